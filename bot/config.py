@@ -1,0 +1,140 @@
+"""Repository configuration (`.github/llama-bot.toml`, CONTRACT section 4) and ref validation."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from bot.model import AnalysisError
+from bot.snapshot import Snapshot
+
+CONFIG_PATH = ".github/llama-bot.toml"
+DEFAULTS_PATH = Path(__file__).with_name("defaults.toml")
+
+_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+-]*")
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+MAX_REF_LENGTH = 100
+
+
+@dataclass(frozen=True)
+class Pin:
+    name: str
+    version_file: str
+    patches: str
+    upstream: str
+    also_watch: tuple[str, ...] = ()
+
+    def watches(self, path: str) -> bool:
+        """Whether a change to `path` in a PR concerns this pin."""
+        return (
+            path == self.version_file
+            or path.startswith(self.patches.rstrip("/") + "/")
+            or any(fnmatchcase(path, pattern) for pattern in self.also_watch)
+        )
+
+
+@dataclass(frozen=True)
+class Platform:
+    name: str
+    workflow: str
+    inputs: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Config:
+    command_prefix: str
+    pins: tuple[Pin, ...]
+    platforms: tuple[Platform, ...]
+    cancel_superseded: bool = False
+    rules: dict = field(default_factory=dict)
+
+    def pin(self, name: str) -> Pin | None:
+        return next((p for p in self.pins if p.name == name), None)
+
+
+def _expect(value, kind, where: str):
+    if not isinstance(value, kind):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise AnalysisError(f"{where}: expected {names}, got {type(value).__name__}")
+    return value
+
+
+def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
+    """Defaults merged with the repository's file; every bad key is named in the error."""
+    defaults = tomllib.loads(DEFAULTS_PATH.read_text())
+    data: dict = {}
+    if text is not None:
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise AnalysisError(f"{source}: not valid TOML ({exc})") from None
+    merged = {**defaults, **data}
+    prefix = _expect(merged["command_prefix"], str, f"{source}: command_prefix")
+    pins = []
+    for i, raw in enumerate(_expect(merged.get("pin", []), list, f"{source}: pin")):
+        where = f"{source}: pin[{i}]"
+        _expect(raw, dict, where)
+        for key in ("name", "version_file", "patches", "upstream"):
+            if key not in raw:
+                raise AnalysisError(f"{where}: missing key '{key}'")
+            _expect(raw[key], str, f"{where}.{key}")
+        watch = _expect(raw.get("also_watch", []), list, f"{where}.also_watch")
+        pins.append(Pin(raw["name"], raw["version_file"], raw["patches"].rstrip("/"), raw["upstream"],
+                        tuple(_expect(w, str, f"{where}.also_watch") for w in watch)))
+    platforms = []
+    for name, raw in _expect(merged.get("platforms", {}), dict, f"{source}: platforms").items():
+        where = f"{source}: platforms.{name}"
+        _expect(raw, dict, where)
+        if "workflow" not in raw:
+            raise AnalysisError(f"{where}: missing key 'workflow'")
+        inputs = _expect(raw.get("inputs", {}), dict, f"{where}.inputs")
+        platforms.append(Platform(name, _expect(raw["workflow"], str, f"{where}.workflow"),
+                                  {k: str(v) for k, v in inputs.items()}))
+    cancel = _expect(merged.get("cancel_superseded", False), bool, f"{source}: cancel_superseded")
+    rules = _expect(data.get("rules", {}), dict, f"{source}: rules")
+    return Config(prefix, tuple(pins), tuple(platforms), cancel, rules)
+
+
+def load_config(snapshot: Snapshot) -> Config:
+    raw = snapshot.read(CONFIG_PATH)
+    if raw is None:
+        return parse_config(None)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise AnalysisError(f"{CONFIG_PATH}: not UTF-8 text") from None
+    return parse_config(text)
+
+
+def validate_ref(value: str, where: str) -> str:
+    """A tag name or a 40-hex commit id, safe to hand to git; else one line naming the file."""
+    if not value:
+        raise AnalysisError(f"{where} is empty: it must hold an upstream tag (e.g. b10488) or a commit id")
+    shown = value if len(value) <= 60 else value[:57] + "..."
+    if (
+        len(value) > MAX_REF_LENGTH
+        or not (_COMMIT.fullmatch(value) or _TAG.fullmatch(value))
+        or ".." in value
+        or value.endswith((".lock", "/", "."))
+        or "//" in value
+    ):
+        raise AnalysisError(f"{where} holds {shown!r}, which is not an upstream tag or a 40-hex commit id")
+    return value
+
+
+def read_version(snapshot: Snapshot, path: str) -> str | None:
+    """The ref named by a version file; None when the file does not exist at this revision."""
+    raw = snapshot.read(path)
+    if raw is None:
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise AnalysisError(f"{path} is not text: it must hold an upstream tag or a commit id") from None
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if len(lines) > 1:
+        raise AnalysisError(f"{path} holds {len(lines)} lines: it must hold exactly one upstream ref")
+    return validate_ref(lines[0] if lines else "", path)

@@ -1,0 +1,59 @@
+"""Builders of real git repositories for the tests, the demo and the benchmark.
+
+Commits are written straight into the object database with pygit2 (no
+working tree, no subprocess), so a history of hundreds of commits takes
+well under a second.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pygit2
+
+SIGNATURE = pygit2.Signature("Fixture Author", "fixture@example.com", int(time.time()) - 86400 * 30, 0)
+Files = dict[str, "bytes | str | None"]
+
+
+def _as_bytes(content: bytes | str) -> bytes:
+    return content.encode() if isinstance(content, str) else content
+
+
+class RepoBuilder:
+    """A repository whose branch `main` grows by `commit()` calls."""
+
+    def __init__(self, path: str | Path, bare: bool = True):
+        self.repo = pygit2.init_repository(str(path), bare=bare, initial_head="main")
+        self.path = Path(path)
+        self.files: dict[str, bytes] = {}
+        self.head: pygit2.Oid | None = None
+        self._tick = 0
+
+    def _tree(self) -> pygit2.Oid:
+        index = pygit2.Index()
+        for path, data in self.files.items():
+            index.add(pygit2.IndexEntry(path, self.repo.create_blob(data), pygit2.GIT_FILEMODE_BLOB))
+        return index.write_tree(self.repo)
+
+    def commit(self, message: str, changes: Files) -> pygit2.Oid:
+        """Apply `changes` (path -> content, None deletes) and commit them on main."""
+        for path, content in changes.items():
+            if content is None:
+                self.files.pop(path, None)
+            else:
+                self.files[path] = _as_bytes(content)
+        self._tick += 1
+        sig = pygit2.Signature(SIGNATURE.name, SIGNATURE.email, SIGNATURE.time + self._tick * 60, 0)
+        parents = [self.head] if self.head is not None else []
+        self.head = self.repo.create_commit("refs/heads/main", sig, sig, message, self._tree(), parents)
+        return self.head
+
+    def tag(self, name: str, target: pygit2.Oid | None = None) -> None:
+        self.repo.references.create(f"refs/tags/{name}", target or self.head, force=True)
+
+    def branch(self, name: str, target: pygit2.Oid | None = None) -> None:
+        self.repo.references.create(f"refs/heads/{name}", target or self.head, force=True)
+
+    def read(self, path: str) -> bytes:
+        return self.files[path]

@@ -1,0 +1,117 @@
+"""Plain data shared by the engine, the review, the checklist and the service.
+
+Everything here is JSON-shaped (CONTRACT section 3) so that a report can be
+stored, diffed and rendered without the objects that produced it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+PATCH_STATUSES = ("clean", "offset", "regenerated", "fuzzy", "conflict", "upstreamed", "error")
+NEEDS_CHANGE = {"regenerated", "fuzzy", "conflict", "upstreamed", "error"}
+SEVERITY_ORDER = {"high": 0, "medium": 1, "info": 2}
+
+
+class AnalysisError(Exception):
+    """The analysis could not run (bad ref, unreadable config, ...): one line for the user."""
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    subject: str
+    url: str
+
+    @property
+    def subject_markdown(self) -> str:
+        """The subject with `(#1234)` turned into a link to the upstream pull request."""
+        base = self.url.split("/commit/")[0]
+        return re.sub(r"\(#(\d+)\)", lambda m: f"([#{m[1]}]({base}/pull/{m[1]}))", self.subject)
+
+
+@dataclass(frozen=True)
+class LocalRef:
+    path: str
+    line: int
+
+
+@dataclass
+class HunkResult:
+    file: str
+    old_line: int
+    new_line: int | None
+    status: str  # clean|offset|merged|relocated|conflict
+    upstream_commits: list[Commit] = field(default_factory=list)
+    detail: str = ""
+
+
+@dataclass
+class PatchResult:
+    path: str
+    status: str
+    message: str
+    regenerated: str | None = None
+    hunks: list[HunkResult] = field(default_factory=list)
+    # Not in the JSON report: the rewritten patch text, and how to reproduce a failure.
+    new_text: bytes | None = None
+    reproduce: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data.pop("new_text")
+        data.pop("reproduce")
+        for hunk in data["hunks"]:
+            if not hunk["detail"]:
+                hunk.pop("detail")
+        return data
+
+
+@dataclass
+class Finding:
+    area: str  # build|discovery|server|streaming|models|patch-context
+    severity: str  # high|medium|info
+    title: str
+    detail: str
+    upstream_path: str
+    upstream_line: int | None
+    upstream_commits: list[Commit] = field(default_factory=list)
+    local_refs: list[LocalRef] = field(default_factory=list)
+
+    @property
+    def key(self) -> tuple:
+        """Identity for merging duplicates and for stable checklist ids."""
+        return (self.area, self.title, self.upstream_path)
+
+
+@dataclass
+class PinReport:
+    name: str
+    version_file: str
+    old_ref: str
+    new_ref: str
+    old_commit: str
+    new_commit: str
+    compare_url: str
+    commit_count: int = 0
+    patches: list[PatchResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        data = {k: v for k, v in asdict(self).items() if k not in ("patches", "findings")}
+        data["patches"] = [p.to_json() for p in self.patches]
+        data["findings"] = [asdict(f) for f in self.findings]
+        return data
+
+
+@dataclass
+class Report:
+    pins: list[PinReport] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"pins": [p.to_json() for p in self.pins]}
+
+    @property
+    def needs_change(self) -> bool:
+        return any(p.status in NEEDS_CHANGE for pin in self.pins for p in pin.patches)

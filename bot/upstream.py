@@ -1,0 +1,154 @@
+"""Upstream sources: persistent bare mirrors, ref resolution and commit attribution.
+
+Upstream files are read from git objects at exact commits. A mirror fetches
+only when a ref it needs is missing, and libgit2 negotiates so that only
+missing objects travel (the local transport has no shallow fetch).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+
+from bot.model import AnalysisError, Commit
+
+
+def rewrite_url(url: str, instead_of: str | None) -> str:
+    """Apply `NEW=OLD` prefix rewrites like git's url.NEW.insteadOf OLD (longest OLD wins)."""
+    rules = []
+    for item in (instead_of or "").split(","):
+        if "=" in item:
+            new, old = item.split("=", 1)
+            rules.append((old.strip(), new.strip()))
+    best = max((r for r in rules if r[0] and url.startswith(r[0])), key=lambda r: len(r[0]), default=None)
+    return best[1] + url[len(best[0]):] if best else url
+
+
+def mirror_path(data_dir: Path, name: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", name)
+    return data_dir / "mirrors" / f"{safe}.git"
+
+
+def _tag_commit(repo: pygit2.Repository, ref: str) -> pygit2.Commit | None:
+    for name in (f"refs/tags/{ref}", f"refs/heads/{ref}"):
+        try:
+            return repo.lookup_reference(name).peel(pygit2.Commit)
+        except (KeyError, pygit2.InvalidSpecError, ValueError):
+            continue
+    return None
+
+
+def resolve(repo: pygit2.Repository, ref: str) -> pygit2.Commit | None:
+    """A validated ref (tag or 40-hex id) to its commit, or None when this repository lacks it."""
+    commit = _tag_commit(repo, ref)
+    if commit is None and re.fullmatch(r"[0-9a-f]{40}", ref):
+        try:
+            commit = repo[ref].peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError):
+            commit = None
+    return commit
+
+
+class Upstream:
+    """One pin's upstream repository and the commits the analysis compares."""
+
+    def __init__(self, repo: pygit2.Repository, web_url: str):
+        self.repo = repo
+        self.web_url = web_url.removesuffix(".git").rstrip("/")
+
+    @classmethod
+    def open_dir(cls, git_dir: str, web_url: str) -> Upstream:
+        try:
+            return cls(pygit2.Repository(git_dir), web_url)
+        except pygit2.GitError:
+            raise AnalysisError(f"--upstream-dir {git_dir}: not a git repository") from None
+
+    @classmethod
+    def mirror(cls, data_dir: Path, name: str, url: str, refs: list[str], instead_of: str | None) -> Upstream:
+        """Open (or create) the pin's mirror and fetch when one of `refs` is missing."""
+        path = mirror_path(data_dir, name)
+        fetch_url = rewrite_url(url, instead_of)
+        if path.exists():
+            repo = pygit2.Repository(str(path))
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            repo = pygit2.init_repository(str(path), bare=True)
+        if any(resolve(repo, ref) is None for ref in refs):
+            cls._fetch(repo, fetch_url, refs)
+        return cls(repo, url)
+
+    @staticmethod
+    def _fetch(repo: pygit2.Repository, url: str, refs: list[str]) -> None:
+        remote_name = "origin-" + hashlib.sha1(url.encode()).hexdigest()[:8]
+        try:
+            remote = repo.remotes[remote_name]
+        except KeyError:
+            remote = repo.remotes.create_anonymous(url)
+        tags = [r for r in refs if not re.fullmatch(r"[0-9a-f]{40}", r)]
+        specs = [f"+refs/tags/{t}:refs/tags/{t}" for t in tags]
+        if len(specs) < len(refs):  # a commit id: bring the branches, it is on one of them
+            specs.append("+refs/heads/*:refs/heads/*")
+        try:
+            remote.fetch(specs, depth=0)
+        except pygit2.GitError as exc:
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            if any(resolve(repo, r) is None for r in refs):
+                missing = ", ".join(r for r in refs if resolve(repo, r) is None)
+                raise AnalysisError(f"cannot fetch {missing} from {url}: {message}") from None
+
+    def commit(self, ref: str, where: str) -> pygit2.Commit:
+        commit = resolve(self.repo, ref)
+        if commit is None:
+            raise AnalysisError(f"{where} names {ref!r}, which is not a tag or commit of {self.web_url}")
+        return commit
+
+    def describe(self, commit: pygit2.Commit) -> Commit:
+        subject = commit.message.split("\n", 1)[0].strip()
+        return Commit(str(commit.id), subject, f"{self.web_url}/commit/{commit.id}")
+
+
+@dataclass
+class History:
+    """The upstream commits between two refs, for attributing changes to them."""
+
+    upstream: Upstream
+    old: pygit2.Commit
+    new: pygit2.Commit
+
+    def __post_init__(self):
+        self._between: set[str] | None = None
+
+    @property
+    def between(self) -> set[str]:
+        if self._between is None:
+            walker = self.upstream.repo.walk(self.new.id, pygit2.enums.SortMode.TOPOLOGICAL)
+            walker.hide(self.old.id)
+            self._between = {str(c.id) for c in walker}
+        return self._between
+
+    def commits_for_lines(self, path: str, start: int, end: int) -> list[Commit]:
+        """Commits between the refs that last changed lines start..end (1-based) of `path` at new."""
+        repo = self.upstream.repo
+        try:
+            blob = self.new.tree[path]
+        except KeyError:
+            return []
+        total = blob.data.count(b"\n") + (0 if blob.data.endswith(b"\n") or not blob.data else 1)
+        start, end = max(1, start), min(max(1, end), max(1, total))
+        if start > end:
+            return []
+        try:
+            blame = repo.blame(path, newest_commit=self.new.id, oldest_commit=self.old.id,
+                               min_line=start, max_line=end)
+        except (pygit2.GitError, ValueError, KeyError):
+            return []
+        seen: dict[str, Commit] = {}
+        for hunk in blame:
+            sha = str(hunk.final_commit_id)
+            if sha in self.between and sha not in seen:
+                seen[sha] = self.upstream.describe(repo[sha])
+        return list(seen.values())
