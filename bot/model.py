@@ -45,6 +45,7 @@ class HunkResult:
     status: str  # clean|offset|merged|relocated|conflict
     upstream_commits: list[Commit] = field(default_factory=list)
     detail: str = ""
+    patch_line: int = 0  # not in the JSON: where the hunk's header is in the patch file
 
 
 @dataclass
@@ -63,6 +64,7 @@ class PatchResult:
         data.pop("new_text")
         data.pop("reproduce")
         for hunk in data["hunks"]:
+            hunk.pop("patch_line")
             if not hunk["detail"]:
                 hunk.pop("detail")
         return data

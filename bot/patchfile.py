@@ -36,6 +36,7 @@ class Hunk:
     new_count: int
     section: bytes
     lines: list[Line]
+    header_line: int = 0  # 1-based line of the `@@` header in the patch file, for annotations
 
     @property
     def before(self) -> list[bytes]:
@@ -249,7 +250,7 @@ def _parse_hunk(lines: list[bytes], i: int) -> tuple[Hunk, int]:
         raise PatchError(f"line {i + 1}: malformed hunk header {lines[i].rstrip()[:60]!r}")
     old_count = int(m[2]) if m[2] is not None else 1
     new_count = int(m[4]) if m[4] is not None else 1
-    hunk = Hunk(int(m[1]), old_count, int(m[3]), new_count, m[5], [])
+    hunk = Hunk(int(m[1]), old_count, int(m[3]), new_count, m[5], [], i + 1)
     header_line = i + 1
     i += 1
     old_left, new_left = old_count, new_count

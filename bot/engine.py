@@ -1,0 +1,497 @@
+"""The patch engine: check every carried patch of a pin against the new upstream ref.
+
+Patches are processed in apply-patch.cmake's order, each against the new
+upstream tree with the earlier ones (regenerated where needed) applied.
+A patch that does not apply is rebuilt by a three-way merge first, then by
+tolerant relocation; a result is never called good when it collides with
+what upstream added at the same place.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import pygit2
+
+from bot.config import Config, Pin, read_version
+from bot.hunks import Placement, best_candidate, collisions, find_exact, relocate
+from bot.model import AnalysisError, Commit, HunkResult, PatchResult, PinReport, Report
+from bot.patchfile import FilePatch, Hunk, PatchError, PatchFile, apply_delta, binary_payload, parse, safety_problem
+from bot.snapshot import GitSnapshot, Snapshot
+from bot.upstream import History, Upstream
+
+OpenUpstream = Callable[[Pin, list[str]], Upstream]
+
+
+def _lines(data: bytes | None) -> list[bytes]:
+    if not data:
+        return []
+    parts = data.split(b"\n")
+    out = [p + b"\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
+
+
+class Tree:
+    """An upstream tree with patches applied on top: git objects below, an overlay above."""
+
+    def __init__(self, base: GitSnapshot | None):
+        self.base = base
+        self.overlay: dict[str, bytes | None] = {}
+
+    def read(self, path: str) -> bytes | None:
+        if path in self.overlay:
+            return self.overlay[path]
+        return self.base.read(path) if self.base else None
+
+    def update(self, changes: dict[str, bytes | None]) -> None:
+        self.overlay.update(changes)
+
+
+class NoFit(Exception):
+    """A file change cannot be applied as it is; the message says why."""
+
+
+def apply_exact(tree: Tree, fp: FilePatch) -> tuple[dict[str, bytes | None], list[Placement]]:
+    """Apply one file change the way `git apply` does; raises NoFit with the reason."""
+    current = tree.read(fp.old_path) if fp.old_path else None
+    if fp.is_new and tree.read(fp.new_path or "") is not None:
+        raise NoFit(f"{fp.new_path} already exists upstream")
+    if not fp.is_new and current is None:
+        raise NoFit(f"{fp.old_path} does not exist upstream")
+    changes: dict[str, bytes | None] = {}
+    if fp.old_path and fp.new_path and fp.old_path != fp.new_path:
+        changes[fp.old_path] = None
+    if fp.is_binary:
+        payload = binary_payload(fp)
+        if payload is None:
+            raise PatchError(f"{fp.path}: binary change without data ('Binary files differ')")
+        if fp.index_old and current is not None and not str(pygit2.hash(current)).startswith(fp.index_old):
+            raise NoFit(f"binary file {fp.path} is not the one the patch was made against")
+        kind, data = payload
+        result = data if kind == "literal" else apply_delta(current or b"", data)
+        if fp.new_path:
+            changes[fp.new_path] = result
+        else:
+            changes[fp.old_path or ""] = None
+        return changes, []
+    image = _lines(current)
+    placements = []
+    for number, hunk in enumerate(fp.hunks, 1):
+        placement = find_exact(image, hunk)
+        if placement is None:
+            raise NoFit(f"hunk {number} of {fp.path} does not match")
+        image[placement.start:placement.start + len(hunk.before)] = hunk.after
+        placements.append(placement)
+    if fp.is_deleted:
+        if image:
+            raise NoFit(f"{fp.old_path} has content the deletion does not cover")
+        changes[fp.old_path or ""] = None
+    else:
+        changes[fp.new_path or ""] = b"".join(image)
+    return changes, placements
+
+
+def reverse_applies(tree: Tree, pf: PatchFile) -> bool:
+    """Whether the new upstream already has every change of the patch."""
+    for fp in pf.files:
+        if fp.is_binary:
+            return False
+        target = tree.read(fp.new_path) if fp.new_path else None
+        if fp.is_deleted:
+            if tree.read(fp.old_path or "") is not None:
+                return False
+            continue
+        if target is None:
+            return False
+        image = _lines(target)
+        for hunk in fp.hunks:
+            reverse = Hunk(hunk.new_start, hunk.new_count, hunk.old_start, hunk.old_count, hunk.section,
+                           [type(line)({"+": "-", "-": "+"}.get(line.kind, " "), line.text) for line in hunk.lines])
+            if not any(line.kind == "-" for line in reverse.lines) and not any(line.kind == "+" for line in reverse.lines):
+                continue
+            placement = find_exact(image, reverse)
+            if placement is None:
+                return False
+            image[placement.start:placement.start + len(reverse.before)] = reverse.after
+    return True
+
+
+@dataclass
+class PinContext:
+    """What every patch of one pin is checked against."""
+
+    pin: Pin
+    upstream: Upstream
+    history: History
+    new_ref: str
+    old_tree: Tree | None
+    new_tree: Tree
+    scratch: pygit2.Repository
+    applied: list[str] = field(default_factory=list)  # patch paths applied so far, for reproduce commands
+
+    def merge3(self, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
+        """libgit2's three-way file merge; None when it leaves conflicts."""
+        def entry(data: bytes) -> pygit2.IndexEntry:
+            return pygit2.IndexEntry("file", self.scratch.create_blob(data), pygit2.GIT_FILEMODE_BLOB)
+        result = self.scratch.merge_file_from_index(entry(base), entry(ours), entry(theirs))
+        if not result.automergeable:
+            return None
+        return result.contents.encode("utf-8", "surrogateescape")
+
+    def old_blob(self, fp: FilePatch) -> bytes | None:
+        """The file the patch was written against: the old stacked tree, else the `index` line's blob."""
+        if self.old_tree is not None and fp.old_path:
+            data = self.old_tree.read(fp.old_path)
+            if data is not None:
+                return data
+        if fp.index_old and len(fp.index_old) >= 4 and set(fp.index_old) != {"0"}:
+            try:
+                obj = self.upstream.repo.revparse_single(fp.index_old)
+            except (KeyError, ValueError, pygit2.GitError):
+                return None
+            if obj.type == pygit2.GIT_OBJECT_BLOB:
+                return obj.data
+        return None
+
+    def commits_near(self, path: str | None, line: int, length: int) -> list[Commit]:
+        if not path:
+            return []
+        return self.history.commits_for_lines(path, line - 3, line + length + 3)
+
+
+@dataclass
+class FileOutcome:
+    fp: FilePatch
+    status: str  # clean|offset|merged|relocated|conflict
+    changes: dict[str, bytes | None]
+    hunks: list[HunkResult]
+    reason: str = ""
+
+
+def _exact_outcome(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
+    try:
+        changes, placements = apply_exact(ctx.new_tree, fp)
+    except NoFit:
+        return None
+    hunks = [HunkResult(fp.path, h.old_start, p.start + 1, "clean" if p.offset == 0 else "offset",
+                        patch_line=h.header_line)
+             for h, p in zip(fp.hunks, placements)]
+    status = "offset" if any(h.status == "offset" for h in hunks) else "clean"
+    return FileOutcome(fp, status, changes, hunks)
+
+
+def _find_after(image: list[bytes], hunk: Hunk) -> int | None:
+    """1-based line where the hunk now starts: found by its first run of added lines."""
+    run: list[bytes] = []
+    lead = 0
+    for line in hunk.lines:
+        if line.kind == "+":
+            run.append(line.text)
+        elif run:
+            break
+        elif line.kind == " ":
+            lead += 1
+    if not run:
+        return None
+    expected = hunk.new_start - 1 + lead
+    n = len(run)
+    matches = [i for i in range(len(image) - n + 1) if image[i] == run[0] and image[i:i + n] == run]
+    return min(matches, key=lambda i: abs(i - expected)) - lead + 1 if matches else None
+
+
+def _three_way(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
+    if fp.is_new or fp.is_deleted or fp.is_binary or not fp.old_path:
+        return None
+    base = ctx.old_blob(fp)
+    theirs = ctx.new_tree.read(fp.old_path)
+    if base is None or theirs is None:
+        return None
+    try:
+        ours_changes, _ = apply_exact(_single(fp.old_path, base), fp)
+    except NoFit:
+        return None
+    ours = ours_changes[fp.new_path or fp.old_path]
+    assert ours is not None
+    merged = ctx.merge3(base, ours, theirs)
+    if merged is None:
+        return None
+    image = _lines(merged)
+    hunks = []
+    for h in fp.hunks:
+        at = _find_after(image, h)
+        hunks.append(HunkResult(fp.path, h.old_start, at, "merged",
+                                ctx.commits_near(fp.old_path, at or h.new_start, len(h.after)),
+                                patch_line=h.header_line))
+    changes: dict[str, bytes | None] = {fp.new_path or fp.old_path: merged}
+    if fp.new_path and fp.new_path != fp.old_path:
+        changes[fp.old_path] = None
+    return FileOutcome(fp, "merged", changes, hunks)
+
+
+def _single(path: str, data: bytes) -> Tree:
+    tree = Tree(None)
+    tree.update({path: data})
+    return tree
+
+
+def _relocated(ctx: PinContext, fp: FilePatch) -> FileOutcome:
+    """Place each hunk on its own: exactly if it can, else with tolerance, else say why not."""
+    current = ctx.new_tree.read(fp.old_path) if fp.old_path else None
+    if fp.is_binary or fp.is_new or current is None:
+        why = (f"binary file {fp.path} changed upstream" if fp.is_binary
+               else f"{fp.new_path} already exists upstream" if fp.is_new
+               else f"{fp.old_path} does not exist at the new ref (removed or renamed upstream)")
+        hunks = [HunkResult(fp.path, h.old_start, None, "conflict", [], why, h.header_line) for h in fp.hunks]
+        return FileOutcome(fp, "conflict", {}, hunks, why)
+    image = _lines(current)
+    hunks: list[HunkResult] = []
+    reasons = []
+    for number, hunk in enumerate(fp.hunks, 1):
+        exact = find_exact(image, hunk)
+        if exact is not None:
+            image[exact.start:exact.start + len(hunk.before)] = hunk.after
+            hunks.append(HunkResult(fp.path, hunk.old_start, exact.start + 1,
+                                    "clean" if exact.offset == 0 else "offset", patch_line=hunk.header_line))
+            continue
+        found = relocate(image, hunk)
+        if found is not None:
+            placement, replacement = found
+            length = len([line for line in hunk.lines if line.kind != "+"]) - placement.fuzz
+            image[placement.start:placement.start + length] = replacement
+            hunks.append(HunkResult(fp.path, hunk.old_start, placement.start + 1, "relocated",
+                                    ctx.commits_near(fp.old_path, placement.start + 1, len(replacement)),
+                                    _relocation_note(placement), hunk.header_line))
+            continue
+        reason = _conflict_note(image, hunk, number, ctx.new_ref, fp.old_path or "")
+        reasons.append(reason)
+        candidate = best_candidate(image, hunk)
+        near = candidate[0] + 1 if candidate else hunk.new_start
+        hunks.append(HunkResult(fp.path, hunk.old_start, None, "conflict",
+                                ctx.commits_near(fp.old_path, near, len(hunk.before)), reason, hunk.header_line))
+    status = "conflict" if reasons else "relocated"
+    changes: dict[str, bytes | None] = {}
+    if not reasons:
+        if fp.is_deleted:
+            changes[fp.old_path or ""] = None
+        else:
+            changes[fp.new_path or ""] = b"".join(image)
+            if fp.new_path != fp.old_path:
+                changes[fp.old_path or ""] = None
+    return FileOutcome(fp, status, changes, hunks, "; ".join(reasons))
+
+
+def _relocation_note(p: Placement) -> str:
+    parts = [f"placed {abs(p.offset)} lines {'below' if p.offset >= 0 else 'above'} the expected position"]
+    if p.fuzz:
+        parts.append(f"with {p.fuzz} context line{'s' if p.fuzz > 1 else ''} dropped")
+    if p.whitespace:
+        parts.append("ignoring whitespace changes")
+    if p.reindent:
+        parts.append(f"added lines re-indented by {p.reindent:+d} columns like their neighbours")
+    return ", ".join(parts)
+
+
+def _conflict_note(image: list[bytes], hunk: Hunk, number: int, ref: str, path: str) -> str:
+    where = f"hunk {number} expected near {path}:{hunk.new_start} at {ref}"
+    candidate = best_candidate(image, hunk)
+    if candidate is None:
+        return f"{where}; none of its context lines exist there any more"
+    pos, count = candidate
+    distance = pos + 1 - hunk.new_start
+    return (f"{where}; best candidate is line {pos + 1} ({abs(distance)} lines "
+            f"{'below' if distance >= 0 else 'above'}), where {count} of {len(hunk.before)} lines still match")
+
+
+def _added_lines(before: bytes, after: bytes) -> set[int]:
+    patch = pygit2.Patch.create_from(before, after, context_lines=0)
+    return {line.new_lineno - 1 for hunk in patch.hunks for line in hunk.lines if line.origin == "+"}
+
+
+def file_section(fp: FilePatch, before: bytes | None, after: bytes | None) -> bytes:
+    """This file's part of a patch, rebuilt against `before`, in the original's header format."""
+    diff = pygit2.Patch.create_from(before or b"", after or b"", fp.old_path or fp.new_path,
+                                    fp.new_path or fp.old_path, context_lines=3).data
+    body = diff[diff.find(b"\n@@") + 1:] if b"\n@@" in diff else b""
+    header = []
+    for line in fp.header:
+        if line.startswith(b"index ") and fp.index_old is not None:
+            width = len(fp.index_old)
+            old_id = "0" * width if before is None else str(pygit2.hash(before))[:width]
+            new_id = "0" * width if after is None else str(pygit2.hash(after))[:width]
+            suffix = line.rstrip(b"\r\n").split(b" ")[2:]
+            line = b" ".join([b"index", f"{old_id}..{new_id}".encode(), *suffix]) + b"\n"
+        header.append(line)
+    return b"".join(header) + body
+
+
+def render(pf: PatchFile, sections: list[bytes]) -> bytes:
+    return pf.preamble + b"".join(sections) + pf.trailer
+
+
+def check_patch(ctx: PinContext, path: str, data: bytes) -> PatchResult:
+    """One patch's status against the stacked new tree; updates the stacks for the next patch."""
+    try:
+        pf = parse(data)
+        unsafe = [p for p in (safety_problem(fp) for fp in pf.files) if p]
+        if unsafe:
+            return PatchResult(path, "error", f"Unsafe patch, never applied: {unsafe[0]}.")
+        result = _check_parsed(ctx, path, pf, data)
+    except PatchError as exc:
+        return PatchResult(path, "error", f"Malformed patch: {exc}.")
+    if ctx.old_tree is not None:  # the old stack always carries the patch as written
+        _apply_all(ctx.old_tree, pf)
+    if result.status in ("clean", "offset", "regenerated", "fuzzy"):
+        ctx.applied.append(path)
+    return result
+
+
+def _apply_all(tree: Tree, pf: PatchFile) -> None:
+    changes: dict[str, bytes | None] = {}
+    scratch = Tree(None)
+    scratch.base, scratch.overlay = tree.base, dict(tree.overlay)
+    try:
+        for fp in pf.files:
+            file_changes, _ = apply_exact(scratch, fp)
+            scratch.update(file_changes)
+            changes.update(file_changes)
+    except (NoFit, PatchError):
+        return
+    tree.update(changes)
+
+
+def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResult:
+    outcomes = [_exact_outcome(ctx, fp) for fp in pf.files]
+    if None in outcomes and reverse_applies(ctx.new_tree, pf):
+        return PatchResult(path, "upstreamed", f"Its change is already in {ctx.new_ref}: drop this patch.")
+    resolved: list[FileOutcome] = []
+    for fp, outcome in zip(pf.files, outcomes):
+        if outcome is None:
+            outcome = _three_way(ctx, fp) or _relocated(ctx, fp)
+        resolved.append(outcome)
+    hunks = [h for o in resolved for h in o.hunks]
+    statuses = {o.status for o in resolved}
+    if "conflict" in statuses:
+        failed = [h for h in hunks if h.status == "conflict"]
+        first = next(o.reason for o in resolved if o.status == "conflict")
+        return PatchResult(path, "conflict",
+                           f"{len(failed)} of {len(hunks)} hunks cannot be placed on {ctx.new_ref}: {first}.",
+                           None, hunks, reproduce=_reproduce(ctx, path))
+    changes: dict[str, bytes | None] = {}
+    for o in resolved:
+        changes.update(o.changes)
+    clashes = []
+    sections = []
+    for o in resolved:
+        fp = o.fp
+        before = ctx.new_tree.read(fp.old_path) if fp.old_path else None
+        after = changes.get(fp.new_path) if fp.new_path else None
+        if before is not None and after is not None and not fp.is_binary:
+            clashes += [f"{fp.new_path}: {c}" for c in collisions(_lines(after), _added_lines(before, after))]
+        if o.status == "clean" or fp.is_binary:
+            sections.append(fp.raw)
+        elif before != after or fp.old_path != fp.new_path or fp.old_mode != fp.new_mode:
+            sections.append(file_section(fp, before, after))
+    if clashes:
+        for h in hunks:
+            if h.status in ("merged", "relocated"):
+                h.status, h.detail = "conflict", "; ".join(clashes)
+        return PatchResult(path, "conflict", f"Applying it would collide with upstream: {clashes[0]}.",
+                           None, hunks, reproduce=_reproduce(ctx, path))
+    if not sections:
+        return PatchResult(path, "upstreamed", f"Its change is already in {ctx.new_ref}: drop this patch.",
+                           None, hunks)
+    ctx.new_tree.update(changes)
+    if statuses <= {"clean"}:
+        return PatchResult(path, "clean", "Applies exactly as it is.", None, hunks, new_text=data)
+    new_text = render(pf, sections)
+    if statuses <= {"clean", "offset"}:
+        moved = [h for h in hunks if h.status == "offset"]
+        return PatchResult(path, "offset", f"Applies as it is; {len(moved)} of {len(hunks)} hunks moved "
+                           "(git apply accepts line offsets).", None, hunks, new_text=new_text)
+    if "relocated" in statuses:
+        moved = [h for h in hunks if h.status == "relocated"]
+        return PatchResult(path, "fuzzy", f"Rebuilt by relocating {len(moved)} of {len(hunks)} hunks with "
+                           "tolerance (whitespace, reduced context): review it before committing.",
+                           path, hunks, new_text=new_text)
+    merged = [h for h in hunks if h.status == "merged"]
+    return PatchResult(path, "regenerated", f"Rebuilt by a clean three-way merge of {len(merged)} of "
+                       f"{len(hunks)} hunks onto {ctx.new_ref}; the new patch applies as it is.",
+                       path, hunks, new_text=new_text)
+
+
+def _reproduce(ctx: PinContext, path: str) -> list[str]:
+    return ([f"git clone {ctx.upstream.web_url} upstream && cd upstream", f"git checkout {ctx.new_ref}"]
+            + [f"git apply $OLLAMA/{p}" for p in ctx.applied]
+            + [f"git apply --3way $OLLAMA/{path}"])
+
+
+def patch_order(snapshot: Snapshot, directory: str) -> list[str]:
+    """apply-patch.cmake's order: every *.patch below the directory, sorted by file name."""
+    paths = [p for p in snapshot.files(directory) if p.endswith(".patch")]
+    return sorted(paths, key=lambda p: (posixpath.basename(p), p))
+
+
+def check_pin(pin: Pin, upstream: Upstream, old_ref: str | None, new_ref: str, head: Snapshot,
+              scratch: pygit2.Repository) -> tuple[PinReport, PinContext]:
+    new_commit = upstream.commit(new_ref, pin.version_file)
+    old_commit = upstream.commit(old_ref, f"{pin.version_file} at the base revision") if old_ref else None
+    history = History(upstream, old_commit or new_commit, new_commit)
+    ctx = PinContext(pin, upstream, history, new_ref,
+                     Tree(GitSnapshot(upstream.repo, old_commit)) if old_commit else None,
+                     Tree(GitSnapshot(upstream.repo, new_commit)), scratch)
+    report = PinReport(pin.name, pin.version_file, old_ref or new_ref, new_ref,
+                       str((old_commit or new_commit).id), str(new_commit.id),
+                       f"{upstream.web_url}/compare/{old_ref or new_ref}...{new_ref}",
+                       len(history.between))
+    for path in patch_order(head, pin.patches):
+        report.patches.append(check_patch(ctx, path, head.read(path) or b""))
+    return report, ctx
+
+
+def changed_pins(config: Config, changed_paths: Iterable[str] | None) -> list[Pin]:
+    if changed_paths is None:
+        return list(config.pins)
+    paths = list(changed_paths)
+    return [pin for pin in config.pins if any(pin.watches(p) for p in paths)]
+
+
+def analyse(config: Config, base: Snapshot, head: Snapshot, open_upstream: OpenUpstream,
+            changed_paths: Iterable[str] | None = None, review: bool = True) -> Report:
+    """The whole report for the pins a change touches (all pins when `changed_paths` is None)."""
+    report = Report()
+    with tempfile.TemporaryDirectory(prefix="llama-bot-merge-") as scratch_dir:
+        scratch = pygit2.init_repository(scratch_dir, bare=True)
+        for pin in changed_pins(config, changed_paths):
+            new_ref = read_version(head, pin.version_file)
+            if new_ref is None:
+                continue
+            old_ref = read_version(base, pin.version_file)
+            upstream = open_upstream(pin, [r for r in dict.fromkeys([old_ref, new_ref]) if r])
+            pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head, scratch)
+            if review:
+                pin_report.findings = _review(ctx, head, config)
+            report.pins.append(pin_report)
+    return report
+
+
+def _review(ctx: PinContext, head: Snapshot, config: Config) -> list:
+    from bot.review import ReviewContext, review
+
+    old = ctx.history.old
+    patches = []
+    for path in patch_order(head, ctx.pin.patches):
+        try:
+            patches.append((path, parse(head.read(path) or b"")))
+        except PatchError:
+            continue
+    return review(ReviewContext(ctx.pin, GitSnapshot(ctx.upstream.repo, old),
+                                GitSnapshot(ctx.upstream.repo, ctx.history.new), ctx.history, head,
+                                patches, config.rules))
+
+
+__all__ = ["AnalysisError", "analyse", "check_pin", "patch_order"]

@@ -1,0 +1,203 @@
+"""Placing hunks in a file: git apply's exact search, tolerant relocation, collision checks.
+
+Pure functions over lists of lines (bytes with their endings), so every rule
+here is tested without git.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.patchfile import Hunk, Line
+
+MAX_FUZZ = 2
+_FUNC_LINE = re.compile(rb"[A-Za-z_$]")
+_ENUM_VALUE = re.compile(rb"^\s*([A-Za-z_]\w*)\s*=\s*(-?(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*\s*,?\s*(?://.*|/\*.*)?$")
+_ENTRY_KEY = re.compile(rb'^\s*\{?\s*("(?:[^"\\]|\\.)*"|[A-Z][A-Z0-9_]{2,})\s*[,:=}]')
+
+
+@dataclass
+class Placement:
+    start: int  # 0-based index in the image where the hunk's preimage begins
+    offset: int  # start minus the expected index
+    fuzz: int = 0  # context lines dropped at the ends
+    whitespace: bool = False  # matched only when whitespace is ignored
+    reindent: int = 0  # columns by which upstream's anchor lines (and so the added lines) moved
+
+
+def _norm(line: bytes) -> bytes:
+    return b" ".join(line.split())
+
+
+def find_exact(image: list[bytes], hunk: Hunk) -> Placement | None:
+    """Where `git apply` (no fuzz, no whitespace options) would put the hunk, searching outward."""
+    pre = hunk.before
+    expected = max(0, hunk.new_start - 1 if hunk.new_start else 0)
+    match_beginning = hunk.old_start == 0 or (hunk.old_start == 1 and bool(pre))
+    match_end = hunk.trailing == 0 and bool(pre)
+    n = len(pre)
+    last = len(image) - n
+    if last < 0:
+        return None
+
+    def fits(pos: int) -> bool:
+        return image[pos:pos + n] == pre
+
+    if match_beginning and match_end:
+        return Placement(0, -expected) if len(image) == n and fits(0) else None
+    if match_beginning:
+        return Placement(0, -expected) if fits(0) else None
+    if match_end:
+        return Placement(last, last - expected) if fits(last) else None
+    start = min(expected, last)
+    for distance in range(0, len(image) + 1):
+        for pos in (start + distance, start - distance) if distance else (start,):
+            if 0 <= pos <= last and fits(pos):
+                return Placement(pos, pos - expected)
+    return None
+
+
+def function_at(image: list[bytes], pos: int) -> bytes:
+    """The nearest line above `pos` that git's default funcname rule would show in a hunk header."""
+    for i in range(min(pos, len(image)) - 1, max(-1, pos - 3000), -1):
+        if _FUNC_LINE.match(image[i]):
+            return image[i].rstrip()
+    return b""
+
+
+def _indent(line: bytes) -> bytes:
+    return line[: len(line) - len(line.lstrip(b" \t"))]
+
+
+def _reindent(text: bytes, old_anchor: bytes, new_anchor: bytes) -> bytes:
+    old, new = _indent(old_anchor), _indent(new_anchor)
+    if old == new or not text.strip():
+        return text
+    if new.startswith(old):
+        return new[len(old):] + text
+    if old.startswith(new) and text.startswith(old[len(new):]):
+        return text[len(old) - len(new):]
+    return text
+
+
+def relocate(image: list[bytes], hunk: Hunk) -> tuple[Placement, list[bytes]] | None:
+    """Find the hunk ignoring whitespace, dropping up to two context lines at each end.
+
+    Prefers the least fuzz, then a place inside the function the hunk header
+    names, then the place nearest the expected one. Returns the placement and
+    the lines that replace image[start:start+len], with upstream's version of
+    every context line and added lines re-indented like their anchor.
+    """
+    expected = max(0, hunk.new_start - 1)
+    section = _norm(hunk.section)
+    index: dict[bytes, list[int]] = {}
+    for i, line in enumerate(image):
+        index.setdefault(_norm(line), []).append(i)
+    best: tuple | None = None
+    for lead in range(min(MAX_FUZZ, hunk.leading) + 1):
+        for trail in range(min(MAX_FUZZ, hunk.trailing) + 1):
+            lines = hunk.lines[lead: len(hunk.lines) - trail]
+            pre = [_norm(line.text) for line in lines if line.kind != "+"]
+            if not any(pre):
+                continue
+            for pos in index.get(pre[0], ()):
+                if [_norm(x) for x in image[pos:pos + len(pre)]] != pre:
+                    continue
+                in_function = not section or section in _norm(function_at(image, pos))
+                cost = (lead + trail, not in_function, abs(pos - expected - lead))
+                if best is None or cost < best[0]:
+                    best = (cost, pos, lines, lead + trail)
+    if best is None:
+        return None
+    _, pos, lines, fuzz = best
+    region = image[pos:]
+    replacement: list[bytes] = []
+    anchors: list[tuple[bytes, bytes]] = []  # (patch's context text, upstream's line) per preimage line
+    k = 0
+    for line in lines:
+        if line.kind != "+":
+            anchors.append((line.text, region[k]))
+            k += 1
+    k = 0
+    exact = True
+    for j, line in enumerate(lines):
+        if line.kind == "+":
+            old_anchor, new_anchor = _anchor_for(lines, j, anchors)
+            replacement.append(_reindent(line.text, old_anchor, new_anchor))
+            continue
+        if region[k] != line.text:
+            exact = False
+        if line.kind == " ":
+            replacement.append(region[k])
+        k += 1
+    shift = next((len(_indent(b)) - len(_indent(a)) for a, b in anchors if _indent(a) != _indent(b)), 0)
+    placement = Placement(pos, pos - expected, fuzz, not exact, shift)
+    return placement, replacement
+
+
+def _anchor_for(lines: list[Line], j: int, anchors: list[tuple[bytes, bytes]]) -> tuple[bytes, bytes]:
+    """The nearest context or removed line above added line j (else below): its old and new text."""
+    before = sum(1 for line in lines[:j] if line.kind != "+")
+    if before:
+        return anchors[before - 1]
+    return anchors[0] if anchors else (b"", b"")
+
+
+def best_candidate(image: list[bytes], hunk: Hunk) -> tuple[int, int] | None:
+    """The position where most of the hunk's preimage lines line up (ignoring whitespace), and how many."""
+    pre = [_norm(t) for t in hunk.before]
+    votes: dict[int, int] = {}
+    positions: dict[bytes, list[int]] = {}
+    for i, line in enumerate(image):
+        positions.setdefault(_norm(line), []).append(i)
+    for offset, line in enumerate(pre):
+        if not line or len(positions.get(line, ())) > 50:
+            continue  # blank lines and braces line up everywhere: no evidence
+        for i in positions.get(line, ()):
+            votes[i - offset] = votes.get(i - offset, 0) + 1
+    if not votes:
+        return None
+    expected = hunk.new_start - 1
+    pos, count = max(votes.items(), key=lambda kv: (kv[1], -abs(kv[0] - expected)))
+    return max(0, pos), count
+
+
+def collisions(image: list[bytes], added: set[int]) -> list[str]:
+    """Entries a patch adds that clash with upstream's neighbours: a taken enum value or a duplicate key."""
+    problems = []
+    for i in sorted(added):
+        line = image[i]
+        value = _ENUM_VALUE.match(line)
+        key = _ENTRY_KEY.match(line)
+        if not value and not key:
+            continue
+        for j in _block(image, i):
+            if j in added:
+                continue
+            other = image[j]
+            if value and (m := _ENUM_VALUE.match(other)) and _int(m[2]) == _int(value[2]) and m[1] != value[1]:
+                problems.append(f"{value[1].decode()} = {value[2].decode()} (line {i + 1}) takes the value "
+                                f"upstream now gives {m[1].decode()} (line {j + 1})")
+            elif key and (m := _ENTRY_KEY.match(other)) and m[1] == key[1]:
+                problems.append(f"{key[1].decode()} (line {i + 1}) is already there at line {j + 1}")
+    return problems
+
+
+def _int(text: bytes) -> int:
+    return int(text, 0) if not re.fullmatch(rb"-?0\d+", text) else int(text, 10)
+
+
+def _block(image: list[bytes], i: int, reach: int = 400) -> list[int]:
+    """Lines around i at the same or deeper indentation: the enum, list or table it sits in."""
+    depth = len(_indent(image[i]))
+    found = []
+    for step in (-1, 1):
+        j = i + step
+        while 0 <= j < len(image) and abs(j - i) <= reach:
+            text = image[j]
+            if text.strip() and len(_indent(text)) < depth:
+                break
+            found.append(j)
+            j += step
+    return found
