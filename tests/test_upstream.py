@@ -1,0 +1,62 @@
+"""Upstream mirrors: fetch over libgit2's local transport, only when a ref is missing."""
+
+import pytest
+
+from bot.fixtures import RepoBuilder
+from bot.model import AnalysisError
+from bot.upstream import Upstream, mirror_path, rewrite_url
+
+
+def test_rewrite_url_uses_the_longest_prefix():
+    rules = "/srv/mirrors/=https://github.com/,/srv/ggml/=https://github.com/ggml-org/"
+    assert rewrite_url("https://github.com/ggml-org/llama.cpp", rules) == "/srv/ggml/llama.cpp"
+    assert rewrite_url("https://github.com/ml-explore/mlx", rules) == "/srv/mirrors/ml-explore/mlx"
+    assert rewrite_url("https://example.com/x", rules) == "https://example.com/x"
+
+
+def _source(tmp_path):
+    src = RepoBuilder(tmp_path / "src" / "ggml-org" / "llama.cpp")
+    src.commit("one", {"a": "1\n"})
+    src.tag("b1")
+    src.commit("two (#12)", {"a": "2\n"})
+    src.tag("b2")
+    return src
+
+
+def test_mirror_fetches_once_then_reads_git_objects(tmp_path):
+    src = _source(tmp_path)
+    rules = f"{tmp_path}/src/=https://github.com/"
+    data = tmp_path / "data"
+    up = Upstream.mirror(data, "llama.cpp", "https://github.com/ggml-org/llama.cpp", ["b1", "b2"], rules)
+    assert up.commit("b2", "V").tree["a"].data == b"2\n"
+    assert up.describe(up.commit("b2", "V")).url.startswith("https://github.com/ggml-org/llama.cpp/commit/")
+    src.commit("three", {"a": "3\n"})
+    src.tag("b3")
+    mirror = mirror_path(data, "llama.cpp")
+    before = sorted(p.name for p in (mirror / "objects").rglob("*"))
+    Upstream.mirror(data, "llama.cpp", "https://github.com/ggml-org/llama.cpp", ["b1", "b2"], rules)
+    assert sorted(p.name for p in (mirror / "objects").rglob("*")) == before  # nothing missing, no fetch
+    up = Upstream.mirror(data, "llama.cpp", "https://github.com/ggml-org/llama.cpp", ["b2", "b3"], rules)
+    assert up.commit("b3", "V").tree["a"].data == b"3\n"
+
+
+def test_commit_ids_are_fetched_through_branches(tmp_path):
+    src = _source(tmp_path)
+    sha = str(src.head)
+    up = Upstream.mirror(tmp_path / "d", "x", "https://github.com/ggml-org/llama.cpp", [sha],
+                         f"{tmp_path}/src/=https://github.com/")
+    assert str(up.commit(sha, "V").id) == sha
+
+
+def test_unknown_ref_is_one_clear_error(tmp_path):
+    _source(tmp_path)
+    up = Upstream.mirror(tmp_path / "d", "x", "https://github.com/ggml-org/llama.cpp", ["b1", "b999"],
+                         f"{tmp_path}/src/=https://github.com/")
+    with pytest.raises(AnalysisError, match="LLAMA_CPP_VERSION names 'b999', which is not a tag or commit"):
+        up.commit("b999", "LLAMA_CPP_VERSION")
+
+
+def test_unreachable_upstream_is_one_clear_error(tmp_path):
+    with pytest.raises(AnalysisError, match="cannot fetch"):
+        Upstream.mirror(tmp_path / "d", "x", "https://github.com/nobody/nothing", ["b1"],
+                        f"{tmp_path}/none/=https://github.com/")
