@@ -158,10 +158,11 @@ class PinContext:
                 return obj.data
         return None
 
-    def commits_near(self, path: str | None, line: int, length: int) -> list[Commit]:
+    def commits_near(self, path: str | None, line: int, length: int, hunk: Hunk) -> list[Commit]:
+        """Upstream commits that changed the hunk's surroundings: lines there now, or its old context."""
         if not path:
             return []
-        return self.history.commits_for_lines(path, line - 3, line + length + 3)
+        return self.history.commits_for_lines(path, line - 3, line + length + 3, hunk.before)
 
 
 @dataclass
@@ -220,12 +221,17 @@ def _three_way(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
     merged = ctx.merge3(base, ours, theirs)
     if merged is None:
         return None
-    image = _lines(merged)
+    image, upstream_image = _lines(merged), _lines(theirs)
     hunks = []
     for h in fp.hunks:
         at = _find_after(image, h)
+        exact = find_exact(upstream_image, h)
+        if exact is not None:  # this hunk alone still fits: only its neighbours needed the merge
+            hunks.append(HunkResult(fp.path, h.old_start, at, "clean" if exact.offset == 0 else "offset",
+                                    patch_line=h.header_line))
+            continue
         hunks.append(HunkResult(fp.path, h.old_start, at, "merged",
-                                ctx.commits_near(fp.old_path, at or h.new_start, len(h.after)),
+                                ctx.commits_near(fp.old_path, at or h.new_start, len(h.after), h),
                                 patch_line=h.header_line))
     changes: dict[str, bytes | None] = {fp.new_path or fp.old_path: merged}
     if fp.new_path and fp.new_path != fp.old_path:
@@ -264,7 +270,7 @@ def _relocated(ctx: PinContext, fp: FilePatch) -> FileOutcome:
             length = len([line for line in hunk.lines if line.kind != "+"]) - placement.fuzz
             image[placement.start:placement.start + length] = replacement
             hunks.append(HunkResult(fp.path, hunk.old_start, placement.start + 1, "relocated",
-                                    ctx.commits_near(fp.old_path, placement.start + 1, len(replacement)),
+                                    ctx.commits_near(fp.old_path, placement.start + 1, len(replacement), hunk),
                                     _relocation_note(placement), hunk.header_line))
             continue
         reason = _conflict_note(image, hunk, number, ctx.new_ref, fp.old_path or "")
@@ -272,7 +278,7 @@ def _relocated(ctx: PinContext, fp: FilePatch) -> FileOutcome:
         candidate = best_candidate(image, hunk)
         near = candidate[0] + 1 if candidate else hunk.new_start
         hunks.append(HunkResult(fp.path, hunk.old_start, None, "conflict",
-                                ctx.commits_near(fp.old_path, near, len(hunk.before)), reason, hunk.header_line))
+                                ctx.commits_near(fp.old_path, near, len(hunk.before), hunk), reason, hunk.header_line))
     status = "conflict" if reasons else "relocated"
     changes: dict[str, bytes | None] = {}
     if not reasons:

@@ -28,25 +28,24 @@ class RepoBuilder:
         self.path = Path(path)
         self.files: dict[str, bytes] = {}
         self.head: pygit2.Oid | None = None
+        self._index = pygit2.Index()  # kept between commits: only changed files are hashed again
         self._tick = 0
-
-    def _tree(self) -> pygit2.Oid:
-        index = pygit2.Index()
-        for path, data in self.files.items():
-            index.add(pygit2.IndexEntry(path, self.repo.create_blob(data), pygit2.GIT_FILEMODE_BLOB))
-        return index.write_tree(self.repo)
 
     def commit(self, message: str, changes: Files) -> pygit2.Oid:
         """Apply `changes` (path -> content, None deletes) and commit them on main."""
         for path, content in changes.items():
             if content is None:
-                self.files.pop(path, None)
+                if self.files.pop(path, None) is not None:
+                    self._index.remove(path)
             else:
                 self.files[path] = _as_bytes(content)
+                blob = self.repo.create_blob(self.files[path])
+                self._index.add(pygit2.IndexEntry(path, blob, pygit2.GIT_FILEMODE_BLOB))
         self._tick += 1
         sig = pygit2.Signature(SIGNATURE.name, SIGNATURE.email, SIGNATURE.time + self._tick * 60, 0)
         parents = [self.head] if self.head is not None else []
-        self.head = self.repo.create_commit("refs/heads/main", sig, sig, message, self._tree(), parents)
+        tree = self._index.write_tree(self.repo)
+        self.head = self.repo.create_commit("refs/heads/main", sig, sig, message, tree, parents)
         return self.head
 
     def tag(self, name: str, target: pygit2.Oid | None = None) -> None:

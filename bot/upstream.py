@@ -111,44 +111,90 @@ class Upstream:
         return Commit(str(commit.id), subject, f"{self.web_url}/commit/{commit.id}")
 
 
+def _meaningful(line: bytes) -> bytes | None:
+    """A line worth matching on: whitespace-normalised, and more than a brace or a blank."""
+    text = b" ".join(line.split())
+    return text if len(text) > 3 else None
+
+
 @dataclass
 class History:
-    """The upstream commits between two refs, for attributing changes to them."""
+    """The upstream commits between two refs, for attributing changes to them.
+
+    Attribution works like `git log -S` over the lines in question: a commit
+    between the refs that touched the file and added one of the lines now
+    there, or removed one of the lines that used to be there, changed them.
+    Unlike blame this also finds the commit that deleted a patch's context.
+    """
 
     upstream: Upstream
     old: pygit2.Commit
     new: pygit2.Commit
 
     def __post_init__(self):
-        self._between: set[str] | None = None
+        self._commits: list[pygit2.Commit] | None = None
+        self._touching: dict[str, list[pygit2.Commit]] = {}
+        self._changes: dict[tuple[str, str], tuple[set[bytes], set[bytes]]] = {}
+
+    @property
+    def commits(self) -> list[pygit2.Commit]:
+        """Newest first."""
+        if self._commits is None:
+            walker = self.upstream.repo.walk(self.new.id, pygit2.enums.SortMode.TOPOLOGICAL)
+            walker.hide(self.old.id)
+            self._commits = list(walker)
+        return self._commits
 
     @property
     def between(self) -> set[str]:
-        if self._between is None:
-            walker = self.upstream.repo.walk(self.new.id, pygit2.enums.SortMode.TOPOLOGICAL)
-            walker.hide(self.old.id)
-            self._between = {str(c.id) for c in walker}
-        return self._between
+        return {str(c.id) for c in self.commits}
 
-    def commits_for_lines(self, path: str, start: int, end: int) -> list[Commit]:
-        """Commits between the refs that last changed lines start..end (1-based) of `path` at new."""
-        repo = self.upstream.repo
+    @staticmethod
+    def _blob_id(commit: pygit2.Commit, path: str):
         try:
-            blob = self.new.tree[path]
+            return commit.tree[path].id
         except KeyError:
+            return None
+
+    def touching(self, path: str) -> list[pygit2.Commit]:
+        """Commits between the refs that changed `path` (against their first parent), newest first."""
+        if path not in self._touching:
+            self._touching[path] = [
+                c for c in self.commits
+                if self._blob_id(c, path) != (self._blob_id(c.parents[0], path) if c.parents else None)]
+        return self._touching[path]
+
+    def _changed_lines(self, commit: pygit2.Commit, path: str) -> tuple[set[bytes], set[bytes]]:
+        key = (str(commit.id), path)
+        if key not in self._changes:
+            def data(c):
+                blob_id = self._blob_id(c, path)
+                return self.upstream.repo[blob_id].data if blob_id is not None else b""
+            # Both buffers must stay referenced while the patch's lines are read: libgit2 points into them.
+            before, after = (data(commit.parents[0]) if commit.parents else b""), data(commit)
+            patch = pygit2.Patch.create_from(before, after, context_lines=0)
+            added, removed = set(), set()
+            for hunk in patch.hunks:
+                for line in hunk.lines:
+                    text = _meaningful(line.raw_content)
+                    if text is not None:
+                        (added if line.origin == "+" else removed).add(text)
+            self._changes[key] = (added, removed)
+        return self._changes[key]
+
+    def commits_for_lines(self, path: str, start: int, end: int, removed: list[bytes] = ()) -> list[Commit]:
+        """Commits between the refs that changed lines start..end (1-based) of `path` at the new ref,
+        or that removed any of `removed` (lines that used to be there)."""
+        touching = self.touching(path)
+        if not touching:
             return []
-        total = blob.data.count(b"\n") + (0 if blob.data.endswith(b"\n") or not blob.data else 1)
-        start, end = max(1, start), min(max(1, end), max(1, total))
-        if start > end:
-            return []
-        try:
-            blame = repo.blame(path, newest_commit=self.new.id, oldest_commit=self.old.id,
-                               min_line=start, max_line=end)
-        except (pygit2.GitError, ValueError, KeyError):
-            return []
-        seen: dict[str, Commit] = {}
-        for hunk in blame:
-            sha = str(hunk.final_commit_id)
-            if sha in self.between and sha not in seen:
-                seen[sha] = self.upstream.describe(repo[sha])
-        return list(seen.values())
+        blob_id = self._blob_id(self.new, path)
+        lines = self.upstream.repo[blob_id].data.split(b"\n") if blob_id is not None else []
+        now = {t for t in map(_meaningful, lines[max(0, start - 1):max(0, end)]) if t}
+        gone = {t for t in map(_meaningful, removed) if t}
+        found = []
+        for commit in touching:
+            added, deleted = self._changed_lines(commit, path)
+            if added & now or deleted & gone:
+                found.append(self.upstream.describe(commit))
+        return found

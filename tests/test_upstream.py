@@ -60,3 +60,20 @@ def test_unreachable_upstream_is_one_clear_error(tmp_path):
     with pytest.raises(AnalysisError, match="cannot fetch"):
         Upstream.mirror(tmp_path / "d", "x", "https://github.com/nobody/nothing", ["b1"],
                         f"{tmp_path}/none/=https://github.com/")
+
+
+def test_history_attributes_added_and_removed_lines(tmp_path):
+    src = RepoBuilder(tmp_path / "h.git")
+    src.commit("base", {"f.c": "alpha();\nbeta();\ngamma();\n", "g.c": "x\n"})
+    src.tag("v1")
+    src.commit("add delta (#7)", {"f.c": "alpha();\nbeta();\ndelta();\ngamma();\n"})
+    src.commit("drop alpha (#8)", {"f.c": "beta();\ndelta();\ngamma();\n"})
+    src.commit("unrelated", {"g.c": "y\n"})
+    src.tag("v2")
+    up = Upstream(src.repo, "https://github.com/ggml-org/llama.cpp")
+    from bot.upstream import History
+    history = History(up, up.commit("v1", "V"), up.commit("v2", "V"))
+    assert [c.subject for c in history.touching("f.c")] == ["drop alpha (#8)", "add delta (#7)"]
+    assert [c.subject for c in history.commits_for_lines("f.c", 2, 2)] == ["add delta (#7)"]
+    assert [c.subject for c in history.commits_for_lines("f.c", 1, 1, [b"alpha();\n"])] == ["drop alpha (#8)"]
+    assert history.commits_for_lines("g.c", 1, 1) == []  # "y" is too short to be evidence

@@ -1,0 +1,40 @@
+"""One measured stage in a fresh process, so that max RSS is that stage's own."""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+from bot.config import parse_config
+from bot.engine import analyse
+from bot.snapshot import MemorySnapshot
+from bot.upstream import Upstream
+
+
+def patches(root: Path) -> dict:
+    files = {str(p.relative_to(root / "patches")): p.read_bytes() for p in (root / "patches").rglob("*.patch")}
+    base = MemorySnapshot({"LLAMA_CPP_VERSION": b"v1\n", **files})
+    head = MemorySnapshot({"LLAMA_CPP_VERSION": b"v2\n", **files})
+    upstream = Upstream.open_dir(str(root / "upstream.git"), "https://github.com/ggml-org/llama.cpp")
+    started = time.perf_counter()
+    report = analyse(parse_config(None), base, head, lambda pin, refs: upstream, ["LLAMA_CPP_VERSION"],
+                     review=False)
+    seconds = time.perf_counter() - started
+    (pin,) = report.pins
+    statuses: dict[str, int] = {}
+    for p in pin.patches:
+        for h in p.hunks:
+            statuses[h.status] = statuses.get(h.status, 0) + 1
+    return {"seconds": seconds, "patches": len(pin.patches), "hunks": sum(len(p.hunks) for p in pin.patches),
+            "statuses": statuses}
+
+
+STAGES = {"patches": patches}
+
+if __name__ == "__main__":
+    result = STAGES[sys.argv[1]](Path(sys.argv[2]))
+    result["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(result))
