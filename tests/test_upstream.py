@@ -73,7 +73,7 @@ def test_history_attributes_added_and_removed_lines(tmp_path):
     up = Upstream(src.repo, "https://github.com/ggml-org/llama.cpp")
     from bot.upstream import History
     history = History(up, up.commit("v1", "V"), up.commit("v2", "V"))
-    assert [c.subject for c in history.touching("f.c")] == ["drop alpha (#8)", "add delta (#7)"]
+    assert [c.message.strip() for c in history.touching("f.c")] == ["drop alpha (#8)", "add delta (#7)"]
     assert [c.subject for c in history.commits_for_lines("f.c", 2, 2)] == ["add delta (#7)"]
     assert [c.subject for c in history.commits_for_lines("f.c", 1, 1, [b"alpha();\n"])] == ["drop alpha (#8)"]
     assert history.commits_for_lines("g.c", 1, 1) == []  # "y" is too short to be evidence
