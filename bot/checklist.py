@@ -33,7 +33,7 @@ PLATFORM_LABELS = {
 }
 STATUS_ICON = {"clean": "✅", "offset": "✅", "regenerated": "🔁", "fuzzy": "⚠️", "conflict": "❌",
                "upstreamed": "🗑️", "error": "⛔"}
-_TICKED = re.compile(r"^\s*[-*] \[[xX]\] .*?<!-- id:([\w.:-]+) -->", re.M)
+_TICKED = re.compile(r"^\s*[-*] \[[xX]\] .*?<!-- id:([\w.:-]+) -->", re.MULTILINE)
 
 _env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=False,
                           trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
@@ -44,7 +44,8 @@ _env.globals.update(icon=STATUS_ICON)
 class Item:
     id: str
     text: str
-    done: bool = False
+    done: bool = False  # ticked by the bot from the report (rendered with `auto`, not read back)
+    ticked: bool = False  # ticked by a person in an earlier version of the comment
 
 
 @dataclass
@@ -98,7 +99,7 @@ def build_checklist(report: Report, changed_paths: Iterable[str], ticked: Iterab
     platform_items.append(Item("integration-tests", "Integration tests"))
     checklist = Checklist(report.pins, steps, list(areas.items()), info, platform_items, rows, folded)
     for item in [*steps, *[i for _, items in checklist.review for i, _ in items], *platform_items]:
-        item.done = item.done or item.id in ticked
+        item.ticked = item.id in ticked
     return checklist
 
 
@@ -143,7 +144,7 @@ def patches_conclusion(patches: list[PatchResult]) -> str:
     return "success"
 
 
-def annotations(pin: PinReport) -> list[dict]:
+def patch_annotations(pin: PinReport) -> list[dict]:
     """Check-run annotations on the patch files, at the hunks that need a look."""
     level = {"conflict": "failure", "relocated": "warning", "merged": "notice"}
     out = []
@@ -178,7 +179,7 @@ def check_run_outputs(pin: PinReport) -> list[tuple[str, str, dict]]:
     return [
         (f"{pin.name}: patches", patches_conclusion(pin.patches),
          {"title": f"{pin.old_ref} → {pin.new_ref}: {title}", "summary": _clip(patches_text.split("\n\n## ")[0]),
-          "text": _clip(patches_text), "annotations": annotations(pin)}),
+          "text": _clip(patches_text), "annotations": patch_annotations(pin)}),
         (f"{pin.name}: upstream review", "neutral" if pin.findings else "success",
          {"title": review_title, "summary": _clip(review_text.split("\n\n## ")[0]), "text": _clip(review_text)}),
     ]

@@ -19,7 +19,16 @@ import pygit2
 from bot.config import Config, Pin, read_version
 from bot.hunks import Placement, best_candidate, collisions, find_exact, relocate
 from bot.model import AnalysisError, Commit, HunkResult, PatchResult, PinReport, Report
-from bot.patchfile import FilePatch, Hunk, PatchError, PatchFile, apply_delta, binary_payload, parse, safety_problem
+from bot.patchfile import (
+    FilePatch,
+    Hunk,
+    PatchError,
+    PatchFile,
+    apply_delta,
+    binary_payload,
+    parse,
+    safety_problem,
+)
 from bot.snapshot import GitSnapshot, Snapshot
 from bot.upstream import History, Upstream
 

@@ -51,7 +51,7 @@ def find_exact(image: list[bytes], hunk: Hunk) -> Placement | None:
     if match_end:
         return Placement(last, last - expected) if fits(last) else None
     start = min(expected, last)
-    for distance in range(0, len(image) + 1):
+    for distance in range(len(image) + 1):
         for pos in (start + distance, start - distance) if distance else (start,):
             if 0 <= pos <= last and fits(pos):
                 return Placement(pos, pos - expected)
