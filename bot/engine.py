@@ -257,9 +257,8 @@ def _single(path: str, data: bytes) -> Tree:
 def _relocated(ctx: PinContext, fp: FilePatch) -> FileOutcome:
     """Place each hunk on its own: exactly if it can, else with tolerance, else say why not."""
     current = ctx.new_tree.read(fp.old_path) if fp.old_path else None
-    if fp.is_binary or fp.is_new or current is None:
-        why = (f"binary file {fp.path} changed upstream" if fp.is_binary
-               else f"{fp.new_path} already exists upstream" if fp.is_new
+    if fp.is_new or current is None:
+        why = (f"{fp.new_path} already exists upstream" if fp.is_new
                else f"{fp.old_path} does not exist at the new ref (removed or renamed upstream)")
         hunks = [HunkResult(fp.path, h.old_start, None, "conflict", [], why, h.header_line) for h in fp.hunks]
         return FileOutcome(fp, "conflict", {}, hunks, why)
@@ -383,6 +382,10 @@ def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> Pat
     outcomes = [_exact_outcome(ctx, fp) for fp in pf.files]
     if None in outcomes and reverse_applies(ctx.new_tree, pf):
         return PatchResult(path, "upstreamed", f"Its change is already in {ctx.new_ref}: drop this patch.")
+    binary = next((fp for fp, o in zip(pf.files, outcomes) if o is None and fp.is_binary), None)
+    if binary is not None:
+        return PatchResult(path, "error", f"The binary change to {binary.path} no longer applies as it is: "
+                           "binary patches cannot be rebuilt, make it again against the new ref.")
     resolved: list[FileOutcome] = []
     for fp, outcome in zip(pf.files, outcomes):
         if outcome is None:

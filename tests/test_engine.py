@@ -194,3 +194,25 @@ def test_new_file_and_crlf_and_no_newline_patches_apply(tmp_path):
     (result,) = _one(run(up, {"llama/compat/0001.patch": patch}))
     assert result.status == "clean"
     git_apply_stack(up.path, "v2", [patch], tmp_path / "work")
+
+
+def _binary_patch(tmp_path, path: str, old: bytes, new: bytes) -> bytes:
+    """A real `git diff --binary` between two blobs."""
+    import subprocess
+    work = tmp_path / "bin"
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    (work / path).write_bytes(old)
+    subprocess.run(["git", "-C", str(work), "add", path], check=True)
+    (work / path).write_bytes(new)
+    return subprocess.run(["git", "-C", str(work), "diff", "--binary", path], check=True, capture_output=True).stdout
+
+
+def test_binary_patch_applies_as_it_is_else_error(tmp_path):
+    old, new = bytes(range(256)) * 4, bytes(range(255, -1, -1)) * 4
+    patch = _binary_patch(tmp_path, "blob.bin", old, new)
+    up = upstream_pair(tmp_path, {"blob.bin": old}, {"x.c": "y\n"}, name="a.git")
+    (result,) = _one(run(up, {"llama/compat/0001.patch": patch}))
+    assert result.status == "clean"
+    moved = upstream_pair(tmp_path, {"blob.bin": old}, {"blob.bin": old + b"more"}, name="b.git")
+    (result,) = _one(run(moved, {"llama/compat/0001.patch": patch}))
+    assert result.status == "error" and "binary change to blob.bin" in result.message
