@@ -71,7 +71,7 @@ def _base(repo: pygit2.Repository, head: pygit2.Commit, rev: str | None) -> pygi
 
 
 def _changed_paths(repo: pygit2.Repository, base: pygit2.Commit, head: pygit2.Commit) -> set[str]:
-    diff = repo.diff(base.tree, head.tree)
+    diff = base.tree.diff_to_tree(head.tree)
     return {p for d in diff.deltas for p in (d.old_file.path, d.new_file.path)}
 
 

@@ -146,7 +146,7 @@ class PinContext:
     def merge3(self, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
         """libgit2's three-way file merge; None when it leaves conflicts."""
         def entry(data: bytes) -> pygit2.IndexEntry:
-            return pygit2.IndexEntry("file", self.scratch.create_blob(data), pygit2.GIT_FILEMODE_BLOB)
+            return pygit2.IndexEntry("file", self.scratch.create_blob(data), pygit2.enums.FileMode.BLOB)
         result = self.scratch.merge_file_from_index(entry(base), entry(ours), entry(theirs))
         if not result.automergeable:
             return None
@@ -163,7 +163,7 @@ class PinContext:
                 obj = self.upstream.repo.revparse_single(fp.index_old)
             except (KeyError, ValueError, pygit2.GitError):
                 return None
-            if obj.type == pygit2.GIT_OBJECT_BLOB:
+            if isinstance(obj, pygit2.Blob):
                 return obj.data
         return None
 
@@ -260,8 +260,8 @@ def _relocated(ctx: PinContext, fp: FilePatch) -> FileOutcome:
     if fp.is_new or current is None:
         why = (f"{fp.new_path} already exists upstream" if fp.is_new
                else f"{fp.old_path} does not exist at the new ref (removed or renamed upstream)")
-        hunks = [HunkResult(fp.path, h.old_start, None, "conflict", [], why, h.header_line) for h in fp.hunks]
-        return FileOutcome(fp, "conflict", {}, hunks, why)
+        failed = [HunkResult(fp.path, h.old_start, None, "conflict", [], why, h.header_line) for h in fp.hunks]
+        return FileOutcome(fp, "conflict", {}, failed, why)
     image = _lines(current)
     hunks: list[HunkResult] = []
     reasons = []
@@ -328,8 +328,8 @@ def _added_lines(before: bytes, after: bytes) -> set[int]:
 
 def file_section(fp: FilePatch, before: bytes | None, after: bytes | None) -> bytes:
     """This file's part of a patch, rebuilt against `before`, in the original's header format."""
-    diff = pygit2.Patch.create_from(before or b"", after or b"", fp.old_path or fp.new_path,
-                                    fp.new_path or fp.old_path, context_lines=3).data
+    diff = pygit2.Patch.create_from(before or b"", after or b"", fp.old_path or fp.path,
+                                    fp.new_path or fp.path, context_lines=3).data
     body = diff[diff.find(b"\n@@") + 1:] if b"\n@@" in diff else b""
     header = []
     for line in fp.header:

@@ -8,12 +8,13 @@ well under a second.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import pygit2
 
 SIGNATURE = pygit2.Signature("Fixture Author", "fixture@example.com", int(time.time()) - 86400 * 30, 0)
-Files = dict[str, "bytes | str | None"]
+Files = Mapping[str, "bytes | str | None"]
 
 
 def _as_bytes(content: bytes | str) -> bytes:
@@ -40,7 +41,7 @@ class RepoBuilder:
             else:
                 self.files[path] = _as_bytes(content)
                 blob = self.repo.create_blob(self.files[path])
-                self._index.add(pygit2.IndexEntry(path, blob, pygit2.GIT_FILEMODE_BLOB))
+                self._index.add(pygit2.IndexEntry(path, blob, pygit2.enums.FileMode.BLOB))
         self._tick += 1
         sig = pygit2.Signature(SIGNATURE.name, SIGNATURE.email, SIGNATURE.time + self._tick * 60, 0)
         parents = [self.head] if self.head is not None else []
@@ -49,10 +50,16 @@ class RepoBuilder:
         return self.head
 
     def tag(self, name: str, target: pygit2.Oid | None = None) -> None:
-        self.repo.references.create(f"refs/tags/{name}", target or self.head, force=True)
+        self.repo.references.create(f"refs/tags/{name}", self._target(target), force=True)
 
     def branch(self, name: str, target: pygit2.Oid | None = None) -> None:
-        self.repo.references.create(f"refs/heads/{name}", target or self.head, force=True)
+        self.repo.references.create(f"refs/heads/{name}", self._target(target), force=True)
+
+    def _target(self, target: pygit2.Oid | None) -> pygit2.Oid:
+        chosen = target or self.head
+        if chosen is None:
+            raise ValueError("nothing committed yet")
+        return chosen
 
     def read(self, path: str) -> bytes:
         return self.files[path]

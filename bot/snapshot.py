@@ -40,35 +40,22 @@ class GitSnapshot:
         obj = self.entry(path)
         return str(obj.id) if obj is not None and obj.type == pygit2.GIT_OBJECT_BLOB else None
 
-    def mode(self, path: str) -> int | None:
-        parent, _, name = path.rpartition("/")
-        tree = self.tree
-        try:
-            if parent:
-                tree = tree[parent]
-            for entry in tree:
-                if entry.name == name:
-                    return entry.filemode
-        except KeyError:
-            pass
-        return None
-
     def read(self, path: str) -> bytes | None:
         obj = self.entry(path)
-        if obj is None or obj.type != pygit2.GIT_OBJECT_BLOB:
+        if not isinstance(obj, pygit2.Blob):
             return None
         return obj.data
 
     def files(self, prefix: str = "") -> list[str]:
         if self._files is None:
             found: list[str] = []
-            stack = [("", self.tree)]
+            stack: list[tuple[str, pygit2.Tree]] = [("", self.tree)]
             while stack:
                 base, tree = stack.pop()
                 for entry in tree:
-                    path = base + entry.name
-                    if entry.type == pygit2.GIT_OBJECT_TREE:
-                        stack.append((path + "/", self.repo[entry.id]))
+                    path = base + (entry.name or "")
+                    if isinstance(entry, pygit2.Tree):
+                        stack.append((path + "/", entry))
                     elif entry.type == pygit2.GIT_OBJECT_BLOB:
                         found.append(path)
             self._files = sorted(found)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -173,7 +174,8 @@ class History:
             # Both buffers must stay referenced while the patch's lines are read: libgit2 points into them.
             before, after = (data(commit.parents[0]) if commit.parents else b""), data(commit)
             patch = pygit2.Patch.create_from(before, after, context_lines=0)
-            added, removed = set(), set()
+            added: set[bytes] = set()
+            removed: set[bytes] = set()
             for hunk in patch.hunks:
                 for line in hunk.lines:
                     text = _meaningful(line.raw_content)
@@ -182,14 +184,15 @@ class History:
             self._changes[key] = (added, removed)
         return self._changes[key]
 
-    def commits_for_lines(self, path: str, start: int, end: int, removed: list[bytes] = ()) -> list[Commit]:
+    def commits_for_lines(self, path: str, start: int, end: int, removed: Iterable[bytes] = ()) -> list[Commit]:
         """Commits between the refs that changed lines start..end (1-based) of `path` at the new ref,
         or that removed any of `removed` (lines that used to be there)."""
         touching = self.touching(path)
         if not touching:
             return []
         blob_id = self._blob_id(self.new, path)
-        lines = self.upstream.repo[blob_id].data.split(b"\n") if blob_id is not None else []
+        blob = self.upstream.repo[blob_id] if blob_id is not None else None
+        lines = blob.data.split(b"\n") if isinstance(blob, pygit2.Blob) else []
         now = {t for t in map(_meaningful, lines[max(0, start - 1):max(0, end)]) if t}
         gone = {t for t in map(_meaningful, removed) if t}
         found = []
