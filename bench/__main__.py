@@ -51,9 +51,26 @@ def patch_stage(root: Path) -> None:
     print(f"  reference: git apply -3 of the same patches: {(time.perf_counter() - started) * 1000:.0f} ms")
 
 
+def review_stage(root: Path) -> None:
+    from bench.synthetic import build_review
+
+    started = time.perf_counter()
+    up = build_review(root)
+    old, new = (up.repo.revparse_single(t).peel(pygit2.Commit) for t in ("v1", "v2"))
+    stats = old.tree.diff_to_tree(new.tree).stats
+    print(f"review input: {stats.files_changed} files and {stats.insertions + stats.deletions} changed lines "
+          f"between the refs (built in {time.perf_counter() - started:.1f} s)")
+    runs = [_child("review", root) for _ in range(RUNS)]
+    print(f"review stage ({runs[0]['findings']}):")
+    print(f"  median wall time over {RUNS} runs: {statistics.median(r['seconds'] for r in runs) * 1000:.0f} ms"
+          f"  (aim < 2000 ms)")
+    print(f"  peak memory (max RSS of the process): {max(r['max_rss_mb'] for r in runs):.0f} MB  (aim < 300 MB)")
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="llama-bot-bench-") as tmp:
         patch_stage(Path(tmp))
+        review_stage(Path(tmp))
     return 0
 
 

@@ -32,7 +32,31 @@ def patches(root: Path) -> dict:
             "statuses": statuses}
 
 
-STAGES = {"patches": patches}
+def review(root: Path) -> dict:
+    from bench.synthetic import ollama_consumers
+    from bot.review import ReviewContext
+    from bot.review import review as run_review
+    from bot.patchfile import parse
+    from bot.snapshot import GitSnapshot
+    from bot.upstream import History
+
+    files = {str(p.relative_to(root / "patches")): p.read_bytes() for p in (root / "patches").rglob("*.patch")}
+    upstream = Upstream.open_dir(str(root / "review-upstream.git"), "https://github.com/ggml-org/llama.cpp")
+    old, new = upstream.commit("v1", "v1"), upstream.commit("v2", "v2")
+    pin = parse_config(None).pins[0]
+    started = time.perf_counter()
+    ctx = ReviewContext(pin, GitSnapshot(upstream.repo, old), GitSnapshot(upstream.repo, new),
+                        History(upstream, old, new), MemorySnapshot(ollama_consumers(files)),
+                        [(p, parse(d)) for p, d in sorted(files.items())], {})
+    findings = run_review(ctx)
+    seconds = time.perf_counter() - started
+    by_severity: dict[str, int] = {}
+    for f in findings:
+        by_severity[f.severity] = by_severity.get(f.severity, 0) + 1
+    return {"seconds": seconds, "findings": by_severity}
+
+
+STAGES = {"patches": patches, "review": review}
 
 if __name__ == "__main__":
     result = STAGES[sys.argv[1]](Path(sys.argv[2]))

@@ -63,3 +63,66 @@ def build(root: Path, commits: int = 400, changed_lines: int = 60_000, seed: int
         up.commit(f"commit {c} (#{10000 + c})", changes)
     up.tag("v2")
     return up, patches
+
+
+def _review_files() -> dict[str, str]:
+    """Upstream files the review parses, at a realistic size."""
+    options = "".join(f'option(GGML_OPT_{i} "ggml: option {i}" OFF)\n' for i in range(60))
+    flags = "".join(f'    add_opt(common_arg({{"-f{i}", "--flag-{i}"}}, "N", "help for flag {i}"));\n' for i in range(150))
+    decls = "".join(f"GGML_API int ggml_backend_fn_{i}(ggml_backend_t backend, int arg);\n" for i in range(80))
+    archs = "".join(f"    LLM_ARCH_M{i},\n" for i in range(100))
+    names = "".join(f'    {{ LLM_ARCH_M{i}, "m{i}" }},\n' for i in range(100))
+    logs = "".join(f'    LOG_INF("%s: stage {i} took %d ms\\n", __func__, t);\n' for i in range(50))
+    return {
+        "CMakeLists.txt": "project(llama.cpp)\n" + options,
+        "common/arg.cpp": "void init() {\n" + flags + "}\n",
+        "ggml/include/ggml-backend.h": "#pragma once\n" + decls,
+        "src/llama-arch.h": "enum llm_arch {\n" + archs + "};\n",
+        "src/llama-arch.cpp": "static names = {\n" + names + "};\n",
+        "tools/server/server.cpp": "void run() {\n" + logs + '    res.write("data: [DONE]\\n\\n");\n}\n',
+    }
+
+
+def build_review(root: Path, commits: int = 400, changed_lines: int = 65_000, files_changed: int = 400, seed: int = 11):
+    """An upstream whose diff between v1 and v2 spans ~400 files and ~65,000 changed lines."""
+    rng = random.Random(seed)
+    up = RepoBuilder(root / "review-upstream.git")
+    files = {f"src/d{d}/f{f}.cpp": _file(d, f, 60) for d in range(40) for f in range(50)}
+    special = {p: text.splitlines(keepends=True) for p, text in _review_files().items()}
+    up.commit("import", {p: "".join(v) for p, v in {**files, **special}.items()})
+    up.tag("v1")
+    pool = rng.sample(sorted(files), files_changed - len(special))
+    per_commit = changed_lines // commits
+    for c in range(commits):
+        changes = {}
+        budget = per_commit
+        while budget > 0:
+            path = rng.choice(pool)
+            n = min(budget, rng.randint(10, 60))
+            at = rng.randrange(len(files[path]) + 1)
+            files[path][at:at] = [f"    added_{c}_{k}(ctx, {k});\n" for k in range(n)]
+            budget -= n
+            changes[path] = "".join(files[path])
+        if c % 50 == 7:  # the files the detectors read change every now and then
+            special["CMakeLists.txt"].append(f'option(LLAMA_NEW_{c} "llama: new option {c}" ON)\n')
+            special["common/arg.cpp"][c % 100 + 1] = special["common/arg.cpp"][c % 100 + 1].replace("help", "new help")
+            special["ggml/include/ggml-backend.h"][c % 60 + 1] = f"GGML_API int ggml_backend_fn_{c % 60}(ggml_backend_t b);\n"
+            special["src/llama-arch.h"].insert(-1, f"    LLM_ARCH_NEW{c},\n")
+            special["tools/server/server.cpp"][c % 40 + 1] = '    LOG_INF("%s: stage took %.2f s\\n", __func__, t);\n'
+            changes.update({p: "".join(v) for p, v in special.items()})
+        up.commit(f"review commit {c} (#{20000 + c})", changes)
+    up.tag("v2")
+    return up
+
+
+def ollama_consumers(patches: dict[str, bytes]) -> dict[str, bytes]:
+    """An Ollama tree's consumer files: flags it passes, GGML calls, CMake settings, log parsing."""
+    go_flags = ", ".join(f'"--flag-{i}"' for i in range(0, 150, 3))
+    calls = "".join(f"\tC.ggml_backend_fn_{i}(b, 1)\n" for i in range(0, 80, 2))
+    return {
+        "llm/server.go": f"package llm\n\nvar params = []string{{{go_flags}}}\n".encode(),
+        "discover/gpu.go": f"package discover\n\nfunc probe() {{\n{calls}}}\n".encode(),
+        "llm/status.go": b'package llm\n\nvar re = regexp.MustCompile(`stage (\\d+) took (\\d+) ms`)\n',
+        "llama/server/CMakeLists.txt": "".join(f"set(GGML_OPT_{i} ON)\n" for i in range(0, 60, 4)).encode(),
+        **patches,
+    }

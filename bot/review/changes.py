@@ -1,0 +1,173 @@
+"""The upstream diff between the two refs as plain data: per file, its hunks and (lazily) both texts.
+
+A hunk counts only when its code differs; comments and whitespace
+are not code, so comment-only, whitespace-only and reformat-only changes
+are invisible to every detector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+
+import pygit2
+
+from bot.model import LocalRef
+from bot.review.source import code_text, region_code, squash
+
+AREAS = ("build", "discovery", "server", "streaming", "models", "patch-context")
+
+
+@dataclass(frozen=True)
+class Span:
+    """One hunk with git's numbering: a count of 0 means 'after line start' on that side."""
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+
+    @property
+    def old_lines(self) -> range:
+        return range(self.old_start, self.old_start + self.old_count)
+
+    @property
+    def new_lines(self) -> range:
+        return range(self.new_start, self.new_start + self.new_count)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What a detector found, before the edge adds the link and the upstream commits."""
+
+    area: str
+    severity: str
+    title: str
+    detail: str
+    path: str  # upstream path (at the new ref; the old path when the file is gone)
+    line: int | None  # 1-based at the new ref; None when the file is gone
+    blame: tuple[tuple[int, int], ...] = ()  # new-ref line ranges whose commits introduced it (default: line)
+    removed: tuple[str, str] | None = None  # (old path, text) that disappeared: the commits that dropped it
+    local_refs: tuple[LocalRef, ...] = ()
+
+
+def _decode(data: bytes | None) -> str:
+    return data.decode("utf-8", "replace") if data else ""
+
+
+class FileChange:
+    """One changed file. Texts are read only when a detector asks for them."""
+
+    def __init__(self, old_path: str | None, new_path: str | None, spans: list[Span],
+                 load_old: Callable[[], bytes | None], load_new: Callable[[], bytes | None]):
+        self.old_path = old_path
+        self.new_path = new_path
+        self.spans = spans
+        self._load_old = load_old
+        self._load_new = load_new
+        self._regions: dict[tuple[str, Span], list[tuple[int, str]]] = {}
+
+    @classmethod
+    def from_texts(cls, path: str, old: str | None, new: str | None, new_path: str | None = None) -> FileChange:
+        """A change computed from two texts (tests, and files that exist only in memory)."""
+        new_path = None if new is None else (new_path or path)
+        patch = pygit2.Patch.create_from((old or "").encode(), (new or "").encode(), context_lines=0)
+        spans = [Span(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks]
+        return cls(None if old is None else path, new_path, spans,
+                   lambda: None if old is None else old.encode(), lambda: None if new is None else new.encode())
+
+    @property
+    def path(self) -> str:
+        return self.new_path or self.old_path or ""
+
+    @cached_property
+    def old_text(self) -> str:
+        return _decode(self._load_old()) if self.old_path else ""
+
+    @cached_property
+    def new_text(self) -> str:
+        return _decode(self._load_new()) if self.new_path else ""
+
+    @cached_property
+    def old_lines(self) -> list[str]:
+        return self.old_text.split("\n")
+
+    @cached_property
+    def new_lines(self) -> list[str]:
+        return self.new_text.split("\n")
+
+    @cached_property
+    def old_code(self) -> str:
+        return code_text(self.old_text, self.old_path or "")
+
+    @cached_property
+    def new_code(self) -> str:
+        return code_text(self.new_text, self.new_path or "")
+
+    @cached_property
+    def old_code_lines(self) -> list[str]:
+        return self.old_code.split("\n")
+
+    @cached_property
+    def new_code_lines(self) -> list[str]:
+        return self.new_code.split("\n")
+
+    def removed_code(self, span: Span) -> list[tuple[int, str]]:
+        """(old line, code) of the lines the hunk removes, stripped of comments from the hunk alone."""
+        key = ("-", span)
+        if key not in self._regions:
+            numbers = [n for n in span.old_lines if n <= len(self.old_lines)]
+            code = region_code([self.old_lines[n - 1] for n in numbers], self.old_path or "")
+            self._regions[key] = list(zip(numbers, code))
+        return self._regions[key]
+
+    def added_code(self, span: Span) -> list[tuple[int, str]]:
+        key = ("+", span)
+        if key not in self._regions:
+            numbers = [n for n in span.new_lines if n <= len(self.new_lines)]
+            code = region_code([self.new_lines[n - 1] for n in numbers], self.new_path or "")
+            self._regions[key] = list(zip(numbers, code))
+        return self._regions[key]
+
+    def removed_raw(self) -> list[str]:
+        """Every removed line as written, comments included: a cheap first look before any parsing."""
+        return [self.old_lines[n - 1] for s in self.spans for n in s.old_lines if n <= len(self.old_lines)]
+
+    def added_raw(self) -> list[str]:
+        return [self.new_lines[n - 1] for s in self.spans for n in s.new_lines if n <= len(self.new_lines)]
+
+    @cached_property
+    def changed_raw(self) -> tuple[str, str]:
+        """All removed and added lines as one text, and that text in lower case: for prefilters."""
+        text = "\n".join(self.removed_raw() + self.added_raw())
+        return text, text.lower()
+
+    @cached_property
+    def significant(self) -> list[Span]:
+        """The hunks that change code, not just comments or whitespace."""
+        found = [s for s in self.spans
+                 if squash("".join(t for _, t in self.removed_code(s))) != squash("".join(t for _, t in self.added_code(s)))]
+        if len(found) > 1 and squash(self.old_code) == squash(self.new_code):
+            return []  # code reflowed across hunks
+        return found
+
+    def where(self, span: Span) -> int | None:
+        """The new-ref line to point at for a hunk (for a pure removal: the line above it)."""
+        if not self.new_path:
+            return None
+        return max(span.new_start, 1)
+
+    def new_line(self, old_line: int) -> int | None:
+        """Where an old-ref line is at the new ref (inside a changed hunk: that hunk's position)."""
+        if not self.new_path:
+            return None
+        delta = 0
+        for span in self.spans:
+            if span.old_count and span.old_start <= old_line < span.old_start + span.old_count:
+                return self.where(span)
+            if span.old_start + max(span.old_count, 1) - 1 < old_line:  # entirely above (an insertion: after start)
+                delta += span.new_count - span.old_count
+            else:
+                break
+        return max(old_line + delta, 1)

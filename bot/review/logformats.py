@@ -1,0 +1,132 @@
+"""Log lines Ollama parses: its regular expressions and `strings.Contains`/`HasPrefix` literals,
+against upstream's `printf`-style log format strings rendered with sample values.
+
+A format string that produced a line Ollama matches at the old ref, and has
+no counterpart at the new ref that still matches, means Ollama stops
+recognising that line (device memory, system info, errors) without any
+error anywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from bot.model import LocalRef
+from bot.review.changes import Draft
+from bot.review.source import LineIndex, glob_match, split_args, string_value
+
+OLLAMA_PARSERS = ("llm/**/*.go", "discover/**/*.go", "server/**/*.go", "ml/**/*.go")
+MIN_LITERAL = 5  # shorter Contains/HasPrefix literals are not evidence of parsing log output
+_GO_STRING = r'(`[^`]*`|"(?:\\.|[^"\\\n])*")'
+_GO_REGEX = re.compile(r"regexp\.(?:MustCompile|Compile)(?:POSIX)?\(\s*" + _GO_STRING + r"\s*\)")
+_GO_LITERAL = re.compile(r"(?:strings|bytes)\.(?:Contains|HasPrefix|HasSuffix|Index|Cut|CutPrefix)\(\s*"
+                         r"[^,()]*(?:\([^()]*\))?[^,()]*,\s*(?:\[\]byte\(\s*)?" + _GO_STRING)
+_CALL = re.compile(r"(?:LOG\w*|printf|_(?:INF|WRN|ERR|DBG|CNT))\s*\(")  # starts with a literal: fast to scan
+_SPEC = re.compile(r"%(%|[-+ #0']*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|j|z|t|L|q)?([diouxXeEfFgGaAcspn]))")
+_KIND = {**dict.fromkeys("diou", "d"), **dict.fromkeys("xX", "x"), **dict.fromkeys("eEfFgGaA", "f"),
+         "c": "c", "s": "s", "p": "p", "n": ""}
+_SAMPLES = ({"s": "CUDA0", "d": "1024", "f": "1.50", "c": "x", "p": "0x7f00", "x": "1f", "": ""},
+            {"s": "NVIDIA GeForce RTX 4090", "d": "24564", "f": "0.25", "c": "x", "p": "0x7f00", "x": "ff", "": ""})
+
+
+@dataclass(frozen=True)
+class LogPattern:
+    source: str  # as Ollama wrote it
+    regex: re.Pattern
+    ref: LocalRef
+
+
+@dataclass(frozen=True)
+class LogFormat:
+    text: str  # the decoded format string
+    line: int  # 1-based line of the call
+    last_line: int
+
+
+def _go_value(literal: str) -> str:
+    if literal.startswith("`"):
+        return literal[1:-1]
+    return re.sub(r'\\(.)', lambda m: {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}.get(m[1], "\\" + m[1]),
+                  literal[1:-1])
+
+
+def ollama_patterns(files: Mapping[str, str]) -> list[LogPattern]:
+    """The regular expressions and literals Ollama's Go code applies to text (llama-server output among it)."""
+    found = []
+    for path in sorted(p for p in files if glob_match(p, OLLAMA_PARSERS) and not p.endswith("_test.go")):
+        text = files[path]
+        if "regexp." not in text and "Contains(" not in text and "Prefix(" not in text:
+            continue
+        index = LineIndex(text)
+        for m in _GO_REGEX.finditer(text):
+            source = _go_value(m[1])
+            try:
+                regex = re.compile(source.replace(r"\z", r"\Z"))
+            except re.error:
+                continue  # a Go-only construct: cannot judge it
+            found.append(LogPattern(source, regex, LocalRef(path, index.line(m.start()))))
+        for m in _GO_LITERAL.finditer(text):
+            source = _go_value(m[1])
+            if len(source.strip()) >= MIN_LITERAL and re.search(r"[A-Za-z]", source):
+                found.append(LogPattern(source, re.compile(re.escape(source)), LocalRef(path, index.line(m.start()))))
+    return found
+
+
+def log_formats(code: str, first_line: int = 1) -> list[LogFormat]:
+    """Format strings of logging/printf calls in comment-free C/C++ code (an excerpt from `first_line` on)."""
+    if '"' not in code:
+        return []
+    index = LineIndex(code)
+    found = []
+    for m in _CALL.finditer(code):
+        args, end = split_args(code, m.end() - 1)
+        for arg in args[:3]:
+            value = string_value(arg)
+            if value is not None:
+                found.append(LogFormat(value, index.line(m.start()) + first_line - 1, index.line(end) + first_line - 1))
+                break
+    return found
+
+
+def render(fmt: str) -> list[str]:
+    """Lines the format prints, once with short and once with multi-word sample values."""
+    lines = []
+    for sample in _SAMPLES:
+        text = _SPEC.sub(lambda m: "%" if m[1] == "%" else sample[_KIND[m[2]]], fmt)
+        lines += [line for line in text.split("\n") if line.strip()]
+    return lines
+
+
+def produces(fmt: str, pattern: LogPattern) -> bool:
+    return any(pattern.regex.search(line) for line in render(fmt))
+
+
+def matched(patterns: Iterable[LogPattern], formats: Iterable[LogFormat]) -> list[tuple[LogPattern, LogFormat]]:
+    """(pattern, format) pairs where the format prints a line the pattern matches (first format per pattern)."""
+    formats = list(formats)
+    pairs = []
+    for pattern in patterns:
+        fmt = next((f for f in formats if produces(f.text, pattern)), None)
+        if fmt is not None:
+            pairs.append((pattern, fmt))
+    return pairs
+
+
+def vanished(pairs: Iterable[tuple[LogPattern, LogFormat]], new: Iterable[str]) -> list[tuple[LogPattern, LogFormat]]:
+    """The matched pairs for which no format string at the new ref prints a matching line."""
+    new = list(new)
+    return [(p, f) for p, f in pairs if not any(produces(n, p) for n in new)]
+
+
+def log_draft(pattern: LogPattern, fmt: LogFormat, path: str, line: int | None,
+              blame: tuple[tuple[int, int], ...], removed: tuple[str, str], nearest: str | None) -> Draft:
+    sample = next(line for line in render(fmt.text) if pattern.regex.search(line))
+    detail = (f"Ollama matches `{pattern.source}` against llama-server's output. At the old ref upstream printed "
+              f"it with `{fmt.text.strip()!s}` (for example `{sample.strip()}`); no format string at the new ref "
+              "produces a matching line any more.")
+    if nearest is not None:
+        detail += f"\n\nThe new format here is `{nearest.strip()}`."
+    return Draft("server", "high", f"Log line Ollama parses changed: `{pattern.source}` no longer matches",
+                 detail, path, line, blame, removed, (pattern.ref,))

@@ -1,0 +1,197 @@
+"""Data-driven detectors: `bot/rules.toml`, extended or overridden by the repository's `[rules]` table.
+
+A rule names files (globs) and either a line pattern (any changed code line
+that matches) or a block (a `struct`/`enum` whose body changed), with the
+area, severity and texts of the finding. A repository rule with a shipped
+id overrides that rule key by key (`enabled = false` turns it off); a new id
+adds a rule.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from bot.model import SEVERITY_ORDER, AnalysisError
+from bot.review.changes import AREAS, Draft, FileChange
+from bot.review.source import LineIndex, excerpt, glob_match, local_refs, may_match, split_args, squash
+
+SHIPPED_RULES = Path(__file__).resolve().parent.parent / "rules.toml"
+KEYS = {"area", "severity", "title", "text", "paths", "pattern", "block", "local_paths", "local_pattern", "enabled"}
+REQUIRED = ("area", "severity", "title", "paths")
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    area: str
+    severity: str
+    title: str  # `{path}` and `{file}` name the upstream file
+    text: str
+    paths: tuple[str, ...]
+    pattern: re.Pattern | None = None
+    block: str | None = None
+    local_paths: tuple[str, ...] = ()
+    local_pattern: re.Pattern | None = None
+
+
+def _strings(value, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+        raise AnalysisError(f"{where}: expected a non-empty list of glob strings")
+    return tuple(value)
+
+
+def _regex(value, where: str) -> re.Pattern:
+    if not isinstance(value, str) or not value:
+        raise AnalysisError(f"{where}: expected a regular expression string")
+    try:
+        return re.compile(value, re.M)  # per line; `^`/`$` also hold in the joined text of a prefilter
+    except re.error as exc:
+        raise AnalysisError(f"{where}: not a valid regular expression ({exc})") from None
+
+
+def _text(raw: dict, key: str, where: str, required: bool) -> str:
+    value = raw.get(key, "")
+    if not isinstance(value, str) or (required and not value):
+        raise AnalysisError(f"{where}.{key}: expected a non-empty string")
+    return value
+
+
+def parse_rule(rule_id: str, raw, where: str) -> Rule | None:
+    """One validated rule (None when disabled); every problem names its key."""
+    if not isinstance(raw, dict):
+        raise AnalysisError(f"{where}: expected a table")
+    unknown = sorted(set(raw) - KEYS)
+    if unknown:
+        raise AnalysisError(f"{where}.{unknown[0]}: unknown key (known: {', '.join(sorted(KEYS))})")
+    enabled = raw.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise AnalysisError(f"{where}.enabled: expected true or false")
+    if not enabled:
+        return None
+    for key in REQUIRED:
+        if key not in raw:
+            raise AnalysisError(f"{where}.{key}: missing")
+    if raw["area"] not in AREAS:
+        raise AnalysisError(f"{where}.area: expected one of {', '.join(AREAS)}, got {raw['area']!r}")
+    if raw["severity"] not in SEVERITY_ORDER:
+        raise AnalysisError(f"{where}.severity: expected one of high, medium, info, got {raw['severity']!r}")
+    if "pattern" in raw and "block" in raw:
+        raise AnalysisError(f"{where}.block: a rule has a pattern or a block, not both")
+    return Rule(
+        rule_id, raw["area"], raw["severity"], _text(raw, "title", where, True), _text(raw, "text", where, False),
+        _strings(raw["paths"], f"{where}.paths"),
+        _regex(raw["pattern"], f"{where}.pattern") if "pattern" in raw else None,
+        _text(raw, "block", where, True) if "block" in raw else None,
+        _strings(raw["local_paths"], f"{where}.local_paths") if "local_paths" in raw else (),
+        _regex(raw["local_pattern"], f"{where}.local_pattern") if "local_pattern" in raw else None,
+    )
+
+
+def load_rules(overrides: dict, shipped: str | None = None) -> list[Rule]:
+    """The shipped rules merged with the repository's; raises AnalysisError naming the bad key."""
+    base = tomllib.loads(shipped if shipped is not None else SHIPPED_RULES.read_text())["rules"]
+    if not isinstance(overrides, dict):
+        raise AnalysisError("rules: expected a table of rules")
+    merged = {rule_id: dict(raw) for rule_id, raw in base.items()}
+    for rule_id, raw in overrides.items():
+        if not isinstance(raw, dict):
+            raise AnalysisError(f"rules.{rule_id}: expected a table")
+        merged[rule_id] = {**merged.get(rule_id, {}), **raw}
+    rules = []
+    for rule_id, raw in merged.items():
+        source = ".github/llama-bot.toml" if rule_id in overrides else "bot/rules.toml"
+        rule = parse_rule(rule_id, raw, f"{source}: rules.{rule_id}")
+        if rule is not None:
+            rules.append(rule)
+    return rules
+
+
+def _title(rule: Rule, path: str) -> str:
+    return rule.title.replace("{path}", path).replace("{file}", path.rsplit("/", 1)[-1])
+
+
+def _changed_lines(change: FileChange, pattern: re.Pattern | None):
+    """(span, old line, raw) removed and (span, new line, raw) added code lines that really changed and match."""
+    removed, added = [], []
+    for span in change.significant:
+        gone, came = change.removed_code(span), change.added_code(span)
+        gone_hits = [(n, t) for n, t in gone if t.strip() and (pattern is None or pattern.search(t))]
+        came_hits = [(n, t) for n, t in came if t.strip() and (pattern is None or pattern.search(t))]
+        if not gone_hits and not came_hits:
+            continue
+        gone_code = {squash(t) for _, t in gone}  # a line found on both sides only moved or re-indented
+        came_code = {squash(t) for _, t in came}
+        removed += [(span, n, change.old_lines[n - 1]) for n, t in gone_hits if squash(t) not in came_code]
+        added += [(span, n, change.new_lines[n - 1]) for n, t in came_hits if squash(t) not in gone_code]
+    return removed, added
+
+
+def _line_draft(rule: Rule, change: FileChange) -> Draft | None:
+    if rule.pattern is not None and not may_match(rule.pattern, *change.changed_raw):
+        return None  # the raw lines are a superset of the code lines: nothing can match
+    removed, added = _changed_lines(change, rule.pattern)
+    if not removed and not added:
+        return None
+    detail = "\n\n".join(p for p in (rule.text, excerpt([r for _, _, r in removed], [a for _, _, a in added])) if p)
+    if added:
+        return Draft(rule.area, rule.severity, _title(rule, change.path), detail, change.path, added[0][1],
+                     tuple((n, n) for _, n, _ in added[:5]))
+    span, _, text = removed[0]
+    return Draft(rule.area, rule.severity, _title(rule, change.path), detail, change.path, change.where(span),
+                 removed=(change.old_path or change.path, text.strip()))
+
+
+def block_span(code: str, block: str) -> tuple[int, int] | None:
+    """Offsets of `block` (e.g. 'struct ggml_backend_dev_props') through its closing brace."""
+    head = re.search(r"\b" + r"\s+".join(map(re.escape, block.split())) + r"\b\s*(?::[^{;]*)?\{", code)
+    if head is None:
+        return None
+    _, end = split_args(code, head.end() - 1)
+    return head.start(), end
+
+
+def _block_draft(rule: Rule, change: FileChange) -> Draft | None:
+    assert rule.block is not None
+    old = block_span(change.old_code, rule.block)
+    new = block_span(change.new_code, rule.block)
+    old_body = change.old_code[old[0]:old[1]] if old else ""
+    new_body = change.new_code[new[0]:new[1]] if new else ""
+    if squash(old_body) == squash(new_body):
+        return None
+    diff = [line for line in difflib.unified_diff(old_body.splitlines(), new_body.splitlines(), lineterm="", n=0)
+            if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip()]
+    detail = "\n\n".join(p for p in (rule.text, "```diff\n" + "\n".join(d.rstrip()[:160] for d in diff[:12]) + "\n```")
+                         if p)
+    title = _title(rule, change.path)
+    if new is None:
+        assert old is not None
+        old_line = LineIndex(change.old_code).line(old[0])
+        return Draft(rule.area, rule.severity, title, detail, change.path, change.new_line(old_line),
+                     removed=(change.old_path or change.path, rule.block))
+    index = LineIndex(change.new_code)
+    start, end = index.line(new[0]), index.line(new[1])
+    return Draft(rule.area, rule.severity, title, detail, change.path, start, ((start, end),))
+
+
+def rule_drafts(rules: list[Rule], changes: list[FileChange], local: Mapping[str, str]) -> list[Draft]:
+    """Every rule against every changed file its globs name."""
+    drafts = []
+    for rule in rules:
+        refs: tuple | None = None
+        for change in changes:
+            if not (glob_match(change.path, rule.paths) or (change.old_path and glob_match(change.old_path, rule.paths))):
+                continue
+            draft = (_block_draft if rule.block else _line_draft)(rule, change)
+            if draft is None:
+                continue
+            if refs is None:
+                refs = local_refs(local, rule.local_paths, rule.local_pattern) if rule.local_paths else ()
+            drafts.append(replace(draft, local_refs=refs))
+    return drafts

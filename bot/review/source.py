@@ -1,0 +1,278 @@
+"""Text helpers every detector shares: comments out, tokens, globs, C argument lists, string literals.
+
+Detectors look at code, never at comments, so that a comment-only or
+whitespace-only upstream change produces nothing; blanking comments keeps
+every offset and line number of the original text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from bisect import bisect_right
+from functools import lru_cache
+
+from bot.model import LocalRef
+
+C_LIKE = frozenset(".c .cc .cpp .cxx .h .hh .hpp .hxx .inc .cu .cuh .m .mm .metal .comp .glsl .wgsl .cl "
+                   ".js .mjs .ts .tsx .jsx .go .java .rs .swift .kt .cs".split())
+C_SOURCES = frozenset(".c .cc .cpp .cxx .h .hh .hpp .hxx .inc .cu .cuh .m .mm".split())
+HASH_LIKE = frozenset(".cmake .py .sh .bash .toml .yml .yaml .mk .ps1".split())
+HASH_NAMES = frozenset({"CMakeLists.txt", "Dockerfile", "Makefile", "Containerfile"})
+
+_C_SCAN = re.compile(r'''//[^\n]*|/\*.*?\*/|/\*.*|R"([^()\\\s"]{0,16})\(.*?\)\1"|"(?:\\.|[^"\\\n])*"'''
+                     r"""|'(?:\\.|[^'\\\n])*'|`[^`]*`""", re.S)
+_HASH_SCAN = re.compile(r'#\[(=*)\[.*?\]\1\]|#[^\n]*|"(?:\\.|[^"\\])*"', re.S)
+_PY_SCAN = re.compile(r'#[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+C_STRING = re.compile(r'"((?:\\.|[^"\\\n])*)"')
+
+
+def extension(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name[name.rfind("."):] if "." in name else ""
+
+
+def comment_syntax(path: str) -> str | None:
+    """'c', 'hash', 'py' or None (no comments known: only whitespace is ignored)."""
+    name = path.rsplit("/", 1)[-1]
+    ext = extension(path)
+    if ext in C_LIKE:
+        return "c"
+    if ext == ".py":
+        return "py"
+    if ext in HASH_LIKE or name in HASH_NAMES or name.startswith(("Dockerfile", "requirements")):
+        return "hash"
+    return None
+
+
+def _blank(text: str) -> str:
+    return re.sub(r"[^\n]", " ", text)
+
+
+def code_text(text: str, path: str) -> str:
+    """`text` with its comments replaced by spaces (newlines kept), string literals left intact."""
+    syntax = comment_syntax(path)
+    if syntax is None:
+        return text
+    scanner = {"c": _C_SCAN, "hash": _HASH_SCAN, "py": _PY_SCAN}[syntax]
+
+    def keep_strings(m: re.Match) -> str:
+        s = m.group(0)
+        return _blank(s) if s[0] in "/#" else s
+    return scanner.sub(keep_strings, text)
+
+
+def region_code(lines: list[str], path: str) -> list[str]:
+    """Comment-free lines of an excerpt (a hunk) without reading the whole file.
+
+    Only a block comment that began above the excerpt cannot be seen from it:
+    text before a `*/` that no `/*` opens, and leading ` * ` continuation
+    lines, count as comment."""
+    text = "\n".join(lines)
+    if comment_syntax(path) == "c":
+        close, opening = text.find("*/"), text.find("/*")
+        if close != -1 and (opening == -1 or close < opening):
+            text = _blank(text[:close + 2]) + text[close + 2:]
+        else:
+            parts = text.split("\n")
+            lead = 0
+            while lead < len(parts) and re.match(r"\s*\*(?:\s|$)", parts[lead]):
+                lead += 1
+            text = "\n".join([" "] * lead + parts[lead:])
+    return code_text(text, path).split("\n")
+
+
+def squash(text: str) -> str:
+    """`text` without any whitespace: equal squashes mean a reformat, not a change."""
+    return "".join(text.split())
+
+
+def tokens(text: str) -> list[str]:
+    """Whitespace-insensitive tokens: equal token lists mean a reformat, not a change."""
+    return _TOKEN.findall(text)
+
+
+def identifiers(text: str) -> set[str]:
+    """Identifiers outside string literals."""
+    return set(re.findall(r"\b[A-Za-z_]\w*", C_STRING.sub('""', text)))
+
+
+class LineIndex:
+    """1-based line numbers of offsets in one text."""
+
+    def __init__(self, text: str):
+        self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def line(self, offset: int) -> int:
+        return bisect_right(self._starts, offset)
+
+
+@lru_cache(maxsize=512)
+def _glob_regex(pattern: str) -> re.Pattern:
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "{" and "}" in pattern[i:]:
+            end = pattern.index("}", i)
+            out.append("(?:" + "|".join(re.escape(a) for a in pattern[i + 1:end].split(",")) + ")")
+            i = end
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+@lru_cache(maxsize=512)
+def _globs_regex(patterns: tuple[str, ...]) -> re.Pattern:
+    return re.compile("|".join(f"(?:{_glob_regex(p).pattern})" for p in patterns) or "(?!)")
+
+
+def glob_match(path: str, patterns: Iterable[str]) -> bool:
+    """Shell-style globs over '/'-paths: `*` stays in one directory, `**/` spans any, `{a,b}` alternates."""
+    return _globs_regex(tuple(patterns)).match(path) is not None
+
+
+_ARG_TOKEN = re.compile(r'''R"([^()\\\s"]{0,16})\(.*?\)\1"|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|[()\[\]{},]''', re.S)
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+
+
+def split_args(code: str, open_at: int) -> tuple[list[str], int]:
+    """Top-level comma-separated arguments of the bracket at `open_at`, and the offset after its closer."""
+    depth, start, args = 0, open_at + 1, []
+    for m in _ARG_TOKEN.finditer(code, open_at):
+        t = m.group(0)
+        if t in _OPEN:
+            depth += 1
+        elif t in ")]}":
+            depth -= 1
+            if depth == 0:
+                last = code[start:m.start()]
+                if last.strip() or args:
+                    args.append(last)
+                return [a.strip() for a in args], m.end()
+        elif t == "," and depth == 1:
+            args.append(code[start:m.start()])
+            start = m.end()
+    return [a.strip() for a in args], len(code)
+
+
+_LITERAL_PIECE = re.compile(r'\s*(?:"((?:\\.|[^"\\\n])*)"|R"([^()\\\s"]{0,16})\((.*?)\)\2"|(PRI[diouxX]\w*))', re.S)
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "'": "'", "a": "\a", "e": "\x1b"}
+
+
+def c_unescape(body: str) -> str:
+    return re.sub(r"\\(x[0-9a-fA-F]{1,2}|.)",
+                  lambda m: chr(int(m[1][1:], 16)) if m[1][0] == "x" and len(m[1]) > 1 else _ESCAPES.get(m[1], m[1]),
+                  body)
+
+
+def string_value(expr: str) -> str | None:
+    """The value of adjacent C string literals at the start of `expr` (`"a" PRIu64 "b"` too), else None."""
+    pos, parts = 0, []
+    while True:
+        m = _LITERAL_PIECE.match(expr, pos)
+        if not m:
+            break
+        if m[1] is not None:
+            parts.append(c_unescape(m[1]))
+        elif m[3] is not None:
+            parts.append(m[3])
+        else:
+            parts.append("ll" + m[4][3])
+        pos = m.end()
+    return "".join(parts) if parts else None
+
+
+def local_refs(files: Mapping[str, str], globs, pattern: re.Pattern | None, limit: int = 10) -> tuple[LocalRef, ...]:
+    """Lines of the Ollama files matching `globs` where `pattern` matches (line 1 of each without one)."""
+    refs = []
+    for path in sorted(p for p in files if glob_match(p, globs)):
+        if pattern is None:
+            refs.append(LocalRef(path, 1))
+        else:
+            index = None
+            for m in pattern.finditer(files[path]):
+                index = index or LineIndex(files[path])
+                line = index.line(m.start())
+                if not refs or refs[-1] != LocalRef(path, line):
+                    refs.append(LocalRef(path, line))
+                if len(refs) >= limit:
+                    break
+        if len(refs) >= limit:
+            break
+    return tuple(refs[:limit])
+
+
+def excerpt(removed: list[str], added: list[str], limit: int = 8) -> str:
+    """A short markdown diff of changed lines."""
+    lines = [f"- {t.rstrip()[:160]}" for t in removed[:limit // 2]] + [f"+ {t.rstrip()[:160]}" for t in added[:limit // 2]]
+    return "```diff\n" + "\n".join(lines) + "\n```" if lines else ""
+
+
+MIN_NEEDLE = 3
+
+
+def _needles(items) -> set[str] | None:
+    """Lower-case strings one of which every match of this parsed sequence contains, or None."""
+    from re import _constants as op
+
+    options: list[set[str]] = []
+    run = ""
+    for kind, value in items:
+        if kind is op.LITERAL:
+            run += chr(value).lower()
+            continue
+        if run:
+            options.append({run})
+            run = ""
+        found = None
+        if kind is op.SUBPATTERN:
+            found = _needles(value[-1])
+        elif kind is op.BRANCH:
+            alternatives = [_needles(branch) for branch in value[1]]
+            found = set().union(*alternatives) if all(alternatives) else None  # type: ignore[arg-type]
+        elif kind in (op.MAX_REPEAT, op.MIN_REPEAT) and value[0] >= 1:
+            found = _needles(value[2])
+        if found:
+            options.append(found)
+    if run:
+        options.append({run})
+    options = [o for o in options if min(map(len, o)) >= MIN_NEEDLE]
+    return max(options, key=lambda o: (min(map(len, o)), -len(o)), default=None)
+
+
+@lru_cache(maxsize=256)
+def needles(pattern: re.Pattern) -> frozenset[str] | None:
+    """Literal strings (lower case) one of which every match of `pattern` contains; None when unknown.
+
+    `needle in text` runs at memory speed where a regular expression with a
+    wide alternation crawls, so a rule first asks whether a file can match.
+    """
+    from re import _parser
+
+    try:
+        found = _needles(_parser.parse(pattern.pattern, pattern.flags).data)
+    except Exception:  # a construct this walk does not know: fall back to the regex itself
+        return None
+    return frozenset(found) if found else None
+
+
+def may_match(pattern: re.Pattern, text: str, lowered: str) -> bool:
+    """A fast, never-wrong 'no': False only when `pattern` cannot match `text` (`lowered` = text.lower())."""
+    found = needles(pattern)
+    if found is not None:
+        return any(n in lowered for n in found)
+    return pattern.search(text) is not None

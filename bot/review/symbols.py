@@ -1,0 +1,101 @@
+"""GGML API declarations (`ggml/include/*.h`) that Ollama's Go, C and C++ code calls.
+
+Ollama binds to ggml through cgo and its own C++: a removed function or a
+changed signature breaks the build at best and memory at worst.
+Parameter names are not part of a signature, so renaming one is no change.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from bot.model import LocalRef
+from bot.review.changes import Draft
+from bot.review.source import LineIndex, glob_match, split_args, tokens
+
+HEADERS = ("ggml/include/*.h",)
+OLLAMA_USERS = ("discover/**/*.{go,c,cc,cpp,h,hpp}", "ml/**/*.{go,c,cc,cpp,h,hpp}", "llama/**/*.{go,c,cc,cpp,h,hpp}")
+_DECL = re.compile(r"\b(GGML_API|GGML_BACKEND_API)\b([^;{}()]*?)\b((?:ggml|gguf)_\w+)\s*\(")
+_USE = re.compile(r"\b(?:ggml|gguf)_\w+")
+_TYPE_WORDS = frozenset("void char short int long float double signed unsigned bool const volatile struct enum union "
+                        "size_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t".split())
+
+
+@dataclass(frozen=True)
+class Declaration:
+    name: str
+    signature: str
+    deprecated: bool
+    path: str
+    line: int
+
+
+def _parameter_type(param: str) -> str:
+    """`struct ggml_tensor * a` -> `struct ggml_tensor *`; `int64_t ne[4]` -> `int64_t []`."""
+    t = tokens(param)
+    suffix = []
+    if "[" in t:
+        t, suffix = t[:t.index("[")], ["[]"]
+    if (len(t) > 1 and re.fullmatch(r"[A-Za-z_]\w*", t[-1]) and t[-1] not in _TYPE_WORDS
+            and t[-2] not in ("struct", "enum", "union") and not (len(t) == 2 and t[0] == "const")):
+        t = t[:-1]
+    return " ".join(t + suffix)
+
+
+def declarations(code: str, path: str) -> dict[str, Declaration]:
+    """`GGML_API ret name(params);` of comment-free header code, by name."""
+    index = LineIndex(code)
+    found = {}
+    for m in _DECL.finditer(code):
+        params, end = split_args(code, m.end() - 1)
+        after = code[end:end + 40].lstrip()
+        if not after.startswith((";", ",", ")")):
+            continue  # a definition or a macro use, not a declaration
+        start = max(code.rfind(";", 0, m.start()), code.rfind("}", 0, m.start()), code.rfind("{", 0, m.start()))
+        deprecated = "GGML_DEPRECATED" in code[start + 1:m.start()]
+        signature = f"{' '.join(tokens(m[2]))} {m[3]}({', '.join(_parameter_type(p) for p in params)})".strip()
+        found.setdefault(m[3], Declaration(m[3], signature, deprecated, path, index.line(m.start())))
+    return found
+
+
+def ollama_uses(files: Mapping[str, str]) -> dict[str, list[LocalRef]]:
+    """ggml_*/gguf_* names in Ollama's discovery, ml and llama code."""
+    found: dict[str, list[LocalRef]] = {}
+    for path in sorted(p for p in files if glob_match(p, OLLAMA_USERS)):
+        text = files[path]
+        index = None
+        for m in _USE.finditer(text):
+            index = index or LineIndex(text)
+            refs = found.setdefault(m[0], [])
+            ref = LocalRef(path, index.line(m.start()))
+            if len(refs) < 10 and ref not in refs:
+                refs.append(ref)
+    return found
+
+
+def removed_title(name: str) -> str:
+    """Shared with the compat detector so that both reports of one removal merge into one finding."""
+    return f"`{name}` was removed upstream"
+
+
+def symbol_drafts(old: Mapping[str, Declaration], new: Mapping[str, Declaration],
+                  used: Mapping[str, list[LocalRef]], where_now: Callable[[str, int], int | None]) -> list[Draft]:
+    drafts = []
+    for name in sorted(set(old) & set(used)):
+        before, after, refs = old[name], new.get(name), tuple(used[name])
+        if after is None:
+            drafts.append(Draft("discovery", "high", removed_title(name),
+                                f"`{before.signature}` is no longer declared in `{before.path}`; Ollama uses it.",
+                                before.path, where_now(before.path, before.line), removed=(before.path, name),
+                                local_refs=refs))
+        elif after.signature != before.signature:
+            drafts.append(Draft("discovery", "high", f"Signature of `{name}` changed",
+                                f"Was: `{before.signature}`\n\nNow: `{after.signature}`", after.path, after.line,
+                                local_refs=refs))
+        elif after.deprecated and not before.deprecated:
+            drafts.append(Draft("discovery", "medium", f"`{name}` is now deprecated",
+                                f"Upstream marked `{after.signature}` deprecated; Ollama uses it.", after.path,
+                                after.line, local_refs=refs))
+    return drafts

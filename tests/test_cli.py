@@ -1,0 +1,129 @@
+"""`python -m bot check|regenerate` end to end on the demo repositories, as a user runs it."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from bot import demo
+from bot.fixtures import RepoBuilder
+from tests.gitutil import git_apply_stack
+
+
+def bot(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bot", *args], capture_output=True, text=True, cwd=cwd, env=env)
+
+
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory):
+    return demo.build(tmp_path_factory.mktemp("demo"))
+
+
+def _check(scenario, *extra):
+    return bot("check", "--repo", str(scenario.ollama), "--upstream-dir", f"llama.cpp={scenario.upstream}", *extra)
+
+
+def test_json_report_has_every_status_and_exit_1(scenario, tmp_path):
+    result = _check(scenario, "--format", "json", "--out", str(tmp_path / "out"))
+    assert result.returncode == 1, result.stderr
+    (pin,) = json.loads(result.stdout)["pins"]
+    assert (pin["name"], pin["old_ref"], pin["new_ref"]) == ("llama.cpp", demo.OLD_TAG, demo.NEW_TAG)
+    assert pin["compare_url"] == f"https://github.com/ggml-org/llama.cpp/compare/{demo.OLD_TAG}...{demo.NEW_TAG}"
+    statuses = {p["path"].rsplit("/", 1)[1]: p["status"] for p in pin["patches"]}
+    assert statuses == {"0001-ggml-version.patch": "clean", "0002-vocab-bos.patch": "offset",
+                        "0003-clip-hooks.patch": "regenerated", "0004-clip-embd.patch": "fuzzy",
+                        "0005-clip-warmup.patch": "conflict", "0006-sampling-min-p.patch": "upstreamed",
+                        "0007-laguna.patch": "conflict"}
+    laguna = pin["patches"][-1]
+    assert "LLM_ARCH_LAGUNA = 54" in laguna["message"] and "LLM_ARCH_OLMO" in laguna["message"]
+    written = sorted(str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*.patch"))
+    assert written == ["llama/compat/0003-clip-hooks.patch", "llama/compat/0004-clip-embd.patch"]
+    assert "Regenerated patches written to" in result.stderr
+    # The stack as CMake would apply it, with the rebuilt patches in place, passes the real git apply.
+    repo = pygit2.Repository(str(scenario.ollama))
+    stack = []
+    for p in pin["patches"]:
+        if p["status"] in ("clean", "offset"):
+            stack.append(repo.revparse_single(f"HEAD:{p['path']}").data)
+        elif p["status"] in ("regenerated", "fuzzy"):
+            stack.append((tmp_path / "out" / p["path"]).read_bytes())
+    git_apply_stack(scenario.upstream, demo.NEW_TAG, stack, tmp_path / "work")
+
+
+def test_markdown_is_the_checklist(scenario):
+    result = _check(scenario)
+    assert result.returncode == 1
+    assert f"### llama.cpp: `{demo.OLD_TAG}` → `{demo.NEW_TAG}`" in result.stdout
+    assert "- [ ] Run `go test ./...` <!-- id:go-test -->" in result.stdout
+    assert "git apply --3way $OLLAMA/llama/compat/0005-clip-warmup.patch" in result.stdout
+
+
+def test_regenerate_rewrites_only_patches_and_is_idempotent(scenario, tmp_path):
+    work = tmp_path / "ollama"
+    subprocess.run(["git", "clone", "-q", "-b", "bump", str(scenario.ollama), str(work)], check=True)
+    subprocess.run(["git", "-C", str(work), "branch", "-q", "main", "origin/main"], check=True)
+    args = ("regenerate", "--repo", str(work), "--upstream-dir", f"llama.cpp={scenario.upstream}")
+    first = bot(*args)
+    assert first.returncode == 1  # conflicts remain for a human
+    assert "rewrote llama/compat/0003-clip-hooks.patch" in first.stdout
+    changed = subprocess.run(["git", "-C", str(work), "status", "--porcelain"], capture_output=True, text=True).stdout
+    assert sorted(line[3:] for line in changed.splitlines()) == [
+        "llama/compat/0002-vocab-bos.patch", "llama/compat/0003-clip-hooks.patch", "llama/compat/0004-clip-embd.patch"]
+    subprocess.run(["git", "-C", str(work), "commit", "-qam", "regenerated"], check=True)
+    second = bot(*args)
+    assert "rewrote" not in second.stdout
+    assert subprocess.run(["git", "-C", str(work), "status", "--porcelain"], capture_output=True, text=True).stdout == ""
+
+
+@pytest.mark.parametrize("content, words", [
+    ("--upload-pack=touch /tmp/x\n", "LLAMA_CPP_VERSION holds '--upload-pack=touch /tmp/x'"),
+    ("b99999\n", "LLAMA_CPP_VERSION names 'b99999', which is not a tag or commit"),
+    ("b1\nb2\n", "LLAMA_CPP_VERSION holds 2 lines"),
+])
+def test_bad_version_files_are_exit_2_with_one_line(tmp_path, scenario, content, words):
+    repo = RepoBuilder(tmp_path / "o", bare=False)
+    repo.commit("pin", {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n"})
+    repo.branch("main")
+    repo.commit("bump", {"LLAMA_CPP_VERSION": content})
+    result = bot("check", "--repo", str(tmp_path / "o"), "--base", "HEAD~1", "--upstream-dir",
+                 f"llama.cpp={scenario.upstream}")
+    assert result.returncode == 2 and words in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_malformed_config_is_exit_2_naming_the_key(tmp_path):
+    repo = RepoBuilder(tmp_path / "o", bare=False)
+    repo.commit("pin", {"LLAMA_CPP_VERSION": "b1\n"})
+    repo.commit("cfg", {".github/llama-bot.toml": "[[pin]]\nname = 'x'\n"})
+    result = bot("check", "--repo", str(tmp_path / "o"), "--base", "HEAD~1")
+    assert result.returncode == 2 and "pin[0]: missing key 'version_file'" in result.stderr
+
+
+def test_not_a_repository_and_unknown_revision(tmp_path, scenario):
+    assert bot("check", "--repo", str(tmp_path)).stderr.strip() == f"llama-bot: --repo {tmp_path}: not a git repository"
+    result = bot("check", "--repo", str(scenario.ollama), "--head", "nope")
+    assert result.returncode == 2 and "--head nope: unknown revision" in result.stderr
+
+
+def test_unchanged_pin_reports_nothing_and_exits_0(tmp_path):
+    repo = RepoBuilder(tmp_path / "o", bare=False)
+    repo.commit("pin", {"LLAMA_CPP_VERSION": "b1\n"})
+    repo.branch("main")
+    repo.commit("docs", {"README.md": "hi\n"})
+    result = bot("check", "--repo", str(tmp_path / "o"), "--format", "json")
+    assert result.returncode == 0 and json.loads(result.stdout) == {"pins": []}
+
+
+def test_mirror_fetch_through_url_rewrite(tmp_path, scenario):
+    mirrors = tmp_path / "srv" / "ggml-org"
+    mirrors.mkdir(parents=True)
+    (mirrors / "llama.cpp").symlink_to(scenario.upstream)
+    env = {"PATH": "/usr/bin:/bin", "LLAMA_BOT_DATA_DIR": str(tmp_path / "data"),
+           "LLAMA_BOT_URL_INSTEADOF": f"{tmp_path}/srv/=https://github.com/", "HOME": str(tmp_path)}
+    result = bot("check", "--repo", str(scenario.ollama), "--format", "json", env=env,
+                 cwd=Path(__file__).resolve().parent.parent)
+    assert result.returncode == 1, result.stderr
+    assert (tmp_path / "data" / "mirrors" / "llama.cpp.git").is_dir()
