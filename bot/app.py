@@ -1,0 +1,246 @@
+"""The web service: GitHub's webhook, health and metrics endpoints, and `serve`.
+
+The webhook answers within milliseconds: it checks the signature on the
+raw bytes, lets the routers decide which jobs the delivery needs, stores
+them durably, and leaves all GitHub calls and analysis to the workers.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import os
+import re
+import sys
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from hashlib import sha256
+from pathlib import Path
+
+import aiohttp
+from aiohttp import web
+from gidgethub import BadRequest, ValidationFailure, sansio
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+import handlers
+from bot.github import GitHubApp, RetryPolicy
+from bot.jobs import JobQueue, SqliteJobQueue
+from bot.service import Metrics, Service
+
+log = logging.getLogger("bot.app")
+
+MAX_BODY = 25 * 1024 * 1024  # GitHub never delivers more (FACTS.md section 1)
+DB_NAME = "jobs.sqlite3"
+SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
+METRICS = web.AppKey("metrics", Metrics)
+QUEUE = web.AppKey("queue", JobQueue)
+SERVICE = web.AppKey("service", Service)
+
+
+class SettingsError(Exception):
+    """The environment cannot run the service: one line saying what is missing."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    app_id: str
+    private_key: str
+    webhook_secret: str
+    api_url: str = "https://api.github.com"
+    host: str = "0.0.0.0"
+    port: int = 8080
+    data_dir: Path = Path("./var")
+    url_instead_of: str | None = None
+    workers: int = 2
+
+    def __repr__(self) -> str:  # never print the key or the secret
+        return f"Settings(app_id={self.app_id!r}, api_url={self.api_url!r}, data_dir={str(self.data_dir)!r})"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Settings:
+        """The environment variables of CONTRACT section 5."""
+        secret = env.get("GITHUB_WEBHOOK_SECRET")
+        if not secret:
+            raise SettingsError("GITHUB_WEBHOOK_SECRET is not set: refusing to accept unsigned webhooks")
+        app_id = env.get("GITHUB_APP_ID")
+        if not app_id:
+            raise SettingsError("GITHUB_APP_ID is not set")
+        key = env.get("GITHUB_PRIVATE_KEY")
+        if not key and env.get("GITHUB_PRIVATE_KEY_PATH"):
+            try:
+                key = Path(env["GITHUB_PRIVATE_KEY_PATH"]).read_text()
+            except OSError as exc:
+                raise SettingsError(f"GITHUB_PRIVATE_KEY_PATH: cannot read {env['GITHUB_PRIVATE_KEY_PATH']} "
+                                    f"({exc.strerror})") from None
+        if not key:
+            raise SettingsError("set GITHUB_PRIVATE_KEY (PEM text) or GITHUB_PRIVATE_KEY_PATH")
+        try:
+            port, workers = int(env.get("PORT") or 8080), int(env.get("LLAMA_BOT_WORKERS") or 2)
+        except ValueError:
+            raise SettingsError("PORT and LLAMA_BOT_WORKERS must be whole numbers") from None
+        if workers < 1:
+            raise SettingsError("LLAMA_BOT_WORKERS must be at least 1")
+        return cls(app_id=app_id, private_key=key, webhook_secret=secret,
+                   api_url=(env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
+                   host=env.get("HOST") or "0.0.0.0", port=port,
+                   data_dir=Path(env.get("LLAMA_BOT_DATA_DIR") or "./var"),
+                   url_instead_of=env.get("LLAMA_BOT_URL_INSTEADOF") or None, workers=workers)
+
+
+# -- logs -----------------------------------------------------------------------------------------
+
+_SECRET_SHAPES = re.compile(
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----"  # PEM keys
+    r"|\bgh[opsuir]_[A-Za-z0-9_]{16,}"  # GitHub tokens
+    r"|\b(?:token|bearer)\s+[A-Za-z0-9._\-]{20,}", re.DOTALL | re.IGNORECASE)  # Authorization header values
+_RECORD_FIELDS = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime", "taskName"}
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line; anything shaped like a key or token, or equal to a known secret, is masked."""
+
+    def __init__(self, secrets: tuple[str, ...] = ()):
+        super().__init__()
+        self.secrets = tuple(s for s in secrets if s)
+
+    def redact(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "[redacted]")
+        return _SECRET_SHAPES.sub("[redacted]", text)
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict = {"time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+                       + f".{int(record.msecs):03d}Z", "level": record.levelname, "logger": record.name,
+                       "message": record.getMessage()}
+        entry.update({k: v for k, v in vars(record).items() if k not in _RECORD_FIELDS})
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        clean = {k: v if isinstance(v, (int, float, bool)) or v is None else self.redact(str(v))
+                 for k, v in entry.items()}
+        return json.dumps(clean)
+
+
+def configure_logging(settings: Settings, stream=None) -> logging.Handler:
+    handler = logging.StreamHandler(stream or sys.stdout)
+    handler.setFormatter(JsonFormatter((settings.webhook_secret, settings.private_key.strip())))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+    logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+    return handler
+
+
+# -- the webhook ----------------------------------------------------------------------------------
+
+
+def signature_valid(body: bytes, signature: str | None, secret: str) -> bool:
+    """`X-Hub-Signature-256` check on the raw bytes, in constant time."""
+    if not signature or not signature.startswith("sha256="):
+        return False
+    expected = "sha256=" + hmac.new(secret.encode(), body, sha256).hexdigest()
+    return hmac.compare_digest(signature.encode(), expected.encode())
+
+
+def _answer(code: int, **data) -> web.Response:
+    return web.json_response(data, status=code)
+
+
+async def webhook(request: web.Request) -> web.Response:
+    app = request.app
+    settings: Settings = app[SETTINGS]
+    metrics: Metrics = app[METRICS]
+    event_name = request.headers.get("X-GitHub-Event", "")
+    delivery = request.headers.get("X-GitHub-Delivery", "")
+    context = {"delivery_id": delivery, "event": event_name}
+
+    def outcome(name: str, code: int, **data) -> web.Response:
+        metrics.deliveries.labels(event_name or "unknown", name).inc()
+        log.info("webhook %s", name, extra={**context, "status": code})
+        return _answer(code, **data)
+
+    if (request.content_length or 0) > MAX_BODY:
+        return outcome("too_large", 413, error="body larger than 25 MiB")
+    try:
+        body = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        return outcome("too_large", 413, error="body larger than 25 MiB")
+    if not signature_valid(body, request.headers.get("X-Hub-Signature-256"), settings.webhook_secret):
+        return outcome("unauthorized", 401, error="missing or wrong X-Hub-Signature-256")
+    if not event_name or not delivery:
+        return outcome("bad_request", 400, error="missing X-GitHub-Event or X-GitHub-Delivery")
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    headers.setdefault("content-type", "application/json")
+    try:
+        event = sansio.Event.from_http(headers, body, secret=settings.webhook_secret)
+    except ValidationFailure:
+        return outcome("unauthorized", 401, error="wrong signature")
+    except (BadRequest, ValueError):
+        return outcome("bad_request", 400, error="body is not JSON")
+    if not isinstance(event.data, dict):
+        return outcome("bad_request", 400, error="body is not a JSON object")
+    try:
+        requests = await handlers.job_requests(event)
+    except (KeyError, TypeError):
+        return outcome("bad_request", 400, error="payload lacks fields this event must have")
+    if not requests:
+        return outcome("ignored", 200, status="ignored")
+    queue: JobQueue = app[QUEUE]
+    ids = await queue.enqueue(delivery, event.event, requests)
+    if ids is None:
+        return outcome("duplicate", 200, status="duplicate")
+    app[SERVICE].wake()
+    return outcome("queued", 202, status="queued", jobs=ids)
+
+
+async def healthz(request: web.Request) -> web.Response:
+    return _answer(200, status="ok", jobs=await request.app[QUEUE].counts())
+
+
+async def metrics_endpoint(request: web.Request) -> web.Response:
+    metrics: Metrics = request.app[METRICS]
+    for status, count in (await request.app[QUEUE].counts()).items():
+        metrics.queue.labels(status).set(count)
+    return web.Response(body=generate_latest(metrics.registry), headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+
+def create_app(settings: Settings, *, queue: JobQueue | None = None, policy: RetryPolicy | None = None,
+               poll_interval: float = 1.0) -> web.Application:
+    """The service; `queue` and `policy` let tests use a prepared queue and short backoffs."""
+    app = web.Application(client_max_size=MAX_BODY)
+    app[SETTINGS] = settings
+    app[METRICS] = metrics = Metrics()
+    app.router.add_post("/webhook", webhook)
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/metrics", metrics_endpoint)
+
+    async def lifecycle(app: web.Application) -> AsyncIterator[None]:
+        app[QUEUE] = queue or SqliteJobQueue(settings.data_dir / DB_NAME)
+        async with aiohttp.ClientSession() as session:
+            github = GitHubApp(session, app_id=settings.app_id, private_key=settings.private_key,
+                               base_url=settings.api_url, policy=policy or RetryPolicy(),
+                               on_response=metrics.github_call)
+            service = app[SERVICE] = Service(queue=app[QUEUE], github=github, data_dir=settings.data_dir,
+                                               url_instead_of=settings.url_instead_of, workers=settings.workers,
+                                               metrics=metrics, poll_interval=poll_interval)
+            service.start()
+            log.info("service started", extra={"workers": settings.workers, "api_url": settings.api_url})
+            yield
+            await service.stop()
+        await app[QUEUE].close()
+
+    app.cleanup_ctx.append(lifecycle)
+    return app
+
+
+def serve(host: str | None = None, port: int | None = None) -> None:
+    """`python -m bot serve`: refuses to start without the webhook secret and the App's credentials."""
+    try:
+        settings = Settings.from_env(os.environ)
+    except SettingsError as exc:
+        print(f"llama-bot serve: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    configure_logging(settings)
+    web.run_app(create_app(settings), host=host or settings.host, port=port or settings.port,
+                print=None, access_log=None)

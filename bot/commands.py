@@ -1,0 +1,102 @@
+"""Slash commands in pull-request comments: which lines are commands and what each one takes.
+
+Pure functions of the comment text and the configured prefix. The command
+table is data, so a new command is one more row (and one handler in the
+service).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_INLINE_CODE = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+_SIGIL_WORD = re.compile(r"^[^\w\s]+\w")
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    name: str
+    usage: str  # the arguments as the help shows them
+    summary: str
+    min_args: int = 0
+    max_args: int | None = 0  # None: any number
+
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("regenerate-patches", "[pin]",
+                "regenerate the carried patches that no longer apply and commit them to this branch", 0, 1),
+    CommandSpec("validate", "<platform> [<platform> ...] | all",
+                "run the platform test workflows on this branch", 1, None),
+    CommandSpec("recheck", "", "check the carried patches again and refresh the checklist"),
+    CommandSpec("help", "", "show this help"),
+)
+SPECS = {spec.name: spec for spec in COMMANDS}
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str  # a COMMANDS name; anything that cannot run becomes "help" with a `problem`
+    args: tuple[str, ...] = ()
+    line: str = ""
+    problem: str | None = None
+
+
+def command_lines(body: str) -> list[str]:
+    """The lines that may hold a command: outside fenced or indented code and quotes, inline code removed."""
+    lines: list[str] = []
+    fence: str | None = None
+    for raw in (body or "").splitlines():
+        opening = _FENCE.match(raw)
+        if fence is not None:
+            if opening and opening[1][0] == fence[0] and len(opening[1]) >= len(fence) \
+                    and not raw.strip()[len(opening[1]):].strip():
+                fence = None
+            continue
+        if opening:
+            fence = opening[1]
+            continue
+        if raw.startswith(("    ", "\t")) or raw.lstrip().startswith(">"):
+            continue
+        lines.append(_INLINE_CODE.sub("", raw).strip())
+    return lines
+
+
+def looks_like_command(body: str) -> bool:
+    """Whether a comment may hold a command under any prefix (a sigil then a word, like `/llama`).
+
+    The webhook router uses this to skip ordinary comments without knowing
+    the repository's configured prefix; the job parses exactly.
+    """
+    return any(_SIGIL_WORD.match(line) for line in command_lines(body))
+
+
+def _check_arity(spec: CommandSpec, args: tuple[str, ...], prefix: str) -> str | None:
+    usage = f"`{prefix} {spec.name}{' ' + spec.usage if spec.usage else ''}`"
+    if len(args) < spec.min_args:
+        return f"`{prefix} {spec.name}` needs arguments: {usage}"
+    if spec.max_args is not None and len(args) > spec.max_args:
+        return f"`{prefix} {spec.name}` takes {'no' if spec.max_args == 0 else f'at most {spec.max_args}'} " \
+               f"argument{'' if spec.max_args == 1 else 's'}: {usage}"
+    return None
+
+
+def parse_commands(body: str, prefix: str) -> list[Command]:
+    """Every command in a comment, in order, duplicates dropped; unknown or malformed ones become help."""
+    found: list[Command] = []
+    wanted = prefix.lower()
+    for line in command_lines(body):
+        words = line.split()
+        if not words or words[0].lower() != wanted:
+            continue
+        name, args = (words[1].lower(), tuple(words[2:])) if len(words) > 1 else ("help", ())
+        spec = SPECS.get(name)
+        if spec is None:
+            command = Command("help", (), line, f"I do not know the command `{prefix} {words[1]}`.")
+        else:
+            problem = _check_arity(spec, args, prefix)
+            command = Command("help", (), line, problem) if problem else Command(name, args, line)
+        if all((c.name, c.args, c.problem) != (command.name, command.args, command.problem) for c in found):
+            found.append(command)
+    return found

@@ -1,0 +1,174 @@
+"""Talking to GitHub as the App: JWT, cached installation tokens, and retries GitHub asks for.
+
+Every call goes through gidgethub's aiohttp `GitHubAPI`; `GitHubClient`
+only wraps its raw `_request` so that 5xx answers, timeouts and rate limits
+are retried with backoff (honouring `Retry-After` and `x-ratelimit-reset`),
+and an installation token GitHub rejects with 401 is replaced once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import aiohttp
+from cachetools import TLRUCache
+from gidgethub import apps
+from gidgethub.aiohttp import GitHubAPI
+
+log = logging.getLogger("bot.github")
+
+API_VERSION = "2022-11-28"
+USER_AGENT = "llama-bot"
+TOKEN_REFRESH_MARGIN = 300.0  # seconds before `expires_at` at which a cached token is renewed
+
+ResponseHook = Callable[[str, str], None]  # (method, status or "error") for metrics
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 5  # tries per request, the first one included
+    base_delay: float = 1.0  # first backoff; doubles on every retry
+    max_delay: float = 60.0  # cap on one exponential backoff step
+    secondary_wait: float = 60.0  # a secondary rate limit that says nothing about when: wait at least this
+    max_wait: float = 900.0  # a wait longer than this gives up instead
+    timeout: float = 30.0  # seconds for one request
+
+
+def _rate_limited(status: int, headers: Mapping[str, str], body: bytes) -> bool:
+    if status == 429:
+        return True
+    return status == 403 and ("retry-after" in headers or headers.get("x-ratelimit-remaining") == "0"
+                              or b"rate limit" in body.lower())
+
+
+def retry_delay(policy: RetryPolicy, attempt: int, status: int | None, headers: Mapping[str, str],
+                body: bytes = b"", *, now: float, jitter: float) -> float | None:
+    """Seconds to wait before retrying after `attempt` (1-based) failed, or None to stop.
+
+    `status` None means no answer (timeout, connection error). `jitter` is a
+    number in [0, 1) that spreads the backoff over its upper half.
+    """
+    if attempt >= policy.attempts:
+        return None
+    limited = status is not None and _rate_limited(status, headers, body)
+    if status is not None and status < 500 and not limited:
+        return None
+    backoff = min(policy.max_delay, policy.base_delay * 2 ** (attempt - 1)) * (0.5 + jitter / 2)
+    wait = backoff
+    retry_after = headers.get("retry-after", "")
+    if retry_after.strip().isdigit():
+        wait = float(retry_after)
+    elif limited and headers.get("x-ratelimit-remaining") == "0" and headers.get("x-ratelimit-reset", "").isdigit():
+        wait = max(0.0, float(headers["x-ratelimit-reset"]) - now) + 1.0
+    elif limited:
+        wait = max(policy.secondary_wait, backoff)
+    return wait if wait <= policy.max_wait else None
+
+
+class GitHubClient(GitHubAPI):
+    """gidgethub's aiohttp client with retries; with `token` it authenticates as an installation."""
+
+    def __init__(self, session: aiohttp.ClientSession, *, base_url: str, policy: RetryPolicy = RetryPolicy(),
+                 token: Callable[[str | None], Awaitable[str]] | None = None, on_response: ResponseHook | None = None):
+        super().__init__(session, USER_AGENT, base_url=base_url)
+        self.policy = policy
+        self._token = token  # token(rejected) -> a valid token, a new one when `rejected` is the cached one
+        self._on_response = on_response or (lambda method, status: None)
+
+    async def _request(self, method: str, url: str, headers: Mapping[str, str],
+                       body: bytes = b"") -> tuple[int, Mapping[str, str], bytes]:
+        headers = {**headers, "x-github-api-version": API_VERSION}
+        token = None
+        if self._token is not None and "authorization" not in headers:
+            token = await self._token(None)
+            headers["authorization"] = f"token {token}"
+        path = urlsplit(url).path
+        attempt, renewed = 0, False
+        while True:
+            attempt += 1
+            try:
+                async with self._session.request(method, url, headers=headers, data=body,
+                                                 timeout=aiohttp.ClientTimeout(total=self.policy.timeout)) as resp:
+                    status, answer, data = resp.status, resp.headers, await resp.read()
+            except (TimeoutError, aiohttp.ClientError) as exc:
+                self._on_response(method, "error")
+                delay = retry_delay(self.policy, attempt, None, {}, now=time.time(), jitter=random.random())
+                if delay is None:
+                    raise
+                log.warning("GitHub request failed, retrying", extra={
+                    "method": method, "path": path, "error": type(exc).__name__, "attempt": attempt, "delay": delay})
+                await self.sleep(delay)
+                continue
+            self._on_response(method, str(status))
+            if status == 401 and self._token is not None and token is not None and not renewed:
+                renewed, token = True, await self._token(token)
+                headers["authorization"] = f"token {token}"
+                log.info("installation token rejected, renewed", extra={"method": method, "path": path})
+                attempt -= 1
+                continue
+            delay = retry_delay(self.policy, attempt, status, answer, data, now=time.time(), jitter=random.random())
+            if delay is None:
+                return status, answer, data
+            log.warning("GitHub answered %s, retrying", status, extra={
+                "method": method, "path": path, "status": status, "attempt": attempt, "delay": round(delay, 3)})
+            await self.sleep(delay)
+
+
+@dataclass(frozen=True)
+class InstallationToken:
+    token: str
+    expires_at: float  # epoch seconds
+
+
+def _token_ttu(_key: int, value: InstallationToken, _now: float) -> float:
+    return value.expires_at - TOKEN_REFRESH_MARGIN
+
+
+class GitHubApp:
+    """The App's identity: it signs JWTs (RS256, `iss` = app id) and hands out installation clients.
+
+    Installation tokens are cached per installation until shortly before
+    their own `expires_at` (a cachetools TLRUCache: the per-item variant of
+    TTLCache, since GitHub states each token's expiry).
+    """
+
+    def __init__(self, session: aiohttp.ClientSession, *, app_id: str, private_key: str, base_url: str,
+                 policy: RetryPolicy = RetryPolicy(), on_response: ResponseHook | None = None):
+        self.app_id = app_id
+        self._private_key = private_key
+        self._session = session
+        self.base_url = base_url
+        self.policy = policy
+        self._on_response = on_response
+        self._tokens: TLRUCache[int, InstallationToken] = TLRUCache(maxsize=1024, ttu=_token_ttu, timer=time.time)
+        self._locks: dict[int, asyncio.Lock] = {}
+        self.app_client = GitHubClient(session, base_url=base_url, policy=policy, on_response=on_response)
+
+    async def installation_token(self, installation_id: int, rejected: str | None = None) -> str:
+        """A valid token for the installation; a new one if `rejected` is the one cached."""
+        lock = self._locks.setdefault(installation_id, asyncio.Lock())
+        async with lock:
+            cached = self._tokens.get(installation_id)
+            if cached is not None and cached.token != rejected:
+                return cached.token
+            data = await apps.get_installation_access_token(
+                self.app_client, installation_id=str(installation_id), app_id=self.app_id,
+                private_key=self._private_key)
+            expires = dt.datetime.fromisoformat(data["expires_at"]).timestamp()
+            self._tokens[installation_id] = InstallationToken(data["token"], expires)
+            log.info("installation token issued", extra={"installation_id": installation_id})
+            return data["token"]
+
+    def installation(self, installation_id: int) -> GitHubClient:
+        async def token(rejected: str | None) -> str:
+            return await self.installation_token(installation_id, rejected)
+
+        return GitHubClient(self._session, base_url=self.base_url, policy=self.policy, token=token,
+                            on_response=self._on_response)

@@ -1,0 +1,255 @@
+"""The durable job queue: a webhook delivery that needs work becomes a row before it is acknowledged.
+
+Workers claim jobs with a lease they keep renewing; a worker that dies
+(even by kill -9) stops renewing, and its job is claimed again once the
+lease has expired. Jobs with the same key (one pull request) run one at a
+time, oldest first, so two runs never race to create the same comment.
+The service talks to the queue only through `JobQueue`, so a shared broker
+can replace the SQLite file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+STATUSES = ("queued", "running", "done", "failed", "superseded")
+KEEP_SECONDS = 30 * 86400  # finished jobs and seen delivery ids are forgotten after this
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS jobs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'queued'
+        CHECK (status IN ('queued', 'running', 'done', 'failed', 'superseded')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    lease_owner TEXT,
+    lease_expires REAL,
+    progress TEXT NOT NULL DEFAULT '{}',
+    error TEXT,
+    delivery_id TEXT,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_by_status_key ON jobs (status, key);
+CREATE TABLE IF NOT EXISTS deliveries (
+    delivery_id TEXT PRIMARY KEY,
+    event TEXT NOT NULL,
+    received_at REAL NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class JobRequest:
+    """What a router wants done for one delivery."""
+
+    kind: str  # "analysis" or "command"
+    key: str  # what the job is about ("owner/repo#number"); one job per key runs at a time
+    payload: dict
+    supersedes: bool = False  # replaces still-queued jobs of the same kind and key
+
+
+@dataclass(frozen=True)
+class Job:
+    id: int
+    kind: str
+    key: str
+    payload: dict
+    status: str
+    attempts: int  # claims so far, this one included
+    progress: dict = field(default_factory=dict)  # what a run already posted, for a run that resumes it
+    error: str | None = None
+    delivery_id: str | None = None
+    created_at: float = 0.0
+
+
+class JobQueue(Protocol):
+    lease_seconds: float  # a claimed job is another worker's once its lease is this old without renewal
+
+    async def enqueue(self, delivery_id: str, event: str, requests: list[JobRequest]) -> list[int] | None:
+        """Store the jobs of one delivery atomically; None when this delivery id was already stored."""
+
+    async def claim(self, worker: str) -> Job | None:
+        """The oldest runnable job, leased to `worker`; None when there is none."""
+
+    async def renew(self, job_id: int, worker: str) -> bool:
+        """Extend the lease; False when the worker no longer holds the job."""
+
+    async def save_progress(self, job_id: int, progress: dict) -> None: ...
+
+    async def finish(self, job_id: int, worker: str, status: str, error: str | None = None) -> bool:
+        """End a job as done, failed or superseded; False when the worker no longer holds it."""
+
+    async def release(self, job_id: int, worker: str) -> None:
+        """Give a running job back to the queue (graceful shutdown)."""
+
+    async def get(self, job_id: int) -> Job | None: ...
+
+    async def counts(self) -> dict[str, int]: ...
+
+    async def close(self) -> None: ...
+
+
+class SqliteJobQueue:
+    """`JobQueue` in one SQLite file (WAL, synchronous=FULL: a commit is on disk before the 202)."""
+
+    def __init__(self, path: str | Path, lease_seconds: float = 60.0, clock: Callable[[], float] = time.time):
+        self.path = Path(path)
+        self.lease_seconds = lease_seconds
+        self.clock = clock
+        # One thread owns the connection: calls are serialised and never block the event loop.
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jobs-db")
+        self._db: sqlite3.Connection | None = None
+        self._executor.submit(self._open).result()
+
+    def _open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
+        db.row_factory = sqlite3.Row
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.executescript(_SCHEMA)
+        cutoff = self.clock() - KEEP_SECONDS
+        db.execute("DELETE FROM deliveries WHERE received_at < ?", (cutoff,))
+        db.execute("DELETE FROM jobs WHERE status IN ('done', 'superseded') AND updated_at < ?", (cutoff,))
+        self._db = db
+
+    async def _run(self, func: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, func, *args)
+
+    def _transaction(self, func: Callable[[sqlite3.Connection], Any]) -> Any:
+        db = self._db
+        assert db is not None, "queue is closed"
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            result = func(db)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        return result
+
+    @staticmethod
+    def _job(row: sqlite3.Row) -> Job:
+        return Job(row["id"], row["kind"], row["key"], json.loads(row["payload"]), row["status"], row["attempts"],
+                   json.loads(row["progress"]), row["error"], row["delivery_id"], row["created_at"])
+
+    # -- JobQueue ----------------------------------------------------------------------------------
+
+    async def enqueue(self, delivery_id: str, event: str, requests: list[JobRequest]) -> list[int] | None:
+        now = self.clock()
+
+        def store(db: sqlite3.Connection) -> list[int] | None:
+            try:
+                db.execute("INSERT INTO deliveries (delivery_id, event, received_at) VALUES (?, ?, ?)",
+                           (delivery_id, event, now))
+            except sqlite3.IntegrityError:
+                return None
+            ids: list[int] = []
+            for request in requests:
+                cursor = db.execute(
+                    "INSERT INTO jobs (kind, key, payload, delivery_id, created_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (request.kind, request.key, json.dumps(request.payload), delivery_id, now, now))
+                job_id = int(cursor.lastrowid or 0)
+                if request.supersedes:
+                    db.execute("UPDATE jobs SET status = 'superseded', error = ?, updated_at = ?"
+                               " WHERE key = ? AND kind = ? AND status = 'queued' AND id < ?",
+                               (f"superseded by job {job_id}", now, request.key, request.kind, job_id))
+                ids.append(job_id)
+            return ids
+
+        return await self._run(self._transaction, store)
+
+    async def claim(self, worker: str) -> Job | None:
+        now = self.clock()
+
+        def take(db: sqlite3.Connection) -> Job | None:
+            row = db.execute(
+                "SELECT id FROM jobs AS j"
+                " WHERE (status = 'queued' OR (status = 'running' AND lease_expires < :now))"
+                " AND NOT EXISTS (SELECT 1 FROM jobs AS r WHERE r.key = j.key AND r.id != j.id"
+                "                 AND r.status = 'running' AND r.lease_expires >= :now)"
+                " ORDER BY id LIMIT 1", {"now": now}).fetchone()
+            if row is None:
+                return None
+            db.execute("UPDATE jobs SET status = 'running', lease_owner = ?, lease_expires = ?,"
+                       " attempts = attempts + 1, updated_at = ? WHERE id = ?",
+                       (worker, now + self.lease_seconds, now, row["id"]))
+            return self._job(db.execute("SELECT * FROM jobs WHERE id = ?", (row["id"],)).fetchone())
+
+        return await self._run(self._transaction, take)
+
+    async def renew(self, job_id: int, worker: str) -> bool:
+        now = self.clock()
+
+        def extend(db: sqlite3.Connection) -> bool:
+            return db.execute("UPDATE jobs SET lease_expires = ?, updated_at = ?"
+                              " WHERE id = ? AND lease_owner = ? AND status = 'running'",
+                              (now + self.lease_seconds, now, job_id, worker)).rowcount == 1
+
+        return await self._run(self._transaction, extend)
+
+    async def save_progress(self, job_id: int, progress: dict) -> None:
+        now = self.clock()
+        await self._run(self._transaction, lambda db: db.execute(
+            "UPDATE jobs SET progress = ?, updated_at = ? WHERE id = ?", (json.dumps(progress), now, job_id)))
+
+    async def finish(self, job_id: int, worker: str, status: str, error: str | None = None) -> bool:
+        if status not in ("done", "failed", "superseded"):
+            raise ValueError(f"not a final status: {status}")
+        now = self.clock()
+
+        def end(db: sqlite3.Connection) -> bool:
+            return db.execute("UPDATE jobs SET status = ?, error = ?, lease_owner = NULL, lease_expires = NULL,"
+                              " updated_at = ? WHERE id = ? AND lease_owner = ? AND status = 'running'",
+                              (status, error, now, job_id, worker)).rowcount == 1
+
+        return await self._run(self._transaction, end)
+
+    async def release(self, job_id: int, worker: str) -> None:
+        now = self.clock()
+        await self._run(self._transaction, lambda db: db.execute(
+            "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires = NULL, updated_at = ?,"
+            " attempts = MAX(attempts - 1, 0) WHERE id = ? AND lease_owner = ? AND status = 'running'",
+            (now, job_id, worker)))
+
+    async def get(self, job_id: int) -> Job | None:
+        def fetch() -> Job | None:
+            assert self._db is not None
+            row = self._db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
+            return self._job(row) if row else None
+
+        return await self._run(fetch)
+
+    async def counts(self) -> dict[str, int]:
+        def count() -> dict[str, int]:
+            assert self._db is not None
+            found = dict(self._db.execute("SELECT status, COUNT(*) FROM jobs GROUP BY status").fetchall())
+            return {status: found.get(status, 0) for status in STATUSES}
+
+        return await self._run(count)
+
+    async def close(self) -> None:
+        def shut() -> None:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+        await self._run(shut)
+        self._executor.shutdown(wait=True)
+
+
+def pull_key(owner: str, repo: str, number: int) -> str:
+    """The key of every job about one pull request: they run one at a time."""
+    return f"{owner}/{repo}#{number}".lower()

@@ -1,0 +1,714 @@
+"""The job runner: what an analysis of a pull request and a slash command do on GitHub.
+
+Workers claim jobs from the durable queue. A job records what it has
+posted (comment, check runs, commands done) in its progress, so a job
+resumed after a crash edits what it posted instead of posting it again.
+Results are posted only for the commit that is still the PR's head.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import datetime as dt
+import functools
+import http
+import logging
+import os
+import re
+import socket
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from urllib.parse import quote
+
+import aiohttp
+import jinja2
+from gidgethub import BadRequest, HTTPException
+from gidgethub.abc import GitHubAPI
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from bot.checklist import (
+    ANNOTATIONS_PER_REQUEST,
+    CHECK_TEXT_LIMIT,
+    COMMENT_LIMIT,
+    MARKER,
+    TEMPLATES,
+    check_run_outputs,
+    render_comment,
+    render_progress,
+    ticked_ids,
+)
+from bot.commands import COMMANDS, Command, parse_commands
+from bot.config import CONFIG_PATH, Config, Pin, load_config, parse_config
+from bot.engine import analyse
+from bot.github import GitHubApp
+from bot.jobs import Job, JobQueue
+from bot.model import AnalysisError, PatchResult, Report
+from bot.rest import BlobCache, RestSnapshot
+from bot.snapshot import MemorySnapshot
+from bot.upstream import Upstream
+
+log = logging.getLogger("bot.service")
+
+MAX_ATTEMPTS = 3  # claims of one job before the bot stops retrying a job that kills its worker
+REFRESHED = ("regenerated", "fuzzy", "offset")  # statuses whose rebuilt patch `regenerate-patches` commits
+UNRESOLVED = ("conflict", "error", "upstreamed")
+WRITE_ROLES = {"admin", "maintain", "write"}
+GENERAL_CHECK = "llama-bot"  # the check run for failures that belong to no pin
+_TICKS_NOTE = re.compile(r"<!-- llama-bot:ticked ([\w.:\- ]*) -->")
+
+_templates = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=False, trim_blocks=True,
+                                lstrip_blocks=True, keep_trailing_newline=True)
+
+
+def render(template: str, **context) -> str:
+    return _templates.get_template(template).render(**context)
+
+
+# -- pure decisions -------------------------------------------------------------------------------
+
+
+def carried_ticks(body: str | None) -> set[str]:
+    """Boxes a person ticked: visible ones, and those kept in a note while a run replaced the checklist."""
+    body = body or ""
+    kept = {i for note in _TICKS_NOTE.findall(body) for i in note.split()}
+    return ticked_ids(body) | kept
+
+
+def with_ticks(body: str, ticked: Iterable[str]) -> str:
+    """A progress or error body that remembers the ticked boxes for the next checklist."""
+    ids = sorted(ticked)
+    return f"{body.rstrip()}\n\n<!-- llama-bot:ticked {' '.join(ids)} -->\n" if ids else body
+
+
+def check_run_updates(conclusion: str, output: dict) -> list[dict]:
+    """The PATCH bodies that complete a check run: at most 50 annotations per request, the rest appended."""
+    annotations = output.get("annotations") or []
+    head = {k: output[k] for k in ("title", "summary", "text") if k in output}
+    first_output = {**head, "annotations": annotations[:ANNOTATIONS_PER_REQUEST]} if annotations else head
+    first = {"status": "completed", "conclusion": conclusion, "output": first_output}
+    more = [{"output": {"title": head.get("title", ""), "summary": head.get("summary", ""),
+                        "annotations": annotations[i:i + ANNOTATIONS_PER_REQUEST]}}
+            for i in range(ANNOTATIONS_PER_REQUEST, len(annotations), ANNOTATIONS_PER_REQUEST)]
+    return [first, *more]
+
+
+def may_write(answer: dict) -> bool:
+    """Whether a collaborator-permission answer allows commands (`maintain` is reported as `write`)."""
+    return answer.get("permission") in WRITE_ROLES or answer.get("role_name") in WRITE_ROLES
+
+
+def push_target(pr: dict) -> tuple[str, str, str] | None:
+    """(owner, repo, branch) the bot may push regenerated patches to, or None (fork without the box)."""
+    head_repo = pr["head"].get("repo")
+    if not head_repo:
+        return None
+    same = head_repo["full_name"].lower() == pr["base"]["repo"]["full_name"].lower()
+    if not same and not pr.get("maintainer_can_modify"):
+        return None
+    return head_repo["owner"]["login"], head_repo["name"], pr["head"]["ref"]
+
+
+def touched_pins(config: Config, changed: Iterable[str]) -> list[Pin]:
+    paths = list(changed)
+    return [pin for pin in config.pins if any(pin.watches(p) for p in paths)]
+
+
+@dataclass(frozen=True)
+class PatchChange:
+    path: str
+    status: str
+    data: bytes
+
+    @property
+    def text(self) -> str:
+        return self.data.decode("utf-8", errors="replace")
+
+    @property
+    def fence(self) -> str:
+        """A code fence longer than any backtick run in the patch."""
+        longest = max((len(m) for m in re.findall(r"`+", self.text)), default=0)
+        return "`" * max(3, longest + 1)
+
+
+def patch_changes(report: Report, current: Callable[[str], bytes | None]) -> list[PatchChange]:
+    """Rebuilt patches whose bytes differ from the file at the head commit."""
+    changes = []
+    for pin in report.pins:
+        for patch in pin.patches:
+            path = patch.regenerated or patch.path
+            if patch.status in REFRESHED and patch.new_text is not None and patch.new_text != current(path):
+                changes.append(PatchChange(path, patch.status, patch.new_text))
+    return changes
+
+
+def unresolved_patches(report: Report) -> list[PatchResult]:
+    return [p for pin in report.pins for p in pin.patches if p.status in UNRESOLVED]
+
+
+def refs_text(report: Report) -> str:
+    return ", ".join(f"{pin.name} {pin.old_ref} → {pin.new_ref}" for pin in report.pins) or "no pin"
+
+
+def commit_message(report: Report, changes: list[PatchChange]) -> str:
+    pins = [pin for pin in report.pins if any(c.path in {p.regenerated or p.path for p in pin.patches}
+                                              for c in changes)]
+    title = "Regenerate carried patches for " + ", ".join(f"{p.name} {p.new_ref}" for p in pins)
+    lines = [f"- {c.path} ({c.status})" for c in changes]
+    bumps = [f"{p.name}: {p.old_ref} -> {p.new_ref} ({p.compare_url})" for p in pins]
+    return "\n".join([title, "", *bumps, "", *lines, "", "Generated by llama-bot (`regenerate-patches`)."])
+
+
+def shown_patches(changes: list[PatchChange], budget: int) -> tuple[list[PatchChange], list[PatchChange]]:
+    """Which patches fit in a reply of about `budget` characters, in order; the rest are named only."""
+    shown, omitted, used = [], [], 0
+    for change in changes:
+        size = len(change.text) + len(change.path) + 120
+        if used + size <= budget:
+            shown.append(change)
+            used += size
+        else:
+            omitted.append(change)
+    return shown, omitted
+
+
+class GaveUp(Exception):
+    """A job that kept stopping its worker (crash, kill) is not tried again."""
+
+
+def short_reason(exc: BaseException) -> str:
+    """One line for the PR; never a token (gidgethub's messages are GitHub's own)."""
+    if isinstance(exc, GaveUp):
+        return str(exc)
+    if isinstance(exc, HTTPException):
+        text = f"GitHub answered {int(exc.status_code)} {exc.status_code.phrase}"
+        detail = str(exc.args[-1]) if exc.args and not isinstance(exc.args[-1], http.HTTPStatus) else ""
+        if detail and detail != exc.status_code.phrase:
+            text += f" ({detail.splitlines()[0][:200]})"
+        return text
+    if isinstance(exc, TimeoutError):
+        return "GitHub did not answer in time"
+    if isinstance(exc, aiohttp.ClientError):
+        return f"could not reach GitHub ({type(exc).__name__})"
+    first = (str(exc).splitlines() or [""])[0][:300]
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+
+def iso(moment: dt.datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def human(moment: dt.datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+# -- metrics --------------------------------------------------------------------------------------
+
+
+class Metrics:
+    """The service's Prometheus metrics, in a registry of their own (one per app)."""
+
+    def __init__(self, registry: CollectorRegistry | None = None):
+        self.registry = registry or CollectorRegistry()
+        self.deliveries = Counter("llama_bot_webhook_deliveries", "Webhook deliveries by event and outcome",
+                                  ["event", "outcome"], registry=self.registry)
+        self.jobs = Histogram("llama_bot_job_duration_seconds", "Job run time by kind and outcome",
+                              ["kind", "outcome"], registry=self.registry,
+                              buckets=(0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, float("inf")))
+        self.queue = Gauge("llama_bot_queue_jobs", "Jobs in the queue by status", ["status"], registry=self.registry)
+        self.github = Counter("llama_bot_github_requests", "GitHub API calls by method and status",
+                              ["method", "status"], registry=self.registry)
+
+    def github_call(self, method: str, status: str) -> None:
+        self.github.labels(method, status).inc()
+
+
+# -- the runner -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """One job being executed: its GitHub client, its pull request and what it already posted."""
+
+    job: Job
+    gh: GitHubAPI
+    save: Callable[[], Awaitable[None]]
+    progress: dict = field(default_factory=dict)
+    prefix: str = parse_config(None).command_prefix  # the repository's, once its configuration is read
+
+    @property
+    def names(self) -> dict:
+        p = self.job.payload
+        return {"owner": p["owner"], "repo": p["repo"], "number": p["number"]}
+
+
+class Superseded(Exception):
+    """The PR's head moved on: this run's results are for a commit nobody looks at any more."""
+
+
+class Service:
+    def __init__(self, *, queue: JobQueue, github: GitHubApp, data_dir: Path, url_instead_of: str | None,
+                 workers: int, metrics: Metrics, poll_interval: float = 1.0):
+        self.queue = queue
+        self.github = github
+        self.data_dir = Path(data_dir)
+        self.url_instead_of = url_instead_of
+        self.workers = workers
+        self.metrics = metrics
+        self.poll_interval = poll_interval
+        self.blobs = BlobCache()
+        self._executor = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="analysis")
+        self._mirror_locks: dict[str, threading.Lock] = {}
+        self._mirror_locks_guard = threading.Lock()
+        self._wakeup = asyncio.Event()
+        self._tasks: list[asyncio.Task] = []
+        self._worker_prefix = f"{socket.gethostname()}:{os.getpid()}"
+        self._commands: dict[str, Callable[[Run, Command, Config], Awaitable[None]]] = {
+            "help": self._command_help, "recheck": self._command_recheck,
+            "regenerate-patches": self._command_regenerate, "validate": self._command_validate}
+
+    # -- lifecycle --
+
+    def start(self) -> None:
+        self._tasks = [asyncio.create_task(self._work(f"{self._worker_prefix}:{n}"), name=f"worker-{n}")
+                       for n in range(self.workers)]
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    def wake(self) -> None:
+        """A job was queued: let an idle worker look now instead of at its next poll."""
+        self._wakeup.set()
+
+    async def _work(self, worker: str) -> None:
+        while True:
+            self._wakeup.clear()
+            try:
+                job = await self.queue.claim(worker)
+            except Exception:
+                log.exception("claiming a job failed", extra={"worker": worker})
+                job = None
+            if job is None:
+                try:
+                    await asyncio.wait_for(self._wakeup.wait(), self.poll_interval)
+                except TimeoutError:
+                    pass
+                continue
+            await self._run(job, worker)
+
+    async def _keep_lease(self, job: Job, worker: str, interval: float) -> None:
+        while True:
+            await asyncio.sleep(interval)
+            if not await self.queue.renew(job.id, worker):
+                log.warning("lost the lease of a job", extra={"job_id": job.id, "worker": worker})
+                return
+
+    async def _run(self, job: Job, worker: str) -> None:
+        started = time.monotonic()
+        context = {"job_id": job.id, "kind": job.kind, "delivery_id": job.delivery_id, "pull": job.key}
+        heartbeat = asyncio.create_task(self._keep_lease(job, worker, self.queue.lease_seconds / 3))
+        run = Run(job, self.github.installation(job.payload["installation_id"]), lambda: self._save(run),
+                  dict(job.progress))
+        outcome = "failed"
+        try:
+            if job.attempts > MAX_ATTEMPTS:
+                raise GaveUp(f"gave up after {MAX_ATTEMPTS} attempts: the worker stopped each time")
+            log.info("job started", extra={**context, "attempt": job.attempts})
+            outcome = await (self._analysis_job(run) if job.kind == "analysis" else self._command_job(run))
+            await self.queue.finish(job.id, worker, "superseded" if outcome == "superseded" else "done")
+        except asyncio.CancelledError:
+            outcome = "released"
+            await self.queue.release(job.id, worker)
+            raise
+        except Exception as exc:
+            reason = short_reason(exc)
+            log.exception("job failed", extra={**context, "reason": reason})
+            await self._report_failure(run, reason)
+            await self.queue.finish(job.id, worker, "failed", reason)
+        finally:
+            heartbeat.cancel()
+            seconds = time.monotonic() - started
+            self.metrics.jobs.labels(job.kind, outcome).observe(seconds)
+            log.info("job finished", extra={**context, "outcome": outcome, "seconds": round(seconds, 3)})
+
+    async def _save(self, run: Run) -> None:
+        await self.queue.save_progress(run.job.id, run.progress)
+
+    # -- reading the repository --
+
+    async def _pull(self, run: Run) -> dict:
+        return await run.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", run.names)
+
+    async def _config(self, run: Run, default_branch: str) -> Config:
+        """`.github/llama-bot.toml` on the default branch (CONTRACT section 4); defaults when absent."""
+        try:
+            item = await run.gh.getitem("/repos/{owner}/{repo}/contents/{+path}{?ref}",
+                                        {**run.names, "path": CONFIG_PATH, "ref": default_branch})
+        except BadRequest as exc:
+            if exc.status_code == http.HTTPStatus.NOT_FOUND:
+                return parse_config(None)
+            raise
+        if not isinstance(item, dict) or item.get("type") != "file":
+            raise AnalysisError(f"{CONFIG_PATH} on {default_branch} is not a file")
+        return load_config(MemorySnapshot({CONFIG_PATH: base64.b64decode(item.get("content") or "")}))
+
+    async def _changed_paths(self, run: Run) -> list[str]:
+        paths: list[str] = []
+        async for item in run.gh.getiter("/repos/{owner}/{repo}/pulls/{number}/files?per_page=100", run.names):
+            paths.append(item["filename"])
+            if item.get("previous_filename"):
+                paths.append(item["previous_filename"])
+        return paths
+
+    async def _snapshots(self, run: Run, pr: dict) -> tuple[RestSnapshot, RestSnapshot]:
+        """The PR's merge base and head, as the files API compares them."""
+        head = pr["head"]["sha"]
+        compare = await run.gh.getitem("/repos/{owner}/{repo}/compare/{basehead}?per_page=1",
+                                       {**run.names, "basehead": f"{pr['base']['sha']}...{head}"})
+        base = (compare.get("merge_base_commit") or {}).get("sha") or pr["base"]["sha"]
+        owner, repo = run.names["owner"], run.names["repo"]
+        return (await RestSnapshot.load(run.gh, owner, repo, base, self.blobs),
+                await RestSnapshot.load(run.gh, owner, repo, head, self.blobs))
+
+    def _open_upstream(self, pin: Pin, refs: list[str]) -> Upstream:
+        with self._mirror_locks_guard:
+            lock = self._mirror_locks.setdefault(pin.name, threading.Lock())
+        with lock:  # two jobs fetching into one mirror at once would fight over its lock files
+            return Upstream.mirror(self.data_dir, pin.name, pin.upstream, refs, self.url_instead_of)
+
+    async def _analyse(self, config: Config, base: RestSnapshot, head: RestSnapshot, changed: list[str] | None,
+                       review: bool) -> Report:
+        call = functools.partial(analyse, config, base, head, self._open_upstream, changed, review=review)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, call)
+
+    # -- posting --
+
+    async def _find_comment(self, run: Run) -> dict | None:
+        if run.progress.get("comment_id"):
+            try:
+                return await run.gh.getitem("/repos/{owner}/{repo}/issues/comments/{id}",
+                                            {**run.names, "id": run.progress["comment_id"]})
+            except BadRequest as exc:
+                if exc.status_code != http.HTTPStatus.NOT_FOUND:
+                    raise
+                run.progress.pop("comment_id")  # someone deleted it: find or create another
+        async for comment in run.gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments?per_page=100",
+                                            run.names):
+            if MARKER in (comment.get("body") or "") and comment["user"].get("type") == "Bot":
+                return comment
+        return None
+
+    async def _put_comment(self, run: Run, body: str) -> None:
+        """Create the checklist comment once, edit it in place afterwards."""
+        if run.progress.get("comment_id"):
+            await run.gh.patch("/repos/{owner}/{repo}/issues/comments/{id}",
+                               {**run.names, "id": run.progress["comment_id"]}, data={"body": body})
+        else:
+            created = await run.gh.post("/repos/{owner}/{repo}/issues/{number}/comments", run.names,
+                                        data={"body": body})
+            run.progress["comment_id"] = created["id"]
+            await run.save()
+
+    async def _reply(self, run: Run, body: str) -> None:
+        await run.gh.post("/repos/{owner}/{repo}/issues/{number}/comments", run.names,
+                          data={"body": body[:COMMENT_LIMIT]})
+
+    async def _start_checks(self, run: Run, head_sha: str, pins: list[Pin], since: dt.datetime) -> dict[str, int]:
+        """`<pin>: patches` and `<pin>: upstream review`, in progress, reused when the job resumes."""
+        if run.progress.get("checks_sha") == head_sha and not run.progress.get("checks_done", True):
+            return run.progress["check_runs"]
+        summary = render("check_in_progress.md.j2", head_sha=head_sha, since=human(since), job_id=run.job.id)
+        runs = {}
+        for pin in pins:
+            for name in (f"{pin.name}: patches", f"{pin.name}: upstream review"):
+                created = await run.gh.post("/repos/{owner}/{repo}/check-runs", run.names, data={
+                    "name": name, "head_sha": head_sha, "status": "in_progress", "started_at": iso(since),
+                    "external_id": str(run.names["number"]),
+                    "output": {"title": f"Checking {pin.name} at {head_sha[:12]}", "summary": summary}})
+                runs[name] = created["id"]
+        run.progress.update(checks_sha=head_sha, check_runs=runs, checks_done=False)
+        await run.save()
+        return runs
+
+    async def _complete_check(self, run: Run, check_id: int, conclusion: str, output: dict) -> None:
+        for body in check_run_updates(conclusion, output):
+            await run.gh.patch("/repos/{owner}/{repo}/check-runs/{id}", {**run.names, "id": check_id}, data=body)
+
+    async def _fail_checks(self, run: Run, head_sha: str, title: str, message: str, hint: str = "") -> None:
+        """Every check run of this job ends as failed with `message`; one general run when there are none."""
+        summary = render("check_failed.md.j2", message=message, hint=hint, head_sha=head_sha, job_id=run.job.id)
+        output = {"title": title[:200], "summary": summary[:CHECK_TEXT_LIMIT]}
+        if run.progress.get("checks_sha") == head_sha and not run.progress.get("checks_done", True):
+            for check_id in run.progress["check_runs"].values():
+                await self._complete_check(run, check_id, "failure", output)
+        else:
+            await run.gh.post("/repos/{owner}/{repo}/check-runs", run.names, data={
+                "name": GENERAL_CHECK, "head_sha": head_sha, "status": "completed", "conclusion": "failure",
+                "external_id": str(run.names["number"]), "output": output})
+        run.progress["checks_done"] = True
+        await run.save()
+
+    async def _report_failure(self, run: Run, reason: str) -> None:
+        """After the last attempt: a failed check run (reason and job id), and a reply to a command."""
+        try:
+            head_sha = run.progress.get("checks_sha") or run.job.payload.get("head_sha")
+            if not head_sha:
+                head_sha = (await self._pull(run))["head"]["sha"]
+            await self._fail_checks(run, head_sha, "llama-bot could not finish", f"The run failed: {reason}.",
+                                    f"Comment `{run.prefix} recheck` to try again.")
+            if run.job.kind == "command":
+                await self._reply(run, render("reply_failed.md.j2", line=run.job.payload["body"].strip()[:200],
+                                              reason=reason, job_id=run.job.id))
+        except Exception:
+            log.exception("could not report a failed job on the pull request", extra={"job_id": run.job.id})
+
+    # -- analysis --
+
+    async def _analysis_job(self, run: Run) -> str:
+        try:
+            return await self._analyse_pull(run, run.job.payload.get("head_sha"))
+        except Superseded:
+            return "superseded"
+
+    async def _analyse_pull(self, run: Run, wanted_sha: str | None, config: Config | None = None) -> str:
+        """Check the PR's head and post the checklist and check runs; "untouched" when no pin is involved."""
+        pr = await self._pull(run)
+        head_sha = pr["head"]["sha"]
+        if wanted_sha and wanted_sha != head_sha:
+            raise Superseded(head_sha)
+        changed = await self._changed_paths(run)
+        config_error = None
+        if config is None:
+            try:
+                config = await self._config(run, pr["base"]["repo"]["default_branch"])
+            except AnalysisError as exc:
+                config_error, config = str(exc), parse_config(None)
+        run.prefix = config.command_prefix
+        pins = touched_pins(config, changed)  # with a broken configuration: the default pins
+        if not pins and not (config_error and CONFIG_PATH in changed):
+            return "untouched"
+        since = utc_now()
+        old = await self._find_comment(run)
+        if old is not None:
+            run.progress["comment_id"] = old["id"]
+        ticked = carried_ticks(old["body"] if old else None)
+        await self._put_comment(run, with_ticks(render_progress(head_sha, human(since)), ticked))
+        if config_error:
+            await self._post_error(run, head_sha, config_error)
+            return "done"
+        checks = await self._start_checks(run, head_sha, pins, since)
+        try:
+            base, head = await self._snapshots(run, pr)
+            report = await self._analyse(config, base, head, changed, review=True)
+        except AnalysisError as exc:
+            await self._ensure_head(run, head_sha, checks)
+            await self._post_error(run, head_sha, str(exc))
+            return "done"
+        await self._ensure_head(run, head_sha, checks)
+        current = await self._find_comment(run)
+        ticked = carried_ticks(current["body"] if current else None)
+        body = render_comment(report, changed, head_sha=head_sha, ran_at=human(utc_now()), ticked=ticked)
+        await self._put_comment(run, body)
+        reported = {pin.name for pin in report.pins}
+        for pin_report in report.pins:
+            for name, conclusion, output in check_run_outputs(pin_report):
+                if name in checks:
+                    await self._complete_check(run, checks[name], conclusion, output)
+        for pin in pins:
+            if pin.name not in reported:
+                output = {"title": f"{pin.version_file} does not exist at this commit",
+                          "summary": f"Nothing to check for {pin.name} at `{head_sha[:12]}`."}
+                for suffix in (": patches", ": upstream review"):
+                    await self._complete_check(run, checks[pin.name + suffix], "neutral", output)
+        run.progress["checks_done"] = True
+        await run.save()
+        return "done"
+
+    async def _ensure_head(self, run: Run, head_sha: str, checks: dict[str, int]) -> None:
+        """Before posting results: drop them when the PR's head moved on, closing this commit's runs."""
+        current = (await self._pull(run))["head"]["sha"]
+        if current == head_sha:
+            return
+        output = {"title": "Superseded by a newer commit",
+                  "summary": f"The pull request moved on to `{current[:12]}`; it is checked there."}
+        for check_id in checks.values():
+            await self._complete_check(run, check_id, "cancelled", output)
+        run.progress["checks_done"] = True
+        await run.save()
+        raise Superseded(current)
+
+    async def _post_error(self, run: Run, head_sha: str, message: str) -> None:
+        """An analysis that cannot run ends as failed check runs and a checklist saying what to fix."""
+        current = await self._find_comment(run)
+        ticked = carried_ticks(current["body"] if current else None)
+        body = render("reply_checklist_error.md.j2", marker=MARKER, head_sha=head_sha, ran_at=human(utc_now()),
+                      message=message, prefix=run.prefix)
+        await self._put_comment(run, with_ticks(body, ticked))
+        await self._fail_checks(run, head_sha, "Could not check the patches", message,
+                                f"Fix this and push again, or comment `{run.prefix} recheck`.")
+
+    # -- commands --
+
+    async def _command_job(self, run: Run) -> str:
+        payload = run.job.payload
+        config_error = None
+        try:
+            config = await self._config(run, payload["default_branch"])
+        except AnalysisError as exc:
+            config_error, config = str(exc), parse_config(None)
+        run.prefix = config.command_prefix
+        commands = parse_commands(payload["body"], config.command_prefix)
+        if not commands:
+            return "done"
+        answer = await self._permission(run, payload["author"])
+        if not may_write(answer):
+            if not run.progress.get("refused"):
+                await self._reply(run, render("reply_refused.md.j2", author=payload["author"],
+                                              permission=answer.get("role_name") or answer.get("permission")))
+                run.progress["refused"] = True
+                await run.save()
+            return "done"
+        await run.gh.post("/repos/{owner}/{repo}/issues/comments/{id}/reactions",
+                          {**run.names, "id": payload["comment_id"]}, data={"content": "eyes"})
+        if config_error:
+            await self._reply(run, render("reply_failed.md.j2", line=commands[0].line, reason=config_error,
+                                          job_id=None))
+            return "done"
+        for index, command in enumerate(commands):
+            if index < run.progress.get("commands_done", 0):
+                continue
+            log.info("running command", extra={"job_id": run.job.id, "command": command.name})
+            await self._commands[command.name](run, command, config)
+            run.progress["commands_done"] = index + 1
+            await run.save()
+        return "done"
+
+    async def _permission(self, run: Run, login: str) -> dict:
+        try:
+            return await run.gh.getitem("/repos/{owner}/{repo}/collaborators/{username}/permission",
+                                        {**run.names, "username": login})
+        except BadRequest as exc:
+            if exc.status_code == http.HTTPStatus.NOT_FOUND:
+                return {"permission": "none"}
+            raise
+
+    async def _command_help(self, run: Run, command: Command, config: Config) -> None:
+        await self._reply(run, render("reply_help.md.j2", line=command.line, problem=command.problem,
+                                      prefix=config.command_prefix, commands=COMMANDS))
+
+    async def _command_validate(self, run: Run, command: Command, config: Config) -> None:
+        await self._reply(run, render("reply_not_configured.md.j2", line=command.line))
+
+    async def _command_recheck(self, run: Run, command: Command, config: Config) -> None:
+        try:
+            outcome = await self._analyse_pull(run, None, config)
+        except Superseded:
+            return  # the newer head has its own job
+        if outcome == "untouched":
+            await self._reply(run, render("reply_untouched.md.j2", line=command.line, verb="check",
+                                          pins=[p.name for p in config.pins]))
+
+    async def _command_regenerate(self, run: Run, command: Command, config: Config) -> None:
+        reply = functools.partial(render, "reply_regenerate.md.j2", line=command.line, prefix=config.command_prefix)
+        pr = await self._pull(run)
+        changed = await self._changed_paths(run)
+        if command.args:
+            pin = config.pin(command.args[0])
+            if pin is None:
+                await self._reply(run, reply(outcome="unknown_pin", pin=command.args[0],
+                                             pins=[p.name for p in config.pins]))
+                return
+            config, scope = replace(config, pins=(pin,)), None
+        elif not touched_pins(config, changed):
+            await self._reply(run, render("reply_untouched.md.j2", line=command.line, verb="regenerate",
+                                          pins=[p.name for p in config.pins]))
+            return
+        else:
+            scope = changed
+        try:
+            base, head = await self._snapshots(run, pr)
+            report = await self._analyse(config, base, head, scope, review=False)
+        except AnalysisError as exc:
+            await self._reply(run, render("reply_failed.md.j2", line=command.line, reason=str(exc), job_id=None))
+            return
+        current = {path: await head.fetch(path) for pin in report.pins for p in pin.patches
+                   if p.new_text is not None for path in [p.regenerated or p.path]}
+        changes = patch_changes(report, current.get)
+        unresolved = unresolved_patches(report)
+        refs = refs_text(report)
+        if not changes:
+            await self._reply(run, reply(outcome="nothing", refs=refs, unresolved=unresolved))
+            return
+        target = push_target(pr)
+        branch = pr["head"]["ref"]
+        if target is not None:
+            try:
+                sha, url = await self._commit(run, target, pr["head"]["sha"], head, changes,
+                                              commit_message(report, changes))
+            except BranchMoved as moved:
+                await self._reply(run, reply(outcome="moved", branch=branch, now_sha=moved.now_sha,
+                                             unresolved=unresolved))
+                return
+            except BadRequest as exc:
+                if exc.status_code not in (http.HTTPStatus.FORBIDDEN, http.HTTPStatus.NOT_FOUND):
+                    raise
+                log.info("cannot push to the head branch, replying with the patches",
+                         extra={"job_id": run.job.id, "status": int(exc.status_code)})
+                reason = "GitHub refused the App's write to that branch"
+            else:
+                await self._reply(run, reply(outcome="committed", commit_sha=sha, commit_url=url, branch=branch,
+                                             changes=changes, refs=refs, unresolved=unresolved))
+                return
+        else:
+            reason = "it is in a fork that does not allow edits by maintainers"
+        shown, omitted = shown_patches(changes, COMMENT_LIMIT - 4000)
+        await self._reply(run, reply(outcome="patches", branch=branch, reason=reason, refs=refs, shown=shown,
+                                     omitted=omitted, unresolved=unresolved))
+
+    async def _commit(self, run: Run, target: tuple[str, str, str], head_sha: str, head: RestSnapshot,
+                      changes: list[PatchChange], message: str) -> tuple[str, str]:
+        """One commit on the head branch through the Git Data API; the ref moves only by fast-forward."""
+        owner, repo, branch = target
+        names = {"owner": owner, "repo": repo}
+        tree_items = []
+        for change in changes:
+            blob = await run.gh.post("/repos/{owner}/{repo}/git/blobs", names, data={
+                "content": base64.b64encode(change.data).decode(), "encoding": "base64"})
+            tree_items.append({"path": change.path, "mode": head.mode(change.path) or "100644", "type": "blob",
+                               "sha": blob["sha"]})
+        parent = await run.gh.getitem("/repos/{owner}/{repo}/git/commits/{sha}", {**names, "sha": head_sha})
+        tree = await run.gh.post("/repos/{owner}/{repo}/git/trees", names,
+                                 data={"base_tree": parent["tree"]["sha"], "tree": tree_items})
+        new = await run.gh.post("/repos/{owner}/{repo}/git/commits", names,
+                                data={"message": message, "tree": tree["sha"], "parents": [head_sha]})
+        ref_path = f"/repos/{quote(owner)}/{quote(repo)}/git/refs/heads/{quote(branch, safe='/')}"
+        try:
+            await run.gh.patch(ref_path, data={"sha": new["sha"], "force": False})
+        except BadRequest as exc:
+            if exc.status_code != http.HTTPStatus.UNPROCESSABLE_ENTITY:
+                raise
+            ref = await run.gh.getitem(f"/repos/{quote(owner)}/{quote(repo)}/git/ref/heads/"
+                                       f"{quote(branch, safe='/')}")
+            raise BranchMoved(ref["object"]["sha"]) from None
+        return new["sha"], new.get("html_url") or new["url"]
+
+
+class BranchMoved(Exception):
+    """The head branch is no longer at the commit the patches were regenerated for."""
+
+    def __init__(self, now_sha: str):
+        super().__init__(now_sha)
+        self.now_sha = now_sha
+

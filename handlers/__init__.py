@@ -1,0 +1,21 @@
+"""Webhook routing: one gidgethub router per concern, composed here.
+
+Routers only decide which jobs a delivery asks for (pure and fast: no
+GitHub calls, no analysis); the service's workers run the jobs.
+"""
+
+from __future__ import annotations
+
+from gidgethub import routing, sansio
+
+from bot.jobs import JobRequest
+from handlers import check_runs, comments, pull_requests
+
+router = routing.Router(pull_requests.router, comments.router, check_runs.router)
+
+
+async def job_requests(event: sansio.Event) -> list[JobRequest]:
+    """The jobs a delivery needs; empty when the bot ignores it."""
+    found: list[JobRequest] = []
+    await router.dispatch(event, found)
+    return found

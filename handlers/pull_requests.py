@@ -1,0 +1,39 @@
+"""Pull-request events: a new head, a (re)opened or ready PR, or a new base asks for an analysis.
+
+Whether the PR touches a pin needs its file list (an API call), so the job
+decides that, not the router.
+"""
+
+from __future__ import annotations
+
+from gidgethub import routing, sansio
+
+from bot.jobs import JobRequest, pull_key
+
+router = routing.Router()
+
+ANALYSED_ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review", "edited")
+
+
+def analysis_request(data: dict) -> JobRequest | None:
+    """An analysis of the PR's head, superseding any still queued for an older head."""
+    pr = data["pull_request"]
+    if data.get("action") == "edited" and "base" not in (data.get("changes") or {}):
+        return None  # a new title or body changes nothing the analysis looks at
+    installation = (data.get("installation") or {}).get("id")
+    if pr.get("state") != "open" or installation is None:
+        return None
+    owner, repo = data["repository"]["owner"]["login"], data["repository"]["name"]
+    return JobRequest("analysis", pull_key(owner, repo, pr["number"]), {
+        "installation_id": installation, "owner": owner, "repo": repo, "number": pr["number"],
+        "head_sha": pr["head"]["sha"], "reason": f"pull_request.{data['action']}"}, supersedes=True)
+
+
+async def on_pull_request(event: sansio.Event, jobs: list[JobRequest]) -> None:
+    request = analysis_request(event.data)
+    if request is not None:
+        jobs.append(request)
+
+
+for _action in ANALYSED_ACTIONS:
+    router.add(on_pull_request, "pull_request", action=_action)

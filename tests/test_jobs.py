@@ -1,0 +1,123 @@
+"""The SQLite job queue: durability, leases, one job per key at a time, superseding, dedup."""
+
+import sqlite3
+
+import pytest
+
+from bot.jobs import JobRequest, SqliteJobQueue
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1_000_000.0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+async def clock():
+    return Clock()
+
+
+@pytest.fixture
+async def queue(tmp_path, clock):
+    q = SqliteJobQueue(tmp_path / "jobs.sqlite3", lease_seconds=30, clock=clock)
+    yield q
+    await q.close()
+
+
+def analysis(key="o/r#1", sha="a" * 40):
+    return JobRequest("analysis", key, {"head_sha": sha}, supersedes=True)
+
+
+async def test_enqueue_claim_finish(queue):
+    ids = await queue.enqueue("d1", "pull_request", [analysis()])
+    assert ids and len(ids) == 1
+    job = await queue.claim("w1")
+    assert (job.id, job.kind, job.payload, job.attempts, job.status) == (ids[0], "analysis", {"head_sha": "a" * 40},
+                                                                         1, "running")
+    assert await queue.claim("w2") is None
+    assert await queue.finish(job.id, "w1", "done")
+    assert (await queue.get(job.id)).status == "done"
+    assert (await queue.counts())["done"] == 1
+
+
+async def test_same_delivery_is_stored_once(queue):
+    assert await queue.enqueue("d1", "pull_request", [analysis()])
+    assert await queue.enqueue("d1", "pull_request", [analysis()]) is None
+    assert (await queue.counts())["queued"] == 1
+
+
+async def test_newer_head_supersedes_queued_analysis_but_not_commands(queue):
+    command = JobRequest("command", "o/r#1", {"body": "/llama help"})
+    (old,) = await queue.enqueue("d1", "pull_request", [analysis(sha="1" * 40)])
+    (cmd,) = await queue.enqueue("d2", "issue_comment", [command])
+    (new,) = await queue.enqueue("d3", "pull_request", [analysis(sha="2" * 40)])
+    assert (await queue.get(old)).status == "superseded"
+    assert (await queue.get(old)).error == f"superseded by job {new}"
+    assert (await queue.get(cmd)).status == "queued"
+    other = await queue.enqueue("d4", "pull_request", [analysis(key="o/r#2")])
+    assert (await queue.get(new)).status == "queued" and other
+
+
+async def test_one_running_job_per_key(queue):
+    await queue.enqueue("d1", "issue_comment", [JobRequest("command", "o/r#1", {"n": 1})])
+    await queue.enqueue("d2", "issue_comment", [JobRequest("command", "o/r#1", {"n": 2})])
+    await queue.enqueue("d3", "issue_comment", [JobRequest("command", "o/r#2", {"n": 3})])
+    first = await queue.claim("w1")
+    second = await queue.claim("w2")
+    assert (first.payload, second.payload) == ({"n": 1}, {"n": 3})
+    assert await queue.claim("w3") is None
+    await queue.finish(first.id, "w1", "done")
+    assert (await queue.claim("w3")).payload == {"n": 2}
+
+
+async def test_expired_lease_is_reclaimed_and_the_old_worker_loses_it(queue, clock):
+    await queue.enqueue("d1", "pull_request", [analysis()])
+    job = await queue.claim("dead")
+    clock.now += 10
+    assert await queue.renew(job.id, "dead")
+    clock.now += 29
+    assert await queue.claim("w2") is None  # lease renewed 29 s ago: still held
+    clock.now += 2
+    again = await queue.claim("w2")
+    assert again.id == job.id and again.attempts == 2
+    assert not await queue.renew(job.id, "dead")
+    assert not await queue.finish(job.id, "dead", "done")
+    assert await queue.finish(job.id, "w2", "failed", "GitHub answered 502")
+    stored = await queue.get(job.id)
+    assert (stored.status, stored.error) == ("failed", "GitHub answered 502")
+
+
+async def test_jobs_survive_reopening_and_progress_is_kept(tmp_path, clock):
+    path = tmp_path / "jobs.sqlite3"
+    q = SqliteJobQueue(path, lease_seconds=30, clock=clock)
+    await q.enqueue("d1", "pull_request", [analysis()])
+    job = await q.claim("w1")
+    await q.save_progress(job.id, {"comment_id": 7})
+    await q.close()  # the worker process is gone without finishing
+
+    clock.now += 31
+    q = SqliteJobQueue(path, lease_seconds=30, clock=clock)
+    resumed = await q.claim("w2")
+    assert (resumed.id, resumed.progress, resumed.attempts) == (job.id, {"comment_id": 7}, 2)
+    assert await q.enqueue("d1", "pull_request", [analysis()]) is None  # still remembered
+    await q.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+async def test_release_gives_the_job_back_without_counting_an_attempt(queue):
+    await queue.enqueue("d1", "pull_request", [analysis()])
+    job = await queue.claim("w1")
+    await queue.release(job.id, "w1")
+    again = await queue.claim("w2")
+    assert again.id == job.id and again.attempts == 1
+
+
+async def test_finish_rejects_non_final_status(queue):
+    await queue.enqueue("d1", "pull_request", [analysis()])
+    job = await queue.claim("w1")
+    with pytest.raises(ValueError):
+        await queue.finish(job.id, "w1", "queued")

@@ -1,0 +1,342 @@
+"""End to end: signed webhooks into the bot on loopback, the fake GitHub over real git repositories."""
+
+import asyncio
+import re
+import time
+
+import pygit2
+
+from bot.app import SERVICE
+from bot.checklist import MARKER
+from bot.jobs import JobRequest, SqliteJobQueue
+from tests.conftest import HOOK_PATCH, NAME, OWNER, PATCH_PATH, Bot, bot_settings
+from tests.fakegithub import commit
+
+
+def runs_by_name(scenario, sha):
+    return {r["name"]: r for r in scenario.check_runs(sha)}
+
+
+async def wait_for(predicate, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not reached"
+        await asyncio.sleep(0.02)
+
+
+async def test_opened_posts_one_comment_and_the_check_runs(bot, scenario):
+    status, answer = await bot.deliver("pull_request", scenario.pull_event("opened"))
+    assert status == 202 and answer["status"] == "queued"
+    await bot.settle()
+    (comment,) = scenario.bot_comments()
+    assert comment["body"].startswith(MARKER)
+    assert scenario.head_sha[:12] in comment["body"] and "regenerated" in comment["body"]
+    runs = runs_by_name(scenario, scenario.head_sha)
+    assert set(runs) == {"llama.cpp: patches", "llama.cpp: upstream review"}
+    patches = runs["llama.cpp: patches"]
+    assert (patches["status"], patches["conclusion"]) == ("completed", "action_required")
+    assert PATCH_PATH in patches["output"]["text"]
+    assert scenario.fake.annotations[patches["id"]][0]["path"] == PATCH_PATH
+    assert runs["llama.cpp: upstream review"]["conclusion"] in ("neutral", "success")
+    assert patches["external_id"] == str(scenario.number)
+    # while it ran, the comment and the check runs said so
+    first_body = next(r["json"]["body"] for r in scenario.fake.requests
+                      if r["method"] == "POST" and r["path"].endswith("/issues/7/comments"))
+    assert "Checking commit" in first_body and scenario.head_sha[:12] in first_body
+    created = [r["body"] for r in scenario.fake.check_run_requests if r["method"] == "POST"]
+    assert all(body["status"] == "in_progress" and "started_at" in body for body in created)
+
+
+async def test_synchronize_edits_the_same_comment(bot, scenario):
+    await bot.deliver("pull_request", scenario.pull_event("opened"))
+    await bot.settle()
+    new_sha = scenario.push({"README.md": "ollama, now with more words\n"})
+    await bot.deliver("pull_request", scenario.pull_event("synchronize"))
+    await bot.settle()
+    (comment,) = scenario.bot_comments()
+    assert new_sha[:12] in comment["body"] and scenario.head_sha[:12] not in comment["body"]
+    assert set(runs_by_name(scenario, new_sha)) == {"llama.cpp: patches", "llama.cpp: upstream review"}
+    assert sum(1 for r in scenario.fake.requests if r["method"] == "POST" and r["path"].endswith("/comments")) == 1
+
+
+async def test_results_for_a_superseded_head_are_never_posted(bot, scenario):
+    old_sha = scenario.head_sha
+    scenario.fake.delay(r"/git/trees/", 1.0)  # keep the first analysis busy while the PR moves on
+    await bot.deliver("pull_request", scenario.pull_event("opened"))
+    await wait_for(lambda: len(scenario.check_runs(old_sha)) == 2)
+    new_sha = scenario.push({"README.md": "pushed while the bot was busy\n"})
+    await bot.deliver("pull_request", scenario.pull_event("synchronize"))
+    await bot.settle()
+    old_runs = scenario.check_runs(old_sha)
+    assert {r["conclusion"] for r in old_runs} == {"cancelled"}
+    assert {r["conclusion"] for r in scenario.check_runs(new_sha)} <= {"action_required", "neutral", "success"}
+    checklists = [r["json"]["body"] for r in scenario.fake.requests
+                  if r["method"] in ("POST", "PATCH") and "/comments" in r["path"] and r["json"]
+                  and "### Before merging" in r["json"]["body"]]
+    assert checklists and all(old_sha[:12] not in body for body in checklists)
+    (comment,) = scenario.bot_comments()
+    assert new_sha[:12] in comment["body"]
+
+
+async def test_same_delivery_twice_acts_once(bot, scenario):
+    data = scenario.pull_event("opened")
+    assert (await bot.deliver("pull_request", data, delivery="abc"))[0] == 202
+    await bot.settle()
+    assert (await bot.deliver("pull_request", data, delivery="abc"))[0] == 200
+    await bot.settle()
+    assert len(scenario.bot_comments()) == 1 and len(scenario.check_runs()) == 2
+
+
+async def test_a_pull_request_touching_no_pin_gets_nothing(bot, scenario):
+    scenario.open_pull(8, {"README.md": "docs only\n"}, "docs")
+    assert (await bot.deliver("pull_request", scenario.pull_event("opened", number=8)))[0] == 202
+    await bot.settle()
+    assert scenario.bot_comments(8) == [] and scenario.check_runs() == []
+    assert not [r for r in scenario.fake.requests if r["method"] != "GET" and "access_tokens" not in r["path"]]
+
+
+async def test_job_of_a_dead_worker_is_resumed_after_a_restart(fake_github, scenario, tmp_path):
+    data_dir = tmp_path / "var"
+    clock = [time.time() - 600]  # the dead worker claimed the job ten minutes ago
+    queue = SqliteJobQueue(data_dir / "jobs.sqlite3", lease_seconds=60, clock=lambda: clock[0])
+    first = Bot(bot_settings(fake_github, scenario, data_dir, workers=1), queue=queue)
+    await first.start()
+    await first.app[SERVICE].stop()  # no live workers: the delivery is stored, nobody runs it
+    assert (await first.deliver("pull_request", scenario.pull_event("opened"), delivery="d-1"))[0] == 202
+    job = await queue.claim("dead-host:1:0")
+    assert job is not None
+    await first.close()
+
+    restarted = Bot(bot_settings(fake_github, scenario, data_dir, workers=1))
+    await restarted.start()
+    try:
+        await restarted.settle()
+        finished = await restarted.queue.get(job.id)
+        assert (finished.status, finished.attempts) == ("done", 2)
+        assert len(scenario.bot_comments()) == 1 and len(scenario.check_runs()) == 2
+        assert (await restarted.deliver("pull_request", scenario.pull_event("opened"), delivery="d-1"))[0] == 200
+    finally:
+        await restarted.close()
+
+
+async def test_502_and_rate_limits_still_post_exactly_once(bot, scenario):
+    fake = scenario.fake
+    fake.fail("POST", r"/issues/7/comments$", 502, times=2)
+    fake.fail("POST", r"/check-runs$", 403, times=1, headers={"retry-after": "1"},
+              body={"message": "You have exceeded a secondary rate limit."})
+    fake.fail("PATCH", r"/check-runs/", 429, times=1,
+              headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(time.time()) + 1)})
+    fake.fail("GET", r"/git/blobs/", 503, times=1)
+    await bot.deliver("pull_request", scenario.pull_event("opened"))
+    await bot.settle()
+    assert len(scenario.bot_comments()) == 1
+    runs = scenario.check_runs()
+    assert len(runs) == 2 and all(r["status"] == "completed" for r in runs)
+    statuses = [r["status"] for r in fake.requests if r["method"] == "POST" and r["path"].endswith("/comments")]
+    assert statuses == [502, 502, 201]
+
+
+async def test_github_down_ends_in_a_failed_check_run_with_the_job_id(bot, scenario):
+    scenario.fake.fail("GET", r"/git/trees/", 502, times=100)
+    await bot.deliver("pull_request", scenario.pull_event("opened"))
+    counts = await bot.settle()
+    assert counts["failed"] == 1
+    job = await bot.queue.get(1)
+    assert job.status == "failed" and "502" in job.error
+    runs = scenario.check_runs(scenario.head_sha)
+    assert {r["conclusion"] for r in runs} == {"failure"}
+    summary = runs[0]["output"]["summary"]
+    assert "502" in summary and f"job {job.id}" in summary
+
+
+async def test_ticked_box_survives_recheck(bot, scenario):
+    await bot.deliver("pull_request", scenario.pull_event("opened"))
+    await bot.settle()
+    (comment,) = scenario.bot_comments()
+    ticked = re.sub(r"- \[ \] (Run `go test[^\n]*<!-- id:go-test -->)", r"- [x] \1", comment["body"])
+    assert ticked != comment["body"]
+    comment["body"] = ticked  # a person ticks the box on GitHub
+    command = scenario.comment_event("Ticked it.\n/llama recheck")
+    assert (await bot.deliver("issue_comment", command))[0] == 202
+    await bot.settle()
+    (comment,) = scenario.bot_comments()
+    assert "- [x] Run `go test ./...` <!-- id:go-test -->" in comment["body"]
+    assert [r["content"] for r in scenario.fake.reactions[command["comment"]["id"]]] == ["eyes"]
+    progress = [r["json"]["body"] for r in scenario.fake.requests if r["method"] == "PATCH"
+                and "/issues/comments/" in r["path"] and "Checking commit" in r["json"]["body"]]
+    assert progress and all("go-test" in body for body in progress)  # remembered while the run was under way
+    assert len(scenario.check_runs()) == 4  # the recheck made new runs on the same commit
+
+
+async def test_read_permission_command_is_refused_politely(bot, scenario):
+    scenario.fake.permissions[(scenario.full_name, "visitor")] = "read"
+    command = scenario.comment_event("/llama regenerate-patches", login="visitor")
+    await bot.deliver("issue_comment", command)
+    await bot.settle()
+    (reply,) = scenario.bot_comments()
+    assert "@visitor" in reply["body"] and "write access" in reply["body"]
+    assert command["comment"]["id"] not in scenario.fake.reactions
+    assert scenario.check_runs() == []
+    assert not [r for r in scenario.fake.requests if "/git/" in r["path"]]
+
+
+async def test_bot_comments_are_ignored(bot, scenario):
+    status, _ = await bot.deliver("issue_comment", scenario.comment_event("/llama recheck", login="llama-bot[bot]",
+                                                                            user_type="Bot"))
+    assert status == 200
+
+
+async def test_help_and_unknown_commands_reply_with_the_help(bot, scenario):
+    command = scenario.comment_event("/llama frobnicate")
+    await bot.deliver("issue_comment", command)
+    await bot.settle()
+    (reply,) = scenario.bot_comments()
+    assert "frobnicate" in reply["body"] and "/llama regenerate-patches [pin]" in reply["body"]
+    assert [r["content"] for r in scenario.fake.reactions[command["comment"]["id"]]] == ["eyes"]
+
+
+async def test_validate_replies_that_it_is_not_configured(bot, scenario):
+    await bot.deliver("issue_comment", scenario.comment_event("/llama validate metal"))
+    await bot.settle()
+    (reply,) = scenario.bot_comments()
+    assert "not configured" in reply["body"]
+    assert scenario.fake.dispatches == []
+
+
+async def test_garbage_version_file_fails_the_check_run_with_the_message(bot, scenario):
+    sha = scenario.push({"LLAMA_CPP_VERSION": "not a ref!!\n"})
+    await bot.deliver("pull_request", scenario.pull_event("synchronize"))
+    await bot.settle()
+    runs = runs_by_name(scenario, sha)
+    assert {r["conclusion"] for r in runs.values()} == {"failure"}
+    summary = runs["llama.cpp: patches"]["output"]["summary"]
+    assert "LLAMA_CPP_VERSION" in summary and "not a ref!!" in summary
+    (comment,) = scenario.bot_comments()
+    assert "Could not check" in comment["body"] and "LLAMA_CPP_VERSION" in comment["body"]
+    # the service keeps serving
+    scenario.push({"LLAMA_CPP_VERSION": "v2\n"})
+    await bot.deliver("pull_request", scenario.pull_event("synchronize"))
+    await bot.settle()
+    assert "### Before merging" in scenario.bot_comments()[0]["body"]
+
+
+async def test_unknown_upstream_ref_fails_the_check_run(bot, scenario):
+    sha = scenario.push({"LLAMA_CPP_VERSION": "b99999\n"})
+    await bot.deliver("pull_request", scenario.pull_event("synchronize"))
+    await bot.settle()
+    summary = runs_by_name(scenario, sha)["llama.cpp: patches"]["output"]["summary"]
+    assert "b99999" in summary
+
+
+async def test_unreadable_config_fails_a_check_run_saying_what_to_fix(bot, scenario):
+    main = commit(scenario.git, {".github/llama-bot.toml": "command_prefix = [broken\n"},
+                  parents=[scenario.base_sha], ref="refs/heads/main")
+    assert main
+    await bot.deliver("pull_request", scenario.pull_event("opened"))
+    await bot.settle()
+    (run,) = scenario.check_runs(scenario.head_sha)
+    assert run["name"] == "llama-bot" and run["conclusion"] == "failure"
+    assert "llama-bot.toml" in run["output"]["summary"]
+
+
+async def test_rerequested_check_run_reruns_the_analysis(bot, scenario):
+    await bot.deliver("pull_request", scenario.pull_event("opened"))
+    await bot.settle()
+    run = runs_by_name(scenario, scenario.head_sha)["llama.cpp: patches"]
+    data = {"action": "rerequested", "check_run": {**run, "pull_requests": []},
+            "repository": scenario.repository(), "installation": scenario.installation(),
+            "sender": scenario.fake._user("maintainer")}
+    assert (await bot.deliver("check_run", data))[0] == 202
+    await bot.settle()
+    assert len(scenario.check_runs(scenario.head_sha)) == 4
+    assert len(scenario.bot_comments()) == 1
+
+
+async def test_regenerate_patches_commits_to_the_head_branch(bot, scenario):
+    command = scenario.comment_event("/llama regenerate-patches")
+    await bot.deliver("issue_comment", command)
+    await bot.settle()
+    branch = scenario.git.references["refs/heads/bump"].peel(pygit2.Commit)
+    assert [str(p) for p in branch.parent_ids] == [scenario.head_sha]
+    assert "llama.cpp v2" in branch.message and "v1 -> v2" in branch.message
+    new_patch = branch.tree[PATCH_PATH].data
+    assert new_patch != HOOK_PATCH and b"ollama_hook();" in new_patch
+    assert [p.delta.new_file.path for p in branch.tree.diff_to_tree(scenario.git[scenario.head_sha].peel(pygit2.Tree))] == \
+        [PATCH_PATH]
+    (reply,) = scenario.bot_comments()
+    assert str(branch.id)[:12] in reply["body"] and PATCH_PATH in reply["body"]
+    assert scenario.fake.pulls[(scenario.full_name, 7)]["head"]["sha"] == str(branch.id)
+
+
+async def test_regenerate_patches_with_nothing_to_do_says_so(bot, scenario):
+    scenario.push({PATCH_PATH: None, "llama/compat/0001-other.patch": HOOK_PATCH.replace(b"src/f.c", b"other.c")
+                   .replace(b"d();", b"x();")})
+    await bot.deliver("issue_comment", scenario.comment_event("/llama regenerate-patches llama.cpp"))
+    await bot.settle()
+    (reply,) = scenario.bot_comments()
+    assert "Nothing to regenerate" in reply["body"]
+
+
+async def test_regenerate_patches_when_the_branch_moved(bot, scenario):
+    scenario.fake.delay(r"/git/blobs$", 1.0)  # creating the blob takes a moment; a push lands meanwhile
+    await bot.deliver("issue_comment", scenario.comment_event("/llama regenerate-patches"))
+    await wait_for(lambda: any(r["method"] == "POST" and r["path"].endswith("/git/blobs")
+                               for r in scenario.fake.requests))
+    moved = commit(scenario.git, {"README.md": "racing push\n"}, parents=[scenario.head_sha],
+                   ref="refs/heads/bump")
+    await bot.settle()
+    assert str(scenario.git.references["refs/heads/bump"].target) == moved
+    (reply,) = scenario.bot_comments()
+    assert "moved" in reply["body"] and moved[:12] in reply["body"]
+
+
+async def test_regenerate_patches_for_a_fork_replies_with_the_patches(bot, scenario):
+    sha = commit(scenario.git, {"LLAMA_CPP_VERSION": "v2\n"}, parents=[scenario.base_sha])
+    scenario.fake.add_pull(OWNER, NAME, 9, sha, "bump-from-fork", head_repo_full_name="someone/ollama")
+    await bot.deliver("issue_comment", scenario.comment_event("/llama regenerate-patches", number=9))
+    await bot.settle()
+    (reply,) = scenario.bot_comments(9)
+    assert "<details>" in reply["body"] and "ollama_hook();" in reply["body"]
+    assert "llama-bot regenerate --repo ." in reply["body"]
+    assert not [r for r in scenario.fake.requests if r["method"] == "POST" and "/git/" in r["path"]]
+
+
+async def test_recheck_on_a_pull_request_touching_no_pin_replies(bot, scenario):
+    scenario.open_pull(8, {"README.md": "docs only\n"}, "docs")
+    await bot.deliver("issue_comment", scenario.comment_event("/llama recheck", number=8))
+    await bot.settle()
+    (reply,) = scenario.bot_comments(8)
+    assert "nothing to check" in reply["body"]
+
+
+async def test_regenerate_patches_falls_back_when_the_fork_refuses_the_write(bot, scenario):
+    sha = commit(scenario.git, {"LLAMA_CPP_VERSION": "v2\n"}, parents=[scenario.base_sha])
+    scenario.fake.add_pull(OWNER, NAME, 9, sha, "bump-from-fork", head_repo_full_name="someone/ollama",
+                           maintainer_can_modify=True)
+    await bot.deliver("issue_comment", scenario.comment_event("/llama regenerate-patches", number=9))
+    await bot.settle()
+    (reply,) = scenario.bot_comments(9)
+    assert "GitHub refused" in reply["body"] and "ollama_hook();" in reply["body"]
+
+
+async def test_a_job_that_keeps_killing_its_worker_is_given_up(fake_github, scenario, tmp_path):
+    data_dir = tmp_path / "var"
+    clock = [time.time() - 3600]
+    queue = SqliteJobQueue(data_dir / "jobs.sqlite3", lease_seconds=60, clock=lambda: clock[0])
+    await queue.enqueue("d-1", "pull_request", [JobRequest("analysis", "ollama/ollama#7", {
+        "installation_id": fake_github.installation_id, "owner": OWNER, "repo": NAME, "number": 7,
+        "head_sha": scenario.head_sha, "reason": "pull_request.opened"}, supersedes=True)])
+    for n in range(3):  # three workers died holding it
+        assert await queue.claim(f"dead:{n}")
+        clock[0] += 120
+    await queue.close()
+    restarted = Bot(bot_settings(fake_github, scenario, data_dir, workers=1))
+    await restarted.start()
+    try:
+        await restarted.settle()
+        job = await restarted.queue.get(1)
+        assert job.status == "failed" and "gave up after 3 attempts" in job.error
+    finally:
+        await restarted.close()
+    (run,) = scenario.check_runs(scenario.head_sha)
+    assert run["conclusion"] == "failure" and "job 1" in run["output"]["summary"]
