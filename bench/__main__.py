@@ -71,6 +71,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="llama-bot-bench-") as tmp:
         patch_stage(Path(tmp))
         review_stage(Path(tmp))
+    from bench.service import service_stage
+
+    service_stage()
     return 0
 
 

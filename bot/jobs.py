@@ -110,6 +110,7 @@ class SqliteJobQueue:
         # One thread owns the connection: calls are serialised and never block the event loop.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jobs-db")
         self._db: sqlite3.Connection | None = None
+        self._pending: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future]] = []
         self._executor.submit(self._open).result()
 
     def _open(self) -> None:
@@ -169,7 +170,30 @@ class SqliteJobQueue:
                 ids.append(job_id)
             return ids
 
-        return await self._run(self._transaction, store)
+        return await self._group_commit(store)
+
+    async def _group_commit(self, store: Callable[[sqlite3.Connection], Any]) -> Any:
+        """Deliveries that arrive together share one transaction: one fsync for the batch, not each."""
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        self._pending.append((store, done))
+        if len(self._pending) == 1:
+            loop.create_task(self._flush())
+        return await done
+
+    async def _flush(self) -> None:
+        await asyncio.sleep(0)  # let the deliveries already being read join this batch
+        batch, self._pending = self._pending, []
+        try:
+            results = await self._run(self._transaction, lambda db: [store(db) for store, _ in batch])
+        except BaseException as exc:
+            for _, done in batch:
+                if not done.done():
+                    done.set_exception(exc)
+            return
+        for (_, done), result in zip(batch, results):
+            if not done.done():
+                done.set_result(result)
 
     async def claim(self, worker: str) -> Job | None:
         now = self.clock()

@@ -1,0 +1,130 @@
+"""Webhook answer latency and delivery-to-comment time, against the fake GitHub on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import aiohttp
+import pygit2
+
+from tests.conftest import HOOK_PATCH, NEW_SOURCE, OLD_SOURCE, PATCH_PATH, SECRET, UPSTREAM_URL, Scenario
+from tests.fakegithub import FakeGitHub, commit, sign
+from tests.gitutil import upstream_pair
+
+DELIVERIES, CONCURRENCY = 1000, 50
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+async def _scenario(fake: FakeGitHub, root: Path) -> Scenario:
+    up = upstream_pair(root, {"src/f.c": OLD_SOURCE}, {"src/f.c": NEW_SOURCE})
+    git = pygit2.init_repository(str(root / "ollama.git"), bare=True)
+    base = commit(git, {"README.md": "ollama\n", "LLAMA_CPP_VERSION": "v1\n", PATCH_PATH: HOOK_PATCH},
+                  ref="refs/heads/main", message="pin")
+    head = commit(git, {"LLAMA_CPP_VERSION": "v2\n"}, parents=[base], ref="refs/heads/bump", message="bump")
+    fake.add_repo("ollama", "ollama", git)
+    fake.add_pull("ollama", "ollama", 7, head, "bump")
+    return Scenario(fake, git, up.path, base, head)
+
+
+async def _latency(url: str, scenario: Scenario, concurrency: int = CONCURRENCY) -> list[float]:
+    body = json.dumps(scenario.pull_event("synchronize")).encode()
+    signature = sign(body, SECRET)
+    times: list[float] = []
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(session: aiohttp.ClientSession) -> None:
+        headers = {"X-GitHub-Event": "pull_request", "X-GitHub-Delivery": str(uuid.uuid4()),
+                   "X-Hub-Signature-256": signature, "Content-Type": "application/json"}
+        async with gate:
+            started = time.perf_counter()
+            async with session.post(url + "webhook", data=body, headers=headers) as resp:
+                await resp.read()
+                assert resp.status == 202, resp.status
+            times.append(time.perf_counter() - started)
+
+    async with aiohttp.ClientSession() as session:
+        await asyncio.gather(*(one(session) for _ in range(DELIVERIES)))
+    return times
+
+
+async def _to_comment(url: str, scenario: Scenario) -> float:
+    """Seconds from an `opened` delivery to the finished checklist comment (the mirror is warm by now)."""
+    scenario.fake.comments.clear()
+    body = json.dumps(scenario.pull_event("opened")).encode()
+    headers = {"X-GitHub-Event": "pull_request", "X-GitHub-Delivery": str(uuid.uuid4()),
+               "X-Hub-Signature-256": sign(body, SECRET), "Content-Type": "application/json"}
+    started = time.perf_counter()
+    async with aiohttp.ClientSession() as session:
+        async with session.post(url + "webhook", data=body, headers=headers) as resp:
+            assert resp.status == 202, resp.status
+    while True:
+        bodies = [c["body"] for c in scenario.bot_comments()]
+        if any("### Before merging" in b for b in bodies):
+            return time.perf_counter() - started
+        if time.perf_counter() - started > 60:
+            raise RuntimeError("no checklist comment within 60 s")
+        await asyncio.sleep(0.005)
+
+
+async def _served(fake: FakeGitHub, scenario: Scenario, data_dir: Path, port: int):
+    """`python -m bot serve` in its own process, as in production; the load comes from this one."""
+    env = {**os.environ, "GITHUB_APP_ID": str(fake.app_id), "GITHUB_PRIVATE_KEY": fake.private_key_pem,
+           "GITHUB_WEBHOOK_SECRET": SECRET, "GITHUB_API_URL": fake.url, "LLAMA_BOT_DATA_DIR": str(data_dir),
+           "LLAMA_BOT_URL_INSTEADOF": f"{scenario.upstream_path}={UPSTREAM_URL}"}
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port), env=env,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+    async with aiohttp.ClientSession() as session:
+        for _ in range(200):
+            try:
+                async with session.get(f"http://127.0.0.1:{port}/healthz") as resp:
+                    if resp.status == 200:
+                        return server
+            except aiohttp.ClientError:
+                await asyncio.sleep(0.05)
+    server.kill()
+    raise RuntimeError("the service did not start")
+
+
+async def run() -> None:
+    with tempfile.TemporaryDirectory(prefix="llama-bot-bench-svc-") as tmp:
+        root = Path(tmp)
+        fake = FakeGitHub()
+        await fake.start()
+        scenario = await _scenario(fake, root)
+        port = free_port()
+        server = await _served(fake, scenario, root / "var", port)
+        url = f"http://127.0.0.1:{port}/"
+        try:
+            await _to_comment(url, scenario)  # fills the mirror
+            times = sorted(await _latency(url, scenario))
+            alone = sorted(await _latency(url, scenario, concurrency=1))
+            to_comment = [await _to_comment(url, scenario) for _ in range(5)]
+        finally:
+            server.terminate()
+            await server.wait()
+            await fake.close()
+    p50, p99 = times[len(times) // 2], times[int(len(times) * 0.99) - 1]
+    print(f"webhook answers ({DELIVERIES} signed deliveries, {CONCURRENCY} at a time, each durably queued):")
+    print(f"  p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, max {times[-1] * 1000:.1f} ms  (aim p99 < 50 ms)")
+    print(f"  one at a time: p50 {alone[len(alone) // 2] * 1000:.1f} ms, p99 {alone[int(len(alone) * 0.99) - 1] * 1000:.1f} ms")
+    print(f"PR delivery to checklist comment on the fake GitHub, warm mirror: median "
+          f"{statistics.median(to_comment) * 1000:.0f} ms over {len(to_comment)} PRs")
+
+
+def service_stage() -> None:
+    asyncio.run(run())
