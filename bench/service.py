@@ -68,9 +68,8 @@ async def _to_comment(url: str, scenario: Scenario) -> float:
     headers = {"X-GitHub-Event": "pull_request", "X-GitHub-Delivery": str(uuid.uuid4()),
                "X-Hub-Signature-256": sign(body, SECRET), "Content-Type": "application/json"}
     started = time.perf_counter()
-    async with aiohttp.ClientSession() as session:
-        async with session.post(url + "webhook", data=body, headers=headers) as resp:
-            assert resp.status == 202, resp.status
+    async with aiohttp.ClientSession() as session, session.post(url + "webhook", data=body, headers=headers) as resp:
+        assert resp.status == 202, resp.status
     while True:
         bodies = [c["body"] for c in scenario.bot_comments()]
         if any("### Before merging" in b for b in bodies):

@@ -34,9 +34,9 @@ def patches(root: Path) -> dict:
 
 def review(root: Path) -> dict:
     from bench.synthetic import ollama_consumers
+    from bot.patchfile import parse
     from bot.review import ReviewContext
     from bot.review import review as run_review
-    from bot.patchfile import parse
     from bot.snapshot import GitSnapshot
     from bot.upstream import History
 

@@ -57,8 +57,8 @@ def build(root: Path, commits: int = 400, changed_lines: int = 60_000, seed: int
         if c == commits // 2:
             for path, point in stale:  # edit a context line two above the insertion point
                 targets[path][point - 2] = targets[path][point - 2].replace("();", "(true);")
-            for path in targets:  # and shift everything down
-                targets[path][1:1] = [f"    moved_{k}();\n" for k in range(15)]
+            for lines in targets.values():  # and shift everything down
+                lines[1:1] = [f"    moved_{k}();\n" for k in range(15)]
             changes.update({p: "".join(v) for p, v in targets.items()})
         up.commit(f"commit {c} (#{10000 + c})", changes)
     up.tag("v2")

@@ -186,7 +186,7 @@ class SqliteJobQueue:
         batch, self._pending = self._pending, []
         try:
             results = await self._run(self._transaction, lambda db: [store(db) for store, _ in batch])
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 - every waiting delivery must hear of it, cancellation too
             for _, done in batch:
                 if not done.done():
                     done.set_exception(exc)

@@ -1,7 +1,15 @@
 """The checklist and check-run texts are pure functions of the report."""
 
-from bot.checklist import (MARKER, build_checklist, check_run_outputs, finding_id, patches_conclusion,
-                           render_comment, render_markdown, ticked_ids)
+from bot.checklist import (
+    MARKER,
+    build_checklist,
+    check_run_outputs,
+    finding_id,
+    patches_conclusion,
+    render_comment,
+    render_markdown,
+    ticked_ids,
+)
 from bot.model import Commit, Finding, HunkResult, LocalRef, PatchResult, PinReport, Report
 
 
@@ -38,7 +46,7 @@ def test_configure_box_is_pre_ticked_only_when_every_patch_is_verified():
 
 
 def test_build_item_appears_for_compat_sources_or_regenerated_patches():
-    ids = lambda c: [i.id for i in c.steps]  # noqa: E731
+    ids = lambda c: [i.id for i in c.steps]
     assert "build-cpu" not in ids(build_checklist(_report(), ["LLAMA_CPP_VERSION"]))
     assert "build-cpu" in ids(build_checklist(_report(), ["llama/compat/llama-ollama.cpp"]))
     assert "build-cpu" in ids(build_checklist(_report(("regenerated",)), ["LLAMA_CPP_VERSION"]))

@@ -14,7 +14,8 @@ from tests.gitutil import git_apply_stack
 
 
 def bot(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bot", *args], capture_output=True, text=True, cwd=cwd, env=env)
+    return subprocess.run([sys.executable, "-m", "bot", *args], capture_output=True, text=True, cwd=cwd, env=env,
+                          check=False)
 
 
 @pytest.fixture(scope="module")
@@ -69,13 +70,14 @@ def test_regenerate_rewrites_only_patches_and_is_idempotent(scenario, tmp_path):
     first = bot(*args)
     assert first.returncode == 1  # conflicts remain for a human
     assert "rewrote llama/compat/0003-clip-hooks.patch" in first.stdout
-    changed = subprocess.run(["git", "-C", str(work), "status", "--porcelain"], capture_output=True, text=True).stdout
+    status = ["git", "-C", str(work), "status", "--porcelain"]
+    changed = subprocess.run(status, check=True, capture_output=True, text=True).stdout
     assert sorted(line[3:] for line in changed.splitlines()) == [
         "llama/compat/0002-vocab-bos.patch", "llama/compat/0003-clip-hooks.patch", "llama/compat/0004-clip-embd.patch"]
     subprocess.run(["git", "-C", str(work), "commit", "-qam", "regenerated"], check=True)
     second = bot(*args)
     assert "rewrote" not in second.stdout
-    assert subprocess.run(["git", "-C", str(work), "status", "--porcelain"], capture_output=True, text=True).stdout == ""
+    assert subprocess.run(["git", "-C", str(work), "status", "--porcelain"], check=True, capture_output=True, text=True).stdout == ""
 
 
 @pytest.mark.parametrize("content, words", [
