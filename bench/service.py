@@ -40,25 +40,16 @@ async def _scenario(fake: FakeGitHub, root: Path) -> Scenario:
     return Scenario(fake, git, up.path, base, head)
 
 
-async def _latency(url: str, scenario: Scenario, concurrency: int = CONCURRENCY) -> list[float]:
-    body = json.dumps(scenario.pull_event("synchronize")).encode()
-    signature = sign(body, SECRET)
-    times: list[float] = []
-    gate = asyncio.Semaphore(concurrency)
-
-    async def one(session: aiohttp.ClientSession) -> None:
-        headers = {"X-GitHub-Event": "pull_request", "X-GitHub-Delivery": str(uuid.uuid4()),
-                   "X-Hub-Signature-256": signature, "Content-Type": "application/json"}
-        async with gate:
-            started = time.perf_counter()
-            async with session.post(url + "webhook", data=body, headers=headers) as resp:
-                await resp.read()
-                assert resp.status == 202, resp.status
-            times.append(time.perf_counter() - started)
-
-    async with aiohttp.ClientSession() as session:
-        await asyncio.gather(*(one(session) for _ in range(DELIVERIES)))
-    return times
+async def _latency(url: str, scenario: Scenario, root: Path, concurrency: int = CONCURRENCY) -> list[float]:
+    body = root / "synchronize.json"
+    body.write_bytes(json.dumps(scenario.pull_event("synchronize")).encode())
+    client = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bench.loadgen", url + "webhook", str(body), SECRET, str(DELIVERIES), str(concurrency),
+        stdout=asyncio.subprocess.PIPE)
+    out, _ = await client.communicate()
+    if client.returncode:
+        raise RuntimeError("the load client failed")
+    return sorted(json.loads(out))
 
 
 async def _to_comment(url: str, scenario: Scenario) -> float:
@@ -110,8 +101,8 @@ async def run() -> None:
         url = f"http://127.0.0.1:{port}/"
         try:
             await _to_comment(url, scenario)  # fills the mirror
-            times = sorted(await _latency(url, scenario))
-            alone = sorted(await _latency(url, scenario, concurrency=1))
+            times = await _latency(url, scenario, root)
+            alone = await _latency(url, scenario, root, concurrency=1)
             to_comment = [await _to_comment(url, scenario) for _ in range(5)]
         finally:
             server.terminate()
