@@ -46,11 +46,30 @@ from bot.commands import COMMANDS, Command, parse_commands
 from bot.config import CONFIG_PATH, Config, Pin, load_config, parse_config
 from bot.engine import analyse
 from bot.github import GitHubApp
-from bot.jobs import Job, JobQueue
-from bot.model import AnalysisError, PatchResult, Report
+from bot.jobs import Job, JobQueue, JobRequest, pull_key
+from bot.model import AnalysisError, PatchResult, PinReport, Report
 from bot.rest import BlobCache, RestSnapshot
 from bot.snapshot import MemorySnapshot
 from bot.upstream import Upstream
+from bot.validation import (
+    Dispatch,
+    ValidationStore,
+    apply_run,
+    check_run_create,
+    check_run_update,
+    dispatch_body,
+    dispatch_error_reply,
+    dispatch_failed_update,
+    fork_branch,
+    is_fork,
+    match_run,
+    new_dispatch,
+    platform_rows,
+    select_platforms,
+    splice_platforms,
+    validate_reply,
+)
+from bot.validation import utc_now as validation_now
 
 log = logging.getLogger("bot.service")
 
@@ -59,6 +78,10 @@ REFRESHED = ("regenerated", "fuzzy", "offset")  # statuses whose rebuilt patch `
 UNRESOLVED = ("conflict", "error", "upstreamed")
 WRITE_ROLES = {"admin", "maintain", "write"}
 GENERAL_CHECK = "llama-bot"  # the check run for failures that belong to no pin
+VALIDATION_DB = "validation.sqlite3"
+PR_JOBS = ("analysis", "command")  # jobs whose failure is reported on the pull request
+# A stand-in report for rendering only the checklist's platform section (the rest is kept as it was).
+_SECTION_REPORT = Report([PinReport("-", "-", "-", "-", "-", "-", "-")])
 _TICKS_NOTE = re.compile(r"<!-- llama-bot:ticked ([\w.:\- ]*) -->")
 
 _templates = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=False, trim_blocks=True,
@@ -243,15 +266,32 @@ class Run:
     save: Callable[[], Awaitable[None]]
     progress: dict = field(default_factory=dict)
     prefix: str = parse_config(None).command_prefix  # the repository's, once its configuration is read
+    number: int | None = None  # the PR, for jobs whose payload does not name one (found in the store)
 
     @property
     def names(self) -> dict:
         p = self.job.payload
-        return {"owner": p["owner"], "repo": p["repo"], "number": p["number"]}
+        return {"owner": p["owner"], "repo": p["repo"],
+                "number": self.number if self.number is not None else p.get("number")}
+
+    @property
+    def repo(self) -> str:
+        """owner/name as the deliveries spell it: the key of the validation store."""
+        return f"{self.job.payload['owner']}/{self.job.payload['repo']}"
 
 
 class Superseded(Exception):
     """The PR's head moved on: this run's results are for a commit nobody looks at any more."""
+
+
+def _ref_path(run: Run, branch: str) -> str:
+    names = run.names
+    return f"/repos/{quote(names['owner'])}/{quote(names['repo'])}/git/refs/heads/{quote(branch, safe='/')}"
+
+
+def _message(exc: HTTPException) -> str:
+    """GitHub's message of an error answer (gidgethub keeps it as the last argument)."""
+    return str(exc.args[-1]) if exc.args and not isinstance(exc.args[-1], http.HTTPStatus) else ""
 
 
 class Service:
@@ -266,6 +306,7 @@ class Service:
         self.poll_interval = poll_interval
         self.blobs = BlobCache()
         self._executor = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="analysis")
+        self.store = ValidationStore(self.data_dir / VALIDATION_DB)
         self._mirror_locks: dict[str, threading.Lock] = {}
         self._mirror_locks_guard = threading.Lock()
         self._wakeup = asyncio.Event()
@@ -274,6 +315,9 @@ class Service:
         self._commands: dict[str, Callable[[Run, Command, Config], Awaitable[None]]] = {
             "help": self._command_help, "recheck": self._command_recheck,
             "regenerate-patches": self._command_regenerate, "validate": self._command_validate}
+        self._jobs: dict[str, Callable[[Run], Awaitable[str]]] = {
+            "analysis": self._analysis_job, "command": self._command_job, "workflow_run": self._workflow_run_job,
+            "platforms": self._platforms_job, "revalidate": self._revalidate_job, "closed": self._closed_job}
 
     # -- lifecycle --
 
@@ -287,6 +331,7 @@ class Service:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
         self._executor.shutdown(wait=False, cancel_futures=True)
+        self.store.close()
 
     def wake(self) -> None:
         """A job was queued: let an idle worker look now instead of at its next poll."""
@@ -326,7 +371,7 @@ class Service:
             if job.attempts > MAX_ATTEMPTS:
                 raise GaveUp(f"gave up after {MAX_ATTEMPTS} attempts: the worker stopped each time")
             log.info("job started", extra={**context, "attempt": job.attempts})
-            outcome = await (self._analysis_job(run) if job.kind == "analysis" else self._command_job(run))
+            outcome = await self._jobs[job.kind](run)
             await self.queue.finish(job.id, worker, "superseded" if outcome == "superseded" else "done")
         except asyncio.CancelledError:
             outcome = "released"
@@ -462,6 +507,8 @@ class Service:
 
     async def _report_failure(self, run: Run, reason: str) -> None:
         """After the last attempt: a failed check run (reason and job id), and a reply to a command."""
+        if run.job.kind not in PR_JOBS:
+            return  # validation bookkeeping: the log has it; the check runs stay as they were
         try:
             head_sha = run.progress.get("checks_sha") or run.job.payload.get("head_sha")
             if not head_sha:
@@ -496,6 +543,8 @@ class Service:
             except AnalysisError as exc:
                 config_error, config = str(exc), parse_config(None)
         run.prefix = config.command_prefix
+        if config.cancel_superseded and run.job.kind == "analysis":
+            await self._cancel_superseded(run, head_sha)
         pins = touched_pins(config, changed)  # with a broken configuration: the default pins
         if not pins and not (config_error and CONFIG_PATH in changed):
             return "untouched"
@@ -519,7 +568,8 @@ class Service:
         await self._ensure_head(run, head_sha, checks)
         current = await self._find_comment(run)
         ticked = carried_ticks(current["body"] if current else None)
-        body = render_comment(report, changed, head_sha=head_sha, ran_at=human(utc_now()), ticked=ticked)
+        body = render_comment(report, changed, head_sha=head_sha, ran_at=human(utc_now()), ticked=ticked,
+                              platforms=self._rows(run, head_sha, config))
         await self._put_comment(run, body)
         reported = {pin.name for pin in report.pins}
         for pin_report in report.pins:
@@ -609,7 +659,17 @@ class Service:
                                       prefix=config.command_prefix, commands=COMMANDS))
 
     async def _command_validate(self, run: Run, command: Command, config: Config) -> None:
-        await self._reply(run, render("reply_not_configured.md.j2", line=command.line))
+        chosen, unknown = select_platforms(command.args, config)
+        pull = await self._pull(run)
+        scope = f"command-{run.progress.get('commands_done', 0)}"  # this command's index in the comment
+        dispatched, errors = await self._dispatch_platforms(run, pull, chosen, scope)
+        text = validate_reply(dispatched, unknown, errors, config, pull, run.job.payload["author"])
+        # Every platform named a workflow the repository lacks: say plainly that nothing is set up yet.
+        not_configured = bool(errors) and not dispatched and all("(GitHub answered 404)" in e for e in errors)
+        await self._reply(run, render("reply_validate.md.j2", line=command.line, text=text,
+                                      not_configured=not_configured))
+        if chosen:
+            await self._refresh_platforms(run, pull, config)
 
     async def _command_recheck(self, run: Run, command: Command, config: Config) -> None:
         try:
@@ -703,6 +763,188 @@ class Service:
                                        f"{quote(branch, safe='/')}")
             raise BranchMoved(ref["object"]["sha"]) from None
         return new["sha"], new.get("html_url") or new["url"]
+
+    # -- platform validation (issue 5): dispatches, workflow_run events, fork branches --
+
+    # -- the platform table --
+
+    def _rows(self, run: Run, head_sha: str, config: Config) -> list[dict]:
+        return platform_rows(self.store.for_pr(run.repo, run.names["number"]), head_sha, config.platforms)
+
+    async def _refresh_platforms(self, run: Run, pull: dict, config: Config) -> None:
+        """Edit the platform section of the checklist comment in place (ticked boxes kept); nothing
+        when there is no finished checklist (none yet, or an analysis is writing it: it adds the rows)."""
+        current = await self._find_comment(run)
+        if current is None:
+            return
+        body = current.get("body") or ""
+        ticked = carried_ticks(body)
+        rows = self._rows(run, pull["head"]["sha"], config)
+        rendered = render_comment(_SECTION_REPORT, [], head_sha=pull["head"]["sha"], ran_at="", ticked=ticked,
+                                  platforms=rows)
+        new = splice_platforms(body, rendered)
+        if new is None or new == body:
+            return
+        run.progress["comment_id"] = current["id"]
+        await self._put_comment(run, new)
+
+    async def _cancel_superseded(self, run: Run, head_sha: str) -> None:
+        """`cancel_superseded = true`: stop the runs still going for commits that are no longer the head."""
+        for d in self.store.superseded(run.repo, run.names["number"], head_sha):
+            if d.run_id is None:
+                continue  # not matched yet: its first workflow_run event cancels it
+            await self._cancel_run(run, d)
+
+    async def _cancel_run(self, run: Run, d: Dispatch) -> None:
+        try:
+            await run.gh.post("/repos/{owner}/{repo}/actions/runs/{run_id}/cancel",
+                              {**run.names, "run_id": d.run_id}, data={})
+            log.info("cancelled a superseded run", extra={"job_id": run.job.id, "run_id": d.run_id,
+                                                          "platform": d.platform})
+        except BadRequest as exc:
+            if exc.status_code not in (http.HTTPStatus.CONFLICT, http.HTTPStatus.NOT_FOUND):
+                raise  # 409: it already finished
+
+    # -- dispatching --
+
+    async def _dispatch_platforms(self, run: Run, pull: dict, chosen: list,
+                                  scope: str = "rerun") -> tuple[list[Dispatch], list[str]]:
+        """Per platform: a queued check run, the stored dispatch, then the dispatch call (CONTRACT 5).
+
+        Each platform's outcome is kept in the job's progress under `scope`, so a job resumed after a
+        crash does not dispatch again what it already dispatched (or reported as refused).
+        """
+        if not chosen:
+            return [], []
+        done = run.progress.setdefault("validation", {}).setdefault(scope, {})
+        if is_fork(pull) and any(p.name not in done for p in chosen):
+            await self._push_fork_branch(run, pull)
+        dispatched: list[Dispatch] = []
+        errors: list[str] = []
+        for platform in chosen:
+            earlier = done.get(platform.name)
+            if earlier is not None:
+                if earlier.get("error"):
+                    errors.append(earlier["error"])
+                elif (known := self.store.get(earlier["request_id"])) is not None:
+                    dispatched.append(known)
+                continue
+            d = new_dispatch(run.repo, pull, platform, validation_now())
+            created = await run.gh.post("/repos/{owner}/{repo}/check-runs", run.names, data=check_run_create(d))
+            d = replace(d, check_run_id=created["id"])
+            self.store.add(d)  # before dispatching: the run's first event may arrive before the answer
+            try:
+                answer = await run.gh.post("/repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches",
+                                           {**run.names, "workflow": platform.workflow},
+                                           data=dispatch_body(platform, d.ref, d.pr, d.request_id))
+            except HTTPException as exc:  # 4xx, or 5xx after the client's retries: this platform failed
+                if int(exc.status_code) < 400:
+                    raise
+                now = validation_now()
+                text = dispatch_error_reply(platform, int(exc.status_code), _message(exc))
+                await run.gh.patch("/repos/{owner}/{repo}/check-runs/{id}", {**run.names, "id": d.check_run_id},
+                                   data=dispatch_failed_update(platform.name, text, now))
+                self.store.update(replace(d, status="completed", conclusion="failure", completed_at=now))
+                errors.append(text)
+                done[platform.name] = {"request_id": d.request_id, "error": text}
+                await run.save()
+                continue
+            if isinstance(answer, dict) and answer.get("workflow_run_id"):
+                self.store.attach_run(d.request_id, int(answer["workflow_run_id"]), answer.get("html_url"))
+            log.info("dispatched a platform run", extra={"job_id": run.job.id, "platform": platform.name,
+                                                         "request_id": d.request_id})
+            dispatched.append(self.store.get(d.request_id) or d)
+            done[platform.name] = {"request_id": d.request_id, "error": None}
+            await run.save()
+        return dispatched, errors
+
+    async def _push_fork_branch(self, run: Run, pull: dict) -> None:
+        """A fork's head commit on `llama-bot/pr-<n>` of the base repository (created or force-moved)."""
+        branch = fork_branch(pull["number"])
+        sha = pull["head"]["sha"]
+        try:
+            await run.gh.patch(_ref_path(run, branch), data={"sha": sha, "force": True})
+        except BadRequest as exc:
+            if exc.status_code != http.HTTPStatus.UNPROCESSABLE_ENTITY:
+                raise
+            await run.gh.post("/repos/{owner}/{repo}/git/refs", run.names,
+                              data={"ref": f"refs/heads/{branch}", "sha": sha})
+
+    async def _repo_config(self, run: Run, pull: dict) -> Config:
+        try:
+            return await self._config(run, pull["base"]["repo"]["default_branch"])
+        except AnalysisError:
+            return parse_config(None)
+
+    # -- jobs --
+
+    async def _workflow_run_job(self, run: Run) -> str:
+        """A workflow_run event: the check run and the store follow it; runs nobody dispatched are ignored."""
+        payload = run.job.payload
+        workflow_run, action = payload["workflow_run"], payload["action"]
+        d = match_run(self.store.find_open(run.repo, workflow_run["id"]), workflow_run)
+        if d is None:
+            log.info("workflow run not dispatched by the bot", extra={"job_id": run.job.id,
+                                                                      "run_id": workflow_run["id"]})
+            return "done"
+        new = apply_run(d, workflow_run, action)
+        if new is None:
+            return "done"  # an older state arriving late
+        self.store.update(new)
+        await run.gh.patch("/repos/{owner}/{repo}/check-runs/{id}", {**run.names, "id": d.check_run_id},
+                           data=check_run_update(workflow_run, action, d.platform))
+        # The comment is the PR's: a job under the PR's key edits it, one at a time with the analyses.
+        follow_up = JobRequest("platforms", pull_key(payload["owner"], payload["repo"], d.pr), {
+            "installation_id": payload["installation_id"], "owner": payload["owner"], "repo": payload["repo"],
+            "number": d.pr, "request_id": d.request_id})
+        await self.queue.enqueue(f"{run.job.delivery_id or f'job-{run.job.id}'}:platforms", "workflow_run",
+                                 [follow_up])
+        self.wake()
+        return "done"
+
+    async def _platforms_job(self, run: Run) -> str:
+        """After a workflow_run update: the checklist's platform table, and `cancel_superseded`."""
+        pull = await self._pull(run)
+        config = await self._repo_config(run, pull)
+        await self._refresh_platforms(run, pull, config)
+        if config.cancel_superseded:
+            d = self.store.get(run.job.payload.get("request_id") or "")
+            if d is not None and d.head_sha != pull["head"]["sha"] and d.status != "completed" and d.run_id:
+                await self._cancel_run(run, d)
+        return "done"
+
+    async def _revalidate_job(self, run: Run) -> str:
+        """`rerequested` on a `validate: <platform>` check run: dispatch that platform again."""
+        payload = run.job.payload
+        d = self.store.get(payload.get("external_id") or "") or \
+            self.store.by_check_run(run.repo, int(payload["check_run_id"]))
+        if d is None:
+            log.info("re-requested validation check run is unknown", extra={"job_id": run.job.id})
+            return "done"
+        run.number = d.pr
+        pull = await self._pull(run)
+        if pull.get("state") != "open":
+            return "done"
+        config = await self._repo_config(run, pull)
+        chosen, _ = select_platforms([d.platform], config)
+        if chosen:
+            await self._dispatch_platforms(run, pull, chosen)
+            await self._refresh_platforms(run, pull, config)
+        return "done"
+
+    async def _closed_job(self, run: Run) -> str:
+        """A closed PR: the `llama-bot/pr-<n>` branches made for its fork are deleted."""
+        payload = run.job.payload
+        branches = set(self.store.forks_to_clean(run.repo, payload["number"]))
+        if payload.get("fork"):
+            branches.add(fork_branch(payload["number"]))
+        for branch in sorted(branches):
+            try:
+                await run.gh.delete(_ref_path(run, branch))
+            except BadRequest as exc:
+                if exc.status_code not in (http.HTTPStatus.NOT_FOUND, http.HTTPStatus.UNPROCESSABLE_ENTITY):
+                    raise
+        return "done"
 
 
 class BranchMoved(Exception):

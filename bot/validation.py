@@ -455,3 +455,31 @@ class ValidationStore:
     def forks_to_clean(self, repo: str, pr: int) -> list[str]:
         """The llama-bot/pr-<n> branches this PR's dispatches ran on: delete them when it closes."""
         return sorted({d.ref for d in self.for_pr(repo, pr) if d.ref.startswith(FORK_BRANCH_PREFIX)})
+
+
+# -- the checklist's platform section ---------------------------------------------------------------
+
+PLATFORM_HEADING = "### Platform validation"
+_FOOTER = "\n<sub>Describes commit"
+
+
+def _section(body: str) -> tuple[int, int] | None:
+    """Where the platform section of a checklist body starts and ends (before the footer), or None."""
+    start = body.find(PLATFORM_HEADING)
+    if start < 0:
+        return None
+    end = body.find(_FOOTER, start)
+    return start, (end if end >= 0 else len(body))
+
+
+def splice_platforms(body: str, rendered: str) -> str | None:
+    """`body` (the checklist comment) with its platform section taken from `rendered`, a checklist
+    rendered with the current rows; None when either has no platform section (a progress or error body).
+
+    The rest of the comment (patches, steps, review) stays as the analysis wrote it, so a workflow_run
+    update never needs the analysis report again.
+    """
+    old, new = _section(body), _section(rendered)
+    if old is None or new is None:
+        return None
+    return body[:old[0]] + rendered[new[0]:new[1]] + body[old[1]:]

@@ -9,9 +9,9 @@ from __future__ import annotations
 from gidgethub import routing, sansio
 
 from bot.jobs import JobRequest
-from handlers import check_runs, comments, pull_requests
+from handlers import check_runs, comments, pull_requests, workflow_runs
 
-router = routing.Router(pull_requests.router, comments.router, check_runs.router)
+router = routing.Router(pull_requests.router, comments.router, check_runs.router, workflow_runs.router)
 
 
 async def job_requests(event: sansio.Event) -> list[JobRequest]:

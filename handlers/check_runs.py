@@ -5,6 +5,7 @@ from __future__ import annotations
 from gidgethub import routing, sansio
 
 from bot.jobs import JobRequest, pull_key
+from bot.validation import platform_of_check
 
 router = routing.Router()
 
@@ -30,9 +31,29 @@ def rerun_requests(data: dict, subject: str) -> list[JobRequest]:
         for number in _numbers(item.get("pull_requests") or [], item.get("external_id"))]
 
 
+def revalidate_request(data: dict) -> JobRequest | None:
+    """A `validate: <platform>` check run asked again: that platform is dispatched again (the job finds
+    the PR in the validation store by the check run's external id, the request id)."""
+    check = data["check_run"]
+    installation = (data.get("installation") or {}).get("id")
+    if installation is None or platform_of_check(check.get("name") or "") is None:
+        return None
+    owner, repo = data["repository"]["owner"]["login"], data["repository"]["name"]
+    numbers = [pr["number"] for pr in check.get("pull_requests") or []]
+    key = pull_key(owner, repo, numbers[0]) if numbers else f"{owner}/{repo}:check-{check['id']}".lower()
+    return JobRequest("revalidate", key, {
+        "installation_id": installation, "owner": owner, "repo": repo, "check_run_id": check["id"],
+        "external_id": check.get("external_id"), "name": check["name"],
+        "sender": (data.get("sender") or {}).get("login")})
+
+
 @router.register("check_run", action="rerequested")
 async def on_check_run_rerequested(event: sansio.Event, jobs: list[JobRequest]) -> None:
-    jobs.extend(rerun_requests(event.data, "check_run"))
+    request = revalidate_request(event.data)
+    if request is not None:
+        jobs.append(request)
+    else:
+        jobs.extend(rerun_requests(event.data, "check_run"))
 
 
 @router.register("check_suite", action="rerequested")

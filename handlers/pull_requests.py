@@ -37,3 +37,28 @@ async def on_pull_request(event: sansio.Event, jobs: list[JobRequest]) -> None:
 
 for _action in ANALYSED_ACTIONS:
     router.add(on_pull_request, "pull_request", action=_action)
+
+
+def closed_request(data: dict) -> JobRequest | None:
+    """A closed PR from a fork: the job deletes the `llama-bot/pr-<n>` branch its validation runs used.
+
+    Only a fork's head gets such a branch, so a same-repository PR's close needs no job (200).
+    """
+    pr = data["pull_request"]
+    installation = (data.get("installation") or {}).get("id")
+    if installation is None:
+        return None
+    head_repo = pr["head"].get("repo")
+    fork = head_repo is None or head_repo["full_name"] != pr["base"]["repo"]["full_name"]
+    if not fork:
+        return None
+    owner, repo = data["repository"]["owner"]["login"], data["repository"]["name"]
+    return JobRequest("closed", pull_key(owner, repo, pr["number"]), {
+        "installation_id": installation, "owner": owner, "repo": repo, "number": pr["number"], "fork": fork})
+
+
+@router.register("pull_request", action="closed")
+async def on_pull_request_closed(event: sansio.Event, jobs: list[JobRequest]) -> None:
+    request = closed_request(event.data)
+    if request is not None:
+        jobs.append(request)

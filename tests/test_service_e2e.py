@@ -195,11 +195,11 @@ async def test_help_and_unknown_commands_reply_with_the_help(bot, scenario):
     assert [r["content"] for r in scenario.fake.reactions[command["comment"]["id"]]] == ["eyes"]
 
 
-async def test_validate_replies_that_it_is_not_configured(bot, scenario):
+async def test_validate_without_the_workflow_says_what_to_add(bot, scenario):
     await bot.deliver("issue_comment", scenario.comment_event("/llama validate metal"))
     await bot.settle()
     (reply,) = scenario.bot_comments()
-    assert "not configured" in reply["body"]
+    assert "not configured" in reply["body"] and "test-llamacpp-update.yaml" in reply["body"]
     assert scenario.fake.dispatches == []
 
 
