@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 
 import pygit2
 
@@ -23,14 +23,11 @@ from bot.review import archs, cmake, compat, flags, generators, logformats, symb
 from bot.review.changes import AREAS, Draft, FileChange, Span
 from bot.review.patchcontext import patch_context_drafts
 from bot.review.rules import load_rules, rule_drafts
-from bot.review.source import C_SOURCES, code_text, extension, glob_match, region_code
+from bot.review.source import C_SOURCES, code_text, extension, glob_match, needles
 from bot.snapshot import GitSnapshot, Snapshot
 from bot.upstream import History
 
-MAX_BLAME_RANGES = 5
-MAX_BLAMES = 20
-CALL_LOOKBEHIND = 5  # lines above a hunk where a logging call that reaches into it may start
-MIN_EVIDENCE = 4  # shorter lines ('}', '') say nothing about which commit wrote them
+MAX_RANGES = 5  # line ranges of one draft looked up for its commits
 
 
 @dataclass
@@ -66,10 +63,12 @@ def review(ctx: ReviewContext) -> list[Finding]:
 
 def upstream_changes(repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree) -> list[FileChange]:
     """The text files that differ between two trees, with their hunks; blobs are read later, on demand."""
-    diff = repo.diff(old, new, context_lines=0)
+    diff = old.diff_to_tree(new, context_lines=0)
     diff.find_similar()
     changes = []
     for patch in diff:
+        if patch is None:
+            continue
         delta = patch.delta
         if delta.is_binary:
             continue
@@ -77,13 +76,20 @@ def upstream_changes(repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree
         spans = [Span(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks]
         if not spans:
             continue  # a mode change or an exact rename: no content changed
-        changes.append(FileChange(None if added else delta.old_file.path, None if deleted else delta.new_file.path,
-                                  spans, _loader(repo, delta.old_file.id), _loader(repo, delta.new_file.id)))
+        changes.append(
+            FileChange(
+                None if added else delta.old_file.path,
+                None if deleted else delta.new_file.path,
+                spans,
+                _loader(repo, delta.old_file.id),
+                _loader(repo, delta.new_file.id),
+            )
+        )
     return changes
 
 
 def _loader(repo: pygit2.Repository, oid: pygit2.Oid) -> Callable[[], bytes | None]:
-    return lambda: repo[oid].data
+    return lambda: repo[oid].read_raw()
 
 
 class LocalFiles(Mapping[str, str]):
@@ -128,8 +134,11 @@ class _Run:
         return change.new_line(line) if change else line
 
     def _significant(self, globs) -> list[FileChange]:
-        return [c for c in self.changes if (glob_match(c.path, globs) or glob_match(c.old_path or "", globs))
-                and c.significant]
+        return [
+            c
+            for c in self.changes
+            if (glob_match(c.path, globs) or glob_match(c.old_path or "", globs)) and c.significant
+        ]
 
     def build(self) -> list[Draft]:
         """CMake options, dependencies and generators, parsed in every CMake file at both refs."""
@@ -138,7 +147,9 @@ class _Run:
         old_texts, new_texts = {}, {}
         for path in self.ctx.new.files():
             if glob_match(path, cmake.CMAKE_FILES) and path not in self.by_path:
-                old_texts[path] = new_texts[path] = code_text(self.ctx.new.read(path).decode("utf-8", "replace"), path)
+                old_texts[path] = new_texts[path] = code_text(
+                    (self.ctx.new.read(path) or b"").decode("utf-8", "replace"), path
+                )
         for c in self.changes:
             if c.old_path and glob_match(c.old_path, cmake.CMAKE_FILES):
                 old_texts[c.old_path] = c.old_code
@@ -152,73 +163,108 @@ class _Run:
         new_steps = [s for p, t in new_texts.items() for s in generators.steps(t, p)]
         sources = {k: v for p, t in new_texts.items() for k, v in generators.target_sources(t, p).items()}
         changed = {c.path for c in self.changes if c.significant}
-        return [*cmake.option_drafts(old_options, new_options, cmake.ollama_mentions(self.local), self.where_now),
-                *cmake.dependency_drafts(old_deps, new_deps),
-                *generators.generator_drafts(old_steps, new_steps, sources, changed)]
+        return [
+            *cmake.option_drafts(old_options, new_options, cmake.ollama_mentions(self.local), self.where_now),
+            *cmake.dependency_drafts(old_deps, new_deps),
+            *generators.generator_drafts(old_steps, new_steps, sources, changed),
+        ]
 
     def ggml_api(self) -> list[Draft]:
         headers = self._significant(symbols.HEADERS)
         if not headers:
             return []
-        old = {n: d for c in headers if c.old_path for n, d in symbols.declarations(c.old_code, c.old_path).items()}
-        new = {n: d for c in headers if c.new_path for n, d in symbols.declarations(c.new_code, c.new_path).items()}
+        old = {
+            n: d
+            for c in headers
+            if c.old_path
+            for n, d in symbols.declarations(c.old_code, c.old_path).items()
+        }
+        new = {
+            n: d
+            for c in headers
+            if c.new_path
+            for n, d in symbols.declarations(c.new_code, c.new_path).items()
+        }
         return symbols.symbol_drafts(old, new, symbols.ollama_uses(self.local), self.where_now)
 
     def server_flags(self) -> list[Draft]:
         change = self.by_old_path.get(flags.ARG_TABLE)
         if change is None or not change.significant:
             return []
-        return flags.flag_drafts(flags.flag_table(change.old_code), flags.flag_table(change.new_code),
-                                 flags.ollama_flags(self.local), change.new_line, change.path)
+        return flags.flag_drafts(
+            flags.flag_table(change.old_code),
+            flags.flag_table(change.new_code),
+            flags.ollama_flags(self.local),
+            change.new_line,
+            change.path,
+        )
 
     def log_lines(self) -> list[Draft]:
         """Format strings that printed a line Ollama matches and have no matching successor."""
-        candidates = [c for c in self.c_changes if c.old_path and any('"' in line for line in c.removed_raw())]
+        candidates = [c for c in self.c_changes if c.old_path and any('"' in line for line in c.removed_raw)]
         patterns = logformats.ollama_patterns(self.local) if candidates else []
         if not patterns:
             return []
+        known = [w for w in (needles(p.regex) for p in patterns) if w is not None]
+        wanted = known if len(known) == len(patterns) else None  # literals every matching line holds
+        if wanted is not None:
+            candidates = [c for c in candidates if any(n in c.changed_raw[1] for w in wanted for n in w)]
         found = []
         for change in candidates:
-            old = [f for span in change.significant for f in self._formats_near(change, span)]
+            removed = sorted(n for s in change.significant for n in s.old_lines)
+            old = logformats.formats_on_lines(change.old_lines, removed, change.old_path or "", wanted)
             pairs = logformats.matched(patterns, old)
             if pairs:
                 new = [f.text for f in logformats.log_formats(change.new_code)]
                 found += [(change, p, f) for p, f in logformats.vanished(pairs, new)]
         if not found:
             return []
-        elsewhere = [f.text for c in self.c_changes if c.new_path and any('"' in line for line in c.added_raw())
-                     for f in logformats.log_formats(c.new_code)
-                     if any(n in s.new_lines for s in c.significant for n in range(f.line, f.last_line + 1))]
+        elsewhere = []
+        for c in self.c_changes:
+            if c.new_path and any('"' in line for line in c.added_raw):
+                added = {n for s in c.significant for n in s.new_lines}
+                elsewhere += [
+                    f.text
+                    for f in logformats.log_formats(c.new_code)
+                    if any(n in added for n in range(f.line, f.last_line + 1))
+                ]
         drafts = []
         for change, pattern, fmt in found:
             if any(logformats.produces(text, pattern) for text in elsewhere):
                 continue  # moved to another file
             span = next((s for s in change.spans if fmt.line in s.old_lines), None)
-            blame = ((span.new_start, span.new_start + span.new_count - 1),) if span and span.new_count else ()
-            nearby = [f.text for f in logformats.log_formats(change.new_code)
-                      if span and span.new_count and f.line in span.new_lines]
-            drafts.append(logformats.log_draft(pattern, fmt, change.path, change.new_line(fmt.line), blame,
-                                               (change.old_path or change.path, change.old_lines[fmt.line - 1].strip()),
-                                               nearby[0] if nearby else None))
+            blame = (
+                ((span.new_start, span.new_start + span.new_count - 1),) if span and span.new_count else ()
+            )
+            nearby = [
+                f.text
+                for f in logformats.log_formats(change.new_code)
+                if span and span.new_count and f.line in span.new_lines
+            ]
+            drafts.append(
+                logformats.log_draft(
+                    pattern,
+                    fmt,
+                    change.path,
+                    change.new_line(fmt.line),
+                    blame,
+                    (change.old_path or change.path, change.old_lines[fmt.line - 1].strip()),
+                    nearby[0] if nearby else None,
+                )
+            )
         return drafts
-
-    @staticmethod
-    def _formats_near(change: FileChange, span: Span) -> list[logformats.LogFormat]:
-        """Old-ref format strings whose call overlaps the lines a hunk removes (calls may start above it)."""
-        if not span.old_count:
-            return []
-        first = max(1, span.old_start - CALL_LOOKBEHIND)
-        lines = change.old_lines[first - 1:span.old_start + span.old_count - 1]
-        code = "\n".join(region_code(lines, change.old_path or ""))
-        return [f for f in logformats.log_formats(code, first)
-                if f.last_line >= span.old_start and f.line < span.old_start + span.old_count]
 
     def architectures(self) -> list[Draft]:
         change = self.by_old_path.get(archs.ARCH_FILE) or self.by_path.get(archs.ARCH_FILE)
         if change is None or not change.significant:
             return []
-        return archs.arch_drafts(archs.architectures(change.old_code), archs.architectures(change.new_code),
-                                 archs.patch_architectures(self.ctx.patches), change.new_line, change.path)
+        return archs.arch_drafts(
+            archs.architectures(change.old_code),
+            archs.architectures(change.new_code),
+            archs.patch_architectures(self.ctx.patches),
+            change.new_line,
+            change.path,
+        )
 
     def compat_sources(self) -> list[Draft]:
         """Upstream declarations Ollama's compat code relies on that the diff removes or re-kinds."""
@@ -230,94 +276,70 @@ class _Run:
         word = re.compile(r"\b[A-Za-z_]\w{2,}")
         drafts = []
         for change in self.c_changes:
-            if not change.old_path or not set(word.findall("\n".join(change.removed_raw()))) & uses.keys():
+            if not change.old_path or not set(word.findall("\n".join(change.removed_raw))) & uses.keys():
                 continue
-            drafts += compat.compat_drafts(uses, change, lambda name, skip=change: self._declared_elsewhere(name, skip))
+            drafts += compat.compat_drafts(uses, change, partial(self._declared_elsewhere, skip=change))
         return drafts
 
     def _declared_elsewhere(self, name: str, skip: FileChange) -> set[str]:
         kinds: set[str] = set()
         pattern = re.compile(rf"\b{re.escape(name)}\b")
         for c in self.c_changes:
-            if c is skip or not c.new_path or not any(pattern.search(line) for line in c.added_raw()):
+            if c is skip or not c.new_path or not any(pattern.search(line) for line in c.added_raw):
                 continue
             added = {n for s in c.spans for n in s.new_lines}
-            kinds |= {kind for line, kind, n in compat.declarations(c.new_code_lines) if n == name and line in added}
+            kinds |= {
+                kind for line, kind, n in compat.declarations(c.new_code_lines) if n == name and line in added
+            }
         return kinds
 
 
 class _Attribution:
-    """The upstream commits between the refs that introduced a draft.
-
-    First by content (cheap, exact for added or removed text): the commits
-    touching the file after which a line of the draft occurs more often
-    (added) or less often (removed). Then by blame at the new ref, at most
-    MAX_BLAMES times per review (blame walks history and is slow); last,
-    every commit between the refs that touched the file.
-    """
+    """The upstream commits between the refs that introduced a draft: those that changed its lines at
+    the new ref; for something that disappeared, those after which its text occurs fewer times; else
+    every commit between the refs that touched the file."""
 
     def __init__(self, ctx: ReviewContext):
         self.history = ctx.history
         self.repo = ctx.old.repo
-        self.new = ctx.new
         self.web_url = ctx.history.upstream.web_url
         self.old_sha = str(ctx.old.commit.id)
         self.new_sha = str(ctx.new.commit.id)
-        self._touching: dict[str, list[pygit2.Commit]] = {}
         self._blobs: dict[pygit2.Oid, bytes] = {}
-        self.blames_left = MAX_BLAMES
 
-    def touching(self, path: str) -> list[pygit2.Commit]:
-        """Commits between the refs whose change (against their first parent) touched `path`, oldest first."""
-        if path not in self._touching:
-            found = []
-            for sha in self.history.between:
-                commit = self.repo[sha]
-                parent = commit.parents[0].tree if commit.parents else None
-                if _entry_id(commit.tree, path) != _entry_id(parent, path):
-                    found.append(commit)
-            self._touching[path] = sorted(found, key=lambda c: (c.commit_time, str(c.id)))
-        return self._touching[path]
-
-    def _count(self, tree: pygit2.Tree | None, path: str, needle: bytes) -> int:
-        oid = _entry_id(tree, path)
-        if oid is None:
+    def _count(self, commit: pygit2.Commit | None, path: str, needle: bytes) -> int:
+        if commit is None:
+            return 0
+        try:
+            oid = commit.tree[path].id
+        except KeyError:
             return 0
         if oid not in self._blobs:
-            self._blobs[oid] = self.repo[oid].data
+            self._blobs[oid] = self.repo[oid].read_raw()
         return self._blobs[oid].count(needle)
 
-    def by_content(self, path: str, texts: list[str], more: bool) -> list[pygit2.Commit]:
-        """Touching commits after which one of `texts` occurs more (`more`) or fewer times in `path`."""
-        needles = [t.strip().encode() for t in texts if len(t.strip()) >= MIN_EVIDENCE]
-        found = []
-        for c in self.touching(path) if needles else []:
-            parent = c.parents[0].tree if c.parents else None
-            for needle in needles:
-                before, after = self._count(parent, path, needle), self._count(c.tree, path, needle)
-                if (after > before) if more else (after < before):
-                    found.append(c)
-                    break
-        return found
+    def dropped(self, path: str, text: str) -> list[Commit]:
+        """Commits touching `path` after which `text` (a line or just a name) occurs fewer times."""
+        needle = text.strip().encode()
+        return [
+            self.history.upstream.describe(c)
+            for c in self.history.touching(path)
+            if needle
+            and self._count(c.parents[0] if c.parents else None, path, needle) > self._count(c, path, needle)
+        ]
 
     def commits(self, d: Draft) -> list[Commit]:
         ranges = d.blame or (((d.line, d.line),) if d.line and not d.removed else ())
-        found: list[pygit2.Commit] = []
-        if ranges:
-            lines = (self.new.read(d.path) or b"").decode("utf-8", "replace").split("\n")
-            texts = [lines[n - 1] for start, end in ranges for n in range(start, end + 1) if 0 < n <= len(lines)]
-            found = self.by_content(d.path, texts[:50], more=True)
+        found: dict[str, Commit] = {}
+        for start, end in ranges[:MAX_RANGES]:
+            for c in self.history.commits_for_lines(d.path, start, end):
+                found.setdefault(c.sha, c)
         if not found and d.removed:
-            found = self.by_content(d.removed[0], [d.removed[1]], more=False)
-        if not found and ranges and self.blames_left > 0:
-            self.blames_left -= 1
-            described = {c.sha: c for start, end in ranges[:MAX_BLAME_RANGES]
-                         for c in self.history.commits_for_lines(d.path, start, end)}
-            if described:
-                return list(described.values())
+            found = {c.sha: c for c in self.dropped(*d.removed)}
         if not found:
-            found = self.touching(d.removed[0] if d.removed else d.path)
-        return [self.history.upstream.describe(c) for c in dict.fromkeys(found)]
+            path = d.removed[0] if d.removed else d.path
+            found = {str(c.id): self.history.upstream.describe(c) for c in self.history.touching(path)}
+        return list(found.values())
 
     def finding(self, d: Draft) -> Finding:
         if d.line:
@@ -326,17 +348,16 @@ class _Attribution:
         else:
             url = f"{self.web_url}/blob/{self.old_sha}/{d.path}"
             link = f"Upstream: [`{d.path}`]({url}) (gone at `{self.new_sha[:12]}`; shown at the old ref)"
-        return Finding(d.area, d.severity, d.title, f"{d.detail}\n\n{link}", d.path, d.line,
-                       self.commits(d), list(d.local_refs))
-
-
-def _entry_id(tree: pygit2.Tree | None, path: str) -> pygit2.Oid | None:
-    if tree is None:
-        return None
-    try:
-        return tree[path].id
-    except KeyError:
-        return None
+        return Finding(
+            d.area,
+            d.severity,
+            d.title,
+            f"{d.detail}\n\n{link}",
+            d.path,
+            d.line,
+            self.commits(d),
+            list(d.local_refs),
+        )
 
 
 def merge(findings) -> list[Finding]:
@@ -351,8 +372,16 @@ def merge(findings) -> list[Finding]:
             m.severity = f.severity
         m.local_refs += [r for r in f.local_refs if r not in m.local_refs]
         m.upstream_commits += [c for c in f.upstream_commits if c not in m.upstream_commits]
-    return sorted(merged.values(), key=lambda f: (SEVERITY_ORDER[f.severity], AREAS.index(f.area), f.upstream_path,
-                                                   f.upstream_line or 0, f.title))
+    return sorted(
+        merged.values(),
+        key=lambda f: (
+            SEVERITY_ORDER[f.severity],
+            AREAS.index(f.area),
+            f.upstream_path,
+            f.upstream_line or 0,
+            f.title,
+        ),
+    )
 
 
 __all__ = ["ReviewContext", "review"]

@@ -50,8 +50,13 @@ def patch_architectures(patches: list[tuple[str, PatchFile]]) -> list[tuple[Arch
     return found
 
 
-def arch_drafts(old: dict[str, Arch], new: dict[str, Arch], patched: list[tuple[Arch, LocalRef]],
-                where_now: Callable[[int], int | None], path: str = ARCH_FILE) -> list[Draft]:
+def arch_drafts(
+    old: dict[str, Arch],
+    new: dict[str, Arch],
+    patched: list[tuple[Arch, LocalRef]],
+    where_now: Callable[[int], int | None],
+    path: str = ARCH_FILE,
+) -> list[Draft]:
     drafts = []
     old_names = {a.name for a in old.values()}
     for enum in sorted(set(new) - set(old)):
@@ -60,19 +65,44 @@ def arch_drafts(old: dict[str, Arch], new: dict[str, Arch], patched: list[tuple[
             continue  # renamed enum, same architecture
         refs = tuple(ref for a, ref in patched if a.enum == enum or a.name == arch.name)
         if refs:
-            drafts.append(Draft("models", "high", f"Upstream now supports architecture `{arch.name}` natively",
-                                f"`{enum}` / `\"{arch.name}\"` is new upstream, and an Ollama patch adds the same "
-                                "architecture: the local patch may need removal or rebase onto upstream's "
-                                "implementation.", path, arch.line, local_refs=refs))
+            drafts.append(
+                Draft(
+                    "models",
+                    "high",
+                    f"Upstream now supports architecture `{arch.name}` natively",
+                    f'`{enum}` / `"{arch.name}"` is new upstream, and an Ollama patch adds the same '
+                    "architecture: the local patch may need removal or rebase onto upstream's "
+                    "implementation.",
+                    path,
+                    arch.line,
+                    local_refs=refs,
+                )
+            )
         else:
-            drafts.append(Draft("models", "info", f"New architecture `{arch.name}`",
-                                f"Upstream added `{enum}` (`\"{arch.name}\"`).", path, arch.line))
+            drafts.append(
+                Draft(
+                    "models",
+                    "info",
+                    f"New architecture `{arch.name}`",
+                    f'Upstream added `{enum}` (`"{arch.name}"`).',
+                    path,
+                    arch.line,
+                )
+            )
     new_names = {a.name for a in new.values()}
     for enum in sorted(set(old) - set(new)):
         arch = old[enum]
         if arch.name in new_names:
             continue
-        drafts.append(Draft("models", "medium", f"Architecture `{arch.name}` was removed",
-                            f"Upstream dropped `{enum}` (`\"{arch.name}\"`): models of this architecture no "
-                            "longer load.", path, where_now(arch.line), removed=(path, f'"{arch.name}"')))
+        drafts.append(
+            Draft(
+                "models",
+                "medium",
+                f"Architecture `{arch.name}` was removed",
+                f'Upstream dropped `{enum}` (`"{arch.name}"`): models of this architecture no longer load.',
+                path,
+                where_now(arch.line),
+                removed=(path, f'"{arch.name}"'),
+            )
+        )
     return drafts

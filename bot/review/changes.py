@@ -14,7 +14,7 @@ from functools import cached_property
 import pygit2
 
 from bot.model import LocalRef
-from bot.review.source import code_text, region_code, squash
+from bot.review.source import code_text, may_hold_comments, region_code, squash
 
 AREAS = ("build", "discovery", "server", "streaming", "models", "patch-context")
 
@@ -59,23 +59,37 @@ def _decode(data: bytes | None) -> str:
 class FileChange:
     """One changed file. Texts are read only when a detector asks for them."""
 
-    def __init__(self, old_path: str | None, new_path: str | None, spans: list[Span],
-                 load_old: Callable[[], bytes | None], load_new: Callable[[], bytes | None]):
+    def __init__(
+        self,
+        old_path: str | None,
+        new_path: str | None,
+        spans: list[Span],
+        load_old: Callable[[], bytes | None],
+        load_new: Callable[[], bytes | None],
+    ):
         self.old_path = old_path
         self.new_path = new_path
         self.spans = spans
         self._load_old = load_old
         self._load_new = load_new
-        self._regions: dict[tuple[str, Span], list[tuple[int, str]]] = {}
+        self._regions: dict[str, dict[Span, list[tuple[int, str]]]] = {}
+        self._span_texts: dict[Span, tuple[str, str]] = {}
 
     @classmethod
-    def from_texts(cls, path: str, old: str | None, new: str | None, new_path: str | None = None) -> FileChange:
+    def from_texts(
+        cls, path: str, old: str | None, new: str | None, new_path: str | None = None
+    ) -> FileChange:
         """A change computed from two texts (tests, and files that exist only in memory)."""
         new_path = None if new is None else (new_path or path)
         patch = pygit2.Patch.create_from((old or "").encode(), (new or "").encode(), context_lines=0)
         spans = [Span(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks]
-        return cls(None if old is None else path, new_path, spans,
-                   lambda: None if old is None else old.encode(), lambda: None if new is None else new.encode())
+        return cls(
+            None if old is None else path,
+            new_path,
+            spans,
+            lambda: None if old is None else old.encode(),
+            lambda: None if new is None else new.encode(),
+        )
 
     @property
     def path(self) -> str:
@@ -113,41 +127,64 @@ class FileChange:
     def new_code_lines(self) -> list[str]:
         return self.new_code.split("\n")
 
+    def _code_regions(self, side: str) -> dict[Span, list[tuple[int, str]]]:
+        """(line, comment-free code) of every hunk's lines on one side, computed for all hunks at once."""
+        if side not in self._regions:
+            lines, path = (self.old_lines, self.old_path) if side == "-" else (self.new_lines, self.new_path)
+            numbers = [
+                [n for n in (s.old_lines if side == "-" else s.new_lines) if n <= len(lines)]
+                for s in self.spans
+            ]
+            code = region_code([[lines[n - 1] for n in ns] for ns in numbers], path or "")
+            self._regions[side] = {s: list(zip(ns, c)) for s, ns, c in zip(self.spans, numbers, code)}
+        return self._regions[side]
+
     def removed_code(self, span: Span) -> list[tuple[int, str]]:
-        """(old line, code) of the lines the hunk removes, stripped of comments from the hunk alone."""
-        key = ("-", span)
-        if key not in self._regions:
-            numbers = [n for n in span.old_lines if n <= len(self.old_lines)]
-            code = region_code([self.old_lines[n - 1] for n in numbers], self.old_path or "")
-            self._regions[key] = list(zip(numbers, code))
-        return self._regions[key]
+        """(old line, code) of the lines a hunk removes, stripped of comments from the hunks alone."""
+        return self._code_regions("-")[span]
 
     def added_code(self, span: Span) -> list[tuple[int, str]]:
-        key = ("+", span)
-        if key not in self._regions:
-            numbers = [n for n in span.new_lines if n <= len(self.new_lines)]
-            code = region_code([self.new_lines[n - 1] for n in numbers], self.new_path or "")
-            self._regions[key] = list(zip(numbers, code))
-        return self._regions[key]
+        return self._code_regions("+")[span]
 
+    def span_code(self, span: Span) -> tuple[str, str]:
+        """A hunk's removed and added code as one text, and in lower case: for prefilters."""
+        if span not in self._span_texts:
+            text = "\n".join(t for _, t in self.removed_code(span) + self.added_code(span))
+            self._span_texts[span] = (text, text.lower())
+        return self._span_texts[span]
+
+    @cached_property
     def removed_raw(self) -> list[str]:
         """Every removed line as written, comments included: a cheap first look before any parsing."""
         return [self.old_lines[n - 1] for s in self.spans for n in s.old_lines if n <= len(self.old_lines)]
 
+    @cached_property
     def added_raw(self) -> list[str]:
         return [self.new_lines[n - 1] for s in self.spans for n in s.new_lines if n <= len(self.new_lines)]
 
     @cached_property
     def changed_raw(self) -> tuple[str, str]:
         """All removed and added lines as one text, and that text in lower case: for prefilters."""
-        text = "\n".join(self.removed_raw() + self.added_raw())
+        text = "\n".join(self.removed_raw + self.added_raw)
         return text, text.lower()
 
     @cached_property
     def significant(self) -> list[Span]:
         """The hunks that change code, not just comments or whitespace."""
-        found = [s for s in self.spans
-                 if squash("".join(t for _, t in self.removed_code(s))) != squash("".join(t for _, t in self.added_code(s)))]
+        found = []
+        for s in self.spans:
+            gone = [self.old_lines[n - 1] for n in s.old_lines if n <= len(self.old_lines)]
+            came = [self.new_lines[n - 1] for n in s.new_lines if n <= len(self.new_lines)]
+            if squash("".join(gone)) == squash("".join(came)):
+                continue  # whitespace only
+            if not (
+                may_hold_comments(gone, self.old_path or "") or may_hold_comments(came, self.new_path or "")
+            ):
+                found.append(s)  # no comment can be involved: a real change
+            elif squash("".join(t for _, t in self.removed_code(s))) != squash(
+                "".join(t for _, t in self.added_code(s))
+            ):
+                found.append(s)
         if len(found) > 1 and squash(self.old_code) == squash(self.new_code):
             return []  # code reflowed across hunks
         return found
@@ -166,7 +203,9 @@ class FileChange:
         for span in self.spans:
             if span.old_count and span.old_start <= old_line < span.old_start + span.old_count:
                 return self.where(span)
-            if span.old_start + max(span.old_count, 1) - 1 < old_line:  # entirely above (an insertion: after start)
+            if (
+                span.old_start + max(span.old_count, 1) - 1 < old_line
+            ):  # entirely above (an insertion: after start)
                 delta += span.new_count - span.old_count
             else:
                 break

@@ -18,14 +18,33 @@ from bot.review.changes import Draft
 from bot.review.source import LineIndex, glob_match
 
 CMAKE_FILES = ("**/CMakeLists.txt", "**/*.cmake")
-OLLAMA_SETTERS = ("llama/server/CMakeLists.txt", "llama/server/CMakePresets.json", "CMakePresets.json",
-                  "CMakeLists.txt", "cmake/*.cmake", "Dockerfile", ".github/workflows/*", "scripts/*")
+OLLAMA_SETTERS = (
+    "llama/server/CMakeLists.txt",
+    "llama/server/CMakePresets.json",
+    "CMakePresets.json",
+    "CMakeLists.txt",
+    "cmake/*.cmake",
+    "Dockerfile",
+    ".github/workflows/*",
+    "scripts/*",
+)
 OPTION_NAME = re.compile(r"(?:GGML|LLAMA)_[A-Z0-9_]+")
 _MENTION = re.compile(r"(?:(?<=-D)|(?<![A-Za-z0-9_]))((?:GGML|LLAMA)_[A-Z0-9_]+)\b")
-_COMMAND = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*\(", re.M)
-_ARG = re.compile(r'"((?:\\.|[^"\\])*)"|\[(=*)\[(.*?)\]\2\]|(\()|(\))|([^\s()"]+)', re.S)
-_BOOL = {"ON": "ON", "TRUE": "ON", "YES": "ON", "Y": "ON", "1": "ON",
-         "OFF": "OFF", "FALSE": "OFF", "NO": "OFF", "N": "OFF", "0": "OFF", "": "OFF"}
+_COMMAND = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*\(", re.MULTILINE)
+_ARG = re.compile(r'"((?:\\.|[^"\\])*)"|\[(=*)\[(.*?)\]\2\]|(\()|(\))|([^\s()"]+)', re.DOTALL)
+_BOOL = {
+    "ON": "ON",
+    "TRUE": "ON",
+    "YES": "ON",
+    "Y": "ON",
+    "1": "ON",
+    "OFF": "OFF",
+    "FALSE": "OFF",
+    "NO": "OFF",
+    "N": "OFF",
+    "0": "OFF",
+    "": "OFF",
+}
 
 WhereNow = Callable[[str, int], "int | None"]  # (old path, old line) -> line at the new ref
 
@@ -78,16 +97,30 @@ def options(code: str, path: str) -> list[Option]:
         if not c.args or not OPTION_NAME.fullmatch(c.args[0]):
             continue
         if c.name == "option":
-            found.append(Option(c.args[0], c.args[1] if len(c.args) > 1 else "",
-                                _default(c.args[2] if len(c.args) > 2 else "OFF"), path, c.line))
+            found.append(
+                Option(
+                    c.args[0],
+                    c.args[1] if len(c.args) > 1 else "",
+                    _default(c.args[2] if len(c.args) > 2 else "OFF"),
+                    path,
+                    c.line,
+                )
+            )
         elif c.name == "cmake_dependent_option" and len(c.args) >= 3:
             found.append(Option(c.args[0], c.args[1], _default(c.args[2]), path, c.line))
         elif c.name == "set" and "CACHE" in c.args:
             at = c.args.index("CACHE")
             value = ";".join(c.args[1:at])
             doc = c.args[at + 2] if len(c.args) > at + 2 else ""
-            found.append(Option(c.args[0], doc, _default(value) if c.args[at + 1:at + 2] == ("BOOL",) else value,
-                                path, c.line))
+            found.append(
+                Option(
+                    c.args[0],
+                    doc,
+                    _default(value) if c.args[at + 1 : at + 2] == ("BOOL",) else value,
+                    path,
+                    c.line,
+                )
+            )
     return found
 
 
@@ -123,10 +156,14 @@ def ollama_mentions(files: Mapping[str, str]) -> dict[str, list[LocalRef]]:
 
 def _similar(a: Option, b: Option) -> bool:
     """A removed and an added option that are probably one option renamed."""
+
     def stem(name: str) -> str:
         return name.split("_", 1)[1]
+
     name_ratio = difflib.SequenceMatcher(None, stem(a.name), stem(b.name)).ratio()
-    doc_ratio = difflib.SequenceMatcher(None, a.doc.lower(), b.doc.lower()).ratio() if len(a.doc) >= 10 else 0.0
+    doc_ratio = (
+        difflib.SequenceMatcher(None, a.doc.lower(), b.doc.lower()).ratio() if len(a.doc) >= 10 else 0.0
+    )
     return name_ratio >= 0.8 or doc_ratio >= 0.85
 
 
@@ -141,51 +178,90 @@ def _describe(o: Option) -> str:
     return f"`{o.name}` ({o.doc or 'no description'}; default `{o.default}`), declared in `{o.path}`"
 
 
-def option_drafts(old: list[Option], new: list[Option], mentions: Mapping[str, list[LocalRef]],
-                  where_now: WhereNow) -> list[Draft]:
+def option_drafts(
+    old: list[Option], new: list[Option], mentions: Mapping[str, list[LocalRef]], where_now: WhereNow
+) -> list[Draft]:
     """Added, removed, renamed and re-defaulted options, weighed by whether Ollama sets them."""
     before, after = _index(old), _index(new)
     removed = [before[n][0] for n in before if n not in after]
     added = [after[n][0] for n in after if n not in before]
-    anchor = next((refs[0] for name, refs in sorted(mentions.items())
-                   if refs and refs[0].path.startswith("llama/server/")), None)
+    anchor = next(
+        (
+            refs[0]
+            for name, refs in sorted(mentions.items())
+            if refs and refs[0].path.startswith("llama/server/")
+        ),
+        None,
+    )
     drafts = []
     for gone in removed:
         twin = next((a for a in added if _similar(gone, a)), None)
         sets_it = tuple(mentions.get(gone.name, ()))
         if twin is not None:
             added.remove(twin)
-            drafts.append(Draft(
-                "build", "high" if sets_it else "info",
-                f"CMake option {gone.name} renamed to {twin.name}" + ("; Ollama still sets the old name" if sets_it else ""),
-                f"Upstream replaced {_describe(gone)} by {_describe(twin)}."
-                + (" Ollama sets the old name, which CMake now ignores: set the new one." if sets_it else ""),
-                twin.path, twin.line, local_refs=sets_it))
+            drafts.append(
+                Draft(
+                    "build",
+                    "high" if sets_it else "info",
+                    f"CMake option {gone.name} renamed to {twin.name}"
+                    + ("; Ollama still sets the old name" if sets_it else ""),
+                    f"Upstream replaced {_describe(gone)} by {_describe(twin)}."
+                    + (
+                        " Ollama sets the old name, which CMake now ignores: set the new one."
+                        if sets_it
+                        else ""
+                    ),
+                    twin.path,
+                    twin.line,
+                    local_refs=sets_it,
+                )
+            )
             continue
-        drafts.append(Draft(
-            "build", "high" if sets_it else "info",
-            f"CMake option {gone.name} was removed" + ("; Ollama still sets it" if sets_it else ""),
-            f"Upstream no longer declares {_describe(gone)}."
-            + (" Ollama still sets it, so the setting is silently ignored now." if sets_it else ""),
-            gone.path, where_now(gone.path, gone.line), removed=(gone.path, gone.name), local_refs=sets_it))
+        drafts.append(
+            Draft(
+                "build",
+                "high" if sets_it else "info",
+                f"CMake option {gone.name} was removed" + ("; Ollama still sets it" if sets_it else ""),
+                f"Upstream no longer declares {_describe(gone)}."
+                + (" Ollama still sets it, so the setting is silently ignored now." if sets_it else ""),
+                gone.path,
+                where_now(gone.path, gone.line),
+                removed=(gone.path, gone.name),
+                local_refs=sets_it,
+            )
+        )
     for new_option in added:
         if new_option.name in mentions:
             continue  # Ollama already decided its value
-        drafts.append(Draft(
-            "build", "medium", f"New CMake option {new_option.name}: decide its value",
-            f"Upstream added {_describe(new_option)}. Ollama does not set it, so its build now takes the "
-            f"default `{new_option.default}`; set it explicitly where Ollama configures the build.",
-            new_option.path, new_option.line, local_refs=(anchor,) if anchor else ()))
+        drafts.append(
+            Draft(
+                "build",
+                "medium",
+                f"New CMake option {new_option.name}: decide its value",
+                f"Upstream added {_describe(new_option)}. Ollama does not set it, so its build now takes the "
+                f"default `{new_option.default}`; set it explicitly where Ollama configures the build.",
+                new_option.path,
+                new_option.line,
+                local_refs=(anchor,) if anchor else (),
+            )
+        )
     for name in sorted(set(before) & set(after)):
         old_defaults = sorted({o.default for o in before[name]})
         new_defaults = sorted({o.default for o in after[name]})
         if old_defaults != new_defaults and name not in mentions:
             o = after[name][0]
-            drafts.append(Draft(
-                "build", "medium", f"Default of CMake option {name} changed",
-                f"The default of {_describe(o)} changed from `{', '.join(old_defaults)}` to "
-                f"`{', '.join(new_defaults)}`. Ollama does not set it and so relies on the default.",
-                o.path, o.line, local_refs=(anchor,) if anchor else ()))
+            drafts.append(
+                Draft(
+                    "build",
+                    "medium",
+                    f"Default of CMake option {name} changed",
+                    f"The default of {_describe(o)} changed from `{', '.join(old_defaults)}` to "
+                    f"`{', '.join(new_defaults)}`. Ollama does not set it and so relies on the default.",
+                    o.path,
+                    o.line,
+                    local_refs=(anchor,) if anchor else (),
+                )
+            )
     return drafts
 
 
@@ -196,7 +272,15 @@ def dependency_drafts(old: Mapping[str, tuple[str, int]], new: Mapping[str, tupl
         kind, name = key.split(" ", 1)
         path, line = new[key]
         what = f"`find_package({name})`" if kind == "package" else f"the tool `{name}` (`find_program`)"
-        drafts.append(Draft("build", "medium", f"New build dependency: {key}",
-                            f"Upstream's build now looks for {what}. Ollama's build images and CI may need it "
-                            "installed, or the feature that needs it switched off.", path, line))
+        drafts.append(
+            Draft(
+                "build",
+                "medium",
+                f"New build dependency: {key}",
+                f"Upstream's build now looks for {what}. Ollama's build images and CI may need it "
+                "installed, or the feature that needs it switched off.",
+                path,
+                line,
+            )
+        )
     return drafts

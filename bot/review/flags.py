@@ -23,8 +23,10 @@ _ENTRY = re.compile(r"\bcommon_arg\s*\(")
 _NAMES_GROUP = re.compile(r'\{\s*"-[^"]*"(?:\s*,\s*"-[^"]*")*\s*,?\s*\}')
 _GO_STRING = re.compile(r'"((?:\\.|[^"\\\n])*)"|`([^`]*)`')
 _FLAG_IN_STRING = re.compile(r"(?:^|(?<=\s))(--?[A-Za-z][\w-]*)")
-_DEPRECATED = re.compile(r"(?i)\bdeprecated\b|\bno longer (?:used|supported)\b|\bis ignored\b|\bhas no effect\b"
-                         r"|\breplaced by\b|\bremoved\b|\buse\s+'?(--?[\w-]+)'?\s+instead\b")
+_DEPRECATED = re.compile(
+    r"(?i)\bdeprecated\b|\bno longer (?:used|supported)\b|\bis ignored\b|\bhas no effect\b"
+    r"|\breplaced by\b|\bremoved\b|\buse\s+'?(--?[\w-]+)'?\s+instead\b"
+)
 _TAKES_OVER = re.compile(r"(?i)\breplac|\binstead\b|\bsupersed|\bdeprecat")
 _SERVER = ("LLAMA_EXAMPLE_SERVER", "LLAMA_EXAMPLE_COMMON")
 
@@ -44,21 +46,22 @@ class Flag:
 
     @property
     def for_server(self) -> bool:
-        return (not self.examples or any(e in self.examples for e in _SERVER)) and \
-            "LLAMA_EXAMPLE_SERVER" not in self.excludes
+        return (
+            not self.examples or any(e in self.examples for e in _SERVER)
+        ) and "LLAMA_EXAMPLE_SERVER" not in self.excludes
 
 
 def _help_text(expr: str) -> str:
     """Help as words: literals joined, code normalised, so that re-wrapping a string changes nothing."""
     parts = []
     for m in re.finditer(r'"((?:\\.|[^"\\\n])*)"|[^\s"]+', expr):
-        parts.append(string_value(m[0]) if m[1] is not None else m[0])
+        parts.append((string_value(m[0]) or "") if m[1] is not None else m[0])
     return " ".join(" ".join(parts).split())
 
 
 def _chain(code: str, at: int, call: str) -> tuple[str, ...]:
     """Enum names given to `.set_examples({...})` / `.set_excludes({...})` after an entry."""
-    tail = code[at:at + 600].split(";", 1)[0]
+    tail = code[at : at + 600].split(";", 1)[0]
     m = re.search(r"\.\s*" + call + r"\s*\(\s*\{([^}]*)\}", tail)
     return tuple(sorted(re.findall(r"\w+", m[1]))) if m else ()
 
@@ -70,7 +73,7 @@ def flag_table(code: str) -> dict[str, Flag]:
     for m in _ENTRY.finditer(code):
         args, end = split_args(code, m.end() - 1)
         names: list[str] = []
-        rest = []
+        rest: list[str] = []
         for arg in args:
             if not rest and _NAMES_GROUP.fullmatch(arg):
                 names += re.findall(r'"(-[^"]*)"', arg)
@@ -81,8 +84,14 @@ def flag_table(code: str) -> dict[str, Flag]:
         if not names:
             continue
         hint = string_value(rest[0]) or rest[0] if len(rest) > 1 else ""
-        flag = Flag(tuple(names), hint or "", _help_text(rest[-1]) if rest else "",
-                    _chain(code, end, "set_examples"), _chain(code, end, "set_excludes"), index.line(m.start()))
+        flag = Flag(
+            tuple(names),
+            hint or "",
+            _help_text(rest[-1]) if rest else "",
+            _chain(code, end, "set_examples"),
+            _chain(code, end, "set_excludes"),
+            index.line(m.start()),
+        )
         for name in names:
             table.setdefault(name, flag)
     return table
@@ -105,7 +114,9 @@ def ollama_flags(files: Mapping[str, str]) -> dict[str, list[LocalRef]]:
     return found
 
 
-def _successor(flag: Flag, name: str, new: Mapping[str, Flag], old: Mapping[str, Flag], gone: bool) -> str | None:
+def _successor(
+    flag: Flag, name: str, new: Mapping[str, Flag], old: Mapping[str, Flag], gone: bool
+) -> str | None:
     """A flag that takes over `name`'s job: the one its deprecation text names, or a new flag that says it
     replaces `name` (for a flag that is `gone`, also one that merely names it or has nearly its help)."""
     m = _DEPRECATED.search(flag.help)
@@ -122,8 +133,13 @@ def _successor(flag: Flag, name: str, new: Mapping[str, Flag], old: Mapping[str,
     return None
 
 
-def flag_drafts(old: Mapping[str, Flag], new: Mapping[str, Flag], passed: Mapping[str, list[LocalRef]],
-                where_now: Callable[[int], int | None], path: str = ARG_TABLE) -> list[Draft]:
+def flag_drafts(
+    old: Mapping[str, Flag],
+    new: Mapping[str, Flag],
+    passed: Mapping[str, list[LocalRef]],
+    where_now: Callable[[int], int | None],
+    path: str = ARG_TABLE,
+) -> list[Draft]:
     """Findings for the flags Ollama passes that upstream removed, deprecated, replaced or changed."""
     drafts = []
     for name in sorted(passed):
@@ -134,29 +150,65 @@ def flag_drafts(old: Mapping[str, Flag], new: Mapping[str, Flag], passed: Mappin
         after = new.get(name)
         if after is None:
             successor = _successor(before, name, new, old, gone=True)
-            drafts.append(Draft(
-                "server", "high", f"llama-server flag {name} was removed; Ollama passes it",
-                f"`{name}` is gone from upstream's option table" + (f"; `{successor}` takes over its job" if successor else "")
-                + ". llama-server rejects unknown flags, so the runner fails to start.",
-                path, where_now(before.line), removed=(path, f'"{name}"'), local_refs=refs))
+            drafts.append(
+                Draft(
+                    "server",
+                    "high",
+                    f"llama-server flag {name} was removed; Ollama passes it",
+                    f"`{name}` is gone from upstream's option table"
+                    + (f"; `{successor}` takes over its job" if successor else "")
+                    + ". llama-server rejects unknown flags, so the runner fails to start.",
+                    path,
+                    where_now(before.line),
+                    removed=(path, f'"{name}"'),
+                    local_refs=refs,
+                )
+            )
             continue
         successor = _successor(after, name, new, old, gone=False)
         if (after.deprecated and not before.deprecated) or successor:
-            drafts.append(Draft(
-                "server", "high", f"llama-server flag {name} is deprecated or replaced; Ollama passes it",
-                f"Upstream's help for `{name}` now reads: \"{after.help}\""
-                + (f"\n\n`{successor}` takes over its job." if successor else ""),
-                path, after.line, local_refs=refs))
+            drafts.append(
+                Draft(
+                    "server",
+                    "high",
+                    f"llama-server flag {name} is deprecated or replaced; Ollama passes it",
+                    f'Upstream\'s help for `{name}` now reads: "{after.help}"'
+                    + (f"\n\n`{successor}` takes over its job." if successor else ""),
+                    path,
+                    after.line,
+                    local_refs=refs,
+                )
+            )
         elif before.for_server and not after.for_server:
-            drafts.append(Draft(
-                "server", "high", f"llama-server no longer accepts flag {name}; Ollama passes it",
-                f"`{name}` is now limited to {', '.join(after.examples) or 'other programs'}.",
-                path, after.line, local_refs=refs))
+            drafts.append(
+                Draft(
+                    "server",
+                    "high",
+                    f"llama-server no longer accepts flag {name}; Ollama passes it",
+                    f"`{name}` is now limited to {', '.join(after.examples) or 'other programs'}.",
+                    path,
+                    after.line,
+                    local_refs=refs,
+                )
+            )
         elif (before.value_hint, before.help) != (after.value_hint, after.help):
-            what = [w for w, a, b in (("value set", before.value_hint, after.value_hint),
-                                      ("default or help", before.help, after.help)) if a != b]
-            drafts.append(Draft(
-                "server", "medium", f"llama-server flag {name} changed its {' and '.join(what)}",
-                f"Was: `{before.value_hint}` {before.help}\n\nNow: `{after.value_hint}` {after.help}",
-                path, after.line, local_refs=refs))
+            what = [
+                w
+                for w, a, b in (
+                    ("value set", before.value_hint, after.value_hint),
+                    ("default or help", before.help, after.help),
+                )
+                if a != b
+            ]
+            drafts.append(
+                Draft(
+                    "server",
+                    "medium",
+                    f"llama-server flag {name} changed its {' and '.join(what)}",
+                    f"Was: `{before.value_hint}` {before.help}\n\nNow: `{after.value_hint}` {after.help}",
+                    path,
+                    after.line,
+                    local_refs=refs,
+                )
+            )
     return drafts

@@ -16,12 +16,50 @@ from dataclasses import dataclass
 from bot.review.changes import Draft
 from bot.review.cmake import commands
 
-KEYWORDS = frozenset("""OUTPUT COMMAND DEPENDS BYPRODUCTS WORKING_DIRECTORY COMMENT VERBATIM MAIN_DEPENDENCY
-IMPLICIT_DEPENDS DEPFILE JOB_POOL JOB_SERVER_AWARE USES_TERMINAL COMMAND_EXPAND_LISTS APPEND SOURCES ALL
-RESULT_VARIABLE RESULTS_VARIABLE OUTPUT_VARIABLE ERROR_VARIABLE INPUT_FILE OUTPUT_FILE ERROR_FILE OUTPUT_QUIET
-ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_STRIP_TRAILING_WHITESPACE TIMEOUT COMMAND_ECHO ENCODING
-ECHO_OUTPUT_VARIABLE ECHO_ERROR_VARIABLE COMMAND_ERROR_IS_FATAL TARGET PRE_BUILD PRE_LINK POST_BUILD CODEGEN
-DEPENDS_EXPLICIT_ONLY""".split())
+KEYWORDS = frozenset(
+    [
+        "OUTPUT",
+        "COMMAND",
+        "DEPENDS",
+        "BYPRODUCTS",
+        "WORKING_DIRECTORY",
+        "COMMENT",
+        "VERBATIM",
+        "MAIN_DEPENDENCY",
+        "IMPLICIT_DEPENDS",
+        "DEPFILE",
+        "JOB_POOL",
+        "JOB_SERVER_AWARE",
+        "USES_TERMINAL",
+        "COMMAND_EXPAND_LISTS",
+        "APPEND",
+        "SOURCES",
+        "ALL",
+        "RESULT_VARIABLE",
+        "RESULTS_VARIABLE",
+        "OUTPUT_VARIABLE",
+        "ERROR_VARIABLE",
+        "INPUT_FILE",
+        "OUTPUT_FILE",
+        "ERROR_FILE",
+        "OUTPUT_QUIET",
+        "ERROR_QUIET",
+        "OUTPUT_STRIP_TRAILING_WHITESPACE",
+        "ERROR_STRIP_TRAILING_WHITESPACE",
+        "TIMEOUT",
+        "COMMAND_ECHO",
+        "ENCODING",
+        "ECHO_OUTPUT_VARIABLE",
+        "ECHO_ERROR_VARIABLE",
+        "COMMAND_ERROR_IS_FATAL",
+        "TARGET",
+        "PRE_BUILD",
+        "PRE_LINK",
+        "POST_BUILD",
+        "CODEGEN",
+        "DEPENDS_EXPLICIT_ONLY",
+    ]
+)
 _ROOT_VARS = ("${PROJECT_SOURCE_DIR}", "${CMAKE_SOURCE_DIR}", "${CMAKE_HOME_DIRECTORY}")
 _HERE_VARS = ("${CMAKE_CURRENT_SOURCE_DIR}", "${CMAKE_CURRENT_LIST_DIR}")
 _OUT_VARS = re.compile(r"\$\{(?:CMAKE_CURRENT_BINARY_DIR|CMAKE_BINARY_DIR|PROJECT_BINARY_DIR)\}/?")
@@ -43,10 +81,10 @@ def _resolve(arg: str, directory: str) -> str:
     """A source path in the repository for `${CMAKE_CURRENT_SOURCE_DIR}/x`-style arguments."""
     for var in _ROOT_VARS:
         if arg.startswith(var):
-            return posixpath.normpath(arg[len(var):].lstrip("/"))
+            return posixpath.normpath(arg[len(var) :].lstrip("/"))
     for var in _HERE_VARS:
         if arg.startswith(var):
-            return posixpath.normpath(posixpath.join(directory, arg[len(var):].lstrip("/")))
+            return posixpath.normpath(posixpath.join(directory, arg[len(var) :].lstrip("/")))
     return arg
 
 
@@ -57,7 +95,7 @@ def _program(argv: list[str], directory: str) -> str:
         return m[1]
     if first in ("${CMAKE_COMMAND}", "cmake") and "-P" in argv[:-1]:
         return _resolve(argv[argv.index("-P") + 1], directory)
-    if re.search(r"python", first, re.I) and len(argv) > 1:
+    if re.search(r"python", first, re.IGNORECASE) and len(argv) > 1:
         return _resolve(argv[1], directory)
     if first in ("${CMAKE_COMMAND}", "cmake") and len(argv) > 2 and argv[1] == "-E":
         return f"cmake -E {argv[2]}"
@@ -96,13 +134,18 @@ def target_sources(code: str, path: str) -> dict[str, set[str]]:
     for c in commands(code):
         if c.name == "add_executable" and c.args:
             found.setdefault(c.args[0], set()).update(
-                posixpath.normpath(posixpath.join(directory, _resolve(a, directory))) if "$" not in _resolve(a, directory)
-                else a for a in c.args[1:] if a not in ("WIN32", "MACOSX_BUNDLE", "EXCLUDE_FROM_ALL"))
+                posixpath.normpath(posixpath.join(directory, _resolve(a, directory)))
+                if "$" not in _resolve(a, directory)
+                else a
+                for a in c.args[1:]
+                if a not in ("WIN32", "MACOSX_BUNDLE", "EXCLUDE_FROM_ALL")
+            )
     return found
 
 
-def generator_drafts(old: list[Step], new: list[Step], sources: dict[str, set[str]],
-                     changed: Collection[str]) -> list[Draft]:
+def generator_drafts(
+    old: list[Step], new: list[Step], sources: dict[str, set[str]], changed: Collection[str]
+) -> list[Draft]:
     """Changed arguments, changed generator code, new generators, and new or moved generated assets.
 
     `sources` are the in-tree generator targets at the new ref; `changed` the upstream
@@ -118,23 +161,46 @@ def generator_drafts(old: list[Step], new: list[Step], sources: dict[str, set[st
             continue
         if s.program not in old_by_program:
             reported.add(s.program)
-            drafts.append(Draft("build", "medium", f"New build-time tool or generator: {s.program}",
-                                f"Upstream's build now runs `{s.program} {' '.join(s.args)}`. Ollama's build "
-                                "environment must provide it, or the step must be switched off.", s.path, s.line))
+            drafts.append(
+                Draft(
+                    "build",
+                    "medium",
+                    f"New build-time tool or generator: {s.program}",
+                    f"Upstream's build now runs `{s.program} {' '.join(s.args)}`. Ollama's build "
+                    "environment must provide it, or the step must be switched off.",
+                    s.path,
+                    s.line,
+                )
+            )
         elif s.args not in old_by_program[s.program]:
             reported.add(s.program)
-            before = " ".join(sorted(old_by_program[s.program], key=len)[0])
-            drafts.append(Draft("build", "medium", f"Arguments of build-time generator {s.program} changed",
-                                f"Was: `{s.program} {before}`\n\nNow: `{s.program} {' '.join(s.args)}`",
-                                s.path, s.line))
+            before = " ".join(min(old_by_program[s.program]))
+            drafts.append(
+                Draft(
+                    "build",
+                    "medium",
+                    f"Arguments of build-time generator {s.program} changed",
+                    f"Was: `{s.program} {before}`\n\nNow: `{s.program} {' '.join(s.args)}`",
+                    s.path,
+                    s.line,
+                )
+            )
         code = {s.program} | sources.get(s.program, set())
         touched = sorted(p for p in code if p in changed)
         if touched and s.program not in reported:
             reported.add(s.program)
-            drafts.append(Draft("build", "medium", f"Build-time generator {s.program} changed behaviour",
-                                f"The build runs `{s.program}`, whose code changed upstream: "
-                                + ", ".join(f"`{p}`" for p in touched) + ". Check what it generates now.",
-                                s.path, s.line))
+            drafts.append(
+                Draft(
+                    "build",
+                    "medium",
+                    f"Build-time generator {s.program} changed behaviour",
+                    f"The build runs `{s.program}`, whose code changed upstream: "
+                    + ", ".join(f"`{p}`" for p in touched)
+                    + ". Check what it generates now.",
+                    s.path,
+                    s.line,
+                )
+            )
     old_outputs = {o for s in old for o in s.outputs}
     old_by_name = {posixpath.basename(o): o for o in old_outputs}
     for s in new:
@@ -143,10 +209,25 @@ def generator_drafts(old: list[Step], new: list[Step], sources: dict[str, set[st
                 continue
             name = posixpath.basename(out)
             if name in old_by_name:
-                drafts.append(Draft("build", "medium", f"Generated asset {name} moved",
-                                    f"`{old_by_name[name]}` is now generated as `{out}` (by `{s.program}`).",
-                                    s.path, s.line))
+                drafts.append(
+                    Draft(
+                        "build",
+                        "medium",
+                        f"Generated asset {name} moved",
+                        f"`{old_by_name[name]}` is now generated as `{out}` (by `{s.program}`).",
+                        s.path,
+                        s.line,
+                    )
+                )
             else:
-                drafts.append(Draft("build", "medium", f"New generated asset {name}",
-                                    f"The build now generates `{out}` (by `{s.program}`).", s.path, s.line))
+                drafts.append(
+                    Draft(
+                        "build",
+                        "medium",
+                        f"New generated asset {name}",
+                        f"The build now generates `{out}` (by `{s.program}`).",
+                        s.path,
+                        s.line,
+                    )
+                )
     return drafts

@@ -12,23 +12,38 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache, partial
 
 from bot.model import LocalRef
 from bot.review.changes import Draft
-from bot.review.source import LineIndex, glob_match, split_args, string_value
+from bot.review.source import LineIndex, glob_match, region_code, split_args, string_value
 
 OLLAMA_PARSERS = ("llm/**/*.go", "discover/**/*.go", "server/**/*.go", "ml/**/*.go")
+CALL_LOOKBEHIND = 5  # lines above a changed line where a logging call reaching onto it may start
 MIN_LITERAL = 5  # shorter Contains/HasPrefix literals are not evidence of parsing log output
 _GO_STRING = r'(`[^`]*`|"(?:\\.|[^"\\\n])*")'
 _GO_REGEX = re.compile(r"regexp\.(?:MustCompile|Compile)(?:POSIX)?\(\s*" + _GO_STRING + r"\s*\)")
-_GO_LITERAL = re.compile(r"(?:strings|bytes)\.(?:Contains|HasPrefix|HasSuffix|Index|Cut|CutPrefix)\(\s*"
-                         r"[^,()]*(?:\([^()]*\))?[^,()]*,\s*(?:\[\]byte\(\s*)?" + _GO_STRING)
+_GO_LITERAL = re.compile(
+    r"(?:strings|bytes)\.(?:Contains|HasPrefix|HasSuffix|Index|Cut|CutPrefix)\(\s*"
+    r"[^,()]*(?:\([^()]*\))?[^,()]*,\s*(?:\[\]byte\(\s*)?" + _GO_STRING
+)
 _CALL = re.compile(r"(?:LOG\w*|printf|_(?:INF|WRN|ERR|DBG|CNT))\s*\(")  # starts with a literal: fast to scan
-_SPEC = re.compile(r"%(%|[-+ #0']*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|j|z|t|L|q)?([diouxXeEfFgGaAcspn]))")
-_KIND = {**dict.fromkeys("diou", "d"), **dict.fromkeys("xX", "x"), **dict.fromkeys("eEfFgGaA", "f"),
-         "c": "c", "s": "s", "p": "p", "n": ""}
-_SAMPLES = ({"s": "CUDA0", "d": "1024", "f": "1.50", "c": "x", "p": "0x7f00", "x": "1f", "": ""},
-            {"s": "NVIDIA GeForce RTX 4090", "d": "24564", "f": "0.25", "c": "x", "p": "0x7f00", "x": "ff", "": ""})
+_SPEC = re.compile(
+    r"%(%|[-+ #0']*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|j|z|t|L|q)?([diouxXeEfFgGaAcspn]))"
+)
+_KIND = {
+    **dict.fromkeys("diou", "d"),
+    **dict.fromkeys("xX", "x"),
+    **dict.fromkeys("eEfFgGaA", "f"),
+    "c": "c",
+    "s": "s",
+    "p": "p",
+    "n": "",
+}
+_SAMPLES = (
+    {"s": "CUDA0", "d": "1024", "f": "1.50", "c": "x", "p": "0x7f00", "x": "1f", "": ""},
+    {"s": "NVIDIA GeForce RTX 4090", "d": "24564", "f": "0.25", "c": "x", "p": "0x7f00", "x": "ff", "": ""},
+)
 
 
 @dataclass(frozen=True)
@@ -48,8 +63,9 @@ class LogFormat:
 def _go_value(literal: str) -> str:
     if literal.startswith("`"):
         return literal[1:-1]
-    return re.sub(r'\\(.)', lambda m: {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}.get(m[1], "\\" + m[1]),
-                  literal[1:-1])
+    return re.sub(
+        r"\\(.)", lambda m: {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}.get(m[1], "\\" + m[1]), literal[1:-1]
+    )
 
 
 def ollama_patterns(files: Mapping[str, str]) -> list[LogPattern]:
@@ -70,7 +86,9 @@ def ollama_patterns(files: Mapping[str, str]) -> list[LogPattern]:
         for m in _GO_LITERAL.finditer(text):
             source = _go_value(m[1])
             if len(source.strip()) >= MIN_LITERAL and re.search(r"[A-Za-z]", source):
-                found.append(LogPattern(source, re.compile(re.escape(source)), LocalRef(path, index.line(m.start()))))
+                found.append(
+                    LogPattern(source, re.compile(re.escape(source)), LocalRef(path, index.line(m.start())))
+                )
     return found
 
 
@@ -85,25 +103,60 @@ def log_formats(code: str, first_line: int = 1) -> list[LogFormat]:
         for arg in args[:3]:
             value = string_value(arg)
             if value is not None:
-                found.append(LogFormat(value, index.line(m.start()) + first_line - 1, index.line(end) + first_line - 1))
+                found.append(
+                    LogFormat(value, index.line(m.start()) + first_line - 1, index.line(end) + first_line - 1)
+                )
                 break
     return found
 
 
-def render(fmt: str) -> list[str]:
+def _fill(values: dict[str, str], spec: re.Match) -> str:
+    return "%" if spec[1] == "%" else values[_KIND[spec[2]]]
+
+
+def formats_on_lines(
+    lines: list[str], numbers: list[int], path: str, wanted: list[frozenset[str]] | None = None
+) -> list[LogFormat]:
+    """Format strings of calls that reach onto the given (sorted, 1-based) lines of a file, parsing only
+    windows around them (a call may start CALL_LOOKBEHIND lines above) that hold a literal of `wanted`."""
+    windows: list[list[int]] = []
+    for n in numbers:
+        if windows and n - CALL_LOOKBEHIND <= windows[-1][1] + 1:
+            windows[-1][1] = n
+        else:
+            windows.append([max(1, n - CALL_LOOKBEHIND), n])
+    texts = [lines[first - 1 : last] for first, last in windows]
+    if wanted is not None:
+        keep = [i for i, t in enumerate(texts) if any(n in "\n".join(t).lower() for w in wanted for n in w)]
+        windows, texts = [windows[i] for i in keep], [texts[i] for i in keep]
+    on = set(numbers)
+    found = []
+    for (first, _), code in zip(windows, region_code(texts, path)):
+        found += [
+            f
+            for f in log_formats("\n".join(code), first)
+            if any(n in on for n in range(f.line, f.last_line + 1))
+        ]
+    return found
+
+
+@lru_cache(maxsize=65536)
+def render(fmt: str) -> tuple[str, ...]:
     """Lines the format prints, once with short and once with multi-word sample values."""
-    lines = []
+    lines: list[str] = []
     for sample in _SAMPLES:
-        text = _SPEC.sub(lambda m: "%" if m[1] == "%" else sample[_KIND[m[2]]], fmt)
+        text = _SPEC.sub(partial(_fill, sample), fmt)
         lines += [line for line in text.split("\n") if line.strip()]
-    return lines
+    return tuple(lines)
 
 
 def produces(fmt: str, pattern: LogPattern) -> bool:
     return any(pattern.regex.search(line) for line in render(fmt))
 
 
-def matched(patterns: Iterable[LogPattern], formats: Iterable[LogFormat]) -> list[tuple[LogPattern, LogFormat]]:
+def matched(
+    patterns: Iterable[LogPattern], formats: Iterable[LogFormat]
+) -> list[tuple[LogPattern, LogFormat]]:
     """(pattern, format) pairs where the format prints a line the pattern matches (first format per pattern)."""
     formats = list(formats)
     pairs = []
@@ -114,19 +167,39 @@ def matched(patterns: Iterable[LogPattern], formats: Iterable[LogFormat]) -> lis
     return pairs
 
 
-def vanished(pairs: Iterable[tuple[LogPattern, LogFormat]], new: Iterable[str]) -> list[tuple[LogPattern, LogFormat]]:
+def vanished(
+    pairs: Iterable[tuple[LogPattern, LogFormat]], new: Iterable[str]
+) -> list[tuple[LogPattern, LogFormat]]:
     """The matched pairs for which no format string at the new ref prints a matching line."""
     new = list(new)
     return [(p, f) for p, f in pairs if not any(produces(n, p) for n in new)]
 
 
-def log_draft(pattern: LogPattern, fmt: LogFormat, path: str, line: int | None,
-              blame: tuple[tuple[int, int], ...], removed: tuple[str, str], nearest: str | None) -> Draft:
+def log_draft(
+    pattern: LogPattern,
+    fmt: LogFormat,
+    path: str,
+    line: int | None,
+    blame: tuple[tuple[int, int], ...],
+    removed: tuple[str, str],
+    nearest: str | None,
+) -> Draft:
     sample = next(line for line in render(fmt.text) if pattern.regex.search(line))
-    detail = (f"Ollama matches `{pattern.source}` against llama-server's output. At the old ref upstream printed "
-              f"it with `{fmt.text.strip()!s}` (for example `{sample.strip()}`); no format string at the new ref "
-              "produces a matching line any more.")
+    detail = (
+        f"Ollama matches `{pattern.source}` against llama-server's output. At the old ref upstream printed "
+        f"it with `{fmt.text.strip()!s}` (for example `{sample.strip()}`); no format string at the new ref "
+        "produces a matching line any more."
+    )
     if nearest is not None:
         detail += f"\n\nThe new format here is `{nearest.strip()}`."
-    return Draft("server", "high", f"Log line Ollama parses changed: `{pattern.source}` no longer matches",
-                 detail, path, line, blame, removed, (pattern.ref,))
+    return Draft(
+        "server",
+        "high",
+        f"Log line Ollama parses changed: `{pattern.source}` no longer matches",
+        detail,
+        path,
+        line,
+        blame,
+        removed,
+        (pattern.ref,),
+    )

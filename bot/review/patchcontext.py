@@ -18,8 +18,9 @@ from bot.review.source import excerpt
 WINDOW = 20
 
 
-def patch_context_drafts(patches: list[tuple[str, PatchFile]], changes: Mapping[str, FileChange],
-                         window: int = WINDOW) -> list[Draft]:
+def patch_context_drafts(
+    patches: list[tuple[str, PatchFile]], changes: Mapping[str, FileChange], window: int = WINDOW
+) -> list[Draft]:
     """One finding per patch hunk with significant upstream changes within `window` old-ref lines."""
     drafts = []
     for patch_path, pf in patches:
@@ -31,22 +32,37 @@ def patch_context_drafts(patches: list[tuple[str, PatchFile]], changes: Mapping[
             for number, hunk in enumerate(fp.hunks, 1):
                 low = hunk.old_start - window
                 high = hunk.old_start + max(hunk.old_count, 1) - 1 + window
-                near = [s for s in change.significant
-                        if s.old_start <= high and s.old_start + max(s.old_count, 1) - 1 >= low]
+                near = [
+                    s
+                    for s in change.significant
+                    if s.old_start <= high and s.old_start + max(s.old_count, 1) - 1 >= low
+                ]
                 if not near:
                     continue
                 removed = [change.old_lines[n - 1] for s in near for n in s.old_lines][:4]
                 added = [change.new_lines[n - 1] for s in near for n in s.new_lines][:4]
                 blame = tuple((s.new_start, s.new_start + s.new_count - 1) for s in near if s.new_count)
                 first = near[0]
-                gone = None if blame else (change.old_path or change.path, removed[0].strip() if removed else "")
-                lines = ", ".join(f"{s.old_start}" + (f"-{s.old_start + s.old_count - 1}" if s.old_count > 1 else "")
-                                  for s in near)
-                drafts.append(Draft(
-                    "patch-context", "medium",
-                    f"Upstream changed {change.path} near hunk {number} of {name}",
-                    f"Hunk {number} of `{patch_path}` (old line {hunk.old_start}) sits within {window} lines of "
-                    f"upstream changes at old line(s) {lines}. Even if the patch applies, check that its intent "
-                    f"still holds.\n\n{excerpt(removed, added)}",
-                    change.path, change.where(first), blame, gone, (LocalRef(patch_path, hunk.header_line),)))
+                gone = (
+                    None if blame else (change.old_path or change.path, removed[0].strip() if removed else "")
+                )
+                lines = ", ".join(
+                    f"{s.old_start}" + (f"-{s.old_start + s.old_count - 1}" if s.old_count > 1 else "")
+                    for s in near
+                )
+                drafts.append(
+                    Draft(
+                        "patch-context",
+                        "medium",
+                        f"Upstream changed {change.path} near hunk {number} of {name}",
+                        f"Hunk {number} of `{patch_path}` (old line {hunk.old_start}) sits within {window} lines of "
+                        f"upstream changes at old line(s) {lines}. Even if the patch applies, check that its intent "
+                        f"still holds.\n\n{excerpt(removed, added)}",
+                        change.path,
+                        change.where(first),
+                        blame,
+                        gone,
+                        (LocalRef(patch_path, hunk.header_line),),
+                    )
+                )
     return drafts

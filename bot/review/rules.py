@@ -21,7 +21,18 @@ from bot.review.changes import AREAS, Draft, FileChange
 from bot.review.source import LineIndex, excerpt, glob_match, local_refs, may_match, split_args, squash
 
 SHIPPED_RULES = Path(__file__).resolve().parent.parent / "rules.toml"
-KEYS = {"area", "severity", "title", "text", "paths", "pattern", "block", "local_paths", "local_pattern", "enabled"}
+KEYS = {
+    "area",
+    "severity",
+    "title",
+    "text",
+    "paths",
+    "pattern",
+    "block",
+    "local_paths",
+    "local_pattern",
+    "enabled",
+}
 REQUIRED = ("area", "severity", "title", "paths")
 
 
@@ -51,7 +62,9 @@ def _regex(value, where: str) -> re.Pattern:
     if not isinstance(value, str) or not value:
         raise AnalysisError(f"{where}: expected a regular expression string")
     try:
-        return re.compile(value, re.M)  # per line; `^`/`$` also hold in the joined text of a prefilter
+        return re.compile(
+            value, re.MULTILINE
+        )  # per line; `^`/`$` also hold in the joined text of a prefilter
     except re.error as exc:
         raise AnalysisError(f"{where}: not a valid regular expression ({exc})") from None
 
@@ -85,7 +98,11 @@ def parse_rule(rule_id: str, raw, where: str) -> Rule | None:
     if "pattern" in raw and "block" in raw:
         raise AnalysisError(f"{where}.block: a rule has a pattern or a block, not both")
     return Rule(
-        rule_id, raw["area"], raw["severity"], _text(raw, "title", where, True), _text(raw, "text", where, False),
+        rule_id,
+        raw["area"],
+        raw["severity"],
+        _text(raw, "title", where, True),
+        _text(raw, "text", where, False),
         _strings(raw["paths"], f"{where}.paths"),
         _regex(raw["pattern"], f"{where}.pattern") if "pattern" in raw else None,
         _text(raw, "block", where, True) if "block" in raw else None,
@@ -121,6 +138,8 @@ def _changed_lines(change: FileChange, pattern: re.Pattern | None):
     """(span, old line, raw) removed and (span, new line, raw) added code lines that really changed and match."""
     removed, added = [], []
     for span in change.significant:
+        if pattern is not None and not may_match(pattern, *change.span_code(span)):
+            continue
         gone, came = change.removed_code(span), change.added_code(span)
         gone_hits = [(n, t) for n, t in gone if t.strip() and (pattern is None or pattern.search(t))]
         came_hits = [(n, t) for n, t in came if t.strip() and (pattern is None or pattern.search(t))]
@@ -139,17 +158,35 @@ def _line_draft(rule: Rule, change: FileChange) -> Draft | None:
     removed, added = _changed_lines(change, rule.pattern)
     if not removed and not added:
         return None
-    detail = "\n\n".join(p for p in (rule.text, excerpt([r for _, _, r in removed], [a for _, _, a in added])) if p)
+    detail = "\n\n".join(
+        p for p in (rule.text, excerpt([r for _, _, r in removed], [a for _, _, a in added])) if p
+    )
     if added:
-        return Draft(rule.area, rule.severity, _title(rule, change.path), detail, change.path, added[0][1],
-                     tuple((n, n) for _, n, _ in added[:5]))
+        return Draft(
+            rule.area,
+            rule.severity,
+            _title(rule, change.path),
+            detail,
+            change.path,
+            added[0][1],
+            tuple((n, n) for _, n, _ in added[:5]),
+        )
     span, _, text = removed[0]
-    return Draft(rule.area, rule.severity, _title(rule, change.path), detail, change.path, change.where(span),
-                 removed=(change.old_path or change.path, text.strip()))
+    return Draft(
+        rule.area,
+        rule.severity,
+        _title(rule, change.path),
+        detail,
+        change.path,
+        change.where(span),
+        removed=(change.old_path or change.path, text.strip()),
+    )
 
 
 def block_span(code: str, block: str) -> tuple[int, int] | None:
     """Offsets of `block` (e.g. 'struct ggml_backend_dev_props') through its closing brace."""
+    if block.split()[-1] not in code:
+        return None
     head = re.search(r"\b" + r"\s+".join(map(re.escape, block.split())) + r"\b\s*(?::[^{;]*)?\{", code)
     if head is None:
         return None
@@ -161,20 +198,31 @@ def _block_draft(rule: Rule, change: FileChange) -> Draft | None:
     assert rule.block is not None
     old = block_span(change.old_code, rule.block)
     new = block_span(change.new_code, rule.block)
-    old_body = change.old_code[old[0]:old[1]] if old else ""
-    new_body = change.new_code[new[0]:new[1]] if new else ""
+    old_body = change.old_code[old[0] : old[1]] if old else ""
+    new_body = change.new_code[new[0] : new[1]] if new else ""
     if squash(old_body) == squash(new_body):
         return None
-    diff = [line for line in difflib.unified_diff(old_body.splitlines(), new_body.splitlines(), lineterm="", n=0)
-            if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip()]
-    detail = "\n\n".join(p for p in (rule.text, "```diff\n" + "\n".join(d.rstrip()[:160] for d in diff[:12]) + "\n```")
-                         if p)
+    diff = [
+        line
+        for line in difflib.unified_diff(old_body.splitlines(), new_body.splitlines(), lineterm="", n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip()
+    ]
+    detail = "\n\n".join(
+        p for p in (rule.text, "```diff\n" + "\n".join(d.rstrip()[:160] for d in diff[:12]) + "\n```") if p
+    )
     title = _title(rule, change.path)
     if new is None:
         assert old is not None
         old_line = LineIndex(change.old_code).line(old[0])
-        return Draft(rule.area, rule.severity, title, detail, change.path, change.new_line(old_line),
-                     removed=(change.old_path or change.path, rule.block))
+        return Draft(
+            rule.area,
+            rule.severity,
+            title,
+            detail,
+            change.path,
+            change.new_line(old_line),
+            removed=(change.old_path or change.path, rule.block),
+        )
     index = LineIndex(change.new_code)
     start, end = index.line(new[0]), index.line(new[1])
     return Draft(rule.area, rule.severity, title, detail, change.path, start, ((start, end),))
@@ -186,7 +234,10 @@ def rule_drafts(rules: list[Rule], changes: list[FileChange], local: Mapping[str
     for rule in rules:
         refs: tuple | None = None
         for change in changes:
-            if not (glob_match(change.path, rule.paths) or (change.old_path and glob_match(change.old_path, rule.paths))):
+            if not (
+                glob_match(change.path, rule.paths)
+                or (change.old_path and glob_match(change.old_path, rule.paths))
+            ):
                 continue
             draft = (_block_draft if rule.block else _line_draft)(rule, change)
             if draft is None:

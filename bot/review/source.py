@@ -8,31 +8,70 @@ every offset and line number of the original text.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
 from bisect import bisect_right
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from bot.model import LocalRef
 
-C_LIKE = frozenset(".c .cc .cpp .cxx .h .hh .hpp .hxx .inc .cu .cuh .m .mm .metal .comp .glsl .wgsl .cl "
-                   ".js .mjs .ts .tsx .jsx .go .java .rs .swift .kt .cs".split())
-C_SOURCES = frozenset(".c .cc .cpp .cxx .h .hh .hpp .hxx .inc .cu .cuh .m .mm".split())
-HASH_LIKE = frozenset(".cmake .py .sh .bash .toml .yml .yaml .mk .ps1".split())
+C_LIKE = frozenset(
+    [
+        ".c",
+        ".cc",
+        ".cpp",
+        ".cxx",
+        ".h",
+        ".hh",
+        ".hpp",
+        ".hxx",
+        ".inc",
+        ".cu",
+        ".cuh",
+        ".m",
+        ".mm",
+        ".metal",
+        ".comp",
+        ".glsl",
+        ".wgsl",
+        ".cl",
+        ".js",
+        ".mjs",
+        ".ts",
+        ".tsx",
+        ".jsx",
+        ".go",
+        ".java",
+        ".rs",
+        ".swift",
+        ".kt",
+        ".cs",
+    ]
+)
+C_SOURCES = frozenset(
+    [".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".inc", ".cu", ".cuh", ".m", ".mm"]
+)
+HASH_LIKE = frozenset([".cmake", ".py", ".sh", ".bash", ".toml", ".yml", ".yaml", ".mk", ".ps1"])
 HASH_NAMES = frozenset({"CMakeLists.txt", "Dockerfile", "Makefile", "Containerfile"})
 
-_C_SCAN = re.compile(r'''//[^\n]*|/\*.*?\*/|/\*.*|R"([^()\\\s"]{0,16})\(.*?\)\1"|"(?:\\.|[^"\\\n])*"'''
-                     r"""|'(?:\\.|[^'\\\n])*'|`[^`]*`""", re.S)
-_HASH_SCAN = re.compile(r'#\[(=*)\[.*?\]\1\]|#[^\n]*|"(?:\\.|[^"\\])*"', re.S)
-_PY_SCAN = re.compile(r'#[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+_C_SCAN = re.compile(
+    r'''//[^\n]*|/\*.*?\*/|/\*.*|R"([^()\\\s"]{0,16})\(.*?\)\1"|"(?:\\.|[^"\\\n])*"'''
+    r"""|'(?:\\.|[^'\\\n])*'|`[^`]*`""",
+    re.DOTALL,
+)
+_HASH_SCAN = re.compile(r'#\[(=*)\[.*?\]\1\]|#[^\n]*|"(?:\\.|[^"\\])*"', re.DOTALL)
+_PY_SCAN = re.compile(r'#[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.DOTALL)
+_SCANNERS = {"c": _C_SCAN, "hash": _HASH_SCAN, "py": _PY_SCAN}
+_MARKERS = {"c": ("//", "/*"), "hash": ("#",), "py": ("#",)}
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 C_STRING = re.compile(r'"((?:\\.|[^"\\\n])*)"')
 
 
 def extension(path: str) -> str:
     name = path.rsplit("/", 1)[-1]
-    return name[name.rfind("."):] if "." in name else ""
+    return name[name.rfind(".") :] if "." in name else ""
 
 
+@lru_cache(maxsize=4096)
 def comment_syntax(path: str) -> str | None:
     """'c', 'hash', 'py' or None (no comments known: only whitespace is ignored)."""
     name = path.rsplit("/", 1)[-1]
@@ -53,34 +92,64 @@ def _blank(text: str) -> str:
 def code_text(text: str, path: str) -> str:
     """`text` with its comments replaced by spaces (newlines kept), string literals left intact."""
     syntax = comment_syntax(path)
-    if syntax is None:
+    if syntax is None or not any(m in text for m in _MARKERS[syntax]):
         return text
-    scanner = {"c": _C_SCAN, "hash": _HASH_SCAN, "py": _PY_SCAN}[syntax]
+    scanner = _SCANNERS[syntax]
+    pieces: list[str] = []
+    at = 0
+    for m in scanner.finditer(text):
+        if text[m.start()] in "/#":  # a comment; strings are matched only to be skipped
+            pieces += [text[at : m.start()], _blank(m.group(0))]
+            at = m.end()
+    return "".join(pieces) + text[at:] if pieces else text
 
-    def keep_strings(m: re.Match) -> str:
-        s = m.group(0)
-        return _blank(s) if s[0] in "/#" else s
-    return scanner.sub(keep_strings, text)
 
-
-def region_code(lines: list[str], path: str) -> list[str]:
-    """Comment-free lines of an excerpt (a hunk) without reading the whole file.
-
-    Only a block comment that began above the excerpt cannot be seen from it:
-    text before a `*/` that no `/*` opens, and leading ` * ` continuation
-    lines, count as comment."""
+def _open_comment_tail(lines: list[str]) -> list[str]:
+    """An excerpt's lines with a block comment that began above it blanked: text before a `*/`
+    that no `/*` opens, or leading ` * ` continuation lines."""
     text = "\n".join(lines)
-    if comment_syntax(path) == "c":
-        close, opening = text.find("*/"), text.find("/*")
-        if close != -1 and (opening == -1 or close < opening):
-            text = _blank(text[:close + 2]) + text[close + 2:]
-        else:
-            parts = text.split("\n")
-            lead = 0
-            while lead < len(parts) and re.match(r"\s*\*(?:\s|$)", parts[lead]):
-                lead += 1
-            text = "\n".join([" "] * lead + parts[lead:])
-    return code_text(text, path).split("\n")
+    close = text.find("*/")
+    if close != -1 and not 0 <= text.find("/*") < close:
+        return (_blank(text[: close + 2]) + text[close + 2 :]).split("\n")
+    if not text.lstrip().startswith("*"):
+        return lines
+    lead = 0
+    while lead < len(lines) and re.match(r"\s*\*(?:\s|$)", lines[lead]):
+        lead += 1
+    return [""] * lead + lines[lead:] if lead else lines
+
+
+def region_code(regions: list[list[str]], path: str) -> list[list[str]]:
+    """Comment-free lines of excerpts (hunks) of one file, without reading the whole file.
+
+    Only a block comment that began above an excerpt cannot be seen from it; see
+    `_open_comment_tail`. C-like excerpts are blanked in one pass, fenced by `*/`
+    lines so that a comment left open in one cannot swallow the next."""
+    syntax = comment_syntax(path)
+    if syntax is None:
+        return regions
+    if syntax != "c":
+        return [code_text("\n".join(r), path).split("\n") if r else [] for r in regions]
+    fixed = [_open_comment_tail(r) for r in regions]
+    lines = code_text("\n*/\n".join("\n".join(r) for r in fixed), path).split("\n")
+    out, at = [], 0
+    for r in fixed:
+        out.append(lines[at : at + len(r)] if r else [])
+        at += len(r) + 1 if r else 1
+    return out
+
+
+def may_hold_comments(lines: list[str], path: str) -> bool:
+    """Whether comment-stripping could change these lines (a cheap test before doing it)."""
+    syntax = comment_syntax(path)
+    if syntax is None:
+        return False
+    text = "\n".join(lines)
+    if syntax != "c":
+        return "#" in text
+    return (
+        "//" in text or "/*" in text or "*/" in text or any(line.lstrip().startswith("*") for line in lines)
+    )
 
 
 def squash(text: str) -> str:
@@ -91,11 +160,6 @@ def squash(text: str) -> str:
 def tokens(text: str) -> list[str]:
     """Whitespace-insensitive tokens: equal token lists mean a reformat, not a change."""
     return _TOKEN.findall(text)
-
-
-def identifiers(text: str) -> set[str]:
-    """Identifiers outside string literals."""
-    return set(re.findall(r"\b[A-Za-z_]\w*", C_STRING.sub('""', text)))
 
 
 class LineIndex:
@@ -127,7 +191,7 @@ def _glob_regex(pattern: str) -> re.Pattern:
             out.append("[^/]")
         elif c == "{" and "}" in pattern[i:]:
             end = pattern.index("}", i)
-            out.append("(?:" + "|".join(re.escape(a) for a in pattern[i + 1:end].split(",")) + ")")
+            out.append("(?:" + "|".join(re.escape(a) for a in pattern[i + 1 : end].split(",")) + ")")
             i = end
         else:
             out.append(re.escape(c))
@@ -145,13 +209,16 @@ def glob_match(path: str, patterns: Iterable[str]) -> bool:
     return _globs_regex(tuple(patterns)).match(path) is not None
 
 
-_ARG_TOKEN = re.compile(r'''R"([^()\\\s"]{0,16})\(.*?\)\1"|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|[()\[\]{},]''', re.S)
+_ARG_TOKEN = re.compile(
+    r"""R"([^()\\\s"]{0,16})\(.*?\)\1"|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|[()\[\]{},]""", re.DOTALL
+)
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 
 
 def split_args(code: str, open_at: int) -> tuple[list[str], int]:
     """Top-level comma-separated arguments of the bracket at `open_at`, and the offset after its closer."""
-    depth, start, args = 0, open_at + 1, []
+    depth, start = 0, open_at + 1
+    args: list[str] = []
     for m in _ARG_TOKEN.finditer(code, open_at):
         t = m.group(0)
         if t in _OPEN:
@@ -159,24 +226,38 @@ def split_args(code: str, open_at: int) -> tuple[list[str], int]:
         elif t in ")]}":
             depth -= 1
             if depth == 0:
-                last = code[start:m.start()]
+                last = code[start : m.start()]
                 if last.strip() or args:
                     args.append(last)
                 return [a.strip() for a in args], m.end()
         elif t == "," and depth == 1:
-            args.append(code[start:m.start()])
+            args.append(code[start : m.start()])
             start = m.end()
     return [a.strip() for a in args], len(code)
 
 
-_LITERAL_PIECE = re.compile(r'\s*(?:"((?:\\.|[^"\\\n])*)"|R"([^()\\\s"]{0,16})\((.*?)\)\2"|(PRI[diouxX]\w*))', re.S)
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "'": "'", "a": "\a", "e": "\x1b"}
+_LITERAL_PIECE = re.compile(
+    r'\s*(?:"((?:\\.|[^"\\\n])*)"|R"([^()\\\s"]{0,16})\((.*?)\)\2"|(PRI[diouxX]\w*))', re.DOTALL
+)
+_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "0": "\0",
+    "\\": "\\",
+    '"': '"',
+    "'": "'",
+    "a": "\a",
+    "e": "\x1b",
+}
 
 
 def c_unescape(body: str) -> str:
-    return re.sub(r"\\(x[0-9a-fA-F]{1,2}|.)",
-                  lambda m: chr(int(m[1][1:], 16)) if m[1][0] == "x" and len(m[1]) > 1 else _ESCAPES.get(m[1], m[1]),
-                  body)
+    return re.sub(
+        r"\\(x[0-9a-fA-F]{1,2}|.)",
+        lambda m: chr(int(m[1][1:], 16)) if m[1][0] == "x" and len(m[1]) > 1 else _ESCAPES.get(m[1], m[1]),
+        body,
+    )
 
 
 def string_value(expr: str) -> str | None:
@@ -196,7 +277,9 @@ def string_value(expr: str) -> str | None:
     return "".join(parts) if parts else None
 
 
-def local_refs(files: Mapping[str, str], globs, pattern: re.Pattern | None, limit: int = 10) -> tuple[LocalRef, ...]:
+def local_refs(
+    files: Mapping[str, str], globs, pattern: re.Pattern | None, limit: int = 10
+) -> tuple[LocalRef, ...]:
     """Lines of the Ollama files matching `globs` where `pattern` matches (line 1 of each without one)."""
     refs = []
     for path in sorted(p for p in files if glob_match(p, globs)):
@@ -218,7 +301,9 @@ def local_refs(files: Mapping[str, str], globs, pattern: re.Pattern | None, limi
 
 def excerpt(removed: list[str], added: list[str], limit: int = 8) -> str:
     """A short markdown diff of changed lines."""
-    lines = [f"- {t.rstrip()[:160]}" for t in removed[:limit // 2]] + [f"+ {t.rstrip()[:160]}" for t in added[:limit // 2]]
+    lines = [f"- {t.rstrip()[:160]}" for t in removed[: limit // 2]] + [
+        f"+ {t.rstrip()[:160]}" for t in added[: limit // 2]
+    ]
     return "```diff\n" + "\n".join(lines) + "\n```" if lines else ""
 
 
@@ -227,7 +312,7 @@ MIN_NEEDLE = 3
 
 def _needles(items) -> set[str] | None:
     """Lower-case strings one of which every match of this parsed sequence contains, or None."""
-    from re import _constants as op
+    from re import _constants as op  # type: ignore[attr-defined]
 
     options: list[set[str]] = []
     run = ""
@@ -261,11 +346,11 @@ def needles(pattern: re.Pattern) -> frozenset[str] | None:
     `needle in text` runs at memory speed where a regular expression with a
     wide alternation crawls, so a rule first asks whether a file can match.
     """
-    from re import _parser
+    from re import _parser  # type: ignore[attr-defined]
 
     try:
         found = _needles(_parser.parse(pattern.pattern, pattern.flags).data)
-    except Exception:  # a construct this walk does not know: fall back to the regex itself
+    except (re.error, TypeError, ValueError, IndexError, AttributeError):  # unknown construct: use the regex
         return None
     return frozenset(found) if found else None
 

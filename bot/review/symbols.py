@@ -16,11 +16,41 @@ from bot.review.changes import Draft
 from bot.review.source import LineIndex, glob_match, split_args, tokens
 
 HEADERS = ("ggml/include/*.h",)
-OLLAMA_USERS = ("discover/**/*.{go,c,cc,cpp,h,hpp}", "ml/**/*.{go,c,cc,cpp,h,hpp}", "llama/**/*.{go,c,cc,cpp,h,hpp}")
+OLLAMA_USERS = (
+    "discover/**/*.{go,c,cc,cpp,h,hpp}",
+    "ml/**/*.{go,c,cc,cpp,h,hpp}",
+    "llama/**/*.{go,c,cc,cpp,h,hpp}",
+)
 _DECL = re.compile(r"\b(GGML_API|GGML_BACKEND_API)\b([^;{}()]*?)\b((?:ggml|gguf)_\w+)\s*\(")
 _USE = re.compile(r"\b(?:ggml|gguf)_\w+")
-_TYPE_WORDS = frozenset("void char short int long float double signed unsigned bool const volatile struct enum union "
-                        "size_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t".split())
+_TYPE_WORDS = frozenset(
+    [
+        "void",
+        "char",
+        "short",
+        "int",
+        "long",
+        "float",
+        "double",
+        "signed",
+        "unsigned",
+        "bool",
+        "const",
+        "volatile",
+        "struct",
+        "enum",
+        "union",
+        "size_t",
+        "int8_t",
+        "int16_t",
+        "int32_t",
+        "int64_t",
+        "uint8_t",
+        "uint16_t",
+        "uint32_t",
+        "uint64_t",
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -37,9 +67,14 @@ def _parameter_type(param: str) -> str:
     t = tokens(param)
     suffix = []
     if "[" in t:
-        t, suffix = t[:t.index("[")], ["[]"]
-    if (len(t) > 1 and re.fullmatch(r"[A-Za-z_]\w*", t[-1]) and t[-1] not in _TYPE_WORDS
-            and t[-2] not in ("struct", "enum", "union") and not (len(t) == 2 and t[0] == "const")):
+        t, suffix = t[: t.index("[")], ["[]"]
+    if (
+        len(t) > 1
+        and re.fullmatch(r"[A-Za-z_]\w*", t[-1])
+        and t[-1] not in _TYPE_WORDS
+        and t[-2] not in ("struct", "enum", "union")
+        and not (len(t) == 2 and t[0] == "const")
+    ):
         t = t[:-1]
     return " ".join(t + suffix)
 
@@ -47,15 +82,19 @@ def _parameter_type(param: str) -> str:
 def declarations(code: str, path: str) -> dict[str, Declaration]:
     """`GGML_API ret name(params);` of comment-free header code, by name."""
     index = LineIndex(code)
-    found = {}
+    found: dict[str, Declaration] = {}
     for m in _DECL.finditer(code):
         params, end = split_args(code, m.end() - 1)
-        after = code[end:end + 40].lstrip()
+        after = code[end : end + 40].lstrip()
         if not after.startswith((";", ",", ")")):
             continue  # a definition or a macro use, not a declaration
-        start = max(code.rfind(";", 0, m.start()), code.rfind("}", 0, m.start()), code.rfind("{", 0, m.start()))
-        deprecated = "GGML_DEPRECATED" in code[start + 1:m.start()]
-        signature = f"{' '.join(tokens(m[2]))} {m[3]}({', '.join(_parameter_type(p) for p in params)})".strip()
+        start = max(
+            code.rfind(";", 0, m.start()), code.rfind("}", 0, m.start()), code.rfind("{", 0, m.start())
+        )
+        deprecated = "GGML_DEPRECATED" in code[start + 1 : m.start()]
+        signature = (
+            f"{' '.join(tokens(m[2]))} {m[3]}({', '.join(_parameter_type(p) for p in params)})".strip()
+        )
         found.setdefault(m[3], Declaration(m[3], signature, deprecated, path, index.line(m.start())))
     return found
 
@@ -80,22 +119,50 @@ def removed_title(name: str) -> str:
     return f"`{name}` was removed upstream"
 
 
-def symbol_drafts(old: Mapping[str, Declaration], new: Mapping[str, Declaration],
-                  used: Mapping[str, list[LocalRef]], where_now: Callable[[str, int], int | None]) -> list[Draft]:
+def symbol_drafts(
+    old: Mapping[str, Declaration],
+    new: Mapping[str, Declaration],
+    used: Mapping[str, list[LocalRef]],
+    where_now: Callable[[str, int], int | None],
+) -> list[Draft]:
     drafts = []
     for name in sorted(set(old) & set(used)):
         before, after, refs = old[name], new.get(name), tuple(used[name])
         if after is None:
-            drafts.append(Draft("discovery", "high", removed_title(name),
-                                f"`{before.signature}` is no longer declared in `{before.path}`; Ollama uses it.",
-                                before.path, where_now(before.path, before.line), removed=(before.path, name),
-                                local_refs=refs))
+            drafts.append(
+                Draft(
+                    "discovery",
+                    "high",
+                    removed_title(name),
+                    f"`{before.signature}` is no longer declared in `{before.path}`; Ollama uses it.",
+                    before.path,
+                    where_now(before.path, before.line),
+                    removed=(before.path, name),
+                    local_refs=refs,
+                )
+            )
         elif after.signature != before.signature:
-            drafts.append(Draft("discovery", "high", f"Signature of `{name}` changed",
-                                f"Was: `{before.signature}`\n\nNow: `{after.signature}`", after.path, after.line,
-                                local_refs=refs))
+            drafts.append(
+                Draft(
+                    "discovery",
+                    "high",
+                    f"Signature of `{name}` changed",
+                    f"Was: `{before.signature}`\n\nNow: `{after.signature}`",
+                    after.path,
+                    after.line,
+                    local_refs=refs,
+                )
+            )
         elif after.deprecated and not before.deprecated:
-            drafts.append(Draft("discovery", "medium", f"`{name}` is now deprecated",
-                                f"Upstream marked `{after.signature}` deprecated; Ollama uses it.", after.path,
-                                after.line, local_refs=refs))
+            drafts.append(
+                Draft(
+                    "discovery",
+                    "medium",
+                    f"`{name}` is now deprecated",
+                    f"Upstream marked `{after.signature}` deprecated; Ollama uses it.",
+                    after.path,
+                    after.line,
+                    local_refs=refs,
+                )
+            )
     return drafts

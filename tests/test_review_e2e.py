@@ -1,0 +1,196 @@
+"""The review end to end on real upstream histories (pygit2) and a small Ollama tree."""
+
+import json
+from dataclasses import asdict
+
+import pytest
+
+from bot.config import parse_config
+from bot.fixtures import RepoBuilder
+from bot.model import AnalysisError, LocalRef
+from bot.patchfile import parse
+from bot.review import ReviewContext, review
+from bot.snapshot import GitSnapshot, MemorySnapshot
+from bot.upstream import History, Upstream
+from tests.gitutil import make_patch, run
+
+WEB = "https://github.com/ggml-org/llama.cpp"
+CMAKE = """cmake_minimum_required(VERSION 3.14)
+project("llama.cpp" C CXX)
+option(LLAMA_BUILD_TESTS "llama: build tests" OFF)
+option(LLAMA_CURL "llama: use libcurl to download model from an URL" ON)
+option(GGML_CUDA "ggml: use CUDA" OFF)
+"""
+ARG = """    add_opt(common_arg(
+        {"-c", "--ctx-size"}, "N",
+        string_format("size of the prompt context (default: %d, 0 = loaded from model)", params.n_ctx),
+        [](common_params & params, int value) {
+            params.n_ctx = value;
+        }
+    ).set_env("LLAMA_ARG_CTX_SIZE"));
+    add_opt(common_arg(
+        {"-nkvo", "--no-kv-offload"},
+        "disable KV offload",
+        [](common_params & params) {
+            params.no_kv_offload = true;
+        }
+    ).set_env("LLAMA_ARG_NO_KV_OFFLOAD"));
+"""
+LLAMA = """static int llama_model_load(llama_model & model) {
+    for (auto * dev : model.devices) {
+        size_t free, total;
+        ggml_backend_dev_memory(dev, &free, &total);
+        LLAMA_LOG_INFO("%s: using device %s (%s) - %zu MiB free\\n", __func__, ggml_backend_dev_name(dev),
+                       ggml_backend_dev_description(dev), free/1024/1024);
+    }
+    return 0;
+}
+"""
+ARCH = """static const std::map<llm_arch, const char *> LLM_ARCH_NAMES = {
+    { LLM_ARCH_LLAMA,            "llama"            },
+    { LLM_ARCH_QWEN3,            "qwen3"            },
+    { LLM_ARCH_UNKNOWN,          "(unknown)"        },
+};
+"""
+HEADER = """#pragma once
+GGML_API size_t ggml_backend_dev_count(void);
+GGML_API ggml_backend_dev_t ggml_backend_dev_get(size_t index);
+"""
+UPSTREAM = {"CMakeLists.txt": CMAKE, "common/arg.cpp": ARG, "src/llama.cpp": LLAMA, "src/llama-arch.cpp": ARCH,
+            "ggml/include/ggml-backend.h": HEADER}
+LAGUNA_PATCH = make_patch(ARCH, ARCH.replace("    { LLM_ARCH_UNKNOWN", '    { LLM_ARCH_LAGUNA, "laguna" },\n    { LLM_ARCH_UNKNOWN'),
+                          "src/llama-arch.cpp")
+OLLAMA = {
+    "llm/server.go": b"""package llm
+
+var deviceRe = regexp.MustCompile(`using device (\\S+)\\s+\\(.*\\)\\s+-\\s+(\\d+)\\s+MiB free`)
+
+func args(n int) []string { return []string{"--ctx-size", strconv.Itoa(n), "--no-kv-offload"} }
+""",
+    "llama/server/CMakeLists.txt": b"set(GGML_CUDA ON)\nset(LLAMA_CURL OFF)\n",
+    "discover/gpu.go": b"n := C.ggml_backend_dev_count()\nd := C.ggml_backend_dev_get(0)\n",
+    "llama/compat/hooks.cpp": b"ggml_backend_dev_t first() { return ggml_backend_dev_get(0); }\n",
+    "llama/compat/0001-laguna.patch": LAGUNA_PATCH,
+}
+
+
+def _history(tmp_path, commits, base=UPSTREAM):
+    b = RepoBuilder(tmp_path / "u.git")
+    b.commit("base", base)
+    b.tag("b1")
+    for message, files in commits:
+        b.commit(message, files)
+    b.tag("b2")
+    return b
+
+
+def _review(b, ollama=OLLAMA, rules=None, patches=(("llama/compat/0001-laguna.patch", LAGUNA_PATCH),)):
+    up = Upstream(b.repo, WEB)
+    old, new = up.commit("b1", "V"), up.commit("b2", "V")
+    ctx = ReviewContext(parse_config(None).pins[0], GitSnapshot(b.repo, old), GitSnapshot(b.repo, new),
+                        History(up, old, new), MemorySnapshot(ollama), [(p, parse(d)) for p, d in patches],
+                        rules or {})
+    return review(ctx), str(new.id)
+
+
+def _real_bump(tmp_path):
+    return _history(tmp_path, [
+        ("build: add LLAMA_SUBPROCESS (#101)",
+         {"CMakeLists.txt": CMAKE + 'option(LLAMA_SUBPROCESS "llama: allow spawning helper processes" ON)\n'}),
+        ("common: drop --no-kv-offload (#102)", {"common/arg.cpp": ARG[:ARG.index('    add_opt(common_arg(\n        {"-nkvo"')]}),
+        ("llama: print free memory first (#103)", {"src/llama.cpp": LLAMA.replace("- %zu MiB free", "- free %zu MiB")}),
+        ("model: add Laguna (#104)", {"src/llama-arch.cpp": ARCH.replace(
+            "    { LLM_ARCH_UNKNOWN", '    { LLM_ARCH_LAGUNA,           "laguna"           },\n    { LLM_ARCH_UNKNOWN')}),
+        ("docs: unrelated (#105)", {"README.md": "hello\n"}),
+    ])
+
+
+def test_a_real_bump_finds_what_silently_breaks_ollama(tmp_path):
+    findings, new_sha = _review(_real_bump(tmp_path))
+    by_title = {f.title: f for f in findings}
+    assert [f.severity for f in findings] == sorted((f.severity for f in findings),
+                                                    key=["high", "medium", "info"].index)
+
+    flag = by_title["llama-server flag --no-kv-offload was removed; Ollama passes it"]
+    assert (flag.area, flag.severity, flag.upstream_path) == ("server", "high", "common/arg.cpp")
+    assert [c.subject for c in flag.upstream_commits] == ["common: drop --no-kv-offload (#102)"]
+    assert flag.local_refs == [LocalRef("llm/server.go", 5)]
+
+    log = next(f for f in findings if f.title.startswith("Log line Ollama parses changed"))
+    assert (log.area, log.severity, log.upstream_path, log.upstream_line) == ("server", "high", "src/llama.cpp", 5)
+    assert [c.subject for c in log.upstream_commits] == ["llama: print free memory first (#103)"]
+    assert log.local_refs == [LocalRef("llm/server.go", 3)]
+
+    arch = by_title["Upstream now supports architecture `laguna` natively"]
+    assert (arch.area, arch.severity, arch.upstream_line) == ("models", "high", 4)
+    assert arch.local_refs[0].path == "llama/compat/0001-laguna.patch"
+    assert [c.subject for c in arch.upstream_commits] == ["model: add Laguna (#104)"]
+
+    option = by_title["New CMake option LLAMA_SUBPROCESS: decide its value"]
+    assert (option.area, option.severity, option.upstream_line) == ("build", "medium", 6)
+    assert option.local_refs == [LocalRef("llama/server/CMakeLists.txt", 1)]
+    assert f"{WEB}/blob/{new_sha}/CMakeLists.txt#L6" in option.detail
+    assert option.upstream_commits[0].url == f"{WEB}/commit/{option.upstream_commits[0].sha}"
+    assert "[#101](https://github.com/ggml-org/llama.cpp/pull/101)" in option.upstream_commits[0].subject_markdown
+
+    assert any(f.area == "patch-context" and f.severity == "medium" for f in findings)
+    assert not any("#105" in c.subject for f in findings for c in f.upstream_commits)
+    json.dumps([asdict(f) for f in findings])  # JSON-shaped, as the report needs
+
+
+def test_comment_only_and_whitespace_only_bumps_produce_nothing(tmp_path):
+    b = _history(tmp_path, [
+        ("comments (#1)", {"CMakeLists.txt": CMAKE.replace('option(GGML_CUDA "ggml: use CUDA" OFF)',
+                                                          'option(GGML_CUDA "ggml: use CUDA" OFF) # GPU\n# option(GGML_X "x" ON)'),
+                           "common/arg.cpp": "// options\n" + ARG.replace('"disable KV offload",', '"disable KV offload", // sic'),
+                           "src/llama-arch.cpp": ARCH + "// { LLM_ARCH_LAGUNA, \"laguna\" },\n"}),
+        ("whitespace (#2)", {"src/llama.cpp": LLAMA.replace("    for (auto", "\tfor (auto").replace(", &total)", ",  &total )"),
+                             "ggml/include/ggml-backend.h": HEADER.replace("(size_t index)", "( size_t index )")}),
+    ])
+    assert _review(b)[0] == []
+
+
+def test_identical_findings_from_two_detectors_merge_into_one(tmp_path):
+    b = _history(tmp_path, [("backend: drop ggml_backend_dev_get (#7)",
+                             {"ggml/include/ggml-backend.h": HEADER.replace(
+                                 "GGML_API ggml_backend_dev_t ggml_backend_dev_get(size_t index);\n", "")})])
+    findings, _ = _review(b, patches=())
+    (removed,) = [f for f in findings if f.title == "`ggml_backend_dev_get` was removed upstream"]
+    assert removed.severity == "high" and removed.area == "discovery"
+    assert {r.path for r in removed.local_refs} == {"discover/gpu.go", "llama/compat/hooks.cpp"}
+    assert [c.subject for c in removed.upstream_commits] == ["backend: drop ggml_backend_dev_get (#7)"]
+
+
+def test_repository_rules_override_shipped_ones_and_bad_ones_are_errors(tmp_path):
+    server = 'static void send(sink & s, const json & d) {\n    s.write("data: " + d.dump() + "\\n\\n");\n}\n'
+    b = _history(tmp_path, [("server: event framing (#9)",
+                             {"tools/server/server.cpp": server.replace('"data: "', '"event: x\\ndata: "')})],
+                 base={**UPSTREAM, "tools/server/server.cpp": server})
+    (sse,) = [f for f in _review(b, patches=())[0] if f.area == "streaming"]
+    assert sse.severity == "medium"
+    (sse,) = [f for f in _review(b, patches=(), rules={"sse-framing": {"severity": "high"}})[0] if f.area == "streaming"]
+    assert sse.severity == "high"
+    with pytest.raises(AnalysisError, match=r"rules\.sse-framing\.severity"):
+        _review(b, patches=(), rules={"sse-framing": {"severity": "loud"}})
+
+
+def test_a_deleted_upstream_file_points_at_the_old_ref(tmp_path):
+    vocab = "".join(f"static int tok_{i}(int x) {{ return x + {i}; }}\n" for i in range(5))
+    b = _history(tmp_path, [("vocab: remove (#3)", {"src/llama-vocab.cpp": None})],
+                 base={**UPSTREAM, "src/llama-vocab.cpp": vocab})
+    findings, _ = _review(b, patches=())
+    (tok,) = [f for f in findings if f.title == "Tokenizer changed in llama-vocab.cpp"]
+    assert tok.upstream_line is None and "/blob/" in tok.detail and "gone at" in tok.detail
+    assert [c.subject for c in tok.upstream_commits] == ["vocab: remove (#3)"]
+
+
+def test_the_engine_fills_findings_in_the_report(tmp_path):
+    up = RepoBuilder(tmp_path / "e.git")
+    up.commit("base", {"CMakeLists.txt": CMAKE})
+    up.tag("v1")
+    up.commit("build: new option (#5)", {"CMakeLists.txt": CMAKE + 'option(GGML_NEW "ggml: new thing" ON)\n'})
+    up.tag("v2")
+    report = run(up, {}, review=True)
+    (finding,) = report.pins[0].findings
+    assert finding.title == "New CMake option GGML_NEW: decide its value"
+    assert report.to_json()["pins"][0]["findings"][0]["upstream_line"] == 6

@@ -1,0 +1,106 @@
+"""llama-server flags Ollama passes, against upstream's common/arg.cpp option table at both refs."""
+
+from bot.model import LocalRef
+from bot.review.flags import flag_drafts, flag_table, ollama_flags
+from bot.review.source import code_text
+
+ARG = """
+    add_opt(common_arg(
+        {"-c", "--ctx-size"}, "N",
+        string_format("size of the prompt context (default: %d, 0 = loaded from model)", params.n_ctx),
+        [](common_params & params, int value) {
+            params.n_ctx = value;
+        }
+    ).set_env("LLAMA_ARG_CTX_SIZE"));
+    add_opt(common_arg(
+        {"-fa", "--flash-attn"}, "[on|off|auto]",
+        "set Flash Attention use ('on', 'off', or 'auto', default: 'auto')",
+        [](common_params & params, const std::string & value) {
+            params.flash_attn_type = parse(value);
+        }
+    ));
+    add_opt(common_arg(
+        {"--mmap"},
+        {"--no-mmap"},
+        "whether to memory-map model",
+        [](common_params & params, bool value) {
+            params.use_mmap = value;
+        }
+    ));
+    add_opt(common_arg(
+        {"--slots"},
+        "expose slots monitoring endpoint",
+        [](common_params & params) {
+            params.endpoint_slots = true;
+        }
+    ).set_examples({LLAMA_EXAMPLE_SERVER}));
+"""
+GO = 'args := []string{"--ctx-size", strconv.Itoa(n), "--flash-attn", "on", "--no-mmap", "--slots", "--model=x"}\n'
+
+
+def _table(text):
+    return flag_table(code_text(text, "common/arg.cpp"))
+
+
+def _passed():
+    return ollama_flags({"llm/server.go": GO})
+
+
+def _drafts(new_text):
+    return flag_drafts(_table(ARG), _table(new_text), _passed(), lambda line: 40)
+
+
+def test_flag_table_reads_names_negations_hints_help_and_examples():
+    table = _table(ARG)
+    assert table["-fa"] is table["--flash-attn"] and table["--flash-attn"].value_hint == "[on|off|auto]"
+    assert table["--no-mmap"].names == ("--mmap", "--no-mmap")
+    assert "size of the prompt context" in table["--ctx-size"].help and table["--ctx-size"].line == 2
+    assert table["--slots"].examples == ("LLAMA_EXAMPLE_SERVER",) and table["--slots"].for_server
+
+
+def test_ollama_flags_come_from_go_string_literals_outside_tests():
+    files = {"llm/server.go": GO, "llm/server_test.go": '"--lora"\n', "api/types.go": '"--threads"\n'}
+    passed = ollama_flags(files)
+    assert passed["--ctx-size"] == [LocalRef("llm/server.go", 1)] and "--model" in passed
+    assert "--lora" not in passed and "--threads" not in passed
+
+
+def test_removed_flag_ollama_passes_is_high():
+    (draft,) = _drafts(ARG.replace('{"--mmap"},\n        {"--no-mmap"},', '{"--mmap"},'))
+    assert (draft.area, draft.severity) == ("server", "high")
+    assert draft.title == "llama-server flag --no-mmap was removed; Ollama passes it"
+    assert draft.line == 40 and draft.removed == ("common/arg.cpp", '"--no-mmap"')
+    assert draft.local_refs == (LocalRef("llm/server.go", 1),)
+
+
+def test_deprecated_or_replaced_flag_is_high():
+    deprecated = ARG.replace('"expose slots monitoring endpoint"', '"deprecated: slots are always exposed"')
+    (draft,) = _drafts(deprecated)
+    assert draft.severity == "high" and "--slots is deprecated or replaced" in draft.title
+    replaced = ARG + """    add_opt(common_arg(
+        {"--ctx"}, "N",
+        "context size; replaces --ctx-size",
+        [](common_params & params, int value) { params.n_ctx = value; }
+    ));
+"""
+    (draft,) = _drafts(replaced)
+    assert "--ctx-size" in draft.title and "`--ctx` takes over its job" in draft.detail
+
+
+def test_flag_no_longer_offered_to_the_server_is_high():
+    (draft,) = _drafts(ARG.replace("set_examples({LLAMA_EXAMPLE_SERVER})", "set_examples({LLAMA_EXAMPLE_MAIN})"))
+    assert draft.title == "llama-server no longer accepts flag --slots; Ollama passes it"
+
+
+def test_changed_values_or_default_are_medium():
+    (draft,) = _drafts(ARG.replace('"[on|off|auto]"', '"[on|off]"'))
+    assert (draft.severity, draft.title) == ("medium", "llama-server flag --flash-attn changed its value set")
+    (draft,) = _drafts(ARG.replace("default: 'auto'", "default: 'on'"))
+    assert draft.title == "llama-server flag --flash-attn changed its default or help"
+
+
+def test_no_finding_for_rewrapped_help_or_flags_ollama_does_not_pass():
+    rewrapped = ARG.replace('"whether to memory-map model"', '"whether to memory-map "\n        "model"')
+    assert _drafts(rewrapped) == []
+    other = ARG.replace('"size of the prompt context', '"size of the context')
+    assert flag_drafts(_table(ARG), _table(other), ollama_flags({"llm/server.go": '"--flash-attn"\n'}), lambda n: n) == []

@@ -1,0 +1,34 @@
+"""Upstream changes within 20 lines of a carried patch's hunks, even when the patch still applies."""
+
+from bot.model import LocalRef
+from bot.patchfile import parse
+from bot.review.changes import FileChange
+from bot.review.patchcontext import patch_context_drafts
+from tests.gitutil import make_patch
+
+OLD = "".join(f"    step_{i}();\n" for i in range(100))
+PATCH = make_patch(OLD, OLD.replace("    step_50();\n", "    step_50();\n    ollama_hook();\n"), "src/llama.cpp")
+PATCHES = [("llama/compat/0001-hook.patch", parse(PATCH))]
+
+
+def _drafts(new):
+    return patch_context_drafts(PATCHES, {"src/llama.cpp": FileChange.from_texts("src/llama.cpp", OLD, new)})
+
+
+def test_upstream_change_near_a_hunk_is_medium_with_the_patch_line():
+    (draft,) = _drafts(OLD.replace("step_60();", "step_60(true);"))
+    assert (draft.area, draft.severity) == ("patch-context", "medium")
+    assert draft.title == "Upstream changed src/llama.cpp near hunk 1 of 0001-hook.patch"
+    assert draft.line == 61 and draft.blame == ((61, 61),)
+    assert draft.local_refs == (LocalRef("llama/compat/0001-hook.patch", parse(PATCH).files[0].hunks[0].header_line),)
+
+
+def test_removal_near_a_hunk_is_attributed_by_the_removed_text():
+    (draft,) = _drafts(OLD.replace("    step_40();\n", ""))
+    assert draft.blame == () and draft.removed == ("src/llama.cpp", "step_40();")
+
+
+def test_far_away_or_comment_only_changes_are_no_finding():
+    assert _drafts(OLD.replace("step_90();", "step_90(true);")) == []
+    assert _drafts(OLD.replace("step_55();", "step_55(); // why")) == []
+    assert _drafts(OLD.replace("    step_52();", "      step_52();")) == []
