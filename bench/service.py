@@ -74,7 +74,8 @@ async def _served(fake: FakeGitHub, scenario: Scenario, data_dir: Path, port: in
     """`python -m bot serve` in its own process, as in production; the load comes from this one."""
     env = {**os.environ, "GITHUB_APP_ID": str(fake.app_id), "GITHUB_PRIVATE_KEY": fake.private_key_pem,
            "GITHUB_WEBHOOK_SECRET": SECRET, "GITHUB_API_URL": fake.url, "LLAMA_BOT_DATA_DIR": str(data_dir),
-           "LLAMA_BOT_URL_INSTEADOF": f"{scenario.upstream_path}={UPSTREAM_URL}"}
+           "LLAMA_BOT_URL_INSTEADOF": f"{scenario.upstream_path}={UPSTREAM_URL}",
+           "LLAMA_BOT_WORKERS": os.environ.get("LLAMA_BOT_WORKERS", "2")}
     server = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port), env=env,
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
