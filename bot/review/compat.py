@@ -16,7 +16,15 @@ from collections.abc import Callable, Iterable, Mapping
 from bot.model import LocalRef
 from bot.patchfile import PatchFile
 from bot.review.changes import Draft, FileChange
-from bot.review.source import C_SOURCES, C_STRING, LineIndex, code_text, extension, glob_match
+from bot.review.source import (
+    C_SOURCES,
+    C_STRING,
+    FIXED_WIDTH_TYPES,
+    LineIndex,
+    code_text,
+    extension,
+    glob_match,
+)
 from bot.review.symbols import removed_title
 
 COMPAT_SOURCES = ("llama/compat/**/*.{c,cc,cpp,h,hpp}",)
@@ -103,15 +111,7 @@ _KEYWORDS = frozenset(
         "endif",
         "pragma",
         "std",
-        "size_t",
-        "int8_t",
-        "int16_t",
-        "int32_t",
-        "int64_t",
-        "uint8_t",
-        "uint16_t",
-        "uint32_t",
-        "uint64_t",
+        *FIXED_WIDTH_TYPES,
         "string",
         "vector",
         "nullptr_t",

@@ -14,6 +14,9 @@ from functools import lru_cache
 
 from bot.model import LocalRef
 
+# The sized integer types C and C++ code names as often as keywords.
+FIXED_WIDTH_TYPES = ("size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t")
+
 C_LIKE = frozenset(
     [
         ".c",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from bot.model import LocalRef
 from bot.review.changes import Draft
-from bot.review.source import LineIndex, glob_match, split_args, tokens
+from bot.review.source import FIXED_WIDTH_TYPES, LineIndex, glob_match, split_args, tokens
 
 HEADERS = ("ggml/include/*.h",)
 OLLAMA_USERS = (
@@ -40,15 +40,7 @@ _TYPE_WORDS = frozenset(
         "struct",
         "enum",
         "union",
-        "size_t",
-        "int8_t",
-        "int16_t",
-        "int32_t",
-        "int64_t",
-        "uint8_t",
-        "uint16_t",
-        "uint32_t",
-        "uint64_t",
+        *FIXED_WIDTH_TYPES,
     ]
 )
 
