@@ -108,7 +108,7 @@ async def run() -> None:
             fake.delay(r"^/repos/", 5.0)
             times = await _latency(url, scenario, root)
             alone = await _latency(url, scenario, root, concurrency=1)
-            fake._delays.clear()
+            fake.clear_delays()
             to_comment = [await _to_comment(url, scenario) for _ in range(5)]
         finally:
             server.terminate()

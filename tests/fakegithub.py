@@ -412,6 +412,9 @@ class FakeGitHub:
         """Hold every request whose path matches for ``seconds`` (for timeout tests)."""
         self._delays.append((path_regex, seconds))
 
+    def clear_delays(self) -> None:
+        self._delays.clear()
+
     def expire_all_tokens(self) -> None:
         """Make every installation token issued so far expired, as after an hour."""
         self._tokens = dict.fromkeys(self._tokens, 0.0)
