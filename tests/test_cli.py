@@ -38,6 +38,9 @@ def test_json_report_has_every_status_and_exit_1(scenario, tmp_path):
                         "0003-clip-hooks.patch": "regenerated", "0004-clip-embd.patch": "fuzzy",
                         "0005-clip-warmup.patch": "conflict", "0006-sampling-min-p.patch": "upstreamed",
                         "0007-laguna.patch": "conflict"}
+    findings = {(f["severity"], f["area"], f["title"]) for f in pin["findings"]}
+    assert ("high", "server", "llama-server flag --flash-attn was removed; Ollama passes it") in findings
+    assert ("medium", "build", "New CMake option LLAMA_SUBPROCESS: decide its value") in findings
     laguna = pin["patches"][-1]
     assert "LLM_ARCH_LAGUNA = 54" in laguna["message"] and "LLM_ARCH_OLMO" in laguna["message"]
     written = sorted(str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*.patch"))
