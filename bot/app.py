@@ -21,7 +21,7 @@ from pathlib import Path
 
 import aiohttp
 from aiohttp import web
-from gidgethub import BadRequest, ValidationFailure, sansio
+from gidgethub import BadRequest, sansio
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 import handlers
@@ -170,12 +170,11 @@ async def webhook(request: web.Request) -> web.Response:
         return outcome("unauthorized", 401, error="missing or wrong X-Hub-Signature-256")
     if not event_name or not delivery:
         return outcome("bad_request", 400, error="missing X-GitHub-Event or X-GitHub-Delivery")
-    headers = {k.lower(): v for k, v in request.headers.items()}
+    # Verified above, once: gidgethub parses without checking the signature a second time.
+    headers = {k.lower(): v for k, v in request.headers.items() if not k.lower().startswith("x-hub-signature")}
     headers.setdefault("content-type", "application/json")
     try:
-        event = sansio.Event.from_http(headers, body, secret=settings.webhook_secret)
-    except ValidationFailure:
-        return outcome("unauthorized", 401, error="wrong signature")
+        event = sansio.Event.from_http(headers, body)
     except (BadRequest, ValueError):
         return outcome("bad_request", 400, error="body is not JSON")
     if not isinstance(event.data, dict):
