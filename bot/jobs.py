@@ -111,6 +111,7 @@ class SqliteJobQueue:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jobs-db")
         self._db: sqlite3.Connection | None = None
         self._pending: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future]] = []
+        self._flushing = False
         self._executor.submit(self._open).result()
 
     def _open(self) -> None:
@@ -173,27 +174,31 @@ class SqliteJobQueue:
         return await self._group_commit(store)
 
     async def _group_commit(self, store: Callable[[sqlite3.Connection], Any]) -> Any:
-        """Deliveries that arrive together share one transaction: one fsync for the batch, not each."""
+        """Deliveries that arrive while a commit is on its way share the next one: one fsync a batch."""
         loop = asyncio.get_running_loop()
         done = loop.create_future()
         self._pending.append((store, done))
-        if len(self._pending) == 1:
+        if not self._flushing:
+            self._flushing = True
             loop.create_task(self._flush())
         return await done
 
     async def _flush(self) -> None:
-        await asyncio.sleep(0)  # let the deliveries already being read join this batch
-        batch, self._pending = self._pending, []
         try:
-            results = await self._run(self._transaction, lambda db: [store(db) for store, _ in batch])
-        except BaseException as exc:  # noqa: BLE001 - every waiting delivery must hear of it, cancellation too
-            for _, done in batch:
-                if not done.done():
-                    done.set_exception(exc)
-            return
-        for (_, done), result in zip(batch, results):
-            if not done.done():
-                done.set_result(result)
+            while self._pending:
+                batch, self._pending = self._pending, []
+                try:
+                    results = await self._run(self._transaction, lambda db: [store(db) for store, _ in batch])
+                except BaseException as exc:  # noqa: BLE001 - every waiting delivery must hear of it
+                    for _, done in batch:
+                        if not done.done():
+                            done.set_exception(exc)
+                    continue
+                for (_, done), result in zip(batch, results):
+                    if not done.done():
+                        done.set_result(result)
+        finally:
+            self._flushing = False
 
     async def claim(self, worker: str) -> Job | None:
         now = self.clock()
