@@ -188,7 +188,7 @@ class SqliteJobQueue:
             while self._pending:
                 batch, self._pending = self._pending, []
                 try:
-                    results = await self._run(self._transaction, lambda db: [store(db) for store, _ in batch])
+                    results = await self._run(self._transaction, lambda db, batch=batch: [store(db) for store, _ in batch])
                 except BaseException as exc:  # noqa: BLE001 - every waiting delivery must hear of it
                     for _, done in batch:
                         if not done.done():
