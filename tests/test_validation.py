@@ -19,11 +19,33 @@ from gidgethub.apps import get_installation_access_token
 from bot.checklist import build_checklist, render_markdown
 from bot.config import Platform, parse_config
 from bot.model import PinReport, Report
-from bot.validation import (CHECK_CONCLUSIONS, TEMPLATE, Dispatch, ValidationStore, apply_run, check_conclusion,
-                            check_name, check_run_create, check_run_update, dispatch_body, dispatch_error_reply,
-                            dispatch_failed_update, dispatch_ref, fork_branch, format_duration, is_fork, match_run,
-                            new_dispatch, new_request_id, platform_of_check, platform_rows, runs_query,
-                            select_platforms, utc_now, validate_reply)
+from bot.validation import (
+    CHECK_CONCLUSIONS,
+    TEMPLATE,
+    Dispatch,
+    ValidationStore,
+    apply_run,
+    check_conclusion,
+    check_name,
+    check_run_create,
+    check_run_update,
+    dispatch_body,
+    dispatch_error_reply,
+    dispatch_failed_update,
+    dispatch_ref,
+    fork_branch,
+    format_duration,
+    is_fork,
+    match_run,
+    new_dispatch,
+    new_request_id,
+    platform_of_check,
+    platform_rows,
+    runs_query,
+    select_platforms,
+    utc_now,
+    validate_reply,
+)
 from tests import fakegithub
 from tests.fakegithub import FakeGitHub, Spec, commit, payload
 
