@@ -18,10 +18,11 @@ import pygit2
 
 from bot.config import Config, Pin, read_version
 from bot.hunks import Placement, best_candidate, collisions, find_exact, relocate
-from bot.model import AnalysisError, Commit, HunkResult, PatchResult, PinReport, Report
+from bot.model import Commit, HunkResult, PatchResult, PinReport, Report
 from bot.patchfile import (
     FilePatch,
     Hunk,
+    Line,
     PatchError,
     PatchFile,
     apply_delta,
@@ -59,6 +60,11 @@ class Tree:
 
     def update(self, changes: dict[str, bytes | None]) -> None:
         self.overlay.update(changes)
+
+    def copy(self) -> Tree:
+        tree = Tree(self.base)
+        tree.overlay = dict(self.overlay)
+        return tree
 
 
 class NoFit(Exception):
@@ -120,9 +126,7 @@ def reverse_applies(tree: Tree, pf: PatchFile) -> bool:
         image = _lines(target)
         for hunk in fp.hunks:
             reverse = Hunk(hunk.new_start, hunk.new_count, hunk.old_start, hunk.old_count, hunk.section,
-                           [type(line)({"+": "-", "-": "+"}.get(line.kind, " "), line.text) for line in hunk.lines])
-            if not any(line.kind == "-" for line in reverse.lines) and not any(line.kind == "+" for line in reverse.lines):
-                continue
+                           [Line({"+": "-", "-": "+"}.get(line.kind, " "), line.text) for line in hunk.lines])
             placement = find_exact(image, reverse)
             if placement is None:
                 return False
@@ -366,8 +370,7 @@ def check_patch(ctx: PinContext, path: str, data: bytes) -> PatchResult:
 
 def _apply_all(tree: Tree, pf: PatchFile) -> None:
     changes: dict[str, bytes | None] = {}
-    scratch = Tree(None)
-    scratch.base, scratch.overlay = tree.base, dict(tree.overlay)
+    scratch = tree.copy()
     try:
         for fp in pf.files:
             file_changes, _ = apply_exact(scratch, fp)
@@ -511,5 +514,3 @@ def _review(ctx: PinContext, head: Snapshot, config: Config) -> list:
                                 GitSnapshot(ctx.upstream.repo, ctx.history.new), ctx.history, head,
                                 patches, config.rules))
 
-
-__all__ = ["AnalysisError", "analyse", "check_pin", "patch_order"]

@@ -36,10 +36,6 @@ class GitSnapshot:
         except KeyError:
             return None
 
-    def blob_id(self, path: str) -> str | None:
-        obj = self.entry(path)
-        return str(obj.id) if obj is not None and obj.type == pygit2.GIT_OBJECT_BLOB else None
-
     def read(self, path: str) -> bytes | None:
         obj = self.entry(path)
         if not isinstance(obj, pygit2.Blob):
