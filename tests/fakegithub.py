@@ -35,6 +35,7 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any, Self
 
+import aiohttp
 import jsonschema
 import jwt
 import pygit2
@@ -42,6 +43,8 @@ import pytest_asyncio
 from aiohttp import web
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from gidgethub.aiohttp import GitHubAPI
+from gidgethub.apps import get_installation_access_token
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DOCS = "https://docs.github.com/rest"
@@ -1209,3 +1212,11 @@ async def fake_github():
     async with FakeGitHub() as fake:
         yield fake
         assert fake.violations == [], "GitHub contract violations:\n" + "\n".join(fake.violations)
+
+
+async def installation_gh(fake: FakeGitHub, session: aiohttp.ClientSession) -> GitHubAPI:
+    """A gidgethub client holding a fresh installation token, as the bot builds one."""
+    app = GitHubAPI(session, "test", base_url=fake.url)
+    token = await get_installation_access_token(app, installation_id=str(fake.installation_id),
+                                                app_id=str(fake.app_id), private_key=fake.private_key_pem)
+    return GitHubAPI(session, "test", oauth_token=token["token"], base_url=fake.url)

@@ -14,10 +14,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from gidgethub import BadRequest, GitHubBroken, RateLimitExceeded
 from gidgethub.aiohttp import GitHubAPI
-from gidgethub.apps import get_installation_access_token, get_jwt
+from gidgethub.apps import get_jwt
 
 from tests import fakegithub
-from tests.fakegithub import FakeGitHub, commit, payload, sign
+from tests.fakegithub import commit, installation_gh, payload, sign
 
 fake_github = fakegithub.fake_github  # the fixture under test
 
@@ -25,14 +25,6 @@ fake_github = fakegithub.fake_github  # the fixture under test
 async def session():
     async with aiohttp.ClientSession() as s:
         yield s
-
-
-async def installation_gh(fake: FakeGitHub, session: aiohttp.ClientSession) -> GitHubAPI:
-    """A gidgethub client holding a fresh installation token, as the bot builds one."""
-    app = GitHubAPI(session, "test", base_url=fake.url)
-    token = await get_installation_access_token(app, installation_id=str(fake.installation_id),
-                                                app_id=str(fake.app_id), private_key=fake.private_key_pem)
-    return GitHubAPI(session, "test", oauth_token=token["token"], base_url=fake.url)
 
 
 @pytest.fixture

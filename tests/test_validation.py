@@ -13,8 +13,6 @@ import jsonschema
 import pygit2
 import pytest
 from gidgethub import BadRequest
-from gidgethub.aiohttp import GitHubAPI
-from gidgethub.apps import get_installation_access_token
 
 from bot.checklist import build_checklist, render_markdown
 from bot.config import Platform, parse_config
@@ -47,7 +45,7 @@ from bot.validation import (
     validate_reply,
 )
 from tests import fakegithub
-from tests.fakegithub import FakeGitHub, Spec, commit, payload
+from tests.fakegithub import Spec, commit, installation_gh, payload
 
 fake_github = fakegithub.fake_github
 
@@ -472,13 +470,6 @@ def test_a_dispatch_waiting_for_its_run_survives_a_restart(tmp_path):
 
 
 # -- against the fake GitHub -----------------------------------------------------------------------
-
-
-async def installation_gh(fake: FakeGitHub, session: aiohttp.ClientSession) -> GitHubAPI:
-    app = GitHubAPI(session, "test", base_url=fake.url)
-    token = await get_installation_access_token(app, installation_id=str(fake.installation_id),
-                                                app_id=str(fake.app_id), private_key=fake.private_key_pem)
-    return GitHubAPI(session, "test", oauth_token=token["token"], base_url=fake.url)
 
 
 @pytest.fixture

@@ -161,26 +161,11 @@ def _line_draft(rule: Rule, change: FileChange) -> Draft | None:
     detail = "\n\n".join(
         p for p in (rule.text, excerpt([r for _, _, r in removed], [a for _, _, a in added])) if p
     )
+    draft = Draft(rule.area, rule.severity, _title(rule, change.path), detail, change.path, None)
     if added:
-        return Draft(
-            rule.area,
-            rule.severity,
-            _title(rule, change.path),
-            detail,
-            change.path,
-            added[0][1],
-            tuple((n, n) for _, n, _ in added[:5]),
-        )
+        return replace(draft, line=added[0][1], blame=tuple((n, n) for _, n, _ in added[:5]))
     span, _, text = removed[0]
-    return Draft(
-        rule.area,
-        rule.severity,
-        _title(rule, change.path),
-        detail,
-        change.path,
-        change.where(span),
-        removed=(change.old_path or change.path, text.strip()),
-    )
+    return replace(draft, line=change.where(span), removed=(change.old_path or change.path, text.strip()))
 
 
 def block_span(code: str, block: str) -> tuple[int, int] | None:
