@@ -154,11 +154,14 @@ class Bot:
             return resp.status, await resp.json(content_type=None)
 
     async def settle(self, timeout: float = 60.0) -> dict[str, int]:
-        """Wait until no job is queued or running."""
+        """Wait until no job is queued or running, twice in a row: a job's last write is visible before its
+        fsync and the bookkeeping after it are done."""
         deadline = time.monotonic() + timeout
+        idle = 0
         while True:
             counts = await self.queue.counts()
-            if counts["queued"] == 0 and counts["running"] == 0:
+            idle = idle + 1 if counts["queued"] == 0 and counts["running"] == 0 else 0
+            if idle == 2:
                 return counts
             if time.monotonic() > deadline:
                 raise AssertionError(f"jobs did not finish: {counts}")
