@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 from cachetools import TLRUCache
+from cryptography.hazmat.primitives.serialization import load_pem_private_key
 from gidgethub import apps
 from gidgethub.aiohttp import GitHubAPI
 
@@ -121,6 +122,17 @@ class GitHubClient(GitHubAPI):
             await self.sleep(delay)
 
 
+def signing_key(pem: str):
+    """The App's private key, parsed once: PyJWT given the PEM text parses it again for every JWT (~50 ms).
+
+    Raises ValueError when the text is not an unencrypted PEM private key.
+    """
+    try:
+        return load_pem_private_key(pem.encode(), password=None)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"not an unencrypted PEM private key ({type(exc).__name__})") from None
+
+
 @dataclass(frozen=True)
 class InstallationToken:
     token: str
@@ -142,7 +154,7 @@ class GitHubApp:
     def __init__(self, session: aiohttp.ClientSession, *, app_id: str, private_key: str, base_url: str,
                  policy: RetryPolicy = RetryPolicy(), on_response: ResponseHook | None = None):
         self.app_id = app_id
-        self._private_key = private_key
+        self._private_key = signing_key(private_key)
         self._session = session
         self.base_url = base_url
         self.policy = policy

@@ -10,7 +10,7 @@ import pytest
 
 from bot.app import MAX_BODY, JsonFormatter, Settings, SettingsError, configure_logging, signature_valid
 from tests.conftest import SECRET
-from tests.fakegithub import payload, sign
+from tests.fakegithub import _default_key, payload, sign
 
 
 def test_signature_check_uses_githubs_test_vector():
@@ -104,8 +104,7 @@ async def test_healthz_and_metrics(bot, scenario):
     assert 'llama_bot_github_requests_total{method="POST",status="201"}' in text
 
 
-ENV = {"GITHUB_APP_ID": "42", "GITHUB_PRIVATE_KEY": "-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----\n",
-       "GITHUB_WEBHOOK_SECRET": "s3cret"}
+ENV = {"GITHUB_APP_ID": "42", "GITHUB_PRIVATE_KEY": _default_key(), "GITHUB_WEBHOOK_SECRET": "s3cret"}
 
 
 def test_settings_defaults_follow_the_contract():
@@ -117,14 +116,14 @@ def test_settings_defaults_follow_the_contract():
 
 def test_settings_read_every_variable(tmp_path):
     key = tmp_path / "key.pem"
-    key.write_text("PEM")
+    key.write_text(_default_key())
     env = {"GITHUB_APP_ID": "42", "GITHUB_PRIVATE_KEY_PATH": str(key), "GITHUB_WEBHOOK_SECRET": "s",
            "GITHUB_API_URL": "http://127.0.0.1:9/", "HOST": "127.0.0.1", "PORT": "9000",
            "LLAMA_BOT_DATA_DIR": str(tmp_path), "LLAMA_BOT_URL_INSTEADOF": "/srv/=https://github.com/",
            "LLAMA_BOT_WORKERS": "4"}
     settings = Settings.from_env(env)
     assert (settings.private_key, settings.api_url, settings.host, settings.port, settings.data_dir,
-            settings.url_instead_of, settings.workers) == ("PEM", "http://127.0.0.1:9", "127.0.0.1", 9000, tmp_path,
+            settings.url_instead_of, settings.workers) == (_default_key(), "http://127.0.0.1:9", "127.0.0.1", 9000, tmp_path,
                                                            "/srv/=https://github.com/", 4)
 
 
@@ -132,6 +131,12 @@ def test_settings_read_every_variable(tmp_path):
 def test_settings_refuse_to_start_without_credentials(missing):
     with pytest.raises(SettingsError, match=missing.split("_")[1]):
         Settings.from_env({k: v for k, v in ENV.items() if k != missing})
+
+
+@pytest.mark.parametrize("key", ["PEM", "-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----\n"])
+def test_settings_refuse_a_private_key_that_is_not_one(key):
+    with pytest.raises(SettingsError, match="private key is not an unencrypted PEM private key"):
+        Settings.from_env({**ENV, "GITHUB_PRIVATE_KEY": key})
 
 
 def test_serve_refuses_to_start_without_the_webhook_secret(monkeypatch, capsys):
