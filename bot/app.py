@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import hmac
+import json
 import logging
 import os
 import re
@@ -20,14 +21,14 @@ from hashlib import sha256
 from pathlib import Path
 
 import aiohttp
-import orjson
+import simdjson
 from aiohttp import web
 from gidgethub import sansio
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 import handlers
 from bot.github import GitHubApp, RetryPolicy, signing_key
-from bot.jobs import JobQueue, SqliteJobQueue
+from bot.jobs import JobQueue, JobRequest, SqliteJobQueue
 from bot.service import Metrics, Service
 
 log = logging.getLogger("bot.app")
@@ -124,7 +125,7 @@ class JsonFormatter(logging.Formatter):
                 entry[key] = value if isinstance(value, (int, float, bool)) or value is None else self.redact(str(value))
         if record.exc_info:
             entry["exception"] = self.redact(self.formatException(record.exc_info))
-        return orjson.dumps(entry).decode()
+        return json.dumps(entry)
 
 
 def configure_logging(settings: Settings, stream=None) -> logging.Handler:
@@ -149,6 +150,33 @@ def signature_valid(body: bytes, signature: str | None, secret: str) -> bool:
         return False
     expected = "sha256=" + hmac.new(secret.encode(), body, sha256).hexdigest()
     return hmac.compare_digest(signature.encode(), expected.encode())
+
+
+class BadDelivery(Exception):
+    """A signed delivery the service cannot read (answered 400 with this message)."""
+
+
+# One parser, reused: simdjson decodes only the values the routers read, a dozen of a pull_request
+# payload's 25 KB, in a quarter of the time a full decode takes. It refuses to parse while the previous
+# document is still referenced; a delivery that finds it so gets a parser of its own.
+_parser = simdjson.Parser()
+
+
+async def _job_requests(body: bytes, event_name: str, delivery: str) -> list[JobRequest]:
+    """What the routers ask of a delivery; the parsed payload is released when this returns."""
+    try:
+        try:
+            data = _parser.parse(body)
+        except RuntimeError:
+            data = simdjson.Parser().parse(body)
+    except ValueError:
+        raise BadDelivery("body is not JSON") from None
+    if not isinstance(data, simdjson.Object):
+        raise BadDelivery("body is not a JSON object")
+    try:
+        return await handlers.job_requests(sansio.Event(data, event=event_name, delivery_id=delivery))
+    except (KeyError, TypeError):
+        raise BadDelivery("payload lacks fields this event must have") from None
 
 
 def _answer(code: int, **data) -> web.Response:
@@ -179,20 +207,13 @@ async def webhook(request: web.Request) -> web.Response:
     if not event_name or not delivery:
         return outcome("bad_request", 400, error="missing X-GitHub-Event or X-GitHub-Delivery")
     try:
-        data = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return outcome("bad_request", 400, error="body is not JSON")
-    if not isinstance(data, dict):
-        return outcome("bad_request", 400, error="body is not a JSON object")
-    event = sansio.Event(data, event=event_name, delivery_id=delivery)
-    try:
-        requests = await handlers.job_requests(event)
-    except (KeyError, TypeError):
-        return outcome("bad_request", 400, error="payload lacks fields this event must have")
+        requests = await _job_requests(body, event_name, delivery)
+    except BadDelivery as exc:
+        return outcome("bad_request", 400, error=str(exc))
     if not requests:
         return outcome("ignored", 200, status="ignored")
     queue: JobQueue = app[QUEUE]
-    ids = await queue.enqueue(delivery, event.event, requests)
+    ids = await queue.enqueue(delivery, event_name, requests)
     if ids is None:
         return outcome("duplicate", 200, status="duplicate")
     app[SERVICE].wake()

@@ -150,16 +150,13 @@ class SqliteJobQueue:
                     results = self._transaction([func for func, _ in batch])
                     await asyncio.get_running_loop().run_in_executor(self._fsync_thread, os.fsync, self._wal)
                 except Exception as exc:  # noqa: BLE001 - every waiting caller must hear of it
-                    outcomes = [(done, None, exc) for _, done in batch]
-                else:
-                    outcomes = [(done, result, None) for (_, done), result in zip(batch, results)]
-                for done, result, error in outcomes:
-                    if done.done():
-                        continue
-                    if error is None:
+                    for _, done in batch:
+                        if not done.done():
+                            done.set_exception(exc)
+                    continue
+                for (_, done), result in zip(batch, results):
+                    if not done.done():
                         done.set_result(result)
-                    else:
-                        done.set_exception(error)
         finally:
             self._flushing = None
 

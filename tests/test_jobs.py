@@ -1,6 +1,9 @@
 """The SQLite job queue: durability, leases, one job per key at a time, superseding, dedup."""
 
+import asyncio
+import os
 import sqlite3
+import threading
 
 import pytest
 
@@ -121,3 +124,27 @@ async def test_finish_rejects_non_final_status(queue):
     job = await queue.claim("w1")
     with pytest.raises(ValueError):
         await queue.finish(job.id, "w1", "queued")
+
+
+async def test_writes_return_only_after_the_wal_fsync_and_arrivals_share_one(queue, monkeypatch):
+    """Durable before the 202: enqueue waits for an fsync of the WAL; writes that arrive while one is on its
+    way share the next (group commit), so a burst costs two fsyncs, not fifty."""
+    real_fsync, wal_fd = os.fsync, queue._wal
+    gate, synced = threading.Event(), []
+
+    def slow_fsync(fd):
+        gate.wait(5)
+        real_fsync(fd)
+        synced.append(fd)
+
+    monkeypatch.setattr(os, "fsync", slow_fsync)
+    first = asyncio.ensure_future(queue.enqueue("d0", "pull_request", [analysis(key="o/r#0")]))
+    await asyncio.sleep(0.05)
+    rest = [asyncio.ensure_future(queue.enqueue(f"d{n}", "pull_request", [analysis(key=f"o/r#{n}")]))
+            for n in range(1, 50)]
+    await asyncio.sleep(0.05)
+    assert not first.done() and not any(r.done() for r in rest)  # committed, not yet on disk: no answer
+    gate.set()
+    ids = await asyncio.gather(first, *rest)
+    assert len({i for (i,) in ids}) == 50 and synced == [wal_fd, wal_fd]
+    assert os.path.samefile(f"/proc/self/fd/{wal_fd}", f"{queue.path}-wal")
