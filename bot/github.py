@@ -14,7 +14,9 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -73,6 +75,15 @@ def retry_delay(policy: RetryPolicy, attempt: int, status: int | None, headers: 
     return wait if wait <= policy.max_wait else None
 
 
+# While a `post_once` is under way: how to find what an attempt whose answer was lost may have created.
+_FIND_CREATED: ContextVar[Callable[[], Awaitable[Any]] | None] = ContextVar("find_created", default=None)
+
+
+class _Created(Exception):
+    def __init__(self, item: Any):
+        self.item = item
+
+
 class GitHubClient(GitHubAPI):
     """gidgethub's aiohttp client with retries; with `token` it authenticates as an installation."""
 
@@ -82,6 +93,30 @@ class GitHubClient(GitHubAPI):
         self.policy = policy
         self._token = token  # token(rejected) -> a valid token, a new one when `rejected` is the cached one
         self._on_response = on_response or (lambda method, status: None)
+
+    async def post_once(self, url: str, url_vars: Mapping[str, Any], *, data: Any,
+                        find: Callable[[], Awaitable[Any]]) -> Any:
+        """POST what must not exist twice (a comment). A POST that timed out or got a 5xx may still have
+        been carried out, so before each retry `find()` looks for its result, and a found one is returned
+        instead of posting again."""
+        token = _FIND_CREATED.set(find)
+        try:
+            return await self.post(url, url_vars, data=data)
+        except _Created as created:
+            return created.item
+        finally:
+            _FIND_CREATED.reset(token)
+
+    async def _raise_if_created(self, method: str) -> None:
+        find = _FIND_CREATED.get()
+        if method == "POST" and find is not None:
+            token = _FIND_CREATED.set(None)  # the lookup's own requests are plain reads
+            try:
+                found = await find()
+            finally:
+                _FIND_CREATED.reset(token)
+            if found is not None:
+                raise _Created(found)
 
     async def _request(self, method: str, url: str, headers: Mapping[str, str],
                        body: bytes = b"") -> tuple[int, Mapping[str, str], bytes]:
@@ -106,6 +141,7 @@ class GitHubClient(GitHubAPI):
                 log.warning("GitHub request failed, retrying", extra={
                     "method": method, "path": path, "error": type(exc).__name__, "attempt": attempt, "delay": delay})
                 await self.sleep(delay)
+                await self._raise_if_created(method)
                 continue
             self._on_response(method, str(status))
             if status == 401 and self._token is not None and token is not None and not renewed:
@@ -120,6 +156,8 @@ class GitHubClient(GitHubAPI):
             log.warning("GitHub answered %s, retrying", status, extra={
                 "method": method, "path": path, "status": status, "attempt": attempt, "delay": round(delay, 3)})
             await self.sleep(delay)
+            if status >= 500:
+                await self._raise_if_created(method)
 
 
 def signing_key(pem: str):

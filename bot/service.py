@@ -28,7 +28,6 @@ from urllib.parse import quote
 import aiohttp
 import jinja2
 from gidgethub import BadRequest, HTTPException
-from gidgethub.abc import GitHubAPI
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from bot.checklist import (
@@ -45,7 +44,7 @@ from bot.checklist import (
 from bot.commands import COMMANDS, Command, parse_commands
 from bot.config import CONFIG_PATH, Config, Pin, load_config, parse_config
 from bot.engine import analyse
-from bot.github import GitHubApp
+from bot.github import GitHubApp, GitHubClient
 from bot.jobs import Job, JobQueue, JobRequest, pull_key
 from bot.model import AnalysisError, PatchResult, PinReport, Report
 from bot.rest import BlobCache, RestSnapshot
@@ -262,7 +261,7 @@ class Run:
     """One job being executed: its GitHub client, its pull request and what it already posted."""
 
     job: Job
-    gh: GitHubAPI
+    gh: GitHubClient
     save: Callable[[], Awaitable[None]]
     progress: dict = field(default_factory=dict)
     prefix: str = parse_config(None).command_prefix  # the repository's, once its configuration is read
@@ -449,9 +448,13 @@ class Service:
                 if exc.status_code != http.HTTPStatus.NOT_FOUND:
                     raise
                 run.progress.pop("comment_id")  # someone deleted it: find or create another
+        return await self._bot_comment_with(run, MARKER)
+
+    async def _bot_comment_with(self, run: Run, text: str) -> dict | None:
+        """The bot's comment on the PR whose body holds `text` (a hidden marker), if there is one."""
         async for comment in run.gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments?per_page=100",
                                             run.names):
-            if MARKER in (comment.get("body") or "") and comment["user"].get("type") == "Bot":
+            if text in (comment.get("body") or "") and comment["user"].get("type") == "Bot":
                 return comment
         return None
 
@@ -461,14 +464,20 @@ class Service:
             await run.gh.patch("/repos/{owner}/{repo}/issues/comments/{id}",
                                {**run.names, "id": run.progress["comment_id"]}, data={"body": body})
         else:
-            created = await run.gh.post("/repos/{owner}/{repo}/issues/{number}/comments", run.names,
-                                        data={"body": body})
+            created = await run.gh.post_once("/repos/{owner}/{repo}/issues/{number}/comments", run.names,
+                                             data={"body": body}, find=lambda: self._bot_comment_with(run, MARKER))
             run.progress["comment_id"] = created["id"]
             await run.save()
 
     async def _reply(self, run: Run, body: str) -> None:
-        await run.gh.post("/repos/{owner}/{repo}/issues/{number}/comments", run.names,
-                          data={"body": body[:COMMENT_LIMIT]})
+        """A reply comment, with a hidden key so that a POST whose answer was lost is not made twice."""
+        sent = run.progress.get("replies", 0)
+        key = f"<!-- llama-bot:reply {run.job.id}.{sent} -->"
+        await run.gh.post_once("/repos/{owner}/{repo}/issues/{number}/comments", run.names,
+                               data={"body": f"{body[:COMMENT_LIMIT - len(key) - 1]}\n{key}"},
+                               find=lambda: self._bot_comment_with(run, key))
+        run.progress["replies"] = sent + 1
+        await run.save()
 
     async def _start_checks(self, run: Run, head_sha: str, pins: list[Pin], since: dt.datetime) -> dict[str, int]:
         """`<pin>: patches` and `<pin>: upstream review`, in progress, reused when the job resumes."""

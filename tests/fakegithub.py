@@ -404,12 +404,14 @@ class FakeGitHub:
     # -- test controls -------------------------------------------------------------------------------
 
     def fail(self, method: str, path_regex: str, status: int = 502, times: int = 1,
-             headers: dict | None = None, body: Any = None) -> None:
-        """Answer the next ``times`` requests matching method ("*" = any) and path with an error."""
+             headers: dict | None = None, body: Any = None, after: bool = False) -> None:
+        """Answer the next ``times`` requests matching method ("*" = any) and path with an error; with
+        ``after``, carry each out first (GitHub did it, then the answer was lost on its way back)."""
         if body is None:
             body = {"message": HTTPStatus(status).phrase, "documentation_url": DOCS}
         self._faults.append({"method": method.upper(), "pattern": path_regex, "status": status, "times": times,
-                             "headers": {k: str(v) for k, v in (headers or {}).items()}, "body": body})
+                             "headers": {k: str(v) for k, v in (headers or {}).items()}, "body": body,
+                             "after": after})
 
     def delay(self, path_regex: str, seconds: float) -> None:
         """Hold every request whose path matches for ``seconds`` (for timeout tests)."""
@@ -531,10 +533,10 @@ class FakeGitHub:
             if re.search(pattern, path):
                 await asyncio.sleep(seconds)
         fault = self._take_fault(request.method, path)
+        if not fault or fault["after"]:
+            status, data, headers = self._route(request, raw_path, query, body, bad_json)
         if fault:
             status, data, headers = fault["status"], fault["body"], fault["headers"]
-        else:
-            status, data, headers = self._route(request, raw_path, query, body, bad_json)
         record["status"] = status
         headers = {**self._rate_headers(), **headers}
         if data is None:

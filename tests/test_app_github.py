@@ -125,6 +125,30 @@ async def test_rate_limit_with_retry_after_waits_and_posts_once(fake_github, ses
     assert [c["body"] for c in fake_github.comments.values()] == ["hello"]
 
 
+async def test_a_post_whose_answer_was_lost_is_looked_for_before_it_is_sent_again(fake_github, session, repo):
+    """GitHub created the comment, then the answer was a 502: the retry finds it instead of posting twice."""
+    fake_github.add_pull("octo", "r", 1, repo, "main")
+    fake_github.fail("POST", r"/issues/1/comments", 502, times=1, after=True)
+    gh = app(fake_github, session).installation(fake_github.installation_id)
+    created = await gh.post_once("/repos/octo/r/issues/1/comments", {}, data={"body": "hello key-1"},
+                                 find=lambda: find_body(gh, "key-1"))
+    assert [c["body"] for c in fake_github.comments.values()] == ["hello key-1"]
+    assert created["id"] in fake_github.comments
+    # Nothing was created: the lookup finds nothing and the POST is sent again.
+    fake_github.fail("POST", r"/issues/1/comments", 502, times=1)
+    again = await gh.post_once("/repos/octo/r/issues/1/comments", {}, data={"body": "hello key-2"},
+                               find=lambda: find_body(gh, "key-2"))
+    assert [c["body"] for c in fake_github.comments.values()] == ["hello key-1", "hello key-2"]
+    assert again["body"] == "hello key-2"
+
+
+async def find_body(gh, text):
+    async for comment in gh.getiter("/repos/octo/r/issues/1/comments"):
+        if text in comment["body"]:
+            return comment
+    return None
+
+
 async def test_exhausted_primary_rate_limit_raises(fake_github, session, repo):
     reset = int(time.time()) + 3600
     fake_github.fail("GET", r"/git/commits/", 403, times=5,

@@ -136,6 +136,23 @@ async def test_502_and_rate_limits_still_post_exactly_once(bot, scenario):
     assert statuses == [502, 502, 201]
 
 
+async def test_a_comment_made_before_its_answer_was_lost_is_not_posted_again(bot, scenario):
+    """GitHub carried out the POST and the answer was a 502: the checklist and a reply each exist once."""
+    fake = scenario.fake
+    fake.fail("POST", r"/issues/7/comments$", 502, times=1, after=True)
+    await bot.deliver("pull_request", scenario.pull_event("opened"))
+    await bot.settle()
+    (checklist,) = scenario.bot_comments()
+    assert "### Before merging" in checklist["body"]
+    fake.fail("POST", r"/issues/7/comments$", 502, times=1, after=True)
+    await bot.deliver("issue_comment", scenario.comment_event("/llama help"))
+    await bot.settle()
+    replies = [c for c in scenario.bot_comments() if c["id"] != checklist["id"]]
+    assert len(replies) == 1 and "llama-bot takes these commands" in replies[0]["body"]
+    statuses = [r["status"] for r in fake.requests if r["method"] == "POST" and r["path"].endswith("/comments")]
+    assert statuses == [502, 502]  # neither was sent a second time
+
+
 async def test_github_down_ends_in_a_failed_check_run_with_the_job_id(bot, scenario):
     scenario.fake.fail("GET", r"/git/trees/", 502, times=100)
     await bot.deliver("pull_request", scenario.pull_event("opened"))
