@@ -216,6 +216,13 @@ class GitHubApp:
             log.info("installation token issued", extra={"installation_id": installation_id})
             return data["token"]
 
+    async def repo_installation(self, owner: str, repo: str) -> int:
+        """The id of the App's installation on owner/repo (for work that no delivery started)."""
+        jwt = apps.get_jwt(app_id=self.app_id, private_key=self._private_key)
+        found = await self.app_client.getitem("/repos/{owner}/{repo}/installation", {"owner": owner, "repo": repo},
+                                              jwt=jwt)
+        return int(found["id"])
+
     def installation(self, installation_id: int) -> GitHubClient:
         async def token(rejected: str | None) -> str:
             return await self.installation_token(installation_id, rejected)

@@ -64,6 +64,7 @@ from bot.validation import (
     match_run,
     new_dispatch,
     platform_rows,
+    runs_query,
     select_platforms,
     splice_platforms,
     validate_reply,
@@ -78,6 +79,9 @@ UNRESOLVED = ("conflict", "error", "upstreamed")
 WRITE_ROLES = {"admin", "maintain", "write"}
 GENERAL_CHECK = "llama-bot"  # the check run for failures that belong to no pin
 VALIDATION_DB = "validation.sqlite3"
+CATCH_UP_AFTER = 300.0  # a dispatch unfinished this long (seconds) has its run looked up ...
+CATCH_UP_EVERY = 600.0  # ... at start and then this often
+RUN_STATUS_ACTION = {"completed": "completed", "in_progress": "in_progress"}  # else "requested" (queued, waiting)
 PR_JOBS = ("analysis", "command")  # jobs whose failure is reported on the pull request
 # A stand-in report for rendering only the checklist's platform section (the rest is kept as it was).
 _SECTION_REPORT = Report([PinReport("-", "-", "-", "-", "-", "-", "-")])
@@ -295,7 +299,8 @@ def _message(exc: HTTPException) -> str:
 
 class Service:
     def __init__(self, *, queue: JobQueue, github: GitHubApp, data_dir: Path, url_instead_of: str | None,
-                 workers: int, metrics: Metrics, poll_interval: float = 1.0):
+                 workers: int, metrics: Metrics, poll_interval: float = 1.0,
+                 catch_up_after: float = CATCH_UP_AFTER, catch_up_every: float = CATCH_UP_EVERY):
         self.queue = queue
         self.github = github
         self.data_dir = Path(data_dir)
@@ -303,6 +308,7 @@ class Service:
         self.workers = workers
         self.metrics = metrics
         self.poll_interval = poll_interval
+        self.catch_up_after, self.catch_up_every = catch_up_after, catch_up_every
         self.blobs = BlobCache()
         self._executor = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="analysis")
         self.store = ValidationStore(self.data_dir / VALIDATION_DB)
@@ -316,13 +322,15 @@ class Service:
             "regenerate-patches": self._command_regenerate, "validate": self._command_validate}
         self._jobs: dict[str, Callable[[Run], Awaitable[str]]] = {
             "analysis": self._analysis_job, "command": self._command_job, "workflow_run": self._workflow_run_job,
-            "platforms": self._platforms_job, "revalidate": self._revalidate_job, "closed": self._closed_job}
+            "platforms": self._platforms_job, "revalidate": self._revalidate_job, "closed": self._closed_job,
+            "catch_up": self._catch_up_job}
 
     # -- lifecycle --
 
     def start(self) -> None:
         self._tasks = [asyncio.create_task(self._work(f"{self._worker_prefix}:{n}"), name=f"worker-{n}")
                        for n in range(self.workers)]
+        self._tasks.append(asyncio.create_task(self._catch_up(), name="catch-up"))
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -889,27 +897,85 @@ class Service:
 
     async def _workflow_run_job(self, run: Run) -> str:
         """A workflow_run event: the check run and the store follow it; runs nobody dispatched are ignored."""
-        payload = run.job.payload
-        workflow_run, action = payload["workflow_run"], payload["action"]
+        workflow_run = run.job.payload["workflow_run"]
         d = match_run(self.store.find_open(run.repo, workflow_run["id"]), workflow_run)
         if d is None:
             log.info("workflow run not dispatched by the bot", extra={"job_id": run.job.id,
                                                                       "run_id": workflow_run["id"]})
             return "done"
+        await self._follow_run(run, d, workflow_run, run.job.payload["action"])
+        return "done"
+
+    async def _follow_run(self, run: Run, d: Dispatch, workflow_run: dict, action: str) -> None:
+        """Move dispatch `d` to what its run reports: the store, the check run, then the checklist's table."""
         new = apply_run(d, workflow_run, action)
         if new is None:
-            return "done"  # an older state arriving late
+            return  # an older state arriving late
         self.store.update(new)
         await run.gh.patch("/repos/{owner}/{repo}/check-runs/{id}", {**run.names, "id": d.check_run_id},
                            data=check_run_update(workflow_run, action, d.platform))
         # The comment is the PR's: a job under the PR's key edits it, one at a time with the analyses.
+        payload = run.job.payload
         follow_up = JobRequest("platforms", pull_key(payload["owner"], payload["repo"], d.pr), {
             "installation_id": payload["installation_id"], "owner": payload["owner"], "repo": payload["repo"],
             "number": d.pr, "request_id": d.request_id})
-        await self.queue.enqueue(f"{run.job.delivery_id or f'job-{run.job.id}'}:platforms", "workflow_run",
-                                 [follow_up])
+        await self.queue.enqueue(f"{run.job.delivery_id or f'job-{run.job.id}'}:platforms:{d.request_id}",
+                                 "workflow_run", [follow_up])
         self.wake()
+
+    async def _catch_up_job(self, run: Run) -> str:
+        """Look up the runs of a repository's unfinished dispatches whose workflow_run events never came."""
+        for d in self._overdue():
+            if d.repo != run.repo:
+                continue
+            workflow_run = await self._find_run(run, d)
+            if workflow_run is not None:
+                await self._follow_run(run, d, workflow_run, RUN_STATUS_ACTION.get(workflow_run["status"], "requested"))
         return "done"
+
+    async def _find_run(self, run: Run, d: Dispatch) -> dict | None:
+        """The workflow run of dispatch `d` as GitHub reports it now, or None when there is none (yet)."""
+        if d.run_id is not None:
+            try:
+                return await run.gh.getitem("/repos/{owner}/{repo}/actions/runs/{run_id}",
+                                            {**run.names, "run_id": d.run_id})
+            except BadRequest as exc:
+                if exc.status_code == http.HTTPStatus.NOT_FOUND:
+                    return None
+                raise
+        found = await run.gh.getitem(
+            "/repos/{owner}/{repo}/actions/workflows/{workflow}/runs{?event,branch,head_sha,created,per_page}",
+            {**run.names, "workflow": d.workflow, **runs_query(d)})
+        return next((r for r in found.get("workflow_runs") or [] if match_run([d], r) is d), None)
+
+    async def queue_catch_up(self) -> None:
+        """One catch-up job for each repository with dispatches that have waited `catch_up_after` seconds."""
+        stamp = int(time.time())
+        for repo in sorted({d.repo for d in self._overdue()}):
+            owner, name = repo.split("/", 1)
+            try:
+                installation = await self.github.repo_installation(owner, name)
+            except (HTTPException, aiohttp.ClientError, TimeoutError) as exc:
+                log.warning("cannot catch up on workflow runs", extra={"repo": repo, "reason": short_reason(exc)})
+                continue
+            await self.queue.enqueue(f"catch-up:{repo}:{stamp}", "catch_up", [JobRequest(
+                "catch_up", f"{repo}:workflow_runs".lower(),
+                {"installation_id": installation, "owner": owner, "repo": name})])
+        self.wake()
+
+    def _overdue(self) -> list[Dispatch]:
+        since = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=self.catch_up_after)
+        return self.store.unfinished(since.strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+    async def _catch_up(self) -> None:
+        """At start and then every `catch_up_every` seconds: runs whose events were missed while the service
+        was down, or that GitHub failed to deliver, still reach their check runs."""
+        while True:
+            try:
+                await self.queue_catch_up()
+            except Exception:
+                log.exception("catching up on workflow runs failed")
+            await asyncio.sleep(self.catch_up_every)
 
     async def _platforms_job(self, run: Run) -> str:
         """After a workflow_run update: the checklist's platform table, and `cancel_superseded`."""

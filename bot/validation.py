@@ -439,6 +439,11 @@ class ValidationStore:
         whatever its state (a re-run of a finished run reports under the same id)."""
         return self._select("repo = ? AND (status != 'completed' OR run_id = ?)", (repo, run_id))
 
+    def unfinished(self, dispatched_before: str) -> list[Dispatch]:
+        """Dispatches of every repository still waiting for their run's conclusion, dispatched before
+        the given time: those whose workflow_run events may have been missed."""
+        return self._select("status != 'completed' AND dispatched_at < ?", (dispatched_before,))
+
     def by_check_run(self, repo: str, check_run_id: int) -> Dispatch | None:
         """The dispatch behind a `validate: <platform>` check run, for `rerequested`."""
         return next(iter(self._select("repo = ? AND check_run_id = ?", (repo, check_run_id))), None)

@@ -1,7 +1,9 @@
 """Platform validation (issue 5) end to end: signed webhooks into the bot, the fake GitHub's Actions API."""
 
+import asyncio
 import copy
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -284,3 +286,47 @@ async def test_a_resumed_command_does_not_dispatch_again(fake_github, scenario, 
     assert [d["inputs"]["platform"] for d in scenario.fake.dispatches] == ["cuda"]
     (reply,) = replies(scenario)
     assert "`metal`, `cuda`" in reply
+
+
+@pytest.mark.parametrize("run_details", [True, False], ids=["run id from the dispatch", "request id in the title"])
+async def test_a_run_that_finished_while_the_service_was_down_is_caught_up_at_start(
+        fake_github, scenario, workflow, tmp_path, run_details):
+    fake_github.return_run_details = run_details
+    data_dir = tmp_path / "var"
+    first = await Bot(bot_settings(fake_github, scenario, data_dir)).start()
+    await first.deliver("pull_request", scenario.pull_event("opened"))
+    await command(first, scenario, "/llama validate metal")
+    await first.close()
+    (check,) = validation_runs(scenario, "metal")
+    run_id = scenario.fake.dispatches[0]["run_id"]
+    scenario.fake.workflow_run_payload(run_id, "completed", "completed", "success")  # its delivery is lost
+    store = ValidationStore(data_dir / "validation.sqlite3")
+    (d,) = store.for_pr(scenario.full_name, scenario.number)
+    store.update(replace(d, dispatched_at="2026-01-01T00:00:00Z"))  # the service was down for a while
+    store.close()
+
+    restarted = await Bot(bot_settings(fake_github, scenario, data_dir)).start()
+    try:
+        for _ in range(100):
+            if scenario.fake.check_runs[check["id"]]["status"] == "completed":
+                break
+            await asyncio.sleep(0.05)
+        await restarted.settle()
+        check = scenario.fake.check_runs[check["id"]]
+        assert (check["status"], check["conclusion"]) == ("completed", "success")
+        assert "| metal | completed | success |" in checklist(scenario)
+        asked = len(scenario.fake.requests)
+        await restarted.app[SERVICE].queue_catch_up()  # nothing is waiting any more: nothing is asked
+        await restarted.settle()
+        assert not any("/actions/" in r["path"] for r in scenario.fake.requests[asked:])
+    finally:
+        await restarted.close()
+
+
+async def test_a_recent_dispatch_is_left_to_its_webhooks(bot, scenario, workflow):
+    await command(bot, scenario, "/llama validate metal")
+    asked = len(scenario.fake.requests)
+    await bot.app[SERVICE].queue_catch_up()
+    await bot.settle()
+    assert not any("/actions/" in r["path"] or r["path"].endswith("/installation")
+                   for r in scenario.fake.requests[asked:])
