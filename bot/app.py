@@ -175,8 +175,8 @@ async def _job_requests(body: bytes, event_name: str, delivery: str) -> list[Job
         raise BadDelivery("body is not a JSON object")
     try:
         return await handlers.job_requests(sansio.Event(data, event=event_name, delivery_id=delivery))
-    except (KeyError, TypeError):
-        raise BadDelivery("payload lacks fields this event must have") from None
+    except (KeyError, TypeError, AttributeError, ValueError):
+        raise BadDelivery("payload lacks fields this event must have, or has them in another shape") from None
 
 
 def _answer(code: int, **data) -> web.Response:
@@ -204,8 +204,10 @@ async def webhook(request: web.Request) -> web.Response:
         return outcome("too_large", 413, error="body larger than 25 MiB")
     if not signature_valid(body, request.headers.get("X-Hub-Signature-256"), settings.webhook_secret):
         return outcome("unauthorized", 401, error="missing or wrong X-Hub-Signature-256")
-    if not event_name or not delivery:
-        return outcome("bad_request", 400, error="missing X-GitHub-Event or X-GitHub-Delivery")
+    if not event_name:
+        return outcome("bad_request", 400, error="missing X-GitHub-Event")
+    if not delivery:  # GitHub always names its deliveries; a redelivered body still counts once
+        delivery = context["delivery_id"] = "sha256:" + sha256(body).hexdigest()
     try:
         requests = await _job_requests(body, event_name, delivery)
     except BadDelivery as exc:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
-_SIGIL_WORD = re.compile(r"^[^\w\s]+\w")
+PREFIX_SHAPE = re.compile(r"^[/!]\w[\w.-]*$")  # what `command_prefix` may be: `/llama`, `!ollama-bot`
+_SIGIL_WORD = re.compile(r"^[/!]\w")
 
 
 @dataclass(frozen=True)
@@ -64,10 +65,11 @@ def command_lines(body: str) -> list[str]:
 
 
 def looks_like_command(body: str) -> bool:
-    """Whether a comment may hold a command under any prefix (a sigil then a word, like `/llama`).
+    """Whether a comment may hold a command under any prefix (`/` or `!`, then a word, like `/llama`).
 
-    The webhook router uses this to skip ordinary comments without knowing
-    the repository's configured prefix; the job parses exactly.
+    The webhook router uses this to skip ordinary comments (`@alice thanks`,
+    `:+1:`) without knowing the repository's configured prefix; the job parses
+    exactly.
     """
     return any(_SIGIL_WORD.match(line) for line in command_lines(body))
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from bot.commands import PREFIX_SHAPE
 from bot.model import AnalysisError
 from bot.snapshot import Snapshot
 
@@ -73,6 +74,8 @@ def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
             raise AnalysisError(f"{source}: not valid TOML ({exc})") from None
     merged = {**defaults, **data}
     prefix = _expect(merged["command_prefix"], str, f"{source}: command_prefix")
+    if not PREFIX_SHAPE.match(prefix):
+        raise AnalysisError(f"{source}: command_prefix {prefix!r} must be `/` or `!` and a word, like \"/llama\"")
     pins = []
     for i, raw in enumerate(_expect(merged.get("pin", []), list, f"{source}: pin")):
         where = f"{source}: pin[{i}]"

@@ -586,7 +586,7 @@ class Service:
         current = await self._find_comment(run)
         ticked = carried_ticks(current["body"] if current else None)
         body = render_comment(report, changed, head_sha=head_sha, ran_at=human(utc_now()), ticked=ticked,
-                              platforms=self._rows(run, head_sha, config))
+                              platforms=self._rows(run, head_sha, config), prefix=config.command_prefix)
         await self._put_comment(run, body)
         reported = {pin.name for pin in report.pins}
         for pin_report in report.pins:
@@ -798,7 +798,7 @@ class Service:
         ticked = carried_ticks(body)
         rows = self._rows(run, pull["head"]["sha"], config)
         rendered = render_comment(_SECTION_REPORT, [], head_sha=pull["head"]["sha"], ran_at="", ticked=ticked,
-                                  platforms=rows)
+                                  platforms=rows, prefix=config.command_prefix)
         new = splice_platforms(body, rendered)
         if new is None or new == body:
             return

@@ -48,6 +48,28 @@ async def test_payload_missing_fields_is_400(bot):
     assert (await bot.deliver("pull_request", {"action": "opened"}))[0] == 400
 
 
+async def test_payload_with_fields_of_another_shape_is_400(bot, scenario):
+    data = scenario.pull_event("opened")
+    data["installation"] = 5
+    status, answer = await bot.deliver("pull_request", data)
+    assert status == 400 and "shape" in answer["error"]
+
+
+async def test_a_delivery_without_its_id_is_queued_once_by_its_body(bot, scenario):
+    data = scenario.pull_event("opened")
+    first = await bot.deliver("pull_request", data, headers={"X-GitHub-Delivery": None})
+    again = await bot.deliver("pull_request", data, headers={"X-GitHub-Delivery": None})
+    assert (first[0], again) == (202, (200, {"status": "duplicate"}))
+    await bot.settle()
+
+
+async def test_ordinary_comments_are_ignored_at_the_door(bot, scenario):
+    for body in ["@alice thanks", "**Note**: later", ":+1:", "- item"]:
+        assert await bot.deliver("issue_comment", scenario.comment_event(body)) == (200, {"status": "ignored"})
+    assert (await bot.deliver("issue_comment", scenario.comment_event("/llama help")))[0] == 202
+    await bot.settle()
+
+
 async def test_body_over_25_mib_is_413(bot):
     body = b'{"pad": "' + b"x" * MAX_BODY + b'"}'
     status, answer = await bot.deliver("pull_request", body)

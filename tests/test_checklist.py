@@ -54,13 +54,14 @@ def test_build_item_appears_for_compat_sources_or_regenerated_patches():
 
 def test_ticked_boxes_survive_a_re_render():
     report = _report(findings=[_finding()])
-    body = render_comment(report, [], head_sha="d" * 40, ran_at="2026-12-02 10:00 UTC")
+    body = render_comment(report, [], head_sha="d" * 40, ran_at="2026-12-02 10:00 UTC", prefix="!bot")
+    assert "Commands: `!bot help`" in body  # the repository's prefix, not the default
     assert body.startswith(MARKER) and "- [ ] Run `go test ./...` <!-- id:go-test -->" in body
     ticked = body.replace("- [ ] Run `go test", "- [x] Run `go test").replace(
         f"- [ ] **high** LLAMA_NEW option added <!-- id:{finding_id(_finding())} -->",
         f"- [x] **high** LLAMA_NEW option added <!-- id:{finding_id(_finding())} -->")
     assert ticked_ids(ticked) == {"go-test", finding_id(_finding())}
-    again = render_comment(report, [], head_sha="e" * 40, ran_at="later", ticked=ticked_ids(ticked))
+    again = render_comment(report, [], head_sha="e" * 40, ran_at="later", ticked=ticked_ids(ticked), prefix="/llama")
     assert "- [x] Run `go test ./...`" in again and "- [x] **high** LLAMA_NEW" in again
 
 

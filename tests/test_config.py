@@ -26,6 +26,8 @@ def test_repository_file_overrides_pins():
 
 @pytest.mark.parametrize("text, words", [
     ("command_prefix = 3", "command_prefix: expected str"),
+    ('command_prefix = "llama-bot"', "command_prefix 'llama-bot' must be `/` or `!` and a word"),
+    ('command_prefix = "/llama bot"', "command_prefix '/llama bot' must be"),
     ("[[pin]]\nname = 'x'\n", "pin[0]: missing key 'version_file'"),
     ("[platforms]\nmetal = { inputs = {} }", "platforms.metal: missing key 'workflow'"),
     ("this is = = not toml", "not valid TOML"),
