@@ -237,14 +237,14 @@ def _three_way(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
     image, upstream_image = _lines(merged), _lines(theirs)
     hunks = []
     for h in fp.hunks:
-        at = _find_after(image, h)
+        at = _find_after(image, h) or h.new_start
         exact = find_exact(upstream_image, h)
         if exact is not None:  # this hunk alone still fits: only its neighbours needed the merge
             hunks.append(HunkResult(fp.path, h.old_start, at, "clean" if exact.offset == 0 else "offset",
                                     patch_line=h.header_line))
             continue
         hunks.append(HunkResult(fp.path, h.old_start, at, "merged",
-                                ctx.commits_near(fp.old_path, at or h.new_start, len(h.after), h),
+                                ctx.commits_near(fp.old_path, at, len(h.after), h),
                                 patch_line=h.header_line))
     changes: dict[str, bytes | None] = {fp.new_path or fp.old_path: merged}
     if fp.new_path and fp.new_path != fp.old_path:
@@ -264,7 +264,7 @@ def _relocated(ctx: PinContext, fp: FilePatch) -> FileOutcome:
     if fp.is_new or current is None:
         why = (f"{fp.new_path} already exists upstream" if fp.is_new
                else f"{fp.old_path} does not exist at the new ref (removed or renamed upstream)")
-        failed = [HunkResult(fp.path, h.old_start, None, "conflict", [], why, h.header_line) for h in fp.hunks]
+        failed = [HunkResult(fp.path, h.old_start, h.new_start, "conflict", [], why, h.header_line) for h in fp.hunks]
         return FileOutcome(fp, "conflict", {}, failed, why)
     image = _lines(current)
     hunks: list[HunkResult] = []
@@ -289,7 +289,7 @@ def _relocated(ctx: PinContext, fp: FilePatch) -> FileOutcome:
         reasons.append(reason)
         candidate = best_candidate(image, hunk)
         near = candidate[0] + 1 if candidate else hunk.new_start
-        hunks.append(HunkResult(fp.path, hunk.old_start, None, "conflict",
+        hunks.append(HunkResult(fp.path, hunk.old_start, near, "conflict",
                                 ctx.commits_near(fp.old_path, near, len(hunk.before), hunk), reason, hunk.header_line))
     status = "conflict" if reasons else "relocated"
     changes: dict[str, bytes | None] = {}
@@ -355,7 +355,7 @@ def check_patch(ctx: PinContext, path: str, data: bytes) -> PatchResult:
     """One patch's status against the stacked new tree; updates the stacks for the next patch."""
     try:
         pf = parse(data)
-        unsafe = [p for p in (safety_problem(fp) for fp in pf.files) if p]
+        unsafe = [p for p in (safety_problem(fp) for fp in pf.files) if p] + _through_symlinks(ctx.new_tree, pf)
         if unsafe:
             return PatchResult(path, "error", f"Unsafe patch, never applied: {unsafe[0]}.")
         result = _check_parsed(ctx, path, pf, data)
@@ -366,6 +366,21 @@ def check_patch(ctx: PinContext, path: str, data: bytes) -> PatchResult:
     if result.status in ("clean", "offset", "regenerated", "fuzzy"):
         ctx.applied.append(path)
     return result
+
+
+def _through_symlinks(tree: Tree, pf: PatchFile) -> list[str]:
+    """Paths the patch would write at or below a symbolic link of the upstream tree: git apply refuses them
+    ("beyond a symbolic link"), and a link pointing outside would make the patch write anywhere."""
+    problems = []
+    for path in {p for fp in pf.files for p in (fp.old_path, fp.new_path) if p}:
+        parts = path.split("/")
+        for end in range(1, len(parts) + 1):
+            prefix = "/".join(parts[:end])
+            entry = tree.base.entry(prefix) if tree.base and prefix not in tree.overlay else None
+            if entry is not None and entry.filemode == pygit2.GIT_FILEMODE_LINK:
+                problems.append(f"{path} is at or below {prefix}, a symbolic link upstream")
+                break
+    return sorted(problems)
 
 
 def _apply_all(tree: Tree, pf: PatchFile) -> None:
@@ -384,7 +399,7 @@ def _apply_all(tree: Tree, pf: PatchFile) -> None:
 def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResult:
     outcomes = [_exact_outcome(ctx, fp) for fp in pf.files]
     if None in outcomes and reverse_applies(ctx.new_tree, pf):
-        return PatchResult(path, "upstreamed", f"Its change is already in {ctx.new_ref}: drop this patch.")
+        return _already_there(ctx, path, pf, [])
     binary = next((fp for fp, o in zip(pf.files, outcomes) if o is None and fp.is_binary), None)
     if binary is not None:
         return PatchResult(path, "error", f"The binary change to {binary.path} no longer applies as it is: "
@@ -424,8 +439,7 @@ def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> Pat
         return PatchResult(path, "conflict", f"Applying it would collide with upstream: {clashes[0]}.",
                            None, hunks, reproduce=_reproduce(ctx, path))
     if not sections:
-        return PatchResult(path, "upstreamed", f"Its change is already in {ctx.new_ref}: drop this patch.",
-                           None, hunks)
+        return _already_there(ctx, path, pf, hunks)
     ctx.new_tree.update(changes)
     if statuses <= {"clean"}:
         return PatchResult(path, "clean", "Applies exactly as it is.", None, hunks, new_text=data)
@@ -443,6 +457,17 @@ def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> Pat
     return PatchResult(path, "regenerated", f"Rebuilt by a clean three-way merge of {len(merged)} of "
                        f"{len(hunks)} hunks onto {ctx.new_ref}; the new patch applies as it is.",
                        path, hunks, new_text=new_text)
+
+
+def _already_there(ctx: PinContext, path: str, pf: PatchFile, hunks: list[HunkResult]) -> PatchResult:
+    """The change is in the stacked tree already: upstream's doing (drop the patch), or, when only the
+    earlier carried patches make it, a repeat of one of them (git apply fails on it)."""
+    touched = {p for fp in pf.files for p in (fp.old_path, fp.new_path) if p}
+    if touched & ctx.new_tree.overlay.keys() and not reverse_applies(Tree(ctx.new_tree.base), pf):
+        return PatchResult(path, "conflict", f"Its change is already made by an earlier carried patch, not by "
+                           f"{ctx.new_ref}: it repeats that patch; drop or merge one of them.", None, hunks,
+                           reproduce=_reproduce(ctx, path))
+    return PatchResult(path, "upstreamed", f"Its change is already in {ctx.new_ref}: drop this patch.", None, hunks)
 
 
 def _reproduce(ctx: PinContext, path: str) -> list[str]:

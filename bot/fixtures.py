@@ -49,6 +49,11 @@ class RepoBuilder:
         self.head = self.repo.create_commit("refs/heads/main", sig, sig, message, tree, parents)
         return self.head
 
+    def link(self, path: str, target: str) -> None:
+        """Stage a symbolic link `path` -> `target` for the next commit."""
+        self.files[path] = target.encode()
+        self._index.add(pygit2.IndexEntry(path, self.repo.create_blob(target), pygit2.enums.FileMode.LINK))
+
     def tag(self, name: str, target: pygit2.Oid | None = None) -> None:
         self.repo.references.create(f"refs/tags/{name}", self._target(target), force=True)
 

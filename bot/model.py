@@ -41,7 +41,7 @@ class LocalRef:
 class HunkResult:
     file: str
     old_line: int
-    new_line: int | None
+    new_line: int  # for a conflict: the best candidate, else where it was expected
     status: str  # clean|offset|merged|relocated|conflict
     upstream_commits: list[Commit] = field(default_factory=list)
     detail: str = ""
@@ -60,13 +60,13 @@ class PatchResult:
     reproduce: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
+        """Exactly the keys of CONTRACT section 3 (the explanations are in the markdown and check runs)."""
         data = asdict(self)
         data.pop("new_text")
         data.pop("reproduce")
         for hunk in data["hunks"]:
             hunk.pop("patch_line")
-            if not hunk["detail"]:
-                hunk.pop("detail")
+            hunk.pop("detail")
         return data
 
 
@@ -101,9 +101,10 @@ class PinReport:
     findings: list[Finding] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        data = {k: v for k, v in asdict(self).items() if k not in ("patches", "findings")}
+        """Exactly the keys of CONTRACT section 3; a finding about a file gone upstream has line 0."""
+        data = {k: v for k, v in asdict(self).items() if k not in ("patches", "findings", "commit_count")}
         data["patches"] = [p.to_json() for p in self.patches]
-        data["findings"] = [asdict(f) for f in self.findings]
+        data["findings"] = [{**asdict(f), "upstream_line": f.upstream_line or 0} for f in self.findings]
         return data
 
 

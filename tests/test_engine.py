@@ -1,5 +1,7 @@
 """The patch engine on real upstream repositories built with pygit2, verified with the real `git apply`."""
 
+import subprocess
+
 import pygit2
 import pytest
 
@@ -98,12 +100,35 @@ def test_conflict_explains_where_and_which_commits(tmp_path):
     assert result.reproduce[-1] == "git apply --3way $OLLAMA/llama/compat/0001-warmup.patch"
 
 
+def test_json_report_has_exactly_the_contract_keys_even_for_a_conflict(tmp_path):
+    old = _func("w", ["a();", "b();", "warmup(ctx);", "c();", "d();"])
+    up = upstream_pair(tmp_path, {"w.c": old}, {"w.c": old.replace("warmup(ctx);", "warmup_graph(ctx);")})
+    patch = make_patch(old, old.replace("    warmup(ctx);\n", "    if (on) warmup(ctx);\n"), "w.c")
+    (pin,) = run(up, {"llama/compat/0001-warmup.patch": patch}).to_json()["pins"]
+    assert set(pin) == {"name", "version_file", "old_ref", "new_ref", "old_commit", "new_commit", "compare_url",
+                        "patches", "findings"}
+    (result,) = pin["patches"]
+    assert set(result) == {"path", "status", "message", "regenerated", "hunks"}
+    (hunk,) = result["hunks"]
+    assert set(hunk) == {"file", "old_line", "new_line", "status", "upstream_commits"}
+    assert (hunk["status"], type(hunk["new_line"])) == ("conflict", int)
+    assert set(hunk["upstream_commits"][0]) == {"sha", "subject", "url"}
+
+
 def test_upstreamed_when_the_change_is_already_there(tmp_path):
     old = _func("f", ["a();", "b();", "c();"])
     new = old.replace("b();\n", "b();\n    min_p();\n")
     up = upstream_pair(tmp_path, {"f.c": old}, {"f.c": new})
     (result,) = _one(run(up, {"llama/compat/0001.patch": make_patch(old, new, "f.c")}))
     assert result.status == "upstreamed" and "drop" in result.message
+
+
+def test_a_patch_repeating_an_earlier_one_is_a_conflict_not_upstreamed(tmp_path):
+    up = upstream_pair(tmp_path, {"a.c": BODY}, {"b.c": "x\n"})
+    patch = make_patch(BODY, BODY.replace("line 5\n", "line 5\nadded\n"), "a.c")
+    first, again = _one(run(up, {"llama/compat/0001.patch": patch, "llama/compat/0002-copy.patch": patch}))
+    assert (first.status, again.status) == ("clean", "conflict")
+    assert "already made by an earlier carried patch" in again.message
 
 
 def test_enum_value_collision_is_a_conflict_not_a_fuzzy_success(tmp_path):
@@ -136,6 +161,29 @@ def test_unsafe_patches_are_errors_and_never_applied(tmp_path, path):
     results = _one(run(up, {"llama/compat/0001-bad.patch": bad, "llama/compat/0002-good.patch": good}))
     assert [r.status for r in results] == ["error", "clean"]
     assert "Unsafe" in results[0].message
+
+
+def test_a_patch_writing_through_an_upstream_symlink_is_an_error_like_git_apply_says(tmp_path):
+    from bot.fixtures import RepoBuilder
+
+    up = RepoBuilder(tmp_path / "up.git")
+    up.commit("base", {"src/a.c": BODY})
+    up.tag("v1")
+    up.link("lnk", "src")
+    up.link("out", "/tmp")
+    up.commit("links", {})
+    up.tag("v2")
+    into_link, outside = (f"diff --git a/{p} b/{p}\nnew file mode 100644\n--- /dev/null\n+++ b/{p}\n"
+                          f"@@ -0,0 +1 @@\n+int x;\n".encode() for p in ("lnk/new.c", "out/evil"))
+    fine = make_patch(BODY, BODY.replace("line 5\n", "line 5\nadded\n"), "src/a.c")
+    results = _one(run(up, {"llama/compat/0001.patch": into_link, "llama/compat/0002.patch": outside,
+                            "llama/compat/0003.patch": fine}))
+    assert [r.status for r in results] == ["error", "error", "clean"]
+    assert "lnk/new.c is at or below lnk, a symbolic link upstream" in results[0].message
+    work = tmp_path / "work"
+    with pytest.raises(subprocess.CalledProcessError) as refused:
+        git_apply_stack(up.path, "v2", [into_link], work)
+    assert b"beyond a symbolic link" in refused.value.stderr
 
 
 def test_malformed_patch_is_an_error_with_the_reason(tmp_path):
