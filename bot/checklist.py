@@ -18,6 +18,7 @@ import jinja2
 from bot.model import SEVERITY_ORDER, Finding, PatchResult, PinReport, Report
 
 MARKER = "<!-- llama-bot:checklist -->"
+RUNNING = "<!-- llama-bot:running -->"  # in the comment while a run is under way
 COMMENT_LIMIT = 65536
 CHECK_TEXT_LIMIT = 65535
 ANNOTATIONS_PER_REQUEST = 50
@@ -133,7 +134,7 @@ def render_comment(report: Report, changed_paths: Iterable[str], *, head_sha: st
 
 
 def render_progress(head_sha: str, since: str) -> str:
-    return _env.get_template("progress.md.j2").render(marker=MARKER, head_sha=head_sha, since=since)
+    return _env.get_template("progress.md.j2").render(marker=MARKER, running=RUNNING, head_sha=head_sha, since=since)
 
 
 def patches_conclusion(patches: list[PatchResult]) -> str:

@@ -35,6 +35,7 @@ from bot.checklist import (
     CHECK_TEXT_LIMIT,
     COMMENT_LIMIT,
     MARKER,
+    RUNNING,
     TEMPLATES,
     check_run_outputs,
     render_comment,
@@ -109,6 +110,12 @@ def with_ticks(body: str, ticked: Iterable[str]) -> str:
     """A progress or error body that remembers the ticked boxes for the next checklist."""
     ids = sorted(ticked)
     return f"{body.rstrip()}\n\n<!-- llama-bot:ticked {' '.join(ids)} -->\n" if ids else body
+
+
+def error_body(head_sha: str, message: str, hint: str) -> str:
+    """The checklist comment of a run that could not check the commit: why, and what to do."""
+    return render("reply_checklist_error.md.j2", marker=MARKER, head_sha=head_sha, ran_at=human(utc_now()),
+                  message=message, hint=hint)
 
 
 def check_run_updates(conclusion: str, output: dict) -> list[dict]:
@@ -523,18 +530,29 @@ class Service:
         await run.save()
 
     async def _report_failure(self, run: Run, reason: str) -> None:
-        """After the last attempt: a failed check run (reason and job id), and a reply to a command."""
+        """After the last attempt, on a PR the bot reports on: the comment (if it still says a run is under
+        way) and the check runs say the run failed, with the reason and the job id; a command gets a reply.
+        A PR nothing shows to touch a pin gets no check run: a red one would only confuse."""
         if run.job.kind not in PR_JOBS:
             return  # validation bookkeeping: the log has it; the check runs stay as they were
         try:
-            head_sha = run.progress.get("checks_sha") or run.job.payload.get("head_sha")
-            if not head_sha:
-                head_sha = (await self._pull(run))["head"]["sha"]
-            await self._fail_checks(run, head_sha, "llama-bot could not finish", f"The run failed: {reason}.",
-                                    f"Comment `{run.prefix} recheck` to try again.")
             if run.job.kind == "command":
                 await self._reply(run, render("reply_failed.md.j2", line=run.job.payload["body"].strip()[:200],
                                               reason=reason, job_id=run.job.id))
+            comment = await self._find_comment(run)
+            pull = None
+            if comment is None and not run.progress.get("checks_sha"):  # never reported on: does it touch a pin?
+                pull = await self._pull(run)
+                if not touched_pins(await self._repo_config(run, pull), await self._changed_paths(run)):
+                    return
+            head_sha = (run.progress.get("checks_sha") or run.job.payload.get("head_sha")
+                        or (pull or await self._pull(run))["head"]["sha"])
+            message, hint = f"The run failed: {reason} (job {run.job.id}).", f"Comment `{run.prefix} recheck` to try again."
+            if comment is not None and RUNNING in (comment.get("body") or ""):
+                run.progress["comment_id"] = comment["id"]
+                await self._put_comment(run, with_ticks(error_body(head_sha, message, hint),
+                                                        carried_ticks(comment["body"])))
+            await self._fail_checks(run, head_sha, "llama-bot could not finish", message, hint)
         except Exception:
             log.exception("could not report a failed job on the pull request", extra={"job_id": run.job.id})
 
@@ -620,11 +638,9 @@ class Service:
         """An analysis that cannot run ends as failed check runs and a checklist saying what to fix."""
         current = await self._find_comment(run)
         ticked = carried_ticks(current["body"] if current else None)
-        body = render("reply_checklist_error.md.j2", marker=MARKER, head_sha=head_sha, ran_at=human(utc_now()),
-                      message=message, prefix=run.prefix)
-        await self._put_comment(run, with_ticks(body, ticked))
-        await self._fail_checks(run, head_sha, "Could not check the patches", message,
-                                f"Fix this and push again, or comment `{run.prefix} recheck`.")
+        hint = f"Fix this and push again, or comment `{run.prefix} recheck`."
+        await self._put_comment(run, with_ticks(error_body(head_sha, message, hint), ticked))
+        await self._fail_checks(run, head_sha, "Could not check the patches", message, hint)
 
     # -- commands --
 

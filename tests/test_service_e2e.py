@@ -153,6 +153,29 @@ async def test_a_comment_made_before_its_answer_was_lost_is_not_posted_again(bot
     assert statuses == [502, 502]  # neither was sent a second time
 
 
+async def test_a_run_that_fails_midway_says_so_in_the_comment_not_checking_forever(bot, scenario):
+    scenario.fake.fail("GET", r"/git/trees/", 502, times=100)
+    await bot.deliver("pull_request", scenario.pull_event("opened"))
+    await bot.settle()
+    (comment,) = scenario.bot_comments()
+    assert "Checking commit" not in comment["body"] and "The run failed" in comment["body"]
+    assert "502" in comment["body"] and "`/llama recheck`" in comment["body"]
+
+
+async def test_a_failure_on_a_pr_touching_no_pin_posts_no_check_run(bot, scenario):
+    sha = scenario.open_pull(8, {"README.md": "docs only\n"}, "docs")
+    scenario.fake.fail("GET", r"/pulls/8$", 502, times=3)  # every attempt of the job's first call
+    await bot.deliver("pull_request", scenario.pull_event("opened", number=8))
+    await bot.settle()
+    assert scenario.check_runs(sha) == [] and scenario.bot_comments(8) == []
+    scenario.fake.fail("GET", r"/collaborators/", 502, times=3)
+    await bot.deliver("issue_comment", scenario.comment_event("/llama help", number=8))
+    await bot.settle()
+    assert scenario.check_runs(sha) == []
+    (reply,) = scenario.bot_comments(8)  # a command is never left unanswered
+    assert "502" in reply["body"]
+
+
 async def test_github_down_ends_in_a_failed_check_run_with_the_job_id(bot, scenario):
     scenario.fake.fail("GET", r"/git/trees/", 502, times=100)
     await bot.deliver("pull_request", scenario.pull_event("opened"))
