@@ -755,7 +755,8 @@ class Service:
                                              unresolved=unresolved))
                 return
             except BadRequest as exc:
-                if exc.status_code not in (http.HTTPStatus.FORBIDDEN, http.HTTPStatus.NOT_FOUND):
+                if exc.status_code not in (http.HTTPStatus.FORBIDDEN, http.HTTPStatus.NOT_FOUND,
+                                           http.HTTPStatus.UNPROCESSABLE_ENTITY):
                     raise
                 log.info("cannot push to the head branch, replying with the patches",
                          extra={"job_id": run.job.id, "status": int(exc.status_code)})
@@ -794,7 +795,9 @@ class Service:
                 raise
             ref = await run.gh.getitem(f"/repos/{quote(owner)}/{quote(repo)}/git/ref/heads/"
                                        f"{quote(branch, safe='/')}")
-            raise BranchMoved(ref["object"]["sha"]) from None
+            if ref["object"]["sha"] != head_sha:
+                raise BranchMoved(ref["object"]["sha"]) from None
+            raise  # not moved: a refusal (a protected branch), answered like a 403
         return new["sha"], new.get("html_url") or new["url"]
 
     # -- platform validation (issue 5): dispatches, workflow_run events, fork branches --

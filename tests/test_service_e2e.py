@@ -330,6 +330,16 @@ async def test_regenerate_patches_when_the_branch_moved(bot, scenario):
     assert "moved" in reply["body"] and moved[:12] in reply["body"]
 
 
+async def test_regenerate_patches_on_a_protected_branch_replies_with_the_patches(bot, scenario):
+    scenario.fake.fail("PATCH", r"/git/refs/heads/bump$", 422, times=1,
+                       body={"message": "Protected branch update failed for refs/heads/bump."})
+    await bot.deliver("issue_comment", scenario.comment_event("/llama regenerate-patches"))
+    await bot.settle()
+    assert str(scenario.git.references["refs/heads/bump"].target) == scenario.head_sha
+    (reply,) = scenario.bot_comments()
+    assert "moved" not in reply["body"] and "<details>" in reply["body"] and "ollama_hook();" in reply["body"]
+
+
 async def test_regenerate_patches_for_a_fork_replies_with_the_patches(bot, scenario):
     sha = commit(scenario.git, {"LLAMA_CPP_VERSION": "v2\n"}, parents=[scenario.base_sha])
     scenario.fake.add_pull(OWNER, NAME, 9, sha, "bump-from-fork", head_repo_full_name="someone/ollama")
