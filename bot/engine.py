@@ -18,7 +18,7 @@ import pygit2
 
 from bot.config import Config, Pin, read_version
 from bot.hunks import Placement, best_candidate, collisions, find_exact, relocate
-from bot.model import Commit, HunkResult, PatchResult, PinReport, Report
+from bot.model import AnalysisError, Commit, HunkResult, PatchResult, PinReport, Report
 from bot.patchfile import (
     FilePatch,
     Hunk,
@@ -485,7 +485,8 @@ def patch_order(snapshot: Snapshot, directory: str) -> list[str]:
 def check_pin(pin: Pin, upstream: Upstream, old_ref: str | None, new_ref: str, head: Snapshot,
               scratch: pygit2.Repository) -> tuple[PinReport, PinContext]:
     new_commit = upstream.commit(new_ref, pin.version_file)
-    old_commit = upstream.commit(old_ref, f"{pin.version_file} at the base revision") if old_ref else None
+    old_commit = _base_commit(upstream, old_ref, pin)
+    old_ref = old_ref if old_commit else None
     history = History(upstream, old_commit or new_commit, new_commit)
     ctx = PinContext(pin, upstream, history, new_ref,
                      Tree(GitSnapshot(upstream.repo, old_commit)) if old_commit else None,
@@ -497,6 +498,23 @@ def check_pin(pin: Pin, upstream: Upstream, old_ref: str | None, new_ref: str, h
     for path in patch_order(head, pin.patches):
         report.patches.append(check_patch(ctx, path, head.read(path) or b""))
     return report, ctx
+
+
+def _base_commit(upstream: Upstream, old_ref: str | None, pin: Pin) -> pygit2.Commit | None:
+    """The upstream commit the base pins, or None when the base names none upstream has: a change that
+    repairs a broken pin is checked against its new ref alone (three-way merges use the patches' index
+    blobs), instead of failing on what it fixes."""
+    try:
+        return upstream.commit(old_ref, f"{pin.version_file} at the base revision") if old_ref else None
+    except AnalysisError:
+        return None
+
+
+def _base_ref(base: Snapshot, pin: Pin) -> str | None:
+    try:
+        return read_version(base, pin.version_file)
+    except AnalysisError:  # garbage in the base's version file: what this change may repair
+        return None
 
 
 def changed_pins(config: Config, changed_paths: Iterable[str] | None) -> list[Pin]:
@@ -516,8 +534,13 @@ def analyse(config: Config, base: Snapshot, head: Snapshot, open_upstream: OpenU
             new_ref = read_version(head, pin.version_file)
             if new_ref is None:
                 continue
-            old_ref = read_version(base, pin.version_file)
-            upstream = open_upstream(pin, [r for r in dict.fromkeys([old_ref, new_ref]) if r])
+            old_ref = _base_ref(base, pin)
+            try:
+                upstream = open_upstream(pin, [r for r in dict.fromkeys([old_ref, new_ref]) if r])
+            except AnalysisError:
+                if old_ref is None:
+                    raise
+                upstream = open_upstream(pin, [new_ref])  # the base's ref may be what upstream lacks
             pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head, scratch)
             if review:
                 pin_report.findings = _review(ctx, head, config)

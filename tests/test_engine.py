@@ -223,6 +223,20 @@ def test_three_way_uses_index_blobs_when_the_old_ref_is_unknown(tmp_path):
     assert result.status == "regenerated"
 
 
+@pytest.mark.parametrize("base_pin", ["this is not a ref", "b999999"], ids=["garbage", "unknown tag"])
+def test_a_change_repairing_a_broken_pin_is_checked_against_its_new_ref(tmp_path, base_pin):
+    old = _func("f", ["a();", "b();", "c();", "d();", "e();", "f();", "g();"])
+    new = "// upstream comment\n" * 3 + old.replace("b();", "b(1);").replace("g();", "g(2);")
+    up = upstream_pair(tmp_path, {"src/f.c": old}, {"src/f.c": new})
+    patch = make_patch(old, old.replace("d();\n", "d();\n    ollama_hook();\n"), "src/f.c")
+    report = run(up, {"llama/compat/0001-hook.patch": patch}, old_ref=base_pin)
+    (pin,) = report.pins
+    assert (pin.old_ref, pin.new_ref) == ("v2", "v2")
+    (result,) = pin.patches
+    assert result.status == "regenerated", result.message  # merged on the patch's own index blobs
+    git_apply_stack(up.path, "v2", [result.new_text], tmp_path / "work")
+
+
 def test_regenerating_a_regenerated_patch_changes_nothing(tmp_path):
     old = _func("f", ["a();", "b();", "c();", "d();", "e();", "f();", "g();"])
     new = old.replace("b();", "b(1);").replace("f();", "f(1);")
