@@ -3,28 +3,51 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import pygit2
 
-from bot.config import Pin, load_config
+from bot.config import Config, Pin, load_config
 from bot.model import AnalysisError, Report
 from bot.snapshot import GitSnapshot
 from bot.upstream import Upstream
 
-WRITES = ("regenerated", "fuzzy")  # statuses whose rebuilt patch `check --out` writes
-REFRESHES = ("regenerated", "fuzzy", "offset")  # `regenerate` also refreshes line numbers
+WRITES = ("regenerated", "fuzzy")  # the statuses whose rebuilt patch `check --out` and `regenerate` write
 
 
 class UsageError(Exception):
     """Bad arguments or an unreadable repository: exit 2 with one line."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's usage-plus-error block becomes the one stderr line every exit-2 failure gives."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {' '.join(message.split())}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _emit(text: str) -> None:
+    """Print to stdout; a reader that went away (`| head -1`) only ends the output, not the command.
+
+    stdout is pointed at /dev/null afterwards so later prints and the interpreter's
+    final flush do not raise again, and the command still returns its own status.
+    """
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="llama-bot", description=__doc__)
+    parser = _Parser(prog="llama-bot", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the GitHub App webhook service")
     serve.add_argument("--host", default=os.environ.get("HOST", "0.0.0.0"))
@@ -75,12 +98,15 @@ def _changed_paths(repo: pygit2.Repository, base: pygit2.Commit, head: pygit2.Co
     return {p for d in diff.deltas for p in (d.old_file.path, d.new_file.path)}
 
 
-def _upstream_opener(dirs: list[str]):
+def _upstream_opener(dirs: list[str], config: Config):
     local: dict[str, str] = {}
     for item in dirs:
         name, sep, git_dir = item.partition("=")
         if not sep or not name or not git_dir:
             raise UsageError(f"--upstream-dir {item!r}: expected NAME=GITDIR")
+        if config.pin(name) is None:  # a typo would otherwise fetch from the network instead
+            pins = ", ".join(p.name for p in config.pins) or "none"
+            raise UsageError(f"--upstream-dir {item}: no pin is named {name!r} (pins: {pins})")
         local[name] = git_dir
     data_dir = Path(os.environ.get("LLAMA_BOT_DATA_DIR", "./var"))
 
@@ -92,43 +118,76 @@ def _upstream_opener(dirs: list[str]):
     return open_upstream
 
 
-def _analyse(args: argparse.Namespace, review: bool) -> tuple[Report, pygit2.Repository, set[str], str]:
-    from bot.engine import analyse
+def _open(args: argparse.Namespace) -> tuple[pygit2.Repository, pygit2.Commit, pygit2.Commit, Config]:
+    """The repository, the head and base commits, and the configuration.
 
+    The configuration comes from --base, the CLI's stand-in for the default branch
+    (CONTRACT section 4): a change cannot reconfigure the check that judges it.
+    """
     repo = _open_repo(args.repo)
     head = _commit(repo, args.head, "--head")
     base = _base(repo, head, args.base)
-    head_snapshot = GitSnapshot(repo, head)
+    return repo, head, base, load_config(GitSnapshot(repo, base))
+
+
+def _selected(config: Config, paths: set[str]) -> list[Pin]:
+    """Pins whose version file or patch directory is among `paths` (also_watch is the service's business)."""
+    return [pin for pin in config.pins if any(pin.watches(p, also_watch=False) for p in paths)]
+
+
+def _analyse(args: argparse.Namespace, repo: pygit2.Repository, head: pygit2.Commit, base: pygit2.Commit,
+             config: Config, review: bool) -> tuple[Report, set[str]]:
+    from bot.engine import analyse
+
     changed = _changed_paths(repo, base, head)
-    config = load_config(head_snapshot)
-    report = analyse(config, GitSnapshot(repo, base), head_snapshot, _upstream_opener(args.upstream_dir),
-                     changed, review=review)
-    return report, repo, changed, str(head.id)
+    opener = _upstream_opener(args.upstream_dir, config)
+    # The engine selects pins with also_watch; handing it only the selected pins keeps the CLI to section 2.
+    selected = dataclasses.replace(config, pins=tuple(_selected(config, changed)))
+    report = analyse(selected, GitSnapshot(repo, base), GitSnapshot(repo, head), opener, changed, review=review)
+    return report, changed
 
 
-def _write(root: Path, report: Report, statuses: tuple[str, ...]) -> list[Path]:
+def _write(root: Path, report: Report) -> list[Path]:
+    """Write the rebuilt patches; a path that cannot be written is a one-line usage error, not a traceback."""
     written = []
     for pin in report.pins:
         for patch in pin.patches:
-            if patch.status in statuses and patch.new_text is not None:
+            if patch.status in WRITES and patch.new_text is not None:
                 target = root / patch.path
-                if target.exists() and target.read_bytes() == patch.new_text:
-                    continue
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(patch.new_text)
+                try:
+                    if target.is_file() and target.read_bytes() == patch.new_text:
+                        continue
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(patch.new_text)
+                except OSError as exc:
+                    culprit = f"{exc.filename}: " if exc.filename and str(exc.filename) != str(target) else ""
+                    raise UsageError(f"cannot write {target}: {culprit}{exc.strerror or exc}") from None
                 written.append(target)
     return written
+
+
+def _uncommitted(repo: pygit2.Repository, config: Config) -> list[str]:
+    """Working-tree changes to any pin's version file or patches.
+
+    `regenerate` analyses the committed revision but writes the working tree, so it
+    would overwrite an edited patch or ignore an uncommitted version bump.
+    """
+    ignored = pygit2.enums.FileStatus.IGNORED
+    return sorted(path for path, flags in repo.status().items()
+                  if flags != pygit2.enums.FileStatus.CURRENT and not flags & ignored
+                  and _selected(config, {path}))
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     from bot.checklist import render_markdown
 
-    report, _, changed, head_sha = _analyse(args, review=True)
-    written = _write(args.out, report, WRITES) if args.out else []
+    repo, head, base, config = _open(args)
+    report, changed = _analyse(args, repo, head, base, config, review=True)
+    written = _write(args.out, report) if args.out else []
     if args.format == "json":
-        print(json.dumps(report.to_json(), indent=2))
+        _emit(json.dumps(report.to_json(), indent=2))
     else:
-        print(render_markdown(report, changed, head_sha=head_sha))
+        _emit(render_markdown(report, changed, head_sha=str(head.id), prefix=config.command_prefix))
     if args.out:
         where = "\n".join(f"  {p}" for p in written) or "  (none: nothing needed regenerating)"
         print(f"Regenerated patches written to {args.out}:\n{where}", file=sys.stderr)
@@ -136,18 +195,24 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_regenerate(args: argparse.Namespace) -> int:
-    report, repo, _, _ = _analyse(args, review=False)
+    repo, head, base, config = _open(args)
     if repo.workdir is None:
         raise UsageError(f"--repo {args.repo}: a bare repository has no working tree to rewrite")
+    dirty = _uncommitted(repo, config)
+    if dirty:
+        shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
+        raise UsageError(f"uncommitted changes to {shown}: commit or stash them first "
+                         "(regenerate reads the committed revision and rewrites the working tree)")
+    report, _ = _analyse(args, repo, head, base, config, review=False)
     root = Path(repo.workdir)
-    written = _write(root, report, REFRESHES)
+    written = _write(root, report)
     for pin in report.pins:
         for patch in pin.patches:
             path = root / patch.path
             action = "rewrote" if path in written else "left"
-            print(f"{pin.name}: {action} {patch.path} ({patch.status}: {patch.message})")
+            _emit(f"{pin.name}: {action} {patch.path} ({patch.status}: {patch.message})")
     if not report.pins:
-        print("No pin is touched by this change: nothing to regenerate.")
+        _emit("No pin is touched by this change: nothing to regenerate.")
     unresolved = [p for pin in report.pins for p in pin.patches if p.status in ("conflict", "error", "upstreamed")]
     return 1 if unresolved else 0
 

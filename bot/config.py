@@ -16,7 +16,7 @@ CONFIG_PATH = ".github/llama-bot.toml"
 DEFAULTS_PATH = Path(__file__).with_name("defaults.toml")
 
 _TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+-]*")
-_COMMIT = re.compile(r"[0-9a-f]{40}")
+_COMMIT = re.compile(r"[0-9a-fA-F]{40}")
 MAX_REF_LENGTH = 100
 
 
@@ -28,12 +28,16 @@ class Pin:
     upstream: str
     also_watch: tuple[str, ...] = ()
 
-    def watches(self, path: str) -> bool:
-        """Whether a change to `path` in a PR concerns this pin."""
+    def watches(self, path: str, also_watch: bool = True) -> bool:
+        """Whether a change to `path` in a PR concerns this pin.
+
+        The service also reacts to `also_watch` paths; the CLI checks only pins whose
+        version file or patch directory changed (CONTRACT section 2), so it passes False.
+        """
         return (
             path == self.version_file
             or path.startswith(self.patches.rstrip("/") + "/")
-            or any(fnmatchcase(path, pattern) for pattern in self.also_watch)
+            or (also_watch and any(fnmatchcase(path, pattern) for pattern in self.also_watch))
         )
 
 
@@ -76,7 +80,7 @@ def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
     prefix = _expect(merged["command_prefix"], str, f"{source}: command_prefix")
     if not PREFIX_SHAPE.match(prefix):
         raise AnalysisError(f"{source}: command_prefix {prefix!r} must be `/` or `!` and a word, like \"/llama\"")
-    pins = []
+    pins: list[Pin] = []
     for i, raw in enumerate(_expect(merged.get("pin", []), list, f"{source}: pin")):
         where = f"{source}: pin[{i}]"
         _expect(raw, dict, where)
@@ -84,6 +88,11 @@ def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
             if key not in raw:
                 raise AnalysisError(f"{where}: missing key '{key}'")
             _expect(raw[key], str, f"{where}.{key}")
+        if not raw["patches"].strip("/"):
+            # An empty directory would make every path in the repository a "patch path".
+            raise AnalysisError(f"{where}.patches: must name a directory, got {raw['patches']!r}")
+        if any(p.name == raw["name"] for p in pins):
+            raise AnalysisError(f"{where}.name: a pin named {raw['name']!r} is already configured")
         watch = _expect(raw.get("also_watch", []), list, f"{where}.also_watch")
         pins.append(Pin(raw["name"], raw["version_file"], raw["patches"].rstrip("/"), raw["upstream"],
                         tuple(_expect(w, str, f"{where}.also_watch") for w in watch)))
@@ -98,6 +107,8 @@ def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
                                   {k: str(v) for k, v in inputs.items()}))
     cancel = _expect(merged.get("cancel_superseded", False), bool, f"{source}: cancel_superseded")
     rules = _expect(data.get("rules", {}), dict, f"{source}: rules")
+    for rule_id, rule in rules.items():  # checked here so the message names the file like the others
+        _expect(rule, dict, f"{source}: rules.{rule_id}")
     return Config(prefix, tuple(pins), tuple(platforms), cancel, rules)
 
 
@@ -125,6 +136,8 @@ def validate_ref(value: str, where: str) -> str:
         or "//" in value
     ):
         raise AnalysisError(f"{where} holds {shown!r}, which is not an upstream tag or a 40-hex commit id")
+    if _COMMIT.fullmatch(value):
+        return value.lower()  # git object ids are lower case; `git rev-parse` output pasted in upper case is the same id
     return value
 
 

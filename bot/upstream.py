@@ -35,16 +35,19 @@ def mirror_path(data_dir: Path, name: str) -> Path:
 
 
 def _tag_commit(repo: pygit2.Repository, ref: str) -> pygit2.Commit | None:
-    for name in (f"refs/tags/{ref}", f"refs/heads/{ref}"):
-        try:
-            return repo.lookup_reference(name).peel(pygit2.Commit)
-        except (KeyError, pygit2.InvalidSpecError, ValueError):
-            continue
-    return None
+    try:
+        return repo.lookup_reference(f"refs/tags/{ref}").peel(pygit2.Commit)
+    except (KeyError, pygit2.InvalidSpecError, ValueError):
+        return None
 
 
 def resolve(repo: pygit2.Repository, ref: str) -> pygit2.Commit | None:
-    """A validated ref (tag or 40-hex id) to its commit, or None when this repository lacks it."""
+    """A validated ref (tag or 40-hex id) to its commit, or None when this repository lacks it.
+
+    Branches are never consulted: a version file names a fixed upstream state (CONTRACT
+    section 4), and a mirror only fetches tags, so `master` would resolve through
+    --upstream-dir but not through the mirror.
+    """
     commit = _tag_commit(repo, ref)
     if commit is None and re.fullmatch(r"[0-9a-f]{40}", ref):
         try:

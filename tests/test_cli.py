@@ -65,7 +65,7 @@ def test_markdown_is_the_checklist(scenario):
     assert "git apply --3way $OLLAMA/llama/compat/0005-clip-warmup.patch" in result.stdout
 
 
-def test_regenerate_rewrites_only_patches_and_is_idempotent(scenario, tmp_path):
+def test_regenerate_rewrites_only_rebuilt_patches_and_is_idempotent(scenario, tmp_path):
     work = tmp_path / "ollama"
     subprocess.run(["git", "clone", "-q", "-b", "bump", str(scenario.ollama), str(work)], check=True)
     subprocess.run(["git", "-C", str(work), "branch", "-q", "main", "origin/main"], check=True)
@@ -73,10 +73,11 @@ def test_regenerate_rewrites_only_patches_and_is_idempotent(scenario, tmp_path):
     first = bot(*args)
     assert first.returncode == 1  # conflicts remain for a human
     assert "rewrote llama/compat/0003-clip-hooks.patch" in first.stdout
+    assert "left llama/compat/0002-vocab-bos.patch (offset" in first.stdout  # applies as it is: not rewritten
     status = ["git", "-C", str(work), "status", "--porcelain"]
     changed = subprocess.run(status, check=True, capture_output=True, text=True).stdout
     assert sorted(line[3:] for line in changed.splitlines()) == [
-        "llama/compat/0002-vocab-bos.patch", "llama/compat/0003-clip-hooks.patch", "llama/compat/0004-clip-embd.patch"]
+        "llama/compat/0003-clip-hooks.patch", "llama/compat/0004-clip-embd.patch"]
     subprocess.run(["git", "-C", str(work), "commit", "-qam", "regenerated"], check=True)
     second = bot(*args)
     assert "rewrote" not in second.stdout
@@ -87,6 +88,7 @@ def test_regenerate_rewrites_only_patches_and_is_idempotent(scenario, tmp_path):
     ("--upload-pack=touch /tmp/x\n", "LLAMA_CPP_VERSION holds '--upload-pack=touch /tmp/x'"),
     ("b99999\n", "LLAMA_CPP_VERSION names 'b99999', which is not a tag or commit"),
     ("b1\nb2\n", "LLAMA_CPP_VERSION holds 2 lines"),
+    ("main\n", "LLAMA_CPP_VERSION names 'main', which is not a tag or commit"),  # a branch, not a fixed state
 ])
 def test_bad_version_files_are_exit_2_with_one_line(tmp_path, scenario, content, words):
     repo = RepoBuilder(tmp_path / "o", bare=False)
@@ -101,9 +103,9 @@ def test_bad_version_files_are_exit_2_with_one_line(tmp_path, scenario, content,
 
 def test_malformed_config_is_exit_2_naming_the_key(tmp_path):
     repo = RepoBuilder(tmp_path / "o", bare=False)
-    repo.commit("pin", {"LLAMA_CPP_VERSION": "b1\n"})
-    repo.commit("cfg", {".github/llama-bot.toml": "[[pin]]\nname = 'x'\n"})
-    result = bot("check", "--repo", str(tmp_path / "o"), "--base", "HEAD~1")
+    repo.commit("cfg", {"LLAMA_CPP_VERSION": "b1\n", ".github/llama-bot.toml": "[[pin]]\nname = 'x'\n"})
+    repo.commit("bump", {"LLAMA_CPP_VERSION": "b2\n"})
+    result = bot("check", "--repo", str(tmp_path / "o"), "--base", "HEAD~1")  # the base's file counts
     assert result.returncode == 2 and "pin[0]: missing key 'version_file'" in result.stderr
 
 

@@ -56,3 +56,38 @@ def test_version_file_with_two_lines_or_binary_is_rejected():
         read_version(MemorySnapshot({"V": b"\xff\xfe"}), "V")
     assert read_version(MemorySnapshot({"V": b"  b10488  \n\n"}), "V") == "b10488"
     assert read_version(MemorySnapshot({}), "V") is None
+
+
+_PIN = '[[pin]]\nname = "{name}"\nversion_file = "X_VERSION"\npatches = "{patches}"\nupstream = "u"\n'
+
+
+@pytest.mark.parametrize("text, words", [
+    (_PIN.format(name="x", patches=""), "pin[0].patches: must name a directory"),
+    (_PIN.format(name="x", patches="/"), "pin[0].patches: must name a directory"),
+    (_PIN.format(name="x", patches="a") + _PIN.format(name="x", patches="b"),
+     "pin[1].name: a pin named 'x' is already configured"),
+])
+def test_empty_patch_directory_and_duplicate_pins_are_rejected(text, words):
+    with pytest.raises(AnalysisError, match=re.escape(words)) as info:
+        parse_config(text)
+    assert str(info.value).startswith(".github/llama-bot.toml: ")
+
+
+def test_rules_type_error_starts_with_the_file_name():
+    with pytest.raises(AnalysisError) as info:
+        parse_config("[rules]\nmy-rule = 3\n")
+    assert str(info.value).startswith(".github/llama-bot.toml: rules.my-rule: expected dict")
+
+
+def test_upper_case_commit_id_is_normalised():
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    assert validate_ref(sha.upper(), "LLAMA_CPP_VERSION") == sha
+    assert read_version(MemorySnapshot({"V": sha.upper().encode() + b"\n"}), "V") == sha
+
+
+def test_also_watch_can_be_left_out():
+    llama = parse_config(None).pin("llama.cpp")
+    assert llama.watches("llama/server/CMakeLists.txt")  # the service's default
+    assert not llama.watches("llama/server/CMakeLists.txt", also_watch=False)
+    assert llama.watches("LLAMA_CPP_VERSION", also_watch=False)
+    assert llama.watches("llama/compat/x.patch", also_watch=False)

@@ -77,3 +77,12 @@ def test_history_attributes_added_and_removed_lines(tmp_path):
     assert [c.subject for c in history.commits_for_lines("f.c", 2, 2)] == ["add delta (#7)"]
     assert [c.subject for c in history.commits_for_lines("f.c", 1, 1, [b"alpha();\n"])] == ["drop alpha (#8)"]
     assert history.commits_for_lines("g.c", 1, 1) == []  # "y" is too short to be evidence
+
+
+def test_branch_names_do_not_resolve_tags_and_commit_ids_do(tmp_path):
+    src = _source(tmp_path)  # its branch is `main`
+    up = Upstream.open_dir(str(src.path), "https://github.com/ggml-org/llama.cpp")
+    with pytest.raises(AnalysisError, match="V names 'main', which is not a tag or commit"):
+        up.commit("main", "V")
+    assert up.commit("b2", "V").id == src.head
+    assert up.commit(str(src.head), "V").id == src.head
