@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)  # hidden in the rendered comment: not a command
 PREFIX_SHAPE = re.compile(r"^[/!]\w[\w.-]*$")  # what `command_prefix` may be: `/llama`, `!ollama-bot`
 _SIGIL_WORD = re.compile(r"^[/!]\w")
 
@@ -48,7 +49,7 @@ def command_lines(body: str) -> list[str]:
     """The lines that may hold a command: outside fenced or indented code and quotes, inline code removed."""
     lines: list[str] = []
     fence: str | None = None
-    for raw in (body or "").splitlines():
+    for raw in _HTML_COMMENT.sub("", body or "").splitlines():
         opening = _FENCE.match(raw)
         if fence is not None:
             if opening and opening[1][0] == fence[0] and len(opening[1]) >= len(fence) \

@@ -582,6 +582,7 @@ class Service:
             await self._cancel_superseded(run, head_sha)
         pins = touched_pins(config, changed)  # with a broken configuration: the default pins
         if not pins and not (config_error and CONFIG_PATH in changed):
+            await self._retire_checklist(run, head_sha, config)
             return "untouched"
         since = utc_now()
         old = await self._find_comment(run)
@@ -620,6 +621,16 @@ class Service:
         run.progress["checks_done"] = True
         await run.save()
         return "done"
+
+    async def _retire_checklist(self, run: Run, head_sha: str, config: Config) -> None:
+        """A PR that no longer touches a pin keeps no checklist describing an older commit as current."""
+        current = await self._find_comment(run)
+        if current is None:
+            return
+        run.progress["comment_id"] = current["id"]
+        body = render("checklist_untouched.md.j2", marker=MARKER, head_sha=head_sha, ran_at=human(utc_now()),
+                      pins=[p.name for p in config.pins])
+        await self._put_comment(run, with_ticks(body, carried_ticks(current["body"])))
 
     async def _ensure_head(self, run: Run, head_sha: str, checks: dict[str, int]) -> None:
         """Before posting results: drop them when the PR's head moved on, closing this commit's runs."""

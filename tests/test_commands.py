@@ -74,6 +74,11 @@ def test_looks_like_command_for_the_router():
     assert not looks_like_command("- a list item\n> /llama recheck\n`/llama help`")
 
 
+def test_a_command_in_an_html_comment_is_hidden_and_not_run():
+    assert parse_commands("thanks\n<!--\n/llama regenerate-patches\n-->\n", "/llama") == []
+    assert [c.name for c in parse_commands("<!-- note --> \n/llama recheck", "/llama")] == ["recheck"]
+
+
 def test_command_lines_strip_inline_code():
     assert command_lines("/llama regenerate-patches `llama.cpp`") == ["/llama regenerate-patches"]
 

@@ -359,6 +359,19 @@ async def test_recheck_on_a_pull_request_touching_no_pin_replies(bot, scenario):
     assert "nothing to check" in reply["body"]
 
 
+async def test_a_push_that_stops_touching_the_pin_retires_the_checklist(bot, scenario):
+    await bot.deliver("pull_request", scenario.pull_event("opened"))
+    await bot.settle()
+    (checklist,) = scenario.bot_comments()
+    assert "### Before merging" in checklist["body"]
+    sha = scenario.push({"LLAMA_CPP_VERSION": "v1\n"}, "revert the bump")
+    await bot.deliver("pull_request", scenario.pull_event("synchronize"))
+    await bot.settle()
+    (comment,) = scenario.bot_comments()
+    assert comment["id"] == checklist["id"] and "### Before merging" not in comment["body"]
+    assert f"As of commit `{sha[:12]}`" in comment["body"] and "nothing to check" in comment["body"]
+
+
 async def test_regenerate_patches_falls_back_when_the_fork_refuses_the_write(bot, scenario):
     sha = commit(scenario.git, {"LLAMA_CPP_VERSION": "v2\n"}, parents=[scenario.base_sha])
     scenario.fake.add_pull(OWNER, NAME, 9, sha, "bump-from-fork", head_repo_full_name="someone/ollama",
