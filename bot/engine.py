@@ -145,7 +145,7 @@ class PinContext:
     old_tree: Tree | None
     new_tree: Tree
     scratch: pygit2.Repository
-    applied: list[str] = field(default_factory=list)  # patch paths applied so far, for reproduce commands
+    applied: list[tuple[str, bool]] = field(default_factory=list)  # (patch path, rebuilt) so far: reproduce steps
 
     def merge3(self, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
         """libgit2's three-way file merge; None when it leaves conflicts."""
@@ -364,7 +364,7 @@ def check_patch(ctx: PinContext, path: str, data: bytes) -> PatchResult:
     if ctx.old_tree is not None:  # the old stack always carries the patch as written
         _apply_all(ctx.old_tree, pf)
     if result.status in ("clean", "offset", "regenerated", "fuzzy"):
-        ctx.applied.append(path)
+        ctx.applied.append((path, result.status in ("regenerated", "fuzzy")))
     return result
 
 
@@ -471,8 +471,13 @@ def _already_there(ctx: PinContext, path: str, pf: PatchFile, hunks: list[HunkRe
 
 
 def _reproduce(ctx: PinContext, path: str) -> list[str]:
-    return ([f"git clone {ctx.upstream.web_url} upstream && cd upstream", f"git checkout {ctx.new_ref}"]
-            + [f"git apply $OLLAMA/{p}" for p in ctx.applied]
+    """Shell steps that stop where this patch does: the earlier ones go on as they apply at the new ref,
+    the rebuilt ones as `check --out` writes them."""
+    out = "/tmp/llama-bot-regenerated"
+    rebuilt = any(new for _, new in ctx.applied)
+    return ([f"llama-bot check --repo $OLLAMA --out {out} > /dev/null  # the rebuilt earlier patches"] * rebuilt
+            + [f"git clone {ctx.upstream.web_url} upstream && cd upstream", f"git checkout {ctx.new_ref}"]
+            + [f"git apply {out if new else '$OLLAMA'}/{p}" for p, new in ctx.applied]
             + [f"git apply --3way $OLLAMA/{path}"])
 
 
