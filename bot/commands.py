@@ -46,7 +46,9 @@ class Command:
 
 
 def command_lines(body: str) -> list[str]:
-    """The lines that may hold a command: outside fenced or indented code and quotes, inline code removed."""
+    """The lines that may hold a command: outside fenced or indented code and quotes. Inline code that
+    opens a line hides it (`` `/llama recheck` `` quotes a command); further on, only its backticks go
+    (`` /llama validate `metal` `` names metal)."""
     lines: list[str] = []
     fence: str | None = None
     for raw in _HTML_COMMENT.sub("", body or "").splitlines():
@@ -61,7 +63,8 @@ def command_lines(body: str) -> list[str]:
             continue
         if raw.startswith(("    ", "\t")) or raw.lstrip().startswith(">"):
             continue
-        lines.append(_INLINE_CODE.sub("", raw).strip())
+        line = raw.strip()
+        lines.append(_INLINE_CODE.sub(lambda m: "" if m.start() == 0 else m[0].strip("`"), line).strip())
     return lines
 
 

@@ -79,8 +79,11 @@ def test_a_command_in_an_html_comment_is_hidden_and_not_run():
     assert [c.name for c in parse_commands("<!-- note --> \n/llama recheck", "/llama")] == ["recheck"]
 
 
-def test_command_lines_strip_inline_code():
-    assert command_lines("/llama regenerate-patches `llama.cpp`") == ["/llama regenerate-patches"]
+def test_inline_code_hides_a_line_it_opens_and_only_loses_its_backticks_further_on():
+    assert command_lines("/llama regenerate-patches `llama.cpp`") == ["/llama regenerate-patches llama.cpp"]
+    assert command_lines("`/llama recheck` is how") == ["is how"]
+    assert [(c.name, c.args) for c in parse_commands("/llama validate `metal` `cuda`", "/llama")] == \
+        [("validate", ("metal", "cuda"))]
 
 
 def test_table_is_data():
