@@ -75,7 +75,7 @@ from bot.validation import utc_now as validation_now
 log = logging.getLogger("bot.service")
 
 MAX_ATTEMPTS = 3  # claims of one job before the bot stops retrying a job that kills its worker
-REFRESHED = ("regenerated", "fuzzy", "offset")  # statuses whose rebuilt patch `regenerate-patches` commits
+REFRESHED = ("regenerated", "fuzzy")  # statuses whose rebuilt patch `regenerate-patches` commits (as the CLI writes)
 UNRESOLVED = ("conflict", "error", "upstreamed")
 WRITE_ROLES = {"admin", "maintain", "write"}
 GENERAL_CHECK = "llama-bot"  # the check run for failures that belong to no pin
