@@ -28,13 +28,12 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 import handlers
 from bot.github import GitHubApp, RetryPolicy, signing_key
-from bot.jobs import JobQueue, JobRequest, SqliteJobQueue
+from bot.jobs import DB_NAME, JobQueue, JobRequest, SqliteJobQueue
 from bot.service import Metrics, Service
 
 log = logging.getLogger("bot.app")
 
 MAX_BODY = 25 * 1024 * 1024  # GitHub never delivers more (FACTS.md section 1)
-DB_NAME = "jobs.sqlite3"
 SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
 METRICS = web.AppKey("metrics", Metrics)
 QUEUE = web.AppKey("queue", JobQueue)

@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import json
 import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -13,6 +14,7 @@ from typing import NoReturn
 import pygit2
 
 from bot.config import Config, Pin, load_config
+from bot.jobs import DB_NAME, STATUSES, read_jobs
 from bot.model import AnalysisError, Report
 from bot.snapshot import GitSnapshot
 from bot.upstream import Upstream
@@ -62,6 +64,10 @@ def _parser() -> argparse.ArgumentParser:
         if name == "check":
             cmd.add_argument("--format", choices=("md", "json"), default="md")
             cmd.add_argument("--out", type=Path, default=None, help="write regenerated patches under DIR")
+    jobs = sub.add_parser("jobs", help="show the service's jobs (a failed check run names its job id)")
+    jobs.add_argument("id", type=int, nargs="?", help="one job, with its payload and progress")
+    jobs.add_argument("--status", choices=STATUSES, default=None)
+    jobs.add_argument("--limit", type=int, default=20)
     return parser
 
 
@@ -217,6 +223,23 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
     return 1 if unresolved else 0
 
 
+def cmd_jobs(args: argparse.Namespace) -> int:
+    """One JSON object a line from $LLAMA_BOT_DATA_DIR/jobs.sqlite3, newest first."""
+    path = Path(os.environ.get("LLAMA_BOT_DATA_DIR") or "./var") / DB_NAME
+    try:
+        found = read_jobs(path, status=args.status, job_id=args.id, limit=args.limit)
+    except (OSError, sqlite3.Error) as exc:
+        raise UsageError(f"cannot read the jobs in {path}: {exc}") from None
+    if args.id is not None and not found:
+        raise UsageError(f"no job {args.id} in {path}")
+    for job in found:
+        shown = dataclasses.asdict(job)
+        if args.id is None:
+            del shown["payload"], shown["progress"]
+        _emit(json.dumps(shown))
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from bot.app import serve
 
@@ -226,7 +249,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handlers = {"check": cmd_check, "regenerate": cmd_regenerate, "serve": cmd_serve}
+    handlers = {"check": cmd_check, "regenerate": cmd_regenerate, "serve": cmd_serve, "jobs": cmd_jobs}
     try:
         return handlers[args.command](args)
     except (AnalysisError, UsageError) as exc:

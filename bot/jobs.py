@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 STATUSES = ("queued", "running", "done", "failed", "superseded")
+DB_NAME = "jobs.sqlite3"  # in $LLAMA_BOT_DATA_DIR
 KEEP_SECONDS = 30 * 86400  # finished jobs and seen delivery ids are forgotten after this
 
 _SCHEMA = """
@@ -275,6 +276,23 @@ class SqliteJobQueue:
             self._db = None
             os.close(self._wal)
         self._fsync_thread.shutdown(wait=True)
+
+
+def read_jobs(path: str | Path, *, status: str | None = None, job_id: int | None = None,
+              limit: int = 20) -> list[Job]:
+    """Jobs in a queue file, newest first, read-only (the service may be running): what an operator
+    looks at when a check run names a failed job."""
+    if not Path(path).exists():
+        raise FileNotFoundError(f"no job store at {path}")
+    db = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True, timeout=5.0)
+    db.row_factory = sqlite3.Row
+    try:
+        where, args = ("id = ?", (job_id,)) if job_id is not None else \
+            ("status = ?", (status,)) if status else ("1", ())
+        rows = db.execute(f"SELECT * FROM jobs WHERE {where} ORDER BY id DESC LIMIT ?", (*args, limit)).fetchall()
+    finally:
+        db.close()
+    return [SqliteJobQueue._job(row) for row in rows]
 
 
 def pull_key(owner: str, repo: str, number: int) -> str:

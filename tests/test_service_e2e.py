@@ -1,12 +1,14 @@
 """End to end: signed webhooks into the bot on loopback, the fake GitHub over real git repositories."""
 
 import asyncio
+import json
 import re
 import time
 
 import pygit2
 
-from bot.app import SERVICE
+from bot import cli
+from bot.app import SERVICE, SETTINGS
 from bot.checklist import MARKER
 from bot.jobs import JobRequest, SqliteJobQueue
 from tests.conftest import HOOK_PATCH, NAME, OWNER, PATCH_PATH, Bot, bot_settings
@@ -151,6 +153,22 @@ async def test_a_comment_made_before_its_answer_was_lost_is_not_posted_again(bot
     assert len(replies) == 1 and "llama-bot takes these commands" in replies[0]["body"]
     statuses = [r["status"] for r in fake.requests if r["method"] == "POST" and r["path"].endswith("/comments")]
     assert statuses == [502, 502]  # neither was sent a second time
+
+
+async def test_a_failed_job_can_be_inspected_from_the_command_line(bot, scenario, monkeypatch, capsys):
+    scenario.fake.fail("GET", r"/git/trees/", 502, times=100)
+    await bot.deliver("pull_request", scenario.pull_event("opened"))
+    await bot.settle()
+    monkeypatch.setenv("LLAMA_BOT_DATA_DIR", str(bot.app[SETTINGS].data_dir))
+    capsys.readouterr()
+    assert cli.main(["jobs", "--status", "failed"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    job = json.loads(line)
+    assert job["status"] == "failed" and "502" in job["error"] and "payload" not in job
+    assert cli.main(["jobs", str(job["id"])]) == 0
+    assert json.loads(capsys.readouterr().out)["payload"]["head_sha"] == scenario.head_sha
+    assert cli.main(["jobs", "999"]) == 2
+    assert capsys.readouterr().err.strip().endswith("no job 999 in " + str(bot.app[SETTINGS].data_dir / "jobs.sqlite3"))
 
 
 async def test_a_run_that_fails_midway_says_so_in_the_comment_not_checking_forever(bot, scenario):
