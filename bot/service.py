@@ -939,8 +939,8 @@ class Service:
     async def _follow_run(self, run: Run, d: Dispatch, workflow_run: dict, action: str) -> None:
         """Move dispatch `d` to what its run reports: the store, the check run, then the checklist's table."""
         new = apply_run(d, workflow_run, action)
-        if new is None:
-            return  # an older state arriving late
+        if new is None or new == d:
+            return  # an older state arriving late, or nothing new (a catch-up of a run still queued)
         self.store.update(new)
         await run.gh.patch("/repos/{owner}/{repo}/check-runs/{id}", {**run.names, "id": d.check_run_id},
                            data=check_run_update(workflow_run, action, d.platform))

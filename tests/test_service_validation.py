@@ -330,3 +330,18 @@ async def test_a_recent_dispatch_is_left_to_its_webhooks(bot, scenario, workflow
     await bot.settle()
     assert not any("/actions/" in r["path"] or r["path"].endswith("/installation")
                    for r in scenario.fake.requests[asked:])
+
+
+async def test_catching_up_on_a_run_that_is_still_queued_changes_nothing(bot, scenario, workflow):
+    await command(bot, scenario, "/llama validate metal")
+    (check,) = validation_runs(scenario, "metal")
+    service = bot.app[SERVICE]
+    await run_event(bot, scenario, scenario.fake.dispatches[0]["run_id"], "requested", "queued")
+    patched = len(check_patches(scenario, check["id"]))
+    (d,) = service.store.for_pr(scenario.full_name, scenario.number)
+    service.store.update(replace(d, dispatched_at="2026-01-01T00:00:00Z"))  # long enough ago to look
+    await service.queue_catch_up()
+    await bot.settle()
+    assert any(r["path"].endswith(f"/actions/runs/{scenario.fake.dispatches[0]['run_id']}")
+               for r in scenario.fake.requests)  # it did look
+    assert len(check_patches(scenario, check["id"])) == patched
