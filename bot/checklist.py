@@ -112,7 +112,7 @@ def ticked_ids(body: str) -> set[str]:
 def render_markdown(report: Report, changed_paths: Iterable[str], *, head_sha: str | None = None,
                     ran_at: str | None = None, ticked: Iterable[str] = (), platforms: list[dict] | None = None,
                     marker: bool = False, limit: int = COMMENT_LIMIT, details_url: str | None = None,
-                    prefix: str = "/llama") -> str:
+                    prefix: str = "/llama", errors: dict[str, str] | None = None) -> str:
     """The checklist; past `limit` characters the least important findings fold into one line."""
     changed = list(changed_paths)
     total = sum(1 for pin in report.pins for f in pin.findings if f.severity != "info")
@@ -120,7 +120,7 @@ def render_markdown(report: Report, changed_paths: Iterable[str], *, head_sha: s
         checklist = build_checklist(report, changed, ticked, platforms, keep)
         text = _env.get_template("checklist.md.j2").render(
             c=checklist, head_sha=head_sha, ran_at=ran_at, marker=MARKER if marker else "",
-            details_url=details_url, prefix=prefix)
+            details_url=details_url, prefix=prefix, errors=errors or {})
         if len(text) <= limit:
             return text
     return text[: limit - 200] + "\n\n… (truncated: see the check runs for the full report)\n"
@@ -128,9 +128,9 @@ def render_markdown(report: Report, changed_paths: Iterable[str], *, head_sha: s
 
 def render_comment(report: Report, changed_paths: Iterable[str], *, head_sha: str, ran_at: str, prefix: str,
                    ticked: Iterable[str] = (), platforms: list[dict] | None = None,
-                   details_url: str | None = None) -> str:
+                   details_url: str | None = None, errors: dict[str, str] | None = None) -> str:
     return render_markdown(report, changed_paths, head_sha=head_sha, ran_at=ran_at, ticked=ticked,
-                           platforms=platforms, marker=True, details_url=details_url, prefix=prefix)
+                           platforms=platforms, marker=True, details_url=details_url, prefix=prefix, errors=errors)
 
 
 def render_progress(head_sha: str, since: str) -> str:

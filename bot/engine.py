@@ -530,27 +530,45 @@ def changed_pins(config: Config, changed_paths: Iterable[str] | None) -> list[Pi
 
 
 def analyse(config: Config, base: Snapshot, head: Snapshot, open_upstream: OpenUpstream,
-            changed_paths: Iterable[str] | None = None, review: bool = True) -> Report:
-    """The whole report for the pins a change touches (all pins when `changed_paths` is None)."""
+            changed_paths: Iterable[str] | None = None, review: bool = True,
+            errors: dict[str, str] | None = None) -> Report:
+    """The whole report for the pins a change touches (all pins when `changed_paths` is None).
+
+    A pin that cannot be analysed raises AnalysisError; with `errors`, it is recorded there instead
+    (pin name -> why) and the other pins are still analysed.
+    """
     report = Report()
     with tempfile.TemporaryDirectory(prefix="llama-bot-merge-") as scratch_dir:
         scratch = pygit2.init_repository(scratch_dir, bare=True)
         for pin in changed_pins(config, changed_paths):
-            new_ref = read_version(head, pin.version_file)
-            if new_ref is None:
-                continue
-            old_ref = _base_ref(base, pin)
             try:
-                upstream = open_upstream(pin, [r for r in dict.fromkeys([old_ref, new_ref]) if r])
-            except AnalysisError:
-                if old_ref is None:
+                pin_report = _analyse_pin(pin, config, base, head, open_upstream, scratch, review)
+            except AnalysisError as exc:
+                if errors is None:
                     raise
-                upstream = open_upstream(pin, [new_ref])  # the base's ref may be what upstream lacks
-            pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head, scratch)
-            if review:
-                pin_report.findings = _review(ctx, head, config)
-            report.pins.append(pin_report)
+                errors[pin.name] = str(exc)
+                continue
+            if pin_report is not None:
+                report.pins.append(pin_report)
     return report
+
+
+def _analyse_pin(pin: Pin, config: Config, base: Snapshot, head: Snapshot, open_upstream: OpenUpstream,
+                 scratch: pygit2.Repository, review: bool) -> PinReport | None:
+    new_ref = read_version(head, pin.version_file)
+    if new_ref is None:
+        return None
+    old_ref = _base_ref(base, pin)
+    try:
+        upstream = open_upstream(pin, [r for r in dict.fromkeys([old_ref, new_ref]) if r])
+    except AnalysisError:
+        if old_ref is None:
+            raise
+        upstream = open_upstream(pin, [new_ref])  # the base's ref may be what upstream lacks
+    pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head, scratch)
+    if review:
+        pin_report.findings = _review(ctx, head, config)
+    return pin_report
 
 
 def _review(ctx: PinContext, head: Snapshot, config: Config) -> list:

@@ -448,8 +448,9 @@ class Service:
             return Upstream.mirror(self.data_dir, pin.name, pin.upstream, refs, self.url_instead_of)
 
     async def _analyse(self, config: Config, base: RestSnapshot, head: RestSnapshot, changed: list[str] | None,
-                       review: bool) -> Report:
-        call = functools.partial(analyse, config, base, head, self._open_upstream, changed, review=review)
+                       review: bool, errors: dict[str, str] | None = None) -> Report:
+        call = functools.partial(analyse, config, base, head, self._open_upstream, changed, review=review,
+                                 errors=errors)
         return await asyncio.get_running_loop().run_in_executor(self._executor, call)
 
     # -- posting --
@@ -594,18 +595,22 @@ class Service:
             await self._post_error(run, head_sha, config_error)
             return "done"
         checks = await self._start_checks(run, head_sha, pins, since)
+        errors: dict[str, str] = {}  # pins that could not be checked, and why: the others still are
+        report = Report()
         try:
             base, head = await self._snapshots(run, pr)
-            report = await self._analyse(config, base, head, changed, review=True)
+            report = await self._analyse(config, base, head, changed, review=True, errors=errors)
         except AnalysisError as exc:
-            await self._ensure_head(run, head_sha, checks)
-            await self._post_error(run, head_sha, str(exc))
-            return "done"
+            errors = {"": str(exc)}
         await self._ensure_head(run, head_sha, checks)
+        if errors and not report.pins:
+            await self._post_error(run, head_sha, "; ".join(errors.values()))
+            return "done"
         current = await self._find_comment(run)
         ticked = carried_ticks(current["body"] if current else None)
         body = render_comment(report, changed, head_sha=head_sha, ran_at=human(utc_now()), ticked=ticked,
-                              platforms=self._rows(run, head_sha, config), prefix=config.command_prefix)
+                              platforms=self._rows(run, head_sha, config), prefix=config.command_prefix,
+                              errors=errors)
         await self._put_comment(run, body)
         reported = {pin.name for pin in report.pins}
         for pin_report in report.pins:
@@ -613,11 +618,16 @@ class Service:
                 if name in checks:
                     await self._complete_check(run, checks[name], conclusion, output)
         for pin in pins:
-            if pin.name not in reported:
-                output = {"title": f"{pin.version_file} does not exist at this commit",
-                          "summary": f"Nothing to check for {pin.name} at `{head_sha[:12]}`."}
-                for suffix in (": patches", ": upstream review"):
-                    await self._complete_check(run, checks[pin.name + suffix], "neutral", output)
+            if pin.name in errors:
+                conclusion, output = "failure", {"title": f"Could not check {pin.name}",
+                                                 "summary": f"{errors[pin.name]}\n\nFix this and push again."}
+            elif pin.name not in reported:
+                conclusion, output = "neutral", {"title": f"{pin.version_file} does not exist at this commit",
+                                                 "summary": f"Nothing to check for {pin.name} at `{head_sha[:12]}`."}
+            else:
+                continue
+            for suffix in (": patches", ": upstream review"):
+                await self._complete_check(run, checks[pin.name + suffix], conclusion, output)
         run.progress["checks_done"] = True
         await run.save()
         return "done"

@@ -261,6 +261,19 @@ async def test_validate_without_the_workflow_says_what_to_add(bot, scenario):
     assert scenario.fake.dispatches == []
 
 
+async def test_one_broken_pin_does_not_fail_the_others(bot, scenario):
+    sha = scenario.push({"MLX_VERSION": "not a ref!!\n"})  # the PR also bumps llama.cpp, which is fine
+    await bot.deliver("pull_request", scenario.pull_event("synchronize"))
+    await bot.settle()
+    runs = runs_by_name(scenario, sha)
+    assert runs["llama.cpp: patches"]["conclusion"] == "action_required"  # its patch was regenerated
+    assert runs["mlx: patches"]["conclusion"] == runs["mlx: upstream review"]["conclusion"] == "failure"
+    assert "MLX_VERSION" in runs["mlx: patches"]["output"]["summary"]
+    (comment,) = scenario.bot_comments()
+    assert "Could not check **mlx**: MLX_VERSION holds 'not a ref!!'" in comment["body"]
+    assert "### llama.cpp: `v1` → `v2`" in comment["body"] and "### Before merging" in comment["body"]
+
+
 async def test_garbage_version_file_fails_the_check_run_with_the_message(bot, scenario):
     sha = scenario.push({"LLAMA_CPP_VERSION": "not a ref!!\n"})
     await bot.deliver("pull_request", scenario.pull_event("synchronize"))
