@@ -1,6 +1,7 @@
 """The SQLite job queue: durability, leases, one job per key at a time, superseding, dedup."""
 
 import asyncio
+import contextlib
 import os
 import sqlite3
 import threading
@@ -148,3 +149,26 @@ async def test_writes_return_only_after_the_wal_fsync_and_arrivals_share_one(que
     ids = await asyncio.gather(first, *rest)
     assert len({i for (i,) in ids}) == 50 and synced == [wal_fd, wal_fd]
     assert os.path.samefile(f"/proc/self/fd/{wal_fd}", f"{queue.path}-wal")
+
+
+async def test_the_wal_is_copied_back_in_a_thread_every_n_group_commits(tmp_path, clock):
+    """SQLite's own checkpoint would run inside a commit on the event loop; this one runs aside."""
+    q = SqliteJobQueue(tmp_path / "jobs.sqlite3", clock=clock, checkpoint_every=3)
+
+    def in_database_file() -> int:  # what the main file holds, the WAL left out
+        with contextlib.closing(sqlite3.connect(f"file:{q.path}?mode=ro&immutable=1", uri=True)) as db:
+            try:
+                return db.execute("SELECT COUNT(*) FROM deliveries").fetchone()[0]
+            except sqlite3.OperationalError:  # not even the tables yet
+                return 0
+
+    for n in range(2):
+        await q.enqueue(f"d{n}", "pull_request", [analysis(key=f"o/r#{n}")])
+    assert in_database_file() == 0
+    await q.enqueue("d2", "pull_request", [analysis(key="o/r#2")])
+    for _ in range(100):
+        if in_database_file() == 3:
+            break
+        await asyncio.sleep(0.02)
+    assert in_database_file() == 3
+    await q.close()
