@@ -169,6 +169,12 @@ class Bot:
 
 
 @pytest.fixture
+async def session():
+    async with aiohttp.ClientSession() as s:
+        yield s
+
+
+@pytest.fixture
 async def bot(fake_github, scenario, tmp_path):  # noqa: F811
     running = await Bot(bot_settings(fake_github, scenario, tmp_path / "var")).start()
     yield running

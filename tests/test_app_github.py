@@ -2,7 +2,6 @@
 
 import time
 
-import aiohttp
 import pygit2
 import pytest
 from gidgethub import GitHubBroken, RateLimitExceeded
@@ -57,12 +56,6 @@ def test_secondary_rate_limit_without_headers_waits_at_least_a_minute():
     body = b'{"message": "You have exceeded a secondary rate limit."}'
     assert delay(status=403, body=body) == 60.0
     assert delay(status=429) == 60.0
-
-
-@pytest.fixture
-async def session():
-    async with aiohttp.ClientSession() as s:
-        yield s
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import base64
 import json
 import time
 
-import aiohttp
 import jwt
 import pygit2
 import pytest
@@ -20,12 +19,6 @@ from tests import fakegithub
 from tests.fakegithub import commit, installation_gh, payload, sign
 
 fake_github = fakegithub.fake_github  # the fixture under test
-
-@pytest.fixture
-async def session():
-    async with aiohttp.ClientSession() as s:
-        yield s
-
 
 @pytest.fixture
 def repo(fake_github, tmp_path):
