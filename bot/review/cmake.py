@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bot.model import LocalRef
 from bot.review.changes import Draft
-from bot.review.source import LineIndex, glob_match
+from bot.review.source import LineIndex, refs_by_name
 
 CMAKE_FILES = ("**/CMakeLists.txt", "**/*.cmake")
 OLLAMA_SETTERS = (
@@ -141,17 +141,7 @@ def packages_and_tools(code: str, path: str) -> dict[str, tuple[str, int]]:
 
 def ollama_mentions(files: Mapping[str, str]) -> dict[str, list[LocalRef]]:
     """Where Ollama's build sets or passes each GGML_*/LLAMA_* name."""
-    found: dict[str, list[LocalRef]] = {}
-    for path in sorted(p for p in files if glob_match(p, OLLAMA_SETTERS)):
-        text = files[path]
-        index = None
-        for m in _MENTION.finditer(text):
-            index = index or LineIndex(text)
-            refs = found.setdefault(m[1], [])
-            ref = LocalRef(path, index.line(m.start()))
-            if ref not in refs:
-                refs.append(ref)
-    return found
+    return refs_by_name(files, OLLAMA_SETTERS, _MENTION)
 
 
 def _similar(a: Option, b: Option) -> bool:

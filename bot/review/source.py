@@ -302,6 +302,23 @@ def local_refs(
     return tuple(refs[:limit])
 
 
+def refs_by_name(files: Mapping[str, str], globs, pattern: re.Pattern,
+                 limit: int | None = None) -> dict[str, list[LocalRef]]:
+    """Where each name `pattern` finds (its first group, else the whole match) stands in the Ollama files
+    matching `globs`: at most `limit` lines a name."""
+    found: dict[str, list[LocalRef]] = {}
+    for path in sorted(p for p in files if glob_match(p, globs)):
+        text = files[path]
+        index = None
+        for m in pattern.finditer(text):
+            index = index or LineIndex(text)
+            refs = found.setdefault(m[1] if pattern.groups else m[0], [])
+            ref = LocalRef(path, index.line(m.start()))
+            if (limit is None or len(refs) < limit) and ref not in refs:
+                refs.append(ref)
+    return found
+
+
 def excerpt(removed: list[str], added: list[str], limit: int = 8) -> str:
     """A short markdown diff of changed lines."""
     lines = [f"- {t.rstrip()[:160]}" for t in removed[: limit // 2]] + [

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from bot.model import LocalRef
 from bot.review.changes import Draft
-from bot.review.source import FIXED_WIDTH_TYPES, LineIndex, glob_match, split_args, tokens
+from bot.review.source import FIXED_WIDTH_TYPES, LineIndex, refs_by_name, split_args, tokens
 
 HEADERS = ("ggml/include/*.h",)
 OLLAMA_USERS = (
@@ -93,17 +93,7 @@ def declarations(code: str, path: str) -> dict[str, Declaration]:
 
 def ollama_uses(files: Mapping[str, str]) -> dict[str, list[LocalRef]]:
     """ggml_*/gguf_* names in Ollama's discovery, ml and llama code."""
-    found: dict[str, list[LocalRef]] = {}
-    for path in sorted(p for p in files if glob_match(p, OLLAMA_USERS)):
-        text = files[path]
-        index = None
-        for m in _USE.finditer(text):
-            index = index or LineIndex(text)
-            refs = found.setdefault(m[0], [])
-            ref = LocalRef(path, index.line(m.start()))
-            if len(refs) < 10 and ref not in refs:
-                refs.append(ref)
-    return found
+    return refs_by_name(files, OLLAMA_USERS, _USE, limit=10)
 
 
 def removed_title(name: str) -> str:
