@@ -68,6 +68,16 @@ def _parser() -> argparse.ArgumentParser:
     jobs.add_argument("id", type=int, nargs="?", help="one job, with its payload and progress")
     jobs.add_argument("--status", choices=STATUSES, default=None)
     jobs.add_argument("--limit", type=int, default=20)
+    verify = sub.add_parser("verify-source", help="check that the source CMake fetched under _deps/ is the "
+                            "pinned ref plus the carried patches, nothing else")
+    verify.add_argument("--repo", default=".", help="the Ollama checkout whose working tree CMake read (default: .)")
+    verify.add_argument("--build-dir", type=Path, default=None,
+                        help="the CMake build directory, or the fetched source checkout itself "
+                        "(default: build/llama-server-cpu under --repo)")
+    verify.add_argument("--pin", default="llama.cpp", help="the pin whose source to verify (default: llama.cpp)")
+    verify.add_argument("--upstream-dir", action="append", default=[], metavar="NAME=GITDIR",
+                        help="read the pin's upstream objects from this git directory instead of the "
+                        "checkout or the mirror")
     return parser
 
 
@@ -240,6 +250,17 @@ def cmd_jobs(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_verify_source(args: argparse.Namespace) -> int:
+    from bot.verify import load_worktree_config, render, verify_source
+
+    config = load_worktree_config(Path(args.repo))
+    opener = _upstream_opener(args.upstream_dir, config)
+    given = {item.partition("=")[0] for item in args.upstream_dir}
+    verdict = verify_source(config, Path(args.repo), args.build_dir, args.pin, args.pin in given, opener)
+    _emit(render(verdict))
+    return 0 if verdict.ok else 1
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from bot.app import serve
 
@@ -249,7 +270,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handlers = {"check": cmd_check, "regenerate": cmd_regenerate, "serve": cmd_serve, "jobs": cmd_jobs}
+    handlers = {"check": cmd_check, "regenerate": cmd_regenerate, "serve": cmd_serve, "jobs": cmd_jobs,
+                "verify-source": cmd_verify_source}
     try:
         return handlers[args.command](args)
     except (AnalysisError, UsageError) as exc:
