@@ -18,8 +18,10 @@ from aiohttp.test_utils import TestServer
 from bot.app import QUEUE, Settings, create_app
 from bot.github import RetryPolicy
 from bot.jobs import JobQueue
+from bot.model import Report
 from tests.fakegithub import FakeGitHub, commit, fake_github, payload, sign  # noqa: F401  (fixture)
 from tests.gitutil import make_patch, upstream_pair
+from tests.reportschema import schema_violations
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "It's a Secret to Everybody"
@@ -31,6 +33,24 @@ OLD_SOURCE = "int f(void) {\n" + "".join(f"    {c}();\n" for c in "abcdefg") + "
 NEW_SOURCE = "// upstream comment\n" * 3 + OLD_SOURCE.replace("b();", "b(1);").replace("g();", "g(2);")
 PATCH_PATH = "llama/compat/0001-hook.patch"
 HOOK_PATCH = make_patch(OLD_SOURCE, OLD_SOURCE.replace("d();\n", "d();\n    ollama_hook();\n"), "src/f.c")
+
+
+@pytest.fixture(autouse=True)
+def reports_match_the_schema(monkeypatch):
+    """Every report a test makes through `Report.to_json` must fit docs/report.schema.json, so the
+    documented format cannot drift from what the code prints."""
+    violations: list[str] = []
+    to_json = Report.to_json
+
+    def checked(self: Report) -> dict:
+        data = to_json(self)
+        violations.extend(schema_violations(data))
+        return data
+
+    monkeypatch.setattr(Report, "to_json", checked)
+    yield
+    if violations:
+        pytest.fail("a report does not fit docs/report.schema.json:\n" + "\n".join(violations), pytrace=False)
 
 
 @dataclass
