@@ -1,9 +1,11 @@
-"""Repository configuration (`.github/llama-bot.toml`, CONTRACT section 4) and ref validation."""
+"""Repository configuration (`.github/llama-bot.toml`, see docs/configuration.md) and ref validation."""
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -32,7 +34,7 @@ class Pin:
         """Whether a change to `path` in a PR concerns this pin.
 
         The service also reacts to `also_watch` paths; the CLI checks only pins whose
-        version file or patch directory changed (CONTRACT section 2), so it passes False.
+        version file or patch directory changed, so it passes False.
         """
         return (
             path == self.version_file
@@ -67,6 +69,20 @@ def _expect(value, kind, where: str):
     return value
 
 
+TOP_KEYS = ("command_prefix", "cancel_superseded", "pin", "platforms", "rules")
+PIN_KEYS = ("name", "version_file", "patches", "upstream", "also_watch")
+PLATFORM_KEYS = ("workflow", "inputs")
+
+
+def reject_unknown(raw: dict, known: Collection[str], where: str) -> None:
+    """A misspelt key would otherwise be ignored and the default used: name it and its nearest valid key."""
+    for key in sorted(set(raw) - set(known)):
+        close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+        hint = f"did you mean `{close[0]}`?" if close else f"known keys: {', '.join(sorted(known))}"
+        name = f"{where} {key}" if where.endswith(":") else f"{where}.{key}"
+        raise AnalysisError(f"{name}: unknown key ({hint})")
+
+
 def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
     """Defaults merged with the repository's file; every bad key is named in the error."""
     defaults = tomllib.loads(DEFAULTS_PATH.read_text())
@@ -76,6 +92,7 @@ def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise AnalysisError(f"{source}: not valid TOML ({exc})") from None
+    reject_unknown(data, TOP_KEYS, f"{source}:")
     merged = {**defaults, **data}
     prefix = _expect(merged["command_prefix"], str, f"{source}: command_prefix")
     if not PREFIX_SHAPE.match(prefix):
@@ -84,6 +101,7 @@ def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
     for i, raw in enumerate(_expect(merged.get("pin", []), list, f"{source}: pin")):
         where = f"{source}: pin[{i}]"
         _expect(raw, dict, where)
+        reject_unknown(raw, PIN_KEYS, where)
         for key in ("name", "version_file", "patches", "upstream"):
             if key not in raw:
                 raise AnalysisError(f"{where}: missing key '{key}'")
@@ -100,6 +118,7 @@ def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
     for name, raw in _expect(merged.get("platforms", {}), dict, f"{source}: platforms").items():
         where = f"{source}: platforms.{name}"
         _expect(raw, dict, where)
+        reject_unknown(raw, PLATFORM_KEYS, where)
         if "workflow" not in raw:
             raise AnalysisError(f"{where}: missing key 'workflow'")
         inputs = _expect(raw.get("inputs", {}), dict, f"{where}.inputs")

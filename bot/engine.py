@@ -10,15 +10,16 @@ what upstream added at the same place.
 from __future__ import annotations
 
 import posixpath
+import re
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import pygit2
 
-from bot.config import Config, Pin, read_version
+from bot.config import CONFIG_PATH, Config, Pin, read_version
 from bot.hunks import Placement, best_candidate, collisions, find_exact, relocate
-from bot.model import AnalysisError, Commit, HunkResult, PatchResult, PinReport, Report
+from bot.model import AnalysisError, Commit, Finding, HunkResult, PatchResult, PinReport, Report
 from bot.patchfile import (
     FilePatch,
     Hunk,
@@ -358,6 +359,9 @@ def check_patch(ctx: PinContext, path: str, data: bytes) -> PatchResult:
         unsafe = [p for p in (safety_problem(fp) for fp in pf.files) if p] + _through_symlinks(ctx.new_tree, pf)
         if unsafe:
             return PatchResult(path, "error", f"Unsafe patch, never applied: {unsafe[0]}.")
+        unreadable = _unreadable(ctx, pf)
+        if unreadable:
+            return PatchResult(path, "error", f"Cannot be checked: {unreadable}.")
         result = _check_parsed(ctx, path, pf, data)
     except PatchError as exc:
         return PatchResult(path, "error", f"Malformed patch: {exc}.")
@@ -366,6 +370,18 @@ def check_patch(ctx: PinContext, path: str, data: bytes) -> PatchResult:
     if result.status in ("clean", "offset", "regenerated", "fuzzy"):
         ctx.applied.append((path, result.status in ("regenerated", "fuzzy")))
     return result
+
+
+def _unreadable(ctx: PinContext, pf: PatchFile) -> str | None:
+    """Why the patch cannot be checked when a partial upstream clone lacks a file it touches, at either ref."""
+    stacks = [(ctx.new_tree, ctx.new_ref)]
+    if ctx.old_tree is not None:
+        stacks.append((ctx.old_tree, f"the old ref ({str(ctx.history.old.id)[:12]})"))
+    for tree, ref in stacks:
+        for path in sorted({p for fp in pf.files for p in (fp.old_path, fp.new_path) if p}):
+            if path not in tree.overlay and tree.base is not None and tree.base.missing(path):
+                return ctx.upstream.missing_note(path, ref)
+    return None
 
 
 def _through_symlinks(tree: Tree, pf: PatchFile) -> list[str]:
@@ -489,36 +505,73 @@ def patch_order(snapshot: Snapshot, directory: str) -> list[str]:
 
 def check_pin(pin: Pin, upstream: Upstream, old_ref: str | None, new_ref: str, head: Snapshot,
               scratch: pygit2.Repository) -> tuple[PinReport, PinContext]:
-    new_commit = upstream.commit(new_ref, pin.version_file)
-    old_commit = _base_commit(upstream, old_ref, pin)
-    old_ref = old_ref if old_commit else None
+    """Every patch of the pin at `head` against `new_ref`; without `old_ref` (a new pin, or garbage in the
+    base's version file) against the new ref alone, the three-way merges using the patches' index blobs."""
+    new_commit = _resolve(upstream, new_ref, pin.version_file)
+    old_commit = _resolve(upstream, old_ref, f"{pin.version_file} at the base revision") if old_ref else None
     history = History(upstream, old_commit or new_commit, new_commit)
+    upstream.fetch_missing(history, _upstream_reads(head, pin))
     ctx = PinContext(pin, upstream, history, new_ref,
                      Tree(GitSnapshot(upstream.repo, old_commit)) if old_commit else None,
                      Tree(GitSnapshot(upstream.repo, new_commit)), scratch)
     report = PinReport(pin.name, pin.version_file, old_ref or new_ref, new_ref,
                        str((old_commit or new_commit).id), str(new_commit.id),
                        f"{upstream.web_url}/compare/{old_ref or new_ref}...{new_ref}",
-                       len(history.between))
+                       len(history.between), len(History(upstream, new_commit, old_commit or new_commit).between))
     for path in patch_order(head, pin.patches):
         report.patches.append(check_patch(ctx, path, head.read(path) or b""))
     return report, ctx
 
 
-def _base_commit(upstream: Upstream, old_ref: str | None, pin: Pin) -> pygit2.Commit | None:
-    """The upstream commit the base pins, or None when the base names none upstream has: a change that
-    repairs a broken pin is checked against its new ref alone (three-way merges use the patches' index
-    blobs), instead of failing on what it fixes."""
+def _upstream_reads(head: Snapshot, pin: Pin) -> Callable[[str], bool]:
+    """The upstream files read at both refs besides those that changed: the patched files, and the CMake
+    files (the review parses them all); a partial clone fetches them first."""
+    from bot.review.cmake import CMAKE_FILES
+    from bot.review.source import glob_match
+
+    patched: set[str] = set()
+    for path in patch_order(head, pin.patches):
+        try:
+            patched |= {p for fp in parse(head.read(path) or b"").files for p in (fp.old_path, fp.new_path) if p}
+        except PatchError:
+            continue
+    return lambda path: path in patched or glob_match(path, CMAKE_FILES)
+
+
+def _resolve(upstream: Upstream, ref: str, where: str) -> pygit2.Commit:
     try:
-        return upstream.commit(old_ref, f"{pin.version_file} at the base revision") if old_ref else None
-    except AnalysisError:
-        return None
+        return upstream.commit(ref, where)
+    except AnalysisError as exc:
+        raise AnalysisError(f"{exc}{_abbreviation_hint(upstream.repo, ref)}") from None
+
+
+def _abbreviation_hint(repo: pygit2.Repository | None, ref: str) -> str:
+    """A short hex ref is most likely an abbreviated commit id, which git resolves and a version file may not
+    (an abbreviation can become ambiguous as upstream grows)."""
+    if not re.fullmatch(r"[0-9a-fA-F]{4,39}", ref):
+        return ""
+    try:
+        found = repo.revparse_single(ref.lower()).peel(pygit2.Commit) if repo is not None else None
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        found = None
+    if found is not None:
+        return f"; {ref} abbreviates commit {found.id}: use the full 40-hex id"
+    if len(ref) >= 7 and len(re.findall(r"[a-fA-F]", ref)) >= 2:  # not a tag like b10488
+        return f"; if {ref} is an abbreviated commit id, use the full 40-hex id"
+    return ""
 
 
 def _base_ref(base: Snapshot, pin: Pin) -> str | None:
     try:
         return read_version(base, pin.version_file)
     except AnalysisError:  # garbage in the base's version file: what this change may repair
+        return None
+
+
+def _readable_ref(snapshot: Snapshot, pin: Pin) -> str | None:
+    try:
+        return read_version(snapshot, pin.version_file)
+    except AnalysisError:
         return None
 
 
@@ -534,8 +587,8 @@ def analyse(config: Config, base: Snapshot, head: Snapshot, open_upstream: OpenU
             errors: dict[str, str] | None = None) -> Report:
     """The whole report for the pins a change touches (all pins when `changed_paths` is None).
 
-    A pin that cannot be analysed raises AnalysisError; with `errors`, it is recorded there instead
-    (pin name -> why) and the other pins are still analysed.
+    A pin that cannot be analysed raises AnalysisError; with `errors`, it is recorded there
+    (pin name -> why) and in `Report.failed`, and the other pins are still analysed.
     """
     report = Report()
     with tempfile.TemporaryDirectory(prefix="llama-bot-merge-") as scratch_dir:
@@ -547,6 +600,8 @@ def analyse(config: Config, base: Snapshot, head: Snapshot, open_upstream: OpenU
                 if errors is None:
                     raise
                 errors[pin.name] = str(exc)
+                report.failed.append(PinReport(pin.name, pin.version_file, _readable_ref(base, pin),
+                                               _readable_ref(head, pin), error=str(exc)))
                 continue
             if pin_report is not None:
                 report.pins.append(pin_report)
@@ -555,20 +610,37 @@ def analyse(config: Config, base: Snapshot, head: Snapshot, open_upstream: OpenU
 
 def _analyse_pin(pin: Pin, config: Config, base: Snapshot, head: Snapshot, open_upstream: OpenUpstream,
                  scratch: pygit2.Repository, review: bool) -> PinReport | None:
+    """One pin's report; None when neither revision has its version file (the repository does not pin it).
+
+    Only garbage in the base's version file is skipped (the change may repair it): a well-formed base
+    ref that upstream lacks is an error, since comparing against the new ref alone would hide the bump.
+    """
     new_ref = read_version(head, pin.version_file)
-    if new_ref is None:
-        return None
     old_ref = _base_ref(base, pin)
+    if new_ref is None:
+        if base.read(pin.version_file) is None:
+            return None
+        raise AnalysisError(f"this change deletes {pin.version_file}: the build would no longer pin {pin.name} "
+                            f"(remove the pin from {CONFIG_PATH} too, or restore the file)")
+    refs = [r for r in dict.fromkeys([old_ref, new_ref]) if r]
     try:
-        upstream = open_upstream(pin, [r for r in dict.fromkeys([old_ref, new_ref]) if r])
-    except AnalysisError:
-        if old_ref is None:
-            raise
-        upstream = open_upstream(pin, [new_ref])  # the base's ref may be what upstream lacks
+        upstream = open_upstream(pin, refs)
+    except AnalysisError as exc:
+        raise AnalysisError(f"{exc}{''.join(dict.fromkeys(_abbreviation_hint(None, r) for r in refs))}") from None
     pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head, scratch)
     if review:
         pin_report.findings = _review(ctx, head, config)
+    if not head.files(pin.patches) and not base.files(pin.patches):
+        pin_report.findings.append(_missing_patch_dir(pin))
     return pin_report
+
+
+def _missing_patch_dir(pin: Pin) -> Finding:
+    return Finding("patch-context", "info", f"No carried patches: {pin.patches}/ exists at neither revision",
+                   f"The patch directory configured for {pin.name} (`patches = \"{pin.patches}\"` in "
+                   f"`{CONFIG_PATH}`, or the default) is missing at the base and at the head, so no patch "
+                   "was checked. If the build applies patches from another directory, point `patches` at it.",
+                   "", None)
 
 
 def _review(ctx: PinContext, head: Snapshot, config: Config) -> list:

@@ -1,6 +1,6 @@
 """Plain data shared by the engine, the review, the checklist and the service.
 
-Everything here is JSON-shaped (CONTRACT section 3) so that a report can be
+Everything here is JSON-shaped (the report of docs/report.md) so that a report can be
 stored, diffed and rendered without the objects that produced it.
 """
 
@@ -60,7 +60,7 @@ class PatchResult:
     reproduce: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        """Exactly the keys of CONTRACT section 3 (the explanations are in the markdown and check runs)."""
+        """The report's keys (docs/report.schema.json); the explanations are in the markdown and check runs."""
         data = asdict(self)
         data.pop("new_text")
         data.pop("reproduce")
@@ -91,18 +91,21 @@ class Finding:
 class PinReport:
     name: str
     version_file: str
-    old_ref: str
-    new_ref: str
-    old_commit: str
-    new_commit: str
-    compare_url: str
-    commit_count: int = 0
+    old_ref: str | None
+    new_ref: str | None
+    old_commit: str | None = None
+    new_commit: str | None = None
+    compare_url: str | None = None
+    commit_count: int = 0  # upstream commits the bump brings (old..new)
+    reverted_count: int = 0  # upstream commits it takes away (new..old): a downgrade, or a move to a side branch
+    error: str | None = None  # why this pin could not be checked; then there are no patches or findings
     patches: list[PatchResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        """Exactly the keys of CONTRACT section 3; a finding about a file gone upstream has line 0."""
-        data = {k: v for k, v in asdict(self).items() if k not in ("patches", "findings", "commit_count")}
+        """The report's keys (docs/report.schema.json); a finding about a file gone upstream has line 0."""
+        counts = ("patches", "findings", "commit_count", "reverted_count")
+        data = {k: v for k, v in asdict(self).items() if k not in counts}
         data["patches"] = [p.to_json() for p in self.patches]
         data["findings"] = [{**asdict(f), "upstream_line": f.upstream_line or 0} for f in self.findings]
         return data
@@ -110,10 +113,11 @@ class PinReport:
 
 @dataclass
 class Report:
-    pins: list[PinReport] = field(default_factory=list)
+    pins: list[PinReport] = field(default_factory=list)  # the pins that were checked
+    failed: list[PinReport] = field(default_factory=list)  # the pins that could not be, each with its error
 
     def to_json(self) -> dict:
-        return {"pins": [p.to_json() for p in self.pins]}
+        return {"pins": [p.to_json() for p in [*self.pins, *self.failed]]}
 
     @property
     def needs_change(self) -> bool:

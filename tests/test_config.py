@@ -91,3 +91,17 @@ def test_also_watch_can_be_left_out():
     assert not llama.watches("llama/server/CMakeLists.txt", also_watch=False)
     assert llama.watches("LLAMA_CPP_VERSION", also_watch=False)
     assert llama.watches("llama/compat/x.patch", also_watch=False)
+
+
+@pytest.mark.parametrize("text, message", [
+    ('comand_prefix = "/llama"\n', r"comand_prefix: unknown key \(did you mean `command_prefix`\?\)"),
+    ('[[pin]]\nname = "x"\nversion_file = "X"\npatches = "p"\nupstream = "u"\nalso_wacth = []\n',
+     r"pin\[0\]\.also_wacth: unknown key \(did you mean `also_watch`\?\)"),
+    ('[[pins]]\nname = "x"\n', r"pins: unknown key \(did you mean `pin`\?\)"),
+    ('[platforms]\nmetal = { workflow = "a.yaml", input = {} }\n',
+     r"platforms\.metal\.input: unknown key \(did you mean `inputs`\?\)"),
+    ('colour = "red"\n', "colour: unknown key \\(known keys: cancel_superseded, command_prefix, pin, platforms, rules\\)"),
+])
+def test_a_misspelt_key_is_named_with_the_nearest_valid_one(text, message):
+    with pytest.raises(AnalysisError, match=message):
+        parse_config(text)

@@ -6,6 +6,7 @@ import pygit2
 import pytest
 
 from bot.engine import patch_order
+from bot.model import AnalysisError
 from bot.snapshot import MemorySnapshot
 from tests.gitutil import git_apply_stack, make_patch, run, upstream_pair
 
@@ -105,7 +106,7 @@ def test_json_report_has_exactly_the_contract_keys_even_for_a_conflict(tmp_path)
     up = upstream_pair(tmp_path, {"w.c": old}, {"w.c": old.replace("warmup(ctx);", "warmup_graph(ctx);")})
     patch = make_patch(old, old.replace("    warmup(ctx);\n", "    if (on) warmup(ctx);\n"), "w.c")
     (pin,) = run(up, {"llama/compat/0001-warmup.patch": patch}).to_json()["pins"]
-    assert set(pin) == {"name", "version_file", "old_ref", "new_ref", "old_commit", "new_commit", "compare_url",
+    assert set(pin) == {"name", "version_file", "old_ref", "new_ref", "old_commit", "new_commit", "compare_url", "error",
                         "patches", "findings"}
     (result,) = pin["patches"]
     assert set(result) == {"path", "status", "message", "regenerated", "hunks"}
@@ -239,18 +240,40 @@ def test_three_way_uses_index_blobs_when_the_old_ref_is_unknown(tmp_path):
     assert result.status == "regenerated"
 
 
-@pytest.mark.parametrize("base_pin", ["this is not a ref", "b999999"], ids=["garbage", "unknown tag"])
-def test_a_change_repairing_a_broken_pin_is_checked_against_its_new_ref(tmp_path, base_pin):
+def test_a_change_repairing_a_garbage_pin_is_checked_against_its_new_ref(tmp_path):
     old = _func("f", ["a();", "b();", "c();", "d();", "e();", "f();", "g();"])
     new = "// upstream comment\n" * 3 + old.replace("b();", "b(1);").replace("g();", "g(2);")
     up = upstream_pair(tmp_path, {"src/f.c": old}, {"src/f.c": new})
     patch = make_patch(old, old.replace("d();\n", "d();\n    ollama_hook();\n"), "src/f.c")
-    report = run(up, {"llama/compat/0001-hook.patch": patch}, old_ref=base_pin)
+    report = run(up, {"llama/compat/0001-hook.patch": patch}, old_ref="this is not a ref")
     (pin,) = report.pins
     assert (pin.old_ref, pin.new_ref) == ("v2", "v2")
     (result,) = pin.patches
     assert result.status == "regenerated", result.message  # merged on the patch's own index blobs
     git_apply_stack(up.path, "v2", [result.new_text], tmp_path / "work")
+
+
+def test_a_base_ref_upstream_lacks_is_an_error_not_an_empty_bump(tmp_path):
+    old = _func("f", ["a();", "b();", "c();"])
+    up = upstream_pair(tmp_path, {"f.c": old}, {"f.c": old.replace("b();", "b(1);")})
+    with pytest.raises(AnalysisError, match=r"LLAMA_CPP_VERSION at the base revision names 'b999999'"):
+        run(up, {"llama/compat/0001.patch": make_patch(old, old.replace("c();", "c(2);"), "f.c")}, old_ref="b999999")
+
+
+def test_an_abbreviated_commit_id_is_named_with_its_full_id(tmp_path):
+    old = _func("f", ["a();", "b();", "c();"])
+    up = upstream_pair(tmp_path, {"f.c": old}, {"f.c": old.replace("b();", "b(1);")})
+    full = str(pygit2.Repository(str(up.path)).revparse_single("v1").peel(pygit2.Commit).id)
+    with pytest.raises(AnalysisError, match=f"{full[:10]} abbreviates commit {full}: use the full 40-hex id"):
+        run(up, {"llama/compat/0001.patch": make_patch(old, old.replace("c();", "c(2);"), "f.c")}, old_ref=full[:10])
+
+
+def test_a_downgrade_counts_the_commits_it_reverts(tmp_path):
+    old = _func("f", ["a();", "b();", "c();"])
+    up = upstream_pair(tmp_path, {"f.c": old}, {"f.c": old.replace("b();", "b(1);")})
+    (pin,) = run(up, {"llama/compat/0001.patch": make_patch(old, old.replace("c();", "c(2);"), "f.c")},
+                 old_ref="v2", new_ref="v1").pins
+    assert (pin.old_ref, pin.new_ref, pin.commit_count, pin.reverted_count) == ("v2", "v1", 0, 1)
 
 
 def test_regenerating_a_regenerated_patch_changes_nothing(tmp_path):

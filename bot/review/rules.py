@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from bot.config import reject_unknown
 from bot.model import SEVERITY_ORDER, AnalysisError
 from bot.review.changes import AREAS, Draft, FileChange
 from bot.review.source import LineIndex, excerpt, glob_match, local_refs, may_match, split_args, squash
@@ -80,9 +81,7 @@ def parse_rule(rule_id: str, raw, where: str) -> Rule | None:
     """One validated rule (None when disabled); every problem names its key."""
     if not isinstance(raw, dict):
         raise AnalysisError(f"{where}: expected a table")
-    unknown = sorted(set(raw) - KEYS)
-    if unknown:
-        raise AnalysisError(f"{where}.{unknown[0]}: unknown key (known: {', '.join(sorted(KEYS))})")
+    reject_unknown(raw, KEYS, where)
     enabled = raw.get("enabled", True)
     if not isinstance(enabled, bool):
         raise AnalysisError(f"{where}.enabled: expected true or false")
