@@ -1,4 +1,7 @@
-"""`python -m bot`: serve, check, regenerate (CONTRACT section 2)."""
+"""`python -m bot`: check, regenerate and verify Ollama's carried upstream patches; serve the GitHub App.
+
+docs/cli.md describes every command; docs/report.md the JSON report.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import json
 import os
 import sqlite3
 import sys
+import textwrap
 from pathlib import Path
 from typing import NoReturn
 
@@ -48,26 +52,70 @@ def _emit(text: str) -> None:
         os.close(devnull)
 
 
+EXIT_CODES = """exit status:
+  0  every patch applies as it is (clean or offset)
+  1  the analysis ran and some patch needs a change (regenerated, fuzzy, conflict, upstreamed, error)
+  2  the analysis could not run: bad arguments, an unknown revision or ref, a version file that names no
+     upstream ref, a bad .github/llama-bot.toml; one line on stderr says why (with pins that could be
+     checked, their report is still printed)"""
+SERVE_ENV = """environment:
+  GITHUB_APP_ID                 the App's id (required)
+  GITHUB_PRIVATE_KEY            the App's private key, PEM text (or GITHUB_PRIVATE_KEY_PATH: a path to it)
+  GITHUB_WEBHOOK_SECRET         the webhook secret, at least 16 characters (required)
+  GITHUB_API_URL                REST base URL (default https://api.github.com)
+  HOST, PORT                    listen address (default 0.0.0.0, 8080; --host/--port win)
+  LLAMA_BOT_DATA_DIR            job store and upstream mirrors (default ./var)
+  LLAMA_BOT_URL_INSTEADOF       NEW=OLD,... prefix rewrites of upstream URLs, like git's url.NEW.insteadOf OLD
+  LLAMA_BOT_WORKERS             concurrent analysis jobs (default 2)"""
+CLI_ENV = """environment:
+  LLAMA_BOT_DATA_DIR            where upstream mirrors are kept (default $XDG_CACHE_HOME/llama-bot,
+                                else ~/.cache/llama-bot)
+  LLAMA_BOT_URL_INSTEADOF       NEW=OLD,... prefix rewrites of upstream URLs, like git's url.NEW.insteadOf OLD"""
+UPSTREAM_DIR_HELP = ("use the local git repository GITDIR (bare or not) as the upstream of pin NAME (a pin name "
+                     "from .github/llama-bot.toml, e.g. llama.cpp, mlx, mlx-c) instead of fetching it into the "
+                     "mirror; repeat it for several pins")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="llama-bot", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the GitHub App webhook service")
-    serve.add_argument("--host", default=os.environ.get("HOST", "0.0.0.0"))
-    serve.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8080")))
+    parser = _Parser(prog="llama-bot", description=__doc__, epilog=EXIT_CODES,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    serve = sub.add_parser("serve", help="run the GitHub App webhook service", epilog=SERVE_ENV,
+                           description="Run the webhook service: POST /webhook, GET /healthz, GET /metrics.",
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    # HOST and PORT are read by `serve` itself: a PORT=abc in the shell must not break the other commands.
+    serve.add_argument("--host", default=None, help="listen address (default: $HOST, else 0.0.0.0)")
+    serve.add_argument("--port", type=int, default=None, help="listen port (default: $PORT, else 8080)")
+    descriptions = {
+        "check": "Check every carried patch of each pin whose version file or patch directory differs between "
+                 "--base and --head, rebuild the ones that need it, review the upstream diff, and print the "
+                 "checklist (or the JSON report). Reads committed revisions, never the working tree.",
+        "regenerate": "Rewrite the regenerated and fuzzy patches in place in the working tree of --repo "
+                      "(nothing else changes) and print what it did.",
+    }
     for name, text in (("check", "check the carried patches of a change"),
                        ("regenerate", "rewrite regenerated patches in the working tree")):
-        cmd = sub.add_parser(name, help=text)
-        cmd.add_argument("--repo", required=True, help="the Ollama git repository")
-        cmd.add_argument("--head", default="HEAD")
-        cmd.add_argument("--base", default=None, help="default: merge-base with origin/main, else main")
-        cmd.add_argument("--upstream-dir", action="append", default=[], metavar="NAME=GITDIR")
+        cmd = sub.add_parser(name, help=text, description=textwrap.fill(descriptions[name], 100), epilog=f"{EXIT_CODES}\n\n{CLI_ENV}",
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
+        cmd.add_argument("--repo", required=True, metavar="PATH", help="the Ollama git repository")
+        cmd.add_argument("--head", default="HEAD", metavar="REV", help="the revision to check (default: HEAD)")
+        cmd.add_argument("--base", default=None, metavar="REV",
+                         help="the revision to compare with (default: the merge-base of --head with origin/main, "
+                         "else main); its .github/llama-bot.toml is the configuration")
+        cmd.add_argument("--upstream-dir", action="append", default=[], metavar="NAME=GITDIR",
+                         help=UPSTREAM_DIR_HELP)
         if name == "check":
-            cmd.add_argument("--format", choices=("md", "json"), default="md")
-            cmd.add_argument("--out", type=Path, default=None, help="write regenerated patches under DIR")
-    jobs = sub.add_parser("jobs", help="show the service's jobs (a failed check run names its job id)")
+            cmd.add_argument("--format", choices=("md", "json"), default="md",
+                             help="md: the checklist the pull request gets (default); json: the report of "
+                             "docs/report.md")
+            cmd.add_argument("--out", type=Path, default=None, metavar="DIR",
+                             help="also write each regenerated or fuzzy patch to DIR/<its path in the repository>")
+    jobs = sub.add_parser("jobs", help="show the service's jobs (a failed check run names its job id)",
+                          description="Read the service's job store ($LLAMA_BOT_DATA_DIR/jobs.sqlite3, default "
+                          "./var) read-only: one JSON object a line, newest first.")
     jobs.add_argument("id", type=int, nargs="?", help="one job, with its payload and progress")
-    jobs.add_argument("--status", choices=STATUSES, default=None)
-    jobs.add_argument("--limit", type=int, default=20)
+    jobs.add_argument("--status", choices=STATUSES, default=None, help="only jobs with this status")
+    jobs.add_argument("--limit", type=int, default=20, help="at most this many jobs (default: 20)")
     verify = sub.add_parser("verify-source", help="check that the source CMake fetched under _deps/ is the "
                             "pinned ref plus the carried patches, nothing else")
     verify.add_argument("--repo", default=".", help="the Ollama checkout whose working tree CMake read (default: .)")
@@ -77,7 +125,7 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--pin", default="llama.cpp", help="the pin whose source to verify (default: llama.cpp)")
     verify.add_argument("--upstream-dir", action="append", default=[], metavar="NAME=GITDIR",
                         help="read the pin's upstream objects from this git directory instead of the "
-                        "checkout or the mirror")
+                        "checkout or the mirror; NAME is a pin name, e.g. llama.cpp; repeatable")
     return parser
 
 
@@ -95,9 +143,10 @@ def _commit(repo: pygit2.Repository, rev: str, option: str) -> pygit2.Commit:
         raise UsageError(f"{option} {rev}: unknown revision") from None
 
 
-def _base(repo: pygit2.Repository, head: pygit2.Commit, rev: str | None) -> pygit2.Commit:
+def _base(repo: pygit2.Repository, head: pygit2.Commit, rev: str | None) -> tuple[pygit2.Commit, str]:
+    """The base commit and how it was chosen, for messages that say what was compared."""
     if rev is not None:
-        return _commit(repo, rev, "--base")
+        return _commit(repo, rev, "--base"), f"--base {rev}"
     for candidate in ("origin/main", "main"):
         try:
             other = repo.revparse_single(candidate).peel(pygit2.Commit)
@@ -105,13 +154,22 @@ def _base(repo: pygit2.Repository, head: pygit2.Commit, rev: str | None) -> pygi
             continue
         merge_base = repo.merge_base(head.id, other.id)
         if merge_base is not None:
-            return repo[merge_base].peel(pygit2.Commit)
+            return repo[merge_base].peel(pygit2.Commit), f"the merge-base with {candidate}"
     raise UsageError("no --base given and neither origin/main nor main shares history with --head")
 
 
 def _changed_paths(repo: pygit2.Repository, base: pygit2.Commit, head: pygit2.Commit) -> set[str]:
     diff = base.tree.diff_to_tree(head.tree)
     return {p for d in diff.deltas for p in (d.old_file.path, d.new_file.path)}
+
+
+def cli_data_dir() -> Path:
+    """Where the CLI keeps its mirrors: the user's cache, never the current directory, which is usually an
+    Ollama checkout (a mirror inside it would be one `git add -A` away from a commit)."""
+    if os.environ.get("LLAMA_BOT_DATA_DIR"):
+        return Path(os.environ["LLAMA_BOT_DATA_DIR"])
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "llama-bot"
 
 
 def _upstream_opener(dirs: list[str], config: Config):
@@ -124,7 +182,7 @@ def _upstream_opener(dirs: list[str], config: Config):
             pins = ", ".join(p.name for p in config.pins) or "none"
             raise UsageError(f"--upstream-dir {item}: no pin is named {name!r} (pins: {pins})")
         local[name] = git_dir
-    data_dir = Path(os.environ.get("LLAMA_BOT_DATA_DIR", "./var"))
+    data_dir = cli_data_dir()
 
     def open_upstream(pin: Pin, refs: list[str]) -> Upstream:
         if pin.name in local:
@@ -134,16 +192,33 @@ def _upstream_opener(dirs: list[str], config: Config):
     return open_upstream
 
 
-def _open(args: argparse.Namespace) -> tuple[pygit2.Repository, pygit2.Commit, pygit2.Commit, Config]:
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """What `check` and `regenerate` compare: two commits of the Ollama repository and its configuration."""
+
+    repo: pygit2.Repository
+    head: pygit2.Commit
+    base: pygit2.Commit
+    base_label: str  # how the base was chosen: "--base REV" or "the merge-base with origin/main"
+    head_label: str
+    config: Config
+
+    @property
+    def compared(self) -> str:
+        return (f"{str(self.base.id)[:12]} ({self.base_label}) .. {str(self.head.id)[:12]} "
+                f"({self.head_label})")
+
+
+def _open(args: argparse.Namespace) -> Change:
     """The repository, the head and base commits, and the configuration.
 
-    The configuration comes from --base, the CLI's stand-in for the default branch
-    (CONTRACT section 4): a change cannot reconfigure the check that judges it.
+    The configuration comes from the base, the CLI's stand-in for the default branch:
+    a change cannot reconfigure the check that judges it.
     """
     repo = _open_repo(args.repo)
     head = _commit(repo, args.head, "--head")
-    base = _base(repo, head, args.base)
-    return repo, head, base, load_config(GitSnapshot(repo, base))
+    base, label = _base(repo, head, args.base)
+    return Change(repo, head, base, label, args.head, load_config(GitSnapshot(repo, base)))
 
 
 def _selected(config: Config, paths: set[str]) -> list[Pin]:
@@ -151,16 +226,50 @@ def _selected(config: Config, paths: set[str]) -> list[Pin]:
     return [pin for pin in config.pins if any(pin.watches(p, also_watch=False) for p in paths)]
 
 
-def _analyse(args: argparse.Namespace, repo: pygit2.Repository, head: pygit2.Commit, base: pygit2.Commit,
-             config: Config, review: bool) -> tuple[Report, set[str]]:
+def _analyse(args: argparse.Namespace, change: Change, review: bool) -> tuple[Report, set[str]]:
+    """The report of the pins whose version file or patch directory changed; a pin that cannot be checked
+    is in `Report.failed` with its error, and the others are still checked."""
     from bot.engine import analyse
 
-    changed = _changed_paths(repo, base, head)
-    opener = _upstream_opener(args.upstream_dir, config)
-    # The engine selects pins with also_watch; handing it only the selected pins keeps the CLI to section 2.
-    selected = dataclasses.replace(config, pins=tuple(_selected(config, changed)))
-    report = analyse(selected, GitSnapshot(repo, base), GitSnapshot(repo, head), opener, changed, review=review)
+    changed = _changed_paths(change.repo, change.base, change.head)
+    opener = _upstream_opener(args.upstream_dir, change.config)
+    # The engine selects pins with also_watch too; the CLI hands it only the pins whose own files changed.
+    selected = dataclasses.replace(change.config, pins=tuple(_selected(change.config, changed)))
+    base, head = GitSnapshot(change.repo, change.base), GitSnapshot(change.repo, change.head)
+    report = analyse(selected, base, head, opener, changed, review=review, errors={})
+    if not report.pins and not report.failed:
+        _explain_untouched(change, base, head)
     return report, changed
+
+
+def _explain_untouched(change: Change, base: GitSnapshot, head: GitSnapshot) -> None:
+    """Say what was compared, so an empty result is not mistaken for a clean bump; no pinned file at all
+    means the wrong repository."""
+    files = [pin.version_file for pin in change.config.pins]
+    if not any(snapshot.read(f) is not None for snapshot in (base, head) for f in files):
+        raise UsageError(f"none of the pinned version files ({', '.join(files)}) exists at {change.compared}: "
+                         f"is {change.repo.workdir or change.repo.path} an Ollama checkout?")
+    print(f"llama-bot: compared {change.compared}: no pin's version file or patch directory changed; "
+          "choose another base with --base REV", file=sys.stderr)
+
+
+def _warn_unchecked_edits(change: Change) -> None:
+    """`check` reads commits: uncommitted edits to patches or version files would silently not count."""
+    dirty = _uncommitted(change.repo, change.config) if change.repo.workdir else []
+    if dirty:
+        print(f"llama-bot: note: uncommitted changes to {_shown(dirty)} are not checked "
+              f"(check reads --head {change.head_label}; commit them to check them)", file=sys.stderr)
+
+
+def _shown(paths: list[str]) -> str:
+    return ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+
+
+def _failures(report: Report) -> int:
+    """Exit 2 after the report when a pin could not be checked: its error is in the report too."""
+    for pin in report.failed:
+        print(f"llama-bot: {pin.name}: {pin.error}", file=sys.stderr)
+    return 2 if report.failed else 0
 
 
 def _write(root: Path, report: Report) -> list[Path]:
@@ -197,40 +306,41 @@ def _uncommitted(repo: pygit2.Repository, config: Config) -> list[str]:
 def cmd_check(args: argparse.Namespace) -> int:
     from bot.checklist import render_markdown
 
-    repo, head, base, config = _open(args)
-    report, changed = _analyse(args, repo, head, base, config, review=True)
+    change = _open(args)
+    _warn_unchecked_edits(change)
+    report, changed = _analyse(args, change, review=True)
     written = _write(args.out, report) if args.out else []
     if args.format == "json":
         _emit(json.dumps(report.to_json(), indent=2))
     else:
-        _emit(render_markdown(report, changed, head_sha=str(head.id), prefix=config.command_prefix))
+        _emit(render_markdown(report, changed, head_sha=str(change.head.id), prefix=change.config.command_prefix,
+                              patch_dirs={p.name: p.patches for p in change.config.pins}))
     if args.out:
         where = "\n".join(f"  {p}" for p in written) or "  (none: nothing needed regenerating)"
         print(f"Regenerated patches written to {args.out}:\n{where}", file=sys.stderr)
-    return 1 if report.needs_change else 0
+    return _failures(report) or (1 if report.needs_change else 0)
 
 
 def cmd_regenerate(args: argparse.Namespace) -> int:
-    repo, head, base, config = _open(args)
-    if repo.workdir is None:
+    change = _open(args)
+    if change.repo.workdir is None:
         raise UsageError(f"--repo {args.repo}: a bare repository has no working tree to rewrite")
-    dirty = _uncommitted(repo, config)
+    dirty = _uncommitted(change.repo, change.config)
     if dirty:
-        shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
-        raise UsageError(f"uncommitted changes to {shown}: commit or stash them first "
+        raise UsageError(f"uncommitted changes to {_shown(dirty)}: commit or stash them first "
                          "(regenerate reads the committed revision and rewrites the working tree)")
-    report, _ = _analyse(args, repo, head, base, config, review=False)
-    root = Path(repo.workdir)
+    report, _ = _analyse(args, change, review=False)
+    root = Path(change.repo.workdir)
     written = _write(root, report)
     for pin in report.pins:
         for patch in pin.patches:
             path = root / patch.path
             action = "rewrote" if path in written else "left"
             _emit(f"{pin.name}: {action} {patch.path} ({patch.status}: {patch.message})")
-    if not report.pins:
+    if not report.pins and not report.failed:
         _emit("No pin is touched by this change: nothing to regenerate.")
     unresolved = [p for pin in report.pins for p in pin.patches if p.status in ("conflict", "error", "upstreamed")]
-    return 1 if unresolved else 0
+    return _failures(report) or (1 if unresolved else 0)
 
 
 def cmd_jobs(args: argparse.Namespace) -> int:

@@ -129,7 +129,7 @@ def test_also_watch_alone_does_not_select_a_pin(scenario, tmp_path):
     (["check", "--repo", ".", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
     (["check"], "the following arguments are required: --repo"),
     (["check", "--repo", ".", "--bogus"], "unrecognized arguments: --bogus"),
-    ([], "the following arguments are required: command"),
+    ([], "the following arguments are required: COMMAND"),
 ])
 def test_argument_errors_are_one_line(args, words):
     result = bot(*args)
