@@ -1,4 +1,4 @@
-"""CLI edge cases from CONTRACT sections 2 and 4: one-line exit-2 failures, what `regenerate` may touch,
+"""CLI edge cases: one-line exit-2 failures, what `regenerate` may touch,
 which revision's configuration counts and which changes select a pin."""
 
 import json
