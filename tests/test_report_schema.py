@@ -100,6 +100,18 @@ def test_a_report_with_an_unsafe_patch_fits(sample, tmp_path):
     assert (unsafe["status"], unsafe["regenerated"], unsafe["hunks"]) == ("error", None, [])
 
 
+def test_a_report_with_a_pin_that_cannot_be_checked_fits(sample, tmp_path):
+    """Garbage in MLX_VERSION: llama.cpp is still checked, mlx is reported with its error, exit 2."""
+    repo = _bump(tmp_path, {"MLX_VERSION": "not a ref!\n"})
+    code, data, stderr = check_json(repo, sample.upstream, "--base", "HEAD~1")
+    assert code == 2, stderr
+    assert schema_violations(data) == []
+    pins = {pin["name"]: pin for pin in data["pins"]}
+    assert pins["llama.cpp"]["error"] is None and pins["llama.cpp"]["patches"]
+    assert "MLX_VERSION" in pins["mlx"]["error"]
+    assert (pins["mlx"]["patches"], pins["mlx"]["findings"], pins["mlx"]["new_commit"]) == ([], [], None)
+
+
 def _first_patch(report: dict, status: str) -> dict:
     return next(p for p in report["pins"][0]["patches"] if p["status"] == status)
 
