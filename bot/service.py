@@ -50,7 +50,7 @@ from bot.jobs import Job, JobQueue, JobRequest, pull_key
 from bot.model import AnalysisError, PatchResult, PinReport, Report
 from bot.rest import BlobCache, RestSnapshot
 from bot.snapshot import MemorySnapshot
-from bot.upstream import Upstream
+from bot.upstream import Upstream, mirror_path, rewrite_url
 from bot.validation import (
     Dispatch,
     ValidationStore,
@@ -442,8 +442,9 @@ class Service:
                 await RestSnapshot.load(run.gh, owner, repo, head, self.blobs))
 
     def _open_upstream(self, pin: Pin, refs: list[str]) -> Upstream:
+        path = mirror_path(self.data_dir, pin.name, rewrite_url(pin.upstream, self.url_instead_of))
         with self._mirror_locks_guard:
-            lock = self._mirror_locks.setdefault(pin.name, threading.Lock())
+            lock = self._mirror_locks.setdefault(str(path), threading.Lock())
         with lock:  # two jobs fetching into one mirror at once would fight over its lock files
             return Upstream.mirror(self.data_dir, pin.name, pin.upstream, refs, self.url_instead_of)
 

@@ -4,6 +4,10 @@ The engine reads the Ollama repository and the upstream trees only through
 `Snapshot`, so the same analysis runs on a local git checkout (the CLI), on
 files fetched through the REST API (the service) and on git objects of an
 upstream mirror.
+
+A partial clone may lack a file's object: `GitSnapshot.missing` tells, and
+reading such a file raises `MissingBlob` (an AnalysisError that names it)
+instead of pygit2's bare lookup error, since None would mean "no such file".
 """
 
 from __future__ import annotations
@@ -11,6 +15,19 @@ from __future__ import annotations
 from typing import Protocol
 
 import pygit2
+
+from bot.model import AnalysisError
+
+
+class MissingBlob(AnalysisError):
+    """A file whose object the repository lacks (a partial clone): it exists at the commit but cannot be read."""
+
+    def __init__(self, path: str, commit: pygit2.Commit, repo: pygit2.Repository):
+        super().__init__(
+            f"{path} at commit {str(commit.id)[:12]} cannot be read: its object is missing from "
+            f"{repo.path.rstrip('/')}"
+        )
+        self.path = path
 
 
 class Snapshot(Protocol):
@@ -40,7 +57,15 @@ class GitSnapshot:
         obj = self.entry(path)
         if not isinstance(obj, pygit2.Blob):
             return None
-        return obj.data
+        try:
+            return obj.data
+        except KeyError:  # pygit2.NotFoundError: the tree names a blob the clone does not hold
+            raise MissingBlob(path, self.commit, self.repo) from None
+
+    def missing(self, path: str) -> bool:
+        """Whether `path` is a file at this commit whose object the repository lacks."""
+        obj = self.entry(path)
+        return isinstance(obj, pygit2.Blob) and not self.repo.odb.exists(obj.id)
 
     def files(self, prefix: str = "") -> list[str]:
         if self._files is None:

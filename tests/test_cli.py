@@ -10,6 +10,7 @@ import pytest
 
 from bot import demo
 from bot.fixtures import RepoBuilder
+from bot.upstream import mirror_path
 from tests.gitutil import git_apply_stack
 
 
@@ -133,4 +134,4 @@ def test_mirror_fetch_through_url_rewrite(tmp_path, scenario):
     result = bot("check", "--repo", str(scenario.ollama), "--format", "json", env=env,
                  cwd=Path(__file__).resolve().parent.parent)
     assert result.returncode == 1, result.stderr
-    assert (tmp_path / "data" / "mirrors" / "llama.cpp.git").is_dir()
+    assert mirror_path(tmp_path / "data", "llama.cpp", f"{tmp_path}/srv/ggml-org/llama.cpp").is_dir()

@@ -32,7 +32,7 @@ def test_mirror_fetches_once_then_reads_git_objects(tmp_path):
     assert up.describe(up.commit("b2", "V")).url.startswith("https://github.com/ggml-org/llama.cpp/commit/")
     src.commit("three", {"a": "3\n"})
     src.tag("b3")
-    mirror = mirror_path(data, "llama.cpp")
+    mirror = mirror_path(data, "llama.cpp", f"{tmp_path}/src/ggml-org/llama.cpp")
     before = sorted(p.name for p in (mirror / "objects").rglob("*"))
     Upstream.mirror(data, "llama.cpp", "https://github.com/ggml-org/llama.cpp", ["b1", "b2"], rules)
     assert sorted(p.name for p in (mirror / "objects").rglob("*")) == before  # nothing missing, no fetch
@@ -57,9 +57,10 @@ def test_unknown_ref_is_one_clear_error(tmp_path):
 
 
 def test_unreachable_upstream_is_one_clear_error(tmp_path):
-    with pytest.raises(AnalysisError, match="cannot fetch"):
+    (tmp_path / "empty" / "nobody" / "nothing").mkdir(parents=True)  # there, but no repository
+    with pytest.raises(AnalysisError, match=r"^cannot fetch b1 from .*/empty/nobody/nothing into .*: "):
         Upstream.mirror(tmp_path / "d", "x", "https://github.com/nobody/nothing", ["b1"],
-                        f"{tmp_path}/none/=https://github.com/")
+                        f"{tmp_path}/empty/=https://github.com/")
 
 
 def test_history_attributes_added_and_removed_lines(tmp_path):

@@ -44,9 +44,11 @@ class ReviewContext:
 def review(ctx: ReviewContext) -> list[Finding]:
     """All findings for one pin, merged (identical findings once) and sorted high -> medium -> info."""
     rules = load_rules(ctx.rules)
-    changes = upstream_changes(ctx.old.repo, ctx.old.tree, ctx.new.tree)
+    changes, skipped = upstream_changes(ctx.old.repo, ctx.old.tree, ctx.new.tree)
+    for path, side in skipped:
+        ctx.history.upstream.note_unreadable(path, str((ctx.old if side == "old" else ctx.new).commit.id))
     if not changes:
-        return []
+        return _unreadable(ctx)
     run = _Run(ctx, changes)
     drafts = [
         *rule_drafts(rules, changes, run.local),
@@ -58,15 +60,52 @@ def review(ctx: ReviewContext) -> list[Finding]:
         *run.compat_sources(),
         *patch_context_drafts(ctx.patches, run.by_old_path),
     ]
-    return merge(_Attribution(ctx).finding(d) for d in drafts)
+    findings = [_Attribution(ctx).finding(d) for d in drafts]  # attribution notes what it could not read
+    return merge(findings + _unreadable(ctx))
 
 
-def upstream_changes(repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree) -> list[FileChange]:
-    """The text files that differ between two trees, with their hunks; blobs are read later, on demand."""
+def _unreadable(ctx: ReviewContext) -> list[Finding]:
+    """One info finding naming the upstream files a partial clone lacks: the review had to skip them."""
+    upstream = ctx.history.upstream
+    if not upstream.unreadable:
+        return []
+    labels = {str(ctx.old.commit.id): f"the old ref (`{str(ctx.old.commit.id)[:12]}`)",
+              str(ctx.new.commit.id): f"the new ref (`{str(ctx.new.commit.id)[:12]}`)"}
+    listed = "\n".join(f"- `{path}` at {labels.get(sha, f'commit `{sha[:12]}`')}"
+                       for path, sha in sorted(upstream.unreadable.items()))
+    why = f" and could not be fetched: {upstream.fetch_problem}" if upstream.fetch_problem else ""
+    count = len(upstream.unreadable)
+    return [Finding("patch-context", "info",
+                    f"{count} upstream file{'s' if count != 1 else ''} could not be read "
+                    "(missing from the upstream clone)",
+                    f"The files below are missing from {upstream.source}{why}: the review skipped them, and the "
+                    f"upstream commits credited with their lines may be incomplete.\n\n{listed}",
+                    min(upstream.unreadable), None)]
+
+
+def upstream_changes(
+    repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree
+) -> tuple[list[FileChange], list[tuple[str, str]]]:
+    """The text files that differ between two trees, with their hunks (blobs are read later, on demand), and
+    the (path, "old" or "new") whose object a partial clone lacks, left out."""
     diff = old.diff_to_tree(new, context_lines=0)
-    diff.find_similar()
+    odb = repo.odb
+
+    def lacks(f: pygit2.DiffFile) -> bool:
+        return f.mode not in (0, pygit2.GIT_FILEMODE_COMMIT) and not odb.exists(f.id)
+
+    if any(lacks(f) for d in diff.deltas for f in (d.old_file, d.new_file)):
+        diff.find_similar(flags=pygit2.enums.DiffFind.FIND_RENAMES | pygit2.enums.DiffFind.FIND_EXACT_MATCH_ONLY)
+    else:  # comparing contents reads every added and deleted blob
+        diff.find_similar()
     changes = []
-    for patch in diff:
+    skipped = []
+    for index, delta in enumerate(diff.deltas):
+        missing = [(f.path, side) for f, side in ((delta.old_file, "old"), (delta.new_file, "new")) if lacks(f)]
+        if missing:
+            skipped += missing
+            continue
+        patch = diff[index]
         if patch is None:
             continue
         delta = patch.delta
@@ -85,7 +124,7 @@ def upstream_changes(repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree
                 _loader(repo, delta.new_file.id),
             )
         )
-    return changes
+    return changes, skipped
 
 
 def _loader(repo: pygit2.Repository, oid: pygit2.Oid) -> Callable[[], bytes | None]:
@@ -147,6 +186,9 @@ class _Run:
         old_texts, new_texts = {}, {}
         for path in self.ctx.new.files():
             if glob_match(path, cmake.CMAKE_FILES) and path not in self.by_path:
+                if self.ctx.new.missing(path):
+                    self.ctx.history.upstream.note_unreadable(path, str(self.ctx.new.commit.id))
+                    continue
                 old_texts[path] = new_texts[path] = code_text(
                     (self.ctx.new.read(path) or b"").decode("utf-8", "replace"), path
                 )
@@ -301,13 +343,13 @@ class _Attribution:
 
     def __init__(self, ctx: ReviewContext):
         self.history = ctx.history
-        self.repo = ctx.old.repo
         self.web_url = ctx.history.upstream.web_url
         self.old_sha = str(ctx.old.commit.id)
         self.new_sha = str(ctx.new.commit.id)
         self._blobs: dict[pygit2.Oid, bytes] = {}
 
-    def _count(self, commit: pygit2.Commit | None, path: str, needle: bytes) -> int:
+    def _count(self, commit: pygit2.Commit | None, path: str, needle: bytes) -> int | None:
+        """How often `needle` occurs in `path` at `commit`; None when a partial clone lacks that copy."""
         if commit is None:
             return 0
         try:
@@ -315,8 +357,16 @@ class _Attribution:
         except KeyError:
             return 0
         if oid not in self._blobs:
-            self._blobs[oid] = self.repo[oid].read_raw()
+            data = self.history.read(commit, path)
+            if data is None:
+                return None
+            self._blobs[oid] = data
         return self._blobs[oid].count(needle)
+
+    def _fewer_after(self, commit: pygit2.Commit, path: str, needle: bytes) -> bool:
+        before = self._count(commit.parents[0] if commit.parents else None, path, needle)
+        after = self._count(commit, path, needle)
+        return before is not None and after is not None and before > after
 
     def dropped(self, path: str, text: str) -> list[Commit]:
         """Commits touching `path` after which `text` (a line or just a name) occurs fewer times."""
@@ -324,8 +374,7 @@ class _Attribution:
         return [
             self.history.upstream.describe(c)
             for c in self.history.touching(path)
-            if needle
-            and self._count(c.parents[0] if c.parents else None, path, needle) > self._count(c, path, needle)
+            if needle and self._fewer_after(c, path, needle)
         ]
 
     def commits(self, d: Draft) -> list[Commit]:
