@@ -228,9 +228,8 @@ class Upstream:
     def __init__(self, repo: pygit2.Repository, web_url: str, source: str | None = None):
         self.repo = repo
         self.web_url = public_url(web_url).removesuffix(".git").rstrip("/")
-        self.source = (
-            source or f"the repository {repo.path.rstrip('/')}"
-        )  # where refs and objects are looked up
+        # Where refs and objects are looked up, for the messages that say so.
+        self.source = source or f"the repository {repo.path.rstrip('/')}"
         self.unreadable: dict[str, str] = {}  # path -> the first commit whose copy of it could not be read
         self.fetch_problem: str | None = None  # why the partial clone's missing blobs could not be fetched
 
@@ -297,6 +296,7 @@ class Upstream:
         missing = sorted(str(oid) for oid in needed_blobs(history, wanted) if not odb.exists(oid))
         if not missing:
             return
+        wanted_count = len(missing)
         remotes = promisor_remotes(self.repo)
         problems = []
         for remote in remotes:
@@ -308,8 +308,13 @@ class Upstream:
         if missing:
             self.fetch_problem = "; ".join(problems) or "the clone has no promisor remote to fetch them from"
         log.info(
-            "missing upstream blobs",
-            extra={"source": self.source, "unfetched": len(missing), "problem": self.fetch_problem},
+            "fetched missing upstream blobs",
+            extra={
+                "source": self.source,
+                "missing": wanted_count,
+                "unfetched": len(missing),
+                "problem": self.fetch_problem,
+            },
         )
 
     def note_unreadable(self, path: str, commit: str) -> None:
