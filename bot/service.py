@@ -75,6 +75,7 @@ from bot.validation import utc_now as validation_now
 log = logging.getLogger("bot.service")
 
 MAX_ATTEMPTS = 3  # claims of one job before the bot stops retrying a job that kills its worker
+STOP_GRACE = 10.0  # seconds `Service.stop` waits for its tasks to end after cancelling them
 REFRESHED = ("regenerated", "fuzzy")  # statuses whose rebuilt patch `regenerate-patches` commits (as the CLI writes)
 UNRESOLVED = ("conflict", "error", "upstreamed")
 WRITE_ROLES = {"admin", "maintain", "write"}
@@ -323,6 +324,7 @@ class Service:
         self._mirror_locks_guard = threading.Lock()
         self._wakeup = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
+        self._stopping = False
         self._worker_prefix = f"{socket.gethostname()}:{os.getpid()}"
         self._commands: dict[str, Callable[[Run, Command, Config], Awaitable[None]]] = {
             "help": self._command_help, "recheck": self._command_recheck,
@@ -335,15 +337,23 @@ class Service:
     # -- lifecycle --
 
     def start(self) -> None:
+        self._stopping = False
         self._tasks = [asyncio.create_task(self._work(f"{self._worker_prefix}:{n}"), name=f"worker-{n}")
                        for n in range(self.workers)]
         self._tasks.append(asyncio.create_task(self._catch_up(), name="catch-up"))
 
     async def stop(self) -> None:
+        """Cancel the workers (a running job goes back to the queue) and wait for them, STOP_GRACE at most:
+        a task that does not end by then is left behind and named in the log, the service stops anyway."""
+        self._stopping = True
+        self._wakeup.set()
         for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks = []
+        if self._tasks:
+            _, pending = await asyncio.wait(self._tasks, timeout=STOP_GRACE)
+            if pending:
+                log.warning("tasks did not stop in time", extra={"tasks": ", ".join(t.get_name() for t in pending)})
+        self._tasks = [task for task in self._tasks if not task.done()]  # what `running` still sees
         self._executor.shutdown(wait=False, cancel_futures=True)
         self.store.close()
 
@@ -351,21 +361,44 @@ class Service:
         """A job was queued: let an idle worker look now instead of at its next poll."""
         self._wakeup.set()
 
+    @property
+    def running(self) -> bool:
+        """Whether any worker or the catch-up loop is still going."""
+        return any(not task.done() for task in self._tasks)
+
     async def _work(self, worker: str) -> None:
-        while True:
+        # asyncio.timeout, not wait_for: on 3.11 wait_for drops a cancellation that arrives just as the
+        # event is set (fixed in 3.12); the flag ends the loop even if one is lost some other way.
+        while not self._stopping:
             self._wakeup.clear()
             try:
-                job = await self.queue.claim(worker)
+                job = await self._claim(worker)
             except Exception:
                 log.exception("claiming a job failed", extra={"worker": worker})
                 job = None
             if job is None:
                 try:
-                    await asyncio.wait_for(self._wakeup.wait(), self.poll_interval)
+                    async with asyncio.timeout(self.poll_interval):
+                        await self._wakeup.wait()
                 except TimeoutError:
                     pass
                 continue
+            if self._stopping:
+                await self.queue.release(job.id, worker)
+                return
             await self._run(job, worker)
+
+    async def _claim(self, worker: str) -> Job | None:
+        """`queue.claim`, whose job is given back when the stop lands while the claim is being written:
+        otherwise it would stay leased to a worker that is gone until the lease runs out."""
+        claim = asyncio.ensure_future(self.queue.claim(worker))
+        try:
+            return await asyncio.shield(claim)
+        except asyncio.CancelledError:
+            job = await claim
+            if job is not None:
+                await self.queue.release(job.id, worker)
+            raise
 
     async def _keep_lease(self, job: Job, worker: str, interval: float) -> None:
         while True:
@@ -1011,7 +1044,7 @@ class Service:
     async def _catch_up(self) -> None:
         """At start and then every `catch_up_every` seconds: runs whose events were missed while the service
         was down, or that GitHub failed to deliver, still reach their check runs."""
-        while True:
+        while not self._stopping:
             try:
                 await self.queue_catch_up()
             except Exception:
