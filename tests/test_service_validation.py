@@ -1,4 +1,4 @@
-"""Platform validation (issue 5) end to end: signed webhooks into the bot, the fake GitHub's Actions API."""
+"""Platform validation end to end: signed webhooks into the bot, the fake GitHub's Actions API."""
 
 import asyncio
 import copy
