@@ -27,9 +27,9 @@ from gidgethub import sansio
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 import handlers
-from bot.github import GitHubApp, RetryPolicy, signing_key
+from bot.github import GitHubApp, GitHubHealth, RetryPolicy, signing_key
 from bot.jobs import DB_NAME, JobQueue, JobRequest, SqliteJobQueue
-from bot.service import Metrics, Service
+from bot.service import JobBackoff, Metrics, Service
 
 log = logging.getLogger("bot.app")
 
@@ -38,6 +38,7 @@ SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
 METRICS = web.AppKey("metrics", Metrics)
 QUEUE = web.AppKey("queue", JobQueue)
 SERVICE = web.AppKey("service", Service)
+HEALTH = web.AppKey("health", GitHubHealth)
 
 
 class SettingsError(Exception):
@@ -222,7 +223,15 @@ async def webhook(request: web.Request) -> web.Response:
 
 
 async def healthz(request: web.Request) -> web.Response:
-    return _answer(200, status="ok", jobs=await request.app[QUEUE].counts())
+    """200 either way: webhooks are still taken (and kept) while GitHub fails, so nothing should restart
+    the service for it; `degraded` says GitHub calls fail, since when, and the last failure."""
+    health = request.app[HEALTH]
+    jobs = await request.app[QUEUE].counts()
+    if health.failing_since is None:
+        return _answer(200, status="ok", jobs=jobs, github={"status": "ok"})
+    since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(health.failing_since))
+    return _answer(200, status="degraded", jobs=jobs,
+                   github={"status": "failing", "since": since, "last_error": health.last_error})
 
 
 async def metrics_endpoint(request: web.Request) -> web.Response:
@@ -233,11 +242,13 @@ async def metrics_endpoint(request: web.Request) -> web.Response:
 
 
 def create_app(settings: Settings, *, queue: JobQueue | None = None, policy: RetryPolicy | None = None,
-               poll_interval: float = 1.0) -> web.Application:
-    """The service; `queue` and `policy` let tests use a prepared queue and short backoffs."""
+               poll_interval: float = 1.0, backoff: JobBackoff | None = None) -> web.Application:
+    """The service; `queue`, `policy` and `backoff` let tests use a prepared queue (with its clock) and
+    short backoffs."""
     app = web.Application(client_max_size=MAX_BODY)
     app[SETTINGS] = settings
     app[METRICS] = metrics = Metrics()
+    app[HEALTH] = health = GitHubHealth()
     app.router.add_post("/webhook", webhook)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_endpoint)
@@ -247,10 +258,11 @@ def create_app(settings: Settings, *, queue: JobQueue | None = None, policy: Ret
         async with aiohttp.ClientSession() as session:
             github = GitHubApp(session, app_id=settings.app_id, private_key=settings.private_key,
                                base_url=settings.api_url, policy=policy or RetryPolicy(),
-                               on_response=metrics.github_call)
+                               on_response=metrics.github_call, health=health)
             service = app[SERVICE] = Service(queue=app[QUEUE], github=github, data_dir=settings.data_dir,
                                                url_instead_of=settings.url_instead_of, workers=settings.workers,
-                                               metrics=metrics, poll_interval=poll_interval)
+                                               metrics=metrics, poll_interval=poll_interval,
+                                               backoff=backoff or JobBackoff())
             service.start()
             log.info("service started", extra={"workers": settings.workers, "api_url": settings.api_url})
             yield

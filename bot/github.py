@@ -4,6 +4,7 @@ Every call goes through gidgethub's aiohttp `GitHubAPI`; `GitHubClient`
 only wraps its raw `_request` so that 5xx answers, timeouts and rate limits
 are retried with backoff (honouring `Retry-After` and `x-ratelimit-reset`),
 and an installation token GitHub rejects with 401 is replaced once.
+`GitHubHealth` remembers whether the last call got an answer, for /healthz.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from urllib.parse import urlsplit
 import aiohttp
 from cachetools import TLRUCache
 from cryptography.hazmat.primitives.serialization import load_pem_private_key
-from gidgethub import apps
+from gidgethub import BadRequest, GitHubBroken, RateLimitExceeded, apps
 from gidgethub.aiohttp import GitHubAPI
 
 log = logging.getLogger("bot.github")
@@ -49,6 +50,44 @@ def _rate_limited(status: int, headers: Mapping[str, str], body: bytes) -> bool:
         return True
     return status == 403 and ("retry-after" in headers or headers.get("x-ratelimit-remaining") == "0"
                               or b"rate limit" in body.lower())
+
+
+def answer_failed(status: int | None, headers: Mapping[str, str], body: bytes = b"") -> bool:
+    """Whether GitHub is not serving the bot: no answer (`status` None), a 5xx, or a rate limit."""
+    return status is None or status >= 500 or _rate_limited(status, headers, body)
+
+
+def transient(exc: BaseException) -> bool:
+    """Whether a call that raised `exc` after its retries may work later: GitHub was unreachable, failing
+    (5xx) or rate limiting. Any other answer (404, 422, ...) would be the same next time."""
+    if isinstance(exc, (aiohttp.ClientError, TimeoutError, GitHubBroken, RateLimitExceeded)):
+        return True
+    if isinstance(exc, BadRequest):
+        message = str(exc.args[-1]) if exc.args else ""
+        return int(exc.status_code) == 429 or (int(exc.status_code) == 403 and "rate limit" in message.lower())
+    return False
+
+
+class GitHubHealth:
+    """Whether GitHub answers the bot: failing from a failed call (see `answer_failed`) until a call gets
+    any other answer. The service is degraded meanwhile; /healthz says since when and why."""
+
+    def __init__(self, clock: Callable[[], float] = time.time):
+        self.clock = clock
+        self.failing_since: float | None = None
+        self.last_error: str | None = None
+
+    def failed(self, what: str) -> None:
+        if self.failing_since is None:
+            self.failing_since = self.clock()
+        self.last_error = what
+
+    def answered(self) -> None:
+        self.failing_since = None
+
+    @property
+    def failing(self) -> bool:
+        return self.failing_since is not None
 
 
 def retry_delay(policy: RetryPolicy, attempt: int, status: int | None, headers: Mapping[str, str],
@@ -88,11 +127,13 @@ class GitHubClient(GitHubAPI):
     """gidgethub's aiohttp client with retries; with `token` it authenticates as an installation."""
 
     def __init__(self, session: aiohttp.ClientSession, *, base_url: str, policy: RetryPolicy = RetryPolicy(),
-                 token: Callable[[str | None], Awaitable[str]] | None = None, on_response: ResponseHook | None = None):
+                 token: Callable[[str | None], Awaitable[str]] | None = None, on_response: ResponseHook | None = None,
+                 health: GitHubHealth | None = None):
         super().__init__(session, USER_AGENT, base_url=base_url)
         self.policy = policy
         self._token = token  # token(rejected) -> a valid token, a new one when `rejected` is the cached one
         self._on_response = on_response or (lambda method, status: None)
+        self.health = health or GitHubHealth()
 
     async def post_once(self, url: str, url_vars: Mapping[str, Any], *, data: Any,
                         find: Callable[[], Awaitable[Any]]) -> Any:
@@ -135,6 +176,7 @@ class GitHubClient(GitHubAPI):
                     status, answer, data = resp.status, resp.headers, await resp.read()
             except (TimeoutError, aiohttp.ClientError) as exc:
                 self._on_response(method, "error")
+                self.health.failed(f"{method} {path}: no answer ({type(exc).__name__})")
                 delay = retry_delay(self.policy, attempt, None, {}, now=time.time(), jitter=random.random())
                 if delay is None:
                     raise
@@ -144,6 +186,10 @@ class GitHubClient(GitHubAPI):
                 await self._raise_if_created(method)
                 continue
             self._on_response(method, str(status))
+            if answer_failed(status, answer, data):
+                self.health.failed(f"{method} {path}: GitHub answered {status}")
+            else:
+                self.health.answered()
             if status == 401 and self._token is not None and token is not None and not renewed:
                 renewed, token = True, await self._token(token)
                 headers["authorization"] = f"token {token}"
@@ -190,16 +236,19 @@ class GitHubApp:
     """
 
     def __init__(self, session: aiohttp.ClientSession, *, app_id: str, private_key: str, base_url: str,
-                 policy: RetryPolicy = RetryPolicy(), on_response: ResponseHook | None = None):
+                 policy: RetryPolicy = RetryPolicy(), on_response: ResponseHook | None = None,
+                 health: GitHubHealth | None = None):
         self.app_id = app_id
         self._private_key = signing_key(private_key)
         self._session = session
         self.base_url = base_url
         self.policy = policy
         self._on_response = on_response
+        self.health = health or GitHubHealth()
         self._tokens: TLRUCache[int, InstallationToken] = TLRUCache(maxsize=1024, ttu=_token_ttu, timer=time.time)
         self._locks: dict[int, asyncio.Lock] = {}
-        self.app_client = GitHubClient(session, base_url=base_url, policy=policy, on_response=on_response)
+        self.app_client = GitHubClient(session, base_url=base_url, policy=policy, on_response=on_response,
+                                       health=self.health)
 
     async def installation_token(self, installation_id: int, rejected: str | None = None) -> str:
         """A valid token for the installation; a new one if `rejected` is the one cached."""
@@ -228,4 +277,4 @@ class GitHubApp:
             return await self.installation_token(installation_id, rejected)
 
         return GitHubClient(self._session, base_url=self.base_url, policy=self.policy, token=token,
-                            on_response=self._on_response)
+                            on_response=self._on_response, health=self.health)

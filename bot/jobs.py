@@ -4,6 +4,8 @@ Workers claim jobs with a lease they keep renewing; a worker that dies
 (even by kill -9) stops renewing, and its job is claimed again once the
 lease has expired. Jobs with the same key (one pull request) run one at a
 time, oldest first, so two runs never race to create the same comment.
+A job GitHub failed can be put back with a time before which it is not
+claimed (`retry`); until then it is `queued` with `retry_at` set.
 The service talks to the queue only through `JobQueue`, so a shared broker
 can replace the SQLite file.
 """
@@ -43,7 +45,9 @@ CREATE TABLE IF NOT EXISTS jobs (
     error TEXT,
     delivery_id TEXT,
     created_at REAL NOT NULL,
-    updated_at REAL NOT NULL
+    updated_at REAL NOT NULL,
+    retry_at REAL,
+    retries INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS jobs_by_status_key ON jobs (status, key);
 CREATE TABLE IF NOT EXISTS deliveries (
@@ -52,6 +56,8 @@ CREATE TABLE IF NOT EXISTS deliveries (
     received_at REAL NOT NULL
 );
 """
+# Columns later versions added, with their definitions: a store an older version made gets them at open.
+_ADDED_COLUMNS = {"retry_at": "REAL", "retries": "INTEGER NOT NULL DEFAULT 0"}
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,8 @@ class Job:
     error: str | None = None
     delivery_id: str | None = None
     created_at: float = 0.0
+    retries: int = 0  # times GitHub failed it and it was put back to wait (`retry`)
+    retry_at: float | None = None  # while queued: not claimed before this (epoch seconds)
 
 
 class JobQueue(Protocol):
@@ -97,6 +105,10 @@ class JobQueue(Protocol):
 
     async def release(self, job_id: int, worker: str) -> None:
         """Give a running job back to the queue (graceful shutdown)."""
+
+    async def retry(self, job_id: int, worker: str, delay: float, error: str) -> bool:
+        """Put a running job back to be claimed `delay` seconds from now, with why; False when the worker
+        no longer holds it."""
 
     async def get(self, job_id: int) -> Job | None: ...
 
@@ -143,6 +155,7 @@ class SqliteJobQueue:
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA wal_autocheckpoint=0")  # see _checkpoint_wal
         db.executescript(_SCHEMA)
+        _add_columns(db)
         cutoff = self.clock() - KEEP_SECONDS
         db.execute("DELETE FROM deliveries WHERE received_at < ?", (cutoff,))
         db.execute("DELETE FROM jobs WHERE status IN ('done', 'superseded') AND updated_at < ?", (cutoff,))
@@ -203,8 +216,10 @@ class SqliteJobQueue:
 
     @staticmethod
     def _job(row: sqlite3.Row) -> Job:
+        present = set(row.keys())  # (`in row` would look among the values)
+        added = {name: row[name] for name in _ADDED_COLUMNS if name in present}  # an older store lacks them
         return Job(row["id"], row["kind"], row["key"], json.loads(row["payload"]), row["status"], row["attempts"],
-                   json.loads(row["progress"]), row["error"], row["delivery_id"], row["created_at"])
+                   json.loads(row["progress"]), row["error"], row["delivery_id"], row["created_at"], **added)
 
     # -- JobQueue ----------------------------------------------------------------------------------
 
@@ -239,13 +254,14 @@ class SqliteJobQueue:
         def take(db: sqlite3.Connection) -> Job | None:
             row = db.execute(
                 "SELECT id FROM jobs AS j"
-                " WHERE (status = 'queued' OR (status = 'running' AND lease_expires < :now))"
+                " WHERE ((status = 'queued' AND (retry_at IS NULL OR retry_at <= :now))"
+                "        OR (status = 'running' AND lease_expires < :now))"
                 " AND NOT EXISTS (SELECT 1 FROM jobs AS r WHERE r.key = j.key AND r.id != j.id"
                 "                 AND r.status = 'running' AND r.lease_expires >= :now)"
                 " ORDER BY id LIMIT 1", {"now": now}).fetchone()
             if row is None:
                 return None
-            db.execute("UPDATE jobs SET status = 'running', lease_owner = ?, lease_expires = ?,"
+            db.execute("UPDATE jobs SET status = 'running', lease_owner = ?, lease_expires = ?, retry_at = NULL,"
                        " attempts = attempts + 1, updated_at = ? WHERE id = ?",
                        (worker, now + self.lease_seconds, now, row["id"]))
             return self._job(db.execute("SELECT * FROM jobs WHERE id = ?", (row["id"],)).fetchone())
@@ -286,6 +302,17 @@ class SqliteJobQueue:
             " attempts = MAX(attempts - 1, 0) WHERE id = ? AND lease_owner = ? AND status = 'running'",
             (now, job_id, worker)))
 
+    async def retry(self, job_id: int, worker: str, delay: float, error: str) -> bool:
+        now = self.clock()
+
+        def put_back(db: sqlite3.Connection) -> bool:
+            return db.execute("UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires = NULL,"
+                              " retry_at = ?, retries = retries + 1, error = ?, updated_at = ?"
+                              " WHERE id = ? AND lease_owner = ? AND status = 'running'",
+                              (now + delay, error, now, job_id, worker)).rowcount == 1
+
+        return await self._write(put_back)
+
     async def get(self, job_id: int) -> Job | None:
         assert self._db is not None, "queue is closed"
         row = self._db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
@@ -309,6 +336,20 @@ class SqliteJobQueue:
             os.close(self._wal)
         self._fsync_thread.shutdown(wait=True)
         self._checkpoint_thread.shutdown(wait=True)
+
+
+def _add_columns(db: sqlite3.Connection) -> None:
+    """Bring a job store an older version made up to this schema, in place; its jobs keep working."""
+    db.execute("BEGIN IMMEDIATE")  # two services opening one old store: only one adds the columns
+    try:
+        present = {row["name"] for row in db.execute("PRAGMA table_info(jobs)")}
+        for name, definition in _ADDED_COLUMNS.items():
+            if name not in present:
+                db.execute(f"ALTER TABLE jobs ADD COLUMN {name} {definition}")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
 
 
 def read_jobs(path: str | Path, *, status: str | None = None, job_id: int | None = None,

@@ -15,6 +15,7 @@ import functools
 import http
 import logging
 import os
+import random
 import re
 import socket
 import threading
@@ -45,7 +46,7 @@ from bot.checklist import (
 from bot.commands import COMMANDS, Command, parse_commands
 from bot.config import CONFIG_PATH, Config, Pin, load_config, parse_config
 from bot.engine import analyse
-from bot.github import GitHubApp, GitHubClient
+from bot.github import GitHubApp, GitHubClient, transient
 from bot.jobs import Job, JobQueue, JobRequest, pull_key
 from bot.model import AnalysisError, PatchResult, PinReport, Report
 from bot.rest import BlobCache, RestSnapshot
@@ -210,6 +211,27 @@ def shown_patches(changes: list[PatchChange], budget: int) -> tuple[list[PatchCh
     return shown, omitted
 
 
+@dataclass(frozen=True)
+class JobBackoff:
+    """When a job GitHub failed (no answer, 5xx, rate limit) is tried again: `first` seconds, doubling up to
+    `cap`, each wait spread over its upper half by jitter; once the waits add up to `total`, it fails."""
+
+    first: float = 15.0
+    cap: float = 900.0
+    total: float = 3600.0
+
+
+def retry_in(backoff: JobBackoff, retries: int, jitter: float) -> float | None:
+    """Seconds before retry number `retries + 1`, or None when the job has waited `total` already.
+
+    `jitter` is a number in [0, 1): jobs that GitHub failed together do not all come back at once.
+    """
+    steps = [min(backoff.cap, backoff.first * 2**n) for n in range(retries + 1)]
+    if sum(steps[:-1]) >= backoff.total:
+        return None
+    return steps[-1] * (0.5 + jitter / 2)
+
+
 class GaveUp(Exception):
     """A job that kept stopping its worker (crash, kill) is not tried again."""
 
@@ -308,7 +330,8 @@ def _message(exc: HTTPException) -> str:
 class Service:
     def __init__(self, *, queue: JobQueue, github: GitHubApp, data_dir: Path, url_instead_of: str | None,
                  workers: int, metrics: Metrics, poll_interval: float = 1.0,
-                 catch_up_after: float = CATCH_UP_AFTER, catch_up_every: float = CATCH_UP_EVERY):
+                 catch_up_after: float = CATCH_UP_AFTER, catch_up_every: float = CATCH_UP_EVERY,
+                 backoff: JobBackoff = JobBackoff()):
         self.queue = queue
         self.github = github
         self.data_dir = Path(data_dir)
@@ -316,6 +339,7 @@ class Service:
         self.workers = workers
         self.metrics = metrics
         self.poll_interval = poll_interval
+        self.backoff = backoff
         self.catch_up_after, self.catch_up_every = catch_up_after, catch_up_every
         self.blobs = BlobCache()
         self._executor = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="analysis")
@@ -415,7 +439,7 @@ class Service:
                   dict(job.progress))
         outcome = "failed"
         try:
-            if job.attempts > MAX_ATTEMPTS:
+            if job.attempts - job.retries > MAX_ATTEMPTS:  # claims that ended without a word: crashes
                 raise GaveUp(f"gave up after {MAX_ATTEMPTS} attempts: the worker stopped each time")
             log.info("job started", extra={**context, "attempt": job.attempts})
             outcome = await self._jobs[job.kind](run)
@@ -426,6 +450,15 @@ class Service:
             raise
         except Exception as exc:
             reason = short_reason(exc)
+            delay = retry_in(self.backoff, job.retries, random.random()) if transient(exc) else None
+            if delay is not None:
+                outcome = "retry"
+                log.warning("job will be retried", extra={**context, "reason": reason, "retry": job.retries + 1,
+                                                          "delay": round(delay, 1)})
+                await self.queue.retry(job.id, worker, delay, reason)
+                return
+            if transient(exc) and job.retries:
+                reason = f"{reason}; gave up after retrying {job.retries} times"
             log.exception("job failed", extra={**context, "reason": reason})
             await self._report_failure(run, reason)
             await self.queue.finish(job.id, worker, "failed", reason)

@@ -19,6 +19,7 @@ from bot.app import QUEUE, Settings, create_app
 from bot.github import RetryPolicy
 from bot.jobs import JobQueue
 from bot.model import Report
+from bot.service import JobBackoff
 from tests.fakegithub import FakeGitHub, commit, fake_github, payload, sign  # noqa: F401  (fixture)
 from tests.gitutil import make_patch, upstream_pair
 from tests.reportschema import schema_violations
@@ -28,6 +29,9 @@ SECRET = "It's a Secret to Everybody"
 OWNER, NAME = "ollama", "ollama"
 UPSTREAM_URL = "https://github.com/ggml-org/llama.cpp"
 TEST_POLICY = RetryPolicy(attempts=3, base_delay=0.05, max_delay=0.2, secondary_wait=0.2, max_wait=5.0, timeout=10.0)
+# A job GitHub fails is failed at once, as after the service's hour of retries; tests of the retries pass
+# their own backoff and a queue clock they move (tests/test_service_outage.py).
+NO_RETRIES = JobBackoff(total=0)
 
 OLD_SOURCE = "int f(void) {\n" + "".join(f"    {c}();\n" for c in "abcdefg") + "}\n"
 NEW_SOURCE = "// upstream comment\n" * 3 + OLD_SOURCE.replace("b();", "b(1);").replace("g();", "g(2);")
@@ -138,9 +142,9 @@ def bot_settings(fake: FakeGitHub, scenario: Scenario, data_dir: Path, workers: 
 class Bot:
     """The service on a loopback port, with helpers to deliver webhooks and wait for the workers."""
 
-    def __init__(self, settings: Settings, queue: JobQueue | None = None):
+    def __init__(self, settings: Settings, queue: JobQueue | None = None, backoff: JobBackoff = NO_RETRIES):
         self.settings = settings
-        self.app = create_app(settings, queue=queue, policy=TEST_POLICY, poll_interval=0.05)
+        self.app = create_app(settings, queue=queue, policy=TEST_POLICY, poll_interval=0.05, backoff=backoff)
         self.server = TestServer(self.app, host="127.0.0.1")
         self.session: aiohttp.ClientSession | None = None
 

@@ -352,6 +352,7 @@ class FakeGitHub:
         self.spec = Spec(_load("openapi/github-subset.json"))
         # The port is taken now so that URLs in objects built before start() are right.
         self._socket = socket.socket()
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # `go_online` binds the port again
         self._socket.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
         self.violations: list[str] = []
@@ -419,6 +420,25 @@ class FakeGitHub:
 
     def clear_delays(self) -> None:
         self._delays.clear()
+
+    def clear_faults(self) -> None:
+        """Forget the errors `fail` set up that have not been answered yet."""
+        self._faults.clear()
+
+    async def go_offline(self) -> None:
+        """Stop listening: every connection is refused (open ones are closed) until `go_online`."""
+        if self._runner:
+            await self._runner.cleanup()
+            self._runner = None
+        self._socket.close()
+
+    async def go_online(self) -> None:
+        """Listen again on the same port, with everything the fake held before."""
+        port = int(self.url.rsplit(":", 1)[1])
+        self._socket = socket.socket()
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind(("127.0.0.1", port))
+        await self.start()
 
     def expire_all_tokens(self) -> None:
         """Make every installation token issued so far expired, as after an hour."""
