@@ -153,7 +153,21 @@ def test_the_default_data_directory_is_the_user_cache_not_the_checkout(tmp_path,
     result = bot("check", "--repo", ".", "--format", "json", cwd=scenario.ollama, env=env)
     assert result.returncode in (0, 1), result.stderr
     assert not (scenario.ollama / "var").exists()
-    assert list((home / ".cache" / "llama-bot" / "mirrors").iterdir())
+    (mirror,) = (home / ".cache" / "llama-bot" / "mirrors").iterdir()
+    assert f"llama-bot: creating a mirror of {tmp_path}/srv/ggml-org/llama.cpp for llama.cpp in {mirror}" in result.stderr
+    again = bot("check", "--repo", ".", "--format", "json", cwd=scenario.ollama, env=env)
+    assert "creating a mirror" not in again.stderr
     xdg = bot("check", "--repo", ".", "--format", "json", cwd=scenario.ollama,
               env={**env, "XDG_CACHE_HOME": str(tmp_path / "xdg")})
     assert xdg.returncode in (0, 1) and list((tmp_path / "xdg" / "llama-bot" / "mirrors").iterdir())
+
+
+@pytest.mark.parametrize("value, words", [
+    ("nonsense", "LLAMA_BOT_URL_INSTEADOF item 'nonsense': expected NEW=OLD"),
+    ("/no/such/dir/=https://github.com/", ("rewrites https://github.com/ggml-org/llama.cpp to /no/such/dir/ggml-org/"
+     "llama.cpp, which does not exist")),
+])
+def test_a_bad_url_rewrite_is_named(tmp_path, scenario, value, words):
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "LLAMA_BOT_URL_INSTEADOF": value}
+    result = bot("check", "--repo", str(scenario.ollama), env=env)
+    assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
