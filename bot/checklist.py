@@ -1,30 +1,41 @@
 """The PR checklist and check-run texts: pure functions of the report, rendered from templates/.
 
 Every checkbox carries a stable id in an HTML comment, so a box a person
-ticked stays ticked when the comment is rendered again.
+ticked stays ticked when the comment is rendered again. The bot ticks only
+what it checked itself; the rest is the maintainer's to tick.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 
 import jinja2
 
-from bot.model import SEVERITY_ORDER, Finding, PatchResult, PinReport, Report
+from bot.model import SEVERITY_ORDER, Commit, Finding, PatchResult, PinReport, Report
 
 MARKER = "<!-- llama-bot:checklist -->"
 RUNNING = "<!-- llama-bot:running -->"  # in the comment while a run is under way
+HEADING = "## 🦙 llama-bot: upstream bump checklist"
 COMMENT_LIMIT = 65536
+BANNER_ROOM = 1000  # a comment's checklist leaves this much of the limit for a re-checking or failure banner
 CHECK_TEXT_LIMIT = 65535
 ANNOTATIONS_PER_REQUEST = 50
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-BUILD_TRIGGERS = ("llama/compat/**.c", "llama/compat/**.cc", "llama/compat/**.cpp", "llama/compat/**.h",
-                  "llama/compat/**.hpp", "*/models/*.patch", "llama/server/CMakeLists.txt", "cmake/local.cmake")
+BUILD_TRIGGERS = (
+    "llama/compat/**.c",
+    "llama/compat/**.cc",
+    "llama/compat/**.cpp",
+    "llama/compat/**.h",
+    "llama/compat/**.hpp",
+    "*/models/*.patch",
+    "llama/server/CMakeLists.txt",
+    "cmake/local.cmake",
+)
 PLATFORM_LABELS = {
     "metal": "Metal on macOS arm64",
     "cuda": "CUDA on Linux and Windows",
@@ -32,13 +43,29 @@ PLATFORM_LABELS = {
     "vulkan": "Vulkan on Linux and Windows",
     "windows": "Windows (CPU and GPU runners)",
 }
-STATUS_ICON = {"clean": "✅", "offset": "✅", "regenerated": "🔁", "fuzzy": "⚠️", "conflict": "❌",
-               "upstreamed": "🗑️", "error": "⛔"}
+STATUS_ICON = {
+    "clean": "✅",
+    "offset": "✅",
+    "regenerated": "🔁",
+    "fuzzy": "⚠️",
+    "conflict": "❌",
+    "upstreamed": "🗑️",
+    "error": "⛔",
+}
+APPLIES = ("clean", "offset")  # the committed patch applies as it is
+REBUILT = ("regenerated", "fuzzy")  # `check --out` writes these, `regenerate-patches` commits them
+REGENERATED_DIR = "/tmp/llama-bot-regenerated"  # where the reproduce steps have `check --out` write
 _TICKED = re.compile(r"^\s*[-*] \[[xX]\] .*?<!-- id:([\w.:-]+) -->", re.MULTILINE)
+_RESULTS = re.compile(r"^<!-- llama-bot:results ([0-9a-f]{7,40}) -->$", re.MULTILINE)
 
-_env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=False,
-                          trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-_env.globals.update(icon=STATUS_ICON)
+_env = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(TEMPLATES),
+    autoescape=False,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+)
+_env.globals.update(icon=STATUS_ICON, heading=HEADING)
 
 
 @dataclass
@@ -47,11 +74,55 @@ class Item:
     text: str
     done: bool = False  # ticked by the bot from the report (rendered with `auto`, not read back)
     ticked: bool = False  # ticked by a person in an earlier version of the comment
+    by_bot: bool = False  # only the bot's own check ticks it: a person's tick is neither shown nor read back
+
+    @property
+    def checked(self) -> bool:
+        return self.done if self.by_bot else self.done or self.ticked
+
+    @property
+    def auto(self) -> bool:
+        """Rendered with `auto` after its id, so that reading the comment back does not take it for a person's."""
+        return self.by_bot or (self.done and not self.ticked)
+
+
+@dataclass(frozen=True)
+class HunkNote:
+    """One line of a patch's details: where a hunk (or several with the same reason) went, and why."""
+
+    file: str
+    old_lines: tuple[int, ...]
+    text: str
+    commits: tuple[Commit, ...] = ()
+
+    @property
+    def where(self) -> str:
+        lines = ", ".join(str(n) for n in self.old_lines)
+        return f"hunk{'s' if len(self.old_lines) > 1 else ''} at old line{'s' if len(self.old_lines) > 1 else ''} {lines}"
+
+
+@dataclass
+class PinView:
+    """What the checklist shows of one checked pin."""
+
+    report: PinReport
+    commits: str
+    rows: list[tuple[PatchResult, str]]  # (patch, its one-line status)
+    # patch path -> the hunks that need explaining, for the patches that need a change
+    notes: dict[str, list[HunkNote]]
+    reproduce: list[str]
+    patch_dir: str | None
+
+    @property
+    def details(self) -> list[tuple[PatchResult, list[HunkNote]]]:
+        return [(p, self.notes[p.path]) for p in self.report.patches if p.path in self.notes]
 
 
 @dataclass
 class Checklist:
-    pins: list[PinReport]
+    pins: list[PinView]
+    failed: list[PinReport]  # pins that could not be checked, each with its error
+    verdict: str
     steps: list[Item]
     review: list[tuple[str, list[tuple[Item, Finding]]]]  # (area, items) high first
     info: list[Finding]
@@ -64,26 +135,238 @@ def finding_id(finding: Finding) -> str:
     return "finding-" + hashlib.sha1(repr(finding.key).encode()).hexdigest()[:10]
 
 
+def _plural(count: int, word: str, many: str | None = None) -> str:
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+def commits_text(pin: PinReport) -> str:
+    """How far the bump moves upstream; a downgrade says how many commits it takes away."""
+    added, reverted = pin.commit_count, pin.reverted_count
+    if reverted and not added:
+        return f"downgrade: {_plural(reverted, 'upstream commit')} reverted"
+    if reverted:
+        return (
+            f"{_plural(added, 'upstream commit')} added and {reverted} reverted "
+            "(the new ref does not descend from the old one)"
+        )
+    if not added:
+        return "no upstream change"
+    return _plural(added, "upstream commit")
+
+
+def patch_status(patch: PatchResult, prefix: str) -> str:
+    """The table's one-line status of a patch; the details say the specifics."""
+    moved = [h for h in patch.hunks if h.status == "offset"]
+    failed = [h for h in patch.hunks if h.status == "conflict"]
+    if patch.status == "clean":
+        return "applies exactly as it is"
+    if patch.status == "offset":
+        return f"applies as it is, {len(moved)} of {len(patch.hunks)} hunks at shifted lines"
+    if patch.status == "regenerated":
+        return f"rebuilt by a clean three-way merge: `{prefix} regenerate-patches` commits it"
+    if patch.status == "fuzzy":
+        return f"rebuilt with tolerance: review it, `{prefix} regenerate-patches` commits it"
+    if patch.status == "conflict" and failed:
+        return f"{len(failed)} of {len(patch.hunks)} hunks conflict: rebase it by hand"
+    message = patch.message.rstrip(".")
+    return message[:1].lower() + message[1:]
+
+
+def hunk_notes(patch: PatchResult) -> list[HunkNote]:
+    """The hunks that did not apply as they are; conflicting hunks with one reason are one note."""
+    notes: list[HunkNote] = []
+    for h in patch.hunks:
+        if h.status in APPLIES:
+            continue
+        if h.status == "merged":
+            text = f"merged, now at line {h.new_line}"
+        elif h.status == "relocated":
+            text = f"relocated to line {h.new_line}" + (f" ({h.detail})" if h.detail else "")
+        else:
+            text = (h.detail or h.status).removeprefix(f"{h.file}: ")
+        same = next(
+            (i for i, n in enumerate(notes) if h.status == "conflict" and (n.file, n.text) == (h.file, text)),
+            None,
+        )
+        if same is None:
+            notes.append(HunkNote(h.file, (h.old_line,), text, tuple(h.upstream_commits)))
+        else:
+            n = notes[same]
+            commits = n.commits + tuple(c for c in h.upstream_commits if c not in n.commits)
+            notes[same] = HunkNote(n.file, (*n.old_lines, h.old_line), text, commits)
+    return notes
+
+
+def _fetch_spec(ref: str) -> str:
+    return ref if re.fullmatch(r"[0-9a-f]{40}", ref) else f"tag {ref}"
+
+
+def reproduce_steps(pin: PinReport, committed: Collection[str] = ()) -> list[str]:
+    """Shell steps that stack the pin's patches on its new ref the way the check did, through every conflict.
+
+    Upstream comes from a shallow fetch of the two refs, never a full clone: the old ref holds the blobs
+    `git apply --3way` merges from, and the CLI the README installs rebuilds the earlier patches from the
+    same fetch (`check --upstream-dir`), writing them where `--out` says. Rebuilt patches already
+    `committed` to the branch are read from the checkout like the others.
+    """
+    conflicts = [i for i, p in enumerate(pin.patches) if p.status == "conflict"]
+    if not conflicts or not pin.compare_url or not pin.new_ref:
+        return []
+    stack = pin.patches[: conflicts[-1] + 1]
+    url = pin.compare_url.split("/compare/")[0]
+    refs = list(dict.fromkeys(r for r in (pin.old_ref, pin.new_ref) if r))
+    work = "/tmp/" + re.sub(r"[^A-Za-z0-9._-]", "_", f"{pin.name}-{pin.new_ref[:12]}")
+    rebuilt = [p for p in stack if p.status in REBUILT and (p.regenerated or p.path) not in committed]
+    steps = [
+        "# OLLAMA: a checkout of this branch"
+        + ("; LLAMA_BOT: a llama-bot checkout set up by `make test`" if rebuilt else ""),
+        f"git init -q {work} && cd {work}",
+        f"git fetch -q --depth 1 {url} {' '.join(_fetch_spec(r) for r in refs)}",
+    ]
+    if rebuilt:
+        steps.append(
+            f'"$LLAMA_BOT/.venv/bin/python" -m bot check --repo "$OLLAMA" --upstream-dir {pin.name}={work} '
+            f"--out {REGENERATED_DIR} > /dev/null  # writes the rebuilt patches"
+        )
+    steps.append(f"git checkout -q {pin.new_ref}")
+    for p in stack:
+        if p.status in APPLIES or (p.status in REBUILT and p not in rebuilt):
+            steps.append(f'git apply --index "$OLLAMA/{p.regenerated or p.path}"')
+        elif p.status in REBUILT:
+            steps.append(f"git apply --index {REGENERATED_DIR}/{p.regenerated or p.path}")
+        elif p.status == "conflict":
+            steps.append(
+                f'git apply --check "$OLLAMA/{p.path}"  # conflict (see above); --3way leaves markers'
+            )
+        else:
+            steps.append(f"# skipped: {p.path} ({p.status})")
+    return steps
+
+
+def pin_view(pin: PinReport, prefix: str, patch_dir: str | None, committed: Collection[str] = ()) -> PinView:
+    rows = [(p, patch_status(p, prefix)) for p in pin.patches]
+    notes = {p.path: found for p in pin.patches if p.status not in APPLIES and (found := hunk_notes(p))}
+    return PinView(pin, commits_text(pin), rows, notes, reproduce_steps(pin, committed), patch_dir)
+
+
+def review_findings(pin: PinReport) -> list[Finding]:
+    """The pin's findings without those about nearby upstream changes to a patch the table already flags:
+    such a patch gets rebuilt, rebased or dropped, which is the closer look the finding asks for."""
+    flagged = {p.path for p in pin.patches if p.status not in APPLIES}
+    return [
+        f
+        for f in pin.findings
+        if not (f.area == "patch-context" and any(r.path in flagged for r in f.local_refs))
+    ]
+
+
 def _touches_build(changed: Iterable[str], report: Report) -> bool:
-    if any(p.status in ("regenerated", "fuzzy") for pin in report.pins for p in pin.patches):
+    """Ollama's build changes: rebuilt patches, its own build files or compat sources, or upstream CMake."""
+    if any(p.status in REBUILT for pin in report.pins for p in pin.patches):
+        return True
+    if any(f.area == "build" for pin in report.pins for f in pin.findings):
         return True
     return any(fnmatchcase(path, pattern) for path in changed for pattern in BUILD_TRIGGERS)
 
 
-def build_checklist(report: Report, changed_paths: Iterable[str], ticked: Iterable[str] = (),
-                    platforms: list[dict] | None = None, max_findings: int | None = None) -> Checklist:
+def _steps(report: Report, changed: list[str]) -> list[Item]:
+    steps = [
+        Item(
+            f"patches-apply-{pin.name}",
+            f"The committed {pin.name} patches apply to `{pin.new_ref}` in apply order (checked by llama-bot)",
+            done=all(p.status in APPLIES for p in pin.patches),
+            by_bot=True,
+        )
+        for pin in report.pins
+        if pin.patches
+    ]
+    steps.append(
+        Item(
+            "configure",
+            "Configure (`cmake -S llama/server --preset cpu`), then run "
+            "`python -m bot verify-source` to confirm that "
+            "`build/llama-server-cpu/_deps/llama_cpp-src` is the pinned ref with the "
+            "carried patches applied in order",
+        )
+    )
+    if _touches_build(changed, report):
+        steps.append(
+            Item(
+                "build-cpu",
+                "Build the CPU target (`cmake --build build/llama-server-cpu --target llama-server`)",
+            )
+        )
+    steps.append(Item("go-test", "Run `go test ./...`"))
+    return steps
+
+
+_ATTENTION = (  # status, noun for one, noun for several, what to do with one, with several
+    (
+        "regenerated",
+        "rebuilt",
+        "rebuilt",
+        "`{prefix} regenerate-patches` commits it",
+        "`{prefix} regenerate-patches` commits them",
+    ),
+    ("fuzzy", "fuzzy", "fuzzy", "review it", "review them"),
+    ("conflict", "conflict", "conflicts", "rebase it by hand", "rebase them by hand"),
+    ("upstreamed", "obsolete", "obsolete", "drop it", "drop them"),
+    ("error", "unusable", "unusable", "fix the patch file", "fix the patch files"),
+)
+
+
+def verdict(
+    pins: list[PinReport], failed: list[PinReport], review_counts: Mapping[str, int], prefix: str
+) -> str:
+    """One sentence: what the maintainer must do, from the patches, the review items and the failed pins."""
+    if not pins and not failed:
+        return "This change touches no pinned upstream: nothing to check."
+    patches = [p for pin in pins for p in pin.patches]
+    parts = []
+    if failed:
+        parts.append("Could not check " + ", ".join(f"**{pin.name}**" for pin in failed) + " (see below)")
+    needing = [p for p in patches if p.status not in APPLIES]
+    if needing:
+        kinds = []
+        for status, one, many, do_one, do_many in _ATTENTION:
+            count = sum(1 for p in needing if p.status == status)
+            if count == 1:
+                kinds.append(f"1 {one} ({do_one.format(prefix=prefix)})")
+            elif count:
+                kinds.append(f"{count} {many} ({do_many.format(prefix=prefix)})")
+        parts.append(f"{len(needing)} of {len(patches)} patches need attention: {', '.join(kinds)}")
+    elif patches and (failed or any(review_counts.values())):
+        parts.append("every patch applies as it is")
+    items = [f"{review_counts[s]} {s}" for s in ("high", "medium") if review_counts.get(s)]
+    if items:
+        total = sum(review_counts.get(s, 0) for s in ("high", "medium"))
+        parts.append(f"{' and '.join(items)} review item{'' if total == 1 else 's'} to check")
+    if not parts:
+        if not patches:
+            return "Nothing to do: there are no carried patches and the review found nothing that affects Ollama."
+        return "Nothing to do: every patch applies and the review found nothing that affects Ollama."
+    sentence = "; ".join(parts)
+    return sentence[0].upper() + sentence[1:] + "."
+
+
+def build_checklist(
+    report: Report,
+    changed_paths: Iterable[str],
+    ticked: Iterable[str] = (),
+    platforms: list[dict] | None = None,
+    max_findings: int | None = None,
+    prefix: str = "/llama",
+    patch_dirs: Mapping[str, str] | None = None,
+) -> Checklist:
     """Which items the PR needs, and which are already done (by the bot or by a person)."""
     ticked = set(ticked)
-    patches = [p for pin in report.pins for p in pin.patches]
-    verified = all(p.status in ("clean", "offset", "regenerated") for p in patches)
-    steps = [Item("configure", "Confirm the configure step (`cmake -S llama/server --preset cpu`) resolves "
-                               "the new ref and applies the patches", bool(patches) and verified)]
-    if _touches_build(changed_paths, report):
-        steps.append(Item("build-cpu", "Build the CPU target "
-                                       "(`cmake --build build/llama-server-cpu --target llama-server`)"))
-    steps.append(Item("go-test", "Run `go test ./...`"))
-    findings = sorted((f for pin in report.pins for f in pin.findings), key=lambda f: SEVERITY_ORDER[f.severity])
+    changed = list(changed_paths)
+    steps = _steps(report, changed)
+    findings = sorted(
+        (f for pin in report.pins for f in review_findings(pin)), key=lambda f: SEVERITY_ORDER[f.severity]
+    )
     actionable = [f for f in findings if f.severity != "info"]
+    counts = {s: sum(1 for f in actionable if f.severity == s) for s in ("high", "medium")}
     folded = 0
     if max_findings is not None and len(actionable) > max_findings:
         folded = len(actionable) - max_findings
@@ -93,12 +376,30 @@ def build_checklist(report: Report, changed_paths: Iterable[str], ticked: Iterab
         areas.setdefault(f.area, []).append((Item(finding_id(f), f"**{f.severity}** {f.title}"), f))
     info = [f for f in findings if f.severity == "info"] if max_findings is None or not folded else []
     rows = platforms or []
-    platform_items = [Item(f"platform-{row['name']}", row.get("label") or PLATFORM_LABELS.get(row["name"], row["name"]),
-                           row.get("conclusion") == "success" and not row.get("stale")) for row in rows]
+    platform_items = [
+        Item(
+            f"platform-{row['name']}",
+            row.get("label") or PLATFORM_LABELS.get(row["name"], row["name"]),
+            row.get("conclusion") == "success" and not row.get("stale"),
+        )
+        for row in rows
+    ]
     if not rows:
         platform_items = [Item(f"platform-{name}", label) for name, label in PLATFORM_LABELS.items()]
     platform_items.append(Item("integration-tests", "Integration tests"))
-    checklist = Checklist(report.pins, steps, list(areas.items()), info, platform_items, rows, folded)
+    failed = list(report.failed)
+    views = [pin_view(pin, prefix, (patch_dirs or {}).get(pin.name)) for pin in report.pins]
+    checklist = Checklist(
+        views,
+        failed,
+        verdict(report.pins, failed, counts, prefix),
+        steps,
+        list(areas.items()),
+        info,
+        platform_items,
+        rows,
+        folded,
+    )
     for item in [*steps, *[i for _, items in checklist.review for i, _ in items], *platform_items]:
         item.ticked = item.id in ticked
     return checklist
@@ -109,32 +410,96 @@ def ticked_ids(body: str) -> set[str]:
     return set(_TICKED.findall(body or ""))
 
 
-def render_markdown(report: Report, changed_paths: Iterable[str], *, head_sha: str | None = None,
-                    ran_at: str | None = None, ticked: Iterable[str] = (), platforms: list[dict] | None = None,
-                    marker: bool = False, limit: int = COMMENT_LIMIT, details_url: str | None = None,
-                    prefix: str = "/llama", errors: dict[str, str] | None = None) -> str:
-    """The checklist; past `limit` characters the least important findings fold into one line."""
+def render_markdown(
+    report: Report,
+    changed_paths: Iterable[str],
+    *,
+    head_sha: str | None = None,
+    ran_at: str | None = None,
+    ticked: Iterable[str] = (),
+    platforms: list[dict] | None = None,
+    marker: bool = False,
+    limit: int = COMMENT_LIMIT,
+    details_url: str | None = None,
+    prefix: str = "/llama",
+    patch_dirs: Mapping[str, str] | None = None,
+) -> str:
+    """The checklist; past `limit` characters the least important findings fold into one line.
+
+    `patch_dirs` (pin name -> its patch directory) lets a pin without patches name where it looked.
+    """
     changed = list(changed_paths)
-    total = sum(1 for pin in report.pins for f in pin.findings if f.severity != "info")
+    total = sum(1 for pin in report.pins for f in review_findings(pin) if f.severity != "info")
     for keep in [None, *range(total, -1, -1)]:
-        checklist = build_checklist(report, changed, ticked, platforms, keep)
+        checklist = build_checklist(report, changed, ticked, platforms, keep, prefix, patch_dirs)
         text = _env.get_template("checklist.md.j2").render(
-            c=checklist, head_sha=head_sha, ran_at=ran_at, marker=MARKER if marker else "",
-            details_url=details_url, prefix=prefix, errors=errors or {})
+            c=checklist,
+            head_sha=head_sha,
+            ran_at=ran_at,
+            marker=MARKER if marker else "",
+            details_url=details_url,
+            prefix=prefix,
+        )
         if len(text) <= limit:
             return text
     return text[: limit - 200] + "\n\n… (truncated: see the check runs for the full report)\n"
 
 
-def render_comment(report: Report, changed_paths: Iterable[str], *, head_sha: str, ran_at: str, prefix: str,
-                   ticked: Iterable[str] = (), platforms: list[dict] | None = None,
-                   details_url: str | None = None, errors: dict[str, str] | None = None) -> str:
-    return render_markdown(report, changed_paths, head_sha=head_sha, ran_at=ran_at, ticked=ticked,
-                           platforms=platforms, marker=True, details_url=details_url, prefix=prefix, errors=errors)
+def render_comment(
+    report: Report,
+    changed_paths: Iterable[str],
+    *,
+    head_sha: str,
+    ran_at: str,
+    prefix: str,
+    ticked: Iterable[str] = (),
+    platforms: list[dict] | None = None,
+    details_url: str | None = None,
+    patch_dirs: Mapping[str, str] | None = None,
+) -> str:
+    return render_markdown(
+        report,
+        changed_paths,
+        head_sha=head_sha,
+        ran_at=ran_at,
+        ticked=ticked,
+        platforms=platforms,
+        marker=True,
+        limit=COMMENT_LIMIT - BANNER_ROOM,
+        details_url=details_url,
+        prefix=prefix,
+        patch_dirs=patch_dirs,
+    )
 
 
 def render_progress(head_sha: str, since: str) -> str:
-    return _env.get_template("progress.md.j2").render(marker=MARKER, running=RUNNING, head_sha=head_sha, since=since)
+    return _env.get_template("progress.md.j2").render(
+        marker=MARKER, running=RUNNING, head_sha=head_sha, since=since
+    )
+
+
+def results_of(body: str | None) -> tuple[str, str] | None:
+    """(commit, text) of the finished checklist a comment holds, banner excluded; None when it holds none."""
+    found = _RESULTS.search(body or "")
+    return (found[1], body[found.start() :]) if found and body else None
+
+
+def under_banner(results: str, banner: str, running: bool) -> str:
+    """The finished checklist `results` (from `results_of`, ticks included) under a one-line banner."""
+    return _env.get_template("checklist_banner.md.j2").render(
+        marker=MARKER, running=RUNNING if running else "", banner=banner, results=results.rstrip()
+    )
+
+
+def rechecking_banner(head_sha: str, since: str, results_sha: str) -> str:
+    return f"⏳ Re-checking `{head_sha[:12]}` since {since}; the results below are for `{results_sha[:12]}`."
+
+
+def failed_banner(head_sha: str, ran_at: str, message: str, hint: str, results_sha: str) -> str:
+    return (
+        f"⛔ Could not check `{head_sha[:12]}` ({ran_at}): {message} {hint} "
+        f"The results below are for `{results_sha[:12]}`."
+    )
 
 
 def patches_conclusion(patches: list[PatchResult]) -> str:
@@ -152,15 +517,30 @@ def patch_annotations(pin: PinReport) -> list[dict]:
     out = []
     for patch in pin.patches:
         if patch.status == "error":
-            out.append({"path": patch.path, "start_line": 1, "end_line": 1, "annotation_level": "failure",
-                        "title": "error", "message": patch.message})
+            out.append(
+                {
+                    "path": patch.path,
+                    "start_line": 1,
+                    "end_line": 1,
+                    "annotation_level": "failure",
+                    "title": "error",
+                    "message": patch.message,
+                }
+            )
             continue
         for hunk in patch.hunks:
             if hunk.status in level:
                 line = max(1, hunk.patch_line)
-                out.append({"path": patch.path, "start_line": line, "end_line": line,
-                            "annotation_level": level[hunk.status], "title": f"{hunk.file}: {hunk.status}",
-                            "message": hunk.detail or patch.message})
+                out.append(
+                    {
+                        "path": patch.path,
+                        "start_line": line,
+                        "end_line": line,
+                        "annotation_level": level[hunk.status],
+                        "title": f"{hunk.file}: {hunk.status}",
+                        "message": hunk.detail or patch.message,
+                    }
+                )
     return out
 
 
@@ -168,20 +548,35 @@ def _clip(text: str, limit: int = CHECK_TEXT_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 60] + "\n\n… (truncated)\n"
 
 
-def check_run_outputs(pin: PinReport) -> list[tuple[str, str, dict]]:
+def check_run_outputs(pin: PinReport, prefix: str = "/llama") -> list[tuple[str, str, dict]]:
     """(name, conclusion, output) for `<pin>: patches` and `<pin>: upstream review`."""
     counts: dict[str, int] = {}
     for p in pin.patches:
         counts[p.status] = counts.get(p.status, 0) + 1
     title = ", ".join(f"{n} {s}" for s, n in counts.items()) or "no carried patches"
-    patches_text = _env.get_template("check_patches.md.j2").render(pin=pin)
-    review_text = _env.get_template("check_review.md.j2").render(pin=pin)
-    high = sum(1 for f in pin.findings if f.severity == "high")
-    review_title = f"{len(pin.findings)} findings ({high} high)" if pin.findings else "nothing found"
+    findings = review_findings(pin)
+    patches_text = _env.get_template("check_patches.md.j2").render(v=pin_view(pin, prefix, None))
+    review_text = _env.get_template("check_review.md.j2").render(pin=pin, findings=findings)
+    high = sum(1 for f in findings if f.severity == "high")
+    review_title = f"{_plural(len(findings), 'finding')} ({high} high)" if findings else "nothing found"
     return [
-        (f"{pin.name}: patches", patches_conclusion(pin.patches),
-         {"title": f"{pin.old_ref} → {pin.new_ref}: {title}", "summary": _clip(patches_text.split("\n\n## ")[0]),
-          "text": _clip(patches_text), "annotations": patch_annotations(pin)}),
-        (f"{pin.name}: upstream review", "neutral" if pin.findings else "success",
-         {"title": review_title, "summary": _clip(review_text.split("\n\n## ")[0]), "text": _clip(review_text)}),
+        (
+            f"{pin.name}: patches",
+            patches_conclusion(pin.patches),
+            {
+                "title": f"{pin.old_ref} → {pin.new_ref}: {title}",
+                "summary": _clip(patches_text.split("\n\n## ")[0]),
+                "text": _clip(patches_text),
+                "annotations": patch_annotations(pin),
+            },
+        ),
+        (
+            f"{pin.name}: upstream review",
+            "neutral" if findings else "success",
+            {
+                "title": review_title,
+                "summary": _clip(review_text.split("\n\n## ")[0]),
+                "text": _clip(review_text),
+            },
+        ),
     ]

@@ -677,11 +677,11 @@ class Service:
         ticked = carried_ticks(current["body"] if current else None)
         body = render_comment(report, changed, head_sha=head_sha, ran_at=human(utc_now()), ticked=ticked,
                               platforms=self._rows(run, head_sha, config), prefix=config.command_prefix,
-                              errors=errors)
+                              patch_dirs={p.name: p.patches for p in config.pins})
         await self._put_comment(run, body)
         reported = {pin.name for pin in report.pins}
         for pin_report in report.pins:
-            for name, conclusion, output in check_run_outputs(pin_report):
+            for name, conclusion, output in check_run_outputs(pin_report, config.command_prefix):
                 if name in checks:
                     await self._complete_check(run, checks[name], conclusion, output)
         for pin in pins:

@@ -393,10 +393,10 @@ class _Attribution:
     def finding(self, d: Draft) -> Finding:
         if d.line:
             url = f"{self.web_url}/blob/{self.new_sha}/{d.path}#L{d.line}"
-            link = f"Upstream: [`{d.path}:{d.line}`]({url}) at `{self.new_sha[:12]}`"
+            link = f"Where: [`{d.path}:{d.line}`]({url}) at `{self.new_sha[:12]}`"
         else:
             url = f"{self.web_url}/blob/{self.old_sha}/{d.path}"
-            link = f"Upstream: [`{d.path}`]({url}) (gone at `{self.new_sha[:12]}`; shown at the old ref)"
+            link = f"Where: [`{d.path}`]({url}) (gone at `{self.new_sha[:12]}`; shown at the old ref)"
         return Finding(
             d.area,
             d.severity,
