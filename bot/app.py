@@ -7,12 +7,16 @@ them durably, and leaves all GitHub calls and analysis to the workers.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import hmac
 import json
 import logging
 import os
 import re
+import signal
+import socket
+import sqlite3
 import sys
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -29,16 +33,19 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 import handlers
 from bot.github import GitHubApp, GitHubHealth, RetryPolicy, signing_key
 from bot.jobs import DB_NAME, JobQueue, JobRequest, SqliteJobQueue
+from bot.model import AnalysisError
 from bot.service import JobBackoff, Metrics, Service
+from bot.upstream import parse_url_rewrites
 
 log = logging.getLogger("bot.app")
 
-MAX_BODY = 25 * 1024 * 1024  # GitHub never delivers more (FACTS.md section 1)
+MAX_BODY = 25 * 1024 * 1024  # GitHub never delivers more
 SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
 METRICS = web.AppKey("metrics", Metrics)
 QUEUE = web.AppKey("queue", JobQueue)
 SERVICE = web.AppKey("service", Service)
 HEALTH = web.AppKey("health", GitHubHealth)
+MIN_SECRET = 16  # characters a webhook secret needs: a shorter one is within reach of guessing
 
 
 class SettingsError(Exception):
@@ -62,13 +69,19 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
-        """The environment variables of CONTRACT section 5."""
+        """The service's environment variables; the first that cannot work is a one-line SettingsError."""
         secret = env.get("GITHUB_WEBHOOK_SECRET")
         if not secret:
             raise SettingsError("GITHUB_WEBHOOK_SECRET is not set: refusing to accept unsigned webhooks")
+        if len(secret) < MIN_SECRET:
+            raise SettingsError(f"GITHUB_WEBHOOK_SECRET is {len(secret)} characters long: use at least {MIN_SECRET} "
+                                "random ones (e.g. `openssl rand -hex 32`), set the same on the App")
         app_id = env.get("GITHUB_APP_ID")
         if not app_id:
             raise SettingsError("GITHUB_APP_ID is not set")
+        if not re.fullmatch(r"[0-9]+", app_id):
+            raise SettingsError(f"GITHUB_APP_ID must be the App's numeric id (its settings page shows it), "
+                                f"not {app_id[:40]!r}")
         key = env.get("GITHUB_PRIVATE_KEY")
         if not key and env.get("GITHUB_PRIVATE_KEY_PATH"):
             try:
@@ -82,12 +95,16 @@ class Settings:
             signing_key(key)
         except ValueError as exc:
             raise SettingsError(f"the App's private key is {exc}") from None
-        try:
-            port, workers = int(env.get("PORT") or 8080), int(env.get("LLAMA_BOT_WORKERS") or 2)
-        except ValueError:
-            raise SettingsError("PORT and LLAMA_BOT_WORKERS must be whole numbers") from None
+        port = _whole_number(env, "PORT", 8080)
+        if not 0 <= port <= 65535:
+            raise SettingsError(f"PORT must be a port number from 0 to 65535, not {port}")
+        workers = _whole_number(env, "LLAMA_BOT_WORKERS", 2)
         if workers < 1:
             raise SettingsError("LLAMA_BOT_WORKERS must be at least 1")
+        try:
+            parse_url_rewrites(env.get("LLAMA_BOT_URL_INSTEADOF"))
+        except AnalysisError as exc:  # at start, not in the first analysis that fetches
+            raise SettingsError(str(exc)) from None
         return cls(app_id=app_id, private_key=key, webhook_secret=secret,
                    api_url=(env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
                    host=env.get("HOST") or "0.0.0.0", port=port,
@@ -95,34 +112,67 @@ class Settings:
                    url_instead_of=env.get("LLAMA_BOT_URL_INSTEADOF") or None, workers=workers)
 
 
+def _whole_number(env: Mapping[str, str], name: str, default: int) -> int:
+    text = env.get(name) or str(default)
+    if not re.fullmatch(r"\s*[0-9]+\s*", text):
+        raise SettingsError(f"{name} must be a whole number, not {text[:40]!r}")
+    return int(text)
+
+
 # -- logs -----------------------------------------------------------------------------------------
 
+REDACTED = "[redacted]"
+# Values that are credentials by their shape, wherever they occur in a line.
 _SECRET_SHAPES = re.compile(
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----"  # PEM keys
     r"|\bgh[opsuir]_[A-Za-z0-9_]{16,}"  # GitHub tokens
-    r"|\b(?:token|bearer)\s+[A-Za-z0-9._\-]{20,}", re.DOTALL | re.IGNORECASE)  # Authorization header values
+    r"|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+",  # JWTs (the App's)
+    re.DOTALL | re.IGNORECASE)
+_AUTHORIZATION = re.compile(r"\b(token|bearer)(\s+)[A-Za-z0-9._\-]{20,}", re.IGNORECASE)  # a header's value
+_URL_CREDENTIALS = re.compile(r"(?<=://)[^/\s@]+@")  # user:password@ in a URL
+_SECRET_FIELDS = re.compile(r"token|secret|password|authorization|private_key", re.IGNORECASE)  # `extra` names
 _RECORD_FIELDS = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime", "taskName"}
 
 
 class JsonFormatter(logging.Formatter):
-    """One JSON object a line; anything shaped like a key or token, or equal to a known secret, is masked."""
+    """One JSON object a line, with credentials masked where they are logged: a message argument or an
+    `extra` field that is a known secret (the webhook secret, the App's key) or is named like one, and
+    anything shaped like a key, a token or a URL's password. Known secrets are matched as whole values,
+    never searched for inside other text: a short one would otherwise mangle every line and show itself."""
 
     def __init__(self, secrets: tuple[str, ...] = ()):
         super().__init__()
-        self.secrets = tuple(s for s in secrets if s)
+        self.secrets = frozenset(s.strip() for s in secrets if s and s.strip())
 
     def redact(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, "[redacted]")
-        return _SECRET_SHAPES.sub("[redacted]", text)
+        text = _AUTHORIZATION.sub(rf"\1\2{REDACTED}", _SECRET_SHAPES.sub(REDACTED, text))
+        return _URL_CREDENTIALS.sub(REDACTED + "@", text)
+
+    def _value(self, value: object) -> object:
+        return REDACTED if isinstance(value, str) and value.strip() in self.secrets else value
+
+    def _message(self, record: logging.LogRecord) -> str:
+        args = record.args
+        if isinstance(args, tuple):
+            args = tuple(self._value(arg) for arg in args)
+        elif isinstance(args, Mapping):
+            args = {key: self._value(value) for key, value in args.items()}
+        text = str(self._value(record.msg))
+        return text % args if args else text
 
     def format(self, record: logging.LogRecord) -> str:
         entry: dict = {"time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
                        + f".{int(record.msecs):03d}Z", "level": record.levelname, "logger": record.name,
-                       "message": self.redact(record.getMessage())}
+                       "message": self.redact(self._message(record))}
         for key, value in vars(record).items():
-            if key not in _RECORD_FIELDS:
-                entry[key] = value if isinstance(value, (int, float, bool)) or value is None else self.redact(str(value))
+            if key in _RECORD_FIELDS:
+                continue
+            if _SECRET_FIELDS.search(key):
+                entry[key] = REDACTED
+            elif isinstance(value, (int, float, bool)) or value is None:
+                entry[key] = value
+            else:
+                entry[key] = self.redact(str(self._value(value)))
         if record.exc_info:
             entry["exception"] = self.redact(self.formatException(record.exc_info))
         return json.dumps(entry)
@@ -162,20 +212,33 @@ class BadDelivery(Exception):
 _parser = simdjson.Parser()
 
 
-async def _job_requests(body: bytes, event_name: str, delivery: str) -> list[JobRequest]:
-    """What the routers ask of a delivery; the parsed payload is released when this returns."""
+def _parse(body: bytes) -> simdjson.Object | simdjson.Array | object:
     try:
-        try:
-            data = _parser.parse(body)
-        except RuntimeError:
-            data = simdjson.Parser().parse(body)
+        return _parser.parse(body)
     except ValueError:
         raise BadDelivery("body is not JSON") from None
+    except RuntimeError:  # the shared parser still holds a document, or this one nests too deeply
+        pass
+    try:
+        return simdjson.Parser().parse(body)
+    except ValueError:
+        raise BadDelivery("body is not JSON") from None
+    except RuntimeError as exc:  # DEPTH_ERROR: more than 1024 levels of objects and arrays
+        reason = str(exc).partition(": ")[2] or str(exc)
+        raise BadDelivery(f"body is JSON the service does not read: {reason}") from None
+
+
+async def _job_requests(body: bytes, event_name: str, delivery: str) -> list[JobRequest]:
+    """What the routers ask of a delivery; the parsed payload is released when this returns."""
+    data = _parse(body)
     if not isinstance(data, simdjson.Object):
         raise BadDelivery("body is not a JSON object")
     try:
-        return await handlers.job_requests(sansio.Event(data, event=event_name, delivery_id=delivery))
-    except (KeyError, TypeError, AttributeError, ValueError):
+        requests = await handlers.job_requests(sansio.Event(data, event=event_name, delivery_id=delivery))
+        for request in requests:  # an object where a number or a name belongs is in the job's payload now
+            json.dumps(request.payload)
+        return requests
+    except (KeyError, TypeError, AttributeError, ValueError, RecursionError):
         raise BadDelivery("payload lacks fields this event must have, or has them in another shape") from None
 
 
@@ -264,7 +327,6 @@ def create_app(settings: Settings, *, queue: JobQueue | None = None, policy: Ret
                                                metrics=metrics, poll_interval=poll_interval,
                                                backoff=backoff or JobBackoff())
             service.start()
-            log.info("service started", extra={"workers": settings.workers, "api_url": settings.api_url})
             yield
             await service.stop()
         await app[QUEUE].close()
@@ -273,10 +335,50 @@ def create_app(settings: Settings, *, queue: JobQueue | None = None, policy: Ret
     return app
 
 
-def serve(host: str | None = None, port: int | None = None) -> None:
-    """`python -m bot serve`: refuses to start without the webhook secret and the App's credentials."""
+def listen(host: str, port: int) -> socket.socket:
+    """The service's socket, bound before anything else starts, so that a port in use is one line."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
     try:
-        settings = Settings.from_env(os.environ)
+        return socket.create_server((host, port), family=family, backlog=128)
+    except OSError as exc:
+        # the system's words, without the "(while attempting to bind on address ...)" create_server adds
+        reason = (exc.strerror or str(exc)).split(" (while attempting", 1)[0]
+        raise SettingsError(f"cannot listen on {host}:{port}: {reason}") from None
+
+
+async def _run(app: web.Application, sock: socket.socket) -> None:
+    """Serve on `sock` until SIGTERM or SIGINT, then stop the workers and close the job store."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    runner = web.AppRunner(app, access_log=None)
+    try:
+        await runner.setup()
+    except (OSError, sqlite3.Error) as exc:
+        await runner.cleanup()
+        raise SettingsError(f"cannot open the job store in {app[SETTINGS].data_dir}: {exc}") from None
+    try:
+        await web.SockSite(runner, sock).start()
+        host, port = sock.getsockname()[:2]
+        log.info("service started, listening on %s:%s", host, port, extra={
+            "host": host, "port": port, "workers": app[SETTINGS].workers, "api_url": app[SETTINGS].api_url})
+        await stop.wait()
+        log.info("service stopping")
+    finally:
+        await runner.cleanup()
+    log.info("service stopped")
+
+
+def serve(host: str | None = None, port: int | None = None) -> None:
+    """`python -m bot serve`: refuses to start without the webhook secret and the App's credentials.
+
+    `host` and `port` (the command line's) win over HOST and PORT; only here are those read.
+    """
+    env = {**os.environ, **({"HOST": host} if host else {}), **({"PORT": str(port)} if port is not None else {})}
+    try:
+        settings = Settings.from_env(env)
+        sock = listen(settings.host, settings.port)
     except SettingsError as exc:
         print(f"llama-bot serve: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -285,5 +387,10 @@ def serve(host: str | None = None, port: int | None = None) -> None:
     # Everything imported so far lives as long as the process: keeping it out of the collector's full
     # passes turns 40-60 ms pauses of the webhook under load into a few ms.
     gc.freeze()
-    web.run_app(app, host=host or settings.host, port=port or settings.port,
-                print=None, access_log=None)
+    try:
+        asyncio.run(_run(app, sock))
+    except SettingsError as exc:
+        print(f"llama-bot serve: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    finally:
+        sock.close()

@@ -126,7 +126,7 @@ async def test_healthz_and_metrics(bot, scenario):
     assert 'llama_bot_github_requests_total{method="POST",status="201"}' in text
 
 
-ENV = {"GITHUB_APP_ID": "42", "GITHUB_PRIVATE_KEY": _default_key(), "GITHUB_WEBHOOK_SECRET": "s3cret"}
+ENV = {"GITHUB_APP_ID": "42", "GITHUB_PRIVATE_KEY": _default_key(), "GITHUB_WEBHOOK_SECRET": "s3cret-of-20-chars!"}
 
 
 def test_settings_defaults_follow_the_contract():
@@ -139,7 +139,7 @@ def test_settings_defaults_follow_the_contract():
 def test_settings_read_every_variable(tmp_path):
     key = tmp_path / "key.pem"
     key.write_text(_default_key())
-    env = {"GITHUB_APP_ID": "42", "GITHUB_PRIVATE_KEY_PATH": str(key), "GITHUB_WEBHOOK_SECRET": "s",
+    env = {"GITHUB_APP_ID": "42", "GITHUB_PRIVATE_KEY_PATH": str(key), "GITHUB_WEBHOOK_SECRET": "s" * 16,
            "GITHUB_API_URL": "http://127.0.0.1:9/", "HOST": "127.0.0.1", "PORT": "9000",
            "LLAMA_BOT_DATA_DIR": str(tmp_path), "LLAMA_BOT_URL_INSTEADOF": "/srv/=https://github.com/",
            "LLAMA_BOT_WORKERS": "4"}
