@@ -39,9 +39,14 @@ from bot.checklist import (
     RUNNING,
     TEMPLATES,
     check_run_outputs,
+    failed_banner,
+    pin_view,
+    rechecking_banner,
     render_comment,
     render_progress,
+    results_of,
     ticked_ids,
+    under_banner,
 )
 from bot.commands import COMMANDS, Command, parse_commands
 from bot.config import CONFIG_PATH, Config, Pin, load_config, parse_config
@@ -114,10 +119,27 @@ def with_ticks(body: str, ticked: Iterable[str]) -> str:
     return f"{body.rstrip()}\n\n<!-- llama-bot:ticked {' '.join(ids)} -->\n" if ids else body
 
 
-def error_body(head_sha: str, message: str, hint: str) -> str:
-    """The checklist comment of a run that could not check the commit: why, and what to do."""
-    return render("reply_checklist_error.md.j2", marker=MARKER, head_sha=head_sha, ran_at=human(utc_now()),
+def progress_body(previous: str | None, head_sha: str, since: dt.datetime) -> str:
+    """The checklist comment while a run is under way: the last checklist (ticks and all) stays readable
+    under a banner; without one, a progress note that remembers the ticked boxes."""
+    results = results_of(previous)
+    if results is not None:
+        results_sha, checklist = results
+        return under_banner(checklist, rechecking_banner(head_sha, since.strftime("%H:%M UTC"), results_sha), True)
+    return with_ticks(render_progress(head_sha, human(since)), carried_ticks(previous))
+
+
+def error_body(previous: str | None, head_sha: str, message: str, hint: str) -> str:
+    """The checklist comment of a run that could not check the commit: why, and what to do, above the last
+    checklist when there is one."""
+    ran_at = human(utc_now())
+    results = results_of(previous)
+    if results is not None:
+        results_sha, checklist = results
+        return under_banner(checklist, failed_banner(head_sha, ran_at, message, hint, results_sha), False)
+    body = render("reply_checklist_error.md.j2", marker=MARKER, head_sha=head_sha, ran_at=ran_at,
                   message=message, hint=hint)
+    return with_ticks(body, carried_ticks(previous))
 
 
 def check_run_updates(conclusion: str, output: dict) -> list[dict]:
@@ -618,8 +640,7 @@ class Service:
             message, hint = f"The run failed: {reason} (job {run.job.id}).", f"Comment `{run.prefix} recheck` to try again."
             if comment is not None and RUNNING in (comment.get("body") or ""):
                 run.progress["comment_id"] = comment["id"]
-                await self._put_comment(run, with_ticks(error_body(head_sha, message, hint),
-                                                        carried_ticks(comment["body"])))
+                await self._put_comment(run, error_body(comment["body"], head_sha, message, hint))
             await self._fail_checks(run, head_sha, "llama-bot could not finish", message, hint)
         except Exception:
             log.exception("could not report a failed job on the pull request", extra={"job_id": run.job.id})
@@ -656,8 +677,7 @@ class Service:
         old = await self._find_comment(run)
         if old is not None:
             run.progress["comment_id"] = old["id"]
-        ticked = carried_ticks(old["body"] if old else None)
-        await self._put_comment(run, with_ticks(render_progress(head_sha, human(since)), ticked))
+        await self._put_comment(run, progress_body(old["body"] if old else None, head_sha, since))
         if config_error:
             await self._post_error(run, head_sha, config_error)
             return "done"
@@ -725,9 +745,8 @@ class Service:
     async def _post_error(self, run: Run, head_sha: str, message: str) -> None:
         """An analysis that cannot run ends as failed check runs and a checklist saying what to fix."""
         current = await self._find_comment(run)
-        ticked = carried_ticks(current["body"] if current else None)
         hint = f"Fix this and push again, or comment `{run.prefix} recheck`."
-        await self._put_comment(run, with_ticks(error_body(head_sha, message, hint), ticked))
+        await self._put_comment(run, error_body(current["body"] if current else None, head_sha, message, hint))
         await self._fail_checks(run, head_sha, "Could not check the patches", message, hint)
 
     # -- commands --
@@ -827,10 +846,12 @@ class Service:
         current = {path: await head.fetch(path) for pin in report.pins for p in pin.patches
                    if p.new_text is not None for path in [p.regenerated or p.path]}
         changes = patch_changes(report, current.get)
-        unresolved = unresolved_patches(report)
+        # The patches it cannot rebuild are named in every answer, with why and how to reproduce it.
+        reply = functools.partial(reply, unresolved=unresolved_patches(report), unresolved_statuses=UNRESOLVED,
+                                  views=[pin_view(pin, config.command_prefix, None) for pin in report.pins])
         refs = refs_text(report)
         if not changes:
-            await self._reply(run, reply(outcome="nothing", refs=refs, unresolved=unresolved))
+            await self._reply(run, reply(outcome="nothing", refs=refs))
             return
         target = push_target(pr)
         branch = pr["head"]["ref"]
@@ -839,8 +860,7 @@ class Service:
                 sha, url = await self._commit(run, target, pr["head"]["sha"], head, changes,
                                               commit_message(report, changes))
             except BranchMoved as moved:
-                await self._reply(run, reply(outcome="moved", branch=branch, now_sha=moved.now_sha,
-                                             unresolved=unresolved))
+                await self._reply(run, reply(outcome="moved", branch=branch, now_sha=moved.now_sha))
                 return
             except BadRequest as exc:
                 if exc.status_code not in (http.HTTPStatus.FORBIDDEN, http.HTTPStatus.NOT_FOUND,
@@ -850,14 +870,16 @@ class Service:
                          extra={"job_id": run.job.id, "status": int(exc.status_code)})
                 reason = "GitHub refused the App's write to that branch"
             else:
+                committed = {c.path for c in changes}  # the reproduce steps read these from the branch now
+                views = [pin_view(pin, config.command_prefix, None, committed) for pin in report.pins]
                 await self._reply(run, reply(outcome="committed", commit_sha=sha, commit_url=url, branch=branch,
-                                             changes=changes, refs=refs, unresolved=unresolved))
+                                             changes=changes, refs=refs, views=views))
                 return
         else:
             reason = "it is in a fork that does not allow edits by maintainers"
         shown, omitted = shown_patches(changes, COMMENT_LIMIT - 4000)
         await self._reply(run, reply(outcome="patches", branch=branch, reason=reason, refs=refs, shown=shown,
-                                     omitted=omitted, unresolved=unresolved))
+                                     omitted=omitted))
 
     async def _commit(self, run: Run, target: tuple[str, str, str], head_sha: str, head: RestSnapshot,
                       changes: list[PatchChange], message: str) -> tuple[str, str]:
@@ -896,8 +918,9 @@ class Service:
         return platform_rows(self.store.for_pr(run.repo, run.names["number"]), head_sha, config.platforms)
 
     async def _refresh_platforms(self, run: Run, pull: dict, config: Config) -> None:
-        """Edit the platform section of the checklist comment in place (ticked boxes kept); nothing
-        when there is no finished checklist (none yet, or an analysis is writing it: it adds the rows)."""
+        """Edit the platform section of the checklist comment in place (ticked boxes kept), also while a
+        re-check shows the last checklist; nothing when there is none (none yet, or a first run's progress
+        note: the analysis adds the rows)."""
         current = await self._find_comment(run)
         if current is None:
             return

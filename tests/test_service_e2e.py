@@ -11,8 +11,9 @@ from bot import cli
 from bot.app import SERVICE, SETTINGS
 from bot.checklist import MARKER
 from bot.jobs import JobRequest, SqliteJobQueue
-from tests.conftest import HOOK_PATCH, NAME, OWNER, PATCH_PATH, Bot, bot_settings
+from tests.conftest import HOOK_PATCH, NAME, NEW_SOURCE, OWNER, PATCH_PATH, Bot, bot_settings
 from tests.fakegithub import commit
+from tests.gitutil import make_patch
 
 
 def runs_by_name(scenario, sha):
@@ -221,7 +222,7 @@ async def test_ticked_box_survives_recheck(bot, scenario):
     assert "- [x] Run `go test ./...` <!-- id:go-test -->" in comment["body"]
     assert [r["content"] for r in scenario.fake.reactions[command["comment"]["id"]]] == ["eyes"]
     progress = [r["json"]["body"] for r in scenario.fake.requests if r["method"] == "PATCH"
-                and "/issues/comments/" in r["path"] and "Checking commit" in r["json"]["body"]]
+                and "/issues/comments/" in r["path"] and "⏳ Re-checking" in r["json"]["body"]]
     assert progress and all("go-test" in body for body in progress)  # remembered while the run was under way
     assert len(scenario.check_runs()) == 4  # the recheck made new runs on the same commit
 
@@ -340,12 +341,12 @@ async def test_regenerate_patches_commits_to_the_head_branch(bot, scenario):
 
 
 async def test_regenerate_patches_with_nothing_to_do_says_so(bot, scenario):
-    scenario.push({PATCH_PATH: None, "llama/compat/0001-other.patch": HOOK_PATCH.replace(b"src/f.c", b"other.c")
-                   .replace(b"d();", b"x();")})
+    scenario.push({PATCH_PATH: make_patch(NEW_SOURCE, NEW_SOURCE.replace("d();\n", "d();\n    ollama_hook();\n"),
+                                          "src/f.c")})  # made against v2: applies as it is
     await bot.deliver("issue_comment", scenario.comment_event("/llama regenerate-patches llama.cpp"))
     await bot.settle()
     (reply,) = scenario.bot_comments()
-    assert "Nothing to regenerate" in reply["body"]
+    assert "Nothing to regenerate for llama.cpp v1 → v2: every patch applies as it is." in reply["body"]
 
 
 async def test_regenerate_patches_when_the_branch_moved(bot, scenario):
@@ -378,7 +379,7 @@ async def test_regenerate_patches_for_a_fork_replies_with_the_patches(bot, scena
     await bot.settle()
     (reply,) = scenario.bot_comments(9)
     assert "<details>" in reply["body"] and "ollama_hook();" in reply["body"]
-    assert "llama-bot regenerate --repo ." in reply["body"]
+    assert "`.venv/bin/python -m bot regenerate --repo <your checkout of this branch>`" in reply["body"]
     assert not [r for r in scenario.fake.requests if r["method"] == "POST" and "/git/" in r["path"]]
 
 
