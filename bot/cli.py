@@ -21,7 +21,7 @@ from bot.config import Config, Pin, load_config
 from bot.jobs import DB_NAME, STATUSES, read_jobs
 from bot.model import AnalysisError, Report
 from bot.snapshot import GitSnapshot
-from bot.upstream import Upstream, mirror_path, parse_url_rewrites, public_url, rewrite_url
+from bot.upstream import Upstream, parse_url_rewrites
 
 WRITES = ("regenerated", "fuzzy")  # the statuses whose rebuilt patch `check --out` and `regenerate` write
 
@@ -188,13 +188,8 @@ def _upstream_opener(dirs: list[str], config: Config):
     def open_upstream(pin: Pin, refs: list[str]) -> Upstream:
         if pin.name in local:
             return Upstream.open_dir(local[pin.name], pin.upstream)
-        instead_of = os.environ.get("LLAMA_BOT_URL_INSTEADOF")
-        url = rewrite_url(pin.upstream, instead_of)
-        path = mirror_path(data_dir, pin.name, url)
-        if not path.exists():  # the first fetch takes a while: say what it is and where it goes
-            print(f"llama-bot: creating a mirror of {public_url(url)} for {pin.name} in {path} "
-                  f"(--upstream-dir {pin.name}=GITDIR uses a clone you have instead)", file=sys.stderr)
-        return Upstream.mirror(data_dir, pin.name, pin.upstream, refs, instead_of)
+        return Upstream.mirror(data_dir, pin.name, pin.upstream, refs, os.environ.get("LLAMA_BOT_URL_INSTEADOF"),
+                               announce=lambda text: print(f"llama-bot: {text}", file=sys.stderr))
 
     return open_upstream
 

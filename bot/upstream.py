@@ -241,15 +241,31 @@ class Upstream:
             raise AnalysisError(f"--upstream-dir {git_dir}: not a git repository") from None
 
     @classmethod
-    def mirror(cls, data_dir: Path, name: str, url: str, refs: list[str], instead_of: str | None) -> Upstream:
-        """Open (or create) the mirror of the pin's URL and fetch when one of `refs` is missing."""
+    def mirror(
+        cls,
+        data_dir: Path,
+        name: str,
+        url: str,
+        refs: list[str],
+        instead_of: str | None,
+        announce: Callable[[str], None] | None = None,
+    ) -> Upstream:
+        """Open (or create) the mirror of the pin's URL and fetch when one of `refs` is missing;
+        `announce` hears what is fetched from where into where, before the fetch starts."""
         fetch_url = rewrite_url(url, instead_of)
         path = mirror_path(data_dir, name, fetch_url)
+        created = not path.exists()
         upstream = cls(
             _open_mirror(path, fetch_url), url, f"the mirror {path}, fetched from {public_url(fetch_url)}"
         )
-        if any(resolve(upstream.repo, ref) is None for ref in refs):
+        missing = [ref for ref in refs if resolve(upstream.repo, ref) is None]
+        if missing:
             _check_source(url, fetch_url)
+            if announce is not None:
+                what = "creating a mirror" if created else "updating the mirror"
+                announce(
+                    f"{what} of {public_url(fetch_url)} for {name} in {path}: fetching {', '.join(missing)}"
+                )
             upstream._fetch(fetch_url, refs, path)
         return upstream
 

@@ -154,7 +154,8 @@ def test_the_default_data_directory_is_the_user_cache_not_the_checkout(tmp_path,
     assert result.returncode in (0, 1), result.stderr
     assert not (scenario.ollama / "var").exists()
     (mirror,) = (home / ".cache" / "llama-bot" / "mirrors").iterdir()
-    assert f"llama-bot: creating a mirror of {tmp_path}/srv/ggml-org/llama.cpp for llama.cpp in {mirror}" in result.stderr
+    assert (f"llama-bot: creating a mirror of {tmp_path}/srv/ggml-org/llama.cpp for llama.cpp in {mirror}: "
+            f"fetching {demo.OLD_TAG}, {demo.NEW_TAG}") in result.stderr
     again = bot("check", "--repo", ".", "--format", "json", cwd=scenario.ollama, env=env)
     assert "creating a mirror" not in again.stderr
     xdg = bot("check", "--repo", ".", "--format", "json", cwd=scenario.ollama,
