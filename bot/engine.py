@@ -13,7 +13,7 @@ import posixpath
 import re
 import tempfile
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pygit2
 
@@ -146,7 +146,6 @@ class PinContext:
     old_tree: Tree | None
     new_tree: Tree
     scratch: pygit2.Repository
-    applied: list[tuple[str, bool]] = field(default_factory=list)  # (patch path, rebuilt) so far: reproduce steps
 
     def merge3(self, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
         """libgit2's three-way file merge; None when it leaves conflicts."""
@@ -367,8 +366,6 @@ def check_patch(ctx: PinContext, path: str, data: bytes) -> PatchResult:
         return PatchResult(path, "error", f"Malformed patch: {exc}.")
     if ctx.old_tree is not None:  # the old stack always carries the patch as written
         _apply_all(ctx.old_tree, pf)
-    if result.status in ("clean", "offset", "regenerated", "fuzzy"):
-        ctx.applied.append((path, result.status in ("regenerated", "fuzzy")))
     return result
 
 
@@ -432,7 +429,7 @@ def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> Pat
         first = next(o.reason for o in resolved if o.status == "conflict")
         return PatchResult(path, "conflict",
                            f"{len(failed)} of {len(hunks)} hunks cannot be placed on {ctx.new_ref}: {first}.",
-                           None, hunks, reproduce=_reproduce(ctx, path))
+                           None, hunks)
     changes: dict[str, bytes | None] = {}
     for o in resolved:
         changes.update(o.changes)
@@ -453,7 +450,7 @@ def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> Pat
             if h.status in ("merged", "relocated"):
                 h.status, h.detail = "conflict", "; ".join(clashes)
         return PatchResult(path, "conflict", f"Applying it would collide with upstream: {clashes[0]}.",
-                           None, hunks, reproduce=_reproduce(ctx, path))
+                           None, hunks)
     if not sections:
         return _already_there(ctx, path, pf, hunks)
     ctx.new_tree.update(changes)
@@ -481,20 +478,8 @@ def _already_there(ctx: PinContext, path: str, pf: PatchFile, hunks: list[HunkRe
     touched = {p for fp in pf.files for p in (fp.old_path, fp.new_path) if p}
     if touched & ctx.new_tree.overlay.keys() and not reverse_applies(Tree(ctx.new_tree.base), pf):
         return PatchResult(path, "conflict", f"Its change is already made by an earlier carried patch, not by "
-                           f"{ctx.new_ref}: it repeats that patch; drop or merge one of them.", None, hunks,
-                           reproduce=_reproduce(ctx, path))
+                           f"{ctx.new_ref}: it repeats that patch; drop or merge one of them.", None, hunks)
     return PatchResult(path, "upstreamed", f"Its change is already in {ctx.new_ref}: drop this patch.", None, hunks)
-
-
-def _reproduce(ctx: PinContext, path: str) -> list[str]:
-    """Shell steps that stop where this patch does: the earlier ones go on as they apply at the new ref,
-    the rebuilt ones as `check --out` writes them."""
-    out = "/tmp/llama-bot-regenerated"
-    rebuilt = any(new for _, new in ctx.applied)
-    return ([f"llama-bot check --repo $OLLAMA --out {out} > /dev/null  # the rebuilt earlier patches"] * rebuilt
-            + [f"git clone {ctx.upstream.web_url} upstream && cd upstream", f"git checkout {ctx.new_ref}"]
-            + [f"git apply {out if new else '$OLLAMA'}/{p}" for p, new in ctx.applied]
-            + [f"git apply --3way $OLLAMA/{path}"])
 
 
 def patch_order(snapshot: Snapshot, directory: str) -> list[str]:

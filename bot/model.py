@@ -55,15 +55,12 @@ class PatchResult:
     message: str
     regenerated: str | None = None
     hunks: list[HunkResult] = field(default_factory=list)
-    # Not in the JSON report: the rewritten patch text, and how to reproduce a failure.
-    new_text: bytes | None = None
-    reproduce: list[str] = field(default_factory=list)
+    new_text: bytes | None = None  # the rewritten patch text; not in the JSON report
 
     def to_json(self) -> dict:
         """The report's keys (docs/report.schema.json); the explanations are in the markdown and check runs."""
         data = asdict(self)
         data.pop("new_text")
-        data.pop("reproduce")
         for hunk in data["hunks"]:
             hunk.pop("patch_line")
             hunk.pop("detail")

@@ -98,7 +98,6 @@ def test_conflict_explains_where_and_which_commits(tmp_path):
     assert "expected near w.c:1" in hunk.detail and "best candidate is line 1" in hunk.detail
     assert hunk.upstream_commits[0].subject_markdown.endswith(
         "([#4242](https://github.com/ggml-org/llama.cpp/pull/4242))")
-    assert result.reproduce[-1] == "git apply --3way $OLLAMA/llama/compat/0001-warmup.patch"
 
 
 def test_json_report_has_exactly_the_contract_keys_even_for_a_conflict(tmp_path):
@@ -114,22 +113,6 @@ def test_json_report_has_exactly_the_contract_keys_even_for_a_conflict(tmp_path)
     assert set(hunk) == {"file", "old_line", "new_line", "status", "upstream_commits"}
     assert (hunk["status"], type(hunk["new_line"])) == ("conflict", int)
     assert set(hunk["upstream_commits"][0]) == {"sha", "subject", "url"}
-
-
-def test_reproduce_steps_apply_the_rebuilt_earlier_patches(tmp_path):
-    old = _func("f", ["a();", "b();", "c();", "d();", "e();", "f();", "g();"])
-    new = "// upstream comment\n" * 3 + old.replace("b();", "b(1);").replace("g();", "g(2);")
-    w_old = _func("w", ["a();", "b();", "warmup(ctx);", "c();", "d();"])
-    up = upstream_pair(tmp_path, {"src/f.c": old, "w.c": w_old},
-                       {"src/f.c": new, "w.c": w_old.replace("warmup(ctx);", "warmup_graph(ctx);")})
-    hook = make_patch(old, old.replace("d();\n", "d();\n    ollama_hook();\n"), "src/f.c")
-    warm = make_patch(w_old, w_old.replace("    warmup(ctx);\n", "    if (on) warmup(ctx);\n"), "w.c")
-    first, second = _one(run(up, {"llama/compat/0001-hook.patch": hook, "llama/compat/0002-warm.patch": warm}))
-    assert (first.status, second.status) == ("regenerated", "conflict")
-    steps = second.reproduce
-    assert steps[0].startswith("llama-bot check --repo $OLLAMA --out /tmp/llama-bot-regenerated")
-    assert steps[-2:] == ["git apply /tmp/llama-bot-regenerated/llama/compat/0001-hook.patch",
-                          "git apply --3way $OLLAMA/llama/compat/0002-warm.patch"]
 
 
 def test_upstreamed_when_the_change_is_already_there(tmp_path):
