@@ -17,7 +17,7 @@ from typing import NoReturn
 
 import pygit2
 
-from bot.config import Config, Pin, load_config
+from bot.config import CONFIG_PATH, Config, Pin, load_config
 from bot.jobs import DB_NAME, STATUSES, read_jobs
 from bot.model import AnalysisError, Report
 from bot.snapshot import GitSnapshot
@@ -241,6 +241,10 @@ def _analyse(args: argparse.Namespace, change: Change, review: bool) -> tuple[Re
     report = analyse(selected, base, head, opener, changed, review=review, errors={})
     if not report.pins and not report.failed:
         _explain_untouched(change, base, head)
+    for pin in selected.pins:
+        if report.pin(pin.name) and not base.files(pin.patches) and not head.files(pin.patches):
+            print(f"llama-bot: warning: {pin.name}: {pin.patches}/ exists at neither revision, so no patch was "
+                  f"checked (is `patches` right in {CONFIG_PATH}?)", file=sys.stderr)
     return report, changed
 
 

@@ -19,7 +19,7 @@ import pygit2
 
 from bot.config import CONFIG_PATH, Config, Pin, read_version
 from bot.hunks import Placement, best_candidate, collisions, find_exact, relocate
-from bot.model import AnalysisError, Commit, Finding, HunkResult, PatchResult, PinReport, Report
+from bot.model import AnalysisError, Commit, HunkResult, PatchResult, PinReport, Report
 from bot.patchfile import (
     FilePatch,
     Hunk,
@@ -615,17 +615,7 @@ def _analyse_pin(pin: Pin, config: Config, base: Snapshot, head: Snapshot, open_
     pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head, scratch)
     if review:
         pin_report.findings = _review(ctx, head, config)
-    if not head.files(pin.patches) and not base.files(pin.patches):
-        pin_report.findings.append(_missing_patch_dir(pin))
     return pin_report
-
-
-def _missing_patch_dir(pin: Pin) -> Finding:
-    return Finding("patch-context", "info", f"No carried patches: {pin.patches}/ exists at neither revision",
-                   f"The patch directory configured for {pin.name} (`patches = \"{pin.patches}\"` in "
-                   f"`{CONFIG_PATH}`, or the default) is missing at the base and at the head, so no patch "
-                   "was checked. If the build applies patches from another directory, point `patches` at it.",
-                   "", None)
 
 
 def _review(ctx: PinContext, head: Snapshot, config: Config) -> list:

@@ -116,6 +116,10 @@ class Report:
     def to_json(self) -> dict:
         return {"pins": [p.to_json() for p in [*self.pins, *self.failed]]}
 
+    def pin(self, name: str) -> PinReport | None:
+        """The checked pin of that name."""
+        return next((p for p in self.pins if p.name == name), None)
+
     @property
     def needs_change(self) -> bool:
         return any(p.status in NEEDS_CHANGE for pin in self.pins for p in pin.patches)

@@ -126,10 +126,10 @@ def test_a_deleted_version_file_is_reported_not_nothing_to_check(tmp_path, scena
 
 def test_a_patch_directory_at_neither_revision_is_named(tmp_path, scenario):
     path = _ollama(tmp_path, {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n"}, {"LLAMA_CPP_VERSION": f"{demo.NEW_TAG}\n"})
-    result = _check(path, scenario, "--format", "json")
-    (pin,) = json.loads(result.stdout)["pins"]
-    titles = [f["title"] for f in pin["findings"] if f["severity"] == "info"]
-    assert "No carried patches: llama/compat/ exists at neither revision" in titles
+    result = _check(path, scenario)
+    assert ("llama-bot: warning: llama.cpp: llama/compat/ exists at neither revision, so no patch was checked "
+            "(is `patches` right in .github/llama-bot.toml?)") in result.stderr
+    assert "No carried patches: no `*.patch` file below `llama/compat/`." in result.stdout
 
 
 def test_uncommitted_patch_edits_are_named_on_stderr(tmp_path, scenario):
