@@ -1,7 +1,7 @@
 """A fake GitHub REST API for the bot's tests.
 
 A real aiohttp server on 127.0.0.1 routes every request by the ``paths`` of
-``shared/github/openapi/github-subset.json`` (GitHub's own description, cut to
+``tests/data/github/openapi/github-subset.json`` (GitHub's own description, cut to
 the operations the bot uses), checks App JWTs and installation tokens like
 GitHub, validates parameters and JSON bodies with jsonschema, and reads and
 writes repository data in real pygit2 repositories.  Whatever the bot sends
@@ -21,7 +21,6 @@ import hashlib
 import hmac
 import itertools
 import json
-import os
 import re
 import secrets
 import shutil
@@ -46,7 +45,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from gidgethub.aiohttp import GitHubAPI
 from gidgethub.apps import get_installation_access_token
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data" / "github"  # the OpenAPI cut and webhook payloads, see SOURCE.md
 DOCS = "https://docs.github.com/rest"
 # Operations GitHub authenticates with the App JWT; all others need an installation token.
 JWT_OPERATIONS = {"apps/get-authenticated", "apps/create-installation-access-token", "apps/get-repo-installation"}
@@ -58,14 +57,9 @@ DEFAULT_PERMISSIONS = {"actions": "write", "checks": "write", "contents": "write
 DIFF_STATUS = {"A": "added", "D": "removed", "M": "modified", "R": "renamed", "C": "copied", "T": "changed"}
 
 
-def shared_dir() -> Path:
-    """The shared/ reference folder: $LLAMA_BOT_SHARED_DIR, else next to the repository (as in CI)."""
-    return Path(os.environ.get("LLAMA_BOT_SHARED_DIR") or REPO_ROOT.parent / "shared")
-
-
 @functools.cache
 def _load(relative: str) -> Any:
-    return json.loads((shared_dir() / "github" / relative).read_text())
+    return json.loads((DATA / relative).read_text())
 
 
 def payload(name: str, **overrides: Any) -> dict:
