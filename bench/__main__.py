@@ -72,6 +72,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="llama-bot-bench-") as tmp:
         patch_stage(Path(tmp))
         review_stage(Path(tmp))
+    from bench.real_cases import real_cases_stage
+
+    real_cases_stage()
     from bench.service import service_stage
 
     service_stage()
