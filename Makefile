@@ -1,26 +1,39 @@
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
+INSTALL := $(PY) -m pip install -q
+# One stamp per install, so each target installs only what it runs: the demo needs the runtime alone,
+# the tests and the benchmark the test extras (the benchmark drives the fake GitHub), lint the linters.
+RUNTIME := $(VENV)/.runtime-installed
+TEST_EXTRAS := $(VENV)/.test-installed
+LINT_EXTRAS := $(VENV)/.lint-installed
 
 .PHONY: demo test bench lint clean
 
-$(STAMP): pyproject.toml
+$(RUNTIME): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q -e '.[test,lint]'
-	touch $(STAMP)
+	$(INSTALL) -e .
+	touch $@
 
-demo: $(STAMP)
+$(TEST_EXTRAS): $(RUNTIME)
+	$(INSTALL) -e '.[test]'
+	touch $@
+
+$(LINT_EXTRAS): $(RUNTIME)
+	$(INSTALL) -e '.[lint]'
+	touch $@
+
+demo: $(RUNTIME)
 	$(PY) -m bot.demo
 
-test: $(STAMP)
+test: $(TEST_EXTRAS)
 	$(PY) -m pytest -q
 
-bench: $(STAMP)
+bench: $(TEST_EXTRAS)
 	$(PY) -m bench
 
-lint: $(STAMP)
-	$(VENV)/bin/ruff check bot handlers tests
+lint: $(LINT_EXTRAS)
+	$(VENV)/bin/ruff check bot handlers tests bench
 	$(VENV)/bin/mypy bot
 
 clean:
-	rm -rf $(VENV) var
+	rm -rf $(VENV) var demo-out

@@ -1,10 +1,14 @@
 """`make demo`: an offline llama.cpp-like upstream, an Ollama-like PR bumping it, and the checklist.
 
-The same scenario backs the end-to-end tests: every patch status appears once.
+The same scenario backs the end-to-end tests: every patch status appears once. The sample
+repositories live in a temporary directory, removed at the end unless --keep; the regenerated
+patches go to ./demo-out, where a newcomer can read them after the run.
 """
 
 from __future__ import annotations
 
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -13,6 +17,7 @@ from pathlib import Path
 
 import pygit2
 
+from bot.cli import _Parser
 from bot.fixtures import RepoBuilder
 
 OLD_TAG, NEW_TAG = "b100", "b350"
@@ -198,16 +203,49 @@ def build(root: Path, commits_between: int = 250) -> Demo:
     return Demo(root, upstream.path, ollama.path)
 
 
-def main() -> int:
-    root = Path(tempfile.mkdtemp(prefix="llama-bot-demo-"))
-    demo = build(root)
-    out = Path("demo-out").resolve()
-    print(f"Sample repositories: Ollama-like {demo.ollama}, llama.cpp-like {demo.upstream}\n"
-          f"PR: LLAMA_CPP_VERSION {OLD_TAG} -> {NEW_TAG}; running python -m bot check:\n", flush=True)
-    code = subprocess.call([sys.executable, "-m", "bot", "check", "--repo", str(demo.ollama),
-                            "--upstream-dir", f"llama.cpp={demo.upstream}", "--out", str(out)])
-    print(f"\n(check exited {code}: 1 means some patch needs a change)")
+OUT_DIR = "demo-out"
+
+
+def outcome(code: int, out: Path) -> str:
+    """What an exit status of `python -m bot check` means, said after its checklist."""
+    if code == 0:
+        return "every patch applies as it is"
+    if code == 1:
+        return f"some patch needs a change; the rebuilt ones are in {out}, the others need a person"
+    return "the check could not run (its one-line reason is above)"
+
+
+def run(demo: Demo, out: Path) -> int:
+    """Run `python -m bot check` on the sample repositories as a user would, and say what came out."""
+    command = [sys.executable, "-m", "bot", "check", "--repo", str(demo.ollama),
+               "--upstream-dir", f"llama.cpp={demo.upstream}", "--out", str(out)]
+    print(f"Sample repositories, built offline: an Ollama-like checkout {demo.ollama} whose branch `bump`\n"
+          f"moves LLAMA_CPP_VERSION from {OLD_TAG} to {NEW_TAG}, and a llama.cpp-like upstream {demo.upstream}.\n"
+          f"The checklist is the text the PR comment gets: its links and reproduce steps name\n"
+          f"github.com/ggml-org/llama.cpp as for the real pin, but the demo's tags and commits exist only in the\n"
+          f"sample upstream (--keep keeps it), and its /llama commands answer on a PR (locally,\n"
+          f"`python -m bot regenerate` writes the rebuilt patches into the checkout instead).\n"
+          f"Rebuilt patches (regenerated, fuzzy) go to {out}.\n\n"
+          f"$ {shlex.join(command)}\n", flush=True)
+    code = subprocess.call(command)
+    print(f"\npython -m bot check exited {code}: {outcome(code, out)}.", flush=True)
     return 0 if code in (0, 1) else code
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _Parser(prog="python -m bot.demo", description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the sample repositories (to rerun the command on them) instead of removing them")
+    args = parser.parse_args(argv)
+    root = Path(tempfile.mkdtemp(prefix="llama-bot-demo-"))
+    try:
+        return run(build(root), Path(OUT_DIR).resolve())
+    finally:
+        if args.keep:
+            print(f"The sample repositories stay in {root}: remove it when done.")
+        else:
+            shutil.rmtree(root)
+            print(f"Removed the sample repositories ({root}); python -m bot.demo --keep keeps them.")
 
 
 if __name__ == "__main__":
