@@ -196,9 +196,8 @@ class Measured:
     applies: bool | None  # the patch as it was, by the real git apply on the new ref in stack order
     result: PatchResult | None
     equal: bool | None
-    differing: list[str] = field(
-        default_factory=list
-    )  # files that differ from the maintainers' beyond whitespace
+    # the files that differ from the maintainers' beyond whitespace
+    differing: list[str] = field(default_factory=list)
     why: str = ""  # when not equal: what the engine says (message and hunk details), or what differs
 
     @property
@@ -241,7 +240,10 @@ def measure(case: RealCase, pin: PinReport) -> list[Measured]:
         stack = [(p, result.new_text or b"") if p == ours_path else (p, data) for p, data in after]
         fits, ours = git_apply_files(new, stack)
         if not fits[ours_path]:
-            measured.why = f"the engine's patch does not apply on the maintainers' other patches; the engine says: {reason(result)}"
+            measured.why = (
+                "the engine's patch does not apply on the maintainers' other patches; "
+                f"the engine says: {reason(result)}"
+            )
             continue
         paths = touched([(path, dict(before)[path]), (ours_path, dict(after)[ours_path])])
         measured.differing = sorted(

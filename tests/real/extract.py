@@ -44,45 +44,33 @@ TAG_NUMBER = re.compile(r"b(\d+)")
 # Bumps in which every carried patch applied as it was, kept as controls: one with each patch layout.
 CONTROLS = ("b9452-b9479", "b9888-b10069", "b10434-b10488")
 
-# What the maintainers did to a patch, in one phrase, where the diff alone does not say it
-# (case id, patch path after the bump or before it when dropped).
+# What the maintainers did to a patch, in one phrase, where the diff alone does not say it, by
+# "<case id> <patch path>" (its path after the bump, or before it when they dropped it).
 PHRASES = {
-    (
-        "b9479-b9493",
-        "models/llama-cpp-laguna.patch",
-    ): "re-anchored the entries on upstream's new neighbours (after LLM_ARCH_MELLUM; the model-switch case "
-    "moved up next to LLM_ARCH_TALKIE), renumbered LLAMA_VOCAB_PRE_TYPE_LAGUNA from 54 to 56 (upstream "
-    "took 54 and 55), dropped the index lines",
-    (
-        "b9509-b9626",
-        "models/003-llama-cpp-laguna.patch",
-    ): "moved LLM_ARCH_LAGUNA after upstream's new last arch (LLM_ARCH_EAGLE3); numbered the patches",
-    (
-        "b9509-b9626",
-        "002-llama-cpp-ui-empty-assets.patch",
-    ): "added: llama-ui-embed crashed without an asset directory",
-    (
-        "b9626-b9672",
-        "002-llama-cpp-ui-empty-assets.patch",
-    ): "dropped: upstream's llama-ui-embed now accepts a missing asset directory itself",
-    (
-        "b9672-b9781",
-        "001-llama-cpp-hooks.patch",
-    ): "re-indented the clip.cpp tensor-load hook into upstream's new nesting; new line numbers and index lines",
-    (
-        "b9781-b9840",
-        "models/003-llama-cpp-laguna.patch",
-    ): "moved LLM_ARCH_LAGUNA after upstream's new last arch (LLM_ARCH_DFLASH) and its rope case after MELLUM",
-    ("b10069-b10091", "models/003-llama-cpp-laguna.patch"): "dropped: Laguna is native upstream now",
-    (
-        "b10069-b10091",
-        "models/003-llama-cpp-laguna-metal.patch",
-    ): "added: a Metal-only overflow fix for upstream's own Laguna",
-    (
-        "b10091-b10242",
-        "001-llama-cpp-hooks.patch",
-    ): 'put the include after upstream\'s new #include "llama.h"; the metadata hook sets this->use_mmap '
-    "(upstream made the use_mmap parameter a member)",
+    "b9479-b9493 models/llama-cpp-laguna.patch": (
+        "re-anchored the entries on upstream's new neighbours (after LLM_ARCH_MELLUM; the model-switch case "
+        "moved up next to LLM_ARCH_TALKIE), renumbered LLAMA_VOCAB_PRE_TYPE_LAGUNA from 54 to 56 (upstream "
+        "took 54 and 55), dropped the index lines"
+    ),
+    "b9509-b9626 models/003-llama-cpp-laguna.patch": (
+        "moved LLM_ARCH_LAGUNA after upstream's new last arch (LLM_ARCH_EAGLE3); numbered the patches"
+    ),
+    "b9509-b9626 002-llama-cpp-ui-empty-assets.patch": "added: llama-ui-embed crashed without an asset directory",
+    "b9626-b9672 002-llama-cpp-ui-empty-assets.patch": (
+        "dropped: upstream's llama-ui-embed now accepts a missing asset directory itself"
+    ),
+    "b9672-b9781 001-llama-cpp-hooks.patch": (
+        "re-indented the clip.cpp tensor-load hook into upstream's new nesting; new line numbers and index lines"
+    ),
+    "b9781-b9840 models/003-llama-cpp-laguna.patch": (
+        "moved LLM_ARCH_LAGUNA after upstream's new last arch (LLM_ARCH_DFLASH) and its rope case after MELLUM"
+    ),
+    "b10069-b10091 models/003-llama-cpp-laguna.patch": "dropped: Laguna is native upstream now",
+    "b10069-b10091 models/003-llama-cpp-laguna-metal.patch": "added: a Metal-only overflow fix for upstream's own Laguna",
+    "b10091-b10242 001-llama-cpp-hooks.patch": (
+        'put the include after upstream\'s new #include "llama.h"; the metadata hook sets this->use_mmap '
+        "(upstream made the use_mmap parameter a member)"
+    ),
 }
 
 
@@ -164,9 +152,8 @@ class Bump:
     parent: str
     old_ref: str
     new_ref: str
-    follow_ups: list[str] = field(
-        default_factory=list
-    )  # later commits of the same pull request that fix patches
+    # later commits that fix patches and name the same pull request
+    follow_ups: list[str] = field(default_factory=list)
 
     @property
     def case_id(self) -> str:
@@ -414,7 +401,7 @@ def case_toml(case: Case) -> str:
             f"before = {_toml_str(before or '')}",
             f"after = {_toml_str(after or '')}",
             f"change = {_toml_str(kind)}",
-            f"phrase = {_toml_str(PHRASES.get((b.case_id, after or before or ''), ''))}",
+            f"phrase = {_toml_str(PHRASES.get(f'{b.case_id} {after or before}', ''))}",
         ]
         if before:
             lines += [
