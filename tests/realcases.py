@@ -167,13 +167,25 @@ def git_apply_files(
     return applied, result
 
 
+APPLIED = ("clean", "offset", "regenerated", "fuzzy")  # the statuses whose patch the engine puts on the stack
+
+
 def rebuilt_stack(pin: PinReport) -> list[tuple[str, bytes]]:
     """The patches as the engine leaves them: each one it applies or rebuilds, in stack order."""
-    return [
-        (p.path, p.new_text or b"")
-        for p in pin.patches
-        if p.status in ("clean", "offset", "regenerated", "fuzzy")
-    ]
+    return [(p.path, p.new_text or b"") for p in pin.patches if p.status in APPLIED]
+
+
+def git_verdicts(case: RealCase, pin: PinReport) -> dict[str, bool]:
+    """Whether each patch as it was passes the real `git apply --check` on the new ref, with the earlier
+    patches as the engine left them (a rebuilt one rebuilt, a conflict left out): what the engine checks."""
+    files = case.upstream("new")
+    results = {r.path: r for r in pin.patches}
+    verdicts = {}
+    for path, data in case.stack("before"):
+        verdicts[path] = git_apply_files(files, [(path, data)])[0][path]
+        if results[path].status in APPLIED:
+            files = git_apply_files(files, [(path, results[path].new_text or b"")])[1]
+    return verdicts
 
 
 def touched(stack: list[tuple[str, bytes]]) -> set[str]:
@@ -193,7 +205,7 @@ class Measured:
 
     case: RealCase
     change: PatchChange
-    applies: bool | None  # the patch as it was, by the real git apply on the new ref in stack order
+    applies: bool | None  # the patch as it was, by the real git apply on the new ref (see git_verdicts)
     result: PatchResult | None
     equal: bool | None
     # the files that differ from the maintainers' beyond whitespace
@@ -215,7 +227,7 @@ def measure(case: RealCase, pin: PinReport) -> list[Measured]:
     new = case.upstream("new")
     before = case.stack("before")
     after = case.stack("after")
-    applies = git_apply_files(new, before)[0]
+    applies = git_verdicts(case, pin)
     _, theirs = git_apply_files(new, after)
     results = {r.path: r for r in pin.patches}
     out = []
@@ -233,7 +245,7 @@ def measure(case: RealCase, pin: PinReport) -> list[Measured]:
                 "" if measured.equal else f"maintainers dropped it; the engine says: {reason(result)}"
             )
             continue
-        if result.status not in ("clean", "offset", "regenerated", "fuzzy"):
+        if result.status not in APPLIED:
             measured.why = reason(result)
             continue
         ours_path = f"{case.patch_dir}/{change.after}"

@@ -26,6 +26,7 @@ from tests.realcases import (
     build_upstream,
     fixture_upstream,
     git_apply_files,
+    git_verdicts,
     measure,
     rebuilt_stack,
     run_engine,
@@ -43,11 +44,12 @@ needs_mirrors = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def engine_runs(tmp_path_factory):
-    """Each case's upstream repository and the engine's report on it, built once for the module."""
+    """Each case's upstream repository, the engine's report on it and its measure, built once for the module."""
     runs = {}
     for case in CASES:
         up = build_upstream(case, tmp_path_factory.mktemp(case.id) / "upstream.git")
-        runs[case.id] = (up, run_engine(case, fixture_upstream(up, case)))
+        pin = run_engine(case, fixture_upstream(up, case))
+        runs[case.id] = (up, pin, measure(case, pin))
     return runs
 
 
@@ -80,10 +82,11 @@ def test_fixture_files_are_the_upstream_blobs_case_toml_names(case):
 
 @by_id()
 def test_verdict_is_the_real_git_apply(case, engine_runs):
-    """A patch that `git apply --check`s on the new files in stack order is clean or offset; one that does
-    not is neither. The real verdict is computed here, not read from case.toml, which must agree."""
-    _, pin = engine_runs[case.id]
-    applies, _ = git_apply_files(case.upstream("new"), case.stack("before"))
+    """A patch that `git apply --check`s on the new files, after the earlier patches as the engine left them,
+    is clean or offset; one that does not is neither. case.toml's record (the patches as they were, each
+    applied where it fits) agrees on every real case."""
+    _, pin, _ = engine_runs[case.id]
+    applies = git_verdicts(case, pin)
     statuses = {r.path: r.status for r in pin.patches}
     assert set(statuses) == set(applies)
     for path, ok in applies.items():
@@ -91,12 +94,12 @@ def test_verdict_is_the_real_git_apply(case, engine_runs):
     recorded = {
         f"{case.patch_dir}/{p['before']}": p["applies_at_new_ref"] for p in case.meta["patch"] if p["before"]
     }
-    assert recorded == applies
+    assert recorded == applies == git_apply_files(case.upstream("new"), case.stack("before"))[0]
 
 
 @by_id()
 def test_every_rebuilt_patch_passes_git_apply_check_in_stack_order(case, engine_runs, tmp_path):
-    up, pin = engine_runs[case.id]
+    up, pin, _ = engine_runs[case.id]
     stack = rebuilt_stack(pin)
     git_apply_stack(up.path, case.new_ref, [data for _, data in stack], tmp_path / "work")
 
@@ -105,8 +108,7 @@ def test_every_rebuilt_patch_passes_git_apply_check_in_stack_order(case, engine_
 def test_a_regenerated_result_is_the_maintainers_files(case, engine_runs):
     """`regenerated` says "trust me": its files must be the maintainers' ignoring whitespace. A patch the
     maintainers kept as it was, and that still applies, gives their files too."""
-    _, pin = engine_runs[case.id]
-    for m in measure(case, pin):
+    for m in engine_runs[case.id][2]:
         if m.result is None:
             continue
         if m.result.status == "regenerated" and m.change.after is not None:
@@ -117,16 +119,16 @@ def test_a_regenerated_result_is_the_maintainers_files(case, engine_runs):
 
 @by_id()
 def test_patches_rebuilt_the_maintainers_way_stay_so(case, engine_runs):
-    _, pin = engine_runs[case.id]
-    equal = {(case.id, m.patch) for m in measure(case, pin) if m.equal and m.change.change != "unchanged"}
+    equal = {
+        (case.id, m.patch) for m in engine_runs[case.id][2] if m.equal and m.change.change != "unchanged"
+    }
     assert {k for k in EQUAL_TODAY if k[0] == case.id} <= equal
 
 
 @by_id()
 def test_every_difference_from_the_maintainers_says_why(case, engine_runs):
     """Where the engine's result is not theirs, the table has the engine's reason to show."""
-    _, pin = engine_runs[case.id]
-    for m in measure(case, pin):
+    for m in engine_runs[case.id][2]:
         if m.equal is False:
             assert m.result is not None and m.result.message in m.why
             assert m.differing or m.result.status not in ("regenerated", "fuzzy", "clean", "offset")
@@ -235,7 +237,7 @@ def test_ref_resolver_agrees_with_the_mirrors_tags():
 @by_id()
 def test_the_fixture_gives_the_engine_what_the_whole_upstream_gives(case, engine_runs):
     """The fixture holds all the engine reads: on the full llama.cpp history it says the same."""
-    _, pin = engine_runs[case.id]
+    _, pin, _ = engine_runs[case.id]
     repo = pygit2.Repository(MIRRORS["LLAMA_BOT_REAL_LLAMA_CPP"])
     up = case.meta["upstream"]
     full = run_engine(case, Upstream(repo, up["repository"]), (up["old_commit"], up["new_commit"]))
