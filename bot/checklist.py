@@ -264,7 +264,7 @@ def _touches_build(changed: Iterable[str], report: Report) -> bool:
     """Ollama's build changes: rebuilt patches, its own build files or compat sources, or upstream CMake."""
     if any(p.status in REBUILT for pin in report.pins for p in pin.patches):
         return True
-    if any(f.area == "build" for pin in report.pins for f in pin.findings):
+    if any(pin.cmake_changed for pin in report.pins):
         return True
     return any(fnmatchcase(path, pattern) for path in changed for pattern in BUILD_TRIGGERS)
 

@@ -503,9 +503,17 @@ def check_pin(pin: Pin, upstream: Upstream, old_ref: str | None, new_ref: str, h
                        str((old_commit or new_commit).id), str(new_commit.id),
                        f"{upstream.web_url}/compare/{old_ref or new_ref}...{new_ref}",
                        len(history.between), len(History(upstream, new_commit, old_commit or new_commit).between))
+    report.cmake_changed = _cmake_changed(old_commit or new_commit, new_commit)
     for path in patch_order(head, pin.patches):
         report.patches.append(check_patch(ctx, path, head.read(path) or b""))
     return report, ctx
+
+
+def _cmake_changed(old: pygit2.Commit, new: pygit2.Commit) -> list[str]:
+    """Upstream build files the bump changes: the build must be tried again. Compares tree entries only,
+    so no blob is read."""
+    paths = {p for d in old.tree.diff_to_tree(new.tree).deltas for p in (d.old_file.path, d.new_file.path)}
+    return sorted(p for p in paths if posixpath.basename(p) == "CMakeLists.txt" or p.endswith(".cmake"))
 
 
 def _upstream_reads(head: Snapshot, pin: Pin) -> Callable[[str], bool]:

@@ -96,12 +96,13 @@ class PinReport:
     commit_count: int = 0  # upstream commits the bump brings (old..new)
     reverted_count: int = 0  # upstream commits it takes away (new..old): a downgrade, or a move to a side branch
     error: str | None = None  # why this pin could not be checked; then there are no patches or findings
+    cmake_changed: list[str] = field(default_factory=list)  # upstream CMake files the bump changes (not in JSON)
     patches: list[PatchResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """The report's keys (docs/report.schema.json); a finding about a file gone upstream has line 0."""
-        counts = ("patches", "findings", "commit_count", "reverted_count")
+        counts = ("patches", "findings", "commit_count", "reverted_count", "cmake_changed")
         data = {k: v for k, v in asdict(self).items() if k not in counts}
         data["patches"] = [p.to_json() for p in self.patches]
         data["findings"] = [{**asdict(f), "upstream_line": f.upstream_line or 0} for f in self.findings]

@@ -300,3 +300,12 @@ def test_binary_patch_applies_as_it_is_else_error(tmp_path):
     moved = upstream_pair(tmp_path, {"blob.bin": old}, {"blob.bin": old + b"more"}, name="b.git")
     (result,) = _one(run(moved, {"llama/compat/0001.patch": patch}))
     assert result.status == "error" and "binary change to blob.bin" in result.message
+
+
+def test_the_report_lists_the_upstream_cmake_files_the_bump_changes(tmp_path):
+    old = _func("f", ["a();", "b();", "c();"])
+    up = upstream_pair(tmp_path, {"f.c": old, "CMakeLists.txt": "project(x)\n", "docs/x.md": "a\n"},
+                       {"ggml/src/ggml-cpu/CMakeLists.txt": "add_library(y)\n", "cmake/build-info.cmake": "x\n",
+                        "docs/x.md": "b\n"})
+    (pin,) = run(up, {"llama/compat/0001.patch": make_patch(old, old.replace("c();", "c(2);"), "f.c")}).pins
+    assert pin.cmake_changed == ["cmake/build-info.cmake", "ggml/src/ggml-cpu/CMakeLists.txt"]
