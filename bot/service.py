@@ -499,7 +499,7 @@ class Service:
         return await run.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", run.names)
 
     async def _config(self, run: Run, default_branch: str) -> Config:
-        """`.github/llama-bot.toml` on the default branch (CONTRACT section 4); defaults when absent."""
+        """`.github/llama-bot.toml` on the default branch; defaults when absent."""
         try:
             item = await run.gh.getitem("/repos/{owner}/{repo}/contents/{+path}{?ref}",
                                         {**run.names, "path": CONFIG_PATH, "ref": default_branch})
@@ -910,7 +910,7 @@ class Service:
             raise  # not moved: a refusal (a protected branch), answered like a 403
         return new["sha"], new.get("html_url") or new["url"]
 
-    # -- platform validation (issue 5): dispatches, workflow_run events, fork branches --
+    # -- platform validation: dispatches, workflow_run events, fork branches --
 
     # -- the platform table --
 
@@ -956,7 +956,7 @@ class Service:
 
     async def _dispatch_platforms(self, run: Run, pull: dict, chosen: list,
                                   scope: str = "rerun") -> tuple[list[Dispatch], list[str]]:
-        """Per platform: a queued check run, the stored dispatch, then the dispatch call (CONTRACT 5).
+        """Per platform: a queued check run, the stored dispatch, then the dispatch call.
 
         Each platform's outcome is kept in the job's progress under `scope`, so a job resumed after a
         crash does not dispatch again what it already dispatched (or reported as refused).

@@ -51,7 +51,7 @@ DOCS = "https://docs.github.com/rest"
 JWT_OPERATIONS = {"apps/get-authenticated", "apps/create-installation-access-token", "apps/get-repo-installation"}
 GREEDY_PARAMS = {"path", "ref", "basehead"}  # these path parameters may contain "/"
 JWT_MAX_LIFETIME = 600 + 30  # GitHub allows 10 minutes; a little slack for clock rounding
-MAX_COMMENT = 65536  # GitHub's limit on issue comment bodies (FACTS.md §4)
+MAX_COMMENT = 65536  # GitHub's limit on issue comment bodies
 DEFAULT_PERMISSIONS = {"actions": "write", "checks": "write", "contents": "write", "issues": "write",
                        "metadata": "read", "pull_requests": "write"}
 DIFF_STATUS = {"A": "added", "D": "removed", "M": "modified", "R": "renamed", "C": "copied", "T": "changed"}

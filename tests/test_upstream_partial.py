@@ -209,7 +209,7 @@ def test_a_real_llama_cpp_clone_without_some_blobs():
     if not where:
         pytest.skip(
             "LLAMA_BOT_REAL_LLAMA_CPP is not set: it names a llama.cpp clone that lacks some blobs "
-            "(e.g. /work/.mirror/ngxson+llama.cpp/repo)"
+            "(a partial clone or a mirror that omits its largest files)"
         )
     repo = pygit2.Repository(where)
     upstream = Upstream.open_dir(where, "https://github.com/ggml-org/llama.cpp")
