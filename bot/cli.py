@@ -322,8 +322,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         _emit(render_markdown(report, changed, head_sha=str(change.head.id), prefix=change.config.command_prefix,
                               patch_dirs={p.name: p.patches for p in change.config.pins}))
     if args.out:
-        where = "\n".join(f"  {p}" for p in written) or "  (none: nothing needed regenerating)"
-        print(f"Regenerated patches written to {args.out}:\n{where}", file=sys.stderr)
+        rebuilt = [args.out / p.path for pin in report.pins for p in pin.patches
+                   if p.status in WRITES and p.new_text is not None]
+        where = "\n".join(f"  {p}{'' if p in written else ' (already there, unchanged)'}" for p in rebuilt)
+        print(f"Regenerated patches written to {args.out}:\n{where or '  (none: nothing needed regenerating)'}",
+              file=sys.stderr)
     return _failures(report) or (1 if report.needs_change else 0)
 
 

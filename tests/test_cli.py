@@ -46,7 +46,9 @@ def test_json_report_has_every_status_and_exit_1(scenario, tmp_path):
     assert "LLM_ARCH_LAGUNA = 54" in laguna["message"] and "LLM_ARCH_OLMO" in laguna["message"]
     written = sorted(str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*.patch"))
     assert written == ["llama/compat/0003-clip-hooks.patch", "llama/compat/0004-clip-embd.patch"]
-    assert "Regenerated patches written to" in result.stderr
+    assert f"  {tmp_path}/out/llama/compat/0003-clip-hooks.patch\n" in result.stderr
+    again = _check(scenario, "--format", "json", "--out", str(tmp_path / "out"))
+    assert f"  {tmp_path}/out/llama/compat/0003-clip-hooks.patch (already there, unchanged)\n" in again.stderr
     # The stack as CMake would apply it, with the rebuilt patches in place, passes the real git apply.
     repo = pygit2.Repository(str(scenario.ollama))
     stack = []
