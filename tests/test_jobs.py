@@ -12,8 +12,10 @@ from bot.jobs import JobRequest, SqliteJobQueue
 
 
 class Clock:
-    def __init__(self):
-        self.now = 1_000_000.0
+    """A clock the tests move by hand."""
+
+    def __init__(self, now: float = 1_000_000.0):
+        self.now = now
 
     def __call__(self):
         return self.now

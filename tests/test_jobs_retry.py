@@ -6,21 +6,15 @@ from pathlib import Path
 import pytest
 
 from bot.jobs import JobRequest, SqliteJobQueue, read_jobs
+from tests.test_jobs import Clock
 
 OLD_STORE = Path(__file__).parent / "data" / "jobs-before-retries.sql"
-
-
-class Clock:
-    def __init__(self, now: float = 1_700_000_120.0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
+RETRY_EPOCH = 1_700_000_120.0  # a minute after the old store's newest job
 
 
 @pytest.fixture
 async def clock():
-    return Clock()
+    return Clock(RETRY_EPOCH)
 
 
 @pytest.fixture
@@ -93,7 +87,7 @@ async def test_a_store_the_previous_version_wrote_is_upgraded_in_place_and_keeps
         (2, "failed", 0, None),
         (1, "done", 0, None),
     ]
-    clock = Clock()
+    clock = Clock(RETRY_EPOCH)
     queue = SqliteJobQueue(path, lease_seconds=60, clock=clock)
     try:
         first = await queue.claim("new-host:1:0")  # the queued job, and the killed worker's, still run

@@ -20,18 +20,11 @@ from bot.github import transient
 from bot.jobs import Job, SqliteJobQueue
 from bot.service import JobBackoff, retry_in
 from tests.conftest import ROOT, Bot, bot_settings
+from tests.test_jobs import Clock
 
 HOUR = JobBackoff()
 
 
-class Clock:
-    """A clock that moves only when told to."""
-
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
 
 
 async def waiting(bot: Bot, job_id: int, retries: int, timeout: float = 60.0) -> Job:
@@ -74,7 +67,7 @@ async def jobs_command(data_dir, *args: str) -> list[dict]:
 
 @pytest.fixture
 async def outage_bot(fake_github, scenario, tmp_path):
-    clock = Clock()
+    clock = Clock(time.time())
     queue = SqliteJobQueue(tmp_path / "var" / "jobs.sqlite3", clock=clock)
     running = await Bot(
         bot_settings(fake_github, scenario, tmp_path / "var"), queue=queue, backoff=HOUR
@@ -130,7 +123,7 @@ async def test_a_minute_of_outage_is_ridden_out_and_the_checklist_posted_once(ou
 
 
 async def test_a_job_is_failed_only_once_the_backoff_is_used_up(fake_github, scenario, tmp_path):
-    clock = Clock()
+    clock = Clock(time.time())
     queue = SqliteJobQueue(tmp_path / "var" / "jobs.sqlite3", clock=clock)
     short = JobBackoff(first=10.0, cap=20.0, total=40.0)  # waits of 10, 20, 20: failed at the fourth failure
     bot = await Bot(bot_settings(fake_github, scenario, tmp_path / "var"), queue=queue, backoff=short).start()
