@@ -2,23 +2,24 @@
 
 Patches are processed in apply-patch.cmake's order, each against the new
 upstream tree with the earlier ones (regenerated where needed) applied.
-A patch that does not apply is rebuilt by a three-way merge first, then by
-tolerant relocation; a result is never called good when it collides with
-what upstream added at the same place.
+A patch that does not apply is rebuilt by a three-way merge first (edit by
+edit, bot/merge.py), then by tolerant relocation; a result is never called
+good when it collides with what upstream added at the same place.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import pygit2
 
+from bot import identifiers, obsolete
 from bot.config import CONFIG_PATH, Config, Pin, read_version
 from bot.hunks import Placement, best_candidate, collisions, find_exact, relocate
+from bot.merge import Overlap, merge
 from bot.model import AnalysisError, Commit, HunkResult, PatchResult, PinReport, Report
 from bot.patchfile import (
     FilePatch,
@@ -145,16 +146,6 @@ class PinContext:
     new_ref: str
     old_tree: Tree | None
     new_tree: Tree
-    scratch: pygit2.Repository
-
-    def merge3(self, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
-        """libgit2's three-way file merge; None when it leaves conflicts."""
-        def entry(data: bytes) -> pygit2.IndexEntry:
-            return pygit2.IndexEntry("file", self.scratch.create_blob(data), pygit2.enums.FileMode.BLOB)
-        result = self.scratch.merge_file_from_index(entry(base), entry(ours), entry(theirs))
-        if not result.automergeable:
-            return None
-        return result.contents.encode("utf-8", "surrogateescape")
 
     def old_blob(self, fp: FilePatch) -> bytes | None:
         """The file the patch was written against: the old stacked tree, else the `index` line's blob."""
@@ -199,26 +190,8 @@ def _exact_outcome(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
     return FileOutcome(fp, status, changes, hunks)
 
 
-def _find_after(image: list[bytes], hunk: Hunk) -> int | None:
-    """1-based line where the hunk now starts: found by its first run of added lines."""
-    run: list[bytes] = []
-    lead = 0
-    for line in hunk.lines:
-        if line.kind == "+":
-            run.append(line.text)
-        elif run:
-            break
-        elif line.kind == " ":
-            lead += 1
-    if not run:
-        return None
-    expected = hunk.new_start - 1 + lead
-    n = len(run)
-    matches = [i for i in range(len(image) - n + 1) if image[i] == run[0] and image[i:i + n] == run]
-    return min(matches, key=lambda i: abs(i - expected)) - lead + 1 if matches else None
-
-
 def _three_way(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
+    """The file merged edit by edit (bot/merge.py); None when an edit overlaps upstream's."""
     if fp.is_new or fp.is_deleted or fp.is_binary or not fp.old_path:
         return None
     base = ctx.old_blob(fp)
@@ -226,30 +199,37 @@ def _three_way(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
     if base is None or theirs is None:
         return None
     try:
-        ours_changes, _ = apply_exact(_single(fp.old_path, base), fp)
+        ours_changes, placements = apply_exact(_single(fp.old_path, base), fp)
     except NoFit:
         return None
     ours = ours_changes[fp.new_path or fp.old_path]
     assert ours is not None
-    merged = ctx.merge3(base, ours, theirs)
-    if merged is None:
+    try:
+        merged = merge(_lines(base), _lines(ours), _lines(theirs))
+    except Overlap:
         return None
-    image, upstream_image = _lines(merged), _lines(theirs)
+    upstream_image = _lines(theirs)
     hunks = []
-    for h in fp.hunks:
-        at = _find_after(image, h) or h.new_start
+    grown = 0
+    for h, placement in zip(fp.hunks, placements):
+        start = placement.start - grown  # where the hunk's preimage is in the base
+        grown += len(h.after) - len(h.before)
+        own = [p for p in merged.ours if start <= p.edit.start and p.edit.end <= start + len(h.before)]
+        at = own[0].at - (own[0].edit.start - start) + 1 if own else h.new_start
         exact = find_exact(upstream_image, h)
         if exact is not None:  # this hunk alone still fits: only its neighbours needed the merge
             hunks.append(HunkResult(fp.path, h.old_start, at, "clean" if exact.offset == 0 else "offset",
                                     patch_line=h.header_line))
             continue
-        hunks.append(HunkResult(fp.path, h.old_start, at, "merged",
-                                ctx.commits_near(fp.old_path, at, len(h.after), h),
+        notes = list(dict.fromkeys(n for p in own for n in p.notes))
+        hunks.append(HunkResult(fp.path, h.old_start, at, "relocated" if notes else "merged",
+                                ctx.commits_near(fp.old_path, at, len(h.after), h), "; ".join(notes),
                                 patch_line=h.header_line))
-    changes: dict[str, bytes | None] = {fp.new_path or fp.old_path: merged}
+    changes: dict[str, bytes | None] = {fp.new_path or fp.old_path: b"".join(merged.lines)}
     if fp.new_path and fp.new_path != fp.old_path:
         changes[fp.old_path] = None
-    return FileOutcome(fp, "merged", changes, hunks)
+    status = "relocated" if any(h.status == "relocated" for h in hunks) else "merged"
+    return FileOutcome(fp, status, changes, hunks)
 
 
 def _single(path: str, data: bytes) -> Tree:
@@ -410,6 +390,79 @@ def _apply_all(tree: Tree, pf: PatchFile) -> None:
 
 
 def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResult:
+    """What the new upstream already provides comes first (bot/obsolete.py): all of it makes the patch
+    `upstreamed`, part of it is dropped and the rest placed. Names upstream removed or renamed that the
+    added lines use (bot/identifiers.py) are renamed one for one or named. Either makes a placed patch
+    `fuzzy`: the rebuilt patch is an inference a person should look at."""
+    assessment = obsolete.assess(pf, _file_sides(ctx, pf))
+    if assessment.whole and not reverse_applies(ctx.new_tree, pf):
+        return obsolete.result(path, ctx.new_ref, assessment, _placed_hunks(ctx, assessment),
+                               lambda p: _commits_at(ctx, p.file, p.lines))
+    rest = obsolete.without(pf, {(p.file, p.index) for p in assessment.provided})
+    rest, uses = identifiers.adapt(rest, _removed_declarations(ctx, rest))
+    if not assessment.provided and not uses:
+        return _place(ctx, path, pf, data)
+    before = {fp.path: ctx.new_tree.read(fp.old_path) if fp.old_path else None for fp in rest.files}
+    result = _place(ctx, path, rest, data)
+    for use in uses:
+        c = use.change
+        use.commits = _commits_at(ctx, c.path, [c.new_line], [c.old_text.encode()])
+    provided = [(p, _commits_at(ctx, p.file, p.lines)) for p in assessment.provided]
+    amended = obsolete.amend(result, rest, provided, uses)
+    if amended.status == "fuzzy":
+        unchanged = {id(fp) for fp in pf.files}
+        sections = [fp.raw if fp.is_binary or (id(fp) in unchanged and _all_clean(amended, fp)) else
+                    file_section(fp, before[fp.path], ctx.new_tree.read(fp.new_path) if fp.new_path else None)
+                    for fp in rest.files]
+        amended.new_text = render(rest, sections)
+    return amended
+
+
+def _file_sides(ctx: PinContext, pf: PatchFile) -> dict[str, obsolete.FileSides]:
+    upstream = Tree(ctx.new_tree.base)
+    return {fp.old_path: obsolete.FileSides(ctx.old_tree.read(fp.old_path) if ctx.old_tree else None,
+                                            ctx.new_tree.read(fp.old_path), upstream.read(fp.old_path))
+            for fp in pf.files if fp.old_path}
+
+
+def _removed_declarations(ctx: PinContext, pf: PatchFile) -> dict[str, list[identifiers.UpstreamChange]]:
+    """Per file of the patch: the declarations the upstream diff removed from it and from its headers."""
+    old, new = GitSnapshot(ctx.upstream.repo, ctx.history.old), ctx.new_tree.base
+    out: dict[str, list[identifiers.UpstreamChange]] = {}
+    for fp in pf.files:
+        if not fp.old_path or new is None:
+            continue
+        for p in (fp.old_path, *identifiers.headers_of(fp.old_path)):
+            if old.missing(p) or new.missing(p):
+                continue
+            before, after = old.read(p), new.read(p)
+            if before is not None and after is not None:
+                out.setdefault(fp.path, []).extend(identifiers.removed_declarations(p, before, after))
+    return out
+
+
+def _commits_at(ctx: PinContext, path: str, lines: list[int], removed: Iterable[bytes] = ()) -> list[Commit]:
+    return ctx.history.commits_for_lines(path, min(lines), max(lines), removed) if lines else []
+
+
+def _placed_hunks(ctx: PinContext, assessment: obsolete.Assessment) -> dict[tuple[str, int], HunkResult]:
+    """Where each hunk upstream does not provide would go, by the exact search alone."""
+    out = {}
+    for left in assessment.leftovers:
+        image = _lines(ctx.new_tree.read(left.file))
+        found = find_exact(image, left.hunk)
+        status = "conflict" if found is None else "clean" if found.offset == 0 else "offset"
+        out[(left.file, left.index)] = HunkResult(left.file, left.hunk.old_start,
+                                                  found.start + 1 if found else left.hunk.new_start, status,
+                                                  patch_line=left.hunk.header_line)
+    return out
+
+
+def _all_clean(result: PatchResult, fp: FilePatch) -> bool:
+    return all(h.status == "clean" for h in result.hunks if h.file == fp.path)
+
+
+def _place(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResult:
     outcomes = [_exact_outcome(ctx, fp) for fp in pf.files]
     if None in outcomes and reverse_applies(ctx.new_tree, pf):
         return _already_there(ctx, path, pf, [])
@@ -463,8 +516,8 @@ def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> Pat
                            "(git apply accepts line offsets).", None, hunks, new_text=new_text)
     if "relocated" in statuses:
         moved = [h for h in hunks if h.status == "relocated"]
-        return PatchResult(path, "fuzzy", f"Rebuilt by relocating {len(moved)} of {len(hunks)} hunks with "
-                           "tolerance (whitespace, reduced context): review it before committing.",
+        return PatchResult(path, "fuzzy", f"Rebuilt with tolerance: {len(moved)} of {len(hunks)} hunks placed by a "
+                           "merge rule or relocated (each hunk says how): review it before committing.",
                            path, hunks, new_text=new_text)
     merged = [h for h in hunks if h.status == "merged"]
     return PatchResult(path, "regenerated", f"Rebuilt by a clean three-way merge of {len(merged)} of "
@@ -488,8 +541,8 @@ def patch_order(snapshot: Snapshot, directory: str) -> list[str]:
     return sorted(paths, key=lambda p: (posixpath.basename(p), p))
 
 
-def check_pin(pin: Pin, upstream: Upstream, old_ref: str | None, new_ref: str, head: Snapshot,
-              scratch: pygit2.Repository) -> tuple[PinReport, PinContext]:
+def check_pin(pin: Pin, upstream: Upstream, old_ref: str | None, new_ref: str,
+              head: Snapshot) -> tuple[PinReport, PinContext]:
     """Every patch of the pin at `head` against `new_ref`; without `old_ref` (a new pin, or garbage in the
     base's version file) against the new ref alone, the three-way merges using the patches' index blobs."""
     new_commit = _resolve(upstream, new_ref, pin.version_file)
@@ -498,7 +551,7 @@ def check_pin(pin: Pin, upstream: Upstream, old_ref: str | None, new_ref: str, h
     upstream.fetch_missing(history, _upstream_reads(head, pin))
     ctx = PinContext(pin, upstream, history, new_ref,
                      Tree(GitSnapshot(upstream.repo, old_commit)) if old_commit else None,
-                     Tree(GitSnapshot(upstream.repo, new_commit)), scratch)
+                     Tree(GitSnapshot(upstream.repo, new_commit)))
     report = PinReport(pin.name, pin.version_file, old_ref or new_ref, new_ref,
                        str((old_commit or new_commit).id), str(new_commit.id),
                        f"{upstream.web_url}/compare/{old_ref or new_ref}...{new_ref}",
@@ -526,6 +579,7 @@ def _upstream_reads(head: Snapshot, pin: Pin) -> Callable[[str], bool]:
     for path in patch_order(head, pin.patches):
         try:
             patched |= {p for fp in parse(head.read(path) or b"").files for p in (fp.old_path, fp.new_path) if p}
+    patched |= {h for p in list(patched) for h in identifiers.headers_of(p)}  # what bot/identifiers.py reads
         except PatchError:
             continue
     return lambda path: path in patched or glob_match(path, CMAKE_FILES)
@@ -584,25 +638,23 @@ def analyse(config: Config, base: Snapshot, head: Snapshot, open_upstream: OpenU
     (pin name -> why) and in `Report.failed`, and the other pins are still analysed.
     """
     report = Report()
-    with tempfile.TemporaryDirectory(prefix="llama-bot-merge-") as scratch_dir:
-        scratch = pygit2.init_repository(scratch_dir, bare=True)
-        for pin in changed_pins(config, changed_paths):
-            try:
-                pin_report = _analyse_pin(pin, config, base, head, open_upstream, scratch, review)
-            except AnalysisError as exc:
-                if errors is None:
-                    raise
-                errors[pin.name] = str(exc)
-                report.failed.append(PinReport(pin.name, pin.version_file, _readable_ref(base, pin),
-                                               _readable_ref(head, pin), error=str(exc)))
-                continue
-            if pin_report is not None:
-                report.pins.append(pin_report)
+    for pin in changed_pins(config, changed_paths):
+        try:
+            pin_report = _analyse_pin(pin, config, base, head, open_upstream, review)
+        except AnalysisError as exc:
+            if errors is None:
+                raise
+            errors[pin.name] = str(exc)
+            report.failed.append(PinReport(pin.name, pin.version_file, _readable_ref(base, pin),
+                                           _readable_ref(head, pin), error=str(exc)))
+            continue
+        if pin_report is not None:
+            report.pins.append(pin_report)
     return report
 
 
 def _analyse_pin(pin: Pin, config: Config, base: Snapshot, head: Snapshot, open_upstream: OpenUpstream,
-                 scratch: pygit2.Repository, review: bool) -> PinReport | None:
+                 review: bool) -> PinReport | None:
     """One pin's report; None when neither revision has its version file (the repository does not pin it).
 
     Only garbage in the base's version file is skipped (the change may repair it): a well-formed base
@@ -620,7 +672,7 @@ def _analyse_pin(pin: Pin, config: Config, base: Snapshot, head: Snapshot, open_
         upstream = open_upstream(pin, refs)
     except AnalysisError as exc:
         raise AnalysisError(f"{exc}{''.join(dict.fromkeys(_abbreviation_hint(None, r) for r in refs))}") from None
-    pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head, scratch)
+    pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head)
     if review:
         pin_report.findings = _review(ctx, head, config)
     return pin_report

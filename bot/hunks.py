@@ -14,6 +14,7 @@ from bot.patchfile import Hunk, Line
 MAX_FUZZ = 2
 _FUNC_LINE = re.compile(rb"[A-Za-z_$]")
 _ENUM_VALUE = re.compile(rb"^\s*([A-Za-z_]\w*)\s*=\s*(-?(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*\s*,?\s*(?://.*|/\*.*)?$")
+_WORD = re.compile(rb"\S+")
 _ENTRY_KEY = re.compile(rb'^\s*\{?\s*("(?:[^"\\]|\\.)*"|[A-Z][A-Z0-9_]{2,})\s*[,:=}]')
 
 
@@ -26,7 +27,8 @@ class Placement:
     reindent: int = 0  # columns by which upstream's anchor lines (and so the added lines) moved
 
 
-def _norm(line: bytes) -> bytes:
+def norm(line: bytes) -> bytes:
+    """The line with whitespace runs collapsed: equal when two lines differ only in spacing."""
     return b" ".join(line.split())
 
 
@@ -70,7 +72,13 @@ def _indent(line: bytes) -> bytes:
     return line[: len(line) - len(line.lstrip(b" \t"))]
 
 
-def _reindent(text: bytes, old_anchor: bytes, new_anchor: bytes) -> bytes:
+def indent_shift(old_anchor: bytes, new_anchor: bytes) -> int:
+    """Columns by which upstream moved a line's indentation."""
+    return len(_indent(new_anchor)) - len(_indent(old_anchor))
+
+
+def reindent(text: bytes, old_anchor: bytes, new_anchor: bytes) -> bytes:
+    """An added line moved the way its anchor line moved: one level deeper or shallower."""
     old, new = _indent(old_anchor), _indent(new_anchor)
     if old == new or not text.strip():
         return text
@@ -79,6 +87,30 @@ def _reindent(text: bytes, old_anchor: bytes, new_anchor: bytes) -> bytes:
     if old.startswith(new) and text.startswith(old[len(new):]):
         return text[len(old) - len(new):]
     return text
+
+
+def realign(text: bytes, old_anchor: bytes, new_anchor: bytes) -> bytes:
+    """An added line that was column-aligned with its anchor, re-spaced the way upstream re-spaced the anchor.
+
+    Applies only to a line indented like its anchor (an entry of the same list or table) when upstream
+    changed nothing but the anchor's spacing; each word of the line that started at the column of the
+    anchor's word of the same rank starts at that word's new column. Otherwise the line is only re-indented.
+    """
+    if norm(old_anchor) != norm(new_anchor) or _indent(text) != _indent(old_anchor) or not text.strip():
+        return reindent(text, old_anchor, new_anchor)
+    words = list(_WORD.finditer(text))
+    old_cols = [m.start() for m in _WORD.finditer(old_anchor)]
+    new_cols = [m.start() for m in _WORD.finditer(new_anchor)]
+    out = _indent(new_anchor)
+    previous_end = words[0].start()
+    for rank, word in enumerate(words):
+        if rank and rank < len(old_cols) and word.start() == old_cols[rank]:
+            column = max(new_cols[rank], len(out) + 1)
+        else:
+            column = len(out) + word.start() - previous_end
+        out += b" " * (column - len(out)) + word.group()
+        previous_end = word.end()
+    return out + text[previous_end:]
 
 
 def relocate(image: list[bytes], hunk: Hunk) -> tuple[Placement, list[bytes]] | None:
@@ -90,21 +122,21 @@ def relocate(image: list[bytes], hunk: Hunk) -> tuple[Placement, list[bytes]] | 
     every context line and added lines re-indented like their anchor.
     """
     expected = max(0, hunk.new_start - 1)
-    section = _norm(hunk.section)
+    section = norm(hunk.section)
     index: dict[bytes, list[int]] = {}
     for i, line in enumerate(image):
-        index.setdefault(_norm(line), []).append(i)
+        index.setdefault(norm(line), []).append(i)
     best: tuple | None = None
     for lead in range(min(MAX_FUZZ, hunk.leading) + 1):
         for trail in range(min(MAX_FUZZ, hunk.trailing) + 1):
             lines = hunk.lines[lead: len(hunk.lines) - trail]
-            pre = [_norm(line.text) for line in lines if line.kind != "+"]
+            pre = [norm(line.text) for line in lines if line.kind != "+"]
             if not any(pre):
                 continue
             for pos in index.get(pre[0], ()):
-                if [_norm(x) for x in image[pos:pos + len(pre)]] != pre:
+                if [norm(x) for x in image[pos:pos + len(pre)]] != pre:
                     continue
-                in_function = not section or section in _norm(function_at(image, pos))
+                in_function = not section or section in norm(function_at(image, pos))
                 cost = (lead + trail, not in_function, abs(pos - expected - lead))
                 if best is None or cost < best[0]:
                     best = (cost, pos, lines, lead + trail)
@@ -124,7 +156,7 @@ def relocate(image: list[bytes], hunk: Hunk) -> tuple[Placement, list[bytes]] | 
     for j, line in enumerate(lines):
         if line.kind == "+":
             old_anchor, new_anchor = _anchor_for(lines, j, anchors)
-            replacement.append(_reindent(line.text, old_anchor, new_anchor))
+            replacement.append(reindent(line.text, old_anchor, new_anchor))
             continue
         if region[k] != line.text:
             exact = False
@@ -146,11 +178,11 @@ def _anchor_for(lines: list[Line], j: int, anchors: list[tuple[bytes, bytes]]) -
 
 def best_candidate(image: list[bytes], hunk: Hunk) -> tuple[int, int] | None:
     """The position where most of the hunk's preimage lines line up (ignoring whitespace), and how many."""
-    pre = [_norm(t) for t in hunk.before]
+    pre = [norm(t) for t in hunk.before]
     votes: dict[int, int] = {}
     positions: dict[bytes, list[int]] = {}
     for i, line in enumerate(image):
-        positions.setdefault(_norm(line), []).append(i)
+        positions.setdefault(norm(line), []).append(i)
     for offset, line in enumerate(pre):
         if not line or len(positions.get(line, ())) > 50:
             continue  # blank lines and braces line up everywhere: no evidence

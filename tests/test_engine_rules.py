@@ -1,0 +1,80 @@
+"""The maintainers' rules for rebuilding a patch, on real upstream repositories, checked with the real
+`git apply`: each rebuilt patch is `fuzzy` with the rule named in its hunk, never `regenerated`."""
+
+from tests.gitutil import git_apply_stack, make_patch, run, upstream_pair
+
+INCLUDES = '#include "a.h"\n#include "b.h"\n\n#include <map>\n#include <string>\n\n'
+BODY = "".join(f"    step_{i}();\n" for i in range(30))
+
+
+def _only(report):
+    (pin,) = report.pins
+    (patch,) = pin.patches
+    return patch
+
+
+def _applied(up, patch, tmp_path, path):
+    git_apply_stack(up.path, "v2", [patch.new_text], tmp_path / "work")
+    return (tmp_path / "work" / path).read_text()
+
+
+def test_an_include_both_sides_added_after_the_same_line_goes_after_upstreams(tmp_path):
+    old = INCLUDES + "int f(void) {\n" + BODY + "}\n"
+    new = old.replace('#include "b.h"\n', '#include "b.h"\n#include "upstream.h"\n')
+    ours = old.replace('#include "b.h"\n', '#include "b.h"\n#include "ollama.h"\n')
+    up = upstream_pair(tmp_path, {"src/f.c": old}, {"src/f.c": new})
+    patch = _only(run(up, {"llama/compat/0001-hooks.patch": make_patch(old, ours, "src/f.c")}))
+    assert patch.status == "fuzzy", patch.message
+    (hunk,) = patch.hunks
+    assert hunk.status == "relocated"
+    assert hunk.detail == "upstream inserted 1 line at the same place: kept theirs first, ours after"
+    text = _applied(up, patch, tmp_path, "src/f.c")
+    assert '#include "b.h"\n#include "upstream.h"\n#include "ollama.h"\n\n#include <map>' in text
+
+
+def test_one_adjacent_insertion_no_longer_sends_the_whole_file_to_relocation(tmp_path):
+    old = INCLUDES + "int f(void) {\n" + BODY + "}\n"
+    ours = old.replace('#include "b.h"\n', '#include "b.h"\n#include "ollama.h"\n').replace(
+        "    step_20();\n", "    step_20();\n    hook();\n"
+    )
+    # upstream rewrote the three lines above the hook: relocation alone could not place it, the merge can
+    new = old.replace('#include "b.h"\n', '#include "b.h"\n#include "upstream.h"\n')
+    for i in (17, 18, 19):
+        new = new.replace(f"    step_{i}();\n", f"    step_{i}(ctx);\n")
+    up = upstream_pair(tmp_path, {"src/f.c": old}, {"src/f.c": new})
+    patch = _only(run(up, {"llama/compat/0001-hooks.patch": make_patch(old, ours, "src/f.c")}))
+    assert patch.status == "fuzzy", patch.message
+    assert [h.status for h in patch.hunks] == ["relocated", "merged"]
+    text = _applied(up, patch, tmp_path, "src/f.c")
+    assert "    step_19(ctx);\n    step_20();\n    hook();\n    step_21();\n" in text
+
+
+def test_overlapping_edits_still_fail_the_merge_and_go_to_relocation(tmp_path):
+    old = "int f(void) {\n" + BODY + "}\n"
+    new = old.replace("    step_10();\n", "    step_10(1);\n")
+    ours = old.replace("    step_10();\n", "    step_10(2);\n")
+    up = upstream_pair(tmp_path, {"f.c": old}, {"f.c": new})
+    patch = _only(run(up, {"llama/compat/0001.patch": make_patch(old, ours, "f.c")}))
+    assert patch.status == "conflict" and "best candidate" in patch.hunks[0].detail
+
+
+def test_added_lines_follow_a_block_upstream_nested_through_the_merge(tmp_path):
+    lines = [f"    load_{i}();\n" for i in range(8)]
+    old = "void load(void) {\n" + "".join(lines) + "}\n"
+    ours = old.replace("    load_4();\n", "    load_4();\n    ollama_hook();\n")
+    # upstream wraps the calls in a scope and changes the three above the hook: the merge places it
+    # (relocation cannot: it keeps at least one context line on each side of the added lines)
+    nested = ["    load_0();\n", "    if (ready) {\n"] + ["    " + x for x in lines[1:]] + ["    }\n"]
+    for i in (3, 4, 5):
+        nested[i] = nested[i].replace(f"load_{i - 1}()", f"load_{i - 1}(ctx)")
+    new = "void load(void) {\n" + "".join(nested) + "}\n"
+    up = upstream_pair(tmp_path, {"l.c": old}, {"l.c": new})
+    patch = _only(run(up, {"llama/compat/0001.patch": make_patch(old, ours, "l.c")}))
+    assert patch.status == "fuzzy", patch.message
+    (hunk,) = patch.hunks
+    assert hunk.detail == (
+        "upstream changed the 3 lines just above: kept ours after them; "
+        "added lines re-indented by +4 columns like their neighbours"
+    )
+    text = _applied(up, patch, tmp_path, "l.c")
+    assert "        load_4(ctx);\n        ollama_hook();\n        load_5();\n" in text
