@@ -173,7 +173,8 @@ def carried_patches() -> dict[str, bytes]:
         "llama/compat/0006-sampling-min-p.patch": _patch(
             _sampling(False), _sampling(True), "common/sampling.cpp", "sampling: min_p accessor"),
         "llama/compat/models/0007-laguna.patch": _patch(
-            arch, arch.replace("    LLM_ARCH_MISTRAL = 53,\n", "    LLM_ARCH_MISTRAL = 53,\n    LLM_ARCH_LAGUNA = 54,\n"),
+            arch, arch.replace("    LLM_ARCH_MISTRAL = 53,\n", "    LLM_ARCH_MISTRAL = 53,\n    LLM_ARCH_LAGUNA = 54,\n")
+            + "\n#define OLLAMA_LAGUNA_ARCH_ID 54  // the id Ollama's converter writes\n",
             "src/llama-arch.h", "model: add laguna"),
     }
 

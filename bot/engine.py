@@ -18,7 +18,16 @@ import pygit2
 
 from bot import identifiers, obsolete
 from bot.config import CONFIG_PATH, Config, Pin, read_version
-from bot.hunks import Placement, best_candidate, collisions, find_exact, relocate
+from bot.hunks import (
+    Placement,
+    Renumbered,
+    best_candidate,
+    collisions,
+    find_exact,
+    mentions_value,
+    relocate,
+    renumber,
+)
 from bot.merge import Overlap, merge
 from bot.model import AnalysisError, Commit, HunkResult, PatchResult, PinReport, Report
 from bot.patchfile import (
@@ -490,6 +499,13 @@ def _place(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResul
     sections = []
     for o in resolved:
         fp = o.fp
+    unmovable = _renumber(ctx, resolved, changes)
+    if unmovable:
+        for h in hunks:
+            if h.status in ("merged", "relocated"):
+                h.status, h.detail = "conflict", unmovable
+        return PatchResult(path, "conflict", f"Cannot be rebuilt: {unmovable}.", None, hunks)
+    statuses = {o.status for o in resolved}
         before = ctx.new_tree.read(fp.old_path) if fp.old_path else None
         after = changes.get(fp.new_path) if fp.new_path else None
         if before is not None and after is not None and not fp.is_binary:
@@ -529,6 +545,51 @@ def _already_there(ctx: PinContext, path: str, pf: PatchFile, hunks: list[HunkRe
     """The change is in the stacked tree already: upstream's doing (drop the patch), or, when only the
     earlier carried patches make it, a repeat of one of them (git apply fails on it)."""
     touched = {p for fp in pf.files for p in (fp.old_path, fp.new_path) if p}
+def _renumber(ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, bytes | None]) -> str | None:
+    """Moves each enum value the patch adds that upstream now uses to the next free one (hunks.renumber),
+    in `changes` and in the notes of the hunk it is in. Where the patch writes the old value elsewhere, a
+    line naming the entry is renumbered too; any other line is returned as the reason the patch cannot
+    be rebuilt."""
+    images: dict[str, tuple[FileOutcome, list[bytes], set[int]]] = {}
+    moves: list[tuple[str, Renumbered]] = []
+    for o in resolved:
+        after = changes.get(o.fp.new_path) if o.fp.new_path and not o.fp.is_binary else None
+        if after is None:
+            continue
+        before = ctx.new_tree.read(o.fp.old_path) if o.fp.old_path else None
+        added = _added_lines(before or b"", after)
+        image, moved = renumber(_lines(after), added)
+        images[o.fp.new_path or ""] = (o, image, added)
+        moves += [(o.fp.new_path or "", m) for m in moved]
+    entries = {(p, m.line) for p, m in moves}
+    for path, move in moves:
+        _note(images[path][0], move.line, move.note)
+        for other, (o, image, added) in images.items():
+            for j in sorted(added):
+                if (other, j) in entries or not mentions_value(image[j], move.old):
+                    continue
+                if move.name.encode() not in image[j]:
+                    return (f"{path}: {move.clash}, but the patch also writes {move.old} at {other}:{j + 1} "
+                            f"(`{image[j].strip().decode(errors='replace')}`): renumber them by hand")
+                image[j] = re.sub(rb"(?<![\w.])" + str(move.old).encode() + rb"(?![\w.])",
+                                  str(move.new).encode(), image[j])
+                _note(o, j, f"{move.old} renumbered to {move.new} like {move.name}")
+    for path, (o, image, _) in images.items():
+        if o.status == "relocated":
+            changes[path] = b"".join(image)
+    return None
+
+
+def _note(outcome: FileOutcome, line: int, note: str) -> None:
+    """A note on the hunk of the outcome that holds 0-based `line` of the new file; the hunk and the file
+    no longer apply as they are."""
+    hunk = max((h for h in outcome.hunks if h.new_line - 1 <= line), key=lambda h: h.new_line,
+               default=outcome.hunks[0])
+    hunk.status = "relocated"
+    hunk.detail = "; ".join(filter(None, [hunk.detail, note]))
+    outcome.status = "relocated"
+
+
     if touched & ctx.new_tree.overlay.keys() and not reverse_applies(Tree(ctx.new_tree.base), pf):
         return PatchResult(path, "conflict", f"Its change is already made by an earlier carried patch, not by "
                            f"{ctx.new_ref}: it repeats that patch; drop or merge one of them.", None, hunks)

@@ -1,4 +1,4 @@
-"""Placing hunks in a file: git apply's exact search, tolerant relocation, collision checks.
+"""Placing hunks in a file: git apply's exact search, tolerant relocation, renumbering, collision checks.
 
 Pure functions over lists of lines (bytes with their endings), so every rule
 here is tested without git.
@@ -195,23 +195,78 @@ def best_candidate(image: list[bytes], hunk: Hunk) -> tuple[int, int] | None:
     return max(0, pos), count
 
 
+@dataclass(frozen=True)
+class Renumbered:
+    """An enum entry the patch adds, moved off a value upstream now uses."""
+
+    line: int  # 0-based index in the image
+    name: str
+    old: int
+    new: int
+    taken: tuple[tuple[int, str], ...]  # upstream's entries from `old` on that made it move that far
+
+    @property
+    def note(self) -> str:
+        return f"renumbered from {self.old} to {self.new}: upstream now uses {_listed([str(v) for v, _ in self.taken])}"
+
+    @property
+    def clash(self) -> str:
+        """What upstream's entries do to this one, by name."""
+        return (f"{self.name} = {self.old} takes the value upstream now gives {self.taken[0][1]}"
+                f" and would move to {self.new}")
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def renumber(image: list[bytes], added: set[int]) -> tuple[list[bytes], list[Renumbered]]:
+    """The image with each added explicit enum value that upstream now uses in the same enum moved to the
+    next value nobody uses there (upstream's entries, or the patch's other entries), and the moves."""
+    image = list(image)
+    moves = []
+    for i in sorted(added):
+        value = _ENUM_VALUE.match(image[i])
+        if not value:
+            continue
+        block = _block(image, i)
+        upstream = {_int(m[2]): m[1] for j in block if j not in added and (m := _ENUM_VALUE.match(image[j]))}
+        old = _int(value[2])
+        if upstream.get(old, value[1]) == value[1]:
+            continue  # a free value, or upstream's own entry of that name (a duplicate, not a move)
+        ours = {_int(m[2]) for j in block if j in added and (m := _ENUM_VALUE.match(image[j]))}
+        new = old
+        while new in upstream or new in ours:
+            new += 1
+        start, end = value.span(2)
+        image[i] = image[i][:start] + _literal(value[2], new) + image[i][end:]
+        taken = tuple((v, upstream[v].decode()) for v in sorted(upstream) if old <= v < new)
+        moves.append(Renumbered(i, value[1].decode(), old, new, taken))
+    return image, moves
+
+
+def _literal(written: bytes, value: int) -> bytes:
+    """`value` written the way `written` is: hexadecimal with its case and width, else decimal."""
+    if written.lower().startswith(b"0x"):
+        digits = f"{value:0{len(written) - 2}x}"
+        return written[:2] + (digits.upper() if written[2:].isupper() else digits).encode()
+    return str(value).encode()
+
+
+def mentions_value(line: bytes, value: int) -> bool:
+    """Whether the line writes the number `value` on its own (not inside a name or another number)."""
+    return re.search(rb"(?<![\w.])" + str(value).encode() + rb"(?![\w.])", line) is not None
+
+
 def collisions(image: list[bytes], added: set[int]) -> list[str]:
-    """Entries a patch adds that clash with upstream's neighbours: a taken enum value or a duplicate key."""
+    """Entries a patch adds whose key upstream's neighbours already have: a duplicate enum entry or table key."""
     problems = []
     for i in sorted(added):
-        line = image[i]
-        value = _ENUM_VALUE.match(line)
-        key = _ENTRY_KEY.match(line)
-        if not value and not key:
+        key = _ENTRY_KEY.match(image[i])
+        if not key:
             continue
         for j in _block(image, i):
-            if j in added:
-                continue
-            other = image[j]
-            if value and (m := _ENUM_VALUE.match(other)) and _int(m[2]) == _int(value[2]) and m[1] != value[1]:
-                problems.append(f"{value[1].decode()} = {value[2].decode()} (line {i + 1}) takes the value "
-                                f"upstream now gives {m[1].decode()} (line {j + 1})")
-            elif key and (m := _ENTRY_KEY.match(other)) and m[1] == key[1]:
+            if j not in added and (m := _ENTRY_KEY.match(image[j])) and m[1] == key[1]:
                 problems.append(f"{key[1].decode()} (line {i + 1}) is already there at line {j + 1}")
     return problems
 

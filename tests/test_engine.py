@@ -131,14 +131,17 @@ def test_a_patch_repeating_an_earlier_one_is_a_conflict_not_upstreamed(tmp_path)
     assert "already made by an earlier carried patch" in again.message
 
 
-def test_enum_value_collision_is_a_conflict_not_a_fuzzy_success(tmp_path):
+def test_an_enum_value_upstream_took_is_renumbered_and_the_patch_is_fuzzy(tmp_path):
     enum = "enum llm_arch {\n    LLM_ARCH_LLAMA = 0,\n    LLM_ARCH_QWEN = 1,\n    LLM_ARCH_MISTRAL = 53,\n    LLM_ARCH_UNKNOWN,\n};\n"
     new = enum.replace("    LLM_ARCH_MISTRAL = 53,\n", "    LLM_ARCH_MISTRAL = 53,\n    LLM_ARCH_OLMO = 54,\n")
     up = upstream_pair(tmp_path, {"arch.h": enum}, {"arch.h": new})
     patch = make_patch(enum, enum.replace("= 53,\n", "= 53,\n    LLM_ARCH_LAGUNA = 54,\n"), "arch.h", context=2)
     (result,) = _one(run(up, {"llama/compat/models/0001-laguna.patch": patch}))
-    assert result.status == "conflict"
-    assert "LLM_ARCH_LAGUNA = 54" in result.message and "LLM_ARCH_OLMO" in result.message
+    assert result.status == "fuzzy", result.message
+    assert "renumbered from 54 to 55: upstream now uses 54" in result.hunks[0].detail
+    git_apply_stack(up.path, "v2", [result.new_text], tmp_path / "work")
+    text = (tmp_path / "work/arch.h").read_text()
+    assert "    LLM_ARCH_OLMO = 54,\n    LLM_ARCH_LAGUNA = 55,\n    LLM_ARCH_UNKNOWN,\n" in text
 
 
 def test_duplicate_table_key_is_a_conflict(tmp_path):
@@ -147,8 +150,9 @@ def test_duplicate_table_key_is_a_conflict(tmp_path):
     up = upstream_pair(tmp_path, {"names.cpp": table}, {"other": "x\n"})
     up.commit("add laguna", {"names.cpp": new})
     up.tag("v3")
-    patch = make_patch(table, table.replace("    { LLM_ARCH_LLAMA", '    { LLM_ARCH_LAGUNA, "laguna" },\n    { LLM_ARCH_LLAMA'),
-                       "names.cpp")
+    # the hunk also adds a row upstream lacks, so upstream does not provide it: the duplicate is a clash
+    ours = '    { LLM_ARCH_LAGUNA, "laguna" },\n    { LLM_ARCH_OTHER, "other" },\n    { LLM_ARCH_LLAMA'
+    patch = make_patch(table, table.replace("    { LLM_ARCH_LLAMA", ours), "names.cpp")
     (result,) = _one(run(up, {"llama/compat/0001.patch": patch}, new_ref="v3"))
     assert result.status == "conflict" and "LLM_ARCH_LAGUNA" in result.message
 

@@ -78,3 +78,38 @@ def test_added_lines_follow_a_block_upstream_nested_through_the_merge(tmp_path):
     )
     text = _applied(up, patch, tmp_path, "l.c")
     assert "        load_4(ctx);\n        ollama_hook();\n        load_5();\n" in text
+
+
+VOCAB = "enum pre_type {\n    PRE_DEFAULT    = 0,\n    PRE_WHITESPACE = 53,\n};\n"
+UPSTREAM_VOCAB = VOCAB.replace("= 53,\n", "= 53,\n    PRE_GRANITE    = 54,\n    PRE_MELLUM     = 55,\n")
+CHECKS = "".join(f"void check_{i}(void);\n" for i in range(12))
+
+
+def _laguna(reference: str) -> bytes:
+    ours = VOCAB.replace("= 53,\n", "= 53,\n    PRE_LAGUNA     = 54,\n")
+    checks = CHECKS.replace("void check_5(void);\n", f"void check_5(void);\n{reference}\n")
+    return make_patch(VOCAB, ours, "vocab.h", context=1) + make_patch(CHECKS, checks, "checks.c")
+
+
+def test_a_value_upstream_took_is_renumbered_where_the_patch_names_the_entry_too(tmp_path):
+    up = upstream_pair(tmp_path, {"vocab.h": VOCAB, "checks.c": CHECKS}, {"vocab.h": UPSTREAM_VOCAB})
+    patch = _only(run(up, {"llama/compat/0001.patch": _laguna('static_assert(PRE_LAGUNA == 54, "abi");')}))
+    assert patch.status == "fuzzy", patch.message
+    vocab, checks = patch.hunks
+    assert vocab.detail.endswith("renumbered from 54 to 56: upstream now uses 54 and 55")
+    assert checks.status == "relocated" and checks.detail == "54 renumbered to 56 like PRE_LAGUNA"
+    git_apply_stack(up.path, "v2", [patch.new_text], tmp_path / "work")
+    assert (
+        "    PRE_MELLUM     = 55,\n    PRE_LAGUNA     = 56,\n};\n" in (tmp_path / "work/vocab.h").read_text()
+    )
+    assert 'static_assert(PRE_LAGUNA == 56, "abi");' in (tmp_path / "work/checks.c").read_text()
+
+
+def test_a_value_the_patch_writes_elsewhere_without_the_entry_name_is_a_conflict_naming_it(tmp_path):
+    up = upstream_pair(tmp_path, {"vocab.h": VOCAB, "checks.c": CHECKS}, {"vocab.h": UPSTREAM_VOCAB})
+    patch = _only(run(up, {"llama/compat/0001.patch": _laguna("int laguna_id = 54;")}))
+    assert patch.status == "conflict"
+    assert "the patch also writes 54 at checks.c:7 (`int laguna_id = 54;`)" in patch.message
+    assert "vocab.h: PRE_LAGUNA = 54 takes the value upstream now gives PRE_GRANITE and would move to 56" in (
+        patch.message
+    )

@@ -1,6 +1,6 @@
 """Placing hunks: pure functions over lines."""
 
-from bot.hunks import collisions, find_exact, function_at, relocate
+from bot.hunks import collisions, find_exact, function_at, relocate, renumber
 from bot.patchfile import parse
 
 
@@ -38,13 +38,27 @@ def test_relocation_gives_up_beyond_two_lines_of_fuzz():
     assert relocate(image, hunk) is None
 
 
-def test_collisions_name_taken_values_and_duplicate_keys():
-    image = _lines("enum e {\n    A = 53,\n    NEW = 54,\n    OLMO = 54,\n};\n")
-    assert collisions(image, {2}) == ["NEW = 54 (line 3) takes the value upstream now gives OLMO (line 4)"]
+def test_renumbering_takes_the_next_value_nobody_uses():
+    image = _lines("enum e {\n    A    = 53,\n    NEW  = 54,\n    OLMO = 54,\n    GRAN = 55,\n};\n")
+    renumbered, (move,) = renumber(image, {2})
+    assert renumbered[2] == b"    NEW  = 56,\n" and (move.old, move.new) == (54, 56)
+    assert move.note == "renumbered from 54 to 56: upstream now uses 54 and 55"
+    hexadecimal = _lines("enum f {\n    A = 0x0A,\n    B = 0x0A,\n};\n")
+    assert renumber(hexadecimal, {1})[0][1] == b"    A = 0x0B,\n"
+
+
+def test_the_patchs_own_entries_move_past_each_other():
+    image = _lines("enum e {\n    UP_A = 1,\n    UP_B = 2,\n    X = 1,\n    Y = 2,\n};\n")
+    renumbered, moves = renumber(image, {3, 4})
+    assert [(m.name, m.new) for m in moves] == [("X", 3), ("Y", 4)]
+    assert renumbered[3:5] == [b"    X = 3,\n", b"    Y = 4,\n"]
+
+
+def test_collisions_name_duplicate_keys():
     table = _lines('m = {\n    { ARCH_X, "x" },\n    { ARCH_X, "x" },\n};\n')
     assert collisions(table, {2}) == ["ARCH_X (line 3) is already there at line 2"]
 
 
-def test_no_collision_across_separate_blocks_or_implicit_values():
+def test_no_renumbering_across_separate_blocks_or_for_implicit_values():
     image = _lines("enum a {\n    A = 1,\n};\nenum b {\n    B = 1,\n};\nenum c {\n    C,\n    D,\n};\n")
-    assert collisions(image, {4, 8}) == []
+    assert renumber(image, {4, 8}) == (image, []) and collisions(image, {4, 8}) == []
