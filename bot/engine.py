@@ -404,11 +404,15 @@ def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> Pat
     added lines use (bot/identifiers.py) are renamed one for one or named. Either makes a placed patch
     `fuzzy`: the rebuilt patch is an inference a person should look at."""
     assessment = obsolete.assess(pf, _file_sides(ctx, pf))
-    if assessment.whole and not reverse_applies(ctx.new_tree, pf):
+    if assessment.whole and reverse_applies(ctx.new_tree, pf):
+        return _place(ctx, path, pf, data)  # upstream has the very change: the plain `upstreamed`
+    if assessment.whole:
         return obsolete.result(path, ctx.new_ref, assessment, _placed_hunks(ctx, assessment),
                                lambda p: _commits_at(ctx, p.file, p.lines))
     rest = obsolete.without(pf, {(p.file, p.index) for p in assessment.provided})
-    rest, uses = identifiers.adapt(rest, _removed_declarations(ctx, rest))
+    rest, uses = identifiers.adapt(rest, _removed_declarations(ctx, rest),
+                                   {fp.old_path: ctx.old_tree.read(fp.old_path) if ctx.old_tree else None
+                                    for fp in rest.files if fp.old_path})
     if not assessment.provided and not uses:
         return _place(ctx, path, pf, data)
     before = {fp.path: ctx.new_tree.read(fp.old_path) if fp.old_path else None for fp in rest.files}
@@ -417,7 +421,7 @@ def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> Pat
         c = use.change
         use.commits = _commits_at(ctx, c.path, [c.new_line], [c.old_text.encode()])
     provided = [(p, _commits_at(ctx, p.file, p.lines)) for p in assessment.provided]
-    amended = obsolete.amend(result, rest, provided, uses)
+    amended = obsolete.amend(result, ctx.new_ref, [fp.path for fp in pf.files], provided, uses)
     if amended.status == "fuzzy":
         unchanged = {id(fp) for fp in pf.files}
         sections = [fp.raw if fp.is_binary or (id(fp) in unchanged and _all_clean(amended, fp)) else
@@ -495,10 +499,6 @@ def _place(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResul
     changes: dict[str, bytes | None] = {}
     for o in resolved:
         changes.update(o.changes)
-    clashes = []
-    sections = []
-    for o in resolved:
-        fp = o.fp
     unmovable = _renumber(ctx, resolved, changes)
     if unmovable:
         for h in hunks:
@@ -506,6 +506,10 @@ def _place(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResul
                 h.status, h.detail = "conflict", unmovable
         return PatchResult(path, "conflict", f"Cannot be rebuilt: {unmovable}.", None, hunks)
     statuses = {o.status for o in resolved}
+    clashes = []
+    sections = []
+    for o in resolved:
+        fp = o.fp
         before = ctx.new_tree.read(fp.old_path) if fp.old_path else None
         after = changes.get(fp.new_path) if fp.new_path else None
         if before is not None and after is not None and not fp.is_binary:
@@ -541,10 +545,6 @@ def _place(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResul
                        path, hunks, new_text=new_text)
 
 
-def _already_there(ctx: PinContext, path: str, pf: PatchFile, hunks: list[HunkResult]) -> PatchResult:
-    """The change is in the stacked tree already: upstream's doing (drop the patch), or, when only the
-    earlier carried patches make it, a repeat of one of them (git apply fails on it)."""
-    touched = {p for fp in pf.files for p in (fp.old_path, fp.new_path) if p}
 def _renumber(ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, bytes | None]) -> str | None:
     """Moves each enum value the patch adds that upstream now uses to the next free one (hunks.renumber),
     in `changes` and in the notes of the hunk it is in. Where the patch writes the old value elsewhere, a
@@ -590,6 +590,10 @@ def _note(outcome: FileOutcome, line: int, note: str) -> None:
     outcome.status = "relocated"
 
 
+def _already_there(ctx: PinContext, path: str, pf: PatchFile, hunks: list[HunkResult]) -> PatchResult:
+    """The change is in the stacked tree already: upstream's doing (drop the patch), or, when only the
+    earlier carried patches make it, a repeat of one of them (git apply fails on it)."""
+    touched = {p for fp in pf.files for p in (fp.old_path, fp.new_path) if p}
     if touched & ctx.new_tree.overlay.keys() and not reverse_applies(Tree(ctx.new_tree.base), pf):
         return PatchResult(path, "conflict", f"Its change is already made by an earlier carried patch, not by "
                            f"{ctx.new_ref}: it repeats that patch; drop or merge one of them.", None, hunks)
@@ -640,9 +644,9 @@ def _upstream_reads(head: Snapshot, pin: Pin) -> Callable[[str], bool]:
     for path in patch_order(head, pin.patches):
         try:
             patched |= {p for fp in parse(head.read(path) or b"").files for p in (fp.old_path, fp.new_path) if p}
-    patched |= {h for p in list(patched) for h in identifiers.headers_of(p)}  # what bot/identifiers.py reads
         except PatchError:
             continue
+    patched |= {h for p in list(patched) for h in identifiers.headers_of(p)}  # what bot/identifiers.py reads
     return lambda path: path in patched or glob_match(path, CMAKE_FILES)
 
 

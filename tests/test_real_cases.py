@@ -34,7 +34,11 @@ from tests.realcases import (
 
 CASES = all_cases()
 # Patches the maintainers rewrote that the engine rebuilds into their very files (ignoring whitespace).
-EQUAL_TODAY = {("b9672-b9781", "001-llama-cpp-hooks.patch")}
+EQUAL_TODAY = {
+    ("b9672-b9781", "001-llama-cpp-hooks.patch"),
+    ("b9626-b9672", "002-llama-cpp-ui-empty-assets.patch"),  # upstreamed: the behaviour is upstream's now
+    ("b10069-b10091", "models/003-llama-cpp-laguna.patch"),  # upstreamed: Laguna's names are upstream's now
+}
 MIRRORS = {name: os.environ.get(name, "") for name in ("LLAMA_BOT_REAL_OLLAMA", "LLAMA_BOT_REAL_LLAMA_CPP")}
 needs_mirrors = pytest.mark.skipif(
     not all(MIRRORS.values()),
@@ -132,6 +136,38 @@ def test_every_difference_from_the_maintainers_says_why(case, engine_runs):
         if m.equal is False:
             assert m.result is not None and m.result.message in m.why
             assert m.differing or m.result.status not in ("regenerated", "fuzzy", "clean", "offset")
+
+
+def _result(engine_runs, case_id: str, patch: str):
+    _, pin, _ = engine_runs[case_id]
+    return next(r for r in pin.patches if r.path.endswith("/" + patch))
+
+
+def test_an_obsolete_patch_says_what_upstream_provides_and_what_differs(engine_runs):
+    laguna = _result(engine_runs, "b10069-b10091", "models/003-llama-cpp-laguna.patch")
+    assert laguna.status == "upstreamed"
+    for name in ("LLM_ARCH_LAGUNA", "LLAMA_VOCAB_PRE_TYPE_LAGUNA", "llama_model_laguna"):
+        assert name in laguna.message
+    assert "drop the patch, or reconcile it with upstream's version" in laguna.message
+    assert "upstream does not have table row LLM_TENSOR_ATTN_GATE_LAGUNA in LLM_TENSOR_NAMES" in laguna.message
+    assert 't.first=="</assistant>"' in laguna.message  # the EOG token upstream's Laguna does without
+    provided = [h for h in laguna.hunks if h.status == "upstreamed"]
+    assert len(provided) == 8 and all(h.upstream_commits for h in provided)
+    ui = _result(engine_runs, "b9626-b9672", "002-llama-cpp-ui-empty-assets.patch")
+    assert ui.status == "upstreamed" and "the change at tools/ui/embed.cpp:150" in ui.message
+    assert "where upstream has `const std::string asset_dir = (argc >= 4) ? argv[3] : std::string();`" in ui.message
+
+
+def test_a_parameter_upstream_made_a_member_is_named_where_the_hook_uses_it(engine_runs):
+    """b10242 replaced loader's use_mmap parameter by a load mode: the hook's `use_mmap = false` now sets
+    the member. The maintainers wrote `this->use_mmap`; the engine names the identifier and upstream's line."""
+    hooks = _result(engine_runs, "b10091-b10242", "001-llama-cpp-hooks.patch")
+    # fuzzy once its include hunk is placed (another rule's business); the note holds either way
+    assert hooks.status in ("fuzzy", "conflict"), hooks.message
+    hunk = next(h for h in hooks.hunks if "use_mmap" in h.detail)
+    assert "`bool use_mmap,` (line 525 at the old ref) became `llama_load_mode load_mode,`" in hunk.detail
+    assert "upstream now uses `this->use_mmap` (src/llama-model-loader.cpp:546)" in hunk.detail
+    assert hunk.upstream_commits and "use_mmap" in hooks.message
 
 
 def _fork(tmp_path: Path) -> tuple[RepoBuilder, list[pygit2.Oid]]:

@@ -1,0 +1,237 @@
+"""C and C++ source read with tree-sitter: tokens by line, the names a file defines, its declarations.
+
+The patch engine asks two questions of upstream's C/C++ files that a line regex answers wrongly in
+the corner cases (a name inside a string or a comment, a statement split over lines): which entries
+does a file define (enum entries, table rows, switch cases, types, string comparisons), and which
+parameters, fields and functions does it declare. tree-sitter parses any text, broken or partial,
+into a tree whose leaves are the file's tokens, so both answers come from one parse.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from functools import lru_cache
+
+import tree_sitter_cpp
+from tree_sitter import Language, Node, Parser
+
+C_FAMILY = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".metal")
+# nodes read as one token: their inner pieces (quotes, escapes) are no names
+_ATOMS = {
+    "string_literal",
+    "raw_string_literal",
+    "char_literal",
+    "number_literal",
+    "comment",
+    "system_lib_string",
+}
+NAME_TOKENS = {"identifier", "field_identifier", "type_identifier", "namespace_identifier"}
+
+
+def is_c_family(path: str) -> bool:
+    return posixpath.splitext(path)[1].lower() in C_FAMILY
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Parser:
+    return Parser(Language(tree_sitter_cpp.language()))
+
+
+@lru_cache(maxsize=64)
+def _tree(source: bytes):
+    return _parser().parse(source)
+
+
+@dataclass(frozen=True)
+class Token:
+    row: int  # 0-based line
+    start: int  # byte offset in its line
+    end: int
+    kind: str  # tree-sitter's node type: identifier, field_identifier, string_literal, comment, "(", ...
+    text: bytes
+
+    @property
+    def is_name(self) -> bool:
+        return self.kind in NAME_TOKENS
+
+
+def tokens(source: bytes) -> list[Token]:
+    """Every token of the text in order; a literal or a comment is one token (`end` stops at the end of
+    its first line)."""
+    out: list[Token] = []
+    stack: list[Node] = [_tree(source).root_node]
+    while stack:
+        node = stack.pop()
+        if node.child_count == 0 or node.type in _ATOMS:
+            text = source[node.start_byte : node.end_byte]
+            if text:
+                start = node.start_point[1]
+                out.append(
+                    Token(node.start_point[0], start, start + len(text.split(b"\n")[0]), node.type, text)
+                )
+            continue
+        stack.extend(reversed(node.children))
+    return out
+
+
+def tokens_by_line(source: bytes) -> dict[int, list[Token]]:
+    lines: dict[int, list[Token]] = {}
+    for token in tokens(source):
+        lines.setdefault(token.row, []).append(token)
+    return lines
+
+
+def names(line: bytes) -> list[bytes]:
+    """The names (identifiers of any kind) one line of code uses, in order."""
+    return [t.text for t in tokens(line) if t.is_name]
+
+
+def words(line: bytes) -> set[str]:
+    """Every lower-cased word of a line, names split at `_`, literals and comments included: what a line
+    mentions."""
+    out: set[str] = set()
+    for token in tokens(line):
+        text = token.text.decode("utf-8", "replace")
+        out.update(w.lower() for w in "".join(c if c.isalnum() else " " for c in text).split())
+    return out
+
+
+@dataclass(frozen=True)
+class Definition:
+    """An entry a file defines: what a patch adding an architecture, a table row or a case adds."""
+
+    kind: str  # enumerator | row | case | type | match
+    key: str  # the name defined; for a match, `<expression> == "<literal>"` without spaces
+    owner: str  # the enum, table variable or function it belongs to ("" at file level)
+    row: int  # 0-based line of its key
+
+    @property
+    def label(self) -> str:
+        what = {
+            "enumerator": "enum entry",
+            "row": "table row",
+            "case": "case",
+            "type": "type",
+            "match": "comparison",
+        }[self.kind]
+        return f"{what} {self.key}" + (f" in {self.owner}" if self.owner else "")
+
+
+def _text(node: Node | None) -> str:
+    return "".join((node.text or b"").decode("utf-8", "replace").split()) if node is not None else ""
+
+
+def _owner(node: Node) -> str:
+    """The name of the enum, table, type or function a node sits in."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "enum_specifier":
+            return _text(parent.child_by_field_name("name"))
+        if parent.type == "init_declarator":
+            return _text(parent.child_by_field_name("declarator"))
+        if parent.type == "function_definition":
+            declarator = parent.child_by_field_name("declarator")
+            while declarator is not None and declarator.type != "function_declarator":
+                declarator = declarator.child_by_field_name("declarator")
+            return _text(declarator.child_by_field_name("declarator")) if declarator is not None else ""
+        if parent.type in ("struct_specifier", "class_specifier") and parent.child_by_field_name("body"):
+            return _text(parent.child_by_field_name("name"))
+        parent = parent.parent
+    return ""
+
+
+def function_at(source: bytes, row: int) -> str:
+    """The name of the function whose body holds line `row` (0-based); "" outside any."""
+    node = _tree(source).root_node.descendant_for_point_range((row, 0), (row, 0))
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    if node is None:
+        return ""
+    return _owner(node.children[-1]) if node.children else ""
+
+
+def definitions(source: bytes) -> list[Definition]:
+    """The entries the file defines, in file order."""
+    out: list[Definition] = []
+    stack: list[Node] = [_tree(source).root_node]
+    while stack:
+        node = stack.pop()
+        stack.extend(reversed(node.children))
+        found: tuple[str, Node] | None = None
+        if node.type == "enumerator":
+            found = ("enumerator", node.child_by_field_name("name") or node)
+        elif (
+            node.type == "initializer_list"
+            and node.parent is not None
+            and node.parent.type == "initializer_list"
+        ):
+            first = next(iter(node.named_children), None)
+            if first is not None and first.type in ("identifier", "qualified_identifier", "string_literal"):
+                found = ("row", first)
+        elif node.type == "case_statement":
+            value = node.child_by_field_name("value")
+            if value is not None:
+                found = ("case", value)
+        elif node.type in ("struct_specifier", "class_specifier", "enum_specifier"):
+            name = node.child_by_field_name("name")
+            if node.child_by_field_name("body") is not None and name is not None:
+                found = ("type", name)
+        elif node.type == "binary_expression" and _text(node.child_by_field_name("operator")) == "==":
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if right is not None and right.type == "string_literal" and left is not None:
+                found = ("match", node)
+        if found is not None:
+            kind, key = found
+            owner = _owner(node) if kind != "type" else ""
+            out.append(Definition(kind, _text(key), owner, key.start_point[0]))
+    return out
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """A parameter, field or function a file declares, by name and by what it belongs to."""
+
+    kind: str  # parameter | field | function
+    name: str
+    owner: str  # the function a parameter belongs to, the type a field belongs to ("" for functions)
+    row: int  # 0-based line of the name
+
+
+def _declared_name(node: Node | None) -> Node | None:
+    """The identifier a declarator declares, through pointers, references and arrays."""
+    while node is not None and node.type not in ("identifier", "field_identifier", "qualified_identifier"):
+        if node.type == "function_declarator":
+            return None
+        node = node.child_by_field_name("declarator")
+    return node
+
+
+def declarations(source: bytes) -> list[Declaration]:
+    out: list[Declaration] = []
+    stack: list[Node] = [_tree(source).root_node]
+    while stack:
+        node = stack.pop()
+        stack.extend(reversed(node.children))
+        if node.type in ("parameter_declaration", "optional_parameter_declaration"):
+            name = _declared_name(node.child_by_field_name("declarator"))
+            function = node.parent.parent if node.parent is not None else None
+            if name is not None and function is not None and function.type == "function_declarator":
+                out.append(
+                    Declaration(
+                        "parameter",
+                        _text(name),
+                        _text(function.child_by_field_name("declarator")),
+                        name.start_point[0],
+                    )
+                )
+        elif node.type == "field_declaration":
+            for declarator in node.children_by_field_name("declarator"):
+                name = _declared_name(declarator)
+                if name is not None:
+                    out.append(Declaration("field", _text(name), _owner(node), name.start_point[0]))
+        elif node.type == "function_declarator":
+            name = node.child_by_field_name("declarator")
+            if name is not None and name.type in ("identifier", "field_identifier", "qualified_identifier"):
+                out.append(Declaration("function", _text(name), "", name.start_point[0]))
+    return out

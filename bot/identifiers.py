@@ -1,0 +1,287 @@
+"""Names a patch's added lines use that upstream removed or renamed between the two refs.
+
+A carried patch may still apply while its added lines name a constructor parameter upstream dropped
+(the name now means the member of the same name), or a field upstream renamed. The upstream diff of the
+touched file and of its header says so: a parameter, field or function declared at the old ref and no
+longer at the new one. A rename is taken when the diff shows it one for one (a changed line whose tokens
+differ from the old line's in that one name only) and the new name is declared; the patch's added lines
+are then renamed the same way. Anything else is named, with upstream's line, for a person to look at.
+Pure functions over file contents; the engine reads the files and attributes the lines to commits.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+
+import pygit2
+
+from bot import cpp
+from bot.hunks import find_exact
+from bot.model import Commit
+from bot.patchfile import FilePatch, Hunk, Line, PatchFile
+
+HEADER_SUFFIXES = (".h", ".hpp", ".hh")
+
+
+@dataclass(frozen=True)
+class UpstreamChange:
+    """A declaration upstream removed, with the diff's lines that removed it."""
+
+    path: str
+    kind: str  # parameter | field | function
+    name: str
+    owner: str  # the function of a parameter, the type of a field
+    old_line: int  # 1-based, at the old ref
+    old_text: str
+    new_line: int  # 1-based, at the new ref: where the diff put the lines replacing it
+    new_text: str
+    renamed_to: str | None  # the one-for-one rename the diff shows, if it shows one
+    member_line: int = 0  # 1-based line at the new ref using `this-><name>`: the name now means the member
+
+    @property
+    def what(self) -> str:
+        owner = f" of {self.owner}" if self.owner else ""
+        return f"the {self.kind} `{self.name}`{owner}"
+
+
+@dataclass
+class Use:
+    """An added line of the patch that names a declaration upstream removed."""
+
+    file: str
+    hunk: int  # 0-based number of the hunk in its file
+    change: UpstreamChange
+    commits: list[Commit] = field(default_factory=list, compare=False)  # the engine attributes the change
+
+    @property
+    def note(self) -> str:
+        c = self.change
+        if c.renamed_to:
+            return (
+                f"renamed `{c.name}` to `{c.renamed_to}` in the added lines, as upstream did at "
+                f"{c.path}:{c.new_line} (`{c.old_text}` became `{c.new_text}`)"
+            )
+        member = f"; upstream now uses `this->{c.name}` ({c.path}:{c.member_line})" if c.member_line else ""
+        return (
+            f"its added lines name {c.what}, which upstream removed: in {c.path}, `{c.old_text}` (line "
+            f"{c.old_line} at the old ref) became `{c.new_text}` (line {c.new_line}){member}; check what "
+            f"`{c.name}` means there now"
+        )
+
+
+def headers_of(path: str) -> list[str]:
+    """The header files beside a C/C++ source that declare what it defines (same directory and stem)."""
+    stem, suffix = posixpath.splitext(path)
+    return [stem + h for h in HEADER_SUFFIXES if h != suffix.lower()] if cpp.is_c_family(path) else []
+
+
+def lines_of(data: bytes | None) -> list[bytes]:
+    """A file's lines with their endings."""
+    if not data:
+        return []
+    parts = data.split(b"\n")
+    out = [p + b"\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
+
+
+def apply_to(old: bytes, fp: FilePatch) -> tuple[bytes, list[set[int]]] | None:
+    """The file as the patch makes it from `old`, and for each hunk the 0-based rows of its added lines."""
+    image = lines_of(old)
+    spans: list[tuple[int, int]] = []  # (start, length of the hunk's postimage) in the image so far
+    for hunk in fp.hunks:
+        placement = find_exact(image, hunk)
+        if placement is None:
+            return None
+        start = placement.start
+        image[start : start + len(hunk.before)] = hunk.after
+        delta = len(hunk.after) - len(hunk.before)
+        spans = [(s + delta, n) if s > start else (s, n) for s, n in spans]
+        spans.append((start, len(hunk.after)))
+    rows = []
+    for hunk, (start, _) in zip(fp.hunks, spans):
+        post = [line for line in hunk.lines if line.kind != "-"]
+        rows.append({start + i for i, line in enumerate(post) if line.kind == "+"})
+    return b"".join(image), rows
+
+
+def _text(line: bytes) -> str:
+    return " ".join(line.decode("utf-8", "replace").split())
+
+
+def _one_for_one(old_line: bytes, new_line: bytes, name: str) -> str | None:
+    """The name that replaces `name` when the two lines' tokens differ in that one token only."""
+    old, new = cpp.tokens(old_line), cpp.tokens(new_line)
+    if len(old) != len(new):
+        return None
+    differ = [(a, b) for a, b in zip(old, new) if a.text != b.text]
+    if len(differ) != 1:
+        return None
+    a, b = differ[0]
+    return b.text.decode() if a.text.decode() == name and a.is_name and b.is_name else None
+
+
+def removed_declarations(path: str, old: bytes, new: bytes) -> list[UpstreamChange]:
+    """The parameters, fields and functions declared in `old` and not in `new`, with the diff's lines."""
+    if old == new or not cpp.is_c_family(path):
+        return []
+    now = {(d.kind, d.name, d.owner) for d in cpp.declarations(new)}
+    gone = [d for d in cpp.declarations(old) if (d.kind, d.name, d.owner) not in now]
+    if not gone:
+        return []
+    old_lines, new_lines = old.split(b"\n"), new.split(b"\n")
+    members: dict[str, int] = {}
+    for name, line in _member_uses(new):
+        members.setdefault(name, line)
+    hunks = pygit2.Patch.create_from(old, new, context_lines=0).hunks
+    out = []
+    for d in gone:
+        row = d.row + 1
+        hunk = next((h for h in hunks if h.old_start <= row < h.old_start + h.old_lines), None)
+        if hunk is None:  # the line is still there: what it belongs to was renamed, not the name
+            continue
+        offset = row - hunk.old_start
+        paired = hunk.new_start + offset if hunk.old_lines == hunk.new_lines else 0
+        renamed = None
+        if paired:
+            renamed = _one_for_one(old_lines[row - 1], new_lines[paired - 1], d.name)
+            if renamed is not None and (d.kind, renamed, d.owner) not in now:
+                renamed = None
+        at = paired or hunk.new_start
+        new_text = _text(new_lines[at - 1]) if hunk.new_lines and at - 1 < len(new_lines) else "(nothing)"
+        out.append(
+            UpstreamChange(
+                path,
+                d.kind,
+                d.name,
+                d.owner,
+                row,
+                _text(old_lines[row - 1]),
+                at,
+                new_text,
+                renamed,
+                members.get(d.name, 0),
+            )
+        )
+    return out
+
+
+def _member_uses(source: bytes) -> list[tuple[str, int]]:
+    """(name, 1-based line) of every `this-><name>` in the file."""
+    toks = cpp.tokens(source)
+    return [
+        (toks[i + 2].text.decode(), toks[i].row + 1)
+        for i in range(len(toks) - 2)
+        if toks[i].kind == "this" and toks[i + 1].text == b"->" and toks[i + 2].is_name
+    ]
+
+
+def _applies_here(change: UpstreamChange, token: cpp.Token, function: str) -> bool:
+    """Whether a name in an added line means that declaration: a parameter only inside its function, a
+    field only as a member access, a function anywhere."""
+    if change.kind == "parameter":
+        return bool(change.owner) and change.owner == function
+    if change.kind == "field":
+        return token.kind == "field_identifier"
+    return token.kind == "identifier"
+
+
+def _rename(text: bytes, renames: list[tuple[cpp.Token, str]]) -> bytes:
+    for token, name in sorted(renames, key=lambda r: -r[0].start):
+        text = text[: token.start] + name.encode() + text[token.end :]
+    return text
+
+
+def _functions(old: bytes | None, fp: FilePatch) -> list[list[str]]:
+    """For each hunk, the function each of its added lines is in once the patch is applied to `old`
+    (the file it was written against); the hunk header's function where it does not apply there."""
+    built = apply_to(old, fp) if old is not None else None
+    out = []
+    for number, hunk in enumerate(fp.hunks):
+        added = [line for line in hunk.lines if line.kind == "+"]
+        if built is None:
+            out.append([_section_function(hunk.section)] * len(added))
+            continue
+        source, rows = built
+        out.append([cpp.function_at(source, row) for row in sorted(rows[number])])
+    return out
+
+
+def _section_function(section: bytes) -> str:
+    """The function a hunk header names: the (qualified) name before its first parenthesis."""
+    name: list[str] = []
+    for token in cpp.tokens(section):
+        if token.text == b"(":
+            break
+        name = [*name, token.text.decode()] if token.is_name or token.text == b"::" else []
+    return "".join(name)
+
+
+def adapt(
+    pf: PatchFile, changes: dict[str, list[UpstreamChange]], written_against: dict[str, bytes | None]
+) -> tuple[PatchFile, list[Use]]:
+    """The patch with the one-for-one renames applied to its added lines, and every added line's use of a
+    declaration upstream removed (`changes` by the patch's file paths: the file's and its headers';
+    `written_against`: the files the patch was written against, by old path)."""
+    uses: list[Use] = []
+    files = []
+    for fp in pf.files:
+        found = changes.get(fp.path, [])
+        if not found or not cpp.is_c_family(fp.path):
+            files.append(fp)
+            continue
+        functions = _functions(written_against.get(fp.old_path or ""), fp)
+        hunks = []
+        for index, hunk in enumerate(fp.hunks):
+            lines = []
+            added = iter(functions[index])
+            for line in hunk.lines:
+                renames: list[tuple[cpp.Token, str]] = []
+                if line.kind == "+":
+                    function = next(added, "")
+                    for token in cpp.tokens(line.text):
+                        change = next(
+                            (
+                                c
+                                for c in found
+                                if token.is_name
+                                and token.text.decode() == c.name
+                                and _applies_here(c, token, function)
+                            ),
+                            None,
+                        )
+                        if change is None:
+                            continue
+                        if Use(fp.path, index, change) not in uses:
+                            uses.append(Use(fp.path, index, change))
+                        if change.renamed_to and token.row == 0:
+                            renames.append((token, change.renamed_to))
+                lines.append(Line(line.kind, _rename(line.text, renames)) if renames else line)
+            hunks.append(
+                Hunk(
+                    hunk.old_start,
+                    hunk.old_count,
+                    hunk.new_start,
+                    hunk.new_count,
+                    hunk.section,
+                    lines,
+                    hunk.header_line,
+                )
+            )
+        files.append(
+            FilePatch(
+                fp.header,
+                fp.old_path,
+                fp.new_path,
+                fp.old_mode,
+                fp.new_mode,
+                fp.index_old,
+                fp.index_new,
+                fp.binary,
+                hunks,
+                fp.raw,
+            )
+        )
+    return PatchFile(pf.preamble, files, pf.trailer), uses

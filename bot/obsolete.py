@@ -1,0 +1,422 @@
+"""Which hunks of a carried patch the new upstream already provides, though the patch does not reverse-apply.
+
+Two rules, each per hunk:
+
+- by names: every entry the hunk's added lines define (an enum entry, a table row, a switch case, a
+  type, a comparison with a string literal), new at the old ref, is defined at the new ref under the
+  same name in the same enum, table or function, whatever upstream's implementation around it;
+- at its place: upstream changed the very lines the hunk removes, and each line the hunk adds is either
+  upstream's line there or upstream's equivalent (a line with every name the patch's line brings in),
+  one of them verbatim; a hunk that only adds lines is provided when upstream added them at that place.
+
+The patch is obsolete as a whole when every hunk is provided, or when at least half of its hunks are
+provided by names and none of the rest defines an entry of its own: their new entries all name what
+upstream now provides (share a word no old file used, like the LAGUNA of LLM_ARCH_LAGUNA), or they define
+nothing. Otherwise the provided hunks are dropped and the rest of the patch is checked as usual.
+Pure functions over file contents: the engine reads the files and attributes the lines to commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pygit2
+
+from bot import cpp
+from bot.hunks import find_exact
+from bot.identifiers import Use, apply_to, lines_of
+from bot.model import Commit, HunkResult, PatchResult
+from bot.patchfile import FilePatch, Hunk, PatchFile
+
+APPLIED = ("clean", "offset", "regenerated", "fuzzy")
+
+
+@dataclass(frozen=True)
+class FileSides:
+    """One file the patch changes, as the engine reads it."""
+
+    old: bytes | None  # at the old ref with the earlier patches: what the patch was written against
+    new: bytes | None  # at the new ref with the earlier patches
+    upstream: bytes | None  # at the new ref as upstream has it (no carried patch)
+
+
+@dataclass
+class Provided:
+    """A hunk the new upstream provides."""
+
+    file: str
+    index: int  # the hunk's 0-based number in its file
+    hunk: Hunk
+    what: list[str]  # what upstream provides, for a person: entry labels, or the lines at that place
+    keys: list[str]  # the entry names (by-names rule); empty for the at-its-place rule
+    lines: list[int]  # 1-based lines at the new ref where upstream provides it
+    differs: list[str] = field(default_factory=list)  # what the patch adds that upstream has otherwise
+    fileno: int = 0  # the file's 0-based number in the patch
+
+
+@dataclass
+class Leftover:
+    """A hunk upstream does not provide, and why it does not keep the patch alive when it does not."""
+
+    file: str
+    index: int
+    hunk: Hunk
+    missing: list[cpp.Definition]  # entries it defines that upstream lacks
+    missing_lines: list[bytes] = field(default_factory=list)  # the added lines defining them
+    belongs: bool = False  # every missing entry names what upstream provides (or it defines none)
+    fileno: int = 0
+
+    @property
+    def summary(self) -> str:
+        if self.missing:
+            return ", ".join(d.label for d in self.missing)
+        added = [line.text.strip().decode("utf-8", "replace") for line in self.hunk.lines if line.kind == "+"]
+        return _quote(next((a for a in added if a), ""))
+
+
+@dataclass
+class Assessment:
+    provided: list[Provided]
+    leftovers: list[Leftover]
+
+    @property
+    def whole(self) -> bool:
+        """Whether the patch is obsolete as a whole (the module docstring says when)."""
+        if not self.provided:
+            return False
+        if not self.leftovers:
+            return True
+        by_names = sum(1 for p in self.provided if p.keys)
+        total = len(self.provided) + len(self.leftovers)
+        return 2 * by_names >= total and all(left.belongs for left in self.leftovers)
+
+
+def _norm(line: bytes) -> bytes:
+    return b" ".join(line.split())
+
+
+def _quote(text: str, width: int = 90) -> str:
+    text = " ".join(text.split())
+    return f"`{text if len(text) <= width else text[: width - 1] + '…'}`"
+
+
+def _distinctive(key: str, old_words: set[str]) -> set[str]:
+    return {w for w in cpp.words(key.encode()) if w not in old_words and not w.isdigit()}
+
+
+def _by_names(fp: FilePatch, sides: FileSides) -> tuple[list[Provided], list[Leftover], set[str]]:
+    """The hunks of one file upstream provides by names; the others; the words of the old file."""
+    if sides.old is None or sides.upstream is None or not cpp.is_c_family(fp.path):
+        return [], [], set()
+    built = apply_to(sides.old, fp)
+    if built is None:
+        return [], [], set()
+    ours, rows = built
+    before = {(d.kind, d.key, d.owner) for d in cpp.definitions(sides.old)}
+    upstream: dict[tuple[str, str, str], int] = {}
+    for d in cpp.definitions(sides.upstream):
+        upstream.setdefault((d.kind, d.key, d.owner), d.row)
+    defined = [d for d in cpp.definitions(ours) if (d.kind, d.key, d.owner) not in before]
+    provided, leftovers = [], []
+    for index, (hunk, added) in enumerate(zip(fp.hunks, rows)):
+        mine = [d for d in defined if d.row in added]
+        there = [d for d in mine if (d.kind, d.key, d.owner) in upstream]
+        if mine and len(there) == len(mine):
+            upstream_lines = {_norm(line) for line in lines_of(sides.upstream)}
+            differs = [
+                _quote(line.text.decode("utf-8", "replace"))
+                for line in hunk.lines
+                if line.kind == "+" and line.text.strip() and _norm(line.text) not in upstream_lines
+            ]
+            provided.append(
+                Provided(
+                    fp.path,
+                    index,
+                    hunk,
+                    list(dict.fromkeys(d.label for d in mine)),
+                    list(dict.fromkeys(d.key for d in mine)),
+                    sorted({upstream[(d.kind, d.key, d.owner)] + 1 for d in mine}),
+                    differs,
+                )
+            )
+        else:
+            missing = [d for d in mine if (d.kind, d.key, d.owner) not in upstream]
+            ours_lines = ours.split(b"\n")
+            leftovers.append(Leftover(fp.path, index, hunk, missing, [ours_lines[d.row] for d in missing]))
+    return provided, leftovers, set().union(*(cpp.words(line) for line in lines_of(sides.old)))
+
+
+def _upstream_changes(old: bytes, new: bytes) -> list[tuple[set[int], list[bytes], int, bool]]:
+    """Upstream's edits from `old` to `new`: the 0-based old rows each removes, the lines it adds, the
+    1-based new line where they start, and whether it only inserts (then the set holds the row it
+    inserts before)."""
+    edits = []
+    for h in pygit2.Patch.create_from(old, new, context_lines=0).hunks:
+        added = [line.raw_content for line in h.lines if line.origin == "+"]
+        if h.old_lines:
+            edits.append(
+                (set(range(h.old_start - 1, h.old_start - 1 + h.old_lines)), added, h.new_start, False)
+            )
+        else:
+            edits.append(({h.old_start}, added, h.new_start, True))  # inserted after 1-based old_start
+    return edits
+
+
+def _new_names(line: bytes, removed: list[bytes], c_family: bool) -> set[bytes] | None:
+    """The names a changed line brings in that the lines it replaces did not have (None outside C/C++)."""
+    if not c_family:
+        return None
+    gone = {n for r in removed for n in cpp.names(r)}
+    return {n for n in cpp.names(line) if n not in gone}
+
+
+def _at_place(fp: FilePatch, index: int, hunk: Hunk, sides: FileSides) -> Provided | None:
+    """The hunk when upstream made its change at its place, itself or by an equivalent (docstring)."""
+    if sides.old is None or sides.new is None:
+        return None
+    added = [line.text for line in hunk.lines if line.kind == "+" and line.text.strip()]
+    if not added:
+        return None
+    base = lines_of(sides.old)
+    placement = find_exact(base, hunk)
+    if placement is None:
+        return None
+    pre = [line for line in hunk.lines if line.kind != "+"]
+    removed_rows = {placement.start + i for i, line in enumerate(pre) if line.kind == "-"}
+    removed = [line.text for line in pre if line.kind == "-"]
+    edits = _upstream_changes(sides.old, sides.new)
+    if removed_rows:
+        covering = [e for e in edits if not e[3] and e[0] & removed_rows]
+        if not covering or not removed_rows <= set().union(*(e[0] for e in covering)):
+            return None
+    else:  # only additions: upstream inserted lines where the hunk inserts
+        boundary = placement.start + next(i for i, line in enumerate(hunk.lines) if line.kind == "+")
+        covering = [e for e in edits if e[3] and boundary in e[0]]
+        if not covering:
+            return None
+    theirs = [line for e in covering for line in e[1]]
+    theirs_norm = {_norm(t): t for t in theirs}
+    c_family = cpp.is_c_family(fp.path)
+    verbatim, differs = 0, []
+    for line in added:
+        if _norm(line) in theirs_norm:
+            verbatim += 1
+            continue
+        brings = _new_names(line, removed, c_family)
+        match = next((t for t in theirs if brings and brings <= set(cpp.names(t))), None)
+        if match is None:
+            return None
+        differs.append(
+            f"{_quote(line.decode('utf-8', 'replace'))} where upstream has "
+            f"{_quote(match.decode('utf-8', 'replace'))}"
+        )
+    if not verbatim or (not removed_rows and differs):
+        return None
+    start = min(e[2] for e in covering)
+    count = sum(len(e[1]) for e in covering)
+    what = [f"the change at {fp.path}:{start}"]
+    return Provided(fp.path, index, hunk, what, [], list(range(start, start + max(count, 1))), differs)
+
+
+def assess(pf: PatchFile, sides: dict[str, FileSides]) -> Assessment:
+    """The hunks of the patch the new upstream provides, and the others (`sides` by the files' old paths)."""
+    provided: list[Provided] = []
+    leftovers: list[Leftover] = []
+    old_words: set[str] = set()
+    for fileno, fp in enumerate(pf.files):
+        if fp.is_new or fp.is_deleted or fp.is_binary or fp.old_path not in sides:
+            leftovers += [Leftover(fp.path, i, h, []) for i, h in enumerate(fp.hunks)]
+            continue
+        file_sides = sides[fp.old_path]
+        named, rest, words = _by_names(fp, file_sides)
+        old_words |= words
+        provided += named
+        named_at = {p.index for p in named}
+        rest_at = {left.index: left for left in rest}
+        for index, hunk in enumerate(fp.hunks):
+            if index in named_at:
+                continue
+            placed = _at_place(fp, index, hunk, file_sides)
+            if placed is not None:
+                provided.append(placed)
+            else:
+                leftovers.append(rest_at.get(index) or Leftover(fp.path, index, hunk, []))
+        for p in provided:
+            p.fileno = fileno if p.file == fp.path else p.fileno
+        for left in leftovers:
+            left.fileno = fileno if left.file == fp.path else left.fileno
+    keys = {k for p in provided for k in p.keys}
+    marks = set().union(*(_distinctive(k, old_words) for k in keys)) if keys else set()
+    for left in leftovers:
+        # an entry upstream has elsewhere but not here is a gap in upstream's version, not a detail of ours
+        same_name = any(d.key in keys for d in left.missing)
+        left.belongs = not same_name and all(marks & cpp.words(line) for line in left.missing_lines)
+    return Assessment(provided, leftovers)
+
+
+def without(pf: PatchFile, drop: set[tuple[str, int]]) -> PatchFile:
+    """The patch without the hunks (file, index) in `drop`: a file left with no hunk goes; the hunks after
+    a dropped one expect their place as far up as the dropped one added lines."""
+    files = []
+    for fp in pf.files:
+        if not any((fp.path, i) in drop for i in range(len(fp.hunks))):
+            files.append(fp)
+            continue
+        kept, shift = [], 0
+        for i, hunk in enumerate(fp.hunks):
+            if (fp.path, i) in drop:
+                shift += hunk.new_count - hunk.old_count
+                continue
+            kept.append(
+                Hunk(
+                    hunk.old_start,
+                    hunk.old_count,
+                    hunk.new_start - shift,
+                    hunk.new_count,
+                    hunk.section,
+                    hunk.lines,
+                    hunk.header_line,
+                )
+            )
+        if kept:
+            files.append(
+                FilePatch(
+                    fp.header,
+                    fp.old_path,
+                    fp.new_path,
+                    fp.old_mode,
+                    fp.new_mode,
+                    fp.index_old,
+                    fp.index_new,
+                    fp.binary,
+                    kept,
+                    fp.raw,
+                )
+            )
+    return PatchFile(pf.preamble, files, pf.trailer)
+
+
+def _commit_note(commits: list[Commit]) -> str:
+    if not commits:
+        return ""
+    named = ", ".join(f"{c.sha[:12]} {c.subject}" for c in commits[:3])
+    return f"by {named}" + (f" and {len(commits) - 3} more" if len(commits) > 3 else "")
+
+
+def _what(provided: list[Provided]) -> str:
+    keys = list(dict.fromkeys(k for p in provided for k in p.keys))
+    places = [w for p in provided if not p.keys for w in p.what]
+    return ", ".join(keys + places)
+
+
+def _differences(provided: list[Provided], leftovers: list[Leftover]) -> str:
+    """What the patch adds that upstream does not have, and where upstream's version is not the patch's."""
+    parts = []
+    missing = list(dict.fromkeys(f"{left.summary} ({left.file})" for left in leftovers))
+    if missing:
+        parts.append("upstream does not have " + "; ".join(missing))
+    other = list(dict.fromkeys(d for p in provided for d in p.differs))
+    if other:
+        parts.append("upstream's version differs in " + "; ".join(other))
+    return ": " + ", and ".join(parts) if parts else ""
+
+
+def provided_hunk(p: Provided, commits: list[Commit]) -> HunkResult:
+    detail = f"upstream now provides {', '.join(p.what)} (line {p.lines[0]})" if p.lines else ""
+    if p.differs:
+        detail += f"; it differs in {'; '.join(p.differs)}"
+    return HunkResult(
+        p.file,
+        p.hunk.old_start,
+        p.lines[0] if p.lines else p.hunk.new_start,
+        "upstreamed",
+        commits,
+        detail,
+        p.hunk.header_line,
+    )
+
+
+def result(
+    path: str,
+    ref: str,
+    assessment: Assessment,
+    placed: dict[tuple[str, int], HunkResult],
+    commits_of: Callable[[Provided], list[Commit]],
+) -> PatchResult:
+    """The `upstreamed` result of a patch obsolete as a whole: what upstream provides, by which commits,
+    and what differs. `placed` has where each leftover hunk would go."""
+    hunks: list[tuple[tuple[int, int], HunkResult]] = []
+    commits: list[Commit] = []
+    for p in assessment.provided:
+        found = commits_of(p)
+        commits += [c for c in found if c not in commits]
+        hunks.append(((p.fileno, p.index), provided_hunk(p, found)))
+    for left in assessment.leftovers:
+        h = placed[(left.file, left.index)]
+        h.detail = f"upstream does not have {left.summary}"
+        hunks.append(((left.fileno, left.index), h))
+    by = _commit_note(commits)
+    message = (
+        f"{ref} now provides what it adds: {_what(assessment.provided)}"
+        + (f" ({by})" if by else "")
+        + "; drop the patch, or reconcile it with upstream's version"
+        + _differences(assessment.provided, assessment.leftovers)
+        + "."
+    )
+    return PatchResult(path, "upstreamed", message, None, [h for _, h in sorted(hunks, key=lambda x: x[0])])
+
+
+def amend(
+    result: PatchResult,
+    ref: str,
+    order: list[str],
+    provided: list[tuple[Provided, list[Commit]]],
+    uses: list[Use],
+) -> PatchResult:
+    """The result of the rest of a patch once the hunks upstream provides were dropped and the names
+    upstream removed were renamed or named: `fuzzy` when the rest applies, its own status otherwise."""
+    per_file: dict[str, list[HunkResult]] = {}
+    for h in result.hunks:
+        per_file.setdefault(h.file, []).append(h)
+    notes = []
+    for use in uses:
+        placed = per_file.get(use.file, [])
+        note = use.note + (f" ({_commit_note(use.commits)})" if use.commits else "")
+        if use.hunk < len(placed):
+            h = placed[use.hunk]
+            h.detail = "; ".join(d for d in (h.detail, note) if d)
+            h.upstream_commits += [c for c in use.commits if c not in h.upstream_commits]
+        if note not in notes:
+            notes.append(note)
+    hunks = list(result.hunks) + [provided_hunk(p, commits) for p, commits in provided]
+    rank = {f: i for i, f in enumerate(order)}
+    hunks.sort(key=lambda h: (rank.get(h.file, len(rank)), h.old_line))
+    sentences = []
+    if provided:
+        commits = [c for _, found in provided for c in found]
+        by = _commit_note(list(dict.fromkeys(commits)))
+        sentences.append(
+            f"{len(provided)} of {len(hunks)} hunks are in {ref} already: "
+            f"{_what([p for p, _ in provided])}"
+            + (f" ({by})" if by else "")
+            + "; they are dropped from the patch"
+            + _differences([p for p, _ in provided], [])
+            + "."
+        )
+    sentences += [n[:1].upper() + n[1:] + "." for n in notes]
+    if result.status in APPLIED:
+        tail = (
+            result.message
+            if result.status in ("regenerated", "fuzzy")
+            else "The rest applies as it is: review the rebuilt patch before committing."
+        )
+        return PatchResult(result.path, "fuzzy", " ".join([*sentences, tail]), result.path, hunks)
+    return PatchResult(
+        result.path,
+        result.status,
+        " ".join([result.message, *sentences]),
+        result.regenerated,
+        hunks,
+        new_text=result.new_text,
+    )

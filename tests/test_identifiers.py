@@ -1,0 +1,123 @@
+"""Names a patch's added lines use that upstream removed or renamed: renamed one for one where the upstream
+diff shows it, else named with upstream's line and commit; on real git repositories, with the real
+`git apply` on what is rebuilt."""
+
+from bot import identifiers
+from tests.gitutil import git_apply_stack, make_patch, run, upstream_pair
+
+LOADER = (
+    "loader::loader(\n"
+    "        const std::string & fname,\n"
+    "        bool use_mmap,\n"
+    "        bool check_tensors)\n"
+    "        : fname(fname) {\n"
+    "    open(fname);\n"
+    "    read_header();\n"
+    "    read_metadata();\n"
+    "    read_tensors();\n"
+    "    this->use_mmap = use_mmap;\n"
+    "}\n"
+    "\n"
+    "void loader::load_all(bool use_mmap) {\n"
+    "    start();\n"
+    "    copy();\n"
+    "    finish();\n"
+    "}\n"
+)
+MEMBER = (
+    LOADER.replace("        bool use_mmap,\n", "        load_mode mode,\n")
+    .replace("    this->use_mmap = use_mmap;\n", "")
+    .replace("    open(fname);\n", "    this->use_mmap = mode == LOAD_MODE_MMAP;\n    open(fname);\n")
+)
+
+
+def _hook(text: str) -> str:
+    return text.replace(
+        "    read_metadata();\n", "    read_metadata();\n    if (ollama_translate(this)) use_mmap = false;\n"
+    )
+
+
+def test_a_parameter_upstream_turned_into_a_member_is_named_and_the_line_kept(tmp_path):
+    up = upstream_pair(tmp_path, {"src/loader.cpp": LOADER}, {})
+    up.commit("loader : a load mode instead of use_mmap (#9400)", {"src/loader.cpp": MEMBER})
+    up.tag("v3")
+    patch = make_patch(LOADER, _hook(LOADER), "src/loader.cpp")
+    (result,) = run(up, {"llama/compat/0001-hooks.patch": patch}, new_ref="v3").pins[0].patches
+    assert result.status == "fuzzy", result.message
+    assert "the parameter `use_mmap` of loader::loader, which upstream removed" in result.message
+    assert "`bool use_mmap,` (line 3 at the old ref) became `load_mode mode,` (line 3)" in result.message
+    assert "upstream now uses `this->use_mmap` (src/loader.cpp:6)" in result.message
+    assert "loader : a load mode instead of use_mmap (#9400)" in result.message
+    (hunk,) = result.hunks
+    assert "use_mmap" in hunk.detail
+    assert [c.subject for c in hunk.upstream_commits] == ["loader : a load mode instead of use_mmap (#9400)"]
+    assert b"+    if (ollama_translate(this)) use_mmap = false;\n" in result.new_text  # kept as it was
+    git_apply_stack(up.path, "v3", [result.new_text], tmp_path / "work")
+
+
+def test_the_same_name_in_another_function_or_in_text_is_left_alone(tmp_path):
+    """load_all's parameter is still there; a string and a comment name nothing."""
+    hooked = LOADER.replace(
+        "    copy();\n", '    copy();\n    log("use_mmap"); // use_mmap\n    if (use_mmap) sync();\n'
+    )
+    up = upstream_pair(tmp_path, {"src/loader.cpp": LOADER}, {"src/loader.cpp": MEMBER})
+    patch = make_patch(LOADER, hooked, "src/loader.cpp")
+    (result,) = run(up, {"llama/compat/0001-hooks.patch": patch}).pins[0].patches
+    assert result.status in ("clean", "offset"), result.message
+
+
+PARAMS_H = "struct cparams {\n    uint32_t n_ctx;\n    uint32_t n_batch;\n    bool flash_attn;\n};\n"
+CONTEXT = (
+    "void context::init(const cparams & cp) {\n"
+    "    alloc(cp.n_batch);\n"
+    "    reserve();\n"
+    "    warmup();\n"
+    "    ready = true;\n"
+    "}\n"
+)
+
+
+def test_a_field_renamed_one_for_one_is_renamed_in_the_added_lines(tmp_path):
+    renamed_h = PARAMS_H.replace("n_ctx;", "n_ctx_seq;")
+    up = upstream_pair(tmp_path, {"src/context.h": PARAMS_H, "src/context.cpp": CONTEXT}, {})
+    up.commit("context : n_ctx is per sequence now (#9500)", {"src/context.h": renamed_h})
+    up.tag("v3")
+    hooked = CONTEXT.replace(
+        "    reserve();\n", "    reserve();\n    ollama_reserve(cp.n_ctx, cp.n_batch);\n"
+    )
+    patch = make_patch(CONTEXT, hooked, "src/context.cpp")
+    (result,) = run(up, {"llama/compat/0001-hooks.patch": patch}, new_ref="v3").pins[0].patches
+    assert result.status == "fuzzy", result.message
+    assert "`n_ctx` to `n_ctx_seq` in the added lines, as upstream did at src/context.h:2" in result.message
+    assert "context : n_ctx is per sequence now (#9500)" in result.message
+    assert b"+    ollama_reserve(cp.n_ctx_seq, cp.n_batch);\n" in result.new_text
+    git_apply_stack(up.path, "v3", [result.new_text], tmp_path / "work")
+    assert "cp.n_ctx_seq, cp.n_batch" in (tmp_path / "work/src/context.cpp").read_text()
+
+
+def test_a_field_removed_without_a_successor_is_named():
+    changes = identifiers.removed_declarations(
+        "src/context.h", PARAMS_H.encode(), PARAMS_H.replace("    bool flash_attn;\n", "").encode()
+    )
+    assert [(c.kind, c.name, c.owner, c.renamed_to, c.old_line) for c in changes] == [
+        ("field", "flash_attn", "cparams", None, 4)
+    ]
+
+
+def test_a_rename_needs_one_token_changed_on_a_line_of_its_own():
+    """Two parameters folded into one is no rename, though the line count stays."""
+    old = b"void f(\n        bool use_mmap, int n) {\n}\n"
+    new = b"void f(\n        load_mode mode, int n) {\n}\n"
+    (change,) = identifiers.removed_declarations("src/f.cpp", old, new)
+    assert change.renamed_to is None and change.new_text == "load_mode mode, int n) {"
+    renamed = identifiers.removed_declarations("src/f.cpp", old, old.replace(b"use_mmap", b"mmap"))
+    assert [c.renamed_to for c in renamed] == ["mmap"]
+
+
+def test_headers_beside_a_source_are_read_with_it():
+    assert identifiers.headers_of("src/llama-model-loader.cpp") == [
+        "src/llama-model-loader.h",
+        "src/llama-model-loader.hpp",
+        "src/llama-model-loader.hh",
+    ]
+    assert identifiers.headers_of("CMakeLists.txt") == []
