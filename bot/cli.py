@@ -52,7 +52,11 @@ def _emit(text: str) -> None:
         os.close(devnull)
 
 
-EXIT_CODES = """exit status:
+VERIFY_EXIT_CODES = """exit status:
+  0  the fetched source is the pinned ref plus the carried patches, nothing else
+  1  it is not: each differing file is listed, with the patch that should have produced it
+  2  bad input (no such build directory, not a git checkout, unknown pin, unreadable version file)"""
+EXIT_CODES = """exit status of check and regenerate (verify-source: see its --help; serve and jobs: 0, or 2 on bad input):
   0  every patch applies as it is (clean or offset)
   1  the analysis ran and some patch needs a change (regenerated, fuzzy, conflict, upstreamed, error)
   2  the analysis could not run: bad arguments, an unknown revision or ref, a version file that names no
@@ -95,7 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     }
     for name, text in (("check", "check the carried patches of a change"),
                        ("regenerate", "rewrite regenerated patches in the working tree")):
-        cmd = sub.add_parser(name, help=text, description=textwrap.fill(descriptions[name], 100), epilog=f"{EXIT_CODES}\n\n{CLI_ENV}",
+        cmd = sub.add_parser(name, help=text, description=textwrap.fill(descriptions[name], 100, break_on_hyphens=False), epilog=f"{EXIT_CODES}\n\n{CLI_ENV}",
                              formatter_class=argparse.RawDescriptionHelpFormatter)
         cmd.add_argument("--repo", required=True, metavar="PATH", help="the Ollama git repository")
         cmd.add_argument("--head", default="HEAD", metavar="REV", help="the revision to check (default: HEAD)")
@@ -116,13 +120,21 @@ def _parser() -> argparse.ArgumentParser:
     jobs.add_argument("id", type=int, nargs="?", help="one job, with its payload and progress")
     jobs.add_argument("--status", choices=STATUSES, default=None, help="only jobs with this status")
     jobs.add_argument("--limit", type=int, default=20, help="at most this many jobs (default: 20)")
-    verify = sub.add_parser("verify-source", help="check that the source CMake fetched under _deps/ is the "
-                            "pinned ref plus the carried patches, nothing else")
-    verify.add_argument("--repo", default=".", help="the Ollama checkout whose working tree CMake read (default: .)")
-    verify.add_argument("--build-dir", type=Path, default=None,
+    verify = sub.add_parser(
+        "verify-source", help="check that the source CMake fetched under _deps/ is the pinned ref plus the carried "
+        "patches, nothing else", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.fill("After `cmake -S llama/server --preset cpu`: check that the upstream source CMake "
+                                  "fetched (<build-dir>/_deps/<pin>-src) is at the pin's ref and equals that ref's "
+                                  "tree with the carried patches applied in order, nothing missing, nothing extra. "
+                                  "Reads the working tree of --repo, as CMake did.", 100, break_on_hyphens=False),
+        epilog=f"{VERIFY_EXIT_CODES}\n\n{CLI_ENV}")
+    verify.add_argument("--repo", default=".", metavar="PATH",
+                        help="the Ollama checkout whose working tree CMake read (default: .)")
+    verify.add_argument("--build-dir", type=Path, default=None, metavar="DIR",
                         help="the CMake build directory, or the fetched source checkout itself "
                         "(default: build/llama-server-cpu under --repo)")
-    verify.add_argument("--pin", default="llama.cpp", help="the pin whose source to verify (default: llama.cpp)")
+    verify.add_argument("--pin", default="llama.cpp", metavar="NAME",
+                        help="the pin whose source to verify (default: llama.cpp)")
     verify.add_argument("--upstream-dir", action="append", default=[], metavar="NAME=GITDIR",
                         help="read the pin's upstream objects from this git directory instead of the "
                         "checkout or the mirror; NAME is a pin name, e.g. llama.cpp; repeatable")

@@ -61,7 +61,9 @@ def test_every_option_of_every_command_has_help():
 def test_help_lists_the_exit_codes_and_serve_the_env_vars_it_needs():
     for args in ([], ["check"], ["regenerate"]):
         text = bot(*args, "--help").stdout
-        assert "exit status:" in text and "2  the analysis could not run" in text, args
+        assert "exit status" in text and "2  the analysis could not run" in text, args
+    verify = bot("verify-source", "--help").stdout
+    assert "exit status:" in verify and "1  it is not: each differing file is listed" in verify
     serve = bot("serve", "--help", env={**os.environ, "PORT": "abc"})  # PORT is read only when serving
     assert serve.returncode == 0
     assert all(name in serve.stdout for name in ("GITHUB_APP_ID", "GITHUB_WEBHOOK_SECRET", "GITHUB_PRIVATE_KEY"))
