@@ -410,3 +410,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug: exit 2 (could not analyse), never the 1 that means "a patch needs a change"
+        if os.environ.get("LLAMA_BOT_DEBUG"):
+            raise
+        print(f"llama-bot: internal error ({type(exc).__name__}: {exc}); this is a bug in llama-bot: "
+              "run again with LLAMA_BOT_DEBUG=1 for the traceback and report it", file=sys.stderr)
+        return 2

@@ -174,3 +174,20 @@ def test_a_bad_url_rewrite_is_named(tmp_path, scenario, value, words):
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "LLAMA_BOT_URL_INSTEADOF": value}
     result = bot("check", "--repo", str(scenario.ollama), env=env)
     assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_internal_error_is_exit_2_with_one_line_not_a_traceback(monkeypatch, capsys, tmp_path, scenario):
+    from bot import cli
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr("bot.engine.analyse", broken)
+    path = _ollama(tmp_path, {"LLAMA_CPP_VERSION": "b100\n"}, {"LLAMA_CPP_VERSION": "b350\n"})
+    code = cli.main(["check", "--repo", str(path), "--base", "HEAD~1"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert "internal error (ZeroDivisionError: division by zero); this is a bug in llama-bot" in err
+    monkeypatch.setenv("LLAMA_BOT_DEBUG", "1")
+    with pytest.raises(ZeroDivisionError):
+        cli.main(["check", "--repo", str(path), "--base", "HEAD~1"])
