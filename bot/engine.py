@@ -294,7 +294,10 @@ def _relocated(ctx: PinContext, fp: FilePatch) -> FileOutcome:
 
 def _relocation_note(p: Placement) -> str:
     parts = [f"placed {abs(p.offset)} lines {'below' if p.offset >= 0 else 'above'} the expected position"]
-    if p.fuzz:
+    if p.terminator:
+        parts.append(f"anchored on the end of the list (`{p.terminator.decode(errors='replace')}`): "
+                     "after upstream's last entry")
+    elif p.fuzz:
         parts.append(f"with {p.fuzz} context line{'s' if p.fuzz > 1 else ''} dropped")
     if p.whitespace:
         parts.append("ignoring whitespace changes")

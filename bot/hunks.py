@@ -15,6 +15,9 @@ MAX_FUZZ = 2
 _FUNC_LINE = re.compile(rb"[A-Za-z_$]")
 _ENUM_VALUE = re.compile(rb"^\s*([A-Za-z_]\w*)\s*=\s*(-?(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*\s*,?\s*(?://.*|/\*.*)?$")
 _WORD = re.compile(rb"\S+")
+_TERMINATOR = re.compile(
+    rb"^(?:[}\])][}\]);,]*$|default\s*:|(?:\}\s*)?else\s*(?:\{|$)|\{?\s*[A-Za-z_]\w*_(?:UNKNOWN|COUNT|MAX|END|LAST|NUM)\b)"
+)
 _ENTRY_KEY = re.compile(rb'^\s*\{?\s*("(?:[^"\\]|\\.)*"|[A-Z][A-Z0-9_]{2,})\s*[,:=}]')
 
 
@@ -25,6 +28,7 @@ class Placement:
     fuzz: int = 0  # context lines dropped at the ends
     whitespace: bool = False  # matched only when whitespace is ignored
     reindent: int = 0  # columns by which upstream's anchor lines (and so the added lines) moved
+    terminator: bytes = b""  # the list terminator the added lines were re-anchored on, if they were
 
 
 def norm(line: bytes) -> bytes:
@@ -92,57 +96,90 @@ def reindent(text: bytes, old_anchor: bytes, new_anchor: bytes) -> bytes:
 def realign(text: bytes, old_anchor: bytes, new_anchor: bytes) -> bytes:
     """An added line that was column-aligned with its anchor, re-spaced the way upstream re-spaced the anchor.
 
-    Applies only to a line indented like its anchor (an entry of the same list or table) when upstream
-    changed nothing but the anchor's spacing; each word of the line that started at the column of the
-    anchor's word of the same rank starts at that word's new column. Otherwise the line is only re-indented.
+    Applies only to a line indented like its anchor (an entry of the same list or table) when the new
+    anchor has the old one's shape (upstream re-spaced it, or it is the entry the line now follows);
+    each word of the line that started at the column of the anchor's word of the same rank starts at
+    that word's new column. Otherwise the line is only re-indented.
     """
-    if norm(old_anchor) != norm(new_anchor) or _indent(text) != _indent(old_anchor) or not text.strip():
+    if old_anchor == new_anchor:
+        return text
+    if _shape(old_anchor) != _shape(new_anchor) or _indent(text) != _indent(old_anchor) or not text.strip():
         return reindent(text, old_anchor, new_anchor)
     words = list(_WORD.finditer(text))
     old_cols = [m.start() for m in _WORD.finditer(old_anchor)]
     new_cols = [m.start() for m in _WORD.finditer(new_anchor)]
-    out = _indent(new_anchor)
-    previous_end = words[0].start()
-    for rank, word in enumerate(words):
-        if rank and rank < len(old_cols) and word.start() == old_cols[rank]:
-            column = max(new_cols[rank], len(out) + 1)
+    out = _indent(new_anchor) + words[0].group()
+    for rank, word in enumerate(words[1:], 1):
+        if rank < len(old_cols) and word.start() == old_cols[rank]:
+            out += b" " * max(1, new_cols[rank] - len(out))
         else:
-            column = len(out) + word.start() - previous_end
-        out += b" " * (column - len(out)) + word.group()
-        previous_end = word.end()
-    return out + text[previous_end:]
+            out += text[words[rank - 1].end() : word.start()]
+        out += word.group()
+    return out + text[words[-1].end() :]
+
+
+def is_terminator(line: bytes) -> bool:
+    """Whether the line ends a list, by its shape: a closing bracket (`};`, `}`, `]`), a `default:` label, a
+    final `else`, or an entry named as a sentinel (`..._UNKNOWN`, `..._COUNT`, `..._MAX`, ...)."""
+    return _TERMINATOR.match(norm(line)) is not None
+
+
+def _shape(line: bytes) -> bytes:
+    """The line with every word replaced by one letter: entries of one list have the same shape."""
+    return re.sub(rb"\w+", b"w", norm(line))
+
+
+def _appended_at(hunk: Hunk) -> int | None:
+    """Index in hunk.lines of the terminator a hunk appends before: its only change is one run of added
+    lines, directly followed by a context line that ends a list."""
+    changed = [j for j, line in enumerate(hunk.lines) if line.kind != " "]
+    if not changed or any(hunk.lines[j].kind != "+" for j in changed) or changed[-1] - changed[0] + 1 != len(changed):
+        return None
+    after = changed[-1] + 1
+    return after if after < len(hunk.lines) and is_terminator(hunk.lines[after].text) else None
 
 
 def relocate(image: list[bytes], hunk: Hunk) -> tuple[Placement, list[bytes]] | None:
     """Find the hunk ignoring whitespace, dropping up to two context lines at each end.
 
-    Prefers the least fuzz, then a place inside the function the hunk header
-    names, then the place nearest the expected one. Returns the placement and
-    the lines that replace image[start:start+len], with upstream's version of
-    every context line and added lines re-indented like their anchor.
+    A hunk that appends entries before a list's terminator is anchored on the terminator: any of its
+    leading context may go, so that its entries land after upstream's last entry (which must look like
+    the entry they followed), and a place that keeps the terminator right after them comes first.
+    Then it prefers the least fuzz, then a place inside the function the hunk header names, then the
+    place nearest the expected one. Returns the placement and the lines that replace
+    image[start:start+len], with upstream's version of every context line and added lines re-indented
+    (and re-aligned) like their anchor.
     """
     expected = max(0, hunk.new_start - 1)
     section = norm(hunk.section)
     index: dict[bytes, list[int]] = {}
     for i, line in enumerate(image):
         index.setdefault(norm(line), []).append(i)
+    terminator = _appended_at(hunk)
+    first_added = next(j for j, line in enumerate(hunk.lines) if line.kind != " ") if hunk.lines else 0
     best: tuple | None = None
-    for lead in range(min(MAX_FUZZ, hunk.leading) + 1):
+    for lead in range((hunk.leading if terminator is not None else min(MAX_FUZZ, hunk.leading)) + 1):
         for trail in range(min(MAX_FUZZ, hunk.trailing) + 1):
-            lines = hunk.lines[lead: len(hunk.lines) - trail]
+            lines = hunk.lines[lead : len(hunk.lines) - trail]
             pre = [norm(line.text) for line in lines if line.kind != "+"]
             if not any(pre):
                 continue
+            keeps = terminator is not None and trail < len(hunk.lines) - terminator
+            if lead > MAX_FUZZ and not keeps:
+                continue
             for pos in index.get(pre[0], ()):
-                if [norm(x) for x in image[pos:pos + len(pre)]] != pre:
+                if [norm(x) for x in image[pos : pos + len(pre)]] != pre:
                     continue
+                if lead == first_added and lead and (pos == 0 or _shape(image[pos - 1]) != _shape(
+                        hunk.lines[lead - 1].text)):
+                    continue  # no context above any more: only after an entry like the one it followed
                 in_function = not section or section in norm(function_at(image, pos))
-                cost = (lead + trail, not in_function, abs(pos - expected - lead))
+                cost = (not keeps, lead + trail, not in_function, abs(pos - expected - lead))
                 if best is None or cost < best[0]:
-                    best = (cost, pos, lines, lead + trail)
+                    best = (cost, pos, lines, lead, trail)
     if best is None:
         return None
-    _, pos, lines, fuzz = best
+    _, pos, lines, lead, trail = best
     region = image[pos:]
     replacement: list[bytes] = []
     anchors: list[tuple[bytes, bytes]] = []  # (patch's context text, upstream's line) per preimage line
@@ -151,12 +188,14 @@ def relocate(image: list[bytes], hunk: Hunk) -> tuple[Placement, list[bytes]] | 
         if line.kind != "+":
             anchors.append((line.text, region[k]))
             k += 1
+    reanchored = lead == first_added and lead > 0
+    neighbours = (hunk.lines[lead - 1].text, image[pos - 1]) if reanchored else None
     k = 0
     exact = True
     for j, line in enumerate(lines):
         if line.kind == "+":
-            old_anchor, new_anchor = _anchor_for(lines, j, anchors)
-            replacement.append(reindent(line.text, old_anchor, new_anchor))
+            old_anchor, new_anchor = neighbours or _anchor_for(lines, j, anchors)
+            replacement.append(realign(line.text, old_anchor, new_anchor))
             continue
         if region[k] != line.text:
             exact = False
@@ -164,7 +203,8 @@ def relocate(image: list[bytes], hunk: Hunk) -> tuple[Placement, list[bytes]] | 
             replacement.append(region[k])
         k += 1
     shift = next((len(_indent(b)) - len(_indent(a)) for a, b in anchors if _indent(a) != _indent(b)), 0)
-    placement = Placement(pos, pos - expected, fuzz, not exact, shift)
+    placement = Placement(pos, pos - expected, lead + trail, not exact, shift,
+                          norm(hunk.lines[terminator].text) if reanchored and terminator is not None else b"")
     return placement, replacement
 
 

@@ -113,3 +113,33 @@ def test_a_value_the_patch_writes_elsewhere_without_the_entry_name_is_a_conflict
     assert "vocab.h: PRE_LAGUNA = 54 takes the value upstream now gives PRE_GRANITE and would move to 56" in (
         patch.message
     )
+
+
+NAMES = (
+    "static const std::map<llm_arch, const char *> NAMES = {\n"
+    '    { LLM_ARCH_LLAMA,   "llama"     },\n'
+    '    { LLM_ARCH_QWEN,    "qwen"      },\n'
+    '    { LLM_ARCH_TALKIE,  "talkie"    },\n'
+    '    { LLM_ARCH_UNKNOWN, "(unknown)" },\n'
+    "};\n\nint names(void);\n"
+)
+
+
+def _without_index_lines(patch: bytes) -> bytes:
+    return b"".join(line for line in patch.splitlines(keepends=True) if not line.startswith(b"index "))
+
+
+def test_entries_appended_to_a_table_stay_last_when_upstream_appended_its_own(tmp_path):
+    """No old tree to merge with (the base's pin is garbage, the patch has no index lines): relocation
+    anchors the entry on the table's terminator, after upstream's entries, not after the old neighbour."""
+    ours = NAMES.replace('"talkie"    },\n', '"talkie"    },\n    { LLM_ARCH_LAGUNA,  "laguna"    },\n')
+    new = NAMES.replace('"talkie"    },\n', '"talkie"    },\n    { LLM_ARCH_MELLUM,  "mellum"    },\n')
+    up = upstream_pair(tmp_path, {"arch.cpp": NAMES}, {"arch.cpp": new})
+    patch = _without_index_lines(make_patch(NAMES, ours, "arch.cpp"))
+    result = _only(run(up, {"llama/compat/0001.patch": patch}, old_ref="not a ref"))
+    assert result.status == "fuzzy", result.message
+    (hunk,) = result.hunks
+    assert 'anchored on the end of the list (`{ LLM_ARCH_UNKNOWN, "(unknown)" },`)' in hunk.detail
+    assert b"\nindex " not in result.new_text
+    text = _applied(up, result, tmp_path, "arch.cpp")
+    assert '"mellum"    },\n    { LLM_ARCH_LAGUNA,  "laguna"    },\n    { LLM_ARCH_UNKNOWN' in text

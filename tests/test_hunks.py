@@ -1,6 +1,6 @@
 """Placing hunks: pure functions over lines."""
 
-from bot.hunks import collisions, find_exact, function_at, relocate, renumber
+from bot.hunks import collisions, find_exact, function_at, is_terminator, relocate, renumber
 from bot.patchfile import parse
 
 
@@ -62,3 +62,48 @@ def test_collisions_name_duplicate_keys():
 def test_no_renumbering_across_separate_blocks_or_for_implicit_values():
     image = _lines("enum a {\n    A = 1,\n};\nenum b {\n    B = 1,\n};\nenum c {\n    C,\n    D,\n};\n")
     assert renumber(image, {4, 8}) == (image, []) and collisions(image, {4, 8}) == []
+
+
+def test_terminators_are_known_by_their_shape():
+    ends = [
+        "};\n",
+        "}\n",
+        "    ]\n",
+        "        default:\n",
+        "    } else {\n",
+        "    else\n",
+        "    LLM_ARCH_UNKNOWN,\n",
+        '    { TENSOR_COUNT, "count" },\n',
+        "    GGML_TYPE_COUNT = 41,\n",
+    ]
+    others = [
+        "    } else if (x) {\n",
+        "    return 0;\n",
+        "    LLM_ARCH_LLAMA,\n",
+        "    case A:\n",
+        "    UNKNOWN_THING,\n",
+    ]
+    assert [is_terminator(line.encode()) for line in ends] == [True] * len(ends)
+    assert [is_terminator(line.encode()) for line in others] == [False] * len(others)
+
+
+def test_entries_appended_before_a_terminator_go_after_upstreams_last_entry_aligned_like_it():
+    image = _lines("enum t {\n    T_A       = 1,\n    T_B       = 2,\n    T_NEWER   = 3,\n};\n\nstruct s;\n")
+    hunk = _hunk(b"@@ -2,2 +2,3 @@ enum t {\n     T_B     = 2,\n+    T_C     = 3,\n };\n")
+    placement, replacement = relocate(image, hunk)
+    assert placement.start == 4 and placement.terminator == b"};"
+    assert replacement == [b"    T_C       = 3,\n", b"};\n"]
+
+
+def test_a_terminator_alone_is_no_anchor_without_an_entry_like_the_old_neighbour_above_it():
+    image = _lines("void f() {\n    g();\n}\n")
+    hunk = _hunk(b"@@ -2,2 +2,3 @@\n     T_B = 2,\n+    T_C = 3,\n };\n")
+    assert relocate(image, hunk) is None
+
+
+def test_the_old_neighbour_is_dropped_for_the_terminator_even_with_three_lines_of_context():
+    image = _lines("enum a {\n    A_X,\n    A_Y,\n    A_Z,\n    A_NEW,\n    A_UNKNOWN,\n};\n")
+    hunk = _hunk(b"@@ -1,5 +1,6 @@\n enum a {\n     A_X,\n     A_Y,\n+    A_OURS,\n     A_UNKNOWN,\n };\n")
+    placement, replacement = relocate(image, hunk)
+    assert placement.start == 5 and placement.terminator == b"A_UNKNOWN,"
+    assert replacement == [b"    A_OURS,\n", b"    A_UNKNOWN,\n", b"};\n"]
