@@ -6,7 +6,9 @@ new upstream file. Upstream's lines are compared with the base ignoring whitespa
 re-indented or re-aligned still lines up with the base; our lines next to such lines are re-indented and
 re-spaced like them. Where both sides inserted lines at the same point, upstream's lines come first and
 ours after (an entry appended to a list stays the last one). Edits that only touch are kept both, in base
-order. Only edits that change the same base lines differently are an overlap: then there is no merge.
+order; entries we added before a list's terminator stay right before it when upstream rewrote it with
+entries of its own. Only edits that change the same base lines differently are an overlap: then there
+is no merge.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass, field
 
 import pygit2
 
-from bot.hunks import indent_shift, norm, realign
+from bot.hunks import indent_shift, is_terminator, norm, realign
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,14 @@ def merge(base: list[bytes], ours: list[bytes], theirs: list[bytes]) -> Merged:
         if theirs_ins is not None and not (ours_ins is not None and ours_ins.lines == theirs_ins.lines):
             out.extend(theirs_ins.lines)
         if ours_ins is not None:
+            theirs_rep = their_replace.get(p)
+            cut = _list_end(base, p, theirs_rep)
+            if theirs_rep is not None and cut:
+                out.extend(theirs_rep.lines[:cut])
+                placed.append(_place(ours_ins, out, base, kept, {}, {}, {}, terminator=theirs_rep.lines[cut]))
+                out.extend(theirs_rep.lines[cut:])
+                p = theirs_rep.end
+                continue
             placed.append(_place(ours_ins, out, base, kept, their_insert, their_replace, their_end))
         if p == len(base):
             break
@@ -145,6 +155,14 @@ def merge(base: list[bytes], ours: list[bytes], theirs: list[bytes]) -> Merged:
     return Merged(out, placed)
 
 
+def _list_end(base: list[bytes], p: int, theirs: Edit | None) -> int | None:
+    """Where in upstream's replacement of the list terminator at base line p the terminator now is, when
+    upstream put entries before it: the place for entries we inserted before the terminator."""
+    if theirs is None or p >= len(base) or not is_terminator(base[p]):
+        return None
+    return next((j for j, line in enumerate(theirs.lines) if j and is_terminator(line)), None)
+
+
 def _place(
     e: Edit,
     out: list[bytes],
@@ -154,9 +172,15 @@ def _place(
     their_replace: dict[int, Edit],
     their_end: dict[int, Edit],
     same: bool = False,
+    terminator: bytes = b"",
 ) -> Placed:
     """Append our edit's lines to `out`, adjusted to upstream's spacing, and say which rules placed it."""
     notes = []
+    if terminator:
+        notes.append(
+            f"upstream rewrote the end of the list: kept ours after its new entries, right before "
+            f"`{norm(terminator).decode(errors='replace')}`"
+        )
     if not same:
         above = their_insert.get(e.start)
         if above is not None and above.lines != e.lines:

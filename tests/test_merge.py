@@ -91,3 +91,14 @@ def test_realign_moves_only_the_words_that_were_aligned():
     assert realign(b'    { LONGER, "l"  },\n', old, new) == b'    { LONGER, "l"      },\n'
     assert realign(b'    { B,    "b"    },\n', old, new) == b'    { B,      "b"      },\n'
     assert realign(b"        nested(x);\n", old, new) == b"        nested(x);\n"  # not an entry of the list
+
+
+def test_entries_before_a_terminator_upstream_rewrote_stay_right_before_it():
+    base = "enum e {\n    A,\n    B,\n    E_COUNT,\n};\n"
+    ours = base.replace("    E_COUNT,\n", "    OURS,\n    E_COUNT,\n")
+    theirs = base.replace("    E_COUNT,\n", "    C,\n    E_COUNT = 3,\n")
+    merged = merge(_lines(base), _lines(ours), _lines(theirs))
+    assert b"".join(merged.lines).decode() == "enum e {\n    A,\n    B,\n    C,\n    OURS,\n    E_COUNT = 3,\n};\n"
+    assert merged.ours[0].notes == [
+        "upstream rewrote the end of the list: kept ours after its new entries, right before `E_COUNT = 3,`"
+    ]
