@@ -23,6 +23,7 @@ from bot.hunks import (
     Renumbered,
     best_candidate,
     collisions,
+    copies_of,
     find_exact,
     mentions_value,
     relocate,
@@ -508,6 +509,8 @@ def _place(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResul
             if h.status in ("merged", "relocated"):
                 h.status, h.detail = "conflict", unmovable
         return PatchResult(path, "conflict", f"Cannot be rebuilt: {unmovable}.", None, hunks)
+    for o in resolved:
+        _ask_about_copies(ctx, o, changes)
     statuses = {o.status for o in resolved}
     clashes = []
     sections = []
@@ -581,6 +584,33 @@ def _renumber(ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, b
         if o.status == "relocated":
             changes[path] = b"".join(image)
     return None
+
+
+def _ask_about_copies(ctx: PinContext, outcome: FileOutcome, changes: dict[str, bytes | None]) -> None:
+    """A question in the detail of each hunk whose surroundings upstream copied elsewhere in the file (they
+    appear more often in the new upstream file than in the old one): the copy may need the change too,
+    which only a person can say: a merged hunk asking it makes the patch fuzzy, not regenerated."""
+    fp = outcome.fp
+    if fp.is_binary or fp.is_new or not fp.old_path or not fp.new_path or changes.get(fp.new_path) is None:
+        return
+    old, new = ctx.old_blob(fp), ctx.new_tree.read(fp.old_path)
+    if old is None or new is None:
+        return
+    old_image, new_image, image = _lines(old), _lines(new), _lines(changes[fp.new_path] or b"")
+    added = _added_lines(new, changes[fp.new_path] or b"")
+    for hunk, result in zip(fp.hunks, outcome.hunks):
+        site = range(result.new_line - 1, result.new_line - 1 + len(hunk.after))
+        around = [image[i] for i in site if i < len(image) and i not in added]  # upstream's version of it
+        if len(copies_of(new_image, around)) <= len(copies_of(old_image, hunk.before)):
+            continue
+        copies = [i for i in copies_of(image, around) if not site.start - len(around) < i < site.stop]
+        if copies:
+            lines = ", ".join(str(i + 1) for i in copies)
+            question = (f"the hooked code now also appears at line{'s' if len(copies) > 1 else ''} {lines}: "
+                        "does it need the hook too?")
+            result.detail = "; ".join(filter(None, [result.detail, question]))
+            if result.status == "merged":
+                result.status = outcome.status = "relocated"
 
 
 def _note(outcome: FileOutcome, line: int, note: str) -> None:

@@ -216,6 +216,17 @@ def _anchor_for(lines: list[Line], j: int, anchors: list[tuple[bytes, bytes]]) -
     return anchors[0] if anchors else (b"", b"")
 
 
+def copies_of(image: list[bytes], lines: list[bytes]) -> list[int]:
+    """Where `lines` appear in the image ignoring whitespace; nowhere for lines too few to tell a place
+    (fewer than three with a word in them: one or two such lines recur by chance)."""
+    wanted = [norm(line) for line in lines]
+    if sum(1 for line in wanted if re.search(rb"\w", line)) < 3:
+        return []
+    n = len(wanted)
+    return [i for i in range(len(image) - n + 1) if norm(image[i]) == wanted[0]
+            and [norm(x) for x in image[i : i + n]] == wanted]
+
+
 def best_candidate(image: list[bytes], hunk: Hunk) -> tuple[int, int] | None:
     """The position where most of the hunk's preimage lines line up (ignoring whitespace), and how many."""
     pre = [norm(t) for t in hunk.before]

@@ -143,3 +143,46 @@ def test_entries_appended_to_a_table_stay_last_when_upstream_appended_its_own(tm
     assert b"\nindex " not in result.new_text
     text = _applied(up, result, tmp_path, "arch.cpp")
     assert '"mellum"    },\n    { LLM_ARCH_LAGUNA,  "laguna"    },\n    { LLM_ARCH_UNKNOWN' in text
+
+
+def _loader(copies: int, tweak: bool = False) -> str:
+    loop = "    for (auto & t : tensors) {\n        seek(t);\n        read(t);\n        upload(t);\n    }\n"
+    begin = "    begin(ctx);\n" if tweak else "    begin();\n"
+    body = "void load_all(void) {\n" + begin + loop + "    end();\n}\n"
+    for i in range(1, copies):
+        body += f"\nvoid load_copy_{i}(void) {{\n" + begin + loop + "    end();\n}\n"
+    return body
+
+
+def _hooked(source: str) -> str:
+    return source.replace(
+        "        read(t);\n", "        if (ollama_skip(t)) continue;\n        read(t);\n", 1
+    )
+
+
+def test_a_hooked_loop_upstream_copied_is_asked_about_not_hooked_silently(tmp_path):
+    up = upstream_pair(tmp_path, {"load.c": _loader(1)}, {"load.c": _loader(2)})
+    patch = _only(run(up, {"llama/compat/0001.patch": make_patch(_loader(1), _hooked(_loader(1)), "load.c")}))
+    assert patch.status == "clean", patch.message  # it applies as it is: git apply's verdict stands
+    (hunk,) = patch.hunks
+    assert hunk.detail == "the hooked code now also appears at line 13: does it need the hook too?"
+    text = _applied(up, patch, tmp_path, "load.c")
+    assert text.count("ollama_skip") == 1 and text.splitlines()[11:13] == [
+        "void load_copy_1(void) {",
+        "    begin();",
+    ]
+
+
+def test_a_merged_hunk_with_that_question_makes_the_patch_fuzzy(tmp_path):
+    up = upstream_pair(tmp_path, {"load.c": _loader(1)}, {"load.c": _loader(2, tweak=True)})
+    patch = _only(run(up, {"llama/compat/0001.patch": make_patch(_loader(1), _hooked(_loader(1)), "load.c")}))
+    assert patch.status == "fuzzy", patch.message
+    (hunk,) = patch.hunks
+    assert hunk.status == "relocated" and hunk.detail.endswith("does it need the hook too?")
+    assert _applied(up, patch, tmp_path, "load.c").count("ollama_skip") == 1
+
+
+def test_code_that_was_there_twice_already_raises_no_question(tmp_path):
+    up = upstream_pair(tmp_path, {"load.c": _loader(2)}, {"load.c": "// moved\n" + _loader(2)})
+    patch = _only(run(up, {"llama/compat/0001.patch": make_patch(_loader(2), _hooked(_loader(2)), "load.c")}))
+    assert patch.status == "offset" and patch.hunks[0].detail == ""
