@@ -35,11 +35,19 @@ def upstream_edits(draw):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(new=upstream_edits(), added=st.lists(st.sampled_from(["hook();", "ollama_extra(ctx);", "if (x) y();"]),
-                                              min_size=1, max_size=3))
+@given(
+    new=upstream_edits(),
+    added=st.lists(st.sampled_from(["hook();", "ollama_extra(ctx);", "if (x) y();"]), min_size=1, max_size=3),
+)
 def test_regenerated_patch_applies_and_keeps_every_added_line(new, added):
     old = "int f(void) {\n" + "".join(LINES) + "}\n"
-    ours = "int f(void) {\n" + "".join(LINES[:AT]) + "".join(f"    {a}\n" for a in added) + "".join(LINES[AT:]) + "}\n"
+    ours = (
+        "int f(void) {\n"
+        + "".join(LINES[:AT])
+        + "".join(f"    {a}\n" for a in added)
+        + "".join(LINES[AT:])
+        + "}\n"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         up = upstream_pair(tmp_path, {"f.c": old}, {"f.c": new})
@@ -51,8 +59,9 @@ def test_regenerated_patch_applies_and_keeps_every_added_line(new, added):
         work.mkdir()
         (work / "f.c").write_text(new)
         (tmp_path / "p.patch").write_bytes(result.new_text)
-        subprocess.run(["git", "apply", "--check", str(tmp_path / "p.patch")], cwd=work, check=True,
-                       capture_output=True)
+        subprocess.run(
+            ["git", "apply", "--check", str(tmp_path / "p.patch")], cwd=work, check=True, capture_output=True
+        )
         subprocess.run(["git", "apply", str(tmp_path / "p.patch")], cwd=work, check=True, capture_output=True)
         text = (work / "f.c").read_text()
         for line in added:
@@ -93,7 +102,9 @@ def test_entries_appended_before_a_terminator_stay_last(new, ours, context, merg
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         up = upstream_pair(tmp_path, {"e.h": old}, {"e.h": new})
-        (pin,) = run(up, {"llama/compat/0001.patch": patch}, old_ref="v1" if merge_base else "no such ref").pins
+        (pin,) = run(
+            up, {"llama/compat/0001.patch": patch}, old_ref="v1" if merge_base else "no such ref"
+        ).pins
         (result,) = pin.patches
         event(f"{result.status} via {'merge' if merge_base else 'relocation'}")
         assert result.status == "fuzzy", result.message
@@ -101,8 +112,9 @@ def test_entries_appended_before_a_terminator_stay_last(new, ours, context, merg
         work.mkdir()
         (work / "e.h").write_text(new)
         (tmp_path / "p.patch").write_bytes(result.new_text)
-        subprocess.run(["git", "apply", "--check", str(tmp_path / "p.patch")], cwd=work, check=True,
-                       capture_output=True)
+        subprocess.run(
+            ["git", "apply", "--check", str(tmp_path / "p.patch")], cwd=work, check=True, capture_output=True
+        )
         subprocess.run(["git", "apply", str(tmp_path / "p.patch")], cwd=work, check=True, capture_output=True)
         text = (work / "e.h").read_text()
         last_new = new.split("    E_UNKNOWN,\n")[0].rsplit("\n", 2)[-2] + "\n"
