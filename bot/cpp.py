@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import tree_sitter_cpp
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 C_FAMILY = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".metal")
 # nodes read as one token: their inner pieces (quotes, escapes) are no names
@@ -34,8 +34,25 @@ def is_c_family(path: str) -> bool:
 
 
 @lru_cache(maxsize=1)
+def _language() -> Language:
+    return Language(tree_sitter_cpp.language())
+
+
+@lru_cache(maxsize=1)
 def _parser() -> Parser:
-    return Parser(Language(tree_sitter_cpp.language()))
+    return Parser(_language())
+
+
+@lru_cache(maxsize=8)
+def _query(types: tuple[str, ...]) -> Query:
+    return Query(_language(), "\n".join(f"({t}) @node" for t in types))
+
+
+def _nodes(source: bytes, *types: str) -> list[Node]:
+    """The nodes of those types in the file, in file order (found by tree-sitter's query engine, far
+    faster than a walk in Python over a file of ten thousand lines)."""
+    found = QueryCursor(_query(types)).captures(_tree(source).root_node).get("node", [])
+    return sorted(found, key=lambda n: n.start_byte)
 
 
 @lru_cache(maxsize=64)
@@ -87,13 +104,13 @@ def names(line: bytes) -> list[bytes]:
     return [t.text for t in tokens(line) if t.is_name]
 
 
-def words(line: bytes) -> set[str]:
-    """Every lower-cased word of a line, names split at `_`, literals and comments included: what a line
+def words(text: bytes) -> set[str]:
+    """Every lower-cased word of some code, names split at `_`, literals and comments included: what it
     mentions."""
     out: set[str] = set()
-    for token in tokens(line):
-        text = token.text.decode("utf-8", "replace")
-        out.update(w.lower() for w in "".join(c if c.isalnum() else " " for c in text).split())
+    for token in tokens(text):
+        piece = token.text.decode("utf-8", "replace")
+        out.update(w.lower() for w in "".join(c if c.isalnum() else " " for c in piece).split())
     return out
 
 
@@ -151,13 +168,30 @@ def function_at(source: bytes, row: int) -> str:
     return _owner(node.children[-1]) if node.children else ""
 
 
-def definitions(source: bytes) -> list[Definition]:
+def member_uses(source: bytes) -> list[tuple[str, int]]:
+    """(name, 0-based line) of every `this-><name>` in the file, in file order."""
+    out = []
+    for node in _nodes(source, "field_expression"):
+        target, name = node.child_by_field_name("argument"), node.child_by_field_name("field")
+        if target is not None and target.type == "this" and name is not None:
+            out.append((_text(name), name.start_point[0]))
+    return out
+
+
+@lru_cache(maxsize=64)
+def definitions(source: bytes) -> tuple[Definition, ...]:
     """The entries the file defines, in file order."""
     out: list[Definition] = []
-    stack: list[Node] = [_tree(source).root_node]
-    while stack:
-        node = stack.pop()
-        stack.extend(reversed(node.children))
+    kinds = (
+        "enumerator",
+        "initializer_list",
+        "case_statement",
+        "struct_specifier",
+        "class_specifier",
+        "enum_specifier",
+        "binary_expression",
+    )
+    for node in _nodes(source, *kinds):
         found: tuple[str, Node] | None = None
         if node.type == "enumerator":
             found = ("enumerator", node.child_by_field_name("name") or node)
@@ -185,7 +219,7 @@ def definitions(source: bytes) -> list[Definition]:
             kind, key = found
             owner = _owner(node) if kind != "type" else ""
             out.append(Definition(kind, _text(key), owner, key.start_point[0]))
-    return out
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -207,12 +241,16 @@ def _declared_name(node: Node | None) -> Node | None:
     return node
 
 
-def declarations(source: bytes) -> list[Declaration]:
+@lru_cache(maxsize=64)
+def declarations(source: bytes) -> tuple[Declaration, ...]:
     out: list[Declaration] = []
-    stack: list[Node] = [_tree(source).root_node]
-    while stack:
-        node = stack.pop()
-        stack.extend(reversed(node.children))
+    for node in _nodes(
+        source,
+        "parameter_declaration",
+        "optional_parameter_declaration",
+        "field_declaration",
+        "function_declarator",
+    ):
         if node.type in ("parameter_declaration", "optional_parameter_declaration"):
             name = _declared_name(node.child_by_field_name("declarator"))
             function = node.parent.parent if node.parent is not None else None
@@ -234,4 +272,4 @@ def declarations(source: bytes) -> list[Declaration]:
             name = node.child_by_field_name("declarator")
             if name is not None and name.type in ("identifier", "field_identifier", "qualified_identifier"):
                 out.append(Declaration("function", _text(name), "", name.start_point[0]))
-    return out
+    return tuple(out)

@@ -170,12 +170,7 @@ def removed_declarations(path: str, old: bytes, new: bytes) -> list[UpstreamChan
 
 def _member_uses(source: bytes) -> list[tuple[str, int]]:
     """(name, 1-based line) of every `this-><name>` in the file."""
-    toks = cpp.tokens(source)
-    return [
-        (toks[i + 2].text.decode(), toks[i].row + 1)
-        for i in range(len(toks) - 2)
-        if toks[i].kind == "this" and toks[i + 1].text == b"->" and toks[i + 2].is_name
-    ]
+    return [(name, row + 1) for name, row in cpp.member_uses(source)]
 
 
 def _applies_here(change: UpstreamChange, token: cpp.Token, function: str) -> bool:

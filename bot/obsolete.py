@@ -18,6 +18,7 @@ Pure functions over file contents: the engine reads the files and attributes the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -101,21 +102,32 @@ def _quote(text: str, width: int = 90) -> str:
     return f"`{text if len(text) <= width else text[: width - 1] + '…'}`"
 
 
-def _distinctive(key: str, old_words: set[str]) -> set[str]:
-    return {w for w in cpp.words(key.encode()) if w not in old_words and not w.isdigit()}
+def _distinctive(key: str, olds: list[bytes]) -> set[str]:
+    """The words of a name that no old file mentions (as a word of a name, a literal or a comment)."""
+    lowered = [old.lower() for old in olds]
+    return {
+        w
+        for w in cpp.words(key.encode())
+        if not w.isdigit()
+        and not any(
+            re.search(rb"(?<![a-z0-9])" + re.escape(w.encode()) + rb"(?![a-z0-9])", old) for old in lowered
+        )
+    }
 
 
-def _by_names(fp: FilePatch, sides: FileSides) -> tuple[list[Provided], list[Leftover], set[str]]:
-    """The hunks of one file upstream provides by names; the others; the words of the old file."""
+def _by_names(
+    fp: FilePatch, sides: FileSides, leftovers_only: bool = False
+) -> tuple[list[Provided], list[Leftover]]:
+    """The hunks of one file upstream provides by names, and the others (only those: `leftovers_only`)."""
     if sides.old is None or sides.upstream is None or not cpp.is_c_family(fp.path):
-        return [], [], set()
+        return [], []
     built = apply_to(sides.old, fp)
     if built is None:
-        return [], [], set()
+        return [], []
     ours, rows = built
     before = {(d.kind, d.key, d.owner) for d in cpp.definitions(sides.old)}
     upstream: dict[tuple[str, str, str], int] = {}
-    for d in cpp.definitions(sides.upstream):
+    for d in cpp.definitions(sides.upstream) if not leftovers_only else ():
         upstream.setdefault((d.kind, d.key, d.owner), d.row)
     defined = [d for d in cpp.definitions(ours) if (d.kind, d.key, d.owner) not in before]
     provided, leftovers = [], []
@@ -144,7 +156,7 @@ def _by_names(fp: FilePatch, sides: FileSides) -> tuple[list[Provided], list[Lef
             missing = [d for d in mine if (d.kind, d.key, d.owner) not in upstream]
             ours_lines = ours.split(b"\n")
             leftovers.append(Leftover(fp.path, index, hunk, missing, [ours_lines[d.row] for d in missing]))
-    return provided, leftovers, set().union(*(cpp.words(line) for line in lines_of(sides.old)))
+    return provided, leftovers
 
 
 def _upstream_changes(old: bytes, new: bytes) -> list[tuple[set[int], list[bytes], int, bool]]:
@@ -223,14 +235,17 @@ def assess(pf: PatchFile, sides: dict[str, FileSides]) -> Assessment:
     """The hunks of the patch the new upstream provides, and the others (`sides` by the files' old paths)."""
     provided: list[Provided] = []
     leftovers: list[Leftover] = []
-    old_words: set[str] = set()
+    unread: list[FilePatch] = []
     for fileno, fp in enumerate(pf.files):
         if fp.is_new or fp.is_deleted or fp.is_binary or fp.old_path not in sides:
             leftovers += [Leftover(fp.path, i, h, []) for i, h in enumerate(fp.hunks)]
             continue
         file_sides = sides[fp.old_path]
-        named, rest, words = _by_names(fp, file_sides)
-        old_words |= words
+        if file_sides.old == file_sides.upstream and file_sides.old == file_sides.new:
+            unread.append(fp)  # upstream changed nothing here: it provides none of these hunks
+            leftovers += [Leftover(fp.path, i, h, [], fileno=fileno) for i, h in enumerate(fp.hunks)]
+            continue
+        named, rest = _by_names(fp, file_sides)
         provided += named
         named_at = {p.index for p in named}
         rest_at = {left.index: left for left in rest}
@@ -247,7 +262,18 @@ def assess(pf: PatchFile, sides: dict[str, FileSides]) -> Assessment:
         for left in leftovers:
             left.fileno = fileno if left.file == fp.path else left.fileno
     keys = {k for p in provided for k in p.keys}
-    marks = set().union(*(_distinctive(k, old_words) for k in keys)) if keys else set()
+    if keys and unread:  # entries of the files upstream left alone matter now: read them
+        for fp in unread:
+            fileno = pf.files.index(fp)
+            leftovers = [left for left in leftovers if left.file != fp.path]
+            for left in _by_names(fp, sides[fp.old_path or ""], True)[1]:
+                left.fileno = fileno
+                leftovers.append(left)
+        leftovers.sort(key=lambda left: (left.fileno, left.index))
+    marks: set[str] = set()
+    if keys and any(left.missing for left in leftovers):
+        olds = [s.old for path, s in sides.items() if s.old is not None and cpp.is_c_family(path)]
+        marks = set().union(*(_distinctive(k, olds) for k in keys))
     for left in leftovers:
         # an entry upstream has elsewhere but not here is a gap in upstream's version, not a detail of ours
         same_name = any(d.key in keys for d in left.missing)
