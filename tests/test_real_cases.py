@@ -36,6 +36,7 @@ CASES = all_cases()
 # Patches the maintainers rewrote that the engine rebuilds into their very files (ignoring whitespace).
 EQUAL_TODAY = {
     ("b9672-b9781", "001-llama-cpp-hooks.patch"),
+    ("b9509-b9626", "models/llama-cpp-laguna.patch"),  # both inserted before LLM_ARCH_UNKNOWN: theirs first
     ("b9626-b9672", "002-llama-cpp-ui-empty-assets.patch"),  # upstreamed: the behaviour is upstream's now
     ("b10069-b10091", "models/003-llama-cpp-laguna.patch"),  # upstreamed: Laguna's names are upstream's now
 }
