@@ -128,7 +128,13 @@ def removed_declarations(path: str, old: bytes, new: bytes) -> list[UpstreamChan
     if old == new or not cpp.is_c_family(path):
         return []
     now = {(d.kind, d.name, d.owner) for d in cpp.declarations(new)}
-    gone = [d for d in cpp.declarations(old) if (d.kind, d.name, d.owner) not in now]
+    fields = {d.name for d in cpp.declarations(new) if d.kind == "field"}
+    # a field name another type still declares is ambiguous in `x.name`: no evidence about this one
+    gone = [
+        d
+        for d in cpp.declarations(old)
+        if (d.kind, d.name, d.owner) not in now and not (d.kind == "field" and d.name in fields)
+    ]
     if not gone:
         return []
     old_lines, new_lines = old.split(b"\n"), new.split(b"\n")

@@ -213,7 +213,7 @@ def _at_place(fp: FilePatch, index: int, hunk: Hunk, sides: FileSides) -> Provid
     verbatim, differs = 0, []
     for line in added:
         if _norm(line) in theirs_norm:
-            verbatim += 1
+            verbatim += len(_norm(line)) > 3  # a brace or a lone keyword is no evidence
             continue
         brings = _new_names(line, removed, c_family)
         match = next((t for t in theirs if brings and brings <= set(cpp.names(t))), None)

@@ -121,3 +121,13 @@ def test_headers_beside_a_source_are_read_with_it():
         "src/llama-model-loader.hh",
     ]
     assert identifiers.headers_of("CMakeLists.txt") == []
+
+
+def test_a_field_name_another_type_still_declares_is_no_evidence():
+    header = PARAMS_H + "struct hparams {\n    uint32_t n_ctx;\n};\n"
+    changes = identifiers.removed_declarations(
+        "src/context.h",
+        header.encode(),
+        header.replace("uint32_t n_ctx;\n    uint32_t n_batch", "uint32_t n_batch").encode(),
+    )
+    assert changes == []

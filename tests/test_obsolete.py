@@ -215,3 +215,36 @@ def test_assess_needs_the_old_file_to_know_what_the_patch_introduces():
     pf = parse(make_patch(old, moved, "src/llama-arch.h"))
     assessment = assess(pf, {"src/llama-arch.h": FileSides(old.encode(), old.encode(), old.encode())})
     assert not assessment.provided and not assessment.whole
+
+
+def test_one_entry_upstream_has_does_not_make_a_hooks_patch_obsolete(tmp_path):
+    """One hunk of three is upstream's: it is dropped, the hooks stay, and the patch is not `upstreamed`."""
+    hooks = "".join(f"void step_{i}() {{\n    work({i});\n}}\n\n" for i in range(12))
+    old = {"src/llama-arch.cpp": ARCH_CPP, "src/steps.cpp": hooks}
+    ours = {
+        "src/llama-arch.cpp": _add(
+            ARCH_CPP, "        case LLM_ARCH_QWEN:\n", "        case LLM_ARCH_LAGUNA:\n"
+        ),
+        "src/steps.cpp": hooks.replace("    work(2);\n", "    work(2);\n    ollama_hook(2);\n").replace(
+            "    work(9);\n", "    work(9);\n    ollama_hook(9);\n"
+        ),
+    }
+    up = upstream_pair(
+        tmp_path, old, {"src/llama-arch.cpp": _upstream_laguna(ARCH_H, ARCH_CPP)["src/llama-arch.cpp"]}
+    )
+    (result,) = run(up, {"llama/compat/0001-hooks.patch": _patch(old, ours)}).pins[0].patches
+    assert result.status == "fuzzy", result.message
+    assert [h.status for h in result.hunks] == ["upstreamed", "clean", "clean"]
+    assert b"ollama_hook(2);" in result.new_text and b"LLM_ARCH_LAGUNA" not in result.new_text
+    git_apply_stack(up.path, "v2", [result.new_text], tmp_path / "work")
+
+
+def test_braces_upstream_inserted_at_the_same_place_are_no_evidence(tmp_path):
+    old = "void run() {\n    if (a) {\n        step();\n    }\n    done();\n}\n"
+    ours = old.replace("        step();\n", "        step();\n        }\n    {\n")
+    theirs = old.replace("        step();\n", "        step();\n        }\n    {\n        again();\n")
+    up = upstream_pair(tmp_path, {"src/run.cpp": old}, {"src/run.cpp": theirs})
+    (result,) = (
+        run(up, {"llama/compat/0001-braces.patch": make_patch(old, ours, "src/run.cpp")}).pins[0].patches
+    )
+    assert result.status != "upstreamed", result.message
