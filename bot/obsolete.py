@@ -135,11 +135,11 @@ def _by_names(
         mine = [d for d in defined if d.row in added]
         there = [d for d in mine if (d.kind, d.key, d.owner) in upstream]
         if mine and len(there) == len(mine):
-            upstream_lines = {_norm(line) for line in lines_of(sides.upstream)}
+            squeezed = b"".join(sides.upstream.split())  # upstream may split a statement over lines
             differs = [
                 _quote(line.text.decode("utf-8", "replace"))
                 for line in hunk.lines
-                if line.kind == "+" and line.text.strip() and _norm(line.text) not in upstream_lines
+                if line.kind == "+" and line.text.strip() and b"".join(line.text.split()) not in squeezed
             ]
             provided.append(
                 Provided(

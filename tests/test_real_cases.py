@@ -152,6 +152,8 @@ def test_an_obsolete_patch_says_what_upstream_provides_and_what_differs(engine_r
     assert "drop the patch, or reconcile it with upstream's version" in laguna.message
     assert "upstream does not have table row LLM_TENSOR_ATTN_GATE_LAGUNA in LLM_TENSOR_NAMES" in laguna.message
     assert 't.first=="</assistant>"' in laguna.message  # the EOG token upstream's Laguna does without
+    assert "upstream's version differs in `\"(?:\\\\r?\\\\n)+(?!\\\\r?\\\\n)\",`" in laguna.message  # its first regex
+    assert "} else if (tokenizer_pre" not in laguna.message  # upstream has that line, split in two
     provided = [h for h in laguna.hunks if h.status == "upstreamed"]
     assert len(provided) == 8 and all(h.upstream_commits for h in provided)
     ui = _result(engine_runs, "b9626-b9672", "002-llama-cpp-ui-empty-assets.patch")
