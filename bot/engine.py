@@ -630,7 +630,29 @@ def _already_there(ctx: PinContext, path: str, pf: PatchFile, hunks: list[HunkRe
     if touched & ctx.new_tree.overlay.keys() and not reverse_applies(Tree(ctx.new_tree.base), pf):
         return PatchResult(path, "conflict", f"Its change is already made by an earlier carried patch, not by "
                            f"{ctx.new_ref}: it repeats that patch; drop or merge one of them.", None, hunks)
-    return PatchResult(path, "upstreamed", f"Its change is already in {ctx.new_ref}: drop this patch.", None, hunks)
+    by = obsolete.commit_note(_commits_of_change(ctx, pf))
+    return PatchResult(path, "upstreamed", f"Its change is already in {ctx.new_ref}" + (f" ({by})" if by else "")
+                       + ": drop this patch.", None, hunks)
+
+
+def _commits_of_change(ctx: PinContext, pf: PatchFile) -> list[Commit]:
+    """The upstream commits that made the patch's change themselves: that wrote its added lines where they
+    are now, or removed the lines it removes."""
+    upstream = Tree(ctx.new_tree.base)
+    found: list[Commit] = []
+    for fp in pf.files:
+        image = _lines(upstream.read(fp.new_path)) if fp.new_path and not fp.is_binary else []
+        for hunk in fp.hunks:
+            post = [line for line in hunk.lines if line.kind != "-"]
+            added = [i for i, line in enumerate(post) if line.kind == "+"]
+            at = find_exact(image, Hunk(hunk.new_start, hunk.new_count, hunk.new_start, hunk.new_count,
+                                        hunk.section, [Line(" ", line.text) for line in post]))
+            if at is None or not fp.new_path:
+                continue
+            removed = [line.text for line in hunk.lines if line.kind == "-"]
+            start, end = (at.start + added[0] + 1, at.start + added[-1] + 1) if added else (at.start + 1, at.start)
+            found += [c for c in ctx.history.commits_for_lines(fp.new_path, start, end, removed) if c not in found]
+    return found
 
 
 def patch_order(snapshot: Snapshot, directory: str) -> list[str]:

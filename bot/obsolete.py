@@ -323,7 +323,8 @@ def without(pf: PatchFile, drop: set[tuple[str, int]]) -> PatchFile:
     return PatchFile(pf.preamble, files, pf.trailer)
 
 
-def _commit_note(commits: list[Commit]) -> str:
+def commit_note(commits: list[Commit]) -> str:
+    """`by <sha> <subject>, …` for up to three commits."""
     if not commits:
         return ""
     named = ", ".join(f"{c.sha[:12]} {c.subject}" for c in commits[:3])
@@ -382,7 +383,7 @@ def result(
         h = placed[(left.file, left.index)]
         h.detail = f"upstream does not have {left.summary}"
         hunks.append(((left.fileno, left.index), h))
-    by = _commit_note(commits)
+    by = commit_note(commits)
     message = (
         f"{ref} now provides what it adds: {_what(assessment.provided)}"
         + (f" ({by})" if by else "")
@@ -408,7 +409,7 @@ def amend(
     notes = []
     for use in uses:
         placed = per_file.get(use.file, [])
-        note = use.note + (f" ({_commit_note(use.commits)})" if use.commits else "")
+        note = use.note + (f" ({commit_note(use.commits)})" if use.commits else "")
         if use.hunk < len(placed):
             h = placed[use.hunk]
             h.detail = "; ".join(d for d in (h.detail, note) if d)
@@ -421,7 +422,7 @@ def amend(
     sentences = []
     if provided:
         commits = [c for _, found in provided for c in found]
-        by = _commit_note(list(dict.fromkeys(commits)))
+        by = commit_note(list(dict.fromkeys(commits)))
         sentences.append(
             f"{len(provided)} of {len(hunks)} hunks are in {ref} already: "
             f"{_what([p for p, _ in provided])}"
