@@ -26,6 +26,7 @@ from bot.hunks import (
     copies_of,
     find_exact,
     mentions_value,
+    norm,
     relocate,
     renumber,
 )
@@ -596,14 +597,15 @@ def _ask_about_copies(ctx: PinContext, outcome: FileOutcome, changes: dict[str, 
     old, new = ctx.old_blob(fp), ctx.new_tree.read(fp.old_path)
     if old is None or new is None:
         return
-    old_image, new_image, image = _lines(old), _lines(new), _lines(changes[fp.new_path] or b"")
+    image = _lines(changes[fp.new_path] or b"")
+    old_image, new_image, patched = ([norm(x) for x in _lines(data)] for data in (old, new, b"".join(image)))
     added = _added_lines(new, changes[fp.new_path] or b"")
     for hunk, result in zip(fp.hunks, outcome.hunks):
         site = range(result.new_line - 1, result.new_line - 1 + len(hunk.after))
         around = [image[i] for i in site if i < len(image) and i not in added]  # upstream's version of it
         if len(copies_of(new_image, around)) <= len(copies_of(old_image, hunk.before)):
             continue
-        copies = [i for i in copies_of(image, around) if not site.start - len(around) < i < site.stop]
+        copies = [i for i in copies_of(patched, around) if not site.start - len(around) < i < site.stop]
         if copies:
             lines = ", ".join(str(i + 1) for i in copies)
             question = (f"the hooked code now also appears at line{'s' if len(copies) > 1 else ''} {lines}: "

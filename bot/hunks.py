@@ -216,15 +216,15 @@ def _anchor_for(lines: list[Line], j: int, anchors: list[tuple[bytes, bytes]]) -
     return anchors[0] if anchors else (b"", b"")
 
 
-def copies_of(image: list[bytes], lines: list[bytes]) -> list[int]:
-    """Where `lines` appear in the image ignoring whitespace; nowhere for lines too few to tell a place
-    (fewer than three with a word in them: one or two such lines recur by chance)."""
+def copies_of(normalized: list[bytes], lines: list[bytes]) -> list[int]:
+    """Where `lines` appear, ignoring whitespace, in an image whose lines went through `norm`; nowhere for
+    lines too few to tell a place (fewer than three with a word in them: one or two recur by chance)."""
     wanted = [norm(line) for line in lines]
     if sum(1 for line in wanted if re.search(rb"\w", line)) < 3:
         return []
     n = len(wanted)
-    return [i for i in range(len(image) - n + 1) if norm(image[i]) == wanted[0]
-            and [norm(x) for x in image[i : i + n]] == wanted]
+    return [i for i in range(len(normalized) - n + 1) if normalized[i] == wanted[0]
+            and normalized[i : i + n] == wanted]
 
 
 def best_candidate(image: list[bytes], hunk: Hunk) -> tuple[int, int] | None:
