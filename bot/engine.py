@@ -327,7 +327,7 @@ def _added_lines(before: bytes, after: bytes) -> set[int]:
 def file_section(fp: FilePatch, before: bytes | None, after: bytes | None) -> bytes:
     """This file's part of a patch, rebuilt against `before`, in the original's header format."""
     diff = pygit2.Patch.create_from(before or b"", after or b"", fp.old_path or fp.path,
-                                    fp.new_path or fp.path, context_lines=3).data
+                                    fp.new_path or fp.path, context_lines=context_width(fp)).data
     body = diff[diff.find(b"\n@@") + 1:] if b"\n@@" in diff else b""
     header = []
     for line in fp.header:
@@ -339,6 +339,13 @@ def file_section(fp: FilePatch, before: bytes | None, after: bytes | None) -> by
             line = b" ".join([b"index", f"{old_id}..{new_id}".encode(), *suffix]) + b"\n"
         header.append(line)
     return b"".join(header) + body
+
+
+def context_width(fp: FilePatch) -> int:
+    """The context lines the patch was made with (`git diff -U<n>`): the most any hunk has at one end;
+    git's default of three for a file without hunks."""
+    changed = [h for h in fp.hunks if h.leading < len(h.lines)]
+    return max((n for h in changed for n in (h.leading, h.trailing)), default=3)
 
 
 def render(pf: PatchFile, sections: list[bytes]) -> bytes:

@@ -1,6 +1,7 @@
 """The maintainers' rules for rebuilding a patch, on real upstream repositories, checked with the real
 `git apply`: each rebuilt patch is `fuzzy` with the rule named in its hunk, never `regenerated`."""
 
+from bot.patchfile import parse
 from tests.gitutil import git_apply_stack, make_patch, run, upstream_pair
 
 INCLUDES = '#include "a.h"\n#include "b.h"\n\n#include <map>\n#include <string>\n\n'
@@ -103,6 +104,9 @@ def test_a_value_upstream_took_is_renumbered_where_the_patch_names_the_entry_too
         "    PRE_MELLUM     = 55,\n    PRE_LAGUNA     = 56,\n};\n" in (tmp_path / "work/vocab.h").read_text()
     )
     assert 'static_assert(PRE_LAGUNA == 56, "abi");' in (tmp_path / "work/checks.c").read_text()
+    vocab_section, checks_section = parse(patch.new_text).files  # each keeps its context width
+    assert [(h.leading, h.trailing) for h in vocab_section.hunks] == [(1, 1)]
+    assert [(h.leading, h.trailing) for h in checks_section.hunks] == [(3, 3)]
 
 
 def test_a_value_the_patch_writes_elsewhere_without_the_entry_name_is_a_conflict_naming_it(tmp_path):
