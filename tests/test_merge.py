@@ -1,6 +1,8 @@
 """The edit-by-edit three-way merge: pure functions over lines."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.hunks import realign
 from bot.merge import Overlap, merge
@@ -98,7 +100,42 @@ def test_entries_before_a_terminator_upstream_rewrote_stay_right_before_it():
     ours = base.replace("    E_COUNT,\n", "    OURS,\n    E_COUNT,\n")
     theirs = base.replace("    E_COUNT,\n", "    C,\n    E_COUNT = 3,\n")
     merged = merge(_lines(base), _lines(ours), _lines(theirs))
-    assert b"".join(merged.lines).decode() == "enum e {\n    A,\n    B,\n    C,\n    OURS,\n    E_COUNT = 3,\n};\n"
+    assert (
+        b"".join(merged.lines).decode()
+        == "enum e {\n    A,\n    B,\n    C,\n    OURS,\n    E_COUNT = 3,\n};\n"
+    )
     assert merged.ours[0].notes == [
         "upstream rewrote the end of the list: kept ours after its new entries, right before `E_COUNT = 3,`"
     ]
+
+
+@given(st.data())
+@settings(max_examples=60, deadline=None)
+def test_edits_that_do_not_touch_merge_like_applying_both_without_a_note(data):
+    """Edits at least two unchanged lines apart: the merge is both sides' edits, and no rule is named."""
+    base = [f"    line_{i}();\n".encode() for i in range(40)]
+    points = sorted(data.draw(st.sets(st.sampled_from(range(0, 40, 3)), min_size=1, max_size=10)))
+    ours, theirs, expected = [], [], []
+    plan = {
+        p: (data.draw(st.sampled_from(["ours", "theirs"])), data.draw(st.sampled_from(EDITS))) for p in points
+    }
+    for i, line in enumerate(base):
+        side, kind = plan.get(i, (None, None))
+        if kind == "respace" and side == "ours":
+            kind = "replace"  # only upstream's spacing is looked through
+        new = {
+            None: [line],
+            "insert": [f"    {side}_{i}();\n".encode(), line],
+            "replace": [f"    {side}_{i}(x);\n".encode()],
+            "delete": [],
+            "respace": [b"  " + line],
+        }[kind]
+        expected += new
+        ours += new if side == "ours" else [line]
+        theirs += new if side == "theirs" else [line]
+    merged = merge(base, ours, theirs)
+    assert merged.lines == expected
+    assert all(p.notes == [] for p in merged.ours)
+
+
+EDITS = ["insert", "replace", "delete", "respace"]
