@@ -218,6 +218,8 @@ def _place(
             notes.append(f"added lines re-indented by {shift:+d} columns like their neighbours")
         elif lines != list(e.lines):
             notes.append("added lines re-spaced like upstream's re-aligned neighbours")
+        elif any(e.start <= i < e.end for i in respaced):
+            notes.append("upstream re-spaced a line the patch replaces: the patch's line is kept as it is")
         else:
             notes.append("upstream re-spaced the neighbouring lines")
     at = len(out)

@@ -139,3 +139,14 @@ def test_edits_that_do_not_touch_merge_like_applying_both_without_a_note(data):
 
 
 EDITS = ["insert", "replace", "delete", "respace"]
+
+
+def test_a_line_upstream_re_spaced_and_the_patch_replaces_is_the_patchs_and_says_so():
+    body = 'a();\nprint("x");\nc();\n'
+    merged = merge(
+        _lines(body), _lines(body.replace('"x"', '"y"')), _lines(body.replace('print("x");', 'print("x");  '))
+    )
+    assert b"".join(merged.lines) == b'a();\nprint("y");\nc();\n'
+    assert merged.ours[0].notes == [
+        "upstream re-spaced a line the patch replaces: the patch's line is kept as it is"
+    ]
