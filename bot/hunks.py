@@ -278,7 +278,7 @@ def renumber(image: list[bytes], added: set[int]) -> tuple[list[bytes], list[Ren
     moves = []
     for i in sorted(added):
         value = _ENUM_VALUE.match(image[i])
-        if not value:
+        if not value or not _in_enum(image, i):
             continue
         block = _block(image, i)
         upstream = {_int(m[2]): m[1] for j in block if j not in added and (m := _ENUM_VALUE.match(image[j]))}
@@ -294,6 +294,14 @@ def renumber(image: list[bytes], added: set[int]) -> tuple[list[bytes], list[Ren
         taken = tuple((v, upstream[v].decode()) for v in sorted(upstream) if old <= v < new)
         moves.append(Renumbered(i, value[1].decode(), old, new, taken))
     return image, moves
+
+
+def _in_enum(image: list[bytes], i: int) -> bool:
+    """Whether line i is in an enum's body: the line that opens its block (or the one above that, for a
+    brace on its own line) says `enum`."""
+    depth = len(_indent(image[i]))
+    j = next((j for j in range(i - 1, -1, -1) if image[j].strip() and len(_indent(image[j])) < depth), None)
+    return j is not None and any(re.search(rb"\benum\b", image[k]) for k in (j, j - 1) if k >= 0)
 
 
 def _literal(written: bytes, value: int) -> bytes:

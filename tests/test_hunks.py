@@ -107,3 +107,10 @@ def test_the_old_neighbour_is_dropped_for_the_terminator_even_with_three_lines_o
     placement, replacement = relocate(image, hunk)
     assert placement.start == 5 and placement.terminator == b"A_UNKNOWN,"
     assert replacement == [b"    A_OURS,\n", b"    A_UNKNOWN,\n", b"};\n"]
+
+
+def test_only_enum_values_are_renumbered():
+    assignments = _lines("def f():\n    count = 3\n    retries = 3\n")
+    assert renumber(assignments, {2}) == (assignments, [])
+    allman = _lines("enum e\n{\n    A = 1,\n    B = 1,\n};\n")
+    assert renumber(allman, {3})[0][3] == b"    B = 2,\n"
