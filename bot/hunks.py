@@ -16,7 +16,7 @@ _FUNC_LINE = re.compile(rb"[A-Za-z_$]")
 _ENUM_VALUE = re.compile(rb"^\s*([A-Za-z_]\w*)\s*=\s*(-?(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*\s*,?\s*(?://.*|/\*.*)?$")
 _WORD = re.compile(rb"\S+")
 _TERMINATOR = re.compile(
-    rb"^(?:[}\])][}\]);,]*$|default\s*:|(?:\}\s*)?else\s*(?:\{|$)|\{?\s*[A-Za-z_]\w*_(?:UNKNOWN|COUNT|MAX|END|LAST|NUM)\b)"
+    rb"^(?:\}[}\]);,]+$|[\])][}\]);,]*$|default\s*:|(?:\}\s*)?else\s*(?:\{|$)|\{?\s*[A-Za-z_]\w*_(?:UNKNOWN|COUNT|MAX|END|LAST|NUM)\b)"
 )
 _ENTRY_KEY = re.compile(rb'^\s*\{?\s*("(?:[^"\\]|\\.)*"|[A-Z][A-Z0-9_]{2,})\s*[,:=}]')
 
@@ -119,8 +119,9 @@ def realign(text: bytes, old_anchor: bytes, new_anchor: bytes) -> bytes:
 
 
 def is_terminator(line: bytes) -> bool:
-    """Whether the line ends a list, by its shape: a closing bracket (`};`, `}`, `]`), a `default:` label, a
-    final `else`, or an entry named as a sentinel (`..._UNKNOWN`, `..._COUNT`, `..._MAX`, ...)."""
+    """Whether the line ends a list, by its shape: closing brackets of a table, enum or call (`};`, `},`,
+    `]`, `)`; not a lone `}`, which ends a block of statements), a `default:` label, a final `else`, or an
+    entry named as a sentinel (`..._UNKNOWN`, `..._COUNT`, `..._MAX`, ...)."""
     return _TERMINATOR.match(norm(line)) is not None
 
 

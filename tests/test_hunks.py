@@ -67,7 +67,7 @@ def test_no_renumbering_across_separate_blocks_or_for_implicit_values():
 def test_terminators_are_known_by_their_shape():
     ends = [
         "};\n",
-        "}\n",
+        "    },\n",
         "    ]\n",
         "        default:\n",
         "    } else {\n",
@@ -77,6 +77,7 @@ def test_terminators_are_known_by_their_shape():
         "    GGML_TYPE_COUNT = 41,\n",
     ]
     others = [
+        "}\n",
         "    } else if (x) {\n",
         "    return 0;\n",
         "    LLM_ARCH_LLAMA,\n",
@@ -114,3 +115,11 @@ def test_only_enum_values_are_renumbered():
     assert renumber(assignments, {2}) == (assignments, [])
     allman = _lines("enum e\n{\n    A = 1,\n    B = 1,\n};\n")
     assert renumber(allman, {3})[0][3] == b"    B = 2,\n"
+
+
+def test_a_statement_before_a_blocks_closing_brace_stays_with_its_neighbour():
+    image = _lines("void f() {\n    a();\n    b();\n}\n")
+    hunk = _hunk(b"@@ -2,2 +2,3 @@ void f() {\n     a();\n+    hook();\n }\n")
+    placement, replacement = relocate(image, hunk)
+    assert placement.start == 1 and placement.terminator == b""
+    assert replacement == [b"    a();\n", b"    hook();\n"]
