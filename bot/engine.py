@@ -577,7 +577,7 @@ def _renumber(ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, b
         moves += [(o.fp.new_path or "", m) for m in moved]
     entries = {(p, m.line) for p, m in moves}
     for path, move in moves:
-        _note(images[path][0], move.line, move.note)
+        _note(images[path][0], move.line, move.note, _commits_taking(ctx, path, move))
         for other, (o, image, added) in images.items():
             for j in sorted(added):
                 if (other, j) in entries or not mentions_value(image[j], move.old):
@@ -622,13 +622,22 @@ def _ask_about_copies(ctx: PinContext, outcome: FileOutcome, changes: dict[str, 
                 result.status = outcome.status = "relocated"
 
 
-def _note(outcome: FileOutcome, line: int, note: str) -> None:
-    """A note on the hunk of the outcome that holds 0-based `line` of the new file; the hunk and the file
-    no longer apply as they are."""
+def _commits_taking(ctx: PinContext, path: str, move: Renumbered) -> list[Commit]:
+    """The upstream commits that brought the entries whose values made the move."""
+    upstream = _lines(ctx.new_tree.base.read(path) if ctx.new_tree.base else None)
+    names = [re.compile(rb"^\s*" + re.escape(name.encode()) + rb"\b") for _, name in move.taken]
+    lines = [i + 1 for i, text in enumerate(upstream) if any(n.match(text) for n in names)]
+    return list(dict.fromkeys(c for n in lines for c in ctx.history.commits_for_lines(path, n, n)))
+
+
+def _note(outcome: FileOutcome, line: int, note: str, commits: list[Commit] | None = None) -> None:
+    """A note on the hunk of the outcome that holds 0-based `line` of the new file, with the upstream
+    commits behind it; the hunk and the file no longer apply as they are."""
     hunk = max((h for h in outcome.hunks if h.new_line - 1 <= line), key=lambda h: h.new_line,
                default=outcome.hunks[0])
     hunk.status = "relocated"
     hunk.detail = "; ".join(filter(None, [hunk.detail, note]))
+    hunk.upstream_commits += [c for c in commits or [] if c not in hunk.upstream_commits]
     outcome.status = "relocated"
 
 

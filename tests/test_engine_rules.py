@@ -190,3 +190,21 @@ def test_code_that_was_there_twice_already_raises_no_question(tmp_path):
     up = upstream_pair(tmp_path, {"load.c": _loader(2)}, {"load.c": "// moved\n" + _loader(2)})
     patch = _only(run(up, {"llama/compat/0001.patch": make_patch(_loader(2), _hooked(_loader(2)), "load.c")}))
     assert patch.status == "offset" and patch.hunks[0].detail == ""
+
+
+def test_a_value_upstream_took_elsewhere_in_the_enum_names_the_commit_that_took_it(tmp_path):
+    """The hunk itself still applies exactly; only the value moves, and the commit that took it is named."""
+    enum = (
+        "enum e {\n    E_A = 1,\n"
+        + "".join(f"    E_{i} = {i + 10},\n" for i in range(8))
+        + "    E_LAST = 30,\n};\n"
+    )
+    ours = enum.replace("    E_LAST = 30,\n", "    E_LAST = 30,\n    E_OURS = 31,\n")
+    up = upstream_pair(tmp_path, {"e.h": enum}, {"other.c": "int x;\n"})
+    up.commit("add E_TOP (#77)", {"e.h": enum.replace("    E_A = 1,\n", "    E_A = 1,\n    E_TOP = 31,\n")})
+    up.tag("v3")
+    patch = _only(run(up, {"llama/compat/0001.patch": make_patch(enum, ours, "e.h")}, new_ref="v3"))
+    assert patch.status == "fuzzy", patch.message
+    (hunk,) = patch.hunks
+    assert (hunk.status, hunk.detail) == ("relocated", "renumbered from 31 to 32: upstream now uses 31")
+    assert [c.subject for c in hunk.upstream_commits] == ["add E_TOP (#77)"]
