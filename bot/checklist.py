@@ -177,6 +177,8 @@ def hunk_notes(patch: PatchResult) -> list[HunkNote]:
     notes: list[HunkNote] = []
     for h in patch.hunks:
         if h.status in APPLIES:
+            if h.detail:  # a question about a hunk that applies (upstream duplicated the hooked code)
+                notes.append(HunkNote(h.file, (h.old_line,), h.detail, tuple(h.upstream_commits)))
             continue
         if h.status == "merged":
             text = f"merged, now at line {h.new_line}"
@@ -245,7 +247,7 @@ def reproduce_steps(pin: PinReport, committed: Collection[str] = ()) -> list[str
 
 def pin_view(pin: PinReport, prefix: str, patch_dir: str | None, committed: Collection[str] = ()) -> PinView:
     rows = [(p, patch_status(p, prefix)) for p in pin.patches]
-    notes = {p.path: found for p in pin.patches if p.status not in APPLIES and (found := hunk_notes(p))}
+    notes = {p.path: found for p in pin.patches if (found := hunk_notes(p))}
     return PinView(pin, commits_text(pin), rows, notes, reproduce_steps(pin, committed), patch_dir)
 
 
@@ -335,8 +337,11 @@ def verdict(
             elif count:
                 kinds.append(f"{count} {many} ({do_many.format(prefix=prefix)})")
         parts.append(f"{len(needing)} of {len(patches)} patches need attention: {', '.join(kinds)}")
-    elif patches and (failed or any(review_counts.values())):
+    questions = sum(1 for p in patches if p.status in APPLIES for h in p.hunks if h.detail)
+    if not needing and patches and (failed or questions or any(review_counts.values())):
         parts.append("every patch applies as it is")
+    if questions:
+        parts.append(f"{_plural(questions, 'question')} about where a patch hooks (see the patch details)")
     items = [f"{review_counts[s]} {s}" for s in ("high", "medium") if review_counts.get(s)]
     if items:
         total = sum(review_counts.get(s, 0) for s in ("high", "medium"))

@@ -364,3 +364,13 @@ def test_the_reproduce_steps_reproduce_the_conflicts(sample, tmp_path):
         for p in ("llama/compat/0005-clip-warmup.patch", "llama/compat/models/0007-laguna.patch")
     ], out
     assert "error: patch failed: tools/mtmd/clip.cpp:11" in out
+
+
+def test_a_question_on_a_patch_that_applies_is_shown_once_and_counted_in_the_verdict():
+    report = _report(("offset",))
+    question = "the hooked code now also appears at line 88: does it need the hook too?"
+    report.pins[0].patches[0].hunks[0].detail = question
+    body = render_markdown(report, ["LLAMA_CPP_VERSION"])
+    assert body.count(question) == 1
+    first = body.split("\n\n")[1]
+    assert first == ("Every patch applies as it is; 1 question about where a patch hooks (see the patch details)."), first
