@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pygit2
 
@@ -157,6 +157,7 @@ class PinContext:
     new_ref: str
     old_tree: Tree | None
     new_tree: Tree
+    local_sources: dict[str, bytes] = field(default_factory=dict)  # Ollama's own files beside the patches
 
     def old_blob(self, fp: FilePatch) -> bytes | None:
         """The file the patch was written against: the old stacked tree, else the `index` line's blob."""
@@ -559,11 +560,14 @@ def _place(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResul
                        path, hunks, new_text=new_text)
 
 
+SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".h", ".hpp", ".m", ".mm", ".go")  # Ollama's compat sources
+
+
 def _renumber(ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, bytes | None]) -> str | None:
     """Moves each enum value the patch adds that upstream now uses to the next free one (hunks.renumber),
     in `changes` and in the notes of the hunk it is in. Where the patch writes the old value elsewhere, a
-    line naming the entry is renumbered too; any other line is returned as the reason the patch cannot
-    be rebuilt."""
+    line naming the entry is renumbered too; any other line, or a line of Ollama's compat sources that
+    writes the old value for the entry, is returned as the reason the patch cannot be rebuilt."""
     images: dict[str, tuple[FileOutcome, list[bytes], set[int]]] = {}
     moves: list[tuple[str, Renumbered]] = []
     for o in resolved:
@@ -588,6 +592,11 @@ def _renumber(ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, b
                 image[j] = re.sub(rb"(?<![\w.])" + str(move.old).encode() + rb"(?![\w.])",
                                   str(move.new).encode(), image[j])
                 _note(o, j, f"{move.old} renumbered to {move.new} like {move.name}")
+        for local, data in ctx.local_sources.items():
+            for j, line in enumerate(_lines(data)):
+                if move.name.encode() in line and mentions_value(line, move.old):
+                    return (f"{path}: {move.clash}, but Ollama's {local}:{j + 1} writes {move.old} for {move.name} "
+                            f"(`{line.strip().decode(errors='replace')}`): renumber them by hand")
     for path, (o, image, _) in images.items():
         if o.status == "relocated":
             changes[path] = b"".join(image)
@@ -689,7 +698,8 @@ def check_pin(pin: Pin, upstream: Upstream, old_ref: str | None, new_ref: str,
     upstream.fetch_missing(history, _upstream_reads(head, pin))
     ctx = PinContext(pin, upstream, history, new_ref,
                      Tree(GitSnapshot(upstream.repo, old_commit)) if old_commit else None,
-                     Tree(GitSnapshot(upstream.repo, new_commit)))
+                     Tree(GitSnapshot(upstream.repo, new_commit)),
+                     {p: head.read(p) or b"" for p in head.files(pin.patches) if p.endswith(SOURCE_SUFFIXES)})
     report = PinReport(pin.name, pin.version_file, old_ref or new_ref, new_ref,
                        str((old_commit or new_commit).id), str(new_commit.id),
                        f"{upstream.web_url}/compare/{old_ref or new_ref}...{new_ref}",

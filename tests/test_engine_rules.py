@@ -208,3 +208,15 @@ def test_a_value_upstream_took_elsewhere_in_the_enum_names_the_commit_that_took_
     (hunk,) = patch.hunks
     assert (hunk.status, hunk.detail) == ("relocated", "renumbered from 31 to 32: upstream now uses 31")
     assert [c.subject for c in hunk.upstream_commits] == ["add E_TOP (#77)"]
+
+
+def test_a_value_ollamas_compat_sources_write_for_the_entry_is_a_conflict_naming_the_line(tmp_path):
+    up = upstream_pair(tmp_path, {"vocab.h": VOCAB, "checks.c": CHECKS}, {"vocab.h": UPSTREAM_VOCAB})
+    patches = {"llama/compat/0001.patch": _laguna("void check_laguna(void);")}
+    by_name = {**patches, "llama/compat/llama-ollama-compat.cpp": b"if (pre == PRE_LAGUNA) use_laguna();\n"}
+    assert _only(run(up, by_name)).status == "fuzzy"  # the entry named, not its value: renumbering is safe
+    by_value = {**patches, "llama/compat/llama-ollama-compat.cpp": b"int x;\nstatic_assert(PRE_LAGUNA == 54);\n"}
+    patch = _only(run(up, by_value))
+    assert patch.status == "conflict"
+    assert ("but Ollama's llama/compat/llama-ollama-compat.cpp:2 writes 54 for PRE_LAGUNA "
+            "(`static_assert(PRE_LAGUNA == 54);`): renumber them by hand") in patch.message
