@@ -1,0 +1,223 @@
+"""Run the upstream review on every real llama.cpp bump of Ollama and write its findings as test data.
+
+Runs only where the mirrors are: LLAMA_BOT_REAL_OLLAMA and LLAMA_BOT_REAL_LLAMA_CPP name git directories
+of ollama/ollama and of llama.cpp (a fork whose `master` tracks upstream will do, see tests/real/extract.py).
+For every Ollama commit that changed LLAMA_CPP_VERSION, `bot.engine.analyse(..., review=True)` compares the
+bump's parent with the bump commit, over the Ollama mirror's git objects. The upstream refs resolve in a
+scratch bare repository that borrows the llama.cpp mirror's objects (objects/info/alternates) and holds
+only the two tags, so the mirror is never written to, and a blob its partial clone lacks stays unread
+instead of being fetched.
+
+    python -m tests.real.review_bumps            # (re)write tests/data/real-review/findings/<case>.json
+    python -m tests.real.review_bumps --list     # the bumps, write nothing
+
+Each finding keeps the report's keys plus `detectors`: the detector functions (or `rule:<id>` of
+bot/rules.toml) that drafted it, recorded while the review runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from unittest import mock
+
+import pygit2
+
+import bot.review
+from bot.config import load_config
+from bot.engine import analyse
+from bot.model import AnalysisError, Finding
+from bot.review import archs, cmake, compat, flags, generators, logformats, symbols
+from bot.snapshot import GitSnapshot
+from bot.upstream import Upstream
+from tests.real.extract import VERSION_FILE, Bump, ExtractError, RefResolver, find_bumps, mirrors
+
+OUT = Path(__file__).resolve().parent.parent / "data" / "real-review" / "findings"
+DETAIL_CHARS = 600  # enough of a finding's text to label it by; the full text is one rerun away
+
+# The functions that turn upstream changes into drafts, by the name a finding's `detectors` gives.
+DETECTORS: dict[str, tuple[object, str]] = {
+    "cmake.option_drafts": (cmake, "option_drafts"),
+    "cmake.dependency_drafts": (cmake, "dependency_drafts"),
+    "generators.generator_drafts": (generators, "generator_drafts"),
+    "symbols.symbol_drafts": (symbols, "symbol_drafts"),
+    "flags.flag_drafts": (flags, "flag_drafts"),
+    "logformats.log_draft": (logformats, "log_draft"),
+    "archs.arch_drafts": (archs, "arch_drafts"),
+    "compat.compat_drafts": (compat, "compat_drafts"),
+    "patchcontext.patch_context_drafts": (bot.review, "patch_context_drafts"),
+}
+
+
+class Recorder:
+    """Which detector drafted each (area, title, upstream path), and how long the reviews took."""
+
+    def __init__(self):
+        self.by_key: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+        self.review_seconds = 0.0
+
+    def _note(self, name: str, drafts) -> None:
+        for d in drafts if isinstance(drafts, list) else [drafts]:
+            if d is not None:
+                self.by_key[(d.area, d.title, d.path)].add(name)
+
+    def wrap(self, name: str, original: Callable) -> Callable:
+        def recorded(*args, **kwargs):
+            drafts = original(*args, **kwargs)
+            self._note(name, drafts)
+            return drafts
+
+        return recorded
+
+    def rules(self, original: Callable) -> Callable:
+        """rule_drafts one rule at a time (its own loop order), so each draft names its rule's id."""
+
+        def recorded(rules, changes, local):
+            drafts = []
+            for rule in rules:
+                found = original([rule], changes, local)
+                self._note(f"rule:{rule.id}", found)
+                drafts += found
+            return drafts
+
+        return recorded
+
+    def timed(self, original: Callable) -> Callable:
+        def review(ctx):
+            start = time.perf_counter()
+            try:
+                return original(ctx)
+            finally:
+                self.review_seconds += time.perf_counter() - start
+
+        return review
+
+    @contextmanager
+    def installed(self) -> Iterator[Recorder]:
+        with ExitStack() as stack:
+            for name, (module, attr) in DETECTORS.items():
+                stack.enter_context(mock.patch.object(module, attr, self.wrap(name, getattr(module, attr))))
+            stack.enter_context(
+                mock.patch.object(bot.review, "rule_drafts", self.rules(bot.review.rule_drafts))
+            )
+            stack.enter_context(mock.patch.object(bot.review, "review", self.timed(bot.review.review)))
+            yield self
+
+    def detectors(self, f: Finding) -> list[str]:
+        return sorted(self.by_key.get(f.key, ()))
+
+
+def scratch_upstream(mirror: Path, tags: dict[str, str], where: Path) -> pygit2.Repository:
+    """A bare repository at `where` that reads the mirror's objects and has only `tags` (name -> commit)."""
+    repo = pygit2.init_repository(str(where), bare=True)
+    (where / "objects" / "info" / "alternates").write_text(str((mirror / "objects").resolve()) + "\n")
+    repo = pygit2.Repository(str(where))
+    for name, commit in tags.items():
+        repo.references.create(f"refs/tags/{name}", pygit2.Oid(hex=commit), force=True)
+    return repo
+
+
+def finding_json(f: Finding, detectors: list[str]) -> dict:
+    detail = f.detail if len(f.detail) <= DETAIL_CHARS else f.detail[: DETAIL_CHARS - 1] + "…"
+    return {
+        "area": f.area,
+        "severity": f.severity,
+        "title": f.title,
+        "upstream_path": f.upstream_path,
+        "upstream_line": f.upstream_line,
+        "detectors": detectors,
+        "local_refs": [f"{r.path}:{r.line}" for r in f.local_refs],
+        "upstream_commits": [c.sha[:12] for c in f.upstream_commits],
+        "detail": detail,
+    }
+
+
+def review_bump(
+    bump: Bump, ollama: pygit2.Repository, llama_dir: Path, refs: RefResolver, scratch: Path
+) -> dict:
+    """The review of one bump as the committed JSON: provenance, timings, patch statuses, findings."""
+    old_commit, new_commit = refs.resolve(bump.old_ref), refs.resolve(bump.new_ref)
+    upstream_repo = scratch_upstream(llama_dir, {bump.old_ref: old_commit, bump.new_ref: new_commit}, scratch)
+    base, head = GitSnapshot(ollama, bump.parent), GitSnapshot(ollama, bump.commit)
+    config = load_config(base)
+    pins = tuple(p for p in config.pins if p.version_file == VERSION_FILE)
+    config = dataclasses.replace(config, pins=pins)
+
+    def open_upstream(pin, _refs):
+        return Upstream(upstream_repo, pin.upstream, f"the scratch repository {scratch}")
+
+    recorder = Recorder()
+    errors: dict[str, str] = {}
+    start = time.perf_counter()
+    with recorder.installed():
+        report = analyse(config, base, head, open_upstream, None, review=True, errors=errors)
+    total = time.perf_counter() - start
+    pin = report.pins[0] if report.pins else None
+    return {
+        "case": bump.case_id,
+        "ollama_commit": bump.commit,
+        "ollama_parent": bump.parent,
+        "subject": bump.subject,
+        "old_ref": bump.old_ref,
+        "new_ref": bump.new_ref,
+        "old_commit": old_commit,
+        "new_commit": new_commit,
+        "error": next(iter(errors.values()), None),
+        "analyse_seconds": round(total, 2),
+        "review_seconds": round(recorder.review_seconds, 2),
+        "patches": {p.path: p.status for p in pin.patches} if pin else {},
+        "findings": [finding_json(f, recorder.detectors(f)) for f in (pin.findings if pin else [])],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.real.review_bumps", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--list", action="store_true", help="print every bump, write nothing")
+    parser.add_argument("--out", type=Path, default=OUT, help=f"where the findings go (default {OUT})")
+    parser.add_argument("--case", action="append", default=[], help="only this case (old-new), repeatable")
+    args = parser.parse_args(argv)
+    try:
+        ollama_dir, llama_dir = mirrors()
+        bumps, _ = find_bumps(ollama_dir)
+    except ExtractError as exc:
+        print(f"review_bumps: {exc}", file=sys.stderr)
+        return 2
+    unknown = set(args.case) - {b.case_id for b in bumps}
+    if unknown:
+        print(f"review_bumps: no bump {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
+    if args.list:
+        for b in bumps:
+            print(f"{b.case_id}  {b.commit[:10]} {b.subject}")
+        return 0
+    ollama, refs = pygit2.Repository(str(ollama_dir)), RefResolver(llama_dir)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for bump in bumps:
+        if args.case and bump.case_id not in args.case:
+            continue
+        with tempfile.TemporaryDirectory(prefix="review-bump-") as tmp:
+            try:
+                data = review_bump(bump, ollama, llama_dir, refs, Path(tmp) / "upstream.git")
+            except (ExtractError, AnalysisError, subprocess.SubprocessError) as exc:
+                print(f"review_bumps: {bump.case_id}: {exc}", file=sys.stderr)
+                return 2
+        path = args.out / f"{bump.case_id}.json"
+        path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+        counts = {s: sum(f["severity"] == s for f in data["findings"]) for s in ("high", "medium", "info")}
+        print(f"wrote {path}: {counts}, review {data['review_seconds']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
