@@ -9,7 +9,13 @@ only the two tags, so the mirror is never written to, and a blob its partial clo
 instead of being fetched.
 
     python -m tests.real.review_bumps            # (re)write tests/data/real-review/findings/<case>.json
+                                                 # and <case>.bump-only.json
     python -m tests.real.review_bumps --list     # the bumps, write nothing
+
+`<case>.json` reviews the bump as merged: the maintainers' own fixes are in the head, so a detector that
+stays quiet once Ollama sets what upstream asked for is quiet there. `<case>.bump-only.json` reviews the
+first push such a pull request has: the parent's tree with only LLAMA_CPP_VERSION changed; recall is
+measured on it.
 
 Each finding keeps the report's keys plus `detectors`: the detector functions (or `rule:<id>` of
 bot/rules.toml) that drafted it, recorded while the review runs.
@@ -126,6 +132,19 @@ def scratch_upstream(mirror: Path, tags: dict[str, str], where: Path) -> pygit2.
     return repo
 
 
+class VersionBumpOnly:
+    """The parent's tree with only the version file taken from the bump: a pull request's first push."""
+
+    def __init__(self, parent: GitSnapshot, path: str, data: bytes):
+        self.parent, self.path, self.data = parent, path, data
+
+    def read(self, path: str) -> bytes | None:
+        return self.data if path == self.path else self.parent.read(path)
+
+    def files(self, prefix: str = "") -> list[str]:
+        return self.parent.files(prefix)
+
+
 def finding_json(f: Finding, detectors: list[str]) -> dict:
     detail = f.detail if len(f.detail) <= DETAIL_CHARS else f.detail[: DETAIL_CHARS - 1] + "…"
     return {
@@ -142,12 +161,14 @@ def finding_json(f: Finding, detectors: list[str]) -> dict:
 
 
 def review_bump(
-    bump: Bump, ollama: pygit2.Repository, llama_dir: Path, refs: RefResolver, scratch: Path
+    bump: Bump, ollama: pygit2.Repository, llama_dir: Path, refs: RefResolver, scratch: Path, bump_only: bool
 ) -> dict:
     """The review of one bump as the committed JSON: provenance, timings, patch statuses, findings."""
     old_commit, new_commit = refs.resolve(bump.old_ref), refs.resolve(bump.new_ref)
     upstream_repo = scratch_upstream(llama_dir, {bump.old_ref: old_commit, bump.new_ref: new_commit}, scratch)
-    base, head = GitSnapshot(ollama, bump.parent), GitSnapshot(ollama, bump.commit)
+    base = GitSnapshot(ollama, bump.parent)
+    merged = GitSnapshot(ollama, bump.commit)
+    head = VersionBumpOnly(base, VERSION_FILE, merged.read(VERSION_FILE) or b"") if bump_only else merged
     config = load_config(base)
     pins = tuple(p for p in config.pins if p.version_file == VERSION_FILE)
     config = dataclasses.replace(config, pins=pins)
@@ -167,6 +188,7 @@ def review_bump(
         "ollama_commit": bump.commit,
         "ollama_parent": bump.parent,
         "subject": bump.subject,
+        "head": "the parent with only LLAMA_CPP_VERSION bumped" if bump_only else "the bump commit",
         "old_ref": bump.old_ref,
         "new_ref": bump.new_ref,
         "old_commit": old_commit,
@@ -206,16 +228,19 @@ def main(argv: list[str] | None = None) -> int:
     for bump in bumps:
         if args.case and bump.case_id not in args.case:
             continue
-        with tempfile.TemporaryDirectory(prefix="review-bump-") as tmp:
-            try:
-                data = review_bump(bump, ollama, llama_dir, refs, Path(tmp) / "upstream.git")
-            except (ExtractError, AnalysisError, subprocess.SubprocessError) as exc:
-                print(f"review_bumps: {bump.case_id}: {exc}", file=sys.stderr)
-                return 2
-        path = args.out / f"{bump.case_id}.json"
-        path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-        counts = {s: sum(f["severity"] == s for f in data["findings"]) for s in ("high", "medium", "info")}
-        print(f"wrote {path}: {counts}, review {data['review_seconds']} s")
+        for bump_only, suffix in ((False, ""), (True, ".bump-only")):
+            with tempfile.TemporaryDirectory(prefix="review-bump-") as tmp:
+                try:
+                    data = review_bump(bump, ollama, llama_dir, refs, Path(tmp) / "upstream.git", bump_only)
+                except (ExtractError, AnalysisError, subprocess.SubprocessError) as exc:
+                    print(f"review_bumps: {bump.case_id}: {exc}", file=sys.stderr)
+                    return 2
+            path = args.out / f"{bump.case_id}{suffix}.json"
+            path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+            counts = {
+                s: sum(f["severity"] == s for f in data["findings"]) for s in ("high", "medium", "info")
+            }
+            print(f"wrote {path}: {counts}, review {data['review_seconds']} s")
     return 0
 
 
