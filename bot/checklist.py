@@ -16,7 +16,7 @@ from pathlib import Path
 
 import jinja2
 
-from bot.model import SEVERITY_ORDER, Commit, Finding, PatchResult, PinReport, Report
+from bot.model import REBUILT, SEVERITY_ORDER, Commit, Finding, PatchResult, PinReport, Report
 
 MARKER = "<!-- llama-bot:checklist -->"
 RUNNING = "<!-- llama-bot:running -->"  # in the comment while a run is under way
@@ -53,7 +53,6 @@ STATUS_ICON = {
     "error": "⛔",
 }
 APPLIES = ("clean", "offset")  # the committed patch applies as it is
-REBUILT = ("regenerated", "fuzzy")  # `check --out` writes these, `regenerate-patches` commits them
 REGENERATED_DIR = "/tmp/llama-bot-regenerated"  # where the reproduce steps have `check --out` write
 _TICKED = re.compile(r"^\s*[-*] \[[xX]\] .*?<!-- id:([\w.:-]+) -->", re.MULTILINE)
 _RESULTS = re.compile(r"^<!-- llama-bot:results ([0-9a-f]{7,40}) -->$", re.MULTILINE)

@@ -19,11 +19,9 @@ import pygit2
 
 from bot.config import CONFIG_PATH, Config, Pin, load_config
 from bot.jobs import DB_NAME, STATUSES, read_jobs
-from bot.model import AnalysisError, Report
+from bot.model import REBUILT, AnalysisError, Report
 from bot.snapshot import GitSnapshot
 from bot.upstream import Upstream, parse_url_rewrites
-
-WRITES = ("regenerated", "fuzzy")  # the statuses whose rebuilt patch `check --out` and `regenerate` write
 
 
 class UsageError(Exception):
@@ -295,7 +293,7 @@ def _write(root: Path, report: Report) -> list[Path]:
     written = []
     for pin in report.pins:
         for patch in pin.patches:
-            if patch.status in WRITES and patch.new_text is not None:
+            if patch.status in REBUILT and patch.new_text is not None:
                 target = root / patch.path
                 try:
                     if target.is_file() and target.read_bytes() == patch.new_text:
@@ -335,7 +333,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                               patch_dirs={p.name: p.patches for p in change.config.pins}))
     if args.out:
         rebuilt = [args.out / p.path for pin in report.pins for p in pin.patches
-                   if p.status in WRITES and p.new_text is not None]
+                   if p.status in REBUILT and p.new_text is not None]
         where = "\n".join(f"  {p}{'' if p in written else ' (already there, unchanged)'}" for p in rebuilt)
         print(f"Regenerated patches written to {args.out}:\n{where or '  (none: nothing needed regenerating)'}",
               file=sys.stderr)

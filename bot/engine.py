@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import pygit2
 
-from bot import identifiers, obsolete
+from bot import gitapply, identifiers, obsolete
 from bot.config import CONFIG_PATH, Config, Pin, read_version
 from bot.hunks import (
     Placement,
@@ -31,7 +31,7 @@ from bot.hunks import (
     renumber,
 )
 from bot.merge import Overlap, merge
-from bot.model import AnalysisError, Commit, HunkResult, PatchResult, PinReport, Report
+from bot.model import REBUILT, AnalysisError, Commit, HunkResult, PatchResult, PinReport, Report
 from bot.patchfile import (
     FilePatch,
     Hunk,
@@ -707,7 +707,29 @@ def check_pin(pin: Pin, upstream: Upstream, old_ref: str | None, new_ref: str,
     report.cmake_changed = _cmake_changed(old_commit or new_commit, new_commit)
     for path in patch_order(head, pin.patches):
         report.patches.append(check_patch(ctx, path, head.read(path) or b""))
+    _confirm_with_git_apply(report.patches, head, GitSnapshot(upstream.repo, new_commit), new_ref)
     return report, ctx
+
+
+def _confirm_with_git_apply(results: list[PatchResult], head: Snapshot, upstream: GitSnapshot, ref: str) -> None:
+    """Run the real `git apply` over the stack as CMake would apply it (the committed patches that apply, the
+    rebuilt ones in their place); a patch git refuses is a conflict, whatever the engine thought of it."""
+    stack = [(r.path, (r.new_text if r.status in REBUILT else head.read(r.path)) or b"")
+             for r in results if r.status in REBUILT or r.status in ("clean", "offset")]
+    touched = set()
+    for _, text in stack:
+        try:
+            touched |= {p for fp in parse(text).files for p in (fp.old_path, fp.new_path) if p}
+        except PatchError:
+            continue
+    files = {path: data for path in sorted(touched) if (data := upstream.read(path)) is not None}
+    refused = gitapply.refusals(files, stack)
+    for r in results:
+        if r.path in refused:
+            what = "the rebuilt patch" if r.status in REBUILT else "it"
+            r.status, r.regenerated, r.new_text = "conflict", None, None
+            r.message = (f"llama-bot placed its hunks, but the real `git apply` refuses {what} on {ref} in stack "
+                         f"order ({refused[r.path]}): rebase it by hand.")
 
 
 def _cmake_changed(old: pygit2.Commit, new: pygit2.Commit) -> list[str]:

@@ -53,7 +53,7 @@ from bot.config import CONFIG_PATH, Config, Pin, load_config, parse_config
 from bot.engine import analyse
 from bot.github import GitHubApp, GitHubClient, transient
 from bot.jobs import Job, JobQueue, JobRequest, pull_key
-from bot.model import AnalysisError, PatchResult, PinReport, Report
+from bot.model import REBUILT, AnalysisError, PatchResult, PinReport, Report
 from bot.rest import BlobCache, RestSnapshot
 from bot.snapshot import MemorySnapshot
 from bot.upstream import Upstream, mirror_path, rewrite_url
@@ -82,7 +82,6 @@ log = logging.getLogger("bot.service")
 
 MAX_ATTEMPTS = 3  # claims of one job before the bot stops retrying a job that kills its worker
 STOP_GRACE = 10.0  # seconds `Service.stop` waits for its tasks to end after cancelling them
-REFRESHED = ("regenerated", "fuzzy")  # statuses whose rebuilt patch `regenerate-patches` commits (as the CLI writes)
 UNRESOLVED = ("conflict", "error", "upstreamed")
 WRITE_ROLES = {"admin", "maintain", "write"}
 GENERAL_CHECK = "llama-bot"  # the check run for failures that belong to no pin
@@ -198,7 +197,7 @@ def patch_changes(report: Report, current: Callable[[str], bytes | None]) -> lis
     for pin in report.pins:
         for patch in pin.patches:
             path = patch.regenerated or patch.path
-            if patch.status in REFRESHED and patch.new_text is not None and patch.new_text != current(path):
+            if patch.status in REBUILT and patch.new_text is not None and patch.new_text != current(path):
                 changes.append(PatchChange(path, patch.status, patch.new_text))
     return changes
 

@@ -1,0 +1,34 @@
+"""The real `git apply` as the last word on a patch stack."""
+
+from bot import engine, gitapply
+from tests.gitutil import make_patch, run, upstream_pair
+
+OLD = "int f(void) {\n" + "".join(f"    {c}();\n" for c in "abcdefg") + "}\n"
+
+
+def test_a_stack_git_accepts_has_no_refusals_and_a_broken_one_names_the_patch():
+    first = make_patch(OLD, OLD.replace("b();", "b(1);"), "f.c")
+    after_first = OLD.replace("b();", "b(1);")
+    second = make_patch(after_first, after_first.replace("d();", "d(2);"), "f.c")
+    stale = make_patch(OLD, OLD.replace("b();", "b(3);"), "f.c")  # written before the first patch
+    assert gitapply.refusals({"f.c": OLD.encode()}, [("1", first), ("2", second)]) == {}
+    refused = gitapply.refusals({"f.c": OLD.encode()}, [("1", first), ("stale", stale), ("2", second)])
+    assert list(refused) == ["stale"] and "patch failed: f.c" in refused["stale"]
+    assert gitapply.refusals({}, []) == {}
+
+
+def test_a_rebuilt_patch_git_would_refuse_is_reported_as_a_conflict(tmp_path, monkeypatch):
+    new = "// upstream comment\n" * 3 + OLD.replace("b();", "b(1);").replace("g();", "g(2);")
+    up = upstream_pair(tmp_path, {"src/f.c": OLD}, {"src/f.c": new})
+    patch = make_patch(OLD, OLD.replace("d();\n", "d();\n    ollama_hook();\n"), "src/f.c")
+    good = run(up, {"llama/compat/0001-hook.patch": patch}).pins[0].patches[0]
+    assert good.status == "regenerated" and good.new_text is not None
+
+    def corrupted(pf, sections):  # a rebuild that git cannot apply: its context names a line that is not there
+        return b"".join(sections).replace(b" e();", b" not_upstream();")
+
+    monkeypatch.setattr(engine, "render", corrupted)
+    (result,) = run(up, {"llama/compat/0001-hook.patch": patch}).pins[0].patches
+    assert (result.status, result.regenerated, result.new_text) == ("conflict", None, None)
+    assert result.message.startswith("llama-bot placed its hunks, but the real `git apply` refuses the rebuilt "
+                                     "patch on v2 in stack order (error: patch failed: src/f.c:")
