@@ -706,7 +706,7 @@ class Service:
         for pin in pins:
             if pin.name in errors:
                 conclusion, output = "failure", {"title": f"Could not check {pin.name}",
-                                                 "summary": f"{errors[pin.name]}\n\nFix this and push again."}
+                                                 "summary": f"{errors[pin.name]}\n\nFix this, then push again or comment `{run.prefix} recheck`."}
             elif pin.name not in reported:
                 conclusion, output = "neutral", {"title": f"{pin.version_file} does not exist at this commit",
                                                  "summary": f"Nothing to check for {pin.name} at `{head_sha[:12]}`."}

@@ -169,7 +169,7 @@ def test_a_pin_that_could_not_be_checked_leads_the_verdict_and_is_named_once():
         _heading_and_verdict(text)[1] == "Could not check **mlx** (see below); every patch applies as it is."
     )
     assert (
-        "⛔ Could not check **mlx**: MLX_VERSION holds 'x!', which is not a ref. Fix this and push again."
+        "⛔ Could not check **mlx**: MLX_VERSION holds 'x!', which is not a ref. Fix this, then push again or comment `/llama recheck`."
         in text
     )
     assert "### llama.cpp: `b1` → `b2`" in text and "### mlx" not in text
