@@ -50,7 +50,7 @@ from tests.real.extract import VERSION_FILE, Bump, ExtractError, RefResolver, fi
 OUT = Path(__file__).resolve().parent.parent / "data" / "real-review" / "findings"
 DETAIL_CHARS = 600  # enough of a finding's text to label it by; the full text is one rerun away
 
-# The functions that turn upstream changes into drafts, by the name a finding's `detectors` gives.
+# The functions that draft findings (or, for unreadable files, make them), by the name `detectors` gives.
 DETECTORS: dict[str, tuple[object, str]] = {
     "cmake.option_drafts": (cmake, "option_drafts"),
     "cmake.dependency_drafts": (cmake, "dependency_drafts"),
@@ -61,6 +61,7 @@ DETECTORS: dict[str, tuple[object, str]] = {
     "archs.arch_drafts": (archs, "arch_drafts"),
     "compat.compat_drafts": (compat, "compat_drafts"),
     "patchcontext.patch_context_drafts": (bot.review, "patch_context_drafts"),
+    "review.unreadable": (bot.review, "_unreadable"),  # already findings: the files a partial clone lacks
 }
 
 
@@ -74,7 +75,7 @@ class Recorder:
     def _note(self, name: str, drafts) -> None:
         for d in drafts if isinstance(drafts, list) else [drafts]:
             if d is not None:
-                self.by_key[(d.area, d.title, d.path)].add(name)
+                self.by_key[(d.area, d.title, getattr(d, "path", None) or d.upstream_path)].add(name)
 
     def wrap(self, name: str, original: Callable) -> Callable:
         def recorded(*args, **kwargs):

@@ -1,0 +1,114 @@
+"""The review's precision and recall on the committed real-bump findings and hand labels (no mirror needed)."""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+
+import pytest
+
+from bench import review_precision as rp
+from bench.review_precision import DATA, Data, load, precision_rows, problems, recall, totals
+
+REPORT_KEYS = {
+    "area",
+    "severity",
+    "title",
+    "upstream_path",
+    "upstream_line",
+    "upstream_commits",
+    "local_refs",
+}
+
+
+@pytest.fixture(scope="module")
+def data() -> Data:
+    return load()
+
+
+def test_every_label_names_a_committed_finding_and_every_high_one_is_labelled(data):
+    assert problems(data) == []
+
+
+def test_both_reviews_of_all_sixteen_bumps_are_committed_with_the_report_keys_and_a_detector(data):
+    for name in rp.REVIEWS:
+        assert len(data.reviews[name]) == 16
+        for case, review in data.reviews[name].items():
+            assert review["error"] is None, case
+            for f in review["findings"]:
+                assert REPORT_KEYS <= f.keys()
+                assert f["detectors"], f"{name} {case}: no detector recorded for {f['title']!r}"
+
+
+def test_the_rows_split_each_labelled_finding_into_exactly_one_label(data):
+    for review in data.reviews.values():
+        rows = precision_rows(review, data.labels)
+        assert sum(r["findings"] for r in rows) == sum(len(d["findings"]) for d in review.values())
+        for r in rows:
+            assert r["actionable"] + r["glance"] + r["noise"] == r["labelled"] <= r["findings"]
+        high = totals(rows, ("high",))
+        assert high["labelled"] == high["findings"]  # every high finding is labelled
+
+
+def test_the_first_push_review_shows_what_the_maintainers_then_fixed(data):
+    """In the merged head Ollama has already done what upstream forced; the first push still shows it."""
+    merged = totals(precision_rows(data.reviews["merged"], data.labels))
+    first_push = totals(precision_rows(data.reviews["bump-only"], data.labels))
+    assert merged["actionable"] < first_push["actionable"]
+    titles = {f["title"] for f in data.reviews["bump-only"]["b10091-b10242"]["findings"]}
+    assert "New CMake option LLAMA_SUBPROCESS: decide its value" in titles
+    assert "New CMake option LLAMA_SUBPROCESS: decide its value" not in {
+        f["title"] for f in data.reviews["merged"]["b10091-b10242"]["findings"]
+    }
+
+
+def test_recall_counts_patch_changes_by_their_status_and_the_rest_by_findings():
+    shown = {"title": "t", "upstream_path": "p"}
+    forced = [
+        {"case": "c", "what": "flag renamed", "shown_by": [shown]},
+        {"case": "c", "what": "key renamed", "shown_by": []},
+        {"case": "c", "what": "patch re-anchored", "patch_status": "fuzzy", "shown_by": []},
+        {"case": "c", "what": "patch applied as it was", "patch_status": "offset", "shown_by": []},
+        {"case": "c", "what": "runtime overflow", "diff_can_show": False, "shown_by": []},
+    ]
+    r = recall(forced)
+    assert (r.review_shown, r.review_total) == (1, 2)
+    assert (r.report_shown, r.report_total) == (2, 4)
+    assert r.missed == ["c: key renamed"]
+
+
+def _finding(severity: str, title: str) -> dict:
+    return {"severity": severity, "title": title, "upstream_path": "a.cpp", "detectors": ["x"]}
+
+
+def test_problems_names_a_stray_label_an_unlabelled_high_and_noise_without_a_cause():
+    review = {"c": {"findings": [_finding("high", "gone"), _finding("medium", "m")]}}
+    labels = [
+        {"case": "c", "title": "m", "upstream_path": "a.cpp", "label": "noise", "reason": "r"},
+        {"case": "c", "title": "never", "upstream_path": "a.cpp", "label": "glance", "reason": "r"},
+    ]
+    found = problems(Data({"merged": review, "bump-only": {}}, labels, [], []))
+    assert found == [
+        "label ('c', 'm', 'a.cpp'): a cause is given for noise, and only for noise",
+        "label ('c', 'never', 'a.cpp') names no committed finding",
+        "merged review of c: high finding 'gone' is not labelled",
+    ]
+
+
+def test_the_script_prints_the_table_and_recall(capsys):
+    assert rp.main([]) == 0
+    out = capsys.readouterr().out
+    assert "| compat.compat_drafts | high |" in out
+    assert "recall over" in out and "missed:" in out
+
+
+def test_the_script_refuses_a_label_for_a_finding_that_is_not_committed(tmp_path, capsys):
+    shutil.copytree(DATA, tmp_path / "data")
+    labels = tmp_path / "data" / "labels.toml"
+    text = labels.read_text()
+    first = tomllib.loads(text)["label"][0]["title"]
+    labels.write_text(text.replace(f'title = "{first}"', 'title = "`nothing` was removed upstream"', 1))
+    assert rp.main(["--data", str(tmp_path / "data")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("review_precision: label ('b9479-b9493', '`nothing` was removed upstream'")
+    assert len(err.splitlines()) == 1
