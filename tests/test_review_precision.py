@@ -106,9 +106,11 @@ def test_the_script_refuses_a_label_for_a_finding_that_is_not_committed(tmp_path
     shutil.copytree(DATA, tmp_path / "data")
     labels = tmp_path / "data" / "labels.toml"
     text = labels.read_text()
-    first = tomllib.loads(text)["label"][0]["title"]
-    labels.write_text(text.replace(f'title = "{first}"', 'title = "`nothing` was removed upstream"', 1))
+    first = tomllib.loads(text)["label"][0]
+    labels.write_text(
+        text.replace(f'title = "{first["title"]}"', 'title = "`nothing` was removed upstream"', 1)
+    )
     assert rp.main(["--data", str(tmp_path / "data")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("review_precision: label ('b9479-b9493', '`nothing` was removed upstream'")
+    assert err.startswith(f"review_precision: label ('{first['case']}', '`nothing` was removed upstream'")
     assert len(err.splitlines()) == 1
