@@ -76,6 +76,7 @@ CLI_ENV = """environment:
 UPSTREAM_DIR_HELP = ("use the local git repository GITDIR (bare or not) as the upstream of pin NAME (a pin name "
                      "from .github/llama-bot.toml, e.g. llama.cpp, mlx, mlx-c) instead of fetching it into the "
                      "mirror; repeat it for several pins")
+QUIET_HELP = "say nothing on stderr about fetching upstreams (what is fetched, and how a slow fetch is getting on)"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -106,6 +107,7 @@ def _parser() -> argparse.ArgumentParser:
                          "else main); its .github/llama-bot.toml is the configuration")
         cmd.add_argument("--upstream-dir", action="append", default=[], metavar="NAME=GITDIR",
                          help=UPSTREAM_DIR_HELP)
+        cmd.add_argument("--quiet", action="store_true", help=QUIET_HELP)
         if name == "check":
             cmd.add_argument("--format", choices=("md", "json"), default="md",
                              help="md: the checklist the pull request gets (default); json: the report of "
@@ -136,6 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--upstream-dir", action="append", default=[], metavar="NAME=GITDIR",
                         help="read the pin's upstream objects from this git directory instead of the "
                         "checkout or the mirror; NAME is a pin name, e.g. llama.cpp; repeatable")
+    verify.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     return parser
 
 
@@ -182,7 +185,7 @@ def cli_data_dir() -> Path:
     return Path(cache) / "llama-bot"
 
 
-def _upstream_opener(dirs: list[str], config: Config):
+def _upstream_opener(dirs: list[str], config: Config, quiet: bool = False):
     local: dict[str, str] = {}
     for item in dirs:
         name, sep, git_dir = item.partition("=")
@@ -199,7 +202,7 @@ def _upstream_opener(dirs: list[str], config: Config):
         if pin.name in local:
             return Upstream.open_dir(local[pin.name], pin.upstream)
         return Upstream.mirror(data_dir, pin.name, pin.upstream, refs, os.environ.get("LLAMA_BOT_URL_INSTEADOF"),
-                               announce=lambda text: print(f"llama-bot: {text}", file=sys.stderr))
+                               announce=None if quiet else lambda text: print(f"llama-bot: {text}", file=sys.stderr))
 
     return open_upstream
 
@@ -244,7 +247,7 @@ def _analyse(args: argparse.Namespace, change: Change, review: bool) -> tuple[Re
     from bot.engine import analyse
 
     changed = _changed_paths(change.repo, change.base, change.head)
-    opener = _upstream_opener(args.upstream_dir, change.config)
+    opener = _upstream_opener(args.upstream_dir, change.config, args.quiet)
     # The engine selects pins with also_watch too; the CLI hands it only the pins whose own files changed.
     selected = dataclasses.replace(change.config, pins=tuple(_selected(change.config, changed)))
     base, head = GitSnapshot(change.repo, change.base), GitSnapshot(change.repo, change.head)
@@ -383,7 +386,7 @@ def cmd_verify_source(args: argparse.Namespace) -> int:
     from bot.verify import load_worktree_config, render, verify_source
 
     config = load_worktree_config(Path(args.repo))
-    opener = _upstream_opener(args.upstream_dir, config)
+    opener = _upstream_opener(args.upstream_dir, config, args.quiet)
     given = {item.partition("=")[0] for item in args.upstream_dir}
     verdict = verify_source(config, Path(args.repo), args.build_dir, args.pin, args.pin in given, opener)
     _emit(render(verdict))

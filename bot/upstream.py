@@ -4,12 +4,20 @@ Upstream files are read from git objects at exact commits. A mirror lives at
 `<data dir>/mirrors/<pin>-<sha1(url)[:12]>.git`, named after the URL it is
 fetched from (after the LLAMA_BOT_URL_INSTEADOF rewrites, without credentials),
 and records that URL: it refuses to serve another, so a pin moved to a fork
-never reads the old repository's tags. A mirror fetches only when a ref it
-needs is missing, and libgit2 negotiates so that only missing objects travel
-(the local transport has no shallow fetch).
+never reads the old repository's tags.
 
-An `--upstream-dir` may be a partial clone (`--filter=blob:none`, or a copy
-that lacks its largest blobs). Before the analysis reads it, the blobs it will
+A mirror is a blobless partial clone kept by the git CLI: it fetches only the
+refs it lacks (`tag X`, a commit id by id, else the branches), with every
+commit and tree but no blob (`--filter=blob:none`; a source that cannot filter
+sends everything, and the log says so). The remote's URL, which may carry
+credentials, is handed to git in its environment for each run and never written
+into the mirror. A file lock per mirror serialises fetches across threads and
+processes; a fetch killed halfway leaves temporary files and stale lock files,
+which the next fetch removes before it starts (new objects become visible only
+when whole, and a mirror is created under a temporary name).
+
+Before the analysis reads a partial clone (a mirror, or an `--upstream-dir`
+made with `--filter=blob:none` or lacking its largest blobs), the blobs it will
 read are fetched in one `git fetch --stdin` from the promisor remote, as git's
 own lazy fetch does (`git cat-file --batch` fetches them one request each: 4 s
 against 0.03 s for 300 blobs over file://). What still cannot be read is named:
@@ -21,12 +29,17 @@ and message leaving this module goes through `public_url`.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import logging
 import os
 import re
+import shutil
 import subprocess
-from collections.abc import Callable, Iterable
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,9 +49,14 @@ from bot.model import AnalysisError, Commit
 from bot.snapshot import GitSnapshot
 
 log = logging.getLogger("bot.upstream")
+log.addHandler(logging.NullHandler())  # the CLI configures no logging: its user hears `announce` instead
 
 URL_KEY = "llama-bot.url"  # the mirror's config entry naming the URL it mirrors
-FETCH_TIMEOUT = 600  # seconds for fetching a partial clone's missing blobs
+REMOTE = "origin"  # the mirror's promisor remote; its URL lives only in the environment of each git run
+FETCH_TIMEOUT = 600  # seconds for one git fetch (refs, or a partial clone's missing blobs)
+PROGRESS_AFTER = 2.0  # seconds a fetch runs silently before its progress is shown
+PROGRESS_EVERY = 5.0  # seconds between progress lines after that
+NO_FILTER = "filtering not recognized by server"  # git's warning when the source sends every blob
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]*@")
 _ZERO = pygit2.Oid(hex="0" * 40)
 
@@ -100,14 +118,68 @@ def mirror_path(data_dir: Path, name: str, url: str) -> Path:
     return data_dir / "mirrors" / f"{safe}-{key}.git"
 
 
+@contextlib.contextmanager
+def mirror_lock(path: Path) -> Iterator[None]:
+    """Hold the lock of the mirror at `path` (`<data dir>/locks/<mirror>.lock`, which exists before the
+    mirror does): one fetch at a time per mirror, across threads (each opens the file afresh) and processes."""
+    locks = path.parent.parent / "locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(locks / f"{path.name}.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _create_mirror(path: Path, shown: str) -> None:
+    """An empty blobless partial clone of `shown` at `path`, configured under a temporary name and then
+    renamed into place, so a kill leaves either no mirror or a whole one. The promisor remote is marked the
+    way `git clone --filter` marks it (no extensions.partialClone, which libgit2 refuses to open)."""
+    staging = path.with_name(f"{path.name}.new-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    repo = pygit2.init_repository(str(staging), bare=True)
+    config = repo.config
+    config[f"remote.{REMOTE}.promisor"] = True
+    config[f"remote.{REMOTE}.partialCloneFilter"] = "blob:none"
+    config["gc.auto"] = 0  # a repack under a reading analysis would pull its packs away
+    config[URL_KEY] = shown
+    os.rename(staging, path)
+
+
+def stale_leftovers(git_dir: Path) -> list[Path]:
+    """What a git killed halfway leaves in a repository nobody is writing: lock files, which would make
+    the next fetch refuse to update a ref, and half-written packs and staging directories."""
+    found = [p for p in (git_dir / "refs").rglob("*.lock")]
+    found += [git_dir / n for n in ("packed-refs.lock", "config.lock", "shallow.lock", "FETCH_HEAD.lock")]
+    found += list((git_dir / "objects" / "pack").glob("tmp_*"))
+    found += list((git_dir / "objects").glob("incoming-*"))
+    found += list(git_dir.parent.glob(f"{git_dir.name}.new-*"))
+    return [p for p in found if p.exists()]
+
+
+def _remove(paths: list[Path]) -> None:
+    for path in paths:
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+
+
 def _open_mirror(path: Path, url: str) -> pygit2.Repository:
-    """The bare mirror at `path`, created on first use; one that records another URL is not trusted."""
+    """The bare mirror at `path`, created on first use; one that records another URL is not trusted.
+    Call it holding `mirror_lock(path)`."""
     shown = public_url(url)
+    leftovers = stale_leftovers(path)
+    if leftovers:
+        log.warning(
+            "removing what an interrupted fetch left",
+            extra={"mirror": str(path), "paths": [str(p) for p in leftovers]},
+        )
+        _remove(leftovers)
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        repo = pygit2.init_repository(str(path), bare=True)
-        repo.config[URL_KEY] = shown
-        return repo
+        _create_mirror(path, shown)
     try:
         repo = pygit2.Repository(str(path))
     except pygit2.GitError:
@@ -180,46 +252,148 @@ def _git_error(stderr: str) -> str:
     return public_url(re.sub(r"^(fatal|error): ", "", reason)) or "no reason given"
 
 
-def fetch_blobs(repo: pygit2.Repository, oids: list[str], remote: str) -> str | None:
-    """Fetch `oids` from `remote` in one request, as git's lazy fetch of a partial clone does; None when git
-    succeeded, else why not. Automatic gc is off: it would repack under libgit2's feet."""
-    command = [
+_COUNTING = re.compile(r"^(?:remote: )?[A-Z][A-Za-z ]+: +\d+")
+
+
+def latest_progress(stderr: str) -> str | None:
+    """The last of git's counting lines in what it wrote so far (`Receiving objects:  45% (450/1000), 1.20
+    MiB | 2.00 MiB/s`): git redraws them with carriage returns, the newest says where the fetch is."""
+    for line in reversed(re.split(r"[\r\n]", stderr)):
+        line = line.strip()
+        if _COUNTING.match(line):
+            return public_url(line)
+    return None
+
+
+def _git_env(url: str | None) -> dict[str, str]:
+    """git's environment: no prompt, no credential helper storing the URL's password, and the remote's URL
+    as configuration that lives only in this process's environment (GIT_CONFIG_COUNT), never on disk."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    if url is not None:
+        index = int(env.get("GIT_CONFIG_COUNT") or 0)
+        env.update(
+            {
+                "GIT_CONFIG_COUNT": str(index + 1),
+                f"GIT_CONFIG_KEY_{index}": f"remote.{REMOTE}.url",
+                f"GIT_CONFIG_VALUE_{index}": url,
+            }
+        )
+    return env
+
+
+def _git_fetch_command(git_dir: str, *args: str) -> list[str]:
+    """`git fetch` into `git_dir` without side work: automatic gc would repack under libgit2's feet, and a
+    credential helper would store the password of a URL that carries one."""
+    return [
         "git",
         "--git-dir",
-        repo.path,
-        "-c",
-        "fetch.negotiationAlgorithm=noop",
+        git_dir,
         "-c",
         "gc.auto=0",
         "-c",
         "maintenance.auto=false",
+        "-c",
+        "credential.helper=",
         "fetch",
         "--no-tags",
         "--no-write-fetch-head",
         "--recurse-submodules=no",
-        "--filter=blob:none",
-        "--stdin",
-        "--",
-        remote,
+        "--progress",
+        *args,
     ]
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+
+
+def run_git(
+    command: list[str],
+    env: dict[str, str],
+    what: str,
+    stdin: str = "",
+    progress: Callable[[str], None] | None = None,
+) -> tuple[int, str]:
+    """Run git, and when it takes longer than PROGRESS_AFTER, tell `progress` (and the log) every
+    PROGRESS_EVERY seconds how long it has run and git's latest object counts. Returns git's exit status
+    (-1 when it could not start or took longer than FETCH_TIMEOUT) and its stderr."""
     try:
-        done = subprocess.run(
-            command,
-            input="".join(f"{oid}\n" for oid in oids),
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=FETCH_TIMEOUT,
-            check=False,
+        proc = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
         )
     except FileNotFoundError:
-        return "git is not installed"
-    except subprocess.TimeoutExpired:
-        return f"git fetch from the remote {remote!r} took longer than {FETCH_TIMEOUT} s"
-    if done.returncode != 0:
-        return f"git fetch from the remote {remote!r} failed: {_git_error(done.stderr)}"
+        return -1, "fatal: git is not installed"
+    chunks: list[bytes] = []
+    assert proc.stderr is not None and proc.stdin is not None
+    reader = threading.Thread(
+        target=lambda: chunks.extend(iter(lambda: proc.stderr.read1(65536), b"")), daemon=True
+    )
+    reader.start()
+    try:
+        proc.stdin.write(stdin.encode())
+        proc.stdin.close()
+    except BrokenPipeError:  # git ended before reading: its stderr says why
+        pass
+    started = time.monotonic()
+    shown_at = started + PROGRESS_AFTER
+    while True:
+        now = time.monotonic()
+        try:
+            proc.wait(timeout=max(0.0, min(shown_at, started + FETCH_TIMEOUT) - now))
+            break
+        except subprocess.TimeoutExpired:
+            now = time.monotonic()
+            if now >= started + FETCH_TIMEOUT:
+                proc.kill()
+                proc.wait()
+                reader.join()
+                return -1, f"fatal: {what} took longer than {FETCH_TIMEOUT} s"
+            counts = latest_progress(b"".join(chunks).decode(errors="replace"))
+            line = f"still {what} ({now - started:.0f} s): {counts or 'waiting for the upstream'}"
+            log.info(line)
+            if progress is not None:
+                progress(line)
+            shown_at = now + PROGRESS_EVERY
+    reader.join()
+    return proc.returncode, b"".join(chunks).decode(errors="replace")
+
+
+def fetch_blobs(
+    repo: pygit2.Repository,
+    oids: list[str],
+    remote: str,
+    url: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> str | None:
+    """Fetch `oids` from `remote` (at `url` when the repository does not record it) in one request, as
+    git's lazy fetch of a partial clone does; None when git succeeded, else why not."""
+    command = _git_fetch_command(repo.path, "--filter=blob:none", "--stdin", "--", remote)
+    command[3:3] = ["-c", "fetch.negotiationAlgorithm=noop"]  # blobs by id: no history to negotiate
+    code, stderr = run_git(
+        command, _git_env(url), f"fetching {len(oids)} blobs", "".join(f"{o}\n" for o in oids), progress
+    )
+    if code != 0:
+        return f"git fetch from the remote {remote!r} failed: {_git_error(stderr)}"
     return None
+
+
+def _missing_remote_ref(stderr: str) -> str | None:
+    """The ref git says the remote lacks (`couldn't find remote ref refs/tags/b999`), else None."""
+    found = re.search(r"couldn't find remote ref (\S+)", stderr)
+    return found[1] if found else None
+
+
+def ref_specs(refs: list[str], by_id: bool) -> list[str]:
+    """The refspecs that bring `refs` into a mirror: each tag by name, and each commit id either by id
+    (kept under refs/llama-bot/commits/, so it stays reachable) or, when `by_id` is off, through every
+    branch, since it is on one of them."""
+    specs = [f"+refs/tags/{r}:refs/tags/{r}" for r in refs if not _is_commit_id(r)]
+    ids = [r for r in refs if _is_commit_id(r)]
+    if by_id:
+        specs += [f"+{r}:refs/llama-bot/commits/{r}" for r in ids]
+    elif ids:
+        specs.append("+refs/heads/*:refs/heads/*")
+    return specs
+
+
+def _is_commit_id(ref: str) -> bool:
+    return re.fullmatch(r"[0-9a-f]{40}", ref) is not None
 
 
 class Upstream:
@@ -232,6 +406,10 @@ class Upstream:
         self.source = source or f"the repository {repo.path.rstrip('/')}"
         self.unreadable: dict[str, str] = {}  # path -> the first commit whose copy of it could not be read
         self.fetch_problem: str | None = None  # why the partial clone's missing blobs could not be fetched
+        # A mirror's remote URL (never in its config), its lock, and who hears about slow fetches.
+        self.fetch_url: str | None = None
+        self.lock_path: Path | None = None
+        self.announce: Callable[[str], None] | None = None
 
     @classmethod
     def open_dir(cls, git_dir: str, web_url: str) -> Upstream:
@@ -251,39 +429,64 @@ class Upstream:
         announce: Callable[[str], None] | None = None,
     ) -> Upstream:
         """Open (or create) the mirror of the pin's URL and fetch when one of `refs` is missing;
-        `announce` hears what is fetched from where into where, before the fetch starts."""
+        `announce` hears what is fetched from where into where, before the fetch starts, and how a fetch
+        longer than a few seconds is getting on."""
         fetch_url = rewrite_url(url, instead_of)
         path = mirror_path(data_dir, name, fetch_url)
-        created = not path.exists()
-        upstream = cls(
-            _open_mirror(path, fetch_url), url, f"the mirror {path}, fetched from {public_url(fetch_url)}"
-        )
-        missing = [ref for ref in refs if resolve(upstream.repo, ref) is None]
-        if missing:
-            _check_source(url, fetch_url)
-            if announce is not None:
+        with mirror_lock(path):
+            created = not path.exists()
+            upstream = cls(
+                _open_mirror(path, fetch_url), url, f"the mirror {path}, fetched from {public_url(fetch_url)}"
+            )
+            upstream.fetch_url, upstream.lock_path, upstream.announce = fetch_url, path, announce
+            missing = [ref for ref in refs if resolve(upstream.repo, ref) is None]
+            if missing:
+                _check_source(url, fetch_url)
                 what = "creating a mirror" if created else "updating the mirror"
-                announce(
+                line = (
                     f"{what} of {public_url(fetch_url)} for {name} in {path}: fetching {', '.join(missing)}"
                 )
-            upstream._fetch(fetch_url, refs, path)
+                log.info(line)
+                if announce is not None:
+                    announce(line)
+                upstream._fetch(fetch_url, missing, path)
         return upstream
 
     def _fetch(self, url: str, refs: list[str], path: Path) -> None:
-        remote = self.repo.remotes.create_anonymous(url)  # never saved: the URL may carry credentials
-        tags = [r for r in refs if not re.fullmatch(r"[0-9a-f]{40}", r)]
-        specs = [f"+refs/tags/{t}:refs/tags/{t}" for t in tags]
-        if len(specs) < len(refs):  # a commit id: bring the branches, it is on one of them
-            specs.append("+refs/heads/*:refs/heads/*")
-        try:
-            remote.fetch(specs, depth=0)
-        except pygit2.GitError as exc:
-            message = public_url(str(exc).splitlines()[0]) if str(exc) else type(exc).__name__
-            missing = ", ".join(r for r in refs if resolve(self.repo, r) is None)
-            if missing:
-                raise AnalysisError(
-                    f"cannot fetch {missing} from {public_url(url)} into {path}: {message}"
-                ) from None
+        """Fetch `refs` into the mirror: commit ids by id first (GitHub serves any commit), through the
+        branches when the source refuses that; a tag or id the source lacks is left for `commit` to name."""
+        wanted = list(refs)
+        problem = None
+        for by_id in (True, False) if any(map(_is_commit_id, refs)) else (True,):
+            while wanted:
+                code, stderr = run_git(
+                    _git_fetch_command(
+                        self.repo.path, "--filter=blob:none", REMOTE, *ref_specs(wanted, by_id)
+                    ),
+                    _git_env(url),
+                    f"fetching {', '.join(wanted)}",
+                    progress=self.announce,
+                )
+                if NO_FILTER in stderr:
+                    line = (
+                        f"{public_url(url)} cannot serve a blobless fetch (uploadpack.allowFilter is off "
+                        f"there): fetched every blob of the history instead"
+                    )
+                    log.warning(line)
+                    if self.announce is not None:
+                        self.announce(line)
+                absent = (_missing_remote_ref(stderr) or "").removeprefix("refs/tags/") if code else ""
+                if absent not in wanted:
+                    problem = _git_error(stderr) if code else None
+                    break
+                wanted.remove(absent)  # no such tag: fetch the others
+            wanted = [r for r in refs if resolve(self.repo, r) is None]
+            if not any(map(_is_commit_id, wanted)):
+                break
+        if problem is not None and wanted:
+            raise AnalysisError(
+                f"cannot fetch {', '.join(wanted)} from {public_url(url)} into {path}: {problem}"
+            )
 
     def commit(self, ref: str, where: str) -> pygit2.Commit:
         commit = resolve(self.repo, ref)
@@ -315,12 +518,14 @@ class Upstream:
         wanted_count = len(missing)
         remotes = promisor_remotes(self.repo)
         problems = []
-        for remote in remotes:
-            problem = fetch_blobs(self.repo, missing, remote)
-            missing = [oid for oid in missing if not odb.exists(oid)]
-            if not missing:
-                break
-            problems.append(problem or f"the remote {remote!r} did not send them")
+        with mirror_lock(self.lock_path) if self.lock_path else contextlib.nullcontext():
+            for remote in remotes:
+                url = self.fetch_url if remote == REMOTE else None
+                problem = fetch_blobs(self.repo, missing, remote, url, self.announce)
+                missing = [oid for oid in missing if not odb.exists(oid)]
+                if not missing:
+                    break
+                problems.append(problem or f"the remote {remote!r} did not send them")
         if missing:
             self.fetch_problem = "; ".join(problems) or "the clone has no promisor remote to fetch them from"
         log.info(
