@@ -7,7 +7,7 @@ RUNTIME := $(VENV)/.runtime-installed
 TEST_EXTRAS := $(VENV)/.test-installed
 LINT_EXTRAS := $(VENV)/.lint-installed
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test bench bench-real lint clean
 
 $(RUNTIME): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -30,6 +30,9 @@ test: $(TEST_EXTRAS)
 
 bench: $(TEST_EXTRAS)
 	$(PY) -m bench
+
+bench-real: $(TEST_EXTRAS)
+	$(PY) -m bench.real_bump
 
 lint: $(LINT_EXTRAS)
 	$(VENV)/bin/ruff check bot handlers tests bench
