@@ -281,7 +281,43 @@ def _steps(report: Report, changed: list[str]) -> list[Item]:
         for pin in report.pins
         if pin.patches
     ]
-    steps.append(
+    mlx = any(pin.name in MLX_PINS for pin in report.pins)
+    if not mlx or any(pin.name not in MLX_PINS for pin in report.pins):
+        steps += _llama_cpp_steps(report, changed)
+    if mlx:
+        steps += _mlx_steps()
+    steps.append(Item("go-test", "Run `go test ./...`"))
+    return steps
+
+
+MLX_PINS = ("mlx", "mlx-c")  # a bump of only these gets the MLX build steps and none of llama.cpp's
+
+
+def _mlx_steps() -> list[Item]:
+    """The MLX presets and superbuild targets of Ollama's CI (CMakePresets.json, .github/workflows/test.yaml)."""
+    return [
+        Item(
+            "mlx-metal",
+            "On macOS, configure and build the MLX Metal backends "
+            "(`cmake --preset 'MLX Metal' && cmake --build --preset 'MLX Metal'`)",
+        ),
+        Item(
+            "mlx-cuda",
+            "Build the `MLX CUDA 13` backend as CI does (`cmake -S . -B build/local-superbuild-mlx-cuda_v13 "
+            "-DOLLAMA_MLX_BACKENDS=cuda_v13`, then `cmake --build build/local-superbuild-mlx-cuda_v13 "
+            "--target ollama-mlx-cuda_v13`)",
+        ),
+        Item(
+            "mlx-bindings",
+            "Refresh the vendored mlx-c headers (`cmake --build build --target "
+            "ollama-mlx-vendor-headers`) and regenerate the Go bindings (`go generate` in the package holding the "
+            "bindings: `./x/mlxrunner/mlx`, or `./mlx` after the move); commit what changed",
+        ),
+    ]
+
+
+def _llama_cpp_steps(report: Report, changed: list[str]) -> list[Item]:
+    steps = [
         Item(
             "configure",
             "Configure (`cmake -S llama/server --preset cpu`), then run "
@@ -289,7 +325,7 @@ def _steps(report: Report, changed: list[str]) -> list[Item]:
             "`build/llama-server-cpu/_deps/llama_cpp-src` is the pinned ref with the "
             "carried patches applied in order",
         )
-    )
+    ]
     if _touches_build(changed, report):
         steps.append(
             Item(
@@ -297,7 +333,6 @@ def _steps(report: Report, changed: list[str]) -> list[Item]:
                 "Build the CPU target (`cmake --build build/llama-server-cpu --target llama-server`)",
             )
         )
-    steps.append(Item("go-test", "Run `go test ./...`"))
     return steps
 
 

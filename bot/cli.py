@@ -114,6 +114,9 @@ def _parser() -> argparse.ArgumentParser:
                              "docs/report.md")
             cmd.add_argument("--out", type=Path, default=None, metavar="DIR",
                              help="also write each regenerated or fuzzy patch to DIR/<its path in the repository>")
+            cmd.add_argument("--explain", action="store_true",
+                             help="say on stderr which patches each pin got and how they were found (the CMake "
+                             "file and line that applies them, or the configured directory)")
     jobs = sub.add_parser("jobs", help="show the service's jobs (a failed check run names its job id)",
                           description="Read the service's job store ($LLAMA_BOT_DATA_DIR/jobs.sqlite3, default "
                           "./var) read-only: one JSON object a line, newest first.")
@@ -236,9 +239,12 @@ def _open(args: argparse.Namespace) -> Change:
     return Change(repo, head, base, label, args.head, load_config(GitSnapshot(repo, base)))
 
 
-def _selected(config: Config, paths: set[str]) -> list[Pin]:
-    """Pins whose version file or patch directory is among `paths` (also_watch is the service's business)."""
-    return [pin for pin in config.pins if any(pin.watches(p, also_watch=False) for p in paths)]
+def _selected(config: Config, paths: set[str], head: GitSnapshot | None = None) -> list[Pin]:
+    """Pins whose version file or patches (configured, or applied by the build at `head`) are among `paths`
+    (also_watch is the service's business)."""
+    from bot.engine import changed_pins
+
+    return changed_pins(config, paths, head, also_watch=False)
 
 
 def _analyse(args: argparse.Namespace, change: Change, review: bool) -> tuple[Report, set[str]]:
@@ -249,13 +255,19 @@ def _analyse(args: argparse.Namespace, change: Change, review: bool) -> tuple[Re
     changed = _changed_paths(change.repo, change.base, change.head)
     opener = _upstream_opener(args.upstream_dir, change.config, args.quiet)
     # The engine selects pins with also_watch too; the CLI hands it only the pins whose own files changed.
-    selected = dataclasses.replace(change.config, pins=tuple(_selected(change.config, changed)))
     base, head = GitSnapshot(change.repo, change.base), GitSnapshot(change.repo, change.head)
+    selected = dataclasses.replace(change.config, pins=tuple(_selected(change.config, changed, head)))
     report = analyse(selected, base, head, opener, changed, review=review, errors={})
     if not report.pins and not report.failed:
         _explain_untouched(change, base, head)
+    if getattr(args, "explain", False):
+        for pin_report in report.pins:
+            listed = ", ".join(p.path for p in pin_report.patches) or "none"
+            how = f" ({pin_report.patch_source})" if pin_report.patch_source else ""
+            print(f"llama-bot: {pin_report.name}: patches {listed}{how}", file=sys.stderr)
     for pin in selected.pins:
-        if report.pin(pin.name) and not base.files(pin.patches) and not head.files(pin.patches):
+        if (report.pin(pin.name) and not report.pin(pin.name).patches
+                and not any(base.files(e) or head.files(e) for e in pin.patch_sets)):
             print(f"llama-bot: warning: {pin.name}: {pin.patches}/ exists at neither revision, so no patch was "
                   f"checked (is `patches` right in {CONFIG_PATH}?)", file=sys.stderr)
     return report, changed

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from bot.buildpatches import glob_matches
 from bot.commands import PREFIX_SHAPE
 from bot.model import AnalysisError
 from bot.snapshot import Snapshot
@@ -29,6 +30,12 @@ class Pin:
     patches: str
     upstream: str
     also_watch: tuple[str, ...] = ()
+    more_patches: tuple[str, ...] = ()  # further directories or globs (`*` within one directory) after `patches`
+    review: str = "llama.cpp"  # which upstream review profile runs (REVIEW_PROFILES)
+
+    @property
+    def patch_sets(self) -> tuple[str, ...]:
+        return (self.patches, *self.more_patches)
 
     def watches(self, path: str, also_watch: bool = True) -> bool:
         """Whether a change to `path` in a PR concerns this pin.
@@ -38,7 +45,8 @@ class Pin:
         """
         return (
             path == self.version_file
-            or path.startswith(self.patches.rstrip("/") + "/")
+            or any(glob_matches(entry, path) if _is_glob(entry) else path.startswith(entry + "/")
+                   for entry in self.patch_sets)
             or (also_watch and any(fnmatchcase(path, pattern) for pattern in self.also_watch))
         )
 
@@ -70,7 +78,12 @@ def _expect(value, kind, where: str):
 
 
 TOP_KEYS = ("command_prefix", "cancel_superseded", "pin", "platforms", "rules")
-PIN_KEYS = ("name", "version_file", "patches", "upstream", "also_watch")
+PIN_KEYS = ("name", "version_file", "patches", "upstream", "also_watch", "review")
+REVIEW_PROFILES = ("llama.cpp", "mlx", "mlx-c", "none")
+
+
+def _is_glob(entry: str) -> bool:
+    return any(c in entry for c in "*?[")
 PLATFORM_KEYS = ("workflow", "inputs")
 
 
@@ -105,15 +118,25 @@ def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
         for key in ("name", "version_file", "patches", "upstream"):
             if key not in raw:
                 raise AnalysisError(f"{where}: missing key '{key}'")
-            _expect(raw[key], str, f"{where}.{key}")
-        if not raw["patches"].strip("/"):
-            # An empty directory would make every path in the repository a "patch path".
-            raise AnalysisError(f"{where}.patches: must name a directory, got {raw['patches']!r}")
+            _expect(raw[key], (str, list) if key == "patches" else str, f"{where}.{key}")
+        entries = raw["patches"] if isinstance(raw["patches"], list) else [raw["patches"]]
+        if not entries:
+            raise AnalysisError(f"{where}.patches: must name a directory, got []")
+        for entry in entries:
+            _expect(entry, str, f"{where}.patches")
+            if not entry.strip("/"):
+                # An empty directory would make every path in the repository a "patch path".
+                raise AnalysisError(f"{where}.patches: must name a directory, got {entry!r}")
+        profile = _expect(raw.get("review", raw["name"] if raw["name"] in REVIEW_PROFILES else "llama.cpp"), str,
+                          f"{where}.review")
+        if profile not in REVIEW_PROFILES:
+            raise AnalysisError(f"{where}.review: {profile!r} is not one of {', '.join(REVIEW_PROFILES)}")
         if any(p.name == raw["name"] for p in pins):
             raise AnalysisError(f"{where}.name: a pin named {raw['name']!r} is already configured")
         watch = _expect(raw.get("also_watch", []), list, f"{where}.also_watch")
-        pins.append(Pin(raw["name"], raw["version_file"], raw["patches"].rstrip("/"), raw["upstream"],
-                        tuple(_expect(w, str, f"{where}.also_watch") for w in watch)))
+        pins.append(Pin(raw["name"], raw["version_file"], entries[0].rstrip("/"), raw["upstream"],
+                        tuple(_expect(w, str, f"{where}.also_watch") for w in watch),
+                        tuple(e.rstrip("/") for e in entries[1:]), profile))
     platforms = []
     for name, raw in _expect(merged.get("platforms", {}), dict, f"{source}: platforms").items():
         where = f"{source}: platforms.{name}"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import pygit2
 
-from bot import gitapply, identifiers, obsolete
+from bot import buildpatches, gitapply, identifiers, obsolete
 from bot.config import CONFIG_PATH, Config, Pin, read_version
 from bot.hunks import (
     Placement,
@@ -684,8 +684,12 @@ def _commits_of_change(ctx: PinContext, pf: PatchFile) -> list[Commit]:
 
 def patch_order(snapshot: Snapshot, directory: str) -> list[str]:
     """apply-patch.cmake's order: every *.patch below the directory, sorted by file name."""
-    paths = [p for p in snapshot.files(directory) if p.endswith(".patch")]
-    return sorted(paths, key=lambda p: (posixpath.basename(p), p))
+    return buildpatches.directory_order(snapshot, directory)
+
+
+def pin_stack(snapshot: Snapshot, pin: Pin) -> buildpatches.PatchStack:
+    """The pin's patches as the build applies them (its CMake files), else as configured."""
+    return buildpatches.patch_stack(snapshot, pin.version_file, pin.patch_sets)
 
 
 def check_pin(pin: Pin, upstream: Upstream, old_ref: str | None, new_ref: str,
@@ -705,7 +709,9 @@ def check_pin(pin: Pin, upstream: Upstream, old_ref: str | None, new_ref: str,
                        f"{upstream.web_url}/compare/{old_ref or new_ref}...{new_ref}",
                        len(history.between), len(History(upstream, new_commit, old_commit or new_commit).between))
     report.cmake_changed = _cmake_changed(old_commit or new_commit, new_commit)
-    for path in patch_order(head, pin.patches):
+    stack = pin_stack(head, pin)
+    report.patch_source = stack.origin
+    for path in stack.paths:
         report.patches.append(check_patch(ctx, path, head.read(path) or b""))
     _confirm_with_git_apply(report.patches, head, GitSnapshot(upstream.repo, new_commit), new_ref)
     return report, ctx
@@ -746,7 +752,7 @@ def _upstream_reads(head: Snapshot, pin: Pin) -> Callable[[str], bool]:
     from bot.review.source import glob_match
 
     patched: set[str] = set()
-    for path in patch_order(head, pin.patches):
+    for path in pin_stack(head, pin).paths:
         try:
             patched |= {p for fp in parse(head.read(path) or b"").files for p in (fp.old_path, fp.new_path) if p}
         except PatchError:
@@ -792,11 +798,15 @@ def _readable_ref(snapshot: Snapshot, pin: Pin) -> str | None:
         return None
 
 
-def changed_pins(config: Config, changed_paths: Iterable[str] | None) -> list[Pin]:
+def changed_pins(config: Config, changed_paths: Iterable[str] | None, head: Snapshot | None = None,
+                 also_watch: bool = True) -> list[Pin]:
+    """The pins a change concerns: their own paths, and (given `head`) the patches the build applies to them."""
     if changed_paths is None:
         return list(config.pins)
     paths = list(changed_paths)
-    return [pin for pin in config.pins if any(pin.watches(p) for p in paths)]
+    return [pin for pin in config.pins
+            if any(pin.watches(p, also_watch) for p in paths)
+            or (head is not None and set(paths) & set(buildpatches.patches_for(head, pin.version_file)))]
 
 
 def analyse(config: Config, base: Snapshot, head: Snapshot, open_upstream: OpenUpstream,
@@ -808,7 +818,7 @@ def analyse(config: Config, base: Snapshot, head: Snapshot, open_upstream: OpenU
     (pin name -> why) and in `Report.failed`, and the other pins are still analysed.
     """
     report = Report()
-    for pin in changed_pins(config, changed_paths):
+    for pin in changed_pins(config, changed_paths, head):
         try:
             pin_report = _analyse_pin(pin, config, base, head, open_upstream, review)
         except AnalysisError as exc:
@@ -853,7 +863,7 @@ def _review(ctx: PinContext, head: Snapshot, config: Config) -> list:
 
     old = ctx.history.old
     patches = []
-    for path in patch_order(head, ctx.pin.patches):
+    for path in pin_stack(head, ctx.pin).paths:
         try:
             patches.append((path, parse(head.read(path) or b"")))
         except PatchError:

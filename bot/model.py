@@ -98,12 +98,13 @@ class PinReport:
     reverted_count: int = 0  # upstream commits it takes away (new..old): a downgrade, or a move to a side branch
     error: str | None = None  # why this pin could not be checked; then there are no patches or findings
     cmake_changed: list[str] = field(default_factory=list)  # upstream CMake files the bump changes (not in JSON)
+    patch_source: str = ""  # how the patches were found ("from cmake/local.cmake:199, PATCH_COMMAND git apply"; not in JSON)
     patches: list[PatchResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """The report's keys (docs/report.schema.json); a finding about a file gone upstream has line 0."""
-        counts = ("patches", "findings", "commit_count", "reverted_count", "cmake_changed")
+        counts = ("patches", "findings", "commit_count", "reverted_count", "cmake_changed", "patch_source")
         data = {k: v for k, v in asdict(self).items() if k not in counts}
         data["patches"] = [p.to_json() for p in self.patches]
         data["findings"] = [{**asdict(f), "upstream_line": f.upstream_line or 0} for f in self.findings]

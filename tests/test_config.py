@@ -15,7 +15,12 @@ def test_defaults_fit_ollama():
     llama = config.pin("llama.cpp")
     assert llama.watches("LLAMA_CPP_VERSION") and llama.watches("llama/compat/models/x.patch")
     assert llama.watches("llama/server/CMakeLists.txt") and not llama.watches("README.md")
-    assert [p.name for p in config.platforms] == ["metal", "cuda", "rocm", "vulkan", "windows"]
+    assert [p.name for p in config.platforms] == ["metal", "cuda", "rocm", "vulkan", "windows", "mlx-metal", "mlx-cuda"]
+    mlx, mlx_c = config.pin("mlx"), config.pin("mlx-c")
+    assert (llama.review, mlx.review, mlx_c.review) == ("llama.cpp", "mlx", "mlx-c")
+    # today's layout (one mlx-c patch directly in mlx/compat) and the planned one (a directory per upstream)
+    assert mlx_c.watches("mlx/compat/0001-mlx-c-regen-0.32.1.patch") and mlx_c.watches("mlx/compat/mlx-c/0001-a.patch")
+    assert not mlx_c.watches("mlx/compat/mlx/0001-a.patch") and mlx.watches("mlx/compat/mlx/0001-a.patch")
     assert config.command_prefix == "/llama" and config.cancel_superseded is False
 
 

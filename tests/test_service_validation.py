@@ -15,7 +15,7 @@ from tests.conftest import NAME, OWNER, Bot, bot_settings
 from tests.fakegithub import commit, payload
 
 WORKFLOW = "test-llamacpp-update.yaml"
-PLATFORMS = ("metal", "cuda", "rocm", "vulkan", "windows")
+PLATFORMS = ("metal", "cuda", "rocm", "vulkan", "windows", "mlx-metal", "mlx-cuda")
 
 
 @pytest.fixture

@@ -190,7 +190,7 @@ def test_validate_reply_for_a_fork_warns_about_secrets():
     text = validate_reply([d], ["tpu"], ["**rocm**: refused"], CONFIG, pr, "maintainer")
     assert "`cuda`" in text and "`llama-bot/pr-57`" in text and "`someone/ollama`" in text
     assert "the run uses the fork's code with this repository's secrets" in text and "@maintainer" in text
-    assert "Unknown platform `tpu`" in text and "`metal`, `cuda`, `rocm`, `vulkan`, `windows`, or `all`" in text
+    assert "Unknown platform `tpu`" in text and "`metal`, `cuda`, `rocm`, `vulkan`, `windows`, `mlx-metal`, `mlx-cuda`, or `all`" in text
     assert text.rstrip().endswith("**rocm**: refused")
     same_repo = validate_reply([dispatch()], [], [], CONFIG, pull(), "maintainer")
     assert "secrets" not in same_repo and "`bump-llama`" in same_repo
@@ -371,7 +371,7 @@ def test_rows_show_the_latest_dispatch_per_platform_and_mark_old_commits_stale()
                      started_at="2026-05-01T10:00:05Z", completed_at="2026-05-01T10:01:05Z")
     rocm = dispatch("rocm", "lb-000000000004", status="in_progress", started_at="2026-05-01T10:00:05Z")
     rows = platform_rows([new, metal, old, rocm], SHA, CONFIG.platforms)
-    assert [r["name"] for r in rows] == ["metal", "cuda", "rocm", "vulkan", "windows"]
+    assert [r["name"] for r in rows] == ["metal", "cuda", "rocm", "vulkan", "windows", "mlx-metal", "mlx-cuda"]
     by = {r["name"]: r for r in rows}
     assert by["cuda"] == {"name": "cuda", "label": "CUDA on Linux and Windows", "state": "completed",
                           "conclusion": "success", "url": "https://github.com/ollama/ollama/actions/runs/5001",

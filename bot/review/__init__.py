@@ -50,6 +50,9 @@ def review(ctx: ReviewContext) -> list[Finding]:
     if not changes:
         return _unreadable(ctx)
     run = _Run(ctx, changes)
+    if ctx.pin.review != "llama.cpp":  # llama.cpp's rules and detectors say nothing true about another upstream
+        drafts = [] if ctx.pin.review == "none" else patch_context_drafts(ctx.patches, run.by_old_path)
+        return merge([_Attribution(ctx).finding(d) for d in drafts] + _unreadable(ctx))
     drafts = [
         *rule_drafts(rules, changes, run.local),
         *run.build(),

@@ -1,0 +1,352 @@
+"""Which patches Ollama's build applies to each pinned upstream, read from its CMake files.
+
+The build fetches each upstream with `ExternalProject_Add` or `FetchContent_Declare`, its `GIT_TAG` read
+from the pin's version file, and patches it with `PATCH_COMMAND`: `git apply` of listed files, or a
+`cmake -DPATCH_DIR=<dir> -P apply-patch.cmake` walk over a directory. The files are parsed with
+tree-sitter's CMake grammar and evaluated just enough to follow `set`, `file(READ)`, `string(STRIP)`,
+`include` and `add_subdirectory` (both branches of every `if`, the last `set` wins); CMake never runs,
+so the service can read the pull request through the REST API.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import weakref
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+import tree_sitter_cmake
+from tree_sitter import Language, Node, Parser
+
+from bot.snapshot import Snapshot
+
+_PARSER = Parser(Language(tree_sitter_cmake.language()))
+_VERSION = "\x00version:"  # the value of a variable read from a version file: the marker, then the file
+_ROOT = "/"  # CMAKE_SOURCE_DIR of the repository's top-level project; paths below it are repository paths
+_FETCH_COMMANDS = {"externalproject_add", "fetchcontent_declare"}
+_FETCH_KEYWORDS = {
+    "GIT_REPOSITORY",
+    "GIT_TAG",
+    "GIT_SHALLOW",
+    "GIT_PROGRESS",
+    "GIT_SUBMODULES",
+    "SOURCE_DIR",
+    "BINARY_DIR",
+    "URL",
+    "URL_HASH",
+    "PATCH_COMMAND",
+    "UPDATE_COMMAND",
+    "CONFIGURE_COMMAND",
+    "BUILD_COMMAND",
+    "INSTALL_COMMAND",
+    "TEST_COMMAND",
+    "CMAKE_ARGS",
+    "CMAKE_CACHE_ARGS",
+    "DEPENDS",
+    "PREFIX",
+    "UPDATE_DISCONNECTED",
+    "EXCLUDE_FROM_ALL",
+    "DOWNLOAD_COMMAND",
+    "DOWNLOAD_DIR",
+    "LOG_DOWNLOAD",
+    "BUILD_BYPRODUCTS",
+    "SOURCE_SUBDIR",
+    "OVERRIDE_FIND_PACKAGE",
+    "BUILD_ALWAYS",
+    "STEP_TARGETS",
+    "LIST_SEPARATOR",
+    "TIMEOUT",
+}
+
+
+@dataclass(frozen=True)
+class BuildPatches:
+    """The patches one fetch of an upstream applies, in the build's order, and where that was read."""
+
+    version_file: str
+    patches: tuple[str, ...]
+    cmake_file: str
+    line: int
+    how: str  # "git apply", or "apply-patch.cmake over <dir>"
+
+    @property
+    def origin(self) -> str:
+        return f"from {self.cmake_file}:{self.line}, PATCH_COMMAND {self.how}"
+
+
+@dataclass(frozen=True)
+class PatchStack:
+    """A pin's patches in apply order, and how they were found (empty when none were)."""
+
+    paths: tuple[str, ...]
+    origin: str
+
+
+def directory_order(snapshot: Snapshot, directory: str) -> list[str]:
+    """apply-patch.cmake's order: every *.patch below the directory, sorted by file name."""
+    paths = [p for p in snapshot.files(directory) if p.endswith(".patch")]
+    return sorted(paths, key=lambda p: (posixpath.basename(p), p))
+
+
+def glob_matches(pattern: str, path: str) -> bool:
+    """A shell glob over repository paths where `*` stays within one directory."""
+    parts, names = pattern.strip("/").split("/"), path.split("/")
+    return len(parts) == len(names) and all(fnmatchcase(n, p) for n, p in zip(names, parts))
+
+
+def configured_order(snapshot: Snapshot, entries: Iterable[str]) -> list[str]:
+    """The patches the configuration names: each directory walked, each glob's matches by file name."""
+    found: list[str] = []
+    for entry in entries:
+        if any(c in entry for c in "*?["):
+            matched = [
+                p for p in snapshot.files(entry.split("*")[0].rsplit("/", 1)[0]) if glob_matches(entry, p)
+            ]
+            paths = sorted(matched, key=lambda p: (posixpath.basename(p), p))
+        else:
+            paths = directory_order(snapshot, entry)
+        found += [p for p in paths if p not in found]
+    return found
+
+
+def patch_stack(snapshot: Snapshot, version_file: str, configured: Iterable[str]) -> PatchStack:
+    """The build's patches for the upstream pinned by `version_file` when the CMake files apply any; else the
+    configured directories and globs."""
+    for fetch in build_patches(snapshot):
+        if fetch.version_file == version_file and fetch.patches:
+            return PatchStack(fetch.patches, fetch.origin)
+    entries = list(configured)
+    paths = configured_order(snapshot, entries)
+    return PatchStack(tuple(paths), f"from the configured {', '.join(entries)}" if paths else "")
+
+
+def patches_for(snapshot: Snapshot, version_file: str) -> list[str]:
+    """Every patch the build applies to the upstream pinned by `version_file`."""
+    return [
+        p for fetch in build_patches(snapshot) if fetch.version_file == version_file for p in fetch.patches
+    ]
+
+
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def build_patches(snapshot: Snapshot) -> list[BuildPatches]:
+    """Every fetch in the repository's CMake files whose GIT_TAG comes from a version file and that patches."""
+    try:
+        return _CACHE[snapshot]
+    except (KeyError, TypeError):
+        pass
+    found = _Interpreter(snapshot).run()
+    try:
+        _CACHE[snapshot] = found
+    except TypeError:
+        pass
+    return found
+
+
+def is_cmake_file(path: str) -> bool:
+    return posixpath.basename(path) == "CMakeLists.txt" or path.endswith(".cmake")
+
+
+class _Interpreter:
+    def __init__(self, snapshot: Snapshot):
+        self.snapshot = snapshot
+        self.visited: set[str] = set()
+        self.found: list[BuildPatches] = []
+
+    def run(self) -> list[BuildPatches]:
+        """The top-level project first, then every CMake file it did not reach (a nested project like
+        llama/server, a helper script), each on its own."""
+        cmake_files = [p for p in self.snapshot.files() if is_cmake_file(p)]
+        order = sorted(cmake_files, key=lambda p: (p != "CMakeLists.txt", p.count("/"), p))
+        for path in order:
+            if path not in self.visited:
+                source_dir = _ROOT + posixpath.dirname(path) if path.endswith("CMakeLists.txt") else _ROOT
+                self._file(
+                    path,
+                    {
+                        "CMAKE_SOURCE_DIR": source_dir,
+                        "CMAKE_CURRENT_SOURCE_DIR": source_dir,
+                        "GIT_EXECUTABLE": "git",
+                        "CMAKE_COMMAND": "cmake",
+                    },
+                )
+        unique: dict[tuple, BuildPatches] = {}
+        for fetch in self.found:
+            unique.setdefault((fetch.version_file, fetch.patches), fetch)
+        return list(unique.values())
+
+    def _file(self, path: str, env: dict[str, str]) -> None:
+        self.visited.add(path)
+        data = self.snapshot.read(path)
+        if data is None:
+            return
+        outer = env.get("CMAKE_CURRENT_LIST_DIR")
+        env["CMAKE_CURRENT_LIST_DIR"] = _ROOT + posixpath.dirname(path)
+        for node in _commands(_PARSER.parse(data).root_node):
+            self._command(path, node, env)
+        if outer is not None:
+            env["CMAKE_CURRENT_LIST_DIR"] = outer
+
+    def _command(self, path: str, node: Node, env: dict[str, str]) -> None:
+        name = (node.child_by_field_name("name") or node.children[0]).text.decode("utf-8", "replace").lower()
+        args = _arguments(node, env)
+        if name == "set" and args:
+            values = []
+            for arg in args[1:]:
+                if arg in ("CACHE", "PARENT_SCOPE"):
+                    break
+                values.append(arg)
+            env[args[0]] = ";".join(values)
+        elif name == "file" and len(args) >= 3 and args[0] == "READ":
+            file = _repo_path(args[1], env)
+            env[args[2]] = _VERSION + file if file and self.snapshot.read(file) is not None else ""
+        elif name == "string" and len(args) >= 3 and args[0] == "STRIP":
+            env[args[2]] = args[1].strip()
+        elif name == "include" and args:
+            target = _repo_path(args[0], env, relative_to=env.get("CMAKE_CURRENT_LIST_DIR", _ROOT))
+            if target and target not in self.visited and self.snapshot.read(target) is not None:
+                self._file(target, env)
+        elif name == "add_subdirectory" and args:
+            directory = _repo_path(args[0], env, relative_to=env.get("CMAKE_CURRENT_SOURCE_DIR", _ROOT))
+            target = posixpath.join(directory, "CMakeLists.txt") if directory else "CMakeLists.txt"
+            if directory is not None and target not in self.visited:
+                self._file(target, {**env, "CMAKE_CURRENT_SOURCE_DIR": _ROOT + (directory or "")})
+        elif name in _FETCH_COMMANDS:
+            self._fetch(path, node, args, env)
+
+    def _fetch(self, path: str, node: Node, args: list[str], env: dict[str, str]) -> None:
+        keywords = _keyword_values(args[1:])
+        tag = "".join(keywords.get("GIT_TAG", []))
+        if not tag.startswith(_VERSION) or "PATCH_COMMAND" not in keywords:
+            return
+        patches, how = _patch_command(keywords["PATCH_COMMAND"], env, self.snapshot)
+        line = _keyword_line(node, "PATCH_COMMAND")
+        self.found.append(BuildPatches(tag[len(_VERSION) :], tuple(patches), path, line, how))
+
+
+def _commands(root: Node) -> Iterable[Node]:
+    """Every command in document order, inside `if`/`foreach`/`function` bodies too."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "normal_command":
+            yield node
+            continue
+        stack.extend(reversed(node.children))
+
+
+def _arguments(node: Node, env: dict[str, str]) -> list[str]:
+    """The command's arguments as CMake sees them: variables expanded, unquoted lists split on `;`."""
+    args: list[str] = []
+    for arg_list in (c for c in node.children if c.type == "argument_list"):
+        for argument in (c for c in arg_list.children if c.type == "argument"):
+            inner = argument.children[0] if argument.children else argument
+            if inner.type == "quoted_argument":
+                args.append(_expand(inner, env))
+            elif inner.type == "bracket_argument":
+                text = inner.text.decode("utf-8", "replace")
+                args.append(text[text.index("[", 1) + 1 : text.rindex("]", 0, -1)])
+            else:
+                args += [item for item in _expand(inner, env).split(";") if item]
+    return args
+
+
+def _expand(node: Node, env: dict[str, str]) -> str:
+    if node.type == "variable_ref":
+        var = next((c for c in node.children), None)
+        name_node = next((c for c in var.children if c.type == "variable"), None) if var else None
+        name = _expand(name_node, env) if name_node is not None else ""
+        if var is not None and var.type == "normal_var" and name in env:
+            return env[name]
+        return node.text.decode("utf-8", "replace")  # unknown: kept, so it never passes for a real path
+    if node.type in ("quoted_argument",):
+        return "".join(_expand(c, env) for c in node.children if c.type == "quoted_element")
+    if not node.children:
+        return node.text.decode("utf-8", "replace")
+    text, at = [], node.start_byte
+    source = node.text
+    for child in node.children:
+        text.append(
+            source[at - node.start_byte : child.start_byte - node.start_byte].decode("utf-8", "replace")
+        )
+        text.append(_expand(child, env))
+        at = child.end_byte
+    text.append(source[at - node.start_byte :].decode("utf-8", "replace"))
+    return "".join(text)
+
+
+def _repo_path(value: str, env: dict[str, str], relative_to: str | None = None) -> str | None:
+    """A path in the repository ('' for its root), or None when it lies outside or is not known."""
+    if "${" in value or "$ENV{" in value:
+        return None
+    if not value.startswith("/"):
+        if relative_to is None:
+            return None
+        value = posixpath.join(relative_to, value)
+    if not value.startswith(_ROOT):
+        return None
+    path = posixpath.normpath(value).lstrip("/")
+    return "" if path == "." else path
+
+
+def _keyword_values(args: list[str]) -> dict[str, list[str]]:
+    values: dict[str, list[str]] = {}
+    current = None
+    for arg in args:
+        if arg in _FETCH_KEYWORDS:
+            current = arg
+            values[current] = []
+        elif current is not None:
+            values[current].append(arg)
+    return values
+
+
+def _keyword_line(node: Node, keyword: str) -> int:
+    for child in _leaves(node):
+        if child.text == keyword.encode():
+            return child.start_point[0] + 1
+    return node.start_point[0] + 1
+
+
+def _leaves(node: Node) -> Iterable[Node]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "unquoted_argument" or not current.children:
+            yield current
+        else:
+            stack.extend(reversed(current.children))
+
+
+def _patch_command(words: list[str], env: dict[str, str], snapshot: Snapshot) -> tuple[list[str], str]:
+    """The patch files a PATCH_COMMAND applies, in order, and how: each `COMMAND` segment in turn."""
+    segments: list[list[str]] = [[]]
+    for word in words:
+        if word in ("COMMAND", "&&"):
+            segments.append([])
+        else:
+            segments[-1].append(word)
+    patches: list[str] = []
+    hows: list[str] = []
+    for segment in segments:
+        programs = [posixpath.basename(w).lower() for w in segment]
+        if "apply" in segment and any(p in ("git", "git.exe") for p in programs):
+            listed = [w for w in segment[segment.index("apply") + 1 :] if not w.startswith("-")]
+            paths = [p for w in listed if (p := _repo_path(w, env))]
+            patches += paths
+            if paths:
+                hows.append("git apply")
+        elif "-P" in segment:
+            defines = {
+                w[2:].split("=", 1)[0]: w[2:].split("=", 1)[1]
+                for w in segment
+                if w.startswith("-D") and "=" in w
+            }
+            directory = _repo_path(defines.get("PATCH_DIR", ""), env)
+            if directory:
+                patches += directory_order(snapshot, directory)
+                script = posixpath.basename(segment[segment.index("-P") + 1]) if segment[-1] != "-P" else "-P"
+                hows.append(f"{script} over {directory}/")
+    return list(dict.fromkeys(patches)), ", ".join(dict.fromkeys(hows))

@@ -1,0 +1,158 @@
+"""Where the build applies patches: Ollama's CMake files read as text, never run."""
+
+import os
+
+import pygit2
+import pytest
+
+from bot.buildpatches import build_patches, patch_stack
+from bot.checklist import build_checklist
+from bot.config import parse_config
+from bot.engine import changed_pins
+from bot.model import PatchResult, PinReport, Report
+from bot.snapshot import GitSnapshot, MemorySnapshot
+
+LOCAL_CMAKE = b"""include(ExternalProject)
+if(OLLAMA_MLX_BACKENDS)
+    file(READ "${CMAKE_SOURCE_DIR}/MLX_C_VERSION" OLLAMA_MLX_C_GIT_TAG)
+    string(STRIP "${OLLAMA_MLX_C_GIT_TAG}" OLLAMA_MLX_C_GIT_TAG)
+    find_package(Git REQUIRED)
+    set(OLLAMA_MLX_C_COMPAT_PATCH_COMMAND
+        ${GIT_EXECUTABLE} apply ${CMAKE_SOURCE_DIR}/mlx/compat/0001-x.patch
+        CACHE INTERNAL "MLX-C carry patch")
+    ExternalProject_Add(ollama-mlx-c-source
+        GIT_REPOSITORY "https://github.com/ml-explore/mlx-c.git"
+        GIT_TAG ${OLLAMA_MLX_C_GIT_TAG}
+        CONFIGURE_COMMAND ""
+        PATCH_COMMAND ${OLLAMA_MLX_C_COMPAT_PATCH_COMMAND}
+        USES_TERMINAL_PATCH TRUE)
+endif()
+"""
+
+TODAY = {
+    "CMakeLists.txt": b"project(ollama)\ninclude(${CMAKE_CURRENT_SOURCE_DIR}/cmake/local.cmake)\n",
+    "cmake/local.cmake": LOCAL_CMAKE,
+    "MLX_VERSION": b"a" * 40 + b"\n",
+    "MLX_C_VERSION": b"b" * 40 + b"\n",
+    "mlx/compat/0001-x.patch": b"patch\n",
+    "mlx/compat/0002-not-applied.patch": b"patch\n",
+}
+
+
+def test_the_patch_cmake_applies_to_mlx_c_is_found_with_where():
+    (found,) = build_patches(MemorySnapshot(TODAY))
+    assert found.version_file == "MLX_C_VERSION" and found.patches == ("mlx/compat/0001-x.patch",)
+    assert found.origin == "from cmake/local.cmake:13, PATCH_COMMAND git apply"
+    stack = patch_stack(MemorySnapshot(TODAY), "MLX_C_VERSION", ["mlx/compat/mlx-c", "mlx/compat/*.patch"])
+    assert stack.paths == ("mlx/compat/0001-x.patch",)  # not the file the build never applies
+
+
+def test_a_directory_walk_through_apply_patch_cmake_keeps_the_file_name_order():
+    files = {
+        "CMakeLists.txt": b'file(READ "${CMAKE_SOURCE_DIR}/MLX_VERSION" T)\n'
+        b"include(mlx/compat/compat.cmake)\n"
+        b"FetchContent_Declare(mlx GIT_TAG ${T} PATCH_COMMAND ${MLX_PATCH})\n",
+        "mlx/compat/compat.cmake": b"set(MLX_PATCH ${CMAKE_COMMAND} -DPATCH_DIR=${CMAKE_CURRENT_LIST_DIR}/mlx "
+        b"-P ${CMAKE_CURRENT_LIST_DIR}/apply-patch.cmake)\n",
+        "MLX_VERSION": b"v0.31.0\n",
+        "mlx/compat/mlx/b/0001-b.patch": b"",
+        "mlx/compat/mlx/0002-a.patch": b"",
+    }
+    stack = patch_stack(MemorySnapshot(files), "MLX_VERSION", ["mlx/compat/mlx"])
+    assert stack.paths == ("mlx/compat/mlx/b/0001-b.patch", "mlx/compat/mlx/0002-a.patch")
+    assert stack.origin == "from CMakeLists.txt:3, PATCH_COMMAND apply-patch.cmake over mlx/compat/mlx/"
+
+
+def test_the_planned_layout_without_cmake_uses_the_default_directories():
+    files = {
+        "MLX_C_VERSION": b"v0.4.0\n",
+        "mlx/compat/mlx-c/0001-c.patch": b"",
+        "mlx/compat/mlx/0001-m.patch": b"",
+    }
+    config = parse_config(None)
+    snapshot = MemorySnapshot(files)
+    mlx_c, mlx = config.pin("mlx-c"), config.pin("mlx")
+    assert patch_stack(snapshot, mlx_c.version_file, mlx_c.patch_sets).paths == (
+        "mlx/compat/mlx-c/0001-c.patch",
+    )
+    assert patch_stack(snapshot, mlx.version_file, mlx.patch_sets).paths == ("mlx/compat/mlx/0001-m.patch",)
+
+
+def test_a_change_to_a_patch_the_build_applies_selects_its_pin():
+    config = parse_config(
+        '[[pin]]\nname = "mlx-c"\nversion_file = "MLX_C_VERSION"\npatches = "elsewhere"\nupstream = "u"\n'
+    )
+    assert changed_pins(config, ["mlx/compat/0001-x.patch"]) == []
+    assert [p.name for p in changed_pins(config, ["mlx/compat/0001-x.patch"], MemorySnapshot(TODAY))] == [
+        "mlx-c"
+    ]
+
+
+def _pin(name: str) -> PinReport:
+    return PinReport(
+        name, "MLX_VERSION", "a", "b", patches=[PatchResult("mlx/compat/0001-x.patch", "clean", "applies")]
+    )
+
+
+def test_an_mlx_only_bump_gets_mlx_steps_and_no_llama_cpp_steps():
+    ids = [s.id for s in build_checklist(Report(pins=[_pin("mlx")]), ["MLX_VERSION"]).steps]
+    assert "configure" not in ids and {"mlx-metal", "mlx-cuda", "mlx-bindings", "go-test"} <= set(ids)
+    both = [s.id for s in build_checklist(Report(pins=[_pin("mlx"), _pin("llama.cpp")]), []).steps]
+    assert "configure" in both and "mlx-cuda" in both
+
+
+@pytest.mark.skipif(
+    not os.environ.get("LLAMA_BOT_REAL_OLLAMA"), reason="LLAMA_BOT_REAL_OLLAMA names no Ollama git dir"
+)
+def test_real_ollama_applies_its_mlx_c_patch_from_local_cmake():
+    repo = pygit2.Repository(os.environ["LLAMA_BOT_REAL_OLLAMA"])
+    head = GitSnapshot(repo, str(repo.revparse_single("e92b7855f").peel(pygit2.Commit).id))
+    found = {f.version_file: f for f in build_patches(head) if f.patches}
+    assert found["MLX_C_VERSION"].patches == ("mlx/compat/0001-mlx-c-regen-0.32.1.patch",)
+    assert (
+        found["MLX_C_VERSION"].origin.startswith("from cmake/local.cmake:")
+        and "git apply" in found["MLX_C_VERSION"].origin
+    )
+    assert found["LLAMA_CPP_VERSION"].patches[0] == "llama/compat/001-llama-cpp-hooks.patch"
+    assert "MLX_VERSION" not in found  # the build carries no MLX patch today
+
+
+def test_the_checklist_names_where_the_patches_were_found():
+    from bot.checklist import render_markdown
+
+    pin = _pin("mlx-c")
+    pin.patch_source = "from cmake/local.cmake:13, PATCH_COMMAND git apply"
+    text = render_markdown(Report(pins=[pin]), ["MLX_C_VERSION"])
+    assert "patches: mlx/compat/0001-x.patch (from cmake/local.cmake:13, PATCH_COMMAND git apply)" in text
+
+
+@pytest.mark.parametrize("profile", ["mlx", "none"])
+def test_llama_cpp_detectors_never_run_on_another_pins_bump(tmp_path, profile):
+    import dataclasses
+
+    from bot.patchfile import parse
+    from bot.review import ReviewContext, review
+    from bot.upstream import History, Upstream
+    from tests.test_review_e2e import LAGUNA_PATCH, OLLAMA, WEB, _real_bump
+
+    b = _real_bump(tmp_path)
+    up = Upstream(b.repo, WEB)
+    old, new = up.commit("b1", "V"), up.commit("b2", "V")
+    llama = parse_config(None).pin("llama.cpp")
+
+    def findings(pin):
+        ctx = ReviewContext(
+            pin,
+            GitSnapshot(b.repo, old),
+            GitSnapshot(b.repo, new),
+            History(up, old, new),
+            MemorySnapshot(OLLAMA),
+            [("llama/compat/0001-laguna.patch", parse(LAGUNA_PATCH))],
+            {},
+        )
+        return review(ctx)
+
+    assert {f.area for f in findings(llama)} >= {"server", "models", "build"}
+    other = findings(dataclasses.replace(llama, name="mlx", review=profile))
+    assert {f.area for f in other} <= ({"patch-context"} if profile == "mlx" else set())
+    assert bool(other) == (profile == "mlx")  # the carried patch's neighbourhood still changed upstream
