@@ -190,7 +190,7 @@ class _Interpreter:
             env["CMAKE_CURRENT_LIST_DIR"] = outer
 
     def _command(self, path: str, node: Node, env: dict[str, str]) -> None:
-        name = (node.child_by_field_name("name") or node.children[0]).text.decode("utf-8", "replace").lower()
+        name = _text(node.child_by_field_name("name") or node.children[0]).lower()
         args = _arguments(node, env)
         if name == "set" and args:
             values = []
@@ -246,11 +246,16 @@ def _arguments(node: Node, env: dict[str, str]) -> list[str]:
             if inner.type == "quoted_argument":
                 args.append(_expand(inner, env))
             elif inner.type == "bracket_argument":
-                text = inner.text.decode("utf-8", "replace")
+                text = _text(inner)
                 args.append(text[text.index("[", 1) + 1 : text.rindex("]", 0, -1)])
             else:
                 args += [item for item in _expand(inner, env).split(";") if item]
     return args
+
+
+def _text(node: Node) -> str:
+    """A syntax node's source text (tree-sitter gives None for a node without text)."""
+    return (node.text or b"").decode("utf-8", "replace")
 
 
 def _expand(node: Node, env: dict[str, str]) -> str:
@@ -260,13 +265,13 @@ def _expand(node: Node, env: dict[str, str]) -> str:
         name = _expand(name_node, env) if name_node is not None else ""
         if var is not None and var.type == "normal_var" and name in env:
             return env[name]
-        return node.text.decode("utf-8", "replace")  # unknown: kept, so it never passes for a real path
+        return _text(node)  # unknown: kept, so it never passes for a real path
     if node.type in ("quoted_argument",):
         return "".join(_expand(c, env) for c in node.children if c.type == "quoted_element")
     if not node.children:
-        return node.text.decode("utf-8", "replace")
+        return _text(node)
     text, at = [], node.start_byte
-    source = node.text
+    source = node.text or b""
     for child in node.children:
         text.append(
             source[at - node.start_byte : child.start_byte - node.start_byte].decode("utf-8", "replace")

@@ -266,8 +266,8 @@ def _analyse(args: argparse.Namespace, change: Change, review: bool) -> tuple[Re
             how = f" ({pin_report.patch_source})" if pin_report.patch_source else ""
             print(f"llama-bot: {pin_report.name}: patches {listed}{how}", file=sys.stderr)
     for pin in selected.pins:
-        if (report.pin(pin.name) and not report.pin(pin.name).patches
-                and not any(base.files(e) or head.files(e) for e in pin.patch_sets)):
+        checked = report.pin(pin.name)
+        if checked and not checked.patches and not any(base.files(e) or head.files(e) for e in pin.patch_sets):
             print(f"llama-bot: warning: {pin.name}: {pin.patches}/ exists at neither revision, so no patch was "
                   f"checked (is `patches` right in {CONFIG_PATH}?)", file=sys.stderr)
     return report, changed

@@ -40,6 +40,7 @@ from bot.patchfile import (
     PatchFile,
     apply_delta,
     binary_payload,
+    lines_of,
     parse,
     safety_problem,
 )
@@ -47,16 +48,6 @@ from bot.snapshot import GitSnapshot, Snapshot
 from bot.upstream import History, Upstream
 
 OpenUpstream = Callable[[Pin, list[str]], Upstream]
-
-
-def _lines(data: bytes | None) -> list[bytes]:
-    if not data:
-        return []
-    parts = data.split(b"\n")
-    out = [p + b"\n" for p in parts[:-1]]
-    if parts[-1]:
-        out.append(parts[-1])
-    return out
 
 
 class Tree:
@@ -107,7 +98,7 @@ def apply_exact(tree: Tree, fp: FilePatch) -> tuple[dict[str, bytes | None], lis
         else:
             changes[fp.old_path or ""] = None
         return changes, []
-    image = _lines(current)
+    image = lines_of(current)
     placements = []
     for number, hunk in enumerate(fp.hunks, 1):
         placement = find_exact(image, hunk)
@@ -136,7 +127,7 @@ def reverse_applies(tree: Tree, pf: PatchFile) -> bool:
             continue
         if target is None:
             return False
-        image = _lines(target)
+        image = lines_of(target)
         for hunk in fp.hunks:
             reverse = Hunk(hunk.new_start, hunk.new_count, hunk.old_start, hunk.old_count, hunk.section,
                            [Line({"+": "-", "-": "+"}.get(line.kind, " "), line.text) for line in hunk.lines])
@@ -217,10 +208,10 @@ def _three_way(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
     ours = ours_changes[fp.new_path or fp.old_path]
     assert ours is not None
     try:
-        merged = merge(_lines(base), _lines(ours), _lines(theirs))
+        merged = merge(lines_of(base), lines_of(ours), lines_of(theirs))
     except Overlap:
         return None
-    upstream_image = _lines(theirs)
+    upstream_image = lines_of(theirs)
     hunks = []
     grown = 0
     for h, placement in zip(fp.hunks, placements):
@@ -258,7 +249,7 @@ def _relocated(ctx: PinContext, fp: FilePatch) -> FileOutcome:
                else f"{fp.old_path} does not exist at the new ref (removed or renamed upstream)")
         failed = [HunkResult(fp.path, h.old_start, h.new_start, "conflict", [], why, h.header_line) for h in fp.hunks]
         return FileOutcome(fp, "conflict", {}, failed, why)
-    image = _lines(current)
+    image = lines_of(current)
     hunks: list[HunkResult] = []
     reasons = []
     for number, hunk in enumerate(fp.hunks, 1):
@@ -475,7 +466,7 @@ def _placed_hunks(ctx: PinContext, assessment: obsolete.Assessment) -> dict[tupl
     """Where each hunk upstream does not provide would go, by the exact search alone."""
     out = {}
     for left in assessment.leftovers:
-        image = _lines(ctx.new_tree.read(left.file))
+        image = lines_of(ctx.new_tree.read(left.file))
         found = find_exact(image, left.hunk)
         status = "conflict" if found is None else "clean" if found.offset == 0 else "offset"
         out[(left.file, left.index)] = HunkResult(left.file, left.hunk.old_start,
@@ -528,7 +519,7 @@ def _place(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResul
         before = ctx.new_tree.read(fp.old_path) if fp.old_path else None
         after = changes.get(fp.new_path) if fp.new_path else None
         if before is not None and after is not None and not fp.is_binary:
-            clashes += [f"{fp.new_path}: {c}" for c in collisions(_lines(after), _added_lines(before, after))]
+            clashes += [f"{fp.new_path}: {c}" for c in collisions(lines_of(after), _added_lines(before, after))]
         if o.status == "clean" or fp.is_binary:
             sections.append(fp.raw)
         elif before != after or fp.old_path != fp.new_path or fp.old_mode != fp.new_mode:
@@ -576,7 +567,7 @@ def _renumber(ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, b
             continue
         before = ctx.new_tree.read(o.fp.old_path) if o.fp.old_path else None
         added = _added_lines(before or b"", after)
-        image, moved = renumber(_lines(after), added)
+        image, moved = renumber(lines_of(after), added)
         images[o.fp.new_path or ""] = (o, image, added)
         moves += [(o.fp.new_path or "", m) for m in moved]
     entries = {(p, m.line) for p, m in moves}
@@ -593,7 +584,7 @@ def _renumber(ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, b
                                   str(move.new).encode(), image[j])
                 _note(o, j, f"{move.old} renumbered to {move.new} like {move.name}")
         for local, data in ctx.local_sources.items():
-            for j, line in enumerate(_lines(data)):
+            for j, line in enumerate(lines_of(data)):
                 if move.name.encode() in line and mentions_value(line, move.old):
                     return (f"{path}: {move.clash}, but Ollama's {local}:{j + 1} writes {move.old} for {move.name} "
                             f"(`{line.strip().decode(errors='replace')}`): renumber them by hand")
@@ -613,8 +604,8 @@ def _ask_about_copies(ctx: PinContext, outcome: FileOutcome, changes: dict[str, 
     old, new = ctx.old_blob(fp), ctx.new_tree.read(fp.old_path)
     if old is None or new is None:
         return
-    image = _lines(changes[fp.new_path] or b"")
-    old_image, new_image, patched = ([norm(x) for x in _lines(data)] for data in (old, new, b"".join(image)))
+    image = lines_of(changes[fp.new_path] or b"")
+    old_image, new_image, patched = ([norm(x) for x in lines_of(data)] for data in (old, new, b"".join(image)))
     added = _added_lines(new, changes[fp.new_path] or b"")
     for hunk, result in zip(fp.hunks, outcome.hunks):
         site = range(result.new_line - 1, result.new_line - 1 + len(hunk.after))
@@ -633,7 +624,7 @@ def _ask_about_copies(ctx: PinContext, outcome: FileOutcome, changes: dict[str, 
 
 def _commits_taking(ctx: PinContext, path: str, move: Renumbered) -> list[Commit]:
     """The upstream commits that brought the entries whose values made the move."""
-    upstream = _lines(ctx.new_tree.base.read(path) if ctx.new_tree.base else None)
+    upstream = lines_of(ctx.new_tree.base.read(path) if ctx.new_tree.base else None)
     names = [re.compile(rb"^\s*" + re.escape(name.encode()) + rb"\b") for _, name in move.taken]
     lines = [i + 1 for i, text in enumerate(upstream) if any(n.match(text) for n in names)]
     return list(dict.fromkeys(c for n in lines for c in ctx.history.commits_for_lines(path, n, n)))
@@ -668,7 +659,7 @@ def _commits_of_change(ctx: PinContext, pf: PatchFile) -> list[Commit]:
     upstream = Tree(ctx.new_tree.base)
     found: list[Commit] = []
     for fp in pf.files:
-        image = _lines(upstream.read(fp.new_path)) if fp.new_path and not fp.is_binary else []
+        image = lines_of(upstream.read(fp.new_path)) if fp.new_path and not fp.is_binary else []
         for hunk in fp.hunks:
             post = [line for line in hunk.lines if line.kind != "-"]
             added = [i for i, line in enumerate(post) if line.kind == "+"]

@@ -12,14 +12,14 @@ Pure functions over file contents; the engine reads the files and attributes the
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pygit2
 
 from bot import cpp
 from bot.hunks import find_exact
 from bot.model import Commit
-from bot.patchfile import FilePatch, Hunk, Line, PatchFile
+from bot.patchfile import FilePatch, Line, PatchFile, lines_of
 
 HEADER_SUFFIXES = (".h", ".hpp", ".hh")
 
@@ -74,17 +74,6 @@ def headers_of(path: str) -> list[str]:
     """The header files beside a C/C++ source that declare what it defines (same directory and stem)."""
     stem, suffix = posixpath.splitext(path)
     return [stem + h for h in HEADER_SUFFIXES if h != suffix.lower()] if cpp.is_c_family(path) else []
-
-
-def lines_of(data: bytes | None) -> list[bytes]:
-    """A file's lines with their endings."""
-    if not data:
-        return []
-    parts = data.split(b"\n")
-    out = [p + b"\n" for p in parts[:-1]]
-    if parts[-1]:
-        out.append(parts[-1])
-    return out
 
 
 def apply_to(old: bytes, fp: FilePatch) -> tuple[bytes, list[set[int]]] | None:
@@ -260,29 +249,6 @@ def adapt(
                         if change.renamed_to and token.row == 0:
                             renames.append((token, change.renamed_to))
                 lines.append(Line(line.kind, _rename(line.text, renames)) if renames else line)
-            hunks.append(
-                Hunk(
-                    hunk.old_start,
-                    hunk.old_count,
-                    hunk.new_start,
-                    hunk.new_count,
-                    hunk.section,
-                    lines,
-                    hunk.header_line,
-                )
-            )
-        files.append(
-            FilePatch(
-                fp.header,
-                fp.old_path,
-                fp.new_path,
-                fp.old_mode,
-                fp.new_mode,
-                fp.index_old,
-                fp.index_new,
-                fp.binary,
-                hunks,
-                fp.raw,
-            )
-        )
+            hunks.append(replace(hunk, lines=lines))
+        files.append(replace(fp, hunks=hunks))
     return PatchFile(pf.preamble, files, pf.trailer), uses

@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pygit2
 
 from bot import cpp
 from bot.hunks import find_exact
-from bot.identifiers import Use, apply_to, lines_of
+from bot.identifiers import Use, apply_to
 from bot.model import Commit, HunkResult, PatchResult
-from bot.patchfile import FilePatch, Hunk, PatchFile
+from bot.patchfile import FilePatch, Hunk, PatchFile, lines_of
 
 APPLIED = ("clean", "offset", "regenerated", "fuzzy")
 
@@ -294,32 +294,9 @@ def without(pf: PatchFile, drop: set[tuple[str, int]]) -> PatchFile:
             if (fp.path, i) in drop:
                 shift += hunk.new_count - hunk.old_count
                 continue
-            kept.append(
-                Hunk(
-                    hunk.old_start,
-                    hunk.old_count,
-                    hunk.new_start - shift,
-                    hunk.new_count,
-                    hunk.section,
-                    hunk.lines,
-                    hunk.header_line,
-                )
-            )
+            kept.append(replace(hunk, new_start=hunk.new_start - shift))
         if kept:
-            files.append(
-                FilePatch(
-                    fp.header,
-                    fp.old_path,
-                    fp.new_path,
-                    fp.old_mode,
-                    fp.new_mode,
-                    fp.index_old,
-                    fp.index_new,
-                    fp.binary,
-                    kept,
-                    fp.raw,
-                )
-            )
+            files.append(replace(fp, hunks=kept))
     return PatchFile(pf.preamble, files, pf.trailer)
 
 

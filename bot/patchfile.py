@@ -56,6 +56,17 @@ class Hunk:
         return next((i for i, line in enumerate(reversed(self.lines)) if line.kind != " "), len(self.lines))
 
 
+def lines_of(data: bytes | None) -> list[bytes]:
+    """A file's lines with their endings (the last one may lack its newline)."""
+    if not data:
+        return []
+    parts = data.split(b"\n")
+    out = [p + b"\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
+
+
 @dataclass
 class FilePatch:
     header: list[bytes]  # raw lines from `diff --git` up to and including `+++`

@@ -321,9 +321,8 @@ def run_git(
         return -1, "fatal: git is not installed"
     chunks: list[bytes] = []
     assert proc.stderr is not None and proc.stdin is not None
-    reader = threading.Thread(
-        target=lambda: chunks.extend(iter(lambda: proc.stderr.read1(65536), b"")), daemon=True
-    )
+    fd = proc.stderr.fileno()  # read what git has written so far, as it comes: its progress lines
+    reader = threading.Thread(target=lambda: chunks.extend(iter(lambda: os.read(fd, 65536), b"")), daemon=True)
     reader.start()
     try:
         proc.stdin.write(stdin.encode())
