@@ -194,3 +194,32 @@ def test_the_engine_fills_findings_in_the_report(tmp_path):
     (finding,) = report.pins[0].findings
     assert finding.title == "New CMake option GGML_NEW: decide its value"
     assert report.to_json()["pins"][0]["findings"][0]["upstream_line"] == 6
+
+
+def test_what_one_upstream_commit_does_in_one_area_is_one_item_listing_its_parts(tmp_path):
+    two_flags = ARG.replace('{"-c", "--ctx-size"}', '{"--ctx-size-old"}').replace('{"-nkvo", "--no-kv-offload"}', '{"--kv-offload-off"}')
+    b = _history(tmp_path, [("common: rename two flags (#201)", {"common/arg.cpp": two_flags})])
+    findings, _ = _review(b, patches=())
+    flags = [f for f in findings if f.upstream_path == "common/arg.cpp"]
+    assert len(flags) == 1, [f.title for f in flags]
+    (item,) = flags
+    assert item.severity == "high"
+    assert "The same upstream change also shows in:" in item.detail
+    other = "--no-kv-offload" if "--ctx-size" in item.title else "--ctx-size"
+    assert other in item.detail
+    assert {r.path for r in item.local_refs} == {"llm/server.go"}
+
+
+TOKENIZE_CPP = 'int main() {\n    LOG("using device %s (%s) - %zu MiB free\\n", a, b, c);\n}\n'
+
+
+@pytest.mark.parametrize("cmake, reported", [
+    ("set(TARGET llama-tokenize)\nadd_executable(${TARGET} tokenize.cpp)\n", False),
+    ("add_library(tokenize-lib tokenize.cpp)\n", True),
+])
+def test_log_lines_count_only_in_code_that_writes_to_what_ollama_runs(tmp_path, cmake, reported):
+    base = {**UPSTREAM, "tools/tokenize/CMakeLists.txt": cmake, "tools/tokenize/tokenize.cpp": TOKENIZE_CPP}
+    b = _history(tmp_path, [("tokenize: reword (#301)", {"tools/tokenize/tokenize.cpp": TOKENIZE_CPP.replace("MiB free", "MiB available")})],
+                 base=base)
+    findings, _ = _review(b, patches=())
+    assert any(f.title.startswith("Log line Ollama parses changed") for f in findings) is reported

@@ -101,3 +101,91 @@ def test_block_rule_reports_a_changed_struct_body():
 def test_block_rule_ignores_comment_changes_inside_the_struct():
     new = HEADER.replace("    size_t memory_free;", "    size_t memory_free; // bytes")
     assert rule_drafts(load_rules({}), [FileChange.from_texts("ggml/include/ggml-backend.h", HEADER, new)], {}) == []
+
+
+# Subject rules, on the shapes of llama.cpp's real tables (src/llama-arch.cpp, tools/server/*.cpp).
+ARCH_KV = """static const std::map<llm_kv, const char *> LLM_KV_NAMES = {
+    { LLM_KV_CONTEXT_LENGTH,                    "%s.context_length"                    },
+    { LLM_KV_ROPE_FREQ_BASE,                    "%s.rope.freq_base"                    },
+    { LLM_KV_ROPE_FREQ_BASE_SWA,                "%s.rope.freq_base_swa"                },
+};
+"""
+CONVERTER = 'kv["laguna.context_length"] = p.MaxPositionEmbeddings\nkv["laguna.rope.freq_base_swa"] = x\n'
+
+
+def _arch_change(new: str) -> FileChange:
+    return FileChange.from_texts("src/llama-arch.cpp", ARCH_KV, new)
+
+
+def test_a_renamed_gguf_key_that_ollamas_converter_writes_is_high_with_the_converter_line():
+    renamed = ARCH_KV.replace('"%s.rope.freq_base_swa"      ', '"%s.rope.swa.freq_base"      ')
+    (draft,) = rule_drafts(load_rules({}), [_arch_change(renamed)], {"convert/convert_laguna.go": CONVERTER})
+    assert draft.severity == "high"
+    assert draft.title == "GGUF metadata key `rope.freq_base_swa` removed or renamed upstream"
+    assert draft.local_refs == (LocalRef("convert/convert_laguna.go", 2),)
+    assert draft.removed == ("src/llama-arch.cpp", '{ LLM_KV_ROPE_FREQ_BASE_SWA,                "%s.rope.freq_base_swa"                },')
+
+
+def test_gguf_keys_only_added_or_moved_say_nothing_and_an_unused_removal_is_information():
+    added = ARCH_KV.replace("};", '    { LLM_KV_NUM_LOOPS, "%s.num_loops" },\n};')
+    moved = ARCH_KV.replace('    { LLM_KV_CONTEXT_LENGTH,                    "%s.context_length"                    },\n', "")
+    moved = moved.replace("};", '    { LLM_KV_CONTEXT_LENGTH, "%s.context_length" },\n};')
+    local = {"convert/convert_laguna.go": CONVERTER}
+    assert rule_drafts(load_rules({}), [_arch_change(added)], local) == []
+    assert rule_drafts(load_rules({}), [_arch_change(moved)], local) == []
+    dropped = ARCH_KV.replace('    { LLM_KV_ROPE_FREQ_BASE,                    "%s.rope.freq_base"                    },\n', "")
+    (draft,) = rule_drafts(load_rules({}), [_arch_change(dropped)], local)
+    assert draft.severity == "info" and draft.local_refs == ()
+
+
+SERVER_PROPS = """static json props(const server_context & ctx) {
+    return json {
+        { "n_ctx", ctx.n_ctx },
+        { "total_slots", ctx.params.n_parallel },
+    };
+}
+"""
+
+
+def test_a_json_field_ollama_decodes_that_leaves_the_server_is_high_new_errors_say_nothing():
+    local = {"llm/status.go": 'type props struct {\n\tNCtx int `json:"n_ctx"`\n}\n'}
+    gone = SERVER_PROPS.replace('        { "n_ctx", ctx.n_ctx },\n', "")
+    (draft,) = rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server-context.cpp", SERVER_PROPS, gone)], local)
+    assert (draft.severity, draft.title) == ("high", "llama-server JSON field `n_ctx` removed or renamed in server-context.cpp")
+    assert draft.local_refs == (LocalRef("llm/status.go", 2),)
+    new_error = SERVER_PROPS.replace("    };\n}", '    };\n}\nstatic json err() { return json {{ "error", "resume failed" }, { "code", 404 }}; }')
+    assert rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server-context.cpp", SERVER_PROPS, new_error)], local) == []
+    moved = FileChange.from_texts("tools/server/server-props.cpp", None, SERVER_PROPS)
+    assert rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server-context.cpp", SERVER_PROPS, gone), moved], local) == []
+    router = FileChange.from_texts("tools/server/server-models.cpp", SERVER_PROPS, gone)
+    assert rule_drafts(load_rules({}), [router], local) == []
+
+
+def test_a_change_in_a_backend_ollama_does_not_build_is_information_only():
+    old = 'static int count() { return 0; }\n'
+    new = 'static int count() { const char * e = getenv("GGML_OPENVINO_DEVICE"); return e != nullptr; }\n'
+    change = FileChange.from_texts("ggml/src/ggml-openvino/ggml-openvino.cpp", old, new)
+    local = {"discover/gpu.go": 'os.Setenv("GGML_OPENVINO_DEVICE", id)\n'}
+    (built,) = rule_drafts(load_rules({}), [change], local)
+    assert built.severity == "high" and built.local_refs == (LocalRef("discover/gpu.go", 1),)
+    (unbuilt,) = rule_drafts(load_rules({}), [change], local, builds=lambda path: "openvino" not in path)
+    assert unbuilt.severity == "info"
+    (unused,) = rule_drafts(load_rules({}), [change], {})
+    assert unused.severity == "info"
+
+
+def test_a_pre_tokenizer_name_ollama_writes_that_upstream_no_longer_knows_is_high():
+    old = 'if (tokenizer_pre == "laguna") {\n    pre_type = LLAMA_VOCAB_PRE_TYPE_LAGUNA;\n} else if (tokenizer_pre == "qwen2") {\n    pre_type = LLAMA_VOCAB_PRE_TYPE_QWEN2;\n}\n'
+    new = old.replace('"laguna"', '"laguna-v2"')
+    change = FileChange.from_texts("src/llama-vocab.cpp", old, new)
+    drafts = rule_drafts(load_rules({}), [change], {"convert/convert_laguna.go": 'kv["tokenizer.ggml.pre"] = "laguna"\n'})
+    (pre,) = [d for d in drafts if d.title.startswith("Pre-tokenizer")]
+    assert pre.severity == "high" and "`laguna`" in pre.title
+    assert {d.severity for d in drafts if d is not pre} == {"info"}
+
+
+def test_subject_keys_are_validated():
+    with pytest.raises(AnalysisError, match=r"rules\.r\.when"):
+        parse_rule("r", {"area": "build", "severity": "info", "title": "t", "paths": ["x"], "pattern": "a", "when": "sometimes"}, "rules.r")
+    with pytest.raises(AnalysisError, match=r"rules\.r\.subject: a subject needs a pattern"):
+        parse_rule("r", {"area": "build", "severity": "info", "title": "t", "paths": ["x"], "subject": "a"}, "rules.r")

@@ -19,7 +19,7 @@ import pygit2
 from bot.config import Pin
 from bot.model import SEVERITY_ORDER, Commit, Finding
 from bot.patchfile import PatchFile
-from bot.review import archs, cmake, compat, flags, generators, logformats, symbols
+from bot.review import archs, cmake, compat, flags, generators, grouping, logformats, symbols
 from bot.review.changes import AREAS, Draft, FileChange, Span
 from bot.review.patchcontext import patch_context_drafts
 from bot.review.rules import load_rules, rule_drafts
@@ -63,8 +63,9 @@ def review(ctx: ReviewContext) -> list[Finding]:
         *run.compat_sources(),
         *patch_context_drafts(ctx.patches, run.by_old_path),
     ]
-    findings = [_Attribution(ctx).finding(d) for d in drafts]  # attribution notes what it could not read
-    return merge(findings + _unreadable(ctx))
+    attribution = _Attribution(ctx)
+    findings = [attribution.finding(d) for d in grouping.by_cause(drafts)]  # notes what it could not read
+    return merge(grouping.by_commit(merge(findings)) + _unreadable(ctx))
 
 
 def _unreadable(ctx: ReviewContext) -> list[Finding]:
@@ -170,6 +171,7 @@ class _Run:
         self.by_path = {c.path: c for c in changes}
         self.by_old_path = {c.old_path: c for c in changes if c.old_path}
         self.c_changes = [c for c in changes if extension(c.path) in C_SOURCES]
+        self._runs: dict[str, bool] = {}
 
     def where_now(self, path: str, line: int) -> int | None:
         change = self.by_old_path.get(path)
@@ -246,7 +248,11 @@ class _Run:
 
     def log_lines(self) -> list[Draft]:
         """Format strings that printed a line Ollama matches and have no matching successor."""
-        candidates = [c for c in self.c_changes if c.old_path and any('"' in line for line in c.removed_raw)]
+        candidates = [
+            c
+            for c in self.c_changes
+            if c.old_path and self.ollama_runs(c.old_path) and any('"' in line for line in c.removed_raw)
+        ]
         patterns = logformats.ollama_patterns(self.local) if candidates else []
         if not patterns:
             return []
@@ -298,6 +304,29 @@ class _Run:
                 )
             )
         return drafts
+
+    def ollama_runs(self, path: str) -> bool:
+        """Whether code at `path` can write to the output of a program Ollama runs: everything but a
+        `tools/<dir>/` that builds only programs (no library) none of whose names Ollama's Go code mentions."""
+        parts = path.split("/")
+        if parts[0] != "tools" or len(parts) < 3:
+            return True
+        if parts[1] not in self._runs:
+            self._runs[parts[1]] = self._runs_tool(parts[1])
+        return self._runs[parts[1]]
+
+    def _runs_tool(self, tool: str) -> bool:
+        cmake_file = f"tools/{tool}/CMakeLists.txt"
+        text = (self.ctx.new.read(cmake_file) or b"").decode("utf-8", "replace")
+        if not text or re.search(r"\badd_library\s*\(", text):
+            return True
+        programs = set(re.findall(r"\bllama-[\w-]+", text))
+        return any(
+            program in self.local[p]
+            for p in self.local
+            if glob_match(p, logformats.OLLAMA_PARSERS)
+            for program in programs
+        )
 
     def architectures(self) -> list[Draft]:
         change = self.by_old_path.get(archs.ARCH_FILE) or self.by_path.get(archs.ARCH_FILE)

@@ -50,6 +50,7 @@ class Draft:
     blame: tuple[tuple[int, int], ...] = ()  # new-ref line ranges whose commits introduced it (default: line)
     removed: tuple[str, str] | None = None  # (old path, text) that disappeared: the commits that dropped it
     local_refs: tuple[LocalRef, ...] = ()
+    cause: str | None = None  # drafts with the same cause are one upstream change: one item
 
 
 def _decode(data: bytes | None) -> str:

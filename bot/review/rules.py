@@ -12,12 +12,13 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from bot.config import reject_unknown
-from bot.model import SEVERITY_ORDER, AnalysisError
+from bot.model import SEVERITY_ORDER, AnalysisError, LocalRef
 from bot.review.changes import AREAS, Draft, FileChange
 from bot.review.source import LineIndex, excerpt, glob_match, local_refs, may_match, split_args, squash
 
@@ -32,8 +33,12 @@ KEYS = {
     "block",
     "local_paths",
     "local_pattern",
+    "exclude_paths",
+    "subject",
+    "when",
     "enabled",
 }
+WHEN = ("changed", "removed")
 REQUIRED = ("area", "severity", "title", "paths")
 
 
@@ -49,6 +54,9 @@ class Rule:
     block: str | None = None
     local_paths: tuple[str, ...] = ()
     local_pattern: re.Pattern | None = None
+    exclude_paths: tuple[str, ...] = ()
+    subject: re.Pattern | None = None  # what a matched line is about (group `subject`, else the match)
+    when: str = "changed"  # "removed": only subjects the new file no longer has count
 
 
 def _strings(value, where: str) -> tuple[str, ...]:
@@ -96,6 +104,10 @@ def parse_rule(rule_id: str, raw, where: str) -> Rule | None:
         raise AnalysisError(f"{where}.severity: expected one of high, medium, info, got {raw['severity']!r}")
     if "pattern" in raw and "block" in raw:
         raise AnalysisError(f"{where}.block: a rule has a pattern or a block, not both")
+    if raw.get("when", "changed") not in WHEN:
+        raise AnalysisError(f"{where}.when: expected one of {', '.join(WHEN)}, got {raw.get('when')!r}")
+    if ("subject" in raw or "when" in raw) and "pattern" not in raw:
+        raise AnalysisError(f"{where}.subject: a subject needs a pattern")
     return Rule(
         rule_id,
         raw["area"],
@@ -107,6 +119,9 @@ def parse_rule(rule_id: str, raw, where: str) -> Rule | None:
         _text(raw, "block", where, True) if "block" in raw else None,
         _strings(raw["local_paths"], f"{where}.local_paths") if "local_paths" in raw else (),
         _regex(raw["local_pattern"], f"{where}.local_pattern") if "local_pattern" in raw else None,
+        _strings(raw["exclude_paths"], f"{where}.exclude_paths") if "exclude_paths" in raw else (),
+        _regex(raw["subject"], f"{where}.subject") if "subject" in raw else None,
+        raw.get("when", "changed"),
     )
 
 
@@ -212,21 +227,107 @@ def _block_draft(rule: Rule, change: FileChange) -> Draft | None:
     return Draft(rule.area, rule.severity, title, detail, change.path, start, ((start, end),))
 
 
-def rule_drafts(rules: list[Rule], changes: list[FileChange], local: Mapping[str, str]) -> list[Draft]:
-    """Every rule against every changed file its globs name."""
+def _subjects(rule: Rule, text: str) -> list[str]:
+    pattern = rule.subject or rule.pattern
+    assert pattern is not None
+    return [m["subject"] if "subject" in pattern.groupindex else m[0] for m in pattern.finditer(text)]
+
+
+def ollama_uses(files: Mapping[str, str], globs, subject: str, limit: int = 5) -> tuple[LocalRef, ...]:
+    """Where `subject` stands inside a string literal or as a whole word in the Ollama files matching `globs`."""
+    word = re.compile(rf"(?<![\w]){re.escape(subject)}(?![\w])")
+    refs: list[LocalRef] = []
+    for path in sorted(p for p in files if glob_match(p, globs)):
+        text = files[path]
+        if subject not in text:
+            continue
+        index = LineIndex(text)
+        refs += [LocalRef(path, index.line(m.start())) for m in word.finditer(text)][: limit - len(refs)]
+        if len(refs) >= limit:
+            break
+    return tuple(refs)
+
+
+def _subject_draft(
+    rule: Rule, change: FileChange, local: Mapping[str, str], elsewhere: Callable[[str], bool]
+) -> Draft | None:
+    """What the change does to each subject: gone from the file (and not added in another changed file),
+    or (unless the rule watches removals only) new in it. The rule's severity holds when Ollama's files
+    (`local_paths`) use a subject; otherwise the item is information."""
+    if not may_match(rule.pattern, *change.changed_raw):
+        return None
+    removed, added = _changed_lines(change, rule.pattern)
+    kept = set(_subjects(rule, change.new_code))
+    gone: dict[str, tuple] = {}
+    for span, n, raw in removed:
+        for subject in _subjects(rule, raw):
+            if subject not in kept and subject not in gone and not elsewhere(subject):
+                gone[subject] = (span, n, raw)
+    new: dict[str, int] = {}
+    if rule.when == "changed":
+        had = set(_subjects(rule, change.old_code))
+        new = {subject: n for _, n, raw in added for subject in _subjects(rule, raw) if subject not in had}
+    if not gone and not new:
+        return None
+    uses = {s: ollama_uses(local, rule.local_paths, s) for s in [*gone, *new]} if rule.local_paths else {}
+    used = sorted(s for s, refs in uses.items() if refs)
+    subjects = used or [*gone, *new]
+    listed = ", ".join(f"`{s}`" for s in subjects[:6]) + (f" and {len(subjects) - 6} more" if len(subjects) > 6 else "")
+    what = "removed or renamed" if set(subjects) <= set(gone) else ("new" if not set(subjects) & set(gone) else "changed")
+    title = _title(rule, change.path).replace("{subjects}", listed).replace("{what}", what)
+    lines = [raw for s in subjects if s in gone for raw in [gone[s][2]]]
+    news = [change.new_lines[new[s] - 1] for s in subjects if s in new]
+    detail = "\n\n".join(p for p in (rule.text, excerpt(lines, news)) if p)
+    severity = rule.severity if used or not rule.local_paths else "info"
+    refs = tuple(r for s in used for r in uses[s])[:10]
+    draft = Draft(rule.area, severity, title, detail, change.path, None, local_refs=refs,
+                  cause=f"{rule.id}:{','.join(sorted(subjects))}")
+    first = next((s for s in subjects if s in new), None)
+    if first is not None:
+        return replace(draft, line=new[first], blame=tuple((new[s], new[s]) for s in subjects if s in new)[:5])
+    span, _, text = gone[subjects[0]]
+    return replace(draft, line=change.where(span), removed=(change.old_path or change.path, text.strip()))
+
+
+def rule_drafts(
+    rules: list[Rule],
+    changes: list[FileChange],
+    local: Mapping[str, str],
+    builds: Callable[[str], bool] = lambda path: True,
+) -> list[Draft]:
+    """Every rule against every changed file its globs name. A file of the upstream that Ollama's build
+    does not compile (`builds`) can only give information."""
     drafts = []
     for rule in rules:
         refs: tuple | None = None
+        subject_rule = rule.subject is not None or rule.when == "removed"
         for change in changes:
             if not (
                 glob_match(change.path, rule.paths)
                 or (change.old_path and glob_match(change.old_path, rule.paths))
-            ):
+            ) or glob_match(change.path, rule.exclude_paths):
                 continue
-            draft = (_block_draft if rule.block else _line_draft)(rule, change)
+            if subject_rule:
+                draft = _subject_draft(rule, change, local, partial(_added_elsewhere, rule, changes, change))
+            else:
+                draft = (_block_draft if rule.block else _line_draft)(rule, change)
+                if draft is not None:
+                    if refs is None:
+                        refs = local_refs(local, rule.local_paths, rule.local_pattern) if rule.local_paths else ()
+                    draft = replace(draft, local_refs=refs)
             if draft is None:
                 continue
-            if refs is None:
-                refs = local_refs(local, rule.local_paths, rule.local_pattern) if rule.local_paths else ()
-            drafts.append(replace(draft, local_refs=refs))
+            if not builds(change.path):
+                draft = replace(draft, severity="info")
+            drafts.append(draft)
     return drafts
+
+
+def _added_elsewhere(rule: Rule, changes: list[FileChange], skip: FileChange, subject: str) -> bool:
+    """Whether another changed file of the rule's globs adds `subject`: moved, not gone."""
+    for c in changes:
+        if c is skip or not c.new_path or subject not in c.changed_raw[0]:
+            continue
+        if glob_match(c.path, rule.paths) and any(subject in _subjects(rule, line) for line in c.added_raw):
+            return True
+    return False

@@ -1,0 +1,76 @@
+"""One item per upstream cause: what several detectors or files report of one change, said once.
+
+Two passes. Drafts that name the same cause (a GGUF key, a CMake option)
+merge before the upstream commits are looked up; findings of one area that
+the same upstream commit (or two) introduced merge after. The merged item
+keeps the most severe part's title and text and lists the other parts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import replace
+from typing import TypeVar
+
+from bot.model import SEVERITY_ORDER, Finding
+from bot.review.changes import Draft
+
+MAX_SHARED_COMMITS = 2  # a longer commit list is a file's whole history, not one change
+T = TypeVar("T", Draft, Finding)
+
+
+def _groups(items: Sequence[T], key: Callable[[T], Hashable | None]) -> list[list[T]]:
+    """Items with the same key together, in the order of each group's first item; a None key stays alone."""
+    groups: dict[Hashable, list[T]] = {}
+    alone: list[list[T]] = []
+    for item in items:
+        k = key(item)
+        if k is None:
+            alone.append([item])
+        else:
+            groups.setdefault(k, []).append(item)
+    return [*groups.values(), *alone]
+
+
+def _parts(lead: Draft | Finding, others: Sequence[Draft | Finding]) -> str:
+    lines = []
+    for o in others:
+        path, line = (o.path, o.line) if isinstance(o, Draft) else (o.upstream_path, o.upstream_line)
+        where = f"`{path}:{line}`" if line else f"`{path}`"
+        lines.append(f"- {where}" if o.title == lead.title else f"- {o.title} ({where})")
+    return "The same upstream change also shows in:\n" + "\n".join(dict.fromkeys(lines))
+
+
+def _most_severe(group: Sequence[T]) -> tuple[T, list[T]]:
+    ordered = sorted(group, key=lambda x: SEVERITY_ORDER[x.severity])
+    return ordered[0], ordered[1:]
+
+
+def by_cause(drafts: Sequence[Draft]) -> list[Draft]:
+    merged = []
+    for group in _groups(drafts, lambda d: d.cause):
+        lead, others = _most_severe(group)
+        if others:
+            refs = tuple(dict.fromkeys(r for d in group for r in d.local_refs))
+            lead = replace(lead, detail=f"{lead.detail}\n\n{_parts(lead, others)}", local_refs=refs)
+        merged.append(lead)
+    return merged
+
+
+def _commit_key(f: Finding) -> Hashable | None:
+    shas = frozenset(c.sha for c in f.upstream_commits)
+    return (f.area, shas) if 0 < len(shas) <= MAX_SHARED_COMMITS else None
+
+
+def by_commit(findings: Sequence[Finding]) -> list[Finding]:
+    merged = []
+    for group in _groups(findings, _commit_key):
+        lead, others = _most_severe(group)
+        if others:
+            lead = replace(
+                lead,
+                detail=f"{lead.detail}\n\n{_parts(lead, others)}",
+                local_refs=list(dict.fromkeys(r for f in group for r in f.local_refs)),
+            )
+        merged.append(lead)
+    return merged
