@@ -189,3 +189,12 @@ def test_subject_keys_are_validated():
         parse_rule("r", {"area": "build", "severity": "info", "title": "t", "paths": ["x"], "pattern": "a", "when": "sometimes"}, "rules.r")
     with pytest.raises(AnalysisError, match=r"rules\.r\.subject: a subject needs a pattern"):
         parse_rule("r", {"area": "build", "severity": "info", "title": "t", "paths": ["x"], "subject": "a"}, "rules.r")
+
+
+def test_hunk_code_stays_on_its_own_line_numbers_after_a_pure_insertion():
+    # A pure insertion has no removed lines: the hunks after it must still see their own code.
+    old = 'int a() {\n    return 1;\n}\nint b() {\n    // was here\n    return f(x, "wav");\n}\n'
+    new = 'int z() {}\n' + old.replace('f(x, "wav")', 'g(x)')
+    change = FileChange.from_texts("src/x.cpp", old, new)
+    removed = [(n, code) for s in change.significant for n, code in change.removed_code(s)]
+    assert removed == [(6, '    return f(x, "wav");')]

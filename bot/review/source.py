@@ -137,8 +137,8 @@ def region_code(regions: list[list[str]], path: str) -> list[list[str]]:
     lines = code_text("\n*/\n".join("\n".join(r) for r in fixed), path).split("\n")
     out, at = [], 0
     for r in fixed:
-        out.append(lines[at : at + len(r)] if r else [])
-        at += len(r) + 1 if r else 1
+        out.append(lines[at : at + len(r)])
+        at += max(len(r), 1) + 1  # an empty excerpt still holds one (empty) line before its fence
     return out
 
 
