@@ -198,3 +198,15 @@ def test_hunk_code_stays_on_its_own_line_numbers_after_a_pure_insertion():
     change = FileChange.from_texts("src/x.cpp", old, new)
     removed = [(n, code) for s in change.significant for n, code in change.removed_code(s)]
     assert removed == [(6, '    return f(x, "wav");')]
+
+
+def test_a_request_field_ollama_sends_that_the_server_stops_reading_is_medium():
+    old = 'void parse(const json & p) {\n    std::string format = json_value(p, "format", std::string());\n    std::string data = json_value(p, "data", std::string());\n}\n'
+    new = old.replace('    std::string format = json_value(p, "format", std::string());\n', "")
+    local = {"llm/llama_server.go": 'm := map[string]any{\n\t"data": encoded,\n\t"format": format,\n}\n',
+             "llm/llama_server_test.go": '"format"\n'}
+    (draft,) = rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server-common.cpp", old, new)], local)
+    assert (draft.severity, draft.title) == ("medium", "llama-server no longer reads request field `format` in server-common.cpp")
+    assert draft.local_refs == (LocalRef("llm/llama_server.go", 3),)
+    assert rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server-common.cpp", old, new)],
+                       {"llm/x.go": 'f := "formats of data"\n'})[0].severity == "info"

@@ -36,9 +36,11 @@ KEYS = {
     "exclude_paths",
     "subject",
     "when",
+    "local_match",
     "enabled",
 }
 WHEN = ("changed", "removed")
+LOCAL_MATCHES = ("word", "string")
 REQUIRED = ("area", "severity", "title", "paths")
 
 
@@ -57,6 +59,7 @@ class Rule:
     exclude_paths: tuple[str, ...] = ()
     subject: re.Pattern | None = None  # what a matched line is about (group `subject`, else the match)
     when: str = "changed"  # "removed": only subjects the new file no longer has count
+    local_match: str = "word"  # a subject stands in an Ollama string as a "word" of it, or as the whole "string"
 
 
 def _strings(value, where: str) -> tuple[str, ...]:
@@ -106,6 +109,10 @@ def parse_rule(rule_id: str, raw, where: str) -> Rule | None:
         raise AnalysisError(f"{where}.block: a rule has a pattern or a block, not both")
     if raw.get("when", "changed") not in WHEN:
         raise AnalysisError(f"{where}.when: expected one of {', '.join(WHEN)}, got {raw.get('when')!r}")
+    if raw.get("local_match", "word") not in LOCAL_MATCHES:
+        raise AnalysisError(
+            f"{where}.local_match: expected one of {', '.join(LOCAL_MATCHES)}, got {raw.get('local_match')!r}"
+        )
     if ("subject" in raw or "when" in raw) and "pattern" not in raw:
         raise AnalysisError(f"{where}.subject: a subject needs a pattern")
     return Rule(
@@ -122,6 +129,7 @@ def parse_rule(rule_id: str, raw, where: str) -> Rule | None:
         _strings(raw["exclude_paths"], f"{where}.exclude_paths") if "exclude_paths" in raw else (),
         _regex(raw["subject"], f"{where}.subject") if "subject" in raw else None,
         raw.get("when", "changed"),
+        raw.get("local_match", "word"),
     )
 
 
@@ -233,18 +241,27 @@ def _subjects(rule: Rule, text: str) -> list[str]:
     return [m["subject"] if "subject" in pattern.groupindex else m[0] for m in pattern.finditer(text)]
 
 
-def ollama_uses(files: Mapping[str, str], globs, subject: str, limit: int = 5) -> tuple[LocalRef, ...]:
-    """Where `subject` stands inside a string literal or as a whole word in the Ollama files matching `globs`."""
+_GO_STRING = re.compile(r'"((?:\\.|[^"\\\n])*)"')
+
+
+def ollama_uses(
+    files: Mapping[str, str], globs, subject: str, whole: bool = False, limit: int = 5
+) -> tuple[LocalRef, ...]:
+    """Where `subject` stands in a string of the Ollama files matching `globs` (tests aside): as a word of
+    the string, or (`whole`) as all of it, a struct tag's `"name,omitempty"` included."""
     word = re.compile(rf"(?<![\w]){re.escape(subject)}(?![\w])")
     refs: list[LocalRef] = []
-    for path in sorted(p for p in files if glob_match(p, globs)):
+    for path in sorted(p for p in files if glob_match(p, globs) and not p.endswith("_test.go")):
         text = files[path]
         if subject not in text:
             continue
         index = LineIndex(text)
-        refs += [LocalRef(path, index.line(m.start())) for m in word.finditer(text)][: limit - len(refs)]
-        if len(refs) >= limit:
-            break
+        for m in _GO_STRING.finditer(text):
+            body = m[1]
+            if (body.split(",", 1)[0] == subject) if whole else (subject in body and word.search(body)):
+                refs.append(LocalRef(path, index.line(m.start())))
+                if len(refs) >= limit:
+                    return tuple(refs)
     return tuple(refs)
 
 
@@ -269,7 +286,8 @@ def _subject_draft(
         new = {subject: n for _, n, raw in added for subject in _subjects(rule, raw) if subject not in had}
     if not gone and not new:
         return None
-    uses = {s: ollama_uses(local, rule.local_paths, s) for s in [*gone, *new]} if rule.local_paths else {}
+    whole = rule.local_match == "string"
+    uses = {s: ollama_uses(local, rule.local_paths, s, whole) for s in [*gone, *new]} if rule.local_paths else {}
     used = sorted(s for s, refs in uses.items() if refs)
     subjects = used or [*gone, *new]
     listed = ", ".join(f"`{s}`" for s in subjects[:6]) + (f" and {len(subjects) - 6} more" if len(subjects) > 6 else "")
