@@ -130,3 +130,16 @@ def test_moved_generated_asset():
                    .replace("--out shaders.hpp", "--out gen/shaders.hpp"))
     titles = [d.title for d in generator_drafts(old, moved, {}, set())]
     assert "Generated asset shaders.hpp moved" in titles
+
+
+def test_a_new_option_that_defaults_off_or_belongs_to_an_unbuilt_backend_is_information():
+    old = _opts(CMAKE)
+    off = _opts(CMAKE + 'option(LLAMA_BUILD_MTMD "llama: build tools/mtmd library standalone" OFF)\n')
+    assert [d.severity for d in option_drafts(old, off, {}, _same)] == ["info"]
+    sycl_text = 'set(GGML_SYCL_MAX_PARALLEL_LINK_JOBS "4" CACHE STRING "sycl: link jobs")\n'
+    sycl = old + _opts(sycl_text, "ggml/src/ggml-sycl/CMakeLists.txt")
+    (draft,) = option_drafts(old, sycl, {}, _same, built=lambda o: "sycl" not in o.path)
+    assert draft.severity == "info" and draft.title == "New CMake option GGML_SYCL_MAX_PARALLEL_LINK_JOBS: decide its value"
+    (built,) = option_drafts(old, sycl, {}, _same)
+    assert built.severity == "medium"
+

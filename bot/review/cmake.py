@@ -168,10 +168,23 @@ def _describe(o: Option) -> str:
     return f"`{o.name}` ({o.doc or 'no description'}; default `{o.default}`), declared in `{o.path}`"
 
 
+def _off(default: str) -> bool:
+    return default in ("OFF", "") or default.upper() in ("0", "N", "NO", "FALSE", "IGNORE", "NOTFOUND")
+
+
 def option_drafts(
-    old: list[Option], new: list[Option], mentions: Mapping[str, list[LocalRef]], where_now: WhereNow
+    old: list[Option],
+    new: list[Option],
+    mentions: Mapping[str, list[LocalRef]],
+    where_now: WhereNow,
+    built: Callable[[Option], bool] = lambda option: True,
 ) -> list[Draft]:
-    """Added, removed, renamed and re-defaulted options, weighed by whether Ollama sets them."""
+    """Added, removed, renamed and re-defaulted options, weighed by whether Ollama sets them. An option of
+    code Ollama does not build (`built`), or a new one that defaults off, is information."""
+
+    def weigh(option: Option, severity: str) -> str:
+        return severity if built(option) else "info"
+
     before, after = _index(old), _index(new)
     removed = [before[n][0] for n in before if n not in after]
     added = [after[n][0] for n in after if n not in before]
@@ -192,7 +205,7 @@ def option_drafts(
             drafts.append(
                 Draft(
                     "build",
-                    "high" if sets_it else "info",
+                    weigh(twin, "high" if sets_it else "info"),
                     f"CMake option {gone.name} renamed to {twin.name}"
                     + ("; Ollama still sets the old name" if sets_it else ""),
                     f"Upstream replaced {_describe(gone)} by {_describe(twin)}."
@@ -210,7 +223,7 @@ def option_drafts(
         drafts.append(
             Draft(
                 "build",
-                "high" if sets_it else "info",
+                weigh(gone, "high" if sets_it else "info"),
                 f"CMake option {gone.name} was removed" + ("; Ollama still sets it" if sets_it else ""),
                 f"Upstream no longer declares {_describe(gone)}."
                 + (" Ollama still sets it, so the setting is silently ignored now." if sets_it else ""),
@@ -226,7 +239,7 @@ def option_drafts(
         drafts.append(
             Draft(
                 "build",
-                "medium",
+                weigh(new_option, "info" if _off(new_option.default) else "medium"),
                 f"New CMake option {new_option.name}: decide its value",
                 f"Upstream added {_describe(new_option)}. Ollama does not set it, so its build now takes the "
                 f"default `{new_option.default}`; set it explicitly where Ollama configures the build.",
@@ -243,7 +256,7 @@ def option_drafts(
             drafts.append(
                 Draft(
                     "build",
-                    "medium",
+                    weigh(o, "medium"),
                     f"Default of CMake option {name} changed",
                     f"The default of {_describe(o)} changed from `{', '.join(old_defaults)}` to "
                     f"`{', '.join(new_defaults)}`. Ollama does not set it and so relies on the default.",
