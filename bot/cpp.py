@@ -273,3 +273,195 @@ def declarations(source: bytes) -> tuple[Declaration, ...]:
             if name is not None and name.type in ("identifier", "field_identifier", "qualified_identifier"):
                 out.append(Declaration("function", _text(name), "", name.start_point[0]))
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A name a file declares outside function bodies: what other code can use of it."""
+
+    line: int  # 1-based line of the name
+    kind: str  # macro | type | function | field | variable | enum value
+    name: str
+    owner: str  # the struct, class or enum it belongs to ("" at namespace scope)
+    parameters: tuple[str, ...] = ()  # a function's parameter types; `=` ends one with a default value
+    qualifiers: str = ""  # a function's `const`, `noexcept`, `&`
+
+    @property
+    def signature(self) -> str:
+        if self.kind != "function":
+            return ""
+        return " ".join([f"({', '.join(self.parameters)})", self.qualifiers]).strip()
+
+
+_BLOCKS = {
+    "translation_unit",
+    "declaration_list",
+    "field_declaration_list",
+    "preproc_if",
+    "preproc_ifdef",
+    "preproc_else",
+    "preproc_elif",
+    "preproc_elifdef",
+    "template_declaration",
+    "linkage_specification",
+    "ERROR",
+}
+_TYPES = ("struct_specifier", "class_specifier", "union_specifier", "enum_specifier")
+_WRAPPERS = {
+    "pointer_declarator",
+    "reference_declarator",
+    "init_declarator",
+    "array_declarator",
+    "attributed_declarator",
+    "parenthesized_declarator",
+}
+
+
+def _last_name(node: Node) -> tuple[str, str]:
+    """(owner, name) of a declarator's name: `llama_hparams::is_swa` -> ("llama_hparams", "is_swa")."""
+    owner = ""
+    while node.type == "qualified_identifier":
+        scope, inner = node.child_by_field_name("scope"), node.child_by_field_name("name")
+        if scope is not None:
+            base = scope.child_by_field_name("name") if scope.type == "template_type" else scope
+            owner = _text(base)
+        if inner is None:
+            break
+        node = inner
+    if node.type in ("template_function", "template_type"):
+        node = node.child_by_field_name("name") or node
+    return owner, _text(node)
+
+
+def _parameter_type(param: Node) -> str:
+    """A parameter without its name or default value: what a caller must pass."""
+    cut: list[tuple[int, int]] = []
+    value = param.child_by_field_name("default_value")
+    end = param.end_byte
+    if value is not None:
+        equals = value.prev_sibling
+        end = equals.start_byte if equals is not None else value.start_byte
+    name = param.child_by_field_name("declarator")
+    while name is not None and name.type in _WRAPPERS | {"function_declarator"}:
+        name = name.child_by_field_name("declarator")
+    if name is not None and name.type in ("identifier", "field_identifier"):
+        cut.append((name.start_byte, name.end_byte))
+    text = param.text or b""
+    start = param.start_byte
+    pieces, at = [], start
+    for a, b in cut:
+        pieces.append(text[at - start : a - start])
+        at = b
+    pieces.append(text[at - start : end - start])
+    return " ".join(b"".join(pieces).decode("utf-8", "replace").split()) + ("=" if value is not None else "")
+
+
+def _signature(function: Node) -> tuple[tuple[str, ...], str]:
+    """(parameter types, qualifiers) of a function declarator."""
+    params = function.child_by_field_name("parameters")
+    if params is None:
+        return (), ""
+    types = tuple(_parameter_type(p) for p in params.named_children if p.type != "comment")
+    after = [
+        _text(c)
+        for c in function.children
+        if c.start_byte >= params.end_byte and c.type in ("type_qualifier", "ref_qualifier", "noexcept")
+    ]
+    return types, " ".join(after)
+
+
+class _Interface:
+    def __init__(self) -> None:
+        self.out: list[Declared] = []
+
+    def add(
+        self,
+        node: Node,
+        kind: str,
+        owner: str,
+        name: str = "",
+        signature: tuple[tuple[str, ...], str] = ((), ""),
+    ) -> None:
+        name = name or _text(node)
+        if name:
+            self.out.append(Declared(node.start_point[0] + 1, kind, name, owner, *signature))
+
+    def block(self, node: Node, owner: str, in_type: bool) -> None:
+        for child in node.named_children:
+            kind = child.type
+            if kind in ("preproc_def", "preproc_function_def"):
+                name = child.child_by_field_name("name")
+                if name is not None:
+                    self.add(name, "macro", "")
+            elif kind in _BLOCKS:
+                self.block(child, owner, in_type)
+            elif kind == "namespace_definition":
+                body = child.child_by_field_name("body")
+                if body is not None:
+                    self.block(body, "", False)
+            elif kind in ("declaration", "field_declaration"):
+                self.specifier(child.child_by_field_name("type"), owner)
+                for declarator in child.children_by_field_name("declarator"):
+                    self.declarator(declarator, owner, in_type)
+            elif kind == "function_definition":
+                declarator = child.child_by_field_name("declarator")
+                if declarator is not None:
+                    self.declarator(declarator, owner, in_type)
+            elif kind == "type_definition":
+                self.specifier(child.child_by_field_name("type"), owner)
+                for declarator in child.children_by_field_name("declarator"):
+                    while declarator is not None and declarator.type not in ("type_identifier", "identifier"):
+                        declarator = declarator.child_by_field_name("declarator")
+                    if declarator is not None:
+                        self.add(declarator, "type", owner)
+            elif kind == "alias_declaration":
+                name = child.child_by_field_name("name")
+                if name is not None:
+                    self.add(name, "type", owner)
+            elif kind in _TYPES:
+                self.specifier(child, owner)
+
+    def specifier(self, node: Node | None, owner: str) -> None:
+        if node is None or node.type not in _TYPES:
+            return
+        name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+        if body is None:
+            return  # a use or a forward declaration
+        type_name = _last_name(name)[1] if name is not None else ""
+        if name is not None:
+            self.add(name, "type", owner, type_name)
+        if node.type == "enum_specifier":
+            for entry in body.named_children:
+                if entry.type == "enumerator" and (value := entry.child_by_field_name("name")) is not None:
+                    self.add(value, "enum value", type_name)
+        else:
+            self.block(body, type_name or owner, True)
+
+    def declarator(self, node: Node, owner: str, in_type: bool) -> None:
+        while node.type in _WRAPPERS:
+            inner = node.child_by_field_name("declarator")
+            if inner is None:
+                return
+            node = inner
+        if node.type == "function_declarator":
+            name = node.child_by_field_name("declarator")
+            if name is None:
+                return
+            if name.type == "parenthesized_declarator":  # a pointer to a function is a variable
+                self.declarator(name, owner, in_type)
+                return
+            scope, text = _last_name(name)
+            self.add(name, "function", scope or owner, text, _signature(node))
+        elif node.type in ("identifier", "field_identifier", "qualified_identifier"):
+            scope, text = _last_name(node)
+            self.add(node, "field" if in_type or scope else "variable", scope or owner, text)
+
+
+@lru_cache(maxsize=256)
+def interface(source: bytes) -> tuple[Declared, ...]:
+    """What the file declares outside function bodies, in file order: macros, types, functions (with
+    their parameter types), fields, namespace-scope variables and enum values. A body's locals are
+    nobody's interface, so bodies are never entered."""
+    found = _Interface()
+    found.block(_tree(source).root_node, "", False)
+    return tuple(sorted(found.out, key=lambda d: d.line))

@@ -13,9 +13,10 @@ import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping
 
+from bot import cpp
 from bot.model import LocalRef
 from bot.patchfile import PatchFile
-from bot.review.changes import Draft, FileChange
+from bot.review.changes import Draft, FileChange, Span
 from bot.review.source import (
     C_SOURCES,
     C_STRING,
@@ -28,6 +29,8 @@ from bot.review.source import (
 from bot.review.symbols import removed_title
 
 COMPAT_SOURCES = ("llama/compat/**/*.{c,cc,cpp,h,hpp}",)
+# what another translation unit can see of upstream: a .cpp file's own structs and statics are private
+HEADERS = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc")
 _KEYWORDS = frozenset(
     [
         "alignas",
@@ -119,30 +122,6 @@ _KEYWORDS = frozenset(
     ]
 )
 _IDENT = re.compile(r"\b[A-Za-z_]\w{2,}")
-_MACRO = re.compile(r"^\s*#\s*define\s+(\w+)")
-_TYPE = re.compile(r"^\s*(?:typedef\s+)?(?:struct|class|union|enum(?:\s+class)?)\s+(\w+)\s*(?:[:{]|$)")
-_ALIAS = re.compile(r"^\s*(?:using\s+(\w+)\s*=|typedef\b.*?\b(\w+)\s*;)")
-_DECL_HEAD = r"^\s*(?:(?:[\w:]+(?:<[^;{}()]*>)?|[*&]+)\s+)+[*&]*"
-_FUNCTION = re.compile(_DECL_HEAD + r"(~?\w+)\s*\(")
-_FIELD = re.compile(_DECL_HEAD + r"(\w+)\s*(?:\[[^\]]*\]\s*)*(?:=[^;]*|\{[^;]*\})?;")
-_ENUM_VALUE = re.compile(r"^\s*(\w+)\s*(?:=[^,]*)?,?\s*(?:\}.*)?$")
-_STATEMENT_WORDS = frozenset(
-    [
-        "return",
-        "else",
-        "case",
-        "goto",
-        "new",
-        "delete",
-        "throw",
-        "co_return",
-        "if",
-        "while",
-        "for",
-        "switch",
-        "sizeof",
-    ]
-)
 
 
 def _ollama_identifiers(text: str) -> Iterable[tuple[str, int]]:
@@ -177,75 +156,22 @@ def compat_uses(files: Mapping[str, str], patches: list[tuple[str, PatchFile]]) 
     return found
 
 
-def _scope(header: str, outer: str) -> str:
-    """What a `{` opens, from the text before it on its line (or the line before)."""
-    if outer in ("function", "init"):
-        return outer
-    if re.search(r"\benum\b", header):
-        return "enum"
-    if re.search(r"\b(?:struct|class|union)\b", header) and "(" not in header:
-        return "struct"
-    if re.search(r"\bnamespace\b|\bextern\b", header):
-        return "namespace"
-    if ")" in header or re.search(r"\b(?:else|do|try)\s*$", header):
-        return "function"
-    return "init"
+def declared(code_lines: list[str]) -> tuple[cpp.Declared, ...]:
+    """What comment-free lines declare outside function bodies, with owners and signatures (one parse
+    per text: the parse is cached by the text)."""
+    return cpp.interface("\n".join(code_lines).encode())
 
 
 def declarations(code_lines: list[str]) -> list[tuple[int, str, str]]:
-    """(line, kind, name) of comment-free lines: macros and types anywhere outside function bodies,
-    functions and variables at namespace or struct scope, struct fields, and enum values.
-
-    Function bodies are skipped: a local variable is nobody's interface."""
-    found = []
-    stack = ["namespace"]
-    previous = ""
-    for number, line in enumerate(code_lines, 1):
-        scope = stack[-1]
-        if scope in ("function", "init") and "{" not in line and "}" not in line and "#" not in line:
-            continue  # the bulk of any file: statements inside bodies
-        plain = C_STRING.sub('""', line) if '"' in line else line
-        if m := _MACRO.match(line):
-            found.append((number, "macro", m[1]))
-        elif scope == "enum":
-            if m := _ENUM_VALUE.match(plain):
-                found.append((number, "enum value", m[1]))
-        elif scope in ("namespace", "struct"):
-            first = plain.split(None, 1)[:1]
-            if m := _TYPE.match(plain):
-                found.append((number, "type", m[1]))
-            elif m := _ALIAS.match(plain):
-                found.append((number, "type", m[1] or m[2]))
-            elif first and first[0] not in _STATEMENT_WORDS:
-                if m := _FUNCTION.match(plain):
-                    found.append((number, "function", m[1].lstrip("~")))
-                elif m := _FIELD.match(plain):
-                    found.append((number, "field" if scope == "struct" else "variable", m[1]))
-        if "{" in plain or "}" in plain:
-            start = 0
-            for brace in re.finditer(r"[{}]", plain):
-                if brace[0] == "{":
-                    header = plain[start : brace.start()].strip() or previous
-                    stack.append(_scope(header, stack[-1]))
-                elif len(stack) > 1:
-                    stack.pop()
-                start = brace.end()
-        if scope not in ("function", "init") and plain.strip():
-            previous = plain.strip()
-    return found
+    """(line, kind, name) of comment-free lines: macros and types, functions and variables at namespace
+    or struct scope, struct fields, and enum values. A local variable is nobody's interface."""
+    return [(d.line, d.kind, d.name) for d in declared(code_lines)]
 
 
 def kinds_by_name(decls: Iterable[tuple[int, str, str]]) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
     for _, kind, name in decls:
         found.setdefault(name, set()).add(kind)
-    return found
-
-
-def _by_line(decls: list[tuple[int, str, str]]) -> dict[int, list[tuple[str, str]]]:
-    found: dict[int, list[tuple[str, str]]] = {}
-    for line, kind, name in decls:
-        found.setdefault(line, []).append((kind, name))
     return found
 
 
@@ -257,68 +183,146 @@ def _area(name: str, path: str) -> str:
     )
 
 
-def compat_drafts(
-    uses: Mapping[str, list[LocalRef]], change: FileChange, added_elsewhere: Callable[[str], set[str]]
-) -> list[Draft]:
-    """Declarations Ollama's compat code uses that this upstream file change removes, renames or re-kinds.
+def _accepts_old_calls(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
+    """A call written for `old` parameters compiles against `new` ones: the same types, then defaults."""
+    return new[: len(old)] == old and all(p.endswith("=") for p in new[len(old) :])
 
-    `added_elsewhere(name)` gives the kinds `name` is declared as on added lines of the other changed
-    files (a declaration that only moved is no removal); it is called only for a vanished name.
+
+def _similar(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate most like `name` (a rename's new name), if any is half alike."""
+    best = max(candidates, key=lambda n: difflib.SequenceMatcher(None, n, name).ratio(), default=None)
+    if best is None or difflib.SequenceMatcher(None, best, name).ratio() < 0.5:
+        return None
+    return best
+
+
+def compat_drafts(
+    uses: Mapping[str, list[LocalRef]],
+    change: FileChange,
+    added_elsewhere: Callable[[str], set[str]],
+    *,
+    still_declared: Callable[[str, str], bool] | None = None,
+) -> list[Draft]:
+    """Declarations Ollama's compat code uses that this upstream header change removes, renames, re-kinds
+    or whose parameter types it changes (what a source file declares, no other file sees).
+
+    A declaration belongs to its struct or enum: a field `n_layer` of `llama_hparams` that became a
+    function is a change even while another struct keeps a field `n_layer`. `added_elsewhere(name)`
+    gives the kinds `name` is declared as on added lines of the other changed files (a declaration that
+    only moved is no removal); `still_declared(name, kind)` says whether the headers Ollama's code
+    includes still declare it as that kind at the new ref. Both are called only for a vanished name.
     """
     drafts: list[Draft] = []
-    if not change.old_path or not change.significant:
+    if not change.old_path or not change.old_path.endswith(HEADERS) or not change.significant:
         return drafts
-    old_at = _by_line(declarations(change.old_code_lines))
-    new_decls = declarations(change.new_code_lines) if change.new_path else []
-    new_at, new_kinds = _by_line(new_decls), kinds_by_name(new_decls)
+    old = declared(change.old_code_lines)
+    new = declared(change.new_code_lines) if change.new_path else ()
+    old_at: dict[int, list[cpp.Declared]] = {}
+    for d in old:
+        if d.name in uses:
+            old_at.setdefault(d.line, []).append(d)
+    if not old_at:
+        return drafts
+    before = {(d.owner, d.name, d.kind) for d in old}
+    members: dict[tuple[str, str], list[cpp.Declared]] = {}
+    arrived: dict[str, set[str]] = {}  # kinds of names declared where they were not before
+    for d in new:
+        members.setdefault((d.owner, d.name), []).append(d)
+        if (d.owner, d.name, d.kind) not in before:
+            arrived.setdefault(d.name, set()).add(d.kind)
     for span in change.significant:
-        gone = kinds_by_name(
-            (n, kind, name) for n in span.old_lines for kind, name in old_at.get(n, ()) if name in uses
-        )
+        gone: dict[str, list[cpp.Declared]] = {}
+        for n in span.old_lines:
+            for d in old_at.get(n, ()):
+                gone.setdefault(d.name, []).append(d)
         if not gone:
             continue
-        added = kinds_by_name((n, kind, name) for n in span.new_lines for kind, name in new_at.get(n, ()))
+        added = kinds_by_name(
+            (d.line, d.kind, d.name)
+            for d in new
+            if span.new_start <= d.line < span.new_start + span.new_count
+        )
         for name in sorted(gone):
-            old_kinds = gone[name]
-            now = new_kinds.get(name) or added_elsewhere(name)
-            if old_kinds & now:
-                continue  # still declared as the same kind of thing
-            blame = ((span.new_start, span.new_start + span.new_count - 1),) if span.new_count else ()
+            was_decls = gone[name]
+            old_kinds = {d.kind for d in was_decls}
+            same_place = [d for w in was_decls for d in members.get((w.owner, name), ())]
+            now = {d.kind for d in same_place} or arrived.get(name, set()) | added_elsewhere(name)
+
             was = "/".join(sorted(old_kinds))
-            removed = (change.old_path or change.path, name)
+            if old_kinds & now:
+                signature = _signature_draft(name, was_decls, same_place, change.path)
+                if signature is not None:
+                    drafts.append(_draft(change, span, name, uses, *signature, gone=False))
+                continue  # still declared as the same kind of thing
+            if not now and still_declared is not None and any(still_declared(name, k) for k in old_kinds):
+                continue  # declared by another header Ollama's code includes
             if now:
                 became = "/".join(sorted(now))
+                owner = next((d.owner for d in was_decls if d.owner), "")
+                detail = (
+                    f"Ollama's compatibility code uses `{name}`; upstream turned it from a {was} into a {became}"
+                    + (f" of `{owner}`" if owner else "")
+                    + f" in `{change.path}`"
+                    + (f": it must now be called, `{name}()`." if became == "function" else ".")
+                )
                 drafts.append(
-                    Draft(
-                        _area(name, change.path),
-                        "high",
-                        f"`{name}` changed from {was} to {became} upstream",
-                        f"Ollama's compatibility code uses `{name}`; upstream turned it from a {was} into a {became} "
-                        f"in `{change.path}`.",
-                        change.path,
-                        change.where(span),
-                        blame,
-                        removed,
-                        tuple(uses[name]),
+                    _draft(
+                        change, span, name, uses, f"`{name}` changed from {was} to {became} upstream", detail
                     )
                 )
                 continue
-            twins = [n for n, kinds in added.items() if old_kinds & kinds and n != name]
-            twin = max(twins, key=lambda n: difflib.SequenceMatcher(None, n, name).ratio(), default=None)
-            if twin is not None and difflib.SequenceMatcher(None, twin, name).ratio() < 0.5:
-                twin = None
-            drafts.append(
-                Draft(
-                    _area(name, change.path),
-                    "high",
-                    removed_title(name),
-                    f"Ollama's compatibility code uses the {was} `{name}`, which `{change.path}` no longer declares"
-                    + (f"; it was probably renamed to `{twin}`." if twin else "."),
-                    change.path,
-                    change.where(span),
-                    blame,
-                    removed,
-                    tuple(uses[name]),
-                )
+            twin = _similar(name, [n for n, kinds in added.items() if old_kinds & kinds and n != name])
+            detail = (
+                f"Ollama's compatibility code uses the {was} `{name}`, which `{change.path}` no longer declares"
+                + (f"; it was probably renamed to `{twin}`." if twin else ".")
             )
+            drafts.append(_draft(change, span, name, uses, removed_title(name), detail))
     return drafts
+
+
+def _draft(
+    change: FileChange,
+    span: Span,
+    name: str,
+    uses: Mapping[str, list[LocalRef]],
+    title: str,
+    detail: str,
+    gone: bool = True,
+) -> Draft:
+    return Draft(
+        _area(name, change.path),
+        "high",
+        title,
+        detail,
+        change.path,
+        change.where(span),
+        ((span.new_start, span.new_start + span.new_count - 1),) if span.new_count else (),
+        (change.old_path or change.path, name) if gone else None,
+        tuple(uses[name]),
+        cause=f"declaration:{name}",
+    )
+
+
+def _signature_draft(
+    name: str, was: list[cpp.Declared], now: list[cpp.Declared], path: str
+) -> tuple[str, str] | None:
+    """(title, detail) when a function Ollama calls lost the parameter list it had and no remaining
+    overload accepts the old calls."""
+    old = [d for d in was if d.kind == "function"]
+    new = [d for d in now if d.kind == "function"]
+    if not old or not new:
+        return None
+    lost = [
+        d
+        for d in old
+        if not any(
+            _accepts_old_calls(d.parameters, n.parameters) and d.qualifiers == n.qualifiers for n in new
+        )
+    ]
+    if not lost:
+        return None
+    return (
+        f"Signature of `{name}` changed upstream",
+        f"Ollama's compatibility code calls `{name}`, declared in `{path}`.\n\n"
+        f"Was: `{name}{lost[0].signature}`\n\nNow: " + ", ".join(f"`{name}{d.signature}`" for d in new),
+    )
