@@ -1,7 +1,8 @@
 """Architectures upstream adds or drops, and native support for an architecture a model patch adds."""
 
+from bot.model import LocalRef
 from bot.patchfile import parse
-from bot.review.archs import arch_drafts, architectures, patch_architectures
+from bot.review.archs import arch_drafts, architectures, patch_architectures, renamed_model_names
 from bot.review.source import code_text
 from tests.gitutil import make_patch
 
@@ -52,3 +53,48 @@ def test_new_architecture_without_a_patch_is_info_and_removed_one_is_medium():
 
 def test_renamed_enum_for_the_same_architecture_is_no_finding():
     assert arch_drafts(_archs(ARCH), _archs(ARCH.replace("LLM_ARCH_QWEN3,", "LLM_ARCH_QWEN_3,")), [], lambda n: n) == []
+
+
+# The shapes of the real case: Ollama's own Laguna (a model source compiled into llama.cpp and a patch adding
+# its tensor) against upstream's native one, which names two keys and a tensor differently.
+UPSTREAM_TABLES = """static const std::map<llm_kv, const char *> LLM_KV_NAMES = {
+    { LLM_KV_ROPE_FREQ_BASE,            "%s.rope.freq_base"            },
+    { LLM_KV_ROPE_FREQ_BASE_SWA,        "%s.rope.freq_base_swa"        },
+    { LLM_KV_ROPE_DIMENSION_COUNT_SWA,  "%s.rope.dimension_count_swa"  },
+};
+static const std::map<llm_tensor, const char *> LLM_TENSOR_NAMES = {
+    { LLM_TENSOR_ATTN_Q,                "blk.%d.attn_q" },
+    { LLM_TENSOR_ATTN_GATE,             "blk.%d.attn_gate" },
+};
+"""
+LAGUNA_CPP = """void llama_model_laguna::load_arch_hparams(llama_model_loader & ml) {
+    ml.get_key("laguna.rope.swa.dimension_count", hparams.n_rot_swa, false);
+    ml.get_key("laguna.rope.swa.freq_base", hparams.rope_freq_base_train_swa, false);
+    ml.get_key("laguna.rope.freq_base", hparams.rope_freq_base_train, false);
+    ml.get_key("laguna.attention.gating_type", hparams.gating, false);
+}
+"""
+TENSOR_PATCH_LINE = '    { LLM_TENSOR_ATTN_GATE_LAGUNA,       "blk.%d.attn_g" },'
+
+
+def test_names_ollamas_own_implementation_reads_that_upstreams_native_one_spells_differently():
+    patch_ref = LocalRef("llama/compat/models/003-llama-cpp-laguna.patch", 10)
+    found = renamed_model_names("laguna", {"llama/compat/models/laguna.cpp": LAGUNA_CPP},
+                                [(TENSOR_PATCH_LINE, patch_ref)], UPSTREAM_TABLES)
+    assert found == [
+        ("laguna.rope.swa.dimension_count", "laguna.rope.dimension_count_swa", LocalRef("llama/compat/models/laguna.cpp", 2)),
+        ("laguna.rope.swa.freq_base", "laguna.rope.freq_base_swa", LocalRef("llama/compat/models/laguna.cpp", 3)),
+        ("blk.%d.attn_g", "blk.%d.attn_gate", patch_ref),
+    ]  # rope.freq_base is the same name; gating_type has no upstream counterpart: upstream does not need it
+    translating = LAGUNA_CPP + 'copy_f32_kv(meta, "laguna.rope.swa.freq_base", "laguna.rope.freq_base_swa");\n'
+    assert [n for n, _, _ in renamed_model_names("laguna", {"c.cpp": translating}, [], UPSTREAM_TABLES)] == [
+        "laguna.rope.swa.dimension_count"]
+
+
+def test_a_native_architecture_item_lists_the_names_to_translate():
+    (draft,) = arch_drafts(_archs(ARCH), _archs(WITH_LAGUNA), patch_architectures([("p.patch", parse(PATCH))]),
+                           lambda line: line, renamed=lambda arch: [("laguna.rope.swa.freq_base", "laguna.rope.freq_base_swa",
+                                                                     LocalRef("c.cpp", 3))])
+    assert draft.severity == "high"
+    assert "- `laguna.rope.swa.freq_base` is `laguna.rope.freq_base_swa` upstream (`c.cpp:3`)" in draft.detail
+    assert ("c.cpp", 3) in [(r.path, r.line) for r in draft.local_refs]

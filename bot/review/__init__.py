@@ -338,6 +338,12 @@ class _Run:
             archs.patch_architectures(self.ctx.patches),
             change.new_line,
             change.path,
+            lambda arch: archs.renamed_model_names(
+                arch,
+                {p: self.local[p] for p in self.local if glob_match(p, compat.COMPAT_SOURCES)},
+                archs.patch_added_lines(self.ctx.patches),
+                change.new_code,
+            ),
         )
 
     def compat_sources(self) -> list[Draft]:

@@ -34,8 +34,8 @@ def architectures(code: str) -> dict[str, Arch]:
     return {m[1]: Arch(m[1], m[2], index.line(m.start())) for m in _ENTRY.finditer(code)}
 
 
-def patch_architectures(patches: list[tuple[str, PatchFile]]) -> list[tuple[Arch, LocalRef]]:
-    """Architectures the patches' added lines register, with the patch line that adds each."""
+def patch_added_lines(patches: list[tuple[str, PatchFile]]) -> list[tuple[str, LocalRef]]:
+    """Every line the patches add, with the patch line that adds it."""
     found = []
     for patch_path, pf in patches:
         for fp in pf.files:
@@ -43,11 +43,16 @@ def patch_architectures(patches: list[tuple[str, PatchFile]]) -> list[tuple[Arch
                 row = hunk.header_line
                 for line in hunk.lines:
                     row += 1
-                    if line.kind != "+":
-                        continue
-                    for m in _ENTRY.finditer(line.text.decode("utf-8", "replace")):
-                        found.append((Arch(m[1], m[2], 0), LocalRef(patch_path, row)))
+                    if line.kind == "+":
+                        found.append((line.text.decode("utf-8", "replace"), LocalRef(patch_path, row)))
     return found
+
+
+def patch_architectures(patches: list[tuple[str, PatchFile]]) -> list[tuple[Arch, LocalRef]]:
+    """Architectures the patches' added lines register, with the patch line that adds each."""
+    return [
+        (Arch(m[1], m[2], 0), ref) for text, ref in patch_added_lines(patches) for m in _ENTRY.finditer(text)
+    ]
 
 
 def arch_drafts(
@@ -56,7 +61,10 @@ def arch_drafts(
     patched: list[tuple[Arch, LocalRef]],
     where_now: Callable[[int], int | None],
     path: str = ARCH_FILE,
+    renamed: Callable[[str], list[tuple[str, str, LocalRef]]] = lambda arch: [],
 ) -> list[Draft]:
+    """New, natively supported and removed architectures. For one Ollama's patches implement and upstream
+    now has, `renamed(name)` gives the GGUF names the two implementations write differently."""
     drafts = []
     old_names = {a.name for a in old.values()}
     for enum in sorted(set(new) - set(old)):
@@ -65,6 +73,10 @@ def arch_drafts(
             continue  # renamed enum, same architecture
         refs = tuple(ref for a, ref in patched if a.enum == enum or a.name == arch.name)
         if refs:
+            names = renamed(arch.name)
+            listed = "".join(
+                f"\n- `{ours}` is `{theirs}` upstream (`{ref.path}:{ref.line}`)" for ours, theirs, ref in names
+            )
             drafts.append(
                 Draft(
                     "models",
@@ -72,10 +84,17 @@ def arch_drafts(
                     f"Upstream now supports architecture `{arch.name}` natively",
                     f'`{enum}` / `"{arch.name}"` is new upstream, and an Ollama patch adds the same '
                     "architecture: the local patch may need removal or rebase onto upstream's "
-                    "implementation.",
+                    "implementation."
+                    + (
+                        f"\n\nModels made for Ollama's implementation name these differently from upstream's, "
+                        f"which will not find them: translate them in the compat layer before dropping the "
+                        f"patch.{listed}"
+                        if names
+                        else ""
+                    ),
                     path,
                     arch.line,
-                    local_refs=refs,
+                    local_refs=refs + tuple(ref for _, _, ref in names),
                 )
             )
         else:
@@ -106,3 +125,68 @@ def arch_drafts(
             )
         )
     return drafts
+
+
+_KEY_ENTRY = re.compile(r'\{\s*LLM_KV_\w+\s*,\s*"%s\.([\w.]+)"')
+_TENSOR_ENTRY = re.compile(r'\{\s*LLM_TENSOR_\w+\s*,\s*"([\w.%]+)"')
+_STRING = re.compile(r'"([\w.%]+)"')
+NAME_MATCH = 0.75  # share of name parts two names must have in common to be one name written two ways
+
+
+def _parts(name: str) -> list[str]:
+    return [p for p in re.split(r"[._]", name) if p]
+
+
+def _likeness(a: str, b: str) -> float:
+    """Parts in common (one part an abbreviation of the other counts) over all parts: 1.0 for the same
+    parts in another order (`rope.swa.freq_base`, `rope.freq_base_swa`) or abbreviated (`attn_g`)."""
+    left, right = _parts(a), _parts(b)
+    common = 0
+    for part in left:
+        match = next((r for r in right if r.startswith(part) or part.startswith(r)), None)
+        if match is not None:
+            right.remove(match)
+            common += 1
+    return common / (len(left) + len(right)) if left else 0.0
+
+
+def _upstream_name(name: str, names: set[str]) -> str | None:
+    """The one upstream name most like `name`, if it is like enough."""
+    scored = sorted(((_likeness(name, n), n) for n in names), reverse=True)
+    if not scored or scored[0][0] < NAME_MATCH or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None
+    return scored[0][1]
+
+
+def renamed_model_names(
+    arch: str, ollama_texts: dict[str, str], patched_lines: list[tuple[str, LocalRef]], new_code: str
+) -> list[tuple[str, str, LocalRef]]:
+    """(Ollama's name, upstream's name, where) of the GGUF keys and tensor names that Ollama's own
+    implementation of `arch` reads and that upstream's native one reads under another name: models
+    made for Ollama's implementation carry Ollama's names.
+
+    Ollama's names: `"<arch>.<key>"` strings of its compat sources (`ollama_texts`, path -> code) and of
+    the patches' added lines, and the tensor names those lines add to upstream's tables."""
+    keys = {m[1] for m in _KEY_ENTRY.finditer(new_code)}
+    tensors = {m[1] for m in _TENSOR_ENTRY.finditer(new_code)}
+    prefix = f"{arch}."
+    found: dict[str, tuple[str, str, LocalRef]] = {}
+    sources = [
+        (text, LocalRef(path, LineIndex(text).line(m.start())), m)
+        for path, text in ollama_texts.items()
+        for m in _STRING.finditer(text)
+    ] + [(text, ref, m) for text, ref in patched_lines for m in _STRING.finditer(text)]
+    for text, ref, m in sources:
+        name = m[1]
+        tensor = _TENSOR_ENTRY.search(text) is not None
+        if tensor and name not in tensors:
+            twin = _upstream_name(name, tensors)
+        elif not tensor and name.startswith(prefix) and name[len(prefix) :] not in keys:
+            twin = _upstream_name(name[len(prefix) :], keys)
+            twin = twin and prefix + twin
+        else:
+            continue
+        if twin and twin not in found and name not in found:
+            found[name] = (name, twin, ref)
+    translated = {n for text in ollama_texts.values() for n in _STRING.findall(text)}
+    return [v for v in found.values() if v[1] not in translated]
