@@ -404,16 +404,17 @@ class _Interface:
                 for declarator in child.children_by_field_name("declarator"):
                     self.declarator(declarator, owner, in_type)
             elif kind == "function_definition":
-                declarator = child.child_by_field_name("declarator")
-                if declarator is not None:
-                    self.declarator(declarator, owner, in_type)
+                head = child.child_by_field_name("declarator")
+                if head is not None:
+                    self.declarator(head, owner, in_type)
             elif kind == "type_definition":
                 self.specifier(child.child_by_field_name("type"), owner)
-                for declarator in child.children_by_field_name("declarator"):
-                    while declarator is not None and declarator.type not in ("type_identifier", "identifier"):
-                        declarator = declarator.child_by_field_name("declarator")
-                    if declarator is not None:
-                        self.add(declarator, "type", owner)
+                for alias in child.children_by_field_name("declarator"):
+                    name = alias
+                    while name is not None and name.type not in ("type_identifier", "identifier"):
+                        name = name.child_by_field_name("declarator")
+                    if name is not None:
+                        self.add(name, "type", owner)
             elif kind == "alias_declaration":
                 name = child.child_by_field_name("name")
                 if name is not None:
@@ -465,3 +466,95 @@ def interface(source: bytes) -> tuple[Declared, ...]:
     found = _Interface()
     found.block(_tree(source).root_node, "", False)
     return tuple(sorted(found.out, key=lambda d: d.line))
+
+
+@dataclass(frozen=True)
+class Switch:
+    """One `switch` of a function: the values it has a `case` for, and what its default does."""
+
+    function: str
+    subject: str  # the switched expression without spaces: `ctx->proj_type()`
+    line: int  # 1-based line of `switch`
+    cases: tuple[tuple[str, int], ...]  # (value's last name, 1-based line) of every named case
+    default: str  # the default branch's code on one line ("" when it has none)
+
+
+def _case_name(value: Node) -> str:
+    """The enum value a case names (`projector_type::X` -> `X`); "" for a number or a character."""
+    if value.type == "qualified_identifier":
+        return _last_name(value)[1]
+    return _text(value) if value.type == "identifier" else ""
+
+
+def _cases(body: Node) -> list[Node]:
+    """The case labels of one switch body, not those of a switch nested in it."""
+    found, stack = [], list(reversed(body.named_children))
+    while stack:
+        node = stack.pop()
+        if node.type == "case_statement":
+            found.append(node)
+        if node.type not in ("switch_statement", "lambda_expression", "function_definition"):
+            stack.extend(reversed(node.named_children))
+    return found
+
+
+@lru_cache(maxsize=64)
+def switches(source: bytes) -> tuple[Switch, ...]:
+    """Every switch in the file, in file order."""
+    out = []
+    for node in _nodes(source, "switch_statement"):
+        body = node.child_by_field_name("body")
+        if body is None:
+            continue
+        cases, default = [], ""
+        for case in _cases(body):
+            value = case.child_by_field_name("value")
+            if value is None:
+                default = " ".join((case.text or b"").decode("utf-8", "replace").split())
+            elif name := _case_name(value):
+                cases.append((name, value.start_point[0] + 1))
+        out.append(
+            Switch(
+                function_at(source, node.start_point[0]),
+                _text(node.child_by_field_name("condition")).removeprefix("(").removesuffix(")"),
+                node.start_point[0] + 1,
+                tuple(cases),
+                default,
+            )
+        )
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """`{ VALUE, "string" }` (either order) of a table that maps names to strings."""
+
+    table: str
+    value: str
+    string: str
+    line: int  # 1-based
+
+
+def _string(node: Node) -> str | None:
+    if node.type != "string_literal":
+        return None
+    return "".join(_text(c) for c in node.named_children if c.type == "string_content")
+
+
+@lru_cache(maxsize=64)
+def string_tables(source: bytes) -> tuple[TableRow, ...]:
+    """Rows of every table in the file that pairs an enum value with a string, in file order."""
+    out = []
+    for node in _nodes(source, "initializer_list"):
+        parent = node.parent
+        if parent is None or parent.type != "initializer_list":
+            continue
+        items = [c for c in node.named_children if c.type != "comment"]
+        if len(items) != 2:
+            continue
+        for name, text in (items, items[::-1]):
+            string = _string(text)
+            if string is not None and name.type in ("identifier", "qualified_identifier"):
+                out.append(TableRow(_owner(node), _case_name(name), string, name.start_point[0] + 1))
+                break
+    return tuple(out)

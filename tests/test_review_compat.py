@@ -1,9 +1,20 @@
 """Ollama's compat C/C++ code against the upstream internals it uses: removed, renamed, re-kinded."""
 
+from pathlib import Path
+
+from bot import cpp
 from bot.model import LocalRef
 from bot.patchfile import parse
 from bot.review.changes import FileChange
-from bot.review.compat import compat_drafts, compat_uses, declarations
+from bot.review.compat import (
+    compat_drafts,
+    compat_strings,
+    compat_uses,
+    declarations,
+    declared,
+    value_drafts,
+    value_strings,
+)
 from bot.review.source import code_text
 
 CONTEXT_H = """#pragma once
@@ -23,10 +34,13 @@ static int helper(const llama_cparams & p) {
     return n_local;
 }
 """
-COMPAT = {"llama/compat/hooks.cpp": code_text(
-    "// Ollama hooks\nuint32_t ctx_of(const llama_cparams & p) { return p.n_ctx + p.n_batch; }\n"
-    "bool pooled(int t) { return t == LLAMA_POOLING_MEAN && LLAMA_MAX_SEQ > 1 && n_local; }\n",
-    "llama/compat/hooks.cpp")}
+COMPAT = {
+    "llama/compat/hooks.cpp": code_text(
+        "// Ollama hooks\nuint32_t ctx_of(const llama_cparams & p) { return p.n_ctx + p.n_batch; }\n"
+        "bool pooled(int t) { return t == LLAMA_POOLING_MEAN && LLAMA_MAX_SEQ > 1 && n_local; }\n",
+        "llama/compat/hooks.cpp",
+    )
+}
 
 
 def _none(name):
@@ -40,21 +54,32 @@ def _drafts(new_text, uses=None, elsewhere=_none):
 
 def test_declarations_know_their_scope_and_skip_function_bodies():
     found = {(name, kind) for _, kind, name in declarations(CONTEXT_H.split("\n"))}
-    assert {("LLAMA_MAX_SEQ", "macro"), ("LLAMA_POOLING_MEAN", "enum value"), ("llama_cparams", "type"),
-            ("n_ctx", "field"), ("embeddings", "field"), ("rope_freq_base", "function"),
-            ("helper", "function")} <= found
+    assert {
+        ("LLAMA_MAX_SEQ", "macro"),
+        ("LLAMA_POOLING_MEAN", "enum value"),
+        ("llama_cparams", "type"),
+        ("n_ctx", "field"),
+        ("embeddings", "field"),
+        ("rope_freq_base", "function"),
+        ("helper", "function"),
+    } <= found
     assert not any(name == "n_local" for name, _ in found)
 
 
 def test_compat_uses_name_the_lines_of_compat_sources_and_patch_added_files():
-    patch = (b"diff --git a/src/ollama-added.cpp b/src/ollama-added.cpp\nnew file mode 100644\n"
-             b"--- /dev/null\n+++ b/src/ollama-added.cpp\n@@ -0,0 +1,2 @@\n"
-             b"+#include <x.h>\n+int use() { return llama_special_field; }\n")
+    patch = (
+        b"diff --git a/src/ollama-added.cpp b/src/ollama-added.cpp\nnew file mode 100644\n"
+        b"--- /dev/null\n+++ b/src/ollama-added.cpp\n@@ -0,0 +1,2 @@\n"
+        b"+#include <x.h>\n+int use() { return llama_special_field; }\n"
+    )
     uses = compat_uses(COMPAT, [("llama/compat/0002-add.patch", parse(patch))])
     assert uses["n_ctx"] == [LocalRef("llama/compat/hooks.cpp", 2)]
     assert "Ollama" not in uses and "hooks" not in uses  # comments are not uses
     (ref,) = uses["llama_special_field"]
-    assert ref.path == "llama/compat/0002-add.patch" and b"llama_special_field" in patch.splitlines()[ref.line - 1]
+    assert (
+        ref.path == "llama/compat/0002-add.patch"
+        and b"llama_special_field" in patch.splitlines()[ref.line - 1]
+    )
 
 
 def test_field_that_became_a_method_is_high():
@@ -79,3 +104,194 @@ def test_no_finding_for_locals_comments_moves_or_unused_names():
     assert _drafts(CONTEXT_H.replace("    bool embeddings = false;\n", "")) == []  # Ollama does not use it
     moved = CONTEXT_H.replace("    uint32_t n_batch;\n", "")
     assert _drafts(moved, elsewhere=lambda name: {"field"} if name == "n_batch" else set()) == []
+
+
+# ---- real excerpts (tests/data/decls/SOURCE.md says where each comes from)
+
+DECLS = Path(__file__).parent / "data" / "decls"
+
+
+def _excerpt(name: str) -> str:
+    return (DECLS / name).read_text()
+
+
+def _compat(path: str, name: str) -> dict[str, str]:
+    return {path: code_text(_excerpt(name), path)}
+
+
+def test_declarations_name_owners_and_parameter_types_and_never_locals():
+    hparams = declared(code_text(_excerpt("llama-hparams-b9626.h"), "x.h").split("\n"))
+    by = {(d.owner, d.name): d for d in hparams}
+    assert by[("llama_hparams", "n_layer")].kind == "function"
+    assert by[("llama_hparams_posnet", "n_layer")].kind == "field"
+    assert by[("llama_hparams", "is_swa")].signature == "(uint32_t) const"
+    assert by[("llama_swa_type", "LLAMA_SWA_TYPE_CHUNKED")].kind == "enum value"
+    assert by[("", "LLAMA_MAX_LAYERS")].kind == "macro"
+    # `key` is a field of the file-level struct only; the parser's local struct (a method `key` with a
+    # parameter `key`) sits in a function body
+    partial = declared(code_text(_excerpt("json-partial-b9781.cpp"), "x.cpp").split("\n"))
+    assert [(d.owner, d.kind, d.line) for d in partial if d.name == "key"] == [
+        ("common_json_stack_element", "field", 20)
+    ]
+    assert not any(
+        d.name == "pos" for d in declared(_excerpt("llama-ollama-compat-util-rename.cpp").split("\n"))
+    )
+
+
+def test_a_field_of_the_struct_that_became_a_getter_is_high_although_another_struct_keeps_the_field():
+    """b9509 -> b9626: llama_hparams::n_layer became n_layer() while llama_hparams_posnet keeps a field
+    n_layer; Ollama's own laguna.cpp read hparams.n_layer."""
+    uses = compat_uses(_compat("llama/compat/models/laguna.cpp", "laguna-b9509.cpp"), [])
+    change = FileChange.from_texts(
+        "src/llama-hparams.h", _excerpt("llama-hparams-b9509.h"), _excerpt("llama-hparams-b9626.h")
+    )
+    drafts = compat_drafts(uses, change, _none)
+    (draft,) = [d for d in drafts if "n_layer`" in d.title]
+    assert (draft.severity, draft.title) == ("high", "`n_layer` changed from field to function upstream")
+    assert "of `llama_hparams`" in draft.detail and "`n_layer()`" in draft.detail
+    assert LocalRef("llama/compat/models/laguna.cpp", 17) in draft.local_refs
+    # Ollama's code that does not use it gets nothing
+    unused = compat_uses({"llama/compat/x.cpp": "int f() { return 0; }\n"}, [])
+    assert compat_drafts(unused, change, _none) == []
+
+
+def test_a_field_whose_struct_is_gone_is_removed_not_rekinded_and_other_headers_can_keep_it():
+    """b9781 -> b9840 deletes common/regex-partial.h (common_string_range::begin); another changed file
+    declares a function `begin`."""
+    uses = {"begin": [LocalRef("llama/compat/llama-ollama-compat.cpp", 323)]}
+    change = FileChange.from_texts("common/regex-partial.h", _excerpt("regex-partial-b9781.h"), None)
+    (draft,) = compat_drafts(uses, change, lambda name: {"function"})
+    assert draft.title == "`begin` was removed upstream" and draft.line is None
+    assert compat_drafts(uses, change, _none, still_declared=lambda name, kind: kind == "field") == []
+    assert len(compat_drafts(uses, change, _none, still_declared=lambda name, kind: kind == "function")) == 1
+
+
+def test_what_a_source_file_declares_is_private_to_it():
+    """b10091 -> b10242 rewrote reasoning-budget.cpp's token_matcher (a field `pos`); compat's `pos` is a
+    local of its own."""
+    uses = compat_uses(
+        _compat("llama/compat/llama-ollama-compat-util.cpp", "llama-ollama-compat-util-rename.cpp"), []
+    )
+    assert "pos" in uses
+    old, new = _excerpt("reasoning-budget-b10091.cpp"), _excerpt("reasoning-budget-b10242.cpp")
+    assert compat_drafts(uses, FileChange.from_texts("common/reasoning-budget.cpp", old, new), _none) == []
+    # the same struct in a header is what other files see
+    dropped = old.replace("    size_t pos = 0;\n", "")
+    (draft,) = compat_drafts(uses, FileChange.from_texts("common/reasoning-budget.h", old, dropped), _none)
+    assert draft.title == "`pos` was removed upstream"
+
+
+def test_signature_of_a_free_function_ollama_calls():
+    header = "LLAMA_API int32_t llama_foo(const struct llama_model * model, int n);\n"
+    uses = {"llama_foo": [LocalRef("llama/compat/a.cpp", 3)]}
+
+    def drafts(new):
+        return compat_drafts(uses, FileChange.from_texts("include/llama.h", header, new), _none)
+
+    (draft,) = drafts(header.replace("int n)", "int n, bool strict)"))
+    assert draft.title == "Signature of `llama_foo` changed upstream" and draft.removed is None
+    assert (
+        "(const struct llama_model *, int)" in draft.detail
+        and "(const struct llama_model *, int, bool)" in draft.detail
+    )
+    assert drafts(header.replace("int n)", "int n, bool strict = false)")) == []  # old calls compile
+    assert drafts(header.replace("model, int n)", "m, int count)")) == []  # parameter names are no change
+
+
+# ---- values Ollama produces that upstream stops recognising
+
+
+def _gemma4_value_drafts(clip_old, clip_new, compat=None, tables=None):
+    files = compat or _compat("llama/compat/llama-ollama-compat.cpp", "llama-ollama-compat-gemma4-clip.cpp")
+    change = FileChange.from_texts("tools/mtmd/clip.cpp", clip_old, clip_new)
+    pairs = value_strings([code_text(_excerpt("clip-impl-b9479.h"), "x.h")]) if tables is None else tables
+    return value_drafts(change, compat_uses(files, []), compat_strings(files), pairs)
+
+
+def test_a_case_dropped_from_a_switch_for_a_type_ollama_produces_is_high():
+    """b9479 -> b9493: clip_n_mmproj_embd's `case PROJECTOR_TYPE_GEMMA4A:` became GEMMA4UA; compat writes
+    "gemma4a", which PROJECTOR_TYPE_NAMES reads as PROJECTOR_TYPE_GEMMA4A; the default aborts."""
+    old, new = _excerpt("clip_n_mmproj_embd-b9479.cpp"), _excerpt("clip_n_mmproj_embd-b9493.cpp")
+    (draft,) = _gemma4_value_drafts(old, new)
+    assert (draft.severity, draft.title) == (
+        "high",
+        "`clip_n_mmproj_embd` no longer handles `PROJECTOR_TYPE_GEMMA4A`",
+    )
+    assert "`case PROJECTOR_TYPE_GEMMA4UA:` in its place" in draft.detail
+    assert '`"gemma4a"`' in draft.detail and "GGML_ABORT" in draft.detail and "carry a patch" in draft.detail
+    assert draft.local_refs == (LocalRef("llama/compat/llama-ollama-compat.cpp", 45),)
+    assert draft.removed == ("tools/mtmd/clip.cpp", "case PROJECTOR_TYPE_GEMMA4A:")
+    assert new.split("\n")[draft.line - 1].strip() == "case PROJECTOR_TYPE_GEMMA4UA:"
+
+
+def test_no_value_finding_when_ollama_does_not_reach_the_dropped_case():
+    old, new = _excerpt("clip_n_mmproj_embd-b9479.cpp"), _excerpt("clip_n_mmproj_embd-b9493.cpp")
+    vision_only = _excerpt("llama-ollama-compat-gemma4-clip.cpp").replace('"gemma4a"', '"gemma4v"')
+    assert _gemma4_value_drafts(old, new, {"llama/compat/c.cpp": vision_only}) == []
+    assert _gemma4_value_drafts(old, new, tables={}) == []  # no table says "gemma4a" is that value
+    added_only = old.replace(
+        "        case PROJECTOR_TYPE_GEMMA4A:\n",
+        "        case PROJECTOR_TYPE_GEMMA4A:\n        case PROJECTOR_TYPE_GEMMA4UA:\n",
+    )
+    assert _gemma4_value_drafts(old, added_only) == []
+
+
+def _clip_impl_drafts(new_text):
+    files = _compat("llama/compat/llama-ollama-compat.cpp", "llama-ollama-compat-gemma4-clip.cpp")
+    change = FileChange.from_texts("tools/mtmd/clip-impl.h", _excerpt("clip-impl-b9479.h"), new_text)
+    return value_drafts(change, compat_uses(files, []), compat_strings(files))
+
+
+def test_an_enum_value_renamed_or_a_table_row_dropped_for_a_string_ollama_produces_is_high():
+    old = _excerpt("clip-impl-b9479.h")
+    renamed = old.replace("PROJECTOR_TYPE_GEMMA4A,", "PROJECTOR_TYPE_GEMMA4UA,").replace(
+        '{ PROJECTOR_TYPE_GEMMA4A,   "gemma4a"}', '{ PROJECTOR_TYPE_GEMMA4UA,  "gemma4ua"}'
+    )
+    drafts = {d.title: d for d in _clip_impl_drafts(renamed)}
+    enum = drafts["Enum value `PROJECTOR_TYPE_GEMMA4A` of `projector_type` was renamed upstream"]
+    assert "probably `PROJECTOR_TYPE_GEMMA4UA` now" in enum.detail and '`"gemma4a"`' in enum.detail
+    row = drafts['`PROJECTOR_TYPE_NAMES` no longer pairs `PROJECTOR_TYPE_GEMMA4A` with "gemma4a"']
+    assert row.severity == enum.severity == "high" and row.cause == enum.cause  # one item
+    # only the string changes: the row is gone, the enum value stays
+    respelled = old.replace('"gemma4a"}', '"gemma4_audio"}')
+    (draft,) = _clip_impl_drafts(respelled)
+    assert draft.title == row.title and draft.local_refs == (
+        LocalRef("llama/compat/llama-ollama-compat.cpp", 45),
+    )
+
+
+def test_no_value_finding_for_added_values_or_values_ollama_never_produces():
+    assert _clip_impl_drafts(_excerpt("clip-impl-b9493.h")) == []  # the real change only adds values
+    old = _excerpt("clip-impl-b9479.h")
+    assert _clip_impl_drafts(old.replace("PROJECTOR_TYPE_PHI4,", "PROJECTOR_TYPE_PHI4_MM,")) == []
+
+
+def test_switch_cases_and_tables_are_read_by_the_grammar():
+    text = (
+        "enum kind { KIND_A, KIND_B };\n"
+        'static const char * NAMES[][2] = { { "a", "x" } };\n'
+        'static std::map<kind, std::string> KIND_NAMES = { { KIND_A, "a" }, { "b", KIND_B } };\n'
+        "int size(kind k, int v) {\n"
+        "    switch (k) {\n"
+        "        case KIND_A: switch (v) { case 1: return 2; case KIND_B: return 3; }\n"
+        "        case kind::KIND_B: return 1; // case KIND_C:\n"
+        '        default: GGML_ABORT("unknown kind");\n'
+        "    }\n"
+        "}\n"
+    )
+    code = code_text(text, "x.cpp").encode()
+    outer, inner = cpp.switches(code)
+    assert (outer.function, outer.subject, outer.cases) == ("size", "k", (("KIND_A", 6), ("KIND_B", 7)))
+    assert outer.default == 'default: GGML_ABORT("unknown kind");'
+    assert (inner.subject, inner.cases, inner.default) == ("v", (("KIND_B", 6),), "")
+    assert [(r.table, r.value, r.string) for r in cpp.string_tables(code)] == [
+        ("KIND_NAMES", "KIND_A", "a"),
+        ("KIND_NAMES", "KIND_B", "b"),
+    ]
+    # Ollama naming the value itself reaches it too; a switch that loses its only use of KIND_B says so
+    uses = {"KIND_B": [LocalRef("llama/compat/k.cpp", 1)]}
+    change = FileChange.from_texts(
+        "src/k.cpp", text, text.replace("        case kind::KIND_B: return 1; // case KIND_C:\n", "")
+    )
+    (draft,) = value_drafts(change, uses, {})
+    assert draft.title == "`size` no longer handles `KIND_B`" and "uses `KIND_B`" in draft.detail

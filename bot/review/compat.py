@@ -122,6 +122,7 @@ _KEYWORDS = frozenset(
     ]
 )
 _IDENT = re.compile(r"\b[A-Za-z_]\w{2,}")
+_LITERAL = re.compile(r'"([^"\\\n]*)"')
 
 
 def _ollama_identifiers(text: str) -> Iterable[tuple[str, int]]:
@@ -207,7 +208,8 @@ def compat_drafts(
     or whose parameter types it changes (what a source file declares, no other file sees).
 
     A declaration belongs to its struct or enum: a field `n_layer` of `llama_hparams` that became a
-    function is a change even while another struct keeps a field `n_layer`. `added_elsewhere(name)`
+    function is a change even while another struct keeps a field `n_layer`, and a field whose struct
+    is gone is removed, whatever else of that name another file declares. `added_elsewhere(name)`
     gives the kinds `name` is declared as on added lines of the other changed files (a declaration that
     only moved is no removal); `still_declared(name, kind)` says whether the headers Ollama's code
     includes still declare it as that kind at the new ref. Both are called only for a vanished name.
@@ -246,7 +248,13 @@ def compat_drafts(
             was_decls = gone[name]
             old_kinds = {d.kind for d in was_decls}
             same_place = [d for w in was_decls for d in members.get((w.owner, name), ())]
-            now = {d.kind for d in same_place} or arrived.get(name, set()) | added_elsewhere(name)
+            now = {d.kind for d in same_place}
+            if not now:
+                elsewhere = arrived.get(name, set()) | added_elsewhere(name)
+                if old_kinds & elsewhere:
+                    continue  # it moved
+                if not any(d.owner for d in was_decls):
+                    now = elsewhere  # a namespace-scope name declared as something else now
 
             was = "/".join(sorted(old_kinds))
             if old_kinds & now:
@@ -306,9 +314,10 @@ def _draft(
 def _signature_draft(
     name: str, was: list[cpp.Declared], now: list[cpp.Declared], path: str
 ) -> tuple[str, str] | None:
-    """(title, detail) when a function Ollama calls lost the parameter list it had and no remaining
-    overload accepts the old calls."""
-    old = [d for d in was if d.kind == "function"]
+    """(title, detail) when a namespace-scope function Ollama calls lost the parameter list it had and
+    no remaining overload accepts the old calls. A member function's name (`clear`, `begin`) says too
+    little without the type of the object it is called on."""
+    old = [d for d in was if d.kind == "function" and not d.owner]
     new = [d for d in now if d.kind == "function"]
     if not old or not new:
         return None
@@ -326,3 +335,184 @@ def _signature_draft(
         f"Ollama's compatibility code calls `{name}`, declared in `{path}`.\n\n"
         f"Was: `{name}{lost[0].signature}`\n\nNow: " + ", ".join(f"`{name}{d.signature}`" for d in new),
     )
+
+
+def compat_strings(files: Mapping[str, str]) -> dict[str, list[LocalRef]]:
+    """String literals of Ollama's compat sources (comment-free texts), by their text: the names it
+    writes into GGUF metadata that upstream parses back into enum values."""
+    found: dict[str, list[LocalRef]] = {}
+    for path in sorted(p for p in files if glob_match(p, COMPAT_SOURCES)):
+        for token in cpp.tokens(files[path].encode()):
+            if token.kind == "string_literal" and token.text.startswith(b'"') and token.text.endswith(b'"'):
+                refs = found.setdefault(token.text[1:-1].decode("utf-8", "replace"), [])
+                ref = LocalRef(path, token.row + 1)
+                if len(refs) < 10 and ref not in refs:
+                    refs.append(ref)
+    return found
+
+
+def value_strings(texts: Iterable[str]) -> dict[str, set[str]]:
+    """The strings name<->string tables of comment-free upstream texts pair with each enum value
+    (`{ PROJECTOR_TYPE_GEMMA4A, "gemma4a" }`): how a string Ollama writes becomes a value."""
+    found: dict[str, set[str]] = {}
+    for text in texts:
+        for row in cpp.string_tables(text.encode()):
+            found.setdefault(row.value, set()).add(row.string)
+    return found
+
+
+def _value_refs(
+    value: str,
+    names: Mapping[str, list[LocalRef]],
+    strings: Mapping[str, list[LocalRef]],
+    strings_of: Mapping[str, set[str]],
+) -> tuple[list[str], tuple[LocalRef, ...]]:
+    """(the strings through which Ollama reaches `value`, every compat line that names or produces it)."""
+    produced = sorted(s for s in strings_of.get(value, ()) if s in strings)
+    refs = [*names.get(value, ()), *(r for s in produced for r in strings[s])]
+    return produced, tuple(dict.fromkeys(refs))
+
+
+def _reached(value: str, produced: list[str]) -> str:
+    if produced:
+        quoted = ", ".join(f'`"{s}"`' for s in produced)
+        return f"Ollama's compatibility code produces {quoted}, which upstream reads as `{value}`"
+    return f"Ollama's compatibility code uses `{value}`"
+
+
+_ABORTS = re.compile(r"\b(?:GGML_ABORT|abort|throw|GGML_ASSERT|assert)\b")
+
+
+def value_drafts(
+    change: FileChange,
+    names: Mapping[str, list[LocalRef]],
+    strings: Mapping[str, list[LocalRef]],
+    strings_of: Mapping[str, set[str]] | None = None,
+) -> list[Draft]:
+    """Enum values Ollama's compat code names or produces (as the string a table pairs with them) that
+    this upstream change stops recognising: an enum value removed or renamed, a `case` dropped from a
+    switch, a row dropped from a name<->string table. Such a value still compiles; at run time the
+    switch falls to its default (often an abort) or the lookup answers 'unknown'.
+
+    `strings_of` pairs values with strings from tables in other files (see `value_strings`); this
+    file's own tables, at both refs, are always read."""
+    if not change.old_path or not change.new_path or not change.significant:
+        return []
+    if not cpp.is_c_family(change.path):
+        return []
+    removed = "\n".join(change.removed_raw)
+    reachable = {
+        v for v in _IDENT.findall(removed) if v in names or (strings_of or {}).get(v, set()) & strings.keys()
+    }
+    if not reachable and not set(_LITERAL.findall(removed)) & strings.keys():
+        return []  # nothing the change drops is a value Ollama names, nor a string it produces
+    old, new = change.old_code.encode(), change.new_code.encode()
+    old_rows, new_rows = cpp.string_tables(old), cpp.string_tables(new)
+    pairs: dict[str, set[str]] = {k: set(v) for k, v in (strings_of or {}).items()}
+    for row in (*old_rows, *new_rows):
+        pairs.setdefault(row.value, set()).add(row.string)
+    drafts: list[Draft] = []
+
+    def draft(value: str, title: str, detail: str, old_line: int, produced: list[str], refs) -> None:
+        line = change.new_line(old_line)
+        drafts.append(
+            Draft(
+                _area(value, change.path),
+                "high",
+                title,
+                detail,
+                change.path,
+                line,
+                ((line, line),) if line else (),
+                (change.old_path or change.path, change.old_lines[old_line - 1].strip()),
+                refs,
+                cause=f"declaration:{value}",
+            )
+        )
+
+    # a case dropped from a switch that still exists
+    new_switches: dict[tuple[str, str], set[str]] = {}
+    for s in cpp.switches(new):
+        new_switches.setdefault((s.function, s.subject), set()).update(v for v, _ in s.cases)
+    for s in cpp.switches(old):
+        now = new_switches.get((s.function, s.subject))
+        if now is None:
+            continue
+        handled = {v for v, _ in s.cases}
+        for value, line in s.cases:
+            if value in now:
+                continue
+            produced, refs = _value_refs(value, names, strings, pairs)
+            if not refs:
+                continue
+            twin = _similar(value, sorted(now - handled))
+            where = f"`{s.function}`" if s.function else f"a switch of `{change.path}`"
+            outcome = (
+                f"its default branch aborts (`{s.default[:80]}`)"
+                if _ABORTS.search(s.default)
+                else "it falls to the default branch: an 'unknown' error or a wrong result"
+            )
+            draft(
+                value,
+                f"{where} no longer handles `{value}`",
+                f"Upstream dropped `case {value}:` from the switch on `{s.subject}` in {where} (`{change.path}`)"
+                + (f", putting `case {twin}:` in its place" if twin else "")
+                + f". {_reached(value, produced)}: that value is no longer recognised there, so {outcome}. "
+                + "Map it to the value upstream handles now in the compat code, or carry a patch that restores the case.",
+                line,
+                produced,
+                refs,
+            )
+
+    # an enum value removed or renamed
+    def enum_values(source: bytes) -> dict[str, dict[str, int]]:
+        found: dict[str, dict[str, int]] = {}
+        for d in cpp.interface(source):
+            if d.kind == "enum value":
+                found.setdefault(d.owner, {})[d.name] = d.line
+        return found
+
+    old_enums, new_enums = enum_values(old), enum_values(new)
+    for enum, values in old_enums.items():
+        if enum not in new_enums:
+            continue
+        for value, line in values.items():
+            if value in new_enums[enum]:
+                continue
+            produced, refs = _value_refs(value, names, strings, pairs)
+            if not refs or not produced:
+                continue  # a value Ollama only names fails to compile: compat_drafts says so
+            twin = _similar(value, sorted(set(new_enums[enum]) - set(values)))
+            draft(
+                value,
+                f"Enum value `{value}` of `{enum}` was {'renamed' if twin else 'removed'} upstream",
+                f"`{change.path}` no longer declares `{value}`"
+                + (f"; it is probably `{twin}` now" if twin else "")
+                + f". {_reached(value, produced)}: upstream no longer recognises it, so a model that needs "
+                + "it fails to load (an 'unknown' error or an abort). Map it to the new value in the compat code, "
+                + "or carry a patch.",
+                line,
+                produced,
+                refs,
+            )
+
+    # a row dropped from a name<->string table
+    kept = {(r.table, r.value, r.string) for r in new_rows}
+    tables = {r.table for r in new_rows}
+    for row in old_rows:
+        if row.table not in tables or (row.table, row.value, row.string) in kept:
+            continue
+        produced, refs = _value_refs(row.value, names, strings, {row.value: {row.string}})
+        if not refs:
+            continue
+        draft(
+            row.value,
+            f'`{row.table}` no longer pairs `{row.value}` with "{row.string}"',
+            f'Upstream dropped `{{ {row.value}, "{row.string}" }}` from `{row.table}` in `{change.path}`. '
+            + f"{_reached(row.value, produced)}: the lookup no longer finds it, so upstream reports it "
+            + "unknown or aborts. Map it to the new value in the compat code, or carry a patch.",
+            row.line,
+            produced,
+            refs,
+        )
+    return drafts
