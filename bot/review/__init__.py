@@ -19,10 +19,10 @@ import pygit2
 from bot.config import Pin
 from bot.model import SEVERITY_ORDER, Commit, Finding
 from bot.patchfile import PatchFile
-from bot.review import archs, cmake, compat, flags, generators, grouping, logformats, symbols
+from bot.review import archs, cmake, compat, flags, generators, grouping, limits, logformats, symbols
 from bot.review.changes import AREAS, Draft, FileChange, Span
 from bot.review.patchcontext import patch_context_drafts
-from bot.review.rules import load_rules, rule_drafts
+from bot.review.rules import load_rules, ollama_uses, rule_drafts
 from bot.review.source import C_SOURCES, code_text, extension, glob_match, needles
 from bot.snapshot import GitSnapshot, Snapshot
 from bot.upstream import History
@@ -61,6 +61,7 @@ def review(ctx: ReviewContext) -> list[Finding]:
         *run.log_lines(),
         *run.architectures(),
         *run.compat_sources(),
+        *run.request_limits(),
         *patch_context_drafts(ctx.patches, run.by_old_path),
     ]
     attribution = _Attribution(ctx)
@@ -304,6 +305,34 @@ class _Run:
                 )
             )
         return drafts
+
+    def request_limits(self) -> list[Draft]:
+        """New checks that reject values of a request field Ollama sends."""
+        found = [
+            limit
+            for c in self.c_changes
+            if c.new_path
+            and glob_match(c.path, limits.LIMITED_SOURCES)
+            and ("throw" in c.changed_raw[0] or "ABORT" in c.changed_raw[0])
+            for limit in limits.new_limits(c)
+        ]
+        if not found:
+            return []
+        parsers = {}
+        for path in self.ctx.new.files("tools/server"):
+            if glob_match(path, limits.REQUEST_PARSERS):
+                change = self.by_path.get(path)
+                if change is None and self.ctx.new.missing(path):
+                    self.ctx.history.upstream.note_unreadable(path, str(self.ctx.new.commit.id))
+                    continue
+                parsers[path] = change.new_code if change else code_text(
+                    (self.ctx.new.read(path) or b"").decode("utf-8", "replace"), path
+                )
+        return limits.limit_drafts(
+            found,
+            partial(limits.request_fields, parsers),
+            lambda field: ollama_uses(self.local, ("llm/**/*.go",), field, whole=True),
+        )
 
     def ollama_runs(self, path: str) -> bool:
         """Whether code at `path` can write to the output of a program Ollama runs: everything but a

@@ -1,0 +1,105 @@
+"""New limits on request values: upstream starts rejecting values of a parameter that Ollama forwards.
+
+A check the diff adds (`if (params.penalty_repeat <= 0.0f) throw ...`) names
+the parameters it limits; the server's request parsing maps each to the JSON
+field that sets it (`"repeat_penalty"` on the same line as
+`params.sampling.penalty_repeat`). When Ollama's Go code sends that field, a
+value Ollama accepted and forwarded before now fails the request.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from bot.model import LocalRef
+from bot.review.changes import Draft, FileChange
+
+LIMITED_SOURCES = ("common/**", "src/**", "tools/server/**")
+REQUEST_PARSERS = ("tools/server/**/*.cpp",)
+CONDITION_REACH = 4  # lines above a new rejection where the condition it enforces may start
+_REJECTION = re.compile(
+    r"\bthrow\s+std::\w+\s*\(\s*(?:std::string\s*\()?\s*\"([^\"]*)\"|GGML_ABORT\s*\(\s*\"([^\"]*)\""
+)
+_CONDITION = re.compile(r"\bif\s*\(")
+_MEMBER = re.compile(
+    r"\b\w+(?:\s*(?:\.|->)\s*\w+)*\s*(?:\.|->)\s*([A-Za-z_]\w*)\b(?!\s*\()"
+)  # a chain's last member
+
+
+@dataclass(frozen=True)
+class Limit:
+    members: tuple[str, ...]  # the parameters the new check looks at
+    message: str  # what the rejection says
+    path: str
+    line: int  # of the rejection, at the new ref
+
+
+def new_limits(change: FileChange) -> list[Limit]:
+    """Rejections the change adds, with the members their (added) condition tests."""
+    found = []
+    for span in change.significant:
+        added = change.added_code(span)
+        for i, (line, code) in enumerate(added):
+            m = _REJECTION.search(code)
+            if m is None:
+                continue
+            members: list[str] = []
+            for _, above in reversed(added[max(0, i - CONDITION_REACH) : i + 1]):
+                members = _MEMBER.findall(above) + members
+                if _CONDITION.search(above):
+                    break
+            else:
+                continue  # no condition among the added lines: not a new check
+            if members:
+                found.append(Limit(tuple(dict.fromkeys(members)), m[1] or m[2] or "", change.path, line))
+    return found
+
+
+def request_fields(parsers: Mapping[str, str], member: str) -> set[str]:
+    """The JSON fields the server's request parsing sets `member` from: `x.member = json_value(data, "f",
+    ...)`, `json_value(data, "f", defaults.member)` or `field_num("f", params.member)`."""
+    m = re.escape(member)
+    binding = re.compile(
+        rf"[.>]\s*{m}\s*=\s*json_value\s*\(\s*\w+\s*,\s*\"(\w+)\""
+        rf"|json_value\s*\(\s*\w+\s*,\s*\"(\w+)\"\s*,[^;\n]*?[.>]\s*{m}\b(?!\s*\()"
+        rf"|\bfield_\w+\s*\(\s*\"(\w+)\"\s*,[^;\n]*?[.>]\s*{m}\b(?!\s*\()"
+    )
+    return {
+        next(g for g in found.groups() if g)
+        for text in parsers.values()
+        if member in text
+        for found in binding.finditer(text)
+    }
+
+
+def limit_drafts(
+    limits: Iterable[Limit],
+    fields_of: Callable[[str], set[str]],
+    ollama_sends: Callable[[str], tuple[LocalRef, ...]],
+) -> list[Draft]:
+    """One high item per new limit on a field Ollama sends; the rest say nothing (Ollama cannot send them)."""
+    drafts = []
+    for limit in limits:
+        sent = {f: refs for m in limit.members for f in sorted(fields_of(m)) if (refs := ollama_sends(f))}
+        if not sent:
+            continue
+        names = ", ".join(f"`{f}`" for f in sent)
+        said = f' ("{limit.message}")' if limit.message else ""
+        drafts.append(
+            Draft(
+                "server",
+                "high",
+                f"llama-server now rejects some values of {names}, which Ollama forwards",
+                f"Upstream added a check on {', '.join(f'`{m}`' for m in limit.members)}{said}. Ollama sends "
+                f"{names} from the request's options: a value it accepted and forwarded before now fails the "
+                "request. Validate or clamp the value in Ollama, or document the new range.",
+                limit.path,
+                limit.line,
+                ((limit.line, limit.line),),
+                local_refs=tuple(r for refs in sent.values() for r in refs)[:10],
+                cause=f"limit:{','.join(sent)}",
+            )
+        )
+    return drafts
