@@ -10,6 +10,7 @@ into a tree whose leaves are the file's tokens, so both answers come from one pa
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -541,9 +542,14 @@ def _string(node: Node) -> str | None:
     return "".join(_text(c) for c in node.named_children if c.type == "string_content")
 
 
+_ROW = re.compile(rb'\{\s*(?:[A-Za-z_][\w:]*\s*,\s*"|"[^"\n]*"\s*,\s*[A-Za-z_])')
+
+
 @lru_cache(maxsize=64)
 def string_tables(source: bytes) -> tuple[TableRow, ...]:
     """Rows of every table in the file that pairs an enum value with a string, in file order."""
+    if not _ROW.search(source):
+        return ()  # most files hold no such row: no need to parse them
     out = []
     for node in _nodes(source, "initializer_list"):
         parent = node.parent

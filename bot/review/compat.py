@@ -400,15 +400,22 @@ def value_drafts(
         return []
     if not cpp.is_c_family(change.path):
         return []
-    removed = "\n".join(change.removed_raw)
-    reachable = {
-        v for v in _IDENT.findall(removed) if v in names or (strings_of or {}).get(v, set()) & strings.keys()
-    }
-    if not reachable and not set(_LITERAL.findall(removed)) & strings.keys():
-        return []  # nothing the change drops is a value Ollama names, nor a string it produces
+    paired = strings_of or {}
+    gone = [(line, _IDENT.findall(line)) for line in change.removed_raw]
+    if not (
+        any(
+            v in names or paired.get(v, set()) & strings.keys()
+            for line, vs in gone
+            if "case" in line
+            for v in vs
+        )
+        or any(paired.get(v, set()) & strings.keys() for _, vs in gone for v in vs)
+        or any(s in strings for line, _ in gone if '"' in line for s in _LITERAL.findall(line))
+    ):
+        return []  # no case Ollama reaches, no value it produces, no string it writes is dropped
     old, new = change.old_code.encode(), change.new_code.encode()
     old_rows, new_rows = cpp.string_tables(old), cpp.string_tables(new)
-    pairs: dict[str, set[str]] = {k: set(v) for k, v in (strings_of or {}).items()}
+    pairs: dict[str, set[str]] = {k: set(v) for k, v in paired.items()}
     for row in (*old_rows, *new_rows):
         pairs.setdefault(row.value, set()).add(row.string)
     drafts: list[Draft] = []
