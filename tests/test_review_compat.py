@@ -295,3 +295,19 @@ def test_switch_cases_and_tables_are_read_by_the_grammar():
     )
     (draft,) = value_drafts(change, uses, {})
     assert draft.title == "`size` no longer handles `KIND_B`" and "uses `KIND_B`" in draft.detail
+
+
+def test_a_local_in_an_inline_body_is_no_declaration():
+    header = (
+        "struct common_string_range {\n"
+        "    size_t first;\n"
+        "    size_t length() const {\n"
+        "        size_t begin = first;\n"
+        "        return begin;\n"
+        "    }\n"
+        "};\n"
+    )
+    uses = {"begin": [LocalRef("llama/compat/llama-ollama-compat.cpp", 323)]}
+    change = FileChange.from_texts("common/regex-partial.h", header, header.replace("begin", "start"))
+    assert compat_drafts(uses, change, _none) == []
+    assert [d.name for d in declared(header.split("\n"))] == ["common_string_range", "first", "length"]
