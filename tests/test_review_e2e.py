@@ -167,9 +167,9 @@ def test_repository_rules_override_shipped_ones_and_bad_ones_are_errors(tmp_path
                              {"tools/server/server.cpp": server.replace('"data: "', '"event: x\\ndata: "')})],
                  base={**UPSTREAM, "tools/server/server.cpp": server})
     (sse,) = [f for f in _review(b, patches=())[0] if f.area == "streaming"]
-    assert sse.severity == "medium"
-    (sse,) = [f for f in _review(b, patches=(), rules={"sse-framing": {"severity": "high"}})[0] if f.area == "streaming"]
     assert sse.severity == "high"
+    (sse,) = [f for f in _review(b, patches=(), rules={"sse-framing": {"severity": "medium"}})[0] if f.area == "streaming"]
+    assert sse.severity == "medium"
     with pytest.raises(AnalysisError, match=r"rules\.sse-framing\.severity"):
         _review(b, patches=(), rules={"sse-framing": {"severity": "loud"}})
 

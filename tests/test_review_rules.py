@@ -57,15 +57,27 @@ def test_a_new_rule_missing_required_keys_is_an_error():
 
 
 def test_line_rule_reports_a_changed_matching_line_with_local_refs():
-    new = SERVER.replace('"data: " + data.dump() + "\\n\\n"', '"event: chunk\\ndata: " + data.dump() + "\\n\\n"')
+    new = SERVER.replace("sink.write(str.c_str(), str.size());", "sink.write(str.c_str(), str.size()); n_sent++;")
+    new = new.replace("static void send(", "static void send_partial_response(")
     change = FileChange.from_texts("tools/server/server.cpp", SERVER, new)
-    local = {"llm/server.go": 'x := bytes.TrimPrefix(line, []byte("data: "))\n', "other.go": "data: \n"}
+    local = {"llm/server.go": 'sc := bufio.NewScanner(r)\n', "other.go": "bufio.NewScanner\n"}
     (draft,) = rule_drafts(load_rules({}), [change], local)
-    assert (draft.area, draft.severity) == ("streaming", "medium")
-    assert draft.title == "SSE framing of llama-server changed in server.cpp"
-    assert draft.path == "tools/server/server.cpp" and draft.line == 2 and draft.blame == ((2, 2),)
+    assert (draft.area, draft.severity) == ("streaming", "info")
+    assert draft.title == "Streaming chunk cadence changed in server.cpp"
+    assert draft.path == "tools/server/server.cpp" and draft.line == 1 and draft.blame == ((1, 1), (3, 3))
     assert draft.local_refs == (LocalRef("llm/server.go", 1),)
-    assert "```diff" in draft.detail and "event: chunk" in draft.detail
+    assert "```diff" in draft.detail and "send_partial_response" in draft.detail
+
+
+def test_a_new_kind_of_stream_frame_is_high_whatever_ollamas_code_spells():
+    ping = SERVER.replace("sink.write(str.c_str(), str.size());", 'sink.write(str.c_str(), str.size());\n    if (idle) { sink.write(":\\n\\n", 3); }')
+    local = {"llm/server.go": 'line = bytes.TrimPrefix(line, []byte("data: "))\n'}
+    (draft,) = [d for d in rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server.cpp", SERVER, ping)], local)
+                if d.severity != "info"]
+    assert (draft.severity, draft.title) == ("high", "llama-server's stream frames changed in server.cpp: `:\\n\\n` new")
+    assert draft.local_refs == (LocalRef("llm/server.go", 1),)
+    refactor = SERVER.replace("sink.write(str.c_str(), str.size());", "sink.write(str.data(), str.size());")
+    assert [d.severity for d in rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server.cpp", SERVER, refactor)], local)] == ["info"]
 
 
 def test_line_rule_ignores_comment_only_and_unrelated_changes():

@@ -270,7 +270,8 @@ def _subject_draft(
 ) -> Draft | None:
     """What the change does to each subject: gone from the file (and not added in another changed file),
     or (unless the rule watches removals only) new in it. The rule's severity holds when Ollama's files
-    (`local_paths`) use a subject; otherwise the item is information."""
+    (`local_paths`) use a subject, or when the rule names Ollama's consumer itself (`local_pattern`: its
+    lines are the references); otherwise the item is information."""
     if not may_match(rule.pattern, *change.changed_raw):
         return None
     removed, added = _changed_lines(change, rule.pattern)
@@ -287,7 +288,8 @@ def _subject_draft(
     if not gone and not new:
         return None
     whole = rule.local_match == "string"
-    uses = {s: ollama_uses(local, rule.local_paths, s, whole) for s in [*gone, *new]} if rule.local_paths else {}
+    gated = bool(rule.local_paths) and rule.local_pattern is None
+    uses = {s: ollama_uses(local, rule.local_paths, s, whole) for s in [*gone, *new]} if gated else {}
     used = sorted(s for s, refs in uses.items() if refs)
     subjects = used or [*gone, *new]
     listed = ", ".join(f"`{s}`" for s in subjects[:6]) + (f" and {len(subjects) - 6} more" if len(subjects) > 6 else "")
@@ -296,8 +298,10 @@ def _subject_draft(
     lines = [raw for s in subjects if s in gone for raw in [gone[s][2]]]
     news = [change.new_lines[new[s] - 1] for s in subjects if s in new]
     detail = "\n\n".join(p for p in (rule.text, excerpt(lines, news)) if p)
-    severity = rule.severity if used or not rule.local_paths else "info"
+    severity = rule.severity if used or not gated else "info"
     refs = tuple(r for s in used for r in uses[s])[:10]
+    if rule.local_pattern is not None:
+        refs = local_refs(local, rule.local_paths, rule.local_pattern)
     draft = Draft(rule.area, severity, title, detail, change.path, None, local_refs=refs,
                   cause=f"{rule.id}:{','.join(sorted(subjects))}")
     first = next((s for s in subjects if s in new), None)
@@ -342,10 +346,12 @@ def rule_drafts(
 
 
 def _added_elsewhere(rule: Rule, changes: list[FileChange], skip: FileChange, subject: str) -> bool:
-    """Whether another changed file of the rule's globs adds `subject`: moved, not gone."""
+    """Whether another changed file of the rule's globs adds `subject` (as a quoted string, or as a
+    subject of the rule): moved, not gone."""
+    quoted = f'"{subject}"'
     for c in changes:
-        if c is skip or not c.new_path or subject not in c.changed_raw[0]:
+        if c is skip or not c.new_path or subject not in c.changed_raw[0] or not glob_match(c.path, rule.paths):
             continue
-        if glob_match(c.path, rule.paths) and any(subject in _subjects(rule, line) for line in c.added_raw):
+        if any(quoted in line or subject in _subjects(rule, line) for line in c.added_raw):
             return True
     return False
