@@ -76,6 +76,8 @@ def test_a_new_kind_of_stream_frame_is_high_whatever_ollamas_code_spells():
                 if d.severity != "info"]
     assert (draft.severity, draft.title) == ("high", "llama-server's stream frames changed in server.cpp: `:\\n\\n` new")
     assert draft.local_refs == (LocalRef("llm/server.go", 1),)
+    uri = SERVER.replace("static void send(", 'static bool inline_image(const std::string & url) { return string_starts_with(url, "data:"); }\nstatic void send(')
+    assert [d for d in rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server.cpp", SERVER, uri)], local) if d.severity != "info"] == []
     refactor = SERVER.replace("sink.write(str.c_str(), str.size());", "sink.write(str.data(), str.size());")
     assert [d.severity for d in rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server.cpp", SERVER, refactor)], local)] == ["info"]
 
