@@ -203,7 +203,8 @@ def flag_drafts(
             drafts.append(
                 Draft(
                     "server",
-                    "medium",
+                    # Ollama passes the flag, so only the values it may give matter; a default or help text not
+                    "medium" if before.value_hint != after.value_hint else "info",
                     f"llama-server flag {name} changed its {' and '.join(what)}",
                     f"Was: `{before.value_hint}` {before.help}\n\nNow: `{after.value_hint}` {after.help}",
                     path,
