@@ -203,7 +203,7 @@ def flag_drafts(
             drafts.append(
                 Draft(
                     "server",
-                    # Ollama passes the flag, so only the values it may give matter; a default or help text not
+                    # Ollama passes the flag with its value: only a changed value set can refuse what it asks for
                     "medium" if before.value_hint != after.value_hint else "info",
                     f"llama-server flag {name} changed its {' and '.join(what)}",
                     f"Was: `{before.value_hint}` {before.help}\n\nNow: `{after.value_hint}` {after.help}",
