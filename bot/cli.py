@@ -117,6 +117,9 @@ def _parser() -> argparse.ArgumentParser:
             cmd.add_argument("--explain", action="store_true",
                              help="say on stderr which patches each pin got and how they were found (the CMake "
                              "file and line that applies them, or the configured directory)")
+            cmd.add_argument("--explain-consumers", action="store_true",
+                             help="also print on stderr, for each checked llama.cpp pin, what of the new upstream "
+                             "ref Ollama's head builds, includes and calls (the model the review judges by)")
     jobs = sub.add_parser("jobs", help="show the service's jobs (a failed check run names its job id)",
                           description="Read the service's job store ($LLAMA_BOT_DATA_DIR/jobs.sqlite3, default "
                           "./var) read-only: one JSON object a line, newest first.")
@@ -265,12 +268,37 @@ def _analyse(args: argparse.Namespace, change: Change, review: bool) -> tuple[Re
             listed = ", ".join(p.path for p in pin_report.patches) or "none"
             how = f" ({pin_report.patch_source})" if pin_report.patch_source else ""
             print(f"llama-bot: {pin_report.name}: patches {listed}{how}", file=sys.stderr)
+    if getattr(args, "explain_consumers", False):
+        _explain_consumers(report, selected, head, opener)
     for pin in selected.pins:
         checked = report.pin(pin.name)
         if checked and not checked.patches and not any(base.files(e) or head.files(e) for e in pin.patch_sets):
             print(f"llama-bot: warning: {pin.name}: {pin.patches}/ exists at neither revision, so no patch was "
                   f"checked (is `patches` right in {CONFIG_PATH}?)", file=sys.stderr)
     return report, changed
+
+
+def _explain_consumers(report: Report, config: Config, head: GitSnapshot, opener) -> None:
+    """The consumer model of each checked llama.cpp pin: Ollama's head against the pin's new upstream ref."""
+    from bot.engine import pin_stack
+    from bot.patchfile import PatchError, parse
+    from bot.review.consumers import SnapshotTexts, consumer_model, explain
+
+    for pin_report in report.pins:
+        pin = config.pin(pin_report.name)
+        if pin is None or pin.review != "llama.cpp" or not pin_report.new_commit:
+            continue
+        upstream = opener(pin, [pin_report.new_ref])
+        patches = []
+        for path in pin_stack(head, pin).paths:
+            try:
+                patches.append((path, parse(head.read(path) or b"")))
+            except PatchError:
+                continue
+        new = GitSnapshot(upstream.repo, pin_report.new_commit)
+        model = consumer_model(SnapshotTexts(head), SnapshotTexts(new), patches)
+        print(f"llama-bot: {pin.name}: what Ollama ({str(head.commit.id)[:12]}) builds, includes and calls of "
+              f"{pin_report.new_ref} ({pin_report.new_commit[:12]}):\n{explain(model)}", end="", file=sys.stderr)
 
 
 def _explain_untouched(change: Change, base: GitSnapshot, head: GitSnapshot) -> None:

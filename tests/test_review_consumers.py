@@ -300,3 +300,33 @@ def test_on_the_real_trees():
     assert not model.builds("ggml/src/ggml-sycl/ggml-sycl.cpp") and "src/llama-hparams.h" in model.headers
     assert "/completion" in model.endpoints and "key" not in model.names
     assert {k: list(v) for k, v in model.flags.items()} == ollama_flags(ollama)
+
+
+def test_check_explains_the_consumer_model_and_still_checks(tmp_path):
+    import subprocess
+    import sys
+
+    from bot import demo
+
+    scenario = demo.build(tmp_path / "demo", commits_between=30)
+
+    def check(*extra: str) -> subprocess.CompletedProcess:
+        command = [
+            "check",
+            "--repo",
+            str(scenario.ollama),
+            "--upstream-dir",
+            f"llama.cpp={scenario.upstream}",
+        ]
+        return subprocess.run(
+            [sys.executable, "-m", "bot", *command, *extra], capture_output=True, text=True, check=False
+        )
+
+    plain, explained = check(), check("--explain-consumers")
+    assert (explained.returncode, explained.stdout) == (plain.returncode, plain.stdout)  # the same check
+    assert f"### llama.cpp: `{demo.OLD_TAG}` → `{demo.NEW_TAG}`" in explained.stdout
+    assert "llama-bot: llama.cpp: what Ollama (" in explained.stderr
+    assert f"of {demo.NEW_TAG} (" in explained.stderr and "what Ollama" not in plain.stderr
+    assert "  cpu: always built\n" in explained.stderr
+    assert "llama-server flags Ollama passes: --ctx-size, --flash-attn, --n-gpu-layers\n" in explained.stderr
+    assert "  GGML_CUDA=OFF (llama/server/CMakeLists.txt:2)\n" in explained.stderr
