@@ -223,3 +223,44 @@ def test_log_lines_count_only_in_code_that_writes_to_what_ollama_runs(tmp_path, 
                  base=base)
     findings, _ = _review(b, patches=())
     assert any(f.title.startswith("Log line Ollama parses changed") for f in findings) is reported
+
+
+def test_what_ollamas_build_never_compiles_or_runs_is_information(tmp_path):
+    top = CMAKE + 'option(LLAMA_BUILD_UI "llama: build the web UI" ON)\nif (LLAMA_BUILD_UI)\n    add_subdirectory(tools/ui)\nendif()\n'
+    ui = 'add_custom_target(ui ALL COMMAND ${CMAKE_COMMAND} -DOUT=x -P "${PROJECT_SOURCE_DIR}/scripts/ui-assets.cmake")\n'
+    script = 'execute_process(COMMAND ${NPM_EXECUTABLE} run build)\n'
+    base = {**UPSTREAM, "CMakeLists.txt": top, "tools/ui/CMakeLists.txt": ui, "scripts/ui-assets.cmake": script,
+            "ggml/src/ggml-sycl/CMakeLists.txt": 'find_package(IntelSYCL REQUIRED)\n',
+            "ggml/src/ggml-cuda/CMakeLists.txt": 'find_package(CUDAToolkit REQUIRED)\n'}
+    b = _history(tmp_path, [
+        ("sycl: link jobs (#401)", {"ggml/src/ggml-sycl/CMakeLists.txt": 'find_package(IntelSYCL REQUIRED)\nset(GGML_SYCL_MAX_PARALLEL_LINK_JOBS "4" CACHE STRING "sycl: link jobs")\n'}),
+        ("sycl: onednn (#402)", {"ggml/src/ggml-sycl/CMakeLists.txt": 'find_package(IntelSYCL REQUIRED)\nset(GGML_SYCL_MAX_PARALLEL_LINK_JOBS "4" CACHE STRING "sycl: link jobs")\nfind_package(oneDNN)\n'}),
+        ("cuda: nccl (#403)", {"ggml/src/ggml-cuda/CMakeLists.txt": 'find_package(CUDAToolkit REQUIRED)\nfind_package(NCCL)\n'}),
+        ("ui: gzip (#404)", {"scripts/ui-assets.cmake": 'execute_process(COMMAND ${NPM_EXECUTABLE} run build --gzip)\n'}),
+    ], base=base)
+    ollama = {**OLLAMA, "llama/server/CMakeLists.txt": b"set(GGML_CUDA ON)\nset(LLAMA_CURL OFF)\nset(LLAMA_BUILD_UI OFF CACHE BOOL \"\" FORCE)\n"}
+    findings, _ = _review(b, ollama=ollama, patches=())
+    severity = {f.title: f.severity for f in findings}
+    assert severity["New build dependency: package NCCL"] == "medium"  # CUDA is built
+    assert severity["New build dependency: package oneDNN"] == "info"  # SYCL is not
+    assert severity["New CMake option GGML_SYCL_MAX_PARALLEL_LINK_JOBS: decide its value"] == "info"
+    assert severity["Arguments of build-time generator ${NPM_EXECUTABLE} changed"] == "info"  # only tools/ui runs it
+
+
+HPARAMS = "#pragma once\n#include <cstdint>\nstruct llama_hparams {\n    uint32_t n_layer;\n    uint32_t n_embd;\n};\n"
+PARTIAL = "#pragma once\n#include <string>\nstruct common_json_partial {\n    std::string key;\n    int depth;\n};\n"
+MODEL_CPP = b'#include "llama-model.h"\n\nvoid build(const llama_model & model) {\n    const std::string key = "x";\n    for (uint32_t il = 0; il < model.hparams.n_layer; ++il) {}\n}\n'
+
+
+def test_compat_model_code_sees_changes_only_of_the_headers_it_includes(tmp_path):
+    base = {**UPSTREAM, "src/llama-hparams.h": HPARAMS, "src/llama-model.h": '#pragma once\n#include "llama-hparams.h"\nstruct llama_model { llama_hparams hparams; };\n',
+            "common/json-partial.h": PARTIAL}
+    b = _history(tmp_path, [
+        ("hparams: n_layer() (#501)", {"src/llama-hparams.h": HPARAMS.replace("    uint32_t n_layer;\n", "    uint32_t n_layer_all;\n    uint32_t n_layer() const { return n_layer_all; }\n")}),
+        ("json: drop key (#502)", {"common/json-partial.h": PARTIAL.replace("    std::string key;\n", "")}),
+    ], base=base)
+    findings, _ = _review(b, ollama={**OLLAMA, "llama/compat/models/laguna.cpp": MODEL_CPP}, patches=())
+    (getter,) = [f for f in findings if "`n_layer`" in f.title]
+    assert (getter.severity, getter.title) == ("high", "`n_layer` changed from field to function upstream")
+    assert LocalRef("llama/compat/models/laguna.cpp", 5) in getter.local_refs
+    assert not [f for f in findings if "`key`" in f.title]  # a local named like a field of a header compat never includes

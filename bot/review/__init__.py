@@ -9,9 +9,10 @@ introduced each one and the Ollama lines that consume it.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, partial
 
 import pygit2
@@ -19,7 +20,18 @@ import pygit2
 from bot.config import Pin
 from bot.model import SEVERITY_ORDER, Commit, Finding
 from bot.patchfile import PatchFile
-from bot.review import archs, cmake, compat, flags, generators, grouping, limits, logformats, symbols
+from bot.review import (
+    archs,
+    cmake,
+    compat,
+    consumers,
+    flags,
+    generators,
+    grouping,
+    limits,
+    logformats,
+    symbols,
+)
 from bot.review.changes import AREAS, Draft, FileChange, Span
 from bot.review.patchcontext import patch_context_drafts
 from bot.review.rules import load_rules, ollama_uses, rule_drafts
@@ -50,11 +62,13 @@ def review(ctx: ReviewContext) -> list[Finding]:
     if not changes:
         return _unreadable(ctx)
     run = _Run(ctx, changes)
-    if ctx.pin.review != "llama.cpp":  # llama.cpp's rules and detectors say nothing true about another upstream
+    if (
+        ctx.pin.review != "llama.cpp"
+    ):  # llama.cpp's rules and detectors say nothing true about another upstream
         drafts = [] if ctx.pin.review == "none" else patch_context_drafts(ctx.patches, run.by_old_path)
         return merge([_Attribution(ctx).finding(d) for d in drafts] + _unreadable(ctx))
     drafts = [
-        *rule_drafts(rules, changes, run.local),
+        *rule_drafts(rules, changes, run.local, run.consumers.builds),
         *run.build(),
         *run.ggml_api(),
         *run.server_flags(),
@@ -74,18 +88,28 @@ def _unreadable(ctx: ReviewContext) -> list[Finding]:
     upstream = ctx.history.upstream
     if not upstream.unreadable:
         return []
-    labels = {str(ctx.old.commit.id): f"the old ref (`{str(ctx.old.commit.id)[:12]}`)",
-              str(ctx.new.commit.id): f"the new ref (`{str(ctx.new.commit.id)[:12]}`)"}
-    listed = "\n".join(f"- `{path}` at {labels.get(sha, f'commit `{sha[:12]}`')}"
-                       for path, sha in sorted(upstream.unreadable.items()))
+    labels = {
+        str(ctx.old.commit.id): f"the old ref (`{str(ctx.old.commit.id)[:12]}`)",
+        str(ctx.new.commit.id): f"the new ref (`{str(ctx.new.commit.id)[:12]}`)",
+    }
+    listed = "\n".join(
+        f"- `{path}` at {labels.get(sha, f'commit `{sha[:12]}`')}"
+        for path, sha in sorted(upstream.unreadable.items())
+    )
     why = f" and could not be fetched: {upstream.fetch_problem}" if upstream.fetch_problem else ""
     count = len(upstream.unreadable)
-    return [Finding("patch-context", "info",
-                    f"{count} upstream file{'s' if count != 1 else ''} could not be read "
-                    "(missing from the upstream clone)",
-                    f"The files below are missing from {upstream.source}{why}: the review skipped them, and the "
-                    f"upstream commits credited with their lines may be incomplete.\n\n{listed}",
-                    min(upstream.unreadable), None)]
+    return [
+        Finding(
+            "patch-context",
+            "info",
+            f"{count} upstream file{'s' if count != 1 else ''} could not be read "
+            "(missing from the upstream clone)",
+            f"The files below are missing from {upstream.source}{why}: the review skipped them, and the "
+            f"upstream commits credited with their lines may be incomplete.\n\n{listed}",
+            min(upstream.unreadable),
+            None,
+        )
+    ]
 
 
 def upstream_changes(
@@ -100,13 +124,17 @@ def upstream_changes(
         return f.mode not in (0, pygit2.GIT_FILEMODE_COMMIT) and not odb.exists(f.id)
 
     if any(lacks(f) for d in diff.deltas for f in (d.old_file, d.new_file)):
-        diff.find_similar(flags=pygit2.enums.DiffFind.FIND_RENAMES | pygit2.enums.DiffFind.FIND_EXACT_MATCH_ONLY)
+        diff.find_similar(
+            flags=pygit2.enums.DiffFind.FIND_RENAMES | pygit2.enums.DiffFind.FIND_EXACT_MATCH_ONLY
+        )
     else:  # comparing contents reads every added and deleted blob
         diff.find_similar()
     changes = []
     skipped = []
     for index, delta in enumerate(diff.deltas):
-        missing = [(f.path, side) for f, side in ((delta.old_file, "old"), (delta.new_file, "new")) if lacks(f)]
+        missing = [
+            (f.path, side) for f, side in ((delta.old_file, "old"), (delta.new_file, "new")) if lacks(f)
+        ]
         if missing:
             skipped += missing
             continue
@@ -174,6 +202,11 @@ class _Run:
         self.c_changes = [c for c in changes if extension(c.path) in C_SOURCES]
         self._runs: dict[str, bool] = {}
 
+    @cached_property
+    def consumers(self) -> consumers.Consumers:
+        """What of the new ref Ollama builds, includes and calls: asked by every detector."""
+        return consumers.consumer_model(self.local, consumers.SnapshotTexts(self.ctx.new), self.ctx.patches)
+
     def where_now(self, path: str, line: int) -> int | None:
         change = self.by_old_path.get(path)
         return change.new_line(line) if change else line
@@ -211,10 +244,20 @@ class _Run:
         new_steps = [s for p, t in new_texts.items() for s in generators.steps(t, p)]
         sources = {k: v for p, t in new_texts.items() for k, v in generators.target_sources(t, p).items()}
         changed = {c.path for c in self.changes if c.significant}
-        return [
-            *cmake.option_drafts(old_options, new_options, cmake.ollama_mentions(self.local), self.where_now),
+        model = self.consumers
+        options = cmake.option_drafts(
+            old_options,
+            new_options,
+            cmake.ollama_mentions(self.local),
+            self.where_now,
+            lambda o: model.builds(o.path) and model.built_option(o.name),
+        )
+        steps = [
             *cmake.dependency_drafts(old_deps, new_deps),
             *generators.generator_drafts(old_steps, new_steps, sources, changed),
+        ]  # looked for or run by CMake files that Ollama's build may never read
+        return options + [
+            d if _read_by_build(d.path, new_texts, model) else replace(d, severity="info") for d in steps
         ]
 
     def ggml_api(self) -> list[Draft]:
@@ -325,8 +368,10 @@ class _Run:
                 if change is None and self.ctx.new.missing(path):
                     self.ctx.history.upstream.note_unreadable(path, str(self.ctx.new.commit.id))
                     continue
-                parsers[path] = change.new_code if change else code_text(
-                    (self.ctx.new.read(path) or b"").decode("utf-8", "replace"), path
+                parsers[path] = (
+                    change.new_code
+                    if change
+                    else code_text((self.ctx.new.read(path) or b"").decode("utf-8", "replace"), path)
                 )
         return limits.limit_drafts(
             found,
@@ -376,18 +421,29 @@ class _Run:
         )
 
     def compat_sources(self) -> list[Draft]:
-        """Upstream declarations Ollama's compat code relies on that the diff removes or re-kinds."""
-        if not self.c_changes:
-            return []
-        uses = compat.compat_uses(self.local, self.ctx.patches)
-        if not uses:
+        """Upstream declarations Ollama's compat code uses (in the headers it includes) that the diff removes,
+        re-kinds or changes, and enum values it names or produces that upstream stops handling."""
+        uses = self.consumers.names
+        if not self.c_changes or not uses:
             return []
         word = re.compile(r"\b[A-Za-z_]\w{2,}")
+        changed = [
+            c
+            for c in self.c_changes
+            if c.old_path
+            and self.consumers.builds(c.path)
+            and set(word.findall("\n".join(c.removed_raw))) & uses.keys()
+        ]
         drafts = []
+        for change in changed:
+            if change.old_path in self.consumers.headers:
+                drafts += compat.compat_drafts(uses, change, partial(self._declared_elsewhere, skip=change))
+        strings_of = compat.value_strings(
+            c.old_code for c in self.c_changes if c.path.endswith(compat.HEADERS)
+        )
         for change in self.c_changes:
-            if not change.old_path or not set(word.findall("\n".join(change.removed_raw))) & uses.keys():
-                continue
-            drafts += compat.compat_drafts(uses, change, partial(self._declared_elsewhere, skip=change))
+            if change.old_path and self.consumers.builds(change.path):
+                drafts += compat.value_drafts(change, uses, self.consumers.strings, strings_of)
         return drafts
 
     def _declared_elsewhere(self, name: str, skip: FileChange) -> set[str]:
@@ -401,6 +457,17 @@ class _Run:
                 kind for line, kind, n in compat.declarations(c.new_code_lines) if n == name and line in added
             }
         return kinds
+
+
+def _read_by_build(path: str, cmake_texts: Mapping[str, str], model: consumers.Consumers) -> bool:
+    """Whether Ollama's build reads a CMake file: a CMakeLists.txt where it builds, a script where a built
+    CMake file names it (`include()`, `cmake -P`): a script only an excluded directory runs never runs."""
+    name = posixpath.basename(path)
+    if name == "CMakeLists.txt":
+        return model.builds(path)
+    naming = re.compile(rf"(?<![\w.-]){re.escape(name)}\b")
+    users = [p for p, text in cmake_texts.items() if p != path and name in text and naming.search(text)]
+    return any(model.builds(p) for p in users) if users else model.builds(path)
 
 
 class _Attribution:

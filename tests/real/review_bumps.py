@@ -88,10 +88,10 @@ class Recorder:
     def rules(self, original: Callable) -> Callable:
         """rule_drafts one rule at a time (its own loop order), so each draft names its rule's id."""
 
-        def recorded(rules, changes, local):
+        def recorded(rules, changes, local, *args, **kwargs):
             drafts = []
             for rule in rules:
-                found = original([rule], changes, local)
+                found = original([rule], changes, local, *args, **kwargs)
                 self._note(f"rule:{rule.id}", found)
                 drafts += found
             return drafts
