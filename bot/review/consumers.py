@@ -504,7 +504,9 @@ def _condition(tokens: list[str], value: Mapping[str, bool]) -> bool | None:
 
 def _guard(tokens: list[str], value: Mapping[str, bool]) -> str | None:
     """The option whose value makes a false condition false: a conjunct `X` with X OFF or `NOT X` with X ON."""
-    depth, conjuncts, current = 0, [], []
+    depth = 0
+    conjuncts: list[list[str]] = []
+    current: list[str] = []
     for token in tokens:
         depth += token == "("
         depth -= token == ")"
@@ -784,7 +786,7 @@ _OWN_QUERY = """
 """
 
 
-def _declared(node: Node) -> str | None:
+def _declared(node: Node | None) -> str | None:
     """The name a declarator declares, through pointers, references, arrays and initialisers."""
     while node is not None and node.type not in ("identifier", "field_identifier", "type_identifier"):
         if node.type == "qualified_identifier":
@@ -875,14 +877,15 @@ def included_headers(
     queue: list[tuple[str, str, str]] = []  # (includer dir, include text, tree "upstream" | "ollama")
     for path, text, side in sources:
         includer = path.split(":", 1)[-1]
-        tree = "ollama" if side == "ollama" or ":" not in path and includer in ollama_set else "upstream"
+        tree = "ollama" if side == "ollama" else "upstream"  # a patch's lines land in upstream's tree
         for m in _INCLUDE.finditer(text):
             queue.append((posixpath.dirname(includer), m[1], tree))
     seen_ollama: set[str] = {p for p, _, s in sources if s == "ollama"}
     while queue:
         base, name, tree = queue.pop()
         local = posixpath.normpath(posixpath.join(base, name))
-        target, target_tree = None, None
+        target: str | None = None
+        target_tree = tree
         if tree == "upstream" and local in upstream_set:
             target, target_tree = local, "upstream"
         elif tree == "ollama" and local in ollama_set:
@@ -896,21 +899,15 @@ def included_headers(
                 target_tree = "upstream"
             elif posixpath.basename(name) in ollama_by_name:
                 target, target_tree = ollama_by_name[posixpath.basename(name)][0], "ollama"
-        if target is None:
+        if target is None or target in found or target in seen_ollama:
             continue
         if target_tree == "upstream":
-            if target in found:
-                continue
             found.add(target)
-            text = _text(upstream, target)
+            included = _text(upstream, target)
         else:
-            if target in seen_ollama and tree == "ollama" and target != local:
-                continue
-            if target in seen_ollama:
-                continue
             seen_ollama.add(target)
-            text = _text(ollama, target)
-        for m in _INCLUDE.finditer(text or ""):
+            included = _text(ollama, target)
+        for m in _INCLUDE.finditer(included or ""):
             queue.append((posixpath.dirname(target), m[1], target_tree))
     return frozenset(found)
 
@@ -1069,13 +1066,12 @@ def _json_uses(
     """Classify the values one function hands to json.Marshal/Encode (sent) and Unmarshal/Decode
     (received): named struct types by name, anonymous structs and map literals field by field."""
     types: dict[str, Node] = {}
-    for node in _captures(
-        "go", "(var_spec) @v (short_var_declaration) @s (parameter_declaration) @p", function
-    ).get("v", []) + _captures("go", "(parameter_declaration) @p", function).get("p", []):
-        kind = node.child_by_field_name("type")
-        for name in node.children_by_field_name("name"):
-            if kind is not None:
-                types[_node_text(name)] = kind
+    for declarations in _captures("go", "(var_spec) @d (parameter_declaration) @d", function).values():
+        for node in declarations:
+            declared = node.child_by_field_name("type")
+            for name in node.children_by_field_name("name"):
+                if declared is not None:
+                    types[_node_text(name)] = declared
     for node in _captures("go", "(short_var_declaration) @s", function).get("s", []):
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if left is None or right is None:
