@@ -114,3 +114,34 @@ def test_the_script_refuses_a_label_for_a_finding_that_is_not_committed(tmp_path
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"review_precision: label ('{first['case']}', '`nothing` was removed upstream'")
     assert len(err.splitlines()) == 1
+
+
+FLOORS = tomllib.loads((DATA / "floors.toml").read_text())
+
+
+@pytest.fixture(scope="module")
+def live(data) -> Data:
+    """The current review, run on the committed excerpts of every bump (no mirror, no network)."""
+    from tests.real.review_excerpts import live_reviews
+
+    return Data(live_reviews(), data.labels, data.forced, data.fully_labelled)
+
+
+def test_the_current_review_runs_on_every_excerpt_without_an_error(live):
+    for name in rp.REVIEWS:
+        assert sorted(live.reviews[name]) == sorted(rp.load().reviews[name])
+        for case, review in live.reviews[name].items():
+            assert review["error"] is None, f"{name} {case}: {review['error']}"
+
+
+def test_the_current_review_holds_the_precision_and_recall_floors(live):
+    found = rp.figures(live)
+    print(found)
+    assert found["high_precision"] >= FLOORS["high_precision"]
+    assert found["useful_share"] >= FLOORS["useful_share"]
+    assert found["recall"] >= FLOORS["recall"], rp.shown_recall(live.forced, live.reviews["bump-only"])[2]
+
+
+def test_every_high_and_medium_finding_of_the_current_review_is_labelled(live):
+    lines = rp.unlabelled(live)
+    assert len(lines) <= FLOORS["max_unlabelled"], "\n".join(lines)

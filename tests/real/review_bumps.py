@@ -161,6 +161,31 @@ def finding_json(f: Finding, detectors: list[str]) -> dict:
     }
 
 
+def review_snapshots(upstream_repo: pygit2.Repository, base, head, source: str) -> dict:
+    """The review of Ollama's `base` -> `head` against the upstream refs `upstream_repo` holds, as JSON."""
+    config = load_config(base)
+    pins = tuple(p for p in config.pins if p.version_file == VERSION_FILE)
+    config = dataclasses.replace(config, pins=pins)
+
+    def open_upstream(pin, _refs):
+        return Upstream(upstream_repo, pin.upstream, source)
+
+    recorder = Recorder()
+    errors: dict[str, str] = {}
+    start = time.perf_counter()
+    with recorder.installed():
+        report = analyse(config, base, head, open_upstream, None, review=True, errors=errors)
+    total = time.perf_counter() - start
+    pin = report.pins[0] if report.pins else None
+    return {
+        "error": next(iter(errors.values()), None),
+        "analyse_seconds": round(total, 2),
+        "review_seconds": round(recorder.review_seconds, 2),
+        "patches": {p.path: p.status for p in pin.patches} if pin else {},
+        "findings": [finding_json(f, recorder.detectors(f)) for f in (pin.findings if pin else [])],
+    }
+
+
 def review_bump(
     bump: Bump, ollama: pygit2.Repository, llama_dir: Path, refs: RefResolver, scratch: Path, bump_only: bool
 ) -> dict:
@@ -170,20 +195,6 @@ def review_bump(
     base = GitSnapshot(ollama, bump.parent)
     merged = GitSnapshot(ollama, bump.commit)
     head = VersionBumpOnly(base, VERSION_FILE, merged.read(VERSION_FILE) or b"") if bump_only else merged
-    config = load_config(base)
-    pins = tuple(p for p in config.pins if p.version_file == VERSION_FILE)
-    config = dataclasses.replace(config, pins=pins)
-
-    def open_upstream(pin, _refs):
-        return Upstream(upstream_repo, pin.upstream, f"the scratch repository {scratch}")
-
-    recorder = Recorder()
-    errors: dict[str, str] = {}
-    start = time.perf_counter()
-    with recorder.installed():
-        report = analyse(config, base, head, open_upstream, None, review=True, errors=errors)
-    total = time.perf_counter() - start
-    pin = report.pins[0] if report.pins else None
     return {
         "case": bump.case_id,
         "ollama_commit": bump.commit,
@@ -194,11 +205,7 @@ def review_bump(
         "new_ref": bump.new_ref,
         "old_commit": old_commit,
         "new_commit": new_commit,
-        "error": next(iter(errors.values()), None),
-        "analyse_seconds": round(total, 2),
-        "review_seconds": round(recorder.review_seconds, 2),
-        "patches": {p.path: p.status for p in pin.patches} if pin else {},
-        "findings": [finding_json(f, recorder.detectors(f)) for f in (pin.findings if pin else [])],
+        **review_snapshots(upstream_repo, base, head, f"the scratch repository {scratch}"),
     }
 
 
