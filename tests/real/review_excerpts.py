@@ -91,11 +91,26 @@ def _exists(tree: pygit2.Tree, path: str) -> bool:
         return False
 
 
+def _all_files(tree: pygit2.Tree, base: str = "") -> Iterator[str]:
+    for entry in tree:
+        path = base + (entry.name or "")
+        if isinstance(entry, pygit2.Tree):
+            yield from _all_files(entry, path + "/")
+        elif entry.type == pygit2.GIT_OBJECT_BLOB:
+            yield path
+
+
 def _commit(
     out: pygit2.Repository, source: pygit2.Repository, tree: pygit2.Tree, paths: set[str], parents
 ) -> str:
-    """A commit in `out` holding `paths` of `tree` (files the source lacks or does not have are left out)."""
+    """A commit in `out` holding `paths` of `tree` (files the source lacks or does not have are left out), and
+    every other file of `tree` empty: the review lists whole trees, and an empty file on both sides is no
+    change."""
     index = pygit2.Index()
+    empty = out.create_blob(b"")
+    for path in _all_files(tree):
+        if path not in paths:
+            index.add(pygit2.IndexEntry(path, empty, pygit2.GIT_FILEMODE_BLOB))
     for path in sorted(paths):
         try:
             entry = tree[path]
