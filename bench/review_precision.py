@@ -318,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     cases = sorted(data.fully_labelled, key=_order)
     print(f"labelled: every high finding, and every medium one of {', '.join(cases)}\n")
-    for name in args.review or REVIEWS:
+    for name in args.review or [n for n in REVIEWS if data.reviews.get(n)]:
         print("\n".join(report(data, name)), end="\n\n")
     r = recall(data.forced)
     print(

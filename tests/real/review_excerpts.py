@@ -3,7 +3,8 @@
 Extraction (needs LLAMA_BOT_REAL_OLLAMA and LLAMA_BOT_REAL_LLAMA_CPP) runs the review of every bump, merged
 and bump-only, records every file it reads (Ollama's base and head, upstream's old and new tree through
 snapshots, the FileChange loaders and the History) and stores those files as one git bundle: per case an
-upstream old commit, an upstream new commit (child of old), an Ollama base commit and an Ollama head commit
+upstream old commit, the upstream commits between the refs that touch those files (replayed on it, with their
+messages, so the review credits the same commits; the last one is the new ref), an Ollama base commit and an Ollama head commit
 (child of base). manifest.json names the refs, the source commits and the paths.
 
     python -m tests.real.review_excerpts            # (re)write tests/data/real-review/excerpts/
@@ -19,6 +20,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import tomllib
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -34,6 +36,10 @@ from tests.real.extract import VERSION_FILE, ExtractError, RefResolver, find_bum
 from tests.real.review_bumps import VersionBumpOnly, review_snapshots, scratch_upstream
 
 EXCERPTS = Path(__file__).resolve().parent.parent / "data" / "real-review" / "excerpts"
+# An upstream file larger than this is kept only when a high or medium finding names it or a patch touches it:
+# the large ones (a backend's kernels, the web UI's lock file) give information at most, and would make the
+# excerpts many times larger.
+MAX_EXCERPT_BYTES = 96_000
 SIGNATURE = pygit2.Signature("llama-bot excerpts", "excerpts@invalid", 0, 0)
 
 
@@ -42,12 +48,22 @@ class ReadLog:
 
     def __init__(self):
         self.by_tree: dict[str, set[str]] = defaultdict(set)
+        self.needed: set[str] = set()  # files kept whatever their size: patch targets, findings' files
 
     @contextmanager
     def installed(self) -> Iterator[ReadLog]:
         log = self
         snapshot_read, history_read = GitSnapshot.read, History.read
-        changes = bot.review.upstream_changes
+        changes, reviewed = bot.review.upstream_changes, bot.review.review
+
+        def review(ctx):
+            # the files the patches touch: the patch-context items need their hunks, which the diff makes
+            # without any read the log can see
+            targets = {fp.path for _, pf in ctx.patches for fp in pf.files}
+            log.needed |= targets
+            for snapshot in (ctx.old, ctx.new):
+                log.by_tree[str(snapshot.tree.id)].update(targets)
+            return reviewed(ctx)
 
         def read(snapshot, path):
             log.by_tree[str(snapshot.tree.id)].add(path)
@@ -73,6 +89,7 @@ class ReadLog:
             stack.enter_context(mock.patch.object(GitSnapshot, "read", read))
             stack.enter_context(mock.patch.object(History, "read", history))
             stack.enter_context(mock.patch.object(bot.review, "upstream_changes", upstream_changes))
+            stack.enter_context(mock.patch.object(bot.review, "review", review))
             yield self
 
 
@@ -82,6 +99,13 @@ def _logged(loader, paths: set[str], path: str):
         return loader()
 
     return load
+
+
+def _size(repo: pygit2.Repository, tree: pygit2.Tree, path: str) -> int:
+    try:
+        return repo[tree[path].id].size
+    except KeyError:
+        return 0
 
 
 def _exists(tree: pygit2.Tree, path: str) -> bool:
@@ -101,7 +125,12 @@ def _all_files(tree: pygit2.Tree, base: str = "") -> Iterator[str]:
 
 
 def _commit(
-    out: pygit2.Repository, source: pygit2.Repository, tree: pygit2.Tree, paths: set[str], parents
+    out: pygit2.Repository,
+    source: pygit2.Repository,
+    tree: pygit2.Tree,
+    paths: set[str],
+    parents,
+    message: str = "excerpt",
 ) -> str:
     """A commit in `out` holding `paths` of `tree` (files the source lacks or does not have are left out), and
     every other file of `tree` empty: the review lists whole trees, and an empty file on both sides is no
@@ -121,7 +150,52 @@ def _commit(
             continue
         index.add(pygit2.IndexEntry(path, out.create_blob(data), entry.filemode))
     tree_id = index.write_tree(out)
-    return str(out.create_commit(None, SIGNATURE, SIGNATURE, "excerpt", tree_id, parents))
+    return str(out.create_commit(None, SIGNATURE, SIGNATURE, message, tree_id, parents))
+
+
+def _history(
+    out: pygit2.Repository,
+    llama: pygit2.Repository,
+    llama_dir: Path,
+    old: str,
+    new: str,
+    paths: set[str],
+    base: str,
+) -> str:
+    """The upstream commits between the refs that touch `paths`, replayed on `base` with their messages and
+    only those files: attribution names the same commits (by subject) as on the mirror. Returns the last one,
+    whose files are the new ref's."""
+    listed = subprocess.run(
+        [
+            "git",
+            "-C",
+            str(llama_dir),
+            "rev-list",
+            "--reverse",
+            "--first-parent",
+            f"{old}..{new}",
+            "--",
+            *sorted(paths),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    tip = base
+    for sha in listed or [new]:
+        commit = llama[sha].peel(pygit2.Commit)
+        tip = _commit(out, llama, commit.tree, paths, [tip], commit.message)
+    final = llama[new].peel(pygit2.Commit)
+    if listed and listed[-1] != str(final.id):
+        tip = _commit(out, llama, final.tree, paths, [tip], final.message)
+    return tip
+
+
+def live_cases(labels: Path = EXCERPTS.parent / "labels.toml") -> set[str]:
+    """The bumps `make test` reviews live: those whose every high and medium finding is labelled and those of
+    the recall list (the others are reviewed from the mirrors only, by tests/real/review_bumps.py)."""
+    data = tomllib.loads(labels.read_text())
+    return set(data.get("fully_labelled", [])) | {f["case"] for f in data.get("forced", [])}
 
 
 def extract(out_dir: Path = EXCERPTS) -> int:
@@ -132,10 +206,10 @@ def extract(out_dir: Path = EXCERPTS) -> int:
     manifest = []
     with tempfile.TemporaryDirectory(prefix="review-excerpts-") as tmp:
         out = pygit2.init_repository(str(Path(tmp) / "excerpts.git"), bare=True)
-        for bump in bumps:
+        for bump in (b for b in bumps if b.case_id in live_cases()):
             log = ReadLog()
             with log.installed():
-                for bump_only in (False, True):
+                for bump_only in (True,):
                     scratch = Path(tmp) / f"{bump.case_id}-{bump_only}.git"
                     old_commit, new_commit = refs.resolve(bump.old_ref), refs.resolve(bump.new_ref)
                     upstream_repo = scratch_upstream(
@@ -148,7 +222,8 @@ def extract(out_dir: Path = EXCERPTS) -> int:
                         if bump_only
                         else merged
                     )
-                    review_snapshots(upstream_repo, base, head, f"the scratch repository {scratch}")
+                    data = review_snapshots(upstream_repo, base, head, f"the scratch repository {scratch}")
+                    log.needed |= {f["upstream_path"] for f in data["findings"] if f["severity"] != "info"}
             sides = {
                 "upstream_old": (llama, llama[old_commit].peel(pygit2.Commit).tree),
                 "upstream_new": (llama, llama[new_commit].peel(pygit2.Commit).tree),
@@ -157,10 +232,12 @@ def extract(out_dir: Path = EXCERPTS) -> int:
             }
             read = {side: log.by_tree.get(str(tree.id), set()) for side, (_, tree) in sides.items()}
             # a file read on one side only is kept on both, or the excerpt would show it added or removed
-            upstream, local = (
-                read["upstream_old"] | read["upstream_new"],
-                read["ollama_base"] | read["ollama_head"],
-            )
+            upstream = {
+                p
+                for p in read["upstream_old"] | read["upstream_new"]
+                if p in log.needed or _size(llama, sides["upstream_new"][1], p) <= MAX_EXCERPT_BYTES
+            }
+            local = read["ollama_base"] | read["ollama_head"]
             both = {
                 "upstream_old": upstream,
                 "upstream_new": upstream,
@@ -178,7 +255,12 @@ def extract(out_dir: Path = EXCERPTS) -> int:
                 ("ollama_head", "ollama_base"),
             ):
                 repo, tree = sides[side]
-                made[side] = _commit(out, repo, tree, set(paths[side]), [made[parent]] if parent else [])
+                if side == "upstream_new":
+                    made[side] = _history(
+                        out, llama, llama_dir, old_commit, new_commit, set(paths[side]), made["upstream_old"]
+                    )
+                else:
+                    made[side] = _commit(out, repo, tree, set(paths[side]), [made[parent]] if parent else [])
                 out.references.create(
                     f"refs/excerpts/{bump.case_id}/{side}", pygit2.Oid(hex=made[side]), force=True
                 )
@@ -192,7 +274,7 @@ def extract(out_dir: Path = EXCERPTS) -> int:
                     "ollama_parent": bump.parent,
                     "ollama_commit": bump.commit,
                     "subject": bump.subject,
-                    "paths": paths,
+                    "files": {side: len(p) for side, p in paths.items()},
                 }
             )
             print(f"{bump.case_id}: {', '.join(f'{s} {len(p)}' for s, p in paths.items())}")
@@ -219,9 +301,10 @@ def excerpt_repository(where: Path, bundle: Path = EXCERPTS / "excerpts.bundle")
 
 
 def live_reviews(cases: list[str] | None = None, root: Path = EXCERPTS) -> dict[str, dict[str, dict]]:
-    """review name ("merged", "bump-only") -> case -> the review's JSON, run on the excerpts alone."""
+    """review name ("bump-only": the first push of each pull request) -> case -> the review's JSON, run on the
+    excerpts alone."""
     manifest = json.loads((root / "manifest.json").read_text())
-    reviews: dict[str, dict[str, dict]] = {"merged": {}, "bump-only": {}}
+    reviews: dict[str, dict[str, dict]] = {"bump-only": {}}
     with tempfile.TemporaryDirectory(prefix="review-excerpts-") as tmp:
         repo = excerpt_repository(Path(tmp) / "excerpts.git", root / "excerpts.bundle")
         for entry in manifest:
@@ -235,7 +318,7 @@ def live_reviews(cases: list[str] | None = None, root: Path = EXCERPTS) -> dict[
             }
             base = GitSnapshot(repo, str(repo.references[f"{ref}/ollama_base"].target))
             merged = GitSnapshot(repo, str(repo.references[f"{ref}/ollama_head"].target))
-            for name, bump_only in (("merged", False), ("bump-only", True)):
+            for name, bump_only in (("bump-only", True),):
                 scratch = Path(tmp) / f"{case}-{name}.git"
                 upstream = scratch_upstream(Path(repo.path), tags, scratch)
                 head = (
