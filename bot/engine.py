@@ -845,11 +845,25 @@ def _analyse_pin(pin: Pin, config: Config, base: Snapshot, head: Snapshot, open_
         raise AnalysisError(f"{exc}{''.join(dict.fromkeys(_abbreviation_hint(None, r) for r in refs))}") from None
     pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head)
     if review:
-        pin_report.findings = _review(ctx, head, config)
+        pin_report.findings = _review(ctx, head, config, _explained_hunks(pin_report.patches))
     return pin_report
 
 
-def _review(ctx: PinContext, head: Snapshot, config: Config) -> list:
+QUIET_HUNKS = ("clean", "offset")  # a hunk the patch section says nothing more of
+
+
+def _explained_hunks(patches: list) -> frozenset[tuple[str, int]]:
+    """(patch path, hunk header line) of every hunk the patch section already explains: one that moved,
+    merged or conflicts, and every hunk of a patch upstream now carries."""
+    return frozenset(
+        (p.path, h.patch_line)
+        for p in patches
+        for h in p.hunks
+        if p.status == "upstreamed" or h.status not in QUIET_HUNKS
+    )
+
+
+def _review(ctx: PinContext, head: Snapshot, config: Config, explained: frozenset = frozenset()) -> list:
     from bot.review import ReviewContext, review
 
     old = ctx.history.old
@@ -861,5 +875,5 @@ def _review(ctx: PinContext, head: Snapshot, config: Config) -> list:
             continue
     return review(ReviewContext(ctx.pin, GitSnapshot(ctx.upstream.repo, old),
                                 GitSnapshot(ctx.upstream.repo, ctx.history.new), ctx.history, head,
-                                patches, config.rules))
+                                patches, config.rules, explained))
 

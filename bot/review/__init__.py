@@ -51,6 +51,7 @@ class ReviewContext:
     ollama: Snapshot
     patches: list[tuple[str, PatchFile]]
     rules: dict
+    explained: frozenset[tuple[str, int]] = frozenset()  # (patch, hunk header line) the patch section explains
 
 
 def review(ctx: ReviewContext) -> list[Finding]:
@@ -65,7 +66,7 @@ def review(ctx: ReviewContext) -> list[Finding]:
     if (
         ctx.pin.review != "llama.cpp"
     ):  # llama.cpp's rules and detectors say nothing true about another upstream
-        drafts = [] if ctx.pin.review == "none" else patch_context_drafts(ctx.patches, run.by_old_path)
+        drafts = [] if ctx.pin.review == "none" else patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained)
         return merge([_Attribution(ctx).finding(d) for d in drafts] + _unreadable(ctx))
     drafts = [
         *rule_drafts(rules, changes, run.local, run.consumers.builds),
@@ -76,7 +77,7 @@ def review(ctx: ReviewContext) -> list[Finding]:
         *run.architectures(),
         *run.compat_sources(),
         *run.request_limits(),
-        *patch_context_drafts(ctx.patches, run.by_old_path),
+        *patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained),
     ]
     attribution = _Attribution(ctx)
     findings = [attribution.finding(d) for d in grouping.by_cause(drafts)]  # notes what it could not read

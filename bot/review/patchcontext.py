@@ -2,8 +2,11 @@
 
 A patch that still applies can still be wrong: upstream may have changed
 the code around the hunk (a renamed variable, a new early return) so that
-the hunk's intent no longer holds. Every upstream change within WINDOW
-lines of a hunk asks for a look.
+the hunk's intent no longer holds. Upstream changes within WINDOW lines of
+a hunk that applied as it was ask for a look: one item per patch and
+upstream file, for information. A hunk the patch section already explains
+(moved, merged, in conflict, or of a patch upstream now carries) gets none:
+it is said there.
 """
 
 from __future__ import annotations
@@ -12,16 +15,28 @@ from collections.abc import Mapping
 
 from bot.model import LocalRef
 from bot.patchfile import PatchFile
-from bot.review.changes import Draft, FileChange
+from bot.review.changes import Draft, FileChange, Span
 from bot.review.source import excerpt
 
 WINDOW = 20
 
 
+def _near(change: FileChange, old_start: int, old_count: int, window: int) -> list[Span]:
+    low = old_start - window
+    high = old_start + max(old_count, 1) - 1 + window
+    return [
+        s for s in change.significant if s.old_start <= high and s.old_start + max(s.old_count, 1) - 1 >= low
+    ]
+
+
 def patch_context_drafts(
-    patches: list[tuple[str, PatchFile]], changes: Mapping[str, FileChange], window: int = WINDOW
+    patches: list[tuple[str, PatchFile]],
+    changes: Mapping[str, FileChange],
+    explained: frozenset[tuple[str, int]] = frozenset(),
+    window: int = WINDOW,
 ) -> list[Draft]:
-    """One finding per patch hunk with significant upstream changes within `window` old-ref lines."""
+    """One item per (patch, upstream file) whose unexplained hunks have significant upstream changes within
+    `window` old-ref lines; `explained` holds the (patch path, hunk header line) the patch section reports."""
     drafts = []
     for patch_path, pf in patches:
         name = patch_path.rsplit("/", 1)[-1]
@@ -29,40 +44,40 @@ def patch_context_drafts(
             change = changes.get(fp.old_path or "")
             if fp.is_new or fp.is_binary or change is None:
                 continue
-            for number, hunk in enumerate(fp.hunks, 1):
-                low = hunk.old_start - window
-                high = hunk.old_start + max(hunk.old_count, 1) - 1 + window
-                near = [
-                    s
-                    for s in change.significant
-                    if s.old_start <= high and s.old_start + max(s.old_count, 1) - 1 >= low
-                ]
-                if not near:
-                    continue
-                removed = [change.old_lines[n - 1] for s in near for n in s.old_lines][:4]
-                added = [change.new_lines[n - 1] for s in near for n in s.new_lines][:4]
-                blame = tuple((s.new_start, s.new_start + s.new_count - 1) for s in near if s.new_count)
-                first = near[0]
-                gone = (
-                    None if blame else (change.old_path or change.path, removed[0].strip() if removed else "")
-                )
-                lines = ", ".join(
+            hunks = [
+                (number, hunk, near)
+                for number, hunk in enumerate(fp.hunks, 1)
+                if (patch_path, hunk.header_line) not in explained
+                and (near := _near(change, hunk.old_start, hunk.old_count, window))
+            ]
+            if not hunks:
+                continue
+            spans = sorted({s for _, _, near in hunks for s in near}, key=lambda s: s.old_start)
+            removed = [change.old_lines[n - 1] for s in spans for n in s.old_lines][:4]
+            added = [change.new_lines[n - 1] for s in spans for n in s.new_lines][:4]
+            blame = tuple((s.new_start, s.new_start + s.new_count - 1) for s in spans if s.new_count)
+            gone = None if blame else (change.old_path or change.path, removed[0].strip() if removed else "")
+            numbers = ", ".join(str(number) for number, _, _ in hunks)
+            listed = "; ".join(
+                f"hunk {number} (old line {hunk.old_start}) near upstream line(s) "
+                + ", ".join(
                     f"{s.old_start}" + (f"-{s.old_start + s.old_count - 1}" if s.old_count > 1 else "")
                     for s in near
                 )
-                drafts.append(
-                    Draft(
-                        "patch-context",
-                        "medium",
-                        f"Upstream changed {change.path} near hunk {number} of {name}",
-                        f"Hunk {number} of `{patch_path}` (old line {hunk.old_start}) sits within {window} lines of "
-                        f"upstream changes at old line(s) {lines}. Even if the patch applies, check that its intent "
-                        f"still holds.\n\n{excerpt(removed, added)}",
-                        change.path,
-                        change.where(first),
-                        blame,
-                        gone,
-                        (LocalRef(patch_path, hunk.header_line),),
-                    )
+                for number, hunk, near in hunks
+            )
+            drafts.append(
+                Draft(
+                    "patch-context",
+                    "info",
+                    f"Upstream changed {change.path} near hunk{'s' if len(hunks) > 1 else ''} {numbers} of {name}",
+                    f"`{patch_path}` applies as it was, but upstream changed the code within {window} lines of it: "
+                    f"{listed}. Check that the patch's intent still holds.\n\n{excerpt(removed, added)}",
+                    change.path,
+                    change.where(spans[0]),
+                    blame,
+                    gone,
+                    tuple(LocalRef(patch_path, hunk.header_line) for _, hunk, _ in hunks),
                 )
+            )
     return drafts
