@@ -99,14 +99,14 @@ def test_the_script_prints_the_table_and_recall(capsys):
     assert rp.main([]) == 0
     out = capsys.readouterr().out
     assert "| compat.compat_drafts | high |" in out
-    assert "recall over" in out and "missed:" in out
+    assert "recall over 13 forced changes" in out and "missed:" not in out
 
 
 def test_the_script_refuses_a_label_for_a_finding_that_is_not_committed(tmp_path, capsys):
     shutil.copytree(DATA, tmp_path / "data")
     labels = tmp_path / "data" / "labels.toml"
     text = labels.read_text()
-    first = tomllib.loads(text)["label"][0]
+    first = next(label for label in tomllib.loads(text)["label"] if "\\" not in label["title"])
     labels.write_text(
         text.replace(f'title = "{first["title"]}"', 'title = "`nothing` was removed upstream"', 1)
     )

@@ -192,10 +192,9 @@ def _history(
 
 
 def live_cases(labels: Path = EXCERPTS.parent / "labels.toml") -> set[str]:
-    """The bumps `make test` reviews live: those whose every high and medium finding is labelled and those of
-    the recall list (the others are reviewed from the mirrors only, by tests/real/review_bumps.py)."""
-    data = tomllib.loads(labels.read_text())
-    return set(data.get("fully_labelled", [])) | {f["case"] for f in data.get("forced", [])}
+    """The bumps `make test` reviews live, as labels.toml's `live` names them (the others are reviewed from the
+    mirrors only, by tests/real/review_bumps.py)."""
+    return set(tomllib.loads(labels.read_text()).get("live", []))
 
 
 def extract(out_dir: Path = EXCERPTS) -> int:
