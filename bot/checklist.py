@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -123,7 +123,7 @@ class Checklist:
     failed: list[PinReport]  # pins that could not be checked, each with its error
     verdict: str
     steps: list[Item]
-    review: list[tuple[str, list[tuple[Item, Finding]]]]  # (area, items) high first
+    review: list[tuple[str, list[tuple[Item, Finding]]]]  # (severity heading, items): high, then medium
     info: list[Finding]
     platforms: list[Item]
     platform_rows: list[dict] = field(default_factory=list)
@@ -388,6 +388,43 @@ def verdict(
     return sentence[0].upper() + sentence[1:] + "."
 
 
+SEVERITY_HEADINGS = {
+    "high": "High: Ollama breaks or behaves differently unless it changes",
+    "medium": "Medium: Ollama must decide",
+}
+
+
+def consequence(f: Finding) -> str:
+    """The first sentence of a finding's text: what the change does to Ollama."""
+    first = f.detail.strip().split("\n", 1)[0]
+    end = first.find(". ")
+    return (first[: end + 1] if end != -1 else first).strip()
+
+
+def after_consequence(f: Finding) -> Finding:
+    """The finding with its text after the first sentence: what its checklist line already says is not
+    said twice in the details under it."""
+    said = consequence(f)
+    detail = f.detail.strip()
+    return replace(f, detail=detail[len(said):].lstrip() if said and detail.startswith(said) else detail)
+
+
+_env.filters["after_consequence"] = after_consequence
+
+
+def review_item(f: Finding) -> str:
+    """A review item's one line: severity, title, consequence and the first place in Ollama it touches."""
+    text = f"**{f.severity}** {f.title}"
+    said = consequence(f)
+    if said and not said.startswith("Where:"):
+        text += f": {said}"
+    if f.local_refs:
+        first = f.local_refs[0]
+        more = f", +{len(f.local_refs) - 1} more" if len(f.local_refs) > 1 else ""
+        text += f" (Ollama: `{first.path}:{first.line}`{more})"
+    return text
+
+
 def build_checklist(
     report: Report,
     changed_paths: Iterable[str],
@@ -410,9 +447,9 @@ def build_checklist(
     if max_findings is not None and len(actionable) > max_findings:
         folded = len(actionable) - max_findings
         actionable = actionable[:max_findings]
-    areas: dict[str, list[tuple[Item, Finding]]] = {}
+    sections: dict[str, list[tuple[Item, Finding]]] = {}
     for f in actionable:
-        areas.setdefault(f.area, []).append((Item(finding_id(f), f"**{f.severity}** {f.title}"), f))
+        sections.setdefault(SEVERITY_HEADINGS[f.severity], []).append((Item(finding_id(f), review_item(f)), f))
     info = [f for f in findings if f.severity == "info"] if max_findings is None or not folded else []
     rows = platforms or []
     platform_items = [
@@ -433,7 +470,7 @@ def build_checklist(
         failed,
         verdict(report.pins, failed, counts, prefix),
         steps,
-        list(areas.items()),
+        list(sections.items()),
         info,
         platform_items,
         rows,
