@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
 
@@ -244,7 +244,7 @@ class _Run:
         old_steps = [s for p, t in old_texts.items() for s in generators.steps(t, p)]
         new_steps = [s for p, t in new_texts.items() for s in generators.steps(t, p)]
         sources = {k: v for p, t in new_texts.items() for k, v in generators.target_sources(t, p).items()}
-        changed = {c.path for c in self.changes if c.significant}
+        changed = _SignificantPaths(self.by_path)
         model = self.consumers
         options = cmake.option_drafts(
             old_options,
@@ -458,6 +458,17 @@ class _Run:
                 kind for line, kind, n in compat.declarations(c.new_code_lines) if n == name and line in added
             }
         return kinds
+
+
+class _SignificantPaths(Container[str]):
+    """The upstream paths whose code changed, asked one path at a time: telling needs both texts."""
+
+    def __init__(self, by_path: Mapping[str, FileChange]):
+        self._by_path = by_path
+
+    def __contains__(self, path: object) -> bool:
+        change = self._by_path.get(path) if isinstance(path, str) else None
+        return change is not None and bool(change.significant)
 
 
 def _read_by_build(path: str, cmake_texts: Mapping[str, str], model: consumers.Consumers) -> bool:

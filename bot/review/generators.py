@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Collection
+from collections.abc import Container
 from dataclasses import dataclass
 
 from bot.review.changes import Draft
@@ -144,7 +144,7 @@ def target_sources(code: str, path: str) -> dict[str, set[str]]:
 
 
 def generator_drafts(
-    old: list[Step], new: list[Step], sources: dict[str, set[str]], changed: Collection[str]
+    old: list[Step], new: list[Step], sources: dict[str, set[str]], changed: Container[str]
 ) -> list[Draft]:
     """Changed arguments, changed generator code, new generators, and new or moved generated assets.
 

@@ -275,14 +275,19 @@ def _subject_draft(
     if not may_match(rule.pattern, *change.changed_raw):
         return None
     removed, added = _changed_lines(change, rule.pattern)
-    kept = set(_subjects(rule, change.new_code))
     gone: dict[str, tuple] = {}
+    kept: set[str] | None = None  # the new file's subjects, found only when a candidate's text is still there
     for span, n, raw in removed:
         for subject in _subjects(rule, raw):
-            if subject not in kept and subject not in gone and not elsewhere(subject):
-                gone[subject] = (span, n, raw)
+            if subject in gone or elsewhere(subject):
+                continue
+            if subject in change.new_code:
+                kept = set(_subjects(rule, change.new_code)) if kept is None else kept
+                if subject in kept:
+                    continue
+            gone[subject] = (span, n, raw)
     new: dict[str, int] = {}
-    if rule.when == "changed":
+    if rule.when == "changed" and added:
         had = set(_subjects(rule, change.old_code))
         new = {subject: n for _, n, raw in added for subject in _subjects(rule, raw) if subject not in had}
     if not gone and not new:
