@@ -1,7 +1,8 @@
 """llama-server flags Ollama passes, against upstream's common/arg.cpp option table at both refs."""
 
 from bot.model import LocalRef
-from bot.review.flags import flag_drafts, flag_table, ollama_flags
+from bot.review.consumers import go_flags
+from bot.review.flags import flag_drafts, flag_table
 from bot.review.source import code_text
 
 ARG = """
@@ -43,7 +44,7 @@ def _table(text):
 
 
 def _passed():
-    return ollama_flags({"llm/server.go": GO})
+    return go_flags({"llm/server.go": GO}, ["llm/server.go"])
 
 
 def _drafts(new_text):
@@ -60,8 +61,8 @@ def test_flag_table_reads_names_negations_hints_help_and_examples():
 
 def test_ollama_flags_come_from_go_string_literals_outside_tests():
     files = {"llm/server.go": GO, "llm/server_test.go": '"--lora"\n', "api/types.go": '"--threads"\n'}
-    passed = ollama_flags(files)
-    assert passed["--ctx-size"] == [LocalRef("llm/server.go", 1)] and "--model" in passed
+    passed = go_flags(files, list(files))
+    assert passed["--ctx-size"] == (LocalRef("llm/server.go", 1),) and "--model" in passed
     assert "--lora" not in passed and "--threads" not in passed
 
 
@@ -103,4 +104,4 @@ def test_no_finding_for_rewrapped_help_or_flags_ollama_does_not_pass():
     rewrapped = ARG.replace('"whether to memory-map model"', '"whether to memory-map "\n        "model"')
     assert _drafts(rewrapped) == []
     other = ARG.replace('"size of the prompt context', '"size of the context')
-    assert flag_drafts(_table(ARG), _table(other), ollama_flags({"llm/server.go": '"--flash-attn"\n'}), lambda n: n) == []
+    assert flag_drafts(_table(ARG), _table(other), go_flags({"llm/server.go": '"--flash-attn"\n'}, ["llm/server.go"]), lambda n: n) == []

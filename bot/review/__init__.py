@@ -286,7 +286,7 @@ class _Run:
         return flags.flag_drafts(
             flags.flag_table(change.old_code),
             flags.flag_table(change.new_code),
-            flags.ollama_flags(self.local),
+            self.consumers.flags,
             change.new_line,
             change.path,
         )

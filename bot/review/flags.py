@@ -15,14 +15,12 @@ from dataclasses import dataclass
 
 from bot.model import LocalRef
 from bot.review.changes import Draft
-from bot.review.source import LineIndex, glob_match, split_args, string_value
+from bot.review.source import LineIndex, split_args, string_value
 
 ARG_TABLE = "common/arg.cpp"
 OLLAMA_CALLERS = ("llm/**/*.go", "discover/**/*.go", "server/**/*.go")
 _ENTRY = re.compile(r"\bcommon_arg\s*\(")
 _NAMES_GROUP = re.compile(r'\{\s*"-[^"]*"(?:\s*,\s*"-[^"]*")*\s*,?\s*\}')
-_GO_STRING = re.compile(r'"((?:\\.|[^"\\\n])*)"|`([^`]*)`')
-_FLAG_IN_STRING = re.compile(r"(?:^|(?<=\s))(--?[A-Za-z][\w-]*)")
 _DEPRECATED = re.compile(
     r"(?i)\bdeprecated\b|\bno longer (?:used|supported)\b|\bis ignored\b|\bhas no effect\b"
     r"|\breplaced by\b|\bremoved\b|\buse\s+'?(--?[\w-]+)'?\s+instead\b"
@@ -95,23 +93,6 @@ def flag_table(code: str) -> dict[str, Flag]:
         for name in names:
             table.setdefault(name, flag)
     return table
-
-
-def ollama_flags(files: Mapping[str, str]) -> dict[str, list[LocalRef]]:
-    """Flags in string literals of Ollama's Go code that starts and probes llama-server."""
-    found: dict[str, list[LocalRef]] = {}
-    for path in sorted(p for p in files if glob_match(p, OLLAMA_CALLERS) and not p.endswith("_test.go")):
-        text = files[path]
-        index = None
-        for m in _GO_STRING.finditer(text):
-            body = m[1] if m[1] is not None else m[2]
-            for f in _FLAG_IN_STRING.finditer(body):
-                index = index or LineIndex(text)
-                ref = LocalRef(path, index.line(m.start()))
-                refs = found.setdefault(f[1].split("=", 1)[0], [])
-                if ref not in refs:
-                    refs.append(ref)
-    return found
 
 
 def _successor(
