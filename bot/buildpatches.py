@@ -16,12 +16,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-import tree_sitter_cmake
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Node
 
+from bot import cmakelang
 from bot.snapshot import Snapshot
 
-_PARSER = Parser(Language(tree_sitter_cmake.language()))
 _VERSION = "\x00version:"  # the value of a variable read from a version file: the marker, then the file
 _ROOT = "/"  # CMAKE_SOURCE_DIR of the repository's top-level project; paths below it are repository paths
 _FETCH_COMMANDS = {"externalproject_add", "fetchcontent_declare"}
@@ -184,14 +183,14 @@ class _Interpreter:
             return
         outer = env.get("CMAKE_CURRENT_LIST_DIR")
         env["CMAKE_CURRENT_LIST_DIR"] = _ROOT + posixpath.dirname(path)
-        for node in _commands(_PARSER.parse(data).root_node):
+        for node in cmakelang.commands(cmakelang.parse(data)):
             self._command(path, node, env)
         if outer is not None:
             env["CMAKE_CURRENT_LIST_DIR"] = outer
 
     def _command(self, path: str, node: Node, env: dict[str, str]) -> None:
-        name = _text(node.child_by_field_name("name") or node.children[0]).lower()
-        args = _arguments(node, env)
+        name = cmakelang.name(node)
+        args = cmakelang.arguments(node, env)
         if name == "set" and args:
             values = []
             for arg in args[1:]:
@@ -226,62 +225,6 @@ class _Interpreter:
         self.found.append(BuildPatches(tag[len(_VERSION) :], tuple(patches), path, line, how))
 
 
-def _commands(root: Node) -> Iterable[Node]:
-    """Every command in document order, inside `if`/`foreach`/`function` bodies too."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "normal_command":
-            yield node
-            continue
-        stack.extend(reversed(node.children))
-
-
-def _arguments(node: Node, env: dict[str, str]) -> list[str]:
-    """The command's arguments as CMake sees them: variables expanded, unquoted lists split on `;`."""
-    args: list[str] = []
-    for arg_list in (c for c in node.children if c.type == "argument_list"):
-        for argument in (c for c in arg_list.children if c.type == "argument"):
-            inner = argument.children[0] if argument.children else argument
-            if inner.type == "quoted_argument":
-                args.append(_expand(inner, env))
-            elif inner.type == "bracket_argument":
-                text = _text(inner)
-                args.append(text[text.index("[", 1) + 1 : text.rindex("]", 0, -1)])
-            else:
-                args += [item for item in _expand(inner, env).split(";") if item]
-    return args
-
-
-def _text(node: Node) -> str:
-    """A syntax node's source text (tree-sitter gives None for a node without text)."""
-    return (node.text or b"").decode("utf-8", "replace")
-
-
-def _expand(node: Node, env: dict[str, str]) -> str:
-    if node.type == "variable_ref":
-        var = next((c for c in node.children), None)
-        name_node = next((c for c in var.children if c.type == "variable"), None) if var else None
-        name = _expand(name_node, env) if name_node is not None else ""
-        if var is not None and var.type == "normal_var" and name in env:
-            return env[name]
-        return _text(node)  # unknown: kept, so it never passes for a real path
-    if node.type in ("quoted_argument",):
-        return "".join(_expand(c, env) for c in node.children if c.type == "quoted_element")
-    if not node.children:
-        return _text(node)
-    text, at = [], node.start_byte
-    source = node.text or b""
-    for child in node.children:
-        text.append(
-            source[at - node.start_byte : child.start_byte - node.start_byte].decode("utf-8", "replace")
-        )
-        text.append(_expand(child, env))
-        at = child.end_byte
-    text.append(source[at - node.start_byte :].decode("utf-8", "replace"))
-    return "".join(text)
-
-
 def _repo_path(value: str, env: dict[str, str], relative_to: str | None = None) -> str | None:
     """A path in the repository ('' for its root), or None when it lies outside or is not known."""
     if "${" in value or "$ENV{" in value:
@@ -309,20 +252,11 @@ def _keyword_values(args: list[str]) -> dict[str, list[str]]:
 
 
 def _keyword_line(node: Node, keyword: str) -> int:
-    for child in _leaves(node):
+    for child in cmakelang.leaves(node):
         if child.text == keyword.encode():
             return child.start_point[0] + 1
     return node.start_point[0] + 1
 
-
-def _leaves(node: Node) -> Iterable[Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "unquoted_argument" or not current.children:
-            yield current
-        else:
-            stack.extend(reversed(current.children))
 
 
 def _patch_command(words: list[str], env: dict[str, str], snapshot: Snapshot) -> tuple[list[str], str]:

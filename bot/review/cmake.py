@@ -13,9 +13,10 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
+from bot import cmakelang
 from bot.model import LocalRef
 from bot.review.changes import Draft
-from bot.review.source import LineIndex, refs_by_name
+from bot.review.source import refs_by_name
 
 CMAKE_FILES = ("**/CMakeLists.txt", "**/*.cmake")
 OLLAMA_SETTERS = (
@@ -30,8 +31,6 @@ OLLAMA_SETTERS = (
 )
 OPTION_NAME = re.compile(r"(?:GGML|LLAMA)_[A-Z0-9_]+")
 _MENTION = re.compile(r"(?:(?<=-D)|(?<![A-Za-z0-9_]))((?:GGML|LLAMA)_[A-Z0-9_]+)\b")
-_COMMAND = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*\(", re.MULTILINE)
-_ARG = re.compile(r'"((?:\\.|[^"\\])*)"|\[(=*)\[(.*?)\]\2\]|(\()|(\))|([^\s()"]+)', re.DOTALL)
 _BOOL = {
     "ON": "ON",
     "TRUE": "ON",
@@ -57,24 +56,9 @@ class Command:
 
 
 def commands(code: str) -> Iterator[Command]:
-    """CMake command invocations of comment-free text, with unquoted/quoted arguments split as CMake does."""
-    index = LineIndex(code)
-    pos = 0
-    while (m := _COMMAND.search(code, pos)) is not None:
-        args: list[str] = []
-        depth, at = 1, m.end()
-        for a in _ARG.finditer(code, m.end()):
-            at = a.end()
-            if a[4]:
-                depth += 1
-            elif a[5]:
-                depth -= 1
-                if depth == 0:
-                    break
-            else:
-                args.append(a[1] if a[1] is not None else a[3] if a[3] is not None else a[6])
-        yield Command(m[1].lower(), tuple(args), index.line(m.start(1)))
-        pos = max(at, m.end())
+    """CMake command invocations of comment-free text, with their arguments as CMake splits them."""
+    for node in cmakelang.commands(cmakelang.parse(code)):
+        yield Command(cmakelang.name(node), tuple(cmakelang.arguments(node)), cmakelang.line(node))
 
 
 @dataclass(frozen=True)

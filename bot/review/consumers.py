@@ -23,6 +23,7 @@ import tree_sitter_cpp
 import tree_sitter_go
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
+from bot import cmakelang
 from bot.model import LocalRef
 from bot.review.flags import OLLAMA_CALLERS
 from bot.review.source import code_text, glob_match
@@ -364,39 +365,17 @@ def _preset_settings(path: str, text: str, found: dict[str, list[OptionSetting]]
     return on
 
 
-def _cmake_args(node: Node, env: Mapping[str, str] | None = None) -> list[str]:
-    """A command's arguments, quotes removed, `${var}` replaced when `env` knows it."""
-    args: list[str] = []
-    for arg_list in (c for c in node.children if c.type == "argument_list"):
-        for argument in (c for c in arg_list.children if c.type == "argument"):
-            text = _node_text(argument)
-            if text.startswith('"') and text.endswith('"') and len(text) >= 2:
-                text = text[1:-1]
-            if env:
-                text = re.sub(r"\$\{(\w+)\}", lambda m: env.get(m[1], m[0]), text)
-            args.append(text)
-    return args
-
-
-def _cmake_commands(root: Node) -> list[Node]:
-    return sorted(_captures("cmake", "(normal_command) @c", root).get("c", []), key=lambda n: n.start_byte)
-
-
-def _command_name(node: Node) -> str:
-    return _node_text(node.children[0]).lower() if node.children else ""
-
-
 def _cmake_settings(path: str, text: str, found: dict[str, list[OptionSetting]]) -> None:
     """`set(NAME VALUE ...)` of GGML_*/LLAMA_* names or cache entries, and calls of the file's own functions
     that forward their arguments to such a `set(${name} ${value} CACHE ...)`."""
-    root = _tree("cmake", text)
+    root = cmakelang.parse(text)
     forwarders: dict[str, tuple[int, int]] = {}
     for definition in _captures("cmake", "(function_def) @f", root).get("f", []):
-        header = _cmake_args(definition.children[0])
+        header = cmakelang.arguments(definition.children[0])
         params = [p.lower() for p in header[1:]]
-        for command in _cmake_commands(definition):
-            args = _cmake_args(command)
-            if _command_name(command) == "set" and "CACHE" in args and len(args) >= 3:
+        for command in cmakelang.commands(definition):
+            args = cmakelang.arguments(command)
+            if cmakelang.name(command) == "set" and "CACHE" in args and len(args) >= 3:
                 name_var, value_var = (re.fullmatch(r"\$\{(\w+)\}", a) for a in args[:2])
                 if (
                     name_var
@@ -408,11 +387,11 @@ def _cmake_settings(path: str, text: str, found: dict[str, list[OptionSetting]])
                         params.index(name_var[1].lower()),
                         params.index(value_var[1].lower()),
                     )
-    for command in _cmake_commands(root):
-        name = _command_name(command)
+    for command in cmakelang.commands(root):
+        name = cmakelang.name(command)
         if name != "set" and name not in forwarders:
             continue
-        args = _cmake_args(command)
+        args = cmakelang.arguments(command)
         line = command.start_point[0] + 1
         if name == "set" and len(args) >= 2 and (_SETTABLE.fullmatch(args[0]) or "CACHE" in args):
             values = args[1 : args.index("CACHE")] if "CACHE" in args else args[1:]
@@ -537,26 +516,26 @@ def upstream_build(
         text = _text(upstream, path)
         if text is None:
             continue
-        trees[path] = _tree("cmake", text)
+        trees[path] = cmakelang.parse(text)
         base = posixpath.dirname(path)
-        for command in _cmake_commands(trees[path]):
-            args = _cmake_args(command)
-            if _command_name(command) == "add_subdirectory" and args and "${" not in args[0]:
+        for command in cmakelang.commands(trees[path]):
+            args = cmakelang.arguments(command)
+            if cmakelang.name(command) == "add_subdirectory" and args and "${" not in args[0]:
                 target = posixpath.normpath(posixpath.join(base, args[0], "CMakeLists.txt"))
                 if target in known and target not in order:
                     order.append(target)
     homes: dict[str, str] = {}
     defaults: dict[str, bool] = {}
     for path, root in trees.items():
-        for command in _cmake_commands(root):
-            args = _cmake_args(command)
-            if _command_name(command) == "option" and args and _SETTABLE.fullmatch(args[0]):
+        for command in cmakelang.commands(root):
+            args = cmakelang.arguments(command)
+            if cmakelang.name(command) == "option" and args and _SETTABLE.fullmatch(args[0]):
                 homes.setdefault(args[0], path)
                 default = _truth(args[2]) if len(args) > 2 else False
                 if default is not None and "${" not in (args[2] if len(args) > 2 else ""):
                     defaults.setdefault(args[0], default)
             elif (
-                _command_name(command) == "set" and "CACHE" in args and args and _SETTABLE.fullmatch(args[0])
+                cmakelang.name(command) == "set" and "CACHE" in args and args and _SETTABLE.fullmatch(args[0])
             ):
                 homes.setdefault(args[0], path)
     value = dict(defaults)
@@ -605,8 +584,8 @@ def _walk_cmake(
         if child.type == "if_condition":
             _walk_if(child, base, value, guard, added, live, dead)
         elif child.type == "normal_command":
-            args = _cmake_args(child)
-            command = _command_name(child)
+            args = cmakelang.arguments(child)
+            command = cmakelang.name(child)
             if command in ("option", "cmake_dependent_option", "message") or (
                 command == "set" and "CACHE" in args
             ):
@@ -615,7 +594,7 @@ def _walk_cmake(
                 )  # declaring or printing an option reads nothing
             names = {a for arg in args for a in _SETTABLE.findall(arg)}
             (dead if guard is not None else live).update(names)
-            if _command_name(child) == "add_subdirectory" and args and "${" not in args[0]:
+            if cmakelang.name(child) == "add_subdirectory" and args and "${" not in args[0]:
                 directory = posixpath.normpath(posixpath.join(base, args[0]))
                 added.setdefault(directory, []).append(guard)
         elif child.child_count:
@@ -664,22 +643,22 @@ def _script_guard(
     if b"-P" not in (root.text or b""):
         return None
     env = {"CMAKE_SOURCE_DIR": "", "PROJECT_SOURCE_DIR": "", "CMAKE_CURRENT_SOURCE_DIR": directory}
-    for command in _cmake_commands(root):
-        raw = _cmake_args(command)
+    for command in cmakelang.commands(root):
+        raw = cmakelang.arguments(command)
         if "-P" not in raw or raw.index("-P") + 1 >= len(raw):
             continue
         source_vars = [m[1] for a in raw if (m := re.fullmatch(r"-D(\w+)=\$\{CMAKE_CURRENT_SOURCE_DIR\}", a))]
         passed = {m[1]: m[2] for a in raw if (m := re.fullmatch(r"-D(\w+)=\$\{(\w+)\}", a))}
         off = {var: opt for var, opt in passed.items() if value.get(opt) is False}
-        script = _cmake_args(command, env)[raw.index("-P") + 1].lstrip("/")
+        script = cmakelang.arguments(command, env)[raw.index("-P") + 1].lstrip("/")
         text = _text(upstream, posixpath.normpath(script)) if off and source_vars else None
         if text is None:
             continue
-        script_root = _tree("cmake", text)
+        script_root = cmakelang.parse(text)
         touching = [re.compile(r"\$\{" + v + r"\}") for v in source_vars]
         for definition in _captures("cmake", "(function_def) @f", script_root).get("f", []):
             if any(t.search(_node_text(definition)) for t in touching):
-                header = _cmake_args(definition.children[0])
+                header = cmakelang.arguments(definition.children[0])
                 if header:
                     touching.append(re.compile(r"(?i)(?<![\w-])" + re.escape(header[0]) + r"\s*\("))
         for block in _captures("cmake", "(if_condition) @i", script_root).get("i", []):
