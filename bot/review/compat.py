@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from bot import cpp
 from bot.model import LocalRef
@@ -198,7 +198,7 @@ def _similar(name: str, candidates: Iterable[str]) -> str | None:
 
 
 def compat_drafts(
-    uses: Mapping[str, list[LocalRef]],
+    uses: Mapping[str, Sequence[LocalRef]],
     change: FileChange,
     added_elsewhere: Callable[[str], set[str]],
     *,
@@ -292,7 +292,7 @@ def _draft(
     change: FileChange,
     span: Span,
     name: str,
-    uses: Mapping[str, list[LocalRef]],
+    uses: Mapping[str, Sequence[LocalRef]],
     title: str,
     detail: str,
     gone: bool = True,
@@ -363,8 +363,8 @@ def value_strings(texts: Iterable[str]) -> dict[str, set[str]]:
 
 def _value_refs(
     value: str,
-    names: Mapping[str, list[LocalRef]],
-    strings: Mapping[str, list[LocalRef]],
+    names: Mapping[str, Sequence[LocalRef]],
+    strings: Mapping[str, Sequence[LocalRef]],
     strings_of: Mapping[str, set[str]],
 ) -> tuple[list[str], tuple[LocalRef, ...]]:
     """(the strings through which Ollama reaches `value`, every compat line that names or produces it)."""
@@ -385,8 +385,8 @@ _ABORTS = re.compile(r"\b(?:GGML_ABORT|abort|throw|GGML_ASSERT|assert)\b")
 
 def value_drafts(
     change: FileChange,
-    names: Mapping[str, list[LocalRef]],
-    strings: Mapping[str, list[LocalRef]],
+    names: Mapping[str, Sequence[LocalRef]],
+    strings: Mapping[str, Sequence[LocalRef]],
     strings_of: Mapping[str, set[str]] | None = None,
 ) -> list[Draft]:
     """Enum values Ollama's compat code names or produces (as the string a table pairs with them) that

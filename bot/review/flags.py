@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.model import LocalRef
@@ -117,7 +117,7 @@ def _successor(
 def flag_drafts(
     old: Mapping[str, Flag],
     new: Mapping[str, Flag],
-    passed: Mapping[str, list[LocalRef]],
+    passed: Mapping[str, Sequence[LocalRef]],
     where_now: Callable[[int], int | None],
     path: str = ARG_TABLE,
 ) -> list[Draft]:

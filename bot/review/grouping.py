@@ -29,7 +29,7 @@ def _groups(items: Sequence[T], key: Callable[[T], Hashable | None]) -> list[lis
             alone.append([item])
         else:
             groups.setdefault(k, []).append(item)
-    return [*groups.values(), *alone]
+    return list(groups.values()) + alone
 
 
 def _parts(lead: Draft | Finding, others: Sequence[Draft | Finding]) -> str:

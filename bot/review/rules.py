@@ -272,6 +272,7 @@ def _subject_draft(
     or (unless the rule watches removals only) new in it. The rule's severity holds when Ollama's files
     (`local_paths`) use a subject, or when the rule names Ollama's consumer itself (`local_pattern`: its
     lines are the references); otherwise the item is information."""
+    assert rule.pattern is not None  # parse_rule: a subject needs a pattern
     if not may_match(rule.pattern, *change.changed_raw):
         return None
     removed, added = _changed_lines(change, rule.pattern)
