@@ -280,3 +280,13 @@ def test_a_hunk_the_patch_section_reports_moved_gets_no_near_hunk_item(tmp_path)
     (result,) = report.pins[0].patches
     assert result.hunks[0].status not in ("clean",)  # the hunk moved 40 lines
     assert not [f for f in report.pins[0].findings if f.area == "patch-context"]
+
+
+def test_a_field_that_became_a_function_is_quiet_once_ollama_calls_it(tmp_path):
+    base = {**UPSTREAM, "src/llama-hparams.h": HPARAMS,
+            "src/llama-model.h": '#pragma once\n#include "llama-hparams.h"\nstruct llama_model { llama_hparams hparams; };\n'}
+    b = _history(tmp_path, [("hparams: n_layer() (#501)", {"src/llama-hparams.h": HPARAMS.replace(
+        "    uint32_t n_layer;\n", "    uint32_t n_layer_all;\n    uint32_t n_layer() const { return n_layer_all; }\n")})], base=base)
+    adapted = MODEL_CPP.replace(b"model.hparams.n_layer;", b"model.hparams.n_layer();")
+    findings, _ = _review(b, ollama={**OLLAMA, "llama/compat/models/laguna.cpp": adapted}, patches=())
+    assert not [f for f in findings if "`n_layer`" in f.title]

@@ -438,7 +438,9 @@ class _Run:
         drafts = []
         for change in changed:
             if change.old_path in self.consumers.headers:
-                drafts += compat.compat_drafts(uses, change, partial(self._declared_elsewhere, skip=change))
+                drafts += compat.compat_drafts(
+                    uses, change, partial(self._declared_elsewhere, skip=change), called=self._called_everywhere
+                )
         strings_of = compat.value_strings(
             c.old_code for c in self.c_changes if c.path.endswith(compat.HEADERS)
         )
@@ -446,6 +448,18 @@ class _Run:
             if change.old_path and self.consumers.builds(change.path):
                 drafts += compat.value_drafts(change, uses, self.consumers.strings, strings_of)
         return drafts
+
+    def _called_everywhere(self, name: str) -> bool:
+        """Whether every Ollama line that reaches `name` as a member (`x.name`, `x->name`) calls it: a bare
+        `name` in a function body is a local or another class's member, which a field of an upstream struct
+        turned function does not touch."""
+        member = re.compile(rf"(?:\.|->)\s*{re.escape(name)}\b(\s*\()?")
+        found = []
+        for ref in self.consumers.names.get(name, ()):
+            text = self.local.get(ref.path) or ""
+            line = text.split("\n")[ref.line - 1] if ref.line <= text.count("\n") + 1 else ""
+            found += [m[1] is not None for m in member.finditer(line)]
+        return bool(found) and all(found)
 
     def _declared_elsewhere(self, name: str, skip: FileChange) -> set[str]:
         kinds: set[str] = set()

@@ -203,6 +203,7 @@ def compat_drafts(
     added_elsewhere: Callable[[str], set[str]],
     *,
     still_declared: Callable[[str, str], bool] | None = None,
+    called: Callable[[str], bool] | None = None,
 ) -> list[Draft]:
     """Declarations Ollama's compat code uses that this upstream header change removes, renames, re-kinds
     or whose parameter types it changes (what a source file declares, no other file sees).
@@ -213,6 +214,8 @@ def compat_drafts(
     gives the kinds `name` is declared as on added lines of the other changed files (a declaration that
     only moved is no removal); `still_declared(name, kind)` says whether the headers Ollama's code
     includes still declare it as that kind at the new ref. Both are called only for a vanished name.
+    `called(name)` says whether every use in Ollama's code already calls it: a field that became a
+    function is then already adapted to.
     """
     drafts: list[Draft] = []
     if not change.old_path or not change.old_path.endswith(HEADERS) or not change.significant:
@@ -266,6 +269,8 @@ def compat_drafts(
                 continue  # declared by another header Ollama's code includes
             if now:
                 became = "/".join(sorted(now))
+                if became == "function" and called is not None and called(name):
+                    continue  # Ollama's code already calls it
                 owner = next((d.owner for d in was_decls if d.owner), "")
                 detail = (
                     f"Ollama's compatibility code uses `{name}`; upstream turned it from a {was} into a {became}"
