@@ -63,9 +63,8 @@ def review(ctx: ReviewContext) -> list[Finding]:
     if not changes:
         return _unreadable(ctx)
     run = _Run(ctx, changes)
-    if (
-        ctx.pin.review != "llama.cpp"
-    ):  # llama.cpp's rules and detectors say nothing true about another upstream
+    # llama.cpp's rules and detectors say nothing true about another upstream
+    if ctx.pin.review != "llama.cpp":
         drafts = [] if ctx.pin.review == "none" else patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained)
         return merge([_Attribution(ctx).finding(d) for d in drafts] + _unreadable(ctx))
     drafts = [
