@@ -51,7 +51,8 @@ class ReviewContext:
     ollama: Snapshot
     patches: list[tuple[str, PatchFile]]
     rules: dict
-    explained: frozenset[tuple[str, int]] = frozenset()  # (patch, hunk header line) the patch section explains
+    # (patch path, hunk header line) of the hunks the patch section already explains
+    explained: frozenset[tuple[str, int]] = frozenset()
 
 
 def review(ctx: ReviewContext) -> list[Finding]:
@@ -65,7 +66,11 @@ def review(ctx: ReviewContext) -> list[Finding]:
     run = _Run(ctx, changes)
     # llama.cpp's rules and detectors say nothing true about another upstream
     if ctx.pin.review != "llama.cpp":
-        drafts = [] if ctx.pin.review == "none" else patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained)
+        drafts = (
+            []
+            if ctx.pin.review == "none"
+            else patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained)
+        )
         return merge([_Attribution(ctx).finding(d) for d in drafts] + _unreadable(ctx))
     drafts = [
         *rule_drafts(rules, changes, run.local, run.consumers.builds),
@@ -438,7 +443,10 @@ class _Run:
         for change in changed:
             if change.old_path in self.consumers.headers:
                 drafts += compat.compat_drafts(
-                    uses, change, partial(self._declared_elsewhere, skip=change), called=self._called_everywhere
+                    uses,
+                    change,
+                    partial(self._declared_elsewhere, skip=change),
+                    called=self._called_everywhere,
                 )
         strings_of = compat.value_strings(
             c.old_code for c in self.c_changes if c.path.endswith(compat.HEADERS)
