@@ -406,7 +406,7 @@ def after_consequence(f: Finding) -> Finding:
     said twice in the details under it."""
     said = consequence(f)
     detail = f.detail.strip()
-    return replace(f, detail=detail[len(said):].lstrip() if said and detail.startswith(said) else detail)
+    return replace(f, detail=detail[len(said) :].lstrip() if said and detail.startswith(said) else detail)
 
 
 _env.filters["after_consequence"] = after_consequence
@@ -449,7 +449,9 @@ def build_checklist(
         actionable = actionable[:max_findings]
     sections: dict[str, list[tuple[Item, Finding]]] = {}
     for f in actionable:
-        sections.setdefault(SEVERITY_HEADINGS[f.severity], []).append((Item(finding_id(f), review_item(f)), f))
+        sections.setdefault(SEVERITY_HEADINGS[f.severity], []).append(
+            (Item(finding_id(f), review_item(f)), f)
+        )
     info = [f for f in findings if f.severity == "info"] if max_findings is None or not folded else []
     rows = platforms or []
     platform_items = [

@@ -75,7 +75,8 @@ def arch_drafts(
         if refs:
             names = renamed(arch.name)
             listed = "".join(
-                f"\n- `{ours}` is `{theirs}` upstream (`{ref.path}:{ref.line}`)" for ours, theirs, ref in names
+                f"\n- `{ours}` is `{theirs}` upstream (`{ref.path}:{ref.line}`)"
+                for ours, theirs, ref in names
             )
             drafts.append(
                 Draft(

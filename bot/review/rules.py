@@ -59,7 +59,9 @@ class Rule:
     exclude_paths: tuple[str, ...] = ()
     subject: re.Pattern | None = None  # what a matched line is about (group `subject`, else the match)
     when: str = "changed"  # "removed": only subjects the new file no longer has count
-    local_match: str = "word"  # a subject stands in an Ollama string as a "word" of it, or as the whole "string"
+    local_match: str = (
+        "word"  # a subject stands in an Ollama string as a "word" of it, or as the whole "string"
+    )
 
 
 def _strings(value, where: str) -> tuple[str, ...]:
@@ -298,8 +300,14 @@ def _subject_draft(
     uses = {s: ollama_uses(local, rule.local_paths, s, whole) for s in [*gone, *new]} if gated else {}
     used = sorted(s for s, refs in uses.items() if refs)
     subjects = used or [*gone, *new]
-    listed = ", ".join(f"`{s}`" for s in subjects[:6]) + (f" and {len(subjects) - 6} more" if len(subjects) > 6 else "")
-    what = "removed or renamed" if set(subjects) <= set(gone) else ("new" if not set(subjects) & set(gone) else "changed")
+    listed = ", ".join(f"`{s}`" for s in subjects[:6]) + (
+        f" and {len(subjects) - 6} more" if len(subjects) > 6 else ""
+    )
+    what = (
+        "removed or renamed"
+        if set(subjects) <= set(gone)
+        else ("new" if not set(subjects) & set(gone) else "changed")
+    )
     title = _title(rule, change.path).replace("{subjects}", listed).replace("{what}", what)
     lines = [raw for s in subjects if s in gone for raw in [gone[s][2]]]
     news = [change.new_lines[new[s] - 1] for s in subjects if s in new]
@@ -308,11 +316,21 @@ def _subject_draft(
     refs = tuple(r for s in used for r in uses[s])[:10]
     if rule.local_pattern is not None:
         refs = local_refs(local, rule.local_paths, rule.local_pattern)
-    draft = Draft(rule.area, severity, title, detail, change.path, None, local_refs=refs,
-                  cause=f"{rule.id}:{','.join(sorted(subjects))}")
+    draft = Draft(
+        rule.area,
+        severity,
+        title,
+        detail,
+        change.path,
+        None,
+        local_refs=refs,
+        cause=f"{rule.id}:{','.join(sorted(subjects))}",
+    )
     first = next((s for s in subjects if s in new), None)
     if first is not None:
-        return replace(draft, line=new[first], blame=tuple((new[s], new[s]) for s in subjects if s in new)[:5])
+        return replace(
+            draft, line=new[first], blame=tuple((new[s], new[s]) for s in subjects if s in new)[:5]
+        )
     span, _, text = gone[subjects[0]]
     return replace(draft, line=change.where(span), removed=(change.old_path or change.path, text.strip()))
 
@@ -341,7 +359,11 @@ def rule_drafts(
                 draft = (_block_draft if rule.block else _line_draft)(rule, change)
                 if draft is not None:
                     if refs is None:
-                        refs = local_refs(local, rule.local_paths, rule.local_pattern) if rule.local_paths else ()
+                        refs = (
+                            local_refs(local, rule.local_paths, rule.local_pattern)
+                            if rule.local_paths
+                            else ()
+                        )
                     draft = replace(draft, local_refs=refs)
             if draft is None:
                 continue
@@ -356,7 +378,12 @@ def _added_elsewhere(rule: Rule, changes: list[FileChange], skip: FileChange, su
     subject of the rule): moved, not gone."""
     quoted = f'"{subject}"'
     for c in changes:
-        if c is skip or not c.new_path or subject not in c.changed_raw[0] or not glob_match(c.path, rule.paths):
+        if (
+            c is skip
+            or not c.new_path
+            or subject not in c.changed_raw[0]
+            or not glob_match(c.path, rule.paths)
+        ):
             continue
         if any(quoted in line or subject in _subjects(rule, line) for line in c.added_raw):
             return True

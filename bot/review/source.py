@@ -15,7 +15,17 @@ from functools import lru_cache
 from bot.model import LocalRef
 
 # The sized integer types C and C++ code names as often as keywords.
-FIXED_WIDTH_TYPES = ("size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t")
+FIXED_WIDTH_TYPES = (
+    "size_t",
+    "int8_t",
+    "int16_t",
+    "int32_t",
+    "int64_t",
+    "uint8_t",
+    "uint16_t",
+    "uint32_t",
+    "uint64_t",
+)
 
 C_LIKE = frozenset(
     [
@@ -302,8 +312,9 @@ def local_refs(
     return tuple(refs[:limit])
 
 
-def refs_by_name(files: Mapping[str, str], globs, pattern: re.Pattern,
-                 limit: int | None = None) -> dict[str, list[LocalRef]]:
+def refs_by_name(
+    files: Mapping[str, str], globs, pattern: re.Pattern, limit: int | None = None
+) -> dict[str, list[LocalRef]]:
     """Where each name `pattern` finds (its first group, else the whole match) stands in the Ollama files
     matching `globs`: at most `limit` lines a name."""
     found: dict[str, list[LocalRef]] = {}
