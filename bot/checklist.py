@@ -42,6 +42,8 @@ PLATFORM_LABELS = {
     "rocm": "ROCm on Linux and Windows",
     "vulkan": "Vulkan on Linux and Windows",
     "windows": "Windows (CPU and GPU runners)",
+    "mlx-metal": "MLX Metal on macOS arm64",
+    "mlx-cuda": "MLX CUDA on Linux",
 }
 STATUS_ICON = {
     "clean": "✅",
@@ -281,8 +283,8 @@ def _steps(report: Report, changed: list[str]) -> list[Item]:
         for pin in report.pins
         if pin.patches
     ]
-    mlx = any(pin.name in MLX_PINS for pin in report.pins)
-    if not mlx or any(pin.name not in MLX_PINS for pin in report.pins):
+    llama_cpp, mlx = _bumped(report)
+    if llama_cpp:
         steps += _llama_cpp_steps(report, changed)
     if mlx:
         steps += _mlx_steps()
@@ -291,6 +293,22 @@ def _steps(report: Report, changed: list[str]) -> list[Item]:
 
 
 MLX_PINS = ("mlx", "mlx-c")  # a bump of only these gets the MLX build steps and none of llama.cpp's
+
+
+def _bumped(report: Report) -> tuple[bool, bool]:
+    """(llama.cpp, MLX): which builds the report's pins concern; a report of no pin concerns llama.cpp."""
+    mlx = any(pin.name in MLX_PINS for pin in report.pins)
+    return not mlx or any(pin.name not in MLX_PINS for pin in report.pins), mlx
+
+
+def _default_platforms(report: Report) -> list[Item]:
+    """Before anything was dispatched: the platforms that build what the bump changed."""
+    llama_cpp, mlx = _bumped(report)
+    return [
+        Item(f"platform-{name}", label)
+        for name, label in PLATFORM_LABELS.items()
+        if (mlx if name.startswith("mlx-") else llama_cpp)
+    ]
 
 
 def _mlx_steps() -> list[Item]:
@@ -463,7 +481,7 @@ def build_checklist(
         for row in rows
     ]
     if not rows:
-        platform_items = [Item(f"platform-{name}", label) for name, label in PLATFORM_LABELS.items()]
+        platform_items = _default_platforms(report)
     platform_items.append(Item("integration-tests", "Integration tests"))
     failed = list(report.failed)
     views = [pin_view(pin, prefix, (patch_dirs or {}).get(pin.name)) for pin in report.pins]

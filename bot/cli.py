@@ -9,6 +9,7 @@ import argparse
 import dataclasses
 import json
 import os
+import posixpath
 import sqlite3
 import sys
 import textwrap
@@ -257,10 +258,10 @@ def _analyse(args: argparse.Namespace, change: Change, review: bool) -> tuple[Re
 
     changed = _changed_paths(change.repo, change.base, change.head)
     opener = _upstream_opener(args.upstream_dir, change.config, args.quiet)
-    # The engine selects pins with also_watch too; the CLI hands it only the pins whose own files changed.
+    # The CLI checks only the pins whose own files changed (the service also reacts to also_watch paths).
     base, head = GitSnapshot(change.repo, change.base), GitSnapshot(change.repo, change.head)
     selected = dataclasses.replace(change.config, pins=tuple(_selected(change.config, changed, head)))
-    report = analyse(selected, base, head, opener, changed, review=review, errors={})
+    report = analyse(change.config, base, head, opener, changed, review=review, errors={}, also_watch=False)
     if not report.pins and not report.failed:
         _explain_untouched(change, base, head)
     if getattr(args, "explain", False):
@@ -272,7 +273,11 @@ def _analyse(args: argparse.Namespace, change: Change, review: bool) -> tuple[Re
         _explain_consumers(report, selected, head, opener)
     for pin in selected.pins:
         checked = report.pin(pin.name)
-        if checked and not checked.patches and not any(base.files(e) or head.files(e) for e in pin.patch_sets):
+        # a pin carrying no patch beside others' patches (mlx/compat/mlx beside mlx/compat/*.patch) is no mistake
+        areas = {posixpath.dirname(e) for e in pin.patch_sets}
+        beside = any(posixpath.dirname(p) in areas and p.endswith(".patch") for p in head.files())
+        if (checked and not checked.patches and not beside
+                and not any(base.files(e) or head.files(e) for e in pin.patch_sets)):
             print(f"llama-bot: warning: {pin.name}: {pin.patches}/ exists at neither revision, so no patch was "
                   f"checked (is `patches` right in {CONFIG_PATH}?)", file=sys.stderr)
     return report, changed

@@ -24,6 +24,29 @@ MAX_REF_LENGTH = 100
 
 
 @dataclass(frozen=True)
+class Consumer:
+    """Code that compiles against a pin's headers: another pin's upstream at its own pin, with its carried
+    patches (`pin`), or Ollama's own code at the head (no `pin`)."""
+
+    sources: tuple[str, ...]  # globs of the consumer's files
+    pin: str | None = None
+
+
+@dataclass(frozen=True)
+class Vendored:
+    """Upstream files Ollama keeps a copy of: the first of `copies` that exists at the head holds them."""
+
+    upstream: str  # a directory of the pin's upstream
+    copies: tuple[str, ...]  # directories of Ollama's tree, one per layout
+    files: str = "*"  # which files of the directory are copied
+
+    def name_of(self, path: str) -> str | None:
+        """The copy's file name when `path` is an upstream file this entry copies."""
+        directory, _, name = path.rpartition("/")
+        return name if directory == self.upstream and fnmatchcase(name, self.files) else None
+
+
+@dataclass(frozen=True)
 class Pin:
     name: str
     version_file: str
@@ -32,6 +55,8 @@ class Pin:
     also_watch: tuple[str, ...] = ()
     more_patches: tuple[str, ...] = ()  # further directories or globs (`*` within one directory) after `patches`
     review: str = "llama.cpp"  # which upstream review profile runs (REVIEW_PROFILES)
+    consumers: tuple[Consumer, ...] = ()
+    vendored: tuple[Vendored, ...] = ()
 
     @property
     def patch_sets(self) -> tuple[str, ...]:
@@ -78,7 +103,9 @@ def _expect(value, kind, where: str):
 
 
 TOP_KEYS = ("command_prefix", "cancel_superseded", "pin", "platforms", "rules")
-PIN_KEYS = ("name", "version_file", "patches", "upstream", "also_watch", "review")
+PIN_KEYS = ("name", "version_file", "patches", "upstream", "also_watch", "review", "consumers", "vendored")
+CONSUMER_KEYS = ("pin", "sources")
+VENDORED_KEYS = ("upstream", "copies", "files")
 REVIEW_PROFILES = ("llama.cpp", "mlx", "mlx-c", "none")
 
 
@@ -136,7 +163,15 @@ def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
         watch = _expect(raw.get("also_watch", []), list, f"{where}.also_watch")
         pins.append(Pin(raw["name"], raw["version_file"], entries[0].rstrip("/"), raw["upstream"],
                         tuple(_expect(w, str, f"{where}.also_watch") for w in watch),
-                        tuple(e.rstrip("/") for e in entries[1:]), profile))
+                        tuple(e.rstrip("/") for e in entries[1:]), profile,
+                        _consumers(raw.get("consumers", []), f"{where}.consumers"),
+                        _vendored(raw.get("vendored", []), f"{where}.vendored")))
+    names = {p.name for p in pins}
+    for i, pin in enumerate(pins):
+        for j, consumer in enumerate(pin.consumers):
+            if consumer.pin is not None and (consumer.pin not in names or consumer.pin == pin.name):
+                raise AnalysisError(f"{source}: pin[{i}].consumers[{j}].pin: {consumer.pin!r} is not another "
+                                    f"configured pin (pins: {', '.join(sorted(names))})")
     platforms = []
     for name, raw in _expect(merged.get("platforms", {}), dict, f"{source}: platforms").items():
         where = f"{source}: platforms.{name}"
@@ -152,6 +187,43 @@ def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
     for rule_id, rule in rules.items():  # checked here so the message names the file like the others
         _expect(rule, dict, f"{source}: rules.{rule_id}")
     return Config(prefix, tuple(pins), tuple(platforms), cancel, rules)
+
+
+def _strings(value: object, where: str) -> tuple[str, ...]:
+    items = _expect(value, list, where)
+    if not items:
+        raise AnalysisError(f"{where}: must name at least one path, got []")
+    return tuple(_expect(item, str, where).rstrip("/") for item in items)
+
+
+def _consumers(value: object, where: str) -> tuple[Consumer, ...]:
+    found = []
+    for j, raw in enumerate(_expect(value, list, where)):
+        at = f"{where}[{j}]"
+        _expect(raw, dict, at)
+        reject_unknown(raw, CONSUMER_KEYS, at)
+        if "sources" not in raw:
+            raise AnalysisError(f"{at}: missing key 'sources'")
+        pin = _expect(raw["pin"], str, f"{at}.pin") if "pin" in raw else None
+        found.append(Consumer(_strings(raw["sources"], f"{at}.sources"), pin))
+    return tuple(found)
+
+
+def _vendored(value: object, where: str) -> tuple[Vendored, ...]:
+    found = []
+    for j, raw in enumerate(_expect(value, list, where)):
+        at = f"{where}[{j}]"
+        _expect(raw, dict, at)
+        reject_unknown(raw, VENDORED_KEYS, at)
+        for key in ("upstream", "copies"):
+            if key not in raw:
+                raise AnalysisError(f"{at}: missing key '{key}'")
+        upstream = _expect(raw["upstream"], str, f"{at}.upstream").strip("/")
+        if not upstream:
+            raise AnalysisError(f"{at}.upstream: must name a directory, got {raw['upstream']!r}")
+        found.append(Vendored(upstream, _strings(raw["copies"], f"{at}.copies"),
+                              _expect(raw.get("files", "*"), str, f"{at}.files")))
+    return tuple(found)
 
 
 def load_config(snapshot: Snapshot) -> Config:

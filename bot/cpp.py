@@ -286,6 +286,12 @@ class Declared:
     owner: str  # the struct, class or enum it belongs to ("" at namespace scope)
     parameters: tuple[str, ...] = ()  # a function's parameter types; `=` ends one with a default value
     qualifiers: str = ""  # a function's `const`, `noexcept`, `&`
+    namespace: str = ""  # the enclosing namespaces, `mlx::core::detail`
+
+    @property
+    def qualified(self) -> str:
+        """The name as code outside every namespace spells it: `mlx::core::array::item`."""
+        return "::".join(part for part in (self.namespace, self.owner, self.name) if part)
 
     @property
     def signature(self) -> str:
@@ -344,7 +350,10 @@ def _parameter_type(param: Node) -> str:
         end = equals.start_byte if equals is not None else value.start_byte
     name = param.child_by_field_name("declarator")
     while name is not None and name.type in _WRAPPERS | {"function_declarator"}:
-        name = name.child_by_field_name("declarator")
+        inner = name.child_by_field_name("declarator")
+        if inner is None and name.named_children:  # a reference declarator holds its name as a plain child
+            inner = name.named_children[-1]
+        name = inner
     if name is not None and name.type in ("identifier", "field_identifier"):
         cut.append((name.start_byte, name.end_byte))
     text = param.text or b""
@@ -374,6 +383,7 @@ def _signature(function: Node) -> tuple[tuple[str, ...], str]:
 class _Interface:
     def __init__(self) -> None:
         self.out: list[Declared] = []
+        self.namespace = ""
 
     def add(
         self,
@@ -385,7 +395,7 @@ class _Interface:
     ) -> None:
         name = name or _text(node)
         if name:
-            self.out.append(Declared(node.start_point[0] + 1, kind, name, owner, *signature))
+            self.out.append(Declared(node.start_point[0] + 1, kind, name, owner, *signature, self.namespace))
 
     def block(self, node: Node, owner: str, in_type: bool) -> None:
         for child in node.named_children:
@@ -399,7 +409,10 @@ class _Interface:
             elif kind == "namespace_definition":
                 body = child.child_by_field_name("body")
                 if body is not None:
+                    outer, name = self.namespace, child.child_by_field_name("name")
+                    self.namespace = "::".join(p for p in (outer, _text(name).replace(" ", "")) if p)
                     self.block(body, "", False)
+                    self.namespace = outer
             elif kind in ("declaration", "field_declaration"):
                 self.specifier(child.child_by_field_name("type"), owner)
                 for declarator in child.children_by_field_name("declarator"):
@@ -564,3 +577,44 @@ def string_tables(source: bytes) -> tuple[TableRow, ...]:
                 out.append(TableRow(_owner(node), _case_name(name), string, name.start_point[0] + 1))
                 break
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class Use:
+    """A name a file uses from code declared elsewhere: a call with its argument count, or a qualified name."""
+
+    line: int  # 1-based
+    name: str  # as spelled without template arguments: `mlx::core::detail::compile_erase`, `.item` for a member
+    arguments: int | None  # None: named, not called
+
+
+def _spelled(node: Node) -> str:
+    if node.type == "qualified_identifier":
+        scope, name = node.child_by_field_name("scope"), node.child_by_field_name("name")
+        head = _spelled(scope) if scope is not None else ""
+        return f"{head}::{_spelled(name)}" if name is not None else head
+    if node.type in ("template_function", "template_type"):
+        name = node.child_by_field_name("name")
+        return _spelled(name) if name is not None else _text(node)
+    if node.type == "field_expression":
+        field = node.child_by_field_name("field")
+        return "." + (_spelled(field) if field is not None else "")
+    return _text(node)
+
+
+def uses(source: bytes) -> tuple[Use, ...]:
+    """Every call (with how many arguments it passes) and every other `a::b` name of the file, in file
+    order: what a change of the declarations it reaches can break."""
+    found, callees = [], set()
+    for call in _nodes(source, "call_expression"):
+        function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+        if function is None or arguments is None:
+            continue
+        callees.add(function.start_byte)
+        count = sum(1 for a in arguments.named_children if a.type != "comment")
+        found.append(Use(function.start_point[0] + 1, _spelled(function), count))
+    for name in _nodes(source, "qualified_identifier"):
+        if name.start_byte in callees or (name.parent is not None and name.parent.type == "qualified_identifier"):
+            continue
+        found.append(Use(name.start_point[0] + 1, _spelled(name), None))
+    return tuple(sorted(found, key=lambda u: u.line))

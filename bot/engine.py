@@ -749,7 +749,8 @@ def _upstream_reads(head: Snapshot, pin: Pin) -> Callable[[str], bool]:
         except PatchError:
             continue
     patched |= {h for p in list(patched) for h in identifiers.headers_of(p)}  # what bot/identifiers.py reads
-    return lambda path: path in patched or glob_match(path, CMAKE_FILES)
+    copied = tuple(f"{v.upstream}/{v.files}" for v in pin.vendored)  # compared with Ollama's copies
+    return lambda path: path in patched or glob_match(path, CMAKE_FILES) or glob_match(path, copied)
 
 
 def _resolve(upstream: Upstream, ref: str, where: str) -> pygit2.Commit:
@@ -802,14 +803,14 @@ def changed_pins(config: Config, changed_paths: Iterable[str] | None, head: Snap
 
 def analyse(config: Config, base: Snapshot, head: Snapshot, open_upstream: OpenUpstream,
             changed_paths: Iterable[str] | None = None, review: bool = True,
-            errors: dict[str, str] | None = None) -> Report:
+            errors: dict[str, str] | None = None, also_watch: bool = True) -> Report:
     """The whole report for the pins a change touches (all pins when `changed_paths` is None).
 
     A pin that cannot be analysed raises AnalysisError; with `errors`, it is recorded there
     (pin name -> why) and in `Report.failed`, and the other pins are still analysed.
     """
     report = Report()
-    for pin in changed_pins(config, changed_paths, head):
+    for pin in changed_pins(config, changed_paths, head, also_watch):
         try:
             pin_report = _analyse_pin(pin, config, base, head, open_upstream, review)
         except AnalysisError as exc:
@@ -845,7 +846,15 @@ def _analyse_pin(pin: Pin, config: Config, base: Snapshot, head: Snapshot, open_
         raise AnalysisError(f"{exc}{''.join(dict.fromkeys(_abbreviation_hint(None, r) for r in refs))}") from None
     pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head)
     if review:
-        pin_report.findings = _review(ctx, head, config, _explained_hunks(pin_report.patches))
+        from bot import crosspin
+
+        code, problems = crosspin.consumer_code(pin, config, head, open_upstream)
+        old = GitSnapshot(upstream.repo, ctx.history.old) if old_ref else None
+        pin_report.findings = [
+            *crosspin.vendored_findings(pin, head, old, ctx.new_tree),
+            *_review(ctx, head, config, _explained_hunks(pin_report.patches), tuple(code)),
+            *problems,
+        ]
     return pin_report
 
 
@@ -863,7 +872,8 @@ def _explained_hunks(patches: list) -> frozenset[tuple[str, int]]:
     )
 
 
-def _review(ctx: PinContext, head: Snapshot, config: Config, explained: frozenset = frozenset()) -> list:
+def _review(ctx: PinContext, head: Snapshot, config: Config, explained: frozenset = frozenset(),
+            consumers: tuple = ()) -> list:
     from bot.review import ReviewContext, review
 
     old = ctx.history.old
@@ -875,5 +885,5 @@ def _review(ctx: PinContext, head: Snapshot, config: Config, explained: frozense
             continue
     return review(ReviewContext(ctx.pin, GitSnapshot(ctx.upstream.repo, old),
                                 GitSnapshot(ctx.upstream.repo, ctx.history.new), ctx.history, head,
-                                patches, config.rules, explained))
+                                patches, config.rules, explained, consumers))
 

@@ -21,6 +21,7 @@ from bot.config import Pin
 from bot.model import SEVERITY_ORDER, Commit, Finding
 from bot.patchfile import PatchFile
 from bot.review import (
+    api,
     archs,
     cmake,
     compat,
@@ -53,6 +54,7 @@ class ReviewContext:
     rules: dict
     # (patch path, hunk header line) of the hunks the patch section already explains
     explained: frozenset[tuple[str, int]] = frozenset()
+    consumers: tuple[api.ConsumerCode, ...] = ()  # code that compiles against this upstream's headers
 
 
 def review(ctx: ReviewContext) -> list[Finding]:
@@ -66,12 +68,16 @@ def review(ctx: ReviewContext) -> list[Finding]:
     run = _Run(ctx, changes)
     # llama.cpp's rules and detectors say nothing true about another upstream
     if ctx.pin.review != "llama.cpp":
-        drafts = (
+        drafts = run.consumer_breaks() + (
             []
             if ctx.pin.review == "none"
-            else patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained)
+            else [
+                *(run.options(cmake.MLX_OPTIONS) if ctx.pin.review == "mlx" else []),
+                *patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained),
+            ]
         )
-        return merge([_Attribution(ctx).finding(d) for d in drafts] + _unreadable(ctx))
+        attribution = _Attribution(ctx)
+        return merge(grouping.by_commit(merge([attribution.finding(d) for d in drafts])) + _unreadable(ctx))
     drafts = [
         *rule_drafts(rules, changes, run.local, run.consumers.builds),
         *run.build(),
@@ -212,6 +218,18 @@ class _Run:
         """What of the new ref Ollama builds, includes and calls: asked by every detector."""
         return consumers.consumer_model(self.local, consumers.SnapshotTexts(self.ctx.new), self.ctx.patches)
 
+    def consumer_breaks(self) -> list[Draft]:
+        """Declarations the bump changed in its headers that a consumer's code, at its own pin, still
+        uses the old way."""
+        headers = [c for c in self.changes if extension(c.path) in compat.HEADERS and c.significant]
+        if not self.ctx.consumers or not headers:
+            return []
+        old = {c.old_path: c.old_text.encode() for c in headers if c.old_path}
+        new = {c.new_path: c.new_text.encode() for c in headers if c.new_path}
+        changes = api.api_changes(old, new)
+        producer = self.ctx.pin.name
+        return [d for code in self.ctx.consumers for d in api.consumer_drafts(producer, changes, code, self.where_now)]
+
     def where_now(self, path: str, line: int) -> int | None:
         change = self.by_old_path.get(path)
         return change.new_line(line) if change else line
@@ -223,10 +241,9 @@ class _Run:
             if (glob_match(c.path, globs) or glob_match(c.old_path or "", globs)) and c.significant
         ]
 
-    def build(self) -> list[Draft]:
-        """CMake options, dependencies and generators, parsed in every CMake file at both refs."""
-        if not self._significant(cmake.CMAKE_FILES):
-            return []
+    @cached_property
+    def cmake_texts(self) -> tuple[dict[str, str], dict[str, str]]:
+        """Every CMake file at the old and the new ref, comment-free (unchanged ones read once)."""
         old_texts, new_texts = {}, {}
         for path in self.ctx.new.files():
             if glob_match(path, cmake.CMAKE_FILES) and path not in self.by_path:
@@ -241,8 +258,13 @@ class _Run:
                 old_texts[c.old_path] = c.old_code
             if c.new_path and glob_match(c.new_path, cmake.CMAKE_FILES):
                 new_texts[c.new_path] = c.new_code
-        old_options = [o for p, t in old_texts.items() for o in cmake.options(t, p)]
-        new_options = [o for p, t in new_texts.items() for o in cmake.options(t, p)]
+        return old_texts, new_texts
+
+    def build(self) -> list[Draft]:
+        """CMake options, dependencies and generators, parsed in every CMake file at both refs."""
+        if not self._significant(cmake.CMAKE_FILES):
+            return []
+        old_texts, new_texts = self.cmake_texts
         old_deps = {k: v for p, t in old_texts.items() for k, v in cmake.packages_and_tools(t, p).items()}
         new_deps = {k: v for p, t in new_texts.items() for k, v in cmake.packages_and_tools(t, p).items()}
         old_steps = [s for p, t in old_texts.items() for s in generators.steps(t, p)]
@@ -250,13 +272,7 @@ class _Run:
         sources = {k: v for p, t in new_texts.items() for k, v in generators.target_sources(t, p).items()}
         changed = _SignificantPaths(self.by_path)
         model = self.consumers
-        options = cmake.option_drafts(
-            old_options,
-            new_options,
-            cmake.ollama_mentions(self.local),
-            self.where_now,
-            lambda o: model.builds(o.path) and model.built_option(o.name),
-        )
+        options = self.options(cmake.LLAMA_OPTIONS, lambda o: model.builds(o.path) and model.built_option(o.name))
         steps = [
             *cmake.dependency_drafts(old_deps, new_deps),
             *generators.generator_drafts(old_steps, new_steps, sources, changed),
@@ -264,6 +280,20 @@ class _Run:
         return options + [
             d if _read_by_build(d.path, new_texts, model) else replace(d, severity="info") for d in steps
         ]
+
+    def options(self, names: cmake.OptionNames, built: Callable[[cmake.Option], bool] = lambda o: True) -> list[Draft]:
+        """Added, removed, renamed and re-defaulted cache options of those names, against Ollama's settings."""
+        if not self._significant(cmake.CMAKE_FILES):
+            return []
+        old_texts, new_texts = self.cmake_texts
+        return cmake.option_drafts(
+            [o for p, t in old_texts.items() for o in cmake.options(t, p, names.pattern)],
+            [o for p, t in new_texts.items() for o in cmake.options(t, p, names.pattern)],
+            cmake.ollama_mentions(self.local, names),
+            self.where_now,
+            built,
+            names.anchor,
+        )
 
     def ggml_api(self) -> list[Draft]:
         headers = self._significant(symbols.HEADERS)

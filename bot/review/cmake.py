@@ -29,8 +29,27 @@ OLLAMA_SETTERS = (
     ".github/workflows/*",
     "scripts/*",
 )
-OPTION_NAME = re.compile(r"(?:GGML|LLAMA)_[A-Z0-9_]+")
-_MENTION = re.compile(r"(?:(?<=-D)|(?<![A-Za-z0-9_]))((?:GGML|LLAMA)_[A-Z0-9_]+)\b")
+
+
+@dataclass(frozen=True)
+class OptionNames:
+    """One upstream's cache options: their names, where Ollama sets them, where a new one is set."""
+
+    pattern: re.Pattern[str]
+    setters: tuple[str, ...]  # Ollama's files that set or pass them
+    anchor: str  # the directory of Ollama's build where a new option would be set
+
+    @property
+    def mention(self) -> re.Pattern[str]:
+        return re.compile(rf"(?:(?<=-D)|(?<![A-Za-z0-9_]))({self.pattern.pattern})\b")
+
+
+LLAMA_OPTIONS = OptionNames(re.compile(r"(?:GGML|LLAMA)_[A-Z0-9_]+"), OLLAMA_SETTERS, "llama/server/")
+MLX_OPTIONS = OptionNames(
+    re.compile(r"MLX_[A-Z0-9_]+"),
+    ("CMakePresets.json", "CMakeLists.txt", "cmake/**", "Dockerfile", ".github/workflows/*", "scripts/*"),
+    "cmake/",
+)
 _BOOL = {
     "ON": "ON",
     "TRUE": "ON",
@@ -74,11 +93,11 @@ def _default(value: str) -> str:
     return _BOOL.get(value.upper(), value)
 
 
-def options(code: str, path: str) -> list[Option]:
-    """`option()`, `cmake_dependent_option()` and `set(... CACHE ...)` of GGML_*/LLAMA_* names."""
+def options(code: str, path: str, names: re.Pattern[str] = LLAMA_OPTIONS.pattern) -> list[Option]:
+    """`option()`, `cmake_dependent_option()` and `set(... CACHE ...)` of the names (GGML_*/LLAMA_*)."""
     found = []
     for c in commands(code):
-        if not c.args or not OPTION_NAME.fullmatch(c.args[0]):
+        if not c.args or not names.fullmatch(c.args[0]):
             continue
         if c.name == "option":
             found.append(
@@ -123,9 +142,9 @@ def packages_and_tools(code: str, path: str) -> dict[str, tuple[str, int]]:
     return found
 
 
-def ollama_mentions(files: Mapping[str, str]) -> dict[str, list[LocalRef]]:
-    """Where Ollama's build sets or passes each GGML_*/LLAMA_* name."""
-    return refs_by_name(files, OLLAMA_SETTERS, _MENTION)
+def ollama_mentions(files: Mapping[str, str], names: OptionNames = LLAMA_OPTIONS) -> dict[str, list[LocalRef]]:
+    """Where Ollama's build sets or passes each option name (GGML_*/LLAMA_*)."""
+    return refs_by_name(files, names.setters, names.mention)
 
 
 def _similar(a: Option, b: Option) -> bool:
@@ -162,6 +181,7 @@ def option_drafts(
     mentions: Mapping[str, list[LocalRef]],
     where_now: WhereNow,
     built: Callable[[Option], bool] = lambda option: True,
+    anchor_dir: str = LLAMA_OPTIONS.anchor,
 ) -> list[Draft]:
     """Added, removed, renamed and re-defaulted options, weighed by whether Ollama sets them. An option of
     code Ollama does not build (`built`), or a new one that defaults off, is information."""
@@ -176,7 +196,7 @@ def option_drafts(
         (
             refs[0]
             for name, refs in sorted(mentions.items())
-            if refs and refs[0].path.startswith("llama/server/")
+            if refs and refs[0].path.startswith(anchor_dir)
         ),
         None,
     )

@@ -1,0 +1,140 @@
+"""The pins a bump reaches beyond its own upstream: code that compiles against it, and Ollama's copies of it.
+
+Reads what the decisions in `bot.review.api` and `bot.review.vendored` need: the consumer's sources at
+its own pin with its carried patches applied (the build compiles that, not upstream's tip), and the
+vendored copies beside the upstream files they copy.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from bot import buildpatches
+from bot.config import Config, Consumer, Pin, Vendored, read_version
+from bot.engine import NoFit, Tree, apply_exact
+from bot.model import AnalysisError, Finding
+from bot.patchfile import PatchError, parse
+from bot.review.api import ConsumerCode
+from bot.review.source import glob_match
+from bot.review.vendored import Copy, drift_finding
+from bot.snapshot import GitSnapshot, Snapshot
+from bot.upstream import History, Upstream
+
+
+def _patched(tree: Tree, head: Snapshot, paths: list[str]) -> tuple[list[str], list[str]]:
+    """Apply the stack in order onto `tree`; (applied, not applied) patch paths."""
+    applied, refused = [], []
+    for path in paths:
+        try:
+            pf = parse(head.read(path) or b"")
+            scratch = tree.copy()
+            for fp in pf.files:
+                changes, _ = apply_exact(scratch, fp)
+                scratch.update(changes)
+        except (PatchError, NoFit):
+            refused.append(path)
+            continue
+        tree.update(scratch.overlay)
+        applied.append(path)
+    return applied, refused
+
+
+def _label(pin: Pin, ref: str, applied: list[str], refused: list[str]) -> str:
+    label = f"{pin.name} at `{ref[:12]}`"
+    if applied:
+        names = ", ".join(f"`{posixpath.basename(p)}`" for p in applied)
+        label += f" with its carried patch{'es' if len(applied) > 1 else ''} {names}"
+    if refused:
+        names = ", ".join(f"`{posixpath.basename(p)}`" for p in refused)
+        label += f" ({names} did not apply and was left out)"
+    return label
+
+
+def _pinned_consumer(consumer: Consumer, pin: Pin, head: Snapshot, open_upstream) -> ConsumerCode | None:
+    ref = read_version(head, pin.version_file)
+    if ref is None:
+        return None
+    upstream: Upstream = open_upstream(pin, [ref])
+    commit = upstream.commit(ref, pin.version_file)
+    upstream.fetch_missing(History(upstream, commit, commit), lambda p: glob_match(p, consumer.sources))
+    snapshot = GitSnapshot(upstream.repo, commit)
+    tree = Tree(snapshot)
+    stack = buildpatches.patch_stack(head, pin.version_file, pin.patch_sets)
+    applied, refused = _patched(tree, head, stack.paths)
+    paths = {p for p in snapshot.files() if glob_match(p, consumer.sources)}
+    paths |= {p for p, data in tree.overlay.items() if data is not None and glob_match(p, consumer.sources)}
+    files = {p: data for p in sorted(paths) if (data := tree.read(p)) is not None}
+    where = ", ".join(f"`{d}`" for d in pin.patch_sets)
+    return ConsumerCode(
+        pin.name,
+        _label(pin, ref, applied, refused),
+        f"Bump `{pin.version_file}` to a {pin.name} commit that follows this change, or carry a {pin.name} "
+        f"patch that updates these calls (the build applies {pin.name}'s patches from {where}).",
+        files,
+        "" if applied else f"{upstream.web_url}/blob/{commit.id}/",
+    )
+
+
+def consumer_code(
+    pin: Pin, config: Config, head: Snapshot, open_upstream
+) -> tuple[list[ConsumerCode], list[Finding]]:
+    """The code of every consumer of `pin`, and an info finding for each one that could not be read (the
+    review of the pin itself goes on without it)."""
+    found, problems = [], []
+    pins = {p.name: p for p in config.pins}
+    for consumer in pin.consumers:
+        if consumer.pin is None:
+            files = {
+                p: data for p in head.files("") if glob_match(p, consumer.sources) and (data := head.read(p))
+            }
+            found.append(ConsumerCode("Ollama", "Ollama's code", "Update these calls in Ollama.", files))
+            continue
+        try:
+            code = _pinned_consumer(consumer, pins[consumer.pin], head, open_upstream)
+        except AnalysisError as exc:
+            problems.append(
+                Finding(
+                    "build",
+                    "info",
+                    f"Could not check {consumer.pin} against this {pin.name} bump",
+                    f"{consumer.pin} compiles against {pin.name}'s headers, but its code could not be read: "
+                    f"{exc}",
+                    pin.version_file,
+                    None,
+                )
+            )
+            continue
+        if code is not None:
+            found.append(code)
+    return found, problems
+
+
+def _copies(vendored: Vendored, head: Snapshot) -> str | None:
+    """The directory of Ollama's tree holding the copies: the first layout that has files."""
+    return next((d for d in vendored.copies if head.files(d)), None)
+
+
+def vendored_findings(pin: Pin, head: Snapshot, old: GitSnapshot | None, new: Tree) -> list[Finding]:
+    """One high finding per vendored directory whose copies no longer equal the upstream files they copy,
+    among the files the bump or the carried patches changed."""
+    findings = []
+    for vendored in pin.vendored:
+        directory = _copies(vendored, head)
+        if directory is None:
+            continue
+        base = new.base
+        upstream = set(base.files(vendored.upstream)) if base else set()
+        upstream |= set(new.overlay)
+        before = set(old.files(vendored.upstream)) if old else set()
+        changed = []
+        for path in sorted(upstream | before):
+            name = vendored.name_of(path)
+            if name is None:
+                continue
+            now = new.read(path)
+            if now != (old.read(path) if old else now) or path in new.overlay:
+                changed.append(Copy(name, path, now, head.read(f"{directory}/{name}")))
+        finding = drift_finding(pin.name, directory, changed)
+        if finding is not None:
+            findings.append(finding)
+    return findings

@@ -1,0 +1,232 @@
+"""One pinned upstream's API as the code that consumes it uses it: what a bump breaks there.
+
+mlx-c wraps MLX's C++ API and is pinned on its own (`MLX_C_VERSION`): a bump of MLX that changes a
+function mlx-c calls leaves mlx-c, at its pin, no longer compiling, although nothing in MLX's own diff
+says so. The producer's side is every function and type its changed headers declare, at both refs; the
+consumer's side is every call (with its argument count) and every qualified name in its sources. A call
+is broken when no overload at the new ref takes its arguments the way the old one did; a qualified
+name is broken when what it names is gone. Plain data in, drafts out: the engine reads both sides.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from bot import cpp
+from bot.cpp import Declared, Use
+from bot.review.changes import Draft
+
+# export macros in front of declarations (`MLX_API void f();`, `class MLX_API array`): blanked before
+# parsing, so the declaration reads as C++ does after the preprocessor
+EXPORT_MACRO = re.compile(rb"\b[A-Z][A-Z0-9]*_(?:API|EXPORT)\b")
+MAX_SITES = 8  # call sites listed per finding
+
+
+@dataclass(frozen=True)
+class ConsumerCode:
+    """The sources of code that uses a pinned upstream, as the build compiles them."""
+
+    name: str  # a pin's name, or "Ollama"
+    label: str  # how the finding names it: "mlx-c at `fba4470b8907` with its carried patch"
+    advice: str  # what to do when it no longer compiles
+    files: Mapping[str, bytes]
+    link: str = ""  # a URL prefix a path and `#L<line>` complete; "" for no links
+
+
+@dataclass(frozen=True)
+class ApiChange:
+    """A function whose overloads lost a signature, or a type that is gone."""
+
+    name: str  # qualified: `mlx::core::detail::compile_erase`
+    kind: str  # function | type
+    before: tuple[Declared, ...]
+    after: tuple[Declared, ...]
+    old_path: str
+    path: str  # the header that declares it at the new ref (the old one when it is gone)
+
+
+@dataclass(frozen=True)
+class BrokenUse:
+    path: str
+    use: Use
+
+
+def declarations(text: bytes) -> list[Declared]:
+    """The functions and types a header declares, export macros read as the preprocessor leaves them."""
+    blanked = EXPORT_MACRO.sub(lambda m: b" " * len(m.group()), text)
+    return [d for d in cpp.interface(blanked) if d.kind in ("function", "type") and d.name != d.owner]
+
+
+def _normal(parameter: str) -> str:
+    return re.sub(r"\s*([&*<>,:()\[\]])\s*", r"\1", parameter)
+
+
+def _signature(d: Declared) -> tuple[str, ...]:
+    """Parameter types, `=` ending those with a default."""
+    return tuple(_normal(p) for p in d.parameters if _normal(p) != "void")
+
+
+def _types(d: Declared) -> tuple[str, ...]:
+    return tuple(p.rstrip("=") for p in _signature(d))
+
+
+def _index(headers: Mapping[str, bytes]) -> dict[str, list[tuple[str, Declared]]]:
+    found: dict[str, list[tuple[str, Declared]]] = {}
+    for path, text in sorted(headers.items()):
+        for d in declarations(text):
+            found.setdefault(d.qualified, []).append((path, d))
+    return found
+
+
+def api_changes(old: Mapping[str, bytes], new: Mapping[str, bytes]) -> list[ApiChange]:
+    """What the bump removed or re-signed among the declarations of the headers it changed (path -> text at
+    each ref). An added overload breaks nobody; a signature that no longer exists may."""
+    before, after = _index(old), _index(new)
+    changes = []
+    for name, entries in sorted(before.items()):
+        now = after.get(name, [])
+        kinds = {d.kind for _, d in entries}
+        if "function" in kinds:
+            gone = {_signature(d) for _, d in entries if d.kind == "function"} - {
+                _signature(d) for _, d in now if d.kind == "function"
+            }
+            if not gone:
+                continue
+            kind = "function"
+        elif any(d.kind == "type" for _, d in now):
+            continue
+        else:
+            kind = "type"
+        changes.append(
+            ApiChange(
+                name,
+                kind,
+                tuple(d for _, d in entries if d.kind == kind),
+                tuple(d for _, d in now if d.kind == kind),
+                entries[0][0],
+                now[0][0] if now else entries[0][0],
+            )
+        )
+    return changes
+
+
+def accepts(d: Declared, count: int) -> bool:
+    """Whether a call passing `count` arguments can bind to the declaration."""
+    params = _signature(d)
+    required = sum(1 for p in params if not p.endswith("=") and "..." not in p)
+    if any("..." in p for p in params):
+        return count >= required
+    return required <= count <= len(params)
+
+
+def breaks(change: ApiChange, use: Use) -> bool:
+    """Whether the use compiled against the old declarations and no longer does: a type or function that is
+    gone; a call no new overload takes that many arguments from; a call whose arguments the new overloads
+    take as other types at a position it passes (a parameter inserted before them). A call that fitted no
+    old overload was written for the new one."""
+    if not change.after:
+        return True
+    if use.arguments is None:
+        return False  # a function named, not called: its address or a friend declaration
+    fit_now = [d for d in change.after if accepts(d, use.arguments)]
+    fit_before = [d for d in change.before if accepts(d, use.arguments)]
+    if not fit_now:
+        return bool(fit_before)
+    passed = use.arguments
+    return bool(fit_before) and not any(
+        _types(n)[:passed] == _types(o)[:passed] for n in fit_now for o in fit_before
+    )
+
+
+def _refers(spelled: str, change: ApiChange, members: Mapping[str, int]) -> bool:
+    """Whether a spelled name means the changed declaration: a qualified name that ends its qualified name,
+    an unqualified name of a function at global scope (a C function), or a member call `.name` when one
+    changed class alone declares a member so named. An unqualified name of a namespace's function could be
+    anyone's."""
+    if spelled.startswith("."):
+        owner = change.before[0].owner
+        return bool(owner) and spelled[1:] == change.before[0].name and members.get(spelled[1:]) == 1
+    spelled = spelled.removeprefix("::")
+    if "::" not in spelled:
+        return change.name == spelled
+    return change.name == spelled or change.name.endswith("::" + spelled)
+
+
+def broken_uses(changes: list[ApiChange], consumer: ConsumerCode) -> dict[str, list[BrokenUse]]:
+    """Per changed name, the consumer's uses that no longer compile. Files that do not spell a changed
+    name are never parsed."""
+    members: dict[str, int] = {}
+    for c in changes:
+        if c.before[0].owner:
+            members[c.before[0].name] = members.get(c.before[0].name, 0) + 1
+    words = {c.before[0].name.encode() for c in changes}
+    found: dict[str, list[BrokenUse]] = {}
+    for path, text in sorted(consumer.files.items()):
+        if not cpp.is_c_family(path) or not any(w in text for w in words):
+            continue
+        for use in cpp.uses(text):
+            for change in changes:
+                if _refers(use.name, change, members) and breaks(change, use):
+                    found.setdefault(change.name, []).append(BrokenUse(path, use))
+    return found
+
+
+def _declared(d: Declared) -> str:
+    if d.kind != "function":
+        return d.qualified
+    shown = (p[:-1] + " = …" if p.endswith("=") else p for p in _signature(d))
+    return f"{d.qualified}({', '.join(shown)})"
+
+
+def _site(consumer: ConsumerCode, site: BrokenUse) -> str:
+    where = f"{site.path}:{site.use.line}"
+    shown = (
+        f"[`{consumer.name}:{where}`]({consumer.link}{site.path}#L{site.use.line})"
+        if consumer.link
+        else (f"`{consumer.name}:{where}`")
+    )
+    called = (
+        f"calls `{site.use.name}` with {site.use.arguments} argument{'s' if site.use.arguments != 1 else ''}"
+    )
+    return f"- {shown} " + (called if site.use.arguments is not None else f"names `{site.use.name}`")
+
+
+def consumer_drafts(
+    producer: str, changes: list[ApiChange], consumer: ConsumerCode, where_now
+) -> list[Draft]:
+    """One high draft per changed declaration the consumer's code uses in a way that no longer compiles,
+    naming both sides and what to do."""
+    drafts = []
+    broken = broken_uses(changes, consumer)
+    for change in changes:
+        sites = broken.get(change.name)
+        if not sites:
+            continue
+        first = change.before[0]
+        if change.after:
+            what = "changed the signature of"
+            sides = "Before: " + ", ".join(f"`{_declared(d)}`" for d in change.before)
+            sides += ".\nNow: " + ", ".join(f"`{_declared(d)}`" for d in change.after) + "."
+            line = change.after[0].line
+        else:
+            what = "removed"
+            sides = f"It declared `{_declared(first)}` in `{change.old_path}`."
+            line = where_now(change.old_path, first.line)
+        listed = "\n".join(_site(consumer, s) for s in sites[:MAX_SITES])
+        more = f"\n- and {len(sites) - MAX_SITES} more" if len(sites) > MAX_SITES else ""
+        drafts.append(
+            Draft(
+                "build",
+                "high",
+                f"{producer} {what} `{change.name}`, which {consumer.name} calls: {consumer.name} no longer builds",
+                f"{consumer.label} still uses it the old way, so it fails to compile against the new "
+                f"{producer}.\n\n{sides}\n\nCalls written for the old declaration:\n{listed}{more}\n\n"
+                f"{consumer.advice}",
+                change.path,
+                line,
+                removed=(change.old_path, first.name) if not change.after else None,
+            )
+        )
+    return drafts
