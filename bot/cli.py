@@ -9,7 +9,6 @@ import argparse
 import dataclasses
 import json
 import os
-import posixpath
 import sqlite3
 import sys
 import textwrap
@@ -18,7 +17,7 @@ from typing import NoReturn
 
 import pygit2
 
-from bot.config import CONFIG_PATH, Config, Pin, load_config
+from bot.config import CONFIG_PATH, Config, Pin, load_config, parse_config
 from bot.jobs import DB_NAME, STATUSES, read_jobs
 from bot.model import REBUILT, AnalysisError, Report
 from bot.snapshot import GitSnapshot
@@ -271,12 +270,10 @@ def _analyse(args: argparse.Namespace, change: Change, review: bool) -> tuple[Re
             print(f"llama-bot: {pin_report.name}: patches {listed}{how}", file=sys.stderr)
     if getattr(args, "explain_consumers", False):
         _explain_consumers(report, selected, head, opener)
+    defaults = parse_config(None).pins  # cover layouts a repository may not be on yet: no mistake of its own
     for pin in selected.pins:
         checked = report.pin(pin.name)
-        # a pin carrying no patch beside others' patches (mlx/compat/mlx beside mlx/compat/*.patch) is no mistake
-        areas = {posixpath.dirname(e) for e in pin.patch_sets}
-        beside = any(posixpath.dirname(p) in areas and p.endswith(".patch") for p in head.files())
-        if (checked and not checked.patches and not beside
+        if (checked and not checked.patches and pin not in defaults
                 and not any(base.files(e) or head.files(e) for e in pin.patch_sets)):
             print(f"llama-bot: warning: {pin.name}: {pin.patches}/ exists at neither revision, so no patch was "
                   f"checked (is `patches` right in {CONFIG_PATH}?)", file=sys.stderr)

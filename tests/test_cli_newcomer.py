@@ -126,11 +126,22 @@ def test_a_deleted_version_file_is_reported_not_nothing_to_check(tmp_path, scena
     assert pin["error"].startswith("this change deletes LLAMA_CPP_VERSION: the build would no longer pin llama.cpp")
 
 
-def test_a_patch_directory_at_neither_revision_is_named(tmp_path, scenario):
+def test_a_configured_patch_directory_at_neither_revision_is_named(tmp_path, scenario):
+    config = ('[[pin]]\nname = "llama.cpp"\nversion_file = "LLAMA_CPP_VERSION"\npatches = "llama/compats"\n'
+              'upstream = "https://github.com/ggml-org/llama.cpp"\n')
+    path = _ollama(tmp_path, {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n", ".github/llama-bot.toml": config},
+                   {"LLAMA_CPP_VERSION": f"{demo.NEW_TAG}\n"})
+    result = _check(path, scenario)
+    assert ("llama-bot: warning: llama.cpp: llama/compats/ exists at neither revision, so no patch was checked "
+            "(is `patches` right in .github/llama-bot.toml?)") in result.stderr
+    assert "No carried patches: no `*.patch` file below `llama/compats/`." in result.stdout
+
+
+def test_a_default_patch_directory_a_repository_does_not_use_is_no_warning(tmp_path, scenario):
+    """The defaults name the directories of every layout (mlx/compat/mlx before the move exists nowhere)."""
     path = _ollama(tmp_path, {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n"}, {"LLAMA_CPP_VERSION": f"{demo.NEW_TAG}\n"})
     result = _check(path, scenario)
-    assert ("llama-bot: warning: llama.cpp: llama/compat/ exists at neither revision, so no patch was checked "
-            "(is `patches` right in .github/llama-bot.toml?)") in result.stderr
+    assert "warning" not in result.stderr
     assert "No carried patches: no `*.patch` file below `llama/compat/`." in result.stdout
 
 
