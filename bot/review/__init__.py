@@ -76,8 +76,8 @@ def review(ctx: ReviewContext) -> list[Finding]:
                 *patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained),
             ]
         )
-        attribution = _Attribution(ctx)
-        return merge(grouping.by_commit(merge([attribution.finding(d) for d in drafts])) + _unreadable(ctx))
+        # one item per broken declaration, each with its call sites, whichever commit changed several
+        return merge([_Attribution(ctx).finding(d) for d in drafts] + _unreadable(ctx))
     drafts = [
         *rule_drafts(rules, changes, run.local, run.consumers.builds),
         *run.build(),
