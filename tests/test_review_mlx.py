@@ -118,6 +118,7 @@ OLD = b"""namespace mlx::core {
 MLX_API array sdpa(const array& q, float scale, StreamOrDevice s = {});
 MLX_API void erase(std::uintptr_t id);
 MLX_API int sum(const array& a);
+MLX_API array qmm(array w, const char* name);
 class MLX_API Gone { };
 namespace detail { MLX_API void keep(int x); }
 }
@@ -128,6 +129,7 @@ MLX_API array sdpa(const array& q, float scale, bool fused = false, StreamOrDevi
 MLX_API void erase(const Cache& cache, std::uintptr_t id);
 MLX_API int sum(const array& a);
 MLX_API int sum(const array& a, int axis);
+MLX_API array qmm(const array& w, char* name);
 namespace detail { MLX_API void keep(int renamed_parameter); }
 }
 int mlx_c_call(int a, int b);
@@ -140,7 +142,13 @@ def _changes():
 
 def test_only_removed_and_re_signed_declarations_are_changes():
     """An added overload and a renamed parameter change nothing a caller passes."""
-    assert sorted(_changes()) == ["mlx::core::Gone", "mlx::core::erase", "mlx::core::sdpa", "mlx_c_call"]
+    assert sorted(_changes()) == [
+        "mlx::core::Gone",
+        "mlx::core::erase",
+        "mlx::core::qmm",
+        "mlx::core::sdpa",
+        "mlx_c_call",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -153,6 +161,8 @@ def test_only_removed_and_re_signed_declarations_are_changes():
         ("mlx::core::sdpa", Use(1, "mlx::core::sdpa", 4), False),  # passes the new parameter
         ("mlx::core::Gone", Use(1, "mlx::core::Gone", None), True),  # a type that is gone
         ("mlx_c_call", Use(1, "mlx_c_call", 1), True),  # a C function, unqualified
+        ("mlx::core::qmm", Use(1, "mlx::core::qmm", 1), False),  # `array` and `const array&` take the same
+        ("mlx::core::qmm", Use(1, "mlx::core::qmm", 2), True),  # a `const char*` does not bind to `char*`
     ],
 )
 def test_a_use_is_broken_when_it_compiled_against_the_old_declaration_and_no_longer_does(name, use, broken):
@@ -160,11 +170,12 @@ def test_a_use_is_broken_when_it_compiled_against_the_old_declaration_and_no_lon
 
 
 def test_only_qualified_names_or_c_functions_refer_to_a_declaration():
+    """An unqualified call or a member call `.erase` could be anyone's (mlx-c calls std containers' too)."""
     consumer = api.ConsumerCode(
         "mlx-c",
         "mlx-c at `abc`",
         "Bump it.",
-        {"mlx/c/a.cpp": b"void f() { erase(1); other::erase(1); mlx::core::erase(1); }\n"},
+        {"mlx/c/a.cpp": b"void f() { erase(1); other::erase(1); set.erase(1); mlx::core::erase(1); }\n"},
     )
     broken = api.broken_uses(list(_changes().values()), consumer)
     assert [(u.path, u.use.name) for u in broken["mlx::core::erase"]] == [("mlx/c/a.cpp", "mlx::core::erase")]
@@ -182,3 +193,46 @@ def test_consumers_and_vendored_copies_are_checked_configuration():
         parse_config(pin + 'vendored = [{ upstream = "inc", copies = [] }]\n')
     (parsed,) = parse_config(pin + 'consumers = [{ sources = ["x/*.cpp"] }]\n').pins
     assert parsed.consumers[0].pin is None  # Ollama's own code
+
+
+def test_mlx_cmake_options_are_weighed_against_what_ollama_sets(tmp_path):
+    from bot.engine import analyse
+    from bot.fixtures import RepoBuilder
+    from bot.snapshot import MemorySnapshot
+    from bot.upstream import Upstream
+
+    mlx = RepoBuilder(tmp_path / "mlx.git")
+    old = mlx.commit(
+        "old", {"CMakeLists.txt": 'option(MLX_BUILD_METAL "Build Metal" ON)\noption(MLX_JIT "JIT" OFF)\n'}
+    )
+    new = mlx.commit(
+        "new",
+        {
+            "CMakeLists.txt": 'option(MLX_BUILD_METAL "Build Metal" ON)\noption(MLX_BUILD_NAX "NAX kernels" ON)\n'
+        },
+    )
+    ollama = {"cmake/local.cmake": b'set(MLX_JIT ON CACHE BOOL "" FORCE)\n'}  # no mlx-c pin to check
+    report = analyse(
+        parse_config(None),
+        MemorySnapshot({**ollama, "MLX_VERSION": f"{old}\n".encode()}),
+        MemorySnapshot({**ollama, "MLX_VERSION": f"{new}\n".encode()}),
+        lambda pin, refs: Upstream(mlx.repo, pin.upstream),
+        ["MLX_VERSION"],
+    )
+    found = {(f.severity, f.title) for f in report.pin("mlx").findings}
+    assert found == {
+        ("high", "CMake option MLX_JIT was removed; Ollama still sets it"),
+        ("medium", "New CMake option MLX_BUILD_NAX: decide its value"),
+    }
+    # a consumer whose pin cannot be read is said once, and the producer's own review stands
+    pinned = {**ollama, "MLX_C_VERSION": b"1" * 40 + b"\n"}
+    report = analyse(
+        parse_config(None),
+        MemorySnapshot({**pinned, "MLX_VERSION": f"{old}\n".encode()}),
+        MemorySnapshot({**pinned, "MLX_VERSION": f"{new}\n".encode()}),
+        lambda pin, refs: Upstream(mlx.repo, pin.upstream),
+        ["MLX_VERSION"],
+    )
+    (problem,) = [f for f in report.pin("mlx").findings if f.severity == "info"]
+    assert problem.title == "Could not check mlx-c against this mlx bump" and "1111111111" in problem.detail
+    assert len(report.pin("mlx").findings) == 3

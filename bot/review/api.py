@@ -68,8 +68,16 @@ def _signature(d: Declared) -> tuple[str, ...]:
     return tuple(_normal(p) for p in d.parameters if _normal(p) != "void")
 
 
+def _passed_as(parameter: str) -> str:
+    """What a caller's argument binds to: `T`, `const T` and `const T&` take the same arguments."""
+    kind = parameter.rstrip("=")
+    if kind.startswith("const ") and not kind.endswith(("*", "&&")):  # `const char*` points to const
+        kind = kind.removeprefix("const ").removesuffix("&")
+    return kind
+
+
 def _types(d: Declared) -> tuple[str, ...]:
-    return tuple(p.rstrip("=") for p in _signature(d))
+    return tuple(_passed_as(p) for p in _signature(d))
 
 
 def _index(headers: Mapping[str, bytes]) -> dict[str, list[tuple[str, Declared]]]:
@@ -140,15 +148,13 @@ def breaks(change: ApiChange, use: Use) -> bool:
     )
 
 
-def _refers(spelled: str, change: ApiChange, members: Mapping[str, int]) -> bool:
+def _refers(spelled: str, change: ApiChange) -> bool:
     """Whether a spelled name means the changed declaration: a qualified name that ends its qualified name,
-    an unqualified name of a function at global scope (a C function), or a member call `.name` when one
-    changed class alone declares a member so named. An unqualified name of a namespace's function could be
-    anyone's."""
-    if spelled.startswith("."):
-        owner = change.before[0].owner
-        return bool(owner) and spelled[1:] == change.before[0].name and members.get(spelled[1:]) == 1
+    or an unqualified name of a function at global scope (a C function). An unqualified name of a
+    namespace's function, or a member call `.name`, could be anyone's."""
     spelled = spelled.removeprefix("::")
+    if spelled.startswith("."):
+        return False
     if "::" not in spelled:
         return change.name == spelled
     return change.name == spelled or change.name.endswith("::" + spelled)
@@ -157,10 +163,6 @@ def _refers(spelled: str, change: ApiChange, members: Mapping[str, int]) -> bool
 def broken_uses(changes: list[ApiChange], consumer: ConsumerCode) -> dict[str, list[BrokenUse]]:
     """Per changed name, the consumer's uses that no longer compile. Files that do not spell a changed
     name are never parsed."""
-    members: dict[str, int] = {}
-    for c in changes:
-        if c.before[0].owner:
-            members[c.before[0].name] = members.get(c.before[0].name, 0) + 1
     words = {c.before[0].name.encode() for c in changes}
     found: dict[str, list[BrokenUse]] = {}
     for path, text in sorted(consumer.files.items()):
@@ -168,7 +170,7 @@ def broken_uses(changes: list[ApiChange], consumer: ConsumerCode) -> dict[str, l
             continue
         for use in cpp.uses(text):
             for change in changes:
-                if _refers(use.name, change, members) and breaks(change, use):
+                if _refers(use.name, change) and breaks(change, use):
                     found.setdefault(change.name, []).append(BrokenUse(path, use))
     return found
 
