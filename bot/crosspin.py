@@ -8,6 +8,7 @@ vendored copies beside the upstream files they copy.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Sequence
 
 from bot import buildpatches
 from bot.config import Config, Consumer, Pin, Vendored, read_version
@@ -21,7 +22,7 @@ from bot.snapshot import GitSnapshot, Snapshot
 from bot.upstream import History, Upstream
 
 
-def _patched(tree: Tree, head: Snapshot, paths: list[str]) -> tuple[list[str], list[str]]:
+def _patched(tree: Tree, head: Snapshot, paths: Sequence[str]) -> tuple[list[str], list[str]]:
     """Apply the stack in order onto `tree`; (applied, not applied) patch paths."""
     applied, refused = [], []
     for path in paths:
