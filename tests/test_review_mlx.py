@@ -35,13 +35,13 @@ def test_the_mlx_bump_that_broke_mlx_c_names_each_changed_function_and_its_mlx_c
         "mlx::core::fast::scaled_dot_product_attention",
     }
     erase = highs["mlx::core::detail::compile_erase"]
-    assert "mlx-c no longer builds" in erase.title
+    assert erase.title.endswith("which mlx-c still uses the old way")
     assert "Before: `mlx::core::detail::compile_erase(std::uintptr_t)`" in erase.detail
     assert (
         "Now: `mlx::core::detail::compile_erase(const CompileCacheWeakPtr&, std::uintptr_t)`" in erase.detail
     )
     assert "`mlx-c:mlx/c/compile.cpp:54`" in erase.detail and "with 1 argument" in erase.detail
-    assert f"mlx-c at `{broke.pin[:12]}`" in erase.detail
+    assert erase.detail.startswith(f"mlx-c at `{broke.pin[:12]}` no longer compiles against the new mlx.")
     assert "Bump `MLX_C_VERSION`" in erase.detail and "carry a mlx-c patch" in erase.detail
     assert (erase.upstream_path, erase.upstream_line) == ("mlx/compile_impl.h", 36)
     # a parameter inserted before the stream the old call passes last

@@ -222,9 +222,9 @@ def consumer_drafts(
             Draft(
                 "build",
                 "high",
-                f"{producer} {what} `{change.name}`, which {consumer.name} calls: {consumer.name} no longer builds",
-                f"{consumer.label} still uses it the old way, so it fails to compile against the new "
-                f"{producer}.\n\n{sides}\n\nCalls written for the old declaration:\n{listed}{more}\n\n"
+                f"{producer} {what} `{change.name}`, which {consumer.name} still uses the old way",
+                f"{consumer.label} no longer compiles against the new {producer}.\n\n{sides}\n\n"
+                f"Calls written for the old declaration:\n{listed}{more}\n\n"
                 f"{consumer.advice}",
                 change.path,
                 line,
