@@ -195,7 +195,7 @@ def test_consumers_and_vendored_copies_are_checked_configuration():
     assert parsed.consumers[0].pin is None  # Ollama's own code
 
 
-def test_mlx_cmake_options_are_weighed_against_what_ollama_sets(tmp_path):
+def test_mlx_cmake_options_and_build_requirements_are_weighed_against_what_ollama_sets(tmp_path):
     from bot.engine import analyse
     from bot.fixtures import RepoBuilder
     from bot.snapshot import MemorySnapshot
@@ -209,6 +209,7 @@ def test_mlx_cmake_options_are_weighed_against_what_ollama_sets(tmp_path):
         "new",
         {
             "CMakeLists.txt": 'option(MLX_BUILD_METAL "Build Metal" ON)\noption(MLX_BUILD_NAX "NAX kernels" ON)\n'
+            "find_package(CUDAToolkit 12.8 REQUIRED)\n"
         },
     )
     ollama = {"cmake/local.cmake": b'set(MLX_JIT ON CACHE BOOL "" FORCE)\n'}  # no mlx-c pin to check
@@ -223,6 +224,7 @@ def test_mlx_cmake_options_are_weighed_against_what_ollama_sets(tmp_path):
     assert found == {
         ("high", "CMake option MLX_JIT was removed; Ollama still sets it"),
         ("medium", "New CMake option MLX_BUILD_NAX: decide its value"),
+        ("medium", "New build dependency: package CUDAToolkit"),
     }
     # a consumer whose pin cannot be read is said once, and the producer's own review stands
     pinned = {**ollama, "MLX_C_VERSION": b"1" * 40 + b"\n"}
@@ -235,4 +237,4 @@ def test_mlx_cmake_options_are_weighed_against_what_ollama_sets(tmp_path):
     )
     (problem,) = [f for f in report.pin("mlx").findings if f.severity == "info"]
     assert problem.title == "Could not check mlx-c against this mlx bump" and "1111111111" in problem.detail
-    assert len(report.pin("mlx").findings) == 3
+    assert len(report.pin("mlx").findings) == 4
