@@ -72,7 +72,7 @@ def review(ctx: ReviewContext) -> list[Finding]:
             []
             if ctx.pin.review == "none"
             else [
-                *(run.options(cmake.MLX_OPTIONS) if ctx.pin.review == "mlx" else []),
+                *([*run.options(cmake.MLX_OPTIONS), *run.dependencies()] if ctx.pin.review == "mlx" else []),
                 *patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained),
             ]
         )
@@ -265,8 +265,6 @@ class _Run:
         if not self._significant(cmake.CMAKE_FILES):
             return []
         old_texts, new_texts = self.cmake_texts
-        old_deps = {k: v for p, t in old_texts.items() for k, v in cmake.packages_and_tools(t, p).items()}
-        new_deps = {k: v for p, t in new_texts.items() for k, v in cmake.packages_and_tools(t, p).items()}
         old_steps = [s for p, t in old_texts.items() for s in generators.steps(t, p)]
         new_steps = [s for p, t in new_texts.items() for s in generators.steps(t, p)]
         sources = {k: v for p, t in new_texts.items() for k, v in generators.target_sources(t, p).items()}
@@ -274,12 +272,21 @@ class _Run:
         model = self.consumers
         options = self.options(cmake.LLAMA_OPTIONS, lambda o: model.builds(o.path) and model.built_option(o.name))
         steps = [
-            *cmake.dependency_drafts(old_deps, new_deps),
+            *self.dependencies(),
             *generators.generator_drafts(old_steps, new_steps, sources, changed),
         ]  # looked for or run by CMake files that Ollama's build may never read
         return options + [
             d if _read_by_build(d.path, new_texts, model) else replace(d, severity="info") for d in steps
         ]
+
+    def dependencies(self) -> list[Draft]:
+        """Packages and tools upstream's CMake files look for that they did not before."""
+        if not self._significant(cmake.CMAKE_FILES):
+            return []
+        old_texts, new_texts = self.cmake_texts
+        old_deps = {k: v for p, t in old_texts.items() for k, v in cmake.packages_and_tools(t, p).items()}
+        new_deps = {k: v for p, t in new_texts.items() for k, v in cmake.packages_and_tools(t, p).items()}
+        return cmake.dependency_drafts(old_deps, new_deps)
 
     def options(self, names: cmake.OptionNames, built: Callable[[cmake.Option], bool] = lambda o: True) -> list[Draft]:
         """Added, removed, renamed and re-defaulted cache options of those names, against Ollama's settings."""
