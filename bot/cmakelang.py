@@ -7,20 +7,15 @@ One parser for every reader of CMake here: the patch discovery (which patches a 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from functools import cache
 
-import tree_sitter_cmake
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Node
 
-
-@cache
-def _parser() -> Parser:
-    return Parser(Language(tree_sitter_cmake.language()))
+from bot import syntax
 
 
 def parse(text: str | bytes) -> Node:
     """The syntax tree of a CMake text."""
-    return _parser().parse(text.encode() if isinstance(text, str) else text).root_node
+    return syntax.root("cmake", text)
 
 
 def name(node: Node) -> str:

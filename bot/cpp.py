@@ -14,8 +14,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-import tree_sitter_cpp
-from tree_sitter import Language, Node, Parser, Query, QueryCursor
+from tree_sitter import Node
+
+from bot import syntax
 
 C_FAMILY = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".metal")
 # nodes read as one token: their inner pieces (quotes, escapes) are no names
@@ -34,31 +35,13 @@ def is_c_family(path: str) -> bool:
     return posixpath.splitext(path)[1].lower() in C_FAMILY
 
 
-@lru_cache(maxsize=1)
-def _language() -> Language:
-    return Language(tree_sitter_cpp.language())
-
-
-@lru_cache(maxsize=1)
-def _parser() -> Parser:
-    return Parser(_language())
-
-
-@lru_cache(maxsize=8)
-def _query(types: tuple[str, ...]) -> Query:
-    return Query(_language(), "\n".join(f"({t}) @node" for t in types))
-
-
 def _nodes(source: bytes, *types: str) -> list[Node]:
-    """The nodes of those types in the file, in file order (found by tree-sitter's query engine, far
-    faster than a walk in Python over a file of ten thousand lines)."""
-    found = QueryCursor(_query(types)).captures(_tree(source).root_node).get("node", [])
-    return sorted(found, key=lambda n: n.start_byte)
+    """The nodes of those types in the file, in file order."""
+    return syntax.captures("cpp", "\n".join(f"({t}) @node" for t in types), _root(source)).get("node", [])
 
 
-@lru_cache(maxsize=64)
-def _tree(source: bytes):
-    return _parser().parse(source)
+def _root(source: bytes) -> Node:
+    return syntax.root("cpp", source)
 
 
 @dataclass(frozen=True)
@@ -78,7 +61,7 @@ def tokens(source: bytes) -> list[Token]:
     """Every token of the text in order; a literal or a comment is one token (`end` stops at the end of
     its first line)."""
     out: list[Token] = []
-    stack: list[Node] = [_tree(source).root_node]
+    stack: list[Node] = [_root(source)]
     while stack:
         node = stack.pop()
         if node.child_count == 0 or node.type in _ATOMS:
@@ -161,7 +144,7 @@ def _owner(node: Node) -> str:
 
 def function_at(source: bytes, row: int) -> str:
     """The name of the function whose body holds line `row` (0-based); "" outside any."""
-    node = _tree(source).root_node.descendant_for_point_range((row, 0), (row, 0))
+    node = _root(source).descendant_for_point_range((row, 0), (row, 0))
     while node is not None and node.type != "function_definition":
         node = node.parent
     if node is None:
@@ -478,7 +461,7 @@ def interface(source: bytes) -> tuple[Declared, ...]:
     their parameter types), fields, namespace-scope variables and enum values. A body's locals are
     nobody's interface, so bodies are never entered."""
     found = _Interface()
-    found.block(_tree(source).root_node, "", False)
+    found.block(_root(source), "", False)
     return tuple(sorted(found.out, key=lambda d: d.line))
 
 
@@ -584,7 +567,7 @@ class Use:
     """A name a file uses from code declared elsewhere: a call with its argument count, or a qualified name."""
 
     line: int  # 1-based
-    name: str  # as spelled without template arguments: `mlx::core::detail::compile_erase`, `.item` for a member
+    name: str  # as spelled, no template arguments: `mlx::core::detail::compile_erase`, `.item` for a member
     arguments: int | None  # None: named, not called
 
 
@@ -614,7 +597,9 @@ def uses(source: bytes) -> tuple[Use, ...]:
         count = sum(1 for a in arguments.named_children if a.type != "comment")
         found.append(Use(function.start_point[0] + 1, _spelled(function), count))
     for name in _nodes(source, "qualified_identifier"):
-        if name.start_byte in callees or (name.parent is not None and name.parent.type == "qualified_identifier"):
+        if name.start_byte in callees or (
+            name.parent is not None and name.parent.type == "qualified_identifier"
+        ):
             continue
         found.append(Use(name.start_point[0] + 1, _spelled(name), None))
     return tuple(sorted(found, key=lambda u: u.line))

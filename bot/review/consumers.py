@@ -16,14 +16,10 @@ import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
 
-import tree_sitter_cmake
-import tree_sitter_cpp
-import tree_sitter_go
-from tree_sitter import Language, Node, Parser, Query, QueryCursor
+from tree_sitter import Node
 
-from bot import cmakelang
+from bot import cmakelang, syntax
 from bot.model import LocalRef
 from bot.review.flags import OLLAMA_CALLERS
 from bot.review.source import code_text, glob_match
@@ -261,34 +257,6 @@ def _frozen(found: Refs) -> dict[str, tuple[LocalRef, ...]]:
     return {k: tuple(v) for k, v in sorted(found.items())}
 
 
-@lru_cache(maxsize=256)
-def _tree(language: str, text: str) -> Node:
-    """The syntax tree of a text, parsed once however many questions ask about it."""
-    return _parser(language).parse(text.encode()).root_node
-
-
-@cache
-def _language(name: str) -> Language:
-    module = {"cmake": tree_sitter_cmake, "cpp": tree_sitter_cpp, "go": tree_sitter_go}[name]
-    return Language(module.language())
-
-
-@cache
-def _parser(name: str) -> Parser:
-    return Parser(_language(name))
-
-
-@cache
-def _query(name: str, source: str) -> Query:
-    return Query(_language(name), source)
-
-
-def _captures(language: str, query: str, node: Node) -> dict[str, list[Node]]:
-    """The nodes of each capture of a query, in file order (tree-sitter gives them in match order)."""
-    found = QueryCursor(_query(language, query)).captures(node)
-    return {name: sorted(nodes, key=lambda n: n.start_byte) for name, nodes in found.items()}
-
-
 def _node_text(node: Node | None) -> str:
     return (node.text or b"").decode("utf-8", "replace") if node is not None else ""
 
@@ -370,7 +338,7 @@ def _cmake_settings(path: str, text: str, found: dict[str, list[OptionSetting]])
     that forward their arguments to such a `set(${name} ${value} CACHE ...)`."""
     root = cmakelang.parse(text)
     forwarders: dict[str, tuple[int, int]] = {}
-    for definition in _captures("cmake", "(function_def) @f", root).get("f", []):
+    for definition in syntax.captures("cmake", "(function_def) @f", root).get("f", []):
         header = cmakelang.arguments(definition.children[0])
         params = [p.lower() for p in header[1:]]
         for command in cmakelang.commands(definition):
@@ -656,12 +624,12 @@ def _script_guard(
             continue
         script_root = cmakelang.parse(text)
         touching = [re.compile(r"\$\{" + v + r"\}") for v in source_vars]
-        for definition in _captures("cmake", "(function_def) @f", script_root).get("f", []):
+        for definition in syntax.captures("cmake", "(function_def) @f", script_root).get("f", []):
             if any(t.search(_node_text(definition)) for t in touching):
                 header = cmakelang.arguments(definition.children[0])
                 if header:
                     touching.append(re.compile(r"(?i)(?<![\w-])" + re.escape(header[0]) + r"\s*\("))
-        for block in _captures("cmake", "(if_condition) @i", script_root).get("i", []):
+        for block in syntax.captures("cmake", "(if_condition) @i", script_root).get("i", []):
             first = block.children[0]
             tokens = _CMAKE_TOKEN.findall(
                 " ".join(_node_text(c) for c in first.children if c.type == "argument_list")
@@ -789,8 +757,8 @@ def compat_uses(sources: list[tuple[str, str, str]]) -> CompatUses:
     bare: Refs = {}
     strings: Refs = {}
     for path, text, _side in sources:
-        root = _tree("cpp", text)
-        for kind, nodes in _captures("cpp", _OWN_QUERY, root).items():
+        root = syntax.root("cpp", text)
+        for kind, nodes in syntax.captures("cpp", _OWN_QUERY, root).items():
             for node in nodes:
                 name = _declared(node) if kind in ("local", "field", "function") else _node_text(node)
                 if not name:
@@ -798,7 +766,7 @@ def compat_uses(sources: list[tuple[str, str, str]]) -> CompatUses:
                 name = name.rsplit("::", 1)[-1]
                 (locals_ if kind in ("local", "field") else own).add(name)
         ref_path = path.split(":", 1)[0]  # a patch's lines are shown where they stand in the patch
-        for kind, nodes in _captures("cpp", _USES_QUERY, root).items():
+        for kind, nodes in syntax.captures("cpp", _USES_QUERY, root).items():
             for node in nodes:
                 ref = LocalRef(ref_path, node.start_point[0] + 1)
                 if kind == "string":
@@ -917,8 +885,8 @@ def go_flags(ollama: Mapping[str, str], paths: list[str]) -> dict[str, tuple[Loc
         text = _text(ollama, path)
         if not text or not _FLAG_HINT.search(text):
             continue
-        root = _tree("go", text)
-        for node in sorted(_captures("go", _GO_STRINGS, root).get("s", []), key=lambda n: n.start_byte):
+        root = syntax.root("go", text)
+        for node in sorted(syntax.captures("go", _GO_STRINGS, root).get("s", []), key=lambda n: n.start_byte):
             body = _node_text(node)[1:-1]
             for m in _FLAG_IN_STRING.finditer(body):
                 _add(found, m[1].split("=", 1)[0], LocalRef(path, node.start_point[0] + 1))
@@ -979,14 +947,14 @@ def server_interface(ollama: Mapping[str, str], paths: list[str]) -> ServerInter
         text = _text(ollama, path)
         if not text or ("://" not in text and "json" not in text):
             continue
-        root = _tree("go", text)
-        captured = _captures("go", _GO_INTERFACE, root)
+        root = syntax.root("go", text)
+        captured = syntax.captures("go", _GO_INTERFACE, root)
         found_here = False
         for node in captured.get("call", []):
             callee = _node_text(node.child_by_field_name("function"))
-            for literal in _captures("go", _GO_STRINGS, node.child_by_field_name("arguments") or node).get(
-                "s", []
-            ):
+            for literal in syntax.captures(
+                "go", _GO_STRINGS, node.child_by_field_name("arguments") or node
+            ).get("s", []):
                 value = _go_string(literal)
                 m = _URL_PATH.match(value)
                 if m is None and _BARE_PATH.match(value) and _REQUEST_CALL.search(callee):
@@ -1045,13 +1013,13 @@ def _json_uses(
     """Classify the values one function hands to json.Marshal/Encode (sent) and Unmarshal/Decode
     (received): named struct types by name, anonymous structs and map literals field by field."""
     types: dict[str, Node] = {}
-    for declarations in _captures("go", "(var_spec) @d (parameter_declaration) @d", function).values():
+    for declarations in syntax.captures("go", "(var_spec) @d (parameter_declaration) @d", function).values():
         for node in declarations:
             declared = node.child_by_field_name("type")
             for name in node.children_by_field_name("name"):
                 if declared is not None:
                     types[_node_text(name)] = declared
-    for node in _captures("go", "(short_var_declaration) @s", function).get("s", []):
+    for node in syntax.captures("go", "(short_var_declaration) @s", function).get("s", []):
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if left is None or right is None:
             continue
@@ -1060,7 +1028,7 @@ def _json_uses(
                 value = value.child_by_field_name("operand") or value
             if value.type == "composite_literal":
                 types[_node_text(name)] = value.child_by_field_name("type") or value
-    for call in _captures("go", "(call_expression) @c", function).get("c", []):
+    for call in syntax.captures("go", "(call_expression) @c", function).get("c", []):
         callee = call.child_by_field_name("function")
         method = (
             _node_text(callee.child_by_field_name("field"))
@@ -1085,7 +1053,7 @@ def _json_uses(
             if kind is not None and kind.type == "map_type":
                 body = target.child_by_field_name("body")
                 for literal in (
-                    _captures(
+                    syntax.captures(
                         "go", "(keyed_element . (literal_element (interpreted_string_literal) @k))", body
                     ).get("k", [])
                     if body is not None
@@ -1103,7 +1071,9 @@ def _json_uses(
                 _add(fields, key, ref)
             into.update(named)
         else:
-            into.update(_node_text(n) for n in _captures("go", "(type_identifier) @t", kind).get("t", []))
+            into.update(
+                _node_text(n) for n in syntax.captures("go", "(type_identifier) @t", kind).get("t", [])
+            )
             if kind.type == "type_identifier":
                 into.add(_node_text(kind))
 
