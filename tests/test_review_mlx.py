@@ -238,3 +238,32 @@ def test_mlx_cmake_options_and_build_requirements_are_weighed_against_what_ollam
     (problem,) = [f for f in report.pin("mlx").findings if f.severity == "info"]
     assert problem.title == "Could not check mlx-c against this mlx bump" and "1111111111" in problem.detail
     assert len(report.pin("mlx").findings) == 4
+
+
+def test_ollama_go_code_calling_a_re_signed_c_function_through_cgo_is_a_consumer():
+    old = b"int mlx_fast_sdpa(mlx_array* res, const mlx_array q, const mlx_stream s);\nint mlx_free(mlx_array a);\n"
+    new = b"int mlx_fast_sdpa(mlx_array* res, const mlx_array q, bool fused, const mlx_stream s);\n"
+    new += b"int mlx_free(mlx_array a);\n"
+    go = b"""package mlx
+// #include "generated.h"
+import "C"
+
+func SDPA(q *Array) *Array {
+	C.mlx_free(q.ctx)
+	C.mlx_fast_sdpa(&out.ctx, q.ctx, DefaultStream().ctx)
+	return out
+}
+"""
+    assert [(u.line, u.name, u.arguments) for u in api.cgo_uses(go)] == [
+        (6, "mlx_free", 1),
+        (7, "mlx_fast_sdpa", 3),
+    ]
+    changes = api.api_changes({"mlx/c/fast.h": old}, {"mlx/c/fast.h": new})
+    ollama = api.ConsumerCode(
+        "Ollama", "Ollama's code", "Update these calls in Ollama.", {"x/mlxrunner/mlx/fast.go": go}
+    )
+    (draft,) = api.consumer_drafts("mlx-c", changes, ollama, lambda path, line: line)
+    assert (
+        draft.title == "mlx-c changed the signature of `mlx_fast_sdpa`, which Ollama still uses the old way"
+    )
+    assert "`Ollama:x/mlxrunner/mlx/fast.go:7` calls `mlx_fast_sdpa` with 3 arguments" in draft.detail

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bot import cpp
+from bot import cpp, syntax
 from bot.cpp import Declared, Use
 from bot.review.changes import Draft
 
@@ -160,15 +160,38 @@ def _refers(spelled: str, change: ApiChange) -> bool:
     return change.name == spelled or change.name.endswith("::" + spelled)
 
 
+_CGO_CALL = "(call_expression function: (selector_expression operand: (identifier) @package) arguments: (argument_list) @args) @call"
+
+
+def cgo_uses(source: bytes) -> tuple[Use, ...]:
+    """The C functions a Go file calls through cgo (`C.mlx_array_free(a)`), with their argument counts."""
+    found = []
+    for call in syntax.captures("go", _CGO_CALL, syntax.root("go", source)).get("call", []):
+        function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+        package = function.child_by_field_name("operand") if function is not None else None
+        field = function.child_by_field_name("field") if function is not None else None
+        if package is None or field is None or arguments is None or package.text != b"C":
+            continue
+        count = sum(1 for a in arguments.named_children if a.type != "comment")
+        found.append(Use(call.start_point[0] + 1, (field.text or b"").decode(), count))
+    return tuple(found)
+
+
+def _uses(path: str, text: bytes) -> tuple[Use, ...]:
+    if path.endswith(".go"):
+        return cgo_uses(text)
+    return cpp.uses(text) if cpp.is_c_family(path) else ()
+
+
 def broken_uses(changes: list[ApiChange], consumer: ConsumerCode) -> dict[str, list[BrokenUse]]:
-    """Per changed name, the consumer's uses that no longer compile. Files that do not spell a changed
-    name are never parsed."""
+    """Per changed name, the consumer's uses that no longer compile: in C and C++ files, and the cgo calls
+    of Go files. Files that do not spell a changed name are never parsed."""
     words = {c.before[0].name.encode() for c in changes}
     found: dict[str, list[BrokenUse]] = {}
     for path, text in sorted(consumer.files.items()):
-        if not cpp.is_c_family(path) or not any(w in text for w in words):
+        if not any(w in text for w in words):
             continue
-        for use in cpp.uses(text):
+        for use in _uses(path, text):
             for change in changes:
                 if _refers(use.name, change) and breaks(change, use):
                     found.setdefault(change.name, []).append(BrokenUse(path, use))
