@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot import cmakelang
 from bot.model import LocalRef
@@ -74,10 +75,14 @@ class Command:
     line: int
 
 
-def commands(code: str) -> Iterator[Command]:
-    """CMake command invocations of comment-free text, with their arguments as CMake splits them."""
-    for node in cmakelang.commands(cmakelang.parse(code)):
-        yield Command(cmakelang.name(node), tuple(cmakelang.arguments(node)), cmakelang.line(node))
+@lru_cache(maxsize=1024)
+def commands(code: str) -> tuple[Command, ...]:
+    """CMake command invocations of comment-free text, with their arguments as CMake splits them: parsed
+    once per text, since options, packages and generators each walk every CMake file at both refs."""
+    return tuple(
+        Command(cmakelang.name(node), tuple(cmakelang.arguments(node)), cmakelang.line(node))
+        for node in cmakelang.commands(cmakelang.parse(code))
+    )
 
 
 @dataclass(frozen=True)
