@@ -8,10 +8,17 @@ upstream mirror.
 A partial clone may lack a file's object: `GitSnapshot.missing` tells, and
 reading such a file raises `MissingBlob` (an AnalysisError that names it)
 instead of pygit2's bare lookup error, since None would mean "no such file".
+
+Every reader of one repository object (the snapshots of both refs, the
+review's diff, the commit attribution) reads blobs through its `BlobCache`:
+the patch stage, the review and the attribution read the same files, and
+each reads them from the object database once.
 """
 
 from __future__ import annotations
 
+import weakref
+from collections import OrderedDict
 from typing import Protocol
 
 import pygit2
@@ -30,6 +37,47 @@ class MissingBlob(AnalysisError):
         self.path = path
 
 
+BLOB_CACHE_BYTES = 4 << 20  # what one repository's cache keeps: the re-read files, not the whole diff
+
+
+class BlobCache:
+    """Blob contents by object id, the least recently read dropped beyond `budget` bytes (a blob larger
+    than it is read and not kept). Readers re-read the same few files, so a small budget catches them."""
+
+    def __init__(self, repo: pygit2.Repository, budget: int = BLOB_CACHE_BYTES):
+        self.repo = repo
+        self.budget = budget
+        self._data: OrderedDict[pygit2.Oid, bytes] = OrderedDict()
+        self._size = 0
+
+    def read(self, oid: pygit2.Oid) -> bytes:
+        """The blob's bytes; KeyError when the repository lacks the object (a partial clone)."""
+        data = self._data.get(oid)
+        if data is not None:
+            self._data.move_to_end(oid)
+            return data
+        data = self.repo[oid].read_raw()
+        if len(data) <= self.budget:
+            self._data[oid] = data
+            self._size += len(data)
+            while self._size > self.budget:
+                _, dropped = self._data.popitem(last=False)
+                self._size -= len(dropped)
+        return data
+
+
+_CACHES: weakref.WeakKeyDictionary[pygit2.Repository, BlobCache] = weakref.WeakKeyDictionary()
+
+
+def blob_cache(repo: pygit2.Repository) -> BlobCache:
+    """The cache every reader of this repository object shares; it goes with the object, so an analysis,
+    which opens its own, has its own."""
+    cache = _CACHES.get(repo)
+    if cache is None:
+        cache = _CACHES[repo] = BlobCache(repo)
+    return cache
+
+
 class Snapshot(Protocol):
     def read(self, path: str) -> bytes | None:
         """The file's bytes, or None when there is no such file."""
@@ -45,6 +93,7 @@ class GitSnapshot:
         self.repo = repo
         self.commit = repo[commit].peel(pygit2.Commit) if isinstance(commit, str) else commit
         self.tree = self.commit.tree
+        self.blobs = blob_cache(repo)
         self._files: list[str] | None = None
 
     def entry(self, path: str) -> pygit2.Object | None:
@@ -58,7 +107,7 @@ class GitSnapshot:
         if not isinstance(obj, pygit2.Blob):
             return None
         try:
-            return obj.data
+            return self.blobs.read(obj.id)
         except KeyError:  # pygit2.NotFoundError: the tree names a blob the clone does not hold
             raise MissingBlob(path, self.commit, self.repo) from None
 

@@ -46,7 +46,7 @@ from pathlib import Path
 import pygit2
 
 from bot.model import AnalysisError, Commit
-from bot.snapshot import GitSnapshot
+from bot.snapshot import GitSnapshot, blob_cache
 
 log = logging.getLogger("bot.upstream")
 log.addHandler(logging.NullHandler())  # the CLI configures no logging: its user hears `announce` instead
@@ -322,7 +322,9 @@ def run_git(
     chunks: list[bytes] = []
     assert proc.stderr is not None and proc.stdin is not None
     fd = proc.stderr.fileno()  # read what git has written so far, as it comes: its progress lines
-    reader = threading.Thread(target=lambda: chunks.extend(iter(lambda: os.read(fd, 65536), b"")), daemon=True)
+    reader = threading.Thread(
+        target=lambda: chunks.extend(iter(lambda: os.read(fd, 65536), b"")), daemon=True
+    )
     reader.start()
     try:
         proc.stdin.write(stdin.encode())
@@ -409,6 +411,8 @@ class Upstream:
         self.fetch_url: str | None = None
         self.lock_path: Path | None = None
         self.announce: Callable[[str], None] | None = None
+        # Told True when a fetch from the upstream starts and False when it ends (the service's banner).
+        self.fetching: Callable[[bool], None] | None = None
 
     @classmethod
     def open_dir(cls, git_dir: str, web_url: str) -> Upstream:
@@ -426,10 +430,12 @@ class Upstream:
         refs: list[str],
         instead_of: str | None,
         announce: Callable[[str], None] | None = None,
+        fetching: Callable[[bool], None] | None = None,
     ) -> Upstream:
         """Open (or create) the mirror of the pin's URL and fetch when one of `refs` is missing;
         `announce` hears what is fetched from where into where, before the fetch starts, and how a fetch
-        longer than a few seconds is getting on."""
+        longer than a few seconds is getting on; `fetching` hears when each fetch, of refs now or of
+        blobs later, starts and ends."""
         fetch_url = rewrite_url(url, instead_of)
         path = mirror_path(data_dir, name, fetch_url)
         with mirror_lock(path):
@@ -438,6 +444,7 @@ class Upstream:
                 _open_mirror(path, fetch_url), url, f"the mirror {path}, fetched from {public_url(fetch_url)}"
             )
             upstream.fetch_url, upstream.lock_path, upstream.announce = fetch_url, path, announce
+            upstream.fetching = fetching
             missing = [ref for ref in refs if resolve(upstream.repo, ref) is None]
             if missing:
                 _check_source(url, fetch_url)
@@ -448,8 +455,19 @@ class Upstream:
                 log.info(line)
                 if announce is not None:
                     announce(line)
-                upstream._fetch(fetch_url, missing, path)
+                with upstream._fetching():
+                    upstream._fetch(fetch_url, missing, path)
         return upstream
+
+    @contextlib.contextmanager
+    def _fetching(self) -> Iterator[None]:
+        if self.fetching is not None:
+            self.fetching(True)
+        try:
+            yield
+        finally:
+            if self.fetching is not None:
+                self.fetching(False)
 
     def _fetch(self, url: str, refs: list[str], path: Path) -> None:
         """Fetch `refs` into the mirror: commit ids by id first (GitHub serves any commit), through the
@@ -517,7 +535,7 @@ class Upstream:
         wanted_count = len(missing)
         remotes = promisor_remotes(self.repo)
         problems = []
-        with mirror_lock(self.lock_path) if self.lock_path else contextlib.nullcontext():
+        with mirror_lock(self.lock_path) if self.lock_path else contextlib.nullcontext(), self._fetching():
             for remote in remotes:
                 url = self.fetch_url if remote == REMOTE else None
                 problem = fetch_blobs(self.repo, missing, remote, url, self.announce)
@@ -595,6 +613,8 @@ class History:
         self._commits: list[pygit2.Commit] | None = None
         self._touching: dict[str, list[pygit2.Commit]] = {}
         self._changes: dict[tuple[str, str], tuple[set[bytes], set[bytes]]] = {}
+        self._lines_now: dict[str, list[bytes]] = {}
+        self._blobs = blob_cache(self.upstream.repo)
 
     @property
     def commits(self) -> list[pygit2.Commit]:
@@ -619,15 +639,17 @@ class History:
     def read(self, commit: pygit2.Commit, path: str) -> bytes | None:
         """`path` at `commit` (b"" when there is no such file); None when the clone lacks its object, which
         is noted in `upstream.unreadable`."""
-        blob_id = self._blob_id(commit, path)
-        if blob_id is None:
-            return b""
         try:
-            obj = self.upstream.repo[blob_id]
+            entry = commit.tree[path]
+        except KeyError:
+            return b""
+        if not isinstance(entry, pygit2.Blob):
+            return b""  # a directory or a submodule: no file text
+        try:
+            return self._blobs.read(entry.id)
         except KeyError:
             self.upstream.note_unreadable(path, str(commit.id))
             return None
-        return obj.data if isinstance(obj, pygit2.Blob) else b""
 
     def touching(self, path: str) -> list[pygit2.Commit]:
         """Commits between the refs that changed `path` (against their first parent), newest first."""
@@ -665,7 +687,9 @@ class History:
         touching = self.touching(path)
         if not touching:
             return []
-        lines = (self.read(self.new, path) or b"").split(b"\n")
+        if path not in self._lines_now:
+            self._lines_now[path] = (self.read(self.new, path) or b"").split(b"\n")
+        lines = self._lines_now[path]
         now = {t for t in map(_meaningful, lines[max(0, start - 1) : max(0, end)]) if t}
         gone = {t for t in map(_meaningful, removed) if t}
         found = []

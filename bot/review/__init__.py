@@ -37,7 +37,7 @@ from bot.review.changes import AREAS, Draft, FileChange, Span
 from bot.review.patchcontext import patch_context_drafts
 from bot.review.rules import load_rules, ollama_uses, rule_drafts
 from bot.review.source import C_SOURCES, code_text, extension, glob_match, needles
-from bot.snapshot import GitSnapshot, Snapshot
+from bot.snapshot import GitSnapshot, Snapshot, blob_cache
 from bot.upstream import History
 
 MAX_RANGES = 5  # line ranges of one draft looked up for its commits
@@ -172,7 +172,8 @@ def upstream_changes(
 
 
 def _loader(repo: pygit2.Repository, oid: pygit2.Oid) -> Callable[[], bytes | None]:
-    return lambda: repo[oid].read_raw()
+    blobs = blob_cache(repo)  # the patch stage and the attribution read some of the same blobs
+    return lambda: blobs.read(oid)
 
 
 class LocalFiles(Mapping[str, str]):
