@@ -568,9 +568,10 @@ def render_comment(
     )
 
 
-def render_progress(head_sha: str, since: str) -> str:
+def render_progress(head_sha: str, since: str, fetching: str | None = None) -> str:
+    """The comment of a first run under way; `fetching` names the upstream whose mirror it is fetching."""
     return _env.get_template("progress.md.j2").render(
-        marker=MARKER, running=RUNNING, head_sha=head_sha, since=since
+        marker=MARKER, running=RUNNING, head_sha=head_sha, since=since, fetching=fetching
     )
 
 
@@ -587,8 +588,13 @@ def under_banner(results: str, banner: str, running: bool) -> str:
     )
 
 
-def rechecking_banner(head_sha: str, since: str, results_sha: str) -> str:
-    return f"⏳ Re-checking `{head_sha[:12]}` since {since}; the results below are for `{results_sha[:12]}`."
+def rechecking_banner(head_sha: str, since: str, results_sha: str, fetching: str | None = None) -> str:
+    """The banner over the last checklist while a run is under way; `fetching` names the upstream whose
+    mirror it is fetching, which on a cold start is most of the wait."""
+    doing = f", fetching upstream {fetching}" if fetching else ""
+    return (
+        f"⏳ Re-checking `{head_sha[:12]}` since {since}{doing}; the results below are for `{results_sha[:12]}`."
+    )
 
 
 def failed_banner(head_sha: str, ran_at: str, message: str, hint: str, results_sha: str) -> str:

@@ -82,6 +82,7 @@ log = logging.getLogger("bot.service")
 
 MAX_ATTEMPTS = 3  # claims of one job before the bot stops retrying a job that kills its worker
 STOP_GRACE = 10.0  # seconds `Service.stop` waits for its tasks to end after cancelling them
+FETCH_BANNER_WAIT = 30.0  # seconds a fetch waits for its banner to be posted before it goes on without
 UNRESOLVED = ("conflict", "error", "upstreamed")
 WRITE_ROLES = {"admin", "maintain", "write"}
 GENERAL_CHECK = "llama-bot"  # the check run for failures that belong to no pin
@@ -118,14 +119,16 @@ def with_ticks(body: str, ticked: Iterable[str]) -> str:
     return f"{body.rstrip()}\n\n<!-- llama-bot:ticked {' '.join(ids)} -->\n" if ids else body
 
 
-def progress_body(previous: str | None, head_sha: str, since: dt.datetime) -> str:
+def progress_body(previous: str | None, head_sha: str, since: dt.datetime, fetching: str | None = None) -> str:
     """The checklist comment while a run is under way: the last checklist (ticks and all) stays readable
-    under a banner; without one, a progress note that remembers the ticked boxes."""
+    under a banner; without one, a progress note that remembers the ticked boxes. `fetching` names the
+    upstream whose mirror the run is fetching."""
     results = results_of(previous)
     if results is not None:
         results_sha, checklist = results
-        return under_banner(checklist, rechecking_banner(head_sha, since.strftime("%H:%M UTC"), results_sha), True)
-    return with_ticks(render_progress(head_sha, human(since)), carried_ticks(previous))
+        banner = rechecking_banner(head_sha, since.strftime("%H:%M UTC"), results_sha, fetching)
+        return under_banner(checklist, banner, True)
+    return with_ticks(render_progress(head_sha, human(since), fetching), carried_ticks(previous))
 
 
 def error_body(previous: str | None, head_sha: str, message: str, hint: str) -> str:
@@ -528,18 +531,38 @@ class Service:
         return (await RestSnapshot.load(run.gh, owner, repo, base, self.blobs),
                 await RestSnapshot.load(run.gh, owner, repo, head, self.blobs))
 
-    def _open_upstream(self, pin: Pin, refs: list[str]) -> Upstream:
+    def _open_upstream(self, pin: Pin, refs: list[str], fetching: Callable[[str, bool], None] | None = None
+                       ) -> Upstream:
+        """The pin's mirror with `refs`; `fetching` hears (pin name, True) when a fetch from it starts and
+        (pin name, False) when it ends."""
         path = mirror_path(self.data_dir, pin.name, rewrite_url(pin.upstream, self.url_instead_of))
         with self._mirror_locks_guard:
             lock = self._mirror_locks.setdefault(str(path), threading.Lock())
         with lock:  # two jobs fetching into one mirror at once would fight over its lock files
-            return Upstream.mirror(self.data_dir, pin.name, pin.upstream, refs, self.url_instead_of)
+            return Upstream.mirror(self.data_dir, pin.name, pin.upstream, refs, self.url_instead_of,
+                                   fetching=functools.partial(fetching, pin.name) if fetching else None)
 
     async def _analyse(self, config: Config, base: RestSnapshot, head: RestSnapshot, changed: list[str] | None,
-                       review: bool, errors: dict[str, str] | None = None) -> Report:
-        call = functools.partial(analyse, config, base, head, self._open_upstream, changed, review=review,
-                                 errors=errors)
+                       review: bool, errors: dict[str, str] | None = None,
+                       fetching: Callable[[str, bool], None] | None = None) -> Report:
+        open_upstream = functools.partial(self._open_upstream, fetching=fetching) if fetching else self._open_upstream
+        call = functools.partial(analyse, config, base, head, open_upstream, changed, review=review, errors=errors)
         return await asyncio.get_running_loop().run_in_executor(self._executor, call)
+
+    def _fetch_banner(self, run: Run, previous: str | None, head_sha: str, since: dt.datetime
+                      ) -> Callable[[str, bool], None]:
+        """For the analysis thread: while it fetches an upstream, the checklist comment says so."""
+        loop = asyncio.get_running_loop()
+
+        def fetching(name: str, started: bool) -> None:
+            body = progress_body(previous, head_sha, since, name if started else None)
+            try:
+                asyncio.run_coroutine_threadsafe(self._put_comment(run, body), loop).result(FETCH_BANNER_WAIT)
+            except Exception:  # the banner is a courtesy: the analysis goes on without it
+                log.warning("could not show the upstream fetch in the checklist comment", exc_info=True,
+                            extra={"job_id": run.job.id, "pin": name})
+
+        return fetching
 
     # -- posting --
 
@@ -677,6 +700,7 @@ class Service:
         if old is not None:
             run.progress["comment_id"] = old["id"]
         await self._put_comment(run, progress_body(old["body"] if old else None, head_sha, since))
+        fetching = self._fetch_banner(run, old["body"] if old else None, head_sha, since)
         if config_error:
             await self._post_error(run, head_sha, config_error)
             return "done"
@@ -685,7 +709,8 @@ class Service:
         report = Report()
         try:
             base, head = await self._snapshots(run, pr)
-            report = await self._analyse(config, base, head, changed, review=True, errors=errors)
+            report = await self._analyse(config, base, head, changed, review=True, errors=errors,
+                                         fetching=fetching)
         except AnalysisError as exc:
             errors = {"": str(exc)}
         await self._ensure_head(run, head_sha, checks)

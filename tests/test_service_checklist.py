@@ -55,11 +55,11 @@ def hold(bot):
     service = bot.app[SERVICE]
     opened, held = service._open_upstream, Hold()
 
-    def waiting(pin, refs):
+    def waiting(pin, refs, **options):
         if held.armed.is_set():
             held.reached.set()
             held.release.wait(60)
-        return opened(pin, refs)
+        return opened(pin, refs, **options)
 
     service._open_upstream = waiting
     yield held
