@@ -75,6 +75,16 @@ class BuildPatches:
 
 
 @dataclass(frozen=True)
+class FetchSource:
+    """Where the build fetches the ref a version file names from."""
+
+    version_file: str
+    repository: str
+    cmake_file: str
+    line: int
+
+
+@dataclass(frozen=True)
 class PatchStack:
     """A pin's patches in apply order, and how they were found (empty when none were)."""
 
@@ -132,16 +142,26 @@ _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def build_patches(snapshot: Snapshot) -> list[BuildPatches]:
     """Every fetch in the repository's CMake files whose GIT_TAG comes from a version file and that patches."""
+    return _interpreted(snapshot).found
+
+
+def fetch_sources(snapshot: Snapshot, version_file: str) -> list[FetchSource]:
+    """The repositories the build fetches the ref of `version_file` from (GIT_REPOSITORY of its fetches)."""
+    return [s for s in _interpreted(snapshot).sources if s.version_file == version_file]
+
+
+def _interpreted(snapshot: Snapshot) -> _Interpreter:
     try:
         return _CACHE[snapshot]
     except (KeyError, TypeError):
         pass
-    found = _Interpreter(snapshot).run()
+    interpreter = _Interpreter(snapshot)
+    interpreter.run()
     try:
-        _CACHE[snapshot] = found
+        _CACHE[snapshot] = interpreter
     except TypeError:
         pass
-    return found
+    return interpreter
 
 
 def is_cmake_file(path: str) -> bool:
@@ -153,6 +173,7 @@ class _Interpreter:
         self.snapshot = snapshot
         self.visited: set[str] = set()
         self.found: list[BuildPatches] = []
+        self.sources: list[FetchSource] = []
 
     def run(self) -> list[BuildPatches]:
         """The top-level project first, then every CMake file it did not reach (a nested project like
@@ -174,7 +195,8 @@ class _Interpreter:
         unique: dict[tuple, BuildPatches] = {}
         for fetch in self.found:
             unique.setdefault((fetch.version_file, fetch.patches), fetch)
-        return list(unique.values())
+        self.found = list(unique.values())
+        return self.found
 
     def _file(self, path: str, env: dict[str, str]) -> None:
         self.visited.add(path)
@@ -218,6 +240,9 @@ class _Interpreter:
     def _fetch(self, path: str, node: Node, args: list[str], env: dict[str, str]) -> None:
         keywords = _keyword_values(args[1:])
         tag = "".join(keywords.get("GIT_TAG", []))
+        if tag.startswith(_VERSION) and keywords.get("GIT_REPOSITORY"):
+            line = _keyword_line(node, "GIT_REPOSITORY")
+            self.sources.append(FetchSource(tag[len(_VERSION) :], keywords["GIT_REPOSITORY"][0], path, line))
         if not tag.startswith(_VERSION) or "PATCH_COMMAND" not in keywords:
             return
         patches, how = _patch_command(keywords["PATCH_COMMAND"], env, self.snapshot)

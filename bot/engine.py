@@ -31,7 +31,7 @@ from bot.hunks import (
     renumber,
 )
 from bot.merge import Overlap, merge
-from bot.model import REBUILT, AnalysisError, Commit, HunkResult, PatchResult, PinReport, Report
+from bot.model import REBUILT, AnalysisError, Commit, Finding, HunkResult, PatchResult, PinReport, Report
 from bot.patchfile import (
     FilePatch,
     Hunk,
@@ -834,6 +834,14 @@ def _analyse_pin(pin: Pin, config: Config, base: Snapshot, head: Snapshot, open_
     """
     new_ref = read_version(head, pin.version_file)
     old_ref = _base_ref(base, pin)
+    elsewhere = _fetched_elsewhere(base, pin) if old_ref else None
+    if elsewhere is not None:
+        old_ref = None  # a ref of another upstream: nothing to compare the new one with
+    fetched = _fetched_elsewhere(head, pin) if new_ref else None
+    if fetched is not None:
+        raise AnalysisError(f"{pin.version_file} names `{new_ref}`, which {fetched.cmake_file}:{fetched.line} fetches "
+                            f"from {fetched.repository}, not from {pin.upstream}: set this pin's `upstream` in "
+                            f"{CONFIG_PATH}")
     if new_ref is None:
         if base.read(pin.version_file) is None:
             return None
@@ -845,17 +853,50 @@ def _analyse_pin(pin: Pin, config: Config, base: Snapshot, head: Snapshot, open_
     except AnalysisError as exc:
         raise AnalysisError(f"{exc}{''.join(dict.fromkeys(_abbreviation_hint(None, r) for r in refs))}") from None
     pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head)
+    if elsewhere is not None:
+        pin_report.findings.append(_other_upstream_finding(pin, base, elsewhere))
     if review:
         from bot import crosspin
 
         code, problems = crosspin.consumer_code(pin, config, head, open_upstream)
         old = GitSnapshot(upstream.repo, ctx.history.old) if old_ref else None
-        pin_report.findings = [
+        pin_report.findings += [
             *crosspin.vendored_findings(pin, head, old, ctx.new_tree),
             *_review(ctx, head, config, _explained_hunks(pin_report.patches), tuple(code)),
             *problems,
         ]
     return pin_report
+
+
+def _same_repository(a: str, b: str) -> bool:
+    def key(url: str) -> str:
+        return url.lower().rstrip("/").removesuffix(".git")
+
+    return key(a) == key(b)
+
+
+def _fetched_elsewhere(snapshot: Snapshot, pin: Pin) -> buildpatches.FetchSource | None:
+    """Where the build at this revision fetches the version file's ref from, when that is never the pin's
+    upstream (a version file that pins another repository). A repository CMake computes is not judged."""
+    sources = [s for s in buildpatches.fetch_sources(snapshot, pin.version_file) if "://" in s.repository
+               and "$" not in s.repository]
+    if not sources or any(_same_repository(s.repository, pin.upstream) for s in sources):
+        return None
+    return sources[0]
+
+
+def _other_upstream_finding(pin: Pin, base: Snapshot, source: buildpatches.FetchSource) -> Finding:
+    ref = _base_ref(base, pin)
+    return Finding(
+        "build",
+        "info",
+        f"The base's {pin.version_file} pinned another repository: checked against the new ref alone",
+        f"At the base revision `{source.cmake_file}:{source.line}` fetched `{ref}` from {source.repository}, not "
+        f"from {pin.upstream}: there is no {pin.name} ref to compare the new one with, so the patches were "
+        "checked against the new ref alone and the upstream diff was not reviewed.",
+        pin.version_file,
+        None,
+    )
 
 
 QUIET_HUNKS = ("clean", "offset")  # a hunk the patch section says nothing more of

@@ -156,3 +156,51 @@ def test_llama_cpp_detectors_never_run_on_another_pins_bump(tmp_path, profile):
     other = findings(dataclasses.replace(llama, name="mlx", review=profile))
     assert {f.area for f in other} <= ({"patch-context"} if profile == "mlx" else set())
     assert bool(other) == (profile == "mlx")  # the carried patch's neighbourhood still changed upstream
+
+
+def _fetching(version_file: str, repository: str) -> bytes:
+    return (
+        f'file(READ "${{CMAKE_SOURCE_DIR}}/{version_file}" TAG)\n'
+        f'FetchContent_Declare(dep\n    GIT_REPOSITORY "{repository}"\n    GIT_TAG ${{TAG}})\n'
+    ).encode()
+
+
+def test_the_repository_a_version_file_is_fetched_from_is_read():
+    from bot.buildpatches import fetch_sources
+
+    snapshot = MemorySnapshot({"CMakeLists.txt": _fetching("MLX_VERSION", "https://github.com/ml-explore/mlx-c.git"),
+                               "MLX_VERSION": b"v0.5.0\n"})
+    (source,) = fetch_sources(snapshot, "MLX_VERSION")
+    assert (source.repository, source.cmake_file, source.line) == ("https://github.com/ml-explore/mlx-c.git",
+                                                                   "CMakeLists.txt", 3)
+    assert fetch_sources(snapshot, "MLX_C_VERSION") == []
+
+
+def test_a_version_file_that_pinned_another_repository_is_not_compared_with_it(tmp_path):
+    """The base's build fetched MLX_VERSION from mlx-c: its ref is no MLX ref, so the new ref stands alone;
+    a head whose build fetches it from elsewhere than the pin's upstream is an error naming where."""
+    from bot.engine import analyse
+    from bot.fixtures import RepoBuilder
+    from bot.upstream import Upstream
+
+    mlx = RepoBuilder(tmp_path / "mlx.git")
+    new = mlx.commit("mlx", {"mlx/fast.h": "int f();\n"})
+    mlx.tag("v0.5.0")  # a tag of the same name as the mlx-c one: comparing with it would be wrong
+    base = {"CMakeLists.txt": _fetching("MLX_VERSION", "https://github.com/ml-explore/mlx-c.git"),
+            "MLX_VERSION": b"v0.5.0\n"}
+    head = {"CMakeLists.txt": _fetching("MLX_VERSION", "https://github.com/ml-explore/mlx"),
+            "MLX_VERSION": f"{new}\n".encode()}
+
+    def check(head_files):
+        return analyse(parse_config(None), MemorySnapshot(base), MemorySnapshot(head_files),
+                       lambda pin, refs: Upstream(mlx.repo, pin.upstream), ["MLX_VERSION"], errors={})
+
+    (pin,) = check(head).pins
+    assert pin.old_ref == pin.new_ref == str(new)
+    (note,) = pin.findings
+    assert note.severity == "info" and "`CMakeLists.txt:3` fetched `v0.5.0` from https://github.com/ml-explore/mlx-c.git" in (
+        note.detail)
+    (failed,) = check({**base, "MLX_VERSION": f"{new}\n".encode()}).failed
+    assert failed.error == (f"MLX_VERSION names `{new}`, which CMakeLists.txt:3 fetches from "
+                            "https://github.com/ml-explore/mlx-c.git, not from https://github.com/ml-explore/mlx: set "
+                            "this pin's `upstream` in .github/llama-bot.toml")
