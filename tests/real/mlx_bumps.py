@@ -83,7 +83,14 @@ def main(argv: list[str] | None = None) -> int:
             )
             took = time.perf_counter() - started
             if args.md and label == "first push":
-                print(render_markdown(report, changed or [], head_sha=str(commit.id)))
+                print(
+                    render_markdown(
+                        report,
+                        changed or [],
+                        head_sha=str(commit.id),
+                        patch_dirs={p.name: p.patches for p in config.pins},
+                    )
+                )
                 continue
             subject = commit.message.splitlines()[0]
             print(f"{str(commit.id)[:9]} {label:10} {took:5.2f} s  {subject}")
