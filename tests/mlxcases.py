@@ -45,8 +45,13 @@ class MlxCase:
     pin: str  # the fixture's mlx-c commit id
 
     def ollama(self, side: str) -> dict[str, bytes]:
-        """Ollama's files on one side (base, head, first-push), version files naming the fixture's commits."""
-        files = _files(DATA / self.name / "ollama" / side)
+        """Ollama's files at the base, at the head (the bump commit), or at the first push (the base with only
+        the version files changed), the version files naming the fixture's commits."""
+        base = _files(DATA / self.name / "ollama" / "base")
+        head = {**base, **_files(DATA / self.name / "ollama" / "head")}
+        for path in self.meta["head_deletes"]:
+            head.pop(path, None)
+        files = {"base": base, "head": head, "first-push": {**base, "MLX_VERSION": head["MLX_VERSION"]}}[side]
         mlx_ref = self.old if files["MLX_VERSION"].strip().decode() == self.meta["mlx_old"] else self.new
         return {**files, "MLX_VERSION": f"{mlx_ref}\n".encode(), "MLX_C_VERSION": f"{self.pin}\n".encode()}
 

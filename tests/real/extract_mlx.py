@@ -7,11 +7,10 @@ directories of ollama/ollama, ml-explore/mlx and ml-explore/mlx-c. For each case
     <case>/mlx/old/, new/   the MLX headers and CMake files the bump changed, at each ref, gzip-compressed
     <case>/mlx-c/           mlx-c at its pin: the files that spell a name those headers declare (the only
                             files the cross-pin check parses) and the files the carried patches touch
-    <case>/ollama/base/, head/, first-push/
-                            Ollama's files the check reads: the version files, the CMake files that fetch
-                            and patch MLX and mlx-c, the presets, the carried patches and the vendored
-                            copies of the kept mlx-c headers; `first-push` (when it differs from the
-                            head) is the base with only MLX_VERSION changed, as the first push was
+    <case>/ollama/base/     Ollama's files the check reads at the base: the version files, the CMake files
+                            that fetch and patch MLX and mlx-c, the presets, the carried patches and the
+                            vendored copies of the kept mlx-c headers
+    <case>/ollama/head/     those the bump commit changed (`head_deletes` in case.toml: those it deleted)
 
     python -m tests.real.extract_mlx     # (re)write tests/data/mlx-real/
 """
@@ -101,23 +100,24 @@ def extract(case: str, commit: str, ollama: str, mlx: str, mlx_c: str) -> None:
         if path in touched or names & set(WORD.findall(data)):
             write(out / "mlx-c", path, data)
             kept.add(path)
-    for side, files, at in (("base", base, parent), ("head", head, commit)):
+    for files, at in ((base, parent), (head, commit)):
         for name in sorted(p.rsplit("/", 1)[1] for p in kept if p.startswith("mlx/c/") and p.endswith(".h")):
             data = show(ollama, at, f"{VENDORED}/{name}")
             if data is not None:
                 files[f"{VENDORED}/{name}"] = data
-        for path, data in files.items():
-            write(out / "ollama" / side, path, data)
-    first = {**base, "MLX_VERSION": head["MLX_VERSION"]}
-    if first != head:
-        for path, data in first.items():
-            write(out / "ollama" / "first-push", path, data)
+    for path, data in base.items():
+        write(out / "ollama" / "base", path, data)
+    for path, data in head.items():
+        if base.get(path) != data:
+            write(out / "ollama" / "head", path, data)
+    deleted = sorted(set(base) - set(head))
     (out / "case.toml").write_text(
         f"# Extracted by tests/real/extract_mlx.py from {OLLAMA_URL}/commit/{commit}\n"
         f"# (its parent {parent[:12]} is the base), https://github.com/ml-explore/mlx and\n"
         "# https://github.com/ml-explore/mlx-c; MIT licensed, see tests/data/mlx-real/NOTICE.\n"
         f'ollama_commit = "{commit}"\nollama_base = "{parent}"\n'
         f'mlx_old = "{old}"\nmlx_new = "{new}"\nmlx_c = "{pin}"\n'
+        f"head_deletes = {deleted!r}\n".replace("'", '"')
     )
     print(f"{case}: {len(changed)} MLX files, {len(kept)} mlx-c files", file=sys.stderr)
 
