@@ -1,37 +1,197 @@
-"""`make bench-real`: `python -m bot check` on Ollama's real llama.cpp bumps, set beside `git diff` of the refs.
+"""`make bench-real`: `python -m bot check` on Ollama's real llama.cpp bumps, set beside `git diff` of the refs,
+and the service's first pull request on a cold data dir.
 
 The llama.cpp mirror (LLAMA_BOT_REAL_LLAMA_CPP) lacks most bNNNN tags, so it is served as a local upstream
 the way GitHub serves one: a scratch bare repository borrowing its objects (objects/info/alternates), with the
 tags resolved by tests/real/extract.py and uploadpack.allowFilter and allowAnySHA1InWant set. For each bump:
 the cold run (an empty data dir: the mirror is created from that upstream), the warm run, and `git diff`.
+For the first bump, `python -m bot serve` against the fake GitHub holding Ollama's real repository: the
+seconds from the PR's delivery to its finished checklist comment, from an empty data dir.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
-BUMPS = (
+import pygit2
+
+BUMPS = (  # (Ollama commit, old ref, new ref): bumps whose blobs the llama.cpp mirror here holds
     ("c82ebbd5b", "b10091", "b10242"),
-    ("4f066a6fb", "b10242", "b10353"),
+    ("cc6267665", "b9888", "b10069"),
     ("1fd1ccf7a", "b10069", "b10091"),
 )
 WARM_RUNS = 3
+SERVICE_DEADLINE = 300.0  # seconds the service bench waits for the checklist before it gives up
 
 
 def _timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one run of `command`; a run that could not check (exit 2) stops."""
-    started = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    _, status, usage = os.wait4(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        raise SystemExit(f"bench-real: {' '.join(command)} exited {os.waitstatus_to_exitcode(status)}")
-    return time.perf_counter() - started, usage.ru_maxrss / 1024
+    """Wall seconds and peak RSS (MB) of one run of `command`; a run that could not check (exit 2) stops
+    the benchmark with its last line of stderr."""
+    with tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - started
+        proc.returncode = code = os.waitstatus_to_exitcode(status)
+        if code not in (0, 1):
+            err.seek(0)
+            last = err.read().decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
+            raise SystemExit(f"bench-real: {' '.join(command)} exited {code}: {last[0]}")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def _served_upstream(llama: Path, resolver, refs: tuple[str, ...], root: Path) -> Path:
+    """A local llama.cpp as GitHub serves it, under `root`/src/ggml-org/llama.cpp, holding `refs` as tags."""
+    from tests.real.review_bumps import scratch_upstream
+
+    served = root / "src" / "ggml-org" / "llama.cpp"
+    repo = scratch_upstream(llama, {t: resolver.resolve(t) for t in refs}, served)
+    repo.config["uploadpack.allowFilter"] = True
+    repo.config["uploadpack.allowAnySHA1InWant"] = True
+    return served
+
+
+def _bump(ollama: Path, llama: Path, resolver, commit: str, old: str, new: str) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-real-") as tmp:
+        root = Path(tmp)
+        served = _served_upstream(llama, resolver, (old, new), root)
+        env = {
+            **os.environ,
+            "LLAMA_BOT_DATA_DIR": str(root / "data"),
+            "LLAMA_BOT_URL_INSTEADOF": f"{root}/src/=https://github.com/",
+        }
+        check = [sys.executable, "-m", "bot", "check", "--repo", str(ollama), "--base", f"{commit}~1"]
+        check += ["--head", commit, "--format", "json", "--quiet"]
+        cold = _timed(check, env)
+        warm = [_timed(check, env) for _ in range(WARM_RUNS)]
+        diff = [_timed(["git", "--git-dir", str(served), "diff", old, new]) for _ in range(WARM_RUNS)]
+        check_s, diff_s = statistics.median(w[0] for w in warm), statistics.median(d[0] for d in diff)
+        print(f"{old} -> {new} (Ollama {commit}):")
+        print(f"  cold check: {cold[0]:.1f} s, {cold[1]:.0f} MB peak RSS  (aim < 15 s, < 300 MB)")
+        print(
+            f"  warm check: {check_s:.2f} s, {max(w[1] for w in warm):.0f} MB;  git diff: {diff_s:.2f} s, "
+            f"{max(d[1] for d in diff):.0f} MB;  ratio {check_s / diff_s:.1f}x  (aim <= 3x)"
+        )
+
+
+def _pull_repository(ollama: Path, commit: str, where: Path) -> tuple[pygit2.Repository, str, str]:
+    """A bare repository borrowing Ollama's objects, main at the bump's parent and `bump` at the bump, as
+    the fake GitHub serves a pull request; (repository, base sha, head sha). The Ollama mirror here is a
+    partial clone: the blobs it lacks (two large test data files) are left out of both trees, since the fake
+    GitHub lists every file with its size."""
+    repo = pygit2.init_repository(str(where), bare=True)
+    (where / "objects" / "info" / "alternates").write_text(str((ollama / "objects").resolve()) + "\n")
+    repo = pygit2.Repository(str(where))
+    head = repo.revparse_single(commit).peel(pygit2.Commit)
+    base = head.parents[0]
+    base_id = repo.create_commit(
+        "refs/heads/main", base.author, base.committer, base.message, _held_tree(repo, base.tree), []
+    )
+    head_id = repo.create_commit(
+        "refs/heads/bump", head.author, head.committer, head.message, _held_tree(repo, head.tree), [base_id]
+    )
+    return repo, str(base_id), str(head_id)
+
+
+def _held_tree(repo: pygit2.Repository, tree: pygit2.Tree) -> pygit2.Oid:
+    """`tree` without the blobs the repository lacks."""
+    builder = repo.TreeBuilder()
+    for entry in tree:
+        if entry.type_str == "tree":
+            builder.insert(entry.name, _held_tree(repo, repo[entry.id]), entry.filemode)
+        elif entry.type_str != "blob" or repo.odb.exists(entry.id):
+            builder.insert(entry.name, entry.id, entry.filemode)
+    return builder.write()
+
+
+async def _service_cold(ollama: Path, llama: Path, resolver, commit: str, old: str, new: str) -> None:
+    """`python -m bot serve` on an empty data dir, the PR delivered, until its checklist is finished."""
+    import aiohttp
+
+    from bench.service import free_port
+    from bot.checklist import RUNNING
+    from tests.conftest import SECRET, Scenario
+    from tests.fakegithub import FakeGitHub, sign
+
+    with tempfile.TemporaryDirectory(prefix="bench-real-service-") as tmp:
+        root = Path(tmp)
+        _served_upstream(llama, resolver, (old, new), root)
+        git, base, head = _pull_repository(ollama, commit, root / "ollama.git")
+        fake = FakeGitHub()
+        await fake.start()
+        fake.add_repo("ollama", "ollama", git)
+        fake.add_pull("ollama", "ollama", 7, head, "bump", base_sha=base)
+        scenario = Scenario(fake, git, root, base, head)
+        port = free_port()
+        env = {
+            **os.environ,
+            "GITHUB_APP_ID": str(fake.app_id),
+            "GITHUB_PRIVATE_KEY": fake.private_key_pem,
+            "GITHUB_WEBHOOK_SECRET": SECRET,
+            "GITHUB_API_URL": fake.url,
+            "LLAMA_BOT_DATA_DIR": str(root / "data"),
+            "LLAMA_BOT_URL_INSTEADOF": f"{root}/src/=https://github.com/",
+        }
+        server = await asyncio.create_subprocess_exec(
+            *[sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        url = f"http://127.0.0.1:{port}/"
+        try:
+            async with aiohttp.ClientSession() as session:
+                for _ in range(400):
+                    try:
+                        async with session.get(url + "healthz") as resp:
+                            if resp.status == 200:
+                                break
+                    except aiohttp.ClientError:
+                        await asyncio.sleep(0.05)
+                body = json.dumps(scenario.pull_event("opened")).encode()
+                headers = {
+                    "X-GitHub-Event": "pull_request",
+                    "X-GitHub-Delivery": str(uuid.uuid4()),
+                    "X-Hub-Signature-256": sign(body, SECRET),
+                    "Content-Type": "application/json",
+                }
+                started = time.perf_counter()
+                async with session.post(url + "webhook", data=body, headers=headers) as resp:
+                    if resp.status != 202:
+                        raise SystemExit(f"bench-real: the service answered the delivery with {resp.status}")
+                finished = f"Describes commit `{head[:12]}`"
+                while not any(
+                    finished in c["body"] and RUNNING not in c["body"] for c in scenario.bot_comments()
+                ):
+                    if time.perf_counter() - started > SERVICE_DEADLINE:
+                        raise SystemExit(f"bench-real: no finished checklist within {SERVICE_DEADLINE:.0f} s")
+                    await asyncio.sleep(0.02)
+                seconds = time.perf_counter() - started
+                peak = _peak_rss_mb(server.pid)
+        finally:
+            server.terminate()
+            await server.wait()
+            await fake.close()
+    print(f"service, {old} -> {new} (Ollama {commit}) on the fake GitHub, upstream served locally:")
+    print(
+        f"  PR delivery to finished checklist, cold data dir: {seconds:.1f} s, the service's peak RSS "
+        f"{peak:.0f} MB  (aim < 20 s)"
+    )
+
+
+def _peak_rss_mb(pid: int) -> float:
+    """A running process's peak RSS so far (Linux's VmHWM)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")) / 1024
 
 
 def main() -> int:
@@ -50,46 +210,11 @@ def main() -> int:
         )
         return 0
     from tests.real.extract import RefResolver
-    from tests.real.review_bumps import scratch_upstream
 
     resolver = RefResolver(llama)
     for commit, old, new in BUMPS:
-        with tempfile.TemporaryDirectory(prefix="bench-real-") as tmp:
-            root = Path(tmp)
-            served = root / "src" / "ggml-org" / "llama.cpp"
-            repo = scratch_upstream(llama, {t: resolver.resolve(t) for t in (old, new)}, served)
-            repo.config["uploadpack.allowFilter"] = True
-            repo.config["uploadpack.allowAnySHA1InWant"] = True
-            env = {
-                **os.environ,
-                "LLAMA_BOT_DATA_DIR": str(root / "data"),
-                "LLAMA_BOT_URL_INSTEADOF": f"{root}/src/=https://github.com/",
-            }
-            check = [
-                sys.executable,
-                "-m",
-                "bot",
-                "check",
-                "--repo",
-                str(ollama),
-                "--base",
-                f"{commit}~1",
-                "--head",
-                commit,
-                "--format",
-                "json",
-                "--quiet",
-            ]
-            cold = _timed(check, env)
-            warm = [_timed(check, env) for _ in range(WARM_RUNS)]
-            diff = [_timed(["git", "--git-dir", str(served), "diff", old, new]) for _ in range(WARM_RUNS)]
-            check_s, diff_s = statistics.median(w[0] for w in warm), statistics.median(d[0] for d in diff)
-            print(f"{old} -> {new} (Ollama {commit}):")
-            print(f"  cold check: {cold[0]:.1f} s, {cold[1]:.0f} MB peak RSS  (aim < 15 s, < 300 MB)")
-            print(
-                f"  warm check: {check_s:.2f} s, {max(w[1] for w in warm):.0f} MB;  git diff: {diff_s:.2f} s, "
-                f"{max(d[1] for d in diff):.0f} MB;  ratio {check_s / diff_s:.1f}x  (aim <= 3x)"
-            )
+        _bump(ollama, llama, resolver, commit, old, new)
+    asyncio.run(_service_cold(ollama, llama, resolver, *BUMPS[0]))
     return 0
 
 
