@@ -25,6 +25,7 @@ from hashlib import sha256
 from pathlib import Path
 
 import aiohttp
+import psycopg
 import simdjson
 from aiohttp import web
 from gidgethub import sansio
@@ -34,8 +35,9 @@ import handlers
 from bot.github import GitHubApp, GitHubHealth, RetryPolicy, signing_key
 from bot.jobs import DB_NAME, JobQueue, JobRequest, SqliteJobQueue
 from bot.model import AnalysisError
+from bot.pgstore import PostgresJobQueue, PostgresValidationStore
 from bot.service import JobBackoff, Metrics, Service
-from bot.upstream import parse_url_rewrites
+from bot.upstream import parse_url_rewrites, public_url
 
 log = logging.getLogger("bot.app")
 
@@ -63,8 +65,9 @@ class Settings:
     data_dir: Path = Path("./var")
     url_instead_of: str | None = None
     workers: int = 2
+    database_url: str | None = None  # the shared job store; None: SQLite in data_dir
 
-    def __repr__(self) -> str:  # never print the key or the secret
+    def __repr__(self) -> str:  # never print the key, the secret or the database's password
         return f"Settings(app_id={self.app_id!r}, api_url={self.api_url!r}, data_dir={str(self.data_dir)!r})"
 
     @classmethod
@@ -109,7 +112,17 @@ class Settings:
                    api_url=(env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
                    host=env.get("HOST") or "0.0.0.0", port=port,
                    data_dir=Path(env.get("LLAMA_BOT_DATA_DIR") or "./var"),
-                   url_instead_of=env.get("LLAMA_BOT_URL_INSTEADOF") or None, workers=workers)
+                   url_instead_of=env.get("LLAMA_BOT_URL_INSTEADOF") or None, workers=workers,
+                   database_url=_database_url(env.get("DATABASE_URL")))
+
+
+def _database_url(value: str | None) -> str | None:
+    """DATABASE_URL, the platform's convention for the shared PostgreSQL database; one line when it is not one."""
+    if not value:
+        return None
+    if not value.startswith(("postgres://", "postgresql://")):
+        raise SettingsError(f"DATABASE_URL must be a postgresql:// URL, not {public_url(value)[:60]!r}")
+    return value
 
 
 def _whole_number(env: Mapping[str, str], name: str, default: int) -> int:
@@ -317,7 +330,14 @@ def create_app(settings: Settings, *, queue: JobQueue | None = None, policy: Ret
     app.router.add_get("/metrics", metrics_endpoint)
 
     async def lifecycle(app: web.Application) -> AsyncIterator[None]:
-        app[QUEUE] = queue or SqliteJobQueue(settings.data_dir / DB_NAME)
+        store = None
+        if queue is not None:
+            app[QUEUE] = queue
+        elif settings.database_url:
+            app[QUEUE] = await PostgresJobQueue.open(settings.database_url)
+            store = PostgresValidationStore(settings.database_url)
+        else:
+            app[QUEUE] = SqliteJobQueue(settings.data_dir / DB_NAME)
         async with aiohttp.ClientSession() as session:
             github = GitHubApp(session, app_id=settings.app_id, private_key=settings.private_key,
                                base_url=settings.api_url, policy=policy or RetryPolicy(),
@@ -325,7 +345,9 @@ def create_app(settings: Settings, *, queue: JobQueue | None = None, policy: Ret
             service = app[SERVICE] = Service(queue=app[QUEUE], github=github, data_dir=settings.data_dir,
                                                url_instead_of=settings.url_instead_of, workers=settings.workers,
                                                metrics=metrics, poll_interval=poll_interval,
-                                               backoff=backoff or JobBackoff())
+                                               backoff=backoff or JobBackoff(), store=store)
+            if isinstance(shared := app[QUEUE], PostgresJobQueue):
+                shared.on_work(service.wake)  # another instance queued a job or freed a pull request
             service.start()
             yield
             await service.stop()
@@ -355,9 +377,10 @@ async def _run(app: web.Application, sock: socket.socket) -> None:
     runner = web.AppRunner(app, access_log=None)
     try:
         await runner.setup()
-    except (OSError, sqlite3.Error) as exc:
+    except (OSError, sqlite3.Error, psycopg.Error) as exc:
         await runner.cleanup()
-        raise SettingsError(f"cannot open the job store in {app[SETTINGS].data_dir}: {exc}") from None
+        where = "the database DATABASE_URL names" if app[SETTINGS].database_url else app[SETTINGS].data_dir
+        raise SettingsError(f"cannot open the job store in {where}: {str(exc).strip()}") from None
     try:
         await web.SockSite(runner, sock).start()
         host, port = sock.getsockname()[:2]

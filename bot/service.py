@@ -355,7 +355,7 @@ class Service:
     def __init__(self, *, queue: JobQueue, github: GitHubApp, data_dir: Path, url_instead_of: str | None,
                  workers: int, metrics: Metrics, poll_interval: float = 1.0,
                  catch_up_after: float = CATCH_UP_AFTER, catch_up_every: float = CATCH_UP_EVERY,
-                 backoff: JobBackoff = JobBackoff()):
+                 backoff: JobBackoff = JobBackoff(), store: ValidationStore | None = None):
         self.queue = queue
         self.github = github
         self.data_dir = Path(data_dir)
@@ -367,7 +367,7 @@ class Service:
         self.catch_up_after, self.catch_up_every = catch_up_after, catch_up_every
         self.blobs = BlobCache()
         self._executor = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="analysis")
-        self.store = ValidationStore(self.data_dir / VALIDATION_DB)
+        self.store = store or ValidationStore(self.data_dir / VALIDATION_DB)
         self._mirror_locks: dict[str, threading.Lock] = {}
         self._mirror_locks_guard = threading.Lock()
         self._wakeup = asyncio.Event()

@@ -1,0 +1,151 @@
+"""The PostgreSQL job queue and dispatch store on a real server: the queue's contract (the SQLite queue's
+tests, run again here), and what several instances sharing one database need."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import psycopg
+import pytest
+
+from bot.jobs import JobRequest
+from bot.pgstore import PostgresJobQueue, PostgresValidationStore, migrate
+from bot.validation import Dispatch
+from tests.pgserver import database_url, postgres_server  # noqa: F401 - fixtures
+from tests.test_jobs import (  # noqa: F401 - the contract, collected again with this file's `queue`
+    Clock,
+    analysis,
+    test_enqueue_claim_finish,
+    test_expired_lease_is_reclaimed_and_the_old_worker_loses_it,
+    test_finish_rejects_non_final_status,
+    test_newer_head_supersedes_queued_analysis_but_not_commands,
+    test_one_running_job_per_key,
+    test_release_gives_the_job_back_without_counting_an_attempt,
+    test_same_delivery_is_stored_once,
+)
+from tests.test_jobs_retry import (  # noqa: F401
+    test_a_job_put_back_waits_until_its_time_then_runs_again,
+    test_a_newer_push_supersedes_a_job_waiting_to_retry,
+    test_a_waiting_job_does_not_hold_up_other_pull_requests,
+    test_only_the_worker_holding_a_job_puts_it_back,
+)
+
+
+@pytest.fixture
+async def clock():
+    return Clock()
+
+
+@pytest.fixture
+async def queue(database_url, clock):  # noqa: F811
+    q = await PostgresJobQueue.open(database_url, lease_seconds=30, clock=clock)
+    yield q
+    await q.close()
+
+
+async def test_two_instances_never_run_two_jobs_of_one_pull_request(database_url, clock):  # noqa: F811
+    """Claims racing from two instances: each pull request's jobs run one at a time, oldest first, and every
+    job is claimed exactly once."""
+    first = await PostgresJobQueue.open(database_url, lease_seconds=30, clock=clock)
+    second = await PostgresJobQueue.open(database_url, lease_seconds=30, clock=clock)
+    workers = [(first, "a:1"), (second, "b:1"), (first, "a:2"), (second, "b:2")]
+    try:
+        for n in range(20):
+            await first.enqueue(f"d{n}", "issue_comment", [JobRequest("command", f"o/r#{n % 4}", {"n": n})])
+        claimed = []
+        while True:
+            jobs = await asyncio.gather(*(q.claim(name) for q, name in workers))
+            running = [(j, q, name) for j, (q, name) in zip(jobs, workers) if j is not None]
+            if not running:
+                break
+            keys = [j.key for j, _, _ in running]
+            assert len(keys) == len(set(keys))  # never two of one pull request at once
+            claimed += [j for j, _, _ in running]
+            for j, q, name in running:
+                assert await q.finish(j.id, name, "done")
+        assert sorted(j.id for j in claimed) == list(range(1, 21))
+        by_key: dict[str, list[int]] = {}
+        for j in claimed:
+            by_key.setdefault(j.key, []).append(j.id)
+        assert all(ids == sorted(ids) for ids in by_key.values())  # oldest first within a pull request
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_killed_instance_s_job_is_finished_by_another(database_url, clock):  # noqa: F811
+    dead = await PostgresJobQueue.open(database_url, lease_seconds=30, clock=clock)
+    await dead.enqueue("d1", "pull_request", [analysis()])
+    job = await dead.claim("dead:1")
+    await dead._db.close()  # the instance is gone: no finish, no renew
+    alive = await PostgresJobQueue.open(database_url, lease_seconds=30, clock=clock)
+    try:
+        assert await alive.claim("alive:1") is None  # its lease still holds
+        clock.now += 31
+        taken = await alive.claim("alive:1")
+        assert (taken.id, taken.attempts) == (job.id, 2)
+        assert await alive.finish(job.id, "alive:1", "done")
+    finally:
+        await alive.close()
+
+
+async def test_another_instance_s_enqueue_wakes_idle_workers(database_url, clock):  # noqa: F811
+    listening = await PostgresJobQueue.open(database_url, clock=clock)
+    other = await PostgresJobQueue.open(database_url, clock=clock)
+    woken = asyncio.Event()
+    try:
+        listening.on_work(woken.set)
+        await asyncio.wait_for(woken.wait(), 5)  # the listener says so once it listens
+        woken.clear()
+        await other.enqueue("d1", "pull_request", [analysis()])
+        await asyncio.wait_for(woken.wait(), 5)
+    finally:
+        await listening.close()
+        await other.close()
+
+
+async def test_a_database_restart_mid_job_loses_nothing(postgres_server, database_url, clock):  # noqa: F811
+    queue = await PostgresJobQueue.open(database_url, lease_seconds=30, clock=clock)
+    try:
+        await queue.enqueue("d1", "pull_request", [analysis()])
+        job = await queue.claim("w1")
+        await asyncio.get_running_loop().run_in_executor(None, postgres_server.restart)
+        assert await queue.renew(job.id, "w1")  # the connection dropped; the write is retried on a new one
+        await queue.enqueue("d2", "pull_request", [analysis("o/r#2")])
+        assert await queue.finish(job.id, "w1", "done")
+        assert (await queue.counts())["done"] == 1 and (await queue.counts())["queued"] == 1
+    finally:
+        await queue.close()
+
+
+def test_migrations_apply_once_even_when_instances_start_together(database_url):  # noqa: F811
+    applied: list[list[str]] = []
+
+    def start():
+        with psycopg.connect(database_url, autocommit=True) as db:
+            applied.append(migrate(db))
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(applied, key=len) == [[], [], [], ["001_jobs.sql"]]
+
+
+def test_the_dispatch_store_keeps_its_queries_on_postgresql(database_url):  # noqa: F811
+    with psycopg.connect(database_url, autocommit=True) as db:
+        migrate(db)
+    store = PostgresValidationStore(database_url)
+    try:
+        d = Dispatch("o/r", 7, "metal", "test.yaml", "bump", "a" * 40, "req-1", "2026-12-03T10:00:00Z")
+        store.add(d)
+        store.add(d)  # a repeat after a lost answer
+        store.attach_run("req-1", 99, "https://github.com/o/r/actions/runs/99")
+        assert store.get("req-1").run_id == 99
+        assert [x.request_id for x in store.find_open("o/r", 99)] == ["req-1"]
+        assert store.superseded("o/r", 7, "b" * 40)[0].request_id == "req-1"
+        assert store.unfinished("2026-12-03T11:00:00Z")[0].platform == "metal"
+    finally:
+        store.close()
