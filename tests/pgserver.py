@@ -70,10 +70,23 @@ class PostgresServer:
         pg_ctl = _binary("pg_ctl")
         assert pg_ctl is not None
         subprocess.run(
-            _as_server_user([pg_ctl, "-D", str(self.directory / "data"), "-l", str(self.directory / "log"),
-                             "-w", "-o", f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1",
-                             *args]),
-            check=True, capture_output=True, timeout=60)
+            _as_server_user(
+                [
+                    pg_ctl,
+                    "-D",
+                    str(self.directory / "data"),
+                    "-l",
+                    str(self.directory / "log"),
+                    "-w",
+                    "-o",
+                    f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1",
+                    *args,
+                ]
+            ),
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
 
     def stop(self) -> None:
         self._ctl("stop", "-m", "immediate")
@@ -86,8 +99,14 @@ def start_server() -> PostgresServer:
     directory = Path(tempfile.mkdtemp(prefix="llama-bot-pg-"))
     if os.geteuid() == 0:
         shutil.chown(directory, ACCOUNT)
-    subprocess.run(_as_server_user([initdb, "-D", str(directory / "data"), "-U", ACCOUNT, "-A", "trust",
-                                    "--no-sync", "-E", "UTF8"]), check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        _as_server_user(
+            [initdb, "-D", str(directory / "data"), "-U", ACCOUNT, "-A", "trust", "--no-sync", "-E", "UTF8"]
+        ),
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     with open(directory / "data" / "postgresql.conf", "a") as conf:
         conf.write("fsync = off\nmax_connections = 200\n")  # a throwaway server: its durability is not tested
     server = PostgresServer(directory, _free_port())
