@@ -24,6 +24,8 @@ from tests.fakegithub import FakeGitHub, commit, fake_github, payload, sign  # n
 from tests.gitutil import make_patch, upstream_pair
 from tests.reportschema import schema_violations
 
+pytest_plugins = ("tests.pgserver",)  # postgres_server, database_url: a real PostgreSQL for the tests that need it
+
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "It's a Secret to Everybody"
 OWNER, NAME = "ollama", "ollama"

@@ -12,7 +12,6 @@ import pytest
 from bot.jobs import JobRequest
 from bot.pgstore import PostgresJobQueue, PostgresValidationStore, migrate
 from bot.validation import Dispatch
-from tests.pgserver import database_url, postgres_server  # noqa: F401 - fixtures
 from tests.test_jobs import (  # noqa: F401 - the contract, collected again with this file's `queue`
     Clock,
     analysis,
@@ -38,13 +37,13 @@ async def clock():
 
 
 @pytest.fixture
-async def queue(database_url, clock):  # noqa: F811
+async def queue(database_url, clock):
     q = await PostgresJobQueue.open(database_url, lease_seconds=30, clock=clock)
     yield q
     await q.close()
 
 
-async def test_two_instances_never_run_two_jobs_of_one_pull_request(database_url, clock):  # noqa: F811
+async def test_two_instances_never_run_two_jobs_of_one_pull_request(database_url, clock):
     """Claims racing from two instances: each pull request's jobs run one at a time, oldest first, and every
     job is claimed exactly once."""
     first = await PostgresJobQueue.open(database_url, lease_seconds=30, clock=clock)
@@ -74,7 +73,7 @@ async def test_two_instances_never_run_two_jobs_of_one_pull_request(database_url
         await second.close()
 
 
-async def test_a_killed_instance_s_job_is_finished_by_another(database_url, clock):  # noqa: F811
+async def test_a_killed_instance_s_job_is_finished_by_another(database_url, clock):
     dead = await PostgresJobQueue.open(database_url, lease_seconds=30, clock=clock)
     await dead.enqueue("d1", "pull_request", [analysis()])
     job = await dead.claim("dead:1")
@@ -90,7 +89,7 @@ async def test_a_killed_instance_s_job_is_finished_by_another(database_url, cloc
         await alive.close()
 
 
-async def test_another_instance_s_enqueue_wakes_idle_workers(database_url, clock):  # noqa: F811
+async def test_another_instance_s_enqueue_wakes_idle_workers(database_url, clock):
     listening = await PostgresJobQueue.open(database_url, clock=clock)
     other = await PostgresJobQueue.open(database_url, clock=clock)
     woken = asyncio.Event()
@@ -105,7 +104,7 @@ async def test_another_instance_s_enqueue_wakes_idle_workers(database_url, clock
         await other.close()
 
 
-async def test_a_database_restart_mid_job_loses_nothing(postgres_server, database_url, clock):  # noqa: F811
+async def test_a_database_restart_mid_job_loses_nothing(postgres_server, database_url, clock):
     queue = await PostgresJobQueue.open(database_url, lease_seconds=30, clock=clock)
     try:
         await queue.enqueue("d1", "pull_request", [analysis()])
@@ -119,7 +118,7 @@ async def test_a_database_restart_mid_job_loses_nothing(postgres_server, databas
         await queue.close()
 
 
-def test_migrations_apply_once_even_when_instances_start_together(database_url):  # noqa: F811
+def test_migrations_apply_once_even_when_instances_start_together(database_url):
     applied: list[list[str]] = []
 
     def start():
@@ -134,7 +133,7 @@ def test_migrations_apply_once_even_when_instances_start_together(database_url):
     assert sorted(applied, key=len) == [[], [], [], ["001_jobs.sql"]]
 
 
-def test_the_dispatch_store_keeps_its_queries_on_postgresql(database_url):  # noqa: F811
+def test_the_dispatch_store_keeps_its_queries_on_postgresql(database_url):
     with psycopg.connect(database_url, autocommit=True) as db:
         migrate(db)
     store = PostgresValidationStore(database_url)
