@@ -380,7 +380,7 @@ async def _run(app: web.Application, sock: socket.socket) -> None:
     except (OSError, sqlite3.Error, psycopg.Error) as exc:
         await runner.cleanup()
         where = "the database DATABASE_URL names" if app[SETTINGS].database_url else app[SETTINGS].data_dir
-        raise SettingsError(f"cannot open the job store in {where}: {str(exc).strip()}") from None
+        raise SettingsError(f"cannot open the job store in {where}: {' '.join(str(exc).split())}") from None
     try:
         await web.SockSite(runner, sock).start()
         host, port = sock.getsockname()[:2]

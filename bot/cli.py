@@ -408,14 +408,27 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
 
 
 def cmd_jobs(args: argparse.Namespace) -> int:
-    """One JSON object a line from $LLAMA_BOT_DATA_DIR/jobs.sqlite3, newest first."""
+    """One JSON object a line from the service's job store (the database DATABASE_URL names, else
+    $LLAMA_BOT_DATA_DIR/jobs.sqlite3), newest first."""
+    database = os.environ.get("DATABASE_URL")
     path = Path(os.environ.get("LLAMA_BOT_DATA_DIR") or "./var") / DB_NAME
+    where = "the database DATABASE_URL names" if database else str(path)
     try:
-        found = read_jobs(path, status=args.status, job_id=args.id, limit=args.limit)
+        if database:
+            import psycopg
+
+            from bot.pgstore import read_jobs as read_shared_jobs
+
+            try:
+                found = read_shared_jobs(database, status=args.status, job_id=args.id, limit=args.limit)
+            except psycopg.Error as exc:
+                raise UsageError(f"cannot read the jobs in {where}: {' '.join(str(exc).split())}") from None
+        else:
+            found = read_jobs(path, status=args.status, job_id=args.id, limit=args.limit)
     except (OSError, sqlite3.Error) as exc:
-        raise UsageError(f"cannot read the jobs in {path}: {exc}") from None
+        raise UsageError(f"cannot read the jobs in {where}: {exc}") from None
     if args.id is not None and not found:
-        raise UsageError(f"no job {args.id} in {path}")
+        raise UsageError(f"no job {args.id} in {where}")
     for job in found:
         shown = dataclasses.asdict(job)
         if args.id is None:

@@ -365,6 +365,24 @@ class PostgresJobQueue:
             self._db = None
 
 
+def read_jobs(
+    url: str, *, status: str | None = None, job_id: int | None = None, limit: int = 20
+) -> list[Job]:
+    """Jobs in the shared database, newest first: `python -m bot jobs` when DATABASE_URL is set."""
+    where, args = (
+        ("id = %s", (job_id,))
+        if job_id is not None
+        else ("status = %s", (status,))
+        if status
+        else ("TRUE", ())
+    )
+    with psycopg.connect(url, row_factory=dict_row, connect_timeout=5) as db:
+        rows = db.execute(
+            f"SELECT * FROM jobs WHERE {where} ORDER BY id DESC LIMIT %s", (*args, limit)
+        ).fetchall()  # type: ignore[arg-type]
+    return [_job(row) for row in rows]
+
+
 class PostgresValidationStore(ValidationStore):
     """The dispatches of `ValidationStore` in the shared database (its queries, PostgreSQL's placeholders)."""
 

@@ -4,6 +4,8 @@ tests, run again here), and what several instances sharing one database need."""
 from __future__ import annotations
 
 import asyncio
+import json
+import socket
 import threading
 
 import psycopg
@@ -148,3 +150,34 @@ def test_the_dispatch_store_keeps_its_queries_on_postgresql(database_url):
         assert store.unfinished("2026-12-03T11:00:00Z")[0].platform == "metal"
     finally:
         store.close()
+
+
+def test_a_database_that_cannot_be_reached_stops_serve_with_one_line_and_no_password(tmp_path):
+    from tests.test_app_startup import bot, serve_env
+
+    with socket.create_server(("127.0.0.1", 0)) as closed:
+        port = closed.getsockname()[1]
+    url = f"postgresql://bot:s3cret-pw@127.0.0.1:{port}/jobs?connect_timeout=2"
+    done = bot(serve_env(tmp_path, PORT="0", DATABASE_URL=url), "serve")
+    assert done.returncode == 2 and "s3cret-pw" not in done.stderr + done.stdout
+    (said,) = done.stderr.splitlines()
+    assert said.startswith(
+        "llama-bot serve: cannot open the job store in the database DATABASE_URL names: "
+    )
+    bad = bot(serve_env(tmp_path, PORT="0", DATABASE_URL="mysql://bot:s3cret-pw@db/jobs"), "serve")
+    assert bad.returncode == 2 and "s3cret-pw" not in bad.stderr
+    assert bad.stderr.startswith("llama-bot serve: DATABASE_URL must be a postgresql:// URL")
+
+
+async def test_jobs_lists_the_shared_database_s_jobs(tmp_path, database_url, clock):
+    from tests.test_app_startup import bot, serve_env
+
+    queue = await PostgresJobQueue.open(database_url, clock=clock)
+    await queue.enqueue("d1", "pull_request", [analysis()])
+    job = await queue.claim("w1")
+    await queue.finish(job.id, "w1", "failed", "GitHub answered 502")
+    await queue.close()
+    done = bot(serve_env(tmp_path, DATABASE_URL=database_url), "jobs", "--status", "failed")
+    assert done.returncode == 0, done.stderr
+    (line,) = done.stdout.splitlines()
+    assert json.loads(line)["error"] == "GitHub answered 502"
