@@ -242,14 +242,6 @@ def _open(args: argparse.Namespace) -> Change:
     return Change(repo, head, base, label, args.head, load_config(GitSnapshot(repo, base)))
 
 
-def _selected(config: Config, paths: set[str], head: GitSnapshot | None = None) -> list[Pin]:
-    """Pins whose version file or patches (configured, or applied by the build at `head`) are among `paths`
-    (also_watch is the service's business)."""
-    from bot.engine import changed_pins
-
-    return changed_pins(config, paths, head, also_watch=False)
-
-
 def _analyse(args: argparse.Namespace, change: Change, review: bool) -> tuple[Report, set[str]]:
     """The report of the pins whose version file or patch directory changed; a pin that cannot be checked
     is in `Report.failed` with its error, and the others are still checked."""
@@ -259,7 +251,7 @@ def _analyse(args: argparse.Namespace, change: Change, review: bool) -> tuple[Re
     opener = _upstream_opener(args.upstream_dir, change.config, args.quiet)
     # The CLI checks only the pins whose own files changed (the service also reacts to also_watch paths).
     base, head = GitSnapshot(change.repo, change.base), GitSnapshot(change.repo, change.head)
-    selected = dataclasses.replace(change.config, pins=tuple(_selected(change.config, changed, head)))
+    selected = dataclasses.replace(change.config, pins=tuple(change.config.touched_pins(changed, head, False)))
     report = analyse(change.config, base, head, opener, changed, review=review, errors={}, also_watch=False)
     if not report.pins and not report.failed:
         _explain_untouched(change, base, head)
@@ -361,7 +353,7 @@ def _uncommitted(repo: pygit2.Repository, config: Config) -> list[str]:
     ignored = pygit2.enums.FileStatus.IGNORED
     return sorted(path for path, flags in repo.status().items()
                   if flags != pygit2.enums.FileStatus.CURRENT and not flags & ignored
-                  and _selected(config, {path}))
+                  and config.touched_pins({path}, also_watch=False))
 
 
 def cmd_check(args: argparse.Namespace) -> int:

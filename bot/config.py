@@ -5,11 +5,12 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from bot import buildpatches
 from bot.buildpatches import glob_matches
 from bot.commands import PREFIX_SHAPE
 from bot.model import AnalysisError
@@ -93,6 +94,18 @@ class Config:
 
     def pin(self, name: str) -> Pin | None:
         return next((p for p in self.pins if p.name == name), None)
+
+    def touched_pins(self, changed_paths: Iterable[str] | None, head: Snapshot | None = None,
+                     also_watch: bool = True) -> list[Pin]:
+        """The pins a change concerns (all of them when `changed_paths` is None): their version files and
+        patch directories, `also_watch` paths (the service's; the CLI passes False), and given `head` the
+        patches its CMake files apply to them."""
+        if changed_paths is None:
+            return list(self.pins)
+        paths = list(changed_paths)
+        return [pin for pin in self.pins
+                if any(pin.watches(p, also_watch) for p in paths)
+                or (head is not None and set(paths) & set(buildpatches.patches_for(head, pin.version_file)))]
 
 
 def _expect(value, kind, where: str):

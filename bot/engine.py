@@ -790,17 +790,6 @@ def _readable_ref(snapshot: Snapshot, pin: Pin) -> str | None:
         return None
 
 
-def changed_pins(config: Config, changed_paths: Iterable[str] | None, head: Snapshot | None = None,
-                 also_watch: bool = True) -> list[Pin]:
-    """The pins a change concerns: their own paths, and (given `head`) the patches the build applies to them."""
-    if changed_paths is None:
-        return list(config.pins)
-    paths = list(changed_paths)
-    return [pin for pin in config.pins
-            if any(pin.watches(p, also_watch) for p in paths)
-            or (head is not None and set(paths) & set(buildpatches.patches_for(head, pin.version_file)))]
-
-
 def analyse(config: Config, base: Snapshot, head: Snapshot, open_upstream: OpenUpstream,
             changed_paths: Iterable[str] | None = None, review: bool = True,
             errors: dict[str, str] | None = None, also_watch: bool = True) -> Report:
@@ -810,7 +799,7 @@ def analyse(config: Config, base: Snapshot, head: Snapshot, open_upstream: OpenU
     (pin name -> why) and in `Report.failed`, and the other pins are still analysed.
     """
     report = Report()
-    for pin in changed_pins(config, changed_paths, head, also_watch):
+    for pin in config.touched_pins(changed_paths, head, also_watch):
         try:
             pin_report = _analyse_pin(pin, config, base, head, open_upstream, review)
         except AnalysisError as exc:

@@ -172,11 +172,6 @@ def push_target(pr: dict) -> tuple[str, str, str] | None:
     return head_repo["owner"]["login"], head_repo["name"], pr["head"]["ref"]
 
 
-def touched_pins(config: Config, changed: Iterable[str]) -> list[Pin]:
-    paths = list(changed)
-    return [pin for pin in config.pins if any(pin.watches(p) for p in paths)]
-
-
 @dataclass(frozen=True)
 class PatchChange:
     path: str
@@ -655,7 +650,7 @@ class Service:
             pull = None
             if comment is None and not run.progress.get("checks_sha"):  # never reported on: does it touch a pin?
                 pull = await self._pull(run)
-                if not touched_pins(await self._repo_config(run, pull), await self._changed_paths(run)):
+                if not (await self._repo_config(run, pull)).touched_pins(await self._changed_paths(run)):
                     return
             head_sha = (run.progress.get("checks_sha") or run.job.payload.get("head_sha")
                         or (pull or await self._pull(run))["head"]["sha"])
@@ -691,7 +686,7 @@ class Service:
         run.prefix = config.command_prefix
         if config.cancel_superseded and run.job.kind == "analysis":
             await self._cancel_superseded(run, head_sha)
-        pins = touched_pins(config, changed)  # with a broken configuration: the default pins
+        pins = config.touched_pins(changed)  # with a broken configuration: the default pins
         if not pins and not (config_error and CONFIG_PATH in changed):
             await self._retire_checklist(run, head_sha, config)
             return "untouched"
@@ -855,7 +850,7 @@ class Service:
                                              pins=[p.name for p in config.pins]))
                 return
             config, scope = replace(config, pins=(pin,)), None
-        elif not touched_pins(config, changed):
+        elif not config.touched_pins(changed):
             await self._reply(run, render("reply_untouched.md.j2", line=command.line, verb="regenerate",
                                           pins=[p.name for p in config.pins]))
             return

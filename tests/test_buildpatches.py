@@ -8,7 +8,6 @@ import pytest
 from bot.buildpatches import build_patches, patch_stack
 from bot.checklist import build_checklist
 from bot.config import parse_config
-from bot.engine import changed_pins
 from bot.model import PatchResult, PinReport, Report
 from bot.snapshot import GitSnapshot, MemorySnapshot
 
@@ -82,8 +81,8 @@ def test_a_change_to_a_patch_the_build_applies_selects_its_pin():
     config = parse_config(
         '[[pin]]\nname = "mlx-c"\nversion_file = "MLX_C_VERSION"\npatches = "elsewhere"\nupstream = "u"\n'
     )
-    assert changed_pins(config, ["mlx/compat/0001-x.patch"]) == []
-    assert [p.name for p in changed_pins(config, ["mlx/compat/0001-x.patch"], MemorySnapshot(TODAY))] == [
+    assert config.touched_pins(["mlx/compat/0001-x.patch"]) == []
+    assert [p.name for p in config.touched_pins(["mlx/compat/0001-x.patch"], MemorySnapshot(TODAY))] == [
         "mlx-c"
     ]
 
