@@ -69,6 +69,11 @@ _env = jinja2.Environment(
 _env.globals.update(icon=STATUS_ICON, heading=HEADING)
 
 
+def render_template(name: str, **context) -> str:
+    """Any of templates/: the one jinja environment every comment, reply and check-run text is made with."""
+    return _env.get_template(name).render(**context)
+
+
 @dataclass
 class Item:
     id: str
@@ -516,7 +521,6 @@ def render_markdown(
     platforms: list[dict] | None = None,
     marker: bool = False,
     limit: int = COMMENT_LIMIT,
-    details_url: str | None = None,
     prefix: str = "/llama",
     patch_dirs: Mapping[str, str] | None = None,
 ) -> str:
@@ -533,7 +537,6 @@ def render_markdown(
             head_sha=head_sha,
             ran_at=ran_at,
             marker=MARKER if marker else "",
-            details_url=details_url,
             prefix=prefix,
         )
         if len(text) <= limit:
@@ -550,7 +553,6 @@ def render_comment(
     prefix: str,
     ticked: Iterable[str] = (),
     platforms: list[dict] | None = None,
-    details_url: str | None = None,
     patch_dirs: Mapping[str, str] | None = None,
 ) -> str:
     return render_markdown(
@@ -562,7 +564,6 @@ def render_comment(
         platforms=platforms,
         marker=True,
         limit=COMMENT_LIMIT - BANNER_ROOM,
-        details_url=details_url,
         prefix=prefix,
         patch_dirs=patch_dirs,
     )

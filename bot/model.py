@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-PATCH_STATUSES = ("clean", "offset", "regenerated", "fuzzy", "conflict", "upstreamed", "error")
 NEEDS_CHANGE = {"regenerated", "fuzzy", "conflict", "upstreamed", "error"}
 REBUILT = ("regenerated", "fuzzy")  # the statuses with a rebuilt patch: `check --out` writes it, the bot commits it
 SEVERITY_ORDER = {"high": 0, "medium": 1, "info": 2}

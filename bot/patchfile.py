@@ -12,7 +12,6 @@ import zlib
 from dataclasses import dataclass, field
 
 HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*?)\r?\n?$")
-NO_NEWLINE = b"\\ No newline at end of file"
 SYMLINK_MODE = "120000"
 GITLINK_MODE = "160000"
 _ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13, b'"': 34, b"\\": 92}

@@ -27,7 +27,6 @@ from pathlib import Path
 from urllib.parse import quote
 
 import aiohttp
-import jinja2
 from gidgethub import BadRequest, HTTPException
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
@@ -37,13 +36,13 @@ from bot.checklist import (
     COMMENT_LIMIT,
     MARKER,
     RUNNING,
-    TEMPLATES,
     check_run_outputs,
     failed_banner,
     pin_view,
     rechecking_banner,
     render_comment,
     render_progress,
+    render_template,
     results_of,
     ticked_ids,
     under_banner,
@@ -68,15 +67,16 @@ from bot.validation import (
     dispatch_failed_update,
     fork_branch,
     is_fork,
+    iso,
     match_run,
     new_dispatch,
     platform_rows,
     runs_query,
     select_platforms,
     splice_platforms,
+    utc_now,
     validate_reply,
 )
-from bot.validation import utc_now as validation_now
 
 log = logging.getLogger("bot.service")
 
@@ -94,14 +94,6 @@ PR_JOBS = ("analysis", "command")  # jobs whose failure is reported on the pull 
 # A stand-in report for rendering only the checklist's platform section (the rest is kept as it was).
 _SECTION_REPORT = Report([PinReport("-", "-", "-", "-", "-", "-", "-")])
 _TICKS_NOTE = re.compile(r"<!-- llama-bot:ticked ([\w.:\- ]*) -->")
-
-_templates = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=False, trim_blocks=True,
-                                lstrip_blocks=True, keep_trailing_newline=True)
-
-
-def render(template: str, **context) -> str:
-    return _templates.get_template(template).render(**context)
-
 
 # -- pure decisions -------------------------------------------------------------------------------
 
@@ -139,7 +131,7 @@ def error_body(previous: str | None, head_sha: str, message: str, hint: str) -> 
     if results is not None:
         results_sha, checklist = results
         return under_banner(checklist, failed_banner(head_sha, ran_at, message, hint, results_sha), False)
-    body = render("reply_checklist_error.md.j2", marker=MARKER, head_sha=head_sha, ran_at=ran_at,
+    body = render_template("reply_checklist_error.md.j2", marker=MARKER, head_sha=head_sha, ran_at=ran_at,
                   message=message, hint=hint)
     return with_ticks(body, carried_ticks(previous))
 
@@ -271,14 +263,6 @@ def short_reason(exc: BaseException) -> str:
         return f"could not reach GitHub ({type(exc).__name__})"
     first = (str(exc).splitlines() or [""])[0][:300]
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
-
-
-def utc_now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC).replace(microsecond=0)
-
-
-def iso(moment: dt.datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def human(moment: dt.datetime) -> str:
@@ -605,7 +589,7 @@ class Service:
         """`<pin>: patches` and `<pin>: upstream review`, in progress, reused when the job resumes."""
         if run.progress.get("checks_sha") == head_sha and not run.progress.get("checks_done", True):
             return run.progress["check_runs"]
-        summary = render("check_in_progress.md.j2", head_sha=head_sha, since=human(since), job_id=run.job.id)
+        summary = render_template("check_in_progress.md.j2", head_sha=head_sha, since=human(since), job_id=run.job.id)
         runs = {}
         for pin in pins:
             for name in (f"{pin.name}: patches", f"{pin.name}: upstream review"):
@@ -624,7 +608,7 @@ class Service:
 
     async def _fail_checks(self, run: Run, head_sha: str, title: str, message: str, hint: str = "") -> None:
         """Every check run of this job ends as failed with `message`; one general run when there are none."""
-        summary = render("check_failed.md.j2", message=message, hint=hint, head_sha=head_sha, job_id=run.job.id)
+        summary = render_template("check_failed.md.j2", message=message, hint=hint, head_sha=head_sha, job_id=run.job.id)
         output = {"title": title[:200], "summary": summary[:CHECK_TEXT_LIMIT]}
         if run.progress.get("checks_sha") == head_sha and not run.progress.get("checks_done", True):
             for check_id in run.progress["check_runs"].values():
@@ -644,7 +628,7 @@ class Service:
             return  # validation bookkeeping: the log has it; the check runs stay as they were
         try:
             if run.job.kind == "command":
-                await self._reply(run, render("reply_failed.md.j2", line=run.job.payload["body"].strip()[:200],
+                await self._reply(run, render_template("reply_failed.md.j2", line=run.job.payload["body"].strip()[:200],
                                               reason=reason, job_id=run.job.id))
             comment = await self._find_comment(run)
             pull = None
@@ -744,7 +728,7 @@ class Service:
         if current is None:
             return
         run.progress["comment_id"] = current["id"]
-        body = render("checklist_untouched.md.j2", marker=MARKER, head_sha=head_sha, ran_at=human(utc_now()),
+        body = render_template("checklist_untouched.md.j2", marker=MARKER, head_sha=head_sha, ran_at=human(utc_now()),
                       pins=[p.name for p in config.pins])
         await self._put_comment(run, with_ticks(body, carried_ticks(current["body"])))
 
@@ -784,7 +768,7 @@ class Service:
         answer = await self._permission(run, payload["author"])
         if not may_write(answer):
             if not run.progress.get("refused"):
-                await self._reply(run, render("reply_refused.md.j2", author=payload["author"],
+                await self._reply(run, render_template("reply_refused.md.j2", author=payload["author"],
                                               permission=answer.get("role_name") or answer.get("permission")))
                 run.progress["refused"] = True
                 await run.save()
@@ -792,7 +776,7 @@ class Service:
         await run.gh.post("/repos/{owner}/{repo}/issues/comments/{id}/reactions",
                           {**run.names, "id": payload["comment_id"]}, data={"content": "eyes"})
         if config_error:
-            await self._reply(run, render("reply_failed.md.j2", line=commands[0].line, reason=config_error,
+            await self._reply(run, render_template("reply_failed.md.j2", line=commands[0].line, reason=config_error,
                                           job_id=None))
             return "done"
         for index, command in enumerate(commands):
@@ -814,7 +798,7 @@ class Service:
             raise
 
     async def _command_help(self, run: Run, command: Command, config: Config) -> None:
-        await self._reply(run, render("reply_help.md.j2", line=command.line, problem=command.problem,
+        await self._reply(run, render_template("reply_help.md.j2", line=command.line, problem=command.problem,
                                       prefix=config.command_prefix, commands=COMMANDS))
 
     async def _command_validate(self, run: Run, command: Command, config: Config) -> None:
@@ -825,7 +809,7 @@ class Service:
         text = validate_reply(dispatched, unknown, errors, config, pull, run.job.payload["author"])
         # Every platform named a workflow the repository lacks: say plainly that nothing is set up yet.
         not_configured = bool(errors) and not dispatched and all("(GitHub answered 404)" in e for e in errors)
-        await self._reply(run, render("reply_validate.md.j2", line=command.line, text=text,
+        await self._reply(run, render_template("reply_validate.md.j2", line=command.line, text=text,
                                       not_configured=not_configured))
         if chosen:
             await self._refresh_platforms(run, pull, config)
@@ -836,11 +820,11 @@ class Service:
         except Superseded:
             return  # the newer head has its own job
         if outcome == "untouched":
-            await self._reply(run, render("reply_untouched.md.j2", line=command.line, verb="check",
+            await self._reply(run, render_template("reply_untouched.md.j2", line=command.line, verb="check",
                                           pins=[p.name for p in config.pins]))
 
     async def _command_regenerate(self, run: Run, command: Command, config: Config) -> None:
-        reply = functools.partial(render, "reply_regenerate.md.j2", line=command.line, prefix=config.command_prefix)
+        reply = functools.partial(render_template, "reply_regenerate.md.j2", line=command.line, prefix=config.command_prefix)
         pr = await self._pull(run)
         changed = await self._changed_paths(run)
         if command.args:
@@ -851,7 +835,7 @@ class Service:
                 return
             config, scope = replace(config, pins=(pin,)), None
         elif not config.touched_pins(changed):
-            await self._reply(run, render("reply_untouched.md.j2", line=command.line, verb="regenerate",
+            await self._reply(run, render_template("reply_untouched.md.j2", line=command.line, verb="regenerate",
                                           pins=[p.name for p in config.pins]))
             return
         else:
@@ -860,7 +844,7 @@ class Service:
             base, head = await self._snapshots(run, pr)
             report = await self._analyse(config, base, head, scope, review=False)
         except AnalysisError as exc:
-            await self._reply(run, render("reply_failed.md.j2", line=command.line, reason=str(exc), job_id=None))
+            await self._reply(run, render_template("reply_failed.md.j2", line=command.line, reason=str(exc), job_id=None))
             return
         current = {path: await head.fetch(path) for pin in report.pins for p in pin.patches
                    if p.new_text is not None for path in [p.regenerated or p.path]}
@@ -995,7 +979,7 @@ class Service:
                 elif (known := self.store.get(earlier["request_id"])) is not None:
                     dispatched.append(known)
                 continue
-            d = new_dispatch(run.repo, pull, platform, validation_now())
+            d = new_dispatch(run.repo, pull, platform, iso(utc_now()))
             created = await run.gh.post("/repos/{owner}/{repo}/check-runs", run.names, data=check_run_create(d))
             d = replace(d, check_run_id=created["id"])
             self.store.add(d)  # before dispatching: the run's first event may arrive before the answer
@@ -1006,7 +990,7 @@ class Service:
             except HTTPException as exc:  # 4xx, or 5xx after the client's retries: this platform failed
                 if int(exc.status_code) < 400:
                     raise
-                now = validation_now()
+                now = iso(utc_now())
                 text = dispatch_error_reply(platform, int(exc.status_code), _message(exc))
                 await run.gh.patch("/repos/{owner}/{repo}/check-runs/{id}", {**run.names, "id": d.check_run_id},
                                    data=dispatch_failed_update(platform.name, text, now))

@@ -57,8 +57,13 @@ class Dispatch:
     completed_at: str | None = None
 
 
-def utc_now() -> str:
-    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+
+def iso(moment: dt.datetime) -> str:
+    """A time as GitHub writes it."""
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _time(stamp: str) -> dt.datetime:

@@ -5,7 +5,7 @@ import http
 import aiohttp
 from gidgethub import BadRequest, GitHubBroken
 
-from bot.checklist import MARKER
+from bot.checklist import MARKER, render_template
 from bot.commands import COMMANDS
 from bot.model import PatchResult, PinReport, Report
 from bot.service import (
@@ -18,7 +18,6 @@ from bot.service import (
     may_write,
     patch_changes,
     push_target,
-    render,
     short_reason,
     shown_patches,
     with_ticks,
@@ -120,7 +119,7 @@ def test_every_command_has_a_handler(tmp_path):
 
 
 def test_help_reply_lists_every_command_and_escapes_table_pipes():
-    text = render("reply_help.md.j2", line="/llama nope", problem="I do not know the command `/llama nope`.",
+    text = render_template("reply_help.md.j2", line="/llama nope", problem="I do not know the command `/llama nope`.",
                   prefix="/llama", commands=COMMANDS)
     assert "> /llama nope" in text and "I do not know" in text
     assert "`/llama validate <platform> [<platform> ...] \\| all`" in text

@@ -34,6 +34,7 @@ from bot.validation import (
     fork_branch,
     format_duration,
     is_fork,
+    iso,
     match_run,
     new_dispatch,
     new_request_id,
@@ -491,7 +492,7 @@ async def test_round_trip_through_the_fake_with_a_restart(fake_github, ollama, t
     store = ValidationStore(path)
     async with aiohttp.ClientSession() as session:
         gh = await installation_gh(fake_github, session)
-        d = new_dispatch("ollama/ollama", ollama, CUDA, utc_now())
+        d = new_dispatch("ollama/ollama", ollama, CUDA, iso(utc_now()))
         created = await gh.post("/repos/ollama/ollama/check-runs", data=check_run_create(d))
         d = dataclasses.replace(d, check_run_id=created["id"])
         store.add(d)  # before the dispatch: its run may be reported at once
