@@ -36,7 +36,7 @@ from bot.review import (
 from bot.review.changes import AREAS, Draft, FileChange, Span
 from bot.review.patchcontext import patch_context_drafts
 from bot.review.rules import load_rules, ollama_uses, rule_drafts
-from bot.review.source import C_SOURCES, code_text, extension, glob_match, needles
+from bot.review.source import C_SOURCES, code_text, extension, glob_match
 from bot.snapshot import GitSnapshot, Snapshot, blob_cache
 from bot.upstream import History
 
@@ -335,62 +335,7 @@ class _Run:
 
     def log_lines(self) -> list[Draft]:
         """Format strings that printed a line Ollama matches and have no matching successor."""
-        candidates = [
-            c
-            for c in self.c_changes
-            if c.old_path and self.ollama_runs(c.old_path) and any('"' in line for line in c.removed_raw)
-        ]
-        patterns = logformats.ollama_patterns(self.local) if candidates else []
-        if not patterns:
-            return []
-        known = [w for w in (needles(p.regex) for p in patterns) if w is not None]
-        wanted = known if len(known) == len(patterns) else None  # literals every matching line holds
-        if wanted is not None:
-            candidates = [c for c in candidates if any(n in c.changed_raw[1] for w in wanted for n in w)]
-        found = []
-        for change in candidates:
-            removed = sorted(n for s in change.significant for n in s.old_lines)
-            old = logformats.formats_on_lines(change.old_lines, removed, change.old_path or "", wanted)
-            pairs = logformats.matched(patterns, old)
-            if pairs:
-                new = [f.text for f in logformats.log_formats(change.new_code)]
-                found += [(change, p, f) for p, f in logformats.vanished(pairs, new)]
-        if not found:
-            return []
-        elsewhere = []
-        for c in self.c_changes:
-            if c.new_path and any('"' in line for line in c.added_raw):
-                added = {n for s in c.significant for n in s.new_lines}
-                elsewhere += [
-                    f.text
-                    for f in logformats.log_formats(c.new_code)
-                    if any(n in added for n in range(f.line, f.last_line + 1))
-                ]
-        drafts = []
-        for change, pattern, fmt in found:
-            if any(logformats.produces(text, pattern) for text in elsewhere):
-                continue  # moved to another file
-            span = next((s for s in change.spans if fmt.line in s.old_lines), None)
-            blame = (
-                ((span.new_start, span.new_start + span.new_count - 1),) if span and span.new_count else ()
-            )
-            nearby = [
-                f.text
-                for f in logformats.log_formats(change.new_code)
-                if span and span.new_count and f.line in span.new_lines
-            ]
-            drafts.append(
-                logformats.log_draft(
-                    pattern,
-                    fmt,
-                    change.path,
-                    change.new_line(fmt.line),
-                    blame,
-                    (change.old_path or change.path, change.old_lines[fmt.line - 1].strip()),
-                    nearby[0] if nearby else None,
-                )
-            )
-        return drafts
+        return logformats.log_line_drafts(self.c_changes, self.local, self.ollama_runs)
 
     def request_limits(self) -> list[Draft]:
         """New checks that reject values of a request field Ollama sends."""

@@ -10,13 +10,13 @@ error anywhere.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache, partial
 
 from bot.model import LocalRef
-from bot.review.changes import Draft
-from bot.review.source import LineIndex, glob_match, region_code, split_args, string_value
+from bot.review.changes import Draft, FileChange
+from bot.review.source import LineIndex, glob_match, needles, region_code, split_args, string_value
 
 OLLAMA_PARSERS = ("llm/**/*.go", "discover/**/*.go", "server/**/*.go", "ml/**/*.go")
 CALL_LOOKBEHIND = 5  # lines above a changed line where a logging call reaching onto it may start
@@ -203,3 +203,75 @@ def log_draft(
         removed,
         (pattern.ref,),
     )
+
+
+def _holding(
+    changes: list[FileChange], patterns: list[LogPattern]
+) -> tuple[list[FileChange], list[frozenset[str]] | None]:
+    """The changes whose removed lines hold the literals every line a pattern matches must hold, and those
+    literals (None, and every change, when some pattern has none): the others are never parsed."""
+    known = [w for w in (needles(p.regex) for p in patterns) if w is not None]
+    if len(known) != len(patterns):
+        return changes, None
+    return [c for c in changes if any(n in c.changed_raw[1] for w in known for n in w)], known
+
+
+def _vanished_formats(
+    change: FileChange, patterns: list[LogPattern], wanted: list[frozenset[str]] | None
+) -> list[tuple[LogPattern, LogFormat]]:
+    removed = sorted(n for s in change.significant for n in s.old_lines)
+    pairs = matched(patterns, formats_on_lines(change.old_lines, removed, change.old_path or "", wanted))
+    return vanished(pairs, [f.text for f in log_formats(change.new_code)]) if pairs else []
+
+
+def _added_formats(changes: list[FileChange]) -> list[str]:
+    """Format strings the bump added anywhere: a line that moved to another file still prints."""
+    added = []
+    for c in changes:
+        if c.new_path and any('"' in line for line in c.added_raw):
+            lines = {n for s in c.significant for n in s.new_lines}
+            added += [
+                f.text
+                for f in log_formats(c.new_code)
+                if any(n in lines for n in range(f.line, f.last_line + 1))
+            ]
+    return added
+
+
+def _vanished_draft(change: FileChange, pattern: LogPattern, fmt: LogFormat) -> Draft:
+    span = next((s for s in change.spans if fmt.line in s.old_lines), None)
+    replaced = span is not None and span.new_count > 0
+    blame = ((span.new_start, span.new_start + span.new_count - 1),) if span and replaced else ()
+    nearby = [f.text for f in log_formats(change.new_code) if span and replaced and f.line in span.new_lines]
+    return log_draft(
+        pattern,
+        fmt,
+        change.path,
+        change.new_line(fmt.line),
+        blame,
+        (change.old_path or change.path, change.old_lines[fmt.line - 1].strip()),
+        nearby[0] if nearby else None,
+    )
+
+
+def log_line_drafts(
+    changes: list[FileChange], local: Mapping[str, str], runs: Callable[[str], bool]
+) -> list[Draft]:
+    """One draft per log line Ollama matches whose format string the bump removed from a program Ollama runs
+    and put nowhere else."""
+    lost_a_string = [
+        c for c in changes if c.old_path and runs(c.old_path) and any('"' in line for line in c.removed_raw)
+    ]
+    patterns = ollama_patterns(local) if lost_a_string else []
+    if not patterns:
+        return []
+    candidates, wanted = _holding(lost_a_string, patterns)
+    found = [(c, p, f) for c in candidates for p, f in _vanished_formats(c, patterns, wanted)]
+    if not found:
+        return []
+    elsewhere = _added_formats(changes)
+    return [
+        _vanished_draft(change, pattern, fmt)
+        for change, pattern, fmt in found
+        if not any(produces(text, pattern) for text in elsewhere)
+    ]
