@@ -23,7 +23,7 @@ $(LINT_EXTRAS): $(RUNTIME)
 	touch $@
 
 demo: $(RUNTIME)
-	$(PY) -m bot.demo
+	$(PY) -m tests.demo
 
 test: $(TEST_EXTRAS)
 	$(PY) -m pytest -q

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from bot.fixtures import RepoBuilder
+from tests.fixtures import RepoBuilder
 from tests.gitutil import make_patch
 
 DIRS, FILES_PER_DIR, TARGET_LINES = 100, 50, 5_000  # the patched files are as long as clip.cpp

@@ -9,10 +9,10 @@ import pygit2
 
 from bot.config import parse_config
 from bot.engine import analyse
-from bot.fixtures import RepoBuilder
 from bot.model import Report
 from bot.snapshot import MemorySnapshot
 from bot.upstream import Upstream
+from tests.fixtures import RepoBuilder
 
 
 def make_patch(old: str | bytes, new: str | bytes, path: str, context: int = 3) -> bytes:

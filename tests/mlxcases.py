@@ -15,10 +15,10 @@ from pathlib import Path
 from bot.checklist import render_markdown
 from bot.config import parse_config
 from bot.engine import analyse
-from bot.fixtures import RepoBuilder
 from bot.model import Report
 from bot.snapshot import MemorySnapshot
 from bot.upstream import Upstream
+from tests.fixtures import RepoBuilder
 
 DATA = Path(__file__).resolve().parent / "data" / "mlx-real"
 

@@ -19,11 +19,11 @@ from pathlib import Path
 
 from bot.config import parse_config
 from bot.engine import analyse, patch_order
-from bot.fixtures import RepoBuilder
 from bot.model import PatchResult, PinReport
 from bot.patchfile import parse
 from bot.snapshot import MemorySnapshot
 from bot.upstream import Upstream
+from tests.fixtures import RepoBuilder
 
 REAL_DATA = Path(__file__).resolve().parent / "data" / "real"
 

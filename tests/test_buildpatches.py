@@ -179,8 +179,8 @@ def test_a_version_file_that_pinned_another_repository_is_not_compared_with_it(t
     """The base's build fetched MLX_VERSION from mlx-c: its ref is no MLX ref, so the new ref stands alone;
     a head whose build fetches it from elsewhere than the pin's upstream is an error naming where."""
     from bot.engine import analyse
-    from bot.fixtures import RepoBuilder
     from bot.upstream import Upstream
+    from tests.fixtures import RepoBuilder
 
     mlx = RepoBuilder(tmp_path / "mlx.git")
     new = mlx.commit("mlx", {"mlx/fast.h": "int f();\n"})

@@ -9,7 +9,6 @@ import sys
 import pygit2
 import pytest
 
-from bot import demo
 from bot.checklist import (
     COMMENT_LIMIT,
     MARKER,
@@ -31,6 +30,7 @@ from bot.engine import analyse
 from bot.model import Commit, Finding, HunkResult, LocalRef, PatchResult, PinReport, Report
 from bot.snapshot import GitSnapshot
 from bot.upstream import Upstream
+from tests import demo
 
 UPSTREAM = "https://github.com/ggml-org/llama.cpp"
 HUNK_STATUS = {"conflict": "conflict", "fuzzy": "relocated", "regenerated": "merged", "offset": "offset"}

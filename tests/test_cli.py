@@ -8,9 +8,9 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from bot import demo
-from bot.fixtures import RepoBuilder
 from bot.upstream import mirror_path
+from tests import demo
+from tests.fixtures import RepoBuilder
 from tests.gitutil import git_apply_stack
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from bot import cli, demo
-from bot.fixtures import RepoBuilder
+from bot import cli
+from tests import demo
+from tests.fixtures import RepoBuilder
 
 
 def bot(*args: str, stdout=subprocess.PIPE) -> subprocess.CompletedProcess:

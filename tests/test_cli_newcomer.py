@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bot import demo
 from bot.cli import _parser
-from bot.fixtures import RepoBuilder
+from tests import demo
+from tests.fixtures import RepoBuilder
 from tests.test_cli import bot
 
 MLX_CONFIG = """

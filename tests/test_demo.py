@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import bot
-from bot import demo
+from tests import demo
 
 SOURCE_ROOT = Path(bot.__file__).resolve().parent.parent
 
@@ -21,7 +21,7 @@ def run(command: list[str], cwd: Path, tmpdir: Path) -> subprocess.CompletedProc
 def run_demo(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, Path]:
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
-    return run([sys.executable, "-m", "bot.demo", *args], tmp_path, tmpdir), tmpdir
+    return run([sys.executable, "-m", "tests.demo", *args], tmp_path, tmpdir), tmpdir
 
 
 def test_demo_writes_the_rebuilt_patches_to_demo_out_and_removes_its_repositories(tmp_path):
@@ -60,5 +60,5 @@ def test_demo_keep_leaves_repositories_the_printed_command_runs_on(tmp_path):
 def test_demo_refuses_an_unknown_option_in_one_line_before_building_anything(tmp_path):
     result, tmpdir = run_demo(tmp_path, "--kep")
     assert result.returncode == 2
-    assert result.stderr == "python -m bot.demo: unrecognized arguments: --kep\n"
+    assert result.stderr == "python -m tests.demo: unrecognized arguments: --kep\n"
     assert list(tmpdir.iterdir()) == [] and not (tmp_path / "demo-out").exists()

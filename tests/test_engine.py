@@ -168,7 +168,7 @@ def test_unsafe_patches_are_errors_and_never_applied(tmp_path, path):
 
 
 def test_a_patch_writing_through_an_upstream_symlink_is_an_error_like_git_apply_says(tmp_path):
-    from bot.fixtures import RepoBuilder
+    from tests.fixtures import RepoBuilder
 
     up = RepoBuilder(tmp_path / "up.git")
     up.commit("base", {"src/a.c": BODY})

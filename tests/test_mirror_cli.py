@@ -12,8 +12,8 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from bot.fixtures import RepoBuilder
 from bot.upstream import Upstream, latest_progress, mirror_path
+from tests.fixtures import RepoBuilder
 from tests.test_upstream_partial import PATCHES, _analyse, _blob, _upstream
 
 UPSTREAM = "https://github.com/ggml-org/llama.cpp"

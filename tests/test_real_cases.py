@@ -16,8 +16,8 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from bot.fixtures import RepoBuilder
 from bot.upstream import Upstream
+from tests.fixtures import RepoBuilder
 from tests.gitutil import git_apply_stack
 from tests.real import extract
 from tests.realcases import (

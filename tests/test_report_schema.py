@@ -13,8 +13,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from bot import demo
-from bot.fixtures import RepoBuilder
+from tests import demo
+from tests.fixtures import RepoBuilder
 from tests.reportschema import SCHEMA_PATH, schema_violations
 
 ROOT = Path(__file__).resolve().parent.parent

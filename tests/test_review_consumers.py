@@ -305,7 +305,7 @@ def test_check_explains_the_consumer_model_and_still_checks(tmp_path):
     import subprocess
     import sys
 
-    from bot import demo
+    from tests import demo
 
     scenario = demo.build(tmp_path / "demo", commits_between=30)
 

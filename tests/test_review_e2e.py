@@ -6,12 +6,12 @@ from dataclasses import asdict
 import pytest
 
 from bot.config import parse_config
-from bot.fixtures import RepoBuilder
 from bot.model import AnalysisError, LocalRef
 from bot.patchfile import parse
 from bot.review import ReviewContext, review
 from bot.snapshot import GitSnapshot, MemorySnapshot
 from bot.upstream import History, Upstream
+from tests.fixtures import RepoBuilder
 from tests.gitutil import make_patch, run
 
 WEB = "https://github.com/ggml-org/llama.cpp"

@@ -2,9 +2,9 @@
 
 import pytest
 
-from bot.fixtures import RepoBuilder
 from bot.model import AnalysisError
 from bot.upstream import Upstream, mirror_path, rewrite_url
+from tests.fixtures import RepoBuilder
 
 
 def test_rewrite_url_uses_the_longest_prefix():

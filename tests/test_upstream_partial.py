@@ -19,10 +19,10 @@ import pytest
 
 from bot.config import parse_config
 from bot.engine import analyse
-from bot.fixtures import RepoBuilder
 from bot.model import Report
 from bot.snapshot import MemorySnapshot
 from bot.upstream import Upstream
+from tests.fixtures import RepoBuilder
 from tests.gitutil import make_patch
 
 BIG_V1 = "".join(f"int big_{i} = {i};\n" for i in range(200))  # over 1 KiB: left out by blob:limit=1k

@@ -18,7 +18,7 @@ from pathlib import Path
 import pygit2
 
 from bot.cli import _Parser
-from bot.fixtures import RepoBuilder
+from tests.fixtures import RepoBuilder
 
 OLD_TAG, NEW_TAG = "b100", "b350"
 
@@ -234,7 +234,7 @@ def run(demo: Demo, out: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="python -m bot.demo", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="python -m tests.demo", description=__doc__.splitlines()[0])
     parser.add_argument("--keep", action="store_true",
                         help="keep the sample repositories (to rerun the command on them) instead of removing them")
     args = parser.parse_args(argv)
@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"The sample repositories stay in {root}: remove it when done.")
         else:
             shutil.rmtree(root)
-            print(f"Removed the sample repositories ({root}); python -m bot.demo --keep keeps them.")
+            print(f"Removed the sample repositories ({root}); python -m tests.demo --keep keeps them.")
 
 
 if __name__ == "__main__":
