@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from bot import cpp
 from bot.model import LocalRef
@@ -197,6 +198,74 @@ def _similar(name: str, candidates: Iterable[str]) -> str | None:
     return best
 
 
+@dataclass(frozen=True)
+class _HeaderChange:
+    """One changed header as `compat_drafts` judges it: the old declarations Ollama's code uses, the new
+    ones by (owner, name), the kinds of names newly declared, and the questions about the rest of the tree."""
+
+    change: FileChange
+    uses: Mapping[str, Sequence[LocalRef]]
+    new: tuple[cpp.Declared, ...]
+    members: dict[tuple[str, str], list[cpp.Declared]]
+    arrived: dict[str, set[str]]
+    added_elsewhere: Callable[[str], set[str]]
+    still_declared: Callable[[str, str], bool] | None
+    called: Callable[[str], bool] | None
+
+    def name_draft(self, span: Span, name: str, was_decls: list[cpp.Declared]) -> Draft | None:
+        """What became of one used name the span took away: moved, still there (maybe re-signed), declared
+        by another included header, turned into another kind of thing, or gone."""
+        old_kinds = {d.kind for d in was_decls}
+        same_place = [d for w in was_decls for d in self.members.get((w.owner, name), ())]
+        now = {d.kind for d in same_place}
+        if not now:
+            elsewhere = self.arrived.get(name, set()) | self.added_elsewhere(name)
+            if old_kinds & elsewhere:
+                return None  # it moved
+            if not any(d.owner for d in was_decls):
+                now = elsewhere  # a namespace-scope name declared as something else now
+        change, uses = self.change, self.uses
+        was = "/".join(sorted(old_kinds))
+        if old_kinds & now:  # still declared as the same kind of thing
+            signature = _signature_draft(name, was_decls, same_place, change.path)
+            return _draft(change, span, name, uses, *signature, gone=False) if signature is not None else None
+        if (
+            not now
+            and self.still_declared is not None
+            and any(self.still_declared(name, k) for k in old_kinds)
+        ):
+            return None  # declared by another header Ollama's code includes
+        if now:
+            return self._re_kinded(span, name, was, "/".join(sorted(now)), was_decls)
+        added = kinds_by_name(
+            (d.line, d.kind, d.name)
+            for d in self.new
+            if span.new_start <= d.line < span.new_start + span.new_count
+        )
+        twin = _similar(name, [n for n, kinds in added.items() if old_kinds & kinds and n != name])
+        detail = (
+            f"Ollama's compatibility code uses the {was} `{name}`, which `{change.path}` no longer declares"
+            + (f"; it was probably renamed to `{twin}`." if twin else ".")
+        )
+        return _draft(change, span, name, uses, removed_title(name), detail)
+
+    def _re_kinded(
+        self, span: Span, name: str, was: str, became: str, was_decls: list[cpp.Declared]
+    ) -> Draft | None:
+        if became == "function" and self.called is not None and self.called(name):
+            return None  # Ollama's code already calls it
+        owner = next((d.owner for d in was_decls if d.owner), "")
+        detail = (
+            f"Ollama's compatibility code uses `{name}`; upstream turned it from a {was} into a {became}"
+            + (f" of `{owner}`" if owner else "")
+            + f" in `{self.change.path}`"
+            + (f": it must now be called, `{name}()`." if became == "function" else ".")
+        )
+        return _draft(
+            self.change, span, name, self.uses, f"`{name}` changed from {was} to {became} upstream", detail
+        )
+
+
 def compat_drafts(
     uses: Mapping[str, Sequence[LocalRef]],
     change: FileChange,
@@ -217,17 +286,16 @@ def compat_drafts(
     `called(name)` says whether every use in Ollama's code already calls it: a field that became a
     function is then already adapted to.
     """
-    drafts: list[Draft] = []
     if not change.old_path or not change.old_path.endswith(HEADERS) or not change.significant:
-        return drafts
+        return []
     old = declared(change.old_code_lines)
-    new = declared(change.new_code_lines) if change.new_path else ()
     old_at: dict[int, list[cpp.Declared]] = {}
     for d in old:
         if d.name in uses:
             old_at.setdefault(d.line, []).append(d)
     if not old_at:
-        return drafts
+        return []
+    new = declared(change.new_code_lines) if change.new_path else ()
     before = {(d.owner, d.name, d.kind) for d in old}
     members: dict[tuple[str, str], list[cpp.Declared]] = {}
     arrived: dict[str, set[str]] = {}  # kinds of names declared where they were not before
@@ -235,61 +303,17 @@ def compat_drafts(
         members.setdefault((d.owner, d.name), []).append(d)
         if (d.owner, d.name, d.kind) not in before:
             arrived.setdefault(d.name, set()).add(d.kind)
+    header = _HeaderChange(
+        change, uses, tuple(new), members, arrived, added_elsewhere, still_declared, called
+    )
+    drafts = []
     for span in change.significant:
         gone: dict[str, list[cpp.Declared]] = {}
         for n in span.old_lines:
-            for d in old_at.get(n, ()):
-                gone.setdefault(d.name, []).append(d)
-        if not gone:
-            continue
-        added = kinds_by_name(
-            (d.line, d.kind, d.name)
-            for d in new
-            if span.new_start <= d.line < span.new_start + span.new_count
-        )
-        for name in sorted(gone):
-            was_decls = gone[name]
-            old_kinds = {d.kind for d in was_decls}
-            same_place = [d for w in was_decls for d in members.get((w.owner, name), ())]
-            now = {d.kind for d in same_place}
-            if not now:
-                elsewhere = arrived.get(name, set()) | added_elsewhere(name)
-                if old_kinds & elsewhere:
-                    continue  # it moved
-                if not any(d.owner for d in was_decls):
-                    now = elsewhere  # a namespace-scope name declared as something else now
-
-            was = "/".join(sorted(old_kinds))
-            if old_kinds & now:
-                signature = _signature_draft(name, was_decls, same_place, change.path)
-                if signature is not None:
-                    drafts.append(_draft(change, span, name, uses, *signature, gone=False))
-                continue  # still declared as the same kind of thing
-            if not now and still_declared is not None and any(still_declared(name, k) for k in old_kinds):
-                continue  # declared by another header Ollama's code includes
-            if now:
-                became = "/".join(sorted(now))
-                if became == "function" and called is not None and called(name):
-                    continue  # Ollama's code already calls it
-                owner = next((d.owner for d in was_decls if d.owner), "")
-                detail = (
-                    f"Ollama's compatibility code uses `{name}`; upstream turned it from a {was} into a {became}"
-                    + (f" of `{owner}`" if owner else "")
-                    + f" in `{change.path}`"
-                    + (f": it must now be called, `{name}()`." if became == "function" else ".")
-                )
-                drafts.append(
-                    _draft(
-                        change, span, name, uses, f"`{name}` changed from {was} to {became} upstream", detail
-                    )
-                )
-                continue
-            twin = _similar(name, [n for n, kinds in added.items() if old_kinds & kinds and n != name])
-            detail = (
-                f"Ollama's compatibility code uses the {was} `{name}`, which `{change.path}` no longer declares"
-                + (f"; it was probably renamed to `{twin}`." if twin else ".")
-            )
-            drafts.append(_draft(change, span, name, uses, removed_title(name), detail))
+            for decl in old_at.get(n, ()):
+                gone.setdefault(decl.name, []).append(decl)
+        found = (header.name_draft(span, name, gone[name]) for name in sorted(gone))
+        drafts += [draft for draft in found if draft is not None]
     return drafts
 
 
