@@ -412,6 +412,113 @@ def _reached(value: str, produced: list[str]) -> str:
 _ABORTS = re.compile(r"\b(?:GGML_ABORT|abort|throw|GGML_ASSERT|assert)\b")
 
 
+@dataclass(frozen=True)
+class _Lost:
+    """A value this change stops recognising, with what to say: before it becomes a draft."""
+
+    value: str
+    title: str
+    detail: str
+    old_line: int
+    refs: tuple[LocalRef, ...]
+
+
+def _dropped_cases(change: FileChange, old: bytes, new: bytes, reach) -> list[_Lost]:
+    """A case dropped from a switch that still exists."""
+    new_switches: dict[tuple[str, str], set[str]] = {}
+    for s in cpp.switches(new):
+        new_switches.setdefault((s.function, s.subject), set()).update(v for v, _ in s.cases)
+    lost = []
+    for s in cpp.switches(old):
+        now = new_switches.get((s.function, s.subject))
+        if now is None:
+            continue  # a switch that is gone drops no case of its own
+        handled = {v for v, _ in s.cases}
+        for value, line in s.cases:
+            produced, refs = reach(value) if value not in now else ([], ())
+            if not refs:
+                continue
+            twin = _similar(value, sorted(now - handled))
+            where = f"`{s.function}`" if s.function else f"a switch of `{change.path}`"
+            outcome = (
+                f"its default branch aborts (`{s.default[:80]}`)"
+                if _ABORTS.search(s.default)
+                else "it falls to the default branch: an 'unknown' error or a wrong result"
+            )
+            detail = (
+                f"Upstream dropped `case {value}:` from the switch on `{s.subject}` in {where} (`{change.path}`)"
+                + (f", putting `case {twin}:` in its place" if twin else "")
+                + f". {_reached(value, produced)}: that value is no longer recognised there, so {outcome}. "
+                + "Map it to the value upstream handles now in the compat code, or carry a patch that restores the case."
+            )
+            lost.append(_Lost(value, f"{where} no longer handles `{value}`", detail, line, refs))
+    return lost
+
+
+def _enum_values(source: bytes) -> dict[str, dict[str, int]]:
+    found: dict[str, dict[str, int]] = {}
+    for d in cpp.interface(source):
+        if d.kind == "enum value":
+            found.setdefault(d.owner, {})[d.name] = d.line
+    return found
+
+
+def _removed_enum_values(change: FileChange, old: bytes, new: bytes, reach) -> list[_Lost]:
+    """An enum value removed or renamed, of an enum that still exists, that Ollama's code produces."""
+    new_enums = _enum_values(new)
+    lost = []
+    for enum, values in _enum_values(old).items():
+        for value, line in values.items() if enum in new_enums else ():
+            produced, refs = reach(value) if value not in new_enums[enum] else ([], ())
+            if not refs or not produced:
+                continue  # a value Ollama only names fails to compile: compat_drafts says so
+            twin = _similar(value, sorted(set(new_enums[enum]) - set(values)))
+            detail = (
+                f"`{change.path}` no longer declares `{value}`"
+                + (f"; it is probably `{twin}` now" if twin else "")
+                + f". {_reached(value, produced)}: upstream no longer recognises it, so a model that needs "
+                + "it fails to load (an 'unknown' error or an abort). Map it to the new value in the compat code, "
+                + "or carry a patch."
+            )
+            title = f"Enum value `{value}` of `{enum}` was {'renamed' if twin else 'removed'} upstream"
+            lost.append(_Lost(value, title, detail, line, refs))
+    return lost
+
+
+def _dropped_rows(change: FileChange, old_rows, new_rows, names, strings) -> list[_Lost]:
+    """A row dropped from a name<->string table that still exists."""
+    kept = {(r.table, r.value, r.string) for r in new_rows}
+    tables = {r.table for r in new_rows}
+    lost = []
+    for row in old_rows:
+        if row.table not in tables or (row.table, row.value, row.string) in kept:
+            continue
+        produced, refs = _value_refs(row.value, names, strings, {row.value: {row.string}})
+        if refs:
+            detail = (
+                f'Upstream dropped `{{ {row.value}, "{row.string}" }}` from `{row.table}` in `{change.path}`. '
+                + f"{_reached(row.value, produced)}: the lookup no longer finds it, so upstream reports it "
+                + "unknown or aborts. Map it to the new value in the compat code, or carry a patch."
+            )
+            title = f'`{row.table}` no longer pairs `{row.value}` with "{row.string}"'
+            lost.append(_Lost(row.value, title, detail, row.line, refs))
+    return lost
+
+
+def _drops_what_ollama_value_refs(gone: list[tuple[str, list[str]]], names, strings, paired) -> bool:
+    """Whether the removed lines hold a case Ollama reaches, a value it produces or a string it writes."""
+    return (
+        any(
+            v in names or paired.get(v, set()) & strings.keys()
+            for line, vs in gone
+            if "case" in line
+            for v in vs
+        )
+        or any(paired.get(v, set()) & strings.keys() for _, vs in gone for v in vs)
+        or any(s in strings for line, _ in gone if '"' in line for s in _LITERAL.findall(line))
+    )
+
+
 def value_drafts(
     change: FileChange,
     names: Mapping[str, Sequence[LocalRef]],
@@ -425,130 +532,46 @@ def value_drafts(
 
     `strings_of` pairs values with strings from tables in other files (see `value_strings`); this
     file's own tables, at both refs, are always read."""
-    if not change.old_path or not change.new_path or not change.significant:
-        return []
-    if not cpp.is_c_family(change.path):
+    if (
+        not change.old_path
+        or not change.new_path
+        or not change.significant
+        or not cpp.is_c_family(change.path)
+    ):
         return []
     paired = strings_of or {}
     gone = [(line, _IDENT.findall(line)) for line in change.removed_raw]
-    if not (
-        any(
-            v in names or paired.get(v, set()) & strings.keys()
-            for line, vs in gone
-            if "case" in line
-            for v in vs
-        )
-        or any(paired.get(v, set()) & strings.keys() for _, vs in gone for v in vs)
-        or any(s in strings for line, _ in gone if '"' in line for s in _LITERAL.findall(line))
-    ):
-        return []  # no case Ollama reaches, no value it produces, no string it writes is dropped
+    if not _drops_what_ollama_value_refs(gone, names, strings, paired):
+        return []
     old, new = change.old_code.encode(), change.new_code.encode()
     old_rows, new_rows = cpp.string_tables(old), cpp.string_tables(new)
     pairs: dict[str, set[str]] = {k: set(v) for k, v in paired.items()}
     for row in (*old_rows, *new_rows):
         pairs.setdefault(row.value, set()).add(row.string)
-    drafts: list[Draft] = []
 
-    def draft(value: str, title: str, detail: str, old_line: int, produced: list[str], refs) -> None:
-        line = change.new_line(old_line)
+    def reach(value: str) -> tuple[list[str], tuple[LocalRef, ...]]:
+        return _value_refs(value, names, strings, pairs)
+
+    lost = [
+        *_dropped_cases(change, old, new, reach),
+        *_removed_enum_values(change, old, new, reach),
+        *_dropped_rows(change, old_rows, new_rows, names, strings),
+    ]
+    drafts = []
+    for item in lost:
+        line = change.new_line(item.old_line)
         drafts.append(
             Draft(
-                _area(value, change.path),
+                _area(item.value, change.path),
                 "high",
-                title,
-                detail,
+                item.title,
+                item.detail,
                 change.path,
                 line,
                 ((line, line),) if line else (),
-                (change.old_path or change.path, change.old_lines[old_line - 1].strip()),
-                refs,
-                cause=f"declaration:{value}",
+                (change.old_path or change.path, change.old_lines[item.old_line - 1].strip()),
+                item.refs,
+                cause=f"declaration:{item.value}",
             )
-        )
-
-    # a case dropped from a switch that still exists
-    new_switches: dict[tuple[str, str], set[str]] = {}
-    for s in cpp.switches(new):
-        new_switches.setdefault((s.function, s.subject), set()).update(v for v, _ in s.cases)
-    for s in cpp.switches(old):
-        now = new_switches.get((s.function, s.subject))
-        if now is None:
-            continue
-        handled = {v for v, _ in s.cases}
-        for value, line in s.cases:
-            if value in now:
-                continue
-            produced, refs = _value_refs(value, names, strings, pairs)
-            if not refs:
-                continue
-            twin = _similar(value, sorted(now - handled))
-            where = f"`{s.function}`" if s.function else f"a switch of `{change.path}`"
-            outcome = (
-                f"its default branch aborts (`{s.default[:80]}`)"
-                if _ABORTS.search(s.default)
-                else "it falls to the default branch: an 'unknown' error or a wrong result"
-            )
-            draft(
-                value,
-                f"{where} no longer handles `{value}`",
-                f"Upstream dropped `case {value}:` from the switch on `{s.subject}` in {where} (`{change.path}`)"
-                + (f", putting `case {twin}:` in its place" if twin else "")
-                + f". {_reached(value, produced)}: that value is no longer recognised there, so {outcome}. "
-                + "Map it to the value upstream handles now in the compat code, or carry a patch that restores the case.",
-                line,
-                produced,
-                refs,
-            )
-
-    # an enum value removed or renamed
-    def enum_values(source: bytes) -> dict[str, dict[str, int]]:
-        found: dict[str, dict[str, int]] = {}
-        for d in cpp.interface(source):
-            if d.kind == "enum value":
-                found.setdefault(d.owner, {})[d.name] = d.line
-        return found
-
-    old_enums, new_enums = enum_values(old), enum_values(new)
-    for enum, values in old_enums.items():
-        if enum not in new_enums:
-            continue
-        for value, line in values.items():
-            if value in new_enums[enum]:
-                continue
-            produced, refs = _value_refs(value, names, strings, pairs)
-            if not refs or not produced:
-                continue  # a value Ollama only names fails to compile: compat_drafts says so
-            twin = _similar(value, sorted(set(new_enums[enum]) - set(values)))
-            draft(
-                value,
-                f"Enum value `{value}` of `{enum}` was {'renamed' if twin else 'removed'} upstream",
-                f"`{change.path}` no longer declares `{value}`"
-                + (f"; it is probably `{twin}` now" if twin else "")
-                + f". {_reached(value, produced)}: upstream no longer recognises it, so a model that needs "
-                + "it fails to load (an 'unknown' error or an abort). Map it to the new value in the compat code, "
-                + "or carry a patch.",
-                line,
-                produced,
-                refs,
-            )
-
-    # a row dropped from a name<->string table
-    kept = {(r.table, r.value, r.string) for r in new_rows}
-    tables = {r.table for r in new_rows}
-    for row in old_rows:
-        if row.table not in tables or (row.table, row.value, row.string) in kept:
-            continue
-        produced, refs = _value_refs(row.value, names, strings, {row.value: {row.string}})
-        if not refs:
-            continue
-        draft(
-            row.value,
-            f'`{row.table}` no longer pairs `{row.value}` with "{row.string}"',
-            f'Upstream dropped `{{ {row.value}, "{row.string}" }}` from `{row.table}` in `{change.path}`. '
-            + f"{_reached(row.value, produced)}: the lookup no longer finds it, so upstream reports it "
-            + "unknown or aborts. Map it to the new value in the compat code, or carry a patch.",
-            row.line,
-            produced,
-            refs,
         )
     return drafts
