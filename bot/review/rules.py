@@ -267,17 +267,10 @@ def ollama_uses(
     return tuple(refs)
 
 
-def _subject_draft(
-    rule: Rule, change: FileChange, local: Mapping[str, str], elsewhere: Callable[[str], bool]
-) -> Draft | None:
-    """What the change does to each subject: gone from the file (and not added in another changed file),
-    or (unless the rule watches removals only) new in it. The rule's severity holds when Ollama's files
-    (`local_paths`) use a subject, or when the rule names Ollama's consumer itself (`local_pattern`: its
-    lines are the references); otherwise the item is information."""
-    assert rule.pattern is not None  # parse_rule: a subject needs a pattern
-    if not may_match(rule.pattern, *change.changed_raw):
-        return None
-    removed, added = _changed_lines(change, rule.pattern)
+def _gone_subjects(
+    rule: Rule, change: FileChange, removed, elsewhere: Callable[[str], bool]
+) -> dict[str, tuple]:
+    """Subjects on removed lines that the new file no longer has and no other changed file adds."""
     gone: dict[str, tuple] = {}
     kept: set[str] | None = None  # the new file's subjects, found only when a candidate's text is still there
     for span, n, raw in removed:
@@ -289,38 +282,59 @@ def _subject_draft(
                 if subject in kept:
                     continue
             gone[subject] = (span, n, raw)
+    return gone
+
+
+def _listed(subjects: list[str], gone: Mapping[str, tuple]) -> tuple[str, str]:
+    """(the subjects as the title lists them, what happened to them)."""
+    listed = ", ".join(f"`{s}`" for s in subjects[:6]) + (
+        f" and {len(subjects) - 6} more" if len(subjects) > 6 else ""
+    )
+    if set(subjects) <= set(gone):
+        return listed, "removed or renamed"
+    return listed, "new" if not set(subjects) & set(gone) else "changed"
+
+
+def _weighed(rule: Rule, local: Mapping[str, str], found: list[str]) -> tuple[list[str], str, tuple]:
+    """(the subjects to name: those Ollama's files use, else all; the severity; Ollama's lines). Without
+    `local_paths`, or with a `local_pattern` naming the consumer itself, the rule's severity holds."""
+    if rule.local_pattern is not None:
+        return found, rule.severity, local_refs(local, rule.local_paths, rule.local_pattern)
+    if not rule.local_paths:
+        return found, rule.severity, ()
+    whole = rule.local_match == "string"
+    uses = {s: ollama_uses(local, rule.local_paths, s, whole) for s in found}
+    used = sorted(s for s, refs in uses.items() if refs)
+    return used or found, rule.severity if used else "info", tuple(r for s in used for r in uses[s])[:10]
+
+
+def _subject_draft(
+    rule: Rule, change: FileChange, local: Mapping[str, str], elsewhere: Callable[[str], bool]
+) -> Draft | None:
+    """What the change does to each subject: gone from the file (and not added in another changed file),
+    or (unless the rule watches removals only) new in it. The rule's severity holds when Ollama's files
+    (`local_paths`) use a subject, or when the rule names Ollama's consumer itself (`local_pattern`: its
+    lines are the references); otherwise the item is information."""
+    assert rule.pattern is not None  # parse_rule: a subject needs a pattern
+    if not may_match(rule.pattern, *change.changed_raw):
+        return None
+    removed, added = _changed_lines(change, rule.pattern)
+    gone = _gone_subjects(rule, change, removed, elsewhere)
     new: dict[str, int] = {}
     if rule.when == "changed" and added:
         had = set(_subjects(rule, change.old_code))
         new = {subject: n for _, n, raw in added for subject in _subjects(rule, raw) if subject not in had}
     if not gone and not new:
         return None
-    whole = rule.local_match == "string"
-    gated = bool(rule.local_paths) and rule.local_pattern is None
-    uses = {s: ollama_uses(local, rule.local_paths, s, whole) for s in [*gone, *new]} if gated else {}
-    used = sorted(s for s, refs in uses.items() if refs)
-    subjects = used or [*gone, *new]
-    listed = ", ".join(f"`{s}`" for s in subjects[:6]) + (
-        f" and {len(subjects) - 6} more" if len(subjects) > 6 else ""
-    )
-    what = (
-        "removed or renamed"
-        if set(subjects) <= set(gone)
-        else ("new" if not set(subjects) & set(gone) else "changed")
-    )
-    title = _title(rule, change.path).replace("{subjects}", listed).replace("{what}", what)
-    lines = [raw for s in subjects if s in gone for raw in [gone[s][2]]]
+    subjects, severity, refs = _weighed(rule, local, [*gone, *new])
+    listed, what = _listed(subjects, gone)
+    lines = [gone[s][2] for s in subjects if s in gone]
     news = [change.new_lines[new[s] - 1] for s in subjects if s in new]
-    detail = "\n\n".join(p for p in (rule.text, excerpt(lines, news)) if p)
-    severity = rule.severity if used or not gated else "info"
-    refs = tuple(r for s in used for r in uses[s])[:10]
-    if rule.local_pattern is not None:
-        refs = local_refs(local, rule.local_paths, rule.local_pattern)
     draft = Draft(
         rule.area,
         severity,
-        title,
-        detail,
+        _title(rule, change.path).replace("{subjects}", listed).replace("{what}", what),
+        "\n\n".join(p for p in (rule.text, excerpt(lines, news)) if p),
         change.path,
         None,
         local_refs=refs,
