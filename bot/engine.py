@@ -480,6 +480,9 @@ def _all_clean(result: PatchResult, fp: FilePatch) -> bool:
 
 
 def _place(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResult:
+    """Each file of the patch placed by the first way that fits (exact, three-way merge, relocation), the
+    enum values it adds renumbered past upstream's, then the result checked for collisions with upstream;
+    the tree takes the changes only when the patch applies."""
     outcomes = [_exact_outcome(ctx, fp) for fp in pf.files]
     if None in outcomes and reverse_applies(ctx.new_tree, pf):
         return _already_there(ctx, path, pf, [])
@@ -487,14 +490,9 @@ def _place(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResul
     if binary is not None:
         return PatchResult(path, "error", f"The binary change to {binary.path} no longer applies as it is: "
                            "binary patches cannot be rebuilt, make it again against the new ref.")
-    resolved: list[FileOutcome] = []
-    for fp, outcome in zip(pf.files, outcomes):
-        if outcome is None:
-            outcome = _three_way(ctx, fp) or _relocated(ctx, fp)
-        resolved.append(outcome)
+    resolved = [o if o is not None else _three_way(ctx, fp) or _relocated(ctx, fp) for fp, o in zip(pf.files, outcomes)]
     hunks = [h for o in resolved for h in o.hunks]
-    statuses = {o.status for o in resolved}
-    if "conflict" in statuses:
+    if any(o.status == "conflict" for o in resolved):
         failed = [h for h in hunks if h.status == "conflict"]
         first = next(o.reason for o in resolved if o.status == "conflict")
         return PatchResult(path, "conflict",
@@ -505,15 +503,31 @@ def _place(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResul
         changes.update(o.changes)
     unmovable = _renumber(ctx, resolved, changes)
     if unmovable:
-        for h in hunks:
-            if h.status in ("merged", "relocated"):
-                h.status, h.detail = "conflict", unmovable
-        return PatchResult(path, "conflict", f"Cannot be rebuilt: {unmovable}.", None, hunks)
+        return _unplaced(path, hunks, unmovable, f"Cannot be rebuilt: {unmovable}.")
     for o in resolved:
         _ask_about_copies(ctx, o, changes)
-    statuses = {o.status for o in resolved}
-    clashes = []
-    sections = []
+    sections, clashes = _sections(ctx, resolved, changes)
+    if clashes:
+        return _unplaced(path, hunks, "; ".join(clashes), f"Applying it would collide with upstream: {clashes[0]}.")
+    if not sections:
+        return _already_there(ctx, path, pf, hunks)
+    ctx.new_tree.update(changes)
+    return _placed(ctx, path, pf, data, {o.status for o in resolved}, hunks, sections)
+
+
+def _unplaced(path: str, hunks: list[HunkResult], why: str, message: str) -> PatchResult:
+    """A conflict found after the hunks were placed: the moved and merged ones say why."""
+    for h in hunks:
+        if h.status in ("merged", "relocated"):
+            h.status, h.detail = "conflict", why
+    return PatchResult(path, "conflict", message, None, hunks)
+
+
+def _sections(ctx: PinContext, resolved: list[FileOutcome],
+              changes: dict[str, bytes | None]) -> tuple[list[bytes], list[str]]:
+    """The rebuilt patch's file sections (a clean or binary file as it was), and the collisions of the
+    added lines with upstream's."""
+    clashes, sections = [], []
     for o in resolved:
         fp = o.fp
         before = ctx.new_tree.read(fp.old_path) if fp.old_path else None
@@ -524,15 +538,12 @@ def _place(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResul
             sections.append(fp.raw)
         elif before != after or fp.old_path != fp.new_path or fp.old_mode != fp.new_mode:
             sections.append(file_section(fp, before, after))
-    if clashes:
-        for h in hunks:
-            if h.status in ("merged", "relocated"):
-                h.status, h.detail = "conflict", "; ".join(clashes)
-        return PatchResult(path, "conflict", f"Applying it would collide with upstream: {clashes[0]}.",
-                           None, hunks)
-    if not sections:
-        return _already_there(ctx, path, pf, hunks)
-    ctx.new_tree.update(changes)
+    return sections, clashes
+
+
+def _placed(ctx: PinContext, path: str, pf: PatchFile, data: bytes, statuses: set[str],
+            hunks: list[HunkResult], sections: list[bytes]) -> PatchResult:
+    """The status of a patch whose every hunk found its place: the least exact way any of them took."""
     if statuses <= {"clean"}:
         return PatchResult(path, "clean", "Applies exactly as it is.", None, hunks, new_text=data)
     new_text = render(pf, sections)
