@@ -471,12 +471,8 @@ def _guard(tokens: list[str], value: Mapping[str, bool]) -> str | None:
     return None
 
 
-def upstream_build(
-    upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
-) -> UpstreamBuild:
-    """Walk upstream's CMake files from the top (through every `add_subdirectory`), find each directory an
-    `if(...)` Ollama's settings make false keeps out of the build, each directory whose sources a `-P`
-    script handles only when an option Ollama leaves OFF is on, and the options read only in such places."""
+def _cmake_tree(upstream: Mapping[str, str], paths: list[str]) -> dict[str, Node]:
+    """Upstream's CMake files the build reads: the top one and every `add_subdirectory` it reaches."""
     known = set(paths)
     trees: dict[str, Node] = {}
     order = ["CMakeLists.txt"]
@@ -492,20 +488,33 @@ def upstream_build(
                 target = posixpath.normpath(posixpath.join(base, args[0], "CMakeLists.txt"))
                 if target in known and target not in order:
                     order.append(target)
+    return trees
+
+
+def _declared_options(trees: Mapping[str, Node]) -> tuple[dict[str, str], dict[str, bool]]:
+    """(the file declaring each settable option, the literal default of each `option()`)."""
     homes: dict[str, str] = {}
     defaults: dict[str, bool] = {}
     for path, root in trees.items():
         for command in cmakelang.commands(root):
             args = cmakelang.arguments(command)
-            if cmakelang.name(command) == "option" and args and _SETTABLE.fullmatch(args[0]):
+            name = cmakelang.name(command)
+            if not args or not _SETTABLE.fullmatch(args[0]):
+                continue
+            if name == "option":
                 homes.setdefault(args[0], path)
                 default = _truth(args[2]) if len(args) > 2 else False
                 if default is not None and "${" not in (args[2] if len(args) > 2 else ""):
                     defaults.setdefault(args[0], default)
-            elif (
-                cmakelang.name(command) == "set" and "CACHE" in args and args and _SETTABLE.fullmatch(args[0])
-            ):
+            elif name == "set" and "CACHE" in args:
                 homes.setdefault(args[0], path)
+    return homes, defaults
+
+
+def _option_values(
+    defaults: Mapping[str, bool], options: Mapping[str, tuple[OptionSetting, ...]]
+) -> dict[str, bool]:
+    """Each option's value in every build Ollama makes; an option builds set differently has none."""
     value = dict(defaults)
     for name, settings in options.items():
         truths = {_truth(s.value) for s in settings}
@@ -515,6 +524,18 @@ def upstream_build(
             value[name] = truths.pop() is True
         else:  # one build sets it one way, another the other way: no condition on it is false for all
             value.pop(name, None)
+    return value
+
+
+def upstream_build(
+    upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
+) -> UpstreamBuild:
+    """Walk upstream's CMake files from the top (through every `add_subdirectory`), find each directory an
+    `if(...)` Ollama's settings make false keeps out of the build, each directory whose sources a `-P`
+    script handles only when an option Ollama leaves OFF is on, and the options read only in such places."""
+    trees = _cmake_tree(upstream, paths)
+    homes, defaults = _declared_options(trees)
+    value = _option_values(defaults, options)
     added: dict[str, list[str | None]] = {}  # directory -> the guard of each add_subdirectory (None: live)
     live_uses: set[str] = set()
     dead_uses: set[str] = set()
