@@ -536,14 +536,12 @@ def upstream_build(
     trees = _cmake_tree(upstream, paths)
     homes, defaults = _declared_options(trees)
     value = _option_values(defaults, options)
-    added: dict[str, list[str | None]] = {}  # directory -> the guard of each add_subdirectory (None: live)
-    live_uses: set[str] = set()
-    dead_uses: set[str] = set()
+    build = _BuildWalk(value)
     for path, root in trees.items():
-        _walk_cmake(root, posixpath.dirname(path), value, None, added, live_uses, dead_uses)
+        build.walk(root, posixpath.dirname(path), None)
     off_dirs = {
         d: guards[0]
-        for d, guards in added.items()
+        for d, guards in build.added.items()
         if guards and all(g is not None for g in guards) and isinstance(guards[0], str)
     }
     for path, root in trees.items():
@@ -555,72 +553,66 @@ def upstream_build(
     off_dirs = {
         d: o for d, o in off_dirs.items() if not any(d.startswith(p + "/") for p in off_dirs if p != d)
     }
-    return UpstreamBuild(dict(sorted(off_dirs.items())), frozenset(dead_uses - live_uses), homes)
+    return UpstreamBuild(dict(sorted(off_dirs.items())), frozenset(build.dead - build.live), homes)
 
 
-def _walk_cmake(
-    node: Node,
-    base: str,
-    value: Mapping[str, bool],
-    guard: str | None,
-    added: dict[str, list[str | None]],
-    live: set[str],
-    dead: set[str],
-) -> None:
-    """Record each add_subdirectory with the option that switches it off for Ollama (None when nothing
-    does) and every option name read where the build goes (`live`) or only where it never goes (`dead`)."""
-    for child in node.children:
-        if child.type == "if_condition":
-            _walk_if(child, base, value, guard, added, live, dead)
-        elif child.type == "normal_command":
-            args = cmakelang.arguments(child)
-            command = cmakelang.name(child)
-            if command in ("option", "cmake_dependent_option", "message") or (
-                command == "set" and "CACHE" in args
-            ):
-                args = (
-                    args[1:] if command != "message" else []
-                )  # declaring or printing an option reads nothing
-            names = {a for arg in args for a in _SETTABLE.findall(arg)}
-            (dead if guard is not None else live).update(names)
-            if cmakelang.name(child) == "add_subdirectory" and args and "${" not in args[0]:
-                directory = posixpath.normpath(posixpath.join(base, args[0]))
-                added.setdefault(directory, []).append(guard)
-        elif child.child_count:
-            _walk_cmake(child, base, value, guard, added, live, dead)
+@dataclass
+class _BuildWalk:
+    """Walks upstream's CMake files with Ollama's option values: records each add_subdirectory with the
+    option that switches it off for Ollama (None when nothing does) and every option name read where the
+    build goes (`live`) or only where it never goes (`dead`)."""
 
+    value: Mapping[str, bool]
+    added: dict[str, list[str | None]] = field(default_factory=dict)
+    live: set[str] = field(default_factory=set)
+    dead: set[str] = field(default_factory=set)
 
-def _walk_if(
-    node: Node,
-    base: str,
-    value: Mapping[str, bool],
-    guard: str | None,
-    added: dict[str, list[str | None]],
-    live: set[str],
-    dead: set[str],
-) -> None:
-    """One if/elseif/else block: a branch is dead when its condition is false for Ollama's build (its guard
-    is the option that makes it so, "" when none does) or an earlier branch is surely taken."""
-    current = guard
-    earlier_true = False
-    for part in node.children:
-        if part.type in ("if_command", "elseif_command", "else_command"):
-            text = " ".join(_node_text(c) for c in part.children if c.type == "argument_list")
-            tokens = _CMAKE_TOKEN.findall(text)
-            truth = None if part.type == "else_command" else _condition(tokens, value)
-            if earlier_true:
-                branch: str | None = ""
-            elif truth is False:
-                branch = _guard(tokens, value) or ""
-            else:
-                branch = None
-            (dead if guard is not None or truth is False or earlier_true else live).update(
-                t for t in tokens if _SETTABLE.fullmatch(t)
-            )
-            current = guard if guard is not None else branch
-            earlier_true = earlier_true or truth is True
-        elif part.type == "body":
-            _walk_cmake(part, base, value, current, added, live, dead)
+    def walk(self, node: Node, base: str, guard: str | None) -> None:
+        for child in node.children:
+            if child.type == "if_condition":
+                self.branches(child, base, guard)
+            elif child.type == "normal_command":
+                self.command(child, base, guard)
+            elif child.child_count:
+                self.walk(child, base, guard)
+
+    def command(self, node: Node, base: str, guard: str | None) -> None:
+        args = cmakelang.arguments(node)
+        command = cmakelang.name(node)
+        read = args
+        if command == "message":
+            read = []  # printing an option reads nothing
+        elif command in ("option", "cmake_dependent_option") or (command == "set" and "CACHE" in args):
+            read = args[1:]  # declaring one reads only its default
+        (self.dead if guard is not None else self.live).update(
+            a for arg in read for a in _SETTABLE.findall(arg)
+        )
+        if command == "add_subdirectory" and read and "${" not in read[0]:
+            self.added.setdefault(posixpath.normpath(posixpath.join(base, read[0])), []).append(guard)
+
+    def branches(self, node: Node, base: str, guard: str | None) -> None:
+        """One if/elseif/else block: a branch is dead when its condition is false for Ollama's build (its
+        guard is the option that makes it so, "" when none does) or an earlier branch is surely taken."""
+        current = guard
+        earlier_true = False
+        for part in node.children:
+            if part.type in ("if_command", "elseif_command", "else_command"):
+                text = " ".join(_node_text(c) for c in part.children if c.type == "argument_list")
+                tokens = _CMAKE_TOKEN.findall(text)
+                truth = None if part.type == "else_command" else _condition(tokens, self.value)
+                if earlier_true:
+                    branch: str | None = ""
+                elif truth is False:
+                    branch = _guard(tokens, self.value) or ""
+                else:
+                    branch = None
+                (self.dead if guard is not None or truth is False or earlier_true else self.live).update(
+                    t for t in tokens if _SETTABLE.fullmatch(t)
+                )
+                current = guard if guard is not None else branch
+                earlier_true = earlier_true or truth is True
+            elif part.type == "body":
+                self.walk(part, base, current)
 
 
 def _script_guard(
