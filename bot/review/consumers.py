@@ -991,7 +991,7 @@ def server_interface(ollama: Mapping[str, str], paths: list[str]) -> ServerInter
                 structs[_node_text(spec.child_by_field_name("name"))] = _struct_fields(struct, path)
     for path, _root, captured in files:
         for function in captured.get("function", []):
-            _json_uses(function, path, structs, sent, received, request, response)
+            _json_uses(function, path, sent, received, request, response)
 
     def closure(names: set[str]) -> set[str]:
         out, todo = set(), list(names)
@@ -1014,17 +1014,9 @@ def server_interface(ollama: Mapping[str, str], paths: list[str]) -> ServerInter
     return ServerInterface(_frozen(endpoints), _frozen(request), _frozen(response))
 
 
-def _json_uses(
-    function: Node,
-    path: str,
-    structs: Mapping,
-    sent: set[str],
-    received: set[str],
-    request: Refs,
-    response: Refs,
-) -> None:
-    """Classify the values one function hands to json.Marshal/Encode (sent) and Unmarshal/Decode
-    (received): named struct types by name, anonymous structs and map literals field by field."""
+def _local_types(function: Node) -> dict[str, Node]:
+    """The type each variable and parameter of a Go function is declared with, or the composite literal a
+    `:=` gives it."""
     types: dict[str, Node] = {}
     for declarations in syntax.captures("go", "(var_spec) @d (parameter_declaration) @d", function).values():
         for node in declarations:
@@ -1041,38 +1033,61 @@ def _json_uses(
                 value = value.child_by_field_name("operand") or value
             if value.type == "composite_literal":
                 types[_node_text(name)] = value.child_by_field_name("type") or value
+    return types
+
+
+_SENDS = {"Marshal": 0, "MarshalIndent": 0, "Encode": 0}  # method -> the argument that is sent
+_RECEIVES = {"Unmarshal": 1, "Decode": 0}  # method -> the argument that is filled
+
+
+def _json_value(call: Node) -> tuple[Node, bool] | None:
+    """(the value a json call sends or fills, whether it sends) for Marshal/Encode/Unmarshal/Decode."""
+    callee = call.child_by_field_name("function")
+    if callee is None or callee.type != "selector_expression":
+        return None
+    method = _node_text(callee.child_by_field_name("field"))
+    args = call.child_by_field_name("arguments")
+    values = list(args.named_children) if args is not None else []
+    at = _SENDS.get(method, _RECEIVES.get(method))
+    if at is None or len(values) <= at:
+        return None
+    target = values[at]
+    if target.type == "unary_expression":
+        target = target.child_by_field_name("operand") or target
+    return target, method in _SENDS
+
+
+def _map_literal_keys(target: Node, path: str, fields: Refs) -> None:
+    body = target.child_by_field_name("body")
+    if body is None:
+        return
+    query = "(keyed_element . (literal_element (interpreted_string_literal) @k))"
+    for literal in syntax.captures("go", query, body).get("k", []):
+        _add(fields, _go_string(literal), LocalRef(path, literal.start_point[0] + 1))
+
+
+def _json_uses(
+    function: Node,
+    path: str,
+    sent: set[str],
+    received: set[str],
+    request: Refs,
+    response: Refs,
+) -> None:
+    """Classify the values one function hands to json.Marshal/Encode (sent) and Unmarshal/Decode
+    (received): named struct types by name, anonymous structs and map literals field by field."""
+    types = _local_types(function)
     for call in syntax.captures("go", "(call_expression) @c", function).get("c", []):
-        callee = call.child_by_field_name("function")
-        method = (
-            _node_text(callee.child_by_field_name("field"))
-            if callee is not None and callee.type == "selector_expression"
-            else ""
-        )
-        args = call.child_by_field_name("arguments")
-        values = list(args.named_children) if args is not None else []
-        if method in ("Marshal", "MarshalIndent", "Encode") and values:
-            target, into, fields = values[0], sent, request
-        elif method == "Unmarshal" and len(values) >= 2:
-            target, into, fields = values[1], received, response
-        elif method == "Decode" and values:
-            target, into, fields = values[0], received, response
-        else:
+        found = _json_value(call)
+        if found is None:
             continue
-        if target.type == "unary_expression":
-            target = target.child_by_field_name("operand") or target
+        target, sends = found
+        into, fields = (sent, request) if sends else (received, response)
         kind: Node | None
         if target.type == "composite_literal":
             kind = target.child_by_field_name("type")
             if kind is not None and kind.type == "map_type":
-                body = target.child_by_field_name("body")
-                for literal in (
-                    syntax.captures(
-                        "go", "(keyed_element . (literal_element (interpreted_string_literal) @k))", body
-                    ).get("k", [])
-                    if body is not None
-                    else []
-                ):
-                    _add(fields, _go_string(literal), LocalRef(path, literal.start_point[0] + 1))
+                _map_literal_keys(target, path, fields)
                 continue
         else:
             kind = types.get(_node_text(target)) if target.type == "identifier" else None
