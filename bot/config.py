@@ -152,54 +152,70 @@ def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
         raise AnalysisError(f"{source}: command_prefix {prefix!r} must be `/` or `!` and a word, like \"/llama\"")
     pins: list[Pin] = []
     for i, raw in enumerate(_expect(merged.get("pin", []), list, f"{source}: pin")):
-        where = f"{source}: pin[{i}]"
-        _expect(raw, dict, where)
-        reject_unknown(raw, PIN_KEYS, where)
-        for key in ("name", "version_file", "patches", "upstream"):
-            if key not in raw:
-                raise AnalysisError(f"{where}: missing key '{key}'")
-            _expect(raw[key], (str, list) if key == "patches" else str, f"{where}.{key}")
-        entries = raw["patches"] if isinstance(raw["patches"], list) else [raw["patches"]]
-        if not entries:
-            raise AnalysisError(f"{where}.patches: must name a directory, got []")
-        for entry in entries:
-            _expect(entry, str, f"{where}.patches")
-            if not entry.strip("/"):
-                # An empty directory would make every path in the repository a "patch path".
-                raise AnalysisError(f"{where}.patches: must name a directory, got {entry!r}")
-        profile = _expect(raw.get("review", raw["name"] if raw["name"] in REVIEW_PROFILES else "llama.cpp"), str,
-                          f"{where}.review")
-        if profile not in REVIEW_PROFILES:
-            raise AnalysisError(f"{where}.review: {profile!r} is not one of {', '.join(REVIEW_PROFILES)}")
-        if any(p.name == raw["name"] for p in pins):
-            raise AnalysisError(f"{where}.name: a pin named {raw['name']!r} is already configured")
-        watch = _expect(raw.get("also_watch", []), list, f"{where}.also_watch")
-        pins.append(Pin(raw["name"], raw["version_file"], entries[0].rstrip("/"), raw["upstream"],
-                        tuple(_expect(w, str, f"{where}.also_watch") for w in watch),
-                        tuple(e.rstrip("/") for e in entries[1:]), profile,
-                        _consumers(raw.get("consumers", []), f"{where}.consumers"),
-                        _vendored(raw.get("vendored", []), f"{where}.vendored")))
+        pin = _pin(raw, f"{source}: pin[{i}]")
+        if any(p.name == pin.name for p in pins):
+            raise AnalysisError(f"{source}: pin[{i}].name: a pin named {pin.name!r} is already configured")
+        pins.append(pin)
+    _check_consumers(pins, source)
+    platforms = [_platform(name, raw, f"{source}: platforms.{name}")
+                 for name, raw in _expect(merged.get("platforms", {}), dict, f"{source}: platforms").items()]
+    cancel = _expect(merged.get("cancel_superseded", False), bool, f"{source}: cancel_superseded")
+    rules = _expect(data.get("rules", {}), dict, f"{source}: rules")
+    for rule_id, rule in rules.items():  # checked here so the message names the file like the others
+        _expect(rule, dict, f"{source}: rules.{rule_id}")
+    return Config(prefix, tuple(pins), tuple(platforms), cancel, rules)
+
+
+def _patch_entries(raw: dict, where: str) -> list[str]:
+    entries = raw["patches"] if isinstance(raw["patches"], list) else [raw["patches"]]
+    if not entries:
+        raise AnalysisError(f"{where}.patches: must name a directory, got []")
+    for entry in entries:
+        _expect(entry, str, f"{where}.patches")
+        if not entry.strip("/"):
+            # An empty directory would make every path in the repository a "patch path".
+            raise AnalysisError(f"{where}.patches: must name a directory, got {entry!r}")
+    return entries
+
+
+def _pin(raw: object, where: str) -> Pin:
+    _expect(raw, dict, where)
+    assert isinstance(raw, dict)
+    reject_unknown(raw, PIN_KEYS, where)
+    for key in ("name", "version_file", "patches", "upstream"):
+        if key not in raw:
+            raise AnalysisError(f"{where}: missing key '{key}'")
+        _expect(raw[key], (str, list) if key == "patches" else str, f"{where}.{key}")
+    entries = _patch_entries(raw, where)
+    profile = _expect(raw.get("review", raw["name"] if raw["name"] in REVIEW_PROFILES else "llama.cpp"), str,
+                      f"{where}.review")
+    if profile not in REVIEW_PROFILES:
+        raise AnalysisError(f"{where}.review: {profile!r} is not one of {', '.join(REVIEW_PROFILES)}")
+    watch = _expect(raw.get("also_watch", []), list, f"{where}.also_watch")
+    return Pin(raw["name"], raw["version_file"], entries[0].rstrip("/"), raw["upstream"],
+               tuple(_expect(w, str, f"{where}.also_watch") for w in watch),
+               tuple(e.rstrip("/") for e in entries[1:]), profile,
+               _consumers(raw.get("consumers", []), f"{where}.consumers"),
+               _vendored(raw.get("vendored", []), f"{where}.vendored"))
+
+
+def _check_consumers(pins: list[Pin], source: str) -> None:
     names = {p.name for p in pins}
     for i, pin in enumerate(pins):
         for j, consumer in enumerate(pin.consumers):
             if consumer.pin is not None and (consumer.pin not in names or consumer.pin == pin.name):
                 raise AnalysisError(f"{source}: pin[{i}].consumers[{j}].pin: {consumer.pin!r} is not another "
                                     f"configured pin (pins: {', '.join(sorted(names))})")
-    platforms = []
-    for name, raw in _expect(merged.get("platforms", {}), dict, f"{source}: platforms").items():
-        where = f"{source}: platforms.{name}"
-        _expect(raw, dict, where)
-        reject_unknown(raw, PLATFORM_KEYS, where)
-        if "workflow" not in raw:
-            raise AnalysisError(f"{where}: missing key 'workflow'")
-        inputs = _expect(raw.get("inputs", {}), dict, f"{where}.inputs")
-        platforms.append(Platform(name, _expect(raw["workflow"], str, f"{where}.workflow"),
-                                  {k: str(v) for k, v in inputs.items()}))
-    cancel = _expect(merged.get("cancel_superseded", False), bool, f"{source}: cancel_superseded")
-    rules = _expect(data.get("rules", {}), dict, f"{source}: rules")
-    for rule_id, rule in rules.items():  # checked here so the message names the file like the others
-        _expect(rule, dict, f"{source}: rules.{rule_id}")
-    return Config(prefix, tuple(pins), tuple(platforms), cancel, rules)
+
+
+def _platform(name: str, raw: object, where: str) -> Platform:
+    _expect(raw, dict, where)
+    assert isinstance(raw, dict)
+    reject_unknown(raw, PLATFORM_KEYS, where)
+    if "workflow" not in raw:
+        raise AnalysisError(f"{where}: missing key 'workflow'")
+    inputs = _expect(raw.get("inputs", {}), dict, f"{where}.inputs")
+    return Platform(name, _expect(raw["workflow"], str, f"{where}.workflow"), {k: str(v) for k, v in inputs.items()})
 
 
 def _strings(value: object, where: str) -> tuple[str, ...]:
