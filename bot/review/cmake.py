@@ -147,7 +147,9 @@ def packages_and_tools(code: str, path: str) -> dict[str, tuple[str, int]]:
     return found
 
 
-def ollama_mentions(files: Mapping[str, str], names: OptionNames = LLAMA_OPTIONS) -> dict[str, list[LocalRef]]:
+def ollama_mentions(
+    files: Mapping[str, str], names: OptionNames = LLAMA_OPTIONS
+) -> dict[str, list[LocalRef]]:
     """Where Ollama's build sets or passes each option name (GGML_*/LLAMA_*)."""
     return refs_by_name(files, names.setters, names.mention)
 
@@ -180,6 +182,41 @@ def _off(default: str) -> bool:
     return default in ("OFF", "") or default.upper() in ("0", "N", "NO", "FALSE", "IGNORE", "NOTFOUND")
 
 
+def _renamed(gone: Option, twin: Option, sets_it: tuple[LocalRef, ...], severity: str) -> Draft:
+    return Draft(
+        "build",
+        severity,
+        f"CMake option {gone.name} renamed to {twin.name}"
+        + ("; Ollama still sets the old name" if sets_it else ""),
+        f"Upstream replaced {_describe(gone)} by {_describe(twin)}."
+        + (" Ollama sets the old name, which CMake now ignores: set the new one." if sets_it else ""),
+        twin.path,
+        twin.line,
+        local_refs=sets_it,
+    )
+
+
+def _removed(gone: Option, sets_it: tuple[LocalRef, ...], severity: str, where_now: WhereNow) -> Draft:
+    return Draft(
+        "build",
+        severity,
+        f"CMake option {gone.name} was removed" + ("; Ollama still sets it" if sets_it else ""),
+        f"Upstream no longer declares {_describe(gone)}."
+        + (" Ollama still sets it, so the setting is silently ignored now." if sets_it else ""),
+        gone.path,
+        where_now(gone.path, gone.line),
+        removed=(gone.path, gone.name),
+        local_refs=sets_it,
+    )
+
+
+def _unset(option: Option, severity: str, title: str, detail: str, anchor: LocalRef | None) -> Draft:
+    """A new or re-defaulted option Ollama leaves to upstream's default; `anchor` is where it would set it."""
+    return Draft(
+        "build", severity, title, detail, option.path, option.line, local_refs=(anchor,) if anchor else ()
+    )
+
+
 def option_drafts(
     old: list[Option],
     new: list[Option],
@@ -198,11 +235,7 @@ def option_drafts(
     removed = [before[n][0] for n in before if n not in after]
     added = [after[n][0] for n in after if n not in before]
     anchor = next(
-        (
-            refs[0]
-            for name, refs in sorted(mentions.items())
-            if refs and refs[0].path.startswith(anchor_dir)
-        ),
+        (refs[0] for name, refs in sorted(mentions.items()) if refs and refs[0].path.startswith(anchor_dir)),
         None,
     )
     drafts = []
@@ -211,69 +244,29 @@ def option_drafts(
         sets_it = tuple(mentions.get(gone.name, ()))
         if twin is not None:
             added.remove(twin)
-            drafts.append(
-                Draft(
-                    "build",
-                    weigh(twin, "high" if sets_it else "info"),
-                    f"CMake option {gone.name} renamed to {twin.name}"
-                    + ("; Ollama still sets the old name" if sets_it else ""),
-                    f"Upstream replaced {_describe(gone)} by {_describe(twin)}."
-                    + (
-                        " Ollama sets the old name, which CMake now ignores: set the new one."
-                        if sets_it
-                        else ""
-                    ),
-                    twin.path,
-                    twin.line,
-                    local_refs=sets_it,
-                )
-            )
-            continue
-        drafts.append(
-            Draft(
-                "build",
-                weigh(gone, "high" if sets_it else "info"),
-                f"CMake option {gone.name} was removed" + ("; Ollama still sets it" if sets_it else ""),
-                f"Upstream no longer declares {_describe(gone)}."
-                + (" Ollama still sets it, so the setting is silently ignored now." if sets_it else ""),
-                gone.path,
-                where_now(gone.path, gone.line),
-                removed=(gone.path, gone.name),
-                local_refs=sets_it,
-            )
+            drafts.append(_renamed(gone, twin, sets_it, weigh(twin, "high" if sets_it else "info")))
+        else:
+            drafts.append(_removed(gone, sets_it, weigh(gone, "high" if sets_it else "info"), where_now))
+    for option in (o for o in added if o.name not in mentions):  # one Ollama sets it decided on
+        detail = (
+            f"Upstream added {_describe(option)}. Ollama does not set it, so its build now takes the "
+            f"default `{option.default}`; set it explicitly where Ollama configures the build."
         )
-    for new_option in added:
-        if new_option.name in mentions:
-            continue  # Ollama already decided its value
+        severity = weigh(option, "info" if _off(option.default) else "medium")
         drafts.append(
-            Draft(
-                "build",
-                weigh(new_option, "info" if _off(new_option.default) else "medium"),
-                f"New CMake option {new_option.name}: decide its value",
-                f"Upstream added {_describe(new_option)}. Ollama does not set it, so its build now takes the "
-                f"default `{new_option.default}`; set it explicitly where Ollama configures the build.",
-                new_option.path,
-                new_option.line,
-                local_refs=(anchor,) if anchor else (),
-            )
+            _unset(option, severity, f"New CMake option {option.name}: decide its value", detail, anchor)
         )
-    for name in sorted(set(before) & set(after)):
+    for name in sorted(set(before) & set(after) - set(mentions)):
         old_defaults = sorted({o.default for o in before[name]})
         new_defaults = sorted({o.default for o in after[name]})
-        if old_defaults != new_defaults and name not in mentions:
-            o = after[name][0]
-            drafts.append(
-                Draft(
-                    "build",
-                    weigh(o, "medium"),
-                    f"Default of CMake option {name} changed",
-                    f"The default of {_describe(o)} changed from `{', '.join(old_defaults)}` to "
-                    f"`{', '.join(new_defaults)}`. Ollama does not set it and so relies on the default.",
-                    o.path,
-                    o.line,
-                    local_refs=(anchor,) if anchor else (),
-                )
+        if old_defaults != new_defaults:
+            option = after[name][0]
+            detail = (
+                f"The default of {_describe(option)} changed from `{', '.join(old_defaults)}` to "
+                f"`{', '.join(new_defaults)}`. Ollama does not set it and so relies on the default."
             )
+            title = f"Default of CMake option {name} changed"
+            drafts.append(_unset(option, weigh(option, "medium"), title, detail, anchor))
     return drafts
 
 
