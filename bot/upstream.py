@@ -609,7 +609,7 @@ class History:
     old: pygit2.Commit
     new: pygit2.Commit
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self._commits: list[pygit2.Commit] | None = None
         self._touching: dict[str, list[pygit2.Commit]] = {}
         self._changes: dict[tuple[str, str], tuple[set[bytes], set[bytes]]] = {}
