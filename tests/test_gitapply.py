@@ -1,6 +1,7 @@
 """The real `git apply` as the last word on a patch stack."""
 
-from bot import engine, gitapply
+from bot import gitapply
+from bot.engine import placing
 from tests.gitutil import make_patch, run, upstream_pair
 
 OLD = "int f(void) {\n" + "".join(f"    {c}();\n" for c in "abcdefg") + "}\n"
@@ -27,7 +28,7 @@ def test_a_rebuilt_patch_git_would_refuse_is_reported_as_a_conflict(tmp_path, mo
     def corrupted(pf, sections):  # a rebuild that git cannot apply: its context names a line that is not there
         return b"".join(sections).replace(b" e();", b" not_upstream();")
 
-    monkeypatch.setattr(engine, "render", corrupted)
+    monkeypatch.setattr(placing, "render", corrupted)  # the verification step, not the engine, must catch it
     (result,) = run(up, {"llama/compat/0001-hook.patch": patch}).pins[0].patches
     assert (result.status, result.regenerated, result.new_text) == ("conflict", None, None)
     assert result.message.startswith("llama-bot placed its hunks, but the real `git apply` refuses the rebuilt "

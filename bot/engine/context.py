@@ -1,0 +1,80 @@
+"""What every patch of one pin is checked against, and what placing one file of a patch found."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import pygit2
+
+from bot.config import Pin
+from bot.engine.tree import Tree
+from bot.model import Commit, HunkResult
+from bot.patchfile import (
+    FilePatch,
+    Hunk,
+)
+from bot.upstream import History, Upstream
+
+OpenUpstream = Callable[[Pin, list[str]], Upstream]
+
+
+@dataclass
+class PinContext:
+    """What every patch of one pin is checked against."""
+
+    pin: Pin
+    upstream: Upstream
+    history: History
+    new_ref: str
+    old_tree: Tree | None
+    new_tree: Tree
+    local_sources: dict[str, bytes] = field(default_factory=dict)  # Ollama's own files beside the patches
+
+    def old_blob(self, fp: FilePatch) -> bytes | None:
+        """The file the patch was written against: the old stacked tree, else the `index` line's blob."""
+        if self.old_tree is not None and fp.old_path:
+            data = self.old_tree.read(fp.old_path)
+            if data is not None:
+                return data
+        if fp.index_old and len(fp.index_old) >= 4 and set(fp.index_old) != {"0"}:
+            try:
+                obj = self.upstream.repo.revparse_single(fp.index_old)
+            except (KeyError, ValueError, pygit2.GitError):
+                return None
+            if isinstance(obj, pygit2.Blob):
+                return obj.data
+        return None
+
+    def commits_near(self, path: str | None, line: int, length: int, hunk: Hunk) -> list[Commit]:
+        """Upstream commits that changed the hunk's surroundings: lines there now, or its old context."""
+        if not path:
+            return []
+        return self.history.commits_for_lines(path, line - 3, line + length + 3, hunk.before)
+
+
+@dataclass
+class FileOutcome:
+    fp: FilePatch
+    status: str  # clean|offset|merged|relocated|conflict
+    changes: dict[str, bytes | None]
+    hunks: list[HunkResult]
+    reason: str = ""
+
+
+def note(outcome: FileOutcome, line: int, note: str, commits: list[Commit] | None = None) -> None:
+    """A note on the hunk of the outcome that holds 0-based `line` of the new file, with the upstream
+    commits behind it; the hunk and the file no longer apply as they are."""
+    hunk = max(
+        (h for h in outcome.hunks if h.new_line - 1 <= line),
+        key=lambda h: h.new_line,
+        default=outcome.hunks[0],
+    )
+    hunk.status = "relocated"
+    hunk.detail = "; ".join(filter(None, [hunk.detail, note]))
+    hunk.upstream_commits += [c for c in commits or [] if c not in hunk.upstream_commits]
+    outcome.status = "relocated"
+
+
+def commits_at(ctx: PinContext, path: str, lines: list[int], removed: Iterable[bytes] = ()) -> list[Commit]:
+    return ctx.history.commits_for_lines(path, min(lines), max(lines), removed) if lines else []

@@ -1,0 +1,177 @@
+"""One patch against the pin's tree: refusing unsafe ones, what upstream already provides first
+(bot/obsolete.py), names upstream renamed (bot/identifiers.py), then placing the rest."""
+
+from __future__ import annotations
+
+import pygit2
+
+from bot import identifiers, obsolete
+from bot.engine.context import PinContext, commits_at
+from bot.engine.placing import all_clean, place
+from bot.engine.sections import file_section, render
+from bot.engine.tree import NoFit, Tree, apply_exact, reverse_applies
+from bot.hunks import (
+    find_exact,
+)
+from bot.model import HunkResult, PatchResult
+from bot.patchfile import (
+    PatchError,
+    PatchFile,
+    lines_of,
+    parse,
+    safety_problem,
+)
+from bot.snapshot import GitSnapshot
+
+
+def check_patch(ctx: PinContext, path: str, data: bytes) -> PatchResult:
+    """One patch's status against the stacked new tree; updates the stacks for the next patch."""
+    try:
+        pf = parse(data)
+        unsafe = [p for p in (safety_problem(fp) for fp in pf.files) if p] + _through_symlinks(
+            ctx.new_tree, pf
+        )
+        if unsafe:
+            return PatchResult(path, "error", f"Unsafe patch, never applied: {unsafe[0]}.")
+        unreadable = _unreadable(ctx, pf)
+        if unreadable:
+            return PatchResult(path, "error", f"Cannot be checked: {unreadable}.")
+        result = _check_parsed(ctx, path, pf, data)
+    except PatchError as exc:
+        return PatchResult(path, "error", f"Malformed patch: {exc}.")
+    if ctx.old_tree is not None:  # the old stack always carries the patch as written
+        _apply_all(ctx.old_tree, pf)
+    return result
+
+
+def _unreadable(ctx: PinContext, pf: PatchFile) -> str | None:
+    """Why the patch cannot be checked when a partial upstream clone lacks a file it touches, at either ref."""
+    stacks = [(ctx.new_tree, ctx.new_ref)]
+    if ctx.old_tree is not None:
+        stacks.append((ctx.old_tree, f"the old ref ({str(ctx.history.old.id)[:12]})"))
+    for tree, ref in stacks:
+        for path in sorted({p for fp in pf.files for p in (fp.old_path, fp.new_path) if p}):
+            if path not in tree.overlay and tree.base is not None and tree.base.missing(path):
+                return ctx.upstream.missing_note(path, ref)
+    return None
+
+
+def _through_symlinks(tree: Tree, pf: PatchFile) -> list[str]:
+    """Paths the patch would write at or below a symbolic link of the upstream tree: git apply refuses them
+    ("beyond a symbolic link"), and a link pointing outside would make the patch write anywhere."""
+    problems = []
+    for path in {p for fp in pf.files for p in (fp.old_path, fp.new_path) if p}:
+        parts = path.split("/")
+        for end in range(1, len(parts) + 1):
+            prefix = "/".join(parts[:end])
+            entry = tree.base.entry(prefix) if tree.base and prefix not in tree.overlay else None
+            if entry is not None and entry.filemode == pygit2.GIT_FILEMODE_LINK:
+                problems.append(f"{path} is at or below {prefix}, a symbolic link upstream")
+                break
+    return sorted(problems)
+
+
+def _apply_all(tree: Tree, pf: PatchFile) -> None:
+    changes: dict[str, bytes | None] = {}
+    scratch = tree.copy()
+    try:
+        for fp in pf.files:
+            file_changes, _ = apply_exact(scratch, fp)
+            scratch.update(file_changes)
+            changes.update(file_changes)
+    except (NoFit, PatchError):
+        return
+    tree.update(changes)
+
+
+def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResult:
+    """What the new upstream already provides comes first (bot/obsolete.py): all of it makes the patch
+    `upstreamed`, part of it is dropped and the rest placed. Names upstream removed or renamed that the
+    added lines use (bot/identifiers.py) are renamed one for one or named. Either makes a placed patch
+    `fuzzy`: the rebuilt patch is an inference a person should look at."""
+    assessment = obsolete.assess(pf, _file_sides(ctx, pf))
+    if assessment.whole and reverse_applies(ctx.new_tree, pf):
+        return place(ctx, path, pf, data)  # upstream has the very change: the plain `upstreamed`
+    if assessment.whole:
+        return obsolete.result(
+            path,
+            ctx.new_ref,
+            assessment,
+            _placed_hunks(ctx, assessment),
+            lambda p: commits_at(ctx, p.file, p.lines),
+        )
+    rest = obsolete.without(pf, {(p.file, p.index) for p in assessment.provided})
+    rest, uses = identifiers.adapt(
+        rest,
+        _removed_declarations(ctx, rest),
+        {
+            fp.old_path: ctx.old_tree.read(fp.old_path) if ctx.old_tree else None
+            for fp in rest.files
+            if fp.old_path
+        },
+    )
+    if not assessment.provided and not uses:
+        return place(ctx, path, pf, data)
+    before = {fp.path: ctx.new_tree.read(fp.old_path) if fp.old_path else None for fp in rest.files}
+    result = place(ctx, path, rest, data)
+    for use in uses:
+        c = use.change
+        use.commits = commits_at(ctx, c.path, [c.new_line], [c.old_text.encode()])
+    provided = [(p, commits_at(ctx, p.file, p.lines)) for p in assessment.provided]
+    amended = obsolete.amend(result, ctx.new_ref, [fp.path for fp in pf.files], provided, uses)
+    if amended.status == "fuzzy":
+        unchanged = {id(fp) for fp in pf.files}
+        sections = [
+            fp.raw
+            if fp.is_binary or (id(fp) in unchanged and all_clean(amended, fp))
+            else file_section(fp, before[fp.path], ctx.new_tree.read(fp.new_path) if fp.new_path else None)
+            for fp in rest.files
+        ]
+        amended.new_text = render(rest, sections)
+    return amended
+
+
+def _file_sides(ctx: PinContext, pf: PatchFile) -> dict[str, obsolete.FileSides]:
+    upstream = Tree(ctx.new_tree.base)
+    return {
+        fp.old_path: obsolete.FileSides(
+            ctx.old_tree.read(fp.old_path) if ctx.old_tree else None,
+            ctx.new_tree.read(fp.old_path),
+            upstream.read(fp.old_path),
+        )
+        for fp in pf.files
+        if fp.old_path
+    }
+
+
+def _removed_declarations(ctx: PinContext, pf: PatchFile) -> dict[str, list[identifiers.UpstreamChange]]:
+    """Per file of the patch: the declarations the upstream diff removed from it and from its headers."""
+    old, new = GitSnapshot(ctx.upstream.repo, ctx.history.old), ctx.new_tree.base
+    out: dict[str, list[identifiers.UpstreamChange]] = {}
+    for fp in pf.files:
+        if not fp.old_path or new is None:
+            continue
+        for p in (fp.old_path, *identifiers.headers_of(fp.old_path)):
+            if old.missing(p) or new.missing(p):
+                continue
+            before, after = old.read(p), new.read(p)
+            if before is not None and after is not None:
+                out.setdefault(fp.path, []).extend(identifiers.removed_declarations(p, before, after))
+    return out
+
+
+def _placed_hunks(ctx: PinContext, assessment: obsolete.Assessment) -> dict[tuple[str, int], HunkResult]:
+    """Where each hunk upstream does not provide would go, by the exact search alone."""
+    out = {}
+    for left in assessment.leftovers:
+        image = lines_of(ctx.new_tree.read(left.file))
+        found = find_exact(image, left.hunk)
+        status = "conflict" if found is None else "clean" if found.offset == 0 else "offset"
+        out[(left.file, left.index)] = HunkResult(
+            left.file,
+            left.hunk.old_start,
+            found.start + 1 if found else left.hunk.new_start,
+            status,
+            patch_line=left.hunk.header_line,
+        )
+    return out

@@ -1,0 +1,326 @@
+"""A pin's report: its refs resolved, its patches in the build's order, each checked with the earlier ones
+applied, the stack verified with the real `git apply`, then the upstream review."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Iterable
+
+import pygit2
+
+from bot import buildpatches, gitapply, identifiers
+from bot.config import CONFIG_PATH, Config, Pin, read_version
+from bot.engine.context import OpenUpstream, PinContext
+from bot.engine.patch import check_patch
+from bot.engine.placing import SOURCE_SUFFIXES
+from bot.engine.tree import Tree
+from bot.model import REBUILT, AnalysisError, Finding, PatchResult, PinReport, Report
+from bot.patchfile import (
+    PatchError,
+    parse,
+)
+from bot.snapshot import GitSnapshot, Snapshot
+from bot.upstream import History, Upstream
+
+
+def patch_order(snapshot: Snapshot, directory: str) -> list[str]:
+    """apply-patch.cmake's order: every *.patch below the directory, sorted by file name."""
+    return buildpatches.directory_order(snapshot, directory)
+
+
+def pin_stack(snapshot: Snapshot, pin: Pin) -> buildpatches.PatchStack:
+    """The pin's patches as the build applies them (its CMake files), else as configured."""
+    return buildpatches.patch_stack(snapshot, pin.version_file, pin.patch_sets)
+
+
+def check_pin(
+    pin: Pin, upstream: Upstream, old_ref: str | None, new_ref: str, head: Snapshot
+) -> tuple[PinReport, PinContext]:
+    """Every patch of the pin at `head` against `new_ref`; without `old_ref` (a new pin, or garbage in the
+    base's version file) against the new ref alone, the three-way merges using the patches' index blobs."""
+    new_commit = _resolve(upstream, new_ref, pin.version_file)
+    old_commit = _resolve(upstream, old_ref, f"{pin.version_file} at the base revision") if old_ref else None
+    history = History(upstream, old_commit or new_commit, new_commit)
+    upstream.fetch_missing(history, _upstream_reads(head, pin))
+    ctx = PinContext(
+        pin,
+        upstream,
+        history,
+        new_ref,
+        Tree(GitSnapshot(upstream.repo, old_commit)) if old_commit else None,
+        Tree(GitSnapshot(upstream.repo, new_commit)),
+        {p: head.read(p) or b"" for p in head.files(pin.patches) if p.endswith(SOURCE_SUFFIXES)},
+    )
+    report = PinReport(
+        pin.name,
+        pin.version_file,
+        old_ref or new_ref,
+        new_ref,
+        str((old_commit or new_commit).id),
+        str(new_commit.id),
+        f"{upstream.web_url}/compare/{old_ref or new_ref}...{new_ref}",
+        len(history.between),
+        len(History(upstream, new_commit, old_commit or new_commit).between),
+    )
+    report.cmake_changed = _cmake_changed(old_commit or new_commit, new_commit)
+    stack = pin_stack(head, pin)
+    report.patch_source = stack.origin
+    for path in stack.paths:
+        report.patches.append(check_patch(ctx, path, head.read(path) or b""))
+    _confirm_with_git_apply(report.patches, head, GitSnapshot(upstream.repo, new_commit), new_ref)
+    return report, ctx
+
+
+def _confirm_with_git_apply(
+    results: list[PatchResult], head: Snapshot, upstream: GitSnapshot, ref: str
+) -> None:
+    """Run the real `git apply` over the stack as CMake would apply it (the committed patches that apply, the
+    rebuilt ones in their place); a patch git refuses is a conflict, whatever the engine thought of it."""
+    stack = [
+        (r.path, (r.new_text if r.status in REBUILT else head.read(r.path)) or b"")
+        for r in results
+        if r.status in REBUILT or r.status in ("clean", "offset")
+    ]
+    touched = set()
+    for _, text in stack:
+        try:
+            touched |= {p for fp in parse(text).files for p in (fp.old_path, fp.new_path) if p}
+        except PatchError:
+            continue
+    files = {path: data for path in sorted(touched) if (data := upstream.read(path)) is not None}
+    refused = gitapply.refusals(files, stack)
+    for r in results:
+        if r.path in refused:
+            what = "the rebuilt patch" if r.status in REBUILT else "it"
+            r.status, r.regenerated, r.new_text = "conflict", None, None
+            r.message = (
+                f"llama-bot placed its hunks, but the real `git apply` refuses {what} on {ref} in stack "
+                f"order ({refused[r.path]}): rebase it by hand."
+            )
+
+
+def _cmake_changed(old: pygit2.Commit, new: pygit2.Commit) -> list[str]:
+    """Upstream build files the bump changes: the build must be tried again. Compares tree entries only,
+    so no blob is read."""
+    paths = {p for d in old.tree.diff_to_tree(new.tree).deltas for p in (d.old_file.path, d.new_file.path)}
+    return sorted(p for p in paths if posixpath.basename(p) == "CMakeLists.txt" or p.endswith(".cmake"))
+
+
+def _upstream_reads(head: Snapshot, pin: Pin) -> Callable[[str], bool]:
+    """The upstream files read at both refs besides those that changed: the patched files, and the CMake
+    files (the review parses them all); a partial clone fetches them first."""
+    from bot.review.cmake import CMAKE_FILES
+    from bot.review.source import glob_match
+
+    patched: set[str] = set()
+    for path in pin_stack(head, pin).paths:
+        try:
+            patched |= {
+                p for fp in parse(head.read(path) or b"").files for p in (fp.old_path, fp.new_path) if p
+            }
+        except PatchError:
+            continue
+    patched |= {h for p in list(patched) for h in identifiers.headers_of(p)}  # what bot/identifiers.py reads
+    copied = tuple(f"{v.upstream}/{v.files}" for v in pin.vendored)  # compared with Ollama's copies
+    return lambda path: path in patched or glob_match(path, CMAKE_FILES) or glob_match(path, copied)
+
+
+def _resolve(upstream: Upstream, ref: str, where: str) -> pygit2.Commit:
+    try:
+        return upstream.commit(ref, where)
+    except AnalysisError as exc:
+        raise AnalysisError(f"{exc}{_abbreviation_hint(upstream.repo, ref)}") from None
+
+
+def _abbreviation_hint(repo: pygit2.Repository | None, ref: str) -> str:
+    """A short hex ref is most likely an abbreviated commit id, which git resolves and a version file may not
+    (an abbreviation can become ambiguous as upstream grows)."""
+    if not re.fullmatch(r"[0-9a-fA-F]{4,39}", ref):
+        return ""
+    try:
+        found = repo.revparse_single(ref.lower()).peel(pygit2.Commit) if repo is not None else None
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        found = None
+    if found is not None:
+        return f"; {ref} abbreviates commit {found.id}: use the full 40-hex id"
+    if len(ref) >= 7 and len(re.findall(r"[a-fA-F]", ref)) >= 2:  # not a tag like b10488
+        return f"; if {ref} is an abbreviated commit id, use the full 40-hex id"
+    return ""
+
+
+def _base_ref(base: Snapshot, pin: Pin) -> str | None:
+    try:
+        return read_version(base, pin.version_file)
+    except AnalysisError:  # garbage in the base's version file: what this change may repair
+        return None
+
+
+def _readable_ref(snapshot: Snapshot, pin: Pin) -> str | None:
+    try:
+        return read_version(snapshot, pin.version_file)
+    except AnalysisError:
+        return None
+
+
+def analyse(
+    config: Config,
+    base: Snapshot,
+    head: Snapshot,
+    open_upstream: OpenUpstream,
+    changed_paths: Iterable[str] | None = None,
+    review: bool = True,
+    errors: dict[str, str] | None = None,
+    also_watch: bool = True,
+) -> Report:
+    """The whole report for the pins a change touches (all pins when `changed_paths` is None).
+
+    A pin that cannot be analysed raises AnalysisError; with `errors`, it is recorded there
+    (pin name -> why) and in `Report.failed`, and the other pins are still analysed.
+    """
+    report = Report()
+    for pin in config.touched_pins(changed_paths, head, also_watch):
+        try:
+            pin_report = _analyse_pin(pin, config, base, head, open_upstream, review)
+        except AnalysisError as exc:
+            if errors is None:
+                raise
+            errors[pin.name] = str(exc)
+            report.failed.append(
+                PinReport(
+                    pin.name,
+                    pin.version_file,
+                    _readable_ref(base, pin),
+                    _readable_ref(head, pin),
+                    error=str(exc),
+                )
+            )
+            continue
+        if pin_report is not None:
+            report.pins.append(pin_report)
+    return report
+
+
+def _analyse_pin(
+    pin: Pin, config: Config, base: Snapshot, head: Snapshot, open_upstream: OpenUpstream, review: bool
+) -> PinReport | None:
+    """One pin's report; None when neither revision has its version file (the repository does not pin it).
+
+    Only garbage in the base's version file is skipped (the change may repair it): a well-formed base
+    ref that upstream lacks is an error, since comparing against the new ref alone would hide the bump.
+    """
+    new_ref = read_version(head, pin.version_file)
+    old_ref = _base_ref(base, pin)
+    elsewhere = _fetched_elsewhere(base, pin) if old_ref else None
+    if elsewhere is not None:
+        old_ref = None  # a ref of another upstream: nothing to compare the new one with
+    fetched = _fetched_elsewhere(head, pin) if new_ref else None
+    if fetched is not None:
+        raise AnalysisError(
+            f"{pin.version_file} names `{new_ref}`, which {fetched.cmake_file}:{fetched.line} fetches "
+            f"from {fetched.repository}, not from {pin.upstream}: set this pin's `upstream` in "
+            f"{CONFIG_PATH}"
+        )
+    if new_ref is None:
+        if base.read(pin.version_file) is None:
+            return None
+        raise AnalysisError(
+            f"this change deletes {pin.version_file}: the build would no longer pin {pin.name} "
+            f"(remove the pin from {CONFIG_PATH} too, or restore the file)"
+        )
+    refs = [r for r in dict.fromkeys([old_ref, new_ref]) if r]
+    try:
+        upstream = open_upstream(pin, refs)
+    except AnalysisError as exc:
+        raise AnalysisError(
+            f"{exc}{''.join(dict.fromkeys(_abbreviation_hint(None, r) for r in refs))}"
+        ) from None
+    pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head)
+    if elsewhere is not None:
+        pin_report.findings.append(_other_upstream_finding(pin, base, elsewhere))
+    if review:
+        from bot import crosspin
+
+        code, problems = crosspin.consumer_code(pin, config, head, open_upstream)
+        old = GitSnapshot(upstream.repo, ctx.history.old) if old_ref else None
+        pin_report.findings += [
+            *crosspin.vendored_findings(pin, head, old, ctx.new_tree),
+            *_review(ctx, head, config, _explained_hunks(pin_report.patches), tuple(code)),
+            *problems,
+        ]
+    return pin_report
+
+
+def _same_repository(a: str, b: str) -> bool:
+    def key(url: str) -> str:
+        return url.lower().rstrip("/").removesuffix(".git")
+
+    return key(a) == key(b)
+
+
+def _fetched_elsewhere(snapshot: Snapshot, pin: Pin) -> buildpatches.FetchSource | None:
+    """Where the build at this revision fetches the version file's ref from, when that is never the pin's
+    upstream (a version file that pins another repository). A repository CMake computes is not judged."""
+    sources = [
+        s
+        for s in buildpatches.fetch_sources(snapshot, pin.version_file)
+        if "://" in s.repository and "$" not in s.repository
+    ]
+    if not sources or any(_same_repository(s.repository, pin.upstream) for s in sources):
+        return None
+    return sources[0]
+
+
+def _other_upstream_finding(pin: Pin, base: Snapshot, source: buildpatches.FetchSource) -> Finding:
+    ref = _base_ref(base, pin)
+    return Finding(
+        "build",
+        "info",
+        f"The base's {pin.version_file} pinned another repository: checked against the new ref alone",
+        f"At the base revision `{source.cmake_file}:{source.line}` fetched `{ref}` from {source.repository}, not "
+        f"from {pin.upstream}: there is no {pin.name} ref to compare the new one with, so the patches were "
+        "checked against the new ref alone and the upstream diff was not reviewed.",
+        pin.version_file,
+        None,
+    )
+
+
+QUIET_HUNKS = ("clean", "offset")  # a hunk the patch section says nothing more of
+
+
+def _explained_hunks(patches: list) -> frozenset[tuple[str, int]]:
+    """(patch path, hunk header line) of every hunk the patch section already explains: one that moved,
+    merged or conflicts, and every hunk of a patch upstream now carries."""
+    return frozenset(
+        (p.path, h.patch_line)
+        for p in patches
+        for h in p.hunks
+        if p.status == "upstreamed" or h.status not in QUIET_HUNKS
+    )
+
+
+def _review(
+    ctx: PinContext, head: Snapshot, config: Config, explained: frozenset = frozenset(), consumers: tuple = ()
+) -> list:
+    from bot.review import ReviewContext, review
+
+    old = ctx.history.old
+    patches = []
+    for path in pin_stack(head, ctx.pin).paths:
+        try:
+            patches.append((path, parse(head.read(path) or b"")))
+        except PatchError:
+            continue
+    return review(
+        ReviewContext(
+            ctx.pin,
+            GitSnapshot(ctx.upstream.repo, old),
+            GitSnapshot(ctx.upstream.repo, ctx.history.new),
+            ctx.history,
+            head,
+            patches,
+            config.rules,
+            explained,
+            consumers,
+        )
+    )

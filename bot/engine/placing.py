@@ -1,0 +1,310 @@
+"""Placing a whole patch: each file by the first strategy that fits, the enum values it adds renumbered past
+upstream's, the result checked for collisions with what upstream added at the same place."""
+
+from __future__ import annotations
+
+import re
+
+from bot import obsolete
+from bot.engine.context import FileOutcome, PinContext, note
+from bot.engine.sections import added_lines, file_section, render
+from bot.engine.strategies import exact_outcome, relocated, three_way
+from bot.engine.tree import Tree, reverse_applies
+from bot.hunks import (
+    Renumbered,
+    collisions,
+    copies_of,
+    find_exact,
+    mentions_value,
+    norm,
+    renumber,
+)
+from bot.model import Commit, HunkResult, PatchResult
+from bot.patchfile import (
+    FilePatch,
+    Hunk,
+    Line,
+    PatchFile,
+    lines_of,
+)
+
+REBUILDERS = (three_way,)  # tried in this order on a file that does not apply exactly, before relocation
+
+
+def _rebuilt(ctx: PinContext, fp: FilePatch) -> FileOutcome:
+    """The first rebuilder's outcome, else relocation's: the last resort always answers (a conflict when
+    nothing fits)."""
+    for rebuild in REBUILDERS:
+        outcome = rebuild(ctx, fp)
+        if outcome is not None:
+            return outcome
+    return relocated(ctx, fp)
+
+
+def place(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResult:
+    """Each file of the patch placed by the first way that fits (exact, three-way merge, relocation), the
+    enum values it adds renumbered past upstream's, then the result checked for collisions with upstream;
+    the tree takes the changes only when the patch applies."""
+    outcomes = [exact_outcome(ctx, fp) for fp in pf.files]
+    if None in outcomes and reverse_applies(ctx.new_tree, pf):
+        return _already_there(ctx, path, pf, [])
+    binary = next((fp for fp, o in zip(pf.files, outcomes) if o is None and fp.is_binary), None)
+    if binary is not None:
+        return PatchResult(
+            path,
+            "error",
+            f"The binary change to {binary.path} no longer applies as it is: "
+            "binary patches cannot be rebuilt, make it again against the new ref.",
+        )
+    resolved = [o if o is not None else _rebuilt(ctx, fp) for fp, o in zip(pf.files, outcomes)]
+    hunks = [h for o in resolved for h in o.hunks]
+    if any(o.status == "conflict" for o in resolved):
+        failed = [h for h in hunks if h.status == "conflict"]
+        first = next(o.reason for o in resolved if o.status == "conflict")
+        return PatchResult(
+            path,
+            "conflict",
+            f"{len(failed)} of {len(hunks)} hunks cannot be placed on {ctx.new_ref}: {first}.",
+            None,
+            hunks,
+        )
+    changes: dict[str, bytes | None] = {}
+    for o in resolved:
+        changes.update(o.changes)
+    unmovable = _renumber(ctx, resolved, changes)
+    if unmovable:
+        return _unplaced(path, hunks, unmovable, f"Cannot be rebuilt: {unmovable}.")
+    for o in resolved:
+        _ask_about_copies(ctx, o, changes)
+    sections, clashes = _sections(ctx, resolved, changes)
+    if clashes:
+        return _unplaced(
+            path, hunks, "; ".join(clashes), f"Applying it would collide with upstream: {clashes[0]}."
+        )
+    if not sections:
+        return _already_there(ctx, path, pf, hunks)
+    ctx.new_tree.update(changes)
+    return _placed(ctx, path, pf, data, {o.status for o in resolved}, hunks, sections)
+
+
+def _unplaced(path: str, hunks: list[HunkResult], why: str, message: str) -> PatchResult:
+    """A conflict found after the hunks were placed: the moved and merged ones say why."""
+    for h in hunks:
+        if h.status in ("merged", "relocated"):
+            h.status, h.detail = "conflict", why
+    return PatchResult(path, "conflict", message, None, hunks)
+
+
+def _sections(
+    ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, bytes | None]
+) -> tuple[list[bytes], list[str]]:
+    """The rebuilt patch's file sections (a clean or binary file as it was), and the collisions of the
+    added lines with upstream's."""
+    clashes, sections = [], []
+    for o in resolved:
+        fp = o.fp
+        before = ctx.new_tree.read(fp.old_path) if fp.old_path else None
+        after = changes.get(fp.new_path) if fp.new_path else None
+        if before is not None and after is not None and not fp.is_binary:
+            clashes += [
+                f"{fp.new_path}: {c}" for c in collisions(lines_of(after), added_lines(before, after))
+            ]
+        if o.status == "clean" or fp.is_binary:
+            sections.append(fp.raw)
+        elif before != after or fp.old_path != fp.new_path or fp.old_mode != fp.new_mode:
+            sections.append(file_section(fp, before, after))
+    return sections, clashes
+
+
+def _placed(
+    ctx: PinContext,
+    path: str,
+    pf: PatchFile,
+    data: bytes,
+    statuses: set[str],
+    hunks: list[HunkResult],
+    sections: list[bytes],
+) -> PatchResult:
+    """The status of a patch whose every hunk found its place: the least exact way any of them took."""
+    if statuses <= {"clean"}:
+        return PatchResult(path, "clean", "Applies exactly as it is.", None, hunks, new_text=data)
+    new_text = render(pf, sections)
+    if statuses <= {"clean", "offset"}:
+        moved = [h for h in hunks if h.status == "offset"]
+        return PatchResult(
+            path,
+            "offset",
+            f"Applies as it is; {len(moved)} of {len(hunks)} hunks moved (git apply accepts line offsets).",
+            None,
+            hunks,
+            new_text=new_text,
+        )
+    if "relocated" in statuses:
+        moved = [h for h in hunks if h.status == "relocated"]
+        return PatchResult(
+            path,
+            "fuzzy",
+            f"Rebuilt with tolerance: {len(moved)} of {len(hunks)} hunks placed by a "
+            "merge rule or relocated (each hunk says how): review it before committing.",
+            path,
+            hunks,
+            new_text=new_text,
+        )
+    merged = [h for h in hunks if h.status == "merged"]
+    return PatchResult(
+        path,
+        "regenerated",
+        f"Rebuilt by a clean three-way merge of {len(merged)} of "
+        f"{len(hunks)} hunks onto {ctx.new_ref}; the new patch applies as it is.",
+        path,
+        hunks,
+        new_text=new_text,
+    )
+
+
+SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".h", ".hpp", ".m", ".mm", ".go")  # Ollama's compat sources
+
+
+def _renumber(ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, bytes | None]) -> str | None:
+    """Moves each enum value the patch adds that upstream now uses to the next free one (hunks.renumber),
+    in `changes` and in the notes of the hunk it is in. Where the patch writes the old value elsewhere, a
+    line naming the entry is renumbered too; any other line, or a line of Ollama's compat sources that
+    writes the old value for the entry, is returned as the reason the patch cannot be rebuilt."""
+    images: dict[str, tuple[FileOutcome, list[bytes], set[int]]] = {}
+    moves: list[tuple[str, Renumbered]] = []
+    for o in resolved:
+        after = changes.get(o.fp.new_path) if o.fp.new_path and not o.fp.is_binary else None
+        if after is None:
+            continue
+        before = ctx.new_tree.read(o.fp.old_path) if o.fp.old_path else None
+        added = added_lines(before or b"", after)
+        image, moved = renumber(lines_of(after), added)
+        images[o.fp.new_path or ""] = (o, image, added)
+        moves += [(o.fp.new_path or "", m) for m in moved]
+    entries = {(p, m.line) for p, m in moves}
+    for path, move in moves:
+        note(images[path][0], move.line, move.note, _commits_taking(ctx, path, move))
+        for other, (o, image, added) in images.items():
+            for j in sorted(added):
+                if (other, j) in entries or not mentions_value(image[j], move.old):
+                    continue
+                if move.name.encode() not in image[j]:
+                    return (
+                        f"{path}: {move.clash}, but the patch also writes {move.old} at {other}:{j + 1} "
+                        f"(`{image[j].strip().decode(errors='replace')}`): renumber them by hand"
+                    )
+                image[j] = re.sub(
+                    rb"(?<![\w.])" + str(move.old).encode() + rb"(?![\w.])", str(move.new).encode(), image[j]
+                )
+                note(o, j, f"{move.old} renumbered to {move.new} like {move.name}")
+        for local, data in ctx.local_sources.items():
+            for j, line in enumerate(lines_of(data)):
+                if move.name.encode() in line and mentions_value(line, move.old):
+                    return (
+                        f"{path}: {move.clash}, but Ollama's {local}:{j + 1} writes {move.old} for {move.name} "
+                        f"(`{line.strip().decode(errors='replace')}`): renumber them by hand"
+                    )
+    for path, (o, image, _) in images.items():
+        if o.status == "relocated":
+            changes[path] = b"".join(image)
+    return None
+
+
+def _ask_about_copies(ctx: PinContext, outcome: FileOutcome, changes: dict[str, bytes | None]) -> None:
+    """A question in the detail of each hunk whose surroundings upstream copied elsewhere in the file (they
+    appear more often in the new upstream file than in the old one): the copy may need the change too,
+    which only a person can say: a merged hunk asking it makes the patch fuzzy, not regenerated."""
+    fp = outcome.fp
+    if fp.is_binary or fp.is_new or not fp.old_path or not fp.new_path or changes.get(fp.new_path) is None:
+        return
+    old, new = ctx.old_blob(fp), ctx.new_tree.read(fp.old_path)
+    if old is None or new is None:
+        return
+    image = lines_of(changes[fp.new_path] or b"")
+    old_image, new_image, patched = (
+        [norm(x) for x in lines_of(data)] for data in (old, new, b"".join(image))
+    )
+    added = added_lines(new, changes[fp.new_path] or b"")
+    for hunk, result in zip(fp.hunks, outcome.hunks):
+        site = range(result.new_line - 1, result.new_line - 1 + len(hunk.after))
+        around = [image[i] for i in site if i < len(image) and i not in added]  # upstream's version of it
+        if len(copies_of(new_image, around)) <= len(copies_of(old_image, hunk.before)):
+            continue
+        copies = [i for i in copies_of(patched, around) if not site.start - len(around) < i < site.stop]
+        if copies:
+            lines = ", ".join(str(i + 1) for i in copies)
+            question = (
+                f"the hooked code now also appears at line{'s' if len(copies) > 1 else ''} {lines}: "
+                "does it need the hook too?"
+            )
+            result.detail = "; ".join(filter(None, [result.detail, question]))
+            if result.status == "merged":
+                result.status = outcome.status = "relocated"
+
+
+def _commits_taking(ctx: PinContext, path: str, move: Renumbered) -> list[Commit]:
+    """The upstream commits that brought the entries whose values made the move."""
+    upstream = lines_of(ctx.new_tree.base.read(path) if ctx.new_tree.base else None)
+    names = [re.compile(rb"^\s*" + re.escape(name.encode()) + rb"\b") for _, name in move.taken]
+    lines = [i + 1 for i, text in enumerate(upstream) if any(n.match(text) for n in names)]
+    return list(dict.fromkeys(c for n in lines for c in ctx.history.commits_for_lines(path, n, n)))
+
+
+def _already_there(ctx: PinContext, path: str, pf: PatchFile, hunks: list[HunkResult]) -> PatchResult:
+    """The change is in the stacked tree already: upstream's doing (drop the patch), or, when only the
+    earlier carried patches make it, a repeat of one of them (git apply fails on it)."""
+    touched = {p for fp in pf.files for p in (fp.old_path, fp.new_path) if p}
+    if touched & ctx.new_tree.overlay.keys() and not reverse_applies(Tree(ctx.new_tree.base), pf):
+        return PatchResult(
+            path,
+            "conflict",
+            f"Its change is already made by an earlier carried patch, not by "
+            f"{ctx.new_ref}: it repeats that patch; drop or merge one of them.",
+            None,
+            hunks,
+        )
+    by = obsolete.commit_note(_commits_of_change(ctx, pf))
+    return PatchResult(
+        path,
+        "upstreamed",
+        f"Its change is already in {ctx.new_ref}" + (f" ({by})" if by else "") + ": drop this patch.",
+        None,
+        hunks,
+    )
+
+
+def _commits_of_change(ctx: PinContext, pf: PatchFile) -> list[Commit]:
+    """The upstream commits that made the patch's change themselves: that wrote its added lines where they
+    are now, or removed the lines it removes."""
+    upstream = Tree(ctx.new_tree.base)
+    found: list[Commit] = []
+    for fp in pf.files:
+        image = lines_of(upstream.read(fp.new_path)) if fp.new_path and not fp.is_binary else []
+        for hunk in fp.hunks:
+            post = [line for line in hunk.lines if line.kind != "-"]
+            added = [i for i, line in enumerate(post) if line.kind == "+"]
+            at = find_exact(
+                image,
+                Hunk(
+                    hunk.new_start,
+                    hunk.new_count,
+                    hunk.new_start,
+                    hunk.new_count,
+                    hunk.section,
+                    [Line(" ", line.text) for line in post],
+                ),
+            )
+            if at is None or not fp.new_path:
+                continue
+            removed = [line.text for line in hunk.lines if line.kind == "-"]
+            start, end = (
+                (at.start + added[0] + 1, at.start + added[-1] + 1) if added else (at.start + 1, at.start)
+            )
+            found += [
+                c for c in ctx.history.commits_for_lines(fp.new_path, start, end, removed) if c not in found
+            ]
+    return found
+
+
+def all_clean(result: PatchResult, fp: FilePatch) -> bool:
+    return all(h.status == "clean" for h in result.hunks if h.file == fp.path)

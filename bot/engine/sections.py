@@ -1,0 +1,49 @@
+"""A rebuilt patch's text: each file's section made again from the file before and after, in the patch's
+own format."""
+
+from __future__ import annotations
+
+import pygit2
+
+from bot.patchfile import (
+    FilePatch,
+    PatchFile,
+)
+
+
+def added_lines(before: bytes, after: bytes) -> set[int]:
+    patch = pygit2.Patch.create_from(before, after, context_lines=0)
+    return {line.new_lineno - 1 for hunk in patch.hunks for line in hunk.lines if line.origin == "+"}
+
+
+def file_section(fp: FilePatch, before: bytes | None, after: bytes | None) -> bytes:
+    """This file's part of a patch, rebuilt against `before`, in the original's header format."""
+    diff = pygit2.Patch.create_from(
+        before or b"",
+        after or b"",
+        fp.old_path or fp.path,
+        fp.new_path or fp.path,
+        context_lines=context_width(fp),
+    ).data
+    body = diff[diff.find(b"\n@@") + 1 :] if b"\n@@" in diff else b""
+    header = []
+    for line in fp.header:
+        if line.startswith(b"index ") and fp.index_old is not None:
+            width = len(fp.index_old)
+            old_id = "0" * width if before is None else str(pygit2.hash(before))[:width]
+            new_id = "0" * width if after is None else str(pygit2.hash(after))[:width]
+            suffix = line.rstrip(b"\r\n").split(b" ")[2:]
+            line = b" ".join([b"index", f"{old_id}..{new_id}".encode(), *suffix]) + b"\n"
+        header.append(line)
+    return b"".join(header) + body
+
+
+def context_width(fp: FilePatch) -> int:
+    """The context lines the patch was made with (`git diff -U<n>`): the most any hunk has at one end;
+    git's default of three for a file without hunks."""
+    changed = [h for h in fp.hunks if h.leading < len(h.lines)]
+    return max((n for h in changed for n in (h.leading, h.trailing)), default=3)
+
+
+def render(pf: PatchFile, sections: list[bytes]) -> bytes:
+    return pf.preamble + b"".join(sections) + pf.trailer

@@ -1,0 +1,207 @@
+"""The ways of placing one file of a patch, tried in `placing.STRATEGIES`' order: exactly, by a three-way merge
+edit by edit (bot/merge.py), by tolerant relocation. Each returns an outcome or passes (None); the last
+always answers."""
+
+from __future__ import annotations
+
+from bot.engine.context import FileOutcome, PinContext
+from bot.engine.tree import NoFit, Tree, apply_exact
+from bot.hunks import (
+    Placement,
+    best_candidate,
+    find_exact,
+    relocate,
+)
+from bot.merge import Overlap, merge
+from bot.model import HunkResult
+from bot.patchfile import (
+    FilePatch,
+    Hunk,
+    lines_of,
+)
+
+
+def exact_outcome(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
+    try:
+        changes, placements = apply_exact(ctx.new_tree, fp)
+    except NoFit:
+        return None
+    hunks = [
+        HunkResult(
+            fp.path,
+            h.old_start,
+            p.start + 1,
+            "clean" if p.offset == 0 else "offset",
+            patch_line=h.header_line,
+        )
+        for h, p in zip(fp.hunks, placements)
+    ]
+    status = "offset" if any(h.status == "offset" for h in hunks) else "clean"
+    return FileOutcome(fp, status, changes, hunks)
+
+
+def three_way(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
+    """The file merged edit by edit (bot/merge.py); None when an edit overlaps upstream's."""
+    if fp.is_new or fp.is_deleted or fp.is_binary or not fp.old_path:
+        return None
+    base = ctx.old_blob(fp)
+    theirs = ctx.new_tree.read(fp.old_path)
+    if base is None or theirs is None:
+        return None
+    try:
+        ours_changes, placements = apply_exact(_single(fp.old_path, base), fp)
+    except NoFit:
+        return None
+    ours = ours_changes[fp.new_path or fp.old_path]
+    assert ours is not None
+    try:
+        merged = merge(lines_of(base), lines_of(ours), lines_of(theirs))
+    except Overlap:
+        return None
+    upstream_image = lines_of(theirs)
+    hunks = []
+    grown = 0
+    for h, placement in zip(fp.hunks, placements):
+        start = placement.start - grown  # where the hunk's preimage is in the base
+        grown += len(h.after) - len(h.before)
+        own = [p for p in merged.ours if start <= p.edit.start and p.edit.end <= start + len(h.before)]
+        at = own[0].at - (own[0].edit.start - start) + 1 if own else h.new_start
+        exact = find_exact(upstream_image, h)
+        if exact is not None:  # this hunk alone still fits: only its neighbours needed the merge
+            hunks.append(
+                HunkResult(
+                    fp.path,
+                    h.old_start,
+                    at,
+                    "clean" if exact.offset == 0 else "offset",
+                    patch_line=h.header_line,
+                )
+            )
+            continue
+        notes = list(dict.fromkeys(n for p in own for n in p.notes))
+        hunks.append(
+            HunkResult(
+                fp.path,
+                h.old_start,
+                at,
+                "relocated" if notes else "merged",
+                ctx.commits_near(fp.old_path, at, len(h.after), h),
+                "; ".join(notes),
+                patch_line=h.header_line,
+            )
+        )
+    changes: dict[str, bytes | None] = {fp.new_path or fp.old_path: b"".join(merged.lines)}
+    if fp.new_path and fp.new_path != fp.old_path:
+        changes[fp.old_path] = None
+    status = "relocated" if any(h.status == "relocated" for h in hunks) else "merged"
+    return FileOutcome(fp, status, changes, hunks)
+
+
+def _single(path: str, data: bytes) -> Tree:
+    tree = Tree(None)
+    tree.update({path: data})
+    return tree
+
+
+def relocated(ctx: PinContext, fp: FilePatch) -> FileOutcome:
+    """Place each hunk on its own: exactly if it can, else with tolerance, else say why not."""
+    current = ctx.new_tree.read(fp.old_path) if fp.old_path else None
+    if fp.is_new or current is None:
+        why = (
+            f"{fp.new_path} already exists upstream"
+            if fp.is_new
+            else f"{fp.old_path} does not exist at the new ref (removed or renamed upstream)"
+        )
+        failed = [
+            HunkResult(fp.path, h.old_start, h.new_start, "conflict", [], why, h.header_line)
+            for h in fp.hunks
+        ]
+        return FileOutcome(fp, "conflict", {}, failed, why)
+    image = lines_of(current)
+    hunks: list[HunkResult] = []
+    reasons = []
+    for number, hunk in enumerate(fp.hunks, 1):
+        exact = find_exact(image, hunk)
+        if exact is not None:
+            image[exact.start : exact.start + len(hunk.before)] = hunk.after
+            hunks.append(
+                HunkResult(
+                    fp.path,
+                    hunk.old_start,
+                    exact.start + 1,
+                    "clean" if exact.offset == 0 else "offset",
+                    patch_line=hunk.header_line,
+                )
+            )
+            continue
+        found = relocate(image, hunk)
+        if found is not None:
+            placement, replacement = found
+            length = len([line for line in hunk.lines if line.kind != "+"]) - placement.fuzz
+            image[placement.start : placement.start + length] = replacement
+            hunks.append(
+                HunkResult(
+                    fp.path,
+                    hunk.old_start,
+                    placement.start + 1,
+                    "relocated",
+                    ctx.commits_near(fp.old_path, placement.start + 1, len(replacement), hunk),
+                    _relocation_note(placement),
+                    hunk.header_line,
+                )
+            )
+            continue
+        reason = _conflict_note(image, hunk, number, ctx.new_ref, fp.old_path or "")
+        reasons.append(reason)
+        candidate = best_candidate(image, hunk)
+        near = candidate[0] + 1 if candidate else hunk.new_start
+        hunks.append(
+            HunkResult(
+                fp.path,
+                hunk.old_start,
+                near,
+                "conflict",
+                ctx.commits_near(fp.old_path, near, len(hunk.before), hunk),
+                reason,
+                hunk.header_line,
+            )
+        )
+    status = "conflict" if reasons else "relocated"
+    changes: dict[str, bytes | None] = {}
+    if not reasons:
+        if fp.is_deleted:
+            changes[fp.old_path or ""] = None
+        else:
+            changes[fp.new_path or ""] = b"".join(image)
+            if fp.new_path != fp.old_path:
+                changes[fp.old_path or ""] = None
+    return FileOutcome(fp, status, changes, hunks, "; ".join(reasons))
+
+
+def _relocation_note(p: Placement) -> str:
+    parts = [f"placed {abs(p.offset)} lines {'below' if p.offset >= 0 else 'above'} the expected position"]
+    if p.terminator:
+        parts.append(
+            f"anchored on the end of the list (`{p.terminator.decode(errors='replace')}`): "
+            "after upstream's last entry"
+        )
+    elif p.fuzz:
+        parts.append(f"with {p.fuzz} context line{'s' if p.fuzz > 1 else ''} dropped")
+    if p.whitespace:
+        parts.append("ignoring whitespace changes")
+    if p.reindent:
+        parts.append(f"added lines re-indented by {p.reindent:+d} columns like their neighbours")
+    return ", ".join(parts)
+
+
+def _conflict_note(image: list[bytes], hunk: Hunk, number: int, ref: str, path: str) -> str:
+    where = f"hunk {number} expected near {path}:{hunk.new_start} at {ref}"
+    candidate = best_candidate(image, hunk)
+    if candidate is None:
+        return f"{where}; none of its context lines exist there any more"
+    pos, count = candidate
+    distance = pos + 1 - hunk.new_start
+    return (
+        f"{where}; best candidate is line {pos + 1} ({abs(distance)} lines "
+        f"{'below' if distance >= 0 else 'above'}), where {count} of {len(hunk.before)} lines still match"
+    )

@@ -1,0 +1,115 @@
+"""An upstream tree with patches applied on top, and applying one file change exactly as `git apply` does."""
+
+from __future__ import annotations
+
+import pygit2
+
+from bot.hunks import (
+    Placement,
+    find_exact,
+)
+from bot.patchfile import (
+    FilePatch,
+    Hunk,
+    Line,
+    PatchError,
+    PatchFile,
+    apply_delta,
+    binary_payload,
+    lines_of,
+)
+from bot.snapshot import GitSnapshot
+
+
+class Tree:
+    """An upstream tree with patches applied on top: git objects below, an overlay above."""
+
+    def __init__(self, base: GitSnapshot | None):
+        self.base = base
+        self.overlay: dict[str, bytes | None] = {}
+
+    def read(self, path: str) -> bytes | None:
+        if path in self.overlay:
+            return self.overlay[path]
+        return self.base.read(path) if self.base else None
+
+    def update(self, changes: dict[str, bytes | None]) -> None:
+        self.overlay.update(changes)
+
+    def copy(self) -> Tree:
+        tree = Tree(self.base)
+        tree.overlay = dict(self.overlay)
+        return tree
+
+
+class NoFit(Exception):
+    """A file change cannot be applied as it is; the message says why."""
+
+
+def apply_exact(tree: Tree, fp: FilePatch) -> tuple[dict[str, bytes | None], list[Placement]]:
+    """Apply one file change the way `git apply` does; raises NoFit with the reason."""
+    current = tree.read(fp.old_path) if fp.old_path else None
+    if fp.is_new and tree.read(fp.new_path or "") is not None:
+        raise NoFit(f"{fp.new_path} already exists upstream")
+    if not fp.is_new and current is None:
+        raise NoFit(f"{fp.old_path} does not exist upstream")
+    changes: dict[str, bytes | None] = {}
+    if fp.old_path and fp.new_path and fp.old_path != fp.new_path:
+        changes[fp.old_path] = None
+    if fp.is_binary:
+        payload = binary_payload(fp)
+        if payload is None:
+            raise PatchError(f"{fp.path}: binary change without data ('Binary files differ')")
+        if fp.index_old and current is not None and not str(pygit2.hash(current)).startswith(fp.index_old):
+            raise NoFit(f"binary file {fp.path} is not the one the patch was made against")
+        kind, data = payload
+        result = data if kind == "literal" else apply_delta(current or b"", data)
+        if fp.new_path:
+            changes[fp.new_path] = result
+        else:
+            changes[fp.old_path or ""] = None
+        return changes, []
+    image = lines_of(current)
+    placements = []
+    for number, hunk in enumerate(fp.hunks, 1):
+        placement = find_exact(image, hunk)
+        if placement is None:
+            raise NoFit(f"hunk {number} of {fp.path} does not match")
+        image[placement.start : placement.start + len(hunk.before)] = hunk.after
+        placements.append(placement)
+    if fp.is_deleted:
+        if image:
+            raise NoFit(f"{fp.old_path} has content the deletion does not cover")
+        changes[fp.old_path or ""] = None
+    else:
+        changes[fp.new_path or ""] = b"".join(image)
+    return changes, placements
+
+
+def reverse_applies(tree: Tree, pf: PatchFile) -> bool:
+    """Whether the new upstream already has every change of the patch."""
+    for fp in pf.files:
+        if fp.is_binary:
+            return False
+        target = tree.read(fp.new_path) if fp.new_path else None
+        if fp.is_deleted:
+            if tree.read(fp.old_path or "") is not None:
+                return False
+            continue
+        if target is None:
+            return False
+        image = lines_of(target)
+        for hunk in fp.hunks:
+            reverse = Hunk(
+                hunk.new_start,
+                hunk.new_count,
+                hunk.old_start,
+                hunk.old_count,
+                hunk.section,
+                [Line({"+": "-", "-": "+"}.get(line.kind, " "), line.text) for line in hunk.lines],
+            )
+            placement = find_exact(image, reverse)
+            if placement is None:
+                return False
+            image[placement.start : placement.start + len(reverse.before)] = reverse.after
+    return True
