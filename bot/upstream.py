@@ -568,16 +568,10 @@ def needed_blobs(history: History, wanted: Callable[[str], bool]) -> set[pygit2.
     """The blobs checking and reviewing old..new reads: both sides of the change between the refs and of every
     commit between them (the review, and commit attribution), and the `wanted` files at both refs."""
     found: set[pygit2.Oid] = set()
-    diffs = [history.old.tree.diff_to_tree(history.new.tree)]
-    diffs += [
-        c.parents[0].tree.diff_to_tree(c.tree) if c.parents else c.tree.diff_to_tree()
-        for c in history.commits
-    ]
-    for diff in diffs:
-        for delta in diff.deltas:
-            found.update(
-                f.id for f in (delta.old_file, delta.new_file) if f.mode != pygit2.GIT_FILEMODE_COMMIT
-            )
+    for delta in history.old.tree.diff_to_tree(history.new.tree).deltas:
+        found.update(f.id for f in (delta.old_file, delta.new_file) if f.mode != pygit2.GIT_FILEMODE_COMMIT)
+    for files in history.file_changes:
+        found.update(oid for _, oid, mode in files if mode != pygit2.GIT_FILEMODE_COMMIT)
     repo = history.upstream.repo
     for commit in {history.old.id: history.old, history.new.id: history.new}.values():
         snapshot = GitSnapshot(repo, commit)
@@ -611,6 +605,8 @@ class History:
 
     def __post_init__(self) -> None:
         self._commits: list[pygit2.Commit] | None = None
+        self._file_changes: list[list[tuple[str, pygit2.Oid, int]]] | None = None
+        self._touched: list[set[str]] | None = None
         self._touching: dict[str, list[pygit2.Commit]] = {}
         self._changes: dict[tuple[str, str], tuple[set[bytes], set[bytes]]] = {}
         self._lines_now: dict[str, list[bytes]] = {}
@@ -626,15 +622,25 @@ class History:
         return self._commits
 
     @property
+    def file_changes(self) -> list[list[tuple[str, pygit2.Oid, int]]]:
+        """For each of `commits`, both sides (path, blob id, mode) of every file its change against its first
+        parent touches: diffed once for the blobs a partial clone fetches and for `touching`."""
+        if self._file_changes is None:
+            self._file_changes = [
+                [
+                    (f.path, f.id, f.mode)
+                    for delta in (
+                        c.parents[0].tree.diff_to_tree(c.tree) if c.parents else c.tree.diff_to_tree()
+                    ).deltas
+                    for f in (delta.old_file, delta.new_file)
+                ]
+                for c in self.commits
+            ]
+        return self._file_changes
+
+    @property
     def between(self) -> set[str]:
         return {str(c.id) for c in self.commits}
-
-    @staticmethod
-    def _blob_id(commit: pygit2.Commit, path: str):
-        try:
-            return commit.tree[path].id
-        except KeyError:
-            return None
 
     def read(self, commit: pygit2.Commit, path: str) -> bytes | None:
         """`path` at `commit` (b"" when there is no such file); None when the clone lacks its object, which
@@ -653,12 +659,10 @@ class History:
 
     def touching(self, path: str) -> list[pygit2.Commit]:
         """Commits between the refs that changed `path` (against their first parent), newest first."""
+        if self._touched is None:
+            self._touched = [{p for p, _, _ in files} for files in self.file_changes]
         if path not in self._touching:
-            self._touching[path] = [
-                c
-                for c in self.commits
-                if self._blob_id(c, path) != (self._blob_id(c.parents[0], path) if c.parents else None)
-            ]
+            self._touching[path] = [c for c, paths in zip(self.commits, self._touched) if path in paths]
         return self._touching[path]
 
     def _changed_lines(self, commit: pygit2.Commit, path: str) -> tuple[set[bytes], set[bytes]]:
