@@ -1,0 +1,244 @@
+"""What of upstream llama.cpp Ollama builds, includes and calls: the review's notion of "can affect Ollama".
+
+An upstream change matters to Ollama only when it lands in something Ollama compiles (a backend some
+build turns on, a directory no option Ollama leaves OFF cuts out), in a header its compat sources
+include, in a name they use, or in the llama-server interface its Go code talks to (endpoints, JSON
+fields, flags). This package reads that from plain texts (one module per source:
+`settings`, `upstream_build`, `compat_sources`, `server`): Ollama's presets, CMake files, Dockerfile and
+workflows, its compat C/C++ sources and carried patches, its Go code; and upstream's CMake files and
+headers. Everything here is a pure function over path -> text mappings (read lazily: only the files a
+question needs are read).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+from bot.model import LocalRef
+from bot.review.consumers.compat_sources import compat_source_texts, compat_uses, included_headers
+from bot.review.consumers.server import go_flags, server_interface
+from bot.review.consumers.settings import ollama_options
+from bot.review.consumers.shared import BACKEND_ROOT, SETTABLE, OptionSetting, truth_of
+from bot.review.consumers.upstream_build import shared_backend_dirs, upstream_build
+from bot.review.source import code_text
+from bot.snapshot import MissingBlob, Snapshot
+
+
+@dataclass(frozen=True)
+class Consumers:
+    """What of an upstream Ollama's build compiles and Ollama's code uses: the review's notion of 'can
+    affect Ollama'."""
+
+    backends: frozenset[str]  # ggml backends some Ollama build turns on, lower-case; cpu always
+    options: Mapping[str, tuple[OptionSetting, ...]]  # CMake variables Ollama sets, each place it does
+    # upstream directory -> the option Ollama leaves or forces OFF that cuts it out
+    off_dirs: Mapping[str, str]
+    headers: frozenset[str]  # upstream headers (new ref) the compat sources include, transitively
+    names: Mapping[str, tuple[LocalRef, ...]]  # upstream identifiers the compat sources use
+    strings: Mapping[str, tuple[LocalRef, ...]]  # string literals of the compat sources
+    endpoints: Mapping[str, tuple[LocalRef, ...]]  # llama-server paths Ollama's Go code requests
+    request_fields: Mapping[str, tuple[LocalRef, ...]]  # JSON fields Ollama sends to llama-server
+    response_fields: Mapping[str, tuple[LocalRef, ...]]  # JSON fields Ollama decodes from llama-server
+    flags: Mapping[str, tuple[LocalRef, ...]]  # llama-server command-line flags Ollama passes
+    upstream_backends: frozenset[str] = frozenset()  # every ggml/src/ggml-<name>/ directory upstream has
+    shared_dirs: Mapping[str, frozenset[str]] = field(
+        default_factory=dict
+    )  # backend dir -> backends compiling it
+    dead_options: frozenset[str] = frozenset()  # upstream options read only where Ollama's build never goes
+    option_homes: Mapping[str, str] = field(
+        default_factory=dict
+    )  # upstream option -> the CMake file declaring it
+    compat_sources: tuple[str, ...] = ()  # the files `names`/`headers` were read from
+
+    def backend_of(self, path_or_option: str) -> str | None:
+        """The ggml backend a path (`ggml/src/ggml-sycl/x.cpp`, `ggml/include/ggml-sycl.h`) or a cache
+        variable (`GGML_SYCL_F16`) belongs to; None for what belongs to no single backend."""
+        if "/" in path_or_option or "." in path_or_option:
+            parts = path_or_option.split("/")
+            if path_or_option.startswith(BACKEND_ROOT) and len(parts) > 3 and parts[2].startswith("ggml-"):
+                name = parts[2][5:]
+                return name if name in self.upstream_backends else None
+            stem = posixpath.splitext(parts[-1])[0]
+            if (
+                parts[:2] == ["ggml", "include"]
+                and stem.startswith("ggml-")
+                and stem[5:] in self.upstream_backends
+            ):
+                return stem[5:]
+            return None
+        if not path_or_option.startswith("GGML_"):
+            return None
+        rest = path_or_option[5:].lower()
+        found = [
+            b
+            for b in self.upstream_backends
+            if rest == b.replace("-", "_") or rest.startswith(b.replace("-", "_") + "_")
+        ]
+        return max(found, key=len) if found else None
+
+    def _built_backend_dir(self, name: str) -> bool:
+        users = self.shared_dirs.get(name, frozenset()) | {name}
+        return bool(users & self.backends)
+
+    def builds(self, upstream_path: str) -> bool:
+        """False for a file of a backend no Ollama build turns on, or under a directory an option Ollama
+        leaves OFF cuts out of the build; True otherwise."""
+        backend = self.backend_of(upstream_path)
+        if backend is not None and not self._built_backend_dir(backend):
+            return False
+        return self.off_dir(upstream_path) is None
+
+    def off_dir(self, upstream_path: str) -> str | None:
+        """The directory of `off_dirs` that holds `upstream_path`, if any."""
+        for directory in self.off_dirs:
+            if upstream_path == directory or upstream_path.startswith(directory + "/"):
+                return directory
+        return None
+
+    def built_option(self, option: str) -> bool:
+        """False for an option of a backend no build turns on, one declared under a directory Ollama's build
+        cuts out, or one upstream reads only in conditions that are false for Ollama's build."""
+        if option in self.options:
+            return True
+        backend = self.backend_of(option)
+        if backend is not None and not self._built_backend_dir(backend):
+            return False
+        home = self.option_homes.get(option)
+        if home is not None and self.off_dir(posixpath.dirname(home)) is not None:
+            return False
+        return option not in self.dead_options
+
+
+def consumer_model(
+    ollama: Mapping[str, str], upstream: Mapping[str, str], patches: Iterable[tuple[str, object]] = ()
+) -> Consumers:
+    """The consumer model of one Ollama tree (path -> comment-free text) against one upstream ref (path ->
+    text); `patches` are (path, bot.patchfile.PatchFile) of the carried patches."""
+    patch_list = list(patches)
+    ollama_paths = list(ollama)
+    upstream_paths = list(upstream)
+    options, preset_backends = ollama_options(ollama, ollama_paths)
+    upstream_backends = frozenset(
+        p.split("/")[2][5:]
+        for p in upstream_paths
+        if p.startswith(BACKEND_ROOT + "ggml-") and p.count("/") >= 3
+    )
+    backends = {"cpu"}
+    for name, settings in options.items():
+        backend = name[5:].lower() if name.startswith("GGML_") else ""
+        turned_on = backend in preset_backends or any(
+            truth_of(s.value) is True and not s.ref.path.endswith("CMakePresets.json") for s in settings
+        )
+        if backend in upstream_backends and turned_on:
+            backends.add(backend)
+    build = upstream_build(upstream, upstream_paths, options)
+    shared = shared_backend_dirs(upstream, upstream_backends, frozenset(backends))
+    sources = compat_source_texts(ollama, ollama_paths, patch_list)
+    uses = compat_uses(sources)
+    return Consumers(
+        backends=frozenset(backends),
+        options=options,
+        off_dirs=build.off_dirs,
+        headers=included_headers(sources, ollama, ollama_paths, upstream, upstream_paths),
+        names=uses.names,
+        strings=uses.strings,
+        endpoints=(server := server_interface(ollama, ollama_paths)).endpoints,
+        request_fields=server.request_fields,
+        response_fields=server.response_fields,
+        flags=go_flags(ollama, ollama_paths),
+        upstream_backends=upstream_backends,
+        shared_dirs=shared,
+        dead_options=build.dead_options - set(options),
+        option_homes=build.option_homes,
+        compat_sources=tuple(sorted({path for path, _, _ in sources})),
+    )
+
+
+class SnapshotTexts(Mapping[str, str]):
+    """A snapshot's files as comment-free texts, read on first use; a file a partial clone lacks is absent
+    (KeyError), so the model simply does without it."""
+
+    def __init__(self, snapshot: Snapshot):
+        self._snapshot = snapshot
+        self._texts: dict[str, str] = {}
+        self._paths: list[str] | None = None
+
+    def __iter__(self) -> Iterator[str]:
+        if self._paths is None:
+            self._paths = self._snapshot.files("")
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(list(iter(self)))
+
+    def __getitem__(self, path: str) -> str:
+        if path not in self._texts:
+            try:
+                data = self._snapshot.read(path)
+            except MissingBlob:
+                data = None
+            if data is None:
+                raise KeyError(path)
+            self._texts[path] = code_text(data.decode("utf-8", "replace"), path)
+        return self._texts[path]
+
+
+def explain(c: Consumers) -> str:
+    """The model as text for a person: what is built and why, from where; what the compat code and the Go
+    code rely on."""
+
+    def where(refs: Iterable[LocalRef], limit: int = 3) -> str:
+        refs = list(refs)
+        shown = ", ".join(f"{r.path}:{r.line}" for r in refs[:limit])
+        return shown + (f" (+{len(refs) - limit} more)" if len(refs) > limit else "")
+
+    lines = ["Backends built:"]
+    for backend in sorted(c.backends):
+        settings = c.options.get(f"GGML_{backend.upper()}", ())
+        on = [s.ref for s in settings if truth_of(s.value) is True]
+        lines.append(
+            f"  {backend}: " + (f"GGML_{backend.upper()}=ON at {where(on)}" if on else "always built")
+        )
+    not_built = sorted(
+        b for b in c.upstream_backends - c.backends if not c.shared_dirs.get(b, frozenset()) & c.backends
+    )
+    lines.append("Backends not built (no Ollama build turns them on): " + (", ".join(not_built) or "none"))
+    shared = {d: sorted(u) for d, u in c.shared_dirs.items() if d not in c.backends}
+    for directory, users in sorted(shared.items()):
+        lines.append(f"  ggml/src/ggml-{directory}/ is compiled by {', '.join(users)} too")
+    lines.append("Upstream directories cut out of Ollama's build:")
+    for directory, option in c.off_dirs.items():
+        settings = c.options.get(option, ())
+        how = (
+            f"Ollama sets it {settings[0].value} at {where([s.ref for s in settings])}"
+            if settings
+            else "upstream's default is OFF and Ollama does not set it"
+        )
+        lines.append(f"  {directory}/ (needs {option}: {how})")
+    if not c.off_dirs:
+        lines.append("  none")
+    lines.append(f"Cache variables Ollama sets: {len(c.options)}")
+    for name, settings in c.options.items():
+        if SETTABLE.fullmatch(name):
+            values = ", ".join(dict.fromkeys(s.value for s in settings))
+            lines.append(f"  {name}={values} ({where([s.ref for s in settings], 2)})")
+    lines.append(f"Compat sources read: {', '.join(c.compat_sources) or 'none'}")
+    lines.append(
+        f"Upstream headers they include ({len(c.headers)}): " + (", ".join(sorted(c.headers)) or "none")
+    )
+    lines.append(
+        f"Upstream names they use ({len(c.names)}): "
+        + ", ".join(sorted(c.names)[:60])
+        + (" ..." if len(c.names) > 60 else "")
+    )
+    lines.append(f"String literals they hold: {len(c.strings)}")
+    lines.append(
+        "llama-server endpoints Ollama requests: "
+        + (", ".join(f"{e} ({where(r, 1)})" for e, r in c.endpoints.items()) or "none")
+    )
+    lines.append("JSON fields Ollama sends: " + (", ".join(c.request_fields) or "none"))
+    lines.append("JSON fields Ollama reads: " + (", ".join(c.response_fields) or "none"))
+    lines.append("llama-server flags Ollama passes: " + (", ".join(c.flags) or "none"))
+    return "\n".join(lines) + "\n"

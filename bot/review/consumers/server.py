@@ -1,0 +1,259 @@
+"""Ollama's Go code and llama-server: the endpoints, request and response fields and flags it sends and reads."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from bot import syntax
+from bot.model import LocalRef
+from bot.review.consumers.shared import (
+    BARE_PATH,
+    FLAG_HINT,
+    FLAG_IN_STRING,
+    JSON_TAG,
+    OLLAMA_SERVER_CLIENTS,
+    REQUEST_CALL,
+    URL_PATH,
+    Refs,
+    add_ref,
+    frozen_refs,
+    node_text,
+    text_of,
+)
+from bot.review.flags import OLLAMA_CALLERS
+from bot.review.source import glob_match
+
+_GO_STRINGS = """
+(interpreted_string_literal) @s
+(raw_string_literal) @s
+"""
+
+
+def _go_string(node: Node) -> str:
+    text = node_text(node)
+    if node.type == "raw_string_literal":
+        return text[1:-1]
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text[1:-1]
+
+
+def go_flags(ollama: Mapping[str, str], paths: list[str]) -> dict[str, tuple[LocalRef, ...]]:
+    """Flags (`--xxx`, `-x`) in the string literals of Ollama's Go code that starts and probes llama-server."""
+    found: Refs = {}
+    for path in sorted(p for p in paths if glob_match(p, OLLAMA_CALLERS) and not p.endswith("_test.go")):
+        text = text_of(ollama, path)
+        if not text or not FLAG_HINT.search(text):
+            continue
+        root = syntax.root("go", text)
+        for node in sorted(syntax.captures("go", _GO_STRINGS, root).get("s", []), key=lambda n: n.start_byte):
+            body = node_text(node)[1:-1]
+            for m in FLAG_IN_STRING.finditer(body):
+                add_ref(found, m[1].split("=", 1)[0], LocalRef(path, node.start_point[0] + 1))
+    return frozen_refs(found)
+
+
+@dataclass(frozen=True)
+class ServerInterface:
+    endpoints: dict[str, tuple[LocalRef, ...]]
+    request_fields: dict[str, tuple[LocalRef, ...]]
+    response_fields: dict[str, tuple[LocalRef, ...]]
+
+
+_GO_INTERFACE = """
+(type_spec name: (type_identifier) type: (struct_type)) @spec
+(call_expression) @call
+(function_declaration) @function
+(method_declaration) @function
+(func_literal) @function
+"""
+
+
+def _struct_fields(struct: Node, path: str) -> tuple[list[tuple[str, LocalRef]], set[str]]:
+    """The JSON names of a struct's tagged fields (nested anonymous structs included) and the named types
+    its fields hold."""
+    fields: list[tuple[str, LocalRef]] = []
+    types: set[str] = set()
+    stack = [struct]
+    while stack:
+        node = stack.pop()
+        if node.type == "field_declaration":
+            tag = node.child_by_field_name("tag")
+            m = JSON_TAG.search(node_text(tag)) if tag is not None else None
+            names = [node_text(n) for n in node.children_by_field_name("name")]
+            key = m[1] if m and m[1] else (names[0] if names and not m else None)
+            if key and key != "-":
+                fields.append((key, LocalRef(path, node.start_point[0] + 1)))
+        if node.type == "type_identifier":
+            types.add(node_text(node))
+        stack.extend(node.children)
+    return fields, types
+
+
+def server_interface(ollama: Mapping[str, str], paths: list[str]) -> ServerInterface:
+    """The llama-server endpoints Ollama's Go code requests, and the JSON fields of what it encodes for and
+    decodes from them (a struct marshalled is a request, one unmarshalled into a response; a tagged struct
+    whose use is not clear counts as both)."""
+    endpoints: Refs = {}
+    structs: dict[str, tuple[list[tuple[str, LocalRef]], set[str]]] = {}
+    sent: set[str] = set()
+    received: set[str] = set()
+    request: Refs = {}
+    response: Refs = {}
+    files = []
+    for path in sorted(
+        p for p in paths if glob_match(p, OLLAMA_SERVER_CLIENTS) and not p.endswith("_test.go")
+    ):
+        text = text_of(ollama, path)
+        if not text or ("://" not in text and "json" not in text):
+            continue
+        root = syntax.root("go", text)
+        captured = syntax.captures("go", _GO_INTERFACE, root)
+        found_here = False
+        for node in captured.get("call", []):
+            callee = node_text(node.child_by_field_name("function"))
+            for literal in syntax.captures(
+                "go", _GO_STRINGS, node.child_by_field_name("arguments") or node
+            ).get("s", []):
+                value = _go_string(literal)
+                m = URL_PATH.match(value)
+                if m is None and BARE_PATH.match(value) and REQUEST_CALL.search(callee):
+                    m = BARE_PATH.match(value)
+                    endpoint = value
+                elif m is not None:
+                    endpoint = m[1]
+                else:
+                    continue
+                endpoint = re.sub(r"%[a-z]", "{}", endpoint.rstrip("/")) or "/"
+                add_ref(endpoints, endpoint, LocalRef(path, literal.start_point[0] + 1))
+                found_here = True
+        if found_here:
+            files.append((path, root, captured))
+    for path, _root, captured in files:
+        for spec in captured.get("spec", []):
+            struct = spec.child_by_field_name("type")
+            if struct is not None and "json:" in node_text(struct):  # a struct without tags is no wire format
+                structs[node_text(spec.child_by_field_name("name"))] = _struct_fields(struct, path)
+    for path, _root, captured in files:
+        for function in captured.get("function", []):
+            _json_uses(function, path, sent, received, request, response)
+
+    def closure(names: set[str]) -> set[str]:
+        out, todo = set(), list(names)
+        while todo:
+            name = todo.pop()
+            if name in out or name not in structs:
+                continue
+            out.add(name)
+            todo += structs[name][1]
+        return out
+
+    sent_all, received_all = closure(sent), closure(received)
+    unsure = set(structs) - sent_all - received_all
+    for name in sent_all | unsure:
+        for key, ref in structs[name][0]:
+            add_ref(request, key, ref)
+    for name in received_all | unsure:
+        for key, ref in structs[name][0]:
+            add_ref(response, key, ref)
+    return ServerInterface(frozen_refs(endpoints), frozen_refs(request), frozen_refs(response))
+
+
+def _local_types(function: Node) -> dict[str, Node]:
+    """The type each variable and parameter of a Go function is declared with, or the composite literal a
+    `:=` gives it."""
+    types: dict[str, Node] = {}
+    for declarations in syntax.captures("go", "(var_spec) @d (parameter_declaration) @d", function).values():
+        for node in declarations:
+            declared = node.child_by_field_name("type")
+            for name in node.children_by_field_name("name"):
+                if declared is not None:
+                    types[node_text(name)] = declared
+    for node in syntax.captures("go", "(short_var_declaration) @s", function).get("s", []):
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None:
+            continue
+        for name, value in zip(left.named_children, right.named_children):
+            if value.type == "unary_expression":
+                value = value.child_by_field_name("operand") or value
+            if value.type == "composite_literal":
+                types[node_text(name)] = value.child_by_field_name("type") or value
+    return types
+
+
+_SENDS = {"Marshal": 0, "MarshalIndent": 0, "Encode": 0}  # method -> the argument that is sent
+
+
+_RECEIVES = {"Unmarshal": 1, "Decode": 0}  # method -> the argument that is filled
+
+
+def _json_value(call: Node) -> tuple[Node, bool] | None:
+    """(the value a json call sends or fills, whether it sends) for Marshal/Encode/Unmarshal/Decode."""
+    callee = call.child_by_field_name("function")
+    if callee is None or callee.type != "selector_expression":
+        return None
+    method = node_text(callee.child_by_field_name("field"))
+    args = call.child_by_field_name("arguments")
+    values = list(args.named_children) if args is not None else []
+    at = _SENDS.get(method, _RECEIVES.get(method))
+    if at is None or len(values) <= at:
+        return None
+    target = values[at]
+    if target.type == "unary_expression":
+        target = target.child_by_field_name("operand") or target
+    return target, method in _SENDS
+
+
+def _map_literal_keys(target: Node, path: str, fields: Refs) -> None:
+    body = target.child_by_field_name("body")
+    if body is None:
+        return
+    query = "(keyed_element . (literal_element (interpreted_string_literal) @k))"
+    for literal in syntax.captures("go", query, body).get("k", []):
+        add_ref(fields, _go_string(literal), LocalRef(path, literal.start_point[0] + 1))
+
+
+def _json_uses(
+    function: Node,
+    path: str,
+    sent: set[str],
+    received: set[str],
+    request: Refs,
+    response: Refs,
+) -> None:
+    """Classify the values one function hands to json.Marshal/Encode (sent) and Unmarshal/Decode
+    (received): named struct types by name, anonymous structs and map literals field by field."""
+    types = _local_types(function)
+    for call in syntax.captures("go", "(call_expression) @c", function).get("c", []):
+        found = _json_value(call)
+        if found is None:
+            continue
+        target, sends = found
+        into, fields = (sent, request) if sends else (received, response)
+        kind: Node | None
+        if target.type == "composite_literal":
+            kind = target.child_by_field_name("type")
+            if kind is not None and kind.type == "map_type":
+                _map_literal_keys(target, path, fields)
+                continue
+        else:
+            kind = types.get(node_text(target)) if target.type == "identifier" else None
+        if kind is None:
+            continue
+        if kind.type == "struct_type":
+            keys, named = _struct_fields(kind, path)
+            for key, ref in keys:
+                add_ref(fields, key, ref)
+            into.update(named)
+        else:
+            into.update(
+                node_text(n) for n in syntax.captures("go", "(type_identifier) @t", kind).get("t", [])
+            )
+            if kind.type == "type_identifier":
+                into.add(node_text(kind))

@@ -1,0 +1,321 @@
+"""Upstream's build as Ollama's settings make it: the directories an option Ollama leaves OFF cuts out,
+and the options read only there.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from bot import cmakelang, syntax
+from bot.review.consumers.shared import (
+    BACKEND_ROOT,
+    CMAKE_TOKEN,
+    ON_VALUES,
+    PARTIAL_SETTERS,
+    SETTABLE,
+    OptionSetting,
+    node_text,
+    text_of,
+    truth_of,
+)
+
+
+@dataclass(frozen=True)
+class UpstreamBuild:
+    off_dirs: dict[str, str]
+    dead_options: frozenset[str]
+    option_homes: dict[str, str]
+
+
+def _condition(tokens: list[str], value: Mapping[str, bool]) -> bool | None:
+    """CMake's `if()` condition over three values: True, False, or None (depends on what is not known)."""
+    at = 0
+
+    def peek() -> str | None:
+        return tokens[at] if at < len(tokens) else None
+
+    def take() -> str:
+        nonlocal at
+        at += 1
+        return tokens[at - 1]
+
+    def either() -> bool | None:
+        result = both()
+        while peek() == "OR":
+            take()
+            right = both()
+            result = (
+                True if True in (result, right) else (False if result is False and right is False else None)
+            )
+        return result
+
+    def both() -> bool | None:
+        result = negation()
+        while peek() == "AND":
+            take()
+            right = negation()
+            result = False if False in (result, right) else (True if result and right else None)
+        return result
+
+    def negation() -> bool | None:
+        if peek() == "NOT":
+            take()
+            inner = negation()
+            return None if inner is None else not inner
+        return primary()
+
+    def primary() -> bool | None:
+        token = peek()
+        if token is None:
+            return None
+        if token == "(":
+            take()
+            result = either()
+            if peek() == ")":
+                take()
+            return result
+        if token in ("DEFINED", "EXISTS", "TARGET", "COMMAND", "POLICY", "IS_DIRECTORY", "IS_ABSOLUTE"):
+            take()
+            if peek() is not None:
+                take()
+            return None
+        take()
+        nxt = peek()
+        if nxt is not None and nxt not in ("AND", "OR", ")"):  # a binary test: STREQUAL, MATCHES, ...
+            take()
+            if peek() is not None and peek() not in ("AND", "OR", ")"):
+                take()
+            return None
+        if token.startswith('"') or "${" in token:
+            return None
+        if token in value:
+            return value[token]
+        return truth_of(token) if token.upper() in ON_VALUES | {"OFF", "FALSE", "NO", "0"} else None
+
+    return either()
+
+
+def _guard(tokens: list[str], value: Mapping[str, bool]) -> str | None:
+    """The option whose value makes a false condition false: a conjunct `X` with X OFF or `NOT X` with X ON."""
+    depth = 0
+    conjuncts: list[list[str]] = []
+    current: list[str] = []
+    for token in tokens:
+        depth += token == "("
+        depth -= token == ")"
+        if token == "AND" and depth == 0:
+            conjuncts.append(current)
+            current = []
+        else:
+            current.append(token)
+    conjuncts.append(current)
+    for conjunct in conjuncts:
+        if _condition(conjunct, value) is False:
+            names = [t for t in conjunct if t in value]
+            if names:
+                return names[0]
+    return None
+
+
+def _cmake_tree(upstream: Mapping[str, str], paths: list[str]) -> dict[str, Node]:
+    """Upstream's CMake files the build reads: the top one and every `add_subdirectory` it reaches."""
+    known = set(paths)
+    trees: dict[str, Node] = {}
+    order = ["CMakeLists.txt"]
+    for path in order:
+        text = text_of(upstream, path)
+        if text is None:
+            continue
+        trees[path] = cmakelang.parse(text)
+        base = posixpath.dirname(path)
+        for command in cmakelang.commands(trees[path]):
+            args = cmakelang.arguments(command)
+            if cmakelang.name(command) == "add_subdirectory" and args and "${" not in args[0]:
+                target = posixpath.normpath(posixpath.join(base, args[0], "CMakeLists.txt"))
+                if target in known and target not in order:
+                    order.append(target)
+    return trees
+
+
+def _declared_options(trees: Mapping[str, Node]) -> tuple[dict[str, str], dict[str, bool]]:
+    """(the file declaring each settable option, the literal default of each `option()`)."""
+    homes: dict[str, str] = {}
+    defaults: dict[str, bool] = {}
+    for path, root in trees.items():
+        for command in cmakelang.commands(root):
+            args = cmakelang.arguments(command)
+            name = cmakelang.name(command)
+            if not args or not SETTABLE.fullmatch(args[0]):
+                continue
+            if name == "option":
+                homes.setdefault(args[0], path)
+                default = truth_of(args[2]) if len(args) > 2 else False
+                if default is not None and "${" not in (args[2] if len(args) > 2 else ""):
+                    defaults.setdefault(args[0], default)
+            elif name == "set" and "CACHE" in args:
+                homes.setdefault(args[0], path)
+    return homes, defaults
+
+
+def _option_values(
+    defaults: Mapping[str, bool], options: Mapping[str, tuple[OptionSetting, ...]]
+) -> dict[str, bool]:
+    """Each option's value in every build Ollama makes; an option builds set differently has none."""
+    value = dict(defaults)
+    for name, settings in options.items():
+        truths = {truth_of(s.value) for s in settings}
+        if all(s.ref.path.endswith(PARTIAL_SETTERS) for s in settings):  # other builds take the default
+            truths.add(defaults.get(name))
+        if len(truths) == 1 and None not in truths:
+            value[name] = truths.pop() is True
+        else:  # one build sets it one way, another the other way: no condition on it is false for all
+            value.pop(name, None)
+    return value
+
+
+def upstream_build(
+    upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
+) -> UpstreamBuild:
+    """Walk upstream's CMake files from the top (through every `add_subdirectory`), find each directory an
+    `if(...)` Ollama's settings make false keeps out of the build, each directory whose sources a `-P`
+    script handles only when an option Ollama leaves OFF is on, and the options read only in such places."""
+    trees = _cmake_tree(upstream, paths)
+    homes, defaults = _declared_options(trees)
+    value = _option_values(defaults, options)
+    build = _BuildWalk(value)
+    for path, root in trees.items():
+        build.walk(root, posixpath.dirname(path), None)
+    off_dirs = {
+        d: guards[0]
+        for d, guards in build.added.items()
+        if guards and all(g is not None for g in guards) and isinstance(guards[0], str)
+    }
+    for path, root in trees.items():
+        directory = posixpath.dirname(path)
+        option = _script_guard(root, directory, upstream, value)
+        if option is not None and directory:
+            off_dirs.setdefault(directory, option)
+    # a directory below an off directory is off with it
+    off_dirs = {
+        d: o for d, o in off_dirs.items() if not any(d.startswith(p + "/") for p in off_dirs if p != d)
+    }
+    return UpstreamBuild(dict(sorted(off_dirs.items())), frozenset(build.dead - build.live), homes)
+
+
+@dataclass
+class _BuildWalk:
+    """Walks upstream's CMake files with Ollama's option values: records each add_subdirectory with the
+    option that switches it off for Ollama (None when nothing does) and every option name read where the
+    build goes (`live`) or only where it never goes (`dead`)."""
+
+    value: Mapping[str, bool]
+    added: dict[str, list[str | None]] = field(default_factory=dict)
+    live: set[str] = field(default_factory=set)
+    dead: set[str] = field(default_factory=set)
+
+    def walk(self, node: Node, base: str, guard: str | None) -> None:
+        for child in node.children:
+            if child.type == "if_condition":
+                self.branches(child, base, guard)
+            elif child.type == "normal_command":
+                self.command(child, base, guard)
+            elif child.child_count:
+                self.walk(child, base, guard)
+
+    def command(self, node: Node, base: str, guard: str | None) -> None:
+        args = cmakelang.arguments(node)
+        command = cmakelang.name(node)
+        read = args
+        if command == "message":
+            read = []  # printing an option reads nothing
+        elif command in ("option", "cmake_dependent_option") or (command == "set" and "CACHE" in args):
+            read = args[1:]  # declaring one reads only its default
+        (self.dead if guard is not None else self.live).update(
+            a for arg in read for a in SETTABLE.findall(arg)
+        )
+        if command == "add_subdirectory" and read and "${" not in read[0]:
+            self.added.setdefault(posixpath.normpath(posixpath.join(base, read[0])), []).append(guard)
+
+    def branches(self, node: Node, base: str, guard: str | None) -> None:
+        """One if/elseif/else block: a branch is dead when its condition is false for Ollama's build (its
+        guard is the option that makes it so, "" when none does) or an earlier branch is surely taken."""
+        current = guard
+        earlier_true = False
+        for part in node.children:
+            if part.type in ("if_command", "elseif_command", "else_command"):
+                text = " ".join(node_text(c) for c in part.children if c.type == "argument_list")
+                tokens = CMAKE_TOKEN.findall(text)
+                truth = None if part.type == "else_command" else _condition(tokens, self.value)
+                if earlier_true:
+                    branch: str | None = ""
+                elif truth is False:
+                    branch = _guard(tokens, self.value) or ""
+                else:
+                    branch = None
+                (self.dead if guard is not None or truth is False or earlier_true else self.live).update(
+                    t for t in tokens if SETTABLE.fullmatch(t)
+                )
+                current = guard if guard is not None else branch
+                earlier_true = earlier_true or truth is True
+            elif part.type == "body":
+                self.walk(part, base, current)
+
+
+def _script_guard(
+    root: Node, directory: str, upstream: Mapping[str, str], value: Mapping[str, bool]
+) -> str | None:
+    """The option Ollama leaves OFF that a `cmake -P <script>` run on this directory's sources passes as
+    `-D<V>=${OPTION}` to a script that touches those sources (the variable given
+    `${CMAKE_CURRENT_SOURCE_DIR}`, directly or through its own functions) only under `if(<V>)`."""
+    if b"-P" not in (root.text or b""):
+        return None
+    env = {"CMAKE_SOURCE_DIR": "", "PROJECT_SOURCE_DIR": "", "CMAKE_CURRENT_SOURCE_DIR": directory}
+    for command in cmakelang.commands(root):
+        raw = cmakelang.arguments(command)
+        if "-P" not in raw or raw.index("-P") + 1 >= len(raw):
+            continue
+        source_vars = [m[1] for a in raw if (m := re.fullmatch(r"-D(\w+)=\$\{CMAKE_CURRENT_SOURCE_DIR\}", a))]
+        passed = {m[1]: m[2] for a in raw if (m := re.fullmatch(r"-D(\w+)=\$\{(\w+)\}", a))}
+        off = {var: opt for var, opt in passed.items() if value.get(opt) is False}
+        script = cmakelang.arguments(command, env)[raw.index("-P") + 1].lstrip("/")
+        text = text_of(upstream, posixpath.normpath(script)) if off and source_vars else None
+        if text is None:
+            continue
+        script_root = cmakelang.parse(text)
+        touching = [re.compile(r"\$\{" + v + r"\}") for v in source_vars]
+        for definition in syntax.captures("cmake", "(function_def) @f", script_root).get("f", []):
+            if any(t.search(node_text(definition)) for t in touching):
+                header = cmakelang.arguments(definition.children[0])
+                if header:
+                    touching.append(re.compile(r"(?i)(?<![\w-])" + re.escape(header[0]) + r"\s*\("))
+        for block in syntax.captures("cmake", "(if_condition) @i", script_root).get("i", []):
+            first = block.children[0]
+            tokens = CMAKE_TOKEN.findall(
+                " ".join(node_text(c) for c in first.children if c.type == "argument_list")
+            )
+            body = next((c for c in block.children if c.type == "body"), None)
+            if body is None or not any(t.search(node_text(body)) for t in touching):
+                continue
+            for var, option in off.items():
+                if var in tokens and _condition(tokens, {var: False}) is False:
+                    return option
+    return None
+
+
+def shared_backend_dirs(
+    upstream: Mapping[str, str], backends: frozenset[str], built: frozenset[str]
+) -> dict[str, frozenset[str]]:
+    """Backend directory -> the built backends whose CMakeLists.txt compiles its files too (ggml-hip builds
+    ggml-cuda's kernels)."""
+    users: dict[str, set[str]] = {}
+    for backend in sorted(built & backends):
+        text = text_of(upstream, f"{BACKEND_ROOT}ggml-{backend}/CMakeLists.txt") or ""
+        for other in set(re.findall(r"\.\./ggml-([\w-]+)/", text)):
+            if other in backends and other != backend:
+                users.setdefault(other, set()).add(backend)
+    return {k: frozenset(v) for k, v in users.items()}
