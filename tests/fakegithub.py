@@ -21,6 +21,7 @@ import hashlib
 import hmac
 import itertools
 import json
+import random
 import re
 import secrets
 import shutil
@@ -29,6 +30,7 @@ import tempfile
 import time
 import urllib.parse
 import zlib
+from collections import Counter
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
@@ -54,6 +56,13 @@ JWT_MAX_LIFETIME = 600 + 30  # GitHub allows 10 minutes; a little slack for cloc
 MAX_COMMENT = 65536  # GitHub's limit on issue comment bodies
 DEFAULT_PERMISSIONS = {"actions": "write", "checks": "write", "contents": "write", "issues": "write",
                        "metadata": "read", "pull_requests": "write"}
+# GitHub's answer to a client over a secondary rate limit (403 with Retry-After; GitHub adds a request id).
+SECONDARY_RATE_LIMIT = {"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you "
+                                   "try again.",
+                        "documentation_url": "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-"
+                                             "rest-api#about-secondary-rate-limits"}
+FAULT_KINDS = ("502", "503", "rate_limit")  # answered instead of the request, which is not carried out
+LOST_ANSWER_KINDS = ("closed_after_write", "502_after_write")  # a POST carried out, its answer lost
 DIFF_STATUS = {"A": "added", "D": "removed", "M": "modified", "R": "renamed", "C": "copied", "T": "changed"}
 
 
@@ -327,6 +336,39 @@ class Call:
         return self.url.split("/repos/")[0] + f"/repos/{self.repo['full_name']}"
 
 
+@dataclass
+class RandomFaults:
+    """Faults at random, reproducible from `seed`: `rate` of all requests get a 502, a 503 or a secondary
+    rate limit instead of being carried out; `lost_rate` of the POSTs left are carried out and then lose
+    their answer (the connection closes, or a 502 comes back). `injected` counts them by kind."""
+
+    rate: float
+    lost_rate: float
+    seed: int
+    retry_after: int = 1
+    injected: Counter = field(default_factory=Counter)
+
+    def __post_init__(self) -> None:
+        self._random = random.Random(self.seed)
+
+    def pick(self, method: str) -> str | None:
+        """The kind of fault this request gets, or None."""
+        if self._random.random() < self.rate:
+            kind = self._random.choice(FAULT_KINDS)
+        elif method == "POST" and self._random.random() < self.lost_rate:
+            kind = self._random.choice(LOST_ANSWER_KINDS)
+        else:
+            return None
+        self.injected[kind] += 1
+        return kind
+
+    def answer(self, kind: str) -> tuple[int, dict, dict]:
+        if kind == "rate_limit":
+            return 403, dict(SECONDARY_RATE_LIMIT), {"Retry-After": str(self.retry_after)}
+        status = 503 if kind == "503" else 502
+        return status, {"message": HTTPStatus(status).phrase, "documentation_url": DOCS}, {}
+
+
 @functools.cache
 def _default_key() -> str:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -367,6 +409,7 @@ class FakeGitHub:
         self.rate_limit, self.rate_used, self.rate_reset = 5000, 0, int(time.time()) + 3600
         self._tokens: dict[str, float] = {}  # token -> expiry (epoch)
         self._faults: list[dict] = []
+        self.random_faults: RandomFaults | None = None  # off unless `inject_faults`
         self._delays: list[tuple[str, float]] = []
         self._ids = itertools.count(1001)
         self._tempdirs: list[str] = []
@@ -407,6 +450,14 @@ class FakeGitHub:
         self._faults.append({"method": method.upper(), "pattern": path_regex, "status": status, "times": times,
                              "headers": {k: str(v) for k, v in (headers or {}).items()}, "body": body,
                              "after": after})
+
+    def inject_faults(self, rate: float, *, lost_rate: float = 0.0, seed: int = 0, retry_after: int = 1
+                      ) -> RandomFaults:
+        """From now on, fail a random `rate` of requests and lose the answer of `lost_rate` of the POSTs
+        after carrying them out (see `RandomFaults`); the requests are still checked against the
+        description. Returns the counters."""
+        self.random_faults = RandomFaults(rate, lost_rate, seed, retry_after)
+        return self.random_faults
 
     def delay(self, path_regex: str, seconds: float) -> None:
         """Hold every request whose path matches for ``seconds`` (for timeout tests)."""
@@ -547,10 +598,20 @@ class FakeGitHub:
             if re.search(pattern, path):
                 await asyncio.sleep(seconds)
         fault = self._take_fault(request.method, path)
+        chance = self.random_faults.pick(request.method) if self.random_faults and not fault else None
         if not fault or fault["after"]:
-            status, data, headers = self._route(request, raw_path, query, body, bad_json)
+            status, data, headers = self._route(request, raw_path, query, body, bad_json,
+                                                carry_out=chance is None or chance in LOST_ANSWER_KINDS)
         if fault:
             status, data, headers = fault["status"], fault["body"], fault["headers"]
+        elif chance == "closed_after_write":
+            record["status"] = "closed"
+            assert request.transport is not None
+            request.transport.close()
+            return web.Response(status=204)  # never sent: the connection is gone
+        elif chance is not None:
+            assert self.random_faults is not None
+            status, data, headers = self.random_faults.answer("502" if chance == "502_after_write" else chance)
         record["status"] = status
         headers = {**self._rate_headers(), **headers}
         if data is None:
@@ -567,7 +628,8 @@ class FakeGitHub:
         return None
 
     def _route(self, request: web.Request, raw_path: str, query: dict, body: Any,
-               bad_json: bool) -> tuple[int, Any, dict]:
+               bad_json: bool, carry_out: bool = True) -> tuple[int, Any, dict]:
+        """Validate the request and, with `carry_out`, answer it (else only its violations are kept)."""
         where = f"{request.method} {urllib.parse.unquote(raw_path)}"
         op, params = self.spec.match(request.method, raw_path)
         if op is None:
@@ -586,6 +648,8 @@ class FakeGitHub:
             self.violations += [f"{where}: {p}" for p in problems]
             return 422, {"message": "Invalid request.\n\n" + "\n".join(problems), "documentation_url": DOCS,
                          "status": "422"}, {}
+        if not carry_out:
+            return 0, None, {}
         call = Call(params, query, body, request.headers, self.url + raw_path)
         handler = getattr(self, "op_" + re.sub(r"\W", "_", op["operationId"]))
         try:
