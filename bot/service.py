@@ -593,14 +593,28 @@ class Service:
         runs = {}
         for pin in pins:
             for name in (f"{pin.name}: patches", f"{pin.name}: upstream review"):
-                created = await run.gh.post("/repos/{owner}/{repo}/check-runs", run.names, data={
-                    "name": name, "head_sha": head_sha, "status": "in_progress", "started_at": iso(since),
-                    "external_id": str(run.names["number"]),
-                    "output": {"title": f"Checking {pin.name} at {head_sha[:12]}", "summary": summary}})
+                find = functools.partial(self._own_check_run, run, head_sha, name)
+                # A resumed job may have made it before it stopped, a POST whose answer was lost as well.
+                created = (await find() if run.job.attempts > 1 else None) or await run.gh.post_once(
+                    "/repos/{owner}/{repo}/check-runs", run.names, data={
+                        "name": name, "head_sha": head_sha, "status": "in_progress", "started_at": iso(since),
+                        "external_id": str(run.names["number"]),
+                        "output": {"title": f"Checking {pin.name} at {head_sha[:12]}", "summary": summary}},
+                    find=find)
                 runs[name] = created["id"]
         run.progress.update(checks_sha=head_sha, check_runs=runs, checks_done=False)
         await run.save()
         return runs
+
+    async def _own_check_run(self, run: Run, head_sha: str, name: str) -> dict | None:
+        """The check run `name` on `head_sha` that this job made, if any: its summary names the job
+        (templates/check_in_progress.md.j2)."""
+        found = await run.gh.getitem("/repos/{owner}/{repo}/commits/{ref}/check-runs{?check_name,filter,per_page}",
+                                     {**run.names, "ref": head_sha, "check_name": name, "filter": "all",
+                                      "per_page": 100})
+        mark = f"(llama-bot job {run.job.id})"
+        return next((r for r in found.get("check_runs") or []
+                     if mark in ((r.get("output") or {}).get("summary") or "")), None)
 
     async def _complete_check(self, run: Run, check_id: int, conclusion: str, output: dict) -> None:
         for body in check_run_updates(conclusion, output):
