@@ -16,8 +16,9 @@ RUNS = 5
 
 
 def _child(stage: str, root: Path) -> dict:
-    out = subprocess.run([sys.executable, "-m", "bench.stage", stage, str(root)], check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.stage", stage, str(root)], check=True, capture_output=True, text=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -33,22 +34,33 @@ def patch_stage(root: Path) -> None:
     diff = up.repo.diff(old.tree, new.tree)
     walker = up.repo.walk(up.repo.revparse_single("v2").id)
     walker.hide(up.repo.revparse_single("v1").id)
-    print(f"synthetic upstream: {len(up.files)} files, {sum(1 for _ in walker)} commits and "
-          f"{diff.stats.insertions + diff.stats.deletions} changed lines between the refs "
-          f"(built in {time.perf_counter() - started:.1f} s)")
+    print(
+        f"synthetic upstream: {len(up.files)} files, {sum(1 for _ in walker)} commits and "
+        f"{diff.stats.insertions + diff.stats.deletions} changed lines between the refs "
+        f"(built in {time.perf_counter() - started:.1f} s)"
+    )
     runs = [_child("patches", root) for _ in range(RUNS)]
     first = runs[0]
-    print(f"patch stage ({first['hunks']} hunks in {first['patches']} patches; statuses {first['statuses']}):")
-    print(f"  median wall time over {RUNS} runs: {statistics.median(r['seconds'] for r in runs) * 1000:.0f} ms"
-          f"  (aim < 1000 ms)")
-    print(f"  peak memory (max RSS of the process): {max(r['max_rss_mb'] for r in runs):.0f} MB  (aim < 200 MB)")
+    print(
+        f"patch stage ({first['hunks']} hunks in {first['patches']} patches; statuses {first['statuses']}):"
+    )
+    print(
+        f"  median wall time over {RUNS} runs: {statistics.median(r['seconds'] for r in runs) * 1000:.0f} ms"
+        f"  (aim < 1000 ms)"
+    )
+    print(
+        f"  peak memory (max RSS of the process): {max(r['max_rss_mb'] for r in runs):.0f} MB  (aim < 200 MB)"
+    )
     work = root / "work"
     subprocess.run(["git", "clone", "-q", str(up.path), str(work)], check=True)
     subprocess.run(["git", "-C", str(work), "checkout", "-q", "v2"], check=True)
     started = time.perf_counter()
     for path in sorted(patches):
-        subprocess.run(["git", "-C", str(work), "apply", "-3", str(root / "patches" / path)], check=False,
-                       capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(work), "apply", "-3", str(root / "patches" / path)],
+            check=False,
+            capture_output=True,
+        )
     print(f"  reference: git apply -3 of the same patches: {(time.perf_counter() - started) * 1000:.0f} ms")
 
 
@@ -59,13 +71,19 @@ def review_stage(root: Path) -> None:
     up = build_review(root)
     old, new = (up.repo.revparse_single(t).peel(pygit2.Commit) for t in ("v1", "v2"))
     stats = old.tree.diff_to_tree(new.tree).stats
-    print(f"review input: {stats.files_changed} files and {stats.insertions + stats.deletions} changed lines "
-          f"between the refs (built in {time.perf_counter() - started:.1f} s)")
+    print(
+        f"review input: {stats.files_changed} files and {stats.insertions + stats.deletions} changed lines "
+        f"between the refs (built in {time.perf_counter() - started:.1f} s)"
+    )
     runs = [_child("review", root) for _ in range(RUNS)]
     print(f"review stage ({runs[0]['findings']}):")
-    print(f"  median wall time over {RUNS} runs: {statistics.median(r['seconds'] for r in runs) * 1000:.0f} ms"
-          f"  (aim < 2000 ms)")
-    print(f"  peak memory (max RSS of the process): {max(r['max_rss_mb'] for r in runs):.0f} MB  (aim < 300 MB)")
+    print(
+        f"  median wall time over {RUNS} runs: {statistics.median(r['seconds'] for r in runs) * 1000:.0f} ms"
+        f"  (aim < 2000 ms)"
+    )
+    print(
+        f"  peak memory (max RSS of the process): {max(r['max_rss_mb'] for r in runs):.0f} MB  (aim < 300 MB)"
+    )
 
 
 def main() -> int:

@@ -24,7 +24,9 @@ from tests.fakegithub import sign
 class Connection(asyncio.Protocol):
     """One keep-alive connection sending deliveries one after another, while `remaining` lasts."""
 
-    def __init__(self, requests: list[bytes], times: list[float], statuses: list[int], finished: asyncio.Future):
+    def __init__(
+        self, requests: list[bytes], times: list[float], statuses: list[int], finished: asyncio.Future
+    ):
         self.requests, self.times, self.statuses, self.finished = requests, times, statuses, finished
         self.transport: asyncio.Transport | None = None
         self.buffer = b""
@@ -54,7 +56,7 @@ class Connection(asyncio.Protocol):
             return
         self.times.append(time.perf_counter() - self.started)
         self.statuses.append(int(head.split(" ", 2)[1]))
-        self.buffer = self.buffer[head_end + 4 + length:]
+        self.buffer = self.buffer[head_end + 4 + length :]
         self.send_next()
 
     def connection_lost(self, exc) -> None:
@@ -65,9 +67,11 @@ class Connection(asyncio.Protocol):
 def requests_for(url: str, body: bytes, secret: str, count: int) -> list[bytes]:
     """`count` deliveries of the same signed body, each with its own delivery id (built before timing)."""
     parts = urlsplit(url)
-    head = (f"POST {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\nContent-Type: application/json\r\n"
-            f"X-GitHub-Event: pull_request\r\nX-Hub-Signature-256: {sign(body, secret)}\r\n"
-            f"Content-Length: {len(body)}\r\n")
+    head = (
+        f"POST {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\nContent-Type: application/json\r\n"
+        f"X-GitHub-Event: pull_request\r\nX-Hub-Signature-256: {sign(body, secret)}\r\n"
+        f"Content-Length: {len(body)}\r\n"
+    )
     return [f"{head}X-GitHub-Delivery: {uuid.uuid4()}\r\n\r\n".encode() + body for _ in range(count)]
 
 
@@ -81,7 +85,10 @@ async def load(url: str, body: bytes, secret: str, count: int, concurrency: int)
     for _ in range(concurrency):
         finished = loop.create_future()
         _, protocol = await loop.create_connection(
-            lambda finished=finished: Connection(pending, times, statuses, finished), parts.hostname, parts.port)
+            lambda finished=finished: Connection(pending, times, statuses, finished),
+            parts.hostname,
+            parts.port,
+        )
         connections.append(protocol)
     for protocol in connections:
         protocol.send_next()

@@ -32,8 +32,12 @@ def free_port() -> int:
 async def _scenario(fake: FakeGitHub, root: Path) -> Scenario:
     up = upstream_pair(root, {"src/f.c": OLD_SOURCE}, {"src/f.c": NEW_SOURCE})
     git = pygit2.init_repository(str(root / "ollama.git"), bare=True)
-    base = commit(git, {"README.md": "ollama\n", "LLAMA_CPP_VERSION": "v1\n", PATCH_PATH: HOOK_PATCH},
-                  ref="refs/heads/main", message="pin")
+    base = commit(
+        git,
+        {"README.md": "ollama\n", "LLAMA_CPP_VERSION": "v1\n", PATCH_PATH: HOOK_PATCH},
+        ref="refs/heads/main",
+        message="pin",
+    )
     head = commit(git, {"LLAMA_CPP_VERSION": "v2\n"}, parents=[base], ref="refs/heads/bump", message="bump")
     fake.add_repo("ollama", "ollama", git)
     fake.add_pull("ollama", "ollama", 7, head, "bump")
@@ -44,8 +48,16 @@ async def _latency(url: str, scenario: Scenario, root: Path, concurrency: int = 
     body = root / "synchronize.json"
     body.write_bytes(json.dumps(scenario.pull_event("synchronize")).encode())
     client = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bench.loadgen", url + "webhook", str(body), SECRET, str(DELIVERIES), str(concurrency),
-        stdout=asyncio.subprocess.PIPE)
+        sys.executable,
+        "-m",
+        "bench.loadgen",
+        url + "webhook",
+        str(body),
+        SECRET,
+        str(DELIVERIES),
+        str(concurrency),
+        stdout=asyncio.subprocess.PIPE,
+    )
     out, _ = await client.communicate()
     if client.returncode:
         raise RuntimeError("the load client failed")
@@ -56,10 +68,17 @@ async def _to_comment(url: str, scenario: Scenario) -> float:
     """Seconds from an `opened` delivery to the finished checklist comment (the mirror is warm by now)."""
     scenario.fake.comments.clear()
     body = json.dumps(scenario.pull_event("opened")).encode()
-    headers = {"X-GitHub-Event": "pull_request", "X-GitHub-Delivery": str(uuid.uuid4()),
-               "X-Hub-Signature-256": sign(body, SECRET), "Content-Type": "application/json"}
+    headers = {
+        "X-GitHub-Event": "pull_request",
+        "X-GitHub-Delivery": str(uuid.uuid4()),
+        "X-Hub-Signature-256": sign(body, SECRET),
+        "Content-Type": "application/json",
+    }
     started = time.perf_counter()
-    async with aiohttp.ClientSession() as session, session.post(url + "webhook", data=body, headers=headers) as resp:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(url + "webhook", data=body, headers=headers) as resp,
+    ):
         assert resp.status == 202, resp.status
     while True:
         bodies = [c["body"] for c in scenario.bot_comments()]
@@ -72,13 +91,29 @@ async def _to_comment(url: str, scenario: Scenario) -> float:
 
 async def _served(fake: FakeGitHub, scenario: Scenario, data_dir: Path, port: int):
     """`python -m bot serve` in its own process, as in production; the load comes from this one."""
-    env = {**os.environ, "GITHUB_APP_ID": str(fake.app_id), "GITHUB_PRIVATE_KEY": fake.private_key_pem,
-           "GITHUB_WEBHOOK_SECRET": SECRET, "GITHUB_API_URL": fake.url, "LLAMA_BOT_DATA_DIR": str(data_dir),
-           "LLAMA_BOT_URL_INSTEADOF": f"{scenario.upstream_path}={UPSTREAM_URL}",
-           "LLAMA_BOT_WORKERS": os.environ.get("LLAMA_BOT_WORKERS", "2")}
+    env = {
+        **os.environ,
+        "GITHUB_APP_ID": str(fake.app_id),
+        "GITHUB_PRIVATE_KEY": fake.private_key_pem,
+        "GITHUB_WEBHOOK_SECRET": SECRET,
+        "GITHUB_API_URL": fake.url,
+        "LLAMA_BOT_DATA_DIR": str(data_dir),
+        "LLAMA_BOT_URL_INSTEADOF": f"{scenario.upstream_path}={UPSTREAM_URL}",
+        "LLAMA_BOT_WORKERS": os.environ.get("LLAMA_BOT_WORKERS", "2"),
+    }
     server = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port), env=env,
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        sys.executable,
+        "-m",
+        "bot",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
     async with aiohttp.ClientSession() as session:
         for _ in range(200):
             try:
@@ -116,16 +151,22 @@ async def run() -> None:
             await fake.close()
 
     def figures(bursts: list[list[float]]) -> str:
-        return (f"p50 {' / '.join(f'{_percentile(t, 0.50) * 1000:.1f}' for t in bursts)} ms, "
-                f"p99 {' / '.join(f'{_percentile(t, 0.99) * 1000:.1f}' for t in bursts)} ms")
+        return (
+            f"p50 {' / '.join(f'{_percentile(t, 0.50) * 1000:.1f}' for t in bursts)} ms, "
+            f"p99 {' / '.join(f'{_percentile(t, 0.99) * 1000:.1f}' for t in bursts)} ms"
+        )
 
-    print(f"webhook answers ({DELIVERIES} signed deliveries, {CONCURRENCY} at a time on keep-alive connections, "
-          f"each durably queued; {BURSTS} bursts):")
+    print(
+        f"webhook answers ({DELIVERIES} signed deliveries, {CONCURRENCY} at a time on keep-alive connections, "
+        f"each durably queued; {BURSTS} bursts):"
+    )
     print(f"  fake GitHub's answers held back: {figures(held)}  (aim p99 < 50 ms)")
     print(f"  workers hammering the fake GitHub on the same two cores: {figures(busy)}")
     print(f"  one at a time: {figures([alone])}")
-    print(f"PR delivery to checklist comment on the fake GitHub, warm mirror: median "
-          f"{statistics.median(to_comment) * 1000:.0f} ms over {len(to_comment)} PRs")
+    print(
+        f"PR delivery to checklist comment on the fake GitHub, warm mirror: median "
+        f"{statistics.median(to_comment) * 1000:.0f} ms over {len(to_comment)} PRs"
+    )
 
 
 def _percentile(times: list[float], fraction: float) -> float:

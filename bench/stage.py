@@ -15,21 +15,28 @@ from bot.upstream import Upstream
 
 
 def patches(root: Path) -> dict:
-    files = {str(p.relative_to(root / "patches")): p.read_bytes() for p in (root / "patches").rglob("*.patch")}
+    files = {
+        str(p.relative_to(root / "patches")): p.read_bytes() for p in (root / "patches").rglob("*.patch")
+    }
     base = MemorySnapshot({"LLAMA_CPP_VERSION": b"v1\n", **files})
     head = MemorySnapshot({"LLAMA_CPP_VERSION": b"v2\n", **files})
     upstream = Upstream.open_dir(str(root / "upstream.git"), "https://github.com/ggml-org/llama.cpp")
     started = time.perf_counter()
-    report = analyse(parse_config(None), base, head, lambda pin, refs: upstream, ["LLAMA_CPP_VERSION"],
-                     review=False)
+    report = analyse(
+        parse_config(None), base, head, lambda pin, refs: upstream, ["LLAMA_CPP_VERSION"], review=False
+    )
     seconds = time.perf_counter() - started
     (pin,) = report.pins
     statuses: dict[str, int] = {}
     for p in pin.patches:
         for h in p.hunks:
             statuses[h.status] = statuses.get(h.status, 0) + 1
-    return {"seconds": seconds, "patches": len(pin.patches), "hunks": sum(len(p.hunks) for p in pin.patches),
-            "statuses": statuses}
+    return {
+        "seconds": seconds,
+        "patches": len(pin.patches),
+        "hunks": sum(len(p.hunks) for p in pin.patches),
+        "statuses": statuses,
+    }
 
 
 def review(root: Path) -> dict:
@@ -40,14 +47,22 @@ def review(root: Path) -> dict:
     from bot.snapshot import GitSnapshot
     from bot.upstream import History
 
-    files = {str(p.relative_to(root / "patches")): p.read_bytes() for p in (root / "patches").rglob("*.patch")}
+    files = {
+        str(p.relative_to(root / "patches")): p.read_bytes() for p in (root / "patches").rglob("*.patch")
+    }
     upstream = Upstream.open_dir(str(root / "review-upstream.git"), "https://github.com/ggml-org/llama.cpp")
     old, new = upstream.commit("v1", "v1"), upstream.commit("v2", "v2")
     pin = parse_config(None).pins[0]
     started = time.perf_counter()
-    ctx = ReviewContext(pin, GitSnapshot(upstream.repo, old), GitSnapshot(upstream.repo, new),
-                        History(upstream, old, new), MemorySnapshot(ollama_consumers(files)),
-                        [(p, parse(d)) for p, d in sorted(files.items())], {})
+    ctx = ReviewContext(
+        pin,
+        GitSnapshot(upstream.repo, old),
+        GitSnapshot(upstream.repo, new),
+        History(upstream, old, new),
+        MemorySnapshot(ollama_consumers(files)),
+        [(p, parse(d)) for p, d in sorted(files.items())],
+        {},
+    )
     findings = run_review(ctx)
     seconds = time.perf_counter() - started
     by_severity: dict[str, int] = {}

@@ -77,21 +77,26 @@ class Settings:
         if not secret:
             raise SettingsError("GITHUB_WEBHOOK_SECRET is not set: refusing to accept unsigned webhooks")
         if len(secret) < MIN_SECRET:
-            raise SettingsError(f"GITHUB_WEBHOOK_SECRET is {len(secret)} characters long: use at least {MIN_SECRET} "
-                                "random ones (e.g. `openssl rand -hex 32`), set the same on the App")
+            raise SettingsError(
+                f"GITHUB_WEBHOOK_SECRET is {len(secret)} characters long: use at least {MIN_SECRET} "
+                "random ones (e.g. `openssl rand -hex 32`), set the same on the App"
+            )
         app_id = env.get("GITHUB_APP_ID")
         if not app_id:
             raise SettingsError("GITHUB_APP_ID is not set")
         if not re.fullmatch(r"[0-9]+", app_id):
-            raise SettingsError(f"GITHUB_APP_ID must be the App's numeric id (its settings page shows it), "
-                                f"not {app_id[:40]!r}")
+            raise SettingsError(
+                f"GITHUB_APP_ID must be the App's numeric id (its settings page shows it), "
+                f"not {app_id[:40]!r}"
+            )
         key = env.get("GITHUB_PRIVATE_KEY")
         if not key and env.get("GITHUB_PRIVATE_KEY_PATH"):
             try:
                 key = Path(env["GITHUB_PRIVATE_KEY_PATH"]).read_text()
             except OSError as exc:
-                raise SettingsError(f"GITHUB_PRIVATE_KEY_PATH: cannot read {env['GITHUB_PRIVATE_KEY_PATH']} "
-                                    f"({exc.strerror})") from None
+                raise SettingsError(
+                    f"GITHUB_PRIVATE_KEY_PATH: cannot read {env['GITHUB_PRIVATE_KEY_PATH']} ({exc.strerror})"
+                ) from None
         if not key:
             raise SettingsError("set GITHUB_PRIVATE_KEY (PEM text) or GITHUB_PRIVATE_KEY_PATH")
         try:
@@ -108,12 +113,18 @@ class Settings:
             parse_url_rewrites(env.get("LLAMA_BOT_URL_INSTEADOF"))
         except AnalysisError as exc:  # at start, not in the first analysis that fetches
             raise SettingsError(str(exc)) from None
-        return cls(app_id=app_id, private_key=key, webhook_secret=secret,
-                   api_url=(env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
-                   host=env.get("HOST") or "0.0.0.0", port=port,
-                   data_dir=Path(env.get("LLAMA_BOT_DATA_DIR") or "./var"),
-                   url_instead_of=env.get("LLAMA_BOT_URL_INSTEADOF") or None, workers=workers,
-                   database_url=_database_url(env.get("DATABASE_URL")))
+        return cls(
+            app_id=app_id,
+            private_key=key,
+            webhook_secret=secret,
+            api_url=(env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
+            host=env.get("HOST") or "0.0.0.0",
+            port=port,
+            data_dir=Path(env.get("LLAMA_BOT_DATA_DIR") or "./var"),
+            url_instead_of=env.get("LLAMA_BOT_URL_INSTEADOF") or None,
+            workers=workers,
+            database_url=_database_url(env.get("DATABASE_URL")),
+        )
 
 
 def _database_url(value: str | None) -> str | None:
@@ -140,10 +151,13 @@ _SECRET_SHAPES = re.compile(
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----"  # PEM keys
     r"|\bgh[opsuir]_[A-Za-z0-9_]{16,}"  # GitHub tokens
     r"|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+",  # JWTs (the App's)
-    re.DOTALL | re.IGNORECASE)
+    re.DOTALL | re.IGNORECASE,
+)
 _AUTHORIZATION = re.compile(r"\b(token|bearer)(\s+)[A-Za-z0-9._\-]{20,}", re.IGNORECASE)  # a header's value
 _URL_CREDENTIALS = re.compile(r"(?<=://)[^/\s@]+@")  # user:password@ in a URL
-_SECRET_FIELDS = re.compile(r"token|secret|password|authorization|private_key", re.IGNORECASE)  # `extra` names
+_SECRET_FIELDS = re.compile(
+    r"token|secret|password|authorization|private_key", re.IGNORECASE
+)  # `extra` names
 _RECORD_FIELDS = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime", "taskName"}
 
 
@@ -174,9 +188,13 @@ class JsonFormatter(logging.Formatter):
         return text % args if args else text
 
     def format(self, record: logging.LogRecord) -> str:
-        entry: dict = {"time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
-                       + f".{int(record.msecs):03d}Z", "level": record.levelname, "logger": record.name,
-                       "message": self.redact(self._message(record))}
+        entry: dict = {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname,
+            "logger": record.name,
+            "message": self.redact(self._message(record)),
+        }
         for key, value in vars(record).items():
             if key in _RECORD_FIELDS:
                 continue
@@ -306,8 +324,12 @@ async def healthz(request: web.Request) -> web.Response:
     if health.failing_since is None:
         return _answer(200, status="ok", jobs=jobs, github={"status": "ok"})
     since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(health.failing_since))
-    return _answer(200, status="degraded", jobs=jobs,
-                   github={"status": "failing", "since": since, "last_error": health.last_error})
+    return _answer(
+        200,
+        status="degraded",
+        jobs=jobs,
+        github={"status": "failing", "since": since, "last_error": health.last_error},
+    )
 
 
 async def metrics_endpoint(request: web.Request) -> web.Response:
@@ -317,8 +339,14 @@ async def metrics_endpoint(request: web.Request) -> web.Response:
     return web.Response(body=generate_latest(metrics.registry), headers={"Content-Type": CONTENT_TYPE_LATEST})
 
 
-def create_app(settings: Settings, *, queue: JobQueue | None = None, policy: RetryPolicy | None = None,
-               poll_interval: float = 1.0, backoff: JobBackoff | None = None) -> web.Application:
+def create_app(
+    settings: Settings,
+    *,
+    queue: JobQueue | None = None,
+    policy: RetryPolicy | None = None,
+    poll_interval: float = 1.0,
+    backoff: JobBackoff | None = None,
+) -> web.Application:
     """The service; `queue`, `policy` and `backoff` let tests use a prepared queue (with its clock) and
     short backoffs."""
     app = web.Application(client_max_size=MAX_BODY)
@@ -339,13 +367,26 @@ def create_app(settings: Settings, *, queue: JobQueue | None = None, policy: Ret
         else:
             app[QUEUE] = SqliteJobQueue(settings.data_dir / DB_NAME)
         async with aiohttp.ClientSession() as session:
-            github = GitHubApp(session, app_id=settings.app_id, private_key=settings.private_key,
-                               base_url=settings.api_url, policy=policy or RetryPolicy(),
-                               on_response=metrics.github_call, health=health)
-            service = app[SERVICE] = Service(queue=app[QUEUE], github=github, data_dir=settings.data_dir,
-                                               url_instead_of=settings.url_instead_of, workers=settings.workers,
-                                               metrics=metrics, poll_interval=poll_interval,
-                                               backoff=backoff or JobBackoff(), store=store)
+            github = GitHubApp(
+                session,
+                app_id=settings.app_id,
+                private_key=settings.private_key,
+                base_url=settings.api_url,
+                policy=policy or RetryPolicy(),
+                on_response=metrics.github_call,
+                health=health,
+            )
+            service = app[SERVICE] = Service(
+                queue=app[QUEUE],
+                github=github,
+                data_dir=settings.data_dir,
+                url_instead_of=settings.url_instead_of,
+                workers=settings.workers,
+                metrics=metrics,
+                poll_interval=poll_interval,
+                backoff=backoff or JobBackoff(),
+                store=store,
+            )
             if isinstance(shared := app[QUEUE], PostgresJobQueue):
                 shared.on_work(service.wake)  # another instance queued a job or freed a pull request
             service.start()
@@ -384,8 +425,17 @@ async def _run(app: web.Application, sock: socket.socket) -> None:
     try:
         await web.SockSite(runner, sock).start()
         host, port = sock.getsockname()[:2]
-        log.info("service started, listening on %s:%s", host, port, extra={
-            "host": host, "port": port, "workers": app[SETTINGS].workers, "api_url": app[SETTINGS].api_url})
+        log.info(
+            "service started, listening on %s:%s",
+            host,
+            port,
+            extra={
+                "host": host,
+                "port": port,
+                "workers": app[SETTINGS].workers,
+                "api_url": app[SETTINGS].api_url,
+            },
+        )
         await stop.wait()
         log.info("service stopping")
     finally:
@@ -398,7 +448,11 @@ def serve(host: str | None = None, port: int | None = None) -> None:
 
     `host` and `port` (the command line's) win over HOST and PORT; only here are those read.
     """
-    env = {**os.environ, **({"HOST": host} if host else {}), **({"PORT": str(port)} if port is not None else {})}
+    env = {
+        **os.environ,
+        **({"HOST": host} if host else {}),
+        **({"PORT": str(port)} if port is not None else {}),
+    }
     try:
         settings = Settings.from_env(env)
         sock = listen(settings.host, settings.port)

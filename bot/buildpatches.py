@@ -283,7 +283,6 @@ def _keyword_line(node: Node, keyword: str) -> int:
     return node.start_point[0] + 1
 
 
-
 def _patch_command(words: list[str], env: dict[str, str], snapshot: Snapshot) -> tuple[list[str], str]:
     """The patch files a PATCH_COMMAND applies, in order, and how: each `COMMAND` segment in turn."""
     segments: list[list[str]] = [[]]

@@ -593,9 +593,7 @@ def rechecking_banner(head_sha: str, since: str, results_sha: str, fetching: str
     """The banner over the last checklist while a run is under way; `fetching` names the upstream whose
     mirror it is fetching, which on a cold start is most of the wait."""
     doing = f", fetching upstream {fetching}" if fetching else ""
-    return (
-        f"⏳ Re-checking `{head_sha[:12]}` since {since}{doing}; the results below are for `{results_sha[:12]}`."
-    )
+    return f"⏳ Re-checking `{head_sha[:12]}` since {since}{doing}; the results below are for `{results_sha[:12]}`."
 
 
 def failed_banner(head_sha: str, ran_at: str, message: str, hint: str, results_sha: str) -> str:

@@ -73,77 +73,145 @@ CLI_ENV = """environment:
   LLAMA_BOT_DATA_DIR            where upstream mirrors are kept (default $XDG_CACHE_HOME/llama-bot,
                                 else ~/.cache/llama-bot)
   LLAMA_BOT_URL_INSTEADOF       NEW=OLD,... prefix rewrites of upstream URLs, like git's url.NEW.insteadOf OLD"""
-UPSTREAM_DIR_HELP = ("use the local git repository GITDIR (bare or not) as the upstream of pin NAME (a pin name "
-                     "from .github/llama-bot.toml, e.g. llama.cpp, mlx, mlx-c) instead of fetching it into the "
-                     "mirror; repeat it for several pins")
-QUIET_HELP = "say nothing on stderr about fetching upstreams (what is fetched, and how a slow fetch is getting on)"
+UPSTREAM_DIR_HELP = (
+    "use the local git repository GITDIR (bare or not) as the upstream of pin NAME (a pin name "
+    "from .github/llama-bot.toml, e.g. llama.cpp, mlx, mlx-c) instead of fetching it into the "
+    "mirror; repeat it for several pins"
+)
+QUIET_HELP = (
+    "say nothing on stderr about fetching upstreams (what is fetched, and how a slow fetch is getting on)"
+)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="llama-bot", description=__doc__, epilog=EXIT_CODES,
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(
+        prog="llama-bot",
+        description=__doc__,
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    serve = sub.add_parser("serve", help="run the GitHub App webhook service", epilog=SERVE_ENV,
-                           description="Run the webhook service: POST /webhook, GET /healthz, GET /metrics.",
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    serve = sub.add_parser(
+        "serve",
+        help="run the GitHub App webhook service",
+        epilog=SERVE_ENV,
+        description="Run the webhook service: POST /webhook, GET /healthz, GET /metrics.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     # HOST and PORT are read by `serve` itself: a PORT=abc in the shell must not break the other commands.
     serve.add_argument("--host", default=None, help="listen address (default: $HOST, else 0.0.0.0)")
     serve.add_argument("--port", type=int, default=None, help="listen port (default: $PORT, else 8080)")
     descriptions = {
         "check": "Check every carried patch of each pin whose version file or patch directory differs between "
-                 "--base and --head, rebuild the ones that need it, review the upstream diff, and print the "
-                 "checklist (or the JSON report). Reads committed revisions, never the working tree.",
+        "--base and --head, rebuild the ones that need it, review the upstream diff, and print the "
+        "checklist (or the JSON report). Reads committed revisions, never the working tree.",
         "regenerate": "Rewrite the regenerated and fuzzy patches in place in the working tree of --repo "
-                      "(nothing else changes) and print what it did.",
+        "(nothing else changes) and print what it did.",
     }
-    for name, text in (("check", "check the carried patches of a change"),
-                       ("regenerate", "rewrite regenerated patches in the working tree")):
-        cmd = sub.add_parser(name, help=text, description=textwrap.fill(descriptions[name], 100, break_on_hyphens=False), epilog=f"{EXIT_CODES}\n\n{CLI_ENV}",
-                             formatter_class=argparse.RawDescriptionHelpFormatter)
+    for name, text in (
+        ("check", "check the carried patches of a change"),
+        ("regenerate", "rewrite regenerated patches in the working tree"),
+    ):
+        cmd = sub.add_parser(
+            name,
+            help=text,
+            description=textwrap.fill(descriptions[name], 100, break_on_hyphens=False),
+            epilog=f"{EXIT_CODES}\n\n{CLI_ENV}",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         cmd.add_argument("--repo", required=True, metavar="PATH", help="the Ollama git repository")
-        cmd.add_argument("--head", default="HEAD", metavar="REV", help="the revision to check (default: HEAD)")
-        cmd.add_argument("--base", default=None, metavar="REV",
-                         help="the revision to compare with (default: the merge-base of --head with origin/main, "
-                         "else main); its .github/llama-bot.toml is the configuration")
-        cmd.add_argument("--upstream-dir", action="append", default=[], metavar="NAME=GITDIR",
-                         help=UPSTREAM_DIR_HELP)
+        cmd.add_argument(
+            "--head", default="HEAD", metavar="REV", help="the revision to check (default: HEAD)"
+        )
+        cmd.add_argument(
+            "--base",
+            default=None,
+            metavar="REV",
+            help="the revision to compare with (default: the merge-base of --head with origin/main, "
+            "else main); its .github/llama-bot.toml is the configuration",
+        )
+        cmd.add_argument(
+            "--upstream-dir", action="append", default=[], metavar="NAME=GITDIR", help=UPSTREAM_DIR_HELP
+        )
         cmd.add_argument("--quiet", action="store_true", help=QUIET_HELP)
         if name == "check":
-            cmd.add_argument("--format", choices=("md", "json"), default="md",
-                             help="md: the checklist the pull request gets (default); json: the report of "
-                             "docs/report.md")
-            cmd.add_argument("--out", type=Path, default=None, metavar="DIR",
-                             help="also write each regenerated or fuzzy patch to DIR/<its path in the repository>")
-            cmd.add_argument("--explain", action="store_true",
-                             help="say on stderr which patches each pin got and how they were found (the CMake "
-                             "file and line that applies them, or the configured directory)")
-            cmd.add_argument("--explain-consumers", action="store_true",
-                             help="also print on stderr, for each checked llama.cpp pin, what of the new upstream "
-                             "ref Ollama's head builds, includes and calls (the model the review judges by)")
-    jobs = sub.add_parser("jobs", help="show the service's jobs (a failed check run names its job id)",
-                          description="Read the service's job store ($LLAMA_BOT_DATA_DIR/jobs.sqlite3, default "
-                          "./var) read-only: one JSON object a line, newest first.")
+            cmd.add_argument(
+                "--format",
+                choices=("md", "json"),
+                default="md",
+                help="md: the checklist the pull request gets (default); json: the report of docs/report.md",
+            )
+            cmd.add_argument(
+                "--out",
+                type=Path,
+                default=None,
+                metavar="DIR",
+                help="also write each regenerated or fuzzy patch to DIR/<its path in the repository>",
+            )
+            cmd.add_argument(
+                "--explain",
+                action="store_true",
+                help="say on stderr which patches each pin got and how they were found (the CMake "
+                "file and line that applies them, or the configured directory)",
+            )
+            cmd.add_argument(
+                "--explain-consumers",
+                action="store_true",
+                help="also print on stderr, for each checked llama.cpp pin, what of the new upstream "
+                "ref Ollama's head builds, includes and calls (the model the review judges by)",
+            )
+    jobs = sub.add_parser(
+        "jobs",
+        help="show the service's jobs (a failed check run names its job id)",
+        description="Read the service's job store ($LLAMA_BOT_DATA_DIR/jobs.sqlite3, default "
+        "./var) read-only: one JSON object a line, newest first.",
+    )
     jobs.add_argument("id", type=int, nargs="?", help="one job, with its payload and progress")
     jobs.add_argument("--status", choices=STATUSES, default=None, help="only jobs with this status")
     jobs.add_argument("--limit", type=int, default=20, help="at most this many jobs (default: 20)")
     verify = sub.add_parser(
-        "verify-source", help="check that the source CMake fetched under _deps/ is the pinned ref plus the carried "
-        "patches, nothing else", formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=textwrap.fill("After `cmake -S llama/server --preset cpu`: check that the upstream source CMake "
-                                  "fetched (<build-dir>/_deps/<pin>-src) is at the pin's ref and equals that ref's "
-                                  "tree with the carried patches applied in order, nothing missing, nothing extra. "
-                                  "Reads the working tree of --repo, as CMake did.", 100, break_on_hyphens=False),
-        epilog=f"{VERIFY_EXIT_CODES}\n\n{CLI_ENV}")
-    verify.add_argument("--repo", default=".", metavar="PATH",
-                        help="the Ollama checkout whose working tree CMake read (default: .)")
-    verify.add_argument("--build-dir", type=Path, default=None, metavar="DIR",
-                        help="the CMake build directory, or the fetched source checkout itself "
-                        "(default: build/llama-server-cpu under --repo)")
-    verify.add_argument("--pin", default="llama.cpp", metavar="NAME",
-                        help="the pin whose source to verify (default: llama.cpp)")
-    verify.add_argument("--upstream-dir", action="append", default=[], metavar="NAME=GITDIR",
-                        help="read the pin's upstream objects from this git directory instead of the "
-                        "checkout or the mirror; NAME is a pin name, e.g. llama.cpp; repeatable")
+        "verify-source",
+        help="check that the source CMake fetched under _deps/ is the pinned ref plus the carried "
+        "patches, nothing else",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.fill(
+            "After `cmake -S llama/server --preset cpu`: check that the upstream source CMake "
+            "fetched (<build-dir>/_deps/<pin>-src) is at the pin's ref and equals that ref's "
+            "tree with the carried patches applied in order, nothing missing, nothing extra. "
+            "Reads the working tree of --repo, as CMake did.",
+            100,
+            break_on_hyphens=False,
+        ),
+        epilog=f"{VERIFY_EXIT_CODES}\n\n{CLI_ENV}",
+    )
+    verify.add_argument(
+        "--repo",
+        default=".",
+        metavar="PATH",
+        help="the Ollama checkout whose working tree CMake read (default: .)",
+    )
+    verify.add_argument(
+        "--build-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the CMake build directory, or the fetched source checkout itself "
+        "(default: build/llama-server-cpu under --repo)",
+    )
+    verify.add_argument(
+        "--pin",
+        default="llama.cpp",
+        metavar="NAME",
+        help="the pin whose source to verify (default: llama.cpp)",
+    )
+    verify.add_argument(
+        "--upstream-dir",
+        action="append",
+        default=[],
+        metavar="NAME=GITDIR",
+        help="read the pin's upstream objects from this git directory instead of the "
+        "checkout or the mirror; NAME is a pin name, e.g. llama.cpp; repeatable",
+    )
     verify.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     return parser
 
@@ -207,8 +275,14 @@ def _upstream_opener(dirs: list[str], config: Config, quiet: bool = False):
     def open_upstream(pin: Pin, refs: list[str]) -> Upstream:
         if pin.name in local:
             return Upstream.open_dir(local[pin.name], pin.upstream)
-        return Upstream.mirror(data_dir, pin.name, pin.upstream, refs, os.environ.get("LLAMA_BOT_URL_INSTEADOF"),
-                               announce=None if quiet else lambda text: print(f"llama-bot: {text}", file=sys.stderr))
+        return Upstream.mirror(
+            data_dir,
+            pin.name,
+            pin.upstream,
+            refs,
+            os.environ.get("LLAMA_BOT_URL_INSTEADOF"),
+            announce=None if quiet else lambda text: print(f"llama-bot: {text}", file=sys.stderr),
+        )
 
     return open_upstream
 
@@ -226,8 +300,7 @@ class Change:
 
     @property
     def compared(self) -> str:
-        return (f"{str(self.base.id)[:12]} ({self.base_label}) .. {str(self.head.id)[:12]} "
-                f"({self.head_label})")
+        return f"{str(self.base.id)[:12]} ({self.base_label}) .. {str(self.head.id)[:12]} ({self.head_label})"
 
 
 def _open(args: argparse.Namespace) -> Change:
@@ -251,7 +324,9 @@ def _analyse(args: argparse.Namespace, change: Change, review: bool) -> tuple[Re
     opener = _upstream_opener(args.upstream_dir, change.config, args.quiet)
     # The CLI checks only the pins whose own files changed (the service also reacts to also_watch paths).
     base, head = GitSnapshot(change.repo, change.base), GitSnapshot(change.repo, change.head)
-    selected = dataclasses.replace(change.config, pins=tuple(change.config.touched_pins(changed, head, False)))
+    selected = dataclasses.replace(
+        change.config, pins=tuple(change.config.touched_pins(changed, head, False))
+    )
     report = analyse(change.config, base, head, opener, changed, review=review, errors={}, also_watch=False)
     if not report.pins and not report.failed:
         _explain_untouched(change, base, head)
@@ -265,10 +340,17 @@ def _analyse(args: argparse.Namespace, change: Change, review: bool) -> tuple[Re
     defaults = parse_config(None).pins  # cover layouts a repository may not be on yet: no mistake of its own
     for pin in selected.pins:
         checked = report.pin(pin.name)
-        if (checked and not checked.patches and pin not in defaults
-                and not any(base.files(e) or head.files(e) for e in pin.patch_sets)):
-            print(f"llama-bot: warning: {pin.name}: {pin.patches}/ exists at neither revision, so no patch was "
-                  f"checked (is `patches` right in {CONFIG_PATH}?)", file=sys.stderr)
+        if (
+            checked
+            and not checked.patches
+            and pin not in defaults
+            and not any(base.files(e) or head.files(e) for e in pin.patch_sets)
+        ):
+            print(
+                f"llama-bot: warning: {pin.name}: {pin.patches}/ exists at neither revision, so no patch was "
+                f"checked (is `patches` right in {CONFIG_PATH}?)",
+                file=sys.stderr,
+            )
     return report, changed
 
 
@@ -291,8 +373,12 @@ def _explain_consumers(report: Report, config: Config, head: GitSnapshot, opener
                 continue
         new = GitSnapshot(upstream.repo, pin_report.new_commit)
         model = consumer_model(SnapshotTexts(head), SnapshotTexts(new), patches)
-        print(f"llama-bot: {pin.name}: what Ollama ({str(head.commit.id)[:12]}) builds, includes and calls of "
-              f"{pin_report.new_ref} ({pin_report.new_commit[:12]}):\n{explain(model)}", end="", file=sys.stderr)
+        print(
+            f"llama-bot: {pin.name}: what Ollama ({str(head.commit.id)[:12]}) builds, includes and calls of "
+            f"{pin_report.new_ref} ({pin_report.new_commit[:12]}):\n{explain(model)}",
+            end="",
+            file=sys.stderr,
+        )
 
 
 def _explain_untouched(change: Change, base: GitSnapshot, head: GitSnapshot) -> None:
@@ -300,18 +386,26 @@ def _explain_untouched(change: Change, base: GitSnapshot, head: GitSnapshot) -> 
     means the wrong repository."""
     files = [pin.version_file for pin in change.config.pins]
     if not any(snapshot.read(f) is not None for snapshot in (base, head) for f in files):
-        raise UsageError(f"none of the pinned version files ({', '.join(files)}) exists at {change.compared}: "
-                         f"is {change.repo.workdir or change.repo.path} an Ollama checkout?")
-    print(f"llama-bot: compared {change.compared}: no pin's version file or patch directory changed; "
-          "choose another base with --base REV", file=sys.stderr)
+        raise UsageError(
+            f"none of the pinned version files ({', '.join(files)}) exists at {change.compared}: "
+            f"is {change.repo.workdir or change.repo.path} an Ollama checkout?"
+        )
+    print(
+        f"llama-bot: compared {change.compared}: no pin's version file or patch directory changed; "
+        "choose another base with --base REV",
+        file=sys.stderr,
+    )
 
 
 def _warn_unchecked_edits(change: Change) -> None:
     """`check` reads commits: uncommitted edits to patches or version files would silently not count."""
     dirty = _uncommitted(change.repo, change.config) if change.repo.workdir else []
     if dirty:
-        print(f"llama-bot: note: uncommitted changes to {_shown(dirty)} are not checked "
-              f"(check reads --head {change.head_label}; commit them to check them)", file=sys.stderr)
+        print(
+            f"llama-bot: note: uncommitted changes to {_shown(dirty)} are not checked "
+            f"(check reads --head {change.head_label}; commit them to check them)",
+            file=sys.stderr,
+        )
 
 
 def _shown(paths: list[str]) -> str:
@@ -351,9 +445,13 @@ def _uncommitted(repo: pygit2.Repository, config: Config) -> list[str]:
     would overwrite an edited patch or ignore an uncommitted version bump.
     """
     ignored = pygit2.enums.FileStatus.IGNORED
-    return sorted(path for path, flags in repo.status().items()
-                  if flags != pygit2.enums.FileStatus.CURRENT and not flags & ignored
-                  and config.touched_pins({path}, also_watch=False))
+    return sorted(
+        path
+        for path, flags in repo.status().items()
+        if flags != pygit2.enums.FileStatus.CURRENT
+        and not flags & ignored
+        and config.touched_pins({path}, also_watch=False)
+    )
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -366,14 +464,27 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.format == "json":
         _emit(json.dumps(report.to_json(), indent=2))
     else:
-        _emit(render_markdown(report, changed, head_sha=str(change.head.id), prefix=change.config.command_prefix,
-                              patch_dirs={p.name: p.patches for p in change.config.pins}))
+        _emit(
+            render_markdown(
+                report,
+                changed,
+                head_sha=str(change.head.id),
+                prefix=change.config.command_prefix,
+                patch_dirs={p.name: p.patches for p in change.config.pins},
+            )
+        )
     if args.out:
-        rebuilt = [args.out / p.path for pin in report.pins for p in pin.patches
-                   if p.status in REBUILT and p.new_text is not None]
+        rebuilt = [
+            args.out / p.path
+            for pin in report.pins
+            for p in pin.patches
+            if p.status in REBUILT and p.new_text is not None
+        ]
         where = "\n".join(f"  {p}{'' if p in written else ' (already there, unchanged)'}" for p in rebuilt)
-        print(f"Regenerated patches written to {args.out}:\n{where or '  (none: nothing needed regenerating)'}",
-              file=sys.stderr)
+        print(
+            f"Regenerated patches written to {args.out}:\n{where or '  (none: nothing needed regenerating)'}",
+            file=sys.stderr,
+        )
     return _failures(report) or (1 if report.needs_change else 0)
 
 
@@ -383,8 +494,10 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
         raise UsageError(f"--repo {args.repo}: a bare repository has no working tree to rewrite")
     dirty = _uncommitted(change.repo, change.config)
     if dirty:
-        raise UsageError(f"uncommitted changes to {_shown(dirty)}: commit or stash them first "
-                         "(regenerate reads the committed revision and rewrites the working tree)")
+        raise UsageError(
+            f"uncommitted changes to {_shown(dirty)}: commit or stash them first "
+            "(regenerate reads the committed revision and rewrites the working tree)"
+        )
     report, _ = _analyse(args, change, review=False)
     root = Path(change.repo.workdir)
     written = _write(root, report)
@@ -395,7 +508,9 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
             _emit(f"{pin.name}: {action} {patch.path} ({patch.status}: {patch.message})")
     if not report.pins and not report.failed:
         _emit("No pin is touched by this change: nothing to regenerate.")
-    unresolved = [p for pin in report.pins for p in pin.patches if p.status in ("conflict", "error", "upstreamed")]
+    unresolved = [
+        p for pin in report.pins for p in pin.patches if p.status in ("conflict", "error", "upstreamed")
+    ]
     return _failures(report) or (1 if unresolved else 0)
 
 
@@ -449,8 +564,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handlers = {"check": cmd_check, "regenerate": cmd_regenerate, "serve": cmd_serve, "jobs": cmd_jobs,
-                "verify-source": cmd_verify_source}
+    handlers = {
+        "check": cmd_check,
+        "regenerate": cmd_regenerate,
+        "serve": cmd_serve,
+        "jobs": cmd_jobs,
+        "verify-source": cmd_verify_source,
+    }
     try:
         return handlers[args.command](args)
     except (AnalysisError, UsageError) as exc:
@@ -458,9 +578,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # a bug: exit 2 (could not analyse), never the 1 that means "a patch needs a change"
+    except (
+        Exception
+    ) as exc:  # a bug: exit 2 (could not analyse), never the 1 that means "a patch needs a change"
         if os.environ.get("LLAMA_BOT_DEBUG"):
             raise
-        print(f"llama-bot: internal error ({type(exc).__name__}: {exc}); this is a bug in llama-bot: "
-              "run again with LLAMA_BOT_DEBUG=1 for the traceback and report it", file=sys.stderr)
+        print(
+            f"llama-bot: internal error ({type(exc).__name__}: {exc}); this is a bug in llama-bot: "
+            "run again with LLAMA_BOT_DEBUG=1 for the traceback and report it",
+            file=sys.stderr,
+        )
         return 2

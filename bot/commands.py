@@ -27,10 +27,20 @@ class CommandSpec:
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
-    CommandSpec("regenerate-patches", "[pin]",
-                "regenerate the carried patches that no longer apply and commit them to this branch", 0, 1),
-    CommandSpec("validate", "<platform> [<platform> ...] | all",
-                "run the platform test workflows on this branch", 1, None),
+    CommandSpec(
+        "regenerate-patches",
+        "[pin]",
+        "regenerate the carried patches that no longer apply and commit them to this branch",
+        0,
+        1,
+    ),
+    CommandSpec(
+        "validate",
+        "<platform> [<platform> ...] | all",
+        "run the platform test workflows on this branch",
+        1,
+        None,
+    ),
     CommandSpec("recheck", "", "check the carried patches again and refresh the checklist"),
     CommandSpec("help", "", "show this help"),
 )
@@ -54,8 +64,12 @@ def command_lines(body: str) -> list[str]:
     for raw in _HTML_COMMENT.sub("", body or "").splitlines():
         opening = _FENCE.match(raw)
         if fence is not None:
-            if opening and opening[1][0] == fence[0] and len(opening[1]) >= len(fence) \
-                    and not raw.strip()[len(opening[1]):].strip():
+            if (
+                opening
+                and opening[1][0] == fence[0]
+                and len(opening[1]) >= len(fence)
+                and not raw.strip()[len(opening[1]) :].strip()
+            ):
                 fence = None
             continue
         if opening:
@@ -83,8 +97,10 @@ def _check_arity(spec: CommandSpec, args: tuple[str, ...], prefix: str) -> str |
     if len(args) < spec.min_args:
         return f"`{prefix} {spec.name}` needs arguments: {usage}"
     if spec.max_args is not None and len(args) > spec.max_args:
-        return f"`{prefix} {spec.name}` takes {'no' if spec.max_args == 0 else f'at most {spec.max_args}'} " \
-               f"argument{'' if spec.max_args == 1 else 's'}: {usage}"
+        return (
+            f"`{prefix} {spec.name}` takes {'no' if spec.max_args == 0 else f'at most {spec.max_args}'} "
+            f"argument{'' if spec.max_args == 1 else 's'}: {usage}"
+        )
     return None
 
 

@@ -54,7 +54,9 @@ class Pin:
     patches: str
     upstream: str
     also_watch: tuple[str, ...] = ()
-    more_patches: tuple[str, ...] = ()  # further directories or globs (`*` within one directory) after `patches`
+    more_patches: tuple[
+        str, ...
+    ] = ()  # further directories or globs (`*` within one directory) after `patches`
     review: str = "llama.cpp"  # which upstream review profile runs (REVIEW_PROFILES)
     consumers: tuple[Consumer, ...] = ()
     vendored: tuple[Vendored, ...] = ()
@@ -71,8 +73,10 @@ class Pin:
         """
         return (
             path == self.version_file
-            or any(glob_matches(entry, path) if _is_glob(entry) else path.startswith(entry + "/")
-                   for entry in self.patch_sets)
+            or any(
+                glob_matches(entry, path) if _is_glob(entry) else path.startswith(entry + "/")
+                for entry in self.patch_sets
+            )
             or (also_watch and any(fnmatchcase(path, pattern) for pattern in self.also_watch))
         )
 
@@ -95,17 +99,21 @@ class Config:
     def pin(self, name: str) -> Pin | None:
         return next((p for p in self.pins if p.name == name), None)
 
-    def touched_pins(self, changed_paths: Iterable[str] | None, head: Snapshot | None = None,
-                     also_watch: bool = True) -> list[Pin]:
+    def touched_pins(
+        self, changed_paths: Iterable[str] | None, head: Snapshot | None = None, also_watch: bool = True
+    ) -> list[Pin]:
         """The pins a change concerns (all of them when `changed_paths` is None): their version files and
         patch directories, `also_watch` paths (the service's; the CLI passes False), and given `head` the
         patches its CMake files apply to them."""
         if changed_paths is None:
             return list(self.pins)
         paths = list(changed_paths)
-        return [pin for pin in self.pins
-                if any(pin.watches(p, also_watch) for p in paths)
-                or (head is not None and set(paths) & set(buildpatches.patches_for(head, pin.version_file)))]
+        return [
+            pin
+            for pin in self.pins
+            if any(pin.watches(p, also_watch) for p in paths)
+            or (head is not None and set(paths) & set(buildpatches.patches_for(head, pin.version_file)))
+        ]
 
 
 def _expect(value, kind, where: str):
@@ -124,6 +132,8 @@ REVIEW_PROFILES = ("llama.cpp", "mlx", "mlx-c", "none")
 
 def _is_glob(entry: str) -> bool:
     return any(c in entry for c in "*?[")
+
+
 PLATFORM_KEYS = ("workflow", "inputs")
 
 
@@ -149,7 +159,9 @@ def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
     merged = {**defaults, **data}
     prefix = _expect(merged["command_prefix"], str, f"{source}: command_prefix")
     if not PREFIX_SHAPE.match(prefix):
-        raise AnalysisError(f"{source}: command_prefix {prefix!r} must be `/` or `!` and a word, like \"/llama\"")
+        raise AnalysisError(
+            f'{source}: command_prefix {prefix!r} must be `/` or `!` and a word, like "/llama"'
+        )
     pins: list[Pin] = []
     for i, raw in enumerate(_expect(merged.get("pin", []), list, f"{source}: pin")):
         pin = _pin(raw, f"{source}: pin[{i}]")
@@ -157,8 +169,10 @@ def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
             raise AnalysisError(f"{source}: pin[{i}].name: a pin named {pin.name!r} is already configured")
         pins.append(pin)
     _check_consumers(pins, source)
-    platforms = [_platform(name, raw, f"{source}: platforms.{name}")
-                 for name, raw in _expect(merged.get("platforms", {}), dict, f"{source}: platforms").items()]
+    platforms = [
+        _platform(name, raw, f"{source}: platforms.{name}")
+        for name, raw in _expect(merged.get("platforms", {}), dict, f"{source}: platforms").items()
+    ]
     cancel = _expect(merged.get("cancel_superseded", False), bool, f"{source}: cancel_superseded")
     rules = _expect(data.get("rules", {}), dict, f"{source}: rules")
     for rule_id, rule in rules.items():  # checked here so the message names the file like the others
@@ -187,16 +201,25 @@ def _pin(raw: object, where: str) -> Pin:
             raise AnalysisError(f"{where}: missing key '{key}'")
         _expect(raw[key], (str, list) if key == "patches" else str, f"{where}.{key}")
     entries = _patch_entries(raw, where)
-    profile = _expect(raw.get("review", raw["name"] if raw["name"] in REVIEW_PROFILES else "llama.cpp"), str,
-                      f"{where}.review")
+    profile = _expect(
+        raw.get("review", raw["name"] if raw["name"] in REVIEW_PROFILES else "llama.cpp"),
+        str,
+        f"{where}.review",
+    )
     if profile not in REVIEW_PROFILES:
         raise AnalysisError(f"{where}.review: {profile!r} is not one of {', '.join(REVIEW_PROFILES)}")
     watch = _expect(raw.get("also_watch", []), list, f"{where}.also_watch")
-    return Pin(raw["name"], raw["version_file"], entries[0].rstrip("/"), raw["upstream"],
-               tuple(_expect(w, str, f"{where}.also_watch") for w in watch),
-               tuple(e.rstrip("/") for e in entries[1:]), profile,
-               _consumers(raw.get("consumers", []), f"{where}.consumers"),
-               _vendored(raw.get("vendored", []), f"{where}.vendored"))
+    return Pin(
+        raw["name"],
+        raw["version_file"],
+        entries[0].rstrip("/"),
+        raw["upstream"],
+        tuple(_expect(w, str, f"{where}.also_watch") for w in watch),
+        tuple(e.rstrip("/") for e in entries[1:]),
+        profile,
+        _consumers(raw.get("consumers", []), f"{where}.consumers"),
+        _vendored(raw.get("vendored", []), f"{where}.vendored"),
+    )
 
 
 def _check_consumers(pins: list[Pin], source: str) -> None:
@@ -204,8 +227,10 @@ def _check_consumers(pins: list[Pin], source: str) -> None:
     for i, pin in enumerate(pins):
         for j, consumer in enumerate(pin.consumers):
             if consumer.pin is not None and (consumer.pin not in names or consumer.pin == pin.name):
-                raise AnalysisError(f"{source}: pin[{i}].consumers[{j}].pin: {consumer.pin!r} is not another "
-                                    f"configured pin (pins: {', '.join(sorted(names))})")
+                raise AnalysisError(
+                    f"{source}: pin[{i}].consumers[{j}].pin: {consumer.pin!r} is not another "
+                    f"configured pin (pins: {', '.join(sorted(names))})"
+                )
 
 
 def _platform(name: str, raw: object, where: str) -> Platform:
@@ -215,7 +240,9 @@ def _platform(name: str, raw: object, where: str) -> Platform:
     if "workflow" not in raw:
         raise AnalysisError(f"{where}: missing key 'workflow'")
     inputs = _expect(raw.get("inputs", {}), dict, f"{where}.inputs")
-    return Platform(name, _expect(raw["workflow"], str, f"{where}.workflow"), {k: str(v) for k, v in inputs.items()})
+    return Platform(
+        name, _expect(raw["workflow"], str, f"{where}.workflow"), {k: str(v) for k, v in inputs.items()}
+    )
 
 
 def _strings(value: object, where: str) -> tuple[str, ...]:
@@ -250,8 +277,13 @@ def _vendored(value: object, where: str) -> tuple[Vendored, ...]:
         upstream = _expect(raw["upstream"], str, f"{at}.upstream").strip("/")
         if not upstream:
             raise AnalysisError(f"{at}.upstream: must name a directory, got {raw['upstream']!r}")
-        found.append(Vendored(upstream, _strings(raw["copies"], f"{at}.copies"),
-                              _expect(raw.get("files", "*"), str, f"{at}.files")))
+        found.append(
+            Vendored(
+                upstream,
+                _strings(raw["copies"], f"{at}.copies"),
+                _expect(raw.get("files", "*"), str, f"{at}.files"),
+            )
+        )
     return tuple(found)
 
 
@@ -280,7 +312,9 @@ def validate_ref(value: str, where: str) -> str:
     ):
         raise AnalysisError(f"{where} holds {shown!r}, which is not an upstream tag or a 40-hex commit id")
     if _COMMIT.fullmatch(value):
-        return value.lower()  # git object ids are lower case; `git rev-parse` output pasted in upper case is the same id
+        return (
+            value.lower()
+        )  # git object ids are lower case; `git rev-parse` output pasted in upper case is the same id
     return value
 
 

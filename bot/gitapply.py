@@ -47,11 +47,21 @@ def _write(path: Path, data: bytes) -> None:
 
 def _apply(root: Path, patch: Path) -> str | None:
     """None when git applied the patch in `root`, else git's first line of complaint."""
-    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(root.parent), "LC_ALL": "C"}  # not inside a repository
+    env = {
+        **os.environ,
+        "GIT_CEILING_DIRECTORIES": str(root.parent),
+        "LC_ALL": "C",
+    }  # not inside a repository
     for args in (["--check"], []):
         try:
-            done = subprocess.run(["git", "apply", *args, str(patch)], cwd=root, env=env, capture_output=True,
-                                  timeout=TIMEOUT, check=False)
+            done = subprocess.run(
+                ["git", "apply", *args, str(patch)],
+                cwd=root,
+                env=env,
+                capture_output=True,
+                timeout=TIMEOUT,
+                check=False,
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             return f"git apply could not run ({exc})"
         if done.returncode != 0:

@@ -48,8 +48,11 @@ class RetryPolicy:
 def _rate_limited(status: int, headers: Mapping[str, str], body: bytes) -> bool:
     if status == 429:
         return True
-    return status == 403 and ("retry-after" in headers or headers.get("x-ratelimit-remaining") == "0"
-                              or b"rate limit" in body.lower())
+    return status == 403 and (
+        "retry-after" in headers
+        or headers.get("x-ratelimit-remaining") == "0"
+        or b"rate limit" in body.lower()
+    )
 
 
 def answer_failed(status: int | None, headers: Mapping[str, str], body: bytes = b"") -> bool:
@@ -64,7 +67,9 @@ def transient(exc: BaseException) -> bool:
         return True
     if isinstance(exc, BadRequest):
         message = str(exc.args[-1]) if exc.args else ""
-        return int(exc.status_code) == 429 or (int(exc.status_code) == 403 and "rate limit" in message.lower())
+        return int(exc.status_code) == 429 or (
+            int(exc.status_code) == 403 and "rate limit" in message.lower()
+        )
     return False
 
 
@@ -90,8 +95,16 @@ class GitHubHealth:
         return self.failing_since is not None
 
 
-def retry_delay(policy: RetryPolicy, attempt: int, status: int | None, headers: Mapping[str, str],
-                body: bytes = b"", *, now: float, jitter: float) -> float | None:
+def retry_delay(
+    policy: RetryPolicy,
+    attempt: int,
+    status: int | None,
+    headers: Mapping[str, str],
+    body: bytes = b"",
+    *,
+    now: float,
+    jitter: float,
+) -> float | None:
     """Seconds to wait before retrying after `attempt` (1-based) failed, or None to stop.
 
     `status` None means no answer (timeout, connection error). `jitter` is a
@@ -107,7 +120,11 @@ def retry_delay(policy: RetryPolicy, attempt: int, status: int | None, headers: 
     retry_after = headers.get("retry-after", "")
     if retry_after.strip().isdigit():
         wait = float(retry_after)
-    elif limited and headers.get("x-ratelimit-remaining") == "0" and headers.get("x-ratelimit-reset", "").isdigit():
+    elif (
+        limited
+        and headers.get("x-ratelimit-remaining") == "0"
+        and headers.get("x-ratelimit-reset", "").isdigit()
+    ):
         wait = max(0.0, float(headers["x-ratelimit-reset"]) - now) + 1.0
     elif limited:
         wait = max(policy.secondary_wait, backoff)
@@ -126,17 +143,25 @@ class _Created(Exception):
 class GitHubClient(GitHubAPI):
     """gidgethub's aiohttp client with retries; with `token` it authenticates as an installation."""
 
-    def __init__(self, session: aiohttp.ClientSession, *, base_url: str, policy: RetryPolicy = RetryPolicy(),
-                 token: Callable[[str | None], Awaitable[str]] | None = None, on_response: ResponseHook | None = None,
-                 health: GitHubHealth | None = None):
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        *,
+        base_url: str,
+        policy: RetryPolicy = RetryPolicy(),
+        token: Callable[[str | None], Awaitable[str]] | None = None,
+        on_response: ResponseHook | None = None,
+        health: GitHubHealth | None = None,
+    ):
         super().__init__(session, USER_AGENT, base_url=base_url)
         self.policy = policy
         self._token = token  # token(rejected) -> a valid token, a new one when `rejected` is the cached one
         self._on_response = on_response or (lambda method, status: None)
         self.health = health or GitHubHealth()
 
-    async def post_once(self, url: str, url_vars: Mapping[str, Any], *, data: Any,
-                        find: Callable[[], Awaitable[Any]]) -> Any:
+    async def post_once(
+        self, url: str, url_vars: Mapping[str, Any], *, data: Any, find: Callable[[], Awaitable[Any]]
+    ) -> Any:
         """POST what must not exist twice (a comment). A POST that timed out or got a 5xx may still have
         been carried out, so before each retry `find()` looks for its result, and a found one is returned
         instead of posting again."""
@@ -159,8 +184,9 @@ class GitHubClient(GitHubAPI):
             if found is not None:
                 raise _Created(found)
 
-    async def _request(self, method: str, url: str, headers: Mapping[str, str],
-                       body: bytes = b"") -> tuple[int, Mapping[str, str], bytes]:
+    async def _request(
+        self, method: str, url: str, headers: Mapping[str, str], body: bytes = b""
+    ) -> tuple[int, Mapping[str, str], bytes]:
         headers = {**headers, "x-github-api-version": API_VERSION}
         token = None
         if self._token is not None and "authorization" not in headers:
@@ -171,8 +197,13 @@ class GitHubClient(GitHubAPI):
         while True:
             attempt += 1
             try:
-                async with self._session.request(method, url, headers=headers, data=body,
-                                                 timeout=aiohttp.ClientTimeout(total=self.policy.timeout)) as resp:
+                async with self._session.request(
+                    method,
+                    url,
+                    headers=headers,
+                    data=body,
+                    timeout=aiohttp.ClientTimeout(total=self.policy.timeout),
+                ) as resp:
                     status, answer, data = resp.status, resp.headers, await resp.read()
             except (TimeoutError, aiohttp.ClientError) as exc:
                 self._on_response(method, "error")
@@ -180,8 +211,16 @@ class GitHubClient(GitHubAPI):
                 delay = retry_delay(self.policy, attempt, None, {}, now=time.time(), jitter=random.random())
                 if delay is None:
                     raise
-                log.warning("GitHub request failed, retrying", extra={
-                    "method": method, "path": path, "error": type(exc).__name__, "attempt": attempt, "delay": delay})
+                log.warning(
+                    "GitHub request failed, retrying",
+                    extra={
+                        "method": method,
+                        "path": path,
+                        "error": type(exc).__name__,
+                        "attempt": attempt,
+                        "delay": delay,
+                    },
+                )
                 await self.sleep(delay)
                 await self._raise_if_created(method)
                 continue
@@ -196,11 +235,22 @@ class GitHubClient(GitHubAPI):
                 log.info("installation token rejected, renewed", extra={"method": method, "path": path})
                 attempt -= 1
                 continue
-            delay = retry_delay(self.policy, attempt, status, answer, data, now=time.time(), jitter=random.random())
+            delay = retry_delay(
+                self.policy, attempt, status, answer, data, now=time.time(), jitter=random.random()
+            )
             if delay is None:
                 return status, answer, data
-            log.warning("GitHub answered %s, retrying", status, extra={
-                "method": method, "path": path, "status": status, "attempt": attempt, "delay": round(delay, 3)})
+            log.warning(
+                "GitHub answered %s, retrying",
+                status,
+                extra={
+                    "method": method,
+                    "path": path,
+                    "status": status,
+                    "attempt": attempt,
+                    "delay": round(delay, 3),
+                },
+            )
             await self.sleep(delay)
             if status >= 500:
                 await self._raise_if_created(method)
@@ -235,9 +285,17 @@ class GitHubApp:
     TTLCache, since GitHub states each token's expiry).
     """
 
-    def __init__(self, session: aiohttp.ClientSession, *, app_id: str, private_key: str, base_url: str,
-                 policy: RetryPolicy = RetryPolicy(), on_response: ResponseHook | None = None,
-                 health: GitHubHealth | None = None):
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        *,
+        app_id: str,
+        private_key: str,
+        base_url: str,
+        policy: RetryPolicy = RetryPolicy(),
+        on_response: ResponseHook | None = None,
+        health: GitHubHealth | None = None,
+    ):
         self.app_id = app_id
         self._private_key = signing_key(private_key)
         self._session = session
@@ -245,10 +303,13 @@ class GitHubApp:
         self.policy = policy
         self._on_response = on_response
         self.health = health or GitHubHealth()
-        self._tokens: TLRUCache[int, InstallationToken] = TLRUCache(maxsize=1024, ttu=_token_ttu, timer=time.time)
+        self._tokens: TLRUCache[int, InstallationToken] = TLRUCache(
+            maxsize=1024, ttu=_token_ttu, timer=time.time
+        )
         self._locks: dict[int, asyncio.Lock] = {}
-        self.app_client = GitHubClient(session, base_url=base_url, policy=policy, on_response=on_response,
-                                       health=self.health)
+        self.app_client = GitHubClient(
+            session, base_url=base_url, policy=policy, on_response=on_response, health=self.health
+        )
 
     async def installation_token(self, installation_id: int, rejected: str | None = None) -> str:
         """A valid token for the installation; a new one if `rejected` is the one cached."""
@@ -258,8 +319,11 @@ class GitHubApp:
             if cached is not None and cached.token != rejected:
                 return cached.token
             data = await apps.get_installation_access_token(
-                self.app_client, installation_id=str(installation_id), app_id=self.app_id,
-                private_key=self._private_key)
+                self.app_client,
+                installation_id=str(installation_id),
+                app_id=self.app_id,
+                private_key=self._private_key,
+            )
             expires = dt.datetime.fromisoformat(data["expires_at"]).timestamp()
             self._tokens[installation_id] = InstallationToken(data["token"], expires)
             log.info("installation token issued", extra={"installation_id": installation_id})
@@ -268,13 +332,20 @@ class GitHubApp:
     async def repo_installation(self, owner: str, repo: str) -> int:
         """The id of the App's installation on owner/repo (for work that no delivery started)."""
         jwt = apps.get_jwt(app_id=self.app_id, private_key=self._private_key)
-        found = await self.app_client.getitem("/repos/{owner}/{repo}/installation", {"owner": owner, "repo": repo},
-                                              jwt=jwt)
+        found = await self.app_client.getitem(
+            "/repos/{owner}/{repo}/installation", {"owner": owner, "repo": repo}, jwt=jwt
+        )
         return int(found["id"])
 
     def installation(self, installation_id: int) -> GitHubClient:
         async def token(rejected: str | None) -> str:
             return await self.installation_token(installation_id, rejected)
 
-        return GitHubClient(self._session, base_url=self.base_url, policy=self.policy, token=token,
-                            on_response=self._on_response, health=self.health)
+        return GitHubClient(
+            self._session,
+            base_url=self.base_url,
+            policy=self.policy,
+            token=token,
+            on_response=self._on_response,
+            health=self.health,
+        )

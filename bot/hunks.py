@@ -13,7 +13,9 @@ from bot.patchfile import Hunk, Line
 
 MAX_FUZZ = 2
 _FUNC_LINE = re.compile(rb"[A-Za-z_$]")
-_ENUM_VALUE = re.compile(rb"^\s*([A-Za-z_]\w*)\s*=\s*(-?(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*\s*,?\s*(?://.*|/\*.*)?$")
+_ENUM_VALUE = re.compile(
+    rb"^\s*([A-Za-z_]\w*)\s*=\s*(-?(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*\s*,?\s*(?://.*|/\*.*)?$"
+)
 _WORD = re.compile(rb"\S+")
 _TERMINATOR = re.compile(
     rb"^(?:\}[}\]);,]+$|[\])][}\]);,]*$|default\s*:|(?:\}\s*)?else\s*(?:\{|$)|\{?\s*[A-Za-z_]\w*_(?:UNKNOWN|COUNT|MAX|END|LAST|NUM)\b)"
@@ -48,7 +50,7 @@ def find_exact(image: list[bytes], hunk: Hunk) -> Placement | None:
         return None
 
     def fits(pos: int) -> bool:
-        return image[pos:pos + n] == pre
+        return image[pos : pos + n] == pre
 
     if match_beginning and match_end:
         return Placement(0, -expected) if len(image) == n and fits(0) else None
@@ -87,9 +89,9 @@ def reindent(text: bytes, old_anchor: bytes, new_anchor: bytes) -> bytes:
     if old == new or not text.strip():
         return text
     if new.startswith(old):
-        return new[len(old):] + text
-    if old.startswith(new) and text.startswith(old[len(new):]):
-        return text[len(old) - len(new):]
+        return new[len(old) :] + text
+    if old.startswith(new) and text.startswith(old[len(new) :]):
+        return text[len(old) - len(new) :]
     return text
 
 
@@ -134,7 +136,11 @@ def _appended_at(hunk: Hunk) -> int | None:
     """Index in hunk.lines of the terminator a hunk appends before: its only change is one run of added
     lines, directly followed by a context line that ends a list."""
     changed = [j for j, line in enumerate(hunk.lines) if line.kind != " "]
-    if not changed or any(hunk.lines[j].kind != "+" for j in changed) or changed[-1] - changed[0] + 1 != len(changed):
+    if (
+        not changed
+        or any(hunk.lines[j].kind != "+" for j in changed)
+        or changed[-1] - changed[0] + 1 != len(changed)
+    ):
         return None
     after = changed[-1] + 1
     return after if after < len(hunk.lines) and is_terminator(hunk.lines[after].text) else None
@@ -171,8 +177,11 @@ def relocate(image: list[bytes], hunk: Hunk) -> tuple[Placement, list[bytes]] | 
             for pos in index.get(pre[0], ()):
                 if [norm(x) for x in image[pos : pos + len(pre)]] != pre:
                     continue
-                if lead == first_added and lead and (pos == 0 or _shape(image[pos - 1]) != _shape(
-                        hunk.lines[lead - 1].text)):
+                if (
+                    lead == first_added
+                    and lead
+                    and (pos == 0 or _shape(image[pos - 1]) != _shape(hunk.lines[lead - 1].text))
+                ):
                     continue  # no context above any more: only after an entry like the one it followed
                 in_function = not section or section in norm(function_at(image, pos))
                 cost = (not keeps, lead + trail, not in_function, abs(pos - expected - lead))
@@ -204,8 +213,14 @@ def relocate(image: list[bytes], hunk: Hunk) -> tuple[Placement, list[bytes]] | 
             replacement.append(region[k])
         k += 1
     shift = next((len(_indent(b)) - len(_indent(a)) for a, b in anchors if _indent(a) != _indent(b)), 0)
-    placement = Placement(pos, pos - expected, lead + trail, not exact, shift,
-                          norm(hunk.lines[terminator].text) if reanchored and terminator is not None else b"")
+    placement = Placement(
+        pos,
+        pos - expected,
+        lead + trail,
+        not exact,
+        shift,
+        norm(hunk.lines[terminator].text) if reanchored and terminator is not None else b"",
+    )
     return placement, replacement
 
 
@@ -224,8 +239,11 @@ def copies_of(normalized: list[bytes], lines: list[bytes]) -> list[int]:
     if sum(1 for line in wanted if re.search(rb"\w", line)) < 3:
         return []
     n = len(wanted)
-    return [i for i in range(len(normalized) - n + 1) if normalized[i] == wanted[0]
-            and normalized[i : i + n] == wanted]
+    return [
+        i
+        for i in range(len(normalized) - n + 1)
+        if normalized[i] == wanted[0] and normalized[i : i + n] == wanted
+    ]
 
 
 def best_candidate(image: list[bytes], hunk: Hunk) -> tuple[int, int] | None:
@@ -264,8 +282,10 @@ class Renumbered:
     @property
     def clash(self) -> str:
         """What upstream's entries do to this one, by name."""
-        return (f"{self.name} = {self.old} takes the value upstream now gives {self.taken[0][1]}"
-                f" and would move to {self.new}")
+        return (
+            f"{self.name} = {self.old} takes the value upstream now gives {self.taken[0][1]}"
+            f" and would move to {self.new}"
+        )
 
 
 def _listed(items: list[str]) -> str:

@@ -130,14 +130,21 @@ class SqliteJobQueue:
     never inside a commit on the loop as SQLite's automatic checkpoint would.
     """
 
-    def __init__(self, path: str | Path, lease_seconds: float = 60.0, clock: Callable[[], float] = time.time,
-                 checkpoint_every: int = 500):
+    def __init__(
+        self,
+        path: str | Path,
+        lease_seconds: float = 60.0,
+        clock: Callable[[], float] = time.time,
+        checkpoint_every: int = 500,
+    ):
         self.path = Path(path)
         self.lease_seconds = lease_seconds
         self.clock = clock
         self.checkpoint_every = checkpoint_every
         self._db: sqlite3.Connection | None = self._open()
-        self._wal = os.open(f"{self.path}-wal", os.O_RDONLY)  # SQLite keeps this file while a connection is open
+        self._wal = os.open(
+            f"{self.path}-wal", os.O_RDONLY
+        )  # SQLite keeps this file while a connection is open
         self._fsync_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jobs-fsync")
         self._pending: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future]] = []
         self._flushing: asyncio.Task | None = None
@@ -185,11 +192,13 @@ class SqliteJobQueue:
                     if not done.done():
                         done.set_result(result)
                 self._commits_since_checkpoint += 1
-                if self._commits_since_checkpoint >= self.checkpoint_every and \
-                        (self._checkpoint is None or self._checkpoint.done()):
+                if self._commits_since_checkpoint >= self.checkpoint_every and (
+                    self._checkpoint is None or self._checkpoint.done()
+                ):
                     self._commits_since_checkpoint = 0
                     self._checkpoint = asyncio.get_running_loop().run_in_executor(
-                        self._checkpoint_thread, self._checkpoint_wal)
+                        self._checkpoint_thread, self._checkpoint_wal
+                    )
         finally:
             self._flushing = None
 
@@ -218,8 +227,19 @@ class SqliteJobQueue:
     def _job(row: sqlite3.Row) -> Job:
         present = set(row.keys())  # (`in row` would look among the values)
         added = {name: row[name] for name in _ADDED_COLUMNS if name in present}  # an older store lacks them
-        return Job(row["id"], row["kind"], row["key"], json.loads(row["payload"]), row["status"], row["attempts"],
-                   json.loads(row["progress"]), row["error"], row["delivery_id"], row["created_at"], **added)
+        return Job(
+            row["id"],
+            row["kind"],
+            row["key"],
+            json.loads(row["payload"]),
+            row["status"],
+            row["attempts"],
+            json.loads(row["progress"]),
+            row["error"],
+            row["delivery_id"],
+            row["created_at"],
+            **added,
+        )
 
     # -- JobQueue ----------------------------------------------------------------------------------
 
@@ -228,8 +248,10 @@ class SqliteJobQueue:
 
         def store(db: sqlite3.Connection) -> list[int] | None:
             try:
-                db.execute("INSERT INTO deliveries (delivery_id, event, received_at) VALUES (?, ?, ?)",
-                           (delivery_id, event, now))
+                db.execute(
+                    "INSERT INTO deliveries (delivery_id, event, received_at) VALUES (?, ?, ?)",
+                    (delivery_id, event, now),
+                )
             except sqlite3.IntegrityError:
                 return None
             ids: list[int] = []
@@ -237,12 +259,15 @@ class SqliteJobQueue:
                 cursor = db.execute(
                     "INSERT INTO jobs (kind, key, payload, delivery_id, created_at, updated_at)"
                     " VALUES (?, ?, ?, ?, ?, ?)",
-                    (request.kind, request.key, json.dumps(request.payload), delivery_id, now, now))
+                    (request.kind, request.key, json.dumps(request.payload), delivery_id, now, now),
+                )
                 job_id = int(cursor.lastrowid or 0)
                 if request.supersedes:
-                    db.execute("UPDATE jobs SET status = 'superseded', error = ?, updated_at = ?"
-                               " WHERE key = ? AND kind = ? AND status = 'queued' AND id < ?",
-                               (f"superseded by job {job_id}", now, request.key, request.kind, job_id))
+                    db.execute(
+                        "UPDATE jobs SET status = 'superseded', error = ?, updated_at = ?"
+                        " WHERE key = ? AND kind = ? AND status = 'queued' AND id < ?",
+                        (f"superseded by job {job_id}", now, request.key, request.kind, job_id),
+                    )
                 ids.append(job_id)
             return ids
 
@@ -258,12 +283,16 @@ class SqliteJobQueue:
                 "        OR (status = 'running' AND lease_expires < :now))"
                 " AND NOT EXISTS (SELECT 1 FROM jobs AS r WHERE r.key = j.key AND r.id != j.id"
                 "                 AND r.status = 'running' AND r.lease_expires >= :now)"
-                " ORDER BY id LIMIT 1", {"now": now}).fetchone()
+                " ORDER BY id LIMIT 1",
+                {"now": now},
+            ).fetchone()
             if row is None:
                 return None
-            db.execute("UPDATE jobs SET status = 'running', lease_owner = ?, lease_expires = ?, retry_at = NULL,"
-                       " attempts = attempts + 1, updated_at = ? WHERE id = ?",
-                       (worker, now + self.lease_seconds, now, row["id"]))
+            db.execute(
+                "UPDATE jobs SET status = 'running', lease_owner = ?, lease_expires = ?, retry_at = NULL,"
+                " attempts = attempts + 1, updated_at = ? WHERE id = ?",
+                (worker, now + self.lease_seconds, now, row["id"]),
+            )
             return self._job(db.execute("SELECT * FROM jobs WHERE id = ?", (row["id"],)).fetchone())
 
         return await self._write(take)
@@ -272,16 +301,25 @@ class SqliteJobQueue:
         now = self.clock()
 
         def extend(db: sqlite3.Connection) -> bool:
-            return db.execute("UPDATE jobs SET lease_expires = ?, updated_at = ?"
-                              " WHERE id = ? AND lease_owner = ? AND status = 'running'",
-                              (now + self.lease_seconds, now, job_id, worker)).rowcount == 1
+            return (
+                db.execute(
+                    "UPDATE jobs SET lease_expires = ?, updated_at = ?"
+                    " WHERE id = ? AND lease_owner = ? AND status = 'running'",
+                    (now + self.lease_seconds, now, job_id, worker),
+                ).rowcount
+                == 1
+            )
 
         return await self._write(extend)
 
     async def save_progress(self, job_id: int, progress: dict) -> None:
         now = self.clock()
-        await self._write(lambda db: db.execute(
-            "UPDATE jobs SET progress = ?, updated_at = ? WHERE id = ?", (json.dumps(progress), now, job_id)))
+        await self._write(
+            lambda db: db.execute(
+                "UPDATE jobs SET progress = ?, updated_at = ? WHERE id = ?",
+                (json.dumps(progress), now, job_id),
+            )
+        )
 
     async def finish(self, job_id: int, worker: str, status: str, error: str | None = None) -> bool:
         if status not in ("done", "failed", "superseded"):
@@ -289,27 +327,40 @@ class SqliteJobQueue:
         now = self.clock()
 
         def end(db: sqlite3.Connection) -> bool:
-            return db.execute("UPDATE jobs SET status = ?, error = ?, lease_owner = NULL, lease_expires = NULL,"
-                              " updated_at = ? WHERE id = ? AND lease_owner = ? AND status = 'running'",
-                              (status, error, now, job_id, worker)).rowcount == 1
+            return (
+                db.execute(
+                    "UPDATE jobs SET status = ?, error = ?, lease_owner = NULL, lease_expires = NULL,"
+                    " updated_at = ? WHERE id = ? AND lease_owner = ? AND status = 'running'",
+                    (status, error, now, job_id, worker),
+                ).rowcount
+                == 1
+            )
 
         return await self._write(end)
 
     async def release(self, job_id: int, worker: str) -> None:
         now = self.clock()
-        await self._write(lambda db: db.execute(
-            "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires = NULL, updated_at = ?,"
-            " attempts = MAX(attempts - 1, 0) WHERE id = ? AND lease_owner = ? AND status = 'running'",
-            (now, job_id, worker)))
+        await self._write(
+            lambda db: db.execute(
+                "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires = NULL, updated_at = ?,"
+                " attempts = MAX(attempts - 1, 0) WHERE id = ? AND lease_owner = ? AND status = 'running'",
+                (now, job_id, worker),
+            )
+        )
 
     async def retry(self, job_id: int, worker: str, delay: float, error: str) -> bool:
         now = self.clock()
 
         def put_back(db: sqlite3.Connection) -> bool:
-            return db.execute("UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires = NULL,"
-                              " retry_at = ?, retries = retries + 1, error = ?, updated_at = ?"
-                              " WHERE id = ? AND lease_owner = ? AND status = 'running'",
-                              (now + delay, error, now, job_id, worker)).rowcount == 1
+            return (
+                db.execute(
+                    "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires = NULL,"
+                    " retry_at = ?, retries = retries + 1, error = ?, updated_at = ?"
+                    " WHERE id = ? AND lease_owner = ? AND status = 'running'",
+                    (now + delay, error, now, job_id, worker),
+                ).rowcount
+                == 1
+            )
 
         return await self._write(put_back)
 
@@ -329,7 +380,9 @@ class SqliteJobQueue:
         if self._checkpoint is not None:
             await self._checkpoint
         if self._checkpoint_db is not None:
-            await asyncio.get_running_loop().run_in_executor(self._checkpoint_thread, self._checkpoint_db.close)
+            await asyncio.get_running_loop().run_in_executor(
+                self._checkpoint_thread, self._checkpoint_db.close
+            )
         if self._db is not None:
             self._db.close()  # the last connection out checkpoints what is left
             self._db = None
@@ -352,8 +405,9 @@ def _add_columns(db: sqlite3.Connection) -> None:
     db.execute("COMMIT")
 
 
-def read_jobs(path: str | Path, *, status: str | None = None, job_id: int | None = None,
-              limit: int = 20) -> list[Job]:
+def read_jobs(
+    path: str | Path, *, status: str | None = None, job_id: int | None = None, limit: int = 20
+) -> list[Job]:
     """Jobs in a queue file, newest first, read-only (the service may be running): what an operator
     looks at when a check run names a failed job."""
     if not Path(path).exists():
@@ -361,9 +415,16 @@ def read_jobs(path: str | Path, *, status: str | None = None, job_id: int | None
     db = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True, timeout=5.0)
     db.row_factory = sqlite3.Row
     try:
-        where, args = ("id = ?", (job_id,)) if job_id is not None else \
-            ("status = ?", (status,)) if status else ("1", ())
-        rows = db.execute(f"SELECT * FROM jobs WHERE {where} ORDER BY id DESC LIMIT ?", (*args, limit)).fetchall()
+        where, args = (
+            ("id = ?", (job_id,))
+            if job_id is not None
+            else ("status = ?", (status,))
+            if status
+            else ("1", ())
+        )
+        rows = db.execute(
+            f"SELECT * FROM jobs WHERE {where} ORDER BY id DESC LIMIT ?", (*args, limit)
+        ).fetchall()
     finally:
         db.close()
     return [SqliteJobQueue._job(row) for row in rows]

@@ -10,7 +10,10 @@ import re
 from dataclasses import asdict, dataclass, field
 
 NEEDS_CHANGE = {"regenerated", "fuzzy", "conflict", "upstreamed", "error"}
-REBUILT = ("regenerated", "fuzzy")  # the statuses with a rebuilt patch: `check --out` writes it, the bot commits it
+REBUILT = (
+    "regenerated",
+    "fuzzy",
+)  # the statuses with a rebuilt patch: `check --out` writes it, the bot commits it
 SEVERITY_ORDER = {"high": 0, "medium": 1, "info": 2}
 
 
@@ -94,10 +97,16 @@ class PinReport:
     new_commit: str | None = None
     compare_url: str | None = None
     commit_count: int = 0  # upstream commits the bump brings (old..new)
-    reverted_count: int = 0  # upstream commits it takes away (new..old): a downgrade, or a move to a side branch
+    reverted_count: int = (
+        0  # upstream commits it takes away (new..old): a downgrade, or a move to a side branch
+    )
     error: str | None = None  # why this pin could not be checked; then there are no patches or findings
-    cmake_changed: list[str] = field(default_factory=list)  # upstream CMake files the bump changes (not in JSON)
-    patch_source: str = ""  # how the patches were found ("from cmake/local.cmake:199, PATCH_COMMAND git apply"; not in JSON)
+    cmake_changed: list[str] = field(
+        default_factory=list
+    )  # upstream CMake files the bump changes (not in JSON)
+    patch_source: str = (
+        ""  # how the patches were found ("from cmake/local.cmake:199, PATCH_COMMAND git apply"; not in JSON)
+    )
     patches: list[PatchResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 

@@ -118,16 +118,16 @@ def _unquote(raw: bytes) -> bytes:
         return raw
     out = bytearray()
     i = 1
-    while i < len(raw) and raw[i:i + 1] != b'"':
-        ch = raw[i:i + 1]
+    while i < len(raw) and raw[i : i + 1] != b'"':
+        ch = raw[i : i + 1]
         if ch == b"\\":
-            nxt = raw[i + 1:i + 2]
+            nxt = raw[i + 1 : i + 2]
             if nxt in _ESCAPES:
                 out.append(_ESCAPES[nxt])
                 i += 2
                 continue
             if re.fullmatch(rb"[0-7]", nxt):
-                out.append(int(raw[i + 1:i + 4], 8))
+                out.append(int(raw[i + 1 : i + 4], 8))
                 i += 4
                 continue
             raise PatchError(f"bad escape in quoted path {raw!r}")
@@ -142,20 +142,22 @@ def _path(raw: bytes, prefix: bytes, lineno: int) -> str | None:
     if name == b"/dev/null":
         return None
     if not name.startswith(prefix):
-        raise PatchError(f"line {lineno}: path {name.decode(errors='replace')!r} lacks the {prefix.decode()} prefix")
+        raise PatchError(
+            f"line {lineno}: path {name.decode(errors='replace')!r} lacks the {prefix.decode()} prefix"
+        )
     try:
-        return name[len(prefix):].decode("utf-8")
+        return name[len(prefix) :].decode("utf-8")
     except UnicodeDecodeError:
         raise PatchError(f"line {lineno}: path is not UTF-8") from None
 
 
 def _git_header_paths(line: bytes) -> tuple[str | None, str | None]:
     """Paths from `diff --git a/X b/Y` when X == Y (the only unambiguous case without ---/+++)."""
-    rest = line[len(b"diff --git "):].rstrip(b"\r\n")
+    rest = line[len(b"diff --git ") :].rstrip(b"\r\n")
     if rest.startswith(b'"'):
         return None, None
     half = (len(rest) - 1) // 2
-    a, b = rest[:half], rest[half + 1:]
+    a, b = rest[:half], rest[half + 1 :]
     if a.startswith(b"a/") and b.startswith(b"b/") and a[2:] == b[2:]:
         return a[2:].decode("utf-8", "replace"), b[2:].decode("utf-8", "replace")
     return None, None
@@ -165,11 +167,14 @@ def parse(data: bytes) -> PatchFile:
     lines = _split(data)
     starts = [i for i, line in enumerate(lines) if line.startswith(b"diff --git ")]
     if not starts:  # a plain unified diff
-        starts = [i for i, line in enumerate(lines)
-                  if line.startswith(b"--- ") and i + 1 < len(lines) and lines[i + 1].startswith(b"+++ ")]
+        starts = [
+            i
+            for i, line in enumerate(lines)
+            if line.startswith(b"--- ") and i + 1 < len(lines) and lines[i + 1].startswith(b"+++ ")
+        ]
     if not starts:
         raise PatchError("no file changes found (no 'diff --git' or '---'/'+++' lines)")
-    preamble = b"".join(lines[:starts[0]])
+    preamble = b"".join(lines[: starts[0]])
     files: list[FilePatch] = []
     i = starts[0]
     trailer_start = len(lines)
@@ -282,7 +287,9 @@ def _parse_hunk(lines: list[bytes], i: int) -> tuple[Hunk, int]:
             i += 1
             continue
         else:
-            raise PatchError(f"line {i + 1}: hunk line does not fit the counts in its header (line {header_line})")
+            raise PatchError(
+                f"line {i + 1}: hunk line does not fit the counts in its header (line {header_line})"
+            )
         hunk.lines.append(Line(kind, line[1:]))
         i += 1
     if i < len(lines) and lines[i].startswith(b"\\"):
@@ -340,6 +347,7 @@ def binary_payload(fp: FilePatch) -> tuple[str, bytes] | None:
 
 def apply_delta(source: bytes, delta: bytes) -> bytes:
     """git's binary delta format: copy ranges of `source` and insert literal bytes."""
+
     def varint(pos: int) -> tuple[int, int]:
         value = shift = 0
         while True:
@@ -349,6 +357,7 @@ def apply_delta(source: bytes, delta: bytes) -> bytes:
             shift += 7
             if not byte & 0x80:
                 return value, pos
+
     src_size, pos = varint(0)
     dst_size, pos = varint(pos)
     if src_size != len(source):
@@ -367,9 +376,9 @@ def apply_delta(source: bytes, delta: bytes) -> bytes:
                 if op & (1 << (4 + bit)):
                     size |= delta[pos] << (8 * bit)
                     pos += 1
-            out += source[offset:offset + (size or 0x10000)]
+            out += source[offset : offset + (size or 0x10000)]
         elif op:
-            out += delta[pos:pos + op]
+            out += delta[pos : pos + op]
             pos += op
         else:
             raise PatchError("binary delta has a reserved opcode")

@@ -43,8 +43,16 @@ class BlobCache:
 class RestSnapshot:
     """One commit's files: paths from the tree listing, contents fetched lazily by blob sha."""
 
-    def __init__(self, gh: GitHubAPI, owner: str, repo: str, commit_sha: str, entries: dict[str, tuple[str, str]],
-                 loop: asyncio.AbstractEventLoop, blobs: BlobCache):
+    def __init__(
+        self,
+        gh: GitHubAPI,
+        owner: str,
+        repo: str,
+        commit_sha: str,
+        entries: dict[str, tuple[str, str]],
+        loop: asyncio.AbstractEventLoop,
+        blobs: BlobCache,
+    ):
         self.gh, self.owner, self.repo, self.commit_sha = gh, owner, repo, commit_sha
         self.entries = entries  # path -> (blob sha, mode)
         self._paths = sorted(entries)
@@ -52,15 +60,22 @@ class RestSnapshot:
         self._blobs = blobs
 
     @classmethod
-    async def load(cls, gh: GitHubAPI, owner: str, repo: str, commit_sha: str, blobs: BlobCache) -> RestSnapshot:
+    async def load(
+        cls, gh: GitHubAPI, owner: str, repo: str, commit_sha: str, blobs: BlobCache
+    ) -> RestSnapshot:
         names = {"owner": owner, "repo": repo}
         commit = await gh.getitem("/repos/{owner}/{repo}/git/commits/{sha}", {**names, "sha": commit_sha})
-        tree = await gh.getitem("/repos/{owner}/{repo}/git/trees/{sha}?recursive=1",
-                                {**names, "sha": commit["tree"]["sha"]})
+        tree = await gh.getitem(
+            "/repos/{owner}/{repo}/git/trees/{sha}?recursive=1", {**names, "sha": commit["tree"]["sha"]}
+        )
         if tree.get("truncated"):
-            raise AnalysisError(f"the file tree of {owner}/{repo} at {commit_sha[:12]} is too large for GitHub "
-                                "to list (over 100,000 entries)")
-        entries = {item["path"]: (item["sha"], item["mode"]) for item in tree["tree"] if item["type"] == "blob"}
+            raise AnalysisError(
+                f"the file tree of {owner}/{repo} at {commit_sha[:12]} is too large for GitHub "
+                "to list (over 100,000 entries)"
+            )
+        entries = {
+            item["path"]: (item["sha"], item["mode"]) for item in tree["tree"] if item["type"] == "blob"
+        }
         return cls(gh, owner, repo, commit_sha, entries, asyncio.get_running_loop(), blobs)
 
     async def fetch(self, path: str) -> bytes | None:
@@ -71,8 +86,9 @@ class RestSnapshot:
         sha = entry[0]
         data = self._blobs.get(sha)
         if data is None:
-            blob = await self.gh.getitem("/repos/{owner}/{repo}/git/blobs/{sha}",
-                                         {"owner": self.owner, "repo": self.repo, "sha": sha})
+            blob = await self.gh.getitem(
+                "/repos/{owner}/{repo}/git/blobs/{sha}", {"owner": self.owner, "repo": self.repo, "sha": sha}
+            )
             data = base64.b64decode(blob["content"])
             self._blobs.put(sha, data)
         return data

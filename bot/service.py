@@ -89,7 +89,10 @@ GENERAL_CHECK = "llama-bot"  # the check run for failures that belong to no pin
 VALIDATION_DB = "validation.sqlite3"
 CATCH_UP_AFTER = 300.0  # a dispatch unfinished this long (seconds) has its run looked up ...
 CATCH_UP_EVERY = 600.0  # ... at start and then this often
-RUN_STATUS_ACTION = {"completed": "completed", "in_progress": "in_progress"}  # else "requested" (queued, waiting)
+RUN_STATUS_ACTION = {
+    "completed": "completed",
+    "in_progress": "in_progress",
+}  # else "requested" (queued, waiting)
 PR_JOBS = ("analysis", "command")  # jobs whose failure is reported on the pull request
 # A stand-in report for rendering only the checklist's platform section (the rest is kept as it was).
 _SECTION_REPORT = Report([PinReport("-", "-", "-", "-", "-", "-", "-")])
@@ -111,7 +114,9 @@ def with_ticks(body: str, ticked: Iterable[str]) -> str:
     return f"{body.rstrip()}\n\n<!-- llama-bot:ticked {' '.join(ids)} -->\n" if ids else body
 
 
-def progress_body(previous: str | None, head_sha: str, since: dt.datetime, fetching: str | None = None) -> str:
+def progress_body(
+    previous: str | None, head_sha: str, since: dt.datetime, fetching: str | None = None
+) -> str:
     """The checklist comment while a run is under way: the last checklist (ticks and all) stays readable
     under a banner; without one, a progress note that remembers the ticked boxes. `fetching` names the
     upstream whose mirror the run is fetching."""
@@ -131,8 +136,14 @@ def error_body(previous: str | None, head_sha: str, message: str, hint: str) -> 
     if results is not None:
         results_sha, checklist = results
         return under_banner(checklist, failed_banner(head_sha, ran_at, message, hint, results_sha), False)
-    body = render_template("reply_checklist_error.md.j2", marker=MARKER, head_sha=head_sha, ran_at=ran_at,
-                  message=message, hint=hint)
+    body = render_template(
+        "reply_checklist_error.md.j2",
+        marker=MARKER,
+        head_sha=head_sha,
+        ran_at=ran_at,
+        message=message,
+        hint=hint,
+    )
     return with_ticks(body, carried_ticks(previous))
 
 
@@ -142,9 +153,16 @@ def check_run_updates(conclusion: str, output: dict) -> list[dict]:
     head = {k: output[k] for k in ("title", "summary", "text") if k in output}
     first_output = {**head, "annotations": annotations[:ANNOTATIONS_PER_REQUEST]} if annotations else head
     first = {"status": "completed", "conclusion": conclusion, "output": first_output}
-    more = [{"output": {"title": head.get("title", ""), "summary": head.get("summary", ""),
-                        "annotations": annotations[i:i + ANNOTATIONS_PER_REQUEST]}}
-            for i in range(ANNOTATIONS_PER_REQUEST, len(annotations), ANNOTATIONS_PER_REQUEST)]
+    more = [
+        {
+            "output": {
+                "title": head.get("title", ""),
+                "summary": head.get("summary", ""),
+                "annotations": annotations[i : i + ANNOTATIONS_PER_REQUEST],
+            }
+        }
+        for i in range(ANNOTATIONS_PER_REQUEST, len(annotations), ANNOTATIONS_PER_REQUEST)
+    ]
     return [first, *more]
 
 
@@ -201,8 +219,11 @@ def refs_text(report: Report) -> str:
 
 
 def commit_message(report: Report, changes: list[PatchChange]) -> str:
-    pins = [pin for pin in report.pins if any(c.path in {p.regenerated or p.path for p in pin.patches}
-                                              for c in changes)]
+    pins = [
+        pin
+        for pin in report.pins
+        if any(c.path in {p.regenerated or p.path for p in pin.patches} for c in changes)
+    ]
     title = "Regenerate carried patches for " + ", ".join(f"{p.name} {p.new_ref}" for p in pins)
     lines = [f"- {c.path} ({c.status})" for c in changes]
     bumps = [f"{p.name}: {p.old_ref} -> {p.new_ref} ({p.compare_url})" for p in pins]
@@ -277,14 +298,28 @@ class Metrics:
 
     def __init__(self, registry: CollectorRegistry | None = None):
         self.registry = registry or CollectorRegistry()
-        self.deliveries = Counter("llama_bot_webhook_deliveries", "Webhook deliveries by event and outcome",
-                                  ["event", "outcome"], registry=self.registry)
-        self.jobs = Histogram("llama_bot_job_duration_seconds", "Job run time by kind and outcome",
-                              ["kind", "outcome"], registry=self.registry,
-                              buckets=(0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, float("inf")))
-        self.queue = Gauge("llama_bot_queue_jobs", "Jobs in the queue by status", ["status"], registry=self.registry)
-        self.github = Counter("llama_bot_github_requests", "GitHub API calls by method and status",
-                              ["method", "status"], registry=self.registry)
+        self.deliveries = Counter(
+            "llama_bot_webhook_deliveries",
+            "Webhook deliveries by event and outcome",
+            ["event", "outcome"],
+            registry=self.registry,
+        )
+        self.jobs = Histogram(
+            "llama_bot_job_duration_seconds",
+            "Job run time by kind and outcome",
+            ["kind", "outcome"],
+            registry=self.registry,
+            buckets=(0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, float("inf")),
+        )
+        self.queue = Gauge(
+            "llama_bot_queue_jobs", "Jobs in the queue by status", ["status"], registry=self.registry
+        )
+        self.github = Counter(
+            "llama_bot_github_requests",
+            "GitHub API calls by method and status",
+            ["method", "status"],
+            registry=self.registry,
+        )
 
     def github_call(self, method: str, status: str) -> None:
         self.github.labels(method, status).inc()
@@ -307,8 +342,11 @@ class Run:
     @property
     def names(self) -> dict:
         p = self.job.payload
-        return {"owner": p["owner"], "repo": p["repo"],
-                "number": self.number if self.number is not None else p.get("number")}
+        return {
+            "owner": p["owner"],
+            "repo": p["repo"],
+            "number": self.number if self.number is not None else p.get("number"),
+        }
 
     @property
     def repo(self) -> str:
@@ -331,10 +369,21 @@ def _message(exc: HTTPException) -> str:
 
 
 class Service:
-    def __init__(self, *, queue: JobQueue, github: GitHubApp, data_dir: Path, url_instead_of: str | None,
-                 workers: int, metrics: Metrics, poll_interval: float = 1.0,
-                 catch_up_after: float = CATCH_UP_AFTER, catch_up_every: float = CATCH_UP_EVERY,
-                 backoff: JobBackoff = JobBackoff(), store: ValidationStore | None = None):
+    def __init__(
+        self,
+        *,
+        queue: JobQueue,
+        github: GitHubApp,
+        data_dir: Path,
+        url_instead_of: str | None,
+        workers: int,
+        metrics: Metrics,
+        poll_interval: float = 1.0,
+        catch_up_after: float = CATCH_UP_AFTER,
+        catch_up_every: float = CATCH_UP_EVERY,
+        backoff: JobBackoff = JobBackoff(),
+        store: ValidationStore | None = None,
+    ):
         self.queue = queue
         self.github = github
         self.data_dir = Path(data_dir)
@@ -354,19 +403,29 @@ class Service:
         self._stopping = False
         self._worker_prefix = f"{socket.gethostname()}:{os.getpid()}"
         self._commands: dict[str, Callable[[Run, Command, Config], Awaitable[None]]] = {
-            "help": self._command_help, "recheck": self._command_recheck,
-            "regenerate-patches": self._command_regenerate, "validate": self._command_validate}
+            "help": self._command_help,
+            "recheck": self._command_recheck,
+            "regenerate-patches": self._command_regenerate,
+            "validate": self._command_validate,
+        }
         self._jobs: dict[str, Callable[[Run], Awaitable[str]]] = {
-            "analysis": self._analysis_job, "command": self._command_job, "workflow_run": self._workflow_run_job,
-            "platforms": self._platforms_job, "revalidate": self._revalidate_job, "closed": self._closed_job,
-            "catch_up": self._catch_up_job}
+            "analysis": self._analysis_job,
+            "command": self._command_job,
+            "workflow_run": self._workflow_run_job,
+            "platforms": self._platforms_job,
+            "revalidate": self._revalidate_job,
+            "closed": self._closed_job,
+            "catch_up": self._catch_up_job,
+        }
 
     # -- lifecycle --
 
     def start(self) -> None:
         self._stopping = False
-        self._tasks = [asyncio.create_task(self._work(f"{self._worker_prefix}:{n}"), name=f"worker-{n}")
-                       for n in range(self.workers)]
+        self._tasks = [
+            asyncio.create_task(self._work(f"{self._worker_prefix}:{n}"), name=f"worker-{n}")
+            for n in range(self.workers)
+        ]
         self._tasks.append(asyncio.create_task(self._catch_up(), name="catch-up"))
 
     async def stop(self) -> None:
@@ -379,7 +438,9 @@ class Service:
         if self._tasks:
             _, pending = await asyncio.wait(self._tasks, timeout=STOP_GRACE)
             if pending:
-                log.warning("tasks did not stop in time", extra={"tasks": ", ".join(t.get_name() for t in pending)})
+                log.warning(
+                    "tasks did not stop in time", extra={"tasks": ", ".join(t.get_name() for t in pending)}
+                )
         self._tasks = [task for task in self._tasks if not task.done()]  # what `running` still sees
         self._executor.shutdown(wait=False, cancel_futures=True)
         self.store.close()
@@ -438,8 +499,12 @@ class Service:
         started = time.monotonic()
         context = {"job_id": job.id, "kind": job.kind, "delivery_id": job.delivery_id, "pull": job.key}
         heartbeat = asyncio.create_task(self._keep_lease(job, worker, self.queue.lease_seconds / 3))
-        run = Run(job, self.github.installation(job.payload["installation_id"]), lambda: self._save(run),
-                  dict(job.progress))
+        run = Run(
+            job,
+            self.github.installation(job.payload["installation_id"]),
+            lambda: self._save(run),
+            dict(job.progress),
+        )
         outcome = "failed"
         try:
             if job.attempts - job.retries > MAX_ATTEMPTS:  # claims that ended without a word: crashes
@@ -456,8 +521,10 @@ class Service:
             delay = retry_in(self.backoff, job.retries, random.random()) if transient(exc) else None
             if delay is not None:
                 outcome = "retry"
-                log.warning("job will be retried", extra={**context, "reason": reason, "retry": job.retries + 1,
-                                                          "delay": round(delay, 1)})
+                log.warning(
+                    "job will be retried",
+                    extra={**context, "reason": reason, "retry": job.retries + 1, "delay": round(delay, 1)},
+                )
                 await self.queue.retry(job.id, worker, delay, reason)
                 return
             if transient(exc) and job.retries:
@@ -482,8 +549,10 @@ class Service:
     async def _config(self, run: Run, default_branch: str) -> Config:
         """`.github/llama-bot.toml` on the default branch; defaults when absent."""
         try:
-            item = await run.gh.getitem("/repos/{owner}/{repo}/contents/{+path}{?ref}",
-                                        {**run.names, "path": CONFIG_PATH, "ref": default_branch})
+            item = await run.gh.getitem(
+                "/repos/{owner}/{repo}/contents/{+path}{?ref}",
+                {**run.names, "path": CONFIG_PATH, "ref": default_branch},
+            )
         except BadRequest as exc:
             if exc.status_code == http.HTTPStatus.NOT_FOUND:
                 return parse_config(None)
@@ -494,7 +563,9 @@ class Service:
 
     async def _changed_paths(self, run: Run) -> list[str]:
         paths: list[str] = []
-        async for item in run.gh.getiter("/repos/{owner}/{repo}/pulls/{number}/files?per_page=100", run.names):
+        async for item in run.gh.getiter(
+            "/repos/{owner}/{repo}/pulls/{number}/files?per_page=100", run.names
+        ):
             paths.append(item["filename"])
             if item.get("previous_filename"):
                 paths.append(item["previous_filename"])
@@ -503,33 +574,56 @@ class Service:
     async def _snapshots(self, run: Run, pr: dict) -> tuple[RestSnapshot, RestSnapshot]:
         """The PR's merge base and head, as the files API compares them."""
         head = pr["head"]["sha"]
-        compare = await run.gh.getitem("/repos/{owner}/{repo}/compare/{basehead}?per_page=1",
-                                       {**run.names, "basehead": f"{pr['base']['sha']}...{head}"})
+        compare = await run.gh.getitem(
+            "/repos/{owner}/{repo}/compare/{basehead}?per_page=1",
+            {**run.names, "basehead": f"{pr['base']['sha']}...{head}"},
+        )
         base = (compare.get("merge_base_commit") or {}).get("sha") or pr["base"]["sha"]
         owner, repo = run.names["owner"], run.names["repo"]
-        return (await RestSnapshot.load(run.gh, owner, repo, base, self.blobs),
-                await RestSnapshot.load(run.gh, owner, repo, head, self.blobs))
+        return (
+            await RestSnapshot.load(run.gh, owner, repo, base, self.blobs),
+            await RestSnapshot.load(run.gh, owner, repo, head, self.blobs),
+        )
 
-    def _open_upstream(self, pin: Pin, refs: list[str], fetching: Callable[[str, bool], None] | None = None
-                       ) -> Upstream:
+    def _open_upstream(
+        self, pin: Pin, refs: list[str], fetching: Callable[[str, bool], None] | None = None
+    ) -> Upstream:
         """The pin's mirror with `refs`; `fetching` hears (pin name, True) when a fetch from it starts and
         (pin name, False) when it ends."""
         path = mirror_path(self.data_dir, pin.name, rewrite_url(pin.upstream, self.url_instead_of))
         with self._mirror_locks_guard:
             lock = self._mirror_locks.setdefault(str(path), threading.Lock())
         with lock:  # two jobs fetching into one mirror at once would fight over its lock files
-            return Upstream.mirror(self.data_dir, pin.name, pin.upstream, refs, self.url_instead_of,
-                                   fetching=functools.partial(fetching, pin.name) if fetching else None)
+            return Upstream.mirror(
+                self.data_dir,
+                pin.name,
+                pin.upstream,
+                refs,
+                self.url_instead_of,
+                fetching=functools.partial(fetching, pin.name) if fetching else None,
+            )
 
-    async def _analyse(self, config: Config, base: RestSnapshot, head: RestSnapshot, changed: list[str] | None,
-                       review: bool, errors: dict[str, str] | None = None,
-                       fetching: Callable[[str, bool], None] | None = None) -> Report:
-        open_upstream = functools.partial(self._open_upstream, fetching=fetching) if fetching else self._open_upstream
-        call = functools.partial(analyse, config, base, head, open_upstream, changed, review=review, errors=errors)
+    async def _analyse(
+        self,
+        config: Config,
+        base: RestSnapshot,
+        head: RestSnapshot,
+        changed: list[str] | None,
+        review: bool,
+        errors: dict[str, str] | None = None,
+        fetching: Callable[[str, bool], None] | None = None,
+    ) -> Report:
+        open_upstream = (
+            functools.partial(self._open_upstream, fetching=fetching) if fetching else self._open_upstream
+        )
+        call = functools.partial(
+            analyse, config, base, head, open_upstream, changed, review=review, errors=errors
+        )
         return await asyncio.get_running_loop().run_in_executor(self._executor, call)
 
-    def _fetch_banner(self, run: Run, previous: str | None, head_sha: str, since: dt.datetime
-                      ) -> Callable[[str, bool], None]:
+    def _fetch_banner(
+        self, run: Run, previous: str | None, head_sha: str, since: dt.datetime
+    ) -> Callable[[str, bool], None]:
         """For the analysis thread: while it fetches an upstream, the checklist comment says so."""
         loop = asyncio.get_running_loop()
 
@@ -538,8 +632,11 @@ class Service:
             try:
                 asyncio.run_coroutine_threadsafe(self._put_comment(run, body), loop).result(FETCH_BANNER_WAIT)
             except Exception:  # the banner is a courtesy: the analysis goes on without it
-                log.warning("could not show the upstream fetch in the checklist comment", exc_info=True,
-                            extra={"job_id": run.job.id, "pin": name})
+                log.warning(
+                    "could not show the upstream fetch in the checklist comment",
+                    exc_info=True,
+                    extra={"job_id": run.job.id, "pin": name},
+                )
 
         return fetching
 
@@ -548,8 +645,10 @@ class Service:
     async def _find_comment(self, run: Run) -> dict | None:
         if run.progress.get("comment_id"):
             try:
-                return await run.gh.getitem("/repos/{owner}/{repo}/issues/comments/{id}",
-                                            {**run.names, "id": run.progress["comment_id"]})
+                return await run.gh.getitem(
+                    "/repos/{owner}/{repo}/issues/comments/{id}",
+                    {**run.names, "id": run.progress["comment_id"]},
+                )
             except BadRequest as exc:
                 if exc.status_code != http.HTTPStatus.NOT_FOUND:
                     raise
@@ -558,8 +657,9 @@ class Service:
 
     async def _bot_comment_with(self, run: Run, text: str) -> dict | None:
         """The bot's comment on the PR whose body holds `text` (a hidden marker), if there is one."""
-        async for comment in run.gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments?per_page=100",
-                                            run.names):
+        async for comment in run.gh.getiter(
+            "/repos/{owner}/{repo}/issues/{number}/comments?per_page=100", run.names
+        ):
             if text in (comment.get("body") or "") and comment["user"].get("type") == "Bot":
                 return comment
         return None
@@ -567,11 +667,18 @@ class Service:
     async def _put_comment(self, run: Run, body: str) -> None:
         """Create the checklist comment once, edit it in place afterwards."""
         if run.progress.get("comment_id"):
-            await run.gh.patch("/repos/{owner}/{repo}/issues/comments/{id}",
-                               {**run.names, "id": run.progress["comment_id"]}, data={"body": body})
+            await run.gh.patch(
+                "/repos/{owner}/{repo}/issues/comments/{id}",
+                {**run.names, "id": run.progress["comment_id"]},
+                data={"body": body},
+            )
         else:
-            created = await run.gh.post_once("/repos/{owner}/{repo}/issues/{number}/comments", run.names,
-                                             data={"body": body}, find=lambda: self._bot_comment_with(run, MARKER))
+            created = await run.gh.post_once(
+                "/repos/{owner}/{repo}/issues/{number}/comments",
+                run.names,
+                data={"body": body},
+                find=lambda: self._bot_comment_with(run, MARKER),
+            )
             run.progress["comment_id"] = created["id"]
             await run.save()
 
@@ -579,28 +686,42 @@ class Service:
         """A reply comment, with a hidden key so that a POST whose answer was lost is not made twice."""
         sent = run.progress.get("replies", 0)
         key = f"<!-- llama-bot:reply {run.job.id}.{sent} -->"
-        await run.gh.post_once("/repos/{owner}/{repo}/issues/{number}/comments", run.names,
-                               data={"body": f"{body[:COMMENT_LIMIT - len(key) - 1]}\n{key}"},
-                               find=lambda: self._bot_comment_with(run, key))
+        await run.gh.post_once(
+            "/repos/{owner}/{repo}/issues/{number}/comments",
+            run.names,
+            data={"body": f"{body[: COMMENT_LIMIT - len(key) - 1]}\n{key}"},
+            find=lambda: self._bot_comment_with(run, key),
+        )
         run.progress["replies"] = sent + 1
         await run.save()
 
-    async def _start_checks(self, run: Run, head_sha: str, pins: list[Pin], since: dt.datetime) -> dict[str, int]:
+    async def _start_checks(
+        self, run: Run, head_sha: str, pins: list[Pin], since: dt.datetime
+    ) -> dict[str, int]:
         """`<pin>: patches` and `<pin>: upstream review`, in progress, reused when the job resumes."""
         if run.progress.get("checks_sha") == head_sha and not run.progress.get("checks_done", True):
             return run.progress["check_runs"]
-        summary = render_template("check_in_progress.md.j2", head_sha=head_sha, since=human(since), job_id=run.job.id)
+        summary = render_template(
+            "check_in_progress.md.j2", head_sha=head_sha, since=human(since), job_id=run.job.id
+        )
         runs = {}
         for pin in pins:
             for name in (f"{pin.name}: patches", f"{pin.name}: upstream review"):
                 find = functools.partial(self._own_check_run, run, head_sha, name)
                 # A resumed job may have made it before it stopped, a POST whose answer was lost as well.
                 created = (await find() if run.job.attempts > 1 else None) or await run.gh.post_once(
-                    "/repos/{owner}/{repo}/check-runs", run.names, data={
-                        "name": name, "head_sha": head_sha, "status": "in_progress", "started_at": iso(since),
+                    "/repos/{owner}/{repo}/check-runs",
+                    run.names,
+                    data={
+                        "name": name,
+                        "head_sha": head_sha,
+                        "status": "in_progress",
+                        "started_at": iso(since),
                         "external_id": str(run.names["number"]),
-                        "output": {"title": f"Checking {pin.name} at {head_sha[:12]}", "summary": summary}},
-                    find=find)
+                        "output": {"title": f"Checking {pin.name} at {head_sha[:12]}", "summary": summary},
+                    },
+                    find=find,
+                )
                 runs[name] = created["id"]
         run.progress.update(checks_sha=head_sha, check_runs=runs, checks_done=False)
         await run.save()
@@ -609,28 +730,44 @@ class Service:
     async def _own_check_run(self, run: Run, head_sha: str, name: str) -> dict | None:
         """The check run `name` on `head_sha` that this job made, if any: its summary names the job
         (templates/check_in_progress.md.j2)."""
-        found = await run.gh.getitem("/repos/{owner}/{repo}/commits/{ref}/check-runs{?check_name,filter,per_page}",
-                                     {**run.names, "ref": head_sha, "check_name": name, "filter": "all",
-                                      "per_page": 100})
+        found = await run.gh.getitem(
+            "/repos/{owner}/{repo}/commits/{ref}/check-runs{?check_name,filter,per_page}",
+            {**run.names, "ref": head_sha, "check_name": name, "filter": "all", "per_page": 100},
+        )
         mark = f"(llama-bot job {run.job.id})"
-        return next((r for r in found.get("check_runs") or []
-                     if mark in ((r.get("output") or {}).get("summary") or "")), None)
+        return next(
+            (r for r in found.get("check_runs") or [] if mark in ((r.get("output") or {}).get("summary") or "")),
+            None,
+        )
 
     async def _complete_check(self, run: Run, check_id: int, conclusion: str, output: dict) -> None:
         for body in check_run_updates(conclusion, output):
-            await run.gh.patch("/repos/{owner}/{repo}/check-runs/{id}", {**run.names, "id": check_id}, data=body)
+            await run.gh.patch(
+                "/repos/{owner}/{repo}/check-runs/{id}", {**run.names, "id": check_id}, data=body
+            )
 
     async def _fail_checks(self, run: Run, head_sha: str, title: str, message: str, hint: str = "") -> None:
         """Every check run of this job ends as failed with `message`; one general run when there are none."""
-        summary = render_template("check_failed.md.j2", message=message, hint=hint, head_sha=head_sha, job_id=run.job.id)
+        summary = render_template(
+            "check_failed.md.j2", message=message, hint=hint, head_sha=head_sha, job_id=run.job.id
+        )
         output = {"title": title[:200], "summary": summary[:CHECK_TEXT_LIMIT]}
         if run.progress.get("checks_sha") == head_sha and not run.progress.get("checks_done", True):
             for check_id in run.progress["check_runs"].values():
                 await self._complete_check(run, check_id, "failure", output)
         else:
-            await run.gh.post("/repos/{owner}/{repo}/check-runs", run.names, data={
-                "name": GENERAL_CHECK, "head_sha": head_sha, "status": "completed", "conclusion": "failure",
-                "external_id": str(run.names["number"]), "output": output})
+            await run.gh.post(
+                "/repos/{owner}/{repo}/check-runs",
+                run.names,
+                data={
+                    "name": GENERAL_CHECK,
+                    "head_sha": head_sha,
+                    "status": "completed",
+                    "conclusion": "failure",
+                    "external_id": str(run.names["number"]),
+                    "output": output,
+                },
+            )
         run.progress["checks_done"] = True
         await run.save()
 
@@ -642,17 +779,32 @@ class Service:
             return  # validation bookkeeping: the log has it; the check runs stay as they were
         try:
             if run.job.kind == "command":
-                await self._reply(run, render_template("reply_failed.md.j2", line=run.job.payload["body"].strip()[:200],
-                                              reason=reason, job_id=run.job.id))
+                await self._reply(
+                    run,
+                    render_template(
+                        "reply_failed.md.j2",
+                        line=run.job.payload["body"].strip()[:200],
+                        reason=reason,
+                        job_id=run.job.id,
+                    ),
+                )
             comment = await self._find_comment(run)
             pull = None
-            if comment is None and not run.progress.get("checks_sha"):  # never reported on: does it touch a pin?
+            if comment is None and not run.progress.get(
+                "checks_sha"
+            ):  # never reported on: does it touch a pin?
                 pull = await self._pull(run)
                 if not (await self._repo_config(run, pull)).touched_pins(await self._changed_paths(run)):
                     return
-            head_sha = (run.progress.get("checks_sha") or run.job.payload.get("head_sha")
-                        or (pull or await self._pull(run))["head"]["sha"])
-            message, hint = f"The run failed: {reason} (job {run.job.id}).", f"Comment `{run.prefix} recheck` to try again."
+            head_sha = (
+                run.progress.get("checks_sha")
+                or run.job.payload.get("head_sha")
+                or (pull or await self._pull(run))["head"]["sha"]
+            )
+            message, hint = (
+                f"The run failed: {reason} (job {run.job.id}).",
+                f"Comment `{run.prefix} recheck` to try again.",
+            )
             if comment is not None and RUNNING in (comment.get("body") or ""):
                 run.progress["comment_id"] = comment["id"]
                 await self._put_comment(run, error_body(comment["body"], head_sha, message, hint))
@@ -702,8 +854,9 @@ class Service:
         report = Report()
         try:
             base, head = await self._snapshots(run, pr)
-            report = await self._analyse(config, base, head, changed, review=True, errors=errors,
-                                         fetching=fetching)
+            report = await self._analyse(
+                config, base, head, changed, review=True, errors=errors, fetching=fetching
+            )
         except AnalysisError as exc:
             errors = {"": str(exc)}
         await self._ensure_head(run, head_sha, checks)
@@ -712,9 +865,16 @@ class Service:
             return "done"
         current = await self._find_comment(run)
         ticked = carried_ticks(current["body"] if current else None)
-        body = render_comment(report, changed, head_sha=head_sha, ran_at=human(utc_now()), ticked=ticked,
-                              platforms=self._rows(run, head_sha, config), prefix=config.command_prefix,
-                              patch_dirs={p.name: p.patches for p in config.pins})
+        body = render_comment(
+            report,
+            changed,
+            head_sha=head_sha,
+            ran_at=human(utc_now()),
+            ticked=ticked,
+            platforms=self._rows(run, head_sha, config),
+            prefix=config.command_prefix,
+            patch_dirs={p.name: p.patches for p in config.pins},
+        )
         await self._put_comment(run, body)
         reported = {pin.name for pin in report.pins}
         for pin_report in report.pins:
@@ -723,11 +883,21 @@ class Service:
                     await self._complete_check(run, checks[name], conclusion, output)
         for pin in pins:
             if pin.name in errors:
-                conclusion, output = "failure", {"title": f"Could not check {pin.name}",
-                                                 "summary": f"{errors[pin.name]}\n\nFix this, then push again or comment `{run.prefix} recheck`."}
+                conclusion, output = (
+                    "failure",
+                    {
+                        "title": f"Could not check {pin.name}",
+                        "summary": f"{errors[pin.name]}\n\nFix this, then push again or comment `{run.prefix} recheck`.",
+                    },
+                )
             elif pin.name not in reported:
-                conclusion, output = "neutral", {"title": f"{pin.version_file} does not exist at this commit",
-                                                 "summary": f"Nothing to check for {pin.name} at `{head_sha[:12]}`."}
+                conclusion, output = (
+                    "neutral",
+                    {
+                        "title": f"{pin.version_file} does not exist at this commit",
+                        "summary": f"Nothing to check for {pin.name} at `{head_sha[:12]}`.",
+                    },
+                )
             else:
                 continue
             for suffix in (": patches", ": upstream review"):
@@ -742,8 +912,13 @@ class Service:
         if current is None:
             return
         run.progress["comment_id"] = current["id"]
-        body = render_template("checklist_untouched.md.j2", marker=MARKER, head_sha=head_sha, ran_at=human(utc_now()),
-                      pins=[p.name for p in config.pins])
+        body = render_template(
+            "checklist_untouched.md.j2",
+            marker=MARKER,
+            head_sha=head_sha,
+            ran_at=human(utc_now()),
+            pins=[p.name for p in config.pins],
+        )
         await self._put_comment(run, with_ticks(body, carried_ticks(current["body"])))
 
     async def _ensure_head(self, run: Run, head_sha: str, checks: dict[str, int]) -> None:
@@ -751,8 +926,10 @@ class Service:
         current = (await self._pull(run))["head"]["sha"]
         if current == head_sha:
             return
-        output = {"title": "Superseded by a newer commit",
-                  "summary": f"The pull request moved on to `{current[:12]}`; it is checked there."}
+        output = {
+            "title": "Superseded by a newer commit",
+            "summary": f"The pull request moved on to `{current[:12]}`; it is checked there.",
+        }
         for check_id in checks.values():
             await self._complete_check(run, check_id, "cancelled", output)
         run.progress["checks_done"] = True
@@ -763,7 +940,9 @@ class Service:
         """An analysis that cannot run ends as failed check runs and a checklist saying what to fix."""
         current = await self._find_comment(run)
         hint = f"Fix this and push again, or comment `{run.prefix} recheck`."
-        await self._put_comment(run, error_body(current["body"] if current else None, head_sha, message, hint))
+        await self._put_comment(
+            run, error_body(current["body"] if current else None, head_sha, message, hint)
+        )
         await self._fail_checks(run, head_sha, "Could not check the patches", message, hint)
 
     # -- commands --
@@ -782,16 +961,29 @@ class Service:
         answer = await self._permission(run, payload["author"])
         if not may_write(answer):
             if not run.progress.get("refused"):
-                await self._reply(run, render_template("reply_refused.md.j2", author=payload["author"],
-                                              permission=answer.get("role_name") or answer.get("permission")))
+                await self._reply(
+                    run,
+                    render_template(
+                        "reply_refused.md.j2",
+                        author=payload["author"],
+                        permission=answer.get("role_name") or answer.get("permission"),
+                    ),
+                )
                 run.progress["refused"] = True
                 await run.save()
             return "done"
-        await run.gh.post("/repos/{owner}/{repo}/issues/comments/{id}/reactions",
-                          {**run.names, "id": payload["comment_id"]}, data={"content": "eyes"})
+        await run.gh.post(
+            "/repos/{owner}/{repo}/issues/comments/{id}/reactions",
+            {**run.names, "id": payload["comment_id"]},
+            data={"content": "eyes"},
+        )
         if config_error:
-            await self._reply(run, render_template("reply_failed.md.j2", line=commands[0].line, reason=config_error,
-                                          job_id=None))
+            await self._reply(
+                run,
+                render_template(
+                    "reply_failed.md.j2", line=commands[0].line, reason=config_error, job_id=None
+                ),
+            )
             return "done"
         for index, command in enumerate(commands):
             if index < run.progress.get("commands_done", 0):
@@ -804,16 +996,25 @@ class Service:
 
     async def _permission(self, run: Run, login: str) -> dict:
         try:
-            return await run.gh.getitem("/repos/{owner}/{repo}/collaborators/{username}/permission",
-                                        {**run.names, "username": login})
+            return await run.gh.getitem(
+                "/repos/{owner}/{repo}/collaborators/{username}/permission", {**run.names, "username": login}
+            )
         except BadRequest as exc:
             if exc.status_code == http.HTTPStatus.NOT_FOUND:
                 return {"permission": "none"}
             raise
 
     async def _command_help(self, run: Run, command: Command, config: Config) -> None:
-        await self._reply(run, render_template("reply_help.md.j2", line=command.line, problem=command.problem,
-                                      prefix=config.command_prefix, commands=COMMANDS))
+        await self._reply(
+            run,
+            render_template(
+                "reply_help.md.j2",
+                line=command.line,
+                problem=command.problem,
+                prefix=config.command_prefix,
+                commands=COMMANDS,
+            ),
+        )
 
     async def _command_validate(self, run: Run, command: Command, config: Config) -> None:
         chosen, unknown = select_platforms(command.args, config)
@@ -823,8 +1024,12 @@ class Service:
         text = validate_reply(dispatched, unknown, errors, config, pull, run.job.payload["author"])
         # Every platform named a workflow the repository lacks: say plainly that nothing is set up yet.
         not_configured = bool(errors) and not dispatched and all("(GitHub answered 404)" in e for e in errors)
-        await self._reply(run, render_template("reply_validate.md.j2", line=command.line, text=text,
-                                      not_configured=not_configured))
+        await self._reply(
+            run,
+            render_template(
+                "reply_validate.md.j2", line=command.line, text=text, not_configured=not_configured
+            ),
+        )
         if chosen:
             await self._refresh_platforms(run, pull, config)
 
@@ -834,23 +1039,40 @@ class Service:
         except Superseded:
             return  # the newer head has its own job
         if outcome == "untouched":
-            await self._reply(run, render_template("reply_untouched.md.j2", line=command.line, verb="check",
-                                          pins=[p.name for p in config.pins]))
+            await self._reply(
+                run,
+                render_template(
+                    "reply_untouched.md.j2",
+                    line=command.line,
+                    verb="check",
+                    pins=[p.name for p in config.pins],
+                ),
+            )
 
     async def _command_regenerate(self, run: Run, command: Command, config: Config) -> None:
-        reply = functools.partial(render_template, "reply_regenerate.md.j2", line=command.line, prefix=config.command_prefix)
+        reply = functools.partial(
+            render_template, "reply_regenerate.md.j2", line=command.line, prefix=config.command_prefix
+        )
         pr = await self._pull(run)
         changed = await self._changed_paths(run)
         if command.args:
             pin = config.pin(command.args[0])
             if pin is None:
-                await self._reply(run, reply(outcome="unknown_pin", pin=command.args[0],
-                                             pins=[p.name for p in config.pins]))
+                await self._reply(
+                    run, reply(outcome="unknown_pin", pin=command.args[0], pins=[p.name for p in config.pins])
+                )
                 return
             config, scope = replace(config, pins=(pin,)), None
         elif not config.touched_pins(changed):
-            await self._reply(run, render_template("reply_untouched.md.j2", line=command.line, verb="regenerate",
-                                          pins=[p.name for p in config.pins]))
+            await self._reply(
+                run,
+                render_template(
+                    "reply_untouched.md.j2",
+                    line=command.line,
+                    verb="regenerate",
+                    pins=[p.name for p in config.pins],
+                ),
+            )
             return
         else:
             scope = changed
@@ -858,14 +1080,25 @@ class Service:
             base, head = await self._snapshots(run, pr)
             report = await self._analyse(config, base, head, scope, review=False)
         except AnalysisError as exc:
-            await self._reply(run, render_template("reply_failed.md.j2", line=command.line, reason=str(exc), job_id=None))
+            await self._reply(
+                run, render_template("reply_failed.md.j2", line=command.line, reason=str(exc), job_id=None)
+            )
             return
-        current = {path: await head.fetch(path) for pin in report.pins for p in pin.patches
-                   if p.new_text is not None for path in [p.regenerated or p.path]}
+        current = {
+            path: await head.fetch(path)
+            for pin in report.pins
+            for p in pin.patches
+            if p.new_text is not None
+            for path in [p.regenerated or p.path]
+        }
         changes = patch_changes(report, current.get)
         # The patches it cannot rebuild are named in every answer, with why and how to reproduce it.
-        reply = functools.partial(reply, unresolved=unresolved_patches(report), unresolved_statuses=UNRESOLVED,
-                                  views=[pin_view(pin, config.command_prefix, None) for pin in report.pins])
+        reply = functools.partial(
+            reply,
+            unresolved=unresolved_patches(report),
+            unresolved_statuses=UNRESOLVED,
+            views=[pin_view(pin, config.command_prefix, None) for pin in report.pins],
+        )
         refs = refs_text(report)
         if not changes:
             await self._reply(run, reply(outcome="nothing", refs=refs))
@@ -874,54 +1107,95 @@ class Service:
         branch = pr["head"]["ref"]
         if target is not None:
             try:
-                sha, url = await self._commit(run, target, pr["head"]["sha"], head, changes,
-                                              commit_message(report, changes))
+                sha, url = await self._commit(
+                    run, target, pr["head"]["sha"], head, changes, commit_message(report, changes)
+                )
             except BranchMoved as moved:
                 await self._reply(run, reply(outcome="moved", branch=branch, now_sha=moved.now_sha))
                 return
             except BadRequest as exc:
-                if exc.status_code not in (http.HTTPStatus.FORBIDDEN, http.HTTPStatus.NOT_FOUND,
-                                           http.HTTPStatus.UNPROCESSABLE_ENTITY):
+                if exc.status_code not in (
+                    http.HTTPStatus.FORBIDDEN,
+                    http.HTTPStatus.NOT_FOUND,
+                    http.HTTPStatus.UNPROCESSABLE_ENTITY,
+                ):
                     raise
-                log.info("cannot push to the head branch, replying with the patches",
-                         extra={"job_id": run.job.id, "status": int(exc.status_code)})
+                log.info(
+                    "cannot push to the head branch, replying with the patches",
+                    extra={"job_id": run.job.id, "status": int(exc.status_code)},
+                )
                 reason = "GitHub refused the App's write to that branch"
             else:
                 committed = {c.path for c in changes}  # the reproduce steps read these from the branch now
                 views = [pin_view(pin, config.command_prefix, None, committed) for pin in report.pins]
-                await self._reply(run, reply(outcome="committed", commit_sha=sha, commit_url=url, branch=branch,
-                                             changes=changes, refs=refs, views=views))
+                await self._reply(
+                    run,
+                    reply(
+                        outcome="committed",
+                        commit_sha=sha,
+                        commit_url=url,
+                        branch=branch,
+                        changes=changes,
+                        refs=refs,
+                        views=views,
+                    ),
+                )
                 return
         else:
             reason = "it is in a fork that does not allow edits by maintainers"
         shown, omitted = shown_patches(changes, COMMENT_LIMIT - 4000)
-        await self._reply(run, reply(outcome="patches", branch=branch, reason=reason, refs=refs, shown=shown,
-                                     omitted=omitted))
+        await self._reply(
+            run,
+            reply(outcome="patches", branch=branch, reason=reason, refs=refs, shown=shown, omitted=omitted),
+        )
 
-    async def _commit(self, run: Run, target: tuple[str, str, str], head_sha: str, head: RestSnapshot,
-                      changes: list[PatchChange], message: str) -> tuple[str, str]:
+    async def _commit(
+        self,
+        run: Run,
+        target: tuple[str, str, str],
+        head_sha: str,
+        head: RestSnapshot,
+        changes: list[PatchChange],
+        message: str,
+    ) -> tuple[str, str]:
         """One commit on the head branch through the Git Data API; the ref moves only by fast-forward."""
         owner, repo, branch = target
         names = {"owner": owner, "repo": repo}
         tree_items = []
         for change in changes:
-            blob = await run.gh.post("/repos/{owner}/{repo}/git/blobs", names, data={
-                "content": base64.b64encode(change.data).decode(), "encoding": "base64"})
-            tree_items.append({"path": change.path, "mode": head.mode(change.path) or "100644", "type": "blob",
-                               "sha": blob["sha"]})
+            blob = await run.gh.post(
+                "/repos/{owner}/{repo}/git/blobs",
+                names,
+                data={"content": base64.b64encode(change.data).decode(), "encoding": "base64"},
+            )
+            tree_items.append(
+                {
+                    "path": change.path,
+                    "mode": head.mode(change.path) or "100644",
+                    "type": "blob",
+                    "sha": blob["sha"],
+                }
+            )
         parent = await run.gh.getitem("/repos/{owner}/{repo}/git/commits/{sha}", {**names, "sha": head_sha})
-        tree = await run.gh.post("/repos/{owner}/{repo}/git/trees", names,
-                                 data={"base_tree": parent["tree"]["sha"], "tree": tree_items})
-        new = await run.gh.post("/repos/{owner}/{repo}/git/commits", names,
-                                data={"message": message, "tree": tree["sha"], "parents": [head_sha]})
+        tree = await run.gh.post(
+            "/repos/{owner}/{repo}/git/trees",
+            names,
+            data={"base_tree": parent["tree"]["sha"], "tree": tree_items},
+        )
+        new = await run.gh.post(
+            "/repos/{owner}/{repo}/git/commits",
+            names,
+            data={"message": message, "tree": tree["sha"], "parents": [head_sha]},
+        )
         ref_path = f"/repos/{quote(owner)}/{quote(repo)}/git/refs/heads/{quote(branch, safe='/')}"
         try:
             await run.gh.patch(ref_path, data={"sha": new["sha"], "force": False})
         except BadRequest as exc:
             if exc.status_code != http.HTTPStatus.UNPROCESSABLE_ENTITY:
                 raise
-            ref = await run.gh.getitem(f"/repos/{quote(owner)}/{quote(repo)}/git/ref/heads/"
-                                       f"{quote(branch, safe='/')}")
+            ref = await run.gh.getitem(
+                f"/repos/{quote(owner)}/{quote(repo)}/git/ref/heads/{quote(branch, safe='/')}"
+            )
             if ref["object"]["sha"] != head_sha:
                 raise BranchMoved(ref["object"]["sha"]) from None
             raise  # not moved: a refusal (a protected branch), answered like a 403
@@ -944,8 +1218,15 @@ class Service:
         body = current.get("body") or ""
         ticked = carried_ticks(body)
         rows = self._rows(run, pull["head"]["sha"], config)
-        rendered = render_comment(_SECTION_REPORT, [], head_sha=pull["head"]["sha"], ran_at="", ticked=ticked,
-                                  platforms=rows, prefix=config.command_prefix)
+        rendered = render_comment(
+            _SECTION_REPORT,
+            [],
+            head_sha=pull["head"]["sha"],
+            ran_at="",
+            ticked=ticked,
+            platforms=rows,
+            prefix=config.command_prefix,
+        )
         new = splice_platforms(body, rendered)
         if new is None or new == body:
             return
@@ -961,18 +1242,24 @@ class Service:
 
     async def _cancel_run(self, run: Run, d: Dispatch) -> None:
         try:
-            await run.gh.post("/repos/{owner}/{repo}/actions/runs/{run_id}/cancel",
-                              {**run.names, "run_id": d.run_id}, data={})
-            log.info("cancelled a superseded run", extra={"job_id": run.job.id, "run_id": d.run_id,
-                                                          "platform": d.platform})
+            await run.gh.post(
+                "/repos/{owner}/{repo}/actions/runs/{run_id}/cancel",
+                {**run.names, "run_id": d.run_id},
+                data={},
+            )
+            log.info(
+                "cancelled a superseded run",
+                extra={"job_id": run.job.id, "run_id": d.run_id, "platform": d.platform},
+            )
         except BadRequest as exc:
             if exc.status_code not in (http.HTTPStatus.CONFLICT, http.HTTPStatus.NOT_FOUND):
                 raise  # 409: it already finished
 
     # -- dispatching --
 
-    async def _dispatch_platforms(self, run: Run, pull: dict, chosen: list,
-                                  scope: str = "rerun") -> tuple[list[Dispatch], list[str]]:
+    async def _dispatch_platforms(
+        self, run: Run, pull: dict, chosen: list, scope: str = "rerun"
+    ) -> tuple[list[Dispatch], list[str]]:
         """Per platform: a queued check run, the stored dispatch, then the dispatch call.
 
         Each platform's outcome is kept in the job's progress under `scope`, so a job resumed after a
@@ -994,20 +1281,27 @@ class Service:
                     dispatched.append(known)
                 continue
             d = new_dispatch(run.repo, pull, platform, iso(utc_now()))
-            created = await run.gh.post("/repos/{owner}/{repo}/check-runs", run.names, data=check_run_create(d))
+            created = await run.gh.post(
+                "/repos/{owner}/{repo}/check-runs", run.names, data=check_run_create(d)
+            )
             d = replace(d, check_run_id=created["id"])
             self.store.add(d)  # before dispatching: the run's first event may arrive before the answer
             try:
-                answer = await run.gh.post("/repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches",
-                                           {**run.names, "workflow": platform.workflow},
-                                           data=dispatch_body(platform, d.ref, d.pr, d.request_id))
+                answer = await run.gh.post(
+                    "/repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches",
+                    {**run.names, "workflow": platform.workflow},
+                    data=dispatch_body(platform, d.ref, d.pr, d.request_id),
+                )
             except HTTPException as exc:  # 4xx, or 5xx after the client's retries: this platform failed
                 if int(exc.status_code) < 400:
                     raise
                 now = iso(utc_now())
                 text = dispatch_error_reply(platform, int(exc.status_code), _message(exc))
-                await run.gh.patch("/repos/{owner}/{repo}/check-runs/{id}", {**run.names, "id": d.check_run_id},
-                                   data=dispatch_failed_update(platform.name, text, now))
+                await run.gh.patch(
+                    "/repos/{owner}/{repo}/check-runs/{id}",
+                    {**run.names, "id": d.check_run_id},
+                    data=dispatch_failed_update(platform.name, text, now),
+                )
                 self.store.update(replace(d, status="completed", conclusion="failure", completed_at=now))
                 errors.append(text)
                 done[platform.name] = {"request_id": d.request_id, "error": text}
@@ -1015,8 +1309,10 @@ class Service:
                 continue
             if isinstance(answer, dict) and answer.get("workflow_run_id"):
                 self.store.attach_run(d.request_id, int(answer["workflow_run_id"]), answer.get("html_url"))
-            log.info("dispatched a platform run", extra={"job_id": run.job.id, "platform": platform.name,
-                                                         "request_id": d.request_id})
+            log.info(
+                "dispatched a platform run",
+                extra={"job_id": run.job.id, "platform": platform.name, "request_id": d.request_id},
+            )
             dispatched.append(self.store.get(d.request_id) or d)
             done[platform.name] = {"request_id": d.request_id, "error": None}
             await run.save()
@@ -1031,8 +1327,9 @@ class Service:
         except BadRequest as exc:
             if exc.status_code != http.HTTPStatus.UNPROCESSABLE_ENTITY:
                 raise
-            await run.gh.post("/repos/{owner}/{repo}/git/refs", run.names,
-                              data={"ref": f"refs/heads/{branch}", "sha": sha})
+            await run.gh.post(
+                "/repos/{owner}/{repo}/git/refs", run.names, data={"ref": f"refs/heads/{branch}", "sha": sha}
+            )
 
     async def _repo_config(self, run: Run, pull: dict) -> Config:
         try:
@@ -1047,8 +1344,10 @@ class Service:
         workflow_run = run.job.payload["workflow_run"]
         d = match_run(self.store.find_open(run.repo, workflow_run["id"]), workflow_run)
         if d is None:
-            log.info("workflow run not dispatched by the bot", extra={"job_id": run.job.id,
-                                                                      "run_id": workflow_run["id"]})
+            log.info(
+                "workflow run not dispatched by the bot",
+                extra={"job_id": run.job.id, "run_id": workflow_run["id"]},
+            )
             return "done"
         await self._follow_run(run, d, workflow_run, run.job.payload["action"])
         return "done"
@@ -1059,15 +1358,29 @@ class Service:
         if new is None or new == d:
             return  # an older state arriving late, or nothing new (a catch-up of a run still queued)
         self.store.update(new)
-        await run.gh.patch("/repos/{owner}/{repo}/check-runs/{id}", {**run.names, "id": d.check_run_id},
-                           data=check_run_update(workflow_run, action, d.platform))
+        await run.gh.patch(
+            "/repos/{owner}/{repo}/check-runs/{id}",
+            {**run.names, "id": d.check_run_id},
+            data=check_run_update(workflow_run, action, d.platform),
+        )
         # The comment is the PR's: a job under the PR's key edits it, one at a time with the analyses.
         payload = run.job.payload
-        follow_up = JobRequest("platforms", pull_key(payload["owner"], payload["repo"], d.pr), {
-            "installation_id": payload["installation_id"], "owner": payload["owner"], "repo": payload["repo"],
-            "number": d.pr, "request_id": d.request_id})
-        await self.queue.enqueue(f"{run.job.delivery_id or f'job-{run.job.id}'}:platforms:{d.request_id}",
-                                 "workflow_run", [follow_up])
+        follow_up = JobRequest(
+            "platforms",
+            pull_key(payload["owner"], payload["repo"], d.pr),
+            {
+                "installation_id": payload["installation_id"],
+                "owner": payload["owner"],
+                "repo": payload["repo"],
+                "number": d.pr,
+                "request_id": d.request_id,
+            },
+        )
+        await self.queue.enqueue(
+            f"{run.job.delivery_id or f'job-{run.job.id}'}:platforms:{d.request_id}",
+            "workflow_run",
+            [follow_up],
+        )
         self.wake()
 
     async def _catch_up_job(self, run: Run) -> str:
@@ -1077,22 +1390,26 @@ class Service:
                 continue
             workflow_run = await self._find_run(run, d)
             if workflow_run is not None:
-                await self._follow_run(run, d, workflow_run, RUN_STATUS_ACTION.get(workflow_run["status"], "requested"))
+                await self._follow_run(
+                    run, d, workflow_run, RUN_STATUS_ACTION.get(workflow_run["status"], "requested")
+                )
         return "done"
 
     async def _find_run(self, run: Run, d: Dispatch) -> dict | None:
         """The workflow run of dispatch `d` as GitHub reports it now, or None when there is none (yet)."""
         if d.run_id is not None:
             try:
-                return await run.gh.getitem("/repos/{owner}/{repo}/actions/runs/{run_id}",
-                                            {**run.names, "run_id": d.run_id})
+                return await run.gh.getitem(
+                    "/repos/{owner}/{repo}/actions/runs/{run_id}", {**run.names, "run_id": d.run_id}
+                )
             except BadRequest as exc:
                 if exc.status_code == http.HTTPStatus.NOT_FOUND:
                     return None
                 raise
         found = await run.gh.getitem(
             "/repos/{owner}/{repo}/actions/workflows/{workflow}/runs{?event,branch,head_sha,created,per_page}",
-            {**run.names, "workflow": d.workflow, **runs_query(d)})
+            {**run.names, "workflow": d.workflow, **runs_query(d)},
+        )
         return next((r for r in found.get("workflow_runs") or [] if match_run([d], r) is d), None)
 
     async def queue_catch_up(self) -> None:
@@ -1103,11 +1420,21 @@ class Service:
             try:
                 installation = await self.github.repo_installation(owner, name)
             except (HTTPException, aiohttp.ClientError, TimeoutError) as exc:
-                log.warning("cannot catch up on workflow runs", extra={"repo": repo, "reason": short_reason(exc)})
+                log.warning(
+                    "cannot catch up on workflow runs", extra={"repo": repo, "reason": short_reason(exc)}
+                )
                 continue
-            await self.queue.enqueue(f"catch-up:{repo}:{stamp}", "catch_up", [JobRequest(
-                "catch_up", f"{repo}:workflow_runs".lower(),
-                {"installation_id": installation, "owner": owner, "repo": name})])
+            await self.queue.enqueue(
+                f"catch-up:{repo}:{stamp}",
+                "catch_up",
+                [
+                    JobRequest(
+                        "catch_up",
+                        f"{repo}:workflow_runs".lower(),
+                        {"installation_id": installation, "owner": owner, "repo": name},
+                    )
+                ],
+            )
         self.wake()
 
     def _overdue(self) -> list[Dispatch]:
@@ -1138,8 +1465,9 @@ class Service:
     async def _revalidate_job(self, run: Run) -> str:
         """`rerequested` on a `validate: <platform>` check run: dispatch that platform again."""
         payload = run.job.payload
-        d = self.store.get(payload.get("external_id") or "") or \
-            self.store.by_check_run(run.repo, int(payload["check_run_id"]))
+        d = self.store.get(payload.get("external_id") or "") or self.store.by_check_run(
+            run.repo, int(payload["check_run_id"])
+        )
         if d is None:
             log.info("re-requested validation check run is unknown", extra={"job_id": run.job.id})
             return "done"
@@ -1175,4 +1503,3 @@ class BranchMoved(Exception):
     def __init__(self, now_sha: str):
         super().__init__(now_sha)
         self.now_sha = now_sha
-

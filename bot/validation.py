@@ -127,11 +127,20 @@ def dispatch_ref(pull: dict) -> str:
     return fork_branch(pull["number"]) if is_fork(pull) else pull["head"]["ref"]
 
 
-def new_dispatch(repo: str, pull: dict, platform: Platform, now: str,
-                 request_id: str | None = None) -> Dispatch:
+def new_dispatch(
+    repo: str, pull: dict, platform: Platform, now: str, request_id: str | None = None
+) -> Dispatch:
     """The record to store before the dispatch call, so a run reported at once is already expected."""
-    return Dispatch(repo, pull["number"], platform.name, platform.workflow, dispatch_ref(pull),
-                    pull["head"]["sha"], request_id or new_request_id(), now)
+    return Dispatch(
+        repo,
+        pull["number"],
+        platform.name,
+        platform.workflow,
+        dispatch_ref(pull),
+        pull["head"]["sha"],
+        request_id or new_request_id(),
+        now,
+    )
 
 
 def dispatch_body(platform: Platform, ref: str, pr_number: int, request_id: str) -> dict:
@@ -156,17 +165,27 @@ def platform_of_check(name: str) -> str | None:
 
 def check_run_create(dispatch: Dispatch) -> dict:
     """POST .../check-runs when dispatching: queued on the PR head, `external_id` = the request id."""
-    return {"name": check_name(dispatch.platform), "head_sha": dispatch.head_sha, "status": "queued",
-            "external_id": dispatch.request_id,
-            "output": {"title": f"{dispatch.platform}: dispatched",
-                       "summary": f"Dispatched `{dispatch.workflow}` on `{dispatch.ref}` "
-                                  f"(request `{dispatch.request_id}`); waiting for the run to start."}}
+    return {
+        "name": check_name(dispatch.platform),
+        "head_sha": dispatch.head_sha,
+        "status": "queued",
+        "external_id": dispatch.request_id,
+        "output": {
+            "title": f"{dispatch.platform}: dispatched",
+            "summary": f"Dispatched `{dispatch.workflow}` on `{dispatch.ref}` "
+            f"(request `{dispatch.request_id}`); waiting for the run to start.",
+        },
+    }
 
 
 def dispatch_failed_update(platform: str, reply: str, now: str) -> dict:
     """PATCH for the check run of a dispatch GitHub refused: failure, explained as in the reply."""
-    return {"status": "completed", "conclusion": "failure", "completed_at": now,
-            "output": {"title": f"{platform}: could not dispatch the workflow", "summary": reply}}
+    return {
+        "status": "completed",
+        "conclusion": "failure",
+        "completed_at": now,
+        "output": {"title": f"{platform}: could not dispatch the workflow", "summary": reply},
+    }
 
 
 def _template_block() -> str:
@@ -179,11 +198,16 @@ def _template_block() -> str:
 def _inputs_snippet(names: Sequence[str]) -> str:
     lines = ["on:", "  workflow_dispatch:", "    inputs:"]
     for name in names:
-        lines += [f"      {name}:", '        description: "Sent by llama-bot"', "        type: string",
-                  "        required: false"]
+        lines += [
+            f"      {name}:",
+            '        description: "Sent by llama-bot"',
+            "        type: string",
+            "        required: false",
+        ]
     if "request_id" in names:
-        lines.insert(0, 'run-name: "llama-bot ${{ inputs.platform }} PR #${{ inputs.pr }} '
-                        '(${{ inputs.request_id }})"')
+        lines.insert(
+            0, 'run-name: "llama-bot ${{ inputs.platform }} PR #${{ inputs.pr }} (${{ inputs.request_id }})"'
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -191,55 +215,81 @@ def dispatch_error_reply(platform: Platform, status: int, message: str) -> str:
     """What to tell the maintainer when GitHub refuses a dispatch: exactly what to add, and where."""
     path = f".github/workflows/{platform.workflow}"
     head = f"**{platform.name}**: "
-    where = ("(`run-name` at the top level, `workflow_dispatch` under the existing `on:`; "
-             "the file must be on the default branch)")
+    where = (
+        "(`run-name` at the top level, `workflow_dispatch` under the existing `on:`; "
+        "the file must be on the default branch)"
+    )
     if status == 404:
-        return (f"{head}this repository has no workflow `{path}` (GitHub answered 404). Add it with this "
-                f"trigger {where}, or point `platforms.{platform.name}.workflow` in `.github/llama-bot.toml` "
-                f"at an existing workflow:\n\n```yaml\n{_template_block()}```\n")
+        return (
+            f"{head}this repository has no workflow `{path}` (GitHub answered 404). Add it with this "
+            f"trigger {where}, or point `platforms.{platform.name}.workflow` in `.github/llama-bot.toml` "
+            f"at an existing workflow:\n\n```yaml\n{_template_block()}```\n"
+        )
     if status == 422 and "workflow_dispatch" in message:
-        return (f"{head}`{path}` has no `workflow_dispatch` trigger, so it cannot be started on request "
-                f"(GitHub: {message}). Add this {where}:\n\n```yaml\n{_template_block()}```\n")
+        return (
+            f"{head}`{path}` has no `workflow_dispatch` trigger, so it cannot be started on request "
+            f"(GitHub: {message}). Add this {where}:\n\n```yaml\n{_template_block()}```\n"
+        )
     unexpected = re.search(r"Unexpected inputs provided: \[(.*)\]", message) if status == 422 else None
     if unexpected:
         names = re.findall(r'"([^"]+)"', unexpected[1]) or [n.strip(" '") for n in unexpected[1].split(",")]
         listed = ", ".join(f"`{n}`" for n in names)
         plural = len(names) > 1
-        return (f"{head}`{path}` does not declare the input{'s' if plural else ''} {listed} that the bot "
-                f"sends. Add {'them' if plural else 'it'} under `on: workflow_dispatch: inputs:` "
-                f"{where}:\n\n```yaml\n{_inputs_snippet(names)}```\n")
+        return (
+            f"{head}`{path}` does not declare the input{'s' if plural else ''} {listed} that the bot "
+            f"sends. Add {'them' if plural else 'it'} under `on: workflow_dispatch: inputs:` "
+            f"{where}:\n\n```yaml\n{_inputs_snippet(names)}```\n"
+        )
     if status == 422 and message.startswith("No ref found"):
-        return (f"{head}GitHub cannot find the branch to run `{path}` on ({message}). "
-                "If the branch was deleted, push it again and repeat the command.")
+        return (
+            f"{head}GitHub cannot find the branch to run `{path}` on ({message}). "
+            "If the branch was deleted, push it again and repeat the command."
+        )
     if status == 422:
-        return (f"{head}GitHub refused to dispatch `{path}` (422: {message}). The workflow needs this "
-                f"trigger {where}:\n\n```yaml\n{_template_block()}```\n")
+        return (
+            f"{head}GitHub refused to dispatch `{path}` (422: {message}). The workflow needs this "
+            f"trigger {where}:\n\n```yaml\n{_template_block()}```\n"
+        )
     return f"{head}GitHub refused to dispatch `{path}` ({status}: {message})."
 
 
-def validate_reply(dispatched: Sequence[Dispatch], unknown: Sequence[str], errors: Sequence[str],
-                   config: Config, pull: dict, requester: str) -> str:
+def validate_reply(
+    dispatched: Sequence[Dispatch],
+    unknown: Sequence[str],
+    errors: Sequence[str],
+    config: Config,
+    pull: dict,
+    requester: str,
+) -> str:
     """The answer to `/llama validate`: what runs where, the fork warning, unknown names and refusals."""
     parts = []
     if dispatched:
         names = ", ".join(f"`{d.platform}`" for d in dispatched)
         first = dispatched[0]
-        parts.append(f"Started validation of {names} on `{first.ref}` (commit `{first.head_sha[:12]}`). "
-                     "Each platform has a `validate: <platform>` check run on this PR that follows its "
-                     "workflow run; the checklist's platform table shows the results.")
+        parts.append(
+            f"Started validation of {names} on `{first.ref}` (commit `{first.head_sha[:12]}`). "
+            "Each platform has a `validate: <platform>` check run on this PR that follows its "
+            "workflow run; the checklist's platform table shows the results."
+        )
         if is_fork(pull):
             fork = (pull["head"].get("repo") or {}).get("full_name") or "a deleted fork"
-            parts.append(f"⚠️ This pull request comes from `{fork}`. Its head commit was pushed to the "
-                         f"branch `{first.ref}` of this repository, so **the run uses the fork's code with "
-                         f"this repository's secrets**, because @{requester}, a maintainer, asked for it. "
-                         "The branch is deleted when the pull request closes.")
+            parts.append(
+                f"⚠️ This pull request comes from `{fork}`. Its head commit was pushed to the "
+                f"branch `{first.ref}` of this repository, so **the run uses the fork's code with "
+                f"this repository's secrets**, because @{requester}, a maintainer, asked for it. "
+                "The branch is deleted when the pull request closes."
+            )
     if unknown:
         configured = ", ".join(f"`{p.name}`" for p in config.platforms)
         listed = ", ".join(f"`{n}`" for n in unknown)
-        parts.append(f"Unknown platform{'s' if len(unknown) > 1 else ''} {listed}. " +
-                     (f"Configured: {configured}, or `all`." if configured else
-                      "No platforms are configured: add them under `[platforms]` in "
-                      "`.github/llama-bot.toml`."))
+        parts.append(
+            f"Unknown platform{'s' if len(unknown) > 1 else ''} {listed}. "
+            + (
+                f"Configured: {configured}, or `all`."
+                if configured
+                else "No platforms are configured: add them under `[platforms]` in `.github/llama-bot.toml`."
+            )
+        )
     parts.extend(errors)
     return "\n\n".join(parts) + "\n"
 
@@ -270,10 +320,14 @@ def match_run(dispatches: Iterable[Dispatch], run: dict) -> Dispatch | None:
     if run.get("event") != "workflow_dispatch" or not run.get("created_at"):
         return None
     created = _time(run["created_at"])
-    candidates = [d for d in waiting
-                  if d.status != "completed" and d.head_sha == run.get("head_sha")
-                  and _same_workflow(run, d.workflow)
-                  and _time(d.dispatched_at) - CLOCK_SKEW <= created <= _time(d.dispatched_at) + MATCH_WINDOW]
+    candidates = [
+        d
+        for d in waiting
+        if d.status != "completed"
+        and d.head_sha == run.get("head_sha")
+        and _same_workflow(run, d.workflow)
+        and _time(d.dispatched_at) - CLOCK_SKEW <= created <= _time(d.dispatched_at) + MATCH_WINDOW
+    ]
     return min(candidates, key=lambda d: d.dispatched_at, default=None)
 
 
@@ -296,9 +350,15 @@ def apply_run(dispatch: Dispatch, run: dict, action: str) -> Dispatch | None:
     if _RANK[status] < _RANK[dispatch.status] and not rerun:
         return None
     done = status == "completed"
-    return replace(dispatch, run_id=run["id"], run_url=run.get("html_url"), status=status,
-                   conclusion=check_conclusion(run.get("conclusion")) if done else None,
-                   started_at=started, completed_at=run.get("updated_at") if done else None)
+    return replace(
+        dispatch,
+        run_id=run["id"],
+        run_url=run.get("html_url"),
+        status=status,
+        conclusion=check_conclusion(run.get("conclusion")) if done else None,
+        started_at=started,
+        completed_at=run.get("updated_at") if done else None,
+    )
 
 
 def check_run_update(run: dict, action: str, platform: str) -> dict:
@@ -308,9 +368,11 @@ def check_run_update(run: dict, action: str, platform: str) -> dict:
     body: dict = {"status": status, "details_url": run["html_url"]}
     attempt = run.get("run_attempt") or 1
     workflow, sha = (run.get("path") or "").rsplit("/", 1)[-1], (run.get("head_sha") or "")[:12]
-    where = (f"Workflow run [#{run.get('run_number')}]({run['html_url']})"
-             f"{f' attempt {attempt}' if attempt > 1 else ''} of `{workflow}` on commit `{sha}`"
-             f"{' (branch `' + run['head_branch'] + '`)' if run.get('head_branch') else ''}")
+    where = (
+        f"Workflow run [#{run.get('run_number')}]({run['html_url']})"
+        f"{f' attempt {attempt}' if attempt > 1 else ''} of `{workflow}` on commit `{sha}`"
+        f"{' (branch `' + run['head_branch'] + '`)' if run.get('head_branch') else ''}"
+    )
     if status == "queued":
         title, summary = f"{platform}: queued", f"{where} is queued."
     elif status == "in_progress":
@@ -322,9 +384,11 @@ def check_run_update(run: dict, action: str, platform: str) -> dict:
         body.update(started_at=started, conclusion=conclusion, completed_at=run.get("updated_at") or started)
         title = f"{platform}: {conclusion}" + (f" in {took}" if took else "")
         raw = run.get("conclusion")
-        summary = (f"{where} finished: `{raw}`"
-                   + (f" (reported as `{conclusion}`)" if raw != conclusion else "")
-                   + (f", after {took}." if took else "."))
+        summary = (
+            f"{where} finished: `{raw}`"
+            + (f" (reported as `{conclusion}`)" if raw != conclusion else "")
+            + (f", after {took}." if took else ".")
+        )
     body["output"] = {"title": title, "summary": summary}
     return body
 
@@ -332,12 +396,18 @@ def check_run_update(run: dict, action: str, platform: str) -> dict:
 def runs_query(dispatch: Dispatch) -> dict:
     """Query for GET .../actions/workflows/{workflow}/runs that finds a run whose events were missed."""
     since = (_time(dispatch.dispatched_at) - CLOCK_SKEW).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return {"event": "workflow_dispatch", "branch": dispatch.ref, "head_sha": dispatch.head_sha,
-            "created": f">={since}", "per_page": 100}
+    return {
+        "event": "workflow_dispatch",
+        "branch": dispatch.ref,
+        "head_sha": dispatch.head_sha,
+        "created": f">={since}",
+        "per_page": 100,
+    }
 
 
-def platform_rows(dispatches: Iterable[Dispatch], head_sha: str,
-                  platforms: Sequence[Platform] = ()) -> list[dict]:
+def platform_rows(
+    dispatches: Iterable[Dispatch], head_sha: str, platforms: Sequence[Platform] = ()
+) -> list[dict]:
     """Rows for the checklist's platform table: the latest dispatch of each platform.
 
     Once anything was dispatched every configured platform gets a row (so the checklist keeps a box
@@ -352,12 +422,25 @@ def platform_rows(dispatches: Iterable[Dispatch], head_sha: str,
     rows = []
     for name in names:
         last = latest.get(name)
-        row = {"name": name, "label": PLATFORM_LABELS.get(name, name), "state": "not run", "conclusion": None,
-               "url": None, "duration": None, "sha": None, "stale": False}
+        row = {
+            "name": name,
+            "label": PLATFORM_LABELS.get(name, name),
+            "state": "not run",
+            "conclusion": None,
+            "url": None,
+            "duration": None,
+            "sha": None,
+            "stale": False,
+        }
         if last:
-            row.update(state=STATE_TEXT[last.status], conclusion=last.conclusion, url=last.run_url,
-                       duration=_duration(last.started_at, last.completed_at), sha=last.head_sha,
-                       stale=last.head_sha != head_sha)
+            row.update(
+                state=STATE_TEXT[last.status],
+                conclusion=last.conclusion,
+                url=last.run_url,
+                duration=_duration(last.started_at, last.completed_at),
+                sha=last.head_sha,
+                stale=last.head_sha != head_sha,
+            )
         rows.append(row)
     return rows
 
@@ -416,8 +499,10 @@ class ValidationStore:
 
     def _select(self, where: str, args: tuple) -> list[Dispatch]:
         with self._lock:
-            rows = self._db.execute(f"SELECT {_COLUMNS} FROM validation_dispatches WHERE {where} "
-                                    "ORDER BY dispatched_at, rowid", args).fetchall()
+            rows = self._db.execute(
+                f"SELECT {_COLUMNS} FROM validation_dispatches WHERE {where} ORDER BY dispatched_at, rowid",
+                args,
+            ).fetchall()
         return [Dispatch(*row) for row in rows]
 
     def add(self, dispatch: Dispatch) -> None:
@@ -431,13 +516,17 @@ class ValidationStore:
         """Write back every field of a dispatch (by request id), e.g. the result of `apply_run`."""
         names = [f.name for f in fields(Dispatch) if f.name != "request_id"]
         assignments = ", ".join(f"{n} = ?" for n in names)
-        self._write(f"UPDATE validation_dispatches SET {assignments} WHERE request_id = ?",
-                    (*(getattr(dispatch, n) for n in names), dispatch.request_id))
+        self._write(
+            f"UPDATE validation_dispatches SET {assignments} WHERE request_id = ?",
+            (*(getattr(dispatch, n) for n in names), dispatch.request_id),
+        )
 
     def attach_run(self, request_id: str, run_id: int, url: str | None) -> None:
         """Record the run id and page from a 200 dispatch answer."""
-        self._write("UPDATE validation_dispatches SET run_id = ?, run_url = ? WHERE request_id = ?",
-                    (run_id, url, request_id))
+        self._write(
+            "UPDATE validation_dispatches SET run_id = ?, run_url = ? WHERE request_id = ?",
+            (run_id, url, request_id),
+        )
 
     def find_open(self, repo: str, run_id: int | None = None) -> list[Dispatch]:
         """Dispatches a workflow_run of `repo` may belong to: unfinished ones, and the one holding `run_id`
@@ -459,8 +548,9 @@ class ValidationStore:
 
     def superseded(self, repo: str, pr: int, head_sha: str) -> list[Dispatch]:
         """Unfinished dispatches for older commits of the PR: what `cancel_superseded` cancels."""
-        return self._select("repo = ? AND pr = ? AND status != 'completed' AND head_sha != ?",
-                            (repo, pr, head_sha))
+        return self._select(
+            "repo = ? AND pr = ? AND status != 'completed' AND head_sha != ?", (repo, pr, head_sha)
+        )
 
     def forks_to_clean(self, repo: str, pr: int) -> list[str]:
         """The llama-bot/pr-<n> branches this PR's dispatches ran on: delete them when it closes."""
@@ -492,4 +582,4 @@ def splice_platforms(body: str, rendered: str) -> str | None:
     old, new = _section(body), _section(rendered)
     if old is None or new is None:
         return None
-    return body[:old[0]] + rendered[new[0]:new[1]] + body[old[1]:]
+    return body[: old[0]] + rendered[new[0] : new[1]] + body[old[1] :]

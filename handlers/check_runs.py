@@ -25,10 +25,22 @@ def rerun_requests(data: dict, subject: str) -> list[JobRequest]:
     if installation is None:
         return []
     owner, repo = data["repository"]["owner"]["login"], data["repository"]["name"]
-    return [JobRequest("analysis", pull_key(owner, repo, number), {
-        "installation_id": installation, "owner": owner, "repo": repo, "number": number,
-        "head_sha": item["head_sha"], "reason": f"{subject}.rerequested"}, supersedes=True)
-        for number in _numbers(item.get("pull_requests") or [], item.get("external_id"))]
+    return [
+        JobRequest(
+            "analysis",
+            pull_key(owner, repo, number),
+            {
+                "installation_id": installation,
+                "owner": owner,
+                "repo": repo,
+                "number": number,
+                "head_sha": item["head_sha"],
+                "reason": f"{subject}.rerequested",
+            },
+            supersedes=True,
+        )
+        for number in _numbers(item.get("pull_requests") or [], item.get("external_id"))
+    ]
 
 
 def revalidate_request(data: dict) -> JobRequest | None:
@@ -41,10 +53,19 @@ def revalidate_request(data: dict) -> JobRequest | None:
     owner, repo = data["repository"]["owner"]["login"], data["repository"]["name"]
     numbers = [pr["number"] for pr in check.get("pull_requests") or []]
     key = pull_key(owner, repo, numbers[0]) if numbers else f"{owner}/{repo}:check-{check['id']}".lower()
-    return JobRequest("revalidate", key, {
-        "installation_id": installation, "owner": owner, "repo": repo, "check_run_id": check["id"],
-        "external_id": check.get("external_id"), "name": check["name"],
-        "sender": (data.get("sender") or {}).get("login")})
+    return JobRequest(
+        "revalidate",
+        key,
+        {
+            "installation_id": installation,
+            "owner": owner,
+            "repo": repo,
+            "check_run_id": check["id"],
+            "external_id": check.get("external_id"),
+            "name": check["name"],
+            "sender": (data.get("sender") or {}).get("login"),
+        },
+    )
 
 
 @router.register("check_run", action="rerequested")

@@ -29,10 +29,20 @@ def command_request(data: dict) -> JobRequest | None:
         return None
     repository = data["repository"]
     owner, repo = repository["owner"]["login"], repository["name"]
-    return JobRequest("command", pull_key(owner, repo, issue["number"]), {
-        "installation_id": installation, "owner": owner, "repo": repo, "number": issue["number"],
-        "default_branch": repository["default_branch"],
-        "comment_id": comment["id"], "body": comment["body"], "author": comment["user"]["login"]})
+    return JobRequest(
+        "command",
+        pull_key(owner, repo, issue["number"]),
+        {
+            "installation_id": installation,
+            "owner": owner,
+            "repo": repo,
+            "number": issue["number"],
+            "default_branch": repository["default_branch"],
+            "comment_id": comment["id"],
+            "body": comment["body"],
+            "author": comment["user"]["login"],
+        },
+    )
 
 
 @router.register("issue_comment", action="created")

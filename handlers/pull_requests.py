@@ -24,9 +24,19 @@ def analysis_request(data: dict) -> JobRequest | None:
     if pr.get("state") != "open" or installation is None:
         return None
     owner, repo = data["repository"]["owner"]["login"], data["repository"]["name"]
-    return JobRequest("analysis", pull_key(owner, repo, pr["number"]), {
-        "installation_id": installation, "owner": owner, "repo": repo, "number": pr["number"],
-        "head_sha": pr["head"]["sha"], "reason": f"pull_request.{data['action']}"}, supersedes=True)
+    return JobRequest(
+        "analysis",
+        pull_key(owner, repo, pr["number"]),
+        {
+            "installation_id": installation,
+            "owner": owner,
+            "repo": repo,
+            "number": pr["number"],
+            "head_sha": pr["head"]["sha"],
+            "reason": f"pull_request.{data['action']}",
+        },
+        supersedes=True,
+    )
 
 
 async def on_pull_request(event: sansio.Event, jobs: list[JobRequest]) -> None:
@@ -53,8 +63,11 @@ def closed_request(data: dict) -> JobRequest | None:
     if not fork:
         return None
     owner, repo = data["repository"]["owner"]["login"], data["repository"]["name"]
-    return JobRequest("closed", pull_key(owner, repo, pr["number"]), {
-        "installation_id": installation, "owner": owner, "repo": repo, "number": pr["number"], "fork": fork})
+    return JobRequest(
+        "closed",
+        pull_key(owner, repo, pr["number"]),
+        {"installation_id": installation, "owner": owner, "repo": repo, "number": pr["number"], "fork": fork},
+    )
 
 
 @router.register("pull_request", action="closed")

@@ -15,8 +15,24 @@ router = routing.Router()
 
 ACTIONS = ("requested", "in_progress", "completed")
 # What matching and the check-run update read; the rest of the run object is not stored.
-RUN_FIELDS = ("id", "name", "display_title", "event", "status", "conclusion", "workflow_id", "path", "head_sha",
-              "head_branch", "html_url", "run_number", "run_attempt", "created_at", "updated_at", "run_started_at")
+RUN_FIELDS = (
+    "id",
+    "name",
+    "display_title",
+    "event",
+    "status",
+    "conclusion",
+    "workflow_id",
+    "path",
+    "head_sha",
+    "head_branch",
+    "html_url",
+    "run_number",
+    "run_attempt",
+    "created_at",
+    "updated_at",
+    "run_started_at",
+)
 
 
 def run_request(data: dict) -> JobRequest | None:
@@ -25,9 +41,17 @@ def run_request(data: dict) -> JobRequest | None:
     if installation is None or run.get("event") != "workflow_dispatch":
         return None
     owner, repo = data["repository"]["owner"]["login"], data["repository"]["name"]
-    return JobRequest("workflow_run", f"{owner}/{repo}:workflow_runs".lower(), {
-        "installation_id": installation, "owner": owner, "repo": repo, "action": data["action"],
-        "workflow_run": {k: run.get(k) for k in RUN_FIELDS}})
+    return JobRequest(
+        "workflow_run",
+        f"{owner}/{repo}:workflow_runs".lower(),
+        {
+            "installation_id": installation,
+            "owner": owner,
+            "repo": repo,
+            "action": data["action"],
+            "workflow_run": {k: run.get(k) for k in RUN_FIELDS},
+        },
+    )
 
 
 async def on_workflow_run(event: sansio.Event, jobs: list[JobRequest]) -> None:

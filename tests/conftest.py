@@ -24,13 +24,17 @@ from tests.fakegithub import FakeGitHub, commit, fake_github, payload, sign  # n
 from tests.gitutil import make_patch, upstream_pair
 from tests.reportschema import schema_violations
 
-pytest_plugins = ("tests.pgserver",)  # postgres_server, database_url: a real PostgreSQL for the tests that need it
+pytest_plugins = (
+    "tests.pgserver",
+)  # postgres_server, database_url: a real PostgreSQL for the tests that need it
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "It's a Secret to Everybody"
 OWNER, NAME = "ollama", "ollama"
 UPSTREAM_URL = "https://github.com/ggml-org/llama.cpp"
-TEST_POLICY = RetryPolicy(attempts=3, base_delay=0.05, max_delay=0.2, secondary_wait=0.2, max_wait=5.0, timeout=10.0)
+TEST_POLICY = RetryPolicy(
+    attempts=3, base_delay=0.05, max_delay=0.2, secondary_wait=0.2, max_wait=5.0, timeout=10.0
+)
 # A job GitHub fails is failed at once, as after the service's hour of retries; tests of the retries pass
 # their own backoff and a queue clock they move (tests/test_service_outage.py).
 NO_RETRIES = JobBackoff(total=0)
@@ -77,33 +81,56 @@ class Scenario:
 
     def push(self, files: dict, message: str = "more work") -> str:
         """A new commit on the PR branch, as a contributor's push (moves the PR head)."""
-        sha = commit(self.git, files, parents=[self.fake.pulls[(self.full_name, self.number)]["head"]["sha"]],
-                     message=message)
+        sha = commit(
+            self.git,
+            files,
+            parents=[self.fake.pulls[(self.full_name, self.number)]["head"]["sha"]],
+            message=message,
+        )
         self.fake.set_pull_head(OWNER, NAME, self.number, sha)
         return sha
 
     def open_pull(self, number: int, files: dict, branch: str, **kwargs) -> str:
-        sha = commit(self.git, files, parents=[self.base_sha], message=f"PR {number}", ref=f"refs/heads/{branch}")
+        sha = commit(
+            self.git, files, parents=[self.base_sha], message=f"PR {number}", ref=f"refs/heads/{branch}"
+        )
         self.fake.add_pull(OWNER, NAME, number, sha, branch, **kwargs)
         return sha
 
     def pull_event(self, action: str = "opened", number: int | None = None, **extra) -> dict:
         number = number or self.number
         pr = copy.deepcopy(self.fake.pulls[(self.full_name, number)])
-        return payload(f"pull_request.{'opened' if action == 'edited' else action}", action=action, number=number,
-                       pull_request=pr, repository=self.repository(), installation=self.installation(), **extra)
+        return payload(
+            f"pull_request.{'opened' if action == 'edited' else action}",
+            action=action,
+            number=number,
+            pull_request=pr,
+            repository=self.repository(),
+            installation=self.installation(),
+            **extra,
+        )
 
-    def comment_event(self, body: str, login: str = "maintainer", user_type: str = "User",
-                      number: int | None = None) -> dict:
+    def comment_event(
+        self, body: str, login: str = "maintainer", user_type: str = "User", number: int | None = None
+    ) -> dict:
         number = number or self.number
         comment = self.fake.add_comment(OWNER, NAME, number, body, login, user_type)
-        data = payload("issue_comment.created", repository=self.repository(), installation=self.installation(),
-                       comment=copy.deepcopy(comment))
-        data["issue"].update(number=number, pull_request={
-            "url": f"{self.fake.url}/repos/{self.full_name}/pulls/{number}",
-            "html_url": f"https://github.com/{self.full_name}/pull/{number}",
-            "diff_url": f"https://github.com/{self.full_name}/pull/{number}.diff",
-            "patch_url": f"https://github.com/{self.full_name}/pull/{number}.patch", "merged_at": None})
+        data = payload(
+            "issue_comment.created",
+            repository=self.repository(),
+            installation=self.installation(),
+            comment=copy.deepcopy(comment),
+        )
+        data["issue"].update(
+            number=number,
+            pull_request={
+                "url": f"{self.fake.url}/repos/{self.full_name}/pulls/{number}",
+                "html_url": f"https://github.com/{self.full_name}/pull/{number}",
+                "diff_url": f"https://github.com/{self.full_name}/pull/{number}.diff",
+                "patch_url": f"https://github.com/{self.full_name}/pull/{number}.patch",
+                "merged_at": None,
+            },
+        )
         return data
 
     def repository(self) -> dict:
@@ -117,18 +144,30 @@ class Scenario:
 
     def bot_comments(self, number: int | None = None) -> list[dict]:
         issue = f"/issues/{number or self.number}"
-        return [c for c in self.fake.comments.values()
-                if c["user"]["type"] == "Bot" and c["issue_url"].endswith(issue)]
+        return [
+            c
+            for c in self.fake.comments.values()
+            if c["user"]["type"] == "Bot" and c["issue_url"].endswith(issue)
+        ]
 
 
 @pytest.fixture
 def scenario(fake_github, tmp_path) -> Scenario:  # noqa: F811
     up = upstream_pair(tmp_path, {"src/f.c": OLD_SOURCE}, {"src/f.c": NEW_SOURCE})
     git = pygit2.init_repository(str(tmp_path / "ollama.git"), bare=True)
-    base = commit(git, {"README.md": "ollama\n", "LLAMA_CPP_VERSION": "v1\n", PATCH_PATH: HOOK_PATCH},
-                  ref="refs/heads/main", message="pin llama.cpp v1")
-    head = commit(git, {"LLAMA_CPP_VERSION": "v2\n"}, parents=[base], ref="refs/heads/bump",
-                  message="llama: update llama.cpp to v2")
+    base = commit(
+        git,
+        {"README.md": "ollama\n", "LLAMA_CPP_VERSION": "v1\n", PATCH_PATH: HOOK_PATCH},
+        ref="refs/heads/main",
+        message="pin llama.cpp v1",
+    )
+    head = commit(
+        git,
+        {"LLAMA_CPP_VERSION": "v2\n"},
+        parents=[base],
+        ref="refs/heads/bump",
+        message="llama: update llama.cpp to v2",
+    )
     fake_github.add_repo(OWNER, NAME, git)
     fake_github.add_pull(OWNER, NAME, 7, head, "bump")
     fake_github.permissions[(f"{OWNER}/{NAME}", "maintainer")] = "maintain"
@@ -136,9 +175,17 @@ def scenario(fake_github, tmp_path) -> Scenario:  # noqa: F811
 
 
 def bot_settings(fake: FakeGitHub, scenario: Scenario, data_dir: Path, workers: int = 2) -> Settings:
-    return Settings(app_id=str(fake.app_id), private_key=fake.private_key_pem, webhook_secret=SECRET,
-                    api_url=fake.url, host="127.0.0.1", port=0, data_dir=data_dir,
-                    url_instead_of=f"{scenario.upstream_path}={UPSTREAM_URL}", workers=workers)
+    return Settings(
+        app_id=str(fake.app_id),
+        private_key=fake.private_key_pem,
+        webhook_secret=SECRET,
+        api_url=fake.url,
+        host="127.0.0.1",
+        port=0,
+        data_dir=data_dir,
+        url_instead_of=f"{scenario.upstream_path}={UPSTREAM_URL}",
+        workers=workers,
+    )
 
 
 class Bot:
@@ -168,12 +215,23 @@ class Bot:
     def queue(self) -> JobQueue:
         return self.app[QUEUE]
 
-    async def deliver(self, event: str, data: dict | bytes, delivery: str | None = None,
-                      secret: str = SECRET, headers: dict | None = None) -> tuple[int, dict]:
+    async def deliver(
+        self,
+        event: str,
+        data: dict | bytes,
+        delivery: str | None = None,
+        secret: str = SECRET,
+        headers: dict | None = None,
+    ) -> tuple[int, dict]:
         body = data if isinstance(data, bytes) else json.dumps(data).encode()
-        sent = {"X-GitHub-Event": event, "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
-                "X-Hub-Signature-256": sign(body, secret), "Content-Type": "application/json",
-                "User-Agent": "GitHub-Hookshot/test", **(headers or {})}
+        sent = {
+            "X-GitHub-Event": event,
+            "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
+            "X-Hub-Signature-256": sign(body, secret),
+            "Content-Type": "application/json",
+            "User-Agent": "GitHub-Hookshot/test",
+            **(headers or {}),
+        }
         sent = {k: v for k, v in sent.items() if v is not None}
         assert self.session is not None
         async with self.session.post(self.url + "webhook", data=body, headers=sent) as resp:

@@ -47,7 +47,9 @@ class RepoBuilder:
         parents = [self.head] if self.head is not None else []
         tree = self._index.write_tree(self.repo)
         self.head = self.repo.create_commit("refs/heads/main", sig, sig, message, tree, parents)
-        if not self.repo.is_bare and self.repo.head.name == "refs/heads/main":  # a clean working tree, as after `git commit`
+        if (
+            not self.repo.is_bare and self.repo.head.name == "refs/heads/main"
+        ):  # a clean working tree, as after `git commit`
             self.repo.checkout_head(strategy=pygit2.enums.CheckoutStrategy.FORCE)
         return self.head
 

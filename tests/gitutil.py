@@ -18,6 +18,7 @@ from tests.fixtures import RepoBuilder
 def make_patch(old: str | bytes, new: str | bytes, path: str, context: int = 3) -> bytes:
     def b(x):
         return x.encode() if isinstance(x, str) else x
+
     return pygit2.Patch.create_from(b(old), b(new), path, path, context_lines=context).data
 
 
@@ -31,14 +32,25 @@ def upstream_pair(tmp: Path, old_files: dict, new_files: dict, name: str = "up.g
     return up
 
 
-def run(up: RepoBuilder, patches: dict[str, bytes], old_ref: str | None = "v1", new_ref: str = "v2",
-        review: bool = False) -> Report:
+def run(
+    up: RepoBuilder,
+    patches: dict[str, bytes],
+    old_ref: str | None = "v1",
+    new_ref: str = "v2",
+    review: bool = False,
+) -> Report:
     """Analyse a PR bumping LLAMA_CPP_VERSION from old_ref to new_ref with these carried patches."""
     base = {"LLAMA_CPP_VERSION": f"{old_ref}\n".encode()} if old_ref else {}
     head = {"LLAMA_CPP_VERSION": f"{new_ref}\n".encode(), **patches}
     config = parse_config(None)
-    return analyse(config, MemorySnapshot({**base, **patches}), MemorySnapshot(head),
-                   lambda pin, refs: Upstream(up.repo, pin.upstream), ["LLAMA_CPP_VERSION"], review=review)
+    return analyse(
+        config,
+        MemorySnapshot({**base, **patches}),
+        MemorySnapshot(head),
+        lambda pin, refs: Upstream(up.repo, pin.upstream),
+        ["LLAMA_CPP_VERSION"],
+        review=review,
+    )
 
 
 def git_apply_stack(upstream: Path, ref: str, patches: list[bytes], work: Path) -> None:

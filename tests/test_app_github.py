@@ -13,7 +13,9 @@ from tests.fakegithub import commit
 fake_github = fakegithub.fake_github
 
 POLICY = RetryPolicy(attempts=4, base_delay=1.0, max_delay=8.0, secondary_wait=60.0, max_wait=120.0)
-FAST = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.05, secondary_wait=0.05, max_wait=5.0, timeout=0.5)
+FAST = RetryPolicy(
+    attempts=3, base_delay=0.01, max_delay=0.05, secondary_wait=0.05, max_wait=5.0, timeout=0.5
+)
 
 
 def delay(attempt=1, status=502, headers=None, body=b"", now=1000.0, jitter=0.0):
@@ -67,15 +69,18 @@ def repo(fake_github, tmp_path):
 
 
 def app(fake, session, policy=FAST) -> GitHubApp:
-    return GitHubApp(session, app_id=str(fake.app_id), private_key=fake.private_key_pem, base_url=fake.url,
-                     policy=policy)
+    return GitHubApp(
+        session, app_id=str(fake.app_id), private_key=fake.private_key_pem, base_url=fake.url, policy=policy
+    )
 
 
 async def test_installation_token_is_cached_and_the_jwt_accepted(fake_github, session, repo):
     github = app(fake_github, session)
     gh = github.installation(fake_github.installation_id)
     await gh.getitem("/repos/octo/r/git/commits/{sha}", {"sha": repo})
-    await github.installation(fake_github.installation_id).getitem("/repos/octo/r/git/commits/{sha}", {"sha": repo})
+    await github.installation(fake_github.installation_id).getitem(
+        "/repos/octo/r/git/commits/{sha}", {"sha": repo}
+    )
     assert fake_github.tokens_issued == 1
     token_request = next(r for r in fake_github.requests if r["path"].endswith("/access_tokens"))
     assert token_request["status"] == 201  # the fake checked RS256, iss, iat and exp like GitHub
@@ -109,8 +114,14 @@ async def test_persistent_502_raises_after_the_last_attempt(fake_github, session
 
 async def test_rate_limit_with_retry_after_waits_and_posts_once(fake_github, session, repo):
     fake_github.add_pull("octo", "r", 1, repo, "main")
-    fake_github.fail("POST", r"/issues/1/comments", 403, times=1, headers={"retry-after": "1"},
-                     body={"message": "You have exceeded a secondary rate limit."})
+    fake_github.fail(
+        "POST",
+        r"/issues/1/comments",
+        403,
+        times=1,
+        headers={"retry-after": "1"},
+        body={"message": "You have exceeded a secondary rate limit."},
+    )
     gh = app(fake_github, session).installation(fake_github.installation_id)
     started = time.monotonic()
     await gh.post("/repos/octo/r/issues/1/comments", data={"body": "hello"})
@@ -123,14 +134,22 @@ async def test_a_post_whose_answer_was_lost_is_looked_for_before_it_is_sent_agai
     fake_github.add_pull("octo", "r", 1, repo, "main")
     fake_github.fail("POST", r"/issues/1/comments", 502, times=1, after=True)
     gh = app(fake_github, session).installation(fake_github.installation_id)
-    created = await gh.post_once("/repos/octo/r/issues/1/comments", {}, data={"body": "hello key-1"},
-                                 find=lambda: find_body(gh, "key-1"))
+    created = await gh.post_once(
+        "/repos/octo/r/issues/1/comments",
+        {},
+        data={"body": "hello key-1"},
+        find=lambda: find_body(gh, "key-1"),
+    )
     assert [c["body"] for c in fake_github.comments.values()] == ["hello key-1"]
     assert created["id"] in fake_github.comments
     # Nothing was created: the lookup finds nothing and the POST is sent again.
     fake_github.fail("POST", r"/issues/1/comments", 502, times=1)
-    again = await gh.post_once("/repos/octo/r/issues/1/comments", {}, data={"body": "hello key-2"},
-                               find=lambda: find_body(gh, "key-2"))
+    again = await gh.post_once(
+        "/repos/octo/r/issues/1/comments",
+        {},
+        data={"body": "hello key-2"},
+        find=lambda: find_body(gh, "key-2"),
+    )
     assert [c["body"] for c in fake_github.comments.values()] == ["hello key-1", "hello key-2"]
     assert again["body"] == "hello key-2"
 
@@ -144,9 +163,14 @@ async def find_body(gh, text):
 
 async def test_exhausted_primary_rate_limit_raises(fake_github, session, repo):
     reset = int(time.time()) + 3600
-    fake_github.fail("GET", r"/git/commits/", 403, times=5,
-                     headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)},
-                     body={"message": "API rate limit exceeded"})
+    fake_github.fail(
+        "GET",
+        r"/git/commits/",
+        403,
+        times=5,
+        headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)},
+        body={"message": "API rate limit exceeded"},
+    )
     gh = app(fake_github, session).installation(fake_github.installation_id)
     with pytest.raises(RateLimitExceeded):  # an hour away is longer than max_wait: fail fast
         await gh.getitem("/repos/octo/r/git/commits/{sha}", {"sha": repo})

@@ -19,8 +19,13 @@ def comment_payload(body="/llama recheck", login="someone", user_type="User", on
     data = payload("issue_comment.created")
     data["comment"].update(body=body, user={**data["comment"]["user"], "login": login, "type": user_type})
     if on_pr:
-        data["issue"]["pull_request"] = {"url": "u", "html_url": "h", "diff_url": "d", "patch_url": "p",
-                                         "merged_at": None}
+        data["issue"]["pull_request"] = {
+            "url": "u",
+            "html_url": "h",
+            "diff_url": "d",
+            "patch_url": "p",
+            "merged_at": None,
+        }
     return data
 
 
@@ -29,9 +34,14 @@ def test_pull_request_actions_ask_for_an_analysis_of_the_head():
         request = analysis_request(pr_payload(action))
         assert request.kind == "analysis" and request.supersedes
         assert request.key == "codertocat/hello-world#2"
-        assert request.payload == {"installation_id": 1, "owner": "Codertocat", "repo": "Hello-World", "number": 2,
-                                   "head_sha": "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
-                                   "reason": f"pull_request.{action}"}
+        assert request.payload == {
+            "installation_id": 1,
+            "owner": "Codertocat",
+            "repo": "Hello-World",
+            "number": 2,
+            "head_sha": "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
+            "reason": f"pull_request.{action}",
+        }
 
 
 def test_edited_only_when_the_base_changed():

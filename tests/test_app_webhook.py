@@ -30,8 +30,11 @@ async def test_missing_or_forged_signature_is_401(bot, scenario):
 
 
 async def test_missing_signature_is_401_even_with_the_legacy_sha1_header(bot, scenario):
-    status, _ = await bot.deliver("pull_request", scenario.pull_event(), headers={
-        "X-Hub-Signature-256": None, "X-Hub-Signature": "sha1=0000"})
+    status, _ = await bot.deliver(
+        "pull_request",
+        scenario.pull_event(),
+        headers={"X-Hub-Signature-256": None, "X-Hub-Signature": "sha1=0000"},
+    )
     assert status == 401
 
 
@@ -65,7 +68,10 @@ async def test_a_delivery_without_its_id_is_queued_once_by_its_body(bot, scenari
 
 async def test_ordinary_comments_are_ignored_at_the_door(bot, scenario):
     for body in ["@alice thanks", "**Note**: later", ":+1:", "- item"]:
-        assert await bot.deliver("issue_comment", scenario.comment_event(body)) == (200, {"status": "ignored"})
+        assert await bot.deliver("issue_comment", scenario.comment_event(body)) == (
+            200,
+            {"status": "ignored"},
+        )
     assert (await bot.deliver("issue_comment", scenario.comment_event("/llama help")))[0] == 202
     await bot.settle()
 
@@ -126,27 +132,50 @@ async def test_healthz_and_metrics(bot, scenario):
     assert 'llama_bot_github_requests_total{method="POST",status="201"}' in text
 
 
-ENV = {"GITHUB_APP_ID": "42", "GITHUB_PRIVATE_KEY": _default_key(), "GITHUB_WEBHOOK_SECRET": "s3cret-of-20-chars!"}
+ENV = {
+    "GITHUB_APP_ID": "42",
+    "GITHUB_PRIVATE_KEY": _default_key(),
+    "GITHUB_WEBHOOK_SECRET": "s3cret-of-20-chars!",
+}
 
 
 def test_settings_defaults_follow_the_contract():
     settings = Settings.from_env(ENV)
-    assert (settings.api_url, settings.host, settings.port, str(settings.data_dir), settings.workers,
-            settings.url_instead_of) == ("https://api.github.com", "0.0.0.0", 8080, "var", 2, None)
+    assert (
+        settings.api_url,
+        settings.host,
+        settings.port,
+        str(settings.data_dir),
+        settings.workers,
+        settings.url_instead_of,
+    ) == ("https://api.github.com", "0.0.0.0", 8080, "var", 2, None)
     assert "s3cret" not in repr(settings) and "PRIVATE" not in repr(settings)
 
 
 def test_settings_read_every_variable(tmp_path):
     key = tmp_path / "key.pem"
     key.write_text(_default_key())
-    env = {"GITHUB_APP_ID": "42", "GITHUB_PRIVATE_KEY_PATH": str(key), "GITHUB_WEBHOOK_SECRET": "s" * 16,
-           "GITHUB_API_URL": "http://127.0.0.1:9/", "HOST": "127.0.0.1", "PORT": "9000",
-           "LLAMA_BOT_DATA_DIR": str(tmp_path), "LLAMA_BOT_URL_INSTEADOF": "/srv/=https://github.com/",
-           "LLAMA_BOT_WORKERS": "4"}
+    env = {
+        "GITHUB_APP_ID": "42",
+        "GITHUB_PRIVATE_KEY_PATH": str(key),
+        "GITHUB_WEBHOOK_SECRET": "s" * 16,
+        "GITHUB_API_URL": "http://127.0.0.1:9/",
+        "HOST": "127.0.0.1",
+        "PORT": "9000",
+        "LLAMA_BOT_DATA_DIR": str(tmp_path),
+        "LLAMA_BOT_URL_INSTEADOF": "/srv/=https://github.com/",
+        "LLAMA_BOT_WORKERS": "4",
+    }
     settings = Settings.from_env(env)
-    assert (settings.private_key, settings.api_url, settings.host, settings.port, settings.data_dir,
-            settings.url_instead_of, settings.workers) == (_default_key(), "http://127.0.0.1:9", "127.0.0.1", 9000, tmp_path,
-                                                           "/srv/=https://github.com/", 4)
+    assert (
+        settings.private_key,
+        settings.api_url,
+        settings.host,
+        settings.port,
+        settings.data_dir,
+        settings.url_instead_of,
+        settings.workers,
+    ) == (_default_key(), "http://127.0.0.1:9", "127.0.0.1", 9000, tmp_path, "/srv/=https://github.com/", 4)
 
 
 @pytest.mark.parametrize("missing", ["GITHUB_WEBHOOK_SECRET", "GITHUB_APP_ID", "GITHUB_PRIVATE_KEY"])
@@ -177,8 +206,9 @@ def test_serve_refuses_to_start_without_the_webhook_secret(monkeypatch, capsys):
 def test_log_lines_are_json_and_secrets_are_masked():
     pem = ENV["GITHUB_PRIVATE_KEY"]
     formatter = JsonFormatter(("s3cret", pem.strip()))
-    record = logging.LogRecord("bot", logging.INFO, __file__, 1, "got %s and %s", ("s3cret", "ghs_" + "a" * 36),
-                               None)
+    record = logging.LogRecord(
+        "bot", logging.INFO, __file__, 1, "got %s and %s", ("s3cret", "ghs_" + "a" * 36), None
+    )
     record.delivery_id = "abc"
     record.header = f"token ghs_{'b' * 36}"
     record.key = pem

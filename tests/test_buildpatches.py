@@ -167,11 +167,18 @@ def _fetching(version_file: str, repository: str) -> bytes:
 def test_the_repository_a_version_file_is_fetched_from_is_read():
     from bot.buildpatches import fetch_sources
 
-    snapshot = MemorySnapshot({"CMakeLists.txt": _fetching("MLX_VERSION", "https://github.com/ml-explore/mlx-c.git"),
-                               "MLX_VERSION": b"v0.5.0\n"})
+    snapshot = MemorySnapshot(
+        {
+            "CMakeLists.txt": _fetching("MLX_VERSION", "https://github.com/ml-explore/mlx-c.git"),
+            "MLX_VERSION": b"v0.5.0\n",
+        }
+    )
     (source,) = fetch_sources(snapshot, "MLX_VERSION")
-    assert (source.repository, source.cmake_file, source.line) == ("https://github.com/ml-explore/mlx-c.git",
-                                                                   "CMakeLists.txt", 3)
+    assert (source.repository, source.cmake_file, source.line) == (
+        "https://github.com/ml-explore/mlx-c.git",
+        "CMakeLists.txt",
+        3,
+    )
     assert fetch_sources(snapshot, "MLX_C_VERSION") == []
 
 
@@ -185,21 +192,36 @@ def test_a_version_file_that_pinned_another_repository_is_not_compared_with_it(t
     mlx = RepoBuilder(tmp_path / "mlx.git")
     new = mlx.commit("mlx", {"mlx/fast.h": "int f();\n"})
     mlx.tag("v0.5.0")  # a tag of the same name as the mlx-c one: comparing with it would be wrong
-    base = {"CMakeLists.txt": _fetching("MLX_VERSION", "https://github.com/ml-explore/mlx-c.git"),
-            "MLX_VERSION": b"v0.5.0\n"}
-    head = {"CMakeLists.txt": _fetching("MLX_VERSION", "https://github.com/ml-explore/mlx"),
-            "MLX_VERSION": f"{new}\n".encode()}
+    base = {
+        "CMakeLists.txt": _fetching("MLX_VERSION", "https://github.com/ml-explore/mlx-c.git"),
+        "MLX_VERSION": b"v0.5.0\n",
+    }
+    head = {
+        "CMakeLists.txt": _fetching("MLX_VERSION", "https://github.com/ml-explore/mlx"),
+        "MLX_VERSION": f"{new}\n".encode(),
+    }
 
     def check(head_files):
-        return analyse(parse_config(None), MemorySnapshot(base), MemorySnapshot(head_files),
-                       lambda pin, refs: Upstream(mlx.repo, pin.upstream), ["MLX_VERSION"], errors={})
+        return analyse(
+            parse_config(None),
+            MemorySnapshot(base),
+            MemorySnapshot(head_files),
+            lambda pin, refs: Upstream(mlx.repo, pin.upstream),
+            ["MLX_VERSION"],
+            errors={},
+        )
 
     (pin,) = check(head).pins
     assert pin.old_ref == pin.new_ref == str(new)
     (note,) = pin.findings
-    assert note.severity == "info" and "`CMakeLists.txt:3` fetched `v0.5.0` from https://github.com/ml-explore/mlx-c.git" in (
-        note.detail)
+    assert (
+        note.severity == "info"
+        and "`CMakeLists.txt:3` fetched `v0.5.0` from https://github.com/ml-explore/mlx-c.git"
+        in (note.detail)
+    )
     (failed,) = check({**base, "MLX_VERSION": f"{new}\n".encode()}).failed
-    assert failed.error == (f"MLX_VERSION names `{new}`, which CMakeLists.txt:3 fetches from "
-                            "https://github.com/ml-explore/mlx-c.git, not from https://github.com/ml-explore/mlx: set "
-                            "this pin's `upstream` in .github/llama-bot.toml")
+    assert failed.error == (
+        f"MLX_VERSION names `{new}`, which CMakeLists.txt:3 fetches from "
+        "https://github.com/ml-explore/mlx-c.git, not from https://github.com/ml-explore/mlx: set "
+        "this pin's `upstream` in .github/llama-bot.toml"
+    )

@@ -373,28 +373,57 @@ def test_a_question_on_a_patch_that_applies_is_shown_once_and_counted_in_the_ver
     body = render_markdown(report, ["LLAMA_CPP_VERSION"])
     assert body.count(question) == 1
     first = body.split("\n\n")[1]
-    assert first == ("Every patch applies as it is; 1 question about where a patch hooks (see the patch details)."), first
+    assert first == (
+        "Every patch applies as it is; 1 question about where a patch hooks (see the patch details)."
+    ), first
 
 
 def test_review_items_come_high_first_whatever_their_area_each_with_its_consequence_and_ollama_line():
-    medium = Finding("build", "medium", "New CMake option LLAMA_X: decide its value",
-                     "Upstream added `LLAMA_X` (default `ON`). Ollama does not set it.", "CMakeLists.txt", 3, [],
-                     [LocalRef("llama/server/CMakeLists.txt", 12)])
-    high = Finding("server", "high", "llama-server flag --foo was removed; Ollama passes it",
-                   "`--foo` is gone from upstream's option table. llama-server rejects unknown flags.", "common/arg.cpp", 9,
-                   [], [LocalRef("llm/llama_server.go", 370), LocalRef("llm/llama_server.go", 390)])
-    info = Finding("models", "info", "New architecture `x`", "Upstream added `LLM_ARCH_X`.", "src/llama-arch.cpp", 5)
+    medium = Finding(
+        "build",
+        "medium",
+        "New CMake option LLAMA_X: decide its value",
+        "Upstream added `LLAMA_X` (default `ON`). Ollama does not set it.",
+        "CMakeLists.txt",
+        3,
+        [],
+        [LocalRef("llama/server/CMakeLists.txt", 12)],
+    )
+    high = Finding(
+        "server",
+        "high",
+        "llama-server flag --foo was removed; Ollama passes it",
+        "`--foo` is gone from upstream's option table. llama-server rejects unknown flags.",
+        "common/arg.cpp",
+        9,
+        [],
+        [LocalRef("llm/llama_server.go", 370), LocalRef("llm/llama_server.go", 390)],
+    )
+    info = Finding(
+        "models", "info", "New architecture `x`", "Upstream added `LLM_ARCH_X`.", "src/llama-arch.cpp", 5
+    )
     text = render_markdown(_report(findings=[medium, info, high]), [])
-    review = text[text.index("### Upstream review"):text.index("### Platform validation")]
-    assert review.index("**High: Ollama breaks") < review.index("--foo") < review.index("**Medium: Ollama must decide") < review.index("LLAMA_X")
-    assert ("**high** llama-server flag --foo was removed; Ollama passes it: `--foo` is gone from upstream's option table."
-            " (Ollama: `llm/llama_server.go:370`, +1 more)") in review
+    review = text[text.index("### Upstream review") : text.index("### Platform validation")]
+    assert (
+        review.index("**High: Ollama breaks")
+        < review.index("--foo")
+        < review.index("**Medium: Ollama must decide")
+        < review.index("LLAMA_X")
+    )
+    assert (
+        "**high** llama-server flag --foo was removed; Ollama passes it: `--foo` is gone from upstream's option table."
+        " (Ollama: `llm/llama_server.go:370`, +1 more)"
+    ) in review
     assert review.count("`--foo` is gone from upstream's option table.") == 1  # not repeated in the details
-    assert "<details><summary>1 informational finding</summary>" in review and "New architecture `x`" in review
+    assert (
+        "<details><summary>1 informational finding</summary>" in review and "New architecture `x`" in review
+    )
 
 
 def test_a_bump_with_nothing_actionable_says_so_in_one_line():
-    info = Finding("models", "info", "New architecture `x`", "Upstream added `LLM_ARCH_X`.", "src/llama-arch.cpp", 5)
+    info = Finding(
+        "models", "info", "New architecture `x`", "Upstream added `LLM_ARCH_X`.", "src/llama-arch.cpp", 5
+    )
     text = render_markdown(_report(findings=[info]), [])
     assert "review found nothing that affects Ollama" in text
     assert "**High:" not in text and "**Medium:" not in text

@@ -15,8 +15,9 @@ from tests.gitutil import git_apply_stack
 
 
 def bot(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bot", *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args], capture_output=True, text=True, cwd=cwd, env=env, check=False
+    )
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +26,9 @@ def scenario(tmp_path_factory):
 
 
 def _check(scenario, *extra):
-    return bot("check", "--repo", str(scenario.ollama), "--upstream-dir", f"llama.cpp={scenario.upstream}", *extra)
+    return bot(
+        "check", "--repo", str(scenario.ollama), "--upstream-dir", f"llama.cpp={scenario.upstream}", *extra
+    )
 
 
 def test_json_report_has_every_status_and_exit_1(scenario, tmp_path):
@@ -33,12 +36,19 @@ def test_json_report_has_every_status_and_exit_1(scenario, tmp_path):
     assert result.returncode == 1, result.stderr
     (pin,) = json.loads(result.stdout)["pins"]
     assert (pin["name"], pin["old_ref"], pin["new_ref"]) == ("llama.cpp", demo.OLD_TAG, demo.NEW_TAG)
-    assert pin["compare_url"] == f"https://github.com/ggml-org/llama.cpp/compare/{demo.OLD_TAG}...{demo.NEW_TAG}"
+    assert (
+        pin["compare_url"] == f"https://github.com/ggml-org/llama.cpp/compare/{demo.OLD_TAG}...{demo.NEW_TAG}"
+    )
     statuses = {p["path"].rsplit("/", 1)[1]: p["status"] for p in pin["patches"]}
-    assert statuses == {"0001-ggml-version.patch": "clean", "0002-vocab-bos.patch": "offset",
-                        "0003-clip-hooks.patch": "regenerated", "0004-clip-embd.patch": "fuzzy",
-                        "0005-clip-warmup.patch": "conflict", "0006-sampling-min-p.patch": "upstreamed",
-                        "0007-laguna.patch": "conflict"}
+    assert statuses == {
+        "0001-ggml-version.patch": "clean",
+        "0002-vocab-bos.patch": "offset",
+        "0003-clip-hooks.patch": "regenerated",
+        "0004-clip-embd.patch": "fuzzy",
+        "0005-clip-warmup.patch": "conflict",
+        "0006-sampling-min-p.patch": "upstreamed",
+        "0007-laguna.patch": "conflict",
+    }
     findings = {(f["severity"], f["area"], f["title"]) for f in pin["findings"]}
     assert ("high", "server", "llama-server flag --flash-attn was removed; Ollama passes it") in findings
     assert ("medium", "build", "New CMake option LLAMA_SUBPROCESS: decide its value") in findings
@@ -80,26 +90,46 @@ def test_regenerate_rewrites_only_rebuilt_patches_and_is_idempotent(scenario, tm
     status = ["git", "-C", str(work), "status", "--porcelain"]
     changed = subprocess.run(status, check=True, capture_output=True, text=True).stdout
     assert sorted(line[3:] for line in changed.splitlines()) == [
-        "llama/compat/0003-clip-hooks.patch", "llama/compat/0004-clip-embd.patch"]
+        "llama/compat/0003-clip-hooks.patch",
+        "llama/compat/0004-clip-embd.patch",
+    ]
     subprocess.run(["git", "-C", str(work), "commit", "-qam", "regenerated"], check=True)
     second = bot(*args)
     assert "rewrote" not in second.stdout
-    assert subprocess.run(["git", "-C", str(work), "status", "--porcelain"], check=True, capture_output=True, text=True).stdout == ""
+    assert (
+        subprocess.run(
+            ["git", "-C", str(work), "status", "--porcelain"], check=True, capture_output=True, text=True
+        ).stdout
+        == ""
+    )
 
 
-@pytest.mark.parametrize("content, words", [
-    ("--upload-pack=touch /tmp/x\n", "LLAMA_CPP_VERSION holds '--upload-pack=touch /tmp/x'"),
-    ("b99999\n", "LLAMA_CPP_VERSION names 'b99999', which is not a tag or commit"),
-    ("b1\nb2\n", "LLAMA_CPP_VERSION holds 2 lines"),
-    ("main\n", "LLAMA_CPP_VERSION names 'main', which is not a tag or commit"),  # a branch, not a fixed state
-])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        ("--upload-pack=touch /tmp/x\n", "LLAMA_CPP_VERSION holds '--upload-pack=touch /tmp/x'"),
+        ("b99999\n", "LLAMA_CPP_VERSION names 'b99999', which is not a tag or commit"),
+        ("b1\nb2\n", "LLAMA_CPP_VERSION holds 2 lines"),
+        (
+            "main\n",
+            "LLAMA_CPP_VERSION names 'main', which is not a tag or commit",
+        ),  # a branch, not a fixed state
+    ],
+)
 def test_bad_version_files_are_exit_2_with_one_line(tmp_path, scenario, content, words):
     repo = RepoBuilder(tmp_path / "o", bare=False)
     repo.commit("pin", {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n"})
     repo.branch("main")
     repo.commit("bump", {"LLAMA_CPP_VERSION": content})
-    result = bot("check", "--repo", str(tmp_path / "o"), "--base", "HEAD~1", "--upstream-dir",
-                 f"llama.cpp={scenario.upstream}")
+    result = bot(
+        "check",
+        "--repo",
+        str(tmp_path / "o"),
+        "--base",
+        "HEAD~1",
+        "--upstream-dir",
+        f"llama.cpp={scenario.upstream}",
+    )
     assert result.returncode == 2 and words in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
@@ -113,7 +143,10 @@ def test_malformed_config_is_exit_2_naming_the_key(tmp_path):
 
 
 def test_not_a_repository_and_unknown_revision(tmp_path, scenario):
-    assert bot("check", "--repo", str(tmp_path)).stderr.strip() == f"llama-bot: --repo {tmp_path}: not a git repository"
+    assert (
+        bot("check", "--repo", str(tmp_path)).stderr.strip()
+        == f"llama-bot: --repo {tmp_path}: not a git repository"
+    )
     result = bot("check", "--repo", str(scenario.ollama), "--head", "nope")
     assert result.returncode == 2 and "--head nope: unknown revision" in result.stderr
 
@@ -131,9 +164,20 @@ def test_mirror_fetch_through_url_rewrite(tmp_path, scenario):
     mirrors = tmp_path / "srv" / "ggml-org"
     mirrors.mkdir(parents=True)
     (mirrors / "llama.cpp").symlink_to(scenario.upstream)
-    env = {"PATH": "/usr/bin:/bin", "LLAMA_BOT_DATA_DIR": str(tmp_path / "data"),
-           "LLAMA_BOT_URL_INSTEADOF": f"{tmp_path}/srv/=https://github.com/", "HOME": str(tmp_path)}
-    result = bot("check", "--repo", str(scenario.ollama), "--format", "json", env=env,
-                 cwd=Path(__file__).resolve().parent.parent)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "LLAMA_BOT_DATA_DIR": str(tmp_path / "data"),
+        "LLAMA_BOT_URL_INSTEADOF": f"{tmp_path}/srv/=https://github.com/",
+        "HOME": str(tmp_path),
+    }
+    result = bot(
+        "check",
+        "--repo",
+        str(scenario.ollama),
+        "--format",
+        "json",
+        env=env,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     assert result.returncode == 1, result.stderr
     assert mirror_path(tmp_path / "data", "llama.cpp", f"{tmp_path}/srv/ggml-org/llama.cpp").is_dir()

@@ -16,8 +16,9 @@ from tests.fixtures import RepoBuilder
 
 
 def bot(*args: str, stdout=subprocess.PIPE) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bot", *args], stdout=stdout, stderr=subprocess.PIPE, text=True,
-                          check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args], stdout=stdout, stderr=subprocess.PIPE, text=True, check=False
+    )
 
 
 def one_line(result: subprocess.CompletedProcess) -> str:
@@ -48,8 +49,9 @@ def _upstream(scenario) -> tuple[str, str]:
 
 
 def _status(path: Path) -> str:
-    return subprocess.run(["git", "-C", str(path), "status", "--porcelain"], check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(path), "status", "--porcelain"], check=True, capture_output=True, text=True
+    ).stdout
 
 
 def _repo(tmp_path: Path, base: dict, head: dict) -> tuple[str, ...]:
@@ -61,6 +63,7 @@ def _repo(tmp_path: Path, base: dict, head: dict) -> tuple[str, ...]:
 
 
 # 1. Unwritable destinations.
+
 
 @pytest.mark.parametrize("where", ["proc", "under-a-file"])
 def test_check_out_dir_that_cannot_be_written_is_one_line(scenario, tmp_path, where):
@@ -86,11 +89,15 @@ def test_regenerate_patch_that_cannot_be_written_is_one_line(scenario, work, mon
 
 # 2. Uncommitted changes under a pin stop `regenerate` before it writes anything.
 
-@pytest.mark.parametrize("path, content", [
-    ("llama/compat/0003-clip-hooks.patch", b"my unfinished edit\n"),
-    ("LLAMA_CPP_VERSION", b"b999\n"),
-    ("llama/compat/0008-new.patch", b"an untracked new patch\n"),
-])
+
+@pytest.mark.parametrize(
+    "path, content",
+    [
+        ("llama/compat/0003-clip-hooks.patch", b"my unfinished edit\n"),
+        ("LLAMA_CPP_VERSION", b"b999\n"),
+        ("llama/compat/0008-new.patch", b"an untracked new patch\n"),
+    ],
+)
 def test_regenerate_refuses_uncommitted_changes_under_a_pin(scenario, work, path, content):
     (work / path).write_bytes(content)
     before = _status(work)
@@ -107,9 +114,13 @@ def test_regenerate_ignores_uncommitted_changes_elsewhere(scenario, work):
 
 # 4. The configuration of the base revision counts, not the head's.
 
+
 def test_config_is_read_from_the_base(scenario, tmp_path):
-    where = _repo(tmp_path, {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n"},
-                 {"LLAMA_CPP_VERSION": f"{demo.NEW_TAG}\n", ".github/llama-bot.toml": "[[pin]]\nname = 'x'\n"})
+    where = _repo(
+        tmp_path,
+        {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n"},
+        {"LLAMA_CPP_VERSION": f"{demo.NEW_TAG}\n", ".github/llama-bot.toml": "[[pin]]\nname = 'x'\n"},
+    )
     result = bot("check", *where, "--format", "json", *_upstream(scenario))
     assert result.returncode == 0, result.stderr
     assert [p["name"] for p in json.loads(result.stdout)["pins"]] == ["llama.cpp"]
@@ -117,21 +128,29 @@ def test_config_is_read_from_the_base(scenario, tmp_path):
 
 # 5. Only the version file or patch directory selects a pin in the CLI.
 
+
 def test_also_watch_alone_does_not_select_a_pin(scenario, tmp_path):
-    where = _repo(tmp_path, {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n", "llama/server/CMakeLists.txt": "a\n"},
-                 {"llama/server/CMakeLists.txt": "b\n"})
+    where = _repo(
+        tmp_path,
+        {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n", "llama/server/CMakeLists.txt": "a\n"},
+        {"llama/server/CMakeLists.txt": "b\n"},
+    )
     result = bot("check", *where, "--format", "json", *_upstream(scenario))
     assert result.returncode == 0 and json.loads(result.stdout) == {"pins": []}
 
 
 # 6. argparse errors are one line.
 
-@pytest.mark.parametrize("args, words", [
-    (["check", "--repo", ".", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
-    (["check"], "the following arguments are required: --repo"),
-    (["check", "--repo", ".", "--bogus"], "unrecognized arguments: --bogus"),
-    ([], "the following arguments are required: COMMAND"),
-])
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["check", "--repo", ".", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
+        (["check"], "the following arguments are required: --repo"),
+        (["check", "--repo", ".", "--bogus"], "unrecognized arguments: --bogus"),
+        ([], "the following arguments are required: COMMAND"),
+    ],
+)
 def test_argument_errors_are_one_line(args, words):
     result = bot(*args)
     assert words in one_line(result) and result.stdout == ""
@@ -139,9 +158,12 @@ def test_argument_errors_are_one_line(args, words):
 
 # 8. A commit id in upper case is the same commit.
 
+
 def test_upper_case_commit_id_is_accepted(scenario, tmp_path):
     sha = str(pygit2.Repository(str(scenario.upstream)).revparse_single(demo.NEW_TAG).peel(pygit2.Commit).id)
-    where = _repo(tmp_path, {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n"}, {"LLAMA_CPP_VERSION": sha.upper() + "\n"})
+    where = _repo(
+        tmp_path, {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n"}, {"LLAMA_CPP_VERSION": sha.upper() + "\n"}
+    )
     result = bot("check", *where, "--format", "json", *_upstream(scenario))
     assert result.returncode == 0, result.stderr
     (pin,) = json.loads(result.stdout)["pins"]
@@ -150,12 +172,16 @@ def test_upper_case_commit_id_is_accepted(scenario, tmp_path):
 
 # 9. An --upstream-dir for a pin that does not exist.
 
+
 def test_upstream_dir_for_an_unknown_pin_lists_the_pins(scenario):
-    line = one_line(bot("check", "--repo", str(scenario.ollama), "--upstream-dir", f"llama-cpp={scenario.upstream}"))
+    line = one_line(
+        bot("check", "--repo", str(scenario.ollama), "--upstream-dir", f"llama-cpp={scenario.upstream}")
+    )
     assert "no pin is named 'llama-cpp'" in line and "(pins: llama.cpp, mlx, mlx-c)" in line
 
 
 # 10. A reader that goes away (`| head -1`) ends the output quietly.
+
 
 def _closed_pipe():
     read, write = os.pipe()

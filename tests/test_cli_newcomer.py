@@ -40,8 +40,16 @@ def _ollama(tmp_path: Path, base: dict, head: dict) -> Path:
 
 
 def _check(path: Path, scenario, *extra: str) -> subprocess.CompletedProcess:
-    return bot("check", "--repo", str(path), "--base", "HEAD~1", "--upstream-dir", f"llama.cpp={scenario.upstream}",
-               *extra)
+    return bot(
+        "check",
+        "--repo",
+        str(path),
+        "--base",
+        "HEAD~1",
+        "--upstream-dir",
+        f"llama.cpp={scenario.upstream}",
+        *extra,
+    )
 
 
 def _options(parser):
@@ -49,7 +57,12 @@ def _options(parser):
         if hasattr(action, "choices") and isinstance(action.choices, dict):  # the subcommands
             for name, sub in action.choices.items():
                 yield from ((f"{name} {o}", a) for o, a in _options(sub))
-        elif action.option_strings and action.dest != "help" or not action.option_strings and action.dest != "help":
+        elif (
+            action.option_strings
+            and action.dest != "help"
+            or not action.option_strings
+            and action.dest != "help"
+        ):
             yield (action.option_strings or [action.dest])[0], action
 
 
@@ -66,9 +79,13 @@ def test_help_lists_the_exit_codes_and_serve_the_env_vars_it_needs():
     assert "exit status:" in verify and "1  it is not: each differing file is listed" in verify
     serve = bot("serve", "--help", env={**os.environ, "PORT": "abc"})  # PORT is read only when serving
     assert serve.returncode == 0
-    assert all(name in serve.stdout for name in ("GITHUB_APP_ID", "GITHUB_WEBHOOK_SECRET", "GITHUB_PRIVATE_KEY"))
+    assert all(
+        name in serve.stdout for name in ("GITHUB_APP_ID", "GITHUB_WEBHOOK_SECRET", "GITHUB_PRIVATE_KEY")
+    )
     upstream_dir = bot("check", "--help").stdout
-    assert "upstream of pin NAME (a pin name" in " ".join(upstream_dir.split()) and "repeat it" in upstream_dir
+    assert (
+        "upstream of pin NAME (a pin name" in " ".join(upstream_dir.split()) and "repeat it" in upstream_dir
+    )
 
 
 def test_an_untouched_pin_says_what_was_compared_and_how_to_choose_another_base(tmp_path, scenario):
@@ -83,7 +100,10 @@ def test_a_repository_without_any_version_file_is_asked_if_it_is_an_ollama_check
     path = _ollama(tmp_path, {"README.md": "a\n"}, {"README.md": "b\n"})
     result = _check(path, scenario)
     assert result.returncode == 2 and result.stdout == ""
-    assert "none of the pinned version files (LLAMA_CPP_VERSION, MLX_VERSION, MLX_C_VERSION) exists" in result.stderr
+    assert (
+        "none of the pinned version files (LLAMA_CPP_VERSION, MLX_VERSION, MLX_C_VERSION) exists"
+        in result.stderr
+    )
     assert f"is {path}/ an Ollama checkout?" in result.stderr and len(result.stderr.splitlines()) == 1
 
 
@@ -98,7 +118,9 @@ def test_a_base_ref_the_upstream_lacks_is_exit_2_naming_it(tmp_path, scenario):
 
 
 def test_a_garbage_base_version_file_is_checked_against_the_new_ref_alone(tmp_path, scenario):
-    path = _ollama(tmp_path, {"LLAMA_CPP_VERSION": "not a ref at all\n"}, {"LLAMA_CPP_VERSION": f"{demo.NEW_TAG}\n"})
+    path = _ollama(
+        tmp_path, {"LLAMA_CPP_VERSION": "not a ref at all\n"}, {"LLAMA_CPP_VERSION": f"{demo.NEW_TAG}\n"}
+    )
     result = _check(path, scenario, "--format", "json")
     assert result.returncode == 0, result.stderr
     (pin,) = json.loads(result.stdout)["pins"]
@@ -106,13 +128,21 @@ def test_a_garbage_base_version_file_is_checked_against_the_new_ref_alone(tmp_pa
 
 
 def test_one_bad_pin_does_not_hide_the_good_one(tmp_path, scenario):
-    base = {".github/llama-bot.toml": MLX_CONFIG, "LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n", "MLX_VERSION": "v0.1\n",
-            **demo.carried_patches()}
+    base = {
+        ".github/llama-bot.toml": MLX_CONFIG,
+        "LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n",
+        "MLX_VERSION": "v0.1\n",
+        **demo.carried_patches(),
+    }
     path = _ollama(tmp_path, base, {"LLAMA_CPP_VERSION": f"{demo.NEW_TAG}\n", "MLX_VERSION": "\x00garbage\n"})
     result = _check(path, scenario, "--format", "json")
     assert result.returncode == 2
     good, bad = json.loads(result.stdout)["pins"]
-    assert (good["name"], good["error"], len(good["patches"])) == ("llama.cpp", None, len(demo.carried_patches()))
+    assert (good["name"], good["error"], len(good["patches"])) == (
+        "llama.cpp",
+        None,
+        len(demo.carried_patches()),
+    )
     assert (bad["name"], bad["patches"], bad["findings"], bad["new_commit"]) == ("mlx", [], [], None)
     assert "MLX_VERSION holds" in bad["error"]
     assert result.stderr.strip().splitlines()[-1].startswith("llama-bot: mlx: MLX_VERSION holds")
@@ -123,23 +153,34 @@ def test_a_deleted_version_file_is_reported_not_nothing_to_check(tmp_path, scena
     result = _check(path, scenario, "--format", "json")
     assert result.returncode == 2
     (pin,) = json.loads(result.stdout)["pins"]
-    assert pin["error"].startswith("this change deletes LLAMA_CPP_VERSION: the build would no longer pin llama.cpp")
+    assert pin["error"].startswith(
+        "this change deletes LLAMA_CPP_VERSION: the build would no longer pin llama.cpp"
+    )
 
 
 def test_a_configured_patch_directory_at_neither_revision_is_named(tmp_path, scenario):
-    config = ('[[pin]]\nname = "llama.cpp"\nversion_file = "LLAMA_CPP_VERSION"\npatches = "llama/compats"\n'
-              'upstream = "https://github.com/ggml-org/llama.cpp"\n')
-    path = _ollama(tmp_path, {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n", ".github/llama-bot.toml": config},
-                   {"LLAMA_CPP_VERSION": f"{demo.NEW_TAG}\n"})
+    config = (
+        '[[pin]]\nname = "llama.cpp"\nversion_file = "LLAMA_CPP_VERSION"\npatches = "llama/compats"\n'
+        'upstream = "https://github.com/ggml-org/llama.cpp"\n'
+    )
+    path = _ollama(
+        tmp_path,
+        {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n", ".github/llama-bot.toml": config},
+        {"LLAMA_CPP_VERSION": f"{demo.NEW_TAG}\n"},
+    )
     result = _check(path, scenario)
-    assert ("llama-bot: warning: llama.cpp: llama/compats/ exists at neither revision, so no patch was checked "
-            "(is `patches` right in .github/llama-bot.toml?)") in result.stderr
+    assert (
+        "llama-bot: warning: llama.cpp: llama/compats/ exists at neither revision, so no patch was checked "
+        "(is `patches` right in .github/llama-bot.toml?)"
+    ) in result.stderr
     assert "No carried patches: no `*.patch` file below `llama/compats/`." in result.stdout
 
 
 def test_a_default_patch_directory_a_repository_does_not_use_is_no_warning(tmp_path, scenario):
     """The defaults name the directories of every layout (mlx/compat/mlx before the move exists nowhere)."""
-    path = _ollama(tmp_path, {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n"}, {"LLAMA_CPP_VERSION": f"{demo.NEW_TAG}\n"})
+    path = _ollama(
+        tmp_path, {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n"}, {"LLAMA_CPP_VERSION": f"{demo.NEW_TAG}\n"}
+    )
     result = _check(path, scenario)
     assert "warning" not in result.stderr
     assert "No carried patches: no `*.patch` file below `llama/compat/`." in result.stdout
@@ -147,8 +188,11 @@ def test_a_default_patch_directory_a_repository_does_not_use_is_no_warning(tmp_p
 
 def test_uncommitted_patch_edits_are_named_on_stderr(tmp_path, scenario):
     patches = demo.carried_patches()
-    path = _ollama(tmp_path, {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n", **patches},
-                   {"LLAMA_CPP_VERSION": f"{demo.NEW_TAG}\n"})
+    path = _ollama(
+        tmp_path,
+        {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n", **patches},
+        {"LLAMA_CPP_VERSION": f"{demo.NEW_TAG}\n"},
+    )
     edited = min(patches)
     (path / edited).write_text("edited by hand\n")
     result = _check(path, scenario, "--format", "json")
@@ -161,26 +205,46 @@ def test_the_default_data_directory_is_the_user_cache_not_the_checkout(tmp_path,
     mirrors.mkdir(parents=True)
     (mirrors / "llama.cpp").symlink_to(scenario.upstream)
     home = tmp_path / "home"
-    env = {"PATH": os.environ["PATH"], "HOME": str(home),
-           "LLAMA_BOT_URL_INSTEADOF": f"{tmp_path}/srv/=https://github.com/"}
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "LLAMA_BOT_URL_INSTEADOF": f"{tmp_path}/srv/=https://github.com/",
+    }
     result = bot("check", "--repo", ".", "--format", "json", cwd=scenario.ollama, env=env)
     assert result.returncode in (0, 1), result.stderr
     assert not (scenario.ollama / "var").exists()
     (mirror,) = (home / ".cache" / "llama-bot" / "mirrors").iterdir()
-    assert (f"llama-bot: creating a mirror of {tmp_path}/srv/ggml-org/llama.cpp for llama.cpp in {mirror}: "
-            f"fetching {demo.OLD_TAG}, {demo.NEW_TAG}") in result.stderr
+    assert (
+        f"llama-bot: creating a mirror of {tmp_path}/srv/ggml-org/llama.cpp for llama.cpp in {mirror}: "
+        f"fetching {demo.OLD_TAG}, {demo.NEW_TAG}"
+    ) in result.stderr
     again = bot("check", "--repo", ".", "--format", "json", cwd=scenario.ollama, env=env)
     assert "creating a mirror" not in again.stderr
-    xdg = bot("check", "--repo", ".", "--format", "json", cwd=scenario.ollama,
-              env={**env, "XDG_CACHE_HOME": str(tmp_path / "xdg")})
+    xdg = bot(
+        "check",
+        "--repo",
+        ".",
+        "--format",
+        "json",
+        cwd=scenario.ollama,
+        env={**env, "XDG_CACHE_HOME": str(tmp_path / "xdg")},
+    )
     assert xdg.returncode in (0, 1) and list((tmp_path / "xdg" / "llama-bot" / "mirrors").iterdir())
 
 
-@pytest.mark.parametrize("value, words", [
-    ("nonsense", "LLAMA_BOT_URL_INSTEADOF item 'nonsense': expected NEW=OLD"),
-    ("/no/such/dir/=https://github.com/", ("rewrites https://github.com/ggml-org/llama.cpp to /no/such/dir/ggml-org/"
-     "llama.cpp, which does not exist")),
-])
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        ("nonsense", "LLAMA_BOT_URL_INSTEADOF item 'nonsense': expected NEW=OLD"),
+        (
+            "/no/such/dir/=https://github.com/",
+            (
+                "rewrites https://github.com/ggml-org/llama.cpp to /no/such/dir/ggml-org/"
+                "llama.cpp, which does not exist"
+            ),
+        ),
+    ],
+)
 def test_a_bad_url_rewrite_is_named(tmp_path, scenario, value, words):
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "LLAMA_BOT_URL_INSTEADOF": value}
     result = bot("check", "--repo", str(scenario.ollama), env=env)

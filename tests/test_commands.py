@@ -21,21 +21,23 @@ def test_prefix_must_be_the_first_word_and_is_configurable():
 
 
 def test_code_blocks_inline_code_and_quotes_are_not_commands():
-    body = "\n".join([  # noqa: FLY002  (one line per case reads better)
-        "```",
-        "/llama recheck",
-        "```",
-        "~~~~ text",
-        "/llama help",
-        "~~~",  # shorter than the opening fence: still inside
-        "/llama regenerate-patches",
-        "~~~~",
-        "`/llama recheck`",
-        "> /llama recheck",
-        "  > /llama help",
-        "    /llama recheck",
-        "/llama validate metal",
-    ])
+    body = "\n".join(  # noqa: FLY002  (one line per case reads better)
+        [
+            "```",
+            "/llama recheck",
+            "```",
+            "~~~~ text",
+            "/llama help",
+            "~~~",  # shorter than the opening fence: still inside
+            "/llama regenerate-patches",
+            "~~~~",
+            "`/llama recheck`",
+            "> /llama recheck",
+            "  > /llama help",
+            "    /llama recheck",
+            "/llama validate metal",
+        ]
+    )
     assert names(body) == [("validate", ("metal",))]
 
 
@@ -82,8 +84,9 @@ def test_a_command_in_an_html_comment_is_hidden_and_not_run():
 def test_inline_code_hides_a_line_it_opens_and_only_loses_its_backticks_further_on():
     assert command_lines("/llama regenerate-patches `llama.cpp`") == ["/llama regenerate-patches llama.cpp"]
     assert command_lines("`/llama recheck` is how") == ["is how"]
-    assert [(c.name, c.args) for c in parse_commands("/llama validate `metal` `cuda`", "/llama")] == \
-        [("validate", ("metal", "cuda"))]
+    assert [(c.name, c.args) for c in parse_commands("/llama validate `metal` `cuda`", "/llama")] == [
+        ("validate", ("metal", "cuda"))
+    ]
 
 
 def test_table_is_data():

@@ -65,7 +65,9 @@ def test_index_abbreviation_length_is_kept(tmp_path):
     up = upstream_pair(tmp_path, {"f.c": old}, {"f.c": new})
     patch = make_patch(old, ours, "f.c")
     seven = next(ln for ln in patch.split(b"\n") if ln.startswith(b"index "))
-    nine = f"index {str(pygit2.hash(old.encode()))[:9]}..{str(pygit2.hash(ours.encode()))[:9]} 100644".encode()
+    nine = (
+        f"index {str(pygit2.hash(old.encode()))[:9]}..{str(pygit2.hash(ours.encode()))[:9]} 100644".encode()
+    )
     (result,) = _one(run(up, {"llama/compat/0001.patch": patch.replace(seven, nine)}))
     assert result.status == "regenerated"
     index = next(ln for ln in result.new_text.split(b"\n") if ln.startswith(b"index "))
@@ -76,8 +78,10 @@ def test_index_abbreviation_length_is_kept(tmp_path):
 
 def test_relocation_reindents_and_is_fuzzy(tmp_path):
     old = _func("load", ["init();", "a = 1;", "b = 2;", "c = 3;", "finish();", "more();", "end();"])
-    new = old.replace("    a = 1;\n    b = 2;\n    c = 3;\n",
-                      "    if (ready) {\n        a = 1;\n        b = 2;\n        c = 3;\n    }\n")
+    new = old.replace(
+        "    a = 1;\n    b = 2;\n    c = 3;\n",
+        "    if (ready) {\n        a = 1;\n        b = 2;\n        c = 3;\n    }\n",
+    )
     up = upstream_pair(tmp_path, {"l.c": old}, {"l.c": new})
     patch = make_patch(old, old.replace("    b = 2;\n", "    b = 2;\n    hook();\n"), "l.c")
     (result,) = _one(run(up, {"llama/compat/0001.patch": patch}))
@@ -97,7 +101,8 @@ def test_conflict_explains_where_and_which_commits(tmp_path):
     hunk = result.hunks[0]
     assert "expected near w.c:1" in hunk.detail and "best candidate is line 1" in hunk.detail
     assert hunk.upstream_commits[0].subject_markdown.endswith(
-        "([#4242](https://github.com/ggml-org/llama.cpp/pull/4242))")
+        "([#4242](https://github.com/ggml-org/llama.cpp/pull/4242))"
+    )
 
 
 def test_json_report_has_exactly_the_contract_keys_even_for_a_conflict(tmp_path):
@@ -105,8 +110,18 @@ def test_json_report_has_exactly_the_contract_keys_even_for_a_conflict(tmp_path)
     up = upstream_pair(tmp_path, {"w.c": old}, {"w.c": old.replace("warmup(ctx);", "warmup_graph(ctx);")})
     patch = make_patch(old, old.replace("    warmup(ctx);\n", "    if (on) warmup(ctx);\n"), "w.c")
     (pin,) = run(up, {"llama/compat/0001-warmup.patch": patch}).to_json()["pins"]
-    assert set(pin) == {"name", "version_file", "old_ref", "new_ref", "old_commit", "new_commit", "compare_url", "error",
-                        "patches", "findings"}
+    assert set(pin) == {
+        "name",
+        "version_file",
+        "old_ref",
+        "new_ref",
+        "old_commit",
+        "new_commit",
+        "compare_url",
+        "error",
+        "patches",
+        "findings",
+    }
     (result,) = pin["patches"]
     assert set(result) == {"path", "status", "message", "regenerated", "hunks"}
     (hunk,) = result["hunks"]
@@ -133,9 +148,13 @@ def test_a_patch_repeating_an_earlier_one_is_a_conflict_not_upstreamed(tmp_path)
 
 def test_an_enum_value_upstream_took_is_renumbered_and_the_patch_is_fuzzy(tmp_path):
     enum = "enum llm_arch {\n    LLM_ARCH_LLAMA = 0,\n    LLM_ARCH_QWEN = 1,\n    LLM_ARCH_MISTRAL = 53,\n    LLM_ARCH_UNKNOWN,\n};\n"
-    new = enum.replace("    LLM_ARCH_MISTRAL = 53,\n", "    LLM_ARCH_MISTRAL = 53,\n    LLM_ARCH_OLMO = 54,\n")
+    new = enum.replace(
+        "    LLM_ARCH_MISTRAL = 53,\n", "    LLM_ARCH_MISTRAL = 53,\n    LLM_ARCH_OLMO = 54,\n"
+    )
     up = upstream_pair(tmp_path, {"arch.h": enum}, {"arch.h": new})
-    patch = make_patch(enum, enum.replace("= 53,\n", "= 53,\n    LLM_ARCH_LAGUNA = 54,\n"), "arch.h", context=2)
+    patch = make_patch(
+        enum, enum.replace("= 53,\n", "= 53,\n    LLM_ARCH_LAGUNA = 54,\n"), "arch.h", context=2
+    )
     (result,) = _one(run(up, {"llama/compat/models/0001-laguna.patch": patch}))
     assert result.status == "fuzzy", result.message
     assert "renumbered from 54 to 55: upstream now uses 54" in result.hunks[0].detail
@@ -177,11 +196,22 @@ def test_a_patch_writing_through_an_upstream_symlink_is_an_error_like_git_apply_
     up.link("out", "/tmp")
     up.commit("links", {})
     up.tag("v2")
-    into_link, outside = (f"diff --git a/{p} b/{p}\nnew file mode 100644\n--- /dev/null\n+++ b/{p}\n"
-                          f"@@ -0,0 +1 @@\n+int x;\n".encode() for p in ("lnk/new.c", "out/evil"))
+    into_link, outside = (
+        f"diff --git a/{p} b/{p}\nnew file mode 100644\n--- /dev/null\n+++ b/{p}\n"
+        f"@@ -0,0 +1 @@\n+int x;\n".encode()
+        for p in ("lnk/new.c", "out/evil")
+    )
     fine = make_patch(BODY, BODY.replace("line 5\n", "line 5\nadded\n"), "src/a.c")
-    results = _one(run(up, {"llama/compat/0001.patch": into_link, "llama/compat/0002.patch": outside,
-                            "llama/compat/0003.patch": fine}))
+    results = _one(
+        run(
+            up,
+            {
+                "llama/compat/0001.patch": into_link,
+                "llama/compat/0002.patch": outside,
+                "llama/compat/0003.patch": fine,
+            },
+        )
+    )
     assert [r.status for r in results] == ["error", "error", "clean"]
     assert "lnk/new.c is at or below lnk, a symbolic link upstream" in results[0].message
     work = tmp_path / "work"
@@ -192,15 +222,26 @@ def test_a_patch_writing_through_an_upstream_symlink_is_an_error_like_git_apply_
 
 def test_malformed_patch_is_an_error_with_the_reason(tmp_path):
     up = upstream_pair(tmp_path, {"a.c": BODY}, {"b.c": "x\n"})
-    (result,) = _one(run(up, {"llama/compat/0001.patch": b"--- a/a.c\n+++ b/a.c\n@@ -1,5 +1,5 @@\n line 0\n"}))
+    (result,) = _one(
+        run(up, {"llama/compat/0001.patch": b"--- a/a.c\n+++ b/a.c\n@@ -1,5 +1,5 @@\n line 0\n"})
+    )
     assert result.status == "error" and "ends early" in result.message
 
 
 def test_stacking_follows_file_names_across_subfolders(tmp_path):
-    snap = MemorySnapshot({"llama/compat/0003-c.patch": b"", "llama/compat/models/0002-b.patch": b"",
-                           "llama/compat/0001-a.patch": b"", "llama/compat/notes.txt": b""})
+    snap = MemorySnapshot(
+        {
+            "llama/compat/0003-c.patch": b"",
+            "llama/compat/models/0002-b.patch": b"",
+            "llama/compat/0001-a.patch": b"",
+            "llama/compat/notes.txt": b"",
+        }
+    )
     assert patch_order(snap, "llama/compat") == [
-        "llama/compat/0001-a.patch", "llama/compat/models/0002-b.patch", "llama/compat/0003-c.patch"]
+        "llama/compat/0001-a.patch",
+        "llama/compat/models/0002-b.patch",
+        "llama/compat/0003-c.patch",
+    ]
 
 
 def test_stacked_patches_merge_against_earlier_ones(tmp_path):
@@ -209,8 +250,10 @@ def test_stacked_patches_merge_against_earlier_ones(tmp_path):
     up = upstream_pair(tmp_path, {"f.c": old}, {"f.c": new})
     first = old.replace("s4();\n", "s4();\n    first();\n")
     second = first.replace("s6();\n", "s6();\n    second();\n")
-    patches = {"llama/compat/0001-first.patch": make_patch(old, first, "f.c"),
-               "llama/compat/models/0002-second.patch": make_patch(first, second, "f.c")}
+    patches = {
+        "llama/compat/0001-first.patch": make_patch(old, first, "f.c"),
+        "llama/compat/models/0002-second.patch": make_patch(first, second, "f.c"),
+    }
     results = _one(run(up, patches))
     assert [r.status for r in results] == ["regenerated", "regenerated"], [r.message for r in results]
     git_apply_stack(up.path, "v2", [r.new_text for r in results], tmp_path / "work")
@@ -244,7 +287,11 @@ def test_a_base_ref_upstream_lacks_is_an_error_not_an_empty_bump(tmp_path):
     old = _func("f", ["a();", "b();", "c();"])
     up = upstream_pair(tmp_path, {"f.c": old}, {"f.c": old.replace("b();", "b(1);")})
     with pytest.raises(AnalysisError, match=r"LLAMA_CPP_VERSION at the base revision names 'b999999'"):
-        run(up, {"llama/compat/0001.patch": make_patch(old, old.replace("c();", "c(2);"), "f.c")}, old_ref="b999999")
+        run(
+            up,
+            {"llama/compat/0001.patch": make_patch(old, old.replace("c();", "c(2);"), "f.c")},
+            old_ref="b999999",
+        )
 
 
 def test_an_abbreviated_commit_id_is_named_with_its_full_id(tmp_path):
@@ -252,14 +299,22 @@ def test_an_abbreviated_commit_id_is_named_with_its_full_id(tmp_path):
     up = upstream_pair(tmp_path, {"f.c": old}, {"f.c": old.replace("b();", "b(1);")})
     full = str(pygit2.Repository(str(up.path)).revparse_single("v1").peel(pygit2.Commit).id)
     with pytest.raises(AnalysisError, match=f"{full[:10]} abbreviates commit {full}: use the full 40-hex id"):
-        run(up, {"llama/compat/0001.patch": make_patch(old, old.replace("c();", "c(2);"), "f.c")}, old_ref=full[:10])
+        run(
+            up,
+            {"llama/compat/0001.patch": make_patch(old, old.replace("c();", "c(2);"), "f.c")},
+            old_ref=full[:10],
+        )
 
 
 def test_a_downgrade_counts_the_commits_it_reverts(tmp_path):
     old = _func("f", ["a();", "b();", "c();"])
     up = upstream_pair(tmp_path, {"f.c": old}, {"f.c": old.replace("b();", "b(1);")})
-    (pin,) = run(up, {"llama/compat/0001.patch": make_patch(old, old.replace("c();", "c(2);"), "f.c")},
-                 old_ref="v2", new_ref="v1").pins
+    (pin,) = run(
+        up,
+        {"llama/compat/0001.patch": make_patch(old, old.replace("c();", "c(2);"), "f.c")},
+        old_ref="v2",
+        new_ref="v1",
+    ).pins
     assert (pin.old_ref, pin.new_ref, pin.commit_count, pin.reverted_count) == ("v2", "v1", 0, 1)
 
 
@@ -267,7 +322,11 @@ def test_regenerating_a_regenerated_patch_changes_nothing(tmp_path):
     old = _func("f", ["a();", "b();", "c();", "d();", "e();", "f();", "g();"])
     new = old.replace("b();", "b(1);").replace("f();", "f(1);")
     up = upstream_pair(tmp_path, {"f.c": old}, {"f.c": new})
-    (first,) = _one(run(up, {"llama/compat/0001.patch": make_patch(old, old.replace("d();\n", "d();\n    x();\n"), "f.c")}))
+    (first,) = _one(
+        run(
+            up, {"llama/compat/0001.patch": make_patch(old, old.replace("d();\n", "d();\n    x();\n"), "f.c")}
+        )
+    )
     assert first.status == "regenerated"
     (second,) = _one(run(up, {"llama/compat/0001.patch": first.new_text}, old_ref="v2"))
     assert second.status == "clean" and second.new_text == first.new_text
@@ -278,7 +337,8 @@ def test_new_file_and_crlf_and_no_newline_patches_apply(tmp_path):
     up = upstream_pair(tmp_path, {"w.txt": crlf}, {"x": b"y\n"})
     patch = make_patch(crlf, b"one\r\ntwo\r\n2.5\r\nthree", "w.txt") + (
         b"diff --git a/added.c b/added.c\nnew file mode 100644\nindex 0000000..3b18e51\n"
-        b"--- /dev/null\n+++ b/added.c\n@@ -0,0 +1 @@\n+hello world\n")
+        b"--- /dev/null\n+++ b/added.c\n@@ -0,0 +1 @@\n+hello world\n"
+    )
     (result,) = _one(run(up, {"llama/compat/0001.patch": patch}))
     assert result.status == "clean"
     git_apply_stack(up.path, "v2", [patch], tmp_path / "work")
@@ -287,12 +347,15 @@ def test_new_file_and_crlf_and_no_newline_patches_apply(tmp_path):
 def _binary_patch(tmp_path, path: str, old: bytes, new: bytes) -> bytes:
     """A real `git diff --binary` between two blobs."""
     import subprocess
+
     work = tmp_path / "bin"
     subprocess.run(["git", "init", "-q", str(work)], check=True)
     (work / path).write_bytes(old)
     subprocess.run(["git", "-C", str(work), "add", path], check=True)
     (work / path).write_bytes(new)
-    return subprocess.run(["git", "-C", str(work), "diff", "--binary", path], check=True, capture_output=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(work), "diff", "--binary", path], check=True, capture_output=True
+    ).stdout
 
 
 def test_binary_patch_applies_as_it_is_else_error(tmp_path):
@@ -308,8 +371,14 @@ def test_binary_patch_applies_as_it_is_else_error(tmp_path):
 
 def test_the_report_lists_the_upstream_cmake_files_the_bump_changes(tmp_path):
     old = _func("f", ["a();", "b();", "c();"])
-    up = upstream_pair(tmp_path, {"f.c": old, "CMakeLists.txt": "project(x)\n", "docs/x.md": "a\n"},
-                       {"ggml/src/ggml-cpu/CMakeLists.txt": "add_library(y)\n", "cmake/build-info.cmake": "x\n",
-                        "docs/x.md": "b\n"})
+    up = upstream_pair(
+        tmp_path,
+        {"f.c": old, "CMakeLists.txt": "project(x)\n", "docs/x.md": "a\n"},
+        {
+            "ggml/src/ggml-cpu/CMakeLists.txt": "add_library(y)\n",
+            "cmake/build-info.cmake": "x\n",
+            "docs/x.md": "b\n",
+        },
+    )
     (pin,) = run(up, {"llama/compat/0001.patch": make_patch(old, old.replace("c();", "c(2);"), "f.c")}).pins
     assert pin.cmake_changed == ["cmake/build-info.cmake", "ggml/src/ggml-cpu/CMakeLists.txt"]

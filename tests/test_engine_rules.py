@@ -215,8 +215,13 @@ def test_a_value_ollamas_compat_sources_write_for_the_entry_is_a_conflict_naming
     patches = {"llama/compat/0001.patch": _laguna("void check_laguna(void);")}
     by_name = {**patches, "llama/compat/llama-ollama-compat.cpp": b"if (pre == PRE_LAGUNA) use_laguna();\n"}
     assert _only(run(up, by_name)).status == "fuzzy"  # the entry named, not its value: renumbering is safe
-    by_value = {**patches, "llama/compat/llama-ollama-compat.cpp": b"int x;\nstatic_assert(PRE_LAGUNA == 54);\n"}
+    by_value = {
+        **patches,
+        "llama/compat/llama-ollama-compat.cpp": b"int x;\nstatic_assert(PRE_LAGUNA == 54);\n",
+    }
     patch = _only(run(up, by_value))
     assert patch.status == "conflict"
-    assert ("but Ollama's llama/compat/llama-ollama-compat.cpp:2 writes 54 for PRE_LAGUNA "
-            "(`static_assert(PRE_LAGUNA == 54);`): renumber them by hand") in patch.message
+    assert (
+        "but Ollama's llama/compat/llama-ollama-compat.cpp:2 writes 54 for PRE_LAGUNA "
+        "(`static_assert(PRE_LAGUNA == 54);`): renumber them by hand"
+    ) in patch.message

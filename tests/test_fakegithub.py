@@ -20,13 +20,15 @@ from tests.fakegithub import commit, installation_gh, payload, sign
 
 fake_github = fakegithub.fake_github  # the fixture under test
 
+
 @pytest.fixture
 def repo(fake_github, tmp_path):
     """octo/bot backed by a bare repo: main = {README, src/a.c}; feature adds b.c and edits a.c."""
     git = pygit2.init_repository(str(tmp_path / "repo.git"), bare=True)
     base = commit(git, {"README.md": "hello\n", "src/a.c": "int a;\n"}, ref="refs/heads/main")
-    head = commit(git, {"src/a.c": "int a = 1;\n", "src/b.c": "int b;\n"}, parents=[base],
-                  ref="refs/heads/feature")
+    head = commit(
+        git, {"src/a.c": "int a = 1;\n", "src/b.c": "int b;\n"}, parents=[base], ref="refs/heads/feature"
+    )
     fake_github.add_repo("octo", "bot", git)
     return {"git": git, "base": base, "head": head}
 
@@ -37,24 +39,34 @@ async def test_jwt_auth(fake_github, session):
     assert (await gh.getitem("/app", jwt=good))["id"] == fake_github.app_id
 
     pem = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     now = int(time.time())
-    numeric_iss = jwt.api_jws.encode(json.dumps({"iat": now - 60, "exp": now + 540, "iss": int(fake_github.app_id)})
-                                     .encode(), fake_github.private_key_pem, algorithm="RS256")
+    numeric_iss = jwt.api_jws.encode(
+        json.dumps({"iat": now - 60, "exp": now + 540, "iss": int(fake_github.app_id)}).encode(),
+        fake_github.private_key_pem,
+        algorithm="RS256",
+    )
     assert (await gh.getitem("/app", jwt=numeric_iss))["slug"] == "llama-bot"
     bad = [
         get_jwt(app_id=str(fake_github.app_id), private_key=pem),  # wrong key
         get_jwt(app_id="999", private_key=fake_github.private_key_pem),  # wrong issuer
         get_jwt(app_id=str(fake_github.app_id), private_key=fake_github.private_key_pem, expiration=3600),
-        jwt.encode({"iat": now - 700, "exp": now - 100, "iss": str(fake_github.app_id)},
-                   fake_github.private_key_pem, algorithm="RS256"),  # expired
+        jwt.encode(
+            {"iat": now - 700, "exp": now - 100, "iss": str(fake_github.app_id)},
+            fake_github.private_key_pem,
+            algorithm="RS256",
+        ),  # expired
     ]
     for token in bad:
-        async with session.get(f"{fake_github.url}/app", headers={"Authorization": f"Bearer {token}"}) as resp:
+        async with session.get(
+            f"{fake_github.url}/app", headers={"Authorization": f"Bearer {token}"}
+        ) as resp:
             assert resp.status == 401
     installation = await installation_gh(fake_github, session)
-    async with session.get(f"{fake_github.url}/app",
-                           headers={"Authorization": f"token {installation.oauth_token}"}) as resp:
+    async with session.get(
+        f"{fake_github.url}/app", headers={"Authorization": f"token {installation.oauth_token}"}
+    ) as resp:
         assert resp.status == 401  # installation tokens cannot call /app
 
 
@@ -68,8 +80,10 @@ async def test_token_issuance_and_expiry(fake_github, session, repo):
     assert ref["object"]["sha"] == repo["base"]
 
     fake_github.expire_all_tokens()
-    async with session.get(f"{fake_github.url}/repos/octo/bot/git/ref/heads/main",
-                           headers={"Authorization": f"token {gh.oauth_token}"}) as resp:
+    async with session.get(
+        f"{fake_github.url}/repos/octo/bot/git/ref/heads/main",
+        headers={"Authorization": f"token {gh.oauth_token}"},
+    ) as resp:
         assert resp.status == 401
         assert (await resp.json())["message"] == "Bad credentials"
         assert "x-ratelimit-remaining" in resp.headers
@@ -80,14 +94,22 @@ async def test_token_issuance_and_expiry(fake_github, session, repo):
 async def test_invalid_body_is_a_violation(fake_github, session, repo):
     gh = await installation_gh(fake_github, session)
     with pytest.raises(BadRequest) as caught:
-        await gh.post("/repos/octo/bot/check-runs", data={"name": "x", "head_sha": repo["head"],
-                                                          "status": "completed"})  # no conclusion
+        await gh.post(
+            "/repos/octo/bot/check-runs", data={"name": "x", "head_sha": repo["head"], "status": "completed"}
+        )  # no conclusion
     assert caught.value.status_code == 422
-    annotations = [{"path": "a", "start_line": 1, "end_line": 1, "annotation_level": "notice", "message": "m"}] * 51
+    annotations = [
+        {"path": "a", "start_line": 1, "end_line": 1, "annotation_level": "notice", "message": "m"}
+    ] * 51
     with pytest.raises(BadRequest):
-        await gh.post("/repos/octo/bot/check-runs", data={"name": "x", "head_sha": repo["head"],
-                                                          "output": {"title": "t", "summary": "s",
-                                                                     "annotations": annotations}})
+        await gh.post(
+            "/repos/octo/bot/check-runs",
+            data={
+                "name": "x",
+                "head_sha": repo["head"],
+                "output": {"title": "t", "summary": "s", "annotations": annotations},
+            },
+        )
     with pytest.raises(BadRequest):
         await gh.getitem("/repos/octo/bot/pulls/abc")
     with pytest.raises(BadRequest):
@@ -96,7 +118,10 @@ async def test_invalid_body_is_a_violation(fake_github, session, repo):
     assert fake_github.violations[0].startswith("POST /repos/octo/bot/check-runs: body")
     assert any("is too long" in v for v in fake_github.violations)
     assert any("pull_number" in v for v in fake_github.violations)
-    assert fake_github.violations[-1] == "GET /repos/octo/bot/nothing-here: no such operation in github-subset.json"
+    assert (
+        fake_github.violations[-1]
+        == "GET /repos/octo/bot/nothing-here: no such operation in github-subset.json"
+    )
     assert fake_github.check_runs == {}
     fake_github.violations.clear()
 
@@ -104,11 +129,19 @@ async def test_invalid_body_is_a_violation(fake_github, session, repo):
 async def test_check_runs_append_annotations(fake_github, session, repo):
     gh = await installation_gh(fake_github, session)
     note = {"path": "src/a.c", "start_line": 1, "end_line": 1, "annotation_level": "warning", "message": "m"}
-    run = await gh.post("/repos/octo/bot/check-runs", data={
-        "name": "llama-bot", "head_sha": repo["head"], "status": "in_progress",
-        "output": {"title": "t", "summary": "s", "annotations": [note] * 50}})
-    done = await gh.patch(f"/repos/octo/bot/check-runs/{run['id']}", data={
-        "conclusion": "failure", "output": {"summary": "s2", "annotations": [note] * 3}})
+    run = await gh.post(
+        "/repos/octo/bot/check-runs",
+        data={
+            "name": "llama-bot",
+            "head_sha": repo["head"],
+            "status": "in_progress",
+            "output": {"title": "t", "summary": "s", "annotations": [note] * 50},
+        },
+    )
+    done = await gh.patch(
+        f"/repos/octo/bot/check-runs/{run['id']}",
+        data={"conclusion": "failure", "output": {"summary": "s2", "annotations": [note] * 3}},
+    )
     assert done["status"] == "completed" and done["output"]["annotations_count"] == 53
     listed = await gh.getitem("/repos/octo/bot/commits/feature/check-runs")
     assert [r["id"] for r in listed["check_runs"]] == [run["id"]]
@@ -123,8 +156,10 @@ async def test_pagination_walked_by_getiter(fake_github, session, repo):
     assert bodies == [f"comment {i}" for i in range(75)]
     pages = [r for r in fake_github.requests if r["path"].endswith("/issues/7/comments")]
     assert [r["query"].get("page", "1") for r in pages] == ["1", "2", "3", "4"]
-    async with session.get(f"{fake_github.url}/repos/octo/bot/issues/7/comments?per_page=20&page=2",
-                           headers={"Authorization": f"token {gh.oauth_token}"}) as resp:
+    async with session.get(
+        f"{fake_github.url}/repos/octo/bot/issues/7/comments?per_page=20&page=2",
+        headers={"Authorization": f"token {gh.oauth_token}"},
+    ) as resp:
         link = resp.headers["Link"]
     assert 'page=3>; rel="next"' in link and 'page=4>; rel="last"' in link and 'rel="prev"' in link
 
@@ -162,15 +197,26 @@ async def test_pull_files_trees_blobs_contents(fake_github, session, repo):
 async def test_git_data_writes_and_fast_forward(fake_github, session, repo):
     fake_github.add_pull("octo", "bot", 5, head_sha=repo["head"], head_ref="feature")
     gh = await installation_gh(fake_github, session)
-    blob = await gh.post("/repos/octo/bot/git/blobs", data={"content": base64.b64encode(b"new\n").decode(),
-                                                           "encoding": "base64"})
+    blob = await gh.post(
+        "/repos/octo/bot/git/blobs",
+        data={"content": base64.b64encode(b"new\n").decode(), "encoding": "base64"},
+    )
     head_commit = await gh.getitem(f"/repos/octo/bot/git/commits/{repo['head']}")
-    tree = await gh.post("/repos/octo/bot/git/trees", data={"base_tree": head_commit["tree"]["sha"], "tree": [
-        {"path": "src/c.c", "mode": "100644", "type": "blob", "sha": blob["sha"]},
-        {"path": "docs/x.md", "mode": "100644", "type": "blob", "content": "doc\n"},
-        {"path": "README.md", "mode": "100644", "type": "blob", "sha": None}]})
-    new = await gh.post("/repos/octo/bot/git/commits", data={
-        "message": "regenerate patches", "tree": tree["sha"], "parents": [repo["head"]]})
+    tree = await gh.post(
+        "/repos/octo/bot/git/trees",
+        data={
+            "base_tree": head_commit["tree"]["sha"],
+            "tree": [
+                {"path": "src/c.c", "mode": "100644", "type": "blob", "sha": blob["sha"]},
+                {"path": "docs/x.md", "mode": "100644", "type": "blob", "content": "doc\n"},
+                {"path": "README.md", "mode": "100644", "type": "blob", "sha": None},
+            ],
+        },
+    )
+    new = await gh.post(
+        "/repos/octo/bot/git/commits",
+        data={"message": "regenerate patches", "tree": tree["sha"], "parents": [repo["head"]]},
+    )
     assert new["author"]["name"] == "llama-bot[bot]"
     written = repo["git"][new["sha"]]
     assert sorted(e.name for e in written.tree) == ["docs", "src"]
@@ -188,7 +234,9 @@ async def test_git_data_writes_and_fast_forward(fake_github, session, repo):
 
     created = await gh.post("/repos/octo/bot/git/refs", data={"ref": "refs/heads/tmp", "sha": new["sha"]})
     assert created["ref"] == "refs/heads/tmp"
-    assert [r["ref"] async for r in gh.getiter("/repos/octo/bot/git/matching-refs/heads/t")] == ["refs/heads/tmp"]
+    assert [r["ref"] async for r in gh.getiter("/repos/octo/bot/git/matching-refs/heads/t")] == [
+        "refs/heads/tmp"
+    ]
     await gh.delete("/repos/octo/bot/git/refs/heads/tmp")
     assert "refs/heads/tmp" not in repo["git"].references
 
@@ -198,16 +246,22 @@ async def test_dispatch_204_then_200_with_details(fake_github, session, repo):
     fake_github.add_workflow("octo", "bot", "push-only.yml", dispatchable=False)
     gh = await installation_gh(fake_github, session)
     url = "/repos/octo/bot/actions/workflows/{workflow_id}/dispatches"
-    plain = await gh.post(url, {"workflow_id": "regen.yml"},
-                          data={"ref": "main", "inputs": {"request_id": "req-1"}})
+    plain = await gh.post(
+        url, {"workflow_id": "regen.yml"}, data={"ref": "main", "inputs": {"request_id": "req-1"}}
+    )
     assert plain is None and fake_github.requests[-1]["status"] == 204
-    details = await gh.post(url, {"workflow_id": "regen.yml"},
-                            data={"ref": "feature", "inputs": {"request_id": "req-2"}, "return_run_details": True})
+    details = await gh.post(
+        url,
+        {"workflow_id": "regen.yml"},
+        data={"ref": "feature", "inputs": {"request_id": "req-2"}, "return_run_details": True},
+    )
     run = fake_github.workflow_runs[details["workflow_run_id"]]
     assert "req-2" in run["display_title"] and run["head_sha"] == repo["head"]
     assert [d["inputs"]["request_id"] for d in fake_github.dispatches] == ["req-1", "req-2"]
 
-    runs = await gh.getitem("/repos/octo/bot/actions/workflows/regen.yml/runs?event=workflow_dispatch&branch=main")
+    runs = await gh.getitem(
+        "/repos/octo/bot/actions/workflows/regen.yml/runs?event=workflow_dispatch&branch=main"
+    )
     assert [r["display_title"] for r in runs["workflow_runs"]] == ["regen req-1"]
     with pytest.raises(BadRequest) as caught:
         await gh.post(url, {"workflow_id": "push-only.yml"}, data={"ref": "main"})
@@ -217,7 +271,9 @@ async def test_dispatch_204_then_200_with_details(fake_github, session, repo):
     assert caught.value.status_code == 404
 
     event = fake_github.workflow_run_payload(run["id"], "completed", "completed", "success")
-    assert event["workflow_run"]["conclusion"] == "success" and event["workflow"]["path"].endswith("regen.yml")
+    assert event["workflow_run"]["conclusion"] == "success" and event["workflow"]["path"].endswith(
+        "regen.yml"
+    )
     assert event["installation"]["id"] == fake_github.installation_id
     with pytest.raises(BadRequest) as caught:  # completed runs cannot be cancelled
         await gh.post(f"/repos/octo/bot/actions/runs/{run['id']}/cancel", data=b"")
@@ -232,13 +288,23 @@ async def test_injected_failures_then_success(fake_github, session, repo):
     assert (await gh.getitem("/repos/octo/bot/git/ref/heads/main"))["object"]["sha"] == repo["base"]
 
     reset = int(time.time()) + 30
-    fake_github.fail("*", r"/issues/", status=403, headers={"x-ratelimit-remaining": 0, "x-ratelimit-reset": reset})
+    fake_github.fail(
+        "*", r"/issues/", status=403, headers={"x-ratelimit-remaining": 0, "x-ratelimit-reset": reset}
+    )
     with pytest.raises(RateLimitExceeded):
         await gh.post("/repos/octo/bot/issues/1/comments", data={"body": "hi"})
-    fake_github.fail("POST", r"/issues/", status=403, headers={"retry-after": "1"},
-                     body={"message": "You have exceeded a secondary rate limit"})
-    async with session.post(f"{fake_github.url}/repos/octo/bot/issues/1/comments", json={"body": "hi"},
-                            headers={"Authorization": f"token {gh.oauth_token}"}) as resp:
+    fake_github.fail(
+        "POST",
+        r"/issues/",
+        status=403,
+        headers={"retry-after": "1"},
+        body={"message": "You have exceeded a secondary rate limit"},
+    )
+    async with session.post(
+        f"{fake_github.url}/repos/octo/bot/issues/1/comments",
+        json={"body": "hi"},
+        headers={"Authorization": f"token {gh.oauth_token}"},
+    ) as resp:
         assert resp.status == 403 and resp.headers["retry-after"] == "1"
     comment = await gh.post("/repos/octo/bot/issues/1/comments", data={"body": "hi"})
     assert comment["user"] == {**comment["user"], "login": "llama-bot[bot]", "type": "Bot"}
@@ -281,14 +347,22 @@ async def test_permissions_and_rate_limit(fake_github, session, repo):
 
 def test_sign_and_payload():
     assert sign(b"Hello, World!", "It's a Secret to Everybody") == (
-        "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17")
+        "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
+    )
     event = payload("pull_request.opened", action="synchronize")
     assert event["action"] == "synchronize" and payload("pull_request.opened")["action"] == "opened"
 
 
 async def test_fork_pull_and_delay(fake_github, session, repo):
-    fork = fake_github.add_pull("octo", "bot", 9, head_sha=repo["head"], head_ref="patch-1",
-                                head_repo_full_name="someone/bot", maintainer_can_modify=True)
+    fork = fake_github.add_pull(
+        "octo",
+        "bot",
+        9,
+        head_sha=repo["head"],
+        head_ref="patch-1",
+        head_repo_full_name="someone/bot",
+        maintainer_can_modify=True,
+    )
     assert fork["head"]["repo"]["fork"] and fork["head"]["label"] == "someone:patch-1"
     assert str(repo["git"].references["refs/pull/9/head"].target) == repo["head"]
     gh = await installation_gh(fake_github, session)

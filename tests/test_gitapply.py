@@ -25,11 +25,15 @@ def test_a_rebuilt_patch_git_would_refuse_is_reported_as_a_conflict(tmp_path, mo
     good = run(up, {"llama/compat/0001-hook.patch": patch}).pins[0].patches[0]
     assert good.status == "regenerated" and good.new_text is not None
 
-    def corrupted(pf, sections):  # a rebuild that git cannot apply: its context names a line that is not there
+    def corrupted(
+        pf, sections
+    ):  # a rebuild that git cannot apply: its context names a line that is not there
         return b"".join(sections).replace(b" e();", b" not_upstream();")
 
     monkeypatch.setattr(placing, "render", corrupted)  # the verification step, not the engine, must catch it
     (result,) = run(up, {"llama/compat/0001-hook.patch": patch}).pins[0].patches
     assert (result.status, result.regenerated, result.new_text) == ("conflict", None, None)
-    assert result.message.startswith("llama-bot placed its hunks, but the real `git apply` refuses the rebuilt "
-                                     "patch on v2 in stack order (error: patch failed: src/f.c:")
+    assert result.message.startswith(
+        "llama-bot placed its hunks, but the real `git apply` refuses the rebuilt "
+        "patch on v2 in stack order (error: patch failed: src/f.c:"
+    )

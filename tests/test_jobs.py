@@ -41,8 +41,13 @@ async def test_enqueue_claim_finish(queue):
     ids = await queue.enqueue("d1", "pull_request", [analysis()])
     assert ids and len(ids) == 1
     job = await queue.claim("w1")
-    assert (job.id, job.kind, job.payload, job.attempts, job.status) == (ids[0], "analysis", {"head_sha": "a" * 40},
-                                                                         1, "running")
+    assert (job.id, job.kind, job.payload, job.attempts, job.status) == (
+        ids[0],
+        "analysis",
+        {"head_sha": "a" * 40},
+        1,
+        "running",
+    )
     assert await queue.claim("w2") is None
     assert await queue.finish(job.id, "w1", "done")
     assert (await queue.get(job.id)).status == "done"
@@ -143,8 +148,10 @@ async def test_writes_return_only_after_the_wal_fsync_and_arrivals_share_one(que
     monkeypatch.setattr(os, "fsync", slow_fsync)
     first = asyncio.ensure_future(queue.enqueue("d0", "pull_request", [analysis(key="o/r#0")]))
     await asyncio.sleep(0.05)
-    rest = [asyncio.ensure_future(queue.enqueue(f"d{n}", "pull_request", [analysis(key=f"o/r#{n}")]))
-            for n in range(1, 50)]
+    rest = [
+        asyncio.ensure_future(queue.enqueue(f"d{n}", "pull_request", [analysis(key=f"o/r#{n}")]))
+        for n in range(1, 50)
+    ]
     await asyncio.sleep(0.05)
     assert not first.done() and not any(r.done() for r in rest)  # committed, not yet on disk: no answer
     gate.set()

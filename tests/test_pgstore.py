@@ -161,9 +161,7 @@ def test_a_database_that_cannot_be_reached_stops_serve_with_one_line_and_no_pass
     done = bot(serve_env(tmp_path, PORT="0", DATABASE_URL=url), "serve")
     assert done.returncode == 2 and "s3cret-pw" not in done.stderr + done.stdout
     (said,) = done.stderr.splitlines()
-    assert said.startswith(
-        "llama-bot serve: cannot open the job store in the database DATABASE_URL names: "
-    )
+    assert said.startswith("llama-bot serve: cannot open the job store in the database DATABASE_URL names: ")
     bad = bot(serve_env(tmp_path, PORT="0", DATABASE_URL="mysql://bot:s3cret-pw@db/jobs"), "serve")
     assert bad.returncode == 2 and "s3cret-pw" not in bad.stderr
     assert bad.stderr.startswith("llama-bot serve: DATABASE_URL must be a postgresql:// URL")

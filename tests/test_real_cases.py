@@ -150,15 +150,22 @@ def test_an_obsolete_patch_says_what_upstream_provides_and_what_differs(engine_r
     for name in ("LLM_ARCH_LAGUNA", "LLAMA_VOCAB_PRE_TYPE_LAGUNA", "llama_model_laguna"):
         assert name in laguna.message
     assert "drop the patch, or reconcile it with upstream's version" in laguna.message
-    assert "upstream does not have table row LLM_TENSOR_ATTN_GATE_LAGUNA in LLM_TENSOR_NAMES" in laguna.message
+    assert (
+        "upstream does not have table row LLM_TENSOR_ATTN_GATE_LAGUNA in LLM_TENSOR_NAMES" in laguna.message
+    )
     assert 't.first=="</assistant>"' in laguna.message  # the EOG token upstream's Laguna does without
-    assert "upstream's version differs in `\"(?:\\\\r?\\\\n)+(?!\\\\r?\\\\n)\",`" in laguna.message  # its first regex
+    assert (
+        'upstream\'s version differs in `"(?:\\\\r?\\\\n)+(?!\\\\r?\\\\n)",`' in laguna.message
+    )  # its first regex
     assert "} else if (tokenizer_pre" not in laguna.message  # upstream has that line, split in two
     provided = [h for h in laguna.hunks if h.status == "upstreamed"]
     assert len(provided) == 8 and all(h.upstream_commits for h in provided)
     ui = _result(engine_runs, "b9626-b9672", "002-llama-cpp-ui-empty-assets.patch")
     assert ui.status == "upstreamed" and "the change at tools/ui/embed.cpp:150" in ui.message
-    assert "where upstream has `const std::string asset_dir = (argc >= 4) ? argv[3] : std::string();`" in ui.message
+    assert (
+        "where upstream has `const std::string asset_dir = (argc >= 4) ? argv[3] : std::string();`"
+        in ui.message
+    )
 
 
 def test_a_parameter_upstream_made_a_member_is_named_where_the_hook_uses_it(engine_runs):

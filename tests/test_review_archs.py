@@ -13,9 +13,14 @@ ARCH = """static const std::map<llm_arch, const char *> LLM_ARCH_NAMES = {
     { LLM_ARCH_UNKNOWN,          "(unknown)"        },
 };
 """
-WITH_LAGUNA = ARCH.replace("    { LLM_ARCH_UNKNOWN", '    { LLM_ARCH_LAGUNA,           "laguna"           },\n    { LLM_ARCH_UNKNOWN')
-PATCH = make_patch(ARCH, ARCH.replace("    { LLM_ARCH_UNKNOWN", '    { LLM_ARCH_LAGUNA, "laguna" },\n    { LLM_ARCH_UNKNOWN'),
-                   "src/llama-arch.cpp")
+WITH_LAGUNA = ARCH.replace(
+    "    { LLM_ARCH_UNKNOWN", '    { LLM_ARCH_LAGUNA,           "laguna"           },\n    { LLM_ARCH_UNKNOWN'
+)
+PATCH = make_patch(
+    ARCH,
+    ARCH.replace("    { LLM_ARCH_UNKNOWN", '    { LLM_ARCH_LAGUNA, "laguna" },\n    { LLM_ARCH_UNKNOWN'),
+    "src/llama-arch.cpp",
+)
 
 
 def _archs(text):
@@ -24,7 +29,10 @@ def _archs(text):
 
 def test_architectures_table_ignores_comments():
     assert {a.enum: (a.name, a.line) for a in _archs(ARCH).values()} == {
-        "LLM_ARCH_LLAMA": ("llama", 2), "LLM_ARCH_QWEN3": ("qwen3", 3), "LLM_ARCH_UNKNOWN": ("(unknown)", 5)}
+        "LLM_ARCH_LLAMA": ("llama", 2),
+        "LLM_ARCH_QWEN3": ("qwen3", 3),
+        "LLM_ARCH_UNKNOWN": ("(unknown)", 5),
+    }
 
 
 def test_patch_architectures_points_at_the_adding_line_of_the_patch():
@@ -45,14 +53,26 @@ def test_native_support_for_a_patched_architecture_is_high():
 def test_new_architecture_without_a_patch_is_info_and_removed_one_is_medium():
     (draft,) = arch_drafts(_archs(ARCH), _archs(WITH_LAGUNA), [], lambda n: n)
     assert (draft.severity, draft.title) == ("info", "New architecture `laguna`")
-    (draft,) = arch_drafts(_archs(ARCH), _archs(ARCH.replace('    { LLM_ARCH_QWEN3,            "qwen3"            },\n', "")),
-                           [], lambda n: 3)
-    assert (draft.severity, draft.title, draft.removed) == ("medium", "Architecture `qwen3` was removed",
-                                                            ("src/llama-arch.cpp", '"qwen3"'))
+    (draft,) = arch_drafts(
+        _archs(ARCH),
+        _archs(ARCH.replace('    { LLM_ARCH_QWEN3,            "qwen3"            },\n', "")),
+        [],
+        lambda n: 3,
+    )
+    assert (draft.severity, draft.title, draft.removed) == (
+        "medium",
+        "Architecture `qwen3` was removed",
+        ("src/llama-arch.cpp", '"qwen3"'),
+    )
 
 
 def test_renamed_enum_for_the_same_architecture_is_no_finding():
-    assert arch_drafts(_archs(ARCH), _archs(ARCH.replace("LLM_ARCH_QWEN3,", "LLM_ARCH_QWEN_3,")), [], lambda n: n) == []
+    assert (
+        arch_drafts(
+            _archs(ARCH), _archs(ARCH.replace("LLM_ARCH_QWEN3,", "LLM_ARCH_QWEN_3,")), [], lambda n: n
+        )
+        == []
+    )
 
 
 # The shapes of the real case: Ollama's own Laguna (a model source compiled into llama.cpp and a patch adding
@@ -79,22 +99,43 @@ TENSOR_PATCH_LINE = '    { LLM_TENSOR_ATTN_GATE_LAGUNA,       "blk.%d.attn_g" },
 
 def test_names_ollamas_own_implementation_reads_that_upstreams_native_one_spells_differently():
     patch_ref = LocalRef("llama/compat/models/003-llama-cpp-laguna.patch", 10)
-    found = renamed_model_names("laguna", {"llama/compat/models/laguna.cpp": LAGUNA_CPP},
-                                [(TENSOR_PATCH_LINE, patch_ref)], UPSTREAM_TABLES)
+    found = renamed_model_names(
+        "laguna",
+        {"llama/compat/models/laguna.cpp": LAGUNA_CPP},
+        [(TENSOR_PATCH_LINE, patch_ref)],
+        UPSTREAM_TABLES,
+    )
     assert found == [
-        ("laguna.rope.swa.dimension_count", "laguna.rope.dimension_count_swa", LocalRef("llama/compat/models/laguna.cpp", 2)),
-        ("laguna.rope.swa.freq_base", "laguna.rope.freq_base_swa", LocalRef("llama/compat/models/laguna.cpp", 3)),
+        (
+            "laguna.rope.swa.dimension_count",
+            "laguna.rope.dimension_count_swa",
+            LocalRef("llama/compat/models/laguna.cpp", 2),
+        ),
+        (
+            "laguna.rope.swa.freq_base",
+            "laguna.rope.freq_base_swa",
+            LocalRef("llama/compat/models/laguna.cpp", 3),
+        ),
         ("blk.%d.attn_g", "blk.%d.attn_gate", patch_ref),
     ]  # rope.freq_base is the same name; gating_type has no upstream counterpart: upstream does not need it
-    translating = LAGUNA_CPP + 'copy_f32_kv(meta, "laguna.rope.swa.freq_base", "laguna.rope.freq_base_swa");\n'
+    translating = (
+        LAGUNA_CPP + 'copy_f32_kv(meta, "laguna.rope.swa.freq_base", "laguna.rope.freq_base_swa");\n'
+    )
     assert [n for n, _, _ in renamed_model_names("laguna", {"c.cpp": translating}, [], UPSTREAM_TABLES)] == [
-        "laguna.rope.swa.dimension_count"]
+        "laguna.rope.swa.dimension_count"
+    ]
 
 
 def test_a_native_architecture_item_lists_the_names_to_translate():
-    (draft,) = arch_drafts(_archs(ARCH), _archs(WITH_LAGUNA), patch_architectures([("p.patch", parse(PATCH))]),
-                           lambda line: line, renamed=lambda arch: [("laguna.rope.swa.freq_base", "laguna.rope.freq_base_swa",
-                                                                     LocalRef("c.cpp", 3))])
+    (draft,) = arch_drafts(
+        _archs(ARCH),
+        _archs(WITH_LAGUNA),
+        patch_architectures([("p.patch", parse(PATCH))]),
+        lambda line: line,
+        renamed=lambda arch: [
+            ("laguna.rope.swa.freq_base", "laguna.rope.freq_base_swa", LocalRef("c.cpp", 3))
+        ],
+    )
     assert draft.severity == "high"
     assert "- `laguna.rope.swa.freq_base` is `laguna.rope.freq_base_swa` upstream (`c.cpp:3`)" in draft.detail
     assert ("c.cpp", 3) in [(r.path, r.line) for r in draft.local_refs]

@@ -25,28 +25,44 @@ def _same(line):
 
 def test_options_of_every_declaring_command_and_none_from_comments():
     found = {o.name: (o.default, o.line) for o in _opts(CMAKE)}
-    assert found == {"LLAMA_CURL": ("ON", 2), "GGML_CUDA_FA_ALL_QUANTS": ("OFF", 3),
-                     "GGML_SCHED_MAX_COPIES": ("4", 4), "GGML_VULKAN_CHECK": ("OFF", 6)}
+    assert found == {
+        "LLAMA_CURL": ("ON", 2),
+        "GGML_CUDA_FA_ALL_QUANTS": ("OFF", 3),
+        "GGML_SCHED_MAX_COPIES": ("4", 4),
+        "GGML_VULKAN_CHECK": ("OFF", 6),
+    }
 
 
 def test_ollama_mentions_in_cmake_presets_dockerfile_but_not_comments():
-    files = {"llama/server/CMakeLists.txt": code_text("set(GGML_CUDA ON)\n# LLAMA_CURL is off\n",
-                                                      "llama/server/CMakeLists.txt"),
-             "Dockerfile": code_text("RUN cmake -DGGML_VULKAN=ON ..\n", "Dockerfile"),
-             "CMakePresets.json": '{"cacheVariables": {"LLAMA_BUILD_TESTS": "OFF"}}\n',
-             "docs/build.md": "GGML_METAL\n"}
-    assert ollama_mentions(files) == {"GGML_CUDA": [LocalRef("llama/server/CMakeLists.txt", 1)],
-                                      "GGML_VULKAN": [LocalRef("Dockerfile", 1)],
-                                      "LLAMA_BUILD_TESTS": [LocalRef("CMakePresets.json", 1)]}
+    files = {
+        "llama/server/CMakeLists.txt": code_text(
+            "set(GGML_CUDA ON)\n# LLAMA_CURL is off\n", "llama/server/CMakeLists.txt"
+        ),
+        "Dockerfile": code_text("RUN cmake -DGGML_VULKAN=ON ..\n", "Dockerfile"),
+        "CMakePresets.json": '{"cacheVariables": {"LLAMA_BUILD_TESTS": "OFF"}}\n',
+        "docs/build.md": "GGML_METAL\n",
+    }
+    assert ollama_mentions(files) == {
+        "GGML_CUDA": [LocalRef("llama/server/CMakeLists.txt", 1)],
+        "GGML_VULKAN": [LocalRef("Dockerfile", 1)],
+        "LLAMA_BUILD_TESTS": [LocalRef("CMakePresets.json", 1)],
+    }
 
 
 def test_removed_option_ollama_sets_is_high_and_one_it_ignores_is_info():
     old = _opts(CMAKE)
-    new = _opts(CMAKE.replace('option(LLAMA_CURL "llama: use libcurl to download model from an URL" ON)\n', ""))
+    new = _opts(
+        CMAKE.replace('option(LLAMA_CURL "llama: use libcurl to download model from an URL" ON)\n', "")
+    )
     refs = [LocalRef("llama/server/CMakeLists.txt", 7)]
     (high,) = option_drafts(old, new, {"LLAMA_CURL": refs}, lambda path, line: 1)
-    assert (high.severity, high.title) == ("high", "CMake option LLAMA_CURL was removed; Ollama still sets it")
-    assert high.local_refs == tuple(refs) and high.removed == ("CMakeLists.txt", "LLAMA_CURL") and high.line == 1
+    assert (high.severity, high.title) == (
+        "high",
+        "CMake option LLAMA_CURL was removed; Ollama still sets it",
+    )
+    assert (
+        high.local_refs == tuple(refs) and high.removed == ("CMakeLists.txt", "LLAMA_CURL") and high.line == 1
+    )
     (info,) = option_drafts(old, new, {}, lambda path, line: 1)
     assert info.severity == "info"
 
@@ -71,10 +87,17 @@ def test_new_option_ollama_does_not_set_asks_to_decide_its_value():
 
 def test_changed_default_matters_only_when_ollama_relies_on_it():
     old = _opts(CMAKE)
-    new = _opts(CMAKE.replace('GGML_CUDA_FA_ALL_QUANTS "ggml: compile all quants for FlashAttention" OFF',
-                              'GGML_CUDA_FA_ALL_QUANTS "ggml: compile all quants for FlashAttention" ON'))
+    new = _opts(
+        CMAKE.replace(
+            'GGML_CUDA_FA_ALL_QUANTS "ggml: compile all quants for FlashAttention" OFF',
+            'GGML_CUDA_FA_ALL_QUANTS "ggml: compile all quants for FlashAttention" ON',
+        )
+    )
     (draft,) = option_drafts(old, new, {}, _same)
-    assert draft.title == "Default of CMake option GGML_CUDA_FA_ALL_QUANTS changed" and "`OFF` to `ON`" in draft.detail
+    assert (
+        draft.title == "Default of CMake option GGML_CUDA_FA_ALL_QUANTS changed"
+        and "`OFF` to `ON`" in draft.detail
+    )
     assert option_drafts(old, new, {"GGML_CUDA_FA_ALL_QUANTS": [LocalRef("Dockerfile", 2)]}, _same) == []
     assert option_drafts(old, _opts(CMAKE.replace(" OFF)", " FALSE)")), {}, _same) == []  # same boolean
 
@@ -83,8 +106,10 @@ def test_new_packages_and_tools_are_medium():
     old = packages_and_tools(code_text("find_package(Threads REQUIRED)\n", "x.cmake"), "x.cmake")
     new_text = "find_package(Threads REQUIRED)\nfind_package(OpenSSL)\nfind_program(GLSLC_EXECUTABLE NAMES glslc HINTS /x)\n"
     new = packages_and_tools(code_text(new_text, "x.cmake"), "x.cmake")
-    assert [d.title for d in dependency_drafts(old, new)] == ["New build dependency: package OpenSSL",
-                                                               "New build dependency: tool glslc"]
+    assert [d.title for d in dependency_drafts(old, new)] == [
+        "New build dependency: package OpenSSL",
+        "New build dependency: tool glslc",
+    ]
     assert dependency_drafts(old, old) == []
 
 
@@ -107,7 +132,8 @@ def test_generator_steps_name_the_program_they_really_run():
     found = [(s.program, s.outputs) for s in _steps(SERVER_CMAKE)]
     assert found == [("scripts/xxd.cmake", ("index.html.gz.hpp",)), ("embed-assets", ("shaders.hpp",))]
     assert target_sources(code_text(SERVER_CMAKE, "x"), "tools/server/CMakeLists.txt") == {
-        "embed-assets": {"tools/server/embed.cpp"}}
+        "embed-assets": {"tools/server/embed.cpp"}
+    }
 
 
 def test_generator_arguments_behaviour_and_new_tools():
@@ -116,18 +142,28 @@ def test_generator_arguments_behaviour_and_new_tools():
     assert generator_drafts(old, old, sources, set()) == []
     args = _steps(SERVER_CMAKE.replace("--in shaders", "--in shaders --compress"))
     assert [d.title for d in generator_drafts(old, args, sources, set())] == [
-        "Arguments of build-time generator embed-assets changed"]
-    assert [d.title for d in generator_drafts(old, old, sources, {"tools/server/embed.cpp", "scripts/xxd.cmake"})] == [
-        "Build-time generator scripts/xxd.cmake changed behaviour", "Build-time generator embed-assets changed behaviour"]
+        "Arguments of build-time generator embed-assets changed"
+    ]
+    assert [
+        d.title for d in generator_drafts(old, old, sources, {"tools/server/embed.cpp", "scripts/xxd.cmake"})
+    ] == [
+        "Build-time generator scripts/xxd.cmake changed behaviour",
+        "Build-time generator embed-assets changed behaviour",
+    ]
     tool = _steps(SERVER_CMAKE + "add_custom_command(OUTPUT a.spv COMMAND glslc a.comp -o a.spv)\n")
     assert [d.title for d in generator_drafts(old, tool, sources, set())] == [
-        "New build-time tool or generator: glslc", "New generated asset a.spv"]
+        "New build-time tool or generator: glslc",
+        "New generated asset a.spv",
+    ]
 
 
 def test_moved_generated_asset():
     old = _steps(SERVER_CMAKE)
-    moved = _steps(SERVER_CMAKE.replace("OUTPUT shaders.hpp", "OUTPUT gen/shaders.hpp")
-                   .replace("--out shaders.hpp", "--out gen/shaders.hpp"))
+    moved = _steps(
+        SERVER_CMAKE.replace("OUTPUT shaders.hpp", "OUTPUT gen/shaders.hpp").replace(
+            "--out shaders.hpp", "--out gen/shaders.hpp"
+        )
+    )
     titles = [d.title for d in generator_drafts(old, moved, {}, set())]
     assert "Generated asset shaders.hpp moved" in titles
 
@@ -139,7 +175,9 @@ def test_a_new_option_that_defaults_off_or_belongs_to_an_unbuilt_backend_is_info
     sycl_text = 'set(GGML_SYCL_MAX_PARALLEL_LINK_JOBS "4" CACHE STRING "sycl: link jobs")\n'
     sycl = old + _opts(sycl_text, "ggml/src/ggml-sycl/CMakeLists.txt")
     (draft,) = option_drafts(old, sycl, {}, _same, built=lambda o: "sycl" not in o.path)
-    assert draft.severity == "info" and draft.title == "New CMake option GGML_SYCL_MAX_PARALLEL_LINK_JOBS: decide its value"
+    assert (
+        draft.severity == "info"
+        and draft.title == "New CMake option GGML_SYCL_MAX_PARALLEL_LINK_JOBS: decide its value"
+    )
     (built,) = option_drafts(old, sycl, {}, _same)
     assert built.severity == "medium"
-

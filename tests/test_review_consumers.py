@@ -137,7 +137,9 @@ def test_endpoints_fields_and_flags_of_the_go_code(real):
     assert "n_predict" not in model.response_fields and "stop_type" not in model.request_fields
     assert {"--no-webui", "--offline", "--flash-attn", "--log-verbosity", "--port"} <= set(model.flags)
     assert '"--no-webui",' in _line(ollama, model.flags["--no-webui"][0])
-    assert "--lora" in model.flags and not any(r.path.endswith("_test.go") for refs in model.flags.values() for r in refs)
+    assert "--lora" in model.flags and not any(
+        r.path.endswith("_test.go") for refs in model.flags.values() for r in refs
+    )
 
 
 def test_explain_says_what_is_built_and_from_where(real):

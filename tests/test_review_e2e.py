@@ -56,10 +56,18 @@ HEADER = """#pragma once
 GGML_API size_t ggml_backend_dev_count(void);
 GGML_API ggml_backend_dev_t ggml_backend_dev_get(size_t index);
 """
-UPSTREAM = {"CMakeLists.txt": CMAKE, "common/arg.cpp": ARG, "src/llama.cpp": LLAMA, "src/llama-arch.cpp": ARCH,
-            "ggml/include/ggml-backend.h": HEADER}
-LAGUNA_PATCH = make_patch(ARCH, ARCH.replace("    { LLM_ARCH_UNKNOWN", '    { LLM_ARCH_LAGUNA, "laguna" },\n    { LLM_ARCH_UNKNOWN'),
-                          "src/llama-arch.cpp")
+UPSTREAM = {
+    "CMakeLists.txt": CMAKE,
+    "common/arg.cpp": ARG,
+    "src/llama.cpp": LLAMA,
+    "src/llama-arch.cpp": ARCH,
+    "ggml/include/ggml-backend.h": HEADER,
+}
+LAGUNA_PATCH = make_patch(
+    ARCH,
+    ARCH.replace("    { LLM_ARCH_UNKNOWN", '    { LLM_ARCH_LAGUNA, "laguna" },\n    { LLM_ARCH_UNKNOWN'),
+    "src/llama-arch.cpp",
+)
 OLLAMA = {
     "llm/server.go": b"""package llm
 
@@ -87,29 +95,57 @@ def _history(tmp_path, commits, base=UPSTREAM):
 def _review(b, ollama=OLLAMA, rules=None, patches=(("llama/compat/0001-laguna.patch", LAGUNA_PATCH),)):
     up = Upstream(b.repo, WEB)
     old, new = up.commit("b1", "V"), up.commit("b2", "V")
-    ctx = ReviewContext(parse_config(None).pins[0], GitSnapshot(b.repo, old), GitSnapshot(b.repo, new),
-                        History(up, old, new), MemorySnapshot(ollama), [(p, parse(d)) for p, d in patches],
-                        rules or {})
+    ctx = ReviewContext(
+        parse_config(None).pins[0],
+        GitSnapshot(b.repo, old),
+        GitSnapshot(b.repo, new),
+        History(up, old, new),
+        MemorySnapshot(ollama),
+        [(p, parse(d)) for p, d in patches],
+        rules or {},
+    )
     return review(ctx), str(new.id)
 
 
 def _real_bump(tmp_path):
-    return _history(tmp_path, [
-        ("build: add LLAMA_SUBPROCESS (#101)",
-         {"CMakeLists.txt": CMAKE + 'option(LLAMA_SUBPROCESS "llama: allow spawning helper processes" ON)\n'}),
-        ("common: drop --no-kv-offload (#102)", {"common/arg.cpp": ARG[:ARG.index('    add_opt(common_arg(\n        {"-nkvo"')]}),
-        ("llama: print free memory first (#103)", {"src/llama.cpp": LLAMA.replace("- %zu MiB free", "- free %zu MiB")}),
-        ("model: add Laguna (#104)", {"src/llama-arch.cpp": ARCH.replace(
-            "    { LLM_ARCH_UNKNOWN", '    { LLM_ARCH_LAGUNA,           "laguna"           },\n    { LLM_ARCH_UNKNOWN')}),
-        ("docs: unrelated (#105)", {"README.md": "hello\n"}),
-    ])
+    return _history(
+        tmp_path,
+        [
+            (
+                "build: add LLAMA_SUBPROCESS (#101)",
+                {
+                    "CMakeLists.txt": CMAKE
+                    + 'option(LLAMA_SUBPROCESS "llama: allow spawning helper processes" ON)\n'
+                },
+            ),
+            (
+                "common: drop --no-kv-offload (#102)",
+                {"common/arg.cpp": ARG[: ARG.index('    add_opt(common_arg(\n        {"-nkvo"')]},
+            ),
+            (
+                "llama: print free memory first (#103)",
+                {"src/llama.cpp": LLAMA.replace("- %zu MiB free", "- free %zu MiB")},
+            ),
+            (
+                "model: add Laguna (#104)",
+                {
+                    "src/llama-arch.cpp": ARCH.replace(
+                        "    { LLM_ARCH_UNKNOWN",
+                        '    { LLM_ARCH_LAGUNA,           "laguna"           },\n    { LLM_ARCH_UNKNOWN',
+                    )
+                },
+            ),
+            ("docs: unrelated (#105)", {"README.md": "hello\n"}),
+        ],
+    )
 
 
 def test_a_real_bump_finds_what_silently_breaks_ollama(tmp_path):
     findings, new_sha = _review(_real_bump(tmp_path))
     by_title = {f.title: f for f in findings}
-    assert [f.severity for f in findings] == sorted((f.severity for f in findings),
-                                                    key=["high", "medium", "info"].index)
+    assert [f.severity for f in findings] == sorted(
+        (f.severity for f in findings), key=["high", "medium", "info"].index
+    )
 
     flag = by_title["llama-server flag --no-kv-offload was removed; Ollama passes it"]
     assert (flag.area, flag.severity, flag.upstream_path) == ("server", "high", "common/arg.cpp")
@@ -117,7 +153,12 @@ def test_a_real_bump_finds_what_silently_breaks_ollama(tmp_path):
     assert flag.local_refs == [LocalRef("llm/server.go", 5)]
 
     log = next(f for f in findings if f.title.startswith("Log line Ollama parses changed"))
-    assert (log.area, log.severity, log.upstream_path, log.upstream_line) == ("server", "high", "src/llama.cpp", 5)
+    assert (log.area, log.severity, log.upstream_path, log.upstream_line) == (
+        "server",
+        "high",
+        "src/llama.cpp",
+        5,
+    )
     assert [c.subject for c in log.upstream_commits] == ["llama: print free memory first (#103)"]
     assert log.local_refs == [LocalRef("llm/server.go", 3)]
 
@@ -131,7 +172,10 @@ def test_a_real_bump_finds_what_silently_breaks_ollama(tmp_path):
     assert option.local_refs == [LocalRef("llama/server/CMakeLists.txt", 1)]
     assert f"{WEB}/blob/{new_sha}/CMakeLists.txt#L6" in option.detail
     assert option.upstream_commits[0].url == f"{WEB}/commit/{option.upstream_commits[0].sha}"
-    assert "[#101](https://github.com/ggml-org/llama.cpp/pull/101)" in option.upstream_commits[0].subject_markdown
+    assert (
+        "[#101](https://github.com/ggml-org/llama.cpp/pull/101)"
+        in option.upstream_commits[0].subject_markdown
+    )
 
     assert any(f.area == "patch-context" and f.severity == "info" for f in findings)
     assert not any("#105" in c.subject for f in findings for c in f.upstream_commits)
@@ -139,21 +183,49 @@ def test_a_real_bump_finds_what_silently_breaks_ollama(tmp_path):
 
 
 def test_comment_only_and_whitespace_only_bumps_produce_nothing(tmp_path):
-    b = _history(tmp_path, [
-        ("comments (#1)", {"CMakeLists.txt": CMAKE.replace('option(GGML_CUDA "ggml: use CUDA" OFF)',
-                                                          'option(GGML_CUDA "ggml: use CUDA" OFF) # GPU\n# option(GGML_X "x" ON)'),
-                           "common/arg.cpp": "// options\n" + ARG.replace('"disable KV offload",', '"disable KV offload", // sic'),
-                           "src/llama-arch.cpp": ARCH + "// { LLM_ARCH_LAGUNA, \"laguna\" },\n"}),
-        ("whitespace (#2)", {"src/llama.cpp": LLAMA.replace("    for (auto", "\tfor (auto").replace(", &total)", ",  &total )"),
-                             "ggml/include/ggml-backend.h": HEADER.replace("(size_t index)", "( size_t index )")}),
-    ])
+    b = _history(
+        tmp_path,
+        [
+            (
+                "comments (#1)",
+                {
+                    "CMakeLists.txt": CMAKE.replace(
+                        'option(GGML_CUDA "ggml: use CUDA" OFF)',
+                        'option(GGML_CUDA "ggml: use CUDA" OFF) # GPU\n# option(GGML_X "x" ON)',
+                    ),
+                    "common/arg.cpp": "// options\n"
+                    + ARG.replace('"disable KV offload",', '"disable KV offload", // sic'),
+                    "src/llama-arch.cpp": ARCH + '// { LLM_ARCH_LAGUNA, "laguna" },\n',
+                },
+            ),
+            (
+                "whitespace (#2)",
+                {
+                    "src/llama.cpp": LLAMA.replace("    for (auto", "\tfor (auto").replace(
+                        ", &total)", ",  &total )"
+                    ),
+                    "ggml/include/ggml-backend.h": HEADER.replace("(size_t index)", "( size_t index )"),
+                },
+            ),
+        ],
+    )
     assert _review(b)[0] == []
 
 
 def test_identical_findings_from_two_detectors_merge_into_one(tmp_path):
-    b = _history(tmp_path, [("backend: drop ggml_backend_dev_get (#7)",
-                             {"ggml/include/ggml-backend.h": HEADER.replace(
-                                 "GGML_API ggml_backend_dev_t ggml_backend_dev_get(size_t index);\n", "")})])
+    b = _history(
+        tmp_path,
+        [
+            (
+                "backend: drop ggml_backend_dev_get (#7)",
+                {
+                    "ggml/include/ggml-backend.h": HEADER.replace(
+                        "GGML_API ggml_backend_dev_t ggml_backend_dev_get(size_t index);\n", ""
+                    )
+                },
+            )
+        ],
+    )
     findings, _ = _review(b, patches=())
     (removed,) = [f for f in findings if f.title == "`ggml_backend_dev_get` was removed upstream"]
     assert removed.severity == "high" and removed.area == "discovery"
@@ -163,12 +235,23 @@ def test_identical_findings_from_two_detectors_merge_into_one(tmp_path):
 
 def test_repository_rules_override_shipped_ones_and_bad_ones_are_errors(tmp_path):
     server = 'static void send(sink & s, const json & d) {\n    s.write("data: " + d.dump() + "\\n\\n");\n}\n'
-    b = _history(tmp_path, [("server: event framing (#9)",
-                             {"tools/server/server.cpp": server.replace('"data: "', '"event: x\\ndata: "')})],
-                 base={**UPSTREAM, "tools/server/server.cpp": server})
+    b = _history(
+        tmp_path,
+        [
+            (
+                "server: event framing (#9)",
+                {"tools/server/server.cpp": server.replace('"data: "', '"event: x\\ndata: "')},
+            )
+        ],
+        base={**UPSTREAM, "tools/server/server.cpp": server},
+    )
     (sse,) = [f for f in _review(b, patches=())[0] if f.area == "streaming"]
     assert sse.severity == "high"
-    (sse,) = [f for f in _review(b, patches=(), rules={"sse-framing": {"severity": "medium"}})[0] if f.area == "streaming"]
+    (sse,) = [
+        f
+        for f in _review(b, patches=(), rules={"sse-framing": {"severity": "medium"}})[0]
+        if f.area == "streaming"
+    ]
     assert sse.severity == "medium"
     with pytest.raises(AnalysisError, match=r"rules\.sse-framing\.severity"):
         _review(b, patches=(), rules={"sse-framing": {"severity": "loud"}})
@@ -176,8 +259,11 @@ def test_repository_rules_override_shipped_ones_and_bad_ones_are_errors(tmp_path
 
 def test_a_deleted_upstream_file_points_at_the_old_ref(tmp_path):
     vocab = "".join(f"static int tok_{i}(int x) {{ return x + {i}; }}\n" for i in range(5))
-    b = _history(tmp_path, [("vocab: remove (#3)", {"src/llama-vocab.cpp": None})],
-                 base={**UPSTREAM, "src/llama-vocab.cpp": vocab})
+    b = _history(
+        tmp_path,
+        [("vocab: remove (#3)", {"src/llama-vocab.cpp": None})],
+        base={**UPSTREAM, "src/llama-vocab.cpp": vocab},
+    )
     findings, _ = _review(b, patches=())
     (tok,) = [f for f in findings if f.title == "Tokenizer changed in llama-vocab.cpp"]
     assert tok.upstream_line is None and "/blob/" in tok.detail and "gone at" in tok.detail
@@ -197,7 +283,9 @@ def test_the_engine_fills_findings_in_the_report(tmp_path):
 
 
 def test_what_one_upstream_commit_does_in_one_area_is_one_item_listing_its_parts(tmp_path):
-    two_flags = ARG.replace('{"-c", "--ctx-size"}', '{"--ctx-size-old"}').replace('{"-nkvo", "--no-kv-offload"}', '{"--kv-offload-off"}')
+    two_flags = ARG.replace('{"-c", "--ctx-size"}', '{"--ctx-size-old"}').replace(
+        '{"-nkvo", "--no-kv-offload"}', '{"--kv-offload-off"}'
+    )
     b = _history(tmp_path, [("common: rename two flags (#201)", {"common/arg.cpp": two_flags})])
     findings, _ = _review(b, patches=())
     flags = [f for f in findings if f.upstream_path == "common/arg.cpp"]
@@ -213,38 +301,84 @@ def test_what_one_upstream_commit_does_in_one_area_is_one_item_listing_its_parts
 TOKENIZE_CPP = 'int main() {\n    LOG("using device %s (%s) - %zu MiB free\\n", a, b, c);\n}\n'
 
 
-@pytest.mark.parametrize("cmake, reported", [
-    ("set(TARGET llama-tokenize)\nadd_executable(${TARGET} tokenize.cpp)\n", False),
-    ("add_library(tokenize-lib tokenize.cpp)\n", True),
-])
+@pytest.mark.parametrize(
+    "cmake, reported",
+    [
+        ("set(TARGET llama-tokenize)\nadd_executable(${TARGET} tokenize.cpp)\n", False),
+        ("add_library(tokenize-lib tokenize.cpp)\n", True),
+    ],
+)
 def test_log_lines_count_only_in_code_that_writes_to_what_ollama_runs(tmp_path, cmake, reported):
     base = {**UPSTREAM, "tools/tokenize/CMakeLists.txt": cmake, "tools/tokenize/tokenize.cpp": TOKENIZE_CPP}
-    b = _history(tmp_path, [("tokenize: reword (#301)", {"tools/tokenize/tokenize.cpp": TOKENIZE_CPP.replace("MiB free", "MiB available")})],
-                 base=base)
+    b = _history(
+        tmp_path,
+        [
+            (
+                "tokenize: reword (#301)",
+                {"tools/tokenize/tokenize.cpp": TOKENIZE_CPP.replace("MiB free", "MiB available")},
+            )
+        ],
+        base=base,
+    )
     findings, _ = _review(b, patches=())
     assert any(f.title.startswith("Log line Ollama parses changed") for f in findings) is reported
 
 
 def test_what_ollamas_build_never_compiles_or_runs_is_information(tmp_path):
-    top = CMAKE + 'option(LLAMA_BUILD_UI "llama: build the web UI" ON)\nif (LLAMA_BUILD_UI)\n    add_subdirectory(tools/ui)\nendif()\n'
+    top = (
+        CMAKE
+        + 'option(LLAMA_BUILD_UI "llama: build the web UI" ON)\nif (LLAMA_BUILD_UI)\n    add_subdirectory(tools/ui)\nendif()\n'
+    )
     ui = 'add_custom_target(ui ALL COMMAND ${CMAKE_COMMAND} -DOUT=x -P "${PROJECT_SOURCE_DIR}/scripts/ui-assets.cmake")\n'
-    script = 'execute_process(COMMAND ${NPM_EXECUTABLE} run build)\n'
-    base = {**UPSTREAM, "CMakeLists.txt": top, "tools/ui/CMakeLists.txt": ui, "scripts/ui-assets.cmake": script,
-            "ggml/src/ggml-sycl/CMakeLists.txt": 'find_package(IntelSYCL REQUIRED)\n',
-            "ggml/src/ggml-cuda/CMakeLists.txt": 'find_package(CUDAToolkit REQUIRED)\n'}
-    b = _history(tmp_path, [
-        ("sycl: link jobs (#401)", {"ggml/src/ggml-sycl/CMakeLists.txt": 'find_package(IntelSYCL REQUIRED)\nset(GGML_SYCL_MAX_PARALLEL_LINK_JOBS "4" CACHE STRING "sycl: link jobs")\n'}),
-        ("sycl: onednn (#402)", {"ggml/src/ggml-sycl/CMakeLists.txt": 'find_package(IntelSYCL REQUIRED)\nset(GGML_SYCL_MAX_PARALLEL_LINK_JOBS "4" CACHE STRING "sycl: link jobs")\nfind_package(oneDNN)\n'}),
-        ("cuda: nccl (#403)", {"ggml/src/ggml-cuda/CMakeLists.txt": 'find_package(CUDAToolkit REQUIRED)\nfind_package(NCCL)\n'}),
-        ("ui: gzip (#404)", {"scripts/ui-assets.cmake": 'execute_process(COMMAND ${NPM_EXECUTABLE} run build --gzip)\n'}),
-    ], base=base)
-    ollama = {**OLLAMA, "llama/server/CMakeLists.txt": b"set(GGML_CUDA ON)\nset(LLAMA_CURL OFF)\nset(LLAMA_BUILD_UI OFF CACHE BOOL \"\" FORCE)\n"}
+    script = "execute_process(COMMAND ${NPM_EXECUTABLE} run build)\n"
+    base = {
+        **UPSTREAM,
+        "CMakeLists.txt": top,
+        "tools/ui/CMakeLists.txt": ui,
+        "scripts/ui-assets.cmake": script,
+        "ggml/src/ggml-sycl/CMakeLists.txt": "find_package(IntelSYCL REQUIRED)\n",
+        "ggml/src/ggml-cuda/CMakeLists.txt": "find_package(CUDAToolkit REQUIRED)\n",
+    }
+    b = _history(
+        tmp_path,
+        [
+            (
+                "sycl: link jobs (#401)",
+                {
+                    "ggml/src/ggml-sycl/CMakeLists.txt": 'find_package(IntelSYCL REQUIRED)\nset(GGML_SYCL_MAX_PARALLEL_LINK_JOBS "4" CACHE STRING "sycl: link jobs")\n'
+                },
+            ),
+            (
+                "sycl: onednn (#402)",
+                {
+                    "ggml/src/ggml-sycl/CMakeLists.txt": 'find_package(IntelSYCL REQUIRED)\nset(GGML_SYCL_MAX_PARALLEL_LINK_JOBS "4" CACHE STRING "sycl: link jobs")\nfind_package(oneDNN)\n'
+                },
+            ),
+            (
+                "cuda: nccl (#403)",
+                {
+                    "ggml/src/ggml-cuda/CMakeLists.txt": "find_package(CUDAToolkit REQUIRED)\nfind_package(NCCL)\n"
+                },
+            ),
+            (
+                "ui: gzip (#404)",
+                {"scripts/ui-assets.cmake": "execute_process(COMMAND ${NPM_EXECUTABLE} run build --gzip)\n"},
+            ),
+        ],
+        base=base,
+    )
+    ollama = {
+        **OLLAMA,
+        "llama/server/CMakeLists.txt": b'set(GGML_CUDA ON)\nset(LLAMA_CURL OFF)\nset(LLAMA_BUILD_UI OFF CACHE BOOL "" FORCE)\n',
+    }
     findings, _ = _review(b, ollama=ollama, patches=())
     severity = {f.title: f.severity for f in findings}
     assert severity["New build dependency: package NCCL"] == "medium"  # CUDA is built
     assert severity["New build dependency: package oneDNN"] == "info"  # SYCL is not
     assert severity["New CMake option GGML_SYCL_MAX_PARALLEL_LINK_JOBS: decide its value"] == "info"
-    assert severity["Arguments of build-time generator ${NPM_EXECUTABLE} changed"] == "info"  # only tools/ui runs it
+    assert (
+        severity["Arguments of build-time generator ${NPM_EXECUTABLE} changed"] == "info"
+    )  # only tools/ui runs it
 
 
 HPARAMS = "#pragma once\n#include <cstdint>\nstruct llama_hparams {\n    uint32_t n_layer;\n    uint32_t n_embd;\n};\n"
@@ -253,23 +387,46 @@ MODEL_CPP = b'#include "llama-model.h"\n\nvoid build(const llama_model & model) 
 
 
 def test_compat_model_code_sees_changes_only_of_the_headers_it_includes(tmp_path):
-    base = {**UPSTREAM, "src/llama-hparams.h": HPARAMS, "src/llama-model.h": '#pragma once\n#include "llama-hparams.h"\nstruct llama_model { llama_hparams hparams; };\n',
-            "common/json-partial.h": PARTIAL}
-    b = _history(tmp_path, [
-        ("hparams: n_layer() (#501)", {"src/llama-hparams.h": HPARAMS.replace("    uint32_t n_layer;\n", "    uint32_t n_layer_all;\n    uint32_t n_layer() const { return n_layer_all; }\n")}),
-        ("json: drop key (#502)", {"common/json-partial.h": PARTIAL.replace("    std::string key;\n", "")}),
-    ], base=base)
+    base = {
+        **UPSTREAM,
+        "src/llama-hparams.h": HPARAMS,
+        "src/llama-model.h": '#pragma once\n#include "llama-hparams.h"\nstruct llama_model { llama_hparams hparams; };\n',
+        "common/json-partial.h": PARTIAL,
+    }
+    b = _history(
+        tmp_path,
+        [
+            (
+                "hparams: n_layer() (#501)",
+                {
+                    "src/llama-hparams.h": HPARAMS.replace(
+                        "    uint32_t n_layer;\n",
+                        "    uint32_t n_layer_all;\n    uint32_t n_layer() const { return n_layer_all; }\n",
+                    )
+                },
+            ),
+            (
+                "json: drop key (#502)",
+                {"common/json-partial.h": PARTIAL.replace("    std::string key;\n", "")},
+            ),
+        ],
+        base=base,
+    )
     findings, _ = _review(b, ollama={**OLLAMA, "llama/compat/models/laguna.cpp": MODEL_CPP}, patches=())
     (getter,) = [f for f in findings if "`n_layer`" in f.title]
     assert (getter.severity, getter.title) == ("high", "`n_layer` changed from field to function upstream")
     assert LocalRef("llama/compat/models/laguna.cpp", 5) in getter.local_refs
-    assert not [f for f in findings if "`key`" in f.title]  # a local named like a field of a header compat never includes
+    assert not [
+        f for f in findings if "`key`" in f.title
+    ]  # a local named like a field of a header compat never includes
 
 
 def test_a_hunk_the_patch_section_reports_moved_gets_no_near_hunk_item(tmp_path):
     body = "".join(f"    step_{i}();\n" for i in range(60))
     src = f"void run() {{\n{body}}}\n"
-    patch = make_patch(src, src.replace("    step_30();\n", "    step_30();\n    ollama_hook();\n"), "src/llama.cpp")
+    patch = make_patch(
+        src, src.replace("    step_30();\n", "    step_30();\n    ollama_hook();\n"), "src/llama.cpp"
+    )
     up = RepoBuilder(tmp_path / "m.git")
     up.commit("base", {"src/llama.cpp": src})
     up.tag("v1")
@@ -283,10 +440,26 @@ def test_a_hunk_the_patch_section_reports_moved_gets_no_near_hunk_item(tmp_path)
 
 
 def test_a_field_that_became_a_function_is_quiet_once_ollama_calls_it(tmp_path):
-    base = {**UPSTREAM, "src/llama-hparams.h": HPARAMS,
-            "src/llama-model.h": '#pragma once\n#include "llama-hparams.h"\nstruct llama_model { llama_hparams hparams; };\n'}
-    b = _history(tmp_path, [("hparams: n_layer() (#501)", {"src/llama-hparams.h": HPARAMS.replace(
-        "    uint32_t n_layer;\n", "    uint32_t n_layer_all;\n    uint32_t n_layer() const { return n_layer_all; }\n")})], base=base)
+    base = {
+        **UPSTREAM,
+        "src/llama-hparams.h": HPARAMS,
+        "src/llama-model.h": '#pragma once\n#include "llama-hparams.h"\nstruct llama_model { llama_hparams hparams; };\n',
+    }
+    b = _history(
+        tmp_path,
+        [
+            (
+                "hparams: n_layer() (#501)",
+                {
+                    "src/llama-hparams.h": HPARAMS.replace(
+                        "    uint32_t n_layer;\n",
+                        "    uint32_t n_layer_all;\n    uint32_t n_layer() const { return n_layer_all; }\n",
+                    )
+                },
+            )
+        ],
+        base=base,
+    )
     adapted = MODEL_CPP.replace(b"model.hparams.n_layer;", b"model.hparams.n_layer();")
     findings, _ = _review(b, ollama={**OLLAMA, "llama/compat/models/laguna.cpp": adapted}, patches=())
     assert not [f for f in findings if "`n_layer`" in f.title]

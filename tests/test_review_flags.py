@@ -78,18 +78,23 @@ def test_deprecated_or_replaced_flag_is_high():
     deprecated = ARG.replace('"expose slots monitoring endpoint"', '"deprecated: slots are always exposed"')
     (draft,) = _drafts(deprecated)
     assert draft.severity == "high" and "--slots is deprecated or replaced" in draft.title
-    replaced = ARG + """    add_opt(common_arg(
+    replaced = (
+        ARG
+        + """    add_opt(common_arg(
         {"--ctx"}, "N",
         "context size; replaces --ctx-size",
         [](common_params & params, int value) { params.n_ctx = value; }
     ));
 """
+    )
     (draft,) = _drafts(replaced)
     assert "--ctx-size" in draft.title and "`--ctx` takes over its job" in draft.detail
 
 
 def test_flag_no_longer_offered_to_the_server_is_high():
-    (draft,) = _drafts(ARG.replace("set_examples({LLAMA_EXAMPLE_SERVER})", "set_examples({LLAMA_EXAMPLE_MAIN})"))
+    (draft,) = _drafts(
+        ARG.replace("set_examples({LLAMA_EXAMPLE_SERVER})", "set_examples({LLAMA_EXAMPLE_MAIN})")
+    )
     assert draft.title == "llama-server no longer accepts flag --slots; Ollama passes it"
 
 
@@ -97,11 +102,22 @@ def test_a_changed_value_set_is_medium_a_changed_default_of_a_flag_ollama_passes
     (draft,) = _drafts(ARG.replace('"[on|off|auto]"', '"[on|off]"'))
     assert (draft.severity, draft.title) == ("medium", "llama-server flag --flash-attn changed its value set")
     (draft,) = _drafts(ARG.replace("default: 'auto'", "default: 'on'"))
-    assert (draft.severity, draft.title) == ("info", "llama-server flag --flash-attn changed its default or help")
+    assert (draft.severity, draft.title) == (
+        "info",
+        "llama-server flag --flash-attn changed its default or help",
+    )
 
 
 def test_no_finding_for_rewrapped_help_or_flags_ollama_does_not_pass():
     rewrapped = ARG.replace('"whether to memory-map model"', '"whether to memory-map "\n        "model"')
     assert _drafts(rewrapped) == []
     other = ARG.replace('"size of the prompt context', '"size of the context')
-    assert flag_drafts(_table(ARG), _table(other), go_flags({"llm/server.go": '"--flash-attn"\n'}, ["llm/server.go"]), lambda n: n) == []
+    assert (
+        flag_drafts(
+            _table(ARG),
+            _table(other),
+            go_flags({"llm/server.go": '"--flash-attn"\n'}, ["llm/server.go"]),
+            lambda n: n,
+        )
+        == []
+    )

@@ -30,15 +30,21 @@ PARSERS = {
         '    for (const auto & el : data.items()) { if (el.key() == "n_predict") { } }\n'
     ),
 }
-OLLAMA = {"llm/llama_server.go": 'req := map[string]any{\n\t"repeat_penalty": opts.RepeatPenalty,\n}\n',
-          "llm/llama_server_test.go": '"dry_sequence_breakers"\n'}
+OLLAMA = {
+    "llm/llama_server.go": 'req := map[string]any{\n\t"repeat_penalty": opts.RepeatPenalty,\n}\n',
+    "llm/llama_server_test.go": '"dry_sequence_breakers"\n',
+}
 
 
 def test_a_new_check_names_the_members_its_condition_tests():
     change = FileChange.from_texts("common/sampling.cpp", SAMPLING_OLD, SAMPLING_NEW)
     assert [(limit.members, limit.line) for limit in new_limits(change)] == [
-        (("penalty_repeat",), 4), (("dry_sequence_breakers",), 7)]
-    unchanged = FileChange.from_texts("common/sampling.cpp", SAMPLING_NEW, SAMPLING_NEW.replace("vocab =", "vocab  ="))
+        (("penalty_repeat",), 4),
+        (("dry_sequence_breakers",), 7),
+    ]
+    unchanged = FileChange.from_texts(
+        "common/sampling.cpp", SAMPLING_NEW, SAMPLING_NEW.replace("vocab =", "vocab  =")
+    )
     assert new_limits(unchanged) == []
 
 
@@ -49,14 +55,20 @@ def test_request_fields_come_from_parsing_calls_that_bind_the_member():
 
 
 def _drafts(limits):
-    return limit_drafts(limits, lambda m: request_fields(PARSERS, m),
-                        lambda f: ollama_uses(OLLAMA, ("llm/**/*.go",), f, whole=True))
+    return limit_drafts(
+        limits,
+        lambda m: request_fields(PARSERS, m),
+        lambda f: ollama_uses(OLLAMA, ("llm/**/*.go",), f, whole=True),
+    )
 
 
 def test_a_limit_on_a_field_ollama_sends_is_high_and_one_on_a_field_it_never_sends_says_nothing():
     change = FileChange.from_texts("common/sampling.cpp", SAMPLING_OLD, SAMPLING_NEW)
     (draft,) = _drafts(new_limits(change))
-    assert (draft.severity, draft.title) == ("high", "llama-server now rejects some values of `repeat_penalty`, which Ollama forwards")
+    assert (draft.severity, draft.title) == (
+        "high",
+        "llama-server now rejects some values of `repeat_penalty`, which Ollama forwards",
+    )
     assert draft.local_refs == (LocalRef("llm/llama_server.go", 2),)
     assert "penalty_repeat must be finite and greater than 0" in draft.detail
     assert (draft.path, draft.line) == ("common/sampling.cpp", 4)

@@ -37,14 +37,23 @@ def _patterns():
 
 def test_ollama_patterns_are_regexes_and_long_enough_literals():
     found = [(p.source, p.ref.line) for p in _patterns()]
-    assert found == [(r"using device (\S+)\s+\(.*\)\s+-\s+(\d+)\s+MiB free", 3), ("system_info:", 6), ("main: ", 6)]
+    assert found == [
+        (r"using device (\S+)\s+\(.*\)\s+-\s+(\d+)\s+MiB free", 3),
+        ("system_info:", 6),
+        ("main: ", 6),
+    ]
 
 
 def test_log_formats_render_with_sample_values():
     formats = log_formats(code_text(LLAMA, "src/llama.cpp"))
     assert [(f.text, f.line, f.last_line) for f in formats] == [
-        ("%s: using device %s (%s) - %zu MiB free\n", 2, 3), ("system_info: n_threads = %d / %d | %s\n", 4, 4)]
-    assert render("%s: using device %s (%s) - %zu MiB free\n")[0] == "CUDA0: using device CUDA0 (CUDA0) - 1024 MiB free"
+        ("%s: using device %s (%s) - %zu MiB free\n", 2, 3),
+        ("system_info: n_threads = %d / %d | %s\n", 4, 4),
+    ]
+    assert (
+        render("%s: using device %s (%s) - %zu MiB free\n")[0]
+        == "CUDA0: using device CUDA0 (CUDA0) - 1024 MiB free"
+    )
     device, info, _ = _patterns()
     assert produces(formats[0].text, device) and not produces(formats[1].text, device)
     assert produces(formats[1].text, info)

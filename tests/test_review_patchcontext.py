@@ -7,12 +7,16 @@ from bot.review.patchcontext import patch_context_drafts
 from tests.gitutil import make_patch
 
 OLD = "".join(f"    step_{i}();\n" for i in range(100))
-PATCH = make_patch(OLD, OLD.replace("    step_50();\n", "    step_50();\n    ollama_hook();\n"), "src/llama.cpp")
+PATCH = make_patch(
+    OLD, OLD.replace("    step_50();\n", "    step_50();\n    ollama_hook();\n"), "src/llama.cpp"
+)
 PATCHES = [("llama/compat/0001-hook.patch", parse(PATCH))]
 
 
 def _drafts(new, patches=PATCHES, explained=frozenset()):
-    return patch_context_drafts(patches, {"src/llama.cpp": FileChange.from_texts("src/llama.cpp", OLD, new)}, explained)
+    return patch_context_drafts(
+        patches, {"src/llama.cpp": FileChange.from_texts("src/llama.cpp", OLD, new)}, explained
+    )
 
 
 def test_upstream_change_near_a_clean_hunk_is_information_with_the_patch_line():
@@ -20,7 +24,9 @@ def test_upstream_change_near_a_clean_hunk_is_information_with_the_patch_line():
     assert (draft.area, draft.severity) == ("patch-context", "info")
     assert draft.title == "Upstream changed src/llama.cpp near hunk 1 of 0001-hook.patch"
     assert draft.line == 61 and draft.blame == ((61, 61),)
-    assert draft.local_refs == (LocalRef("llama/compat/0001-hook.patch", parse(PATCH).files[0].hunks[0].header_line),)
+    assert draft.local_refs == (
+        LocalRef("llama/compat/0001-hook.patch", parse(PATCH).files[0].hunks[0].header_line),
+    )
 
 
 def test_removal_near_a_hunk_is_attributed_by_the_removed_text():
@@ -34,8 +40,13 @@ def test_far_away_or_comment_only_changes_are_no_finding():
     assert _drafts(OLD.replace("    step_52();", "      step_52();")) == []
 
 
-TWO_HUNKS = make_patch(OLD, OLD.replace("    step_20();\n", "    step_20();\n    hook_a();\n")
-                       .replace("    step_70();\n", "    step_70();\n    hook_b();\n"), "src/llama.cpp")
+TWO_HUNKS = make_patch(
+    OLD,
+    OLD.replace("    step_20();\n", "    step_20();\n    hook_a();\n").replace(
+        "    step_70();\n", "    step_70();\n    hook_b();\n"
+    ),
+    "src/llama.cpp",
+)
 
 
 def test_one_item_per_patch_and_file_listing_its_hunks():

@@ -24,23 +24,33 @@ def test_shipped_rules_load_and_cover_every_area():
 
 
 def test_repository_rules_override_key_by_key_disable_and_extend():
-    rules = _rules(**{
-        "sse-framing": {"severity": "high"},
-        "tokenizer": {"enabled": False},
-        "my-rule": {"area": "models", "severity": "info", "title": "Mine changed in {file}", "paths": ["src/x.cpp"]},
-    })
+    rules = _rules(
+        **{
+            "sse-framing": {"severity": "high"},
+            "tokenizer": {"enabled": False},
+            "my-rule": {
+                "area": "models",
+                "severity": "info",
+                "title": "Mine changed in {file}",
+                "paths": ["src/x.cpp"],
+            },
+        }
+    )
     assert rules["sse-framing"].severity == "high" and rules["sse-framing"].pattern is not None
     assert "tokenizer" not in rules
     assert rules["my-rule"].paths == ("src/x.cpp",)
 
 
-@pytest.mark.parametrize("raw, key", [
-    ({"severity": "urgent"}, "rules.sse-framing.severity"),
-    ({"pattern": "(unclosed"}, "rules.sse-framing.pattern"),
-    ({"colour": "red"}, "rules.sse-framing.colour"),
-    ({"paths": []}, "rules.sse-framing.paths"),
-    ({"enabled": "no"}, "rules.sse-framing.enabled"),
-])
+@pytest.mark.parametrize(
+    "raw, key",
+    [
+        ({"severity": "urgent"}, "rules.sse-framing.severity"),
+        ({"pattern": "(unclosed"}, "rules.sse-framing.pattern"),
+        ({"colour": "red"}, "rules.sse-framing.colour"),
+        ({"paths": []}, "rules.sse-framing.paths"),
+        ({"enabled": "no"}, "rules.sse-framing.enabled"),
+    ],
+)
 def test_a_malformed_override_names_its_key(raw, key):
     with pytest.raises(AnalysisError, match=key.replace(".", r"\.")):
         load_rules({"sse-framing": raw})
@@ -52,15 +62,27 @@ def test_a_new_rule_missing_required_keys_is_an_error():
     with pytest.raises(AnalysisError, match=r"rules\.new: expected a table"):
         load_rules({"new": "yes"})
     with pytest.raises(AnalysisError, match="block"):
-        parse_rule("r", {"area": "build", "severity": "info", "title": "t", "paths": ["x"], "pattern": "a",
-                         "block": "struct x"}, "rules.r")
+        parse_rule(
+            "r",
+            {
+                "area": "build",
+                "severity": "info",
+                "title": "t",
+                "paths": ["x"],
+                "pattern": "a",
+                "block": "struct x",
+            },
+            "rules.r",
+        )
 
 
 def test_line_rule_reports_a_changed_matching_line_with_local_refs():
-    new = SERVER.replace("sink.write(str.c_str(), str.size());", "sink.write(str.c_str(), str.size()); n_sent++;")
+    new = SERVER.replace(
+        "sink.write(str.c_str(), str.size());", "sink.write(str.c_str(), str.size()); n_sent++;"
+    )
     new = new.replace("static void send(", "static void send_partial_response(")
     change = FileChange.from_texts("tools/server/server.cpp", SERVER, new)
-    local = {"llm/server.go": 'sc := bufio.NewScanner(r)\n', "other.go": "bufio.NewScanner\n"}
+    local = {"llm/server.go": "sc := bufio.NewScanner(r)\n", "other.go": "bufio.NewScanner\n"}
     (draft,) = rule_drafts(load_rules({}), [change], local)
     assert (draft.area, draft.severity) == ("streaming", "info")
     assert draft.title == "Streaming chunk cadence changed in server.cpp"
@@ -70,23 +92,54 @@ def test_line_rule_reports_a_changed_matching_line_with_local_refs():
 
 
 def test_a_new_kind_of_stream_frame_is_high_whatever_ollamas_code_spells():
-    ping = SERVER.replace("sink.write(str.c_str(), str.size());", 'sink.write(str.c_str(), str.size());\n    if (idle) { sink.write(":\\n\\n", 3); }')
+    ping = SERVER.replace(
+        "sink.write(str.c_str(), str.size());",
+        'sink.write(str.c_str(), str.size());\n    if (idle) { sink.write(":\\n\\n", 3); }',
+    )
     local = {"llm/server.go": 'line = bytes.TrimPrefix(line, []byte("data: "))\n'}
-    (draft,) = [d for d in rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server.cpp", SERVER, ping)], local)
-                if d.severity != "info"]
-    assert (draft.severity, draft.title) == ("high", "llama-server's stream frames changed in server.cpp: `:\\n\\n` new")
+    (draft,) = [
+        d
+        for d in rule_drafts(
+            load_rules({}), [FileChange.from_texts("tools/server/server.cpp", SERVER, ping)], local
+        )
+        if d.severity != "info"
+    ]
+    assert (draft.severity, draft.title) == (
+        "high",
+        "llama-server's stream frames changed in server.cpp: `:\\n\\n` new",
+    )
     assert draft.local_refs == (LocalRef("llm/server.go", 1),)
-    uri = SERVER.replace("static void send(", 'static bool inline_image(const std::string & url) { return string_starts_with(url, "data:"); }\nstatic void send(')
-    assert [d for d in rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server.cpp", SERVER, uri)], local) if d.severity != "info"] == []
+    uri = SERVER.replace(
+        "static void send(",
+        'static bool inline_image(const std::string & url) { return string_starts_with(url, "data:"); }\nstatic void send(',
+    )
+    assert [
+        d
+        for d in rule_drafts(
+            load_rules({}), [FileChange.from_texts("tools/server/server.cpp", SERVER, uri)], local
+        )
+        if d.severity != "info"
+    ] == []
     refactor = SERVER.replace("sink.write(str.c_str(), str.size());", "sink.write(str.data(), str.size());")
-    assert [d.severity for d in rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server.cpp", SERVER, refactor)], local)] == ["info"]
+    assert [
+        d.severity
+        for d in rule_drafts(
+            load_rules({}), [FileChange.from_texts("tools/server/server.cpp", SERVER, refactor)], local
+        )
+    ] == ["info"]
 
 
 def test_line_rule_ignores_comment_only_and_unrelated_changes():
     commented = SERVER.replace("sink.write(", "// stream it\n    sink.write(")
-    assert rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server.cpp", SERVER, commented)], {}) == []
+    assert (
+        rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server.cpp", SERVER, commented)], {})
+        == []
+    )
     unrelated = SERVER.replace("static void send", "static inline void send")
-    assert rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server.cpp", SERVER, unrelated)], {}) == []
+    assert (
+        rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server.cpp", SERVER, unrelated)], {})
+        == []
+    )
     elsewhere = FileChange.from_texts("docs/server.cpp", SERVER, SERVER.replace("data: ", "event: "))
     assert rule_drafts(load_rules({}), [elsewhere], {}) == []
 
@@ -103,9 +156,14 @@ GGML_API void ggml_backend_dev_get_props(ggml_backend_dev_t device, struct ggml_
 
 
 def test_block_rule_reports_a_changed_struct_body():
-    new = HEADER.replace("    size_t memory_free;\n", "    size_t memory_free;\n    const char * device_id;\n")
-    drafts = rule_drafts(load_rules({}), [FileChange.from_texts("ggml/include/ggml-backend.h", HEADER, new)],
-                         {"discover/gpu.go": "C.ggml_backend_dev_get_props(d, &props)\n"})
+    new = HEADER.replace(
+        "    size_t memory_free;\n", "    size_t memory_free;\n    const char * device_id;\n"
+    )
+    drafts = rule_drafts(
+        load_rules({}),
+        [FileChange.from_texts("ggml/include/ggml-backend.h", HEADER, new)],
+        {"discover/gpu.go": "C.ggml_backend_dev_get_props(d, &props)\n"},
+    )
     (draft,) = [d for d in drafts if d.title == "struct ggml_backend_dev_props changed"]
     assert (draft.area, draft.severity, draft.line, draft.blame) == ("discovery", "high", 3, ((3, 8),))
     assert "+    const char * device_id;" in draft.detail
@@ -114,7 +172,10 @@ def test_block_rule_reports_a_changed_struct_body():
 
 def test_block_rule_ignores_comment_changes_inside_the_struct():
     new = HEADER.replace("    size_t memory_free;", "    size_t memory_free; // bytes")
-    assert rule_drafts(load_rules({}), [FileChange.from_texts("ggml/include/ggml-backend.h", HEADER, new)], {}) == []
+    assert (
+        rule_drafts(load_rules({}), [FileChange.from_texts("ggml/include/ggml-backend.h", HEADER, new)], {})
+        == []
+    )
 
 
 # Subject rules, on the shapes of llama.cpp's real tables (src/llama-arch.cpp, tools/server/*.cpp).
@@ -137,17 +198,24 @@ def test_a_renamed_gguf_key_that_ollamas_converter_writes_is_high_with_the_conve
     assert draft.severity == "high"
     assert draft.title == "GGUF metadata key `rope.freq_base_swa` removed or renamed upstream"
     assert draft.local_refs == (LocalRef("convert/convert_laguna.go", 2),)
-    assert draft.removed == ("src/llama-arch.cpp", '{ LLM_KV_ROPE_FREQ_BASE_SWA,                "%s.rope.freq_base_swa"                },')
+    assert draft.removed == (
+        "src/llama-arch.cpp",
+        '{ LLM_KV_ROPE_FREQ_BASE_SWA,                "%s.rope.freq_base_swa"                },',
+    )
 
 
 def test_gguf_keys_only_added_or_moved_say_nothing_and_an_unused_removal_is_information():
     added = ARCH_KV.replace("};", '    { LLM_KV_NUM_LOOPS, "%s.num_loops" },\n};')
-    moved = ARCH_KV.replace('    { LLM_KV_CONTEXT_LENGTH,                    "%s.context_length"                    },\n', "")
+    moved = ARCH_KV.replace(
+        '    { LLM_KV_CONTEXT_LENGTH,                    "%s.context_length"                    },\n', ""
+    )
     moved = moved.replace("};", '    { LLM_KV_CONTEXT_LENGTH, "%s.context_length" },\n};')
     local = {"convert/convert_laguna.go": CONVERTER}
     assert rule_drafts(load_rules({}), [_arch_change(added)], local) == []
     assert rule_drafts(load_rules({}), [_arch_change(moved)], local) == []
-    dropped = ARCH_KV.replace('    { LLM_KV_ROPE_FREQ_BASE,                    "%s.rope.freq_base"                    },\n', "")
+    dropped = ARCH_KV.replace(
+        '    { LLM_KV_ROPE_FREQ_BASE,                    "%s.rope.freq_base"                    },\n', ""
+    )
     (draft,) = rule_drafts(load_rules({}), [_arch_change(dropped)], local)
     assert draft.severity == "info" and draft.local_refs == ()
 
@@ -164,19 +232,41 @@ SERVER_PROPS = """static json props(const server_context & ctx) {
 def test_a_json_field_ollama_decodes_that_leaves_the_server_is_high_new_errors_say_nothing():
     local = {"llm/status.go": 'type props struct {\n\tNCtx int `json:"n_ctx"`\n}\n'}
     gone = SERVER_PROPS.replace('        { "n_ctx", ctx.n_ctx },\n', "")
-    (draft,) = rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server-context.cpp", SERVER_PROPS, gone)], local)
-    assert (draft.severity, draft.title) == ("high", "llama-server JSON field `n_ctx` removed or renamed in server-context.cpp")
+    (draft,) = rule_drafts(
+        load_rules({}), [FileChange.from_texts("tools/server/server-context.cpp", SERVER_PROPS, gone)], local
+    )
+    assert (draft.severity, draft.title) == (
+        "high",
+        "llama-server JSON field `n_ctx` removed or renamed in server-context.cpp",
+    )
     assert draft.local_refs == (LocalRef("llm/status.go", 2),)
-    new_error = SERVER_PROPS.replace("    };\n}", '    };\n}\nstatic json err() { return json {{ "error", "resume failed" }, { "code", 404 }}; }')
-    assert rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server-context.cpp", SERVER_PROPS, new_error)], local) == []
+    new_error = SERVER_PROPS.replace(
+        "    };\n}",
+        '    };\n}\nstatic json err() { return json {{ "error", "resume failed" }, { "code", 404 }}; }',
+    )
+    assert (
+        rule_drafts(
+            load_rules({}),
+            [FileChange.from_texts("tools/server/server-context.cpp", SERVER_PROPS, new_error)],
+            local,
+        )
+        == []
+    )
     moved = FileChange.from_texts("tools/server/server-props.cpp", None, SERVER_PROPS)
-    assert rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server-context.cpp", SERVER_PROPS, gone), moved], local) == []
+    assert (
+        rule_drafts(
+            load_rules({}),
+            [FileChange.from_texts("tools/server/server-context.cpp", SERVER_PROPS, gone), moved],
+            local,
+        )
+        == []
+    )
     router = FileChange.from_texts("tools/server/server-models.cpp", SERVER_PROPS, gone)
     assert rule_drafts(load_rules({}), [router], local) == []
 
 
 def test_a_change_in_a_backend_ollama_does_not_build_is_information_only():
-    old = 'static int count() { return 0; }\n'
+    old = "static int count() { return 0; }\n"
     new = 'static int count() { const char * e = getenv("GGML_OPENVINO_DEVICE"); return e != nullptr; }\n'
     change = FileChange.from_texts("ggml/src/ggml-openvino/ggml-openvino.cpp", old, new)
     local = {"discover/gpu.go": 'os.Setenv("GGML_OPENVINO_DEVICE", id)\n'}
@@ -192,7 +282,9 @@ def test_a_pre_tokenizer_name_ollama_writes_that_upstream_no_longer_knows_is_hig
     old = 'if (tokenizer_pre == "laguna") {\n    pre_type = LLAMA_VOCAB_PRE_TYPE_LAGUNA;\n} else if (tokenizer_pre == "qwen2") {\n    pre_type = LLAMA_VOCAB_PRE_TYPE_QWEN2;\n}\n'
     new = old.replace('"laguna"', '"laguna-v2"')
     change = FileChange.from_texts("src/llama-vocab.cpp", old, new)
-    drafts = rule_drafts(load_rules({}), [change], {"convert/convert_laguna.go": 'kv["tokenizer.ggml.pre"] = "laguna"\n'})
+    drafts = rule_drafts(
+        load_rules({}), [change], {"convert/convert_laguna.go": 'kv["tokenizer.ggml.pre"] = "laguna"\n'}
+    )
     (pre,) = [d for d in drafts if d.title.startswith("Pre-tokenizer")]
     assert pre.severity == "high" and "`laguna`" in pre.title
     assert {d.severity for d in drafts if d is not pre} == {"info"}
@@ -200,15 +292,30 @@ def test_a_pre_tokenizer_name_ollama_writes_that_upstream_no_longer_knows_is_hig
 
 def test_subject_keys_are_validated():
     with pytest.raises(AnalysisError, match=r"rules\.r\.when"):
-        parse_rule("r", {"area": "build", "severity": "info", "title": "t", "paths": ["x"], "pattern": "a", "when": "sometimes"}, "rules.r")
+        parse_rule(
+            "r",
+            {
+                "area": "build",
+                "severity": "info",
+                "title": "t",
+                "paths": ["x"],
+                "pattern": "a",
+                "when": "sometimes",
+            },
+            "rules.r",
+        )
     with pytest.raises(AnalysisError, match=r"rules\.r\.subject: a subject needs a pattern"):
-        parse_rule("r", {"area": "build", "severity": "info", "title": "t", "paths": ["x"], "subject": "a"}, "rules.r")
+        parse_rule(
+            "r",
+            {"area": "build", "severity": "info", "title": "t", "paths": ["x"], "subject": "a"},
+            "rules.r",
+        )
 
 
 def test_hunk_code_stays_on_its_own_line_numbers_after_a_pure_insertion():
     # A pure insertion has no removed lines: the hunks after it must still see their own code.
     old = 'int a() {\n    return 1;\n}\nint b() {\n    // was here\n    return f(x, "wav");\n}\n'
-    new = 'int z() {}\n' + old.replace('f(x, "wav")', 'g(x)')
+    new = "int z() {}\n" + old.replace('f(x, "wav")', "g(x)")
     change = FileChange.from_texts("src/x.cpp", old, new)
     removed = [(n, code) for s in change.significant for n, code in change.removed_code(s)]
     assert removed == [(6, '    return f(x, "wav");')]
@@ -217,10 +324,23 @@ def test_hunk_code_stays_on_its_own_line_numbers_after_a_pure_insertion():
 def test_a_request_field_ollama_sends_that_the_server_stops_reading_is_medium():
     old = 'void parse(const json & p) {\n    std::string format = json_value(p, "format", std::string());\n    std::string data = json_value(p, "data", std::string());\n}\n'
     new = old.replace('    std::string format = json_value(p, "format", std::string());\n', "")
-    local = {"llm/llama_server.go": 'm := map[string]any{\n\t"data": encoded,\n\t"format": format,\n}\n',
-             "llm/llama_server_test.go": '"format"\n'}
-    (draft,) = rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server-common.cpp", old, new)], local)
-    assert (draft.severity, draft.title) == ("medium", "llama-server no longer reads request field `format` in server-common.cpp")
+    local = {
+        "llm/llama_server.go": 'm := map[string]any{\n\t"data": encoded,\n\t"format": format,\n}\n',
+        "llm/llama_server_test.go": '"format"\n',
+    }
+    (draft,) = rule_drafts(
+        load_rules({}), [FileChange.from_texts("tools/server/server-common.cpp", old, new)], local
+    )
+    assert (draft.severity, draft.title) == (
+        "medium",
+        "llama-server no longer reads request field `format` in server-common.cpp",
+    )
     assert draft.local_refs == (LocalRef("llm/llama_server.go", 3),)
-    assert rule_drafts(load_rules({}), [FileChange.from_texts("tools/server/server-common.cpp", old, new)],
-                       {"llm/x.go": 'f := "formats of data"\n'})[0].severity == "info"
+    assert (
+        rule_drafts(
+            load_rules({}),
+            [FileChange.from_texts("tools/server/server-common.cpp", old, new)],
+            {"llm/x.go": 'f := "formats of data"\n'},
+        )[0].severity
+        == "info"
+    )

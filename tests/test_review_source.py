@@ -12,7 +12,10 @@ def test_code_text_blanks_comments_and_keeps_strings_and_lines():
     assert code.count("\n") == text.count("\n") and len(code) == len(text)
     assert "note" not in code and "block" not in code and "still" not in code
     assert '"// not a comment"' in code and "int b" in code
-    assert code_text('option(GGML_X "a # b" ON) # why\n', "CMakeLists.txt") == 'option(GGML_X "a # b" ON)      \n'
+    assert (
+        code_text('option(GGML_X "a # b" ON) # why\n', "CMakeLists.txt")
+        == 'option(GGML_X "a # b" ON)      \n'
+    )
     assert code_text("# just text\n", "README.md") == "# just text\n"  # unknown syntax: nothing is a comment
 
 

@@ -21,13 +21,21 @@ def _decls(text):
 
 
 def _drafts(new_text):
-    return symbol_drafts(_decls(HEADER), _decls(new_text), ollama_uses({"discover/gpu.go": GO}), lambda p, n: 9)
+    return symbol_drafts(
+        _decls(HEADER), _decls(new_text), ollama_uses({"discover/gpu.go": GO}), lambda p, n: 9
+    )
 
 
 def test_declarations_normalise_away_parameter_names():
     decls = _decls(HEADER)
-    assert decls["ggml_backend_dev_memory"].signature == "void ggml_backend_dev_memory(ggml_backend_dev_t, size_t *, size_t *)"
-    assert decls["ggml_backend_dev_type"].signature == "enum ggml_backend_dev_type ggml_backend_dev_type(ggml_backend_dev_t)"
+    assert (
+        decls["ggml_backend_dev_memory"].signature
+        == "void ggml_backend_dev_memory(ggml_backend_dev_t, size_t *, size_t *)"
+    )
+    assert (
+        decls["ggml_backend_dev_type"].signature
+        == "enum ggml_backend_dev_type ggml_backend_dev_type(ggml_backend_dev_t)"
+    )
     assert decls["ggml_nelements"].signature == "int64_t ggml_nelements(const struct ggml_tensor *)"
     assert "ggml_up" not in decls and decls["ggml_backend_dev_get"].line == 4
 
@@ -40,7 +48,11 @@ def test_ollama_uses_ggml_names_in_discovery_ml_and_llama():
 def test_removed_or_changed_declaration_ollama_uses_is_high():
     removed = HEADER.replace("GGML_API ggml_backend_dev_t ggml_backend_dev_get(size_t index);\n", "")
     (draft,) = _drafts(removed)
-    assert (draft.area, draft.severity, draft.title) == ("discovery", "high", "`ggml_backend_dev_get` was removed upstream")
+    assert (draft.area, draft.severity, draft.title) == (
+        "discovery",
+        "high",
+        "`ggml_backend_dev_get` was removed upstream",
+    )
     assert draft.line == 9 and draft.local_refs == (LocalRef("discover/gpu.go", 3),)
     changed = HEADER.replace("size_t * free, size_t * total", "size_t * free, size_t * total, bool host")
     (draft,) = _drafts(changed)
@@ -48,14 +60,21 @@ def test_removed_or_changed_declaration_ollama_uses_is_high():
 
 
 def test_deprecation_is_medium():
-    deprecated = HEADER.replace("GGML_API size_t ggml_backend_dev_count(void);",
-                                'GGML_DEPRECATED(GGML_API size_t ggml_backend_dev_count(void), "use ggml_backend_reg");')
+    deprecated = HEADER.replace(
+        "GGML_API size_t ggml_backend_dev_count(void);",
+        'GGML_DEPRECATED(GGML_API size_t ggml_backend_dev_count(void), "use ggml_backend_reg");',
+    )
     (draft,) = _drafts(deprecated)
     assert (draft.severity, draft.title) == ("medium", "`ggml_backend_dev_count` is now deprecated")
 
 
 def test_no_finding_for_renamed_parameters_comments_or_unused_functions():
-    renamed = HEADER.replace("ggml_backend_dev_t device, size_t * free", "ggml_backend_dev_t dev, size_t * mem_free")
+    renamed = HEADER.replace(
+        "ggml_backend_dev_t device, size_t * free", "ggml_backend_dev_t dev, size_t * mem_free"
+    )
     assert _drafts(renamed) == []
     assert _drafts(HEADER.replace("size_t index);", "size_t index); // by position")) == []
-    assert _drafts(HEADER.replace("GGML_API int64_t ggml_nelements(const struct ggml_tensor * tensor);\n", "")) == []
+    assert (
+        _drafts(HEADER.replace("GGML_API int64_t ggml_nelements(const struct ggml_tensor * tensor);\n", ""))
+        == []
+    )

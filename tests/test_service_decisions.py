@@ -34,9 +34,13 @@ def test_ticks_are_carried_through_a_progress_body():
 
 
 def test_annotations_go_fifty_per_request():
-    annotations = [{"path": "p", "start_line": i, "end_line": i, "annotation_level": "notice", "message": "m"}
-                   for i in range(1, 121)]
-    updates = check_run_updates("failure", {"title": "t", "summary": "s", "text": "x", "annotations": annotations})
+    annotations = [
+        {"path": "p", "start_line": i, "end_line": i, "annotation_level": "notice", "message": "m"}
+        for i in range(1, 121)
+    ]
+    updates = check_run_updates(
+        "failure", {"title": "t", "summary": "s", "text": "x", "annotations": annotations}
+    )
     assert [len(u["output"]["annotations"]) for u in updates] == [50, 50, 20]
     assert updates[0]["status"] == "completed" and updates[0]["conclusion"] == "failure"
     assert updates[0]["output"]["text"] == "x"
@@ -59,9 +63,16 @@ def test_write_maintain_and_admin_may_run_commands():
 
 
 def _pr(head_full="o/r", base_full="o/r", can_modify=False, head_repo=True):
-    repo = {"full_name": head_full, "name": head_full.split("/")[1], "owner": {"login": head_full.split("/")[0]}}
-    return {"head": {"ref": "feature", "repo": repo if head_repo else None}, "base": {"repo": {"full_name": base_full}},
-            "maintainer_can_modify": can_modify}
+    repo = {
+        "full_name": head_full,
+        "name": head_full.split("/")[1],
+        "owner": {"login": head_full.split("/")[0]},
+    }
+    return {
+        "head": {"ref": "feature", "repo": repo if head_repo else None},
+        "base": {"repo": {"full_name": base_full}},
+        "maintainer_can_modify": can_modify,
+    }
 
 
 def test_push_target_same_repo_or_fork_that_allows_maintainers():
@@ -72,7 +83,9 @@ def test_push_target_same_repo_or_fork_that_allows_maintainers():
 
 
 def _report(*patches):
-    pin = PinReport("llama.cpp", "LLAMA_CPP_VERSION", "b1", "b2", "a" * 40, "b" * 40, "https://x/compare/b1...b2")
+    pin = PinReport(
+        "llama.cpp", "LLAMA_CPP_VERSION", "b1", "b2", "a" * 40, "b" * 40, "https://x/compare/b1...b2"
+    )
     pin.patches = list(patches)
     return Report([pin])
 
@@ -83,7 +96,8 @@ def test_patch_changes_skip_unchanged_and_unresolved():
         PatchResult("p/2.patch", "offset", "m", None, new_text=b"same"),
         PatchResult("p/3.patch", "conflict", "m", None, new_text=None),
         PatchResult("p/4.patch", "fuzzy", "m", "p/4.patch", new_text=b"fuzzy"),
-        PatchResult("p/5.patch", "clean", "m", None, new_text=b"clean but different"))
+        PatchResult("p/5.patch", "clean", "m", None, new_text=b"clean but different"),
+    )
     current = {"p/1.patch": b"old", "p/2.patch": b"same", "p/4.patch": b"old", "p/5.patch": b"x"}
     changes = patch_changes(report, current.get)
     assert [(c.path, c.status) for c in changes] == [("p/1.patch", "regenerated"), ("p/4.patch", "fuzzy")]
@@ -105,22 +119,35 @@ def test_shown_patches_stay_within_the_budget():
 
 def test_short_reasons_are_one_line():
     assert short_reason(GitHubBroken(http.HTTPStatus.BAD_GATEWAY)) == "GitHub answered 502 Bad Gateway"
-    assert short_reason(BadRequest(http.HTTPStatus.FORBIDDEN, "Resource not accessible by integration")) == \
-        "GitHub answered 403 Forbidden (Resource not accessible by integration)"
+    assert (
+        short_reason(BadRequest(http.HTTPStatus.FORBIDDEN, "Resource not accessible by integration"))
+        == "GitHub answered 403 Forbidden (Resource not accessible by integration)"
+    )
     assert short_reason(TimeoutError()) == "GitHub did not answer in time"
     assert short_reason(aiohttp.ClientConnectionError()) == "could not reach GitHub (ClientConnectionError)"
     assert short_reason(ValueError("bad\nsecond line")) == "ValueError: bad"
 
 
 def test_every_command_has_a_handler(tmp_path):
-    service = Service(queue=None, github=None, data_dir=tmp_path, url_instead_of=None, workers=1,  # type: ignore
-                      metrics=Metrics())
+    service = Service(
+        queue=None,
+        github=None,
+        data_dir=tmp_path,
+        url_instead_of=None,
+        workers=1,  # type: ignore
+        metrics=Metrics(),
+    )
     assert set(service._commands) == {c.name for c in COMMANDS}
 
 
 def test_help_reply_lists_every_command_and_escapes_table_pipes():
-    text = render_template("reply_help.md.j2", line="/llama nope", problem="I do not know the command `/llama nope`.",
-                  prefix="/llama", commands=COMMANDS)
+    text = render_template(
+        "reply_help.md.j2",
+        line="/llama nope",
+        problem="I do not know the command `/llama nope`.",
+        prefix="/llama",
+        commands=COMMANDS,
+    )
     assert "> /llama nope" in text and "I do not know" in text
     assert "`/llama validate <platform> [<platform> ...] \\| all`" in text
     for command in COMMANDS:

@@ -43,8 +43,11 @@ async def test_opened_posts_one_comment_and_the_check_runs(bot, scenario):
     assert runs["llama.cpp: upstream review"]["conclusion"] in ("neutral", "success")
     assert patches["external_id"] == str(scenario.number)
     # while it ran, the comment and the check runs said so
-    first_body = next(r["json"]["body"] for r in scenario.fake.requests
-                      if r["method"] == "POST" and r["path"].endswith("/issues/7/comments"))
+    first_body = next(
+        r["json"]["body"]
+        for r in scenario.fake.requests
+        if r["method"] == "POST" and r["path"].endswith("/issues/7/comments")
+    )
     assert "Checking commit" in first_body and scenario.head_sha[:12] in first_body
     created = [r["body"] for r in scenario.fake.check_run_requests if r["method"] == "POST"]
     assert all(body["status"] == "in_progress" and "started_at" in body for body in created)
@@ -59,7 +62,10 @@ async def test_synchronize_edits_the_same_comment(bot, scenario):
     (comment,) = scenario.bot_comments()
     assert new_sha[:12] in comment["body"] and scenario.head_sha[:12] not in comment["body"]
     assert set(runs_by_name(scenario, new_sha)) == {"llama.cpp: patches", "llama.cpp: upstream review"}
-    assert sum(1 for r in scenario.fake.requests if r["method"] == "POST" and r["path"].endswith("/comments")) == 1
+    assert (
+        sum(1 for r in scenario.fake.requests if r["method"] == "POST" and r["path"].endswith("/comments"))
+        == 1
+    )
 
 
 async def test_results_for_a_superseded_head_are_never_posted(bot, scenario):
@@ -72,10 +78,19 @@ async def test_results_for_a_superseded_head_are_never_posted(bot, scenario):
     await bot.settle()
     old_runs = scenario.check_runs(old_sha)
     assert {r["conclusion"] for r in old_runs} == {"cancelled"}
-    assert {r["conclusion"] for r in scenario.check_runs(new_sha)} <= {"action_required", "neutral", "success"}
-    checklists = [r["json"]["body"] for r in scenario.fake.requests
-                  if r["method"] in ("POST", "PATCH") and "/comments" in r["path"] and r["json"]
-                  and "### Before merging" in r["json"]["body"]]
+    assert {r["conclusion"] for r in scenario.check_runs(new_sha)} <= {
+        "action_required",
+        "neutral",
+        "success",
+    }
+    checklists = [
+        r["json"]["body"]
+        for r in scenario.fake.requests
+        if r["method"] in ("POST", "PATCH")
+        and "/comments" in r["path"]
+        and r["json"]
+        and "### Before merging" in r["json"]["body"]
+    ]
     assert checklists and all(old_sha[:12] not in body for body in checklists)
     (comment,) = scenario.bot_comments()
     assert new_sha[:12] in comment["body"]
@@ -95,7 +110,9 @@ async def test_a_pull_request_touching_no_pin_gets_nothing(bot, scenario):
     assert (await bot.deliver("pull_request", scenario.pull_event("opened", number=8)))[0] == 202
     await bot.settle()
     assert scenario.bot_comments(8) == [] and scenario.check_runs() == []
-    assert not [r for r in scenario.fake.requests if r["method"] != "GET" and "access_tokens" not in r["path"]]
+    assert not [
+        r for r in scenario.fake.requests if r["method"] != "GET" and "access_tokens" not in r["path"]
+    ]
 
 
 async def test_job_of_a_dead_worker_is_resumed_after_a_restart(fake_github, scenario, tmp_path):
@@ -117,7 +134,9 @@ async def test_job_of_a_dead_worker_is_resumed_after_a_restart(fake_github, scen
         finished = await restarted.queue.get(job.id)
         assert (finished.status, finished.attempts) == ("done", 2)
         assert len(scenario.bot_comments()) == 1 and len(scenario.check_runs()) == 2
-        assert (await restarted.deliver("pull_request", scenario.pull_event("opened"), delivery="d-1"))[0] == 200
+        assert (await restarted.deliver("pull_request", scenario.pull_event("opened"), delivery="d-1"))[
+            0
+        ] == 200
     finally:
         await restarted.close()
 
@@ -125,17 +144,30 @@ async def test_job_of_a_dead_worker_is_resumed_after_a_restart(fake_github, scen
 async def test_502_and_rate_limits_still_post_exactly_once(bot, scenario):
     fake = scenario.fake
     fake.fail("POST", r"/issues/7/comments$", 502, times=2)
-    fake.fail("POST", r"/check-runs$", 403, times=1, headers={"retry-after": "1"},
-              body={"message": "You have exceeded a secondary rate limit."})
-    fake.fail("PATCH", r"/check-runs/", 429, times=1,
-              headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(time.time()) + 1)})
+    fake.fail(
+        "POST",
+        r"/check-runs$",
+        403,
+        times=1,
+        headers={"retry-after": "1"},
+        body={"message": "You have exceeded a secondary rate limit."},
+    )
+    fake.fail(
+        "PATCH",
+        r"/check-runs/",
+        429,
+        times=1,
+        headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(time.time()) + 1)},
+    )
     fake.fail("GET", r"/git/blobs/", 503, times=1)
     await bot.deliver("pull_request", scenario.pull_event("opened"))
     await bot.settle()
     assert len(scenario.bot_comments()) == 1
     runs = scenario.check_runs()
     assert len(runs) == 2 and all(r["status"] == "completed" for r in runs)
-    statuses = [r["status"] for r in fake.requests if r["method"] == "POST" and r["path"].endswith("/comments")]
+    statuses = [
+        r["status"] for r in fake.requests if r["method"] == "POST" and r["path"].endswith("/comments")
+    ]
     assert statuses == [502, 502, 201]
 
 
@@ -152,7 +184,9 @@ async def test_a_comment_made_before_its_answer_was_lost_is_not_posted_again(bot
     await bot.settle()
     replies = [c for c in scenario.bot_comments() if c["id"] != checklist["id"]]
     assert len(replies) == 1 and "llama-bot takes these commands" in replies[0]["body"]
-    statuses = [r["status"] for r in fake.requests if r["method"] == "POST" and r["path"].endswith("/comments")]
+    statuses = [
+        r["status"] for r in fake.requests if r["method"] == "POST" and r["path"].endswith("/comments")
+    ]
     assert statuses == [502, 502]  # neither was sent a second time
 
 
@@ -169,7 +203,11 @@ async def test_a_failed_job_can_be_inspected_from_the_command_line(bot, scenario
     assert cli.main(["jobs", str(job["id"])]) == 0
     assert json.loads(capsys.readouterr().out)["payload"]["head_sha"] == scenario.head_sha
     assert cli.main(["jobs", "999"]) == 2
-    assert capsys.readouterr().err.strip().endswith("no job 999 in " + str(bot.app[SETTINGS].data_dir / "jobs.sqlite3"))
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith("no job 999 in " + str(bot.app[SETTINGS].data_dir / "jobs.sqlite3"))
+    )
 
 
 async def test_a_run_that_fails_midway_says_so_in_the_comment_not_checking_forever(bot, scenario):
@@ -221,8 +259,13 @@ async def test_ticked_box_survives_recheck(bot, scenario):
     (comment,) = scenario.bot_comments()
     assert "- [x] Run `go test ./...` <!-- id:go-test -->" in comment["body"]
     assert [r["content"] for r in scenario.fake.reactions[command["comment"]["id"]]] == ["eyes"]
-    progress = [r["json"]["body"] for r in scenario.fake.requests if r["method"] == "PATCH"
-                and "/issues/comments/" in r["path"] and "⏳ Re-checking" in r["json"]["body"]]
+    progress = [
+        r["json"]["body"]
+        for r in scenario.fake.requests
+        if r["method"] == "PATCH"
+        and "/issues/comments/" in r["path"]
+        and "⏳ Re-checking" in r["json"]["body"]
+    ]
     assert progress and all("go-test" in body for body in progress)  # remembered while the run was under way
     assert len(scenario.check_runs()) == 4  # the recheck made new runs on the same commit
 
@@ -240,8 +283,9 @@ async def test_read_permission_command_is_refused_politely(bot, scenario):
 
 
 async def test_bot_comments_are_ignored(bot, scenario):
-    status, _ = await bot.deliver("issue_comment", scenario.comment_event("/llama recheck", login="llama-bot[bot]",
-                                                                            user_type="Bot"))
+    status, _ = await bot.deliver(
+        "issue_comment", scenario.comment_event("/llama recheck", login="llama-bot[bot]", user_type="Bot")
+    )
     assert status == 200
 
 
@@ -301,8 +345,12 @@ async def test_unknown_upstream_ref_fails_the_check_run(bot, scenario):
 
 
 async def test_unreadable_config_fails_a_check_run_saying_what_to_fix(bot, scenario):
-    main = commit(scenario.git, {".github/llama-bot.toml": "command_prefix = [broken\n"},
-                  parents=[scenario.base_sha], ref="refs/heads/main")
+    main = commit(
+        scenario.git,
+        {".github/llama-bot.toml": "command_prefix = [broken\n"},
+        parents=[scenario.base_sha],
+        ref="refs/heads/main",
+    )
     assert main
     await bot.deliver("pull_request", scenario.pull_event("opened"))
     await bot.settle()
@@ -315,9 +363,13 @@ async def test_rerequested_check_run_reruns_the_analysis(bot, scenario):
     await bot.deliver("pull_request", scenario.pull_event("opened"))
     await bot.settle()
     run = runs_by_name(scenario, scenario.head_sha)["llama.cpp: patches"]
-    data = {"action": "rerequested", "check_run": {**run, "pull_requests": []},
-            "repository": scenario.repository(), "installation": scenario.installation(),
-            "sender": scenario.fake._user("maintainer")}
+    data = {
+        "action": "rerequested",
+        "check_run": {**run, "pull_requests": []},
+        "repository": scenario.repository(),
+        "installation": scenario.installation(),
+        "sender": scenario.fake._user("maintainer"),
+    }
     assert (await bot.deliver("check_run", data))[0] == 202
     await bot.settle()
     assert len(scenario.check_runs(scenario.head_sha)) == 4
@@ -333,16 +385,23 @@ async def test_regenerate_patches_commits_to_the_head_branch(bot, scenario):
     assert "llama.cpp v2" in branch.message and "v1 -> v2" in branch.message
     new_patch = branch.tree[PATCH_PATH].data
     assert new_patch != HOOK_PATCH and b"ollama_hook();" in new_patch
-    assert [p.delta.new_file.path for p in branch.tree.diff_to_tree(scenario.git[scenario.head_sha].peel(pygit2.Tree))] == \
-        [PATCH_PATH]
+    assert [
+        p.delta.new_file.path
+        for p in branch.tree.diff_to_tree(scenario.git[scenario.head_sha].peel(pygit2.Tree))
+    ] == [PATCH_PATH]
     (reply,) = scenario.bot_comments()
     assert str(branch.id)[:12] in reply["body"] and PATCH_PATH in reply["body"]
     assert scenario.fake.pulls[(scenario.full_name, 7)]["head"]["sha"] == str(branch.id)
 
 
 async def test_regenerate_patches_with_nothing_to_do_says_so(bot, scenario):
-    scenario.push({PATCH_PATH: make_patch(NEW_SOURCE, NEW_SOURCE.replace("d();\n", "d();\n    ollama_hook();\n"),
-                                          "src/f.c")})  # made against v2: applies as it is
+    scenario.push(
+        {
+            PATCH_PATH: make_patch(
+                NEW_SOURCE, NEW_SOURCE.replace("d();\n", "d();\n    ollama_hook();\n"), "src/f.c"
+            )
+        }
+    )  # made against v2: applies as it is
     await bot.deliver("issue_comment", scenario.comment_event("/llama regenerate-patches llama.cpp"))
     await bot.settle()
     (reply,) = scenario.bot_comments()
@@ -352,10 +411,14 @@ async def test_regenerate_patches_with_nothing_to_do_says_so(bot, scenario):
 async def test_regenerate_patches_when_the_branch_moved(bot, scenario):
     scenario.fake.delay(r"/git/blobs$", 1.0)  # creating the blob takes a moment; a push lands meanwhile
     await bot.deliver("issue_comment", scenario.comment_event("/llama regenerate-patches"))
-    await wait_for(lambda: any(r["method"] == "POST" and r["path"].endswith("/git/blobs")
-                               for r in scenario.fake.requests))
-    moved = commit(scenario.git, {"README.md": "racing push\n"}, parents=[scenario.head_sha],
-                   ref="refs/heads/bump")
+    await wait_for(
+        lambda: any(
+            r["method"] == "POST" and r["path"].endswith("/git/blobs") for r in scenario.fake.requests
+        )
+    )
+    moved = commit(
+        scenario.git, {"README.md": "racing push\n"}, parents=[scenario.head_sha], ref="refs/heads/bump"
+    )
     await bot.settle()
     assert str(scenario.git.references["refs/heads/bump"].target) == moved
     (reply,) = scenario.bot_comments()
@@ -363,8 +426,13 @@ async def test_regenerate_patches_when_the_branch_moved(bot, scenario):
 
 
 async def test_regenerate_patches_on_a_protected_branch_replies_with_the_patches(bot, scenario):
-    scenario.fake.fail("PATCH", r"/git/refs/heads/bump$", 422, times=1,
-                       body={"message": "Protected branch update failed for refs/heads/bump."})
+    scenario.fake.fail(
+        "PATCH",
+        r"/git/refs/heads/bump$",
+        422,
+        times=1,
+        body={"message": "Protected branch update failed for refs/heads/bump."},
+    )
     await bot.deliver("issue_comment", scenario.comment_event("/llama regenerate-patches"))
     await bot.settle()
     assert str(scenario.git.references["refs/heads/bump"].target) == scenario.head_sha
@@ -406,8 +474,15 @@ async def test_a_push_that_stops_touching_the_pin_retires_the_checklist(bot, sce
 
 async def test_regenerate_patches_falls_back_when_the_fork_refuses_the_write(bot, scenario):
     sha = commit(scenario.git, {"LLAMA_CPP_VERSION": "v2\n"}, parents=[scenario.base_sha])
-    scenario.fake.add_pull(OWNER, NAME, 9, sha, "bump-from-fork", head_repo_full_name="someone/ollama",
-                           maintainer_can_modify=True)
+    scenario.fake.add_pull(
+        OWNER,
+        NAME,
+        9,
+        sha,
+        "bump-from-fork",
+        head_repo_full_name="someone/ollama",
+        maintainer_can_modify=True,
+    )
     await bot.deliver("issue_comment", scenario.comment_event("/llama regenerate-patches", number=9))
     await bot.settle()
     (reply,) = scenario.bot_comments(9)
@@ -418,9 +493,25 @@ async def test_a_job_that_keeps_killing_its_worker_is_given_up(fake_github, scen
     data_dir = tmp_path / "var"
     clock = [time.time() - 3600]
     queue = SqliteJobQueue(data_dir / "jobs.sqlite3", lease_seconds=60, clock=lambda: clock[0])
-    await queue.enqueue("d-1", "pull_request", [JobRequest("analysis", "ollama/ollama#7", {
-        "installation_id": fake_github.installation_id, "owner": OWNER, "repo": NAME, "number": 7,
-        "head_sha": scenario.head_sha, "reason": "pull_request.opened"}, supersedes=True)])
+    await queue.enqueue(
+        "d-1",
+        "pull_request",
+        [
+            JobRequest(
+                "analysis",
+                "ollama/ollama#7",
+                {
+                    "installation_id": fake_github.installation_id,
+                    "owner": OWNER,
+                    "repo": NAME,
+                    "number": 7,
+                    "head_sha": scenario.head_sha,
+                    "reason": "pull_request.opened",
+                },
+                supersedes=True,
+            )
+        ],
+    )
     for n in range(3):  # three workers died holding it
         assert await queue.claim(f"dead:{n}")
         clock[0] += 120

@@ -25,8 +25,6 @@ from tests.test_jobs import Clock
 HOUR = JobBackoff()
 
 
-
-
 async def waiting(bot: Bot, job_id: int, retries: int, timeout: float = 60.0) -> Job:
     """The job once it waits for retry number `retries + 1`, i.e. GitHub failed it `retries` times."""
     deadline = time.monotonic() + timeout

@@ -15,8 +15,13 @@ from tests.fakegithub import commit
 @pytest.fixture
 async def gh(fake_github):
     async with aiohttp.ClientSession() as session:
-        app = GitHubApp(session, app_id=str(fake_github.app_id), private_key=fake_github.private_key_pem,
-                        base_url=fake_github.url, policy=TEST_POLICY)
+        app = GitHubApp(
+            session,
+            app_id=str(fake_github.app_id),
+            private_key=fake_github.private_key_pem,
+            base_url=fake_github.url,
+            policy=TEST_POLICY,
+        )
         yield app.installation(fake_github.installation_id)
 
 
@@ -24,8 +29,11 @@ async def gh(fake_github):
 def sha(fake_github, tmp_path):
     git = pygit2.init_repository(str(tmp_path / "r.git"), bare=True)
     fake_github.add_repo("o", "r", git)
-    return commit(git, {"a.txt": "A\n", "dir/b.txt": "B\n", "dir/sub/c.txt": "C\n", "dir2/d.txt": "D\n"},
-                  ref="refs/heads/main")
+    return commit(
+        git,
+        {"a.txt": "A\n", "dir/b.txt": "B\n", "dir/sub/c.txt": "C\n", "dir2/d.txt": "D\n"},
+        ref="refs/heads/main",
+    )
 
 
 def blob_gets(fake):
@@ -43,7 +51,9 @@ async def test_files_come_from_one_tree_listing_and_blobs_lazily(fake_github, gh
     assert await loop.run_in_executor(None, snapshot.read, "dir/b.txt") == b"B\n"
     assert await loop.run_in_executor(None, snapshot.read, "missing") is None
     assert len(blob_gets(fake_github)) == 1
-    assert [r["path"].rsplit("/", 2)[-2] for r in fake_github.requests if "/git/trees/" in r["path"]] == ["trees"]
+    assert [r["path"].rsplit("/", 2)[-2] for r in fake_github.requests if "/git/trees/" in r["path"]] == [
+        "trees"
+    ]
 
 
 async def test_blob_cache_is_shared_by_sha(fake_github, gh, sha):

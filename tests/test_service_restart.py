@@ -31,16 +31,35 @@ async def wait_until(predicate, timeout=30.0):
 
 async def test_sigkill_mid_job_then_restart_completes_the_job(fake_github, scenario, tmp_path):
     data_dir, port = tmp_path / "var", free_port()
-    env = {**os.environ, "GITHUB_APP_ID": str(fake_github.app_id), "GITHUB_PRIVATE_KEY": fake_github.private_key_pem,
-           "GITHUB_WEBHOOK_SECRET": SECRET, "GITHUB_API_URL": fake_github.url, "LLAMA_BOT_DATA_DIR": str(data_dir),
-           "LLAMA_BOT_URL_INSTEADOF": f"{scenario.upstream_path}={UPSTREAM_URL}", "LLAMA_BOT_WORKERS": "1"}
+    env = {
+        **os.environ,
+        "GITHUB_APP_ID": str(fake_github.app_id),
+        "GITHUB_PRIVATE_KEY": fake_github.private_key_pem,
+        "GITHUB_WEBHOOK_SECRET": SECRET,
+        "GITHUB_API_URL": fake_github.url,
+        "LLAMA_BOT_DATA_DIR": str(data_dir),
+        "LLAMA_BOT_URL_INSTEADOF": f"{scenario.upstream_path}={UPSTREAM_URL}",
+        "LLAMA_BOT_WORKERS": "1",
+    }
     server = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port), cwd=ROOT, env=env,
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        sys.executable,
+        "-m",
+        "bot",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        cwd=ROOT,
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     fake_github.delay(r"/git/trees/", 1.5)  # the job will sit in its tree listing when it is killed
     try:
         async with aiohttp.ClientSession() as session:
+
             async def healthy():
                 try:
                     async with session.get(url + "/healthz") as resp:
@@ -50,8 +69,12 @@ async def test_sigkill_mid_job_then_restart_completes_the_job(fake_github, scena
 
             await wait_until(healthy)
             body = json.dumps(scenario.pull_event("opened")).encode()
-            headers = {"X-GitHub-Event": "pull_request", "X-GitHub-Delivery": str(uuid.uuid4()),
-                       "X-Hub-Signature-256": sign(body, SECRET), "Content-Type": "application/json"}
+            headers = {
+                "X-GitHub-Event": "pull_request",
+                "X-GitHub-Delivery": str(uuid.uuid4()),
+                "X-Hub-Signature-256": sign(body, SECRET),
+                "Content-Type": "application/json",
+            }
             async with session.post(url + "/webhook", data=body, headers=headers) as resp:
                 assert resp.status == 202
 

@@ -24,8 +24,11 @@ def workflow(scenario):
 
 
 def validation_runs(scenario, platform=None, sha=None):
-    return [r for r in scenario.check_runs(sha) if r["name"].startswith("validate: ")
-            and (platform is None or r["name"] == f"validate: {platform}")]
+    return [
+        r
+        for r in scenario.check_runs(sha)
+        if r["name"].startswith("validate: ") and (platform is None or r["name"] == f"validate: {platform}")
+    ]
 
 
 def replies(scenario, number=None):
@@ -44,14 +47,17 @@ async def command(bot, scenario, body, number=None):
 
 
 async def run_event(bot, scenario, run_id, action, status, conclusion=None):
-    code, _ = await bot.deliver("workflow_run", scenario.fake.workflow_run_payload(run_id, action, status,
-                                                                                   conclusion))
+    code, _ = await bot.deliver(
+        "workflow_run", scenario.fake.workflow_run_payload(run_id, action, status, conclusion)
+    )
     assert code == 202
     await bot.settle()
 
 
 def check_patches(scenario, check_id):
-    return [r["body"] for r in scenario.fake.check_run_requests if r["method"] == "PATCH" and r["id"] == check_id]
+    return [
+        r["body"] for r in scenario.fake.check_run_requests if r["method"] == "PATCH" and r["id"] == check_id
+    ]
 
 
 async def test_validate_metal_dispatches_the_workflow_on_the_head_branch(bot, scenario, workflow):
@@ -77,7 +83,9 @@ async def test_validate_all_dispatches_every_configured_platform(bot, scenario, 
 
 
 async def test_a_fork_gets_a_branch_in_the_base_repository_deleted_on_close(bot, scenario, workflow):
-    sha = scenario.open_pull(9, {"README.md": "from a fork\n"}, "feature", head_repo_full_name="someone/ollama")
+    sha = scenario.open_pull(
+        9, {"README.md": "from a fork\n"}, "feature", head_repo_full_name="someone/ollama"
+    )
     await command(bot, scenario, "/llama validate cuda", number=9)
     git = scenario.git
     assert str(git.references["refs/heads/llama-bot/pr-9"].target) == sha
@@ -210,16 +218,24 @@ async def test_without_run_details_the_run_is_matched_by_request_id(bot, scenari
 
 
 async def test_a_new_push_cancels_superseded_runs_when_configured(bot, scenario, workflow):
-    commit(scenario.git, {".github/llama-bot.toml": "cancel_superseded = true\n"}, parents=[scenario.base_sha],
-           ref="refs/heads/main", message="configure llama-bot")
+    commit(
+        scenario.git,
+        {".github/llama-bot.toml": "cancel_superseded = true\n"},
+        parents=[scenario.base_sha],
+        ref="refs/heads/main",
+        message="configure llama-bot",
+    )
     await command(bot, scenario, "/llama validate metal")
     run_id = scenario.fake.dispatches[0]["run_id"]
     await run_event(bot, scenario, run_id, "in_progress", "in_progress")
     new_sha = scenario.push({"README.md": "a newer push\n"})
     await bot.deliver("pull_request", scenario.pull_event("synchronize"))
     await bot.settle()
-    cancels = [r for r in scenario.fake.requests
-               if r["method"] == "POST" and r["path"].endswith(f"/actions/runs/{run_id}/cancel")]
+    cancels = [
+        r
+        for r in scenario.fake.requests
+        if r["method"] == "POST" and r["path"].endswith(f"/actions/runs/{run_id}/cancel")
+    ]
     assert len(cancels) == 1
     assert scenario.fake.workflow_runs[run_id]["conclusion"] == "cancelled"
     assert "| metal | in progress (stale) |" in checklist(scenario) and new_sha[:12] in checklist(scenario)
@@ -239,12 +255,19 @@ async def test_without_the_setting_a_new_push_cancels_nothing(bot, scenario, wor
 async def test_rerequesting_a_validate_check_run_dispatches_again(bot, scenario, workflow):
     await command(bot, scenario, "/llama validate cuda")
     (check,) = validation_runs(scenario, "cuda")
-    data = payload("check_run.rerequested", check_run=copy.deepcopy(check), repository=scenario.repository(),
-                   installation=scenario.installation())
+    data = payload(
+        "check_run.rerequested",
+        check_run=copy.deepcopy(check),
+        repository=scenario.repository(),
+        installation=scenario.installation(),
+    )
     assert (await bot.deliver("check_run", data))[0] == 202
     await bot.settle()
     assert [d["inputs"]["platform"] for d in scenario.fake.dispatches] == ["cuda", "cuda"]
-    assert scenario.fake.dispatches[0]["inputs"]["request_id"] != scenario.fake.dispatches[1]["inputs"]["request_id"]
+    assert (
+        scenario.fake.dispatches[0]["inputs"]["request_id"]
+        != scenario.fake.dispatches[1]["inputs"]["request_id"]
+    )
     assert len(validation_runs(scenario, "cuda")) == 2
     assert not [c for c in scenario.check_runs() if c["name"].endswith(": patches")]  # no analysis
 
@@ -266,7 +289,9 @@ async def test_a_resumed_command_does_not_dispatch_again(fake_github, scenario, 
     first = Bot(bot_settings(fake_github, scenario, data_dir, workers=1), queue=queue)
     await first.start()
     await first.app[SERVICE].stop()  # nobody runs the delivery
-    assert (await first.deliver("issue_comment", scenario.comment_event("/llama validate metal cuda")))[0] == 202
+    assert (await first.deliver("issue_comment", scenario.comment_event("/llama validate metal cuda")))[
+        0
+    ] == 202
     job = await queue.claim("dead-host:1:0")
     metal = parse_config(None).platforms[0]
     pull = scenario.fake.pulls[(scenario.full_name, scenario.number)]
@@ -274,8 +299,9 @@ async def test_a_resumed_command_does_not_dispatch_again(fake_github, scenario, 
     store = ValidationStore(data_dir / "validation.sqlite3")
     store.add(earlier)  # what the dead worker dispatched before it died
     store.close()
-    await queue.save_progress(job.id, {"validation": {"command-0": {
-        "metal": {"request_id": earlier.request_id, "error": None}}}})
+    await queue.save_progress(
+        job.id, {"validation": {"command-0": {"metal": {"request_id": earlier.request_id, "error": None}}}}
+    )
     await first.close()
 
     restarted = await Bot(bot_settings(fake_github, scenario, data_dir, workers=1)).start()
@@ -288,9 +314,12 @@ async def test_a_resumed_command_does_not_dispatch_again(fake_github, scenario, 
     assert "`metal`, `cuda`" in reply
 
 
-@pytest.mark.parametrize("run_details", [True, False], ids=["run id from the dispatch", "request id in the title"])
+@pytest.mark.parametrize(
+    "run_details", [True, False], ids=["run id from the dispatch", "request id in the title"]
+)
 async def test_a_run_that_finished_while_the_service_was_down_is_caught_up_at_start(
-        fake_github, scenario, workflow, tmp_path, run_details):
+    fake_github, scenario, workflow, tmp_path, run_details
+):
     fake_github.return_run_details = run_details
     data_dir = tmp_path / "var"
     first = await Bot(bot_settings(fake_github, scenario, data_dir)).start()
@@ -328,8 +357,10 @@ async def test_a_recent_dispatch_is_left_to_its_webhooks(bot, scenario, workflow
     asked = len(scenario.fake.requests)
     await bot.app[SERVICE].queue_catch_up()
     await bot.settle()
-    assert not any("/actions/" in r["path"] or r["path"].endswith("/installation")
-                   for r in scenario.fake.requests[asked:])
+    assert not any(
+        "/actions/" in r["path"] or r["path"].endswith("/installation")
+        for r in scenario.fake.requests[asked:]
+    )
 
 
 async def test_catching_up_on_a_run_that_is_still_queued_changes_nothing(bot, scenario, workflow):
@@ -342,6 +373,8 @@ async def test_catching_up_on_a_run_that_is_still_queued_changes_nothing(bot, sc
     service.store.update(replace(d, dispatched_at="2026-01-01T00:00:00Z"))  # long enough ago to look
     await service.queue_catch_up()
     await bot.settle()
-    assert any(r["path"].endswith(f"/actions/runs/{scenario.fake.dispatches[0]['run_id']}")
-               for r in scenario.fake.requests)  # it did look
+    assert any(
+        r["path"].endswith(f"/actions/runs/{scenario.fake.dispatches[0]['run_id']}")
+        for r in scenario.fake.requests
+    )  # it did look
     assert len(check_patches(scenario, check["id"])) == patched

@@ -43,15 +43,25 @@ def test_mirror_fetches_once_then_reads_git_objects(tmp_path):
 def test_commit_ids_are_fetched_through_branches(tmp_path):
     src = _source(tmp_path)
     sha = str(src.head)
-    up = Upstream.mirror(tmp_path / "d", "x", "https://github.com/ggml-org/llama.cpp", [sha],
-                         f"{tmp_path}/src/=https://github.com/")
+    up = Upstream.mirror(
+        tmp_path / "d",
+        "x",
+        "https://github.com/ggml-org/llama.cpp",
+        [sha],
+        f"{tmp_path}/src/=https://github.com/",
+    )
     assert str(up.commit(sha, "V").id) == sha
 
 
 def test_unknown_ref_is_one_clear_error(tmp_path):
     _source(tmp_path)
-    up = Upstream.mirror(tmp_path / "d", "x", "https://github.com/ggml-org/llama.cpp", ["b1", "b999"],
-                         f"{tmp_path}/src/=https://github.com/")
+    up = Upstream.mirror(
+        tmp_path / "d",
+        "x",
+        "https://github.com/ggml-org/llama.cpp",
+        ["b1", "b999"],
+        f"{tmp_path}/src/=https://github.com/",
+    )
     with pytest.raises(AnalysisError, match="LLAMA_CPP_VERSION names 'b999', which is not a tag or commit"):
         up.commit("b999", "LLAMA_CPP_VERSION")
 
@@ -59,8 +69,13 @@ def test_unknown_ref_is_one_clear_error(tmp_path):
 def test_unreachable_upstream_is_one_clear_error(tmp_path):
     (tmp_path / "empty" / "nobody" / "nothing").mkdir(parents=True)  # there, but no repository
     with pytest.raises(AnalysisError, match=r"^cannot fetch b1 from .*/empty/nobody/nothing into .*: "):
-        Upstream.mirror(tmp_path / "d", "x", "https://github.com/nobody/nothing", ["b1"],
-                        f"{tmp_path}/empty/=https://github.com/")
+        Upstream.mirror(
+            tmp_path / "d",
+            "x",
+            "https://github.com/nobody/nothing",
+            ["b1"],
+            f"{tmp_path}/empty/=https://github.com/",
+        )
 
 
 def test_history_attributes_added_and_removed_lines(tmp_path):
@@ -73,6 +88,7 @@ def test_history_attributes_added_and_removed_lines(tmp_path):
     src.tag("v2")
     up = Upstream(src.repo, "https://github.com/ggml-org/llama.cpp")
     from bot.upstream import History
+
     history = History(up, up.commit("v1", "V"), up.commit("v2", "V"))
     assert [c.message.strip() for c in history.touching("f.c")] == ["drop alpha (#8)", "add delta (#7)"]
     assert [c.subject for c in history.commits_for_lines("f.c", 2, 2)] == ["add delta (#7)"]

@@ -73,11 +73,21 @@ def dispatch(platform="cuda", request_id="lb-000000000001", at=T0, sha=SHA, **ch
 def run(**changes) -> dict:
     """A workflow_run object as a webhook carries it, from the stored example payload."""
     data = copy.deepcopy(payload("workflow_run.requested")["workflow_run"])
-    data.update(id=5001, path=f".github/workflows/{WORKFLOW}", head_sha=SHA, head_branch="bump-llama",
-                event="workflow_dispatch", display_title="test-llamacpp-update", name="test-llamacpp-update",
-                created_at="2026-05-01T10:00:05Z", run_started_at="2026-05-01T10:00:05Z",
-                updated_at="2026-05-01T10:12:08Z", run_number=41, run_attempt=1,
-                html_url="https://github.com/ollama/ollama/actions/runs/5001")
+    data.update(
+        id=5001,
+        path=f".github/workflows/{WORKFLOW}",
+        head_sha=SHA,
+        head_branch="bump-llama",
+        event="workflow_dispatch",
+        display_title="test-llamacpp-update",
+        name="test-llamacpp-update",
+        created_at="2026-05-01T10:00:05Z",
+        run_started_at="2026-05-01T10:00:05Z",
+        updated_at="2026-05-01T10:12:08Z",
+        run_number=41,
+        run_attempt=1,
+        html_url="https://github.com/ollama/ollama/actions/runs/5001",
+    )
     data.update(changes)
     return data
 
@@ -114,10 +124,14 @@ def test_request_ids_are_unique_short_and_safe_in_a_run_name():
 
 
 def test_dispatch_body_adds_pr_and_request_id_to_the_configured_inputs():
-    body = dispatch_body(Platform("cuda", WORKFLOW, {"platform": "cuda", "pr": "spoofed"}), "bump-llama", 12,
-                         "lb-00000000000a")
-    assert body == {"ref": "bump-llama", "return_run_details": True,
-                    "inputs": {"platform": "cuda", "pr": "12", "request_id": "lb-00000000000a"}}
+    body = dispatch_body(
+        Platform("cuda", WORKFLOW, {"platform": "cuda", "pr": "spoofed"}), "bump-llama", 12, "lb-00000000000a"
+    )
+    assert body == {
+        "ref": "bump-llama",
+        "return_run_details": True,
+        "inputs": {"platform": "cuda", "pr": "12", "request_id": "lb-00000000000a"},
+    }
 
 
 def test_dispatch_body_matches_the_openapi_request_schema():
@@ -125,7 +139,9 @@ def test_dispatch_body_matches_the_openapi_request_schema():
     op = operation(s, "post", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches")
     params = {"owner": "ollama", "repo": "ollama", "workflow_id": WORKFLOW}
     for platform in CONFIG.platforms:
-        assert s.check_request(op, params, {}, dispatch_body(platform, "bump-llama", 12, new_request_id())) == []
+        assert (
+            s.check_request(op, params, {}, dispatch_body(platform, "bump-llama", 12, new_request_id())) == []
+        )
     schema = op["requestBody"]["content"]["application/json"]["schema"]
     jsonschema.validate(dispatch_body(CUDA, "llama-bot/pr-3", 3, "lb-0123456789ab"), schema)
     crowded = Platform("big", WORKFLOW, {f"k{i}": "v" for i in range(24)})
@@ -146,8 +162,16 @@ def test_fork_detection_and_branch():
 
 def test_new_dispatch_is_queued_on_the_pr_head():
     d = new_dispatch("ollama/ollama", pull(fork=True), CUDA, T0, "lb-0000000000ff")
-    assert (d.pr, d.platform, d.workflow, d.ref, d.head_sha, d.request_id, d.dispatched_at, d.status) == \
-        (12, "cuda", WORKFLOW, "llama-bot/pr-12", SHA, "lb-0000000000ff", T0, "queued")
+    assert (d.pr, d.platform, d.workflow, d.ref, d.head_sha, d.request_id, d.dispatched_at, d.status) == (
+        12,
+        "cuda",
+        WORKFLOW,
+        "llama-bot/pr-12",
+        SHA,
+        "lb-0000000000ff",
+        T0,
+        "queued",
+    )
     assert d.run_id is None and d.check_run_id is None
 
 
@@ -164,7 +188,9 @@ def test_404_reply_names_the_file_and_gives_the_block():
 def test_422_without_trigger_says_to_add_workflow_dispatch():
     text = dispatch_error_reply(CUDA, 422, "Workflow does not have 'workflow_dispatch' trigger")
     assert "has no `workflow_dispatch` trigger" in text
-    assert "request_id:" in text and "pr:" in text and "platform:" in text and "under the existing `on:`" in text
+    assert (
+        "request_id:" in text and "pr:" in text and "platform:" in text and "under the existing `on:`" in text
+    )
 
 
 def test_422_unexpected_inputs_lists_exactly_those_inputs():
@@ -178,9 +204,12 @@ def test_422_unexpected_inputs_lists_exactly_those_inputs():
 
 
 def test_other_refusals_quote_github():
-    assert "No ref found for: llama-bot/pr-3" in dispatch_error_reply(CUDA, 422, "No ref found for: llama-bot/pr-3")
+    assert "No ref found for: llama-bot/pr-3" in dispatch_error_reply(
+        CUDA, 422, "No ref found for: llama-bot/pr-3"
+    )
     assert "(403: Resource not accessible by integration)" in dispatch_error_reply(
-        CUDA, 403, "Resource not accessible by integration")
+        CUDA, 403, "Resource not accessible by integration"
+    )
     generic = dispatch_error_reply(CUDA, 422, "Required input 'x' not provided")
     assert "Required input 'x' not provided" in generic and "workflow_dispatch:" in generic
 
@@ -191,7 +220,10 @@ def test_validate_reply_for_a_fork_warns_about_secrets():
     text = validate_reply([d], ["tpu"], ["**rocm**: refused"], CONFIG, pr, "maintainer")
     assert "`cuda`" in text and "`llama-bot/pr-57`" in text and "`someone/ollama`" in text
     assert "the run uses the fork's code with this repository's secrets" in text and "@maintainer" in text
-    assert "Unknown platform `tpu`" in text and "`metal`, `cuda`, `rocm`, `vulkan`, `windows`, `mlx-metal`, `mlx-cuda`, or `all`" in text
+    assert (
+        "Unknown platform `tpu`" in text
+        and "`metal`, `cuda`, `rocm`, `vulkan`, `windows`, `mlx-metal`, `mlx-cuda`, or `all`" in text
+    )
     assert text.rstrip().endswith("**rocm**: refused")
     same_repo = validate_reply([dispatch()], [], [], CONFIG, pull(), "maintainer")
     assert "secrets" not in same_repo and "`bump-llama`" in same_repo
@@ -238,12 +270,15 @@ def test_fallback_allows_small_clock_skew_only():
     assert match_run([dispatch(at="2026-05-01T08:00:00Z")], run()) is None  # long before: not its run
 
 
-@pytest.mark.parametrize("changes", [
-    {"head_sha": OLD_SHA},
-    {"path": ".github/workflows/other.yaml"},
-    {"path": ".github/workflows/x-test-llamacpp-update.yaml"},
-    {"event": "pull_request"},
-])
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"head_sha": OLD_SHA},
+        {"path": ".github/workflows/other.yaml"},
+        {"path": ".github/workflows/x-test-llamacpp-update.yaml"},
+        {"event": "pull_request"},
+    ],
+)
 def test_unmatched_runs_are_ignored(changes):
     assert match_run([dispatch()], run(**changes)) is None
 
@@ -282,8 +317,11 @@ def test_check_run_update_bodies_follow_the_run():
     assert going["status"] == "in_progress" and going["started_at"] == "2026-05-01T10:00:05Z"
     assert going["output"]["title"] == "cuda: in progress"
     done = check_run_update(run(status="completed", conclusion="timed_out"), "completed", "cuda")
-    assert (done["status"], done["conclusion"], done["completed_at"]) == ("completed", "timed_out",
-                                                                          "2026-05-01T10:12:08Z")
+    assert (done["status"], done["conclusion"], done["completed_at"]) == (
+        "completed",
+        "timed_out",
+        "2026-05-01T10:12:08Z",
+    )
     assert done["output"]["title"] == "cuda: timed_out in 12m 03s"
     summary = done["output"]["summary"]
     assert "#41" in summary and f"`{SHA[:12]}`" in summary and WORKFLOW in summary and "12m 03s" in summary
@@ -306,14 +344,29 @@ def test_every_completed_body_is_a_valid_patch(raw):
 def test_create_and_failed_bodies_are_valid():
     s = spec()
     create = check_run_create(dispatch())
-    assert (create["name"], create["head_sha"], create["status"], create["external_id"]) == \
-        ("validate: cuda", SHA, "queued", "lb-000000000001")
-    assert s.check_request(operation(s, "post", "/repos/{owner}/{repo}/check-runs"),
-                           {"owner": "o", "repo": "r"}, {}, create) == []
+    assert (create["name"], create["head_sha"], create["status"], create["external_id"]) == (
+        "validate: cuda",
+        SHA,
+        "queued",
+        "lb-000000000001",
+    )
+    assert (
+        s.check_request(
+            operation(s, "post", "/repos/{owner}/{repo}/check-runs"), {"owner": "o", "repo": "r"}, {}, create
+        )
+        == []
+    )
     failed = dispatch_failed_update("cuda", dispatch_error_reply(CUDA, 404, "Not Found"), T0)
     assert failed["conclusion"] == "failure" and "404" in failed["output"]["summary"]
-    assert s.check_request(operation(s, "patch", "/repos/{owner}/{repo}/check-runs/{check_run_id}"),
-                           {"owner": "o", "repo": "r", "check_run_id": "1"}, {}, failed) == []
+    assert (
+        s.check_request(
+            operation(s, "patch", "/repos/{owner}/{repo}/check-runs/{check_run_id}"),
+            {"owner": "o", "repo": "r", "check_run_id": "1"},
+            {},
+            failed,
+        )
+        == []
+    )
 
 
 def test_check_names():
@@ -325,22 +378,35 @@ def test_check_names():
 def test_apply_run_moves_forward_and_ignores_late_events():
     d = dispatch()
     queued = apply_run(d, run(status="queued"), "requested")
-    assert (queued.run_id, queued.status, queued.run_url) == (5001, "queued",
-                                                             "https://github.com/ollama/ollama/actions/runs/5001")
+    assert (queued.run_id, queued.status, queued.run_url) == (
+        5001,
+        "queued",
+        "https://github.com/ollama/ollama/actions/runs/5001",
+    )
     going = apply_run(queued, run(status="in_progress"), "in_progress")
     done = apply_run(going, run(status="completed", conclusion="cancelled"), "completed")
-    assert (done.status, done.conclusion, done.started_at, done.completed_at) == \
-        ("completed", "cancelled", "2026-05-01T10:00:05Z", "2026-05-01T10:12:08Z")
+    assert (done.status, done.conclusion, done.started_at, done.completed_at) == (
+        "completed",
+        "cancelled",
+        "2026-05-01T10:00:05Z",
+        "2026-05-01T10:12:08Z",
+    )
     assert apply_run(done, run(status="in_progress"), "in_progress") is None  # delivered late
     assert apply_run(done, run(status="queued"), "requested") is None
     assert apply_run(d, run(), "unknown_action") is None
 
 
 def test_a_rerun_starts_the_dispatch_over():
-    done = dispatch(run_id=5001, status="completed", conclusion="failure", started_at="2026-05-01T10:00:05Z",
-                    completed_at="2026-05-01T10:12:08Z")
-    again = apply_run(done, run(status="in_progress", run_attempt=2, run_started_at="2026-05-01T11:00:00Z"),
-                      "in_progress")
+    done = dispatch(
+        run_id=5001,
+        status="completed",
+        conclusion="failure",
+        started_at="2026-05-01T10:00:05Z",
+        completed_at="2026-05-01T10:12:08Z",
+    )
+    again = apply_run(
+        done, run(status="in_progress", run_attempt=2, run_started_at="2026-05-01T11:00:00Z"), "in_progress"
+    )
     assert (again.status, again.conclusion, again.completed_at) == ("in_progress", None, None)
 
 
@@ -363,24 +429,67 @@ def test_durations():
 
 
 def test_rows_show_the_latest_dispatch_per_platform_and_mark_old_commits_stale():
-    old = dispatch("cuda", "lb-000000000001", at="2026-05-01T09:00:00Z", sha=OLD_SHA, status="completed",
-                   conclusion="failure", started_at="2026-05-01T09:00:05Z", completed_at="2026-05-01T09:30:05Z")
-    new = dispatch("cuda", "lb-000000000002", at="2026-05-01T10:00:00Z", status="completed", conclusion="success",
-                   run_url="https://github.com/ollama/ollama/actions/runs/5001",
-                   started_at="2026-05-01T10:00:05Z", completed_at="2026-05-01T10:12:08Z")
-    metal = dispatch("metal", "lb-000000000003", sha=OLD_SHA, status="completed", conclusion="success",
-                     started_at="2026-05-01T10:00:05Z", completed_at="2026-05-01T10:01:05Z")
+    old = dispatch(
+        "cuda",
+        "lb-000000000001",
+        at="2026-05-01T09:00:00Z",
+        sha=OLD_SHA,
+        status="completed",
+        conclusion="failure",
+        started_at="2026-05-01T09:00:05Z",
+        completed_at="2026-05-01T09:30:05Z",
+    )
+    new = dispatch(
+        "cuda",
+        "lb-000000000002",
+        at="2026-05-01T10:00:00Z",
+        status="completed",
+        conclusion="success",
+        run_url="https://github.com/ollama/ollama/actions/runs/5001",
+        started_at="2026-05-01T10:00:05Z",
+        completed_at="2026-05-01T10:12:08Z",
+    )
+    metal = dispatch(
+        "metal",
+        "lb-000000000003",
+        sha=OLD_SHA,
+        status="completed",
+        conclusion="success",
+        started_at="2026-05-01T10:00:05Z",
+        completed_at="2026-05-01T10:01:05Z",
+    )
     rocm = dispatch("rocm", "lb-000000000004", status="in_progress", started_at="2026-05-01T10:00:05Z")
     rows = platform_rows([new, metal, old, rocm], SHA, CONFIG.platforms)
-    assert [r["name"] for r in rows] == ["metal", "cuda", "rocm", "vulkan", "windows", "mlx-metal", "mlx-cuda"]
+    assert [r["name"] for r in rows] == [
+        "metal",
+        "cuda",
+        "rocm",
+        "vulkan",
+        "windows",
+        "mlx-metal",
+        "mlx-cuda",
+    ]
     by = {r["name"]: r for r in rows}
-    assert by["cuda"] == {"name": "cuda", "label": "CUDA on Linux and Windows", "state": "completed",
-                          "conclusion": "success", "url": "https://github.com/ollama/ollama/actions/runs/5001",
-                          "duration": "12m 03s", "sha": SHA, "stale": False}
+    assert by["cuda"] == {
+        "name": "cuda",
+        "label": "CUDA on Linux and Windows",
+        "state": "completed",
+        "conclusion": "success",
+        "url": "https://github.com/ollama/ollama/actions/runs/5001",
+        "duration": "12m 03s",
+        "sha": SHA,
+        "stale": False,
+    }
     assert by["metal"]["stale"] and by["metal"]["sha"] == OLD_SHA and by["metal"]["duration"] == "1m 00s"
-    assert (by["rocm"]["state"], by["rocm"]["conclusion"], by["rocm"]["duration"]) == ("in progress", None, None)
+    assert (by["rocm"]["state"], by["rocm"]["conclusion"], by["rocm"]["duration"]) == (
+        "in progress",
+        None,
+        None,
+    )
     assert by["vulkan"]["state"] == "not run" and not by["vulkan"]["stale"]
-    pin = PinReport("llama.cpp", "LLAMA_CPP_VERSION", "b1", "b2", "c" * 40, "d" * 40, "https://x/compare/b1...b2")
+    pin = PinReport(
+        "llama.cpp", "LLAMA_CPP_VERSION", "b1", "b2", "c" * 40, "d" * 40, "https://x/compare/b1...b2"
+    )
     table = render_markdown(Report([pin]), [], platforms=rows).split("| platform |", 1)[1]
     assert f"| cuda | completed | success | [run]({new.run_url}) | 12m 03s | `{SHA[:10]}` |" in table
     assert f"| metal | completed (stale) | success |  | 1m 00s | `{OLD_SHA[:10]}` |" in table
@@ -390,8 +499,14 @@ def test_rows_show_the_latest_dispatch_per_platform_and_mark_old_commits_stale()
 
 def test_rows_tick_only_fresh_successes_in_the_checklist():
     done = {"status": "completed", "conclusion": "success", "started_at": T0, "completed_at": T0}
-    rows = platform_rows([dispatch("cuda", "lb-000000000001", **done),
-                          dispatch("metal", "lb-000000000002", sha=OLD_SHA, **done)], SHA, CONFIG.platforms)
+    rows = platform_rows(
+        [
+            dispatch("cuda", "lb-000000000001", **done),
+            dispatch("metal", "lb-000000000002", sha=OLD_SHA, **done),
+        ],
+        SHA,
+        CONFIG.platforms,
+    )
     items = {i.id: i.done for i in build_checklist(Report(), [], platforms=rows).platforms}
     assert items["platform-cuda"] and not items["platform-metal"] and not items["platform-rocm"]
 
@@ -407,24 +522,41 @@ def test_rows_keep_platforms_no_longer_configured():
 def test_store_queries(tmp_path):
     store = ValidationStore(tmp_path / "state" / "bot.sqlite3")
     a = dispatch("cuda", "lb-000000000001", at="2026-05-01T09:00:00Z", sha=OLD_SHA, ref="llama-bot/pr-12")
-    b = dispatch("rocm", "lb-000000000002", at="2026-05-01T09:00:00Z", sha=OLD_SHA, ref="llama-bot/pr-12",
-                 status="completed", conclusion="success", run_id=4000)
+    b = dispatch(
+        "rocm",
+        "lb-000000000002",
+        at="2026-05-01T09:00:00Z",
+        sha=OLD_SHA,
+        ref="llama-bot/pr-12",
+        status="completed",
+        conclusion="success",
+        run_id=4000,
+    )
     c = dispatch("cuda", "lb-000000000003", at="2026-05-01T10:00:00Z", check_run_id=78)
     other = dataclasses.replace(dispatch("cuda", "lb-000000000009"), pr=13, repo="ollama/other")
     for d in (a, b, c, other):
         store.add(d)
     assert store.get("lb-000000000002") == b and store.get("nope") is None
     assert [d.request_id for d in store.find_open("ollama/ollama")] == ["lb-000000000001", "lb-000000000003"]
-    assert [d.request_id for d in store.find_open("ollama/ollama", 4000)] == \
-        ["lb-000000000001", "lb-000000000002", "lb-000000000003"]
-    assert [d.request_id for d in store.for_pr("ollama/ollama", 12)] == [a.request_id, b.request_id, c.request_id]
+    assert [d.request_id for d in store.find_open("ollama/ollama", 4000)] == [
+        "lb-000000000001",
+        "lb-000000000002",
+        "lb-000000000003",
+    ]
+    assert [d.request_id for d in store.for_pr("ollama/ollama", 12)] == [
+        a.request_id,
+        b.request_id,
+        c.request_id,
+    ]
     assert store.superseded("ollama/ollama", 12, SHA) == [a]
     assert store.by_check_run("ollama/ollama", 78) == c
     assert store.forks_to_clean("ollama/ollama", 12) == ["llama-bot/pr-12"]
     assert store.forks_to_clean("ollama/other", 13) == []
     store.attach_run("lb-000000000003", 5001, "https://github.com/ollama/ollama/actions/runs/5001")
     assert store.get("lb-000000000003").run_id == 5001
-    updated = apply_run(store.get("lb-000000000003"), run(status="completed", conclusion="success"), "completed")
+    updated = apply_run(
+        store.get("lb-000000000003"), run(status="completed", conclusion="success"), "completed"
+    )
     store.update(updated)
     assert store.get("lb-000000000003") == updated
     with pytest.raises(sqlite3.IntegrityError):
@@ -439,8 +571,10 @@ def test_store_on_a_shared_connection(tmp_path):
     store.add(dispatch())
     store.close()  # the caller's connection stays open
     assert db.execute("SELECT count(*) FROM validation_dispatches").fetchone() == (1,)
-    assert {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} >= \
-        {"jobs", "validation_dispatches"}
+    assert {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} >= {
+        "jobs",
+        "validation_dispatches",
+    }
     db.close()
 
 
@@ -453,8 +587,13 @@ def test_a_dispatch_waiting_for_its_run_survives_a_restart(tmp_path):
 
     store = ValidationStore(path)
     event = payload("workflow_run.requested")
-    event["workflow_run"].update(id=6001, head_sha=SHA, event="workflow_dispatch", created_at="2026-05-01T10:00:04Z",
-                                 display_title="llama-bot cuda PR #12 (lb-00000000c0de)")
+    event["workflow_run"].update(
+        id=6001,
+        head_sha=SHA,
+        event="workflow_dispatch",
+        created_at="2026-05-01T10:00:04Z",
+        display_title="llama-bot cuda PR #12 (lb-00000000c0de)",
+    )
     found = match_run(store.find_open("ollama/ollama", event["workflow_run"]["id"]), event["workflow_run"])
     assert found == waiting
     store.update(apply_run(found, event["workflow_run"], event["action"]))
@@ -496,8 +635,11 @@ async def test_round_trip_through_the_fake_with_a_restart(fake_github, ollama, t
         created = await gh.post("/repos/ollama/ollama/check-runs", data=check_run_create(d))
         d = dataclasses.replace(d, check_run_id=created["id"])
         store.add(d)  # before the dispatch: its run may be reported at once
-        answer = await gh.post("/repos/ollama/ollama/actions/workflows/{workflow_id}/dispatches",
-                               {"workflow_id": d.workflow}, data=dispatch_body(CUDA, d.ref, d.pr, d.request_id))
+        answer = await gh.post(
+            "/repos/ollama/ollama/actions/workflows/{workflow_id}/dispatches",
+            {"workflow_id": d.workflow},
+            data=dispatch_body(CUDA, d.ref, d.pr, d.request_id),
+        )
         if details:
             store.attach_run(d.request_id, answer["workflow_run_id"], answer["html_url"])
         else:
@@ -506,18 +648,33 @@ async def test_round_trip_through_the_fake_with_a_restart(fake_github, ollama, t
 
         store = ValidationStore(path)
         run_id = fake_github.dispatches[-1]["run_id"]
-        assert fake_github.dispatches[-1]["inputs"] == {"platform": "cuda", "pr": "12", "request_id": d.request_id}
-        for action, status, conclusion in [("requested", "queued", None), ("in_progress", "in_progress", None),
-                                           ("completed", "completed", "success")]:
+        assert fake_github.dispatches[-1]["inputs"] == {
+            "platform": "cuda",
+            "pr": "12",
+            "request_id": d.request_id,
+        }
+        for action, status, conclusion in [
+            ("requested", "queued", None),
+            ("in_progress", "in_progress", None),
+            ("completed", "completed", "success"),
+        ]:
             event = fake_github.workflow_run_payload(run_id, action, status, conclusion)
             event = json.loads(json.dumps(event))  # as it arrives over the wire
-            found = match_run(store.find_open("ollama/ollama", event["workflow_run"]["id"]), event["workflow_run"])
+            found = match_run(
+                store.find_open("ollama/ollama", event["workflow_run"]["id"]), event["workflow_run"]
+            )
             assert found is not None and found.request_id == d.request_id
             store.update(apply_run(found, event["workflow_run"], action))
-            await gh.patch(f"/repos/ollama/ollama/check-runs/{found.check_run_id}",
-                           data=check_run_update(event["workflow_run"], action, found.platform))
+            await gh.patch(
+                f"/repos/ollama/ollama/check-runs/{found.check_run_id}",
+                data=check_run_update(event["workflow_run"], action, found.platform),
+            )
         check = fake_github.check_runs[d.check_run_id]
-        assert (check["name"], check["status"], check["conclusion"]) == ("validate: cuda", "completed", "success")
+        assert (check["name"], check["status"], check["conclusion"]) == (
+            "validate: cuda",
+            "completed",
+            "success",
+        )
         assert check["details_url"] == fake_github.workflow_runs[run_id]["html_url"]
         assert store.get(d.request_id).status == "completed"
         rows = platform_rows(store.for_pr("ollama/ollama", 12), ollama["head"]["sha"], CONFIG.platforms)
@@ -529,12 +686,17 @@ async def test_refusals_from_the_fake_become_replies(fake_github, ollama):
     async with aiohttp.ClientSession() as session:
         gh = await installation_gh(fake_github, session)
         url = "/repos/ollama/ollama/actions/workflows/{workflow_id}/dispatches"
-        for workflow, status, expected in [("push-only.yaml", 422, "has no `workflow_dispatch` trigger"),
-                                           ("missing.yaml", 404, "has no workflow `.github/workflows/missing.yaml`")]:
+        for workflow, status, expected in [
+            ("push-only.yaml", 422, "has no `workflow_dispatch` trigger"),
+            ("missing.yaml", 404, "has no workflow `.github/workflows/missing.yaml`"),
+        ]:
             platform = Platform("cuda", workflow, {"platform": "cuda"})
             with pytest.raises(BadRequest) as caught:
-                await gh.post(url, {"workflow_id": workflow}, data=dispatch_body(platform, "bump-llama", 12,
-                                                                                 new_request_id()))
+                await gh.post(
+                    url,
+                    {"workflow_id": workflow},
+                    data=dispatch_body(platform, "bump-llama", 12, new_request_id()),
+                )
             assert caught.value.status_code == status
             assert expected in dispatch_error_reply(platform, status, str(caught.value))
 
@@ -552,13 +714,17 @@ def test_template_declares_what_the_bot_sends():
         yaml = None
     if yaml is None:  # no PyYAML here: check the structure by its indentation
         assert re.search(r"^on:\n  workflow_dispatch:\n    inputs:\n", text, re.MULTILINE)
-        inputs = re.findall(r"^      (\w+):\n        description: \"[^\"]+\"\n        type: string$", text,
-                            re.MULTILINE)
+        inputs = re.findall(
+            r"^      (\w+):\n        description: \"[^\"]+\"\n        type: string$", text, re.MULTILINE
+        )
     else:
         data = yaml.safe_load(text)
         trigger = data.get("on", data.get(True))  # YAML 1.1 reads a bare `on` as true
         inputs = list(trigger["workflow_dispatch"]["inputs"])
-        assert all(v["type"] == "string" and v["description"] for v in trigger["workflow_dispatch"]["inputs"].values())
+        assert all(
+            v["type"] == "string" and v["description"]
+            for v in trigger["workflow_dispatch"]["inputs"].values()
+        )
         assert "${{ inputs.request_id }}" in data["run-name"]
     sent = set(dispatch_body(CUDA, "main", 1, "lb-0123456789ab")["inputs"])
     assert sorted(inputs) == sorted(sent) == ["platform", "pr", "request_id"]

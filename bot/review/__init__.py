@@ -229,7 +229,11 @@ class _Run:
         new = {c.new_path: c.new_text.encode() for c in headers if c.new_path}
         changes = api.api_changes(old, new)
         producer = self.ctx.pin.name
-        return [d for code in self.ctx.consumers for d in api.consumer_drafts(producer, changes, code, self.where_now)]
+        return [
+            d
+            for code in self.ctx.consumers
+            for d in api.consumer_drafts(producer, changes, code, self.where_now)
+        ]
 
     def where_now(self, path: str, line: int) -> int | None:
         change = self.by_old_path.get(path)
@@ -271,7 +275,9 @@ class _Run:
         sources = {k: v for p, t in new_texts.items() for k, v in generators.target_sources(t, p).items()}
         changed = _SignificantPaths(self.by_path)
         model = self.consumers
-        options = self.options(cmake.LLAMA_OPTIONS, lambda o: model.builds(o.path) and model.built_option(o.name))
+        options = self.options(
+            cmake.LLAMA_OPTIONS, lambda o: model.builds(o.path) and model.built_option(o.name)
+        )
         steps = [
             *self.dependencies(),
             *generators.generator_drafts(old_steps, new_steps, sources, changed),
@@ -289,7 +295,9 @@ class _Run:
         new_deps = {k: v for p, t in new_texts.items() for k, v in cmake.packages_and_tools(t, p).items()}
         return cmake.dependency_drafts(old_deps, new_deps)
 
-    def options(self, names: cmake.OptionNames, built: Callable[[cmake.Option], bool] = lambda o: True) -> list[Draft]:
+    def options(
+        self, names: cmake.OptionNames, built: Callable[[cmake.Option], bool] = lambda o: True
+    ) -> list[Draft]:
         """Added, removed, renamed and re-defaulted cache options of those names, against Ollama's settings."""
         if not self._significant(cmake.CMAKE_FILES):
             return []

@@ -23,6 +23,7 @@ What it does:
     entries (webhook payload schemas) for the events in WEBHOOKS;
   * checks that no "$ref" in the output dangles, and exits non-zero if any does.
 """
+
 import argparse
 import copy
 import json
@@ -74,18 +75,35 @@ EXTRA_OPERATIONS = [
 
 # Keys of "x-webhooks" in the description (event-action, dashes).
 WEBHOOKS = [
-    "pull-request-opened", "pull-request-synchronize", "pull-request-reopened",
-    "pull-request-closed", "pull-request-edited", "pull-request-ready-for-review",
-    "issue-comment-created", "issue-comment-edited", "issue-comment-deleted",
-    "check-run-created", "check-run-completed", "check-run-rerequested",
+    "pull-request-opened",
+    "pull-request-synchronize",
+    "pull-request-reopened",
+    "pull-request-closed",
+    "pull-request-edited",
+    "pull-request-ready-for-review",
+    "issue-comment-created",
+    "issue-comment-edited",
+    "issue-comment-deleted",
+    "check-run-created",
+    "check-run-completed",
+    "check-run-rerequested",
     "check-run-requested-action",
-    "check-suite-requested", "check-suite-rerequested", "check-suite-completed",
-    "workflow-run-requested", "workflow-run-in-progress", "workflow-run-completed",
-    "workflow-job-queued", "workflow-job-in-progress", "workflow-job-completed",
+    "check-suite-requested",
+    "check-suite-rerequested",
+    "check-suite-completed",
+    "workflow-run-requested",
+    "workflow-run-in-progress",
+    "workflow-run-completed",
+    "workflow-job-queued",
+    "workflow-job-in-progress",
+    "workflow-job-completed",
     "workflow-job-waiting",
-    "installation-created", "installation-deleted",
-    "installation-repositories-added", "installation-repositories-removed",
-    "ping", "push",
+    "installation-created",
+    "installation-deleted",
+    "installation-repositories-added",
+    "installation-repositories-removed",
+    "ping",
+    "push",
 ]
 
 HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
@@ -158,8 +176,12 @@ def strip_unmapped_discriminators(node, where="", found=None):
     if isinstance(node, dict):
         disc = node.get("discriminator")
         alts = node.get("oneOf") or node.get("anyOf") or []
-        if (isinstance(disc, dict) and "mapping" not in disc and alts
-                and any("$ref" not in a for a in alts if isinstance(a, dict))):
+        if (
+            isinstance(disc, dict)
+            and "mapping" not in disc
+            and alts
+            and any("$ref" not in a for a in alts if isinstance(a, dict))
+        ):
             del node["discriminator"]
             found.append(where)
         for k, v in node.items():
@@ -219,17 +241,24 @@ def main(argv=None):
     ap.add_argument("full", help="path to the full description (JSON)")
     ap.add_argument("-o", "--out", default="github-subset.json")
     ap.add_argument("--webhooks-out", help="also write the x-webhooks subset here")
-    ap.add_argument("--replace-op", nargs=3, action="append", default=[],
-                    metavar=("METHOD", "PATH", "FILE"),
-                    help="replace an operation with the JSON object in FILE")
-    ap.add_argument("--no-extras", action="store_true",
-                    help="leave out EXTRA_OPERATIONS")
-    ap.add_argument("--no-examples", action="store_true",
-                    help="drop OpenAPI example objects (smaller output)")
-    ap.add_argument("--keep-discriminators", action="store_true",
-                    help="keep discriminators without mapping over inline schemas")
-    ap.add_argument("--source-note", default="",
-                    help="text appended to info.description")
+    ap.add_argument(
+        "--replace-op",
+        nargs=3,
+        action="append",
+        default=[],
+        metavar=("METHOD", "PATH", "FILE"),
+        help="replace an operation with the JSON object in FILE",
+    )
+    ap.add_argument("--no-extras", action="store_true", help="leave out EXTRA_OPERATIONS")
+    ap.add_argument(
+        "--no-examples", action="store_true", help="drop OpenAPI example objects (smaller output)"
+    )
+    ap.add_argument(
+        "--keep-discriminators",
+        action="store_true",
+        help="keep discriminators without mapping over inline schemas",
+    )
+    ap.add_argument("--source-note", default="", help="text appended to info.description")
     args = ap.parse_args(argv)
 
     with open(args.full, encoding="utf-8") as fh:
@@ -276,17 +305,23 @@ def main(argv=None):
         info["version"] = "octokit-build-" + str(info.get("version", "unknown"))
     info["title"] = "GitHub REST API - subset for a GitHub App bot"
     n_ops = sum(1 for p in paths.values() for m in p if m in HTTP_METHODS)
-    desc = ("Operations a pull-request bot uses, cut by cut.py from GitHub's REST API "
-            f"OpenAPI description (github/rest-api-description). {n_ops} operations.")
+    desc = (
+        "Operations a pull-request bot uses, cut by cut.py from GitHub's REST API "
+        f"OpenAPI description (github/rest-api-description). {n_ops} operations."
+    )
     if octokit:
-        desc += (" Input was the @octokit/openapi build of that description; its"
-                 " 'x-octokit' additions were removed.")
+        desc += (
+            " Input was the @octokit/openapi build of that description; its"
+            " 'x-octokit' additions were removed."
+        )
     for method, path in sorted(replaced):
         desc += f" {method.upper()} {path} was replaced from a file given with --replace-op."
     if stripped:
         places = ", ".join(stripped)
-        desc += (" A 'discriminator' without 'mapping' over inline oneOf schemas was"
-                 f" removed at: {places} (validators cannot resolve it; the oneOf is kept).")
+        desc += (
+            " A 'discriminator' without 'mapping' over inline oneOf schemas was"
+            f" removed at: {places} (validators cannot resolve it; the oneOf is kept)."
+        )
     if args.source_note:
         desc += " " + args.source_note
     info["description"] = desc
@@ -300,7 +335,7 @@ def main(argv=None):
         roots = [paths_part] + list(extra_top.values())
         tags = set()
         for r in roots:
-            for item in (r.values() if isinstance(r, dict) else []):
+            for item in r.values() if isinstance(r, dict) else []:
                 for op in item.values():
                     if isinstance(op, dict):
                         tags.update(op.get("tags", []))
@@ -342,10 +377,13 @@ def main(argv=None):
         if octokit:
             strip_key(hooks, "x-octokit")
         wdoc = build({}, {"x-webhooks": hooks})
-        wdoc["info"] = dict(info, title="GitHub webhooks - payload schemas subset",
-                            description="x-webhooks entries (request body = payload "
-                            f"schema, header parameters = delivery headers) for {len(hooks)} "
-                            "event/action pairs, cut by cut.py from the same source.")
+        wdoc["info"] = dict(
+            info,
+            title="GitHub webhooks - payload schemas subset",
+            description="x-webhooks entries (request body = payload "
+            f"schema, header parameters = delivery headers) for {len(hooks)} "
+            "event/action pairs, cut by cut.py from the same source.",
+        )
         bad = dangling_refs(wdoc)
         if bad:
             raise SystemExit(f"dangling $ref in webhooks subset: {bad}")
