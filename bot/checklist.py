@@ -448,6 +448,29 @@ def review_item(f: Finding) -> str:
     return text
 
 
+def platform_items(rows: list[dict], report: Report) -> list[Item]:
+    """A box per platform: per dispatched platform's row (ticked by a successful run of the head), else the
+    platforms that build what the bump changed; and the integration tests."""
+    items = [
+        Item(
+            f"platform-{row['name']}",
+            row.get("label") or PLATFORM_LABELS.get(row["name"], row["name"]),
+            row.get("conclusion") == "success" and not row.get("stale"),
+        )
+        for row in rows
+    ] or _default_platforms(report)
+    return [*items, Item("integration-tests", "Integration tests")]
+
+
+def render_platforms(rows: list[dict], report: Report, prefix: str, ticked: Iterable[str] = ()) -> str:
+    """The checklist's platform section alone, between its tags, as the whole checklist renders it: what a
+    workflow run's update puts in place of the old one."""
+    items = platform_items(rows, report)
+    for item in items:
+        item.ticked = item.id in set(ticked)
+    return render_template("_platforms.md.j2", rows=rows, items=items, prefix=prefix)
+
+
 def build_checklist(
     report: Report,
     changed_paths: Iterable[str],
@@ -477,17 +500,7 @@ def build_checklist(
         )
     info = [f for f in findings if f.severity == "info"] if max_findings is None or not folded else []
     rows = platforms or []
-    platform_items = [
-        Item(
-            f"platform-{row['name']}",
-            row.get("label") or PLATFORM_LABELS.get(row["name"], row["name"]),
-            row.get("conclusion") == "success" and not row.get("stale"),
-        )
-        for row in rows
-    ]
-    if not rows:
-        platform_items = _default_platforms(report)
-    platform_items.append(Item("integration-tests", "Integration tests"))
+    items = platform_items(rows, report)
     failed = list(report.failed)
     views = [pin_view(pin, prefix, (patch_dirs or {}).get(pin.name)) for pin in report.pins]
     checklist = Checklist(
@@ -497,11 +510,11 @@ def build_checklist(
         steps,
         list(sections.items()),
         info,
-        platform_items,
+        items,
         rows,
         folded,
     )
-    for item in [*steps, *[i for _, items in checklist.review for i, _ in items], *platform_items]:
+    for item in [*steps, *[i for _, listed in checklist.review for i, _ in listed], *items]:
         item.ticked = item.id in ticked
     return checklist
 

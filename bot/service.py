@@ -41,6 +41,7 @@ from bot.checklist import (
     pin_view,
     rechecking_banner,
     render_comment,
+    render_platforms,
     render_progress,
     render_template,
     results_of,
@@ -52,7 +53,7 @@ from bot.config import CONFIG_PATH, Config, Pin, load_config, parse_config
 from bot.engine import analyse
 from bot.github import GitHubApp, GitHubClient, transient
 from bot.jobs import Job, JobQueue, JobRequest, pull_key
-from bot.model import REBUILT, AnalysisError, PatchResult, PinReport, Report
+from bot.model import REBUILT, AnalysisError, PatchResult, Report
 from bot.rest import BlobCache, RestSnapshot
 from bot.snapshot import MemorySnapshot
 from bot.upstream import Upstream, mirror_path, rewrite_url
@@ -95,7 +96,6 @@ RUN_STATUS_ACTION = {
 }  # else "requested" (queued, waiting)
 PR_JOBS = ("analysis", "command")  # jobs whose failure is reported on the pull request
 # A stand-in report for rendering only the checklist's platform section (the rest is kept as it was).
-_SECTION_REPORT = Report([PinReport("-", "-", "-", "-", "-", "-", "-")])
 _TICKS_NOTE = re.compile(r"<!-- llama-bot:ticked ([\w.:\- ]*) -->")
 
 # -- pure decisions -------------------------------------------------------------------------------
@@ -1218,16 +1218,7 @@ class Service:
         body = current.get("body") or ""
         ticked = carried_ticks(body)
         rows = self._rows(run, pull["head"]["sha"], config)
-        rendered = render_comment(
-            _SECTION_REPORT,
-            [],
-            head_sha=pull["head"]["sha"],
-            ran_at="",
-            ticked=ticked,
-            platforms=rows,
-            prefix=config.command_prefix,
-        )
-        new = splice_platforms(body, rendered)
+        new = splice_platforms(body, render_platforms(rows, Report(), config.command_prefix, ticked))
         if new is None or new == body:
             return
         run.progress["comment_id"] = current["id"]

@@ -561,10 +561,11 @@ class ValidationStore:
 
 PLATFORM_HEADING = "### Platform validation"
 _FOOTER = "\n<sub>Describes commit"
+_TAGGED = re.compile(r"<!-- llama-bot:platforms -->\n.*?<!-- /llama-bot:platforms -->\n", re.DOTALL)
 
 
-def _section(body: str) -> tuple[int, int] | None:
-    """Where the platform section of a checklist body starts and ends (before the footer), or None."""
+def _untagged_section(body: str) -> tuple[int, int] | None:
+    """Where the platform section of a comment written before the section had its tags starts and ends."""
     start = body.find(PLATFORM_HEADING)
     if start < 0:
         return None
@@ -572,14 +573,14 @@ def _section(body: str) -> tuple[int, int] | None:
     return start, (end if end >= 0 else len(body))
 
 
-def splice_platforms(body: str, rendered: str) -> str | None:
-    """`body` (the checklist comment) with its platform section taken from `rendered`, a checklist
-    rendered with the current rows; None when either has no platform section (a progress or error body).
+def splice_platforms(body: str, section: str) -> str | None:
+    """`body` (the checklist comment) with its platform section, between its tags, replaced by `section`
+    (`checklist.render_platforms`); None when the body has none (a progress or error body).
 
     The rest of the comment (patches, steps, review) stays as the analysis wrote it, so a workflow_run
     update never needs the analysis report again.
     """
-    old, new = _section(body), _section(rendered)
-    if old is None or new is None:
-        return None
-    return body[: old[0]] + rendered[new[0] : new[1]] + body[old[1] :]
+    if _TAGGED.search(body):
+        return _TAGGED.sub(lambda _: section, body, count=1)
+    old = _untagged_section(body)
+    return None if old is None else body[: old[0]] + section + body[old[1] :]

@@ -427,3 +427,34 @@ def test_a_bump_with_nothing_actionable_says_so_in_one_line():
     text = render_markdown(_report(findings=[info]), [])
     assert "review found nothing that affects Ollama" in text
     assert "**High:" not in text and "**Medium:" not in text
+
+
+def test_the_platform_section_is_a_tagged_partial_a_workflow_run_replaces_in_one_substitution():
+    from bot.checklist import render_platforms
+    from bot.validation import splice_platforms
+
+    report = Report([PinReport("llama.cpp", "LLAMA_CPP_VERSION", "b1", "b2", "a" * 40, "b" * 40, "u")])
+    row = {
+        "name": "metal",
+        "label": "Metal on macOS arm64",
+        "state": "completed",
+        "conclusion": "success",
+        "url": "https://github.com/o/r/actions/runs/9",
+        "duration": "3m",
+        "sha": "c" * 40,
+        "stale": False,
+    }
+    before = render_markdown(report, ["LLAMA_CPP_VERSION"], head_sha="c" * 40, ticked=["go-test"])
+    after = render_markdown(
+        report, ["LLAMA_CPP_VERSION"], head_sha="c" * 40, ticked=["go-test"], platforms=[row]
+    )
+    section = render_platforms([row], report, "/llama")
+    assert section.startswith("<!-- llama-bot:platforms -->\n") and section in after
+    assert splice_platforms(before, section) == after  # the rest of the comment as the analysis wrote it
+    legacy = before.replace("<!-- llama-bot:platforms -->\n", "").replace(
+        "<!-- /llama-bot:platforms -->\n", ""
+    )
+    assert "[run](https://github.com/o/r/actions/runs/9)" in splice_platforms(
+        legacy, section
+    )  # an older comment
+    assert splice_platforms("⏳ Checking commit `c`…", section) is None
