@@ -191,6 +191,12 @@ def parse(data: bytes) -> PatchFile:
 
 
 def _parse_file(lines: list[bytes], i: int) -> tuple[FilePatch, int]:
+    """One file's change from line `i`: the `diff --git` line and its extended headers (modes, index,
+    renames), a binary payload or the `---`/`+++` pair and its hunks; and the line after it.
+
+    It reads as `git apply` does, one section after the other, each optional, so it stays one function
+    walking the lines: the paths come from `---`/`+++` when present, else from the rename headers, else
+    from the `diff --git` line, and every disagreement between them is an error naming its line."""
     start = i
     header: list[bytes] = []
     fp = FilePatch(header=header, old_path=None, new_path=None)
