@@ -166,6 +166,17 @@ def check_run_updates(conclusion: str, output: dict) -> list[dict]:
     return [first, *more]
 
 
+def started_by_job(job_id: int, check_run: dict) -> bool:
+    """Whether an analysis check run is the one job `job_id` started: its summary names the job
+    (templates/check_in_progress.md.j2)."""
+    return f"(llama-bot job {job_id})" in ((check_run.get("output") or {}).get("summary") or "")
+
+
+def made_for_request(request_id: str, check_run: dict) -> bool:
+    """Whether a `validate:` check run is the one made for the dispatch `request_id` (its external_id)."""
+    return check_run.get("external_id") == request_id
+
+
 def may_write(answer: dict) -> bool:
     """Whether a collaborator-permission answer allows commands (`maintain` is reported as `write`)."""
     return answer.get("permission") in WRITE_ROLES or answer.get("role_name") in WRITE_ROLES
@@ -707,7 +718,9 @@ class Service:
         runs = {}
         for pin in pins:
             for name in (f"{pin.name}: patches", f"{pin.name}: upstream review"):
-                find = functools.partial(self._own_check_run, run, head_sha, name)
+                find = functools.partial(
+                    self._made_check_run, run, head_sha, name, functools.partial(started_by_job, run.job.id)
+                )
                 # A resumed job may have made it before it stopped, a POST whose answer was lost as well.
                 created = (await find() if run.job.attempts > 1 else None) or await run.gh.post_once(
                     "/repos/{owner}/{repo}/check-runs",
@@ -727,18 +740,15 @@ class Service:
         await run.save()
         return runs
 
-    async def _own_check_run(self, run: Run, head_sha: str, name: str) -> dict | None:
-        """The check run `name` on `head_sha` that this job made, if any: its summary names the job
-        (templates/check_in_progress.md.j2)."""
+    async def _made_check_run(
+        self, run: Run, head_sha: str, name: str, made: Callable[[dict], bool]
+    ) -> dict | None:
+        """The check run `name` on `head_sha` for which `made` holds (the one this job made), if any."""
         found = await run.gh.getitem(
             "/repos/{owner}/{repo}/commits/{ref}/check-runs{?check_name,filter,per_page}",
             {**run.names, "ref": head_sha, "check_name": name, "filter": "all", "per_page": 100},
         )
-        mark = f"(llama-bot job {run.job.id})"
-        return next(
-            (r for r in found.get("check_runs") or [] if mark in ((r.get("output") or {}).get("summary") or "")),
-            None,
-        )
+        return next((r for r in found.get("check_runs") or [] if made(r)), None)
 
     async def _complete_check(self, run: Run, check_id: int, conclusion: str, output: dict) -> None:
         for body in check_run_updates(conclusion, output):
@@ -1272,8 +1282,14 @@ class Service:
                     dispatched.append(known)
                 continue
             d = new_dispatch(run.repo, pull, platform, iso(utc_now()))
-            created = await run.gh.post(
-                "/repos/{owner}/{repo}/check-runs", run.names, data=check_run_create(d)
+            body = check_run_create(d)  # its external_id is the request id: a POST whose answer was lost is found
+            created = await run.gh.post_once(
+                "/repos/{owner}/{repo}/check-runs",
+                run.names,
+                data=body,
+                find=functools.partial(
+                    self._made_check_run, run, d.head_sha, body["name"], functools.partial(made_for_request, d.request_id)
+                ),
             )
             d = replace(d, check_run_id=created["id"])
             self.store.add(d)  # before dispatching: the run's first event may arrive before the answer
@@ -1344,11 +1360,15 @@ class Service:
         return "done"
 
     async def _follow_run(self, run: Run, d: Dispatch, workflow_run: dict, action: str) -> None:
-        """Move dispatch `d` to what its run reports: the store, the check run, then the checklist's table."""
+        """Move dispatch `d` to what its run reports: the store, the check run, then the checklist's table.
+
+        A job tried again (killed, or GitHub failed it) may find the store updated by its earlier attempt and
+        the rest not done: it does the rest, which is the same again."""
         new = apply_run(d, workflow_run, action)
-        if new is None or new == d:
+        if new is None or (new == d and run.job.attempts == 1):
             return  # an older state arriving late, or nothing new (a catch-up of a run still queued)
-        self.store.update(new)
+        if new != d:
+            self.store.update(new)
         await run.gh.patch(
             "/repos/{owner}/{repo}/check-runs/{id}",
             {**run.names, "id": d.check_run_id},
