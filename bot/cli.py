@@ -21,7 +21,7 @@ from bot.config import CONFIG_PATH, Config, Pin, load_config, parse_config
 from bot.jobs import DB_NAME, STATUSES, read_jobs
 from bot.model import REBUILT, AnalysisError, Report
 from bot.snapshot import GitSnapshot
-from bot.upstream import Upstream, parse_url_rewrites
+from bot.upstream import Mirrors, Upstream, parse_url_rewrites
 
 
 class UsageError(Exception):
@@ -269,20 +269,13 @@ def _upstream_opener(dirs: list[str], config: Config, quiet: bool = False):
             pins = ", ".join(p.name for p in config.pins) or "none"
             raise UsageError(f"--upstream-dir {item}: no pin is named {name!r} (pins: {pins})")
         local[name] = git_dir
-    data_dir = cli_data_dir()
-    parse_url_rewrites(os.environ.get("LLAMA_BOT_URL_INSTEADOF"))  # a bad value is named before any work
+    instead_of = os.environ.get("LLAMA_BOT_URL_INSTEADOF")
+    parse_url_rewrites(instead_of)  # a bad value is named before any work
+    announce = None if quiet else lambda text: print(f"llama-bot: {text}", file=sys.stderr)
+    mirrors = Mirrors(cli_data_dir(), instead_of, local, announce)
 
     def open_upstream(pin: Pin, refs: list[str]) -> Upstream:
-        if pin.name in local:
-            return Upstream.open_dir(local[pin.name], pin.upstream)
-        return Upstream.mirror(
-            data_dir,
-            pin.name,
-            pin.upstream,
-            refs,
-            os.environ.get("LLAMA_BOT_URL_INSTEADOF"),
-            announce=None if quiet else lambda text: print(f"llama-bot: {text}", file=sys.stderr),
-        )
+        return mirrors.open(pin.name, pin.upstream, refs)
 
     return open_upstream
 

@@ -39,8 +39,8 @@ import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pygit2
@@ -562,6 +562,35 @@ class Upstream:
         """Why `path` at `ref` cannot be read, for whoever needed it."""
         why = f" and could not be fetched: {self.fetch_problem}" if self.fetch_problem else ""
         return f"{path} at {ref} is missing from the upstream clone ({self.source}){why}"
+
+
+@dataclass
+class Mirrors:
+    """Every upstream mirror of one data directory: where each lives, the URL rewriting, one lock per mirror
+    for the threads of this process (the file lock guards other processes), and the git directories a
+    user named to be used as they are (`--upstream-dir`)."""
+
+    data_dir: Path
+    instead_of: str | None = None  # LLAMA_BOT_URL_INSTEADOF
+    local: Mapping[str, str] = field(default_factory=dict)  # pin name -> a git directory used as it is
+    announce: Callable[[str], None] | None = None  # hears what is fetched, and how a slow fetch goes
+    _locks: dict[str, threading.Lock] = field(default_factory=dict, init=False)
+    _guard: threading.Lock = field(default_factory=threading.Lock, init=False)
+
+    def open(
+        self, name: str, url: str, refs: list[str], fetching: Callable[[bool], None] | None = None
+    ) -> Upstream:
+        """The upstream of pin `name` (its git URL `url`) holding `refs`, fetched into its mirror if need be;
+        `fetching` hears when each fetch from it starts and ends."""
+        if name in self.local:
+            return Upstream.open_dir(self.local[name], url)
+        path = mirror_path(self.data_dir, name, rewrite_url(url, self.instead_of))
+        with self._guard:
+            lock = self._locks.setdefault(str(path), threading.Lock())
+        with lock:  # two jobs fetching into one mirror at once would fight over its lock files
+            return Upstream.mirror(
+                self.data_dir, name, url, refs, self.instead_of, announce=self.announce, fetching=fetching
+            )
 
 
 def needed_blobs(history: History, wanted: Callable[[str], bool]) -> set[pygit2.Oid]:
