@@ -3,8 +3,11 @@ first attempt made on GitHub is found and finished, never made a second time."""
 
 from __future__ import annotations
 
+import time
+
+from bot.jobs import DB_NAME, JobRequest, SqliteJobQueue, pull_key
 from bot.service import JobBackoff
-from tests.conftest import Bot, bot_settings
+from tests.conftest import NAME, OWNER, Bot, bot_settings
 from tests.test_service_validation import WORKFLOW, command, run_event, validation_runs
 
 LOST = {"status": 502, "times": 1, "after": True}  # GitHub made it, then answered 502
@@ -44,3 +47,43 @@ async def test_a_workflow_run_job_tried_again_still_completes_the_check_run(fake
         assert (run["status"], run["conclusion"]) == ("completed", "failure")
     finally:
         await bot.close()
+
+
+async def test_a_reply_a_killed_job_had_posted_is_not_posted_again(fake_github, scenario, tmp_path):
+    """The worker posted the reply and died before saving that it had: the job claimed again after the lease
+    finds the reply by its key and does not post a second one."""
+    data_dir = tmp_path / "var"
+    dead = SqliteJobQueue(data_dir / DB_NAME, clock=lambda: time.time() - 120)  # its lease is long over
+    comment = scenario.fake.add_comment(OWNER, NAME, scenario.number, "/llama help", "maintainer")
+    payload = {
+        "installation_id": fake_github.installation_id,
+        "owner": OWNER,
+        "repo": NAME,
+        "number": scenario.number,
+        "default_branch": "main",
+        "comment_id": comment["id"],
+        "body": "/llama help",
+        "author": "maintainer",
+    }
+    (job_id,) = await dead.enqueue(
+        "help-once", "issue_comment", [JobRequest("command", pull_key(OWNER, NAME, scenario.number), payload)]
+    )
+    await dead.claim("dead-host:1:0")
+    await dead.close()
+    fake_github.add_comment(
+        OWNER,
+        NAME,
+        scenario.number,
+        f"the help text\n<!-- llama-bot:reply {job_id}.0 -->",
+        fake_github.bot_login,
+        "Bot",
+    )
+    bot = await Bot(bot_settings(fake_github, scenario, data_dir)).start()
+    try:
+        await bot.settle()
+        assert (await bot.queue.get(job_id)).status == "done"
+    finally:
+        await bot.close()
+    assert [c["body"].splitlines()[-1] for c in scenario.bot_comments()] == [
+        f"<!-- llama-bot:reply {job_id}.0 -->"
+    ]
