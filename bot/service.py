@@ -18,7 +18,6 @@ import os
 import random
 import re
 import socket
-import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -56,7 +55,7 @@ from bot.jobs import Job, JobQueue, JobRequest, pull_key
 from bot.model import REBUILT, AnalysisError, PatchResult, Report
 from bot.rest import BlobCache, RestSnapshot
 from bot.snapshot import MemorySnapshot
-from bot.upstream import Upstream, mirror_path, rewrite_url
+from bot.upstream import Mirrors, Upstream
 from bot.validation import (
     Dispatch,
     ValidationStore,
@@ -407,8 +406,7 @@ class Service:
         self.blobs = BlobCache()
         self._executor = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="analysis")
         self.store = store or ValidationStore(self.data_dir / VALIDATION_DB)
-        self._mirror_locks: dict[str, threading.Lock] = {}
-        self._mirror_locks_guard = threading.Lock()
+        self.mirrors = Mirrors(self.data_dir, url_instead_of)
         self._wakeup = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self._stopping = False
@@ -601,18 +599,9 @@ class Service:
     ) -> Upstream:
         """The pin's mirror with `refs`; `fetching` hears (pin name, True) when a fetch from it starts and
         (pin name, False) when it ends."""
-        path = mirror_path(self.data_dir, pin.name, rewrite_url(pin.upstream, self.url_instead_of))
-        with self._mirror_locks_guard:
-            lock = self._mirror_locks.setdefault(str(path), threading.Lock())
-        with lock:  # two jobs fetching into one mirror at once would fight over its lock files
-            return Upstream.mirror(
-                self.data_dir,
-                pin.name,
-                pin.upstream,
-                refs,
-                self.url_instead_of,
-                fetching=functools.partial(fetching, pin.name) if fetching else None,
-            )
+        return self.mirrors.open(
+            pin.name, pin.upstream, refs, functools.partial(fetching, pin.name) if fetching else None
+        )
 
     async def _analyse(
         self,
