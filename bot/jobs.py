@@ -86,6 +86,25 @@ class Job:
     retry_at: float | None = None  # while queued: not claimed before this (epoch seconds)
 
 
+def job_from_row(row: Any) -> Job:
+    """A job from a row of the `jobs` table (a `sqlite3.Row` or a dict), of this schema or an older one."""
+    present = set(row.keys())  # (`in row` would look among a sqlite3.Row's values)
+    added = {name: row[name] for name in _ADDED_COLUMNS if name in present}  # an older store lacks them
+    return Job(
+        row["id"],
+        row["kind"],
+        row["key"],
+        json.loads(row["payload"]),
+        row["status"],
+        row["attempts"],
+        json.loads(row["progress"]),
+        row["error"],
+        row["delivery_id"],
+        row["created_at"],
+        **added,
+    )
+
+
 class JobQueue(Protocol):
     lease_seconds: float  # a claimed job is another worker's once its lease is this old without renewal
 
@@ -223,23 +242,6 @@ class SqliteJobQueue:
         db.execute("COMMIT")
         return results
 
-    @staticmethod
-    def _job(row: sqlite3.Row) -> Job:
-        present = set(row.keys())  # (`in row` would look among the values)
-        added = {name: row[name] for name in _ADDED_COLUMNS if name in present}  # an older store lacks them
-        return Job(
-            row["id"],
-            row["kind"],
-            row["key"],
-            json.loads(row["payload"]),
-            row["status"],
-            row["attempts"],
-            json.loads(row["progress"]),
-            row["error"],
-            row["delivery_id"],
-            row["created_at"],
-            **added,
-        )
 
     # -- JobQueue ----------------------------------------------------------------------------------
 
@@ -293,7 +295,7 @@ class SqliteJobQueue:
                 " attempts = attempts + 1, updated_at = ? WHERE id = ?",
                 (worker, now + self.lease_seconds, now, row["id"]),
             )
-            return self._job(db.execute("SELECT * FROM jobs WHERE id = ?", (row["id"],)).fetchone())
+            return job_from_row(db.execute("SELECT * FROM jobs WHERE id = ?", (row["id"],)).fetchone())
 
         return await self._write(take)
 
@@ -367,7 +369,7 @@ class SqliteJobQueue:
     async def get(self, job_id: int) -> Job | None:
         assert self._db is not None, "queue is closed"
         row = self._db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
-        return self._job(row) if row else None
+        return job_from_row(row) if row else None
 
     async def counts(self) -> dict[str, int]:
         assert self._db is not None, "queue is closed"
@@ -427,7 +429,7 @@ def read_jobs(
         ).fetchall()
     finally:
         db.close()
-    return [SqliteJobQueue._job(row) for row in rows]
+    return [job_from_row(row) for row in rows]
 
 
 def pull_key(owner: str, repo: str, number: int) -> str:

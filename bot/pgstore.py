@@ -27,7 +27,7 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
-from bot.jobs import KEEP_SECONDS, STATUSES, Job, JobRequest
+from bot.jobs import KEEP_SECONDS, STATUSES, Job, JobRequest, job_from_row
 from bot.validation import Dispatch, ValidationStore
 
 log = logging.getLogger("bot.pgstore")
@@ -56,23 +56,6 @@ def migrate(db: psycopg.Connection) -> list[str]:
                 db.execute("INSERT INTO schema_migrations (name) VALUES (%s)", (path.name,))
                 applied_now.append(path.name)
     return applied_now
-
-
-def _job(row: Any) -> Job:
-    return Job(
-        row["id"],
-        row["kind"],
-        row["key"],
-        json.loads(row["payload"]),
-        row["status"],
-        row["attempts"],
-        json.loads(row["progress"]),
-        row["error"],
-        row["delivery_id"],
-        row["created_at"],
-        row["retries"],
-        row["retry_at"],
-    )
 
 
 class PostgresJobQueue:
@@ -254,7 +237,7 @@ class PostgresJobQueue:
                         (worker, now + self.lease_seconds, now, row["id"]),
                     )
                 ).fetchone()
-                return _job(claimed)
+                return job_from_row(claimed)
             return None
 
         async def taken(db: Db) -> Job | None:
@@ -266,7 +249,7 @@ class PostgresJobQueue:
                     (worker, now),
                 )
             ).fetchone()
-            return _job(row) if row else await take(db)
+            return job_from_row(row) if row else await take(db)
 
         return await self._run(take, taken)
 
@@ -340,7 +323,7 @@ class PostgresJobQueue:
     async def get(self, job_id: int) -> Job | None:
         async def read(db: Db) -> Job | None:
             row = await (await db.execute("SELECT * FROM jobs WHERE id = %s", (job_id,))).fetchone()
-            return _job(row) if row else None
+            return job_from_row(row) if row else None
 
         return await self._run(read)
 
@@ -380,7 +363,7 @@ def read_jobs(
         rows = db.execute(
             f"SELECT * FROM jobs WHERE {where} ORDER BY id DESC LIMIT %s", (*args, limit)
         ).fetchall()  # type: ignore[arg-type]
-    return [_job(row) for row in rows]
+    return [job_from_row(row) for row in rows]
 
 
 class PostgresValidationStore(ValidationStore):
