@@ -47,7 +47,7 @@ def _label(pin: Pin, ref: str, applied: list[str], refused: list[str]) -> str:
         label += f" with its carried patch{'es' if len(applied) > 1 else ''} {names}"
     if refused:
         names = ", ".join(f"`{posixpath.basename(p)}`" for p in refused)
-        label += f" ({names} did not apply and was left out)"
+        label += f" ({names} did not apply and {'were' if len(refused) > 1 else 'was'} left out)"
     return label
 
 
@@ -65,12 +65,12 @@ def _pinned_consumer(consumer: Consumer, pin: Pin, head: Snapshot, open_upstream
     paths = {p for p in snapshot.files() if glob_match(p, consumer.sources)}
     paths |= {p for p, data in tree.overlay.items() if data is not None and glob_match(p, consumer.sources)}
     files = {p: data for p in sorted(paths) if (data := tree.read(p)) is not None}
-    where = ", ".join(f"`{d}`" for d in pin.patch_sets)
+    where = stack.origin or "from " + ", ".join(f"`{d}`" for d in pin.patch_sets)
     return ConsumerCode(
         pin.name,
         _label(pin, ref, applied, refused),
         f"Bump `{pin.version_file}` to a {pin.name} commit that follows this change, or carry a {pin.name} "
-        f"patch that updates these calls (the build applies {pin.name}'s patches from {where}).",
+        f"patch that updates these calls (the build applies {pin.name}'s patches {where}).",
         files,
         "" if applied else f"{upstream.web_url}/blob/{commit.id}/",
     )
