@@ -7,7 +7,7 @@ RUNTIME := $(VENV)/.runtime-installed
 TEST_EXTRAS := $(VENV)/.test-installed
 LINT_EXTRAS := $(VENV)/.lint-installed
 
-.PHONY: demo test bench bench-real lint clean
+.PHONY: demo test soak bench bench-real lint clean
 
 $(RUNTIME): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -27,6 +27,9 @@ demo: $(RUNTIME)
 
 test: $(TEST_EXTRAS)
 	$(PY) -m pytest -q
+
+soak: $(TEST_EXTRAS)
+	$(PY) -m tests.soak
 
 bench: $(TEST_EXTRAS)
 	$(PY) -m bench

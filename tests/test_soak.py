@@ -3,9 +3,12 @@ every pull request still has one checklist for its head, completed check runs, n
 
 from __future__ import annotations
 
+import dataclasses
+
 import aiohttp
 
 from tests.fakegithub import FakeGitHub, commit, installation_gh
+from tests.soak import Plan, soak
 
 
 async def _token(fake: FakeGitHub) -> str:
@@ -82,3 +85,21 @@ async def test_faults_are_off_by_default_and_a_failed_request_is_still_checked(f
         "POST /repos/o/r/issues/1/comments: body: 'body' is a required property"
     ]
     fake_github.violations.clear()  # seen: the fixture would fail the test on it
+
+
+SHORT = Plan(pulls=6, deliveries=50, kills=2, lease_seconds=5, drain_timeout=120)
+
+
+def _clean(figures) -> None:
+    print("\n".join(figures.lines()))
+    assert figures.problems == []
+    assert (figures.kills, figures.duplicates, figures.lost, figures.violations) == (2, 0, 0, 0)
+    assert sum(figures.faults.values()) > 0 and figures.jobs["done"] > 0 and figures.redeliveries > 0
+
+
+async def test_short_soak_on_sqlite_with_one_instance(tmp_path):
+    _clean(await soak(SHORT, tmp_path))
+
+
+async def test_short_soak_on_postgresql_with_two_instances(tmp_path, database_url):
+    _clean(await soak(dataclasses.replace(SHORT, database_url=database_url), tmp_path))
