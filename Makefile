@@ -38,7 +38,9 @@ bench-real: $(TEST_EXTRAS)
 	$(PY) -m bench.real_bump
 
 lint: $(LINT_EXTRAS)
+	$(VENV)/bin/ruff format --check bot handlers tests bench
 	$(VENV)/bin/ruff check bot handlers tests bench
+	$(VENV)/bin/radon cc -a -s -n D bot handlers
 	$(VENV)/bin/mypy bot
 
 clean:

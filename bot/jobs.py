@@ -242,7 +242,6 @@ class SqliteJobQueue:
         db.execute("COMMIT")
         return results
 
-
     # -- JobQueue ----------------------------------------------------------------------------------
 
     async def enqueue(self, delivery_id: str, event: str, requests: list[JobRequest]) -> list[int] | None:

@@ -397,7 +397,6 @@ class Service:
         self.queue = queue
         self.github = github
         self.data_dir = Path(data_dir)
-        self.url_instead_of = url_instead_of
         self.workers = workers
         self.metrics = metrics
         self.poll_interval = poll_interval
@@ -1274,13 +1273,19 @@ class Service:
                     dispatched.append(known)
                 continue
             d = new_dispatch(run.repo, pull, platform, iso(utc_now()))
-            body = check_run_create(d)  # its external_id is the request id: a POST whose answer was lost is found
+            body = check_run_create(
+                d
+            )  # its external_id is the request id: a POST whose answer was lost is found
             created = await run.gh.post_once(
                 "/repos/{owner}/{repo}/check-runs",
                 run.names,
                 data=body,
                 find=functools.partial(
-                    self._made_check_run, run, d.head_sha, body["name"], functools.partial(made_for_request, d.request_id)
+                    self._made_check_run,
+                    run,
+                    d.head_sha,
+                    body["name"],
+                    functools.partial(made_for_request, d.request_id),
                 ),
             )
             d = replace(d, check_run_id=created["id"])

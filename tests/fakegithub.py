@@ -47,20 +47,33 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from gidgethub.aiohttp import GitHubAPI
 from gidgethub.apps import get_installation_access_token
 
-DATA = Path(__file__).resolve().parent / "data" / "github"  # the OpenAPI cut and webhook payloads, see SOURCE.md
+DATA = (
+    Path(__file__).resolve().parent / "data" / "github"
+)  # the OpenAPI cut and webhook payloads, see SOURCE.md
 DOCS = "https://docs.github.com/rest"
 # Operations GitHub authenticates with the App JWT; all others need an installation token.
-JWT_OPERATIONS = {"apps/get-authenticated", "apps/create-installation-access-token", "apps/get-repo-installation"}
+JWT_OPERATIONS = {
+    "apps/get-authenticated",
+    "apps/create-installation-access-token",
+    "apps/get-repo-installation",
+}
 GREEDY_PARAMS = {"path", "ref", "basehead"}  # these path parameters may contain "/"
 JWT_MAX_LIFETIME = 600 + 30  # GitHub allows 10 minutes; a little slack for clock rounding
 MAX_COMMENT = 65536  # GitHub's limit on issue comment bodies
-DEFAULT_PERMISSIONS = {"actions": "write", "checks": "write", "contents": "write", "issues": "write",
-                       "metadata": "read", "pull_requests": "write"}
+DEFAULT_PERMISSIONS = {
+    "actions": "write",
+    "checks": "write",
+    "contents": "write",
+    "issues": "write",
+    "metadata": "read",
+    "pull_requests": "write",
+}
 # GitHub's answer to a client over a secondary rate limit (403 with Retry-After; GitHub adds a request id).
-SECONDARY_RATE_LIMIT = {"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you "
-                                   "try again.",
-                        "documentation_url": "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-"
-                                             "rest-api#about-secondary-rate-limits"}
+SECONDARY_RATE_LIMIT = {
+    "message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+    "documentation_url": "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-"
+    "rest-api#about-secondary-rate-limits",
+}
 FAULT_KINDS = ("502", "503", "rate_limit")  # answered instead of the request, which is not carried out
 LOST_ANSWER_KINDS = ("closed_after_write", "502_after_write")  # a POST carried out, its answer lost
 DIFF_STATUS = {"A": "added", "D": "removed", "M": "modified", "R": "renamed", "C": "copied", "T": "changed"}
@@ -84,8 +97,14 @@ def sign(body: bytes, secret: str | bytes) -> str:
     return "sha256=" + hmac.new(key, body, hashlib.sha256).hexdigest()
 
 
-def commit(git: pygit2.Repository, files: dict[str, str | bytes | None], *, parents: list[str] | None = None,
-           message: str = "test commit", ref: str | None = None) -> str:
+def commit(
+    git: pygit2.Repository,
+    files: dict[str, str | bytes | None],
+    *,
+    parents: list[str] | None = None,
+    message: str = "test commit",
+    ref: str | None = None,
+) -> str:
     """Write a commit for test setup: the first parent's tree with ``files`` applied (None deletes).
 
     ``parents`` defaults to the current target of ``ref`` (if it exists); ``ref`` is moved to the commit.
@@ -106,7 +125,9 @@ def commit(git: pygit2.Repository, files: dict[str, str | bytes | None], *, pare
 
 
 def iso(epoch: float | None = None) -> str:
-    return dt.datetime.fromtimestamp(time.time() if epoch is None else epoch, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return dt.datetime.fromtimestamp(time.time() if epoch is None else epoch, dt.UTC).strftime(
+        "%Y-%m-%dT%H:%M:%SZ"
+    )
 
 
 def _epoch(stamp: str) -> float:
@@ -121,9 +142,14 @@ def _in_range(stamp: str, expr: str) -> bool:
     if ".." in expr:
         low, high = expr.split("..", 1)
         return (low == "*" or t >= _epoch(low)) and (high == "*" or t <= _epoch(high))
-    for prefix, test in ((">=", float.__ge__), ("<=", float.__le__), (">", float.__gt__), ("<", float.__lt__)):
+    for prefix, test in (
+        (">=", float.__ge__),
+        ("<=", float.__le__),
+        (">", float.__gt__),
+        ("<", float.__lt__),
+    ):
         if expr.startswith(prefix):
-            return test(t, _epoch(expr[len(prefix):]))
+            return test(t, _epoch(expr[len(prefix) :]))
     return _epoch(expr[:10]) <= t < _epoch(expr[:10]) + 86400
 
 
@@ -134,7 +160,7 @@ def _node_id(kind: str, key: Any) -> str:
 def _b64(data: bytes) -> str:
     """Base64 in 60-character lines, as GitHub sends blob and file content."""
     text = base64.b64encode(data).decode()
-    return "\n".join(text[i:i + 60] for i in range(0, len(text), 60))
+    return "\n".join(text[i : i + 60] for i in range(0, len(text), 60))
 
 
 def _lookup(git: pygit2.Repository, spec: str) -> pygit2.Object | None:
@@ -157,7 +183,9 @@ def _peel(obj: pygit2.Object | None, kind: type) -> Any:
         return None
 
 
-def _flatten(git: pygit2.Repository, tree: pygit2.Tree, prefix: str = "") -> dict[str, tuple[pygit2.Oid, int]]:
+def _flatten(
+    git: pygit2.Repository, tree: pygit2.Tree, prefix: str = ""
+) -> dict[str, tuple[pygit2.Oid, int]]:
     """{path: (oid, mode)} for every non-tree entry below ``tree``."""
     flat = {}
     for entry in tree:
@@ -205,8 +233,11 @@ def _openapi_to_jsonschema(node: Any) -> Any:
         return [_openapi_to_jsonschema(item) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {k: v if k in ("example", "examples") else _openapi_to_jsonschema(v)
-           for k, v in node.items() if k != "nullable"}
+    out = {
+        k: v if k in ("example", "examples") else _openapi_to_jsonschema(v)
+        for k, v in node.items()
+        if k != "nullable"
+    }
     if node.get("nullable") is True:
         if isinstance(out.get("type"), str):
             out["type"] = [out["type"], "null"]
@@ -225,9 +256,10 @@ class Spec:
         routes = []
         for template, item in self.doc["paths"].items():
             parts = re.split(r"\{(\w+)\}", template)  # literal, name, literal, ...
-            regex = "".join(re.escape(part) if i % 2 == 0 else
-                            f"(?P<{part}>{'.+' if part in GREEDY_PARAMS else '[^/]+'})"
-                            for i, part in enumerate(parts))
+            regex = "".join(
+                re.escape(part) if i % 2 == 0 else f"(?P<{part}>{'.+' if part in GREEDY_PARAMS else '[^/]+'})"
+                for i, part in enumerate(parts)
+            )
             routes.append((len("".join(parts[::2])), re.compile(regex), item))
         # Most literal characters first, so fixed segments win over parameters.
         self.routes = [(regex, item) for _, regex, item in sorted(routes, key=lambda r: -r[0])]
@@ -242,7 +274,9 @@ class Spec:
         for regex, item in self.routes:
             found = regex.fullmatch(raw_path)
             if found and method.lower() in item:
-                return item[method.lower()], {k: urllib.parse.unquote(v) for k, v in found.groupdict().items()}
+                return item[method.lower()], {
+                    k: urllib.parse.unquote(v) for k, v in found.groupdict().items()
+                }
         return None, {}
 
     def errors(self, schema: dict, value: Any, where: str) -> list[str]:
@@ -252,9 +286,11 @@ class Spec:
             validator = jsonschema.Draft7Validator({**schema, "components": self.doc["components"]})
             self._validators[id(schema)] = validator
         # Messages quote the whole instance; keep long ones readable by naming the failed keyword.
-        return [f"{'.'.join([where, *map(str, e.absolute_path)])}: "
-                + (e.message if len(e.message) < 200 else f"fails {e.validator}: ...{e.message[-60:]}")
-                for e in validator.iter_errors(value)]
+        return [
+            f"{'.'.join([where, *map(str, e.absolute_path)])}: "
+            + (e.message if len(e.message) < 200 else f"fails {e.validator}: ...{e.message[-60:]}")
+            for e in validator.iter_errors(value)
+        ]
 
     def check_request(self, op: dict, params: dict, query: dict, body: Any) -> list[str]:
         problems = []
@@ -277,7 +313,9 @@ class Spec:
             if request_body.get("required"):
                 problems.append("missing JSON request body")
         else:
-            problems += self.errors(self.resolve(request_body["content"]["application/json"]["schema"]), body, "body")
+            problems += self.errors(
+                self.resolve(request_body["content"]["application/json"]["schema"]), body, "body"
+            )
         return problems
 
     def missing(self, schema: dict, value: Any) -> list[str]:
@@ -289,7 +327,11 @@ class Spec:
         if schema.get("type") == "array":
             if not isinstance(value, list):
                 return ["(an array)"]
-            return [f"[{i}].{m}" for i, item in enumerate(value) for m in self.missing(schema.get("items", {}), item)]
+            return [
+                f"[{i}].{m}"
+                for i, item in enumerate(value)
+                for m in self.missing(schema.get("items", {}), item)
+            ]
         if isinstance(value, dict):
             return [key for key in schema.get("required", []) if key not in value]
         return []
@@ -372,18 +414,29 @@ class RandomFaults:
 @functools.cache
 def _default_key() -> str:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption()).decode()
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
 
 
 class FakeGitHub:
     """GitHub's REST API for one App installation, on a random local port."""
 
-    def __init__(self, app_id: int | str = 4242, private_key_pem: str | None = None, *, client_id: str = "Iv1.fakeapp",
-                 installation_id: int = 1, token_ttl: int = 3600, bot_login: str = "llama-bot[bot]"):
+    def __init__(
+        self,
+        app_id: int | str = 4242,
+        private_key_pem: str | None = None,
+        *,
+        client_id: str = "Iv1.fakeapp",
+        installation_id: int = 1,
+        token_ttl: int = 3600,
+        bot_login: str = "llama-bot[bot]",
+    ):
         self.app_id, self.client_id, self.installation_id = app_id, client_id, installation_id
         self.private_key_pem = private_key_pem or _default_key()
-        self._public_key = serialization.load_pem_private_key(self.private_key_pem.encode(), None).public_key()
+        self._public_key = serialization.load_pem_private_key(
+            self.private_key_pem.encode(), None
+        ).public_key()
         self.token_ttl, self.bot_login = token_ttl, bot_login
         self.spec = Spec(_load("openapi/github-subset.json"))
         # The port is taken now so that URLs in objects built before start() are right.
@@ -441,18 +494,35 @@ class FakeGitHub:
 
     # -- test controls -------------------------------------------------------------------------------
 
-    def fail(self, method: str, path_regex: str, status: int = 502, times: int = 1,
-             headers: dict | None = None, body: Any = None, after: bool = False) -> None:
+    def fail(
+        self,
+        method: str,
+        path_regex: str,
+        status: int = 502,
+        times: int = 1,
+        headers: dict | None = None,
+        body: Any = None,
+        after: bool = False,
+    ) -> None:
         """Answer the next ``times`` requests matching method ("*" = any) and path with an error; with
         ``after``, carry each out first (GitHub did it, then the answer was lost on its way back)."""
         if body is None:
             body = {"message": HTTPStatus(status).phrase, "documentation_url": DOCS}
-        self._faults.append({"method": method.upper(), "pattern": path_regex, "status": status, "times": times,
-                             "headers": {k: str(v) for k, v in (headers or {}).items()}, "body": body,
-                             "after": after})
+        self._faults.append(
+            {
+                "method": method.upper(),
+                "pattern": path_regex,
+                "status": status,
+                "times": times,
+                "headers": {k: str(v) for k, v in (headers or {}).items()},
+                "body": body,
+                "after": after,
+            }
+        )
 
-    def inject_faults(self, rate: float, *, lost_rate: float = 0.0, seed: int = 0, retry_after: int = 1
-                      ) -> RandomFaults:
+    def inject_faults(
+        self, rate: float, *, lost_rate: float = 0.0, seed: int = 0, retry_after: int = 1
+    ) -> RandomFaults:
         """From now on, fail a random `rate` of requests and lose the answer of `lost_rate` of the POSTs
         after carrying them out (see `RandomFaults`); the requests are still checked against the
         description. Returns the counters."""
@@ -491,8 +561,13 @@ class FakeGitHub:
 
     # -- state setup ---------------------------------------------------------------------------------
 
-    def add_repo(self, owner: str, name: str, git_dir: pygit2.Repository | str | Path | None = None,
-                 default_branch: str = "main") -> dict:
+    def add_repo(
+        self,
+        owner: str,
+        name: str,
+        git_dir: pygit2.Repository | str | Path | None = None,
+        default_branch: str = "main",
+    ) -> dict:
         """Register owner/name backed by a pygit2 repository (None: a new empty bare one); returns its JSON."""
         if git_dir is None:
             path = tempfile.mkdtemp(prefix="fakegithub-")
@@ -501,14 +576,31 @@ class FakeGitHub:
         else:
             git = git_dir if isinstance(git_dir, pygit2.Repository) else pygit2.Repository(str(git_dir))
         full = f"{owner}/{name}"
-        self.repos[full] = {"owner": owner, "name": name, "full_name": full, "git": git,
-                            "default_branch": default_branch}
+        self.repos[full] = {
+            "owner": owner,
+            "name": name,
+            "full_name": full,
+            "git": git,
+            "default_branch": default_branch,
+        }
         return self._repo_json(full)
 
-    def add_pull(self, owner: str, name: str, number: int, head_sha: str, head_ref: str, base_ref: str = "main",
-                 base_sha: str | None = None, head_repo_full_name: str | None = None,
-                 maintainer_can_modify: bool = False, user_login: str = "contributor", state: str = "open",
-                 title: str | None = None, body: str = "") -> dict:
+    def add_pull(
+        self,
+        owner: str,
+        name: str,
+        number: int,
+        head_sha: str,
+        head_ref: str,
+        base_ref: str = "main",
+        base_sha: str | None = None,
+        head_repo_full_name: str | None = None,
+        maintainer_can_modify: bool = False,
+        user_login: str = "contributor",
+        state: str = "open",
+        title: str | None = None,
+        body: str = "",
+    ) -> dict:
         """Open PR ``number``; its head commits must be in the base repository's git (GitHub keeps them there)."""
         full = f"{owner}/{name}"
         git = self.repos[full]["git"]
@@ -516,18 +608,35 @@ class FakeGitHub:
         head_full = head_repo_full_name or full
         template = _load("payloads/pull_request.opened.json")["pull_request"]
         text = json.dumps({k: v for k, v in template.items() if k not in ("head", "base", "user")})
-        for old, value in [("https://api.github.com", self.url), ("Codertocat/Hello-World", full),
-                           ("/pull/2", f"/pull/{number}"), ("/pulls/2", f"/pulls/{number}"),
-                           ("/issues/2", f"/issues/{number}"), (template["head"]["sha"], head_sha)]:
+        for old, value in [
+            ("https://api.github.com", self.url),
+            ("Codertocat/Hello-World", full),
+            ("/pull/2", f"/pull/{number}"),
+            ("/pulls/2", f"/pulls/{number}"),
+            ("/issues/2", f"/issues/{number}"),
+            (template["head"]["sha"], head_sha),
+        ]:
             text = text.replace(old, value)
         now = iso()
         pr = json.loads(text)
-        pr.update(id=zlib.crc32(f"{full}#{number}".encode()), node_id=_node_id("PR", number), number=number,
-                  state=state, title=title or f"Pull request {number}", body=body, user=self._user(user_login),
-                  created_at=now, updated_at=now, closed_at=None if state == "open" else now,
-                  head=self._branch_json(head_full, head_ref, head_sha, fork=head_full != full),
-                  base=self._branch_json(full, base_ref, base_sha), mergeable=True, mergeable_state="clean",
-                  maintainer_can_modify=maintainer_can_modify, author_association="CONTRIBUTOR")
+        pr.update(
+            id=zlib.crc32(f"{full}#{number}".encode()),
+            node_id=_node_id("PR", number),
+            number=number,
+            state=state,
+            title=title or f"Pull request {number}",
+            body=body,
+            user=self._user(user_login),
+            created_at=now,
+            updated_at=now,
+            closed_at=None if state == "open" else now,
+            head=self._branch_json(head_full, head_ref, head_sha, fork=head_full != full),
+            base=self._branch_json(full, base_ref, base_sha),
+            mergeable=True,
+            mergeable_state="clean",
+            maintainer_can_modify=maintainer_can_modify,
+            author_association="CONTRIBUTOR",
+        )
         self.pulls[(full, number)] = pr
         self.set_pull_head(owner, name, number, head_sha)
         return pr
@@ -540,17 +649,31 @@ class FakeGitHub:
         if head and _object(head["git"], sha):
             head["git"].references.create(f"refs/heads/{pr['head']['ref']}", sha, force=True)
 
-    def add_comment(self, owner: str, name: str, issue_number: int, body: str, user_login: str = "contributor",
-                    user_type: str = "User") -> dict:
+    def add_comment(
+        self,
+        owner: str,
+        name: str,
+        issue_number: int,
+        body: str,
+        user_login: str = "contributor",
+        user_type: str = "User",
+    ) -> dict:
         """Put a comment on an issue or PR, by default as someone other than the bot."""
         full = f"{owner}/{name}"
         api, cid, now = f"{self.url}/repos/{full}", next(self._ids), iso()
         kind = "pull" if (full, issue_number) in self.pulls else "issues"
-        comment = {"id": cid, "node_id": _node_id("IC", cid), "url": f"{api}/issues/comments/{cid}",
-                   "html_url": f"https://github.com/{full}/{kind}/{issue_number}#issuecomment-{cid}",
-                   "body": body, "user": self._user(user_login, user_type), "created_at": now, "updated_at": now,
-                   "issue_url": f"{api}/issues/{issue_number}",
-                   "author_association": "NONE" if user_type == "Bot" else "CONTRIBUTOR"}
+        comment = {
+            "id": cid,
+            "node_id": _node_id("IC", cid),
+            "url": f"{api}/issues/comments/{cid}",
+            "html_url": f"https://github.com/{full}/{kind}/{issue_number}#issuecomment-{cid}",
+            "body": body,
+            "user": self._user(user_login, user_type),
+            "created_at": now,
+            "updated_at": now,
+            "issue_url": f"{api}/issues/{issue_number}",
+            "author_association": "NONE" if user_type == "Bot" else "CONTRIBUTOR",
+        }
         self.comments[cid] = comment
         return comment
 
@@ -558,24 +681,44 @@ class FakeGitHub:
         """Register .github/workflows/<file_name>; ``dispatchable`` = it has an ``on: workflow_dispatch``."""
         full, wid, now = f"{owner}/{name}", next(self._ids), iso()
         branch = self.repos[full]["default_branch"]
-        workflow = {"id": wid, "node_id": _node_id("W", wid), "name": file_name.rsplit(".", 1)[0],
-                    "path": f".github/workflows/{file_name}", "state": "active", "created_at": now,
-                    "updated_at": now, "url": f"{self.url}/repos/{full}/actions/workflows/{wid}",
-                    "html_url": f"https://github.com/{full}/blob/{branch}/.github/workflows/{file_name}",
-                    "badge_url": f"https://github.com/{full}/workflows/{file_name}/badge.svg"}
-        self.workflows[wid] = {"repo": full, "file": file_name, "dispatchable": dispatchable, "workflow": workflow}
+        workflow = {
+            "id": wid,
+            "node_id": _node_id("W", wid),
+            "name": file_name.rsplit(".", 1)[0],
+            "path": f".github/workflows/{file_name}",
+            "state": "active",
+            "created_at": now,
+            "updated_at": now,
+            "url": f"{self.url}/repos/{full}/actions/workflows/{wid}",
+            "html_url": f"https://github.com/{full}/blob/{branch}/.github/workflows/{file_name}",
+            "badge_url": f"https://github.com/{full}/workflows/{file_name}/badge.svg",
+        }
+        self.workflows[wid] = {
+            "repo": full,
+            "file": file_name,
+            "dispatchable": dispatchable,
+            "workflow": workflow,
+        }
         return workflow
 
     # -- webhook payloads built from the fake's state ------------------------------------------------
 
-    def workflow_run_payload(self, run_id: int, action: str, status: str, conclusion: str | None = None) -> dict:
+    def workflow_run_payload(
+        self, run_id: int, action: str, status: str, conclusion: str | None = None
+    ) -> dict:
         """A workflow_run delivery for a dispatched run; also moves the run to that status."""
         run = self.workflow_runs[run_id]
         run.update(status=status, conclusion=conclusion, updated_at=iso())
         workflow = self.workflows[run["workflow_id"]]
-        data = payload("workflow_run.completed", action=action, workflow_run=copy.deepcopy(run),
-                       workflow=copy.deepcopy(workflow["workflow"]), repository=self._repo_json(workflow["repo"]),
-                       sender=self._user(self.bot_login, "Bot"), installation=self._installation_ref())
+        data = payload(
+            "workflow_run.completed",
+            action=action,
+            workflow_run=copy.deepcopy(run),
+            workflow=copy.deepcopy(workflow["workflow"]),
+            repository=self._repo_json(workflow["repo"]),
+            sender=self._user(self.bot_login, "Bot"),
+            installation=self._installation_ref(),
+        )
         data.pop("organization", None)
         return data
 
@@ -600,8 +743,14 @@ class FakeGitHub:
         fault = self._take_fault(request.method, path)
         chance = self.random_faults.pick(request.method) if self.random_faults and not fault else None
         if not fault or fault["after"]:
-            status, data, headers = self._route(request, raw_path, query, body, bad_json,
-                                                carry_out=chance is None or chance in LOST_ANSWER_KINDS)
+            status, data, headers = self._route(
+                request,
+                raw_path,
+                query,
+                body,
+                bad_json,
+                carry_out=chance is None or chance in LOST_ANSWER_KINDS,
+            )
         if fault:
             status, data, headers = fault["status"], fault["body"], fault["headers"]
         elif chance == "closed_after_write":
@@ -611,13 +760,17 @@ class FakeGitHub:
             return web.Response(status=204)  # never sent: the connection is gone
         elif chance is not None:
             assert self.random_faults is not None
-            status, data, headers = self.random_faults.answer("502" if chance == "502_after_write" else chance)
+            status, data, headers = self.random_faults.answer(
+                "502" if chance == "502_after_write" else chance
+            )
         record["status"] = status
         headers = {**self._rate_headers(), **headers}
         if data is None:
             return web.Response(status=status, headers=headers)
         if isinstance(data, (bytes, str)):
-            return web.Response(status=status, body=data.encode() if isinstance(data, str) else data, headers=headers)
+            return web.Response(
+                status=status, body=data.encode() if isinstance(data, str) else data, headers=headers
+            )
         return web.json_response(data, status=status, headers=headers)
 
     def _take_fault(self, method: str, path: str) -> dict | None:
@@ -627,8 +780,15 @@ class FakeGitHub:
                 return fault
         return None
 
-    def _route(self, request: web.Request, raw_path: str, query: dict, body: Any,
-               bad_json: bool, carry_out: bool = True) -> tuple[int, Any, dict]:
+    def _route(
+        self,
+        request: web.Request,
+        raw_path: str,
+        query: dict,
+        body: Any,
+        bad_json: bool,
+        carry_out: bool = True,
+    ) -> tuple[int, Any, dict]:
         """Validate the request and, with `carry_out`, answer it (else only its violations are kept)."""
         where = f"{request.method} {urllib.parse.unquote(raw_path)}"
         op, params = self.spec.match(request.method, raw_path)
@@ -646,8 +806,15 @@ class FakeGitHub:
         problems = self.spec.check_request(op, params, query, body)
         if problems:
             self.violations += [f"{where}: {p}" for p in problems]
-            return 422, {"message": "Invalid request.\n\n" + "\n".join(problems), "documentation_url": DOCS,
-                         "status": "422"}, {}
+            return (
+                422,
+                {
+                    "message": "Invalid request.\n\n" + "\n".join(problems),
+                    "documentation_url": DOCS,
+                    "status": "422",
+                },
+                {},
+            )
         if not carry_out:
             return 0, None, {}
         call = Call(params, query, body, request.headers, self.url + raw_path)
@@ -672,8 +839,12 @@ class FakeGitHub:
             if scheme.lower() != "bearer":
                 return "A JSON web token could not be decoded"
             try:
-                claims = jwt.decode(credential, self._public_key, algorithms=["RS256"],
-                                    options={"require": ["iat", "exp", "iss"]})
+                claims = jwt.decode(
+                    credential,
+                    self._public_key,
+                    algorithms=["RS256"],
+                    options={"require": ["iat", "exp", "iss"]},
+                )
             except jwt.PyJWTError as error:
                 return f"A JSON web token could not be decoded ({error})"
             if str(claims["iss"]) not in (str(self.app_id), self.client_id):
@@ -698,10 +869,13 @@ class FakeGitHub:
                 self.violations.append(f"{where}: fake response lacks required {', '.join(missing[:10])}")
 
     def _rate_headers(self) -> dict[str, str]:
-        return {"x-ratelimit-limit": str(self.rate_limit),
-                "x-ratelimit-remaining": str(max(0, self.rate_limit - self.rate_used)),
-                "x-ratelimit-reset": str(self.rate_reset), "x-ratelimit-used": str(self.rate_used),
-                "x-ratelimit-resource": "core"}
+        return {
+            "x-ratelimit-limit": str(self.rate_limit),
+            "x-ratelimit-remaining": str(max(0, self.rate_limit - self.rate_used)),
+            "x-ratelimit-reset": str(self.rate_reset),
+            "x-ratelimit-used": str(self.rate_used),
+            "x-ratelimit-resource": "core",
+        }
 
     def _paginate(self, call: Call, items: list) -> tuple[list, dict]:
         """One page of ``items`` and GitHub's Link header (next/last, first/prev)."""
@@ -716,31 +890,44 @@ class FakeGitHub:
         links = [link(page + 1, "next"), link(last, "last")] if page < last else []
         if page > 1:
             links += [link(1, "first"), link(page - 1, "prev")]
-        return items[(page - 1) * per_page:page * per_page], {"Link": ", ".join(links)} if links else {}
+        return items[(page - 1) * per_page : page * per_page], {"Link": ", ".join(links)} if links else {}
 
     # -- JSON builders -------------------------------------------------------------------------------
 
     def _user(self, login: str, user_type: str = "User") -> dict:
-        template = json.dumps(_load("openapi/github-subset.json")["components"]["examples"]["issue-comment"]
-                              ["value"]["user"])
+        template = json.dumps(
+            _load("openapi/github-subset.json")["components"]["examples"]["issue-comment"]["value"]["user"]
+        )
         user = json.loads(template.replace("octocat", login).replace("https://api.github.com", self.url))
         user.update(id=zlib.crc32(login.encode()), node_id=_node_id("U", login), type=user_type)
         return user
 
     def _repo_json(self, full_name: str, fork: bool = False) -> dict:
         template = json.dumps(_load("payloads/pull_request.opened.json")["repository"])
-        repo = json.loads(template.replace("Codertocat/Hello-World", full_name)
-                          .replace("https://api.github.com", self.url))
+        repo = json.loads(
+            template.replace("Codertocat/Hello-World", full_name).replace("https://api.github.com", self.url)
+        )
         owner, name = full_name.split("/")
         known = self.repos.get(full_name)
-        repo.update(id=zlib.crc32(full_name.encode()), node_id=_node_id("R", full_name), name=name,
-                    owner=self._user(owner), fork=fork, default_branch=known["default_branch"] if known else "main")
+        repo.update(
+            id=zlib.crc32(full_name.encode()),
+            node_id=_node_id("R", full_name),
+            name=name,
+            owner=self._user(owner),
+            fork=fork,
+            default_branch=known["default_branch"] if known else "main",
+        )
         return repo
 
     def _branch_json(self, full_name: str, ref: str, sha: str, fork: bool = False) -> dict:
         owner = full_name.split("/")[0]
-        return {"label": f"{owner}:{ref}", "ref": ref, "sha": sha, "user": self._user(owner),
-                "repo": self._repo_json(full_name, fork)}
+        return {
+            "label": f"{owner}:{ref}",
+            "ref": ref,
+            "sha": sha,
+            "user": self._user(owner),
+            "repo": self._repo_json(full_name, fork),
+        }
 
     def _installation_ref(self) -> dict:
         return {"id": self.installation_id, "node_id": _node_id("I", self.installation_id)}
@@ -748,8 +935,14 @@ class FakeGitHub:
     def _app_json(self) -> dict:
         app = copy.deepcopy(self._example("integration"))
         slug = self.bot_login.removesuffix("[bot]")
-        app.update(id=int(self.app_id), slug=slug, name=slug, client_id=self.client_id,
-                   html_url=f"https://github.com/apps/{slug}", permissions=dict(DEFAULT_PERMISSIONS))
+        app.update(
+            id=int(self.app_id),
+            slug=slug,
+            name=slug,
+            client_id=self.client_id,
+            html_url=f"https://github.com/apps/{slug}",
+            permissions=dict(DEFAULT_PERMISSIONS),
+        )
         return app
 
     def _example(self, name: str) -> Any:
@@ -757,7 +950,9 @@ class FakeGitHub:
 
     def _move_head(self, pr: dict, sha: str) -> None:
         pr["head"]["sha"], pr["updated_at"] = sha, iso()
-        pr["statuses_url"] = pr["_links"]["statuses"]["href"] = pr["url"].split("/pulls/")[0] + f"/statuses/{sha}"
+        pr["statuses_url"] = pr["_links"]["statuses"]["href"] = (
+            pr["url"].split("/pulls/")[0] + f"/statuses/{sha}"
+        )
         base = self.repos.get(pr["base"]["repo"]["full_name"])
         if base and _object(base["git"], sha):
             base["git"].references.create(f"refs/pull/{pr['number']}/head", sha, force=True)
@@ -765,14 +960,20 @@ class FakeGitHub:
     def _ref_moved(self, full_name: str, ref: str, sha: str) -> None:
         """A branch write moves the head of every open PR from that branch, as a push does."""
         for pr in self.pulls.values():
-            if (pr["state"] == "open" and pr["head"]["repo"]["full_name"] == full_name
-                    and f"refs/heads/{pr['head']['ref']}" == ref):
+            if (
+                pr["state"] == "open"
+                and pr["head"]["repo"]["full_name"] == full_name
+                and f"refs/heads/{pr['head']['ref']}" == ref
+            ):
                 self._move_head(pr, sha)
 
     def _diff_entries(self, call: Call, base_sha: str, head_sha: str) -> list[dict]:
         """GitHub's file list: the three-dot diff from the merge base to head."""
         git = call.repo["git"]
-        base, head = _peel(_lookup(git, base_sha), pygit2.Commit), _peel(_lookup(git, head_sha), pygit2.Commit)
+        base, head = (
+            _peel(_lookup(git, base_sha), pygit2.Commit),
+            _peel(_lookup(git, head_sha), pygit2.Commit),
+        )
         if base is None or head is None:
             raise not_found()
         merge_base = git.merge_base(base.id, head.id)
@@ -784,14 +985,20 @@ class FakeGitHub:
             _, additions, deletions = patch.line_stats
             status = DIFF_STATUS.get(delta.status_char(), "changed")
             name = delta.new_file.path
-            entry = {"sha": str(delta.old_file.id if status == "removed" else delta.new_file.id), "filename": name,
-                     "status": status, "additions": additions, "deletions": deletions,
-                     "changes": additions + deletions, "blob_url": f"https://github.com/{full}/blob/{head.id}/{name}",
-                     "raw_url": f"https://github.com/{full}/raw/{head.id}/{name}",
-                     "contents_url": f"{call.api}/contents/{name}?ref={head.id}"}
+            entry = {
+                "sha": str(delta.old_file.id if status == "removed" else delta.new_file.id),
+                "filename": name,
+                "status": status,
+                "additions": additions,
+                "deletions": deletions,
+                "changes": additions + deletions,
+                "blob_url": f"https://github.com/{full}/blob/{head.id}/{name}",
+                "raw_url": f"https://github.com/{full}/raw/{head.id}/{name}",
+                "contents_url": f"{call.api}/contents/{name}?ref={head.id}",
+            }
             text = patch.text or ""
             if not delta.is_binary and "\n@@" in text:
-                entry["patch"] = text[text.index("\n@@") + 1:].rstrip("\n")
+                entry["patch"] = text[text.index("\n@@") + 1 :].rstrip("\n")
             if status == "renamed":
                 entry["previous_filename"] = delta.old_file.path
             entries.append(entry)
@@ -801,24 +1008,49 @@ class FakeGitHub:
         """The REST ``commit`` object (compare)."""
         sha, html = str(commit_obj.id), f"https://github.com/{call.repo['full_name']}"
         git_commit = self._git_commit_json(call, commit_obj)
-        return {"url": f"{call.api}/commits/{sha}", "sha": sha, "node_id": git_commit["node_id"],
-                "html_url": f"{html}/commit/{sha}", "comments_url": f"{call.api}/commits/{sha}/comments",
-                "commit": {"url": git_commit["url"], "author": git_commit["author"],
-                           "committer": git_commit["committer"], "message": git_commit["message"],
-                           "comment_count": 0, "tree": git_commit["tree"],
-                           "verification": git_commit["verification"]},
-                "author": None, "committer": None, "parents": git_commit["parents"]}
+        return {
+            "url": f"{call.api}/commits/{sha}",
+            "sha": sha,
+            "node_id": git_commit["node_id"],
+            "html_url": f"{html}/commit/{sha}",
+            "comments_url": f"{call.api}/commits/{sha}/comments",
+            "commit": {
+                "url": git_commit["url"],
+                "author": git_commit["author"],
+                "committer": git_commit["committer"],
+                "message": git_commit["message"],
+                "comment_count": 0,
+                "tree": git_commit["tree"],
+                "verification": git_commit["verification"],
+            },
+            "author": None,
+            "committer": None,
+            "parents": git_commit["parents"],
+        }
 
     def _git_commit_json(self, call: Call, commit_obj: pygit2.Commit) -> dict:
         sha, html = str(commit_obj.id), f"https://github.com/{call.repo['full_name']}"
-        return {"sha": sha, "node_id": _node_id("C", sha), "url": f"{call.api}/git/commits/{sha}",
-                "html_url": f"{html}/commit/{sha}", "author": _signature_json(commit_obj.author),
-                "committer": _signature_json(commit_obj.committer), "message": commit_obj.message,
-                "tree": {"sha": str(commit_obj.tree_id), "url": f"{call.api}/git/trees/{commit_obj.tree_id}"},
-                "parents": [{"sha": str(p), "url": f"{call.api}/git/commits/{p}", "html_url": f"{html}/commit/{p}"}
-                            for p in commit_obj.parent_ids],
-                "verification": {"verified": False, "reason": "unsigned", "signature": None, "payload": None,
-                                 "verified_at": None}}
+        return {
+            "sha": sha,
+            "node_id": _node_id("C", sha),
+            "url": f"{call.api}/git/commits/{sha}",
+            "html_url": f"{html}/commit/{sha}",
+            "author": _signature_json(commit_obj.author),
+            "committer": _signature_json(commit_obj.committer),
+            "message": commit_obj.message,
+            "tree": {"sha": str(commit_obj.tree_id), "url": f"{call.api}/git/trees/{commit_obj.tree_id}"},
+            "parents": [
+                {"sha": str(p), "url": f"{call.api}/git/commits/{p}", "html_url": f"{html}/commit/{p}"}
+                for p in commit_obj.parent_ids
+            ],
+            "verification": {
+                "verified": False,
+                "reason": "unsigned",
+                "signature": None,
+                "payload": None,
+                "verified_at": None,
+            },
+        }
 
     def _tree_json(self, call: Call, tree: pygit2.Tree, recursive: bool) -> dict:
         git = call.repo["git"]
@@ -826,8 +1058,12 @@ class FakeGitHub:
         def entries(node: pygit2.Tree, prefix: str) -> list[dict]:
             out = []
             for entry in node:
-                item = {"path": prefix + entry.name, "mode": format(int(entry.filemode), "06o"),
-                        "type": entry.type_str, "sha": str(entry.id)}
+                item = {
+                    "path": prefix + entry.name,
+                    "mode": format(int(entry.filemode), "06o"),
+                    "type": entry.type_str,
+                    "sha": str(entry.id),
+                }
                 if entry.type_str == "blob":
                     item["size"] = git[entry.id].size
                 if entry.type_str != "commit":
@@ -837,13 +1073,21 @@ class FakeGitHub:
                     out += entries(git[entry.id], f"{prefix}{entry.name}/")
             return out
 
-        return {"sha": str(tree.id), "url": f"{call.api}/git/trees/{tree.id}", "tree": entries(tree, ""),
-                "truncated": False}
+        return {
+            "sha": str(tree.id),
+            "url": f"{call.api}/git/trees/{tree.id}",
+            "tree": entries(tree, ""),
+            "truncated": False,
+        }
 
     def _ref_json(self, call: Call, name: str, oid: pygit2.Oid) -> dict:
         kind = call.repo["git"][oid].type_str
-        return {"ref": name, "node_id": _node_id("REF", name), "url": f"{call.api}/git/{name}",
-                "object": {"type": kind, "sha": str(oid), "url": f"{call.api}/git/{kind}s/{oid}"}}
+        return {
+            "ref": name,
+            "node_id": _node_id("REF", name),
+            "url": f"{call.api}/git/{name}",
+            "object": {"type": kind, "sha": str(oid), "url": f"{call.api}/git/{kind}s/{oid}"},
+        }
 
     def _content_json(self, call: Call, ref: str, path: str, entry: pygit2.Object) -> dict:
         kind = {"tree": "dir", "commit": "submodule"}.get(entry.type_str, "file")
@@ -853,11 +1097,20 @@ class FakeGitHub:
         git_url = f"{call.api}/git/{'trees' if kind == 'dir' else 'blobs'}/{entry.id}"
         html_url = f"https://github.com/{full}/{'tree' if kind == 'dir' else 'blob'}/{ref}/{path}"
         url = f"{call.api}/contents/{path}?ref={ref}"
-        return {"type": kind, "size": call.repo["git"][entry.id].size if kind in ("file", "symlink") else 0,
-                "name": entry.name, "path": path, "sha": str(entry.id), "url": url, "git_url": git_url,
-                "html_url": html_url,
-                "download_url": f"https://raw.githubusercontent.com/{full}/{ref}/{path}" if kind == "file" else None,
-                "_links": {"self": url, "git": git_url, "html": html_url}}
+        return {
+            "type": kind,
+            "size": call.repo["git"][entry.id].size if kind in ("file", "symlink") else 0,
+            "name": entry.name,
+            "path": path,
+            "sha": str(entry.id),
+            "url": url,
+            "git_url": git_url,
+            "html_url": html_url,
+            "download_url": f"https://raw.githubusercontent.com/{full}/{ref}/{path}"
+            if kind == "file"
+            else None,
+            "_links": {"self": url, "git": git_url, "html": html_url},
+        }
 
     def _check_run_json(self, call: Call, name: str, head_sha: str) -> dict:
         cid = next(self._ids)
@@ -865,24 +1118,61 @@ class FakeGitHub:
 
         def minimal(branch: dict) -> dict:
             repo = branch["repo"]
-            return {"ref": branch["ref"], "sha": branch["sha"], "repo": {k: repo[k] for k in ("id", "url", "name")}}
+            return {
+                "ref": branch["ref"],
+                "sha": branch["sha"],
+                "repo": {k: repo[k] for k in ("id", "url", "name")},
+            }
 
         # Like GitHub: open PRs of this repository (not forks) whose head is the commit.
-        pulls = [{"id": pr["id"], "number": pr["number"], "url": pr["url"], "head": minimal(pr["head"]),
-                  "base": minimal(pr["base"])} for (full, _), pr in self.pulls.items()
-                 if full == call.repo["full_name"] == pr["head"]["repo"]["full_name"]
-                 and pr["head"]["sha"] == head_sha and pr["state"] == "open"]
-        return {"id": cid, "node_id": _node_id("CR", cid), "head_sha": head_sha, "name": name, "external_id": "",
-                "url": url, "html_url": f"https://github.com/{call.repo['full_name']}/runs/{cid}",
-                "details_url": self._app_json()["html_url"], "status": "queued", "conclusion": None,
-                "started_at": iso(), "completed_at": None,
-                "output": {"title": None, "summary": None, "text": None, "annotations_count": 0,
-                           "annotations_url": f"{url}/annotations"},
-                "check_suite": {"id": zlib.crc32(f"{call.repo['full_name']}@{head_sha}".encode())},
-                "app": self._app_json(), "pull_requests": pulls}
+        pulls = [
+            {
+                "id": pr["id"],
+                "number": pr["number"],
+                "url": pr["url"],
+                "head": minimal(pr["head"]),
+                "base": minimal(pr["base"]),
+            }
+            for (full, _), pr in self.pulls.items()
+            if full == call.repo["full_name"] == pr["head"]["repo"]["full_name"]
+            and pr["head"]["sha"] == head_sha
+            and pr["state"] == "open"
+        ]
+        return {
+            "id": cid,
+            "node_id": _node_id("CR", cid),
+            "head_sha": head_sha,
+            "name": name,
+            "external_id": "",
+            "url": url,
+            "html_url": f"https://github.com/{call.repo['full_name']}/runs/{cid}",
+            "details_url": self._app_json()["html_url"],
+            "status": "queued",
+            "conclusion": None,
+            "started_at": iso(),
+            "completed_at": None,
+            "output": {
+                "title": None,
+                "summary": None,
+                "text": None,
+                "annotations_count": 0,
+                "annotations_url": f"{url}/annotations",
+            },
+            "check_suite": {"id": zlib.crc32(f"{call.repo['full_name']}@{head_sha}".encode())},
+            "app": self._app_json(),
+            "pull_requests": pulls,
+        }
 
     def _apply_check_body(self, run: dict, body: dict) -> None:
-        for key in ("name", "details_url", "external_id", "started_at", "status", "conclusion", "completed_at"):
+        for key in (
+            "name",
+            "details_url",
+            "external_id",
+            "started_at",
+            "status",
+            "conclusion",
+            "completed_at",
+        ):
             if key in body:
                 run[key] = body[key]
         if body.get("conclusion"):
@@ -918,9 +1208,19 @@ class FakeGitHub:
 
     def _check_comment_body(self, body: str) -> None:
         if len(body) > MAX_COMMENT:
-            raise HTTPError(422, "Validation Failed", violation=True, errors=[
-                {"resource": "IssueComment", "code": "unprocessable", "field": "data",
-                 "message": f"Body is too long (maximum is {MAX_COMMENT} characters)"}])
+            raise HTTPError(
+                422,
+                "Validation Failed",
+                violation=True,
+                errors=[
+                    {
+                        "resource": "IssueComment",
+                        "code": "unprocessable",
+                        "field": "data",
+                        "message": f"Body is too long (maximum is {MAX_COMMENT} characters)",
+                    }
+                ],
+            )
 
     # -- operations (named after operationId) --------------------------------------------------------
 
@@ -934,14 +1234,22 @@ class FakeGitHub:
         self._tokens[token] = expires
         self.tokens_issued += 1
         permissions = (call.body or {}).get("permissions") or dict(DEFAULT_PERMISSIONS)
-        return 201, {"token": token, "expires_at": iso(expires), "permissions": permissions,
-                     "repository_selection": "selected"}
+        return 201, {
+            "token": token,
+            "expires_at": iso(expires),
+            "permissions": permissions,
+            "repository_selection": "selected",
+        }
 
     def op_apps_get_repo_installation(self, call: Call):
         installation = copy.deepcopy(self._example("installation"))
-        installation.update(id=self.installation_id, app_id=int(self.app_id), app_slug=self._app_json()["slug"],
-                            account=self._user(call.repo["owner"]),
-                            access_tokens_url=f"{self.url}/app/installations/{self.installation_id}/access_tokens")
+        installation.update(
+            id=self.installation_id,
+            app_id=int(self.app_id),
+            app_slug=self._app_json()["slug"],
+            account=self._user(call.repo["owner"]),
+            access_tokens_url=f"{self.url}/app/installations/{self.installation_id}/access_tokens",
+        )
         return 200, installation
 
     def op_pulls_get(self, call: Call):
@@ -950,13 +1258,18 @@ class FakeGitHub:
             files = self._diff_entries(call, pr["base"]["sha"], pr["head"]["sha"])
         except HTTPError:  # commits not in git: keep the template's counts
             return 200, pr
-        pr.update(additions=sum(f["additions"] for f in files), deletions=sum(f["deletions"] for f in files),
-                  changed_files=len(files))
+        pr.update(
+            additions=sum(f["additions"] for f in files),
+            deletions=sum(f["deletions"] for f in files),
+            changed_files=len(files),
+        )
         return 200, pr
 
     def op_pulls_list_files(self, call: Call):
         pr = self._pull(call)
-        return 200, *self._paginate(call, self._diff_entries(call, pr["base"]["sha"], pr["head"]["sha"])[:3000])
+        return 200, *self._paginate(
+            call, self._diff_entries(call, pr["base"]["sha"], pr["head"]["sha"])[:3000]
+        )
 
     def op_repos_compare_commits(self, call: Call):
         base_spec, sep, head_spec = call.params["basehead"].partition("...")
@@ -973,15 +1286,33 @@ class FakeGitHub:
         commits = [self._commit_json(call, c) for c in walker]
         page, headers = self._paginate(call, commits)
         html = f"https://github.com/{call.repo['full_name']}/compare/{call.params['basehead']}"
-        return 200, {
-            "url": f"{call.api}/compare/{call.params['basehead']}", "html_url": html,
-            "permalink_url": f"https://github.com/{call.repo['full_name']}/compare/{base.id}...{head.id}",
-            "diff_url": f"{html}.diff", "patch_url": f"{html}.patch", "base_commit": self._commit_json(call, base),
-            "merge_base_commit": self._commit_json(call, git[merge_base]) if merge_base else None,
-            "status": ("identical" if head.id == base.id else "ahead" if not behind else
-                       "behind" if not ahead else "diverged"),
-            "ahead_by": ahead, "behind_by": behind, "total_commits": len(commits), "commits": page,
-            "files": self._diff_entries(call, str(base.id), str(head.id))[:300]}, headers
+        return (
+            200,
+            {
+                "url": f"{call.api}/compare/{call.params['basehead']}",
+                "html_url": html,
+                "permalink_url": f"https://github.com/{call.repo['full_name']}/compare/{base.id}...{head.id}",
+                "diff_url": f"{html}.diff",
+                "patch_url": f"{html}.patch",
+                "base_commit": self._commit_json(call, base),
+                "merge_base_commit": self._commit_json(call, git[merge_base]) if merge_base else None,
+                "status": (
+                    "identical"
+                    if head.id == base.id
+                    else "ahead"
+                    if not behind
+                    else "behind"
+                    if not ahead
+                    else "diverged"
+                ),
+                "ahead_by": ahead,
+                "behind_by": behind,
+                "total_commits": len(commits),
+                "commits": page,
+                "files": self._diff_entries(call, str(base.id), str(head.id))[:300],
+            },
+            headers,
+        )
 
     def op_repos_get_content(self, call: Call):
         git, ref = call.repo["git"], call.query.get("ref") or call.repo["default_branch"]
@@ -1013,8 +1344,14 @@ class FakeGitHub:
         blob = _object(call.repo["git"], call.params["file_sha"])
         if not isinstance(blob, pygit2.Blob):
             raise not_found()
-        return 200, {"sha": str(blob.id), "node_id": _node_id("B", blob.id), "size": blob.size,
-                     "url": f"{call.api}/git/blobs/{blob.id}", "content": _b64(blob.data), "encoding": "base64"}
+        return 200, {
+            "sha": str(blob.id),
+            "node_id": _node_id("B", blob.id),
+            "size": blob.size,
+            "url": f"{call.api}/git/blobs/{blob.id}",
+            "content": _b64(blob.data),
+            "encoding": "base64",
+        }
 
     def op_git_create_blob(self, call: Call):
         content, encoding = call.body["content"], call.body.get("encoding", "utf-8")
@@ -1048,7 +1385,9 @@ class FakeGitHub:
                 flat[path] = (git.create_blob(item["content"].encode()), mode)
             elif item.get("sha") is None:
                 continue  # sha: null deletes the path
-            elif kind == "commit" and re.fullmatch(r"[0-9a-f]{40}", item["sha"]):  # a submodule: lives elsewhere
+            elif kind == "commit" and re.fullmatch(
+                r"[0-9a-f]{40}", item["sha"]
+            ):  # a submodule: lives elsewhere
                 flat[path] = (pygit2.Oid(hex=item["sha"]), 0o160000)
             else:
                 obj = _object(git, item["sha"])
@@ -1069,8 +1408,12 @@ class FakeGitHub:
         parents = [_peel(_object(git, sha), pygit2.Commit) for sha in body.get("parents", [])]
         if None in parents:
             raise HTTPError(422, "Parent SHA does not exist or is not a commit object")
-        bot = pygit2.Signature(self.bot_login, f"{self._user(self.bot_login)['id']}+{self.bot_login}"
-                               "@users.noreply.github.com", int(time.time()), 0)
+        bot = pygit2.Signature(
+            self.bot_login,
+            f"{self._user(self.bot_login)['id']}+{self.bot_login}@users.noreply.github.com",
+            int(time.time()),
+            0,
+        )
 
         def signature(person: dict | None, default: pygit2.Signature) -> pygit2.Signature:
             if person is None:
@@ -1078,8 +1421,9 @@ class FakeGitHub:
             when = dt.datetime.fromisoformat(person["date"]) if "date" in person else None
             delta = when.utcoffset() if when else None
             offset = int(delta.total_seconds() // 60) if delta else 0
-            return pygit2.Signature(person["name"], person["email"],
-                                    int(when.timestamp()) if when else int(time.time()), offset)
+            return pygit2.Signature(
+                person["name"], person["email"], int(when.timestamp()) if when else int(time.time()), offset
+            )
 
         author = signature(body.get("author"), bot)
         committer = signature(body.get("committer"), author)
@@ -1127,8 +1471,11 @@ class FakeGitHub:
         if target is None:
             raise HTTPError(422, "Object does not exist")
         old = ref.resolve().target
-        if not call.body.get("force") and target.id != old and not (
-                isinstance(target, pygit2.Commit) and git.descendant_of(target.id, old)):
+        if (
+            not call.body.get("force")
+            and target.id != old
+            and not (isinstance(target, pygit2.Commit) and git.descendant_of(target.id, old))
+        ):
             raise HTTPError(422, "Update is not a fast forward")
         ref.set_target(target.id)
         self._ref_moved(call.repo["full_name"], name, str(target.id))
@@ -1143,15 +1490,20 @@ class FakeGitHub:
 
     def op_issues_list_comments(self, call: Call):
         issue_url = f"{call.api}/issues/{call.params['issue_number']}"
-        comments = [c for c in sorted(self.comments.values(), key=lambda c: c["id"]) if c["issue_url"] == issue_url
-                    and ("since" not in call.query or _epoch(c["updated_at"]) >= _epoch(call.query["since"]))]
+        comments = [
+            c
+            for c in sorted(self.comments.values(), key=lambda c: c["id"])
+            if c["issue_url"] == issue_url
+            and ("since" not in call.query or _epoch(c["updated_at"]) >= _epoch(call.query["since"]))
+        ]
         return 200, *self._paginate(call, comments)
 
     def op_issues_create_comment(self, call: Call):
         self._check_comment_body(call.body["body"])
         owner, name = call.repo["full_name"].split("/")
-        comment = self.add_comment(owner, name, int(call.params["issue_number"]), call.body["body"],
-                                   self.bot_login, "Bot")
+        comment = self.add_comment(
+            owner, name, int(call.params["issue_number"]), call.body["body"], self.bot_login, "Bot"
+        )
         return 201, comment, {"Location": comment["url"]}
 
     def op_issues_get_comment(self, call: Call):
@@ -1176,8 +1528,13 @@ class FakeGitHub:
             if reaction["content"] == call.body["content"] and reaction["user"]["login"] == self.bot_login:
                 return 200, reaction
         rid = next(self._ids)
-        reaction = {"id": rid, "node_id": _node_id("RE", rid), "user": self._user(self.bot_login, "Bot"),
-                    "content": call.body["content"], "created_at": iso()}
+        reaction = {
+            "id": rid,
+            "node_id": _node_id("RE", rid),
+            "user": self._user(self.bot_login, "Bot"),
+            "content": call.body["content"],
+            "created_at": iso(),
+        }
         reactions.append(reaction)
         return 201, reaction
 
@@ -1204,10 +1561,15 @@ class FakeGitHub:
         if target is None:
             raise HTTPError(422, f"No commit found for SHA: {call.params['ref']}")
         q = call.query
-        runs = [r for r in sorted(self.check_runs.values(), key=lambda r: -r["id"])
-                if r["url"].startswith(call.api + "/") and r["head_sha"] == str(target.id)
-                and q.get("check_name", r["name"]) == r["name"] and q.get("status", r["status"]) == r["status"]
-                and q.get("app_id", str(self.app_id)) == str(self.app_id)]
+        runs = [
+            r
+            for r in sorted(self.check_runs.values(), key=lambda r: -r["id"])
+            if r["url"].startswith(call.api + "/")
+            and r["head_sha"] == str(target.id)
+            and q.get("check_name", r["name"]) == r["name"]
+            and q.get("status", r["status"]) == r["status"]
+            and q.get("app_id", str(self.app_id)) == str(self.app_id)
+        ]
         if q.get("filter", "latest") == "latest":
             runs = [r for i, r in enumerate(runs) if r["name"] not in {o["name"] for o in runs[:i]}]
         page, headers = self._paginate(call, runs)
@@ -1217,7 +1579,11 @@ class FakeGitHub:
         login = call.params["username"]
         role = self.permissions.get((call.repo["full_name"], login), "read")
         permission = {"maintain": "write", "triage": "read"}.get(role, role)
-        return 200, {"permission": permission, "role_name": role, "user": {**self._user(login), "role_name": role}}
+        return 200, {
+            "permission": permission,
+            "role_name": role,
+            "user": {**self._user(login), "role_name": role},
+        }
 
     def op_actions_create_workflow_dispatch(self, call: Call):
         workflow, git, ref = self._workflow(call), call.repo["git"], call.body["ref"]
@@ -1227,9 +1593,17 @@ class FakeGitHub:
         target = _peel(git.references[refs[0]].peel(), pygit2.Commit) if refs else None
         if target is None:
             raise HTTPError(422, f"No ref found for: {ref}")
-        run = self._new_run(call, workflow, ref.removeprefix("refs/heads/"), target, call.body.get("inputs") or {})
-        self.dispatches.append({"repo": call.repo["full_name"], "workflow_id": call.params["workflow_id"],
-                                "run_id": run["id"], **call.body})
+        run = self._new_run(
+            call, workflow, ref.removeprefix("refs/heads/"), target, call.body.get("inputs") or {}
+        )
+        self.dispatches.append(
+            {
+                "repo": call.repo["full_name"],
+                "workflow_id": call.params["workflow_id"],
+                "run_id": run["id"],
+                **call.body,
+            }
+        )
         if call.body.get("return_run_details") and self.return_run_details:
             return 200, {"workflow_run_id": run["id"], "run_url": run["url"], "html_url": run["html_url"]}
         return 204, None
@@ -1238,21 +1612,46 @@ class FakeGitHub:
         rid, now, info, full = next(self._ids), iso(), workflow["workflow"], call.repo["full_name"]
         template = _load("payloads/workflow_run.completed.json")["workflow_run"]
         text = json.dumps(template)
-        for old, value in [("https://api.github.com", self.url), ("octo-org/octo-repo", full),
-                           (str(template["id"]), str(rid)), (str(template["workflow_id"]), str(info["id"]))]:
+        for old, value in [
+            ("https://api.github.com", self.url),
+            ("octo-org/octo-repo", full),
+            (str(template["id"]), str(rid)),
+            (str(template["workflow_id"]), str(info["id"])),
+        ]:
             text = text.replace(old, value)
         run, sha, bot = json.loads(text), str(target.id), self._user(self.bot_login, "Bot")
         run.update(
-            node_id=_node_id("WR", rid), name=info["name"], head_branch=branch, head_sha=sha, path=info["path"],
-            display_title=f"{info['name']} {inputs['request_id']}" if "request_id" in inputs else info["name"],
-            event="workflow_dispatch", status="queued", conclusion=None, run_attempt=1, created_at=now,
-            updated_at=now, run_started_at=now, previous_attempt_url=None, pull_requests=[], actor=bot,
-            triggering_actor=bot, repository=self._repo_json(full), head_repository=self._repo_json(full),
+            node_id=_node_id("WR", rid),
+            name=info["name"],
+            head_branch=branch,
+            head_sha=sha,
+            path=info["path"],
+            display_title=f"{info['name']} {inputs['request_id']}"
+            if "request_id" in inputs
+            else info["name"],
+            event="workflow_dispatch",
+            status="queued",
+            conclusion=None,
+            run_attempt=1,
+            created_at=now,
+            updated_at=now,
+            run_started_at=now,
+            previous_attempt_url=None,
+            pull_requests=[],
+            actor=bot,
+            triggering_actor=bot,
+            repository=self._repo_json(full),
+            head_repository=self._repo_json(full),
             run_number=1 + sum(r["workflow_id"] == info["id"] for r in self.workflow_runs.values()),
-            head_commit={"id": sha, "tree_id": str(target.tree_id), "message": target.message,
-                         "timestamp": iso(target.commit_time),
-                         "author": {"name": target.author.name, "email": target.author.email},
-                         "committer": {"name": target.committer.name, "email": target.committer.email}})
+            head_commit={
+                "id": sha,
+                "tree_id": str(target.tree_id),
+                "message": target.message,
+                "timestamp": iso(target.commit_time),
+                "author": {"name": target.author.name, "email": target.author.email},
+                "committer": {"name": target.committer.name, "email": target.committer.email},
+            },
+        )
         self.workflow_runs[rid] = run
         return run
 
@@ -1261,13 +1660,17 @@ class FakeGitHub:
 
     def op_actions_list_workflow_runs(self, call: Call):
         workflow, q = self._workflow(call), call.query
-        runs = [r for r in sorted(self.workflow_runs.values(), key=lambda r: -r["id"])
-                if r["workflow_id"] == workflow["workflow"]["id"]
-                and q.get("branch", r["head_branch"]) == r["head_branch"] and q.get("event", r["event"]) == r["event"]
-                and q.get("head_sha", r["head_sha"]) == r["head_sha"]
-                and q.get("actor", r["actor"]["login"]) == r["actor"]["login"]
-                and ("status" not in q or q["status"] in (r["status"], r["conclusion"]))
-                and ("created" not in q or _in_range(r["created_at"], q["created"]))]
+        runs = [
+            r
+            for r in sorted(self.workflow_runs.values(), key=lambda r: -r["id"])
+            if r["workflow_id"] == workflow["workflow"]["id"]
+            and q.get("branch", r["head_branch"]) == r["head_branch"]
+            and q.get("event", r["event"]) == r["event"]
+            and q.get("head_sha", r["head_sha"]) == r["head_sha"]
+            and q.get("actor", r["actor"]["login"]) == r["actor"]["login"]
+            and ("status" not in q or q["status"] in (r["status"], r["conclusion"]))
+            and ("created" not in q or _in_range(r["created_at"], q["created"]))
+        ]
         page, headers = self._paginate(call, runs)
         return 200, {"total_count": len(runs), "workflow_runs": page}, headers
 
@@ -1280,8 +1683,12 @@ class FakeGitHub:
 
     def op_rate_limit_get(self, call: Call):
         overview = copy.deepcopy(self._example("rate-limit-overview"))
-        core = {"limit": self.rate_limit, "used": self.rate_used,
-                "remaining": max(0, self.rate_limit - self.rate_used), "reset": self.rate_reset}
+        core = {
+            "limit": self.rate_limit,
+            "used": self.rate_used,
+            "remaining": max(0, self.rate_limit - self.rate_used),
+            "reset": self.rate_reset,
+        }
         overview["resources"]["core"] = overview["rate"] = core
         return 200, overview
 
@@ -1297,6 +1704,10 @@ async def fake_github():
 async def installation_gh(fake: FakeGitHub, session: aiohttp.ClientSession) -> GitHubAPI:
     """A gidgethub client holding a fresh installation token, as the bot builds one."""
     app = GitHubAPI(session, "test", base_url=fake.url)
-    token = await get_installation_access_token(app, installation_id=str(fake.installation_id),
-                                                app_id=str(fake.app_id), private_key=fake.private_key_pem)
+    token = await get_installation_access_token(
+        app,
+        installation_id=str(fake.installation_id),
+        app_id=str(fake.app_id),
+        private_key=fake.private_key_pem,
+    )
     return GitHubAPI(session, "test", oauth_token=token["token"], base_url=fake.url)
