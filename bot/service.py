@@ -1266,35 +1266,39 @@ class Service:
         errors: list[str] = []
         for platform in chosen:
             earlier = done.get(platform.name)
-            if earlier is not None:
+            if earlier is not None and not earlier.get("pending"):
                 if earlier.get("error"):
                     errors.append(earlier["error"])
                 elif (known := self.store.get(earlier["request_id"])) is not None:
                     dispatched.append(known)
                 continue
-            d = new_dispatch(run.repo, pull, platform, iso(utc_now()))
-            body = check_run_create(
-                d
-            )  # its external_id is the request id: a POST whose answer was lost is found
-            created = await run.gh.post_once(
-                "/repos/{owner}/{repo}/check-runs",
-                run.names,
-                data=body,
-                find=functools.partial(
-                    self._made_check_run,
-                    run,
-                    d.head_sha,
-                    body["name"],
-                    functools.partial(made_for_request, d.request_id),
-                ),
+            d = new_dispatch(
+                run.repo, pull, platform, iso(utc_now()), earlier["request_id"] if earlier else None
+            )
+            if earlier is None:  # a job resumed after a crash finds what this one made by the request id
+                done[platform.name] = {"request_id": d.request_id, "pending": True}
+                await run.save()
+            body = check_run_create(d)  # its external_id is the request id
+            find = functools.partial(
+                self._made_check_run,
+                run,
+                d.head_sha,
+                body["name"],
+                functools.partial(made_for_request, d.request_id),
+            )
+            created = (earlier and await find()) or await run.gh.post_once(
+                "/repos/{owner}/{repo}/check-runs", run.names, data=body, find=find
             )
             d = replace(d, check_run_id=created["id"])
-            self.store.add(d)  # before dispatching: the run's first event may arrive before the answer
+            if self.store.get(d.request_id) is None:
+                self.store.add(d)  # before dispatching: the run's first event may arrive before the answer
+            found = functools.partial(self._dispatched_run, run, d)  # a workflow run costs runner hours
             try:
-                answer = await run.gh.post(
+                answer = (earlier and await found()) or await run.gh.post_once(
                     "/repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches",
                     {**run.names, "workflow": platform.workflow},
                     data=dispatch_body(platform, d.ref, d.pr, d.request_id),
+                    find=found,
                 )
             except HTTPException as exc:  # 4xx, or 5xx after the client's retries: this platform failed
                 if int(exc.status_code) < 400:
@@ -1321,6 +1325,15 @@ class Service:
             done[platform.name] = {"request_id": d.request_id, "error": None}
             await run.save()
         return dispatched, errors
+
+    async def _dispatched_run(self, run: Run, d: Dispatch) -> dict | None:
+        """The dispatch call's answer for `d`'s run when GitHub already made it (a dispatch whose answer was
+        lost, or made by a job that died before saving it), else None."""
+        workflow_run = await self._find_run(run, d)
+        return workflow_run and {
+            "workflow_run_id": workflow_run["id"],
+            "html_url": workflow_run.get("html_url"),
+        }
 
     async def _push_fork_branch(self, run: Run, pull: dict) -> None:
         """A fork's head commit on `llama-bot/pr-<n>` of the base repository (created or force-moved)."""

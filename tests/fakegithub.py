@@ -473,7 +473,8 @@ class FakeGitHub:
     async def start(self) -> Self:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/{tail:.*}", self._handle)
-        self._runner = web.AppRunner(app, access_log=None)
+        # closing waits at most a second for held requests (`delay`) before cancelling them
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
         await web.SockSite(self._runner, self._socket).start()
         return self

@@ -427,6 +427,10 @@ def verdict(
         if repeated:
             duplicates += repeated
             problems.append(f"PR {number}: {repeated} regenerate commits repeat one already on pr-{number}")
+    for request_id, count in Counter(fake_state["dispatched"]).items():
+        if count > 1:  # each one a workflow run on the platform's runners
+            duplicates += count - 1
+            problems.append(f"dispatch {request_id} started {count} workflow runs")
     by_delivery: dict[str, list[dict]] = {}
     for row in jobs:
         by_delivery.setdefault(row["delivery_id"] or "", []).append(row)
@@ -464,6 +468,7 @@ def fake_state(fake: FakeGitHub, world: World) -> dict:
         "check_runs": list(fake.check_runs.values()),
         "check_run_requests": list(fake.check_run_requests),
         "branches": branches,
+        "dispatched": [d["inputs"]["request_id"] for d in fake.dispatches],
         "check_run_posts": [
             {
                 "head_sha": r["json"]["head_sha"],

@@ -314,6 +314,50 @@ async def test_a_resumed_command_does_not_dispatch_again(fake_github, scenario, 
     assert "`metal`, `cuda`" in reply
 
 
+@pytest.mark.parametrize("run_details", [True, False], ids=["run details", "204"])
+async def test_a_dispatch_whose_answer_was_lost_starts_one_workflow_run(bot, scenario, workflow, run_details):
+    scenario.fake.return_run_details = run_details
+    scenario.fake.fail("POST", r"/dispatches$", 502, after=True)  # GitHub made the run, the answer was lost
+    await command(bot, scenario, "/llama validate metal")
+    (sent,) = scenario.fake.dispatches
+    (check,) = validation_runs(scenario, "metal")
+    assert check["external_id"] == sent["inputs"]["request_id"]
+    await run_event(bot, scenario, sent["run_id"], "completed", "completed", "success")
+    check = scenario.fake.check_runs[check["id"]]
+    assert (check["status"], check["conclusion"]) == ("completed", "success")
+
+
+async def test_a_command_stopped_while_dispatching_leaves_no_orphan_check_run(
+    fake_github, scenario, workflow, tmp_path
+):
+    data_dir = tmp_path / "var"
+    first = await Bot(bot_settings(fake_github, scenario, data_dir, workers=1)).start()
+    scenario.fake.delay(r"/dispatches$", 60)  # the metal dispatch is on its way when the service stops
+    assert (await first.deliver("issue_comment", scenario.comment_event("/llama validate metal cuda")))[
+        0
+    ] == 202
+    for _ in range(200):
+        if validation_runs(scenario, "metal"):
+            break
+        await asyncio.sleep(0.02)
+    await first.close()
+    scenario.fake.clear_delays()
+
+    restarted = await Bot(bot_settings(fake_github, scenario, data_dir, workers=1)).start()
+    try:
+        await restarted.settle()
+    finally:
+        await restarted.close()
+    assert [d["inputs"]["platform"] for d in scenario.fake.dispatches] == ["metal", "cuda"]
+    checks = {p: validation_runs(scenario, p) for p in ("metal", "cuda")}
+    assert [len(c) for c in checks.values()] == [1, 1]
+    assert [c[0]["external_id"] for c in checks.values()] == [
+        d["inputs"]["request_id"] for d in scenario.fake.dispatches
+    ]
+    (reply,) = replies(scenario)
+    assert "`metal`, `cuda`" in reply
+
+
 @pytest.mark.parametrize(
     "run_details", [True, False], ids=["run id from the dispatch", "request id in the title"]
 )
