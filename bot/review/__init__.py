@@ -33,7 +33,7 @@ from bot.review import (
     logformats,
     symbols,
 )
-from bot.review.changes import AREAS, Draft, FileChange, Span
+from bot.review.changes import AREAS, Draft, FileChange, Span, hunk_lines
 from bot.review.patchcontext import patch_context_drafts
 from bot.review.rules import load_rules, ollama_uses, rule_drafts
 from bot.review.source import C_SOURCES, code_text, extension, glob_match
@@ -156,7 +156,8 @@ def upstream_changes(
         if delta.is_binary:
             continue
         added, deleted = delta.status == pygit2.GIT_DELTA_ADDED, delta.status == pygit2.GIT_DELTA_DELETED
-        spans = [Span(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks]
+        hunks = patch.hunks
+        spans = [Span(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in hunks]
         if not spans:
             continue  # a mode change or an exact rename: no content changed
         changes.append(
@@ -166,6 +167,7 @@ def upstream_changes(
                 spans,
                 _loader(repo, delta.old_file.id),
                 _loader(repo, delta.new_file.id),
+                hunk_lines(hunks),
             )
         )
     return changes, skipped

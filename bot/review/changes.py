@@ -57,6 +57,24 @@ def _decode(data: bytes | None) -> str:
     return data.decode("utf-8", "replace") if data else ""
 
 
+def hunk_lines(hunks: list[pygit2.DiffHunk]) -> tuple[dict[int, str], dict[int, str]]:
+    """(old line -> text) of the removed and (new line -> text) of the added lines, as the file's text
+    split on newlines gives them (the diff holds them already: no blob read or split for them)."""
+    removed: dict[int, str] = {}
+    added: dict[int, str] = {}
+    for hunk in hunks:
+        for line in hunk.lines:
+            if line.origin == "-":
+                removed[line.old_lineno] = _line_text(line.raw_content)
+            elif line.origin == "+":
+                added[line.new_lineno] = _line_text(line.raw_content)
+    return removed, added
+
+
+def _line_text(raw: bytes) -> str:
+    return (raw[:-1] if raw.endswith(b"\n") else raw).decode("utf-8", "replace")
+
+
 class FileChange:
     """One changed file. Texts are read only when a detector asks for them."""
 
@@ -67,6 +85,7 @@ class FileChange:
         spans: list[Span],
         load_old: Callable[[], bytes | None],
         load_new: Callable[[], bytes | None],
+        hunk_lines: tuple[dict[int, str], dict[int, str]],
     ):
         self.old_path = old_path
         self.new_path = new_path
@@ -75,6 +94,10 @@ class FileChange:
         self._load_new = load_new
         self._regions: dict[str, dict[Span, list[tuple[int, str]]]] = {}
         self._span_texts: dict[Span, tuple[str, str]] = {}
+        # (old line -> removed text, new line -> added text) as the diff gave them: the hunks alone need
+        # neither whole text, which most files are never read for
+        self._hunk_lines = hunk_lines
+        self._sides: dict[str, list[list[tuple[int, str]]]] = {}
 
     @classmethod
     def from_texts(
@@ -83,13 +106,15 @@ class FileChange:
         """A change computed from two texts (tests, and files that exist only in memory)."""
         new_path = None if new is None else (new_path or path)
         patch = pygit2.Patch.create_from((old or "").encode(), (new or "").encode(), context_lines=0)
-        spans = [Span(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks]
+        hunks = patch.hunks
+        spans = [Span(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in hunks]
         return cls(
             None if old is None else path,
             new_path,
             spans,
             lambda: None if old is None else old.encode(),
             lambda: None if new is None else new.encode(),
+            hunk_lines(hunks),
         )
 
     @property
@@ -128,15 +153,35 @@ class FileChange:
     def new_code_lines(self) -> list[str]:
         return self.new_code.split("\n")
 
+    def removed_line(self, n: int) -> str:
+        """Old line `n` as written, when a hunk removes it (from the diff) or otherwise (from the text)."""
+        if n in self._hunk_lines[0]:
+            return self._hunk_lines[0][n]
+        return self.old_lines[n - 1]
+
+    def added_line(self, n: int) -> str:
+        """New line `n` as written, when a hunk adds it (from the diff) or otherwise (from the text)."""
+        if n in self._hunk_lines[1]:
+            return self._hunk_lines[1][n]
+        return self.new_lines[n - 1]
+
+    def _side_lines(self, side: str) -> list[list[tuple[int, str]]]:
+        """(line, text as written) of each hunk's removed ("-") or added ("+") lines."""
+        if side not in self._sides:
+            lines = self._hunk_lines[0 if side == "-" else 1]
+            self._sides[side] = [
+                [(n, lines[n]) for n in (s.old_lines if side == "-" else s.new_lines) if n in lines]
+                for s in self.spans
+            ]
+        return self._sides[side]
+
     def _code_regions(self, side: str) -> dict[Span, list[tuple[int, str]]]:
         """(line, comment-free code) of every hunk's lines on one side, computed for all hunks at once."""
         if side not in self._regions:
-            lines, path = (self.old_lines, self.old_path) if side == "-" else (self.new_lines, self.new_path)
-            numbers = [
-                [n for n in (s.old_lines if side == "-" else s.new_lines) if n <= len(lines)]
-                for s in self.spans
-            ]
-            code = region_code([[lines[n - 1] for n in ns] for ns in numbers], path or "")
+            path = self.old_path if side == "-" else self.new_path
+            regions = self._side_lines(side)
+            numbers = [[n for n, _ in region] for region in regions]
+            code = region_code([[t for _, t in region] for region in regions], path or "")
             self._regions[side] = {s: list(zip(ns, c)) for s, ns, c in zip(self.spans, numbers, code)}
         return self._regions[side]
 
@@ -157,11 +202,11 @@ class FileChange:
     @cached_property
     def removed_raw(self) -> list[str]:
         """Every removed line as written, comments included: a cheap first look before any parsing."""
-        return [self.old_lines[n - 1] for s in self.spans for n in s.old_lines if n <= len(self.old_lines)]
+        return [t for region in self._side_lines("-") for _, t in region]
 
     @cached_property
     def added_raw(self) -> list[str]:
-        return [self.new_lines[n - 1] for s in self.spans for n in s.new_lines if n <= len(self.new_lines)]
+        return [t for region in self._side_lines("+") for _, t in region]
 
     @cached_property
     def changed_raw(self) -> tuple[str, str]:
@@ -173,9 +218,9 @@ class FileChange:
     def significant(self) -> list[Span]:
         """The hunks that change code, not just comments or whitespace."""
         found = []
-        for s in self.spans:
-            gone = [self.old_lines[n - 1] for n in s.old_lines if n <= len(self.old_lines)]
-            came = [self.new_lines[n - 1] for n in s.new_lines if n <= len(self.new_lines)]
+        for s, removed, added in zip(self.spans, self._side_lines("-"), self._side_lines("+")):
+            gone = [t for _, t in removed]
+            came = [t for _, t in added]
             if squash("".join(gone)) == squash("".join(came)):
                 continue  # whitespace only
             if not (

@@ -171,8 +171,8 @@ def _changed_lines(change: FileChange, pattern: re.Pattern | None):
             continue
         gone_code = {squash(t) for _, t in gone}  # a line found on both sides only moved or re-indented
         came_code = {squash(t) for _, t in came}
-        removed += [(span, n, change.old_lines[n - 1]) for n, t in gone_hits if squash(t) not in came_code]
-        added += [(span, n, change.new_lines[n - 1]) for n, t in came_hits if squash(t) not in gone_code]
+        removed += [(span, n, change.removed_line(n)) for n, t in gone_hits if squash(t) not in came_code]
+        added += [(span, n, change.added_line(n)) for n, t in came_hits if squash(t) not in gone_code]
     return removed, added
 
 
@@ -329,7 +329,7 @@ def _subject_draft(
     subjects, severity, refs = _weighed(rule, local, [*gone, *new])
     listed, what = _listed(subjects, gone)
     lines = [gone[s][2] for s in subjects if s in gone]
-    news = [change.new_lines[new[s] - 1] for s in subjects if s in new]
+    news = [change.added_line(new[s]) for s in subjects if s in new]
     draft = Draft(
         rule.area,
         severity,
