@@ -115,6 +115,65 @@ def _distinctive(key: str, olds: list[bytes]) -> set[str]:
     }
 
 
+def _key(d: cpp.Definition) -> tuple[str, str, str]:
+    return (d.kind, d.key, d.owner)
+
+
+def _rows_by_key(text: bytes) -> dict[tuple[str, str, str], int]:
+    """The 0-based row of each entry's first definition in `text`."""
+    rows: dict[tuple[str, str, str], int] = {}
+    for d in cpp.definitions(text):
+        rows.setdefault(_key(d), d.row)
+    return rows
+
+
+def _named_hunk(
+    path: str,
+    index: int,
+    hunk: Hunk,
+    mine: list[cpp.Definition],
+    rows: dict[tuple[str, str, str], int],
+    text: bytes,
+) -> Provided:
+    """The hunk whose entries `mine` upstream defines at `rows` of its `text`, with what it adds otherwise."""
+    squeezed = b"".join(text.split())  # upstream may split a statement over lines
+    differs = [
+        _quote(line.text.decode("utf-8", "replace"))
+        for line in hunk.lines
+        if line.kind == "+" and line.text.strip() and b"".join(line.text.split()) not in squeezed
+    ]
+    return Provided(
+        path,
+        index,
+        hunk,
+        list(dict.fromkeys(d.label for d in mine)),
+        list(dict.fromkeys(d.key for d in mine)),
+        sorted({rows[_key(d)] + 1 for d in mine}),
+        differs,
+    )
+
+
+def _split_by_names(
+    fp: FilePatch,
+    rows: list[set[int]],
+    defined: list[cpp.Definition],
+    ours: bytes,
+    upstream: dict[tuple[str, str, str], int],
+    upstream_text: bytes,
+) -> tuple[list[Provided], list[Leftover]]:
+    """The hunks whose new entries (`defined` at `rows` of `ours`) upstream all defines, and the others."""
+    ours_lines = ours.split(b"\n")
+    provided, leftovers = [], []
+    for index, (hunk, added) in enumerate(zip(fp.hunks, rows)):
+        mine = [d for d in defined if d.row in added]
+        missing = [d for d in mine if _key(d) not in upstream]
+        if mine and not missing:
+            provided.append(_named_hunk(fp.path, index, hunk, mine, upstream, upstream_text))
+        else:
+            leftovers.append(Leftover(fp.path, index, hunk, missing, [ours_lines[d.row] for d in missing]))
+    return provided, leftovers
+
+
 def _by_names(
     fp: FilePatch, sides: FileSides, leftovers_only: bool = False
 ) -> tuple[list[Provided], list[Leftover]]:
@@ -125,41 +184,16 @@ def _by_names(
     if built is None:
         return [], []
     ours, rows = built
-    before = {(d.kind, d.key, d.owner) for d in cpp.definitions(sides.old)}
-    upstream: dict[tuple[str, str, str], int] = {}
-    for d in cpp.definitions(sides.upstream) if not leftovers_only else ():
-        upstream.setdefault((d.kind, d.key, d.owner), d.row)
-    defined = [d for d in cpp.definitions(ours) if (d.kind, d.key, d.owner) not in before]
-    provided, leftovers = [], []
-    for index, (hunk, added) in enumerate(zip(fp.hunks, rows)):
-        mine = [d for d in defined if d.row in added]
-        there = [d for d in mine if (d.kind, d.key, d.owner) in upstream]
-        if mine and len(there) == len(mine):
-            squeezed = b"".join(sides.upstream.split())  # upstream may split a statement over lines
-            differs = [
-                _quote(line.text.decode("utf-8", "replace"))
-                for line in hunk.lines
-                if line.kind == "+" and line.text.strip() and b"".join(line.text.split()) not in squeezed
-            ]
-            provided.append(
-                Provided(
-                    fp.path,
-                    index,
-                    hunk,
-                    list(dict.fromkeys(d.label for d in mine)),
-                    list(dict.fromkeys(d.key for d in mine)),
-                    sorted({upstream[(d.kind, d.key, d.owner)] + 1 for d in mine}),
-                    differs,
-                )
-            )
-        else:
-            missing = [d for d in mine if (d.kind, d.key, d.owner) not in upstream]
-            ours_lines = ours.split(b"\n")
-            leftovers.append(Leftover(fp.path, index, hunk, missing, [ours_lines[d.row] for d in missing]))
-    return provided, leftovers
+    upstream = {} if leftovers_only else _rows_by_key(sides.upstream)
+    before = {_key(d) for d in cpp.definitions(sides.old)}
+    defined = [d for d in cpp.definitions(ours) if _key(d) not in before]
+    return _split_by_names(fp, rows, defined, ours, upstream, sides.upstream)
 
 
-def _upstream_changes(old: bytes, new: bytes) -> list[tuple[set[int], list[bytes], int, bool]]:
+Edit = tuple[set[int], list[bytes], int, bool]
+
+
+def _upstream_changes(old: bytes, new: bytes) -> list[Edit]:
     """Upstream's edits from `old` to `new`: the 0-based old rows each removes, the lines it adds, the
     1-based new line where they start, and whether it only inserts (then the set holds the row it
     inserts before)."""
@@ -183,52 +217,158 @@ def _new_names(line: bytes, removed: list[bytes], c_family: bool) -> set[bytes] 
     return {n for n in cpp.names(line) if n not in gone}
 
 
-def _at_place(fp: FilePatch, index: int, hunk: Hunk, sides: FileSides) -> Provided | None:
-    """The hunk when upstream made its change at its place, itself or by an equivalent (docstring)."""
-    if sides.old is None or sides.new is None:
-        return None
-    added = [line.text for line in hunk.lines if line.kind == "+" and line.text.strip()]
-    if not added:
-        return None
-    base = lines_of(sides.old)
-    placement = find_exact(base, hunk)
-    if placement is None:
-        return None
-    pre = [line for line in hunk.lines if line.kind != "+"]
-    removed_rows = {placement.start + i for i, line in enumerate(pre) if line.kind == "-"}
-    removed = [line.text for line in pre if line.kind == "-"]
-    edits = _upstream_changes(sides.old, sides.new)
-    if removed_rows:
-        covering = [e for e in edits if not e[3] and e[0] & removed_rows]
-        if not covering or not removed_rows <= set().union(*(e[0] for e in covering)):
-            return None
-    else:  # only additions: upstream inserted lines where the hunk inserts
-        boundary = placement.start + next(i for i, line in enumerate(hunk.lines) if line.kind == "+")
-        covering = [e for e in edits if e[3] and boundary in e[0]]
-        if not covering:
-            return None
-    theirs = [line for e in covering for line in e[1]]
-    theirs_norm = {_norm(t): t for t in theirs}
-    c_family = cpp.is_c_family(fp.path)
+def _covering(edits: list[Edit], hunk: Hunk, start: int, removed_rows: set[int]) -> list[Edit]:
+    """Upstream's edits at the hunk's place (0-based `start`): those that together replace every line it
+    removes, or, when it only adds lines, those that insert where it inserts; none when upstream did not."""
+    if not removed_rows:
+        boundary = start + next(i for i, line in enumerate(hunk.lines) if line.kind == "+")
+        return [e for e in edits if e[3] and boundary in e[0]]
+    covering = _replacing(edits, removed_rows)
+    return covering if removed_rows <= _rows_of(covering) else []
+
+
+def _lines_of(edits: list[Edit]) -> list[bytes]:
+    """The lines upstream's `edits` add."""
+    return [line for e in edits for line in e[1]]
+
+
+def _replacing(edits: list[Edit], rows: set[int]) -> list[Edit]:
+    """The edits that replace some of `rows` (not those that only insert)."""
+    return [e for e in edits if not e[3] and e[0] & rows]
+
+
+def _rows_of(edits: list[Edit]) -> set[int]:
+    return set().union(*(e[0] for e in edits))
+
+
+def _equivalent(line: bytes, theirs: list[bytes], removed: list[bytes], c_family: bool) -> bytes | None:
+    """Upstream's line with every name the patch's `line` brings in, if any."""
+    brings = _new_names(line, removed, c_family)
+    return next((t for t in theirs if brings and brings <= set(cpp.names(t))), None)
+
+
+def _compare(
+    added: list[bytes], theirs: list[bytes], removed: list[bytes], c_family: bool
+) -> tuple[int, list[str]] | None:
+    """How many of the `added` lines upstream has verbatim (braces and lone keywords aside), and how it
+    has the others; None when upstream has no equivalent of one."""
+    theirs_norm = {_norm(t) for t in theirs}
     verbatim, differs = 0, []
     for line in added:
         if _norm(line) in theirs_norm:
             verbatim += len(_norm(line)) > 3  # a brace or a lone keyword is no evidence
             continue
-        brings = _new_names(line, removed, c_family)
-        match = next((t for t in theirs if brings and brings <= set(cpp.names(t))), None)
+        match = _equivalent(line, theirs, removed, c_family)
         if match is None:
             return None
         differs.append(
             f"{_quote(line.decode('utf-8', 'replace'))} where upstream has "
             f"{_quote(match.decode('utf-8', 'replace'))}"
         )
-    if not verbatim or (not removed_rows and differs):
-        return None
+    return verbatim, differs
+
+
+def _removed(hunk: Hunk, start: int) -> tuple[set[int], list[bytes]]:
+    """The 0-based rows the hunk placed at `start` removes, and their lines."""
+    pre = [line for line in hunk.lines if line.kind != "+"]
+    rows = {start + i for i, line in enumerate(pre) if line.kind == "-"}
+    return rows, [line.text for line in pre if line.kind == "-"]
+
+
+def _added(hunk: Hunk) -> list[bytes]:
+    """The lines the hunk adds, blank ones aside."""
+    return [line.text for line in hunk.lines if line.kind == "+" and line.text.strip()]
+
+
+def _placed_at(path: str, index: int, hunk: Hunk, covering: list[Edit], differs: list[str]) -> Provided:
+    """The hunk upstream provides by its edits `covering` the hunk's place."""
     start = min(e[2] for e in covering)
     count = sum(len(e[1]) for e in covering)
-    what = [f"the change at {fp.path}:{start}"]
-    return Provided(fp.path, index, hunk, what, [], list(range(start, start + max(count, 1))), differs)
+    what = [f"the change at {path}:{start}"]
+    return Provided(path, index, hunk, what, [], list(range(start, start + max(count, 1))), differs)
+
+
+def _at_place(fp: FilePatch, index: int, hunk: Hunk, sides: FileSides) -> Provided | None:
+    """The hunk when upstream made its change at its place, itself or by an equivalent (docstring)."""
+    if sides.old is None or sides.new is None:
+        return None
+    added = _added(hunk)
+    placement = find_exact(lines_of(sides.old), hunk) if added else None
+    if placement is None:
+        return None
+    removed_rows, removed = _removed(hunk, placement.start)
+    covering = _covering(_upstream_changes(sides.old, sides.new), hunk, placement.start, removed_rows)
+    compared = _compare(added, _lines_of(covering), removed, cpp.is_c_family(fp.path))  # None without edits
+    if compared is None:
+        return None
+    verbatim, differs = compared
+    if not verbatim or (not removed_rows and differs):
+        return None
+    return _placed_at(fp.path, index, hunk, covering, differs)
+
+
+def _sides_of(fp: FilePatch, sides: dict[str, FileSides]) -> FileSides | None:
+    """The file's sides when upstream can provide its hunks: a text file both refs have, which the engine read."""
+    if fp.is_new or fp.is_deleted or fp.is_binary or fp.old_path not in sides:
+        return None
+    return sides[fp.old_path]
+
+
+def _unchanged(sides: FileSides) -> bool:
+    return sides.old == sides.upstream and sides.old == sides.new
+
+
+def _assess_file(fp: FilePatch, sides: FileSides) -> tuple[list[Provided], list[Leftover]]:
+    """One file's hunks upstream provides (by names first, then at their place), and the others."""
+    named, rest = _by_names(fp, sides)
+    named_at = {p.index for p in named}
+    rest_at = {left.index: left for left in rest}
+    provided, leftovers = list(named), []
+    for index, hunk in enumerate(fp.hunks):
+        if index in named_at:
+            continue
+        placed = _at_place(fp, index, hunk, sides)
+        if placed is not None:
+            provided.append(placed)
+        else:
+            leftovers.append(rest_at.get(index) or Leftover(fp.path, index, hunk, []))
+    return provided, leftovers
+
+
+def _number(items: list[Provided] | list[Leftover], path: str, fileno: int) -> None:
+    """Give the items of `path` its number in the patch."""
+    for item in items:
+        item.fileno = fileno if item.file == path else item.fileno
+
+
+def _with_unread(
+    pf: PatchFile, sides: dict[str, FileSides], unread: list[FilePatch], leftovers: list[Leftover]
+) -> list[Leftover]:
+    """The leftovers with the entries of the files upstream left alone read, in the patch's order."""
+    for fp in unread:
+        fileno = pf.files.index(fp)
+        leftovers = [left for left in leftovers if left.file != fp.path]
+        for left in _by_names(fp, sides[fp.old_path or ""], True)[1]:
+            left.fileno = fileno
+            leftovers.append(left)
+    leftovers.sort(key=lambda left: (left.fileno, left.index))
+    return leftovers
+
+
+def _marks(keys: set[str], leftovers: list[Leftover], sides: dict[str, FileSides]) -> set[str]:
+    """The words of the provided entries' names no old file used, when a leftover defines an entry."""
+    if not keys or not any(left.missing for left in leftovers):
+        return set()
+    olds = [s.old for path, s in sides.items() if s.old is not None and cpp.is_c_family(path)]
+    return set().union(*(_distinctive(k, olds) for k in keys))
+
+
+def _mark_belonging(leftovers: list[Leftover], keys: set[str], sides: dict[str, FileSides]) -> None:
+    marks = _marks(keys, leftovers, sides)
+    for left in leftovers:
+        # an entry upstream has elsewhere but not here is a gap in upstream's version, not a detail of ours
+        same_name = any(d.key in keys for d in left.missing)
+        left.belongs = not same_name and all(marks & cpp.words(line) for line in left.missing_lines)
 
 
 def assess(pf: PatchFile, sides: dict[str, FileSides]) -> Assessment:
@@ -237,47 +377,23 @@ def assess(pf: PatchFile, sides: dict[str, FileSides]) -> Assessment:
     leftovers: list[Leftover] = []
     unread: list[FilePatch] = []
     for fileno, fp in enumerate(pf.files):
-        if fp.is_new or fp.is_deleted or fp.is_binary or fp.old_path not in sides:
+        file_sides = _sides_of(fp, sides)
+        if file_sides is None:
             leftovers += [Leftover(fp.path, i, h, []) for i, h in enumerate(fp.hunks)]
             continue
-        file_sides = sides[fp.old_path]
-        if file_sides.old == file_sides.upstream and file_sides.old == file_sides.new:
+        if _unchanged(file_sides):
             unread.append(fp)  # upstream changed nothing here: it provides none of these hunks
             leftovers += [Leftover(fp.path, i, h, [], fileno=fileno) for i, h in enumerate(fp.hunks)]
             continue
-        named, rest = _by_names(fp, file_sides)
+        named, rest = _assess_file(fp, file_sides)
         provided += named
-        named_at = {p.index for p in named}
-        rest_at = {left.index: left for left in rest}
-        for index, hunk in enumerate(fp.hunks):
-            if index in named_at:
-                continue
-            placed = _at_place(fp, index, hunk, file_sides)
-            if placed is not None:
-                provided.append(placed)
-            else:
-                leftovers.append(rest_at.get(index) or Leftover(fp.path, index, hunk, []))
-        for p in provided:
-            p.fileno = fileno if p.file == fp.path else p.fileno
-        for left in leftovers:
-            left.fileno = fileno if left.file == fp.path else left.fileno
+        leftovers += rest
+        _number(provided, fp.path, fileno)
+        _number(leftovers, fp.path, fileno)
     keys = {k for p in provided for k in p.keys}
     if keys and unread:  # entries of the files upstream left alone matter now: read them
-        for fp in unread:
-            fileno = pf.files.index(fp)
-            leftovers = [left for left in leftovers if left.file != fp.path]
-            for left in _by_names(fp, sides[fp.old_path or ""], True)[1]:
-                left.fileno = fileno
-                leftovers.append(left)
-        leftovers.sort(key=lambda left: (left.fileno, left.index))
-    marks: set[str] = set()
-    if keys and any(left.missing for left in leftovers):
-        olds = [s.old for path, s in sides.items() if s.old is not None and cpp.is_c_family(path)]
-        marks = set().union(*(_distinctive(k, olds) for k in keys))
-    for left in leftovers:
-        # an entry upstream has elsewhere but not here is a gap in upstream's version, not a detail of ours
-        same_name = any(d.key in keys for d in left.missing)
-        left.belongs = not same_name and all(marks & cpp.words(line) for line in left.missing_lines)
+        leftovers = _with_unread(pf, sides, unread, leftovers)
+    _mark_belonging(leftovers, keys, sides)
     return Assessment(provided, leftovers)
 
 
@@ -371,17 +487,10 @@ def result(
     return PatchResult(path, "upstreamed", message, None, [h for _, h in sorted(hunks, key=lambda x: x[0])])
 
 
-def amend(
-    result: PatchResult,
-    ref: str,
-    order: list[str],
-    provided: list[tuple[Provided, list[Commit]]],
-    uses: list[Use],
-) -> PatchResult:
-    """The result of the rest of a patch once the hunks upstream provides were dropped and the names
-    upstream removed were renamed or named: `fuzzy` when the rest applies, its own status otherwise."""
+def _note_uses(hunks: list[HunkResult], uses: list[Use]) -> list[str]:
+    """Add each renamed or named use to the detail and commits of its hunk; the notes, once each."""
     per_file: dict[str, list[HunkResult]] = {}
-    for h in result.hunks:
+    for h in hunks:
         per_file.setdefault(h.file, []).append(h)
     notes = []
     for use in uses:
@@ -393,34 +502,50 @@ def amend(
             h.upstream_commits += [c for c in use.commits if c not in h.upstream_commits]
         if note not in notes:
             notes.append(note)
+    return notes
+
+
+def _dropped_sentence(ref: str, provided: list[tuple[Provided, list[Commit]]], total: int) -> str:
+    """What of the patch `ref` has already, by which commits, and how upstream's version differs."""
+    commits = [c for _, found in provided for c in found]
+    by = commit_note(list(dict.fromkeys(commits)))
+    return (
+        f"{len(provided)} of {total} hunks are in {ref} already: "
+        f"{_what([p for p, _ in provided])}"
+        + (f" ({by})" if by else "")
+        + "; they are dropped from the patch"
+        + _differences([p for p, _ in provided], [])
+        + "."
+    )
+
+
+def amend(
+    result: PatchResult,
+    ref: str,
+    order: list[str],
+    provided: list[tuple[Provided, list[Commit]]],
+    uses: list[Use],
+) -> PatchResult:
+    """The result of the rest of a patch once the hunks upstream provides were dropped and the names
+    upstream removed were renamed or named: `fuzzy` when the rest applies, its own status otherwise."""
+    notes = _note_uses(result.hunks, uses)
     hunks = list(result.hunks) + [provided_hunk(p, commits) for p, commits in provided]
     rank = {f: i for i, f in enumerate(order)}
     hunks.sort(key=lambda h: (rank.get(h.file, len(rank)), h.old_line))
-    sentences = []
-    if provided:
-        commits = [c for _, found in provided for c in found]
-        by = commit_note(list(dict.fromkeys(commits)))
-        sentences.append(
-            f"{len(provided)} of {len(hunks)} hunks are in {ref} already: "
-            f"{_what([p for p, _ in provided])}"
-            + (f" ({by})" if by else "")
-            + "; they are dropped from the patch"
-            + _differences([p for p, _ in provided], [])
-            + "."
-        )
+    sentences = [_dropped_sentence(ref, provided, len(hunks))] if provided else []
     sentences += [n[:1].upper() + n[1:] + "." for n in notes]
-    if result.status in APPLIED:
-        tail = (
-            result.message
-            if result.status in ("regenerated", "fuzzy")
-            else "The rest applies as it is: review the rebuilt patch before committing."
+    if result.status not in APPLIED:
+        return PatchResult(
+            result.path,
+            result.status,
+            " ".join([result.message, *sentences]),
+            result.regenerated,
+            hunks,
+            new_text=result.new_text,
         )
-        return PatchResult(result.path, "fuzzy", " ".join([*sentences, tail]), result.path, hunks)
-    return PatchResult(
-        result.path,
-        result.status,
-        " ".join([result.message, *sentences]),
-        result.regenerated,
-        hunks,
-        new_text=result.new_text,
+    tail = (
+        result.message
+        if result.status in ("regenerated", "fuzzy")
+        else "The rest applies as it is: review the rebuilt patch before committing."
     )
+    return PatchResult(result.path, "fuzzy", " ".join([*sentences, tail]), result.path, hunks)
