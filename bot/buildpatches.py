@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
@@ -211,31 +211,48 @@ class _Interpreter:
             env["CMAKE_CURRENT_LIST_DIR"] = outer
 
     def _command(self, path: str, node: Node, env: dict[str, str]) -> None:
-        name = cmakelang.name(node)
+        """One command, by its name (`_COMMANDS`): the few that set variables or lead to other files."""
         args = cmakelang.arguments(node, env)
-        if name == "set" and args:
-            values = []
-            for arg in args[1:]:
-                if arg in ("CACHE", "PARENT_SCOPE"):
-                    break
-                values.append(arg)
-            env[args[0]] = ";".join(values)
-        elif name == "file" and len(args) >= 3 and args[0] == "READ":
-            file = _repo_path(args[1], env)
-            env[args[2]] = _VERSION + file if file and self.snapshot.read(file) is not None else ""
-        elif name == "string" and len(args) >= 3 and args[0] == "STRIP":
+        step = _COMMANDS.get(cmakelang.name(node))
+        if step is not None:
+            step(self, path, node, args, env)
+
+    def _set(self, path: str, node: Node, args: list[str], env: dict[str, str]) -> None:
+        if not args:
+            return
+        values = []
+        for arg in args[1:]:
+            if arg in ("CACHE", "PARENT_SCOPE"):
+                break
+            values.append(arg)
+        env[args[0]] = ";".join(values)
+
+    def _file_read(self, path: str, node: Node, args: list[str], env: dict[str, str]) -> None:
+        """`file(READ <file> <var>)`: the variable holds the version file's marker, for GIT_TAG to name."""
+        if len(args) < 3 or args[0] != "READ":
+            return
+        file = _repo_path(args[1], env)
+        env[args[2]] = _VERSION + file if file and self.snapshot.read(file) is not None else ""
+
+    def _string_strip(self, path: str, node: Node, args: list[str], env: dict[str, str]) -> None:
+        if len(args) >= 3 and args[0] == "STRIP":
             env[args[2]] = args[1].strip()
-        elif name == "include" and args:
-            target = _repo_path(args[0], env, relative_to=env.get("CMAKE_CURRENT_LIST_DIR", _ROOT))
-            if target and target not in self.visited and self.snapshot.read(target) is not None:
-                self._file(target, env)
-        elif name == "add_subdirectory" and args:
-            directory = _repo_path(args[0], env, relative_to=env.get("CMAKE_CURRENT_SOURCE_DIR", _ROOT))
-            target = posixpath.join(directory, "CMakeLists.txt") if directory else "CMakeLists.txt"
-            if directory is not None and target not in self.visited:
-                self._file(target, {**env, "CMAKE_CURRENT_SOURCE_DIR": _ROOT + (directory or "")})
-        elif name in _FETCH_COMMANDS:
-            self._fetch(path, node, args, env)
+
+    def _include(self, path: str, node: Node, args: list[str], env: dict[str, str]) -> None:
+        if not args:
+            return
+        target = _repo_path(args[0], env, relative_to=env.get("CMAKE_CURRENT_LIST_DIR", _ROOT))
+        if target and target not in self.visited and self.snapshot.read(target) is not None:
+            self._file(target, env)
+
+    def _add_subdirectory(self, path: str, node: Node, args: list[str], env: dict[str, str]) -> None:
+        """The subdirectory's CMakeLists.txt, with its own CMAKE_CURRENT_SOURCE_DIR and a copy of `env`."""
+        if not args:
+            return
+        directory = _repo_path(args[0], env, relative_to=env.get("CMAKE_CURRENT_SOURCE_DIR", _ROOT))
+        target = posixpath.join(directory, "CMakeLists.txt") if directory else "CMakeLists.txt"
+        if directory is not None and target not in self.visited:
+            self._file(target, {**env, "CMAKE_CURRENT_SOURCE_DIR": _ROOT + (directory or "")})
 
     def _fetch(self, path: str, node: Node, args: list[str], env: dict[str, str]) -> None:
         keywords = _keyword_values(args[1:])
@@ -248,6 +265,16 @@ class _Interpreter:
         patches, how = _patch_command(keywords["PATCH_COMMAND"], env, self.snapshot)
         line = _keyword_line(node, "PATCH_COMMAND")
         self.found.append(BuildPatches(tag[len(_VERSION) :], tuple(patches), path, line, how))
+
+
+_COMMANDS: dict[str, Callable[[_Interpreter, str, Node, list[str], dict[str, str]], None]] = {
+    "set": _Interpreter._set,
+    "file": _Interpreter._file_read,
+    "string": _Interpreter._string_strip,
+    "include": _Interpreter._include,
+    "add_subdirectory": _Interpreter._add_subdirectory,
+    **{name: _Interpreter._fetch for name in _FETCH_COMMANDS},
+}
 
 
 def _repo_path(value: str, env: dict[str, str], relative_to: str | None = None) -> str | None:
@@ -283,33 +310,50 @@ def _keyword_line(node: Node, keyword: str) -> int:
     return node.start_point[0] + 1
 
 
-def _patch_command(words: list[str], env: dict[str, str], snapshot: Snapshot) -> tuple[list[str], str]:
-    """The patch files a PATCH_COMMAND applies, in order, and how: each `COMMAND` segment in turn."""
+def _segments(words: list[str]) -> list[list[str]]:
+    """The commands of a PATCH_COMMAND: the words between `COMMAND` and `&&`."""
     segments: list[list[str]] = [[]]
     for word in words:
         if word in ("COMMAND", "&&"):
             segments.append([])
         else:
             segments[-1].append(word)
+    return segments
+
+
+def _git_apply(segment: list[str], env: dict[str, str]) -> list[str] | None:
+    """The files a `git apply` command lists (None when the command is not one)."""
+    programs = [posixpath.basename(w).lower() for w in segment]
+    if "apply" not in segment or not any(p in ("git", "git.exe") for p in programs):
+        return None
+    listed = [w for w in segment[segment.index("apply") + 1 :] if not w.startswith("-")]
+    return [p for w in listed if (p := _repo_path(w, env))]
+
+
+def _script_walk(segment: list[str], env: dict[str, str], snapshot: Snapshot) -> tuple[list[str], str]:
+    """The files a `cmake -DPATCH_DIR=<dir> -P <script>` command walks, and how (nothing without a
+    directory in the repository)."""
+    defines = {
+        w[2:].split("=", 1)[0]: w[2:].split("=", 1)[1] for w in segment if w.startswith("-D") and "=" in w
+    }
+    directory = _repo_path(defines.get("PATCH_DIR", ""), env)
+    if not directory:
+        return [], ""
+    script = posixpath.basename(segment[segment.index("-P") + 1]) if segment[-1] != "-P" else "-P"
+    return directory_order(snapshot, directory), f"{script} over {directory}/"
+
+
+def _patch_command(words: list[str], env: dict[str, str], snapshot: Snapshot) -> tuple[list[str], str]:
+    """The patch files a PATCH_COMMAND applies, in order, and how: each `COMMAND` segment in turn."""
     patches: list[str] = []
     hows: list[str] = []
-    for segment in segments:
-        programs = [posixpath.basename(w).lower() for w in segment]
-        if "apply" in segment and any(p in ("git", "git.exe") for p in programs):
-            listed = [w for w in segment[segment.index("apply") + 1 :] if not w.startswith("-")]
-            paths = [p for w in listed if (p := _repo_path(w, env))]
-            patches += paths
-            if paths:
-                hows.append("git apply")
+    for segment in _segments(words):
+        listed = _git_apply(segment, env)
+        if listed is not None:
+            patches += listed
+            hows += ["git apply"] if listed else []
         elif "-P" in segment:
-            defines = {
-                w[2:].split("=", 1)[0]: w[2:].split("=", 1)[1]
-                for w in segment
-                if w.startswith("-D") and "=" in w
-            }
-            directory = _repo_path(defines.get("PATCH_DIR", ""), env)
-            if directory:
-                patches += directory_order(snapshot, directory)
-                script = posixpath.basename(segment[segment.index("-P") + 1]) if segment[-1] != "-P" else "-P"
-                hows.append(f"{script} over {directory}/")
+            walked, how = _script_walk(segment, env, snapshot)
+            patches += walked
+            hows += [how] if how else []
     return list(dict.fromkeys(patches)), ", ".join(dict.fromkeys(hows))
