@@ -112,54 +112,79 @@ def _one_for_one(old_line: bytes, new_line: bytes, name: str) -> str | None:
     return b.text.decode() if a.text.decode() == name and a.is_name and b.is_name else None
 
 
-def removed_declarations(path: str, old: bytes, new: bytes) -> list[UpstreamChange]:
-    """The parameters, fields and functions declared in `old` and not in `new`, with the diff's lines."""
-    if old == new or not cpp.is_c_family(path):
-        return []
-    now = {(d.kind, d.name, d.owner) for d in cpp.declarations(new)}
-    fields = {d.name for d in cpp.declarations(new) if d.kind == "field"}
+_Key = tuple[str, str, str]
+
+
+def _gone(old: bytes, new: bytes) -> tuple[list[cpp.Declaration], set[_Key]]:
+    """The declarations of `old` that `new` lacks, and the (kind, name, owner) of `new`'s."""
+    declared = cpp.declarations(new)
+    now = {(d.kind, d.name, d.owner) for d in declared}
+    fields = {d.name for d in declared if d.kind == "field"}
     # a field name another type still declares is ambiguous in `x.name`: no evidence about this one
     gone = [
         d
         for d in cpp.declarations(old)
         if (d.kind, d.name, d.owner) not in now and not (d.kind == "field" and d.name in fields)
     ]
+    return gone, now
+
+
+def _first_member_lines(source: bytes) -> dict[str, int]:
+    """The 1-based line of each name's first `this-><name>`."""
+    members: dict[str, int] = {}
+    for name, line in _member_uses(source):
+        members.setdefault(name, line)
+    return members
+
+
+def _hunk_removing(hunks: list[pygit2.DiffHunk], row: int) -> pygit2.DiffHunk | None:
+    """The diff's hunk that removes the 1-based old `row`."""
+    return next((h for h in hunks if h.old_start <= row < h.old_start + h.old_lines), None)
+
+
+def _renamed(d: cpp.Declaration, old_line: bytes, new_line: bytes, now: set[_Key]) -> str | None:
+    """The one-for-one rename of `d` between its line and the line replacing it, when `new` declares
+    that name in its place."""
+    renamed = _one_for_one(old_line, new_line, d.name)
+    return renamed if renamed is not None and (d.kind, renamed, d.owner) in now else None
+
+
+def _removal(
+    path: str,
+    d: cpp.Declaration,
+    hunk: pygit2.DiffHunk,
+    lines: tuple[list[bytes], list[bytes]],
+    now: set[_Key],
+    member_line: int,
+) -> UpstreamChange:
+    """The removal of `d` by `hunk`, with the line replacing its own when the hunk replaces line for line."""
+    old_lines, new_lines = lines
+    row = d.row + 1
+    paired = hunk.new_start + row - hunk.old_start if hunk.old_lines == hunk.new_lines else 0
+    renamed = _renamed(d, old_lines[row - 1], new_lines[paired - 1], now) if paired else None
+    at = paired or hunk.new_start
+    new_text = _text(new_lines[at - 1]) if hunk.new_lines and at - 1 < len(new_lines) else "(nothing)"
+    return UpstreamChange(
+        path, d.kind, d.name, d.owner, row, _text(old_lines[row - 1]), at, new_text, renamed, member_line
+    )
+
+
+def removed_declarations(path: str, old: bytes, new: bytes) -> list[UpstreamChange]:
+    """The parameters, fields and functions declared in `old` and not in `new`, with the diff's lines."""
+    if old == new or not cpp.is_c_family(path):
+        return []
+    gone, now = _gone(old, new)
     if not gone:
         return []
-    old_lines, new_lines = old.split(b"\n"), new.split(b"\n")
-    members: dict[str, int] = {}
-    for name, line in _member_uses(new):
-        members.setdefault(name, line)
+    lines = old.split(b"\n"), new.split(b"\n")
+    members = _first_member_lines(new)
     hunks = pygit2.Patch.create_from(old, new, context_lines=0).hunks
     out = []
     for d in gone:
-        row = d.row + 1
-        hunk = next((h for h in hunks if h.old_start <= row < h.old_start + h.old_lines), None)
+        hunk = _hunk_removing(hunks, d.row + 1)
         if hunk is None:  # the line is still there: what it belongs to was renamed, not the name
             continue
-        offset = row - hunk.old_start
-        paired = hunk.new_start + offset if hunk.old_lines == hunk.new_lines else 0
-        renamed = None
-        if paired:
-            renamed = _one_for_one(old_lines[row - 1], new_lines[paired - 1], d.name)
-            if renamed is not None and (d.kind, renamed, d.owner) not in now:
-                renamed = None
-        at = paired or hunk.new_start
-        new_text = _text(new_lines[at - 1]) if hunk.new_lines and at - 1 < len(new_lines) else "(nothing)"
-        out.append(
-            UpstreamChange(
-                path,
-                d.kind,
-                d.name,
-                d.owner,
-                row,
-                _text(old_lines[row - 1]),
-                at,
-                new_text,
-                renamed,
-                members.get(d.name, 0),
-            )
-        )
+        out.append(_removal(path, d, hunk, lines, now, members.get(d.name, 0)))
     return out
 
 
@@ -209,6 +234,46 @@ def _section_function(section: bytes) -> str:
     return "".join(name)
 
 
+def _change_meant(token: cpp.Token, found: list[UpstreamChange], function: str) -> UpstreamChange | None:
+    """The removed declaration a token of an added line in `function` means, if any."""
+    if not token.is_name:
+        return None
+    text = token.text.decode()
+    return next((c for c in found if text == c.name and _applies_here(c, token, function)), None)
+
+
+def _adapt_line(
+    line: Line, path: str, index: int, function: str, found: list[UpstreamChange], uses: list[Use]
+) -> Line:
+    """An added line with the one-for-one renames applied; its uses of removed declarations join `uses`."""
+    renames: list[tuple[cpp.Token, str]] = []
+    for token in cpp.tokens(line.text):
+        change = _change_meant(token, found, function)
+        if change is None:
+            continue
+        if Use(path, index, change) not in uses:
+            uses.append(Use(path, index, change))
+        if change.renamed_to and token.row == 0:
+            renames.append((token, change.renamed_to))
+    return Line(line.kind, _rename(line.text, renames)) if renames else line
+
+
+def _adapt_file(
+    fp: FilePatch, found: list[UpstreamChange], written_against: bytes | None, uses: list[Use]
+) -> FilePatch:
+    """The file's hunks with their added lines adapted (`_adapt_line`), each in its function."""
+    functions = _functions(written_against, fp)
+    hunks = []
+    for index, hunk in enumerate(fp.hunks):
+        added = iter(functions[index])
+        lines = [
+            _adapt_line(line, fp.path, index, next(added, ""), found, uses) if line.kind == "+" else line
+            for line in hunk.lines
+        ]
+        hunks.append(replace(hunk, lines=lines))
+    return replace(fp, hunks=hunks)
+
+
 def adapt(
     pf: PatchFile, changes: dict[str, list[UpstreamChange]], written_against: dict[str, bytes | None]
 ) -> tuple[PatchFile, list[Use]]:
@@ -222,33 +287,5 @@ def adapt(
         if not found or not cpp.is_c_family(fp.path):
             files.append(fp)
             continue
-        functions = _functions(written_against.get(fp.old_path or ""), fp)
-        hunks = []
-        for index, hunk in enumerate(fp.hunks):
-            lines = []
-            added = iter(functions[index])
-            for line in hunk.lines:
-                renames: list[tuple[cpp.Token, str]] = []
-                if line.kind == "+":
-                    function = next(added, "")
-                    for token in cpp.tokens(line.text):
-                        change = next(
-                            (
-                                c
-                                for c in found
-                                if token.is_name
-                                and token.text.decode() == c.name
-                                and _applies_here(c, token, function)
-                            ),
-                            None,
-                        )
-                        if change is None:
-                            continue
-                        if Use(fp.path, index, change) not in uses:
-                            uses.append(Use(fp.path, index, change))
-                        if change.renamed_to and token.row == 0:
-                            renames.append((token, change.renamed_to))
-                lines.append(Line(line.kind, _rename(line.text, renames)) if renames else line)
-            hunks.append(replace(hunk, lines=lines))
-        files.append(replace(fp, hunks=hunks))
+        files.append(_adapt_file(fp, found, written_against.get(fp.old_path or ""), uses))
     return PatchFile(pf.preamble, files, pf.trailer), uses
