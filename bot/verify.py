@@ -84,6 +84,28 @@ def _apply_patch(tree: Tree, pf: PatchFile) -> dict[str, bytes | None]:
     return changes
 
 
+def _record_touched(outcome: StackOutcome, path: str, pf: PatchFile) -> None:
+    """Note the files the patch at `path` touches, under their old and new names."""
+    for fp in pf.files:
+        for touched in dict.fromkeys(p for p in (fp.old_path, fp.new_path) if p):
+            outcome.touched_by.setdefault(touched, []).append(path)
+
+
+def _apply_one(tree: Tree, pf: PatchFile) -> tuple[str, str]:
+    """Apply the parsed patch to `tree` unless its change is there already: ("applied" | "skipped" |
+    "failed", why it failed)."""
+    unsafe = next((problem for problem in map(safety_problem, pf.files) if problem), None)
+    if unsafe:
+        return "failed", f"unsafe ({unsafe}), git apply refuses it"
+    if reverse_applies(tree, pf):
+        return "skipped", ""
+    try:
+        tree.update(_apply_patch(tree, pf))
+    except (NoFit, PatchError) as exc:
+        return "failed", str(exc)
+    return "applied", ""
+
+
 def apply_stack(tree: Tree, patches: list[tuple[str, bytes]]) -> StackOutcome:
     """Apply the patches in order as apply-patch.cmake does: one whose change is already there (it
     reverse-applies) is skipped; one that does not apply is recorded and left out."""
@@ -94,22 +116,12 @@ def apply_stack(tree: Tree, patches: list[tuple[str, bytes]]) -> StackOutcome:
         except PatchError as exc:
             outcome.failed.append((path, f"malformed ({exc})"))
             continue
-        for fp in pf.files:
-            for touched in dict.fromkeys(p for p in (fp.old_path, fp.new_path) if p):
-                outcome.touched_by.setdefault(touched, []).append(path)
-        unsafe = next((problem for problem in map(safety_problem, pf.files) if problem), None)
-        if unsafe:
-            outcome.failed.append((path, f"unsafe ({unsafe}), git apply refuses it"))
-            continue
-        if reverse_applies(tree, pf):
-            outcome.skipped.append(path)
-            continue
-        try:
-            tree.update(_apply_patch(tree, pf))
-        except (NoFit, PatchError) as exc:
-            outcome.failed.append((path, str(exc)))
-            continue
-        outcome.applied.append(path)
+        _record_touched(outcome, path, pf)
+        how, why = _apply_one(tree, pf)
+        if how == "failed":
+            outcome.failed.append((path, why))
+        else:
+            (outcome.applied if how == "applied" else outcome.skipped).append(path)
     return outcome
 
 
@@ -294,6 +306,23 @@ def load_worktree_config(repo_dir: Path) -> Config:
     return load_config(WorkingTree(repo_dir))
 
 
+def _pin_named(config: Config, pin_name: str) -> Pin:
+    pin = config.pin(pin_name)
+    if pin is None:
+        pins = ", ".join(p.name for p in config.pins) or "none"
+        raise AnalysisError(f"--pin {pin_name}: no pin has that name (pins: {pins})")
+    return pin
+
+
+def _upstream_for(
+    checkout: pygit2.Repository, pin: Pin, ref: str, upstream_given: bool, open_upstream: OpenUpstream
+) -> Upstream:
+    """Where upstream's objects come from (`verify_source` says in which order)."""
+    if not upstream_given and resolve(checkout, ref) is not None:
+        return Upstream(checkout, pin.upstream)
+    return open_upstream(pin, [ref])
+
+
 def verify_source(
     config: Config,
     repo_dir: Path,
@@ -307,20 +336,14 @@ def verify_source(
     Upstream objects come from --upstream-dir when `upstream_given`, else from the checkout itself when
     it has the pinned commit, else from `open_upstream` (the pin's mirror).
     """
-    pin = config.pin(pin_name)
-    if pin is None:
-        pins = ", ".join(p.name for p in config.pins) or "none"
-        raise AnalysisError(f"--pin {pin_name}: no pin has that name (pins: {pins})")
+    pin = _pin_named(config, pin_name)
     ollama = WorkingTree(repo_dir)
     ref = read_version(ollama, pin.version_file)
     if ref is None:
         raise AnalysisError(f"{repo_dir / pin.version_file}: no such file; is --repo an Ollama checkout?")
     checkout = open_checkout(build_dir or repo_dir / DEFAULT_BUILD_DIR, pin)
     source_dir = str(Path(checkout.workdir).resolve())
-    if not upstream_given and resolve(checkout, ref) is not None:
-        upstream = Upstream(checkout, pin.upstream)
-    else:
-        upstream = open_upstream(pin, [ref])
+    upstream = _upstream_for(checkout, pin, ref, upstream_given, open_upstream)
     commit = upstream.commit(ref, pin.version_file)
     head = checkout.head.peel(pygit2.Commit)
     verdict = Verdict(pin.name, pin.version_file, source_dir, ref, str(commit.id), str(head.id), [])
