@@ -116,19 +116,23 @@ def retry_delay(
     if status is not None and status < 500 and not limited:
         return None
     backoff = min(policy.max_delay, policy.base_delay * 2 ** (attempt - 1)) * (0.5 + jitter / 2)
-    wait = backoff
+    wait = _asked_wait(policy, backoff, headers, limited, now)
+    return wait if wait <= policy.max_wait else None
+
+
+def _asked_wait(
+    policy: RetryPolicy, backoff: float, headers: Mapping[str, str], limited: bool, now: float
+) -> float:
+    """The wait GitHub asks for: its Retry-After, else a primary rate limit's reset, else at least the
+    secondary limit's wait when it is limited, else the backoff."""
     retry_after = headers.get("retry-after", "")
     if retry_after.strip().isdigit():
-        wait = float(retry_after)
-    elif (
-        limited
-        and headers.get("x-ratelimit-remaining") == "0"
-        and headers.get("x-ratelimit-reset", "").isdigit()
-    ):
-        wait = max(0.0, float(headers["x-ratelimit-reset"]) - now) + 1.0
-    elif limited:
-        wait = max(policy.secondary_wait, backoff)
-    return wait if wait <= policy.max_wait else None
+        return float(retry_after)
+    if not limited:
+        return backoff
+    if headers.get("x-ratelimit-remaining") == "0" and headers.get("x-ratelimit-reset", "").isdigit():
+        return max(0.0, float(headers["x-ratelimit-reset"]) - now) + 1.0
+    return max(policy.secondary_wait, backoff)
 
 
 # While a `post_once` is under way: how to find what an attempt whose answer was lost may have created.
@@ -206,33 +210,14 @@ class GitHubClient(GitHubAPI):
                 ) as resp:
                     status, answer, data = resp.status, resp.headers, await resp.read()
             except (TimeoutError, aiohttp.ClientError) as exc:
-                self._on_response(method, "error")
-                self.health.failed(f"{method} {path}: no answer ({type(exc).__name__})")
-                delay = retry_delay(self.policy, attempt, None, {}, now=time.time(), jitter=random.random())
-                if delay is None:
+                if not await self._retry_unanswered(method, path, attempt, exc):
                     raise
-                log.warning(
-                    "GitHub request failed, retrying",
-                    extra={
-                        "method": method,
-                        "path": path,
-                        "error": type(exc).__name__,
-                        "attempt": attempt,
-                        "delay": delay,
-                    },
-                )
-                await self.sleep(delay)
-                await self._raise_if_created(method)
                 continue
-            self._on_response(method, str(status))
-            if answer_failed(status, answer, data):
-                self.health.failed(f"{method} {path}: GitHub answered {status}")
-            else:
-                self.health.answered()
-            if status == 401 and self._token is not None and token is not None and not renewed:
-                renewed, token = True, await self._token(token)
+            self._record_answer(method, path, status, answer, data)
+            fresh = None if renewed else await self._renewed_token(status, token, method, path)
+            if fresh is not None:  # the same attempt again, once, with the new token
+                renewed, token = True, fresh
                 headers["authorization"] = f"token {token}"
-                log.info("installation token rejected, renewed", extra={"method": method, "path": path})
                 attempt -= 1
                 continue
             delay = retry_delay(
@@ -240,20 +225,63 @@ class GitHubClient(GitHubAPI):
             )
             if delay is None:
                 return status, answer, data
-            log.warning(
-                "GitHub answered %s, retrying",
-                status,
-                extra={
-                    "method": method,
-                    "path": path,
-                    "status": status,
-                    "attempt": attempt,
-                    "delay": round(delay, 3),
-                },
-            )
-            await self.sleep(delay)
-            if status >= 500:
-                await self._raise_if_created(method)
+            await self._retry_answered(method, path, status, attempt, delay)
+
+    async def _renewed_token(self, status: int, token: str | None, method: str, path: str) -> str | None:
+        """A new installation token when GitHub rejected the one this client sent, else None."""
+        if status != 401 or self._token is None or token is None:
+            return None
+        fresh = await self._token(token)
+        log.info("installation token rejected, renewed", extra={"method": method, "path": path})
+        return fresh
+
+    def _record_answer(
+        self, method: str, path: str, status: int, answer: Mapping[str, str], data: bytes
+    ) -> None:
+        self._on_response(method, str(status))
+        if answer_failed(status, answer, data):
+            self.health.failed(f"{method} {path}: GitHub answered {status}")
+        else:
+            self.health.answered()
+
+    async def _retry_unanswered(self, method: str, path: str, attempt: int, exc: Exception) -> bool:
+        """Whether to send the request again after it got no answer; waits first when so."""
+        self._on_response(method, "error")
+        self.health.failed(f"{method} {path}: no answer ({type(exc).__name__})")
+        delay = retry_delay(self.policy, attempt, None, {}, now=time.time(), jitter=random.random())
+        if delay is None:
+            return False
+        log.warning(
+            "GitHub request failed, retrying",
+            extra={
+                "method": method,
+                "path": path,
+                "error": type(exc).__name__,
+                "attempt": attempt,
+                "delay": delay,
+            },
+        )
+        await self.sleep(delay)
+        await self._raise_if_created(method)
+        return True
+
+    async def _retry_answered(self, method: str, path: str, status: int, attempt: int, delay: float) -> None:
+        """Wait before sending the request again after GitHub's answer `status`; after a server error the
+        lost attempt may have made what was asked for."""
+        log.warning(
+            "GitHub answered %s, retrying",
+            status,
+            extra={
+                "method": method,
+                "path": path,
+                "status": status,
+                "attempt": attempt,
+                "delay": round(delay, 3),
+            },
+        )
+        await self.sleep(delay)
+        if status >= 500:
+            await self._raise_if_created(method)
 
 
 def signing_key(pem: str):
