@@ -51,6 +51,13 @@ def _label(pin: Pin, ref: str, applied: list[str], refused: list[str]) -> str:
     return label
 
 
+def _consumer_files(tree: Tree, snapshot: Snapshot, consumer: Consumer) -> dict[str, bytes]:
+    """The consumer's source files in the patched upstream tree, by path."""
+    paths = {p for p in snapshot.files() if glob_match(p, consumer.sources)}
+    paths |= {p for p, data in tree.overlay.items() if data is not None and glob_match(p, consumer.sources)}
+    return {p: data for p in sorted(paths) if (data := tree.read(p)) is not None}
+
+
 def _pinned_consumer(consumer: Consumer, pin: Pin, head: Snapshot, open_upstream) -> ConsumerCode | None:
     ref = read_version(head, pin.version_file)
     if ref is None:
@@ -62,9 +69,7 @@ def _pinned_consumer(consumer: Consumer, pin: Pin, head: Snapshot, open_upstream
     tree = Tree(snapshot)
     stack = buildpatches.patch_stack(head, pin.version_file, pin.patch_sets)
     applied, refused = _patched(tree, head, stack.paths)
-    paths = {p for p in snapshot.files() if glob_match(p, consumer.sources)}
-    paths |= {p for p, data in tree.overlay.items() if data is not None and glob_match(p, consumer.sources)}
-    files = {p: data for p in sorted(paths) if (data := tree.read(p)) is not None}
+    files = _consumer_files(tree, snapshot, consumer)
     where = stack.origin or "from " + ", ".join(f"`{d}`" for d in pin.patch_sets)
     return ConsumerCode(
         pin.name,
@@ -115,6 +120,26 @@ def _copies(vendored: Vendored, head: Snapshot) -> str | None:
     return next((d for d in vendored.copies if head.files(d)), None)
 
 
+def _changed_copies(
+    vendored: Vendored, directory: str, head: Snapshot, old: GitSnapshot | None, new: Tree
+) -> list[Copy]:
+    """The upstream files `vendored` copies into `directory` that the bump or the carried patches changed,
+    with Ollama's copy of each."""
+    base = new.base
+    upstream = set(base.files(vendored.upstream)) if base else set()
+    upstream |= set(new.overlay)
+    before = set(old.files(vendored.upstream)) if old else set()
+    changed = []
+    for path in sorted(upstream | before):
+        name = vendored.name_of(path)
+        if name is None:
+            continue
+        now = new.read(path)
+        if now != (old.read(path) if old else now) or path in new.overlay:
+            changed.append(Copy(name, path, now, head.read(f"{directory}/{name}")))
+    return changed
+
+
 def vendored_findings(pin: Pin, head: Snapshot, old: GitSnapshot | None, new: Tree) -> list[Finding]:
     """One high finding per vendored directory whose copies no longer equal the upstream files they copy,
     among the files the bump or the carried patches changed."""
@@ -123,19 +148,7 @@ def vendored_findings(pin: Pin, head: Snapshot, old: GitSnapshot | None, new: Tr
         directory = _copies(vendored, head)
         if directory is None:
             continue
-        base = new.base
-        upstream = set(base.files(vendored.upstream)) if base else set()
-        upstream |= set(new.overlay)
-        before = set(old.files(vendored.upstream)) if old else set()
-        changed = []
-        for path in sorted(upstream | before):
-            name = vendored.name_of(path)
-            if name is None:
-                continue
-            now = new.read(path)
-            if now != (old.read(path) if old else now) or path in new.overlay:
-                changed.append(Copy(name, path, now, head.read(f"{directory}/{name}")))
-        finding = drift_finding(pin.name, directory, changed)
+        finding = drift_finding(pin.name, directory, _changed_copies(vendored, directory, head, old, new))
         if finding is not None:
             findings.append(finding)
     return findings
