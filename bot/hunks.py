@@ -7,6 +7,7 @@ here is tested without git.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from bot.patchfile import Hunk, Line
@@ -42,28 +43,40 @@ def find_exact(image: list[bytes], hunk: Hunk) -> Placement | None:
     """Where `git apply` (no fuzz, no whitespace options) would put the hunk, searching outward."""
     pre = hunk.before
     expected = max(0, hunk.new_start - 1 if hunk.new_start else 0)
-    match_beginning = hunk.old_start == 0 or (hunk.old_start == 1 and bool(pre))
-    match_end = hunk.trailing == 0 and bool(pre)
-    n = len(pre)
-    last = len(image) - n
+    last = len(image) - len(pre)
     if last < 0:
         return None
-
-    def fits(pos: int) -> bool:
-        return image[pos : pos + n] == pre
-
-    if match_beginning and match_end:
-        return Placement(0, -expected) if len(image) == n and fits(0) else None
-    if match_beginning:
-        return Placement(0, -expected) if fits(0) else None
-    if match_end:
-        return Placement(last, last - expected) if fits(last) else None
-    start = min(expected, last)
-    for distance in range(len(image) + 1):
-        for pos in (start + distance, start - distance) if distance else (start,):
-            if 0 <= pos <= last and fits(pos):
-                return Placement(pos, pos - expected)
+    pinned = _pinned_positions(hunk, last)
+    positions = pinned if pinned is not None else _outward(min(expected, last), last, len(image))
+    for pos in positions:
+        if image[pos : pos + len(pre)] == pre:
+            return Placement(pos, pos - expected)
     return None
+
+
+def _pinned_positions(hunk: Hunk, last: int) -> list[int] | None:
+    """The only place a hunk anchored to the file's beginning or end may start (none when it is anchored to
+    both and the file is not exactly its preimage), or None when it is anchored to neither: git apply
+    never moves such a hunk."""
+    match_beginning = hunk.old_start == 0 or (hunk.old_start == 1 and bool(hunk.before))
+    match_end = hunk.trailing == 0 and bool(hunk.before)
+    if match_beginning and match_end:
+        return [0] if last == 0 else []
+    if match_beginning:
+        return [0]
+    if match_end:
+        return [last]
+    return None
+
+
+def _outward(start: int, last: int, reach: int) -> Iterator[int]:
+    """Positions from `start` outward within 0..last, the later one first at each distance: git apply's
+    search order."""
+    yield start
+    for distance in range(1, reach + 1):
+        for pos in (start + distance, start - distance):
+            if 0 <= pos <= last:
+                yield pos
 
 
 def function_at(image: list[bytes], pos: int) -> bytes:
@@ -146,6 +159,17 @@ def _appended_at(hunk: Hunk) -> int | None:
     return after if after < len(hunk.lines) and is_terminator(hunk.lines[after].text) else None
 
 
+@dataclass(frozen=True)
+class _Window:
+    """The hunk's lines with `lead` context lines dropped at the top and `trail` at the bottom."""
+
+    lead: int
+    trail: int
+    lines: list[Line]
+    pre: list[bytes]  # the preimage lines of `lines`, through `norm`
+    keeps: bool  # the list terminator the hunk appends before is still in the window
+
+
 def relocate(image: list[bytes], hunk: Hunk) -> tuple[Placement, list[bytes]] | None:
     """Find the hunk ignoring whitespace, dropping up to two context lines at each end.
 
@@ -158,70 +182,103 @@ def relocate(image: list[bytes], hunk: Hunk) -> tuple[Placement, list[bytes]] | 
     (and re-aligned) like their anchor.
     """
     expected = max(0, hunk.new_start - 1)
+    terminator = _appended_at(hunk)
+    best = _best_window(image, hunk, terminator, expected)
+    if best is None:
+        return None
+    return _placed(image, hunk, *best, expected, terminator)
+
+
+def _placed(
+    image: list[bytes], hunk: Hunk, pos: int, window: _Window, expected: int, terminator: int | None
+) -> tuple[Placement, list[bytes]]:
+    """The placement of the window at `pos` and its lines over upstream's, for `relocate`."""
+    preimage = [line.text for line in window.lines if line.kind != "+"]
+    anchors = list(zip(preimage, image[pos : pos + len(preimage)]))  # (patch's context, upstream's line)
+    reanchored = window.lead == hunk.leading and window.lead > 0
+    neighbours = (hunk.lines[window.lead - 1].text, image[pos - 1]) if reanchored else None
+    placement = Placement(
+        pos,
+        pos - expected,
+        window.lead + window.trail,
+        any(old != new for old, new in anchors),
+        next((indent_shift(old, new) for old, new in anchors if _indent(old) != _indent(new)), 0),
+        norm(hunk.lines[terminator].text) if reanchored and terminator is not None else b"",
+    )
+    return placement, _replacement(window.lines, anchors, neighbours)
+
+
+def _windows(hunk: Hunk, terminator: int | None) -> Iterator[_Window]:
+    """Every fuzz relocation tries, least dropped at the top first: up to MAX_FUZZ context lines at each
+    end, and any number at the top while the terminator the hunk appends before stays in."""
+    leads = hunk.leading if terminator is not None else min(MAX_FUZZ, hunk.leading)
+    for lead in range(leads + 1):
+        for trail in range(min(MAX_FUZZ, hunk.trailing) + 1):
+            keeps = terminator is not None and trail < len(hunk.lines) - terminator
+            if lead > MAX_FUZZ and not keeps:
+                continue
+            lines = hunk.lines[lead : len(hunk.lines) - trail]
+            pre = [norm(line.text) for line in lines if line.kind != "+"]
+            if any(pre):
+                yield _Window(lead, trail, lines, pre, keeps)
+
+
+def _best_window(
+    image: list[bytes], hunk: Hunk, terminator: int | None, expected: int
+) -> tuple[int, _Window] | None:
+    """The place and window that cost least: keeping the terminator, then fuzz, then being inside the
+    function the hunk header names, then distance from the expected place; the first found on a tie."""
     section = norm(hunk.section)
     index: dict[bytes, list[int]] = {}
     for i, line in enumerate(image):
         index.setdefault(norm(line), []).append(i)
-    terminator = _appended_at(hunk)
-    first_added = next(j for j, line in enumerate(hunk.lines) if line.kind != " ") if hunk.lines else 0
-    best: tuple | None = None
-    for lead in range((hunk.leading if terminator is not None else min(MAX_FUZZ, hunk.leading)) + 1):
-        for trail in range(min(MAX_FUZZ, hunk.trailing) + 1):
-            lines = hunk.lines[lead : len(hunk.lines) - trail]
-            pre = [norm(line.text) for line in lines if line.kind != "+"]
-            if not any(pre):
+    best: tuple[tuple[bool, int, bool, int], int, _Window] | None = None
+    for window in _windows(hunk, terminator):
+        for pos in _matches(image, index, window.pre):
+            if _lost_its_entry(image, hunk, window, pos):
                 continue
-            keeps = terminator is not None and trail < len(hunk.lines) - terminator
-            if lead > MAX_FUZZ and not keeps:
-                continue
-            for pos in index.get(pre[0], ()):
-                if [norm(x) for x in image[pos : pos + len(pre)]] != pre:
-                    continue
-                if (
-                    lead == first_added
-                    and lead
-                    and (pos == 0 or _shape(image[pos - 1]) != _shape(hunk.lines[lead - 1].text))
-                ):
-                    continue  # no context above any more: only after an entry like the one it followed
-                in_function = not section or section in norm(function_at(image, pos))
-                cost = (not keeps, lead + trail, not in_function, abs(pos - expected - lead))
-                if best is None or cost < best[0]:
-                    best = (cost, pos, lines, lead, trail)
-    if best is None:
-        return None
-    _, pos, lines, lead, trail = best
-    region = image[pos:]
-    replacement: list[bytes] = []
-    anchors: list[tuple[bytes, bytes]] = []  # (patch's context text, upstream's line) per preimage line
+            in_function = not section or section in norm(function_at(image, pos))
+            cost = (
+                not window.keeps,
+                window.lead + window.trail,
+                not in_function,
+                abs(pos - expected - window.lead),
+            )
+            if best is None or cost < best[0]:
+                best = (cost, pos, window)
+    return None if best is None else best[1:]
+
+
+def _matches(image: list[bytes], index: dict[bytes, list[int]], pre: list[bytes]) -> list[int]:
+    """Where the normalized preimage `pre` lines up in the image; `index` lists each normalized line's places."""
+    return [pos for pos in index.get(pre[0], ()) if [norm(x) for x in image[pos : pos + len(pre)]] == pre]
+
+
+def _lost_its_entry(image: list[bytes], hunk: Hunk, window: _Window, pos: int) -> bool:
+    """Whether a window with no context left above its added lines would put them after a line unlike the
+    entry they followed: without context, only that likeness says the place is right."""
+    lead = window.lead
+    if lead != hunk.leading or lead == 0:
+        return False
+    return pos == 0 or _shape(image[pos - 1]) != _shape(hunk.lines[lead - 1].text)
+
+
+def _replacement(
+    lines: list[Line], anchors: list[tuple[bytes, bytes]], neighbours: tuple[bytes, bytes] | None
+) -> list[bytes]:
+    """The window's postimage over upstream: upstream's text for context lines, added lines re-aligned on
+    `neighbours` (the entry they now follow) or else on their nearest anchor."""
+    out: list[bytes] = []
     k = 0
-    for line in lines:
-        if line.kind != "+":
-            anchors.append((line.text, region[k]))
-            k += 1
-    reanchored = lead == first_added and lead > 0
-    neighbours = (hunk.lines[lead - 1].text, image[pos - 1]) if reanchored else None
-    k = 0
-    exact = True
     for j, line in enumerate(lines):
         if line.kind == "+":
             old_anchor, new_anchor = neighbours or _anchor_for(lines, j, anchors)
-            replacement.append(realign(line.text, old_anchor, new_anchor))
+            out.append(realign(line.text, old_anchor, new_anchor))
             continue
-        if region[k] != line.text:
-            exact = False
         if line.kind == " ":
-            replacement.append(region[k])
+            out.append(anchors[k][1])
         k += 1
-    shift = next((len(_indent(b)) - len(_indent(a)) for a, b in anchors if _indent(a) != _indent(b)), 0)
-    placement = Placement(
-        pos,
-        pos - expected,
-        lead + trail,
-        not exact,
-        shift,
-        norm(hunk.lines[terminator].text) if reanchored and terminator is not None else b"",
-    )
-    return placement, replacement
+    return out
 
 
 def _anchor_for(lines: list[Line], j: int, anchors: list[tuple[bytes, bytes]]) -> tuple[bytes, bytes]:
@@ -298,23 +355,43 @@ def renumber(image: list[bytes], added: set[int]) -> tuple[list[bytes], list[Ren
     image = list(image)
     moves = []
     for i in sorted(added):
-        value = _ENUM_VALUE.match(image[i])
-        if not value or not _in_enum(image, i):
-            continue
-        block = _block(image, i)
-        upstream = {_int(m[2]): m[1] for j in block if j not in added and (m := _ENUM_VALUE.match(image[j]))}
-        old = _int(value[2])
-        if upstream.get(old, value[1]) == value[1]:
-            continue  # a free value, or upstream's own entry of that name (a duplicate, not a move)
-        ours = {_int(m[2]) for j in block if j in added and (m := _ENUM_VALUE.match(image[j]))}
-        new = old
-        while new in upstream or new in ours:
-            new += 1
-        start, end = value.span(2)
-        image[i] = image[i][:start] + _literal(value[2], new) + image[i][end:]
-        taken = tuple((v, upstream[v].decode()) for v in sorted(upstream) if old <= v < new)
-        moves.append(Renumbered(i, value[1].decode(), old, new, taken))
+        moved = _moved_entry(image, i, added)
+        if moved:
+            image[i], move = moved
+            moves.append(move)
     return image, moves
+
+
+def _moved_entry(image: list[bytes], i: int, added: set[int]) -> tuple[bytes, Renumbered] | None:
+    """Line i with its enum value moved to the next free one, and the move; None for a line that is no
+    enum entry with an explicit value, a free value, or upstream's own entry of that name (a duplicate,
+    not a move). Entries moved earlier in `image` count with their new values."""
+    value = _ENUM_VALUE.match(image[i])
+    if not value or not _in_enum(image, i):
+        return None
+    block = _block(image, i)
+    upstream = _enum_values(image, [j for j in block if j not in added])
+    old = _int(value[2])
+    if upstream.get(old, value[1]) == value[1]:
+        return None
+    ours = _enum_values(image, [j for j in block if j in added])
+    new = _next_free(old, upstream.keys() | ours.keys())
+    start, end = value.span(2)
+    taken = tuple((v, upstream[v].decode()) for v in sorted(upstream) if old <= v < new)
+    line = image[i][:start] + _literal(value[2], new) + image[i][end:]
+    return line, Renumbered(i, value[1].decode(), old, new, taken)
+
+
+def _next_free(value: int, used: set[int]) -> int:
+    """The first value from `value` on that nobody uses."""
+    while value in used:
+        value += 1
+    return value
+
+
+def _enum_values(image: list[bytes], lines: list[int]) -> dict[int, bytes]:
+    """The explicit values of the enum entries on `lines`, each with its entry's name (the last one wins)."""
+    return {_int(m[2]): m[1] for j in lines if (m := _ENUM_VALUE.match(image[j]))}
 
 
 def _in_enum(image: list[bytes], i: int) -> bool:
