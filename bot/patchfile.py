@@ -164,9 +164,23 @@ def _git_header_paths(line: bytes) -> tuple[str | None, str | None]:
 
 
 def parse(data: bytes) -> PatchFile:
+    """The patch's mail header, its file changes and its trailer (text after the last change)."""
     lines = _split(data)
+    starts = _file_starts(lines)
+    files: list[FilePatch] = []
+    i = starts[0]
+    while i < len(lines):
+        fp, i = _parse_file(lines, i)
+        files.append(fp)
+        if _trailer_begins(lines, i):
+            break
+    return PatchFile(b"".join(lines[: starts[0]]), files, b"".join(lines[i:]))
+
+
+def _file_starts(lines: list[bytes]) -> list[int]:
+    """Where file changes begin: their `diff --git` lines, or in a plain unified diff their `---` lines."""
     starts = [i for i, line in enumerate(lines) if line.startswith(b"diff --git ")]
-    if not starts:  # a plain unified diff
+    if not starts:
         starts = [
             i
             for i, line in enumerate(lines)
@@ -174,154 +188,233 @@ def parse(data: bytes) -> PatchFile:
         ]
     if not starts:
         raise PatchError("no file changes found (no 'diff --git' or '---'/'+++' lines)")
-    preamble = b"".join(lines[: starts[0]])
-    files: list[FilePatch] = []
-    i = starts[0]
-    trailer_start = len(lines)
-    while i < len(lines):
-        fp, i = _parse_file(lines, i)
-        files.append(fp)
-        if i < len(lines) and not lines[i].startswith((b"diff --git ", b"--- ")):
-            later = [j for j in range(i, len(lines)) if lines[j].startswith(b"diff --git ")]
-            if later:
-                raise PatchError(f"line {i + 1}: unexpected text between file changes: {lines[i][:60]!r}")
-            trailer_start = i
-            break
-    return PatchFile(preamble, files, b"".join(lines[trailer_start:]))
+    return starts
+
+
+def _trailer_begins(lines: list[bytes], i: int) -> bool:
+    """Whether line i, right after a file's change, begins the trailer: text that starts no change and has
+    no `diff --git` after it (text between two changes is an error)."""
+    if i >= len(lines) or lines[i].startswith((b"diff --git ", b"--- ")):
+        return False
+    if any(line.startswith(b"diff --git ") for line in lines[i:]):
+        raise PatchError(f"line {i + 1}: unexpected text between file changes: {lines[i][:60]!r}")
+    return True
+
+
+@dataclass
+class _Said:
+    """What a change's `diff --git` line and extended headers say about its paths."""
+
+    git_old: str | None = None
+    git_new: str | None = None
+    rename_from: str | None = None
+    rename_to: str | None = None
+    new_file: bool = False
+    deleted: bool = False
 
 
 def _parse_file(lines: list[bytes], i: int) -> tuple[FilePatch, int]:
     """One file's change from line `i`: the `diff --git` line and its extended headers (modes, index,
     renames), a binary payload or the `---`/`+++` pair and its hunks; and the line after it.
 
-    It reads as `git apply` does, one section after the other, each optional, so it stays one function
-    walking the lines: the paths come from `---`/`+++` when present, else from the rename headers, else
-    from the `diff --git` line, and every disagreement between them is an error naming its line."""
+    It reads as `git apply` does, one section after the other, each optional: the paths come from
+    `---`/`+++` when present, else from the rename headers, else from the `diff --git` line, and every
+    disagreement between them is an error naming its line."""
     start = i
-    header: list[bytes] = []
-    fp = FilePatch(header=header, old_path=None, new_path=None)
-    git_old = git_new = None
-    have_minus = have_plus = False
-    rename_from = rename_to = None
-    new_file = deleted = False
+    fp = FilePatch(header=[], old_path=None, new_path=None)
+    said = _Said()
     if lines[i].startswith(b"diff --git "):
-        git_old, git_new = _git_header_paths(lines[i])
-        header.append(lines[i])
-        i += 1
-        while i < len(lines):
-            line = lines[i]
-            text = line.rstrip(b"\r\n")
-            if line.startswith((b"--- ", b"@@ ", b"diff --git ", b"GIT binary patch", b"Binary files ")):
-                break
-            m = re.match(rb"(old mode|new mode|deleted file mode|new file mode) (\d{6})$", text)
-            if m:
-                kind, mode = m[1].decode(), m[2].decode()
-                if kind in ("old mode", "deleted file mode"):
-                    fp.old_mode = mode
-                else:
-                    fp.new_mode = mode
-                new_file |= kind == "new file mode"
-                deleted |= kind == "deleted file mode"
-            elif m := re.match(rb"index ([0-9a-f]+)\.\.([0-9a-f]+)(?: (\d{6}))?$", text):
-                fp.index_old, fp.index_new = m[1].decode(), m[2].decode()
-                if m[3]:
-                    fp.old_mode = fp.old_mode or m[3].decode()
-                    fp.new_mode = fp.new_mode or m[3].decode()
-            elif text.startswith((b"rename from ", b"copy from ")):
-                rename_from = _unquote(text.split(b" ", 2)[2]).decode("utf-8", "replace")
-            elif text.startswith((b"rename to ", b"copy to ")):
-                rename_to = _unquote(text.split(b" ", 2)[2]).decode("utf-8", "replace")
-            elif not text.startswith((b"similarity index ", b"dissimilarity index ")):
-                raise PatchError(f"line {i + 1}: unknown header line {text[:60]!r}")
-            header.append(line)
-            i += 1
-    if i < len(lines) and lines[i].startswith((b"GIT binary patch", b"Binary files ")):
-        # Base85 lines start with a length letter, so a `-- ` mail trailer cannot be one of them.
-        while i < len(lines) and not lines[i].startswith((b"diff --git ", b"-- ")):
-            fp.binary.append(lines[i])
-            i += 1
-    if i < len(lines) and lines[i].startswith(b"--- "):
-        if i + 1 >= len(lines) or not lines[i + 1].startswith(b"+++ "):
-            raise PatchError(f"line {i + 1}: '---' without '+++'")
-        old = _path(lines[i][4:], b"a/", i + 1)
-        new = _path(lines[i + 1][4:], b"b/", i + 2)
-        header += [lines[i], lines[i + 1]]
-        have_minus = have_plus = True
-        i += 2
-        fp.old_path, fp.new_path = old, new
-        while i < len(lines) and lines[i].startswith(b"@@"):
-            hunk, i = _parse_hunk(lines, i)
-            fp.hunks.append(hunk)
-        if not fp.hunks:
-            raise PatchError(f"line {i + 1}: file {fp.path!r} has headers but no hunks")
-    if not (have_minus and have_plus):
-        fp.old_path = None if new_file else (rename_from or git_old)
-        fp.new_path = None if deleted else (rename_to or git_new)
-        if fp.old_path is None and fp.new_path is None:
-            raise PatchError(f"line {start + 1}: cannot tell which file this change is for")
-    elif rename_from and fp.old_path != rename_from:
-        raise PatchError(f"line {start + 1}: 'rename from' disagrees with the '---' path")
+        i = _read_git_headers(lines, i, fp, said)
+    i = _read_binary(lines, i, fp)
+    has_paths = i < len(lines) and lines[i].startswith(b"--- ")
+    if has_paths:
+        i = _read_text_change(lines, i, fp)
+    _settle_paths(fp, said, has_paths, start)
     fp.raw = b"".join(lines[start:i])
     return fp, i
 
 
+_HEADERS_END = (b"--- ", b"@@ ", b"diff --git ", b"GIT binary patch", b"Binary files ")
+
+
+def _read_git_headers(lines: list[bytes], i: int, fp: FilePatch, said: _Said) -> int:
+    """The `diff --git` line at i and the extended headers after it, into `fp` and `said`; the line after."""
+    said.git_old, said.git_new = _git_header_paths(lines[i])
+    fp.header.append(lines[i])
+    i += 1
+    while i < len(lines) and not lines[i].startswith(_HEADERS_END):
+        _read_header(lines[i].rstrip(b"\r\n"), i + 1, fp, said)
+        fp.header.append(lines[i])
+        i += 1
+    return i
+
+
+def _mode_header(m: re.Match[bytes], fp: FilePatch, said: _Said) -> None:
+    kind, mode = m[1].decode(), m[2].decode()
+    if kind in ("old mode", "deleted file mode"):
+        fp.old_mode = mode
+    else:
+        fp.new_mode = mode
+    said.new_file |= kind == "new file mode"
+    said.deleted |= kind == "deleted file mode"
+
+
+def _index_header(m: re.Match[bytes], fp: FilePatch, said: _Said) -> None:
+    fp.index_old, fp.index_new = m[1].decode(), m[2].decode()
+    if m[3]:
+        fp.old_mode = fp.old_mode or m[3].decode()
+        fp.new_mode = fp.new_mode or m[3].decode()
+
+
+def _source_header(m: re.Match[bytes], fp: FilePatch, said: _Said) -> None:
+    said.rename_from = _unquote(m[1]).decode("utf-8", "replace")
+
+
+def _target_header(m: re.Match[bytes], fp: FilePatch, said: _Said) -> None:
+    said.rename_to = _unquote(m[1]).decode("utf-8", "replace")
+
+
+def _similarity_header(m: re.Match[bytes], fp: FilePatch, said: _Said) -> None:
+    """Similarity says nothing the change needs."""
+
+
+_EXTENDED_HEADERS = (  # each extended header git writes, and what reading it records
+    (re.compile(rb"(old mode|new mode|deleted file mode|new file mode) (\d{6})$"), _mode_header),
+    (re.compile(rb"index ([0-9a-f]+)\.\.([0-9a-f]+)(?: (\d{6}))?$"), _index_header),
+    (re.compile(rb"(?:rename|copy) from (.*)", re.DOTALL), _source_header),
+    (re.compile(rb"(?:rename|copy) to (.*)", re.DOTALL), _target_header),
+    (re.compile(rb"(?:similarity|dissimilarity) index "), _similarity_header),
+)
+
+
+def _read_header(text: bytes, lineno: int, fp: FilePatch, said: _Said) -> None:
+    """One extended header line (without its ending), by the first kind it matches; any other is an error."""
+    for pattern, record in _EXTENDED_HEADERS:
+        if m := pattern.match(text):
+            record(m, fp, said)
+            return
+    raise PatchError(f"line {lineno}: unknown header line {text[:60]!r}")
+
+
+def _read_binary(lines: list[bytes], i: int, fp: FilePatch) -> int:
+    """A binary payload's lines from i into `fp.binary`, if one starts there; the line after it.
+
+    Base85 lines start with a length letter, so a `-- ` mail trailer cannot be one of them."""
+    if i < len(lines) and lines[i].startswith((b"GIT binary patch", b"Binary files ")):
+        while i < len(lines) and not lines[i].startswith((b"diff --git ", b"-- ")):
+            fp.binary.append(lines[i])
+            i += 1
+    return i
+
+
+def _read_text_change(lines: list[bytes], i: int, fp: FilePatch) -> int:
+    """The `---`/`+++` pair at i and the hunks after it, into `fp`; the line after the last hunk."""
+    if i + 1 >= len(lines) or not lines[i + 1].startswith(b"+++ "):
+        raise PatchError(f"line {i + 1}: '---' without '+++'")
+    fp.old_path = _path(lines[i][4:], b"a/", i + 1)
+    fp.new_path = _path(lines[i + 1][4:], b"b/", i + 2)
+    fp.header += [lines[i], lines[i + 1]]
+    i += 2
+    while i < len(lines) and lines[i].startswith(b"@@"):
+        hunk, i = _parse_hunk(lines, i)
+        fp.hunks.append(hunk)
+    if not fp.hunks:
+        raise PatchError(f"line {i + 1}: file {fp.path!r} has headers but no hunks")
+    return i
+
+
+def _settle_paths(fp: FilePatch, said: _Said, has_paths: bool, start: int) -> None:
+    """The change's paths: `---`/`+++` when it had them (a `rename from` must agree), else the rename
+    headers, else the `diff --git` line; an error when nothing names the file."""
+    if has_paths:
+        if said.rename_from and fp.old_path != said.rename_from:
+            raise PatchError(f"line {start + 1}: 'rename from' disagrees with the '---' path")
+        return
+    fp.old_path = None if said.new_file else (said.rename_from or said.git_old)
+    fp.new_path = None if said.deleted else (said.rename_to or said.git_new)
+    if fp.old_path is None and fp.new_path is None:
+        raise PatchError(f"line {start + 1}: cannot tell which file this change is for")
+
+
+_COUNTED = {b" ": (1, 1), b"-": (1, 0), b"+": (0, 1)}  # (old, new) lines each kind of hunk line takes
+
+
 def _parse_hunk(lines: list[bytes], i: int) -> tuple[Hunk, int]:
+    """The hunk whose `@@` header is line i, and the line after it: exactly as many lines as its header
+    counts, each `\\ No newline` marker taking the newline off the line before."""
     m = HUNK_HEADER.match(lines[i])
     if not m:
         raise PatchError(f"line {i + 1}: malformed hunk header {lines[i].rstrip()[:60]!r}")
     old_count = int(m[2]) if m[2] is not None else 1
     new_count = int(m[4]) if m[4] is not None else 1
     hunk = Hunk(int(m[1]), old_count, int(m[3]), new_count, m[5], [], i + 1)
-    header_line = i + 1
-    i += 1
-    old_left, new_left = old_count, new_count
-    while old_left > 0 or new_left > 0:
-        if i >= len(lines):
-            raise PatchError(f"line {header_line}: hunk ends early (file truncated?)")
-        line = lines[i]
-        kind = line[:1].decode("latin-1")
-        if line in (b"\n", b"\r\n"):  # an empty context line whose leading space was stripped
-            kind, line = " ", b" " + line
-        if kind == " " and old_left and new_left:
-            old_left, new_left = old_left - 1, new_left - 1
-        elif kind == "-" and old_left:
-            old_left -= 1
-        elif kind == "+" and new_left:
-            new_left -= 1
-        elif line.startswith(b"\\") and hunk.lines:
-            hunk.lines[-1].text = hunk.lines[-1].text.removesuffix(b"\n")
-            i += 1
-            continue
-        else:
-            raise PatchError(
-                f"line {i + 1}: hunk line does not fit the counts in its header (line {header_line})"
-            )
-        hunk.lines.append(Line(kind, line[1:]))
-        i += 1
+    i = _read_hunk_lines(lines, i + 1, hunk)
     if i < len(lines) and lines[i].startswith(b"\\"):
-        hunk.lines[-1].text = hunk.lines[-1].text.removesuffix(b"\n")
+        _drop_final_newline(hunk)
         i += 1
     return hunk, i
+
+
+def _read_hunk_lines(lines: list[bytes], i: int, hunk: Hunk) -> int:
+    """The hunk's lines from i into `hunk` until its header's counts are used up; the line after them."""
+    old_left, new_left = hunk.old_count, hunk.new_count
+    while old_left > 0 or new_left > 0:
+        if i >= len(lines):
+            raise PatchError(f"line {hunk.header_line}: hunk ends early (file truncated?)")
+        line = b" " + lines[i] if lines[i] in (b"\n", b"\r\n") else lines[i]  # a stripped empty context line
+        left = _counts_after(line, old_left, new_left)
+        if left is not None:
+            old_left, new_left = left
+            hunk.lines.append(Line(line[:1].decode("latin-1"), line[1:]))
+        elif line.startswith(b"\\") and hunk.lines:
+            _drop_final_newline(hunk)
+        else:
+            raise PatchError(
+                f"line {i + 1}: hunk line does not fit the counts in its header (line {hunk.header_line})"
+            )
+        i += 1
+    return i
+
+
+def _counts_after(line: bytes, old_left: int, new_left: int) -> tuple[int, int] | None:
+    """The old and new lines a hunk has left after `line`, or None when it is no hunk line that fits."""
+    taken = _COUNTED.get(line[:1])
+    if taken is None or old_left < taken[0] or new_left < taken[1]:
+        return None
+    return old_left - taken[0], new_left - taken[1]
+
+
+def _drop_final_newline(hunk: Hunk) -> None:
+    """A `\\ No newline at end of file` marker: the line before it ends the file without a newline."""
+    hunk.lines[-1].text = hunk.lines[-1].text.removesuffix(b"\n")
 
 
 def safety_problem(fp: FilePatch) -> str | None:
     """Why applying this file change would be unsafe, or None."""
     for path in {fp.old_path, fp.new_path} - {None}:
         assert path is not None
-        parts = path.replace("\\", "/").split("/")
-        if path.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", path):
-            return f"absolute path {path!r}"
-        if ".." in parts:
-            return f"path {path!r} leaves the upstream tree ('..')"
-        if any(part.lower() == ".git" for part in parts):
-            return f"path {path!r} writes into .git/"
-        if any(part in ("", ".") for part in parts) or "\0" in path:
-            return f"path {path!r} is not a plain relative path"
+        if problem := _path_problem(path):
+            return problem
     for mode in (fp.old_mode, fp.new_mode):
-        if mode == SYMLINK_MODE:
-            return f"{fp.path!r} is a symbolic link"
-        if mode == GITLINK_MODE:
-            return f"{fp.path!r} is a submodule"
+        if mode in _UNSAFE_MODES:
+            return f"{fp.path!r} is {_UNSAFE_MODES[mode]}"
+    return None
+
+
+_UNSAFE_MODES = {SYMLINK_MODE: "a symbolic link", GITLINK_MODE: "a submodule"}
+
+
+def _path_problem(path: str) -> str | None:
+    """Why writing `path` could reach outside the upstream tree or into its repository, or None."""
+    parts = path.replace("\\", "/").split("/")
+    if path.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", path):
+        return f"absolute path {path!r}"
+    if ".." in parts:
+        return f"path {path!r} leaves the upstream tree ('..')"
+    if any(part.lower() == ".git" for part in parts):
+        return f"path {path!r} writes into .git/"
+    if any(part in ("", ".") for part in parts) or "\0" in path:
+        return f"path {path!r} is not a plain relative path"
     return None
 
 
@@ -333,17 +426,8 @@ def binary_payload(fp: FilePatch) -> tuple[str, bytes] | None:
     m = re.fullmatch(rb"(literal|delta) (\d+)", lines[1] if len(lines) > 1 else b"")
     if not m:
         raise PatchError(f"{fp.path}: malformed binary patch")
-    encoded = bytearray()
-    for line in lines[2:]:
-        if not line:
-            break
-        c = line[0]
-        size = c - 64 if 65 <= c <= 90 else c - 96 + 26 if 97 <= c <= 122 else -1
-        if size < 0:
-            raise PatchError(f"{fp.path}: malformed binary patch line")
-        encoded += base64.b85decode(line[1:])[:size]
     try:
-        data = zlib.decompress(bytes(encoded))
+        data = zlib.decompress(_base85(lines[2:], fp.path))
     except zlib.error:
         raise PatchError(f"{fp.path}: binary patch data is corrupt") from None
     if len(data) != int(m[2]):
@@ -351,21 +435,52 @@ def binary_payload(fp: FilePatch) -> tuple[str, bytes] | None:
     return m[1].decode(), data
 
 
+def _base85(lines: list[bytes], path: str) -> bytes:
+    """The bytes of a binary patch's base85 lines, up to the blank line that ends them: each line's first
+    letter says how many of its decoded bytes count (A-Z 1 to 26, a-z 27 to 52)."""
+    encoded = bytearray()
+    for line in lines:
+        if not line:
+            break
+        c = line[0]
+        size = c - 64 if 65 <= c <= 90 else c - 96 + 26 if 97 <= c <= 122 else -1
+        if size < 0:
+            raise PatchError(f"{path}: malformed binary patch line")
+        encoded += base64.b85decode(line[1:])[:size]
+    return bytes(encoded)
+
+
+def _varint(delta: bytes, pos: int) -> tuple[int, int]:
+    """The size written at `pos` of a binary delta (seven bits a byte, low first), and the position after."""
+    value = shift = 0
+    while True:
+        byte = delta[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, pos
+
+
+def _copy_range(delta: bytes, pos: int, op: int) -> tuple[int, int, int]:
+    """A copy instruction's offset and size (0 meaning 0x10000), whose bytes the op's low seven bits say are
+    present, and the position after them."""
+    offset = size = 0
+    for bit in range(4):
+        if op & (1 << bit):
+            offset |= delta[pos] << (8 * bit)
+            pos += 1
+    for bit in range(3):
+        if op & (1 << (4 + bit)):
+            size |= delta[pos] << (8 * bit)
+            pos += 1
+    return offset, size or 0x10000, pos
+
+
 def apply_delta(source: bytes, delta: bytes) -> bytes:
     """git's binary delta format: copy ranges of `source` and insert literal bytes."""
-
-    def varint(pos: int) -> tuple[int, int]:
-        value = shift = 0
-        while True:
-            byte = delta[pos]
-            pos += 1
-            value |= (byte & 0x7F) << shift
-            shift += 7
-            if not byte & 0x80:
-                return value, pos
-
-    src_size, pos = varint(0)
-    dst_size, pos = varint(pos)
+    src_size, pos = _varint(delta, 0)
+    dst_size, pos = _varint(delta, pos)
     if src_size != len(source):
         raise PatchError("binary delta does not fit the file it is applied to")
     out = bytearray()
@@ -373,16 +488,8 @@ def apply_delta(source: bytes, delta: bytes) -> bytes:
         op = delta[pos]
         pos += 1
         if op & 0x80:
-            offset = size = 0
-            for bit in range(4):
-                if op & (1 << bit):
-                    offset |= delta[pos] << (8 * bit)
-                    pos += 1
-            for bit in range(3):
-                if op & (1 << (4 + bit)):
-                    size |= delta[pos] << (8 * bit)
-                    pos += 1
-            out += source[offset : offset + (size or 0x10000)]
+            offset, size, pos = _copy_range(delta, pos, op)
+            out += source[offset : offset + size]
         elif op:
             out += delta[pos : pos + op]
             pos += op
