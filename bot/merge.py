@@ -103,56 +103,123 @@ def merge(base: list[bytes], ours: list[bytes], theirs: list[bytes]) -> Merged:
     """The merged file, and where each of our edits went; raises Overlap."""
     mine = edits(base, ours)
     their = edits(base, theirs, loose=True)
-    kept = _kept(base, theirs, their)
-    their_insert = {e.start: e for e in their if e.inserts}
-    their_replace = {e.start: e for e in their if not e.inserts}
-    their_end = {e.end: e for e in their if not e.inserts}
     for e in mine:
         for t in their:
-            same = (e.start, e.end, e.lines) == (t.start, t.end, t.lines)
-            if not same and not e.inserts and not t.inserts and e.start < t.end and t.start < e.end:
-                raise Overlap(f"upstream changed base lines {t.start + 1}-{t.end} that the patch changes too")
-            inside = (e.inserts and t.start < e.start < t.end) or (t.inserts and e.start < t.start < e.end)
-            if inside:
-                raise Overlap(
-                    f"upstream changed base lines {t.start + 1}-{t.end} around the patch's insertion"
-                )
-    out: list[bytes] = []
-    placed: list[Placed] = []
-    mine_at = {(e.start, e.inserts): e for e in mine}
-    p = 0
-    while p <= len(base):
-        theirs_ins, ours_ins = their_insert.get(p), mine_at.get((p, True))
+            if problem := _overlap(e, t):
+                raise Overlap(problem)
+    return _Merger(base, _kept(base, theirs, their), _Theirs.of(their), mine).run()
+
+
+def _overlap(e: Edit, t: Edit) -> str | None:
+    """Why our edit `e` and upstream's `t` cannot both be kept: they replace the same base lines
+    differently, or one inserts inside the lines the other replaces; None when they only touch."""
+    same = (e.start, e.end, e.lines) == (t.start, t.end, t.lines)
+    if not same and not e.inserts and not t.inserts and e.start < t.end and t.start < e.end:
+        return f"upstream changed base lines {t.start + 1}-{t.end} that the patch changes too"
+    if (e.inserts and t.start < e.start < t.end) or (t.inserts and e.start < t.start < e.end):
+        return f"upstream changed base lines {t.start + 1}-{t.end} around the patch's insertion"
+    return None
+
+
+@dataclass(frozen=True)
+class _Theirs:
+    """Upstream's edits, looked up by the base line they touch."""
+
+    insert: dict[int, Edit]  # insertions by the base line they go before
+    replace: dict[int, Edit]  # replacements by their first base line
+    end: dict[int, Edit]  # replacements by the base line after them
+
+    @classmethod
+    def of(cls, their: list[Edit]) -> _Theirs:
+        return cls(
+            {e.start: e for e in their if e.inserts},
+            {e.start: e for e in their if not e.inserts},
+            {e.end: e for e in their if not e.inserts},
+        )
+
+
+_NO_NEIGHBOURS = _Theirs({}, {}, {})  # for an edit a rule already placed among upstream's lines
+
+
+class _Merger:
+    """Walks the base line by line, writing upstream's lines and ours in merged order."""
+
+    def __init__(self, base: list[bytes], kept: dict[int, bytes], theirs: _Theirs, mine: list[Edit]) -> None:
+        self.base, self.kept, self.theirs = base, kept, theirs
+        self.mine = {(e.start, e.inserts): e for e in mine}
+        self.out: list[bytes] = []
+        self.placed: list[Placed] = []
+
+    def run(self) -> Merged:
+        p: int | None = 0
+        while p is not None and p <= len(self.base):
+            p = self._step(p)
+        return Merged(self.out, self.placed)
+
+    def _step(self, p: int) -> int | None:
+        """The insertions before base line p, then the line itself (or the edit replacing it); the next
+        base line to walk, or None after the insertions at the end of the file."""
+        after_list = self._insertions(p)
+        if after_list is not None:
+            return after_list
+        if p == len(self.base):
+            return None
+        return self._line(p)
+
+    def _insertions(self, p: int) -> int | None:
+        """Upstream's insertion before base line p (unless ours inserts the same lines), then ours; when
+        ours goes before a list terminator that upstream rewrote with entries of its own, upstream's
+        rewrite with ours right before its terminator, and the base line after that rewrite."""
+        theirs_ins, ours_ins = self.theirs.insert.get(p), self.mine.get((p, True))
         if theirs_ins is not None and not (ours_ins is not None and ours_ins.lines == theirs_ins.lines):
-            out.extend(theirs_ins.lines)
-        if ours_ins is not None:
-            theirs_rep = their_replace.get(p)
-            cut = _list_end(base, p, theirs_rep)
-            if theirs_rep is not None and cut:
-                out.extend(theirs_rep.lines[:cut])
-                placed.append(_place(ours_ins, out, base, kept, {}, {}, {}, terminator=theirs_rep.lines[cut]))
-                out.extend(theirs_rep.lines[cut:])
-                p = theirs_rep.end
-                continue
-            placed.append(_place(ours_ins, out, base, kept, their_insert, their_replace, their_end))
-        if p == len(base):
-            break
-        ours_rep, theirs_rep = mine_at.get((p, False)), their_replace.get(p)
+            self.out.extend(theirs_ins.lines)
+        if ours_ins is None:
+            return None
+        theirs_rep = self.theirs.replace.get(p)
+        cut = _list_end(self.base, p, theirs_rep)
+        if theirs_rep is None or not cut:
+            self._place(ours_ins, self.theirs)
+            return None
+        self.out.extend(theirs_rep.lines[:cut])
+        self._place(ours_ins, _NO_NEIGHBOURS, terminator=theirs_rep.lines[cut])
+        self.out.extend(theirs_rep.lines[cut:])
+        return theirs_rep.end
+
+    def _line(self, p: int) -> int:
+        """Base line p: our replacement starting there, else upstream's, else upstream's version of the
+        line; the base line after it."""
+        ours_rep, theirs_rep = self.mine.get((p, False)), self.theirs.replace.get(p)
         if ours_rep is not None:
             same = (
                 theirs_rep is not None
                 and theirs_rep.lines == ours_rep.lines
                 and theirs_rep.end == ours_rep.end
             )
-            placed.append(_place(ours_rep, out, base, kept, their_insert, their_replace, their_end, same))
-            p = ours_rep.end
-        elif theirs_rep is not None:
-            out.extend(theirs_rep.lines)
-            p = theirs_rep.end
-        else:
-            out.append(kept[p])
-            p += 1
-    return Merged(out, placed)
+            self._place(ours_rep, self.theirs, same)
+            return ours_rep.end
+        if theirs_rep is not None:
+            self.out.extend(theirs_rep.lines)
+            return theirs_rep.end
+        self.out.append(self.kept[p])
+        return p + 1
+
+    def _place(self, e: Edit, theirs: _Theirs, same: bool = False, terminator: bytes = b"") -> None:
+        """Append our edit's lines, adjusted to upstream's spacing, and say which rules placed it."""
+        notes = []
+        if terminator:
+            notes.append(
+                f"upstream rewrote the end of the list: kept ours after its new entries, right before "
+                f"`{norm(terminator).decode(errors='replace')}`"
+            )
+        lines = list(e.lines)
+        if not same:
+            notes += _neighbour_notes(e, theirs)
+            respacing = _respacing(e, self.base, self.kept)
+            if respacing is not None:
+                lines, note = respacing
+                notes.append(note)
+        self.placed.append(Placed(e, len(self.out), notes))
+        self.out.extend(lines)
 
 
 def _list_end(base: list[bytes], p: int, theirs: Edit | None) -> int | None:
@@ -163,65 +230,64 @@ def _list_end(base: list[bytes], p: int, theirs: Edit | None) -> int | None:
     return next((j for j, line in enumerate(theirs.lines) if j and is_terminator(line)), None)
 
 
-def _place(
-    e: Edit,
-    out: list[bytes],
-    base: list[bytes],
-    kept: dict[int, bytes],
-    their_insert: dict[int, Edit],
-    their_replace: dict[int, Edit],
-    their_end: dict[int, Edit],
-    same: bool = False,
-    terminator: bytes = b"",
-) -> Placed:
-    """Append our edit's lines to `out`, adjusted to upstream's spacing, and say which rules placed it."""
+def _neighbour_notes(e: Edit, theirs: _Theirs) -> list[str]:
+    """How upstream's edits touching ours (above, at the same place, below) were ordered around it."""
     notes = []
-    if terminator:
+    above = theirs.insert.get(e.start)
+    if above is not None and above.lines != e.lines:
         notes.append(
-            f"upstream rewrote the end of the list: kept ours after its new entries, right before "
-            f"`{norm(terminator).decode(errors='replace')}`"
+            f"upstream inserted {_lines_word(len(above.lines))} at the same place: kept theirs first, ours after"
+            if e.inserts
+            else f"upstream inserted {_lines_word(len(above.lines))} just above: kept theirs first"
         )
-    if not same:
-        above = their_insert.get(e.start)
-        if above is not None and above.lines != e.lines:
-            notes.append(
-                f"upstream inserted {_lines_word(len(above.lines))} at the same place: kept theirs first, ours after"
-                if e.inserts
-                else f"upstream inserted {_lines_word(len(above.lines))} just above: kept theirs first"
-            )
-        if e.start in their_end:
-            notes.append(
-                f"upstream changed the {_lines_word(their_end[e.start].end - their_end[e.start].start)} "
-                "just above: kept ours after them"
-            )
-        if e.end in their_replace:
-            notes.append(
-                f"upstream changed the {_lines_word(their_replace[e.end].end - e.end)} "
-                "just below: kept ours before them"
-            )
-        if not e.inserts and e.end in their_insert:
-            notes.append(
-                f"upstream inserted {_lines_word(len(their_insert[e.end].lines))} just below: kept ours first"
-            )
-    lines = list(e.lines)
-    near = [i for i in range(e.start - 1, e.end + 1) if 0 <= i < len(base) and i in kept]
-    respaced = [i for i in near if kept[i] != base[i]]
-    if respaced and not same:
-        anchors = [e.start - 1, e.end] if e.inserts else [e.start]
-        anchor = next((i for i in anchors if i in kept), None)
-        shift = 0
-        if anchor is not None:
-            old, new = base[anchor], kept[anchor]
-            shift = indent_shift(old, new)
-            lines = [realign(line, old, new) for line in lines]
-        if shift:
-            notes.append(f"added lines re-indented by {shift:+d} columns like their neighbours")
-        elif lines != list(e.lines):
-            notes.append("added lines re-spaced like upstream's re-aligned neighbours")
-        elif any(e.start <= i < e.end for i in respaced):
-            notes.append("upstream re-spaced a line the patch replaces: the patch's line is kept as it is")
-        else:
-            notes.append("upstream re-spaced the neighbouring lines")
-    at = len(out)
-    out.extend(lines)
-    return Placed(e, at, notes)
+    if e.start in theirs.end:
+        changed = theirs.end[e.start]
+        notes.append(
+            f"upstream changed the {_lines_word(changed.end - changed.start)} just above: kept ours after them"
+        )
+    if e.end in theirs.replace:
+        notes.append(
+            f"upstream changed the {_lines_word(theirs.replace[e.end].end - e.end)} just below: kept ours before them"
+        )
+    if not e.inserts and e.end in theirs.insert:
+        notes.append(
+            f"upstream inserted {_lines_word(len(theirs.insert[e.end].lines))} just below: kept ours first"
+        )
+    return notes
+
+
+def _respacing(e: Edit, base: list[bytes], kept: dict[int, bytes]) -> tuple[list[bytes], str] | None:
+    """Our edit's lines re-indented and re-aligned like the base line they line up with, when upstream
+    re-spaced lines around or under the edit, and a note saying what that did; None when it re-spaced none."""
+    respaced = [
+        i for i in range(e.start - 1, e.end + 1) if 0 <= i < len(base) and i in kept and kept[i] != base[i]
+    ]
+    if not respaced:
+        return None
+    lines, shift = list(e.lines), 0
+    anchor = _anchor(e, kept)
+    if anchor is not None:
+        old, new = base[anchor], kept[anchor]
+        shift = indent_shift(old, new)
+        lines = [realign(line, old, new) for line in lines]
+    replaced = any(e.start <= i < e.end for i in respaced)
+    return lines, _respacing_note(shift, lines != list(e.lines), replaced)
+
+
+def _anchor(e: Edit, kept: dict[int, bytes]) -> int | None:
+    """The base line our edit's lines are spaced like: the line above an insertion (else the one below
+    it), or the first line a replacement replaces; None when upstream changed it."""
+    anchors = (e.start - 1, e.end) if e.inserts else (e.start,)
+    return next((i for i in anchors if i in kept), None)
+
+
+def _respacing_note(shift: int, realigned: bool, replaced: bool) -> str:
+    """What re-spacing did to our lines: re-indented them, re-aligned them, or nothing (upstream re-spaced
+    a line the patch replaces, or only neighbouring lines)."""
+    if shift:
+        return f"added lines re-indented by {shift:+d} columns like their neighbours"
+    if realigned:
+        return "added lines re-spaced like upstream's re-aligned neighbours"
+    if replaced:
+        return "upstream re-spaced a line the patch replaces: the patch's line is kept as it is"
+    return "upstream re-spaced the neighbouring lines"
