@@ -150,16 +150,30 @@ def _declared_options(trees: Mapping[str, Node]) -> tuple[dict[str, str], dict[s
         for command in cmakelang.commands(root):
             args = cmakelang.arguments(command)
             name = cmakelang.name(command)
-            if not args or not SETTABLE.fullmatch(args[0]):
+            if not _declares(name, args):
                 continue
-            if name == "option":
-                homes.setdefault(args[0], path)
-                default = truth_of(args[2]) if len(args) > 2 else False
-                if default is not None and "${" not in (args[2] if len(args) > 2 else ""):
-                    defaults.setdefault(args[0], default)
-            elif name == "set" and "CACHE" in args:
-                homes.setdefault(args[0], path)
+            homes.setdefault(args[0], path)
+            default = _literal_default(name, args)
+            if default is not None:
+                defaults.setdefault(args[0], default)
     return homes, defaults
+
+
+def _declares(name: str, args: list[str]) -> bool:
+    """Whether the command declares a settable option: `option()`, or `set(... CACHE ...)`."""
+    if not args or not SETTABLE.fullmatch(args[0]):
+        return False
+    return name == "option" or (name == "set" and "CACHE" in args)
+
+
+def _literal_default(name: str, args: list[str]) -> bool | None:
+    """An `option()`'s default when it is written as a truth value (none given is OFF); None otherwise."""
+    if name != "option":
+        return None
+    given = args[2] if len(args) > 2 else ""
+    if "${" in given:
+        return None
+    return truth_of(given) if len(args) > 2 else False
 
 
 def _option_values(
@@ -190,21 +204,56 @@ def upstream_build(
     build = _BuildWalk(value)
     for path, root in trees.items():
         build.walk(root, posixpath.dirname(path), None)
-    off_dirs = {
-        d: guards[0]
-        for d, guards in build.added.items()
-        if guards and all(g is not None for g in guards) and isinstance(guards[0], str)
-    }
+    off_dirs = _switched_off(build.added)
     for path, root in trees.items():
         directory = posixpath.dirname(path)
         option = _script_guard(root, directory, upstream, value)
         if option is not None and directory:
             off_dirs.setdefault(directory, option)
-    # a directory below an off directory is off with it
-    off_dirs = {
-        d: o for d, o in off_dirs.items() if not any(d.startswith(p + "/") for p in off_dirs if p != d)
+    return UpstreamBuild(
+        dict(sorted(_outermost(off_dirs).items())), frozenset(build.dead - build.live), homes
+    )
+
+
+def _switched_off(added: Mapping[str, list[str | None]]) -> dict[str, str]:
+    """Each directory every add_subdirectory of which an option switches off, with the first such option."""
+    return {
+        d: guards[0]
+        for d, guards in added.items()
+        if guards and all(g is not None for g in guards) and isinstance(guards[0], str)
     }
-    return UpstreamBuild(dict(sorted(off_dirs.items())), frozenset(build.dead - build.live), homes)
+
+
+def _outermost(off_dirs: Mapping[str, str]) -> dict[str, str]:
+    """The off directories not below another one: a directory below an off directory is off with it."""
+    return {d: o for d, o in off_dirs.items() if not any(d.startswith(p + "/") for p in off_dirs if p != d)}
+
+
+def _condition_tokens(command: Node) -> list[str]:
+    """The tokens of an if/elseif/else command's condition."""
+    return CMAKE_TOKEN.findall(" ".join(node_text(c) for c in command.children if c.type == "argument_list"))
+
+
+def _read_arguments(command: str, args: list[str]) -> list[str]:
+    """The arguments whose option names a command reads: printing reads none, declaring an option reads
+    only its default."""
+    if command == "message":
+        return []
+    if command in ("option", "cmake_dependent_option") or (command == "set" and "CACHE" in args):
+        return args[1:]
+    return args
+
+
+def _branch_guard(
+    tokens: list[str], truth: bool | None, earlier_true: bool, value: Mapping[str, bool]
+) -> str | None:
+    """What switches a branch off for Ollama's build: "" when an earlier branch is surely taken, the option
+    that makes its condition false (else ""), or None when the branch may be taken."""
+    if earlier_true:
+        return ""
+    if truth is False:
+        return _guard(tokens, value) or ""
+    return None
 
 
 @dataclass
@@ -230,11 +279,7 @@ class _BuildWalk:
     def command(self, node: Node, base: str, guard: str | None) -> None:
         args = cmakelang.arguments(node)
         command = cmakelang.name(node)
-        read = args
-        if command == "message":
-            read = []  # printing an option reads nothing
-        elif command in ("option", "cmake_dependent_option") or (command == "set" and "CACHE" in args):
-            read = args[1:]  # declaring one reads only its default
+        read = _read_arguments(command, args)
         (self.dead if guard is not None else self.live).update(
             a for arg in read for a in SETTABLE.findall(arg)
         )
@@ -248,22 +293,19 @@ class _BuildWalk:
         earlier_true = False
         for part in node.children:
             if part.type in ("if_command", "elseif_command", "else_command"):
-                text = " ".join(node_text(c) for c in part.children if c.type == "argument_list")
-                tokens = CMAKE_TOKEN.findall(text)
-                truth = None if part.type == "else_command" else _condition(tokens, self.value)
-                if earlier_true:
-                    branch: str | None = ""
-                elif truth is False:
-                    branch = _guard(tokens, self.value) or ""
-                else:
-                    branch = None
-                (self.dead if guard is not None or truth is False or earlier_true else self.live).update(
-                    t for t in tokens if SETTABLE.fullmatch(t)
-                )
-                current = guard if guard is not None else branch
+                current, truth = self.condition(part, guard, earlier_true)
                 earlier_true = earlier_true or truth is True
             elif part.type == "body":
                 self.walk(part, base, current)
+
+    def condition(self, part: Node, guard: str | None, earlier_true: bool) -> tuple[str | None, bool | None]:
+        """One if/elseif/else command of a block: records the option names its condition reads (dead when
+        the branch is); the guard of the body after it, and the condition's truth for Ollama's build."""
+        tokens = _condition_tokens(part)
+        truth = None if part.type == "else_command" else _condition(tokens, self.value)
+        dead = guard is not None or truth is False or earlier_true
+        (self.dead if dead else self.live).update(t for t in tokens if SETTABLE.fullmatch(t))
+        return (guard if guard is not None else _branch_guard(tokens, truth, earlier_true, self.value)), truth
 
 
 def _script_guard(
@@ -276,34 +318,62 @@ def _script_guard(
         return None
     env = {"CMAKE_SOURCE_DIR": "", "PROJECT_SOURCE_DIR": "", "CMAKE_CURRENT_SOURCE_DIR": directory}
     for command in cmakelang.commands(root):
-        raw = cmakelang.arguments(command)
-        if "-P" not in raw or raw.index("-P") + 1 >= len(raw):
+        option = _script_run_guard(command, env, upstream, value)
+        if option is not None:
+            return option
+    return None
+
+
+def _script_run_guard(
+    command: Node, env: Mapping[str, str], upstream: Mapping[str, str], value: Mapping[str, bool]
+) -> str | None:
+    """`_script_guard` for one command: the option it passes OFF to the `-P` script it runs, when that
+    script touches the sources it is given only under a condition on that option."""
+    raw = cmakelang.arguments(command)
+    if "-P" not in raw or raw.index("-P") + 1 >= len(raw):
+        return None
+    source_vars, off = _script_inputs(raw, value)
+    script = cmakelang.arguments(command, env)[raw.index("-P") + 1].lstrip("/")
+    text = text_of(upstream, posixpath.normpath(script)) if off and source_vars else None
+    if text is None:
+        return None
+    script_root = cmakelang.parse(text)
+    return _guarding_option(script_root, _touching(script_root, source_vars), off)
+
+
+def _script_inputs(raw: list[str], value: Mapping[str, bool]) -> tuple[list[str], dict[str, str]]:
+    """The `-D` variables a `-P` run gives the sources' directory, and those it gives an option Ollama
+    leaves OFF (variable -> option)."""
+    source_vars = [m[1] for a in raw if (m := re.fullmatch(r"-D(\w+)=\$\{CMAKE_CURRENT_SOURCE_DIR\}", a))]
+    passed = {m[1]: m[2] for a in raw if (m := re.fullmatch(r"-D(\w+)=\$\{(\w+)\}", a))}
+    return source_vars, {var: opt for var, opt in passed.items() if value.get(opt) is False}
+
+
+def _touching(script_root: Node, source_vars: list[str]) -> list[re.Pattern[str]]:
+    """Patterns of what in a script touches the sources: the variables holding their directory, and calls
+    of the script's functions that use one (or call such a function defined before them)."""
+    touching = [re.compile(r"\$\{" + v + r"\}") for v in source_vars]
+    for definition in syntax.captures("cmake", "(function_def) @f", script_root).get("f", []):
+        if any(t.search(node_text(definition)) for t in touching):
+            header = cmakelang.arguments(definition.children[0])
+            if header:
+                touching.append(re.compile(r"(?i)(?<![\w-])" + re.escape(header[0]) + r"\s*\("))
+    return touching
+
+
+def _guarding_option(
+    script_root: Node, touching: list[re.Pattern[str]], off: Mapping[str, str]
+) -> str | None:
+    """The option (of `off`: passed variable -> option Ollama leaves OFF) whose variable being false makes
+    false an `if()` whose body touches the sources."""
+    for block in syntax.captures("cmake", "(if_condition) @i", script_root).get("i", []):
+        tokens = _condition_tokens(block.children[0])
+        body = next((c for c in block.children if c.type == "body"), None)
+        if body is None or not any(t.search(node_text(body)) for t in touching):
             continue
-        source_vars = [m[1] for a in raw if (m := re.fullmatch(r"-D(\w+)=\$\{CMAKE_CURRENT_SOURCE_DIR\}", a))]
-        passed = {m[1]: m[2] for a in raw if (m := re.fullmatch(r"-D(\w+)=\$\{(\w+)\}", a))}
-        off = {var: opt for var, opt in passed.items() if value.get(opt) is False}
-        script = cmakelang.arguments(command, env)[raw.index("-P") + 1].lstrip("/")
-        text = text_of(upstream, posixpath.normpath(script)) if off and source_vars else None
-        if text is None:
-            continue
-        script_root = cmakelang.parse(text)
-        touching = [re.compile(r"\$\{" + v + r"\}") for v in source_vars]
-        for definition in syntax.captures("cmake", "(function_def) @f", script_root).get("f", []):
-            if any(t.search(node_text(definition)) for t in touching):
-                header = cmakelang.arguments(definition.children[0])
-                if header:
-                    touching.append(re.compile(r"(?i)(?<![\w-])" + re.escape(header[0]) + r"\s*\("))
-        for block in syntax.captures("cmake", "(if_condition) @i", script_root).get("i", []):
-            first = block.children[0]
-            tokens = CMAKE_TOKEN.findall(
-                " ".join(node_text(c) for c in first.children if c.type == "argument_list")
-            )
-            body = next((c for c in block.children if c.type == "body"), None)
-            if body is None or not any(t.search(node_text(body)) for t in touching):
-                continue
-            for var, option in off.items():
-                if var in tokens and _condition(tokens, {var: False}) is False:
-                    return option
+        for var, option in off.items():
+            if var in tokens and _condition(tokens, {var: False}) is False:
+                return option
     return None
 
 
