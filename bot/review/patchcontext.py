@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.model import LocalRef
-from bot.patchfile import PatchFile
+from bot.patchfile import FilePatch, Hunk, PatchFile
 from bot.review.changes import Draft, FileChange, Span
 from bot.review.source import excerpt
 
@@ -29,6 +29,9 @@ def _near(change: FileChange, old_start: int, old_count: int, window: int) -> li
     ]
 
 
+_NearHunk = tuple[int, Hunk, list[Span]]  # (1-based number in its file, the hunk, upstream's spans near it)
+
+
 def patch_context_drafts(
     patches: list[tuple[str, PatchFile]],
     changes: Mapping[str, FileChange],
@@ -39,45 +42,71 @@ def patch_context_drafts(
     `window` old-ref lines; `explained` holds the (patch path, hunk header line) the patch section reports."""
     drafts = []
     for patch_path, pf in patches:
-        name = patch_path.rsplit("/", 1)[-1]
         for fp in pf.files:
             change = changes.get(fp.old_path or "")
             if fp.is_new or fp.is_binary or change is None:
                 continue
-            hunks = [
-                (number, hunk, near)
-                for number, hunk in enumerate(fp.hunks, 1)
-                if (patch_path, hunk.header_line) not in explained
-                and (near := _near(change, hunk.old_start, hunk.old_count, window))
-            ]
-            if not hunks:
-                continue
-            spans = sorted({s for _, _, near in hunks for s in near}, key=lambda s: s.old_start)
-            removed = [change.old_lines[n - 1] for s in spans for n in s.old_lines][:4]
-            added = [change.new_lines[n - 1] for s in spans for n in s.new_lines][:4]
-            blame = tuple((s.new_start, s.new_start + s.new_count - 1) for s in spans if s.new_count)
-            gone = None if blame else (change.old_path or change.path, removed[0].strip() if removed else "")
-            numbers = ", ".join(str(number) for number, _, _ in hunks)
-            listed = "; ".join(
-                f"hunk {number} (old line {hunk.old_start}) near upstream line(s) "
-                + ", ".join(
-                    f"{s.old_start}" + (f"-{s.old_start + s.old_count - 1}" if s.old_count > 1 else "")
-                    for s in near
-                )
-                for number, hunk, near in hunks
-            )
-            drafts.append(
-                Draft(
-                    "patch-context",
-                    "info",
-                    f"Upstream changed {change.path} near hunk{'s' if len(hunks) > 1 else ''} {numbers} of {name}",
-                    f"`{patch_path}` applies as it was, but upstream changed the code within {window} lines of it: "
-                    f"{listed}. Check that the patch's intent still holds.\n\n{excerpt(removed, added)}",
-                    change.path,
-                    change.where(spans[0]),
-                    blame,
-                    gone,
-                    tuple(LocalRef(patch_path, hunk.header_line) for _, hunk, _ in hunks),
-                )
-            )
+            hunks = _hunks_near(patch_path, fp, change, explained, window)
+            if hunks:
+                drafts.append(_context_draft(patch_path, change, hunks, window))
     return drafts
+
+
+def _hunks_near(
+    patch_path: str, fp: FilePatch, change: FileChange, explained: frozenset[tuple[str, int]], window: int
+) -> list[_NearHunk]:
+    """The file's hunks the patch section does not explain that have upstream changes within `window`."""
+    return [
+        (number, hunk, near)
+        for number, hunk in enumerate(fp.hunks, 1)
+        if (patch_path, hunk.header_line) not in explained
+        and (near := _near(change, hunk.old_start, hunk.old_count, window))
+    ]
+
+
+def _context_draft(patch_path: str, change: FileChange, hunks: list[_NearHunk], window: int) -> Draft:
+    """The item for one patch's hunks in one upstream file: which hunks, near which upstream lines, and an
+    excerpt of upstream's change there."""
+    spans = sorted({s for _, _, near in hunks for s in near}, key=lambda s: s.old_start)
+    removed, added = _first_lines(change, spans)
+    blame, gone = _blamed(change, spans, removed)
+    numbers = ", ".join(str(number) for number, _, _ in hunks)
+    listed = "; ".join(_listing(number, hunk, near) for number, hunk, near in hunks)
+    name = patch_path.rsplit("/", 1)[-1]
+    return Draft(
+        "patch-context",
+        "info",
+        f"Upstream changed {change.path} near hunk{'s' if len(hunks) > 1 else ''} {numbers} of {name}",
+        f"`{patch_path}` applies as it was, but upstream changed the code within {window} lines of it: "
+        f"{listed}. Check that the patch's intent still holds.\n\n{excerpt(removed, added)}",
+        change.path,
+        change.where(spans[0]),
+        blame,
+        gone,
+        tuple(LocalRef(patch_path, hunk.header_line) for _, hunk, _ in hunks),
+    )
+
+
+def _first_lines(change: FileChange, spans: list[Span]) -> tuple[list[str], list[str]]:
+    """The first four lines upstream removed and added in the spans, for the excerpt."""
+    removed = [change.old_lines[n - 1] for s in spans for n in s.old_lines][:4]
+    added = [change.new_lines[n - 1] for s in spans for n in s.new_lines][:4]
+    return removed, added
+
+
+def _blamed(
+    change: FileChange, spans: list[Span], removed: list[str]
+) -> tuple[tuple[tuple[int, int], ...], tuple[str, str] | None]:
+    """The new-ref line ranges whose commits to name, or when upstream only removed lines there, the old
+    file and the first removed line to find the commit that removed them by."""
+    blame = tuple((s.new_start, s.new_start + s.new_count - 1) for s in spans if s.new_count)
+    gone = None if blame else (change.old_path or change.path, removed[0].strip() if removed else "")
+    return blame, gone
+
+
+def _listing(number: int, hunk: Hunk, near: list[Span]) -> str:
+    """`hunk N (old line L) near upstream line(s) A, B-C`."""
+    lines = ", ".join(
+        f"{s.old_start}" + (f"-{s.old_start + s.old_count - 1}" if s.old_count > 1 else "") for s in near
+    )
+    return f"hunk {number} (old line {hunk.old_start}) near upstream line(s) " + lines
