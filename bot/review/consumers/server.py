@@ -83,91 +83,133 @@ def _struct_fields(struct: Node, path: str) -> tuple[list[tuple[str, LocalRef]],
     stack = [struct]
     while stack:
         node = stack.pop()
-        if node.type == "field_declaration":
-            tag = node.child_by_field_name("tag")
-            m = JSON_TAG.search(node_text(tag)) if tag is not None else None
-            names = [node_text(n) for n in node.children_by_field_name("name")]
-            key = m[1] if m and m[1] else (names[0] if names and not m else None)
-            if key and key != "-":
-                fields.append((key, LocalRef(path, node.start_point[0] + 1)))
+        if node.type == "field_declaration" and (key := _json_key(node)):
+            fields.append((key, LocalRef(path, node.start_point[0] + 1)))
         if node.type == "type_identifier":
             types.add(node_text(node))
         stack.extend(node.children)
     return fields, types
 
 
+def _json_key(field: Node) -> str | None:
+    """The name encoding/json gives a field: its tag's name, else (untagged) the field's own name; None
+    for a field the tag leaves out (`json:"-"`) or that has neither."""
+    tag = field.child_by_field_name("tag")
+    m = JSON_TAG.search(node_text(tag)) if tag is not None else None
+    names = [node_text(n) for n in field.children_by_field_name("name")]
+    key = m[1] if m and m[1] else (names[0] if names and not m else None)
+    return key if key and key != "-" else None
+
+
+_Captured = dict[str, list[Node]]
+
+
 def server_interface(ollama: Mapping[str, str], paths: list[str]) -> ServerInterface:
     """The llama-server endpoints Ollama's Go code requests, and the JSON fields of what it encodes for and
     decodes from them (a struct marshalled is a request, one unmarshalled into a response; a tagged struct
     whose use is not clear counts as both)."""
-    endpoints: Refs = {}
-    structs: dict[str, tuple[list[tuple[str, LocalRef]], set[str]]] = {}
+    endpoints, files = _requests(ollama, paths)
     sent: set[str] = set()
     received: set[str] = set()
     request: Refs = {}
     response: Refs = {}
-    files = []
+    for path, captured in files:
+        for function in captured.get("function", []):
+            _json_uses(function, path, sent, received, request, response)
+    structs = _wire_structs(files)
+    sent_all, received_all = _reachable(sent, structs), _reachable(received, structs)
+    unsure = set(structs) - sent_all - received_all
+    _add_fields(request, structs, sent_all | unsure)
+    _add_fields(response, structs, received_all | unsure)
+    return ServerInterface(frozen_refs(endpoints), frozen_refs(request), frozen_refs(response))
+
+
+def _requests(ollama: Mapping[str, str], paths: list[str]) -> tuple[Refs, list[tuple[str, _Captured]]]:
+    """The endpoints Ollama's server clients request, and the files that request one (with their captures)."""
+    endpoints: Refs = {}
+    files: list[tuple[str, _Captured]] = []
     for path in sorted(
         p for p in paths if glob_match(p, OLLAMA_SERVER_CLIENTS) and not p.endswith("_test.go")
     ):
         text = text_of(ollama, path)
         if not text or ("://" not in text and "json" not in text):
             continue
-        root = syntax.root("go", text)
-        captured = syntax.captures("go", _GO_INTERFACE, root)
-        found_here = False
-        for node in captured.get("call", []):
-            callee = node_text(node.child_by_field_name("function"))
-            for literal in syntax.captures(
-                "go", _GO_STRINGS, node.child_by_field_name("arguments") or node
-            ).get("s", []):
-                value = _go_string(literal)
-                m = URL_PATH.match(value)
-                if m is None and BARE_PATH.match(value) and REQUEST_CALL.search(callee):
-                    m = BARE_PATH.match(value)
-                    endpoint = value
-                elif m is not None:
-                    endpoint = m[1]
-                else:
-                    continue
-                endpoint = re.sub(r"%[a-z]", "{}", endpoint.rstrip("/")) or "/"
+        captured = syntax.captures("go", _GO_INTERFACE, syntax.root("go", text))
+        if _add_endpoints(captured, path, endpoints):
+            files.append((path, captured))
+    return endpoints, files
+
+
+def _add_endpoints(captured: _Captured, path: str, endpoints: Refs) -> bool:
+    """Record the endpoints the file's calls request (a URL's path, or a bare path given to a request
+    call); whether there were any."""
+    found = False
+    for node in captured.get("call", []):
+        callee = node_text(node.child_by_field_name("function"))
+        arguments = node.child_by_field_name("arguments") or node
+        for literal in syntax.captures("go", _GO_STRINGS, arguments).get("s", []):
+            endpoint = _endpoint(_go_string(literal), callee)
+            if endpoint is not None:
                 add_ref(endpoints, endpoint, LocalRef(path, literal.start_point[0] + 1))
-                found_here = True
-        if found_here:
-            files.append((path, root, captured))
-    for path, _root, captured in files:
+                found = True
+    return found
+
+
+def _endpoint(value: str, callee: str) -> str | None:
+    """The endpoint a string literal passed to `callee` names, with `%s`-style holes as `{}`; None when it
+    names none."""
+    m = URL_PATH.match(value)
+    if m is not None:
+        endpoint = m[1]
+    elif BARE_PATH.match(value) and REQUEST_CALL.search(callee):
+        endpoint = value
+    else:
+        return None
+    return re.sub(r"%[a-z]", "{}", endpoint.rstrip("/")) or "/"
+
+
+_Struct = tuple[list[tuple[str, LocalRef]], set[str]]  # its JSON fields, and the named types they hold
+
+
+def _wire_structs(files: list[tuple[str, _Captured]]) -> dict[str, _Struct]:
+    """The files' struct types with JSON tags, by name: a struct without tags is no wire format."""
+    structs: dict[str, _Struct] = {}
+    for path, captured in files:
         for spec in captured.get("spec", []):
             struct = spec.child_by_field_name("type")
-            if struct is not None and "json:" in node_text(struct):  # a struct without tags is no wire format
+            if struct is not None and "json:" in node_text(struct):
                 structs[node_text(spec.child_by_field_name("name"))] = _struct_fields(struct, path)
-    for path, _root, captured in files:
-        for function in captured.get("function", []):
-            _json_uses(function, path, sent, received, request, response)
+    return structs
 
-    def closure(names: set[str]) -> set[str]:
-        out, todo = set(), list(names)
-        while todo:
-            name = todo.pop()
-            if name in out or name not in structs:
-                continue
-            out.add(name)
-            todo += structs[name][1]
-        return out
 
-    sent_all, received_all = closure(sent), closure(received)
-    unsure = set(structs) - sent_all - received_all
-    for name in sent_all | unsure:
+def _reachable(names: set[str], structs: Mapping[str, _Struct]) -> set[str]:
+    """The wire structs among `names` and every wire struct their fields hold, transitively."""
+    out, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name in out or name not in structs:
+            continue
+        out.add(name)
+        todo += structs[name][1]
+    return out
+
+
+def _add_fields(fields: Refs, structs: Mapping[str, _Struct], names: set[str]) -> None:
+    for name in names:
         for key, ref in structs[name][0]:
-            add_ref(request, key, ref)
-    for name in received_all | unsure:
-        for key, ref in structs[name][0]:
-            add_ref(response, key, ref)
-    return ServerInterface(frozen_refs(endpoints), frozen_refs(request), frozen_refs(response))
+            add_ref(fields, key, ref)
 
 
 def _local_types(function: Node) -> dict[str, Node]:
     """The type each variable and parameter of a Go function is declared with, or the composite literal a
     `:=` gives it."""
+    types = _declared_types(function)
+    types.update(_literal_types(function))
+    return types
+
+
+def _declared_types(function: Node) -> dict[str, Node]:
+    """The type each `var` and parameter of a Go function is declared with."""
     types: dict[str, Node] = {}
     for declarations in syntax.captures("go", "(var_spec) @d (parameter_declaration) @d", function).values():
         for node in declarations:
@@ -175,6 +217,12 @@ def _local_types(function: Node) -> dict[str, Node]:
             for name in node.children_by_field_name("name"):
                 if declared is not None:
                     types[node_text(name)] = declared
+    return types
+
+
+def _literal_types(function: Node) -> dict[str, Node]:
+    """The type of the composite literal (or its address) each `:=` of a Go function gives a variable."""
+    types: dict[str, Node] = {}
     for node in syntax.captures("go", "(short_var_declaration) @s", function).get("s", []):
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if left is None or right is None:
@@ -236,24 +284,31 @@ def _json_uses(
             continue
         target, sends = found
         into, fields = (sent, request) if sends else (received, response)
-        kind: Node | None
-        if target.type == "composite_literal":
-            kind = target.child_by_field_name("type")
-            if kind is not None and kind.type == "map_type":
-                _map_literal_keys(target, path, fields)
-                continue
-        else:
-            kind = types.get(node_text(target)) if target.type == "identifier" else None
+        kind = _value_type(target, types)
         if kind is None:
             continue
-        if kind.type == "struct_type":
-            keys, named = _struct_fields(kind, path)
-            for key, ref in keys:
-                add_ref(fields, key, ref)
-            into.update(named)
+        if target.type == "composite_literal" and kind.type == "map_type":
+            _map_literal_keys(target, path, fields)
         else:
-            into.update(
-                node_text(n) for n in syntax.captures("go", "(type_identifier) @t", kind).get("t", [])
-            )
-            if kind.type == "type_identifier":
-                into.add(node_text(kind))
+            _add_type(kind, path, into, fields)
+
+
+def _value_type(target: Node, types: Mapping[str, Node]) -> Node | None:
+    """The type of a value a json call sends or fills: a composite literal's, or a local variable's."""
+    if target.type == "composite_literal":
+        return target.child_by_field_name("type")
+    return types.get(node_text(target)) if target.type == "identifier" else None
+
+
+def _add_type(kind: Node, path: str, into: set[str], fields: Refs) -> None:
+    """An anonymous struct's fields into `fields` and the named types they hold into `into`; any other
+    type's names into `into`."""
+    if kind.type == "struct_type":
+        keys, named = _struct_fields(kind, path)
+        for key, ref in keys:
+            add_ref(fields, key, ref)
+        into.update(named)
+        return
+    into.update(node_text(n) for n in syntax.captures("go", "(type_identifier) @t", kind).get("t", []))
+    if kind.type == "type_identifier":
+        into.add(node_text(kind))
