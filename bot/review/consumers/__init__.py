@@ -56,21 +56,29 @@ class Consumers:
         """The ggml backend a path (`ggml/src/ggml-sycl/x.cpp`, `ggml/include/ggml-sycl.h`) or a cache
         variable (`GGML_SYCL_F16`) belongs to; None for what belongs to no single backend."""
         if "/" in path_or_option or "." in path_or_option:
-            parts = path_or_option.split("/")
-            if path_or_option.startswith(BACKEND_ROOT) and len(parts) > 3 and parts[2].startswith("ggml-"):
-                name = parts[2][5:]
-                return name if name in self.upstream_backends else None
-            stem = posixpath.splitext(parts[-1])[0]
-            if (
-                parts[:2] == ["ggml", "include"]
-                and stem.startswith("ggml-")
-                and stem[5:] in self.upstream_backends
-            ):
-                return stem[5:]
+            return self._path_backend(path_or_option)
+        return self._option_backend(path_or_option)
+
+    def _path_backend(self, path: str) -> str | None:
+        """The backend whose directory under ggml/src/ holds the file, or whose ggml/include/ header it is."""
+        parts = path.split("/")
+        if path.startswith(BACKEND_ROOT) and len(parts) > 3 and parts[2].startswith("ggml-"):
+            name = parts[2][5:]
+            return name if name in self.upstream_backends else None
+        stem = posixpath.splitext(parts[-1])[0]
+        if (
+            parts[:2] == ["ggml", "include"]
+            and stem.startswith("ggml-")
+            and stem[5:] in self.upstream_backends
+        ):
+            return stem[5:]
+        return None
+
+    def _option_backend(self, option: str) -> str | None:
+        """The backend a `GGML_<BACKEND>[_...]` variable is named after; the longest name on a tie."""
+        if not option.startswith("GGML_"):
             return None
-        if not path_or_option.startswith("GGML_"):
-            return None
-        rest = path_or_option[5:].lower()
+        rest = option[5:].lower()
         found = [
             b
             for b in self.upstream_backends
@@ -120,19 +128,8 @@ def consumer_model(
     ollama_paths = list(ollama)
     upstream_paths = list(upstream)
     options, preset_backends = ollama_options(ollama, ollama_paths)
-    upstream_backends = frozenset(
-        p.split("/")[2][5:]
-        for p in upstream_paths
-        if p.startswith(BACKEND_ROOT + "ggml-") and p.count("/") >= 3
-    )
-    backends = {"cpu"}
-    for name, settings in options.items():
-        backend = name[5:].lower() if name.startswith("GGML_") else ""
-        turned_on = backend in preset_backends or any(
-            truth_of(s.value) is True and not s.ref.path.endswith("CMakePresets.json") for s in settings
-        )
-        if backend in upstream_backends and turned_on:
-            backends.add(backend)
+    upstream_backends = _upstream_backends(upstream_paths)
+    backends = _built_backends(options, preset_backends, upstream_backends)
     build = upstream_build(upstream, upstream_paths, options)
     shared = shared_backend_dirs(upstream, upstream_backends, frozenset(backends))
     sources = compat_source_texts(ollama, ollama_paths, patch_list)
@@ -154,6 +151,33 @@ def consumer_model(
         option_homes=build.option_homes,
         compat_sources=tuple(sorted({path for path, _, _ in sources})),
     )
+
+
+def _upstream_backends(upstream_paths: list[str]) -> frozenset[str]:
+    """Every backend upstream has a ggml/src/ggml-<name>/ directory for."""
+    return frozenset(
+        p.split("/")[2][5:]
+        for p in upstream_paths
+        if p.startswith(BACKEND_ROOT + "ggml-") and p.count("/") >= 3
+    )
+
+
+def _built_backends(
+    options: Mapping[str, tuple[OptionSetting, ...]],
+    preset_backends: Iterable[str],
+    upstream_backends: frozenset[str],
+) -> set[str]:
+    """The backends some Ollama build turns on: cpu, and each upstream backend whose GGML_<NAME> a preset
+    names or a setting outside the presets turns ON."""
+    backends = {"cpu"}
+    for name, settings in options.items():
+        backend = name[5:].lower() if name.startswith("GGML_") else ""
+        turned_on = backend in preset_backends or any(
+            truth_of(s.value) is True and not s.ref.path.endswith("CMakePresets.json") for s in settings
+        )
+        if backend in upstream_backends and turned_on:
+            backends.add(backend)
+    return backends
 
 
 class SnapshotTexts(Mapping[str, str]):
@@ -188,57 +212,86 @@ class SnapshotTexts(Mapping[str, str]):
 def explain(c: Consumers) -> str:
     """The model as text for a person: what is built and why, from where; what the compat code and the Go
     code rely on."""
+    return "\n".join(line for section in _EXPLAINED for line in section(c)) + "\n"
 
-    def where(refs: Iterable[LocalRef], limit: int = 3) -> str:
-        refs = list(refs)
-        shown = ", ".join(f"{r.path}:{r.line}" for r in refs[:limit])
-        return shown + (f" (+{len(refs) - limit} more)" if len(refs) > limit else "")
 
-    lines = ["Backends built:"]
+def _where(refs: Iterable[LocalRef], limit: int = 3) -> str:
+    refs = list(refs)
+    shown = ", ".join(f"{r.path}:{r.line}" for r in refs[:limit])
+    return shown + (f" (+{len(refs) - limit} more)" if len(refs) > limit else "")
+
+
+def _explain_backends(c: Consumers) -> Iterator[str]:
+    """The backends built, and where Ollama turns each on."""
+    yield "Backends built:"
     for backend in sorted(c.backends):
         settings = c.options.get(f"GGML_{backend.upper()}", ())
         on = [s.ref for s in settings if truth_of(s.value) is True]
-        lines.append(
-            f"  {backend}: " + (f"GGML_{backend.upper()}=ON at {where(on)}" if on else "always built")
-        )
+        yield f"  {backend}: " + (f"GGML_{backend.upper()}=ON at {_where(on)}" if on else "always built")
+
+
+def _explain_unbuilt(c: Consumers) -> Iterator[str]:
+    """The backends no build turns on, and the directories of such backends a built one compiles."""
     not_built = sorted(
         b for b in c.upstream_backends - c.backends if not c.shared_dirs.get(b, frozenset()) & c.backends
     )
-    lines.append("Backends not built (no Ollama build turns them on): " + (", ".join(not_built) or "none"))
+    yield "Backends not built (no Ollama build turns them on): " + (", ".join(not_built) or "none")
     shared = {d: sorted(u) for d, u in c.shared_dirs.items() if d not in c.backends}
     for directory, users in sorted(shared.items()):
-        lines.append(f"  ggml/src/ggml-{directory}/ is compiled by {', '.join(users)} too")
-    lines.append("Upstream directories cut out of Ollama's build:")
+        yield f"  ggml/src/ggml-{directory}/ is compiled by {', '.join(users)} too"
+
+
+def _explain_off_dirs(c: Consumers) -> Iterator[str]:
+    """The directories cut out of the build, with the option that cuts each and why it is off."""
+    yield "Upstream directories cut out of Ollama's build:"
     for directory, option in c.off_dirs.items():
         settings = c.options.get(option, ())
         how = (
-            f"Ollama sets it {settings[0].value} at {where([s.ref for s in settings])}"
+            f"Ollama sets it {settings[0].value} at {_where([s.ref for s in settings])}"
             if settings
             else "upstream's default is OFF and Ollama does not set it"
         )
-        lines.append(f"  {directory}/ (needs {option}: {how})")
+        yield f"  {directory}/ (needs {option}: {how})"
     if not c.off_dirs:
-        lines.append("  none")
-    lines.append(f"Cache variables Ollama sets: {len(c.options)}")
+        yield "  none"
+
+
+def _explain_options(c: Consumers) -> Iterator[str]:
+    """The cache variables Ollama sets, with their values and where."""
+    yield f"Cache variables Ollama sets: {len(c.options)}"
     for name, settings in c.options.items():
         if SETTABLE.fullmatch(name):
             values = ", ".join(dict.fromkeys(s.value for s in settings))
-            lines.append(f"  {name}={values} ({where([s.ref for s in settings], 2)})")
-    lines.append(f"Compat sources read: {', '.join(c.compat_sources) or 'none'}")
-    lines.append(
-        f"Upstream headers they include ({len(c.headers)}): " + (", ".join(sorted(c.headers)) or "none")
-    )
-    lines.append(
+            yield f"  {name}={values} ({_where([s.ref for s in settings], 2)})"
+
+
+def _explain_compat(c: Consumers) -> Iterator[str]:
+    """What the compat sources read of upstream: headers, names, strings."""
+    yield f"Compat sources read: {', '.join(c.compat_sources) or 'none'}"
+    yield f"Upstream headers they include ({len(c.headers)}): " + (", ".join(sorted(c.headers)) or "none")
+    yield (
         f"Upstream names they use ({len(c.names)}): "
         + ", ".join(sorted(c.names)[:60])
         + (" ..." if len(c.names) > 60 else "")
     )
-    lines.append(f"String literals they hold: {len(c.strings)}")
-    lines.append(
-        "llama-server endpoints Ollama requests: "
-        + (", ".join(f"{e} ({where(r, 1)})" for e, r in c.endpoints.items()) or "none")
+    yield f"String literals they hold: {len(c.strings)}"
+
+
+def _explain_server(c: Consumers) -> Iterator[str]:
+    """What Ollama's Go code relies on of llama-server: endpoints, JSON fields, flags."""
+    yield "llama-server endpoints Ollama requests: " + (
+        ", ".join(f"{e} ({_where(r, 1)})" for e, r in c.endpoints.items()) or "none"
     )
-    lines.append("JSON fields Ollama sends: " + (", ".join(c.request_fields) or "none"))
-    lines.append("JSON fields Ollama reads: " + (", ".join(c.response_fields) or "none"))
-    lines.append("llama-server flags Ollama passes: " + (", ".join(c.flags) or "none"))
-    return "\n".join(lines) + "\n"
+    yield "JSON fields Ollama sends: " + (", ".join(c.request_fields) or "none")
+    yield "JSON fields Ollama reads: " + (", ".join(c.response_fields) or "none")
+    yield "llama-server flags Ollama passes: " + (", ".join(c.flags) or "none")
+
+
+_EXPLAINED = (
+    _explain_backends,
+    _explain_unbuilt,
+    _explain_off_dirs,
+    _explain_options,
+    _explain_compat,
+    _explain_server,
+)
