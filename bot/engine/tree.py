@@ -48,35 +48,16 @@ class NoFit(Exception):
 
 def apply_exact(tree: Tree, fp: FilePatch) -> tuple[dict[str, bytes | None], list[Placement]]:
     """Apply one file change the way `git apply` does; raises NoFit with the reason."""
-    current = tree.read(fp.old_path) if fp.old_path else None
-    if fp.is_new and tree.read(fp.new_path or "") is not None:
-        raise NoFit(f"{fp.new_path} already exists upstream")
-    if not fp.is_new and current is None:
-        raise NoFit(f"{fp.old_path} does not exist upstream")
+    current = _current(tree, fp)
     changes: dict[str, bytes | None] = {}
     if fp.old_path and fp.new_path and fp.old_path != fp.new_path:
         changes[fp.old_path] = None
     if fp.is_binary:
-        payload = binary_payload(fp)
-        if payload is None:
-            raise PatchError(f"{fp.path}: binary change without data ('Binary files differ')")
-        if fp.index_old and current is not None and not str(pygit2.hash(current)).startswith(fp.index_old):
-            raise NoFit(f"binary file {fp.path} is not the one the patch was made against")
-        kind, data = payload
-        result = data if kind == "literal" else apply_delta(current or b"", data)
-        if fp.new_path:
-            changes[fp.new_path] = result
-        else:
-            changes[fp.old_path or ""] = None
+        path, data = _binary_result(fp, current)
+        changes[path] = data
         return changes, []
     image = lines_of(current)
-    placements = []
-    for number, hunk in enumerate(fp.hunks, 1):
-        placement = find_exact(image, hunk)
-        if placement is None:
-            raise NoFit(f"hunk {number} of {fp.path} does not match")
-        image[placement.start : placement.start + len(hunk.before)] = hunk.after
-        placements.append(placement)
+    placements = _place_hunks(image, fp)
     if fp.is_deleted:
         if image:
             raise NoFit(f"{fp.old_path} has content the deletion does not cover")
@@ -86,30 +67,73 @@ def apply_exact(tree: Tree, fp: FilePatch) -> tuple[dict[str, bytes | None], lis
     return changes, placements
 
 
+def _current(tree: Tree, fp: FilePatch) -> bytes | None:
+    """The file the change applies to (None for a new file); NoFit when a new file exists already or the
+    changed one is missing."""
+    current = tree.read(fp.old_path) if fp.old_path else None
+    if fp.is_new and tree.read(fp.new_path or "") is not None:
+        raise NoFit(f"{fp.new_path} already exists upstream")
+    if not fp.is_new and current is None:
+        raise NoFit(f"{fp.old_path} does not exist upstream")
+    return current
+
+
+def _binary_result(fp: FilePatch, current: bytes | None) -> tuple[str, bytes | None]:
+    """The path a binary change writes and its new content (None: deleted); NoFit when the file is not the
+    one the patch was made against."""
+    payload = binary_payload(fp)
+    if payload is None:
+        raise PatchError(f"{fp.path}: binary change without data ('Binary files differ')")
+    if fp.index_old and current is not None and not str(pygit2.hash(current)).startswith(fp.index_old):
+        raise NoFit(f"binary file {fp.path} is not the one the patch was made against")
+    kind, data = payload
+    result = data if kind == "literal" else apply_delta(current or b"", data)
+    return (fp.new_path, result) if fp.new_path else (fp.old_path or "", None)
+
+
+def _place_hunks(image: list[bytes], fp: FilePatch) -> list[Placement]:
+    """Each hunk placed exactly in turn, the image changed as it goes; NoFit for the first that does not match."""
+    placements = []
+    for number, hunk in enumerate(fp.hunks, 1):
+        placement = find_exact(image, hunk)
+        if placement is None:
+            raise NoFit(f"hunk {number} of {fp.path} does not match")
+        image[placement.start : placement.start + len(hunk.before)] = hunk.after
+        placements.append(placement)
+    return placements
+
+
+def _reversed(hunk: Hunk) -> Hunk:
+    """The hunk that undoes `hunk`."""
+    return Hunk(
+        hunk.new_start,
+        hunk.new_count,
+        hunk.old_start,
+        hunk.old_count,
+        hunk.section,
+        [Line({"+": "-", "-": "+"}.get(line.kind, " "), line.text) for line in hunk.lines],
+    )
+
+
 def reverse_applies(tree: Tree, pf: PatchFile) -> bool:
     """Whether the new upstream already has every change of the patch."""
-    for fp in pf.files:
-        if fp.is_binary:
+    return all(_has_change(tree, fp) for fp in pf.files)
+
+
+def _has_change(tree: Tree, fp: FilePatch) -> bool:
+    """Whether the tree already has this file's change: the file deleted, or every hunk undoable in turn."""
+    if fp.is_binary:
+        return False
+    if fp.is_deleted:
+        return tree.read(fp.old_path or "") is None
+    target = tree.read(fp.new_path) if fp.new_path else None
+    if target is None:
+        return False
+    image = lines_of(target)
+    for hunk in fp.hunks:
+        reverse = _reversed(hunk)
+        placement = find_exact(image, reverse)
+        if placement is None:
             return False
-        target = tree.read(fp.new_path) if fp.new_path else None
-        if fp.is_deleted:
-            if tree.read(fp.old_path or "") is not None:
-                return False
-            continue
-        if target is None:
-            return False
-        image = lines_of(target)
-        for hunk in fp.hunks:
-            reverse = Hunk(
-                hunk.new_start,
-                hunk.new_count,
-                hunk.old_start,
-                hunk.old_count,
-                hunk.section,
-                [Line({"+": "-", "-": "+"}.get(line.kind, " "), line.text) for line in hunk.lines],
-            )
-            placement = find_exact(image, reverse)
-            if placement is None:
-                return False
-            image[placement.start : placement.start + len(reverse.before)] = reverse.after
+        image[placement.start : placement.start + len(reverse.before)] = reverse.after
     return True
