@@ -12,7 +12,7 @@ from bot.hunks import (
     find_exact,
     relocate,
 )
-from bot.merge import Overlap, merge
+from bot.merge import Merged, Overlap, Placed, merge
 from bot.model import HunkResult
 from bot.patchfile import (
     FilePatch,
@@ -42,23 +42,39 @@ def exact_outcome(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
 
 def three_way(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
     """The file merged edit by edit (bot/merge.py); None when an edit overlaps upstream's."""
+    inputs = _merge_inputs(ctx, fp)
+    if inputs is None:
+        return None
+    path, base, theirs = inputs
+    try:
+        ours_changes, placements = apply_exact(_single(path, base), fp)
+        ours = ours_changes[fp.new_path or path]
+        assert ours is not None
+        merged = merge(lines_of(base), lines_of(ours), lines_of(theirs))
+    except (NoFit, Overlap):
+        return None
+    hunks = _merged_hunks(ctx, fp, placements, merged, lines_of(theirs))
+    status = "relocated" if any(h.status == "relocated" for h in hunks) else "merged"
+    return FileOutcome(fp, status, _written(fp, b"".join(merged.lines)), hunks)
+
+
+def _merge_inputs(ctx: PinContext, fp: FilePatch) -> tuple[str, bytes, bytes] | None:
+    """The changed file's old path, the file the patch was written against and upstream's new one; None for
+    a change no merge can place (a new, deleted or binary file) or when either file is missing."""
     if fp.is_new or fp.is_deleted or fp.is_binary or not fp.old_path:
         return None
     base = ctx.old_blob(fp)
     theirs = ctx.new_tree.read(fp.old_path)
     if base is None or theirs is None:
         return None
-    try:
-        ours_changes, placements = apply_exact(_single(fp.old_path, base), fp)
-    except NoFit:
-        return None
-    ours = ours_changes[fp.new_path or fp.old_path]
-    assert ours is not None
-    try:
-        merged = merge(lines_of(base), lines_of(ours), lines_of(theirs))
-    except Overlap:
-        return None
-    upstream_image = lines_of(theirs)
+    return fp.old_path, base, theirs
+
+
+def _merged_hunks(
+    ctx: PinContext, fp: FilePatch, placements: list[Placement], merged: Merged, upstream_image: list[bytes]
+) -> list[HunkResult]:
+    """Each hunk's result in the merged file: where its edits went (`placements` are where it applied to
+    the base, each hunk after the ones before it), and the notes of the rules that placed them."""
     hunks = []
     grown = 0
     for h, placement in zip(fp.hunks, placements):
@@ -66,35 +82,37 @@ def three_way(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
         grown += len(h.after) - len(h.before)
         own = [p for p in merged.ours if start <= p.edit.start and p.edit.end <= start + len(h.before)]
         at = own[0].at - (own[0].edit.start - start) + 1 if own else h.new_start
-        exact = find_exact(upstream_image, h)
-        if exact is not None:  # this hunk alone still fits: only its neighbours needed the merge
-            hunks.append(
-                HunkResult(
-                    fp.path,
-                    h.old_start,
-                    at,
-                    "clean" if exact.offset == 0 else "offset",
-                    patch_line=h.header_line,
-                )
-            )
-            continue
-        notes = list(dict.fromkeys(n for p in own for n in p.notes))
-        hunks.append(
-            HunkResult(
-                fp.path,
-                h.old_start,
-                at,
-                "relocated" if notes else "merged",
-                ctx.commits_near(fp.old_path, at, len(h.after), h),
-                "; ".join(notes),
-                patch_line=h.header_line,
-            )
-        )
-    changes: dict[str, bytes | None] = {fp.new_path or fp.old_path: b"".join(merged.lines)}
+        hunks.append(_merged_hunk(ctx, fp, h, at, own, upstream_image))
+    return hunks
+
+
+def _merged_hunk(
+    ctx: PinContext, fp: FilePatch, h: Hunk, at: int, own: list[Placed], upstream_image: list[bytes]
+) -> HunkResult:
+    """One hunk's result: clean or offset when it alone still fits upstream (only its neighbours needed
+    the merge), else merged, or relocated when a rule moved its edits."""
+    exact = find_exact(upstream_image, h)
+    if exact is not None:
+        status = "clean" if exact.offset == 0 else "offset"
+        return HunkResult(fp.path, h.old_start, at, status, patch_line=h.header_line)
+    notes = list(dict.fromkeys(n for p in own for n in p.notes))
+    return HunkResult(
+        fp.path,
+        h.old_start,
+        at,
+        "relocated" if notes else "merged",
+        ctx.commits_near(fp.old_path, at, len(h.after), h),
+        "; ".join(notes),
+        patch_line=h.header_line,
+    )
+
+
+def _written(fp: FilePatch, data: bytes) -> dict[str, bytes | None]:
+    """The changes a file's new content makes: written at its new path, its old path gone when renamed."""
+    changes: dict[str, bytes | None] = {fp.new_path or fp.old_path or "": data}
     if fp.new_path and fp.new_path != fp.old_path:
-        changes[fp.old_path] = None
-    status = "relocated" if any(h.status == "relocated" for h in hunks) else "merged"
-    return FileOutcome(fp, status, changes, hunks)
+        changes[fp.old_path or ""] = None
+    return changes
 
 
 def _single(path: str, data: bytes) -> Tree:
@@ -107,75 +125,87 @@ def relocated(ctx: PinContext, fp: FilePatch) -> FileOutcome:
     """Place each hunk on its own: exactly if it can, else with tolerance, else say why not."""
     current = ctx.new_tree.read(fp.old_path) if fp.old_path else None
     if fp.is_new or current is None:
-        why = (
-            f"{fp.new_path} already exists upstream"
-            if fp.is_new
-            else f"{fp.old_path} does not exist at the new ref (removed or renamed upstream)"
-        )
-        failed = [
-            HunkResult(fp.path, h.old_start, h.new_start, "conflict", [], why, h.header_line)
-            for h in fp.hunks
-        ]
-        return FileOutcome(fp, "conflict", {}, failed, why)
+        return _missing_file(fp)
     image = lines_of(current)
+    hunks, reasons = _placed_hunks(ctx, fp, image)
+    if reasons:
+        return FileOutcome(fp, "conflict", {}, hunks, "; ".join(reasons))
+    changes: dict[str, bytes | None] = (
+        {fp.old_path or "": None} if fp.is_deleted else _written(fp, b"".join(image))
+    )
+    return FileOutcome(fp, "relocated", changes, hunks, "")
+
+
+def _placed_hunks(ctx: PinContext, fp: FilePatch, image: list[bytes]) -> tuple[list[HunkResult], list[str]]:
+    """Each hunk placed in turn on the image, changing it: exactly, else relocated, else in conflict; and
+    the reason of each conflict."""
     hunks: list[HunkResult] = []
     reasons = []
     for number, hunk in enumerate(fp.hunks, 1):
-        exact = find_exact(image, hunk)
-        if exact is not None:
-            image[exact.start : exact.start + len(hunk.before)] = hunk.after
-            hunks.append(
-                HunkResult(
-                    fp.path,
-                    hunk.old_start,
-                    exact.start + 1,
-                    "clean" if exact.offset == 0 else "offset",
-                    patch_line=hunk.header_line,
-                )
-            )
-            continue
-        found = relocate(image, hunk)
-        if found is not None:
-            placement, replacement = found
-            length = len([line for line in hunk.lines if line.kind != "+"]) - placement.fuzz
-            image[placement.start : placement.start + length] = replacement
-            hunks.append(
-                HunkResult(
-                    fp.path,
-                    hunk.old_start,
-                    placement.start + 1,
-                    "relocated",
-                    ctx.commits_near(fp.old_path, placement.start + 1, len(replacement), hunk),
-                    _relocation_note(placement),
-                    hunk.header_line,
-                )
-            )
-            continue
-        reason = _conflict_note(image, hunk, number, ctx.new_ref, fp.old_path or "")
-        reasons.append(reason)
-        candidate = best_candidate(image, hunk)
-        near = candidate[0] + 1 if candidate else hunk.new_start
-        hunks.append(
-            HunkResult(
-                fp.path,
-                hunk.old_start,
-                near,
-                "conflict",
-                ctx.commits_near(fp.old_path, near, len(hunk.before), hunk),
-                reason,
-                hunk.header_line,
-            )
-        )
-    status = "conflict" if reasons else "relocated"
-    changes: dict[str, bytes | None] = {}
-    if not reasons:
-        if fp.is_deleted:
-            changes[fp.old_path or ""] = None
-        else:
-            changes[fp.new_path or ""] = b"".join(image)
-            if fp.new_path != fp.old_path:
-                changes[fp.old_path or ""] = None
-    return FileOutcome(fp, status, changes, hunks, "; ".join(reasons))
+        placed = _exact_hunk(fp, image, hunk) or _relocated_hunk(ctx, fp, image, hunk)
+        if placed is None:
+            reason = _conflict_note(image, hunk, number, ctx.new_ref, fp.old_path or "")
+            reasons.append(reason)
+            placed = _conflict_hunk(ctx, fp, image, hunk, reason)
+        hunks.append(placed)
+    return hunks, reasons
+
+
+def _missing_file(fp: FilePatch) -> FileOutcome:
+    """Every hunk in conflict: the file the patch creates exists upstream, or the one it changes is gone."""
+    why = (
+        f"{fp.new_path} already exists upstream"
+        if fp.is_new
+        else f"{fp.old_path} does not exist at the new ref (removed or renamed upstream)"
+    )
+    failed = [
+        HunkResult(fp.path, h.old_start, h.new_start, "conflict", [], why, h.header_line) for h in fp.hunks
+    ]
+    return FileOutcome(fp, "conflict", {}, failed, why)
+
+
+def _exact_hunk(fp: FilePatch, image: list[bytes], hunk: Hunk) -> HunkResult | None:
+    """The hunk applied where git apply would put it, the image changed; None when it does not fit."""
+    exact = find_exact(image, hunk)
+    if exact is None:
+        return None
+    image[exact.start : exact.start + len(hunk.before)] = hunk.after
+    status = "clean" if exact.offset == 0 else "offset"
+    return HunkResult(fp.path, hunk.old_start, exact.start + 1, status, patch_line=hunk.header_line)
+
+
+def _relocated_hunk(ctx: PinContext, fp: FilePatch, image: list[bytes], hunk: Hunk) -> HunkResult | None:
+    """The hunk applied by tolerant relocation, the image changed; None when it cannot be placed."""
+    found = relocate(image, hunk)
+    if found is None:
+        return None
+    placement, replacement = found
+    length = len([line for line in hunk.lines if line.kind != "+"]) - placement.fuzz
+    image[placement.start : placement.start + length] = replacement
+    return HunkResult(
+        fp.path,
+        hunk.old_start,
+        placement.start + 1,
+        "relocated",
+        ctx.commits_near(fp.old_path, placement.start + 1, len(replacement), hunk),
+        _relocation_note(placement),
+        hunk.header_line,
+    )
+
+
+def _conflict_hunk(ctx: PinContext, fp: FilePatch, image: list[bytes], hunk: Hunk, reason: str) -> HunkResult:
+    """The hunk in conflict, at the best candidate place (else where it expected to be)."""
+    candidate = best_candidate(image, hunk)
+    near = candidate[0] + 1 if candidate else hunk.new_start
+    return HunkResult(
+        fp.path,
+        hunk.old_start,
+        near,
+        "conflict",
+        ctx.commits_near(fp.old_path, near, len(hunk.before), hunk),
+        reason,
+        hunk.header_line,
+    )
 
 
 def _relocation_note(p: Placement) -> str:
