@@ -4,6 +4,7 @@ upstream's, the result checked for collisions with what upstream added at the sa
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from bot import obsolete
 from bot.engine.context import FileOutcome, PinContext, note
@@ -46,31 +47,64 @@ def place(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResult
     enum values it adds renumbered past upstream's, then the result checked for collisions with upstream;
     the tree takes the changes only when the patch applies."""
     outcomes = [exact_outcome(ctx, fp) for fp in pf.files]
-    if None in outcomes and reverse_applies(ctx.new_tree, pf):
-        return _already_there(ctx, path, pf, [])
-    binary = next((fp for fp, o in zip(pf.files, outcomes) if o is None and fp.is_binary), None)
-    if binary is not None:
-        return PatchResult(
-            path,
-            "error",
-            f"The binary change to {binary.path} no longer applies as it is: "
-            "binary patches cannot be rebuilt, make it again against the new ref.",
-        )
+    unplaceable = _unplaceable(ctx, path, pf, outcomes)
+    if unplaceable is not None:
+        return unplaceable
     resolved = [o if o is not None else _rebuilt(ctx, fp) for fp, o in zip(pf.files, outcomes)]
     hunks = [h for o in resolved for h in o.hunks]
     if any(o.status == "conflict" for o in resolved):
-        failed = [h for h in hunks if h.status == "conflict"]
-        first = next(o.reason for o in resolved if o.status == "conflict")
-        return PatchResult(
-            path,
-            "conflict",
-            f"{len(failed)} of {len(hunks)} hunks cannot be placed on {ctx.new_ref}: {first}.",
-            None,
-            hunks,
-        )
+        return _in_conflict(ctx, path, resolved, hunks)
     changes: dict[str, bytes | None] = {}
     for o in resolved:
         changes.update(o.changes)
+    return _checked(ctx, path, pf, data, resolved, hunks, changes)
+
+
+def _unplaceable(
+    ctx: PinContext, path: str, pf: PatchFile, outcomes: list[FileOutcome | None]
+) -> PatchResult | None:
+    """The result of a patch some file of which does not apply exactly and that no rebuild is for: its
+    change is already there, or a binary file changed; None when rebuilding may place it."""
+    if None in outcomes and reverse_applies(ctx.new_tree, pf):
+        return _already_there(ctx, path, pf, [])
+    binary = next((fp for fp, o in zip(pf.files, outcomes) if o is None and fp.is_binary), None)
+    if binary is None:
+        return None
+    return PatchResult(
+        path,
+        "error",
+        f"The binary change to {binary.path} no longer applies as it is: "
+        "binary patches cannot be rebuilt, make it again against the new ref.",
+    )
+
+
+def _in_conflict(
+    ctx: PinContext, path: str, resolved: list[FileOutcome], hunks: list[HunkResult]
+) -> PatchResult:
+    """A patch some hunk of which found no place: how many, and the first file's reason."""
+    failed = [h for h in hunks if h.status == "conflict"]
+    first = next(o.reason for o in resolved if o.status == "conflict")
+    return PatchResult(
+        path,
+        "conflict",
+        f"{len(failed)} of {len(hunks)} hunks cannot be placed on {ctx.new_ref}: {first}.",
+        None,
+        hunks,
+    )
+
+
+def _checked(
+    ctx: PinContext,
+    path: str,
+    pf: PatchFile,
+    data: bytes,
+    resolved: list[FileOutcome],
+    hunks: list[HunkResult],
+    changes: dict[str, bytes | None],
+) -> PatchResult:
+    """A patch whose every hunk found a place, after the checks on the placed result: its enum values
+    renumbered (or why they cannot be), questions about code upstream copied, collisions with upstream's
+    entries; the tree takes the changes when the patch still changes something."""
     unmovable = _renumber(ctx, resolved, changes)
     if unmovable:
         return _unplaced(path, hunks, unmovable, f"Cannot be rebuilt: {unmovable}.")
@@ -109,11 +143,21 @@ def _sections(
             clashes += [
                 f"{fp.new_path}: {c}" for c in collisions(lines_of(after), added_lines(before, after))
             ]
-        if o.status == "clean" or fp.is_binary:
-            sections.append(fp.raw)
-        elif before != after or fp.old_path != fp.new_path or fp.old_mode != fp.new_mode:
-            sections.append(file_section(fp, before, after))
+        section = _section(o, before, after)
+        if section is not None:
+            sections.append(section)
     return sections, clashes
+
+
+def _section(o: FileOutcome, before: bytes | None, after: bytes | None) -> bytes | None:
+    """The file's section of the rebuilt patch: as it was when clean or binary, else written anew from
+    upstream's file and the placed one; None when the file no longer changes anything."""
+    fp = o.fp
+    if o.status == "clean" or fp.is_binary:
+        return fp.raw
+    if before != after or fp.old_path != fp.new_path or fp.old_mode != fp.new_mode:
+        return file_section(fp, before, after)
+    return None
 
 
 def _placed(
@@ -165,12 +209,32 @@ def _placed(
 SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".h", ".hpp", ".m", ".mm", ".go")  # Ollama's compat sources
 
 
+_Image = tuple[FileOutcome, list[bytes], set[int]]  # a placed file: its outcome, its lines, the added ones
+
+
 def _renumber(ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, bytes | None]) -> str | None:
     """Moves each enum value the patch adds that upstream now uses to the next free one (hunks.renumber),
     in `changes` and in the notes of the hunk it is in. Where the patch writes the old value elsewhere, a
     line naming the entry is renumbered too; any other line, or a line of Ollama's compat sources that
     writes the old value for the entry, is returned as the reason the patch cannot be rebuilt."""
-    images: dict[str, tuple[FileOutcome, list[bytes], set[int]]] = {}
+    images, moves = _renumbered(ctx, resolved, changes)
+    entries = {(p, m.line) for p, m in moves}
+    for path, move in moves:
+        note(images[path][0], move.line, move.note, _commits_taking(ctx, path, move))
+        unmovable = _follow_move(images, entries, path, move) or _local_use(ctx, path, move)
+        if unmovable:
+            return unmovable
+    for path, (o, image, _) in images.items():
+        if o.status == "relocated":
+            changes[path] = b"".join(image)
+    return None
+
+
+def _renumbered(
+    ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, bytes | None]
+) -> tuple[dict[str, _Image], list[tuple[str, Renumbered]]]:
+    """Each placed text file with its added enum values moved past upstream's, and the moves (path, move)."""
+    images: dict[str, _Image] = {}
     moves: list[tuple[str, Renumbered]] = []
     for o in resolved:
         after = changes.get(o.fp.new_path) if o.fp.new_path and not o.fp.is_binary else None
@@ -181,32 +245,39 @@ def _renumber(ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, b
         image, moved = renumber(lines_of(after), added)
         images[o.fp.new_path or ""] = (o, image, added)
         moves += [(o.fp.new_path or "", m) for m in moved]
-    entries = {(p, m.line) for p, m in moves}
-    for path, move in moves:
-        note(images[path][0], move.line, move.note, _commits_taking(ctx, path, move))
-        for other, (o, image, added) in images.items():
-            for j in sorted(added):
-                if (other, j) in entries or not mentions_value(image[j], move.old):
-                    continue
-                if move.name.encode() not in image[j]:
-                    return (
-                        f"{path}: {move.clash}, but the patch also writes {move.old} at {other}:{j + 1} "
-                        f"(`{image[j].strip().decode(errors='replace')}`): renumber them by hand"
-                    )
-                image[j] = re.sub(
-                    rb"(?<![\w.])" + str(move.old).encode() + rb"(?![\w.])", str(move.new).encode(), image[j]
+    return images, moves
+
+
+def _follow_move(
+    images: dict[str, _Image], entries: set[tuple[str, int]], path: str, move: Renumbered
+) -> str | None:
+    """The other added lines that write the moved value, renumbered when they name the entry; the reason
+    the patch cannot be rebuilt at the first that does not."""
+    for other, (o, image, added) in images.items():
+        for j in sorted(added):
+            if (other, j) in entries or not mentions_value(image[j], move.old):
+                continue
+            if move.name.encode() not in image[j]:
+                return (
+                    f"{path}: {move.clash}, but the patch also writes {move.old} at {other}:{j + 1} "
+                    f"(`{image[j].strip().decode(errors='replace')}`): renumber them by hand"
                 )
-                note(o, j, f"{move.old} renumbered to {move.new} like {move.name}")
-        for local, data in ctx.local_sources.items():
-            for j, line in enumerate(lines_of(data)):
-                if move.name.encode() in line and mentions_value(line, move.old):
-                    return (
-                        f"{path}: {move.clash}, but Ollama's {local}:{j + 1} writes {move.old} for {move.name} "
-                        f"(`{line.strip().decode(errors='replace')}`): renumber them by hand"
-                    )
-    for path, (o, image, _) in images.items():
-        if o.status == "relocated":
-            changes[path] = b"".join(image)
+            image[j] = re.sub(
+                rb"(?<![\w.])" + str(move.old).encode() + rb"(?![\w.])", str(move.new).encode(), image[j]
+            )
+            note(o, j, f"{move.old} renumbered to {move.new} like {move.name}")
+    return None
+
+
+def _local_use(ctx: PinContext, path: str, move: Renumbered) -> str | None:
+    """Why the move breaks Ollama's own sources: a line of them that writes the old value for the entry."""
+    for local, data in ctx.local_sources.items():
+        for j, line in enumerate(lines_of(data)):
+            if move.name.encode() in line and mentions_value(line, move.old):
+                return (
+                    f"{path}: {move.clash}, but Ollama's {local}:{j + 1} writes {move.old} for {move.name} "
+                    f"(`{line.strip().decode(errors='replace')}`): renumber them by hand"
+                )
     return None
 
 
@@ -214,32 +285,65 @@ def _ask_about_copies(ctx: PinContext, outcome: FileOutcome, changes: dict[str, 
     """A question in the detail of each hunk whose surroundings upstream copied elsewhere in the file (they
     appear more often in the new upstream file than in the old one): the copy may need the change too,
     which only a person can say: a merged hunk asking it makes the patch fuzzy, not regenerated."""
-    fp = outcome.fp
-    if fp.is_binary or fp.is_new or not fp.old_path or not fp.new_path or changes.get(fp.new_path) is None:
+    texts = _copy_texts(ctx, outcome.fp, changes)
+    if texts is None:
         return
+    old, new, placed = texts
+    image = lines_of(placed)
+    files = _Copies(
+        image, added_lines(new, placed), *([norm(x) for x in lines_of(d)] for d in (old, new, placed))
+    )
+    for hunk, result in zip(outcome.fp.hunks, outcome.hunks):
+        copies = files.of_site(hunk, result.new_line - 1)
+        if copies:
+            _ask(outcome, result, copies)
+
+
+@dataclass(frozen=True)
+class _Copies:
+    """A placed file, for finding where upstream copied a hunk's surroundings: its lines, the ones the
+    patch added, and (through `norm`) the file the patch was written against, upstream's, the placed one."""
+
+    image: list[bytes]
+    added: set[int]
+    old: list[bytes]
+    new: list[bytes]
+    patched: list[bytes]
+
+    def of_site(self, hunk: Hunk, start: int) -> list[int]:
+        """Where else in the placed file the hunk's surroundings (upstream's lines at the hunk's site from
+        0-based `start`) appear, when upstream made more copies of them than the old file had."""
+        site = range(start, start + len(hunk.after))
+        around = [self.image[i] for i in site if i < len(self.image) and i not in self.added]
+        if len(copies_of(self.new, around)) <= len(copies_of(self.old, hunk.before)):
+            return []
+        return [i for i in copies_of(self.patched, around) if not site.start - len(around) < i < site.stop]
+
+
+def _copy_texts(
+    ctx: PinContext, fp: FilePatch, changes: dict[str, bytes | None]
+) -> tuple[bytes, bytes, bytes] | None:
+    """The file the patch was written against, upstream's new one and the placed one; None for a change
+    that copies cannot matter to (binary, new, deleted) or when a text is missing."""
+    if fp.is_binary or fp.is_new or not fp.old_path or not fp.new_path or changes.get(fp.new_path) is None:
+        return None
     old, new = ctx.old_blob(fp), ctx.new_tree.read(fp.old_path)
     if old is None or new is None:
-        return
-    image = lines_of(changes[fp.new_path] or b"")
-    old_image, new_image, patched = (
-        [norm(x) for x in lines_of(data)] for data in (old, new, b"".join(image))
+        return None
+    return old, new, changes[fp.new_path] or b""
+
+
+def _ask(outcome: FileOutcome, result: HunkResult, copies: list[int]) -> None:
+    """The question whether the copies at `copies` (0-based lines) need the hunk too; a merged hunk asking
+    it is relocated, and so is its file."""
+    lines = ", ".join(str(i + 1) for i in copies)
+    question = (
+        f"the hooked code now also appears at line{'s' if len(copies) > 1 else ''} {lines}: "
+        "does it need the hook too?"
     )
-    added = added_lines(new, changes[fp.new_path] or b"")
-    for hunk, result in zip(fp.hunks, outcome.hunks):
-        site = range(result.new_line - 1, result.new_line - 1 + len(hunk.after))
-        around = [image[i] for i in site if i < len(image) and i not in added]  # upstream's version of it
-        if len(copies_of(new_image, around)) <= len(copies_of(old_image, hunk.before)):
-            continue
-        copies = [i for i in copies_of(patched, around) if not site.start - len(around) < i < site.stop]
-        if copies:
-            lines = ", ".join(str(i + 1) for i in copies)
-            question = (
-                f"the hooked code now also appears at line{'s' if len(copies) > 1 else ''} {lines}: "
-                "does it need the hook too?"
-            )
-            result.detail = "; ".join(filter(None, [result.detail, question]))
-            if result.status == "merged":
-                result.status = outcome.status = "relocated"
+    result.detail = "; ".join(filter(None, [result.detail, question]))
+    if result.status == "merged":
+        result.status = outcome.status = "relocated"
 
 
 def _commits_taking(ctx: PinContext, path: str, move: Renumbered) -> list[Commit]:
@@ -279,31 +383,28 @@ def _commits_of_change(ctx: PinContext, pf: PatchFile) -> list[Commit]:
     upstream = Tree(ctx.new_tree.base)
     found: list[Commit] = []
     for fp in pf.files:
-        image = lines_of(upstream.read(fp.new_path)) if fp.new_path and not fp.is_binary else []
+        if not fp.new_path:
+            continue
+        image = lines_of(upstream.read(fp.new_path)) if not fp.is_binary else []
         for hunk in fp.hunks:
-            post = [line for line in hunk.lines if line.kind != "-"]
-            added = [i for i, line in enumerate(post) if line.kind == "+"]
-            at = find_exact(
-                image,
-                Hunk(
-                    hunk.new_start,
-                    hunk.new_count,
-                    hunk.new_start,
-                    hunk.new_count,
-                    hunk.section,
-                    [Line(" ", line.text) for line in post],
-                ),
-            )
-            if at is None or not fp.new_path:
-                continue
-            removed = [line.text for line in hunk.lines if line.kind == "-"]
-            start, end = (
-                (at.start + added[0] + 1, at.start + added[-1] + 1) if added else (at.start + 1, at.start)
-            )
-            found += [
-                c for c in ctx.history.commits_for_lines(fp.new_path, start, end, removed) if c not in found
-            ]
+            found += [c for c in _commits_of_hunk(ctx, fp.new_path, image, hunk) if c not in found]
     return found
+
+
+def _commits_of_hunk(ctx: PinContext, path: str, image: list[bytes], hunk: Hunk) -> list[Commit]:
+    """The commits behind one hunk's change in upstream's file: its added lines where the hunk's
+    postimage stands now, or the lines it removes; none when its postimage is not there."""
+    post = [line for line in hunk.lines if line.kind != "-"]
+    as_context = [Line(" ", line.text) for line in post]
+    at = find_exact(
+        image, Hunk(hunk.new_start, hunk.new_count, hunk.new_start, hunk.new_count, hunk.section, as_context)
+    )
+    if at is None:
+        return []
+    added = [i for i, line in enumerate(post) if line.kind == "+"]
+    removed = [line.text for line in hunk.lines if line.kind == "-"]
+    start, end = (at.start + added[0] + 1, at.start + added[-1] + 1) if added else (at.start + 1, at.start)
+    return ctx.history.commits_for_lines(path, start, end, removed)
 
 
 def all_clean(result: PatchResult, fp: FilePatch) -> bool:
