@@ -101,17 +101,32 @@ def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> Pat
             lambda p: commits_at(ctx, p.file, p.lines),
         )
     rest = obsolete.without(pf, {(p.file, p.index) for p in assessment.provided})
-    rest, uses = identifiers.adapt(
-        rest,
-        _removed_declarations(ctx, rest),
-        {
-            fp.old_path: ctx.old_tree.read(fp.old_path) if ctx.old_tree else None
-            for fp in rest.files
-            if fp.old_path
-        },
-    )
+    rest, uses = identifiers.adapt(rest, _removed_declarations(ctx, rest), _old_files(ctx, rest))
     if not assessment.provided and not uses:
         return place(ctx, path, pf, data)
+    return _amended(ctx, path, pf, data, assessment, rest, uses)
+
+
+def _old_files(ctx: PinContext, pf: PatchFile) -> dict[str, bytes | None]:
+    """Each changed file as the old stacked tree has it (None without an old tree)."""
+    return {
+        fp.old_path: ctx.old_tree.read(fp.old_path) if ctx.old_tree else None
+        for fp in pf.files
+        if fp.old_path
+    }
+
+
+def _amended(
+    ctx: PinContext,
+    path: str,
+    pf: PatchFile,
+    data: bytes,
+    assessment: obsolete.Assessment,
+    rest: PatchFile,
+    uses: list[identifiers.Use],
+) -> PatchResult:
+    """The patch without what upstream provides and with the names it renamed (`rest`) placed, its result
+    saying what was dropped and renamed; a fuzzy one's new text made of `rest`'s files."""
     before = {fp.path: ctx.new_tree.read(fp.old_path) if fp.old_path else None for fp in rest.files}
     result = place(ctx, path, rest, data)
     for use in uses:
@@ -120,15 +135,22 @@ def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> Pat
     provided = [(p, commits_at(ctx, p.file, p.lines)) for p in assessment.provided]
     amended = obsolete.amend(result, ctx.new_ref, [fp.path for fp in pf.files], provided, uses)
     if amended.status == "fuzzy":
-        unchanged = {id(fp) for fp in pf.files}
-        sections = [
-            fp.raw
-            if fp.is_binary or (id(fp) in unchanged and all_clean(amended, fp))
-            else file_section(fp, before[fp.path], ctx.new_tree.read(fp.new_path) if fp.new_path else None)
-            for fp in rest.files
-        ]
-        amended.new_text = render(rest, sections)
+        amended.new_text = render(rest, _sections(ctx, pf, rest, amended, before))
     return amended
+
+
+def _sections(
+    ctx: PinContext, pf: PatchFile, rest: PatchFile, amended: PatchResult, before: dict[str, bytes | None]
+) -> list[bytes]:
+    """`rest`'s file sections: a binary file, or one the amendment left as it was and whose hunks are all
+    clean, as written; any other made again from upstream's file (`before`) and the placed one."""
+    unchanged = {id(fp) for fp in pf.files}
+    return [
+        fp.raw
+        if fp.is_binary or (id(fp) in unchanged and all_clean(amended, fp))
+        else file_section(fp, before[fp.path], ctx.new_tree.read(fp.new_path) if fp.new_path else None)
+        for fp in rest.files
+    ]
 
 
 def _file_sides(ctx: PinContext, pf: PatchFile) -> dict[str, obsolete.FileSides]:
