@@ -26,16 +26,19 @@ def file_section(fp: FilePatch, before: bytes | None, after: bytes | None) -> by
         context_lines=context_width(fp),
     ).data
     body = diff[diff.find(b"\n@@") + 1 :] if b"\n@@" in diff else b""
-    header = []
-    for line in fp.header:
-        if line.startswith(b"index ") and fp.index_old is not None:
-            width = len(fp.index_old)
-            old_id = "0" * width if before is None else str(pygit2.hash(before))[:width]
-            new_id = "0" * width if after is None else str(pygit2.hash(after))[:width]
-            suffix = line.rstrip(b"\r\n").split(b" ")[2:]
-            line = b" ".join([b"index", f"{old_id}..{new_id}".encode(), *suffix]) + b"\n"
-        header.append(line)
-    return b"".join(header) + body
+    return b"".join(_header_line(line, fp, before, after) for line in fp.header) + body
+
+
+def _header_line(line: bytes, fp: FilePatch, before: bytes | None, after: bytes | None) -> bytes:
+    """A header line of the rebuilt section: an `index` line names the new blobs (abbreviated as the
+    original was, zeros for a missing side, its mode kept); any other line as it was."""
+    if not line.startswith(b"index ") or fp.index_old is None:
+        return line
+    width = len(fp.index_old)
+    old_id = "0" * width if before is None else str(pygit2.hash(before))[:width]
+    new_id = "0" * width if after is None else str(pygit2.hash(after))[:width]
+    suffix = line.rstrip(b"\r\n").split(b" ")[2:]
+    return b" ".join([b"index", f"{old_id}..{new_id}".encode(), *suffix]) + b"\n"
 
 
 def context_width(fp: FilePatch) -> int:
