@@ -41,7 +41,8 @@ def check_pin(
     base's version file) against the new ref alone, the three-way merges using the patches' index blobs."""
     new_commit = _resolve(upstream, new_ref, pin.version_file)
     old_commit = _resolve(upstream, old_ref, f"{pin.version_file} at the base revision") if old_ref else None
-    history = History(upstream, old_commit or new_commit, new_commit)
+    base_commit = old_commit or new_commit
+    history = History(upstream, base_commit, new_commit)
     upstream.fetch_missing(history, _upstream_reads(head, pin))
     ctx = PinContext(
         pin,
@@ -52,18 +53,7 @@ def check_pin(
         Tree(GitSnapshot(upstream.repo, new_commit)),
         {p: head.read(p) or b"" for p in head.files(pin.patches) if p.endswith(SOURCE_SUFFIXES)},
     )
-    report = PinReport(
-        pin.name,
-        pin.version_file,
-        old_ref or new_ref,
-        new_ref,
-        str((old_commit or new_commit).id),
-        str(new_commit.id),
-        f"{upstream.web_url}/compare/{old_ref or new_ref}...{new_ref}",
-        len(history.between),
-        len(History(upstream, new_commit, old_commit or new_commit).between),
-    )
-    report.cmake_changed = _cmake_changed(old_commit or new_commit, new_commit)
+    report = _pin_report(pin, upstream, history, old_ref or new_ref, new_ref, base_commit, new_commit)
     stack = pin_stack(head, pin)
     report.patch_source = stack.origin
     for path in stack.paths:
@@ -72,32 +62,71 @@ def check_pin(
     return report, ctx
 
 
+def _pin_report(
+    pin: Pin,
+    upstream: Upstream,
+    history: History,
+    old_ref: str,
+    new_ref: str,
+    old_commit: pygit2.Commit,
+    new_commit: pygit2.Commit,
+) -> PinReport:
+    """The pin's report before its patches are checked: its refs, the commits between them either way,
+    the compare link and the build files the bump changes."""
+    report = PinReport(
+        pin.name,
+        pin.version_file,
+        old_ref,
+        new_ref,
+        str(old_commit.id),
+        str(new_commit.id),
+        f"{upstream.web_url}/compare/{old_ref}...{new_ref}",
+        len(history.between),
+        len(History(upstream, new_commit, old_commit).between),
+    )
+    report.cmake_changed = _cmake_changed(old_commit, new_commit)
+    return report
+
+
 def _confirm_with_git_apply(
     results: list[PatchResult], head: Snapshot, upstream: GitSnapshot, ref: str
 ) -> None:
     """Run the real `git apply` over the stack as CMake would apply it (the committed patches that apply, the
     rebuilt ones in their place); a patch git refuses is a conflict, whatever the engine thought of it."""
-    stack = [
-        (r.path, (r.new_text if r.status in REBUILT else head.read(r.path)) or b"")
-        for r in results
-        if r.status in REBUILT or r.status in ("clean", "offset")
-    ]
-    touched = set()
-    for _, text in stack:
-        try:
-            touched |= {p for fp in parse(text).files for p in (fp.old_path, fp.new_path) if p}
-        except PatchError:
-            continue
+    stack = _applied_stack(results, head)
+    touched = {p for _, text in stack for p in _paths_of(text)}
     files = {path: data for path in sorted(touched) if (data := upstream.read(path)) is not None}
     refused = gitapply.refusals(files, stack)
     for r in results:
         if r.path in refused:
-            what = "the rebuilt patch" if r.status in REBUILT else "it"
-            r.status, r.regenerated, r.new_text = "conflict", None, None
-            r.message = (
-                f"llama-bot placed its hunks, but the real `git apply` refuses {what} on {ref} in stack "
-                f"order ({refused[r.path]}): rebase it by hand."
-            )
+            _refuse(r, refused[r.path], ref)
+
+
+def _applied_stack(results: list[PatchResult], head: Snapshot) -> list[tuple[str, bytes]]:
+    """The stack CMake would apply: each patch that applies as committed, each rebuilt one's new text."""
+    return [
+        (r.path, (r.new_text if r.status in REBUILT else head.read(r.path)) or b"")
+        for r in results
+        if r.status in REBUILT or r.status in ("clean", "offset")
+    ]
+
+
+def _refuse(r: PatchResult, why: str, ref: str) -> None:
+    """The patch (or its rebuilt text) that `git apply` refuses in stack order: a conflict to rebase by hand."""
+    what = "the rebuilt patch" if r.status in REBUILT else "it"
+    r.status, r.regenerated, r.new_text = "conflict", None, None
+    r.message = (
+        f"llama-bot placed its hunks, but the real `git apply` refuses {what} on {ref} in stack "
+        f"order ({why}): rebase it by hand."
+    )
+
+
+def _paths_of(text: bytes) -> set[str]:
+    """The paths a patch changes (old and new); none for a malformed patch."""
+    try:
+        return {p for fp in parse(text).files for p in (fp.old_path, fp.new_path) if p}
+    except PatchError:
+        return set()
 
 
 def _cmake_changed(old: pygit2.Commit, new: pygit2.Commit) -> list[str]:
@@ -113,14 +142,7 @@ def _upstream_reads(head: Snapshot, pin: Pin) -> Callable[[str], bool]:
     from bot.review.cmake import CMAKE_FILES
     from bot.review.source import glob_match
 
-    patched: set[str] = set()
-    for path in pin_stack(head, pin).paths:
-        try:
-            patched |= {
-                p for fp in parse(head.read(path) or b"").files for p in (fp.old_path, fp.new_path) if p
-            }
-        except PatchError:
-            continue
+    patched = {p for path in pin_stack(head, pin).paths for p in _paths_of(head.read(path) or b"")}
     patched |= {h for p in list(patched) for h in identifiers.headers_of(p)}  # what bot/identifiers.py reads
     copied = tuple(f"{v.upstream}/{v.files}" for v in pin.vendored)  # compared with Ollama's copies
     return lambda path: path in patched or glob_match(path, CMAKE_FILES) or glob_match(path, copied)
@@ -214,13 +236,7 @@ def _analyse_pin(
     elsewhere = _fetched_elsewhere(base, pin) if old_ref else None
     if elsewhere is not None:
         old_ref = None  # a ref of another upstream: nothing to compare the new one with
-    fetched = _fetched_elsewhere(head, pin) if new_ref else None
-    if fetched is not None:
-        raise AnalysisError(
-            f"{pin.version_file} names `{new_ref}`, which {fetched.cmake_file}:{fetched.line} fetches "
-            f"from {fetched.repository}, not from {pin.upstream}: set this pin's `upstream` in "
-            f"{CONFIG_PATH}"
-        )
+    _check_new_ref(pin, head, new_ref)
     if new_ref is None:
         if base.read(pin.version_file) is None:
             return None
@@ -229,26 +245,57 @@ def _analyse_pin(
             f"(remove the pin from {CONFIG_PATH} too, or restore the file)"
         )
     refs = [r for r in dict.fromkeys([old_ref, new_ref]) if r]
-    try:
-        upstream = open_upstream(pin, refs)
-    except AnalysisError as exc:
-        raise AnalysisError(
-            f"{exc}{''.join(dict.fromkeys(_abbreviation_hint(None, r) for r in refs))}"
-        ) from None
+    upstream = _open(open_upstream, pin, refs)
     pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head)
     if elsewhere is not None:
         pin_report.findings.append(_other_upstream_finding(pin, base, elsewhere))
     if review:
-        from bot import crosspin
-
-        code, problems = crosspin.consumer_code(pin, config, head, open_upstream)
-        old = GitSnapshot(upstream.repo, ctx.history.old) if old_ref else None
-        pin_report.findings += [
-            *crosspin.vendored_findings(pin, head, old, ctx.new_tree),
-            *_review(ctx, head, config, _explained_hunks(pin_report.patches), tuple(code)),
-            *problems,
-        ]
+        pin_report.findings += _review_findings(
+            pin, config, head, open_upstream, ctx, bool(old_ref), pin_report
+        )
     return pin_report
+
+
+def _check_new_ref(pin: Pin, head: Snapshot, new_ref: str | None) -> None:
+    """An AnalysisError when the head's build fetches the version file's ref from another repository."""
+    fetched = _fetched_elsewhere(head, pin) if new_ref else None
+    if fetched is not None:
+        raise AnalysisError(
+            f"{pin.version_file} names `{new_ref}`, which {fetched.cmake_file}:{fetched.line} fetches "
+            f"from {fetched.repository}, not from {pin.upstream}: set this pin's `upstream` in "
+            f"{CONFIG_PATH}"
+        )
+
+
+def _open(open_upstream: OpenUpstream, pin: Pin, refs: list[str]) -> Upstream:
+    """The pin's upstream with the refs fetched; an error that may be an abbreviated commit id says so."""
+    try:
+        return open_upstream(pin, refs)
+    except AnalysisError as exc:
+        raise AnalysisError(
+            f"{exc}{''.join(dict.fromkeys(_abbreviation_hint(None, r) for r in refs))}"
+        ) from None
+
+
+def _review_findings(
+    pin: Pin,
+    config: Config,
+    head: Snapshot,
+    open_upstream: OpenUpstream,
+    ctx: PinContext,
+    has_old_ref: bool,
+    pin_report: PinReport,
+) -> list[Finding]:
+    """The review's findings: vendored copies, the upstream diff, and what the consumer code raised."""
+    from bot import crosspin
+
+    code, problems = crosspin.consumer_code(pin, config, head, open_upstream)
+    old = GitSnapshot(ctx.upstream.repo, ctx.history.old) if has_old_ref else None
+    return [
+        *crosspin.vendored_findings(pin, head, old, ctx.new_tree),
+        *_review(ctx, head, config, _explained_hunks(pin_report.patches), tuple(code)),
+        *problems,
+    ]
 
 
 def _same_repository(a: str, b: str) -> bool:
