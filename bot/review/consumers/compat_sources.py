@@ -5,12 +5,13 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
 from bot import syntax
 from bot.model import LocalRef
+from bot.patchfile import FilePatch
 from bot.review.consumers.shared import (
     CPP_SOURCES,
     DEFAULT_COMPAT_DIR,
@@ -30,8 +31,7 @@ def compat_source_texts(
     """(path, text, side) of every C/C++ text Ollama adds to the upstream build: the files in and below the
     patches' directory (side "ollama"), and per file a patch adds or edits, the lines its hunks add (side
     "patch", path `<patch>:<upstream path>`, each line where it stands in the patch file, the rest blank)."""
-    dirs = sorted({posixpath.dirname(p) + "/" for p, _ in patches}) or [DEFAULT_COMPAT_DIR]
-    roots = [d for d in dirs if not any(d != o and d.startswith(o) for o in dirs)]
+    roots = _compat_roots(patches)
     out = [
         (p, t, "ollama")
         for p in paths
@@ -40,18 +40,34 @@ def compat_source_texts(
     ]
     for patch_path, patch in patches:
         for fp in getattr(patch, "files", []):
-            path = fp.new_path or ""
-            if not path.endswith(CPP_SOURCES):
-                continue
-            lines: dict[int, str] = {}
-            for hunk in fp.hunks:
-                for offset, line in enumerate(hunk.lines):
-                    if line.kind == "+":
-                        lines[hunk.header_line + offset] = line.text.decode("utf-8", "replace").rstrip("\r\n")
-            if lines:
-                text = "\n".join(lines.get(n, "") for n in range(max(lines) + 1))
-                out.append((f"{patch_path}:{path}", code_text(text, path), "patch"))
+            source = _patch_source(patch_path, fp)
+            if source is not None:
+                out.append(source)
     return out
+
+
+def _compat_roots(patches: list[tuple[str, object]]) -> list[str]:
+    """The outermost directories holding the patches (else the default compat directory), with a slash."""
+    dirs = sorted({posixpath.dirname(p) + "/" for p, _ in patches}) or [DEFAULT_COMPAT_DIR]
+    return [d for d in dirs if not any(d != o and d.startswith(o) for o in dirs)]
+
+
+def _patch_source(patch_path: str, fp: FilePatch) -> tuple[str, str, str] | None:
+    """The C/C++ lines one file of a patch adds, each on its line of the patch file (the rest blank), as a
+    source of side "patch"; None for another kind of file or one the patch adds nothing to."""
+    path = fp.new_path or ""
+    if not path.endswith(CPP_SOURCES):
+        return None
+    lines = {
+        hunk.header_line + offset: line.text.decode("utf-8", "replace").rstrip("\r\n")
+        for hunk in fp.hunks
+        for offset, line in enumerate(hunk.lines)
+        if line.kind == "+"
+    }
+    if not lines:
+        return None
+    text = "\n".join(lines.get(n, "") for n in range(max(lines) + 1))
+    return f"{patch_path}:{path}", code_text(text, path), "patch"
 
 
 @dataclass(frozen=True)
@@ -119,39 +135,84 @@ def compat_uses(sources: list[tuple[str, str, str]]) -> CompatUses:
     enum values) and their string literals; their own functions, types, locals and parameters are no uses."""
     own: set[str] = set()
     locals_: set[str] = set()
-    strong: Refs = {}
-    bare: Refs = {}
-    strings: Refs = {}
+    uses = _Uses()
     for path, text, _side in sources:
         root = syntax.root("cpp", text)
-        for kind, nodes in syntax.captures("cpp", _OWN_QUERY, root).items():
-            for node in nodes:
-                name = _declared(node) if kind in ("local", "field", "function") else node_text(node)
-                if not name:
-                    continue
-                name = name.rsplit("::", 1)[-1]
-                (locals_ if kind in ("local", "field") else own).add(name)
-        ref_path = path.split(":", 1)[0]  # a patch's lines are shown where they stand in the patch
-        for kind, nodes in syntax.captures("cpp", _USES_QUERY, root).items():
-            for node in nodes:
-                ref = LocalRef(ref_path, node.start_point[0] + 1)
-                if kind == "string":
-                    add_ref(strings, node_text(node), ref)
-                    continue
-                name = node_text(node)
-                if kind == "bare":
-                    parent = node.parent
-                    if parent is not None and parent.type in ("qualified_identifier",):
-                        continue
-                    add_ref(bare, name, ref)
-                elif kind in ("qualified", "qualified_call"):
-                    if node.parent is not None and node.parent.type == "qualified_identifier":
-                        continue
-                    compact = "".join(name.split())
-                    add_ref(strong, compact, ref)
-                    add_ref(strong, compact.rsplit("::", 1)[-1], ref)
-                else:
-                    add_ref(strong, name, ref)
+        _add_own(root, own, locals_)
+        _add_uses(
+            root, path.split(":", 1)[0], uses
+        )  # a patch's lines are shown where they stand in the patch
+    names = _upstream_names(uses.strong, own)
+    for name, refs in uses.bare.items():
+        if name in names:
+            names[name].update(refs)
+        elif name not in own and name not in locals_:
+            names[name] = refs
+    return CompatUses(frozen_refs(names), frozen_refs(uses.strings))
+
+
+def _add_own(root: Node, own: set[str], locals_: set[str]) -> None:
+    """The names a source declares: its functions, types, namespaces and macros into `own`, its locals,
+    parameters and fields into `locals_`."""
+    for kind, nodes in syntax.captures("cpp", _OWN_QUERY, root).items():
+        declared = locals_ if kind in ("local", "field") else own
+        declared.update(name for node in nodes if (name := _own_name(kind, node)) is not None)
+
+
+def _add_uses(root: Node, ref_path: str, uses: _Uses) -> None:
+    """Every use a source makes, each recorded the way its capture says, at its line of `ref_path`."""
+    for kind, nodes in syntax.captures("cpp", _USES_QUERY, root).items():
+        record = _RECORD_USE.get(kind, _Uses.strong_use)
+        for node in nodes:
+            record(uses, node, LocalRef(ref_path, node.start_point[0] + 1))
+
+
+def _own_name(kind: str, node: Node) -> str | None:
+    """The unqualified name a compat source declares at a capture of `_OWN_QUERY`."""
+    name = _declared(node) if kind in ("local", "field", "function") else node_text(node)
+    return name.rsplit("::", 1)[-1] if name else None
+
+
+@dataclass
+class _Uses:
+    """What the compat sources use: names that are surely upstream's when not their own (`strong`), bare
+    identifiers that may be locals (`bare`), and string literals."""
+
+    strong: Refs = field(default_factory=dict)
+    bare: Refs = field(default_factory=dict)
+    strings: Refs = field(default_factory=dict)
+
+    def string_use(self, node: Node, ref: LocalRef) -> None:
+        add_ref(self.strings, node_text(node), ref)
+
+    def bare_use(self, node: Node, ref: LocalRef) -> None:
+        """A bare identifier, unless it is part of a qualified name (counted as that)."""
+        if node.parent is None or node.parent.type not in ("qualified_identifier",):
+            add_ref(self.bare, node_text(node), ref)
+
+    def qualified_use(self, node: Node, ref: LocalRef) -> None:
+        """An outermost qualified name, compacted, and its last part."""
+        if node.parent is not None and node.parent.type == "qualified_identifier":
+            return
+        compact = "".join(node_text(node).split())
+        add_ref(self.strong, compact, ref)
+        add_ref(self.strong, compact.rsplit("::", 1)[-1], ref)
+
+    def strong_use(self, node: Node, ref: LocalRef) -> None:
+        add_ref(self.strong, node_text(node), ref)
+
+
+_RECORD_USE = {  # capture of `_USES_QUERY` -> how a use of it is recorded (else as a strong use)
+    "string": _Uses.string_use,
+    "bare": _Uses.bare_use,
+    "qualified": _Uses.qualified_use,
+    "qualified_call": _Uses.qualified_use,
+}
+
+
+def _upstream_names(strong: Refs, own: set[str]) -> Refs:
+    """The strong uses that name no declaration of the compat sources' own (nor anything inside one of
+    their own namespaces or types) and look like a C++ name."""
     names: Refs = {}
     for name, refs in strong.items():
         last = name.rsplit("::", 1)[-1]
@@ -159,12 +220,7 @@ def compat_uses(sources: list[tuple[str, str, str]]) -> CompatUses:
         if last in own or (head in own and "::" in name) or not re.fullmatch(r"[A-Za-z_][\w:<>,]*", name):
             continue
         names[name] = refs
-    for name, refs in bare.items():
-        if name in names:
-            names[name].update(refs)
-        elif name not in own and name not in locals_:
-            names[name] = refs
-    return CompatUses(frozen_refs(names), frozen_refs(strings))
+    return names
 
 
 def included_headers(
@@ -177,49 +233,70 @@ def included_headers(
     """Upstream headers the compat sources include, transitively: `#include "x.h"` resolved in the
     includer's directory, else among upstream files named x.h (the one in the includer's directory first,
     then the shortest path), else among Ollama's compat files of that name."""
-    by_name: dict[str, list[str]] = {}
-    for path in upstream_paths:
-        by_name.setdefault(posixpath.basename(path), []).append(path)
-    ollama_by_name: dict[str, list[str]] = {}
-    for path, _text_, side in sources:
-        if side == "ollama":
-            ollama_by_name.setdefault(posixpath.basename(path), []).append(path)
-    upstream_set = set(upstream_paths)
-    ollama_set = set(ollama_paths)
-    found: set[str] = set()
+    walk = _Includes(sources, ollama, ollama_paths, upstream, upstream_paths)
     queue: list[tuple[str, str, str]] = []  # (includer dir, include text, tree "upstream" | "ollama")
     for path, text, side in sources:
         includer = path.split(":", 1)[-1]
         tree = "ollama" if side == "ollama" else "upstream"  # a patch's lines land in upstream's tree
-        for m in INCLUDE.finditer(text):
-            queue.append((posixpath.dirname(includer), m[1], tree))
-    seen_ollama: set[str] = {p for p, _, s in sources if s == "ollama"}
+        queue += [(posixpath.dirname(includer), m[1], tree) for m in INCLUDE.finditer(text)]
     while queue:
-        base, name, tree = queue.pop()
+        resolved = walk.resolve(*queue.pop())
+        if resolved is not None:
+            queue += walk.visit(*resolved)
+    return frozenset(walk.found)
+
+
+class _Includes:
+    """The include walk over Ollama's and upstream's trees: where an include resolves, and which files it
+    has read (upstream headers found, Ollama files seen)."""
+
+    def __init__(
+        self,
+        sources: list[tuple[str, str, str]],
+        ollama: Mapping[str, str],
+        ollama_paths: list[str],
+        upstream: Mapping[str, str],
+        upstream_paths: list[str],
+    ) -> None:
+        self.ollama, self.upstream = ollama, upstream
+        self.by_name: dict[str, list[str]] = {}
+        for path in upstream_paths:
+            self.by_name.setdefault(posixpath.basename(path), []).append(path)
+        self.ollama_by_name: dict[str, list[str]] = {}
+        for path, _text, side in sources:
+            if side == "ollama":
+                self.ollama_by_name.setdefault(posixpath.basename(path), []).append(path)
+        self.trees = {"upstream": set(upstream_paths), "ollama": set(ollama_paths)}
+        self.found: set[str] = set()
+        self.seen_ollama: set[str] = {p for p, _, s in sources if s == "ollama"}
+
+    def resolve(self, base: str, name: str, tree: str) -> tuple[str, str] | None:
+        """The file (and its tree) `#include "name"` in directory `base` of `tree` reads, when it is one not
+        read yet: beside the includer, else an upstream file of that name, else an Ollama compat file."""
+        target = self._target(base, name, tree)
+        if target is None or target[0] in self.found or target[0] in self.seen_ollama:
+            return None
+        return target
+
+    def _target(self, base: str, name: str, tree: str) -> tuple[str, str] | None:
         local = posixpath.normpath(posixpath.join(base, name))
-        target: str | None = None
-        target_tree = tree
-        if tree == "upstream" and local in upstream_set:
-            target, target_tree = local, "upstream"
-        elif tree == "ollama" and local in ollama_set:
-            target, target_tree = local, "ollama"
+        if local in self.trees[tree]:
+            return local, tree
+        candidates = [
+            p for p in self.by_name.get(posixpath.basename(name), ()) if p.endswith("/" + name) or p == name
+        ]
+        if candidates:
+            return min(candidates, key=lambda p: (posixpath.dirname(p) != base, p.count("/"), p)), "upstream"
+        if posixpath.basename(name) in self.ollama_by_name:
+            return self.ollama_by_name[posixpath.basename(name)][0], "ollama"
+        return None
+
+    def visit(self, target: str, tree: str) -> list[tuple[str, str, str]]:
+        """Read the file and return its own includes to walk."""
+        if tree == "upstream":
+            self.found.add(target)
+            included = text_of(self.upstream, target)
         else:
-            candidates = [
-                p for p in by_name.get(posixpath.basename(name), ()) if p.endswith("/" + name) or p == name
-            ]
-            if candidates:
-                target = min(candidates, key=lambda p: (posixpath.dirname(p) != base, p.count("/"), p))
-                target_tree = "upstream"
-            elif posixpath.basename(name) in ollama_by_name:
-                target, target_tree = ollama_by_name[posixpath.basename(name)][0], "ollama"
-        if target is None or target in found or target in seen_ollama:
-            continue
-        if target_tree == "upstream":
-            found.add(target)
-            included = text_of(upstream, target)
-        else:
-            seen_ollama.add(target)
-            included = text_of(ollama, target)
-        for m in INCLUDE.finditer(included or ""):
-            queue.append((posixpath.dirname(target), m[1], target_tree))
-    return frozenset(found)
+            self.seen_ollama.add(target)
+            included = text_of(self.ollama, target)
+        return [(posixpath.dirname(target), m[1], tree) for m in INCLUDE.finditer(included or "")]
