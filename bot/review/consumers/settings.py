@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+
+from tree_sitter import Node
 
 from bot import cmakelang, syntax
 from bot.model import LocalRef
@@ -21,31 +23,43 @@ from bot.review.consumers.shared import (
 )
 from bot.review.source import glob_match
 
+_Found = dict[str, list[OptionSetting]]  # each variable set, with every place that sets it
+
 
 def ollama_options(
     ollama: Mapping[str, str], paths: list[str]
 ) -> tuple[dict[str, tuple[OptionSetting, ...]], set[str]]:
     """Every CMake variable Ollama sets (presets, its CMake files, `-D` on command lines) with each place,
     and the backends a visible preset turns on (through `inherits`)."""
-    found: dict[str, list[OptionSetting]] = {}
+    found: _Found = {}
     preset_backends: set[str] = set()
     for path in paths:
-        if posixpath.basename(path) == "CMakePresets.json":
-            text = text_of(ollama, path)
-            if text is not None:
-                preset_backends |= _preset_settings(path, text, found)
-        elif glob_match(path, OLLAMA_CMAKE):
-            text = text_of(ollama, path)
-            if text is not None:
-                _cmake_settings(path, text, found)
-        elif glob_match(path, OLLAMA_COMMAND_LINES):
-            text = text_of(ollama, path)
-            if text is not None and "-D" in text:
-                for m in DEFINE.finditer(text):
-                    found.setdefault(m[1], []).append(
-                        OptionSetting(m[2].strip("\"'"), LocalRef(path, line_of(text, m.start())))
-                    )
+        read = _settings_reader(path)
+        text = text_of(ollama, path) if read is not None else None
+        if read is not None and text is not None:
+            preset_backends |= read(path, text, found)
     return {k: tuple(v) for k, v in sorted(found.items())}, preset_backends
+
+
+def _settings_reader(path: str) -> Callable[[str, str, _Found], set[str]] | None:
+    """How a file of Ollama's sets variables, by its kind: presets, CMake, command lines; None for others."""
+    if posixpath.basename(path) == "CMakePresets.json":
+        return _preset_settings
+    if glob_match(path, OLLAMA_CMAKE):
+        return _cmake_settings
+    if glob_match(path, OLLAMA_COMMAND_LINES):
+        return _command_line_settings
+    return None
+
+
+def _command_line_settings(path: str, text: str, found: _Found) -> set[str]:
+    """Record the `-DNAME=VALUE` of a Dockerfile's or workflow's command lines; no preset backends."""
+    if "-D" in text:
+        for m in DEFINE.finditer(text):
+            found.setdefault(m[1], []).append(
+                OptionSetting(m[2].strip("\"'"), LocalRef(path, line_of(text, m.start())))
+            )
+    return set()
 
 
 def _preset_value(value: object) -> str:
@@ -56,13 +70,27 @@ def _preset_value(value: object) -> str:
     return str(value)
 
 
-def _preset_settings(path: str, text: str, found: dict[str, list[OptionSetting]]) -> set[str]:
+def _preset_settings(path: str, text: str, found: _Found) -> set[str]:
     """Record a presets file's cache variables; return the GGML_<X> names set ON in a visible preset."""
     try:
         presets = json.loads(text).get("configurePresets", [])
     except (ValueError, AttributeError):
         return set()
     by_name = {p.get("name"): p for p in presets if isinstance(p, dict)}
+    _record_presets(path, text, by_name, found)
+    on: set[str] = set()
+    for preset in by_name.values():
+        if not preset.get("hidden"):
+            on |= {
+                var[5:].lower()
+                for var, value in _effective(preset, by_name).items()
+                if var.startswith("GGML_") and truth_of(value) is True
+            }
+    return on
+
+
+def _record_presets(path: str, text: str, by_name: dict, found: _Found) -> None:
+    """Each preset's cache variables, at the line of the variable's first mention after the preset's name."""
     at = 0
     for preset in by_name.values():
         name_at = text.find(f'"{preset.get("name")}"', at)
@@ -72,58 +100,79 @@ def _preset_settings(path: str, text: str, found: dict[str, list[OptionSetting]]
             line = line_of(text, var_at) if var_at >= 0 else 1
             found.setdefault(var, []).append(OptionSetting(_preset_value(value), LocalRef(path, line)))
 
-    def effective(preset: dict, seen: frozenset = frozenset()) -> dict[str, str]:
-        parents = preset.get("inherits") or []
-        values: dict[str, str] = {}
-        for parent in reversed([parents] if isinstance(parents, str) else parents):
-            if parent in by_name and parent not in seen:
-                values.update(effective(by_name[parent], seen | {parent}))
-        values.update({k: _preset_value(v) for k, v in (preset.get("cacheVariables") or {}).items()})
-        return values
 
-    on: set[str] = set()
-    for preset in by_name.values():
-        if preset.get("hidden"):
-            continue
-        for var, value in effective(preset).items():
-            if var.startswith("GGML_") and truth_of(value) is True:
-                on.add(var[5:].lower())
-    return on
+def _effective(preset: dict, by_name: dict, seen: frozenset = frozenset()) -> dict[str, str]:
+    """A preset's cache variables with those it inherits (the first parent wins, its own values win over all)."""
+    parents = preset.get("inherits") or []
+    values: dict[str, str] = {}
+    for parent in reversed([parents] if isinstance(parents, str) else parents):
+        if parent in by_name and parent not in seen:
+            values.update(_effective(by_name[parent], by_name, seen | {parent}))
+    values.update({k: _preset_value(v) for k, v in (preset.get("cacheVariables") or {}).items()})
+    return values
 
 
-def _cmake_settings(path: str, text: str, found: dict[str, list[OptionSetting]]) -> None:
+def _cmake_settings(path: str, text: str, found: _Found) -> set[str]:
     """`set(NAME VALUE ...)` of GGML_*/LLAMA_* names or cache entries, and calls of the file's own functions
-    that forward their arguments to such a `set(${name} ${value} CACHE ...)`."""
+    that forward their arguments to such a `set(${name} ${value} CACHE ...)`; no preset backends."""
     root = cmakelang.parse(text)
-    forwarders: dict[str, tuple[int, int]] = {}
-    for definition in syntax.captures("cmake", "(function_def) @f", root).get("f", []):
-        header = cmakelang.arguments(definition.children[0])
-        params = [p.lower() for p in header[1:]]
-        for command in cmakelang.commands(definition):
-            args = cmakelang.arguments(command)
-            if cmakelang.name(command) == "set" and "CACHE" in args and len(args) >= 3:
-                name_var, value_var = (re.fullmatch(r"\$\{(\w+)\}", a) for a in args[:2])
-                if (
-                    name_var
-                    and value_var
-                    and name_var[1].lower() in params
-                    and value_var[1].lower() in params
-                ):
-                    forwarders[header[0].lower()] = (
-                        params.index(name_var[1].lower()),
-                        params.index(value_var[1].lower()),
-                    )
+    forwarders = _forwarders(root)
     for command in cmakelang.commands(root):
         name = cmakelang.name(command)
         if name != "set" and name not in forwarders:
             continue
         args = cmakelang.arguments(command)
-        line = command.start_point[0] + 1
-        if name == "set" and len(args) >= 2 and (SETTABLE.fullmatch(args[0]) or "CACHE" in args):
-            values = args[1 : args.index("CACHE")] if "CACHE" in args else args[1:]
-            if "PARENT_SCOPE" in values or "${" in args[0]:
-                continue
-            found.setdefault(args[0], []).append(OptionSetting(";".join(values), LocalRef(path, line)))
-        elif name in forwarders and len(args) > max(forwarders[name]):
-            at_name, at_value = forwarders[name]
-            found.setdefault(args[at_name], []).append(OptionSetting(args[at_value], LocalRef(path, line)))
+        setting = _set_value(args) if name == "set" else _forwarded_setting(args, forwarders[name])
+        if setting is not None:
+            found.setdefault(setting[0], []).append(
+                OptionSetting(setting[1], LocalRef(path, command.start_point[0] + 1))
+            )
+    return set()
+
+
+def _set_value(args: list[str]) -> tuple[str, str] | None:
+    """(variable, value) a `set()` gives a GGML_*/LLAMA_* name or a cache entry; None for another variable,
+    a computed name or a PARENT_SCOPE set."""
+    if len(args) < 2 or not (SETTABLE.fullmatch(args[0]) or "CACHE" in args):
+        return None
+    values = args[1 : args.index("CACHE")] if "CACHE" in args else args[1:]
+    if "PARENT_SCOPE" in values or "${" in args[0]:
+        return None
+    return args[0], ";".join(values)
+
+
+def _forwarded_setting(args: list[str], positions: tuple[int, int]) -> tuple[str, str] | None:
+    """(variable, value) a call of a forwarding function passes at its name and value positions."""
+    if len(args) <= max(positions):
+        return None
+    return args[positions[0]], args[positions[1]]
+
+
+def _forwarders(root: Node) -> dict[str, tuple[int, int]]:
+    """The file's functions that forward two of their parameters to `set(${name} ${value} CACHE ...)`: the
+    function's name -> the positions of the name and the value among its parameters."""
+    forwarders: dict[str, tuple[int, int]] = {}
+    for definition in syntax.captures("cmake", "(function_def) @f", root).get("f", []):
+        header = cmakelang.arguments(definition.children[0])
+        params = [p.lower() for p in header[1:]]
+        for command in cmakelang.commands(definition):
+            positions = _cache_set_positions(command, params)
+            if positions is not None:
+                forwarders[header[0].lower()] = positions
+    return forwarders
+
+
+def _cache_set_positions(command: Node, params: list[str]) -> tuple[int, int] | None:
+    """The positions among `params` of the `${name}` and `${value}` a `set(... CACHE ...)` is given."""
+    args = cmakelang.arguments(command)
+    if cmakelang.name(command) != "set" or "CACHE" not in args or len(args) < 3:
+        return None
+    name_var, value_var = (re.fullmatch(r"\$\{(\w+)\}", a) for a in args[:2])
+    if (
+        not name_var
+        or not value_var
+        or name_var[1].lower() not in params
+        or value_var[1].lower() not in params
+    ):
+        return None
+    return params.index(name_var[1].lower()), params.index(value_var[1].lower())
