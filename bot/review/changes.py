@@ -105,7 +105,9 @@ class FileChange:
     ) -> FileChange:
         """A change computed from two texts (tests, and files that exist only in memory)."""
         new_path = None if new is None else (new_path or path)
-        patch = pygit2.Patch.create_from((old or "").encode(), (new or "").encode(), context_lines=0)
+        # Both buffers must stay referenced while the patch's lines are read: libgit2 points into them.
+        old_data, new_data = (old or "").encode(), (new or "").encode()
+        patch = pygit2.Patch.create_from(old_data, new_data, context_lines=0)
         hunks = patch.hunks
         spans = [Span(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in hunks]
         return cls(
