@@ -12,14 +12,15 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import islice
 from pathlib import Path
 
 from bot.config import reject_unknown
 from bot.model import SEVERITY_ORDER, AnalysisError, LocalRef
-from bot.review.changes import AREAS, Draft, FileChange
+from bot.review.changes import AREAS, Draft, FileChange, Span
 from bot.review.source import LineIndex, excerpt, glob_match, local_refs, may_match, split_args, squash
 
 SHIPPED_RULES = Path(__file__).resolve().parent.parent / "rules.toml"
@@ -90,6 +91,53 @@ def _text(raw: dict, key: str, where: str, required: bool) -> str:
     return value
 
 
+def _choice(key: str, allowed: Collection[str], default: str | None = None) -> Callable[[dict], str | None]:
+    """A check that the rule's `key` (else `default`) is one of `allowed`."""
+
+    def problem(raw: dict) -> str | None:
+        if raw.get(key, default) in allowed:
+            return None
+        return f"{key}: expected one of {', '.join(allowed)}, got {raw.get(key)!r}"
+
+    return problem
+
+
+def _missing(raw: dict) -> str | None:
+    return next((f"{key}: missing" for key in REQUIRED if key not in raw), None)
+
+
+def _pattern_and_block(raw: dict) -> str | None:
+    return "block: a rule has a pattern or a block, not both" if "pattern" in raw and "block" in raw else None
+
+
+def _subject_without_pattern(raw: dict) -> str | None:
+    if ("subject" in raw or "when" in raw) and "pattern" not in raw:
+        return "subject: a subject needs a pattern"
+    return None
+
+
+_RULE_CHECKS = (  # in this order: the first problem found is the one reported
+    _missing,
+    _choice("area", AREAS),
+    _choice("severity", SEVERITY_ORDER),
+    _pattern_and_block,
+    _choice("when", WHEN, "changed"),
+    _choice("local_match", LOCAL_MATCHES, "word"),
+    _subject_without_pattern,
+)
+
+
+def _nonempty(value, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise AnalysisError(f"{where}: expected a non-empty string")
+    return value
+
+
+def _optional(raw: dict, key: str, where: str, read: Callable, absent=None):
+    """The rule's `key` read and checked by `read`, or `absent` when the rule does not have it."""
+    return read(raw[key], f"{where}.{key}") if key in raw else absent
+
+
 def parse_rule(rule_id: str, raw, where: str) -> Rule | None:
     """One validated rule (None when disabled); every problem names its key."""
     if not isinstance(raw, dict):
@@ -100,23 +148,9 @@ def parse_rule(rule_id: str, raw, where: str) -> Rule | None:
         raise AnalysisError(f"{where}.enabled: expected true or false")
     if not enabled:
         return None
-    for key in REQUIRED:
-        if key not in raw:
-            raise AnalysisError(f"{where}.{key}: missing")
-    if raw["area"] not in AREAS:
-        raise AnalysisError(f"{where}.area: expected one of {', '.join(AREAS)}, got {raw['area']!r}")
-    if raw["severity"] not in SEVERITY_ORDER:
-        raise AnalysisError(f"{where}.severity: expected one of high, medium, info, got {raw['severity']!r}")
-    if "pattern" in raw and "block" in raw:
-        raise AnalysisError(f"{where}.block: a rule has a pattern or a block, not both")
-    if raw.get("when", "changed") not in WHEN:
-        raise AnalysisError(f"{where}.when: expected one of {', '.join(WHEN)}, got {raw.get('when')!r}")
-    if raw.get("local_match", "word") not in LOCAL_MATCHES:
-        raise AnalysisError(
-            f"{where}.local_match: expected one of {', '.join(LOCAL_MATCHES)}, got {raw.get('local_match')!r}"
-        )
-    if ("subject" in raw or "when" in raw) and "pattern" not in raw:
-        raise AnalysisError(f"{where}.subject: a subject needs a pattern")
+    problem = next((p for check in _RULE_CHECKS if (p := check(raw))), None)
+    if problem:
+        raise AnalysisError(f"{where}.{problem}")
     return Rule(
         rule_id,
         raw["area"],
@@ -124,12 +158,12 @@ def parse_rule(rule_id: str, raw, where: str) -> Rule | None:
         _text(raw, "title", where, True),
         _text(raw, "text", where, False),
         _strings(raw["paths"], f"{where}.paths"),
-        _regex(raw["pattern"], f"{where}.pattern") if "pattern" in raw else None,
-        _text(raw, "block", where, True) if "block" in raw else None,
-        _strings(raw["local_paths"], f"{where}.local_paths") if "local_paths" in raw else (),
-        _regex(raw["local_pattern"], f"{where}.local_pattern") if "local_pattern" in raw else None,
-        _strings(raw["exclude_paths"], f"{where}.exclude_paths") if "exclude_paths" in raw else (),
-        _regex(raw["subject"], f"{where}.subject") if "subject" in raw else None,
+        _optional(raw, "pattern", where, _regex),
+        _optional(raw, "block", where, _nonempty),
+        _optional(raw, "local_paths", where, _strings, ()),
+        _optional(raw, "local_pattern", where, _regex),
+        _optional(raw, "exclude_paths", where, _strings, ()),
+        _optional(raw, "subject", where, _regex),
         raw.get("when", "changed"),
         raw.get("local_match", "word"),
     )
@@ -162,18 +196,30 @@ def _changed_lines(change: FileChange, pattern: re.Pattern | None):
     """(span, old line, raw) removed and (span, new line, raw) added code lines that really changed and match."""
     removed, added = [], []
     for span in change.significant:
-        if pattern is not None and not may_match(pattern, *change.span_code(span)):
-            continue
-        gone, came = change.removed_code(span), change.added_code(span)
-        gone_hits = [(n, t) for n, t in gone if t.strip() and (pattern is None or pattern.search(t))]
-        came_hits = [(n, t) for n, t in came if t.strip() and (pattern is None or pattern.search(t))]
-        if not gone_hits and not came_hits:
-            continue
-        gone_code = {squash(t) for _, t in gone}  # a line found on both sides only moved or re-indented
-        came_code = {squash(t) for _, t in came}
-        removed += [(span, n, change.removed_line(n)) for n, t in gone_hits if squash(t) not in came_code]
-        added += [(span, n, change.added_line(n)) for n, t in came_hits if squash(t) not in gone_code]
+        if pattern is None or may_match(pattern, *change.span_code(span)):
+            gone, came = _span_changes(change, span, pattern)
+            removed += gone
+            added += came
     return removed, added
+
+
+def _hits(lines: list[tuple[int, str]], pattern: re.Pattern | None) -> list[tuple[int, str]]:
+    """The non-blank lines that match (all of them without a pattern)."""
+    return [(n, t) for n, t in lines if t.strip() and (pattern is None or pattern.search(t))]
+
+
+def _span_changes(change: FileChange, span: Span, pattern: re.Pattern | None) -> tuple[list, list]:
+    """`_changed_lines` for one span: its matching lines, less those found on both sides (moved or re-indented)."""
+    gone, came = change.removed_code(span), change.added_code(span)
+    gone_hits, came_hits = _hits(gone, pattern), _hits(came, pattern)
+    if not gone_hits and not came_hits:
+        return [], []
+    gone_code = {squash(t) for _, t in gone}
+    came_code = {squash(t) for _, t in came}
+    return (
+        [(span, n, change.removed_line(n)) for n, t in gone_hits if squash(t) not in came_code],
+        [(span, n, change.added_line(n)) for n, t in came_hits if squash(t) not in gone_code],
+    )
 
 
 def _line_draft(rule: Rule, change: FileChange) -> Draft | None:
@@ -182,14 +228,19 @@ def _line_draft(rule: Rule, change: FileChange) -> Draft | None:
     removed, added = _changed_lines(change, rule.pattern)
     if not removed and not added:
         return None
-    detail = "\n\n".join(
-        p for p in (rule.text, excerpt([r for _, _, r in removed], [a for _, _, a in added])) if p
+    shown = excerpt([r for _, _, r in removed], [a for _, _, a in added])
+    draft = Draft(
+        rule.area, rule.severity, _title(rule, change.path), _joined(rule.text, shown), change.path, None
     )
-    draft = Draft(rule.area, rule.severity, _title(rule, change.path), detail, change.path, None)
     if added:
         return replace(draft, line=added[0][1], blame=tuple((n, n) for _, n, _ in added[:5]))
     span, _, text = removed[0]
     return replace(draft, line=change.where(span), removed=(change.old_path or change.path, text.strip()))
+
+
+def _joined(*parts: str) -> str:
+    """The non-empty parts of an item's text, a blank line between them."""
+    return "\n\n".join(p for p in parts if p)
 
 
 def block_span(code: str, block: str) -> tuple[int, int] | None:
@@ -211,14 +262,7 @@ def _block_draft(rule: Rule, change: FileChange) -> Draft | None:
     new_body = change.new_code[new[0] : new[1]] if new else ""
     if squash(old_body) == squash(new_body):
         return None
-    diff = [
-        line
-        for line in difflib.unified_diff(old_body.splitlines(), new_body.splitlines(), lineterm="", n=0)
-        if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip()
-    ]
-    detail = "\n\n".join(
-        p for p in (rule.text, "```diff\n" + "\n".join(d.rstrip()[:160] for d in diff[:12]) + "\n```") if p
-    )
+    detail = _joined(rule.text, _body_diff(old_body, new_body))
     title = _title(rule, change.path)
     if new is None:
         assert old is not None
@@ -237,6 +281,16 @@ def _block_draft(rule: Rule, change: FileChange) -> Draft | None:
     return Draft(rule.area, rule.severity, title, detail, change.path, start, ((start, end),))
 
 
+def _body_diff(old_body: str, new_body: str) -> str:
+    """The block's changed lines as a diff fence: the first twelve, each cut at 160 characters."""
+    diff = [
+        line
+        for line in difflib.unified_diff(old_body.splitlines(), new_body.splitlines(), lineterm="", n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip()
+    ]
+    return "```diff\n" + "\n".join(d.rstrip()[:160] for d in diff[:12]) + "\n```"
+
+
 def _subjects(rule: Rule, text: str) -> list[str]:
     pattern = rule.subject or rule.pattern
     assert pattern is not None
@@ -252,19 +306,27 @@ def ollama_uses(
     """Where `subject` stands in a string of the Ollama files matching `globs` (tests aside): as a word of
     the string, or (`whole`) as all of it, a struct tag's `"name,omitempty"` included."""
     word = re.compile(rf"(?<![\w]){re.escape(subject)}(?![\w])")
-    refs: list[LocalRef] = []
-    for path in sorted(p for p in files if glob_match(p, globs) and not p.endswith("_test.go")):
-        text = files[path]
-        if subject not in text:
-            continue
-        index = LineIndex(text)
-        for m in _GO_STRING.finditer(text):
-            body = m[1]
-            if (body.split(",", 1)[0] == subject) if whole else (subject in body and word.search(body)):
-                refs.append(LocalRef(path, index.line(m.start())))
-                if len(refs) >= limit:
-                    return tuple(refs)
-    return tuple(refs)
+    found = (
+        ref
+        for path in sorted(p for p in files if glob_match(p, globs) and not p.endswith("_test.go"))
+        if subject in files[path]
+        for ref in _string_uses(path, files[path], subject, word if not whole else None)
+    )
+    return tuple(islice(found, limit))
+
+
+def _string_uses(path: str, text: str, subject: str, word: re.Pattern | None) -> Iterator[LocalRef]:
+    """The strings of a file that hold `subject` as a word (`word`), or else as all of the string before
+    any comma."""
+    index = LineIndex(text)
+    for m in _GO_STRING.finditer(text):
+        body = m[1]
+        if (
+            (subject in body and word.search(body))
+            if word is not None
+            else (body.split(",", 1)[0] == subject)
+        ):
+            yield LocalRef(path, index.line(m.start()))
 
 
 def _gone_subjects(
@@ -320,26 +382,43 @@ def _subject_draft(
         return None
     removed, added = _changed_lines(change, rule.pattern)
     gone = _gone_subjects(rule, change, removed, elsewhere)
-    new: dict[str, int] = {}
-    if rule.when == "changed" and added:
-        had = set(_subjects(rule, change.old_code))
-        new = {subject: n for _, n, raw in added for subject in _subjects(rule, raw) if subject not in had}
+    new = _new_subjects(rule, change, added) if rule.when == "changed" and added else {}
     if not gone and not new:
         return None
     subjects, severity, refs = _weighed(rule, local, [*gone, *new])
     listed, what = _listed(subjects, gone)
-    lines = [gone[s][2] for s in subjects if s in gone]
-    news = [change.added_line(new[s]) for s in subjects if s in new]
     draft = Draft(
         rule.area,
         severity,
         _title(rule, change.path).replace("{subjects}", listed).replace("{what}", what),
-        "\n\n".join(p for p in (rule.text, excerpt(lines, news)) if p),
+        _joined(rule.text, _subject_excerpt(change, subjects, gone, new)),
         change.path,
         None,
         local_refs=refs,
         cause=f"{rule.id}:{','.join(sorted(subjects))}",
     )
+    return _placed_on_subjects(draft, change, subjects, gone, new)
+
+
+def _subject_excerpt(
+    change: FileChange, subjects: list[str], gone: Mapping[str, tuple], new: Mapping[str, int]
+) -> str:
+    """The lines the named subjects were removed from and added on."""
+    lines = [gone[s][2] for s in subjects if s in gone]
+    news = [change.added_line(new[s]) for s in subjects if s in new]
+    return excerpt(lines, news)
+
+
+def _new_subjects(rule: Rule, change: FileChange, added) -> dict[str, int]:
+    """Subjects on added lines that the old file did not have, each with the new line it is on."""
+    had = set(_subjects(rule, change.old_code))
+    return {subject: n for _, n, raw in added for subject in _subjects(rule, raw) if subject not in had}
+
+
+def _placed_on_subjects(
+    draft: Draft, change: FileChange, subjects: list[str], gone: Mapping[str, tuple], new: Mapping[str, int]
+) -> Draft:
+    """The item at the first new subject's line (blaming the new ones), else where the first gone one was."""
     first = next((s for s in subjects if s in new), None)
     if first is not None:
         return replace(
@@ -347,6 +426,14 @@ def _subject_draft(
         )
     span, _, text = gone[subjects[0]]
     return replace(draft, line=change.where(span), removed=(change.old_path or change.path, text.strip()))
+
+
+def _watches(rule: Rule, change: FileChange) -> bool:
+    """Whether the rule's globs name the changed file (at either path) and its exclusions do not."""
+    named = glob_match(change.path, rule.paths) or (
+        change.old_path and glob_match(change.old_path, rule.paths)
+    )
+    return bool(named) and not glob_match(change.path, rule.exclude_paths)
 
 
 def rule_drafts(
@@ -359,32 +446,30 @@ def rule_drafts(
     does not compile (`builds`) can only give information."""
     drafts = []
     for rule in rules:
-        refs: tuple | None = None
-        subject_rule = rule.subject is not None or rule.when == "removed"
-        for change in changes:
-            if not (
-                glob_match(change.path, rule.paths)
-                or (change.old_path and glob_match(change.old_path, rule.paths))
-            ) or glob_match(change.path, rule.exclude_paths):
-                continue
-            if subject_rule:
-                draft = _subject_draft(rule, change, local, partial(_added_elsewhere, rule, changes, change))
-            else:
-                draft = (_block_draft if rule.block else _line_draft)(rule, change)
-                if draft is not None:
-                    if refs is None:
-                        refs = (
-                            local_refs(local, rule.local_paths, rule.local_pattern)
-                            if rule.local_paths
-                            else ()
-                        )
-                    draft = replace(draft, local_refs=refs)
+        refs: list[tuple] = []  # the rule's Ollama references, found with its first item
+        for change in (c for c in changes if _watches(rule, c)):
+            draft = _rule_draft(rule, change, changes, local, refs)
             if draft is None:
                 continue
             if not builds(change.path):
                 draft = replace(draft, severity="info")
             drafts.append(draft)
     return drafts
+
+
+def _rule_draft(
+    rule: Rule, change: FileChange, changes: list[FileChange], local: Mapping[str, str], refs: list[tuple]
+) -> Draft | None:
+    """One rule's item on one changed file: by subjects, else by block or line with the rule's Ollama
+    references (found once per rule, into `refs`)."""
+    if rule.subject is not None or rule.when == "removed":
+        return _subject_draft(rule, change, local, partial(_added_elsewhere, rule, changes, change))
+    draft = (_block_draft if rule.block else _line_draft)(rule, change)
+    if draft is None:
+        return None
+    if not refs:
+        refs.append(local_refs(local, rule.local_paths, rule.local_pattern) if rule.local_paths else ())
+    return replace(draft, local_refs=refs[0])
 
 
 def _added_elsewhere(rule: Rule, changes: list[FileChange], skip: FileChange, subject: str) -> bool:
