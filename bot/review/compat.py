@@ -10,8 +10,9 @@ change and the Ollama lines that use it.
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot import cpp
@@ -136,15 +137,20 @@ def _ollama_identifiers(text: str) -> Iterable[tuple[str, int]]:
 def compat_uses(files: Mapping[str, str], patches: list[tuple[str, PatchFile]]) -> dict[str, list[LocalRef]]:
     """Identifiers of Ollama's compat sources (comment-free texts) and of the C/C++ files its patches add."""
     found: dict[str, list[LocalRef]] = {}
-
-    def note(name: str, ref: LocalRef) -> None:
+    compat = (
+        (name, LocalRef(path, line))
+        for path in sorted(p for p in files if glob_match(p, COMPAT_SOURCES))
+        for name, line in _ollama_identifiers(files[path])
+    )
+    for name, ref in itertools.chain(compat, _patch_identifiers(patches)):
         refs = found.setdefault(name, [])
         if len(refs) < 10 and ref not in refs:
             refs.append(ref)
+    return found
 
-    for path in sorted(p for p in files if glob_match(p, COMPAT_SOURCES)):
-        for name, line in _ollama_identifiers(files[path]):
-            note(name, LocalRef(path, line))
+
+def _patch_identifiers(patches: list[tuple[str, PatchFile]]) -> Iterator[tuple[str, LocalRef]]:
+    """The identifiers of the C/C++ files the patches add, each where it stands in its patch file."""
     for patch_path, pf in patches:
         for fp in pf.files:
             if not fp.is_new or extension(fp.path) not in C_SOURCES:
@@ -154,8 +160,7 @@ def compat_uses(files: Mapping[str, str], patches: list[tuple[str, PatchFile]]) 
                     line.text.decode("utf-8", "replace") if line.kind == "+" else "\n" for line in hunk.lines
                 )
                 for name, line in _ollama_identifiers(code_text(added, fp.path)):
-                    note(name, LocalRef(patch_path, hunk.header_line + line))
-    return found
+                    yield name, LocalRef(patch_path, hunk.header_line + line)
 
 
 def declared(code_lines: list[str]) -> tuple[cpp.Declared, ...]:
@@ -216,27 +221,42 @@ class _HeaderChange:
         """What became of one used name the span took away: moved, still there (maybe re-signed), declared
         by another included header, turned into another kind of thing, or gone."""
         old_kinds = {d.kind for d in was_decls}
-        same_place = [d for w in was_decls for d in self.members.get((w.owner, name), ())]
-        now = {d.kind for d in same_place}
-        if not now:
-            elsewhere = self.arrived.get(name, set()) | self.added_elsewhere(name)
-            if old_kinds & elsewhere:
-                return None  # it moved
-            if not any(d.owner for d in was_decls):
-                now = elsewhere  # a namespace-scope name declared as something else now
-        change, uses = self.change, self.uses
-        was = "/".join(sorted(old_kinds))
+        same_place = self._same_place(name, was_decls)
+        now = self._kinds_now(name, was_decls, old_kinds, {d.kind for d in same_place})
+        if now is None:
+            return None  # it moved
         if old_kinds & now:  # still declared as the same kind of thing
-            signature = _signature_draft(name, was_decls, same_place, change.path)
-            return _draft(change, span, name, uses, *signature, gone=False) if signature is not None else None
-        if (
-            not now
-            and self.still_declared is not None
-            and any(self.still_declared(name, k) for k in old_kinds)
-        ):
-            return None  # declared by another header Ollama's code includes
+            signature = _signature_draft(name, was_decls, same_place, self.change.path)
+            return self._re_signed(span, name, signature)
         if now:
-            return self._re_kinded(span, name, was, "/".join(sorted(now)), was_decls)
+            return self._re_kinded(span, name, "/".join(sorted(old_kinds)), "/".join(sorted(now)), was_decls)
+        if self.still_declared is not None and any(self.still_declared(name, k) for k in old_kinds):
+            return None  # declared by another header Ollama's code includes
+        return self._vanished(span, name, old_kinds)
+
+    def _same_place(self, name: str, was_decls: list[cpp.Declared]) -> list[cpp.Declared]:
+        """The new declarations of the name in the places (owners) it had."""
+        return [d for w in was_decls for d in self.members.get((w.owner, name), ())]
+
+    def _re_signed(self, span: Span, name: str, signature: tuple[str, str] | None) -> Draft | None:
+        """The item for a function whose old calls no longer compile, if its signature says so."""
+        return _draft(self.change, span, name, self.uses, *signature, gone=False) if signature else None
+
+    def _kinds_now(
+        self, name: str, was_decls: list[cpp.Declared], old_kinds: set[str], same_place: set[str]
+    ) -> set[str] | None:
+        """The kinds the name is declared as now: in its old place, else (for a namespace-scope name) where
+        it newly appears; None when it only moved (it appears elsewhere as the same kind)."""
+        if same_place:
+            return same_place
+        elsewhere = self.arrived.get(name, set()) | self.added_elsewhere(name)
+        if old_kinds & elsewhere:
+            return None
+        return elsewhere if not any(d.owner for d in was_decls) else set()
+
+    def _vanished(self, span: Span, name: str, old_kinds: set[str]) -> Draft:
+        """A used name the header no longer declares: removed, or renamed to the most alike name the span
+        adds as the same kind."""
         added = kinds_by_name(
             (d.line, d.kind, d.name)
             for d in self.new
@@ -244,10 +264,11 @@ class _HeaderChange:
         )
         twin = _similar(name, [n for n, kinds in added.items() if old_kinds & kinds and n != name])
         detail = (
-            f"Ollama's compatibility code uses the {was} `{name}`, which `{change.path}` no longer declares"
+            f"Ollama's compatibility code uses the {'/'.join(sorted(old_kinds))} `{name}`, which "
+            f"`{self.change.path}` no longer declares"
             + (f"; it was probably renamed to `{twin}`." if twin else ".")
         )
-        return _draft(change, span, name, uses, removed_title(name), detail)
+        return _draft(self.change, span, name, self.uses, removed_title(name), detail)
 
     def _re_kinded(
         self, span: Span, name: str, was: str, became: str, was_decls: list[cpp.Declared]
@@ -289,32 +310,54 @@ def compat_drafts(
     if not change.old_path or not change.old_path.endswith(HEADERS) or not change.significant:
         return []
     old = declared(change.old_code_lines)
-    old_at: dict[int, list[cpp.Declared]] = {}
-    for d in old:
-        if d.name in uses:
-            old_at.setdefault(d.line, []).append(d)
+    old_at = _used_at(old, uses)
     if not old_at:
         return []
     new = declared(change.new_code_lines) if change.new_path else ()
-    before = {(d.owner, d.name, d.kind) for d in old}
-    members: dict[tuple[str, str], list[cpp.Declared]] = {}
-    arrived: dict[str, set[str]] = {}  # kinds of names declared where they were not before
-    for d in new:
-        members.setdefault((d.owner, d.name), []).append(d)
-        if (d.owner, d.name, d.kind) not in before:
-            arrived.setdefault(d.name, set()).add(d.kind)
+    members, arrived = _new_declarations(old, new)
     header = _HeaderChange(
         change, uses, tuple(new), members, arrived, added_elsewhere, still_declared, called
     )
     drafts = []
     for span in change.significant:
-        gone: dict[str, list[cpp.Declared]] = {}
-        for n in span.old_lines:
-            for decl in old_at.get(n, ()):
-                gone.setdefault(decl.name, []).append(decl)
+        gone = _taken_away(span, old_at)
         found = (header.name_draft(span, name, gone[name]) for name in sorted(gone))
         drafts += [draft for draft in found if draft is not None]
     return drafts
+
+
+def _used_at(
+    old: Iterable[cpp.Declared], uses: Mapping[str, Sequence[LocalRef]]
+) -> dict[int, list[cpp.Declared]]:
+    """The old declarations of names Ollama's code uses, by line."""
+    old_at: dict[int, list[cpp.Declared]] = {}
+    for d in old:
+        if d.name in uses:
+            old_at.setdefault(d.line, []).append(d)
+    return old_at
+
+
+def _new_declarations(
+    old: Iterable[cpp.Declared], new: Iterable[cpp.Declared]
+) -> tuple[dict[tuple[str, str], list[cpp.Declared]], dict[str, set[str]]]:
+    """The new declarations by (owner, name), and the kinds of names declared where they were not before."""
+    before = {(d.owner, d.name, d.kind) for d in old}
+    members: dict[tuple[str, str], list[cpp.Declared]] = {}
+    arrived: dict[str, set[str]] = {}
+    for d in new:
+        members.setdefault((d.owner, d.name), []).append(d)
+        if (d.owner, d.name, d.kind) not in before:
+            arrived.setdefault(d.name, set()).add(d.kind)
+    return members, arrived
+
+
+def _taken_away(span: Span, old_at: Mapping[int, list[cpp.Declared]]) -> dict[str, list[cpp.Declared]]:
+    """The used declarations on the span's old lines, by name."""
+    gone: dict[str, list[cpp.Declared]] = {}
+    for n in span.old_lines:
+        for decl in old_at.get(n, ()):
+            gone.setdefault(decl.name, []).append(decl)
+    return gone
 
 
 def _draft(
@@ -348,15 +391,7 @@ def _signature_draft(
     little without the type of the object it is called on."""
     old = [d for d in was if d.kind == "function" and not d.owner]
     new = [d for d in now if d.kind == "function"]
-    if not old or not new:
-        return None
-    lost = [
-        d
-        for d in old
-        if not any(
-            _accepts_old_calls(d.parameters, n.parameters) and d.qualifiers == n.qualifiers for n in new
-        )
-    ]
+    lost = _lost_overloads(old, new) if old and new else []
     if not lost:
         return None
     return (
@@ -364,6 +399,17 @@ def _signature_draft(
         f"Ollama's compatibility code calls `{name}`, declared in `{path}`.\n\n"
         f"Was: `{name}{lost[0].signature}`\n\nNow: " + ", ".join(f"`{name}{d.signature}`" for d in new),
     )
+
+
+def _lost_overloads(old: list[cpp.Declared], new: list[cpp.Declared]) -> list[cpp.Declared]:
+    """The old overloads whose calls no new one accepts (same qualifiers, the old parameters then defaults)."""
+    return [
+        d
+        for d in old
+        if not any(
+            _accepts_old_calls(d.parameters, n.parameters) and d.qualifiers == n.qualifiers for n in new
+        )
+    ]
 
 
 def compat_strings(files: Mapping[str, str]) -> dict[str, list[LocalRef]]:
@@ -436,23 +482,38 @@ def _dropped_cases(change: FileChange, old: bytes, new: bytes, reach) -> list[_L
         handled = {v for v, _ in s.cases}
         for value, line in s.cases:
             produced, refs = reach(value) if value not in now else ([], ())
-            if not refs:
-                continue
-            twin = _similar(value, sorted(now - handled))
-            where = f"`{s.function}`" if s.function else f"a switch of `{change.path}`"
-            outcome = (
-                f"its default branch aborts (`{s.default[:80]}`)"
-                if _ABORTS.search(s.default)
-                else "it falls to the default branch: an 'unknown' error or a wrong result"
-            )
-            detail = (
-                f"Upstream dropped `case {value}:` from the switch on `{s.subject}` in {where} (`{change.path}`)"
-                + (f", putting `case {twin}:` in its place" if twin else "")
-                + f". {_reached(value, produced)}: that value is no longer recognised there, so {outcome}. "
-                + "Map it to the value upstream handles now in the compat code, or carry a patch that restores the case."
-            )
-            lost.append(_Lost(value, f"{where} no longer handles `{value}`", detail, line, refs))
+            if refs:
+                lost.append(
+                    _dropped_case(
+                        change, s, value, line, produced, refs, _similar(value, sorted(now - handled))
+                    )
+                )
     return lost
+
+
+def _dropped_case(
+    change: FileChange,
+    s: cpp.Switch,
+    value: str,
+    line: int,
+    produced: list[str],
+    refs: tuple[LocalRef, ...],
+    twin: str | None,
+) -> _Lost:
+    """What to say of a case Ollama reaches that the switch no longer has (`twin`: the case put in its place)."""
+    where = f"`{s.function}`" if s.function else f"a switch of `{change.path}`"
+    outcome = (
+        f"its default branch aborts (`{s.default[:80]}`)"
+        if _ABORTS.search(s.default)
+        else "it falls to the default branch: an 'unknown' error or a wrong result"
+    )
+    detail = (
+        f"Upstream dropped `case {value}:` from the switch on `{s.subject}` in {where} (`{change.path}`)"
+        + (f", putting `case {twin}:` in its place" if twin else "")
+        + f". {_reached(value, produced)}: that value is no longer recognised there, so {outcome}. "
+        + "Map it to the value upstream handles now in the compat code, or carry a patch that restores the case."
+    )
+    return _Lost(value, f"{where} no longer handles `{value}`", detail, line, refs)
 
 
 def _enum_values(source: bytes) -> dict[str, dict[str, int]]:
@@ -507,15 +568,20 @@ def _dropped_rows(change: FileChange, old_rows, new_rows, names, strings) -> lis
 
 def _drops_what_ollama_value_refs(gone: list[tuple[str, list[str]]], names, strings, paired) -> bool:
     """Whether the removed lines hold a case Ollama reaches, a value it produces or a string it writes."""
-    return (
-        any(
-            v in names or paired.get(v, set()) & strings.keys()
-            for line, vs in gone
-            if "case" in line
-            for v in vs
-        )
-        or any(paired.get(v, set()) & strings.keys() for _, vs in gone for v in vs)
-        or any(s in strings for line, _ in gone if '"' in line for s in _LITERAL.findall(line))
+    return _drops_reached_case(gone, names, strings, paired) or _drops_written(gone, strings, paired)
+
+
+def _drops_reached_case(gone: list[tuple[str, list[str]]], names, strings, paired) -> bool:
+    """Whether a removed `case` line names a value Ollama names or produces."""
+    return any(
+        v in names or paired.get(v, set()) & strings.keys() for line, vs in gone if "case" in line for v in vs
+    )
+
+
+def _drops_written(gone: list[tuple[str, list[str]]], strings, paired) -> bool:
+    """Whether a removed line names a value Ollama produces, or holds a string Ollama writes."""
+    return any(paired.get(v, set()) & strings.keys() for _, vs in gone for v in vs) or any(
+        s in strings for line, _ in gone if '"' in line for s in _LITERAL.findall(line)
     )
 
 
@@ -545,9 +611,7 @@ def value_drafts(
         return []
     old, new = change.old_code.encode(), change.new_code.encode()
     old_rows, new_rows = cpp.string_tables(old), cpp.string_tables(new)
-    pairs: dict[str, set[str]] = {k: set(v) for k, v in paired.items()}
-    for row in (*old_rows, *new_rows):
-        pairs.setdefault(row.value, set()).add(row.string)
+    pairs = _pairs(paired, (*old_rows, *new_rows))
 
     def reach(value: str) -> tuple[list[str], tuple[LocalRef, ...]]:
         return _value_refs(value, names, strings, pairs)
@@ -557,21 +621,29 @@ def value_drafts(
         *_removed_enum_values(change, old, new, reach),
         *_dropped_rows(change, old_rows, new_rows, names, strings),
     ]
-    drafts = []
-    for item in lost:
-        line = change.new_line(item.old_line)
-        drafts.append(
-            Draft(
-                _area(item.value, change.path),
-                "high",
-                item.title,
-                item.detail,
-                change.path,
-                line,
-                ((line, line),) if line else (),
-                (change.old_path or change.path, change.old_lines[item.old_line - 1].strip()),
-                item.refs,
-                cause=f"declaration:{item.value}",
-            )
-        )
-    return drafts
+    return [_lost_draft(change, item) for item in lost]
+
+
+def _pairs(paired: Mapping[str, set[str]], rows: Iterable[cpp.TableRow]) -> dict[str, set[str]]:
+    """The strings each value is paired with: in other files' tables, and in this file's at both refs."""
+    pairs: dict[str, set[str]] = {k: set(v) for k, v in paired.items()}
+    for row in rows:
+        pairs.setdefault(row.value, set()).add(row.string)
+    return pairs
+
+
+def _lost_draft(change: FileChange, item: _Lost) -> Draft:
+    """The item for a value the change stops recognising, at the new line of its old one."""
+    line = change.new_line(item.old_line)
+    return Draft(
+        _area(item.value, change.path),
+        "high",
+        item.title,
+        item.detail,
+        change.path,
+        line,
+        ((line, line),) if line else (),
+        (change.old_path or change.path, change.old_lines[item.old_line - 1].strip()),
+        item.refs,
+        cause=f"declaration:{item.value}",
+    )
