@@ -102,34 +102,40 @@ def options(code: str, path: str, names: re.Pattern[str] = LLAMA_OPTIONS.pattern
     """`option()`, `cmake_dependent_option()` and `set(... CACHE ...)` of the names (GGML_*/LLAMA_*)."""
     found = []
     for c in commands(code):
-        if not c.args or not names.fullmatch(c.args[0]):
-            continue
-        if c.name == "option":
-            found.append(
-                Option(
-                    c.args[0],
-                    c.args[1] if len(c.args) > 1 else "",
-                    _default(c.args[2] if len(c.args) > 2 else "OFF"),
-                    path,
-                    c.line,
-                )
-            )
-        elif c.name == "cmake_dependent_option" and len(c.args) >= 3:
-            found.append(Option(c.args[0], c.args[1], _default(c.args[2]), path, c.line))
-        elif c.name == "set" and "CACHE" in c.args:
-            at = c.args.index("CACHE")
-            value = ";".join(c.args[1:at])
-            doc = c.args[at + 2] if len(c.args) > at + 2 else ""
-            found.append(
-                Option(
-                    c.args[0],
-                    doc,
-                    _default(value) if c.args[at + 1 : at + 2] == ("BOOL",) else value,
-                    path,
-                    c.line,
-                )
-            )
+        read = _OPTION_COMMANDS.get(c.name)
+        option = read(c, path) if read is not None and c.args and names.fullmatch(c.args[0]) else None
+        if option is not None:
+            found.append(option)
     return found
+
+
+def _plain_option(c: Command, path: str) -> Option | None:
+    """`option(NAME "doc" [default])`: OFF when no default is given."""
+    doc = c.args[1] if len(c.args) > 1 else ""
+    return Option(c.args[0], doc, _default(c.args[2] if len(c.args) > 2 else "OFF"), path, c.line)
+
+
+def _dependent_option(c: Command, path: str) -> Option | None:
+    """`cmake_dependent_option(NAME "doc" default ...)`."""
+    return Option(c.args[0], c.args[1], _default(c.args[2]), path, c.line) if len(c.args) >= 3 else None
+
+
+def _cache_option(c: Command, path: str) -> Option | None:
+    """`set(NAME value... CACHE TYPE "doc")`: a BOOL's value read as ON/OFF."""
+    if "CACHE" not in c.args:
+        return None
+    at = c.args.index("CACHE")
+    value = ";".join(c.args[1:at])
+    doc = c.args[at + 2] if len(c.args) > at + 2 else ""
+    default = _default(value) if c.args[at + 1 : at + 2] == ("BOOL",) else value
+    return Option(c.args[0], doc, default, path, c.line)
+
+
+_OPTION_COMMANDS: dict[str, Callable[[Command, str], Option | None]] = {
+    "option": _plain_option,
+    "cmake_dependent_option": _dependent_option,
+    "set": _cache_option,
+}
 
 
 def packages_and_tools(code: str, path: str) -> dict[str, tuple[str, int]]:
@@ -227,35 +233,72 @@ def option_drafts(
 ) -> list[Draft]:
     """Added, removed, renamed and re-defaulted options, weighed by whether Ollama sets them. An option of
     code Ollama does not build (`built`), or a new one that defaults off, is information."""
-
-    def weigh(option: Option, severity: str) -> str:
-        return severity if built(option) else "info"
-
     before, after = _index(old), _index(new)
-    removed = [before[n][0] for n in before if n not in after]
     added = [after[n][0] for n in after if n not in before]
-    anchor = next(
+    anchor = _anchor(mentions, anchor_dir)
+    return [
+        *_removal_drafts([before[n][0] for n in before if n not in after], added, mentions, where_now, built),
+        *(
+            _new_option_draft(o, built, anchor) for o in added if o.name not in mentions
+        ),  # one Ollama sets it decided on
+        *_default_drafts(before, after, mentions, built, anchor),
+    ]
+
+
+def _anchor(mentions: Mapping[str, list[LocalRef]], anchor_dir: str) -> LocalRef | None:
+    """Where Ollama sets options: the first place (by option name) under `anchor_dir` that sets one."""
+    return next(
         (refs[0] for name, refs in sorted(mentions.items()) if refs and refs[0].path.startswith(anchor_dir)),
         None,
     )
+
+
+def _weighed(option: Option, severity: str, built: Callable[[Option], bool]) -> str:
+    """The severity for an option of code Ollama builds; information otherwise."""
+    return severity if built(option) else "info"
+
+
+def _removal_drafts(
+    removed: list[Option],
+    added: list[Option],
+    mentions: Mapping[str, list[LocalRef]],
+    where_now: WhereNow,
+    built: Callable[[Option], bool],
+) -> list[Draft]:
+    """Each removed option, renamed (to an added one like it, taken out of `added`) or removed outright;
+    high when Ollama sets it."""
     drafts = []
     for gone in removed:
         twin = next((a for a in added if _similar(gone, a)), None)
         sets_it = tuple(mentions.get(gone.name, ()))
+        severity = "high" if sets_it else "info"
         if twin is not None:
             added.remove(twin)
-            drafts.append(_renamed(gone, twin, sets_it, weigh(twin, "high" if sets_it else "info")))
+            drafts.append(_renamed(gone, twin, sets_it, _weighed(twin, severity, built)))
         else:
-            drafts.append(_removed(gone, sets_it, weigh(gone, "high" if sets_it else "info"), where_now))
-    for option in (o for o in added if o.name not in mentions):  # one Ollama sets it decided on
-        detail = (
-            f"Upstream added {_describe(option)}. Ollama does not set it, so its build now takes the "
-            f"default `{option.default}`; set it explicitly where Ollama configures the build."
-        )
-        severity = weigh(option, "info" if _off(option.default) else "medium")
-        drafts.append(
-            _unset(option, severity, f"New CMake option {option.name}: decide its value", detail, anchor)
-        )
+            drafts.append(_removed(gone, sets_it, _weighed(gone, severity, built), where_now))
+    return drafts
+
+
+def _new_option_draft(option: Option, built: Callable[[Option], bool], anchor: LocalRef | None) -> Draft:
+    """A new option Ollama does not set: medium unless it defaults off."""
+    detail = (
+        f"Upstream added {_describe(option)}. Ollama does not set it, so its build now takes the "
+        f"default `{option.default}`; set it explicitly where Ollama configures the build."
+    )
+    severity = _weighed(option, "info" if _off(option.default) else "medium", built)
+    return _unset(option, severity, f"New CMake option {option.name}: decide its value", detail, anchor)
+
+
+def _default_drafts(
+    before: Mapping[str, list[Option]],
+    after: Mapping[str, list[Option]],
+    mentions: Mapping[str, list[LocalRef]],
+    built: Callable[[Option], bool],
+    anchor: LocalRef | None,
+) -> list[Draft]:
+    """Each option kept whose default changed while Ollama does not set it."""
+    drafts = []
     for name in sorted(set(before) & set(after) - set(mentions)):
         old_defaults = sorted({o.default for o in before[name]})
         new_defaults = sorted({o.default for o in after[name]})
@@ -266,7 +309,7 @@ def option_drafts(
                 f"`{', '.join(new_defaults)}`. Ollama does not set it and so relies on the default."
             )
             title = f"Default of CMake option {name} changed"
-            drafts.append(_unset(option, weigh(option, "medium"), title, detail, anchor))
+            drafts.append(_unset(option, _weighed(option, "medium", built), title, detail, anchor))
     return drafts
 
 
