@@ -19,7 +19,7 @@ from bot.app import QUEUE, Settings, create_app
 from bot.github import RetryPolicy
 from bot.jobs import JobQueue
 from bot.model import Report
-from bot.service import JobBackoff
+from bot.worker.runner import JobBackoff
 from tests.fakegithub import FakeGitHub, commit, fake_github, payload, sign  # noqa: F401  (fixture)
 from tests.gitutil import make_patch, upstream_pair
 from tests.reportschema import schema_violations

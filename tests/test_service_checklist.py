@@ -53,7 +53,7 @@ class Hold:
 @pytest.fixture
 def hold(bot):
     service = bot.app[SERVICE]
-    opened, held = service._open_upstream, Hold()
+    opened, held = service.open_upstream, Hold()
 
     def waiting(pin, refs, **options):
         if held.armed.is_set():
@@ -61,7 +61,7 @@ def hold(bot):
             held.release.wait(60)
         return opened(pin, refs, **options)
 
-    service._open_upstream = waiting
+    service.open_upstream = waiting
     yield held
     held.release.set()
 

@@ -7,21 +7,12 @@ from gidgethub import BadRequest, GitHubBroken
 
 from bot.checklist import MARKER, render_template
 from bot.commands import COMMANDS
+from bot.gh.checkruns import check_run_updates
 from bot.model import PatchResult, PinReport, Report
-from bot.service import (
-    Metrics,
-    PatchChange,
-    Service,
-    carried_ticks,
-    check_run_updates,
-    commit_message,
-    may_write,
-    patch_changes,
-    push_target,
-    short_reason,
-    shown_patches,
-    with_ticks,
-)
+from bot.render.bodies import carried_ticks, with_ticks
+from bot.worker.commands import HANDLERS, may_write
+from bot.worker.regenerate import PatchChange, commit_message, patch_changes, push_target, shown_patches
+from bot.worker.runner import short_reason
 
 
 def test_ticks_are_carried_through_a_progress_body():
@@ -128,16 +119,8 @@ def test_short_reasons_are_one_line():
     assert short_reason(ValueError("bad\nsecond line")) == "ValueError: bad"
 
 
-def test_every_command_has_a_handler(tmp_path):
-    service = Service(
-        queue=None,
-        github=None,
-        data_dir=tmp_path,
-        url_instead_of=None,
-        workers=1,  # type: ignore
-        metrics=Metrics(),
-    )
-    assert set(service._commands) == {c.name for c in COMMANDS}
+def test_every_command_has_a_handler():
+    assert set(HANDLERS) == {c.name for c in COMMANDS}
 
 
 def test_help_reply_lists_every_command_and_escapes_table_pipes():

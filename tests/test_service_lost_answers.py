@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from bot.jobs import DB_NAME, JobRequest, SqliteJobQueue, pull_key
-from bot.service import JobBackoff
+from bot.worker.runner import JobBackoff
 from tests.conftest import NAME, OWNER, Bot, bot_settings
 from tests.test_service_validation import WORKFLOW, command, run_event, validation_runs
 

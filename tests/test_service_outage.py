@@ -18,7 +18,7 @@ from gidgethub.sansio import decipher_response
 from bot.checklist import MARKER
 from bot.github import transient
 from bot.jobs import Job, SqliteJobQueue
-from bot.service import JobBackoff, retry_in
+from bot.worker.runner import JobBackoff, retry_in
 from tests.conftest import ROOT, Bot, bot_settings
 from tests.test_jobs import Clock
 

@@ -6,7 +6,8 @@ import aiohttp
 
 from bot.github import GitHubApp
 from bot.jobs import JobRequest, SqliteJobQueue
-from bot.service import Metrics, Service
+from bot.metrics import Metrics
+from bot.worker.runner import Service
 from tests.conftest import NAME, OWNER
 
 ROUNDS = 40  # each round stops the service at another moment of the workers' loop

@@ -1,0 +1,20 @@
+"""GitHub resources as the jobs use them: one small class per resource, owning its URLs.
+
+Jobs ask for the narrow protocols in `bot.gh.protocols`; these classes implement them over the REST API.
+"""
+
+from __future__ import annotations
+
+import http
+
+from gidgethub import BadRequest, HTTPException
+
+
+def refused(exc: HTTPException, *statuses: http.HTTPStatus) -> bool:
+    """Whether GitHub answered a 4xx among `statuses`: the answers a caller handles instead of raising."""
+    return isinstance(exc, BadRequest) and exc.status_code in statuses
+
+
+def message_of(exc: HTTPException) -> str:
+    """GitHub's message of an error answer (gidgethub keeps it as the last argument)."""
+    return str(exc.args[-1]) if exc.args and not isinstance(exc.args[-1], http.HTTPStatus) else ""

@@ -1,0 +1,141 @@
+"""Check runs: the analysis's pair per pin, validation's per platform, and the general failure run."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from collections.abc import Awaitable, Callable
+
+from bot.checklist import ANNOTATIONS_PER_REQUEST, CHECK_TEXT_LIMIT, render_template
+from bot.config import Pin
+from bot.gh.pullref import PullRef
+from bot.github import GitHubClient
+from bot.times import human
+from bot.validation import iso
+from bot.worker.progress import JobProgress
+
+GENERAL_CHECK = "llama-bot"  # the check run for failures that belong to no pin
+
+
+def check_run_updates(conclusion: str, output: dict) -> list[dict]:
+    """The PATCH bodies that complete a check run: at most 50 annotations per request, the rest appended."""
+    annotations = output.get("annotations") or []
+    head = {k: output[k] for k in ("title", "summary", "text") if k in output}
+    first_output = {**head, "annotations": annotations[:ANNOTATIONS_PER_REQUEST]} if annotations else head
+    first = {"status": "completed", "conclusion": conclusion, "output": first_output}
+    more = [
+        {
+            "output": {
+                "title": head.get("title", ""),
+                "summary": head.get("summary", ""),
+                "annotations": annotations[i : i + ANNOTATIONS_PER_REQUEST],
+            }
+        }
+        for i in range(ANNOTATIONS_PER_REQUEST, len(annotations), ANNOTATIONS_PER_REQUEST)
+    ]
+    return [first, *more]
+
+
+def started_by_job(job_id: int, check_run: dict) -> bool:
+    """Whether an analysis check run is the one job `job_id` started: its summary names the job
+    (templates/check_in_progress.md.j2)."""
+    return f"(llama-bot job {job_id})" in ((check_run.get("output") or {}).get("summary") or "")
+
+
+class CheckRuns:
+    """A pull request's check runs as one job makes and completes them."""
+
+    def __init__(
+        self,
+        gh: GitHubClient,
+        ref: PullRef,
+        progress: JobProgress,
+        save: Callable[[], Awaitable[None]],
+        job_id: int,
+        resumed: bool,
+    ):
+        self.gh, self.ref, self.progress, self.save = gh, ref, progress, save
+        self.job_id, self.resumed = job_id, resumed
+
+    async def start(self, head_sha: str, pins: list[Pin], since: dt.datetime) -> dict[str, int]:
+        """`<pin>: patches` and `<pin>: upstream review`, in progress, reused when the job resumes."""
+        if self.progress.checks_open_for(head_sha):
+            return self.progress.check_runs
+        summary = render_template(
+            "check_in_progress.md.j2", head_sha=head_sha, since=human(since), job_id=self.job_id
+        )
+        runs = {}
+        for pin in pins:
+            for name in (f"{pin.name}: patches", f"{pin.name}: upstream review"):
+                output = {"title": f"Checking {pin.name} at {head_sha[:12]}", "summary": summary}
+                body = {
+                    "name": name,
+                    "head_sha": head_sha,
+                    "status": "in_progress",
+                    "started_at": iso(since),
+                    "external_id": str(self.ref.number),
+                    "output": output,
+                }
+                find = functools.partial(
+                    self.made, head_sha, name, functools.partial(started_by_job, self.job_id)
+                )
+                # A resumed job may have made it before it stopped, a POST whose answer was lost as well.
+                created = (await find() if self.resumed else None) or await self.create(body, find)
+                runs[name] = created["id"]
+        self.progress.checks_sha, self.progress.check_runs, self.progress.checks_done = head_sha, runs, False
+        await self.save()
+        return runs
+
+    async def made(self, head_sha: str, name: str, made: Callable[[dict], bool]) -> dict | None:
+        """The check run `name` on `head_sha` for which `made` holds (the one this job made), if any."""
+        found = await self.gh.getitem(
+            "/repos/{owner}/{repo}/commits/{ref}/check-runs{?check_name,filter,per_page}",
+            {**self.ref.names, "ref": head_sha, "check_name": name, "filter": "all", "per_page": 100},
+        )
+        return next((r for r in found.get("check_runs") or [] if made(r)), None)
+
+    async def create(self, body: dict, find: Callable[[], Awaitable[dict | None]]) -> dict:
+        """A new check run, unless `find` finds the one an earlier attempt made."""
+        return await self.gh.post_once(
+            "/repos/{owner}/{repo}/check-runs", self.ref.names, data=body, find=find
+        )
+
+    async def update(self, check_id: int, body: dict) -> None:
+        await self.gh.patch(
+            "/repos/{owner}/{repo}/check-runs/{id}", {**self.ref.names, "id": check_id}, data=body
+        )
+
+    async def complete(self, check_id: int, conclusion: str, output: dict) -> None:
+        for body in check_run_updates(conclusion, output):
+            await self.update(check_id, body)
+
+    async def complete_all(self, conclusion: str, output: dict) -> None:
+        """Every analysis check run this job started ends with `conclusion`."""
+        for check_id in self.progress.check_runs.values():
+            await self.complete(check_id, conclusion, output)
+        self.progress.checks_done = True
+        await self.save()
+
+    async def fail_all(self, head_sha: str, title: str, message: str, hint: str = "") -> None:
+        """Every check run of this job ends as failed with `message`; one general run when there are none."""
+        summary = render_template(
+            "check_failed.md.j2", message=message, hint=hint, head_sha=head_sha, job_id=self.job_id
+        )
+        output = {"title": title[:200], "summary": summary[:CHECK_TEXT_LIMIT]}
+        if self.progress.checks_open_for(head_sha):
+            await self.complete_all("failure", output)
+            return
+        await self.gh.post(
+            "/repos/{owner}/{repo}/check-runs",
+            self.ref.names,
+            data={
+                "name": GENERAL_CHECK,
+                "head_sha": head_sha,
+                "status": "completed",
+                "conclusion": "failure",
+                "external_id": str(self.ref.number),
+                "output": output,
+            },
+        )
+        self.progress.checks_done = True
+        await self.save()

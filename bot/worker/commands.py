@@ -1,0 +1,110 @@
+"""The command job: a `/llama` comment's commands, run in order for people with write access."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from bot.checklist import render_template
+from bot.commands import COMMANDS, Command, parse_commands
+from bot.config import Config, parse_config
+from bot.model import AnalysisError
+from bot.render.bodies import untouched_reply
+from bot.validation import select_platforms, validate_reply
+from bot.worker import platforms, regenerate
+from bot.worker.analysis import analyse_pull
+from bot.worker.context import JobContext, Outcome, Superseded
+
+log = logging.getLogger("bot.worker.commands")
+
+WRITE_ROLES = {"admin", "maintain", "write"}
+
+
+def may_write(answer: dict) -> bool:
+    """Whether a collaborator-permission answer allows commands (`maintain` is reported as `write`)."""
+    return answer.get("permission") in WRITE_ROLES or answer.get("role_name") in WRITE_ROLES
+
+
+async def command_job(ctx: JobContext) -> Outcome:
+    payload = ctx.payload
+    config_error = None
+    try:
+        config = await ctx.pulls.config(payload["default_branch"])
+    except AnalysisError as exc:
+        config_error, config = str(exc), parse_config(None)
+    ctx.prefix = config.command_prefix
+    commands = parse_commands(payload["body"], config.command_prefix)
+    if not commands or not await _allowed(ctx):
+        return Outcome.DONE
+    await ctx.pulls.react(payload["comment_id"], "eyes")
+    if config_error:
+        await ctx.comment.reply(
+            render_template("reply_failed.md.j2", line=commands[0].line, reason=config_error, job_id=None)
+        )
+        return Outcome.DONE
+    for index, command in enumerate(commands):
+        if index < ctx.progress.commands_done:
+            continue
+        log.info("running command", extra={"job_id": ctx.job.id, "command": command.name})
+        await HANDLERS[command.name](ctx, command, config)
+        ctx.progress.commands_done = index + 1
+        await ctx.save()
+    return Outcome.DONE
+
+
+async def _allowed(ctx: JobContext) -> bool:
+    """Whether the comment's author may run commands; someone who may not is told so, once."""
+    author = ctx.payload["author"]
+    answer = await ctx.pulls.permission(author)
+    if may_write(answer):
+        return True
+    if not ctx.progress.refused:
+        permission = answer.get("role_name") or answer.get("permission")
+        await ctx.comment.reply(render_template("reply_refused.md.j2", author=author, permission=permission))
+        ctx.progress.refused = True
+        await ctx.save()
+    return False
+
+
+async def help_command(ctx: JobContext, command: Command, config: Config) -> None:
+    await ctx.comment.reply(
+        render_template(
+            "reply_help.md.j2",
+            line=command.line,
+            problem=command.problem,
+            prefix=config.command_prefix,
+            commands=COMMANDS,
+        )
+    )
+
+
+async def validate_command(ctx: JobContext, command: Command, config: Config) -> None:
+    chosen, unknown = select_platforms(command.args, config)
+    pull = await ctx.pulls.get()
+    scope = f"command-{ctx.progress.commands_done}"  # this command's index in the comment
+    dispatched, errors = await platforms.dispatch_platforms(ctx, pull, chosen, scope)
+    text = validate_reply(dispatched, unknown, errors, config, pull, ctx.payload["author"])
+    # Every platform named a workflow the repository lacks: say plainly that nothing is set up yet.
+    not_configured = bool(errors) and not dispatched and all("(GitHub answered 404)" in e for e in errors)
+    await ctx.comment.reply(
+        render_template("reply_validate.md.j2", line=command.line, text=text, not_configured=not_configured)
+    )
+    if chosen:
+        await platforms.refresh_platforms(ctx, pull, config)
+
+
+async def recheck_command(ctx: JobContext, command: Command, config: Config) -> None:
+    try:
+        outcome = await analyse_pull(ctx, None, config)
+    except Superseded:
+        return  # the newer head has its own job
+    if outcome is Outcome.UNTOUCHED:
+        await ctx.comment.reply(untouched_reply(command.line, "check", config))
+
+
+HANDLERS: dict[str, Callable[[JobContext, Command, Config], Awaitable[None]]] = {
+    "help": help_command,
+    "recheck": recheck_command,
+    "regenerate-patches": regenerate.regenerate_command,
+    "validate": validate_command,
+}
