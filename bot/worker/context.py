@@ -12,6 +12,7 @@ from bot.gh.actions import Actions
 from bot.gh.checkruns import CheckRuns
 from bot.gh.comments import ChecklistComment
 from bot.gh.gitdata import GitData
+from bot.gh.protocols import ActionsAPI, CheckRunsAPI, CommentAPI, GitDataAPI, PullRequestsAPI
 from bot.gh.pullref import PullRef
 from bot.gh.pulls import PullRequests
 from bot.github import GitHubClient
@@ -65,15 +66,22 @@ class Shared:
 
 @dataclass
 class JobContext:
-    """One job being run: its pull request's resources on GitHub and what it already posted there."""
+    """One job being run: its pull request's resources on GitHub and what it already posted there.
+
+    Jobs reach GitHub only through these narrow interfaces: `on_github` gives the REST ones, a test may
+    give in-process fakes."""
 
     job: Job
-    gh: GitHubClient
     pull: PullRef
     progress: JobProgress
     save: Callable[[], Awaitable[None]]
     shared: Shared
-    blobs: BlobCache
+    pulls: PullRequestsAPI
+    comment: CommentAPI
+    checks: CheckRunsAPI
+    actions: ActionsAPI
+    git_of: Callable[[str, str], GitDataAPI]  # a repository's git data, by owner and name
+    reopen: Callable[[PullRef], JobContext]  # the same job on another pull request of the repository
     prefix: str = parse_config(None).command_prefix  # the repository's, once its configuration is read
 
     @property
@@ -87,24 +95,34 @@ class JobContext:
 
     def at_pull(self, number: int) -> JobContext:
         """The same job working on pull request `number` (for jobs whose payload names none)."""
-        return replace(self, pull=replace(self.pull, number=number))
+        return self.reopen(replace(self.pull, number=number))
 
-    @property
-    def pulls(self) -> PullRequests:
-        return PullRequests(self.gh, self.pull, self.blobs)
-
-    @property
-    def comment(self) -> ChecklistComment:
-        return ChecklistComment(self.gh, self.pull, self.progress, self.save, self.job.id, self.resumed)
-
-    @property
-    def checks(self) -> CheckRuns:
-        return CheckRuns(self.gh, self.pull, self.progress, self.save, self.job.id, self.resumed)
-
-    @property
-    def actions(self) -> Actions:
-        return Actions(self.gh, self.pull.owner, self.pull.repo)
-
-    def git(self, owner: str | None = None, repo: str | None = None) -> GitData:
+    def git(self, owner: str | None = None, repo: str | None = None) -> GitDataAPI:
         """The git data of `owner/repo`, this repository's by default."""
-        return GitData(self.gh, owner or self.pull.owner, repo or self.pull.repo)
+        return self.git_of(owner or self.pull.owner, repo or self.pull.repo)
+
+
+def on_github(
+    job: Job,
+    gh: GitHubClient,
+    pull: PullRef,
+    progress: JobProgress,
+    save: Callable[[], Awaitable[None]],
+    shared: Shared,
+    blobs: BlobCache,
+) -> JobContext:
+    """A job's context whose resources are GitHub's REST API, through the installation client `gh`."""
+    resumed = job.attempts > 1
+    return JobContext(
+        job,
+        pull,
+        progress,
+        save,
+        shared,
+        pulls=PullRequests(gh, pull, blobs),
+        comment=ChecklistComment(gh, pull, progress, save, job.id, resumed),
+        checks=CheckRuns(gh, pull, progress, save, job.id, resumed),
+        actions=Actions(gh, pull.owner, pull.repo),
+        git_of=lambda owner, repo: GitData(gh, owner, repo),
+        reopen=lambda other: on_github(job, gh, other, progress, save, shared, blobs),
+    )

@@ -35,7 +35,7 @@ from bot.rest import BlobCache, RestSnapshot
 from bot.upstream import Mirrors, Upstream
 from bot.validation import ValidationStore
 from bot.worker import analysis, commands, platforms
-from bot.worker.context import JobContext, Outcome, Shared
+from bot.worker.context import JobContext, Outcome, Shared, on_github
 from bot.worker.failure import report_failure
 from bot.worker.progress import JobProgress
 
@@ -249,7 +249,7 @@ class Service:
     def _context(self, job: Job) -> JobContext:
         progress = JobProgress.from_dict(job.progress)
         payload = job.payload
-        return JobContext(
+        return on_github(
             job,
             self.github.installation(payload["installation_id"]),
             PullRef(payload["owner"], payload["repo"], payload.get("number")),

@@ -1,0 +1,180 @@
+"""Job logic against in-process fakes of the GitHub resources (tests/fakejobs.py): what each job posts,
+in which order, and what it leaves in its progress for a resumed attempt."""
+
+import pytest
+
+from bot.model import PatchResult, PinReport, Report
+from bot.validation import ValidationStore
+from bot.worker import analysis, commands, platforms
+from bot.worker.context import Outcome
+from bot.worker.progress import JobProgress
+from tests.fakejobs import FakeGitHub, job, pull
+
+PATCH = "llama/compat/0001-fix.patch"
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = ValidationStore(tmp_path / "validation.sqlite3")
+    yield store
+    store.close()
+
+
+def bump_report(*patches: PatchResult) -> Report:
+    pin = PinReport(
+        "llama.cpp", "LLAMA_CPP_VERSION", "b1", "b2", "a" * 40, "b" * 40, "https://x/compare/b1...b2"
+    )
+    pin.patches = list(patches)
+    return Report(pins=[pin])
+
+
+async def test_a_pr_that_no_longer_touches_a_pin_retires_its_checklist(store):
+    gh = FakeGitHub(job("analysis"), store)
+    gh.comment.body = "<!-- llama-bot:checklist -->\n- [x] Run `go test ./...` <!-- id:go-test -->\n"
+    gh.pulls.changed = ["README.md"]
+
+    assert await analysis.analysis_job(gh.context()) is Outcome.UNTOUCHED
+    assert f"As of commit `{'h' * 12}`" in gh.comment.body and "changes no pinned upstream" in gh.comment.body
+    assert "llama-bot:ticked go-test" in gh.comment.body  # the tick survives for a later checklist
+    assert gh.checks.progress.check_runs == {}  # no check run for an untouched PR
+
+
+async def test_a_head_that_moves_during_the_analysis_cancels_its_check_runs_and_posts_nothing(store):
+    gh = FakeGitHub(job("analysis", head_sha="h" * 40), store, report=bump_report())
+    gh.pulls.changed = ["LLAMA_CPP_VERSION"]
+    gh.pulls.heads = [
+        "h" * 40,
+        "n" * 40,
+    ]  # the first read sees the job's head, the one after the analysis not
+
+    assert await analysis.analysis_job(gh.context()) is Outcome.SUPERSEDED
+    conclusions = {c for runs in gh.checks.completed.values() for c, _ in runs}
+    assert conclusions == {"cancelled"} and len(gh.checks.completed) == 2
+    assert all("Re-checking" in b or "Checking" in b for b in gh.comment.bodies)  # only progress notes
+
+
+async def test_a_pin_the_engine_could_not_check_fails_its_check_runs_with_the_reason(store):
+    gh = FakeGitHub(job("analysis"), store, errors={"llama.cpp": "b2 is not a tag of the upstream"})
+    gh.pulls.changed = ["LLAMA_CPP_VERSION"]
+
+    assert await analysis.analysis_job(gh.context()) is Outcome.DONE
+    assert gh.checks.failed == [("h" * 40, "b2 is not a tag of the upstream")]
+    assert "b2 is not a tag of the upstream" in gh.comment.body
+    assert gh.progress.checks_done
+
+
+async def test_someone_without_write_access_is_answered_once_and_nothing_runs(store):
+    gh = FakeGitHub(
+        job("command", body="/llama recheck", author="visitor", comment_id=9, default_branch="main"), store
+    )
+    gh.pulls.role = "read"
+
+    await commands.command_job(gh.context())
+    await commands.command_job(gh.context())  # the same job tried again: its progress says it answered
+
+    assert len(gh.comment.replies) == 1 and "visitor" in gh.comment.replies[0]
+    assert gh.pulls.reactions == [] and gh.comment.body is None
+
+
+def regenerate_job(gh_pull: dict, store, **fake) -> FakeGitHub:
+    rebuilt = PatchResult(PATCH, "regenerated", "rebuilt", new_text=b"new patch\n")
+    gh = FakeGitHub(
+        job(
+            "command",
+            body="/llama regenerate-patches",
+            author="maintainer",
+            comment_id=9,
+            default_branch="main",
+        ),
+        store,
+        report=bump_report(rebuilt),
+        **fake,
+    )
+    gh.pulls.pr, gh.pulls.changed, gh.pulls.head_files = (
+        gh_pull,
+        ["LLAMA_CPP_VERSION"],
+        {PATCH: b"old patch\n"},
+    )
+    return gh
+
+
+async def test_regenerated_patches_are_committed_to_the_head_branch(store):
+    gh = regenerate_job(pull(), store)
+
+    await commands.command_job(gh.context())
+
+    ((branch, paths, message),) = gh.git.commits
+    assert (branch, paths) == ("bump", [PATCH]) and message.startswith(
+        "Regenerate carried patches for llama.cpp b2"
+    )
+    assert "Committed" in gh.comment.replies[-1]
+    assert gh.pulls.reactions == [(9, "eyes")]
+    assert gh.progress.commands_done == 1
+
+
+async def test_a_fork_without_maintainer_edits_gets_the_patches_in_the_reply(store):
+    gh = regenerate_job(pull(fork=True), store)
+
+    await commands.command_job(gh.context())
+
+    assert gh.git.commits == []
+    assert (
+        "new patch" in gh.comment.replies[-1]
+        and "does not allow edits by maintainers" in gh.comment.replies[-1]
+    )
+
+
+async def test_a_branch_that_moved_on_is_not_committed_to(store):
+    from tests.fakejobs import FakeGit
+
+    gh = regenerate_job(pull(), store, git=FakeGit(moved_to="m" * 40))
+
+    await commands.command_job(gh.context())
+
+    assert gh.git.commits == [] and "m" * 12 in gh.comment.replies[-1]
+
+
+async def test_a_resumed_dispatch_that_github_refused_is_not_dispatched_again(store):
+    gh = FakeGitHub(job("command", attempts=2), store)
+    gh.progress.validation = {"command-0": {"metal": {"request_id": "r1", "error": "GitHub answered 404"}}}
+    chosen = [p for p in gh.pulls.config_.platforms if p.name == "metal"]
+
+    dispatched, errors = await platforms.dispatch_platforms(gh.context(), pull(), chosen, "command-0")
+
+    assert (dispatched, errors) == ([], ["GitHub answered 404"])
+    assert gh.actions.dispatched == [] and gh.checks.created == []
+
+
+async def test_a_dispatch_makes_its_check_run_and_records_it_before_the_call(store):
+    gh = FakeGitHub(job("command"), store)
+    chosen = [p for p in gh.pulls.config_.platforms if p.name == "metal"]
+
+    (d,), errors = await platforms.dispatch_platforms(gh.context(), pull(), chosen, "command-0")
+
+    assert errors == [] and [w for w, _ in gh.actions.dispatched] == ["test-llamacpp-update.yaml"]
+    assert gh.checks.created[0]["external_id"] == d.request_id
+    assert store.get(d.request_id).check_run_id == gh.checks.created[0]["id"]
+    # saved once while pending (before the check run), then with the outcome
+    assert gh.saved[0]["validation"]["command-0"]["metal"]["pending"] is True
+    assert gh.progress.validation["command-0"]["metal"] == {"request_id": d.request_id, "error": None}
+
+
+async def test_a_closed_fork_pr_deletes_the_branch_made_for_it(store):
+    gh = FakeGitHub(job("closed", fork=True), store)
+
+    assert await platforms.closed_job(gh.context()) is Outcome.DONE
+    assert gh.git.deleted == ["llama-bot/pr-7"]
+
+
+def test_progress_keeps_the_keys_a_stored_job_has():
+    saved = {
+        "comment_id": 7,
+        "checks_sha": "a" * 40,
+        "check_runs": {"x": 1},
+        "checks_done": False,
+        "other": 1,
+    }
+    progress = JobProgress.from_dict(saved)
+    assert progress.checks_open_for("a" * 40) and not progress.checks_open_for("b" * 40)
+    assert progress.to_dict() == {k: v for k, v in saved.items() if k != "other"}
+    assert JobProgress().to_dict() == {}
