@@ -41,11 +41,11 @@ def patches(root: Path) -> dict:
 
 def review(root: Path) -> dict:
     from bench.synthetic import ollama_consumers
+    from bot.history import History
     from bot.patchfile import parse
     from bot.review import ReviewContext
     from bot.review import review as run_review
     from bot.snapshot import GitSnapshot
-    from bot.upstream import History
 
     files = {
         str(p.relative_to(root / "patches")): p.read_bytes() for p in (root / "patches").rglob("*.patch")

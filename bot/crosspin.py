@@ -13,13 +13,14 @@ from collections.abc import Sequence
 from bot import buildpatches
 from bot.config import Config, Consumer, Pin, Vendored, read_version
 from bot.engine import NoFit, Tree, apply_exact
+from bot.history import History
 from bot.model import AnalysisError, Finding
 from bot.patchfile import PatchError, parse
 from bot.review.api import ConsumerCode
 from bot.review.source import glob_match
 from bot.review.vendored import Copy, drift_finding
 from bot.snapshot import GitSnapshot, Snapshot
-from bot.upstream import History, Upstream
+from bot.upstream import Upstream
 
 
 def _patched(tree: Tree, head: Snapshot, paths: Sequence[str]) -> tuple[list[str], list[str]]:

@@ -36,34 +36,33 @@ import logging
 import os
 import re
 import shutil
-import subprocess
 import threading
-import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pygit2
 
+from bot.gitcli import (
+    REMOTE,
+    fetch_blobs,
+    fetch_command,
+    git_env,
+    git_error,
+    is_commit_id,
+    missing_remote_ref,
+    public_url,
+    ref_specs,
+    run_git,
+)
+from bot.history import History, needed_blobs
 from bot.model import AnalysisError, Commit
-from bot.snapshot import GitSnapshot, blob_cache
 
 log = logging.getLogger("bot.upstream")
 log.addHandler(logging.NullHandler())  # the CLI configures no logging: its user hears `announce` instead
 
 URL_KEY = "llama-bot.url"  # the mirror's config entry naming the URL it mirrors
-REMOTE = "origin"  # the mirror's promisor remote; its URL lives only in the environment of each git run
-FETCH_TIMEOUT = 600  # seconds for one git fetch (refs, or a partial clone's missing blobs)
-PROGRESS_AFTER = 2.0  # seconds a fetch runs silently before its progress is shown
-PROGRESS_EVERY = 5.0  # seconds between progress lines after that
 NO_FILTER = "filtering not recognized by server"  # git's warning when the source sends every blob
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]*@")
-_ZERO = pygit2.Oid(hex="0" * 40)
-
-
-def public_url(text: str) -> str:
-    """`text` with the user and password taken out of every URL in it: what links, logs and messages show."""
-    return _USERINFO.sub(r"\1", text)
 
 
 def parse_url_rewrites(value: str | None) -> list[tuple[str, str]]:
@@ -243,160 +242,6 @@ def _may_lack_objects(repo: pygit2.Repository) -> bool:
     return bool(promisor_remotes(repo)) or any((Path(repo.path) / "objects" / "pack").glob("*.promisor"))
 
 
-def _git_error(stderr: str) -> str:
-    """git's own reason from its stderr: the first `fatal:`/`error:` line, else the first line."""
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    reason = next(
-        (line for line in lines if line.startswith(("fatal:", "error:"))), lines[0] if lines else ""
-    )
-    return public_url(re.sub(r"^(fatal|error): ", "", reason)) or "no reason given"
-
-
-_COUNTING = re.compile(r"^(?:remote: )?[A-Z][A-Za-z ]+: +\d+")
-
-
-def latest_progress(stderr: str) -> str | None:
-    """The last of git's counting lines in what it wrote so far (`Receiving objects:  45% (450/1000), 1.20
-    MiB | 2.00 MiB/s`): git redraws them with carriage returns, the newest says where the fetch is."""
-    for line in reversed(re.split(r"[\r\n]", stderr)):
-        line = line.strip()
-        if _COUNTING.match(line):
-            return public_url(line)
-    return None
-
-
-def _git_env(url: str | None) -> dict[str, str]:
-    """git's environment: no prompt, no credential helper storing the URL's password, and the remote's URL
-    as configuration that lives only in this process's environment (GIT_CONFIG_COUNT), never on disk."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-    if url is not None:
-        index = int(env.get("GIT_CONFIG_COUNT") or 0)
-        env.update(
-            {
-                "GIT_CONFIG_COUNT": str(index + 1),
-                f"GIT_CONFIG_KEY_{index}": f"remote.{REMOTE}.url",
-                f"GIT_CONFIG_VALUE_{index}": url,
-            }
-        )
-    return env
-
-
-def _git_fetch_command(git_dir: str, *args: str) -> list[str]:
-    """`git fetch` into `git_dir` without side work: automatic gc would repack under libgit2's feet, and a
-    credential helper would store the password of a URL that carries one."""
-    return [
-        "git",
-        "--git-dir",
-        git_dir,
-        "-c",
-        "gc.auto=0",
-        "-c",
-        "maintenance.auto=false",
-        "-c",
-        "credential.helper=",
-        "fetch",
-        "--no-tags",
-        "--no-write-fetch-head",
-        "--recurse-submodules=no",
-        "--progress",
-        *args,
-    ]
-
-
-def run_git(
-    command: list[str],
-    env: dict[str, str],
-    what: str,
-    stdin: str = "",
-    progress: Callable[[str], None] | None = None,
-) -> tuple[int, str]:
-    """Run git, and when it takes longer than PROGRESS_AFTER, tell `progress` (and the log) every
-    PROGRESS_EVERY seconds how long it has run and git's latest object counts. Returns git's exit status
-    (-1 when it could not start or took longer than FETCH_TIMEOUT) and its stderr."""
-    try:
-        proc = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
-        )
-    except FileNotFoundError:
-        return -1, "fatal: git is not installed"
-    chunks: list[bytes] = []
-    assert proc.stderr is not None and proc.stdin is not None
-    fd = proc.stderr.fileno()  # read what git has written so far, as it comes: its progress lines
-    reader = threading.Thread(
-        target=lambda: chunks.extend(iter(lambda: os.read(fd, 65536), b"")), daemon=True
-    )
-    reader.start()
-    try:
-        proc.stdin.write(stdin.encode())
-        proc.stdin.close()
-    except BrokenPipeError:  # git ended before reading: its stderr says why
-        pass
-    started = time.monotonic()
-    shown_at = started + PROGRESS_AFTER
-    while True:
-        now = time.monotonic()
-        try:
-            proc.wait(timeout=max(0.0, min(shown_at, started + FETCH_TIMEOUT) - now))
-            break
-        except subprocess.TimeoutExpired:
-            now = time.monotonic()
-            if now >= started + FETCH_TIMEOUT:
-                proc.kill()
-                proc.wait()
-                reader.join()
-                return -1, f"fatal: {what} took longer than {FETCH_TIMEOUT} s"
-            counts = latest_progress(b"".join(chunks).decode(errors="replace"))
-            line = f"still {what} ({now - started:.0f} s): {counts or 'waiting for the upstream'}"
-            log.info(line)
-            if progress is not None:
-                progress(line)
-            shown_at = now + PROGRESS_EVERY
-    reader.join()
-    return proc.returncode, b"".join(chunks).decode(errors="replace")
-
-
-def fetch_blobs(
-    repo: pygit2.Repository,
-    oids: list[str],
-    remote: str,
-    url: str | None = None,
-    progress: Callable[[str], None] | None = None,
-) -> str | None:
-    """Fetch `oids` from `remote` (at `url` when the repository does not record it) in one request, as
-    git's lazy fetch of a partial clone does; None when git succeeded, else why not."""
-    command = _git_fetch_command(repo.path, "--filter=blob:none", "--stdin", "--", remote)
-    command[3:3] = ["-c", "fetch.negotiationAlgorithm=noop"]  # blobs by id: no history to negotiate
-    code, stderr = run_git(
-        command, _git_env(url), f"fetching {len(oids)} blobs", "".join(f"{o}\n" for o in oids), progress
-    )
-    if code != 0:
-        return f"git fetch from the remote {remote!r} failed: {_git_error(stderr)}"
-    return None
-
-
-def _missing_remote_ref(stderr: str) -> str | None:
-    """The ref git says the remote lacks (`couldn't find remote ref refs/tags/b999`), else None."""
-    found = re.search(r"couldn't find remote ref (\S+)", stderr)
-    return found[1] if found else None
-
-
-def ref_specs(refs: list[str], by_id: bool) -> list[str]:
-    """The refspecs that bring `refs` into a mirror: each tag by name, and each commit id either by id
-    (kept under refs/llama-bot/commits/, so it stays reachable) or, when `by_id` is off, through every
-    branch, since it is on one of them."""
-    specs = [f"+refs/tags/{r}:refs/tags/{r}" for r in refs if not _is_commit_id(r)]
-    ids = [r for r in refs if _is_commit_id(r)]
-    if by_id:
-        specs += [f"+{r}:refs/llama-bot/commits/{r}" for r in ids]
-    elif ids:
-        specs.append("+refs/heads/*:refs/heads/*")
-    return specs
-
-
-def _is_commit_id(ref: str) -> bool:
-    return re.fullmatch(r"[0-9a-f]{40}", ref) is not None
-
-
 class Upstream:
     """One pin's upstream repository, where it was found, and what of it could not be read."""
 
@@ -474,13 +319,11 @@ class Upstream:
         branches when the source refuses that; a tag or id the source lacks is left for `commit` to name."""
         wanted = list(refs)
         problem = None
-        for by_id in (True, False) if any(map(_is_commit_id, refs)) else (True,):
+        for by_id in (True, False) if any(map(is_commit_id, refs)) else (True,):
             while wanted:
                 code, stderr = run_git(
-                    _git_fetch_command(
-                        self.repo.path, "--filter=blob:none", REMOTE, *ref_specs(wanted, by_id)
-                    ),
-                    _git_env(url),
+                    fetch_command(self.repo.path, "--filter=blob:none", REMOTE, *ref_specs(wanted, by_id)),
+                    git_env(url),
                     f"fetching {', '.join(wanted)}",
                     progress=self.announce,
                 )
@@ -492,13 +335,13 @@ class Upstream:
                     log.warning(line)
                     if self.announce is not None:
                         self.announce(line)
-                absent = (_missing_remote_ref(stderr) or "").removeprefix("refs/tags/") if code else ""
+                absent = (missing_remote_ref(stderr) or "").removeprefix("refs/tags/") if code else ""
                 if absent not in wanted:
-                    problem = _git_error(stderr) if code else None
+                    problem = git_error(stderr) if code else None
                     break
                 wanted.remove(absent)  # no such tag: fetch the others
             wanted = [r for r in refs if resolve(self.repo, r) is None]
-            if not any(map(_is_commit_id, wanted)):
+            if not any(map(is_commit_id, wanted)):
                 break
         if problem is not None and wanted:
             raise AnalysisError(
@@ -591,143 +434,3 @@ class Mirrors:
             return Upstream.mirror(
                 self.data_dir, name, url, refs, self.instead_of, announce=self.announce, fetching=fetching
             )
-
-
-def needed_blobs(history: History, wanted: Callable[[str], bool]) -> set[pygit2.Oid]:
-    """The blobs checking and reviewing old..new reads: both sides of the change between the refs and of every
-    commit between them (the review, and commit attribution), and the `wanted` files at both refs."""
-    found: set[pygit2.Oid] = set()
-    for delta in history.old.tree.diff_to_tree(history.new.tree).deltas:
-        found.update(f.id for f in (delta.old_file, delta.new_file) if f.mode != pygit2.GIT_FILEMODE_COMMIT)
-    for files in history.file_changes:
-        found.update(oid for _, oid, mode in files if mode != pygit2.GIT_FILEMODE_COMMIT)
-    repo = history.upstream.repo
-    for commit in {history.old.id: history.old, history.new.id: history.new}.values():
-        snapshot = GitSnapshot(repo, commit)
-        found.update(
-            entry.id for entry in (snapshot.entry(p) for p in snapshot.files() if wanted(p)) if entry
-        )
-    found.discard(_ZERO)
-    return found
-
-
-def _meaningful(line: bytes) -> bytes | None:
-    """A line worth matching on: whitespace-normalised, and more than a brace or a blank."""
-    text = b" ".join(line.split())
-    return text if len(text) > 3 else None
-
-
-@dataclass
-class History:
-    """The upstream commits between two refs, for attributing changes to them.
-
-    Attribution works like `git log -S` over the lines in question: a commit
-    between the refs that touched the file and added one of the lines now
-    there, or removed one of the lines that used to be there, changed them.
-    Unlike blame this also finds the commit that deleted a patch's context.
-    A copy of the file that a partial clone lacks is no evidence either way.
-    """
-
-    upstream: Upstream
-    old: pygit2.Commit
-    new: pygit2.Commit
-
-    def __post_init__(self) -> None:
-        self._commits: list[pygit2.Commit] | None = None
-        self._file_changes: list[list[tuple[str, pygit2.Oid, int]]] | None = None
-        self._touched: list[set[str]] | None = None
-        self._touching: dict[str, list[pygit2.Commit]] = {}
-        self._changes: dict[tuple[str, str], tuple[set[bytes], set[bytes]]] = {}
-        self._lines_now: dict[str, list[bytes]] = {}
-        self._blobs = blob_cache(self.upstream.repo)
-
-    @property
-    def commits(self) -> list[pygit2.Commit]:
-        """Newest first."""
-        if self._commits is None:
-            walker = self.upstream.repo.walk(self.new.id, pygit2.enums.SortMode.TOPOLOGICAL)
-            walker.hide(self.old.id)
-            self._commits = list(walker)
-        return self._commits
-
-    @property
-    def file_changes(self) -> list[list[tuple[str, pygit2.Oid, int]]]:
-        """For each of `commits`, both sides (path, blob id, mode) of every file its change against its first
-        parent touches: diffed once for the blobs a partial clone fetches and for `touching`."""
-        if self._file_changes is None:
-            self._file_changes = [
-                [
-                    (f.path, f.id, f.mode)
-                    for delta in (
-                        c.parents[0].tree.diff_to_tree(c.tree) if c.parents else c.tree.diff_to_tree()
-                    ).deltas
-                    for f in (delta.old_file, delta.new_file)
-                ]
-                for c in self.commits
-            ]
-        return self._file_changes
-
-    @property
-    def between(self) -> set[str]:
-        return {str(c.id) for c in self.commits}
-
-    def read(self, commit: pygit2.Commit, path: str) -> bytes | None:
-        """`path` at `commit` (b"" when there is no such file); None when the clone lacks its object, which
-        is noted in `upstream.unreadable`."""
-        try:
-            entry = commit.tree[path]
-        except KeyError:
-            return b""
-        if not isinstance(entry, pygit2.Blob):
-            return b""  # a directory or a submodule: no file text
-        try:
-            return self._blobs.read(entry.id)
-        except KeyError:
-            self.upstream.note_unreadable(path, str(commit.id))
-            return None
-
-    def touching(self, path: str) -> list[pygit2.Commit]:
-        """Commits between the refs that changed `path` (against their first parent), newest first."""
-        if self._touched is None:
-            self._touched = [{p for p, _, _ in files} for files in self.file_changes]
-        if path not in self._touching:
-            self._touching[path] = [c for c, paths in zip(self.commits, self._touched) if path in paths]
-        return self._touching[path]
-
-    def _changed_lines(self, commit: pygit2.Commit, path: str) -> tuple[set[bytes], set[bytes]]:
-        key = (str(commit.id), path)
-        if key not in self._changes:
-            # Both buffers must stay referenced while the patch's lines are read: libgit2 points into them.
-            before = self.read(commit.parents[0], path) if commit.parents else b""
-            after = self.read(commit, path)
-            added: set[bytes] = set()
-            removed: set[bytes] = set()
-            if before is not None and after is not None:
-                patch = pygit2.Patch.create_from(before, after, context_lines=0)
-                for hunk in patch.hunks:
-                    for line in hunk.lines:
-                        text = _meaningful(line.raw_content)
-                        if text is not None:
-                            (added if line.origin == "+" else removed).add(text)
-            self._changes[key] = (added, removed)
-        return self._changes[key]
-
-    def commits_for_lines(
-        self, path: str, start: int, end: int, removed: Iterable[bytes] = ()
-    ) -> list[Commit]:
-        """Commits between the refs that changed lines start..end (1-based) of `path` at the new ref,
-        or that removed any of `removed` (lines that used to be there)."""
-        touching = self.touching(path)
-        if not touching:
-            return []
-        if path not in self._lines_now:
-            self._lines_now[path] = (self.read(self.new, path) or b"").split(b"\n")
-        lines = self._lines_now[path]
-        now = {t for t in map(_meaningful, lines[max(0, start - 1) : max(0, end)]) if t}
-        gone = {t for t in map(_meaningful, removed) if t}
-        found = []
-        for commit in touching:
-            added, deleted = self._changed_lines(commit, path)
-            if added & now or deleted & gone:
-                found.append(self.upstream.describe(commit))
-        return found

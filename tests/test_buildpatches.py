@@ -129,9 +129,10 @@ def test_the_checklist_names_where_the_patches_were_found():
 def test_llama_cpp_detectors_never_run_on_another_pins_bump(tmp_path, profile):
     import dataclasses
 
+    from bot.history import History
     from bot.patchfile import parse
     from bot.review import ReviewContext, review
-    from bot.upstream import History, Upstream
+    from bot.upstream import Upstream
     from tests.test_review_e2e import LAGUNA_PATCH, OLLAMA, WEB, _real_bump
 
     b = _real_bump(tmp_path)

@@ -12,7 +12,8 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from bot.upstream import Upstream, latest_progress, mirror_path
+from bot.gitcli import latest_progress
+from bot.upstream import Upstream, mirror_path
 from tests.fixtures import RepoBuilder
 from tests.test_upstream_partial import PATCHES, _analyse, _blob, _upstream
 

@@ -6,11 +6,12 @@ from dataclasses import asdict
 import pytest
 
 from bot.config import parse_config
+from bot.history import History
 from bot.model import AnalysisError, LocalRef
 from bot.patchfile import parse
 from bot.review import ReviewContext, review
 from bot.snapshot import GitSnapshot, MemorySnapshot
-from bot.upstream import History, Upstream
+from bot.upstream import Upstream
 from tests.fixtures import RepoBuilder
 from tests.gitutil import make_patch, run
 

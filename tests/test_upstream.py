@@ -87,7 +87,7 @@ def test_history_attributes_added_and_removed_lines(tmp_path):
     src.commit("unrelated", {"g.c": "y\n"})
     src.tag("v2")
     up = Upstream(src.repo, "https://github.com/ggml-org/llama.cpp")
-    from bot.upstream import History
+    from bot.history import History
 
     history = History(up, up.commit("v1", "V"), up.commit("v2", "V"))
     assert [c.message.strip() for c in history.touching("f.c")] == ["drop alpha (#8)", "add delta (#7)"]

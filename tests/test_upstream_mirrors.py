@@ -13,9 +13,10 @@ from bot import cli
 from bot.checklist import render_markdown
 from bot.config import parse_config
 from bot.engine import analyse
+from bot.gitcli import public_url
 from bot.model import AnalysisError
 from bot.snapshot import MemorySnapshot
-from bot.upstream import URL_KEY, Upstream, mirror_path, parse_url_rewrites, public_url, rewrite_url
+from bot.upstream import URL_KEY, Upstream, mirror_path, parse_url_rewrites, rewrite_url
 from tests.fixtures import RepoBuilder
 
 UPSTREAM = "https://github.com/ggml-org/llama.cpp"

@@ -9,12 +9,13 @@ import pygit2
 
 from bot.config import Pin
 from bot.engine.tree import Tree
+from bot.history import History
 from bot.model import Commit, HunkResult
 from bot.patchfile import (
     FilePatch,
     Hunk,
 )
-from bot.upstream import History, Upstream
+from bot.upstream import Upstream
 
 OpenUpstream = Callable[[Pin, list[str]], Upstream]
 

@@ -15,13 +15,14 @@ from bot.engine.context import OpenUpstream, PinContext
 from bot.engine.patch import check_patch
 from bot.engine.placing import SOURCE_SUFFIXES
 from bot.engine.tree import Tree
+from bot.history import History
 from bot.model import REBUILT, AnalysisError, Finding, PatchResult, PinReport, Report
 from bot.patchfile import (
     PatchError,
     parse,
 )
 from bot.snapshot import GitSnapshot, Snapshot
-from bot.upstream import History, Upstream
+from bot.upstream import Upstream
 
 
 def patch_order(snapshot: Snapshot, directory: str) -> list[str]:

@@ -18,6 +18,7 @@ from functools import cached_property, partial
 import pygit2
 
 from bot.config import Pin
+from bot.history import History
 from bot.model import SEVERITY_ORDER, Commit, Finding
 from bot.patchfile import PatchFile
 from bot.review import (
@@ -38,7 +39,6 @@ from bot.review.patchcontext import patch_context_drafts
 from bot.review.rules import load_rules, ollama_uses, rule_drafts
 from bot.review.source import C_SOURCES, code_text, extension, glob_match
 from bot.snapshot import GitSnapshot, Snapshot, blob_cache
-from bot.upstream import History
 
 MAX_RANGES = 5  # line ranges of one draft looked up for its commits
 
