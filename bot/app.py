@@ -75,36 +75,7 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
         """The service's environment variables; the first that cannot work is a one-line SettingsError."""
-        secret = env.get("GITHUB_WEBHOOK_SECRET")
-        if not secret:
-            raise SettingsError("GITHUB_WEBHOOK_SECRET is not set: refusing to accept unsigned webhooks")
-        if len(secret) < MIN_SECRET:
-            raise SettingsError(
-                f"GITHUB_WEBHOOK_SECRET is {len(secret)} characters long: use at least {MIN_SECRET} "
-                "random ones (e.g. `openssl rand -hex 32`), set the same on the App"
-            )
-        app_id = env.get("GITHUB_APP_ID")
-        if not app_id:
-            raise SettingsError("GITHUB_APP_ID is not set")
-        if not re.fullmatch(r"[0-9]+", app_id):
-            raise SettingsError(
-                f"GITHUB_APP_ID must be the App's numeric id (its settings page shows it), "
-                f"not {app_id[:40]!r}"
-            )
-        key = env.get("GITHUB_PRIVATE_KEY")
-        if not key and env.get("GITHUB_PRIVATE_KEY_PATH"):
-            try:
-                key = Path(env["GITHUB_PRIVATE_KEY_PATH"]).read_text()
-            except OSError as exc:
-                raise SettingsError(
-                    f"GITHUB_PRIVATE_KEY_PATH: cannot read {env['GITHUB_PRIVATE_KEY_PATH']} ({exc.strerror})"
-                ) from None
-        if not key:
-            raise SettingsError("set GITHUB_PRIVATE_KEY (PEM text) or GITHUB_PRIVATE_KEY_PATH")
-        try:
-            signing_key(key)
-        except ValueError as exc:
-            raise SettingsError(f"the App's private key is {exc}") from None
+        secret, app_id, key = _webhook_secret(env), _app_id(env), _private_key(env)
         port = _whole_number(env, "PORT", 8080)
         if not 0 <= port <= 65535:
             raise SettingsError(f"PORT must be a port number from 0 to 65535, not {port}")
@@ -127,6 +98,48 @@ class Settings:
             workers=workers,
             database_url=_database_url(env.get("DATABASE_URL")),
         )
+
+
+def _webhook_secret(env: Mapping[str, str]) -> str:
+    secret = env.get("GITHUB_WEBHOOK_SECRET")
+    if not secret:
+        raise SettingsError("GITHUB_WEBHOOK_SECRET is not set: refusing to accept unsigned webhooks")
+    if len(secret) < MIN_SECRET:
+        raise SettingsError(
+            f"GITHUB_WEBHOOK_SECRET is {len(secret)} characters long: use at least {MIN_SECRET} "
+            "random ones (e.g. `openssl rand -hex 32`), set the same on the App"
+        )
+    return secret
+
+
+def _app_id(env: Mapping[str, str]) -> str:
+    app_id = env.get("GITHUB_APP_ID")
+    if not app_id:
+        raise SettingsError("GITHUB_APP_ID is not set")
+    if not re.fullmatch(r"[0-9]+", app_id):
+        raise SettingsError(
+            f"GITHUB_APP_ID must be the App's numeric id (its settings page shows it), not {app_id[:40]!r}"
+        )
+    return app_id
+
+
+def _private_key(env: Mapping[str, str]) -> str:
+    """The App's key, as PEM text or from a file; one that cannot sign is refused here, not at the first call."""
+    key = env.get("GITHUB_PRIVATE_KEY")
+    if not key and env.get("GITHUB_PRIVATE_KEY_PATH"):
+        try:
+            key = Path(env["GITHUB_PRIVATE_KEY_PATH"]).read_text()
+        except OSError as exc:
+            raise SettingsError(
+                f"GITHUB_PRIVATE_KEY_PATH: cannot read {env['GITHUB_PRIVATE_KEY_PATH']} ({exc.strerror})"
+            ) from None
+    if not key:
+        raise SettingsError("set GITHUB_PRIVATE_KEY (PEM text) or GITHUB_PRIVATE_KEY_PATH")
+    try:
+        signing_key(key)
+    except ValueError as exc:
+        raise SettingsError(f"the App's private key is {exc}") from None
+    return key
 
 
 def _database_url(value: str | None) -> str | None:
