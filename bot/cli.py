@@ -19,7 +19,7 @@ import pygit2
 
 from bot.config import CONFIG_PATH, Config, Pin, load_config, parse_config
 from bot.jobs import DB_NAME, STATUSES, read_jobs
-from bot.model import REBUILT, AnalysisError, Report
+from bot.model import REBUILT, UNRESOLVED, AnalysisError, Report
 from bot.snapshot import GitSnapshot
 from bot.upstream import Mirrors, Upstream, parse_url_rewrites
 
@@ -324,13 +324,25 @@ def _analyse(args: argparse.Namespace, change: Change, review: bool) -> tuple[Re
     if not report.pins and not report.failed:
         _explain_untouched(change, base, head)
     if getattr(args, "explain", False):
-        for pin_report in report.pins:
-            listed = ", ".join(p.path for p in pin_report.patches) or "none"
-            how = f" ({pin_report.patch_source})" if pin_report.patch_source else ""
-            print(f"llama-bot: {pin_report.name}: patches {listed}{how}", file=sys.stderr)
+        _explain_patches(report)
     if getattr(args, "explain_consumers", False):
         _explain_consumers(report, selected, head, opener)
-    defaults = parse_config(None).pins  # cover layouts a repository may not be on yet: no mistake of its own
+    _warn_missing_patch_dirs(report, selected, base, head)
+    return report, changed
+
+
+def _explain_patches(report: Report) -> None:
+    """Each checked pin's patches, in the order they are applied, and where the build applies them from."""
+    for pin_report in report.pins:
+        listed = ", ".join(p.path for p in pin_report.patches) or "none"
+        how = f" ({pin_report.patch_source})" if pin_report.patch_source else ""
+        print(f"llama-bot: {pin_report.name}: patches {listed}{how}", file=sys.stderr)
+
+
+def _warn_missing_patch_dirs(report: Report, selected: Config, base: GitSnapshot, head: GitSnapshot) -> None:
+    """A configured patch directory found at neither revision is more likely a typo than a pin with no
+    patches; the default layouts are exempt (a repository may not be on them yet)."""
+    defaults = parse_config(None).pins
     for pin in selected.pins:
         checked = report.pin(pin.name)
         if (
@@ -344,7 +356,6 @@ def _analyse(args: argparse.Namespace, change: Change, review: bool) -> tuple[Re
                 f"checked (is `patches` right in {CONFIG_PATH}?)",
                 file=sys.stderr,
             )
-    return report, changed
 
 
 def _explain_consumers(report: Report, config: Config, head: GitSnapshot, opener) -> None:
@@ -467,22 +478,28 @@ def cmd_check(args: argparse.Namespace) -> int:
             )
         )
     if args.out:
-        rebuilt = [
-            args.out / p.path
-            for pin in report.pins
-            for p in pin.patches
-            if p.status in REBUILT and p.new_text is not None
-        ]
-        where = "\n".join(f"  {p}{'' if p in written else ' (already there, unchanged)'}" for p in rebuilt)
-        print(
-            f"Regenerated patches written to {args.out}:\n{where or '  (none: nothing needed regenerating)'}",
-            file=sys.stderr,
-        )
+        _list_written(args.out, report, written)
     return _failures(report) or (1 if report.needs_change else 0)
 
 
-def cmd_regenerate(args: argparse.Namespace) -> int:
-    change = _open(args)
+def _list_written(out: Path, report: Report, written: list[Path]) -> None:
+    """On stderr: the rebuilt patches `check --out` wrote, and those already there as they are."""
+    rebuilt = [
+        out / p.path
+        for pin in report.pins
+        for p in pin.patches
+        if p.status in REBUILT and p.new_text is not None
+    ]
+    where = "\n".join(f"  {p}{'' if p in written else ' (already there, unchanged)'}" for p in rebuilt)
+    print(
+        f"Regenerated patches written to {out}:\n{where or '  (none: nothing needed regenerating)'}",
+        file=sys.stderr,
+    )
+
+
+def _refuse_unwritable(args: argparse.Namespace, change: Change) -> None:
+    """regenerate rewrites the working tree: none (a bare repository), or uncommitted edits it would
+    overwrite, is a usage error."""
     if change.repo.workdir is None:
         raise UsageError(f"--repo {args.repo}: a bare repository has no working tree to rewrite")
     dirty = _uncommitted(change.repo, change.config)
@@ -491,6 +508,11 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
             f"uncommitted changes to {_shown(dirty)}: commit or stash them first "
             "(regenerate reads the committed revision and rewrites the working tree)"
         )
+
+
+def cmd_regenerate(args: argparse.Namespace) -> int:
+    change = _open(args)
+    _refuse_unwritable(args, change)
     report, _ = _analyse(args, change, review=False)
     root = Path(change.repo.workdir)
     written = _write(root, report)
@@ -501,9 +523,7 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
             _emit(f"{pin.name}: {action} {patch.path} ({patch.status}: {patch.message})")
     if not report.pins and not report.failed:
         _emit("No pin is touched by this change: nothing to regenerate.")
-    unresolved = [
-        p for pin in report.pins for p in pin.patches if p.status in ("conflict", "error", "upstreamed")
-    ]
+    unresolved = [p for pin in report.pins for p in pin.patches if p.status in UNRESOLVED]
     return _failures(report) or (1 if unresolved else 0)
 
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-NEEDS_CHANGE = {"regenerated", "fuzzy", "conflict", "upstreamed", "error"}
 REBUILT = (
     "regenerated",
     "fuzzy",
 )  # the statuses with a rebuilt patch: `check --out` writes it, the bot commits it
+UNRESOLVED = ("conflict", "error", "upstreamed")  # the statuses a person must resolve: no patch was rebuilt
+NEEDS_CHANGE = {*REBUILT, *UNRESOLVED}
 SEVERITY_ORDER = {"high": 0, "medium": 1, "info": 2}
 
 

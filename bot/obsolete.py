@@ -27,7 +27,7 @@ import pygit2
 from bot import cpp
 from bot.hunks import find_exact
 from bot.identifiers import Use, apply_to
-from bot.model import Commit, HunkResult, PatchResult
+from bot.model import REBUILT, Commit, HunkResult, PatchResult
 from bot.patchfile import FilePatch, Hunk, PatchFile, lines_of
 
 APPLIED = ("clean", "offset", "regenerated", "fuzzy")
@@ -545,7 +545,7 @@ def amend(
         )
     tail = (
         result.message
-        if result.status in ("regenerated", "fuzzy")
+        if result.status in REBUILT
         else "The rest applies as it is: review the rebuilt patch before committing."
     )
     return PatchResult(result.path, "fuzzy", " ".join([*sentences, tail]), result.path, hunks)

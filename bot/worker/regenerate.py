@@ -16,14 +16,13 @@ from bot.commands import Command
 from bot.config import Config
 from bot.gh import refused
 from bot.gh.gitdata import BranchMoved
-from bot.model import REBUILT, AnalysisError, PatchResult, Report
+from bot.model import REBUILT, UNRESOLVED, AnalysisError, PatchResult, Report
 from bot.render.bodies import untouched_reply
 from bot.rest import RestSnapshot
 from bot.worker.context import JobContext
 
 log = logging.getLogger("bot.worker.regenerate")
 
-UNRESOLVED = ("conflict", "error", "upstreamed")
 PUSH_REFUSALS = (http.HTTPStatus.FORBIDDEN, http.HTTPStatus.NOT_FOUND, http.HTTPStatus.UNPROCESSABLE_ENTITY)
 
 
