@@ -29,30 +29,19 @@ import aiohttp
 from gidgethub import BadRequest, HTTPException
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from bot.checklist import (
-    ANNOTATIONS_PER_REQUEST,
-    CHECK_TEXT_LIMIT,
-    COMMENT_LIMIT,
-    MARKER,
-    RUNNING,
-    check_run_outputs,
-    failed_banner,
-    pin_view,
-    rechecking_banner,
-    render_comment,
-    render_platforms,
-    render_progress,
-    render_template,
-    results_of,
-    ticked_ids,
-    under_banner,
-)
 from bot.commands import COMMANDS, Command, parse_commands
 from bot.config import CONFIG_PATH, Config, Pin, load_config, parse_config
 from bot.engine import analyse
 from bot.github import GitHubApp, GitHubClient, transient
 from bot.jobs import Job, JobQueue, JobRequest, pull_key
 from bot.model import REBUILT, AnalysisError, PatchResult, Report
+from bot.render.banners import failed_banner, rechecking_banner, render_progress, results_of, under_banner
+from bot.render.checklist import COMMENT_LIMIT, render_comment
+from bot.render.checkruns import ANNOTATIONS_PER_REQUEST, CHECK_TEXT_LIMIT, check_run_outputs
+from bot.render.env import MARKER, RUNNING, render_template
+from bot.render.items import ticked_ids
+from bot.render.patches import pin_view
+from bot.render.platforms import render_platforms
 from bot.rest import BlobCache, RestSnapshot
 from bot.snapshot import MemorySnapshot
 from bot.upstream import Mirrors, Upstream

@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, fields, replace
 from pathlib import Path
 
-from bot.checklist import PLATFORM_LABELS
 from bot.config import Config, Platform
+from bot.render.platforms import PLATFORM_LABELS
 
 TEMPLATE = Path(__file__).resolve().parent.parent / "templates" / "workflow_dispatch.yml"
 CHECK_PREFIX = "validate: "
@@ -575,7 +575,7 @@ def _untagged_section(body: str) -> tuple[int, int] | None:
 
 def splice_platforms(body: str, section: str) -> str | None:
     """`body` (the checklist comment) with its platform section, between its tags, replaced by `section`
-    (`checklist.render_platforms`); None when the body has none (a progress or error body).
+    (`render.platforms.render_platforms`); None when the body has none (a progress or error body).
 
     The rest of the comment (patches, steps, review) stays as the analysis wrote it, so a workflow_run
     update never needs the analysis report again.

@@ -5,9 +5,9 @@ import http
 import aiohttp
 from gidgethub import BadRequest, GitHubBroken
 
-from bot.checklist import MARKER, render_template
 from bot.commands import COMMANDS
 from bot.model import PatchResult, PinReport, Report
+from bot.render.env import MARKER, render_template
 from bot.service import (
     Metrics,
     PatchChange,

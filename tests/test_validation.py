@@ -14,9 +14,9 @@ import pygit2
 import pytest
 from gidgethub import BadRequest
 
-from bot.checklist import build_checklist, render_markdown
 from bot.config import Platform, parse_config
 from bot.model import PinReport, Report
+from bot.render.checklist import build_checklist, render_markdown
 from bot.validation import (
     CHECK_CONCLUSIONS,
     TEMPLATE,
