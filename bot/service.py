@@ -37,11 +37,19 @@ from bot.jobs import Job, JobQueue, JobRequest, pull_key
 from bot.model import REBUILT, AnalysisError, PatchResult, Report
 from bot.render.banners import failed_banner, rechecking_banner, render_progress, results_of, under_banner
 from bot.render.checklist import COMMENT_LIMIT, render_comment
-from bot.render.checkruns import ANNOTATIONS_PER_REQUEST, CHECK_TEXT_LIMIT, check_run_outputs
+from bot.render.checkruns import (
+    ANNOTATIONS_PER_REQUEST,
+    CHECK_TEXT_LIMIT,
+    check_run_create,
+    check_run_outputs,
+    check_run_update,
+    dispatch_failed_update,
+)
 from bot.render.env import MARKER, RUNNING, render_template
 from bot.render.items import ticked_ids
 from bot.render.patches import pin_view
-from bot.render.platforms import render_platforms
+from bot.render.platforms import platform_rows, render_platforms, splice_platforms
+from bot.render.replies import dispatch_error_reply, validate_reply
 from bot.rest import BlobCache, RestSnapshot
 from bot.snapshot import MemorySnapshot
 from bot.upstream import Mirrors, Upstream
@@ -49,22 +57,15 @@ from bot.validation import (
     Dispatch,
     ValidationStore,
     apply_run,
-    check_run_create,
-    check_run_update,
     dispatch_body,
-    dispatch_error_reply,
-    dispatch_failed_update,
     fork_branch,
     is_fork,
     iso,
     match_run,
     new_dispatch,
-    platform_rows,
     runs_query,
     select_platforms,
-    splice_platforms,
     utc_now,
-    validate_reply,
 )
 
 log = logging.getLogger("bot.service")

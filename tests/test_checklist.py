@@ -421,8 +421,7 @@ def test_a_bump_with_nothing_actionable_says_so_in_one_line():
 
 
 def test_the_platform_section_is_a_tagged_partial_a_workflow_run_replaces_in_one_substitution():
-    from bot.render.platforms import render_platforms
-    from bot.validation import splice_platforms
+    from bot.render.platforms import render_platforms, splice_platforms
 
     report = Report([PinReport("llama.cpp", "LLAMA_CPP_VERSION", "b1", "b2", "a" * 40, "b" * 40, "u")])
     row = {
