@@ -18,6 +18,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import astuple, dataclass, fields, replace
 from pathlib import Path
+from typing import TypeVar
 
 from bot.config import Config, Platform
 
@@ -33,6 +34,7 @@ ACTION_STATUS = {"requested": "queued", "in_progress": "in_progress", "completed
 _RANK = {"queued": 0, "in_progress": 1, "completed": 2}
 # Check runs take these conclusions as they are; GitHub lets only itself set `stale`.
 CHECK_CONCLUSIONS = {"success", "failure", "cancelled", "timed_out", "action_required", "neutral", "skipped"}
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -79,23 +81,33 @@ def elapsed(start: str | None, end: str | None) -> float | None:
 # -- the command -----------------------------------------------------------------------------------
 
 
+def _unique(items: Iterable[_T]) -> list[_T]:
+    """The items in order, each once (by equality: a platform's inputs make it unhashable)."""
+    out: list[_T] = []
+    for item in items:
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def _words(args: Iterable[str]) -> list[str]:
+    """The names in the arguments, each argument split at its commas."""
+    return [word.strip() for arg in args for word in arg.split(",") if word.strip()]
+
+
 def select_platforms(args: Iterable[str], config: Config) -> tuple[list[Platform], list[str]]:
     """The configured platforms the arguments name (`all` = every one, in config order), and unknown names.
 
     Names match case-insensitively and may be separated by commas, as people type them.
     """
     by_name = {p.name.lower(): p for p in config.platforms}
-    chosen: list[Platform] = []
-    unknown: list[str] = []
-    for word in (w for arg in args for w in arg.split(",") if w.strip()):
-        name = word.strip()
-        for platform in config.platforms if name.lower() == "all" else [by_name.get(name.lower())]:
-            if platform is None:
-                if name not in unknown:
-                    unknown.append(name)
-            elif platform not in chosen:
-                chosen.append(platform)
-    return chosen, unknown
+
+    def named(name: str) -> list[Platform | None]:
+        return list(config.platforms) if name.lower() == "all" else [by_name.get(name.lower())]
+
+    found = [(name, platform) for name in _words(args) for platform in named(name)]
+    chosen = _unique(platform for _, platform in found if platform is not None)
+    return chosen, _unique(name for name, platform in found if platform is None)
 
 
 def new_request_id() -> str:
@@ -162,21 +174,14 @@ def _same_workflow(run: dict, workflow: str) -> bool:
     return path.split("@", 1)[0].rsplit("/", 1)[-1] == workflow or str(run.get("workflow_id")) == workflow
 
 
-def match_run(dispatches: Iterable[Dispatch], run: dict) -> Dispatch | None:
-    """The dispatch a `workflow_run` object belongs to, or None: a run nobody dispatched is ignored.
+def _near_in_time(d: Dispatch, created: dt.datetime) -> bool:
+    dispatched = parse_time(d.dispatched_at)
+    return dispatched - CLOCK_SKEW <= created <= dispatched + MATCH_WINDOW
 
-    By run id (from the 200 dispatch answer); else by a request id in the run's title (its run-name);
-    a title naming a request id that is not waiting here belongs to nobody. Else, for a
-    workflow_dispatch run, by workflow file, head commit and creation time, oldest dispatch first.
-    """
-    dispatches = list(dispatches)
-    found = next((d for d in dispatches if d.run_id is not None and d.run_id == run.get("id")), None)
-    if found:
-        return found
-    waiting = [d for d in dispatches if d.run_id is None]
-    ids = set(_REQUEST_ID.findall(f"{run.get('display_title') or ''} {run.get('name') or ''}"))
-    if ids:
-        return next((d for d in waiting if d.request_id in ids), None)
+
+def _by_time(waiting: list[Dispatch], run: dict) -> Dispatch | None:
+    """A workflow_dispatch run without an id: the oldest unfinished dispatch of its workflow and commit
+    made shortly before it."""
     if run.get("event") != "workflow_dispatch" or not run.get("created_at"):
         return None
     created = parse_time(run["created_at"])
@@ -186,9 +191,36 @@ def match_run(dispatches: Iterable[Dispatch], run: dict) -> Dispatch | None:
         if d.status != "completed"
         and d.head_sha == run.get("head_sha")
         and _same_workflow(run, d.workflow)
-        and parse_time(d.dispatched_at) - CLOCK_SKEW <= created <= parse_time(d.dispatched_at) + MATCH_WINDOW
+        and _near_in_time(d, created)
     ]
     return min(candidates, key=lambda d: d.dispatched_at, default=None)
+
+
+def _by_run_id(dispatches: list[Dispatch], run: dict) -> Dispatch | None:
+    return next((d for d in dispatches if d.run_id is not None and d.run_id == run.get("id")), None)
+
+
+def _request_ids(run: dict) -> set[str]:
+    """The request ids the run's title names (its run-name shows the one it was dispatched with)."""
+    return set(_REQUEST_ID.findall(f"{run.get('display_title') or ''} {run.get('name') or ''}"))
+
+
+def match_run(dispatches: Iterable[Dispatch], run: dict) -> Dispatch | None:
+    """The dispatch a `workflow_run` object belongs to, or None: a run nobody dispatched is ignored.
+
+    By run id (from the 200 dispatch answer); else by a request id in the run's title (its run-name);
+    a title naming a request id that is not waiting here belongs to nobody. Else, for a
+    workflow_dispatch run, by workflow file, head commit and creation time, oldest dispatch first.
+    """
+    dispatches = list(dispatches)
+    found = _by_run_id(dispatches, run)
+    if found:
+        return found
+    waiting = [d for d in dispatches if d.run_id is None]
+    ids = _request_ids(run)
+    if ids:
+        return next((d for d in waiting if d.request_id in ids), None)
+    return _by_time(waiting, run)
 
 
 def check_conclusion(run_conclusion: str | None) -> str:
@@ -201,6 +233,10 @@ def run_started(run: dict) -> str | None:
     return run.get("run_started_at") or run.get("created_at")
 
 
+def _is_rerun(dispatch: Dispatch, started: str | None) -> bool:
+    return bool(dispatch.started_at and started and parse_time(started) > parse_time(dispatch.started_at))
+
+
 def apply_run(dispatch: Dispatch, run: dict, action: str) -> Dispatch | None:
     """The dispatch after a workflow_run event; None when the event changes nothing worth posting.
 
@@ -211,8 +247,7 @@ def apply_run(dispatch: Dispatch, run: dict, action: str) -> Dispatch | None:
     if status is None:
         return None
     started = run_started(run)
-    rerun = bool(dispatch.started_at and started and parse_time(started) > parse_time(dispatch.started_at))
-    if _RANK[status] < _RANK[dispatch.status] and not rerun:
+    if _RANK[status] < _RANK[dispatch.status] and not _is_rerun(dispatch, started):
         return None
     done = status == "completed"
     return replace(
