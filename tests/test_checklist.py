@@ -448,3 +448,27 @@ def test_the_platform_section_is_a_tagged_partial_a_workflow_run_replaces_in_one
         legacy, section
     )  # an older comment
     assert splice_platforms("⏳ Checking commit `c`…", section) is None
+
+
+@pytest.mark.parametrize("pin", ["llama.cpp", "mlx"])
+@pytest.mark.parametrize("dispatched", [False, True])
+def test_the_platform_section_rendered_alone_is_the_one_the_whole_checklist_holds(pin, dispatched):
+    from bot.render.platforms import CLOSE_TAG, OPEN_TAG, render_platforms
+
+    report = Report([PinReport(pin, "VERSION", "b1", "b2", "a" * 40, "b" * 40, "u")])
+    rows = [
+        {"name": "cuda", "label": None, "state": "completed", "conclusion": "success", "url": None}
+        | {"duration": "1m", "sha": "c" * 40, "stale": False}
+    ]
+    ticked = {"integration-tests", "platform-metal", "platform-mlx-metal", "go-test"}
+    whole = render_markdown(
+        report,
+        ["VERSION"],
+        head_sha="c" * 40,
+        ticked=ticked,
+        platforms=rows if dispatched else None,
+        prefix="/bot",
+    )
+    section = render_platforms(rows if dispatched else [], report, "/bot", ticked)
+    assert section.startswith(OPEN_TAG) and section.endswith(CLOSE_TAG)
+    assert whole.count(section) == 1
