@@ -118,7 +118,7 @@ async def _service_cold(ollama: Path, llama: Path, resolver, commit: str, old: s
     import aiohttp
 
     from bench.service import free_port
-    from bot.checklist import RUNNING
+    from bot.render.env import RUNNING
     from tests.conftest import SECRET, Scenario
     from tests.fakegithub import FakeGitHub, sign
 

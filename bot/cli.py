@@ -459,7 +459,7 @@ def _uncommitted(repo: pygit2.Repository, config: Config) -> list[str]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from bot.checklist import render_markdown
+    from bot.render.checklist import render_markdown
 
     change = _open(args)
     _warn_unchecked_edits(change)

@@ -1,4 +1,4 @@
-"""Moments as the bot writes them for people."""
+"""Moments: now, as GitHub writes them, and as people read them."""
 
 from __future__ import annotations
 
@@ -7,3 +7,12 @@ import datetime as dt
 
 def human(moment: dt.datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+
+def iso(moment: dt.datetime) -> str:
+    """A time as GitHub writes it."""
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -3,7 +3,9 @@
 Every decision is a pure function over plain data (the config, the PR and
 workflow_run JSON, stored `Dispatch` records), so the service only moves
 data between GitHub and `ValidationStore`. The store is SQLite because a
-dispatch that is still waiting for its run must survive a restart.
+dispatch that is still waiting for its run must survive a restart. The
+texts (replies, check-run outputs, the checklist's platform rows) are made
+in `bot.render`.
 """
 
 from __future__ import annotations
@@ -13,14 +15,14 @@ import re
 import secrets
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import astuple, dataclass, fields, replace
 from pathlib import Path
+from typing import TypeVar
 
-from bot.checklist import PLATFORM_LABELS
 from bot.config import Config, Platform
+from bot.times import iso
 
-TEMPLATE = Path(__file__).resolve().parent.parent / "templates" / "workflow_dispatch.yml"
 CHECK_PREFIX = "validate: "
 FORK_BRANCH_PREFIX = "llama-bot/pr-"
 REQUEST_ID_PREFIX = "lb-"
@@ -33,7 +35,7 @@ ACTION_STATUS = {"requested": "queued", "in_progress": "in_progress", "completed
 _RANK = {"queued": 0, "in_progress": 1, "completed": 2}
 # Check runs take these conclusions as they are; GitHub lets only itself set `stale`.
 CHECK_CONCLUSIONS = {"success", "failure", "cancelled", "timed_out", "action_required", "neutral", "skipped"}
-STATE_TEXT = {"queued": "queued", "in_progress": "in progress", "completed": "completed"}
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -57,35 +59,32 @@ class Dispatch:
     completed_at: str | None = None
 
 
-def utc_now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC).replace(microsecond=0)
-
-
-def iso(moment: dt.datetime) -> str:
-    """A time as GitHub writes it."""
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _time(stamp: str) -> dt.datetime:
+def parse_time(stamp: str) -> dt.datetime:
+    """A time as GitHub writes it, read back; one without a zone is UTC."""
     parsed = dt.datetime.fromisoformat(stamp)
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
 
 
-def format_duration(seconds: float) -> str:
-    """'12m 03s', '1h 02m 03s' or '45s': short enough for a table cell."""
-    total = max(0, round(seconds))
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h {minutes:02d}m {secs:02d}s"
-    return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
-
-
-def _duration(start: str | None, end: str | None) -> str | None:
-    return format_duration((_time(end) - _time(start)).total_seconds()) if start and end else None
+def elapsed(start: str | None, end: str | None) -> float | None:
+    """Seconds from `start` to `end`; None until both are known."""
+    return (parse_time(end) - parse_time(start)).total_seconds() if start and end else None
 
 
 # -- the command -----------------------------------------------------------------------------------
+
+
+def _unique(items: Iterable[_T]) -> list[_T]:
+    """The items in order, each once (by equality: a platform's inputs make it unhashable)."""
+    out: list[_T] = []
+    for item in items:
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def _words(args: Iterable[str]) -> list[str]:
+    """The names in the arguments, each argument split at its commas."""
+    return [word.strip() for arg in args for word in arg.split(",") if word.strip()]
 
 
 def select_platforms(args: Iterable[str], config: Config) -> tuple[list[Platform], list[str]]:
@@ -94,17 +93,13 @@ def select_platforms(args: Iterable[str], config: Config) -> tuple[list[Platform
     Names match case-insensitively and may be separated by commas, as people type them.
     """
     by_name = {p.name.lower(): p for p in config.platforms}
-    chosen: list[Platform] = []
-    unknown: list[str] = []
-    for word in (w for arg in args for w in arg.split(",") if w.strip()):
-        name = word.strip()
-        for platform in config.platforms if name.lower() == "all" else [by_name.get(name.lower())]:
-            if platform is None:
-                if name not in unknown:
-                    unknown.append(name)
-            elif platform not in chosen:
-                chosen.append(platform)
-    return chosen, unknown
+
+    def named(name: str) -> list[Platform | None]:
+        return list(config.platforms) if name.lower() == "all" else [by_name.get(name.lower())]
+
+    found = [(name, platform) for name in _words(args) for platform in named(name)]
+    chosen = _unique(platform for _, platform in found if platform is not None)
+    return chosen, _unique(name for name, platform in found if platform is None)
 
 
 def new_request_id() -> str:
@@ -163,143 +158,43 @@ def platform_of_check(name: str) -> str | None:
     return platform if name.startswith(CHECK_PREFIX) and platform else None
 
 
-def check_run_create(dispatch: Dispatch) -> dict:
-    """POST .../check-runs when dispatching: queued on the PR head, `external_id` = the request id."""
-    return {
-        "name": check_name(dispatch.platform),
-        "head_sha": dispatch.head_sha,
-        "status": "queued",
-        "external_id": dispatch.request_id,
-        "output": {
-            "title": f"{dispatch.platform}: dispatched",
-            "summary": f"Dispatched `{dispatch.workflow}` on `{dispatch.ref}` "
-            f"(request `{dispatch.request_id}`); waiting for the run to start.",
-        },
-    }
-
-
-def dispatch_failed_update(platform: str, reply: str, now: str) -> dict:
-    """PATCH for the check run of a dispatch GitHub refused: failure, explained as in the reply."""
-    return {
-        "status": "completed",
-        "conclusion": "failure",
-        "completed_at": now,
-        "output": {"title": f"{platform}: could not dispatch the workflow", "summary": reply},
-    }
-
-
-def _template_block() -> str:
-    """The YAML of templates/workflow_dispatch.yml without its header comment, for replies."""
-    lines = TEMPLATE.read_text().splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("run-name:"))
-    return "\n".join(lines[start:]).strip() + "\n"
-
-
-def _inputs_snippet(names: Sequence[str]) -> str:
-    lines = ["on:", "  workflow_dispatch:", "    inputs:"]
-    for name in names:
-        lines += [
-            f"      {name}:",
-            '        description: "Sent by llama-bot"',
-            "        type: string",
-            "        required: false",
-        ]
-    if "request_id" in names:
-        lines.insert(
-            0, 'run-name: "llama-bot ${{ inputs.platform }} PR #${{ inputs.pr }} (${{ inputs.request_id }})"'
-        )
-    return "\n".join(lines) + "\n"
-
-
-def dispatch_error_reply(platform: Platform, status: int, message: str) -> str:
-    """What to tell the maintainer when GitHub refuses a dispatch: exactly what to add, and where."""
-    path = f".github/workflows/{platform.workflow}"
-    head = f"**{platform.name}**: "
-    where = (
-        "(`run-name` at the top level, `workflow_dispatch` under the existing `on:`; "
-        "the file must be on the default branch)"
-    )
-    if status == 404:
-        return (
-            f"{head}this repository has no workflow `{path}` (GitHub answered 404). Add it with this "
-            f"trigger {where}, or point `platforms.{platform.name}.workflow` in `.github/llama-bot.toml` "
-            f"at an existing workflow:\n\n```yaml\n{_template_block()}```\n"
-        )
-    if status == 422 and "workflow_dispatch" in message:
-        return (
-            f"{head}`{path}` has no `workflow_dispatch` trigger, so it cannot be started on request "
-            f"(GitHub: {message}). Add this {where}:\n\n```yaml\n{_template_block()}```\n"
-        )
-    unexpected = re.search(r"Unexpected inputs provided: \[(.*)\]", message) if status == 422 else None
-    if unexpected:
-        names = re.findall(r'"([^"]+)"', unexpected[1]) or [n.strip(" '") for n in unexpected[1].split(",")]
-        listed = ", ".join(f"`{n}`" for n in names)
-        plural = len(names) > 1
-        return (
-            f"{head}`{path}` does not declare the input{'s' if plural else ''} {listed} that the bot "
-            f"sends. Add {'them' if plural else 'it'} under `on: workflow_dispatch: inputs:` "
-            f"{where}:\n\n```yaml\n{_inputs_snippet(names)}```\n"
-        )
-    if status == 422 and message.startswith("No ref found"):
-        return (
-            f"{head}GitHub cannot find the branch to run `{path}` on ({message}). "
-            "If the branch was deleted, push it again and repeat the command."
-        )
-    if status == 422:
-        return (
-            f"{head}GitHub refused to dispatch `{path}` (422: {message}). The workflow needs this "
-            f"trigger {where}:\n\n```yaml\n{_template_block()}```\n"
-        )
-    return f"{head}GitHub refused to dispatch `{path}` ({status}: {message})."
-
-
-def validate_reply(
-    dispatched: Sequence[Dispatch],
-    unknown: Sequence[str],
-    errors: Sequence[str],
-    config: Config,
-    pull: dict,
-    requester: str,
-) -> str:
-    """The answer to `/llama validate`: what runs where, the fork warning, unknown names and refusals."""
-    parts = []
-    if dispatched:
-        names = ", ".join(f"`{d.platform}`" for d in dispatched)
-        first = dispatched[0]
-        parts.append(
-            f"Started validation of {names} on `{first.ref}` (commit `{first.head_sha[:12]}`). "
-            "Each platform has a `validate: <platform>` check run on this PR that follows its "
-            "workflow run; the checklist's platform table shows the results."
-        )
-        if is_fork(pull):
-            fork = (pull["head"].get("repo") or {}).get("full_name") or "a deleted fork"
-            parts.append(
-                f"⚠️ This pull request comes from `{fork}`. Its head commit was pushed to the "
-                f"branch `{first.ref}` of this repository, so **the run uses the fork's code with "
-                f"this repository's secrets**, because @{requester}, a maintainer, asked for it. "
-                "The branch is deleted when the pull request closes."
-            )
-    if unknown:
-        configured = ", ".join(f"`{p.name}`" for p in config.platforms)
-        listed = ", ".join(f"`{n}`" for n in unknown)
-        parts.append(
-            f"Unknown platform{'s' if len(unknown) > 1 else ''} {listed}. "
-            + (
-                f"Configured: {configured}, or `all`."
-                if configured
-                else "No platforms are configured: add them under `[platforms]` in `.github/llama-bot.toml`."
-            )
-        )
-    parts.extend(errors)
-    return "\n\n".join(parts) + "\n"
-
-
 # -- the runs --------------------------------------------------------------------------------------
 
 
 def _same_workflow(run: dict, workflow: str) -> bool:
     path = run.get("path") or ""
     return path.split("@", 1)[0].rsplit("/", 1)[-1] == workflow or str(run.get("workflow_id")) == workflow
+
+
+def _near_in_time(d: Dispatch, created: dt.datetime) -> bool:
+    dispatched = parse_time(d.dispatched_at)
+    return dispatched - CLOCK_SKEW <= created <= dispatched + MATCH_WINDOW
+
+
+def _by_time(waiting: list[Dispatch], run: dict) -> Dispatch | None:
+    """A workflow_dispatch run without an id: the oldest unfinished dispatch of its workflow and commit
+    made shortly before it."""
+    if run.get("event") != "workflow_dispatch" or not run.get("created_at"):
+        return None
+    created = parse_time(run["created_at"])
+    candidates = [
+        d
+        for d in waiting
+        if d.status != "completed"
+        and d.head_sha == run.get("head_sha")
+        and _same_workflow(run, d.workflow)
+        and _near_in_time(d, created)
+    ]
+    return min(candidates, key=lambda d: d.dispatched_at, default=None)
+
+
+def _by_run_id(dispatches: list[Dispatch], run: dict) -> Dispatch | None:
+    return next((d for d in dispatches if d.run_id is not None and d.run_id == run.get("id")), None)
+
+
+def _request_ids(run: dict) -> set[str]:
+    """The request ids the run's title names (its run-name shows the one it was dispatched with)."""
+    return set(_REQUEST_ID.findall(f"{run.get('display_title') or ''} {run.get('name') or ''}"))
 
 
 def match_run(dispatches: Iterable[Dispatch], run: dict) -> Dispatch | None:
@@ -310,30 +205,28 @@ def match_run(dispatches: Iterable[Dispatch], run: dict) -> Dispatch | None:
     workflow_dispatch run, by workflow file, head commit and creation time, oldest dispatch first.
     """
     dispatches = list(dispatches)
-    found = next((d for d in dispatches if d.run_id is not None and d.run_id == run.get("id")), None)
+    found = _by_run_id(dispatches, run)
     if found:
         return found
     waiting = [d for d in dispatches if d.run_id is None]
-    ids = set(_REQUEST_ID.findall(f"{run.get('display_title') or ''} {run.get('name') or ''}"))
+    ids = _request_ids(run)
     if ids:
         return next((d for d in waiting if d.request_id in ids), None)
-    if run.get("event") != "workflow_dispatch" or not run.get("created_at"):
-        return None
-    created = _time(run["created_at"])
-    candidates = [
-        d
-        for d in waiting
-        if d.status != "completed"
-        and d.head_sha == run.get("head_sha")
-        and _same_workflow(run, d.workflow)
-        and _time(d.dispatched_at) - CLOCK_SKEW <= created <= _time(d.dispatched_at) + MATCH_WINDOW
-    ]
-    return min(candidates, key=lambda d: d.dispatched_at, default=None)
+    return _by_time(waiting, run)
 
 
 def check_conclusion(run_conclusion: str | None) -> str:
     """A run's conclusion as a check-run conclusion (`stale`, `startup_failure` and unknown ones fail)."""
     return run_conclusion if run_conclusion in CHECK_CONCLUSIONS else "failure"
+
+
+def run_started(run: dict) -> str | None:
+    """When the run (or its latest attempt) started; its creation until GitHub says."""
+    return run.get("run_started_at") or run.get("created_at")
+
+
+def _is_rerun(dispatch: Dispatch, started: str | None) -> bool:
+    return bool(dispatch.started_at and started and parse_time(started) > parse_time(dispatch.started_at))
 
 
 def apply_run(dispatch: Dispatch, run: dict, action: str) -> Dispatch | None:
@@ -345,9 +238,8 @@ def apply_run(dispatch: Dispatch, run: dict, action: str) -> Dispatch | None:
     status = ACTION_STATUS.get(action)
     if status is None:
         return None
-    started = run.get("run_started_at") or run.get("created_at")
-    rerun = bool(dispatch.started_at and started and _time(started) > _time(dispatch.started_at))
-    if _RANK[status] < _RANK[dispatch.status] and not rerun:
+    started = run_started(run)
+    if _RANK[status] < _RANK[dispatch.status] and not _is_rerun(dispatch, started):
         return None
     done = status == "completed"
     return replace(
@@ -361,41 +253,26 @@ def apply_run(dispatch: Dispatch, run: dict, action: str) -> Dispatch | None:
     )
 
 
-def check_run_update(run: dict, action: str, platform: str) -> dict:
-    """PATCH .../check-runs/{id} for a workflow_run event (action: requested, in_progress or completed)."""
+def run_fields(run: dict, action: str) -> dict:
+    """The check run's state after a workflow_run event (action: requested, in_progress or completed):
+    its status, when the run started, and once it is done its conclusion and end."""
     status = ACTION_STATUS[action]
-    started = run.get("run_started_at") or run.get("created_at")
-    body: dict = {"status": status, "details_url": run["html_url"]}
-    attempt = run.get("run_attempt") or 1
-    workflow, sha = (run.get("path") or "").rsplit("/", 1)[-1], (run.get("head_sha") or "")[:12]
-    where = (
-        f"Workflow run [#{run.get('run_number')}]({run['html_url']})"
-        f"{f' attempt {attempt}' if attempt > 1 else ''} of `{workflow}` on commit `{sha}`"
-        f"{' (branch `' + run['head_branch'] + '`)' if run.get('head_branch') else ''}"
-    )
-    if status == "queued":
-        title, summary = f"{platform}: queued", f"{where} is queued."
-    elif status == "in_progress":
-        body["started_at"] = started
-        title, summary = f"{platform}: in progress", f"{where} is running."
-    else:
-        conclusion = check_conclusion(run.get("conclusion"))
-        took = _duration(started, run.get("updated_at"))
-        body.update(started_at=started, conclusion=conclusion, completed_at=run.get("updated_at") or started)
-        title = f"{platform}: {conclusion}" + (f" in {took}" if took else "")
-        raw = run.get("conclusion")
-        summary = (
-            f"{where} finished: `{raw}`"
-            + (f" (reported as `{conclusion}`)" if raw != conclusion else "")
-            + (f", after {took}." if took else ".")
+    started = run_started(run)
+    state: dict = {"status": status, "details_url": run["html_url"]}
+    if status == "in_progress":
+        state["started_at"] = started
+    elif status == "completed":
+        state.update(
+            started_at=started,
+            conclusion=check_conclusion(run.get("conclusion")),
+            completed_at=run.get("updated_at") or started,
         )
-    body["output"] = {"title": title, "summary": summary}
-    return body
+    return state
 
 
 def runs_query(dispatch: Dispatch) -> dict:
     """Query for GET .../actions/workflows/{workflow}/runs that finds a run whose events were missed."""
-    since = (_time(dispatch.dispatched_at) - CLOCK_SKEW).strftime("%Y-%m-%dT%H:%M:%SZ")
+    since = iso(parse_time(dispatch.dispatched_at) - CLOCK_SKEW)
     return {
         "event": "workflow_dispatch",
         "branch": dispatch.ref,
@@ -405,44 +282,12 @@ def runs_query(dispatch: Dispatch) -> dict:
     }
 
 
-def platform_rows(
-    dispatches: Iterable[Dispatch], head_sha: str, platforms: Sequence[Platform] = ()
-) -> list[dict]:
-    """Rows for the checklist's platform table: the latest dispatch of each platform.
-
-    Once anything was dispatched every configured platform gets a row (so the checklist keeps a box
-    for each); before that there are none and the checklist shows its default list.
-    """
+def latest_dispatches(dispatches: Iterable[Dispatch]) -> dict[str, Dispatch]:
+    """Platform -> its latest dispatch, platforms in the order they were first dispatched."""
     latest: dict[str, Dispatch] = {}
     for d in sorted(dispatches, key=lambda d: d.dispatched_at):
         latest[d.platform] = d
-    if not latest:
-        return []
-    names = [p.name for p in platforms] + [n for n in latest if n not in {p.name for p in platforms}]
-    rows = []
-    for name in names:
-        last = latest.get(name)
-        row = {
-            "name": name,
-            "label": PLATFORM_LABELS.get(name, name),
-            "state": "not run",
-            "conclusion": None,
-            "url": None,
-            "duration": None,
-            "sha": None,
-            "stale": False,
-        }
-        if last:
-            row.update(
-                state=STATE_TEXT[last.status],
-                conclusion=last.conclusion,
-                url=last.run_url,
-                duration=_duration(last.started_at, last.completed_at),
-                sha=last.head_sha,
-                stale=last.head_sha != head_sha,
-            )
-        rows.append(row)
-    return rows
+    return latest
 
 
 # -- the store -------------------------------------------------------------------------------------
@@ -555,32 +400,3 @@ class ValidationStore:
     def forks_to_clean(self, repo: str, pr: int) -> list[str]:
         """The llama-bot/pr-<n> branches this PR's dispatches ran on: delete them when it closes."""
         return sorted({d.ref for d in self.for_pr(repo, pr) if d.ref.startswith(FORK_BRANCH_PREFIX)})
-
-
-# -- the checklist's platform section ---------------------------------------------------------------
-
-PLATFORM_HEADING = "### Platform validation"
-_FOOTER = "\n<sub>Describes commit"
-_TAGGED = re.compile(r"<!-- llama-bot:platforms -->\n.*?<!-- /llama-bot:platforms -->\n", re.DOTALL)
-
-
-def _untagged_section(body: str) -> tuple[int, int] | None:
-    """Where the platform section of a comment written before the section had its tags starts and ends."""
-    start = body.find(PLATFORM_HEADING)
-    if start < 0:
-        return None
-    end = body.find(_FOOTER, start)
-    return start, (end if end >= 0 else len(body))
-
-
-def splice_platforms(body: str, section: str) -> str | None:
-    """`body` (the checklist comment) with its platform section, between its tags, replaced by `section`
-    (`checklist.render_platforms`); None when the body has none (a progress or error body).
-
-    The rest of the comment (patches, steps, review) stays as the analysis wrote it, so a workflow_run
-    update never needs the analysis report again.
-    """
-    if _TAGGED.search(body):
-        return _TAGGED.sub(lambda _: section, body, count=1)
-    old = _untagged_section(body)
-    return None if old is None else body[: old[0]] + section + body[old[1] :]

@@ -12,10 +12,10 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.checklist import render_markdown
 from bot.config import parse_config
 from bot.engine import analyse
 from bot.model import Report
+from bot.render.checklist import render_markdown
 from bot.snapshot import MemorySnapshot
 from bot.upstream import Upstream
 from tests.fixtures import RepoBuilder

@@ -6,9 +6,9 @@ import pygit2
 import pytest
 
 from bot.buildpatches import build_patches, patch_stack
-from bot.checklist import build_checklist
 from bot.config import parse_config
 from bot.model import PatchResult, PinReport, Report
+from bot.render.checklist import build_checklist
 from bot.snapshot import GitSnapshot, MemorySnapshot
 
 LOCAL_CMAKE = b"""include(ExternalProject)
@@ -117,7 +117,7 @@ def test_real_ollama_applies_its_mlx_c_patch_from_local_cmake():
 
 
 def test_the_checklist_names_where_the_patches_were_found():
-    from bot.checklist import render_markdown
+    from bot.render.checklist import render_markdown
 
     pin = _pin("mlx-c")
     pin.patch_source = "from cmake/local.cmake:13, PATCH_COMMAND git apply"

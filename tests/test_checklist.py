@@ -9,25 +9,16 @@ import sys
 import pygit2
 import pytest
 
-from bot.checklist import (
-    COMMENT_LIMIT,
-    MARKER,
-    REGENERATED_DIR,
-    build_checklist,
-    check_run_outputs,
-    failed_banner,
-    finding_id,
-    patches_conclusion,
-    render_comment,
-    render_markdown,
-    reproduce_steps,
-    results_of,
-    ticked_ids,
-    under_banner,
-)
 from bot.config import parse_config
 from bot.engine import analyse
 from bot.model import Commit, Finding, HunkResult, LocalRef, PatchResult, PinReport, Report
+from bot.render.banners import failed_banner, results_of, under_banner
+from bot.render.checklist import COMMENT_LIMIT, build_checklist, render_comment, render_markdown
+from bot.render.checkruns import check_run_outputs, patches_conclusion
+from bot.render.env import MARKER
+from bot.render.findings import finding_id
+from bot.render.items import ticked_ids
+from bot.render.patches import REGENERATED_DIR, reproduce_steps
 from bot.snapshot import GitSnapshot
 from bot.upstream import Upstream
 from tests import demo
@@ -430,8 +421,7 @@ def test_a_bump_with_nothing_actionable_says_so_in_one_line():
 
 
 def test_the_platform_section_is_a_tagged_partial_a_workflow_run_replaces_in_one_substitution():
-    from bot.checklist import render_platforms
-    from bot.validation import splice_platforms
+    from bot.render.platforms import render_platforms, splice_platforms
 
     report = Report([PinReport("llama.cpp", "LLAMA_CPP_VERSION", "b1", "b2", "a" * 40, "b" * 40, "u")])
     row = {
@@ -458,3 +448,27 @@ def test_the_platform_section_is_a_tagged_partial_a_workflow_run_replaces_in_one
         legacy, section
     )  # an older comment
     assert splice_platforms("⏳ Checking commit `c`…", section) is None
+
+
+@pytest.mark.parametrize("pin", ["llama.cpp", "mlx"])
+@pytest.mark.parametrize("dispatched", [False, True])
+def test_the_platform_section_rendered_alone_is_the_one_the_whole_checklist_holds(pin, dispatched):
+    from bot.render.platforms import CLOSE_TAG, OPEN_TAG, render_platforms
+
+    report = Report([PinReport(pin, "VERSION", "b1", "b2", "a" * 40, "b" * 40, "u")])
+    rows = [
+        {"name": "cuda", "label": None, "state": "completed", "conclusion": "success", "url": None}
+        | {"duration": "1m", "sha": "c" * 40, "stale": False}
+    ]
+    ticked = {"integration-tests", "platform-metal", "platform-mlx-metal", "go-test"}
+    whole = render_markdown(
+        report,
+        ["VERSION"],
+        head_sha="c" * 40,
+        ticked=ticked,
+        platforms=rows if dispatched else None,
+        prefix="/bot",
+    )
+    section = render_platforms(rows if dispatched else [], report, "/bot", ticked)
+    assert section.startswith(OPEN_TAG) and section.endswith(CLOSE_TAG)
+    assert whole.count(section) == 1

@@ -10,7 +10,7 @@ import pygit2
 import pytest
 
 from bot.app import SERVICE
-from bot.checklist import MARKER, RUNNING
+from bot.render.env import MARKER, RUNNING
 from tests.conftest import OLD_SOURCE, PATCH_PATH
 from tests.gitutil import make_patch
 

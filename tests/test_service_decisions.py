@@ -5,11 +5,11 @@ import http
 import aiohttp
 from gidgethub import BadRequest, GitHubBroken
 
-from bot.checklist import MARKER, render_template
 from bot.commands import COMMANDS
 from bot.gh.checkruns import check_run_updates
 from bot.model import PatchResult, PinReport, Report
 from bot.render.bodies import carried_ticks, with_ticks
+from bot.render.env import MARKER, render_template
 from bot.worker.commands import HANDLERS, may_write
 from bot.worker.regenerate import PatchChange, commit_message, patch_changes, push_target, shown_patches
 from bot.worker.runner import short_reason

@@ -9,8 +9,8 @@ import pygit2
 
 from bot import cli
 from bot.app import SERVICE, SETTINGS
-from bot.checklist import MARKER
 from bot.jobs import JobRequest, SqliteJobQueue
+from bot.render.env import MARKER
 from tests.conftest import HOOK_PATCH, NAME, NEW_SOURCE, OWNER, PATCH_PATH, Bot, bot_settings
 from tests.fakegithub import commit
 from tests.gitutil import make_patch

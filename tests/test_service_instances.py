@@ -9,9 +9,9 @@ import uuid
 
 import pytest
 
-from bot.checklist import MARKER
 from bot.jobs import JobRequest, pull_key
 from bot.pgstore import PostgresJobQueue
+from bot.render.env import MARKER
 from tests.conftest import NAME, OWNER, Bot, bot_settings
 from tests.test_service_e2e import runs_by_name
 

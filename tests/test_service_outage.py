@@ -15,9 +15,9 @@ import pytest
 from gidgethub import HTTPException
 from gidgethub.sansio import decipher_response
 
-from bot.checklist import MARKER
 from bot.github import transient
 from bot.jobs import Job, SqliteJobQueue
+from bot.render.env import MARKER
 from bot.worker.runner import JobBackoff, retry_in
 from tests.conftest import ROOT, Bot, bot_settings
 from tests.test_jobs import Clock

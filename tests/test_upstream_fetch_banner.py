@@ -9,7 +9,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from bot.checklist import RUNNING
+from bot.render.env import RUNNING
 from tests.test_service_checklist import the_comment, wait_for
 
 

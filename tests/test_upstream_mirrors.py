@@ -10,11 +10,11 @@ import pytest
 from aiohttp import web
 
 from bot import cli
-from bot.checklist import render_markdown
 from bot.config import parse_config
 from bot.engine import analyse
 from bot.gitcli import public_url
 from bot.model import AnalysisError
+from bot.render.checklist import render_markdown
 from bot.snapshot import MemorySnapshot
 from bot.upstream import URL_KEY, Upstream, mirror_path, parse_url_rewrites, rewrite_url
 from tests.fixtures import RepoBuilder

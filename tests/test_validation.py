@@ -14,36 +14,31 @@ import pygit2
 import pytest
 from gidgethub import BadRequest
 
-from bot.checklist import build_checklist, render_markdown
 from bot.config import Platform, parse_config
 from bot.model import PinReport, Report
+from bot.render.checklist import build_checklist, render_markdown
+from bot.render.checkruns import check_run_create, check_run_update, dispatch_failed_update
+from bot.render.platforms import platform_rows
+from bot.render.replies import TEMPLATE, dispatch_error_reply, validate_reply
+from bot.render.words import format_duration
+from bot.times import iso, utc_now
 from bot.validation import (
     CHECK_CONCLUSIONS,
-    TEMPLATE,
     Dispatch,
     ValidationStore,
     apply_run,
     check_conclusion,
     check_name,
-    check_run_create,
-    check_run_update,
     dispatch_body,
-    dispatch_error_reply,
-    dispatch_failed_update,
     dispatch_ref,
     fork_branch,
-    format_duration,
     is_fork,
-    iso,
     match_run,
     new_dispatch,
     new_request_id,
     platform_of_check,
-    platform_rows,
     runs_query,
     select_platforms,
-    utc_now,
-    validate_reply,
 )
 from tests import fakegithub
 from tests.fakegithub import Spec, commit, installation_gh, payload

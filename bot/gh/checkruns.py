@@ -6,12 +6,12 @@ import datetime as dt
 import functools
 from collections.abc import Awaitable, Callable
 
-from bot.checklist import ANNOTATIONS_PER_REQUEST, CHECK_TEXT_LIMIT, render_template
 from bot.config import Pin
 from bot.gh.pullref import PullRef
 from bot.github import GitHubClient
-from bot.times import human
-from bot.validation import iso
+from bot.render.checkruns import ANNOTATIONS_PER_REQUEST, CHECK_TEXT_LIMIT
+from bot.render.env import render_template
+from bot.times import human, iso
 from bot.worker.progress import JobProgress
 
 GENERAL_CHECK = "llama-bot"  # the check run for failures that belong to no pin

@@ -7,10 +7,11 @@ from collections.abc import Awaitable, Callable
 
 from gidgethub import BadRequest
 
-from bot.checklist import COMMENT_LIMIT, MARKER
 from bot.gh import refused
 from bot.gh.pullref import PullRef
 from bot.github import GitHubClient
+from bot.render.checklist import COMMENT_LIMIT
+from bot.render.env import MARKER
 from bot.worker.progress import JobProgress
 
 

@@ -6,19 +6,11 @@ import datetime as dt
 import re
 from collections.abc import Iterable
 
-from bot.checklist import (
-    MARKER,
-    failed_banner,
-    rechecking_banner,
-    render_progress,
-    render_template,
-    results_of,
-    ticked_ids,
-    under_banner,
-)
 from bot.config import Config
-from bot.times import human
-from bot.validation import utc_now
+from bot.render.banners import failed_banner, rechecking_banner, render_progress, results_of, under_banner
+from bot.render.env import MARKER, render_template
+from bot.render.items import ticked_ids
+from bot.times import human, utc_now
 
 _TICKS_NOTE = re.compile(r"<!-- llama-bot:ticked ([\w.:\- ]*) -->")
 

@@ -7,12 +7,12 @@ import datetime as dt
 import logging
 from collections.abc import Callable
 
-from bot.checklist import check_run_outputs, render_comment
 from bot.config import CONFIG_PATH, Config, Pin, parse_config
 from bot.model import AnalysisError, Report
 from bot.render.bodies import carried_ticks, error_body, progress_body, untouched_body
-from bot.times import human
-from bot.validation import utc_now
+from bot.render.checklist import render_comment
+from bot.render.checkruns import check_run_outputs
+from bot.times import human, utc_now
 from bot.worker import platforms
 from bot.worker.context import JobContext, Outcome, Superseded
 

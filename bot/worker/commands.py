@@ -5,12 +5,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
-from bot.checklist import render_template
 from bot.commands import COMMANDS, Command, parse_commands
 from bot.config import Config, parse_config
 from bot.model import AnalysisError
 from bot.render.bodies import untouched_reply
-from bot.validation import select_platforms, validate_reply
+from bot.render.env import render_template
+from bot.render.replies import validate_reply
+from bot.validation import select_platforms
 from bot.worker import platforms, regenerate
 from bot.worker.analysis import analyse_pull
 from bot.worker.context import JobContext, Outcome, Superseded

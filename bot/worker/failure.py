@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from bot.checklist import RUNNING, render_template
 from bot.render.bodies import error_body
+from bot.render.env import RUNNING, render_template
 from bot.worker.context import JobContext
 
 log = logging.getLogger("bot.worker.failure")

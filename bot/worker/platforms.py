@@ -10,31 +10,26 @@ from dataclasses import replace
 
 from gidgethub import HTTPException
 
-from bot.checklist import render_platforms
 from bot.config import Config, Platform
 from bot.gh import message_of
 from bot.jobs import JobRequest, pull_key
 from bot.model import Report
 from bot.render.bodies import carried_ticks
+from bot.render.checkruns import check_run_create, check_run_update, dispatch_failed_update
+from bot.render.platforms import platform_rows, render_platforms, splice_platforms
+from bot.render.replies import dispatch_error_reply
+from bot.times import iso, utc_now
 from bot.validation import (
     Dispatch,
     ValidationStore,
     apply_run,
-    check_run_create,
-    check_run_update,
     dispatch_body,
-    dispatch_error_reply,
-    dispatch_failed_update,
     fork_branch,
     is_fork,
-    iso,
     match_run,
     new_dispatch,
-    platform_rows,
     runs_query,
     select_platforms,
-    splice_platforms,
-    utc_now,
 )
 from bot.worker.context import JobContext, Outcome
 

@@ -11,13 +11,15 @@ from dataclasses import dataclass, replace
 
 from gidgethub import BadRequest
 
-from bot.checklist import COMMENT_LIMIT, pin_view, render_template
 from bot.commands import Command
 from bot.config import Config
 from bot.gh import refused
 from bot.gh.gitdata import BranchMoved
 from bot.model import REBUILT, UNRESOLVED, AnalysisError, PatchResult, Report
 from bot.render.bodies import untouched_reply
+from bot.render.checklist import COMMENT_LIMIT
+from bot.render.env import render_template
+from bot.render.patches import pin_view
 from bot.rest import RestSnapshot
 from bot.worker.context import JobContext
 

@@ -20,9 +20,9 @@ import time
 
 import pygit2
 
-from bot.checklist import render_markdown
 from bot.config import parse_config
 from bot.engine import analyse
+from bot.render.checklist import render_markdown
 from bot.snapshot import GitSnapshot
 from bot.upstream import Upstream
 from tests.real.review_bumps import VersionBumpOnly

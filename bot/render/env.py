@@ -1,0 +1,39 @@
+"""The one jinja environment every comment, reply and check-run text is made with, and the marks the bot
+finds its own comment by."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jinja2
+
+from bot.render.findings import after_consequence
+
+TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
+MARKER = "<!-- llama-bot:checklist -->"
+RUNNING = "<!-- llama-bot:running -->"  # in the comment while a run is under way
+HEADING = "## 🦙 llama-bot: upstream bump checklist"
+STATUS_ICON = {
+    "clean": "✅",
+    "offset": "✅",
+    "regenerated": "🔁",
+    "fuzzy": "⚠️",
+    "conflict": "❌",
+    "upstreamed": "🗑️",
+    "error": "⛔",
+}
+
+_env = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(TEMPLATES),
+    autoescape=False,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+)
+_env.globals.update(icon=STATUS_ICON, heading=HEADING)
+_env.filters["after_consequence"] = after_consequence
+
+
+def render_template(name: str, **context) -> str:
+    """Any of templates/, rendered by the one environment so every text shares its whitespace rules."""
+    return _env.get_template(name).render(**context)

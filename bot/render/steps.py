@@ -1,0 +1,101 @@
+"""The checklist's "Before merging" boxes: what the bump's builds need checked before the PR merges."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from fnmatch import fnmatchcase
+
+from bot.model import REBUILT, Report
+from bot.render.items import Item
+from bot.render.patches import APPLIES
+
+BUILD_TRIGGERS = (
+    "llama/compat/**.c",
+    "llama/compat/**.cc",
+    "llama/compat/**.cpp",
+    "llama/compat/**.h",
+    "llama/compat/**.hpp",
+    "*/models/*.patch",
+    "llama/server/CMakeLists.txt",
+    "cmake/local.cmake",
+)
+MLX_PINS = ("mlx", "mlx-c")  # a bump of only these gets the MLX build steps and none of llama.cpp's
+# The MLX presets and superbuild targets of Ollama's CI (CMakePresets.json, .github/workflows/test.yaml).
+_MLX_STEPS = (
+    Item(
+        "mlx-metal",
+        "On macOS, configure and build the MLX Metal backends "
+        "(`cmake --preset 'MLX Metal' && cmake --build --preset 'MLX Metal'`)",
+    ),
+    Item(
+        "mlx-cuda",
+        "Build the `MLX CUDA 13` backend as CI does (`cmake -S . -B build/local-superbuild-mlx-cuda_v13 "
+        "-DOLLAMA_MLX_BACKENDS=cuda_v13`, then `cmake --build build/local-superbuild-mlx-cuda_v13 "
+        "--target ollama-mlx-cuda_v13`)",
+    ),
+    Item(
+        "mlx-bindings",
+        "Refresh the vendored mlx-c headers (`cmake --build build --target "
+        "ollama-mlx-vendor-headers`) and regenerate the Go bindings (`go generate` in the package holding the "
+        "bindings: `./x/mlxrunner/mlx`, or `./mlx` after the move); commit what changed",
+    ),
+)
+_CONFIGURE = Item(
+    "configure",
+    "Configure (`cmake -S llama/server --preset cpu`), then run "
+    "`python -m bot verify-source` to confirm that "
+    "`build/llama-server-cpu/_deps/llama_cpp-src` is the pinned ref with the "
+    "carried patches applied in order",
+)
+_BUILD_CPU = Item(
+    "build-cpu",
+    "Build the CPU target (`cmake --build build/llama-server-cpu --target llama-server`)",
+)
+_GO_TEST = Item("go-test", "Run `go test ./...`")
+
+
+def bumped(report: Report) -> tuple[bool, bool]:
+    """(llama.cpp, MLX): which builds the report's pins concern; a report of no pin concerns llama.cpp."""
+    mlx = any(pin.name in MLX_PINS for pin in report.pins)
+    return not mlx or any(pin.name not in MLX_PINS for pin in report.pins), mlx
+
+
+def _touches_build(changed: Iterable[str], report: Report) -> bool:
+    """Ollama's build changes: rebuilt patches, its own build files or compat sources, or upstream CMake."""
+    if any(p.status in REBUILT for pin in report.pins for p in pin.patches):
+        return True
+    if any(pin.cmake_changed for pin in report.pins):
+        return True
+    return any(fnmatchcase(path, pattern) for path in changed for pattern in BUILD_TRIGGERS)
+
+
+def _patch_steps(report: Report) -> list[Item]:
+    """A box per pin with patches, ticked by the bot alone: it checked that they apply."""
+    return [
+        Item(
+            f"patches-apply-{pin.name}",
+            f"The committed {pin.name} patches apply to `{pin.new_ref}` in apply order (checked by llama-bot)",
+            done=all(p.status in APPLIES for p in pin.patches),
+            by_bot=True,
+        )
+        for pin in report.pins
+        if pin.patches
+    ]
+
+
+def _llama_cpp_steps(report: Report, changed: list[str]) -> list[Item]:
+    """Configure and verify the source; build only when the bump changes what gets built."""
+    return [_CONFIGURE, _BUILD_CPU] if _touches_build(changed, report) else [_CONFIGURE]
+
+
+def merge_steps(report: Report, changed: list[str]) -> list[Item]:
+    """The boxes under "Before merging", fresh ones each time (ticks are set on them afterwards)."""
+    llama_cpp, mlx = bumped(report)
+    steps = [
+        *_patch_steps(report),
+        *(_llama_cpp_steps(report, changed) if llama_cpp else []),
+        *(_MLX_STEPS if mlx else []),
+        _GO_TEST,
+    ]
+    return [replace(s) for s in steps]  # the constant boxes are copied: ticking one must not tick them all
