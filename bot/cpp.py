@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import ClassVar
 
 from tree_sitter import Node
 
@@ -162,48 +164,78 @@ def member_uses(source: bytes) -> list[tuple[str, int]]:
     return out
 
 
+_DEFINING = (
+    "enumerator",
+    "initializer_list",
+    "case_statement",
+    "struct_specifier",
+    "class_specifier",
+    "enum_specifier",
+    "binary_expression",
+)
+
+
 @lru_cache(maxsize=64)
 def definitions(source: bytes) -> tuple[Definition, ...]:
     """The entries the file defines, in file order."""
     out: list[Definition] = []
-    kinds = (
-        "enumerator",
-        "initializer_list",
-        "case_statement",
-        "struct_specifier",
-        "class_specifier",
-        "enum_specifier",
-        "binary_expression",
-    )
-    for node in _nodes(source, *kinds):
-        found: tuple[str, Node] | None = None
-        if node.type == "enumerator":
-            found = ("enumerator", node.child_by_field_name("name") or node)
-        elif (
-            node.type == "initializer_list"
-            and node.parent is not None
-            and node.parent.type == "initializer_list"
-        ):
-            first = next(iter(node.named_children), None)
-            if first is not None and first.type in ("identifier", "qualified_identifier", "string_literal"):
-                found = ("row", first)
-        elif node.type == "case_statement":
-            value = node.child_by_field_name("value")
-            if value is not None:
-                found = ("case", value)
-        elif node.type in ("struct_specifier", "class_specifier", "enum_specifier"):
-            name = node.child_by_field_name("name")
-            if node.child_by_field_name("body") is not None and name is not None:
-                found = ("type", name)
-        elif node.type == "binary_expression" and _text(node.child_by_field_name("operator")) == "==":
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if right is not None and right.type == "string_literal" and left is not None:
-                found = ("match", node)
+    for node in _nodes(source, *_DEFINING):
+        defined = _DEFINES.get(node.type)
+        found = defined(node) if defined is not None else None
         if found is not None:
             kind, key = found
             owner = _owner(node) if kind != "type" else ""
             out.append(Definition(kind, _text(key), owner, key.start_point[0]))
     return tuple(out)
+
+
+def _enumerator(node: Node) -> tuple[str, Node] | None:
+    return "enumerator", node.child_by_field_name("name") or node
+
+
+def _table_row(node: Node) -> tuple[str, Node] | None:
+    """A braced list inside a braced list, keyed by a leading name or string: `{ LLM_ARCH_X, "x" }`."""
+    if node.parent is None or node.parent.type != "initializer_list":
+        return None
+    first = next(iter(node.named_children), None)
+    if first is not None and first.type in ("identifier", "qualified_identifier", "string_literal"):
+        return "row", first
+    return None
+
+
+def _case(node: Node) -> tuple[str, Node] | None:
+    value = node.child_by_field_name("value")
+    return ("case", value) if value is not None else None
+
+
+def _defined_type(node: Node) -> tuple[str, Node] | None:
+    """A named struct, class or enum with a body (not a use or a forward declaration)."""
+    name = node.child_by_field_name("name")
+    if node.child_by_field_name("body") is not None and name is not None:
+        return "type", name
+    return None
+
+
+def _string_match(node: Node) -> tuple[str, Node] | None:
+    """A comparison with a string literal on the right: `name == "x"`."""
+    if _text(node.child_by_field_name("operator")) != "==":
+        return None
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if right is not None and right.type == "string_literal" and left is not None:
+        return "match", node
+    return None
+
+
+# (kind, key node) of what each node type defines, None when this one defines nothing
+_DEFINES: dict[str, Callable[[Node], tuple[str, Node] | None]] = {
+    "enumerator": _enumerator,
+    "initializer_list": _table_row,
+    "case_statement": _case,
+    "struct_specifier": _defined_type,
+    "class_specifier": _defined_type,
+    "enum_specifier": _defined_type,
+    "binary_expression": _string_match,
+}
 
 
 @dataclass(frozen=True)
@@ -225,38 +257,50 @@ def _declared_name(node: Node | None) -> Node | None:
     return node
 
 
+_DECLARATOR_NAMES = ("identifier", "field_identifier", "qualified_identifier")
+
+
 @lru_cache(maxsize=64)
 def declarations(source: bytes) -> tuple[Declaration, ...]:
     out: list[Declaration] = []
-    for node in _nodes(
-        source,
-        "parameter_declaration",
-        "optional_parameter_declaration",
-        "field_declaration",
-        "function_declarator",
-    ):
-        if node.type in ("parameter_declaration", "optional_parameter_declaration"):
-            name = _declared_name(node.child_by_field_name("declarator"))
-            function = node.parent.parent if node.parent is not None else None
-            if name is not None and function is not None and function.type == "function_declarator":
-                out.append(
-                    Declaration(
-                        "parameter",
-                        _text(name),
-                        _text(function.child_by_field_name("declarator")),
-                        name.start_point[0],
-                    )
-                )
-        elif node.type == "field_declaration":
-            for declarator in node.children_by_field_name("declarator"):
-                name = _declared_name(declarator)
-                if name is not None:
-                    out.append(Declaration("field", _text(name), _owner(node), name.start_point[0]))
-        elif node.type == "function_declarator":
-            name = node.child_by_field_name("declarator")
-            if name is not None and name.type in ("identifier", "field_identifier", "qualified_identifier"):
-                out.append(Declaration("function", _text(name), "", name.start_point[0]))
+    for node in _nodes(source, *_DECLARES):
+        out += _DECLARES[node.type](node)
     return tuple(out)
+
+
+def _parameter(node: Node) -> list[Declaration]:
+    """A named parameter of a function declarator, owned by the function's name."""
+    name = _declared_name(node.child_by_field_name("declarator"))
+    function = node.parent.parent if node.parent is not None else None
+    if name is None or function is None or function.type != "function_declarator":
+        return []
+    owner = _text(function.child_by_field_name("declarator"))
+    return [Declaration("parameter", _text(name), owner, name.start_point[0])]
+
+
+def _fields(node: Node) -> list[Declaration]:
+    """The fields one field declaration declares (`int a, *b;`), owned by their type."""
+    named = (_declared_name(d) for d in node.children_by_field_name("declarator"))
+    return [
+        Declaration("field", _text(name), _owner(node), name.start_point[0])
+        for name in named
+        if name is not None
+    ]
+
+
+def _function(node: Node) -> list[Declaration]:
+    name = node.child_by_field_name("declarator")
+    if name is not None and name.type in _DECLARATOR_NAMES:
+        return [Declaration("function", _text(name), "", name.start_point[0])]
+    return []
+
+
+_DECLARES: dict[str, Callable[[Node], list[Declaration]]] = {
+    "parameter_declaration": _parameter,
+    "optional_parameter_declaration": _parameter,
+    "field_declaration": _fields,
+    "function_declarator": _function,
+}
 
 
 @dataclass(frozen=True)
@@ -325,28 +369,36 @@ def _last_name(node: Node) -> tuple[str, str]:
 
 def _parameter_type(param: Node) -> str:
     """A parameter without its name or default value: what a caller must pass."""
-    cut: list[tuple[int, int]] = []
     value = param.child_by_field_name("default_value")
-    end = param.end_byte
-    if value is not None:
-        equals = value.prev_sibling
-        end = equals.start_byte if equals is not None else value.start_byte
-    name = param.child_by_field_name("declarator")
-    while name is not None and name.type in _WRAPPERS | {"function_declarator"}:
-        inner = name.child_by_field_name("declarator")
-        if inner is None and name.named_children:  # a reference declarator holds its name as a plain child
-            inner = name.named_children[-1]
-        name = inner
+    end = _type_end(param, value)
+    name = _parameter_name(param.child_by_field_name("declarator"))
+    text, start = param.text or b"", param.start_byte
     if name is not None and name.type in ("identifier", "field_identifier"):
-        cut.append((name.start_byte, name.end_byte))
-    text = param.text or b""
-    start = param.start_byte
-    pieces, at = [], start
-    for a, b in cut:
-        pieces.append(text[at - start : a - start])
-        at = b
-    pieces.append(text[at - start : end - start])
-    return " ".join(b"".join(pieces).decode("utf-8", "replace").split()) + ("=" if value is not None else "")
+        kept = text[: name.start_byte - start] + text[name.end_byte - start : end - start]
+    else:
+        kept = text[: end - start]
+    return " ".join(kept.decode("utf-8", "replace").split()) + ("=" if value is not None else "")
+
+
+def _type_end(param: Node, value: Node | None) -> int:
+    """Where a parameter's type (and name) ends: before the `=` of its default value, if it has one."""
+    if value is None:
+        return param.end_byte
+    equals = value.prev_sibling
+    return equals.start_byte if equals is not None else value.start_byte
+
+
+_PARAMETER_WRAPPERS = _WRAPPERS | {"function_declarator"}
+
+
+def _parameter_name(node: Node | None) -> Node | None:
+    """What a parameter's declarator declares, through pointers, references, arrays and function types."""
+    while node is not None and node.type in _PARAMETER_WRAPPERS:
+        inner = node.child_by_field_name("declarator")
+        if inner is None and node.named_children:  # a reference declarator holds its name as a plain child
+            inner = node.named_children[-1]
+        node = inner
+    return node
 
 
 def _signature(function: Node) -> tuple[tuple[str, ...], str]:
@@ -364,6 +416,8 @@ def _signature(function: Node) -> tuple[tuple[str, ...], str]:
 
 
 class _Interface:
+    """Reads the declarations of nested blocks (namespaces, types, preprocessor branches) into `out`."""
+
     def __init__(self) -> None:
         self.out: list[Declared] = []
         self.namespace = ""
@@ -382,42 +436,64 @@ class _Interface:
 
     def block(self, node: Node, owner: str, in_type: bool) -> None:
         for child in node.named_children:
-            kind = child.type
-            if kind in ("preproc_def", "preproc_function_def"):
-                name = child.child_by_field_name("name")
-                if name is not None:
-                    self.add(name, "macro", "")
-            elif kind in _BLOCKS:
+            if child.type in _BLOCKS:
                 self.block(child, owner, in_type)
-            elif kind == "namespace_definition":
-                body = child.child_by_field_name("body")
-                if body is not None:
-                    outer, name = self.namespace, child.child_by_field_name("name")
-                    self.namespace = "::".join(p for p in (outer, _text(name).replace(" ", "")) if p)
-                    self.block(body, "", False)
-                    self.namespace = outer
-            elif kind in ("declaration", "field_declaration"):
-                self.specifier(child.child_by_field_name("type"), owner)
-                for declarator in child.children_by_field_name("declarator"):
-                    self.declarator(declarator, owner, in_type)
-            elif kind == "function_definition":
-                head = child.child_by_field_name("declarator")
-                if head is not None:
-                    self.declarator(head, owner, in_type)
-            elif kind == "type_definition":
-                self.specifier(child.child_by_field_name("type"), owner)
-                for alias in child.children_by_field_name("declarator"):
-                    name = alias
-                    while name is not None and name.type not in ("type_identifier", "identifier"):
-                        name = name.child_by_field_name("declarator")
-                    if name is not None:
-                        self.add(name, "type", owner)
-            elif kind == "alias_declaration":
-                name = child.child_by_field_name("name")
-                if name is not None:
-                    self.add(name, "type", owner)
-            elif kind in _TYPES:
-                self.specifier(child, owner)
+                continue
+            read = _Interface._READERS.get(child.type)
+            if read is not None:
+                read(self, child, owner, in_type)
+
+    def _macro(self, node: Node, owner: str, in_type: bool) -> None:
+        name = node.child_by_field_name("name")
+        if name is not None:
+            self.add(name, "macro", "")
+
+    def _namespace(self, node: Node, owner: str, in_type: bool) -> None:
+        body = node.child_by_field_name("body")
+        if body is None:
+            return
+        outer, name = self.namespace, node.child_by_field_name("name")
+        self.namespace = "::".join(p for p in (outer, _text(name).replace(" ", "")) if p)
+        self.block(body, "", False)
+        self.namespace = outer
+
+    def _declaration(self, node: Node, owner: str, in_type: bool) -> None:
+        self.specifier(node.child_by_field_name("type"), owner)
+        for declarator in node.children_by_field_name("declarator"):
+            self.declarator(declarator, owner, in_type)
+
+    def _function_definition(self, node: Node, owner: str, in_type: bool) -> None:
+        head = node.child_by_field_name("declarator")
+        if head is not None:
+            self.declarator(head, owner, in_type)
+
+    def _type_definition(self, node: Node, owner: str, in_type: bool) -> None:
+        self.specifier(node.child_by_field_name("type"), owner)
+        for alias in node.children_by_field_name("declarator"):
+            name = _alias_name(alias)
+            if name is not None:
+                self.add(name, "type", owner)
+
+    def _alias(self, node: Node, owner: str, in_type: bool) -> None:
+        name = node.child_by_field_name("name")
+        if name is not None:
+            self.add(name, "type", owner)
+
+    def _type(self, node: Node, owner: str, in_type: bool) -> None:
+        self.specifier(node, owner)
+
+    # how each kind of declaration in a block is read (nested blocks are entered by `block` itself)
+    _READERS: ClassVar[dict[str, Callable[[_Interface, Node, str, bool], None]]] = {
+        "preproc_def": _macro,
+        "preproc_function_def": _macro,
+        "namespace_definition": _namespace,
+        "declaration": _declaration,
+        "field_declaration": _declaration,
+        "function_definition": _function_definition,
+        "type_definition": _type_definition,
+        "alias_declaration": _alias,
+        **dict.fromkeys(_TYPES, _type),
+    }
 
     def specifier(self, node: Node | None, owner: str) -> None:
         if node is None or node.type not in _TYPES:
@@ -429,30 +505,52 @@ class _Interface:
         if name is not None:
             self.add(name, "type", owner, type_name)
         if node.type == "enum_specifier":
-            for entry in body.named_children:
-                if entry.type == "enumerator" and (value := entry.child_by_field_name("name")) is not None:
-                    self.add(value, "enum value", type_name)
+            self._enum_values(body, type_name)
         else:
             self.block(body, type_name or owner, True)
 
+    def _enum_values(self, body: Node, type_name: str) -> None:
+        for entry in body.named_children:
+            if entry.type == "enumerator" and (value := entry.child_by_field_name("name")) is not None:
+                self.add(value, "enum value", type_name)
+
     def declarator(self, node: Node, owner: str, in_type: bool) -> None:
-        while node.type in _WRAPPERS:
-            inner = node.child_by_field_name("declarator")
-            if inner is None:
-                return
-            node = inner
-        if node.type == "function_declarator":
-            name = node.child_by_field_name("declarator")
-            if name is None:
-                return
-            if name.type == "parenthesized_declarator":  # a pointer to a function is a variable
-                self.declarator(name, owner, in_type)
-                return
-            scope, text = _last_name(name)
-            self.add(name, "function", scope or owner, text, _signature(node))
-        elif node.type in ("identifier", "field_identifier", "qualified_identifier"):
-            scope, text = _last_name(node)
-            self.add(node, "field" if in_type or scope else "variable", scope or owner, text)
+        core = _unwrapped(node)
+        if core is None:
+            return
+        if core.type == "function_declarator":
+            self._function_declarator(core, owner, in_type)
+        elif core.type in _DECLARATOR_NAMES:
+            scope, text = _last_name(core)
+            self.add(core, "field" if in_type or scope else "variable", scope or owner, text)
+
+    def _function_declarator(self, node: Node, owner: str, in_type: bool) -> None:
+        name = node.child_by_field_name("declarator")
+        if name is None:
+            return
+        if name.type == "parenthesized_declarator":  # a pointer to a function is a variable
+            self.declarator(name, owner, in_type)
+            return
+        scope, text = _last_name(name)
+        self.add(name, "function", scope or owner, text, _signature(node))
+
+
+def _unwrapped(node: Node) -> Node | None:
+    """A declarator without its pointer, reference, array and initializer wrappers; None when a wrapper
+    holds no declarator."""
+    while node.type in _WRAPPERS:
+        inner = node.child_by_field_name("declarator")
+        if inner is None:
+            return None
+        node = inner
+    return node
+
+
+def _alias_name(node: Node | None) -> Node | None:
+    """The name a typedef's declarator gives (`typedef struct x * x_t;` -> `x_t`)."""
+    while node is not None and node.type not in ("type_identifier", "identifier"):
+        node = node.child_by_field_name("declarator")
+    return node
 
 
 @lru_cache(maxsize=256)
@@ -546,20 +644,23 @@ def string_tables(source: bytes) -> tuple[TableRow, ...]:
     """Rows of every table in the file that pairs an enum value with a string, in file order."""
     if not _ROW.search(source):
         return ()  # most files hold no such row: no need to parse them
-    out = []
-    for node in _nodes(source, "initializer_list"):
-        parent = node.parent
-        if parent is None or parent.type != "initializer_list":
-            continue
-        items = [c for c in node.named_children if c.type != "comment"]
-        if len(items) != 2:
-            continue
-        for name, text in (items, items[::-1]):
-            string = _string(text)
-            if string is not None and name.type in ("identifier", "qualified_identifier"):
-                out.append(TableRow(_owner(node), _case_name(name), string, name.start_point[0] + 1))
-                break
-    return tuple(out)
+    rows = (_string_row(node) for node in _nodes(source, "initializer_list"))
+    return tuple(row for row in rows if row is not None)
+
+
+def _string_row(node: Node) -> TableRow | None:
+    """A braced pair inside a braced list, one a name and the other a string literal (either order)."""
+    parent = node.parent
+    if parent is None or parent.type != "initializer_list":
+        return None
+    items = [c for c in node.named_children if c.type != "comment"]
+    if len(items) != 2:
+        return None
+    for name, text in (items, items[::-1]):
+        string = _string(text)
+        if string is not None and name.type in ("identifier", "qualified_identifier"):
+            return TableRow(_owner(node), _case_name(name), string, name.start_point[0] + 1)
+    return None
 
 
 @dataclass(frozen=True)
