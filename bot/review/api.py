@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from bot import cpp, syntax
-from bot.cpp import Declared, Use
+from bot.review import cppapi
 from bot.review.changes import Draft
+from bot.review.cppapi import Declared, Use
 
 # export macros in front of declarations (`MLX_API void f();`, `class MLX_API array`): blanked before
 # parsing, so the declaration reads as C++ does after the preprocessor
@@ -58,7 +59,7 @@ class BrokenUse:
 def declarations(text: bytes) -> list[Declared]:
     """The functions and types a header declares, export macros read as the preprocessor leaves them."""
     blanked = EXPORT_MACRO.sub(lambda m: b" " * len(m.group()), text)
-    return [d for d in cpp.interface(blanked) if d.kind in ("function", "type") and d.name != d.owner]
+    return [d for d in cppapi.interface(blanked) if d.kind in ("function", "type") and d.name != d.owner]
 
 
 def _normal(parameter: str) -> str:
@@ -198,7 +199,7 @@ def _cgo_use(call: Node) -> Use | None:
 def _uses(path: str, text: bytes) -> tuple[Use, ...]:
     if path.endswith(".go"):
         return cgo_uses(text)
-    return cpp.uses(text) if cpp.is_c_family(path) else ()
+    return cppapi.uses(text) if cpp.is_c_family(path) else ()
 
 
 def broken_uses(changes: list[ApiChange], consumer: ConsumerCode) -> dict[str, list[BrokenUse]]:

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from bot import cpp
 from bot.model import LocalRef
 from bot.patchfile import PatchFile
+from bot.review import cppapi
 from bot.review.changes import Draft, FileChange, Span
+from bot.review.cppapi import Declared
 from bot.review.source import (
     C_SOURCES,
     C_STRING,
@@ -163,10 +165,10 @@ def _patch_identifiers(patches: list[tuple[str, PatchFile]]) -> Iterator[tuple[s
                     yield name, LocalRef(patch_path, hunk.header_line + line)
 
 
-def declared(code_lines: list[str]) -> tuple[cpp.Declared, ...]:
+def declared(code_lines: list[str]) -> tuple[Declared, ...]:
     """What comment-free lines declare outside function bodies, with owners and signatures (one parse
     per text: the parse is cached by the text)."""
-    return cpp.interface("\n".join(code_lines).encode())
+    return cppapi.interface("\n".join(code_lines).encode())
 
 
 def declarations(code_lines: list[str]) -> list[tuple[int, str, str]]:
@@ -210,14 +212,14 @@ class _HeaderChange:
 
     change: FileChange
     uses: Mapping[str, Sequence[LocalRef]]
-    new: tuple[cpp.Declared, ...]
-    members: dict[tuple[str, str], list[cpp.Declared]]
+    new: tuple[Declared, ...]
+    members: dict[tuple[str, str], list[Declared]]
     arrived: dict[str, set[str]]
     added_elsewhere: Callable[[str], set[str]]
     still_declared: Callable[[str, str], bool] | None
     called: Callable[[str], bool] | None
 
-    def name_draft(self, span: Span, name: str, was_decls: list[cpp.Declared]) -> Draft | None:
+    def name_draft(self, span: Span, name: str, was_decls: list[Declared]) -> Draft | None:
         """What became of one used name the span took away: moved, still there (maybe re-signed), declared
         by another included header, turned into another kind of thing, or gone."""
         old_kinds = {d.kind for d in was_decls}
@@ -234,7 +236,7 @@ class _HeaderChange:
             return None  # declared by another header Ollama's code includes
         return self._vanished(span, name, old_kinds)
 
-    def _same_place(self, name: str, was_decls: list[cpp.Declared]) -> list[cpp.Declared]:
+    def _same_place(self, name: str, was_decls: list[Declared]) -> list[Declared]:
         """The new declarations of the name in the places (owners) it had."""
         return [d for w in was_decls for d in self.members.get((w.owner, name), ())]
 
@@ -243,7 +245,7 @@ class _HeaderChange:
         return _draft(self.change, span, name, self.uses, *signature, gone=False) if signature else None
 
     def _kinds_now(
-        self, name: str, was_decls: list[cpp.Declared], old_kinds: set[str], same_place: set[str]
+        self, name: str, was_decls: list[Declared], old_kinds: set[str], same_place: set[str]
     ) -> set[str] | None:
         """The kinds the name is declared as now: in its old place, else (for a namespace-scope name) where
         it newly appears; None when it only moved (it appears elsewhere as the same kind)."""
@@ -271,7 +273,7 @@ class _HeaderChange:
         return _draft(self.change, span, name, self.uses, removed_title(name), detail)
 
     def _re_kinded(
-        self, span: Span, name: str, was: str, became: str, was_decls: list[cpp.Declared]
+        self, span: Span, name: str, was: str, became: str, was_decls: list[Declared]
     ) -> Draft | None:
         if became == "function" and self.called is not None and self.called(name):
             return None  # Ollama's code already calls it
@@ -326,11 +328,9 @@ def compat_drafts(
     return drafts
 
 
-def _used_at(
-    old: Iterable[cpp.Declared], uses: Mapping[str, Sequence[LocalRef]]
-) -> dict[int, list[cpp.Declared]]:
+def _used_at(old: Iterable[Declared], uses: Mapping[str, Sequence[LocalRef]]) -> dict[int, list[Declared]]:
     """The old declarations of names Ollama's code uses, by line."""
-    old_at: dict[int, list[cpp.Declared]] = {}
+    old_at: dict[int, list[Declared]] = {}
     for d in old:
         if d.name in uses:
             old_at.setdefault(d.line, []).append(d)
@@ -338,11 +338,11 @@ def _used_at(
 
 
 def _new_declarations(
-    old: Iterable[cpp.Declared], new: Iterable[cpp.Declared]
-) -> tuple[dict[tuple[str, str], list[cpp.Declared]], dict[str, set[str]]]:
+    old: Iterable[Declared], new: Iterable[Declared]
+) -> tuple[dict[tuple[str, str], list[Declared]], dict[str, set[str]]]:
     """The new declarations by (owner, name), and the kinds of names declared where they were not before."""
     before = {(d.owner, d.name, d.kind) for d in old}
-    members: dict[tuple[str, str], list[cpp.Declared]] = {}
+    members: dict[tuple[str, str], list[Declared]] = {}
     arrived: dict[str, set[str]] = {}
     for d in new:
         members.setdefault((d.owner, d.name), []).append(d)
@@ -351,9 +351,9 @@ def _new_declarations(
     return members, arrived
 
 
-def _taken_away(span: Span, old_at: Mapping[int, list[cpp.Declared]]) -> dict[str, list[cpp.Declared]]:
+def _taken_away(span: Span, old_at: Mapping[int, list[Declared]]) -> dict[str, list[Declared]]:
     """The used declarations on the span's old lines, by name."""
-    gone: dict[str, list[cpp.Declared]] = {}
+    gone: dict[str, list[Declared]] = {}
     for n in span.old_lines:
         for decl in old_at.get(n, ()):
             gone.setdefault(decl.name, []).append(decl)
@@ -384,7 +384,7 @@ def _draft(
 
 
 def _signature_draft(
-    name: str, was: list[cpp.Declared], now: list[cpp.Declared], path: str
+    name: str, was: list[Declared], now: list[Declared], path: str
 ) -> tuple[str, str] | None:
     """(title, detail) when a namespace-scope function Ollama calls lost the parameter list it had and
     no remaining overload accepts the old calls. A member function's name (`clear`, `begin`) says too
@@ -401,7 +401,7 @@ def _signature_draft(
     )
 
 
-def _lost_overloads(old: list[cpp.Declared], new: list[cpp.Declared]) -> list[cpp.Declared]:
+def _lost_overloads(old: list[Declared], new: list[Declared]) -> list[Declared]:
     """The old overloads whose calls no new one accepts (same qualifiers, the old parameters then defaults)."""
     return [
         d
@@ -518,7 +518,7 @@ def _dropped_case(
 
 def _enum_values(source: bytes) -> dict[str, dict[str, int]]:
     found: dict[str, dict[str, int]] = {}
-    for d in cpp.interface(source):
+    for d in cppapi.interface(source):
         if d.kind == "enum value":
             found.setdefault(d.owner, {})[d.name] = d.line
     return found
