@@ -16,6 +16,7 @@ from bot.review import (
     archs,
     cmake,
     compat,
+    compatvalues,
     consumers,
     flags,
     generators,
@@ -292,13 +293,13 @@ class Run:
 
     def _value_drafts(self, uses: Mapping[str, Sequence[LocalRef]]) -> list[Draft]:
         """Enum values the compat code names or produces that the built code stops handling."""
-        strings_of = compat.value_strings(
+        strings_of = compatvalues.value_strings(
             c.old_code for c in self.c_changes if c.path.endswith(compat.HEADERS)
         )
         drafts = []
         for change in self.c_changes:
             if change.old_path and self.consumers.builds(change.path):
-                drafts += compat.value_drafts(change, uses, self.consumers.strings, strings_of)
+                drafts += compatvalues.value_drafts(change, uses, self.consumers.strings, strings_of)
         return drafts
 
     def _called_everywhere(self, name: str) -> bool:
