@@ -45,15 +45,19 @@ def arguments(node: Node, env: Mapping[str, str] | None = None) -> list[str]:
     args: list[str] = []
     for arg_list in (c for c in node.children if c.type == "argument_list"):
         for argument in (c for c in arg_list.children if c.type == "argument"):
-            inner = argument.children[0] if argument.children else argument
-            if inner.type == "quoted_argument":
-                args.append(_expand(inner, env))
-            elif inner.type == "bracket_argument":
-                text = text_of(inner)
-                args.append(text[text.index("[", 1) + 1 : text.rindex("]", 0, -1)])
-            else:
-                args += [item for item in _expand(inner, env).split(";") if item]
+            args += _values(argument, env)
     return args
+
+
+def _values(argument: Node, env: Mapping[str, str]) -> list[str]:
+    """What one argument gives: a quoted or bracket argument one value, an unquoted one its list items."""
+    inner = argument.children[0] if argument.children else argument
+    if inner.type == "quoted_argument":
+        return [_expand(inner, env)]
+    if inner.type == "bracket_argument":
+        text = text_of(inner)
+        return [text[text.index("[", 1) + 1 : text.rindex("]", 0, -1)]]
+    return [item for item in _expand(inner, env).split(";") if item]
 
 
 def text_of(node: Node | None) -> str:
@@ -63,16 +67,29 @@ def text_of(node: Node | None) -> str:
 
 def _expand(node: Node, env: Mapping[str, str]) -> str:
     if node.type == "variable_ref":
-        var = next((c for c in node.children), None)
-        name_node = next((c for c in var.children if c.type == "variable"), None) if var else None
-        name = _expand(name_node, env) if name_node is not None else ""
-        if var is not None and var.type == "normal_var" and name in env:
-            return env[name]
-        return text_of(node)  # unknown: kept, so it never passes for a real path
+        return _variable(node, env)
     if node.type in ("quoted_argument",):
         return "".join(_expand(c, env) for c in node.children if c.type == "quoted_element")
     if not node.children:
         return text_of(node)
+    return _spliced(node, env)
+
+
+def _variable(node: Node, env: Mapping[str, str]) -> str:
+    """A `${name}` reference's value in `env` (its name expanded first); as written when unknown, so that it
+    never passes for a real path."""
+    var = next((c for c in node.children), None)
+    if var is None:
+        return text_of(node)
+    name_node = next((c for c in var.children if c.type == "variable"), None)
+    name = _expand(name_node, env) if name_node is not None else ""
+    if var.type == "normal_var" and name in env:
+        return env[name]
+    return text_of(node)
+
+
+def _spliced(node: Node, env: Mapping[str, str]) -> str:
+    """A node's source text with each child's expansion in place of the child."""
     text, at = [], node.start_byte
     source = node.text or b""
     for child in node.children:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bot.config import parse_config
-from bot.cpp import Use
 from bot.model import AnalysisError
 from bot.review import api
+from bot.review.cppapi import Use
 from tests.gitutil import make_patch
 from tests.mlxcases import MlxCase, mlx_case
 

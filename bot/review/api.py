@@ -14,9 +14,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from tree_sitter import Node
+
 from bot import cpp, syntax
-from bot.cpp import Declared, Use
+from bot.review import cppapi
 from bot.review.changes import Draft
+from bot.review.cppapi import Declared, Use
 
 # export macros in front of declarations (`MLX_API void f();`, `class MLX_API array`): blanked before
 # parsing, so the declaration reads as C++ does after the preprocessor
@@ -56,7 +59,7 @@ class BrokenUse:
 def declarations(text: bytes) -> list[Declared]:
     """The functions and types a header declares, export macros read as the preprocessor leaves them."""
     blanked = EXPORT_MACRO.sub(lambda m: b" " * len(m.group()), text)
-    return [d for d in cpp.interface(blanked) if d.kind in ("function", "type") and d.name != d.owner]
+    return [d for d in cppapi.interface(blanked) if d.kind in ("function", "type") and d.name != d.owner]
 
 
 def _normal(parameter: str) -> str:
@@ -95,29 +98,38 @@ def api_changes(old: Mapping[str, bytes], new: Mapping[str, bytes]) -> list[ApiC
     changes = []
     for name, entries in sorted(before.items()):
         now = after.get(name, [])
-        kinds = {d.kind for _, d in entries}
-        if "function" in kinds:
-            gone = {_signature(d) for _, d in entries if d.kind == "function"} - {
-                _signature(d) for _, d in now if d.kind == "function"
-            }
-            if not gone:
-                continue
-            kind = "function"
-        elif any(d.kind == "type" for _, d in now):
+        kind = _lost_kind(entries, now)
+        if kind is None:
             continue
-        else:
-            kind = "type"
         changes.append(
             ApiChange(
                 name,
                 kind,
-                tuple(d for _, d in entries if d.kind == kind),
-                tuple(d for _, d in now if d.kind == kind),
+                _of_kind(entries, kind),
+                _of_kind(now, kind),
                 entries[0][0],
                 now[0][0] if now else entries[0][0],
             )
         )
     return changes
+
+
+def _lost_kind(entries: list[tuple[str, Declared]], now: list[tuple[str, Declared]]) -> str | None:
+    """ "function" for a function whose overloads lost a signature, "type" for a type that is no longer a type,
+    None for a name nothing was taken from."""
+    if any(d.kind == "function" for _, d in entries):
+        return "function" if _signatures(entries) - _signatures(now) else None
+    if any(d.kind == "type" for _, d in now):
+        return None
+    return "type"
+
+
+def _signatures(entries: list[tuple[str, Declared]]) -> set[tuple[str, ...]]:
+    return {_signature(d) for _, d in entries if d.kind == "function"}
+
+
+def _of_kind(entries: list[tuple[str, Declared]], kind: str) -> tuple[Declared, ...]:
+    return tuple(d for _, d in entries if d.kind == kind)
 
 
 def accepts(d: Declared, count: int) -> bool:
@@ -138,14 +150,17 @@ def breaks(change: ApiChange, use: Use) -> bool:
         return True
     if use.arguments is None:
         return False  # a function named, not called: its address or a friend declaration
-    fit_now = [d for d in change.after if accepts(d, use.arguments)]
-    fit_before = [d for d in change.before if accepts(d, use.arguments)]
-    if not fit_now:
-        return bool(fit_before)
     passed = use.arguments
-    return bool(fit_before) and not any(
-        _types(n)[:passed] == _types(o)[:passed] for n in fit_now for o in fit_before
-    )
+    fit_before = [d for d in change.before if accepts(d, passed)]
+    if not fit_before:
+        return False
+    fit_now = [d for d in change.after if accepts(d, passed)]
+    return not _take_alike(fit_now, fit_before, passed)
+
+
+def _take_alike(now: list[Declared], before: list[Declared], passed: int) -> bool:
+    """Whether some new overload takes the first `passed` arguments as the same types as an old one does."""
+    return any(_types(n)[:passed] == _types(o)[:passed] for n in now for o in before)
 
 
 def _refers(spelled: str, change: ApiChange) -> bool:
@@ -165,22 +180,26 @@ _CGO_CALL = "(call_expression function: (selector_expression operand: (identifie
 
 def cgo_uses(source: bytes) -> tuple[Use, ...]:
     """The C functions a Go file calls through cgo (`C.mlx_array_free(a)`), with their argument counts."""
-    found = []
-    for call in syntax.captures("go", _CGO_CALL, syntax.root("go", source)).get("call", []):
-        function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
-        package = function.child_by_field_name("operand") if function is not None else None
-        field = function.child_by_field_name("field") if function is not None else None
-        if package is None or field is None or arguments is None or package.text != b"C":
-            continue
-        count = sum(1 for a in arguments.named_children if a.type != "comment")
-        found.append(Use(call.start_point[0] + 1, (field.text or b"").decode(), count))
-    return tuple(found)
+    calls = syntax.captures("go", _CGO_CALL, syntax.root("go", source)).get("call", [])
+    return tuple(use for use in map(_cgo_use, calls) if use is not None)
+
+
+def _cgo_use(call: Node) -> Use | None:
+    """A call of `C.<function>(...)`; None for a call on another package or value."""
+    function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+    if function is None or arguments is None:
+        return None
+    package, field = function.child_by_field_name("operand"), function.child_by_field_name("field")
+    if package is None or field is None or package.text != b"C":
+        return None
+    count = sum(1 for a in arguments.named_children if a.type != "comment")
+    return Use(call.start_point[0] + 1, (field.text or b"").decode(), count)
 
 
 def _uses(path: str, text: bytes) -> tuple[Use, ...]:
     if path.endswith(".go"):
         return cgo_uses(text)
-    return cpp.uses(text) if cpp.is_c_family(path) else ()
+    return cppapi.uses(text) if cpp.is_c_family(path) else ()
 
 
 def broken_uses(changes: list[ApiChange], consumer: ConsumerCode) -> dict[str, list[BrokenUse]]:

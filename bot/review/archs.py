@@ -9,7 +9,7 @@ a rebase onto upstream's implementation.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from bot.model import LocalRef
@@ -65,6 +65,23 @@ def arch_drafts(
 ) -> list[Draft]:
     """New, natively supported and removed architectures. For one Ollama's patches implement and upstream
     now has, `renamed(name)` gives the GGUF names the two implementations write differently."""
+    new_names = {a.name for a in new.values()}
+    removed = [
+        _removed_arch_draft(old[e], path, where_now)
+        for e in sorted(set(old) - set(new))
+        if old[e].name not in new_names
+    ]
+    return [*_added_arch_drafts(old, new, patched, renamed, path), *removed]
+
+
+def _added_arch_drafts(
+    old: dict[str, Arch],
+    new: dict[str, Arch],
+    patched: list[tuple[Arch, LocalRef]],
+    renamed: Callable[[str], list[tuple[str, str, LocalRef]]],
+    path: str,
+) -> list[Draft]:
+    """Each architecture new upstream (not only a renamed enum): native when an Ollama patch adds it too."""
     drafts = []
     old_names = {a.name for a in old.values()}
     for enum in sorted(set(new) - set(old)):
@@ -72,60 +89,63 @@ def arch_drafts(
         if arch.name in old_names:
             continue  # renamed enum, same architecture
         refs = tuple(ref for a, ref in patched if a.enum == enum or a.name == arch.name)
-        if refs:
-            names = renamed(arch.name)
-            listed = "".join(
-                f"\n- `{ours}` is `{theirs}` upstream (`{ref.path}:{ref.line}`)"
-                for ours, theirs, ref in names
-            )
-            drafts.append(
-                Draft(
-                    "models",
-                    "high",
-                    f"Upstream now supports architecture `{arch.name}` natively",
-                    f'`{enum}` / `"{arch.name}"` is new upstream, and an Ollama patch adds the same '
-                    "architecture: the local patch may need removal or rebase onto upstream's "
-                    "implementation."
-                    + (
-                        f"\n\nModels made for Ollama's implementation name these differently from upstream's, "
-                        f"which will not find them: translate them in the compat layer before dropping the "
-                        f"patch.{listed}"
-                        if names
-                        else ""
-                    ),
-                    path,
-                    arch.line,
-                    local_refs=refs + tuple(ref for _, _, ref in names),
-                )
-            )
-        else:
-            drafts.append(
-                Draft(
-                    "models",
-                    "info",
-                    f"New architecture `{arch.name}`",
-                    f'Upstream added `{enum}` (`"{arch.name}"`).',
-                    path,
-                    arch.line,
-                )
-            )
-    new_names = {a.name for a in new.values()}
-    for enum in sorted(set(old) - set(new)):
-        arch = old[enum]
-        if arch.name in new_names:
-            continue
         drafts.append(
-            Draft(
-                "models",
-                "medium",
-                f"Architecture `{arch.name}` was removed",
-                f'Upstream dropped `{enum}` (`"{arch.name}"`): models of this architecture no longer load.',
-                path,
-                where_now(arch.line),
-                removed=(path, f'"{arch.name}"'),
-            )
+            _native_draft(arch, refs, renamed(arch.name), path) if refs else _new_arch_draft(arch, path)
         )
     return drafts
+
+
+def _native_draft(
+    arch: Arch, refs: tuple[LocalRef, ...], names: list[tuple[str, str, LocalRef]], path: str
+) -> Draft:
+    """An architecture upstream now has that an Ollama patch adds too, with the GGUF names the two write
+    differently (`names`: Ollama's, upstream's, where)."""
+    listed = "".join(
+        f"\n- `{ours}` is `{theirs}` upstream (`{ref.path}:{ref.line}`)" for ours, theirs, ref in names
+    )
+    translate = (
+        f"\n\nModels made for Ollama's implementation name these differently from upstream's, "
+        f"which will not find them: translate them in the compat layer before dropping the "
+        f"patch.{listed}"
+        if names
+        else ""
+    )
+    return Draft(
+        "models",
+        "high",
+        f"Upstream now supports architecture `{arch.name}` natively",
+        f'`{arch.enum}` / `"{arch.name}"` is new upstream, and an Ollama patch adds the same '
+        "architecture: the local patch may need removal or rebase onto upstream's "
+        "implementation." + translate,
+        path,
+        arch.line,
+        local_refs=refs + tuple(ref for _, _, ref in names),
+    )
+
+
+def _new_arch_draft(arch: Arch, path: str) -> Draft:
+    """An architecture new upstream that no Ollama patch adds: for information."""
+    return Draft(
+        "models",
+        "info",
+        f"New architecture `{arch.name}`",
+        f'Upstream added `{arch.enum}` (`"{arch.name}"`).',
+        path,
+        arch.line,
+    )
+
+
+def _removed_arch_draft(arch: Arch, path: str, where_now: Callable[[int], int | None]) -> Draft:
+    """An architecture upstream dropped: its models no longer load."""
+    return Draft(
+        "models",
+        "medium",
+        f"Architecture `{arch.name}` was removed",
+        f'Upstream dropped `{arch.enum}` (`"{arch.name}"`): models of this architecture no longer load.',
+        path,
+        where_now(arch.line),
+        removed=(path, f'"{arch.name}"'),
+    )
 
 
 _KEY_ENTRY = re.compile(r'\{\s*LLM_KV_\w+\s*,\s*"%s\.([\w.]+)"')
@@ -168,26 +188,40 @@ def renamed_model_names(
 
     Ollama's names: `"<arch>.<key>"` strings of its compat sources (`ollama_texts`, path -> code) and of
     the patches' added lines, and the tensor names those lines add to upstream's tables."""
-    keys = {m[1] for m in _KEY_ENTRY.finditer(new_code)}
-    tensors = {m[1] for m in _TENSOR_ENTRY.finditer(new_code)}
-    prefix = f"{arch}."
+    keys, tensors = _model_names(new_code)
     found: dict[str, tuple[str, str, LocalRef]] = {}
-    sources = [
-        (text, LocalRef(path, LineIndex(text).line(m.start())), m)
-        for path, text in ollama_texts.items()
-        for m in _STRING.finditer(text)
-    ] + [(text, ref, m) for text, ref in patched_lines for m in _STRING.finditer(text)]
-    for text, ref, m in sources:
-        name = m[1]
-        tensor = _TENSOR_ENTRY.search(text) is not None
-        if tensor and name not in tensors:
-            twin = _upstream_name(name, tensors)
-        elif not tensor and name.startswith(prefix) and name[len(prefix) :] not in keys:
-            twin = _upstream_name(name[len(prefix) :], keys)
-            twin = twin and prefix + twin
-        else:
-            continue
+    for text, ref, name in _named_strings(ollama_texts, patched_lines):
+        twin = _twin(name, text, f"{arch}.", keys, tensors)
         if twin and twin not in found and name not in found:
             found[name] = (name, twin, ref)
     translated = {n for text in ollama_texts.values() for n in _STRING.findall(text)}
     return [v for v in found.values() if v[1] not in translated]
+
+
+def _model_names(code: str) -> tuple[set[str], set[str]]:
+    """The GGUF key suffixes (after `%s.`) and the tensor names of upstream's tables."""
+    return {m[1] for m in _KEY_ENTRY.finditer(code)}, {m[1] for m in _TENSOR_ENTRY.finditer(code)}
+
+
+def _named_strings(
+    ollama_texts: dict[str, str], patched_lines: list[tuple[str, LocalRef]]
+) -> Iterator[tuple[str, LocalRef, str]]:
+    """(text, where, name) of every name-like string of the compat sources, then of the patches' lines."""
+    for path, text in ollama_texts.items():
+        index = LineIndex(text)
+        for m in _STRING.finditer(text):
+            yield text, LocalRef(path, index.line(m.start())), m[1]
+    for text, ref in patched_lines:
+        for m in _STRING.finditer(text):
+            yield text, ref, m[1]
+
+
+def _twin(name: str, text: str, prefix: str, keys: set[str], tensors: set[str]) -> str | None:
+    """Upstream's name for a tensor name (on a line of a tensor table) or an `<arch>.` key upstream does
+    not have; None for a name upstream has, or one that is neither."""
+    if _TENSOR_ENTRY.search(text) is not None:
+        return _upstream_name(name, tensors) if name not in tensors else None
+    if not name.startswith(prefix) or name[len(prefix) :] in keys:
+        return None
+    twin = _upstream_name(name[len(prefix) :], keys)
+    return prefix + twin if twin else twin

@@ -219,23 +219,27 @@ class FileChange:
     @cached_property
     def significant(self) -> list[Span]:
         """The hunks that change code, not just comments or whitespace."""
-        found = []
-        for s, removed, added in zip(self.spans, self._side_lines("-"), self._side_lines("+")):
-            gone = [t for _, t in removed]
-            came = [t for _, t in added]
-            if squash("".join(gone)) == squash("".join(came)):
-                continue  # whitespace only
-            if not (
-                may_hold_comments(gone, self.old_path or "") or may_hold_comments(came, self.new_path or "")
-            ):
-                found.append(s)  # no comment can be involved: a real change
-            elif squash("".join(t for _, t in self.removed_code(s))) != squash(
-                "".join(t for _, t in self.added_code(s))
-            ):
-                found.append(s)
+        found = [
+            s
+            for s, removed, added in zip(self.spans, self._side_lines("-"), self._side_lines("+"))
+            if self._changes_code(s, [t for _, t in removed], [t for _, t in added])
+        ]
         if len(found) > 1 and squash(self.old_code) == squash(self.new_code):
             return []  # code reflowed across hunks
         return found
+
+    def _changes_code(self, span: Span, gone: list[str], came: list[str]) -> bool:
+        """Whether a hunk's removed and added lines differ in more than whitespace and, where a comment may be
+        involved, in their code."""
+        if squash("".join(gone)) == squash("".join(came)):
+            return False  # whitespace only
+        if not self._may_hold_comments(gone, came):
+            return True  # no comment can be involved: a real change
+        removed = "".join(t for _, t in self.removed_code(span))
+        return squash(removed) != squash("".join(t for _, t in self.added_code(span)))
+
+    def _may_hold_comments(self, gone: list[str], came: list[str]) -> bool:
+        return may_hold_comments(gone, self.old_path or "") or may_hold_comments(came, self.new_path or "")
 
     def where(self, span: Span) -> int | None:
         """The new-ref line to point at for a hunk (for a pure removal: the line above it)."""

@@ -69,30 +69,44 @@ def flag_table(code: str) -> dict[str, Flag]:
     index = LineIndex(code)
     table: dict[str, Flag] = {}
     for m in _ENTRY.finditer(code):
-        args, end = split_args(code, m.end() - 1)
-        names: list[str] = []
-        rest: list[str] = []
-        for arg in args:
-            if not rest and _NAMES_GROUP.fullmatch(arg):
-                names += re.findall(r'"(-[^"]*)"', arg)
-            elif not arg.startswith("["):
-                rest.append(arg)
-            else:
-                break
-        if not names:
+        flag = _entry_flag(code, m.end() - 1, index.line(m.start()))
+        if flag is None:
             continue
-        hint = string_value(rest[0]) or rest[0] if len(rest) > 1 else ""
-        flag = Flag(
-            tuple(names),
-            hint or "",
-            _help_text(rest[-1]) if rest else "",
-            _chain(code, end, "set_examples"),
-            _chain(code, end, "set_excludes"),
-            index.line(m.start()),
-        )
-        for name in names:
+        for name in flag.names:
             table.setdefault(name, flag)
     return table
+
+
+def _entry_flag(code: str, paren: int, line: int) -> Flag | None:
+    """The flag of the `common_arg(` entry whose parenthesis opens at `paren`; None for one without names."""
+    args, end = split_args(code, paren)
+    names, rest = _names_and_rest(args)
+    if not names:
+        return None
+    hint = string_value(rest[0]) or rest[0] if len(rest) > 1 else ""
+    return Flag(
+        tuple(names),
+        hint or "",
+        _help_text(rest[-1]) if rest else "",
+        _chain(code, end, "set_examples"),
+        _chain(code, end, "set_excludes"),
+        line,
+    )
+
+
+def _names_and_rest(args: list[str]) -> tuple[list[str], list[str]]:
+    """An entry's spellings (its leading `{"-x", "--xx"}` groups) and the arguments after them, up to the
+    handler lambda: the value hint (when there are two) and the help."""
+    names: list[str] = []
+    rest: list[str] = []
+    for arg in args:
+        if not rest and _NAMES_GROUP.fullmatch(arg):
+            names += re.findall(r'"(-[^"]*)"', arg)
+        elif arg.startswith("["):
+            break
+        else:
+            rest.append(arg)
+    return names, rest
 
 
 def _successor(
@@ -100,18 +114,38 @@ def _successor(
 ) -> str | None:
     """A flag that takes over `name`'s job: the one its deprecation text names, or a new flag that says it
     replaces `name` (for a flag that is `gone`, also one that merely names it or has nearly its help)."""
+    return _named_successor(flag, new) or _new_flag_taking_over(flag, name, new, old, gone)
+
+
+def _named_successor(flag: Flag, new: Mapping[str, Flag]) -> str | None:
+    """The other, existing flag that `flag`'s deprecation text says to use instead."""
     m = _DEPRECATED.search(flag.help)
     if m and m[1] and m[1] in new and m[1] not in flag.names:
         return m[1]
+    return None
+
+
+def _new_flag_taking_over(
+    flag: Flag, name: str, new: Mapping[str, Flag], old: Mapping[str, Flag], gone: bool
+) -> str | None:
+    """The first flag new upstream whose help says it takes over `name`'s job."""
     mention = re.compile(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])")
     for other, f in new.items():
-        if other in old:
-            continue
-        if mention.search(f.help) and (gone or _TAKES_OVER.search(f.help)):
-            return other
-        if gone and len(flag.help) > 20 and difflib.SequenceMatcher(None, flag.help, f.help).ratio() > 0.8:
+        if other not in old and _takes_over(flag, f, mention, gone):
             return other
     return None
+
+
+def _takes_over(flag: Flag, candidate: Flag, mention: re.Pattern[str], gone: bool) -> bool:
+    """Whether `candidate`'s help names the flag as the one it replaces; for a flag that is `gone`, naming
+    it at all, or help nearly the same as the flag's, is enough."""
+    if mention.search(candidate.help) and (gone or _TAKES_OVER.search(candidate.help)):
+        return True
+    return gone and len(flag.help) > 20 and _similar_help(flag.help, candidate.help)
+
+
+def _similar_help(a: str, b: str) -> bool:
+    return difflib.SequenceMatcher(None, a, b).ratio() > 0.8
 
 
 def flag_drafts(
@@ -131,66 +165,89 @@ def flag_drafts(
         after = new.get(name)
         if after is None:
             successor = _successor(before, name, new, old, gone=True)
-            drafts.append(
-                Draft(
-                    "server",
-                    "high",
-                    f"llama-server flag {name} was removed; Ollama passes it",
-                    f"`{name}` is gone from upstream's option table"
-                    + (f"; `{successor}` takes over its job" if successor else "")
-                    + ". llama-server rejects unknown flags, so the runner fails to start.",
-                    path,
-                    where_now(before.line),
-                    removed=(path, f'"{name}"'),
-                    local_refs=refs,
-                )
-            )
+            drafts.append(_removed_draft(name, before, successor, refs, path, where_now(before.line)))
             continue
-        successor = _successor(after, name, new, old, gone=False)
-        if (after.deprecated and not before.deprecated) or successor:
-            drafts.append(
-                Draft(
-                    "server",
-                    "high",
-                    f"llama-server flag {name} is deprecated or replaced; Ollama passes it",
-                    f'Upstream\'s help for `{name}` now reads: "{after.help}"'
-                    + (f"\n\n`{successor}` takes over its job." if successor else ""),
-                    path,
-                    after.line,
-                    local_refs=refs,
-                )
-            )
-        elif before.for_server and not after.for_server:
-            drafts.append(
-                Draft(
-                    "server",
-                    "high",
-                    f"llama-server no longer accepts flag {name}; Ollama passes it",
-                    f"`{name}` is now limited to {', '.join(after.examples) or 'other programs'}.",
-                    path,
-                    after.line,
-                    local_refs=refs,
-                )
-            )
-        elif (before.value_hint, before.help) != (after.value_hint, after.help):
-            what = [
-                w
-                for w, a, b in (
-                    ("value set", before.value_hint, after.value_hint),
-                    ("default or help", before.help, after.help),
-                )
-                if a != b
-            ]
-            drafts.append(
-                Draft(
-                    "server",
-                    # Ollama passes the flag with its value: only a changed value set can refuse what it asks for
-                    "medium" if before.value_hint != after.value_hint else "info",
-                    f"llama-server flag {name} changed its {' and '.join(what)}",
-                    f"Was: `{before.value_hint}` {before.help}\n\nNow: `{after.value_hint}` {after.help}",
-                    path,
-                    after.line,
-                    local_refs=refs,
-                )
-            )
+        draft = _changed_draft(name, before, after, _successor(after, name, new, old, gone=False), refs, path)
+        if draft is not None:
+            drafts.append(draft)
     return drafts
+
+
+def _removed_draft(
+    name: str, before: Flag, successor: str | None, refs: tuple[LocalRef, ...], path: str, line: int | None
+) -> Draft:
+    """A flag Ollama passes that is gone: llama-server refuses to start."""
+    return Draft(
+        "server",
+        "high",
+        f"llama-server flag {name} was removed; Ollama passes it",
+        f"`{name}` is gone from upstream's option table"
+        + (f"; `{successor}` takes over its job" if successor else "")
+        + ". llama-server rejects unknown flags, so the runner fails to start.",
+        path,
+        line,
+        removed=(path, f'"{name}"'),
+        local_refs=refs,
+    )
+
+
+def _changed_draft(
+    name: str, before: Flag, after: Flag, successor: str | None, refs: tuple[LocalRef, ...], path: str
+) -> Draft | None:
+    """The first of: deprecated or replaced, no longer offered to the server, changed value set or help."""
+    if (after.deprecated and not before.deprecated) or successor:
+        return _deprecated_draft(name, after, successor, refs, path)
+    if before.for_server and not after.for_server:
+        return _not_for_server_draft(name, after, refs, path)
+    if (before.value_hint, before.help) != (after.value_hint, after.help):
+        return _value_draft(name, before, after, refs, path)
+    return None
+
+
+def _deprecated_draft(
+    name: str, after: Flag, successor: str | None, refs: tuple[LocalRef, ...], path: str
+) -> Draft:
+    return Draft(
+        "server",
+        "high",
+        f"llama-server flag {name} is deprecated or replaced; Ollama passes it",
+        f'Upstream\'s help for `{name}` now reads: "{after.help}"'
+        + (f"\n\n`{successor}` takes over its job." if successor else ""),
+        path,
+        after.line,
+        local_refs=refs,
+    )
+
+
+def _not_for_server_draft(name: str, after: Flag, refs: tuple[LocalRef, ...], path: str) -> Draft:
+    return Draft(
+        "server",
+        "high",
+        f"llama-server no longer accepts flag {name}; Ollama passes it",
+        f"`{name}` is now limited to {', '.join(after.examples) or 'other programs'}.",
+        path,
+        after.line,
+        local_refs=refs,
+    )
+
+
+def _value_draft(name: str, before: Flag, after: Flag, refs: tuple[LocalRef, ...], path: str) -> Draft:
+    """A changed value set or help (which holds the default)."""
+    what = [
+        w
+        for w, a, b in (
+            ("value set", before.value_hint, after.value_hint),
+            ("default or help", before.help, after.help),
+        )
+        if a != b
+    ]
+    return Draft(
+        "server",
+        # Ollama passes the flag with its value: only a changed value set can refuse what it asks for
+        "medium" if before.value_hint != after.value_hint else "info",
+        f"llama-server flag {name} changed its {' and '.join(what)}",
+        f"Was: `{before.value_hint}` {before.help}\n\nNow: `{after.value_hint}` {after.help}",
+        path,
+        after.line,
+        local_refs=refs,
+    )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Container
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from bot.review.changes import Draft
@@ -102,29 +102,39 @@ def _program(argv: list[str], directory: str) -> str:
     return _resolve(first, directory)
 
 
+_STEP_COMMANDS = ("add_custom_command", "add_custom_target", "execute_process")
+
+
 def steps(code: str, path: str) -> list[Step]:
     directory = posixpath.dirname(path)
     found = []
     for c in commands(code):
-        if c.name not in ("add_custom_command", "add_custom_target", "execute_process"):
+        if c.name not in _STEP_COMMANDS:
             continue
-        outputs: list[str] = []
-        argvs: list[list[str]] = []
-        mode = None
-        for arg in c.args:
-            if arg in KEYWORDS:
-                mode = arg
-                if arg == "COMMAND":
-                    argvs.append([])
-                continue
-            if mode == "OUTPUT" or mode == "BYPRODUCTS":
-                outputs.append(_OUT_VARS.sub("", arg))
-            elif mode == "COMMAND":
-                argvs[-1].append(arg)
-        for argv in argvs:
-            if argv:
-                found.append(Step(_program(argv, directory), tuple(argv[1:]), tuple(outputs), path, c.line))
+        outputs, argvs = _outputs_and_commands(c.args)
+        found += [
+            Step(_program(argv, directory), tuple(argv[1:]), tuple(outputs), path, c.line)
+            for argv in argvs
+            if argv
+        ]
     return found
+
+
+def _outputs_and_commands(args: Sequence[str]) -> tuple[list[str], list[list[str]]]:
+    """A command's OUTPUT and BYPRODUCTS paths (binary-dir prefix dropped) and the argv of each COMMAND."""
+    outputs: list[str] = []
+    argvs: list[list[str]] = []
+    mode = None
+    for arg in args:
+        if arg in KEYWORDS:
+            mode = arg
+            if arg == "COMMAND":
+                argvs.append([])
+        elif mode == "OUTPUT" or mode == "BYPRODUCTS":
+            outputs.append(_OUT_VARS.sub("", arg))
+        elif mode == "COMMAND":
+            argvs[-1].append(arg)
+    return outputs, argvs
 
 
 def target_sources(code: str, path: str) -> dict[str, set[str]]:
@@ -151,83 +161,100 @@ def generator_drafts(
     `sources` are the in-tree generator targets at the new ref; `changed` the upstream
     paths whose code changed between the refs.
     """
-    drafts: list[Draft] = []
+    return [*_program_drafts(old, new, sources, changed), *_asset_drafts(old, new)]
+
+
+def _program_drafts(
+    old: list[Step], new: list[Step], sources: dict[str, set[str]], changed: Container[str]
+) -> list[Draft]:
+    """One item per program the new build runs: the first of new, re-argued, or its code changed."""
     old_by_program: dict[str, set[tuple[str, ...]]] = {}
     for s in old:
         old_by_program.setdefault(s.program, set()).add(s.args)
+    drafts: list[Draft] = []
     reported: set[str] = set()
     for s in new:
         if s.program in reported:
             continue
-        if s.program not in old_by_program:
+        draft = _call_draft(s, old_by_program.get(s.program)) or _code_draft(s, sources, changed)
+        if draft is not None:
             reported.add(s.program)
-            drafts.append(
-                Draft(
-                    "build",
-                    "medium",
-                    f"New build-time tool or generator: {s.program}",
-                    f"Upstream's build now runs `{s.program} {' '.join(s.args)}`. Ollama's build "
-                    "environment must provide it, or the step must be switched off.",
-                    s.path,
-                    s.line,
-                )
-            )
-        elif s.args not in old_by_program[s.program]:
-            reported.add(s.program)
-            before = " ".join(min(old_by_program[s.program]))
-            drafts.append(
-                Draft(
-                    "build",
-                    "medium",
-                    f"Arguments of build-time generator {s.program} changed",
-                    f"Was: `{s.program} {before}`\n\nNow: `{s.program} {' '.join(s.args)}`",
-                    s.path,
-                    s.line,
-                )
-            )
-        code = {s.program} | sources.get(s.program, set())
-        touched = sorted(p for p in code if p in changed)
-        if touched and s.program not in reported:
-            reported.add(s.program)
-            drafts.append(
-                Draft(
-                    "build",
-                    "medium",
-                    f"Build-time generator {s.program} changed behaviour",
-                    f"The build runs `{s.program}`, whose code changed upstream: "
-                    + ", ".join(f"`{p}`" for p in touched)
-                    + ". Check what it generates now.",
-                    s.path,
-                    s.line,
-                )
-            )
+            drafts.append(draft)
+    return drafts
+
+
+def _call_draft(s: Step, old_args: set[tuple[str, ...]] | None) -> Draft | None:
+    """A program the old build did not run (`old_args` None), or one it ran with other arguments."""
+    if old_args is None:
+        return Draft(
+            "build",
+            "medium",
+            f"New build-time tool or generator: {s.program}",
+            f"Upstream's build now runs `{s.program} {' '.join(s.args)}`. Ollama's build "
+            "environment must provide it, or the step must be switched off.",
+            s.path,
+            s.line,
+        )
+    if s.args in old_args:
+        return None
+    before = " ".join(min(old_args))
+    return Draft(
+        "build",
+        "medium",
+        f"Arguments of build-time generator {s.program} changed",
+        f"Was: `{s.program} {before}`\n\nNow: `{s.program} {' '.join(s.args)}`",
+        s.path,
+        s.line,
+    )
+
+
+def _code_draft(s: Step, sources: dict[str, set[str]], changed: Container[str]) -> Draft | None:
+    """A program whose script or in-tree sources changed upstream: what it generates may differ."""
+    code = {s.program} | sources.get(s.program, set())
+    touched = sorted(p for p in code if p in changed)
+    if not touched:
+        return None
+    return Draft(
+        "build",
+        "medium",
+        f"Build-time generator {s.program} changed behaviour",
+        f"The build runs `{s.program}`, whose code changed upstream: "
+        + ", ".join(f"`{p}`" for p in touched)
+        + ". Check what it generates now.",
+        s.path,
+        s.line,
+    )
+
+
+def _asset_drafts(old: list[Step], new: list[Step]) -> list[Draft]:
+    """Each output new to the build (not one with an unexpanded variable): moved, when the old build
+    generated a file of that name elsewhere, else new."""
     old_outputs = {o for s in old for o in s.outputs}
     old_by_name = {posixpath.basename(o): o for o in old_outputs}
-    for s in new:
-        for out in s.outputs:
-            if out in old_outputs or "$" in out:
-                continue
-            name = posixpath.basename(out)
-            if name in old_by_name:
-                drafts.append(
-                    Draft(
-                        "build",
-                        "medium",
-                        f"Generated asset {name} moved",
-                        f"`{old_by_name[name]}` is now generated as `{out}` (by `{s.program}`).",
-                        s.path,
-                        s.line,
-                    )
-                )
-            else:
-                drafts.append(
-                    Draft(
-                        "build",
-                        "medium",
-                        f"New generated asset {name}",
-                        f"The build now generates `{out}` (by `{s.program}`).",
-                        s.path,
-                        s.line,
-                    )
-                )
-    return drafts
+    return [
+        _asset_draft(s, out, old_by_name.get(posixpath.basename(out)))
+        for s in new
+        for out in s.outputs
+        if out not in old_outputs and "$" not in out
+    ]
+
+
+def _asset_draft(s: Step, out: str, was: str | None) -> Draft:
+    name = posixpath.basename(out)
+    if was is not None:
+        return Draft(
+            "build",
+            "medium",
+            f"Generated asset {name} moved",
+            f"`{was}` is now generated as `{out}` (by `{s.program}`).",
+            s.path,
+            s.line,
+        )
+    return Draft(
+        "build",
+        "medium",
+        f"New generated asset {name}",
+        f"The build now generates `{out}` (by `{s.program}`).",
+        s.path,
+        s.line,
+    )

@@ -10,12 +10,12 @@ error anywhere.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache, partial
 
 from bot.model import LocalRef
-from bot.review.changes import Draft, FileChange
+from bot.review.changes import Draft, FileChange, Span
 from bot.review.source import LineIndex, glob_match, needles, region_code, split_args, string_value
 
 OLLAMA_PARSERS = ("llm/**/*.go", "discover/**/*.go", "server/**/*.go", "ml/**/*.go")
@@ -76,19 +76,39 @@ def ollama_patterns(files: Mapping[str, str]) -> list[LogPattern]:
         if "regexp." not in text and "Contains(" not in text and "Prefix(" not in text:
             continue
         index = LineIndex(text)
-        for m in _GO_REGEX.finditer(text):
-            source = _go_value(m[1])
-            try:
-                regex = re.compile(source.replace(r"\z", r"\Z"))
-            except re.error:
-                continue  # a Go-only construct: cannot judge it
+        found += _regex_patterns(text, path, index)
+        found += _literal_patterns(text, path, index)
+    return found
+
+
+def _regex_patterns(text: str, path: str, index: LineIndex) -> list[LogPattern]:
+    """The `regexp.MustCompile(...)` expressions of a Go file that Python's `re` can compile."""
+    found = []
+    for m in _GO_REGEX.finditer(text):
+        source = _go_value(m[1])
+        regex = _compiled(source)
+        if regex is not None:
             found.append(LogPattern(source, regex, LocalRef(path, index.line(m.start()))))
-        for m in _GO_LITERAL.finditer(text):
-            source = _go_value(m[1])
-            if len(source.strip()) >= MIN_LITERAL and re.search(r"[A-Za-z]", source):
-                found.append(
-                    LogPattern(source, re.compile(re.escape(source)), LocalRef(path, index.line(m.start())))
-                )
+    return found
+
+
+def _compiled(source: str) -> re.Pattern | None:
+    """A Go regular expression as Python's; None for a Go-only construct: it cannot be judged."""
+    try:
+        return re.compile(source.replace(r"\z", r"\Z"))
+    except re.error:
+        return None
+
+
+def _literal_patterns(text: str, path: str, index: LineIndex) -> list[LogPattern]:
+    """The `strings.Contains(x, "...")`-style literals of a Go file long and wordy enough to be a log line's."""
+    found = []
+    for m in _GO_LITERAL.finditer(text):
+        source = _go_value(m[1])
+        if len(source.strip()) >= MIN_LITERAL and re.search(r"[A-Za-z]", source):
+            found.append(
+                LogPattern(source, re.compile(re.escape(source)), LocalRef(path, index.line(m.start())))
+            )
     return found
 
 
@@ -119,25 +139,46 @@ def formats_on_lines(
 ) -> list[LogFormat]:
     """Format strings of calls that reach onto the given (sorted, 1-based) lines of a file, parsing only
     windows around them (a call may start CALL_LOOKBEHIND lines above) that hold a literal of `wanted`."""
+    windows = _windows(numbers)
+    texts = [lines[first - 1 : last] for first, last in windows]
+    if wanted is not None:
+        windows, texts = _holding_windows(windows, texts, wanted)
+    on = set(numbers)
+    found = []
+    for (first, _), code in zip(windows, region_code(texts, path)):
+        found += [f for f in log_formats("\n".join(code), first) if _reaches(f, on)]
+    return found
+
+
+def _windows(numbers: list[int]) -> list[list[int]]:
+    """[first, last] line ranges covering each of the sorted `numbers` and CALL_LOOKBEHIND lines above it,
+    ranges that touch or overlap merged."""
     windows: list[list[int]] = []
     for n in numbers:
         if windows and n - CALL_LOOKBEHIND <= windows[-1][1] + 1:
             windows[-1][1] = n
         else:
             windows.append([max(1, n - CALL_LOOKBEHIND), n])
-    texts = [lines[first - 1 : last] for first, last in windows]
-    if wanted is not None:
-        keep = [i for i, t in enumerate(texts) if any(n in "\n".join(t).lower() for w in wanted for n in w)]
-        windows, texts = [windows[i] for i in keep], [texts[i] for i in keep]
-    on = set(numbers)
-    found = []
-    for (first, _), code in zip(windows, region_code(texts, path)):
-        found += [
-            f
-            for f in log_formats("\n".join(code), first)
-            if any(n in on for n in range(f.line, f.last_line + 1))
-        ]
-    return found
+    return windows
+
+
+def _holding_windows(
+    windows: list[list[int]], texts: list[list[str]], wanted: list[frozenset[str]]
+) -> tuple[list[list[int]], list[list[str]]]:
+    """The windows (and their lines) that hold a literal of `wanted`."""
+    keep = [i for i, t in enumerate(texts) if _holds(t, wanted)]
+    return [windows[i] for i in keep], [texts[i] for i in keep]
+
+
+def _holds(lines: list[str], wanted: list[frozenset[str]]) -> bool:
+    """Whether the lines (lower-cased) hold any literal of `wanted`."""
+    text = "\n".join(lines).lower()
+    return any(n in text for w in wanted for n in w)
+
+
+def _reaches(fmt: LogFormat, lines: Container[int]) -> bool:
+    """Whether the call of `fmt` spans one of `lines`."""
+    return any(n in lines for n in range(fmt.line, fmt.last_line + 1))
 
 
 @lru_cache(maxsize=65536)
@@ -172,7 +213,12 @@ def vanished(
 ) -> list[tuple[LogPattern, LogFormat]]:
     """The matched pairs for which no format string at the new ref prints a matching line."""
     new = list(new)
-    return [(p, f) for p, f in pairs if not any(produces(n, p) for n in new)]
+    return [(p, f) for p, f in pairs if not _printed(p, new)]
+
+
+def _printed(pattern: LogPattern, formats: list[str]) -> bool:
+    """Whether one of the format strings prints a line the pattern matches."""
+    return any(produces(text, pattern) for text in formats)
 
 
 def log_draft(
@@ -230,19 +276,14 @@ def _added_formats(changes: list[FileChange]) -> list[str]:
     for c in changes:
         if c.new_path and any('"' in line for line in c.added_raw):
             lines = {n for s in c.significant for n in s.new_lines}
-            added += [
-                f.text
-                for f in log_formats(c.new_code)
-                if any(n in lines for n in range(f.line, f.last_line + 1))
-            ]
+            added += [f.text for f in log_formats(c.new_code) if _reaches(f, lines)]
     return added
 
 
 def _vanished_draft(change: FileChange, pattern: LogPattern, fmt: LogFormat) -> Draft:
-    span = next((s for s in change.spans if fmt.line in s.old_lines), None)
-    replaced = span is not None and span.new_count > 0
-    blame = ((span.new_start, span.new_start + span.new_count - 1),) if span and replaced else ()
-    nearby = [f.text for f in log_formats(change.new_code) if span and replaced and f.line in span.new_lines]
+    span = _replacing_span(change, fmt.line)
+    blame = ((span.new_start, span.new_start + span.new_count - 1),) if span else ()
+    nearby = [f.text for f in log_formats(change.new_code) if span and f.line in span.new_lines]
     return log_draft(
         pattern,
         fmt,
@@ -254,24 +295,41 @@ def _vanished_draft(change: FileChange, pattern: LogPattern, fmt: LogFormat) -> 
     )
 
 
+def _replacing_span(change: FileChange, old_line: int) -> Span | None:
+    """The first span that removes `old_line`, when it puts lines in its place."""
+    span = next((s for s in change.spans if old_line in s.old_lines), None)
+    return span if span is not None and span.new_count > 0 else None
+
+
 def log_line_drafts(
     changes: list[FileChange], local: Mapping[str, str], runs: Callable[[str], bool]
 ) -> list[Draft]:
     """One draft per log line Ollama matches whose format string the bump removed from a program Ollama runs
     and put nowhere else."""
-    lost_a_string = [
-        c for c in changes if c.old_path and runs(c.old_path) and any('"' in line for line in c.removed_raw)
-    ]
+    lost_a_string = [c for c in changes if _loses_a_string(c, runs)]
     patterns = ollama_patterns(local) if lost_a_string else []
     if not patterns:
         return []
-    candidates, wanted = _holding(lost_a_string, patterns)
-    found = [(c, p, f) for c in candidates for p, f in _vanished_formats(c, patterns, wanted)]
+    found = _lost_formats(lost_a_string, patterns)
     if not found:
         return []
     elsewhere = _added_formats(changes)
     return [
         _vanished_draft(change, pattern, fmt)
         for change, pattern, fmt in found
-        if not any(produces(text, pattern) for text in elsewhere)
+        if not _printed(pattern, elsewhere)
     ]
+
+
+def _lost_formats(
+    changes: list[FileChange], patterns: list[LogPattern]
+) -> list[tuple[FileChange, LogPattern, LogFormat]]:
+    """(change, pattern, old format) for each format string a change removed that printed a line a pattern
+    matches, with no format of that file at the new ref printing one."""
+    candidates, wanted = _holding(changes, patterns)
+    return [(c, p, f) for c in candidates for p, f in _vanished_formats(c, patterns, wanted)]
+
+
+def _loses_a_string(change: FileChange, runs: Callable[[str], bool]) -> bool:
+    """Whether the change removes a line holding a string from a file of a program Ollama runs."""
+    return bool(change.old_path and runs(change.old_path) and any('"' in line for line in change.removed_raw))

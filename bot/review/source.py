@@ -11,6 +11,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
+from re import _constants as _op  # type: ignore[attr-defined]
 
 from bot.model import LocalRef
 
@@ -242,14 +243,17 @@ def split_args(code: str, open_at: int) -> tuple[list[str], int]:
         elif t in ")]}":
             depth -= 1
             if depth == 0:
-                last = code[start : m.start()]
-                if last.strip() or args:
-                    args.append(last)
-                return [a.strip() for a in args], m.end()
+                return _with_last(args, code[start : m.start()]), m.end()
         elif t == "," and depth == 1:
             args.append(code[start : m.start()])
             start = m.end()
     return [a.strip() for a in args], len(code)
+
+
+def _with_last(args: list[str], last: str) -> list[str]:
+    """The arguments, stripped, with the text before the closer: a blank one only after a comma (`f()` has
+    no argument, `f(a, )` two)."""
+    return [a.strip() for a in (args + [last] if last.strip() or args else args)]
 
 
 _LITERAL_PIECE = re.compile(
@@ -297,22 +301,27 @@ def local_refs(
     files: Mapping[str, str], globs, pattern: re.Pattern | None, limit: int = 10
 ) -> tuple[LocalRef, ...]:
     """Lines of the Ollama files matching `globs` where `pattern` matches (line 1 of each without one)."""
-    refs = []
+    refs: list[LocalRef] = []
     for path in sorted(p for p in files if glob_match(p, globs)):
         if pattern is None:
             refs.append(LocalRef(path, 1))
         else:
-            index = None
-            for m in pattern.finditer(files[path]):
-                index = index or LineIndex(files[path])
-                line = index.line(m.start())
-                if not refs or refs[-1] != LocalRef(path, line):
-                    refs.append(LocalRef(path, line))
-                if len(refs) >= limit:
-                    break
+            _add_matching_lines(refs, path, files[path], pattern, limit)
         if len(refs) >= limit:
             break
     return tuple(refs[:limit])
+
+
+def _add_matching_lines(refs: list[LocalRef], path: str, text: str, pattern: re.Pattern, limit: int) -> None:
+    """Adds to `refs` each line of `text` where `pattern` matches (once a line), until `refs` holds `limit`."""
+    index = None
+    for m in pattern.finditer(text):
+        index = index or LineIndex(text)
+        ref = LocalRef(path, index.line(m.start()))
+        if not refs or refs[-1] != ref:
+            refs.append(ref)
+        if len(refs) >= limit:
+            return
 
 
 def refs_by_name(
@@ -346,29 +355,38 @@ MIN_NEEDLE = 3
 
 def _needles(items) -> set[str] | None:
     """Lower-case strings one of which every match of this parsed sequence contains, or None."""
-    from re import _constants as op  # type: ignore[attr-defined]
-
     options: list[set[str]] = []
     run = ""
     for kind, value in items:
-        if kind is op.LITERAL:
+        if kind is _op.LITERAL:
             run += chr(value).lower()
             continue
         if run:
             options.append({run})
             run = ""
-        found = None
-        if kind is op.SUBPATTERN:
-            found = _needles(value[-1])
-        elif kind is op.BRANCH:
-            alternatives = [_needles(branch) for branch in value[1]]
-            found = set().union(*alternatives) if all(alternatives) else None  # type: ignore[arg-type]
-        elif kind in (op.MAX_REPEAT, op.MIN_REPEAT) and value[0] >= 1:
-            found = _needles(value[2])
+        found = _node_needles(kind, value)
         if found:
             options.append(found)
     if run:
         options.append({run})
+    return _best_needles(options)
+
+
+def _node_needles(kind, value) -> set[str] | None:
+    """The needles of one parsed node that is not a literal: a group's, a branch's (every alternative must
+    have some), a repeat's that must match at least once; None for any other node."""
+    if kind is _op.SUBPATTERN:
+        return _needles(value[-1])
+    if kind is _op.BRANCH:
+        alternatives = [_needles(branch) for branch in value[1]]
+        return set().union(*alternatives) if all(alternatives) else None  # type: ignore[arg-type]
+    if kind in (_op.MAX_REPEAT, _op.MIN_REPEAT) and value[0] >= 1:
+        return _needles(value[2])
+    return None
+
+
+def _best_needles(options: list[set[str]]) -> set[str] | None:
+    """The set whose shortest needle is longest (fewest needles on a tie), among those of MIN_NEEDLE+."""
     options = [o for o in options if min(map(len, o)) >= MIN_NEEDLE]
     return max(options, key=lambda o: (min(map(len, o)), -len(o)), default=None)
 

@@ -44,38 +44,46 @@ def _diff(directory: str, c: Copy) -> str:
 def drift_finding(pin: str, directory: str, changed: list[Copy]) -> Finding | None:
     """One high finding listing each copy in `directory` that differs from its upstream file, among the
     files the bump changed; None when every copy still matches."""
-    drifted = [c for c in changed if c.copy != c.upstream and not (c.copy is None and c.upstream is None)]
+    drifted = [c for c in changed if _drifted(c)]
     if not drifted:
         return None
-    names = ", ".join(f"`{c.name}`" for c in drifted)
-    count = len(drifted)
-    states = [
-        f"- `{directory}/{c.name}`: "
-        + (
-            "gone upstream, still vendored"
-            if c.upstream is None
-            else "new upstream, not vendored"
-            if c.copy is None
-            else "differs"
-        )
-        for c in drifted
-    ]
     return Finding(
         "build",
         "high",
-        f"{count} vendored {pin} file{'s' if count > 1 else ''} in `{directory}` differ{'s' if count == 1 else ''} "
-        f"from {pin} at the new pin: {names}",
+        _drift_title(pin, directory, drifted),
         f"Ollama compiles against its copies in `{directory}`, and the bump (or its carried patches) changed "
         f"the {pin} files they copy. Refresh the copies (the build's vendoring step copies them from {pin}'s "
         "sources) and regenerate the bindings that wrap them.\n\n"
-        + "\n".join(states)
+        + "\n".join(f"- `{directory}/{c.name}`: {_state(c)}" for c in drifted)
         + "\n\n"
         + "\n\n".join(_diff(directory, c) for c in drifted),
         drifted[0].upstream_path,
         None,
-        local_refs=[
-            LocalRef(f"{directory}/{c.name}", _first_difference(c.copy, c.upstream))
-            for c in drifted
-            if c.copy
-        ],
+        local_refs=[_first_drift(directory, c) for c in drifted if c.copy],
     )
+
+
+def _drifted(c: Copy) -> bool:
+    return c.copy != c.upstream and not (c.copy is None and c.upstream is None)
+
+
+def _first_drift(directory: str, c: Copy) -> LocalRef:
+    """Where Ollama's copy first differs from the upstream file."""
+    return LocalRef(f"{directory}/{c.name}", _first_difference(c.copy, c.upstream))
+
+
+def _drift_title(pin: str, directory: str, drifted: list[Copy]) -> str:
+    names = ", ".join(f"`{c.name}`" for c in drifted)
+    count = len(drifted)
+    files = "files" if count > 1 else "file"
+    differ = "differs" if count == 1 else "differ"
+    return f"{count} vendored {pin} {files} in `{directory}` {differ} from {pin} at the new pin: {names}"
+
+
+def _state(c: Copy) -> str:
+    """How a drifted copy stands against its upstream file."""
+    if c.upstream is None:
+        return "gone upstream, still vendored"
+    if c.copy is None:
+        return "new upstream, not vendored"
+    return "differs"

@@ -42,7 +42,7 @@ import bot.review
 from bot.config import load_config
 from bot.engine import analyse
 from bot.model import AnalysisError, Finding
-from bot.review import archs, cmake, compat, flags, generators, limits, logformats, symbols
+from bot.review import archs, cmake, compat, compatvalues, flags, generators, limits, logformats, symbols
 from bot.snapshot import GitSnapshot
 from bot.upstream import Upstream
 from tests.real.extract import VERSION_FILE, Bump, ExtractError, RefResolver, find_bumps, mirrors
@@ -60,7 +60,7 @@ DETECTORS: dict[str, tuple[object, str]] = {
     "logformats.log_draft": (logformats, "log_draft"),
     "archs.arch_drafts": (archs, "arch_drafts"),
     "compat.compat_drafts": (compat, "compat_drafts"),
-    "compat.value_drafts": (compat, "value_drafts"),
+    "compat.value_drafts": (compatvalues, "value_drafts"),
     "limits.limit_drafts": (limits, "limit_drafts"),
     "patchcontext.patch_context_drafts": (bot.review, "patch_context_drafts"),
     "review.unreadable": (bot.review, "_unreadable"),  # already findings: the files a partial clone lacks

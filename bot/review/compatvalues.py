@@ -1,0 +1,259 @@
+"""Enum values Ollama's compatibility code names or produces, against the upstream code that handles them.
+
+The compat code writes strings (GGUF metadata) that upstream's name<->string tables turn into enum values,
+and names values itself. A change that drops a value's `case` (to a default that aborts), removes the
+value, or drops its table row leaves Ollama's models failing to load; this names the upstream change and
+the Ollama lines that reach the value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from bot import cpp
+from bot.model import LocalRef
+from bot.review import cppapi
+from bot.review.changes import Draft, FileChange
+from bot.review.compat import COMPAT_SOURCES, IDENT, area, similar
+from bot.review.source import glob_match
+
+_LITERAL = re.compile(r'"([^"\\\n]*)"')
+
+
+def compat_strings(files: Mapping[str, str]) -> dict[str, list[LocalRef]]:
+    """String literals of Ollama's compat sources (comment-free texts), by their text: the names it
+    writes into GGUF metadata that upstream parses back into enum values."""
+    found: dict[str, list[LocalRef]] = {}
+    for path in sorted(p for p in files if glob_match(p, COMPAT_SOURCES)):
+        for token in cpp.tokens(files[path].encode()):
+            if token.kind == "string_literal" and token.text.startswith(b'"') and token.text.endswith(b'"'):
+                refs = found.setdefault(token.text[1:-1].decode("utf-8", "replace"), [])
+                ref = LocalRef(path, token.row + 1)
+                if len(refs) < 10 and ref not in refs:
+                    refs.append(ref)
+    return found
+
+
+def value_strings(texts: Iterable[str]) -> dict[str, set[str]]:
+    """The strings name<->string tables of comment-free upstream texts pair with each enum value
+    (`{ PROJECTOR_TYPE_GEMMA4A, "gemma4a" }`): how a string Ollama writes becomes a value."""
+    found: dict[str, set[str]] = {}
+    for text in texts:
+        for row in cpp.string_tables(text.encode()):
+            found.setdefault(row.value, set()).add(row.string)
+    return found
+
+
+def _value_refs(
+    value: str,
+    names: Mapping[str, Sequence[LocalRef]],
+    strings: Mapping[str, Sequence[LocalRef]],
+    strings_of: Mapping[str, set[str]],
+) -> tuple[list[str], tuple[LocalRef, ...]]:
+    """(the strings through which Ollama reaches `value`, every compat line that names or produces it)."""
+    produced = sorted(s for s in strings_of.get(value, ()) if s in strings)
+    refs = [*names.get(value, ()), *(r for s in produced for r in strings[s])]
+    return produced, tuple(dict.fromkeys(refs))
+
+
+def _reached(value: str, produced: list[str]) -> str:
+    if produced:
+        quoted = ", ".join(f'`"{s}"`' for s in produced)
+        return f"Ollama's compatibility code produces {quoted}, which upstream reads as `{value}`"
+    return f"Ollama's compatibility code uses `{value}`"
+
+
+_ABORTS = re.compile(r"\b(?:GGML_ABORT|abort|throw|GGML_ASSERT|assert)\b")
+
+
+@dataclass(frozen=True)
+class _Lost:
+    """A value this change stops recognising, with what to say: before it becomes a draft."""
+
+    value: str
+    title: str
+    detail: str
+    old_line: int
+    refs: tuple[LocalRef, ...]
+
+
+def _dropped_cases(change: FileChange, old: bytes, new: bytes, reach) -> list[_Lost]:
+    """A case dropped from a switch that still exists."""
+    new_switches: dict[tuple[str, str], set[str]] = {}
+    for s in cpp.switches(new):
+        new_switches.setdefault((s.function, s.subject), set()).update(v for v, _ in s.cases)
+    lost = []
+    for s in cpp.switches(old):
+        now = new_switches.get((s.function, s.subject))
+        if now is None:
+            continue  # a switch that is gone drops no case of its own
+        handled = {v for v, _ in s.cases}
+        for value, line in s.cases:
+            produced, refs = reach(value) if value not in now else ([], ())
+            if refs:
+                lost.append(
+                    _dropped_case(
+                        change, s, value, line, produced, refs, similar(value, sorted(now - handled))
+                    )
+                )
+    return lost
+
+
+def _dropped_case(
+    change: FileChange,
+    s: cpp.Switch,
+    value: str,
+    line: int,
+    produced: list[str],
+    refs: tuple[LocalRef, ...],
+    twin: str | None,
+) -> _Lost:
+    """What to say of a case Ollama reaches that the switch no longer has (`twin`: the case put in its place)."""
+    where = f"`{s.function}`" if s.function else f"a switch of `{change.path}`"
+    outcome = (
+        f"its default branch aborts (`{s.default[:80]}`)"
+        if _ABORTS.search(s.default)
+        else "it falls to the default branch: an 'unknown' error or a wrong result"
+    )
+    detail = (
+        f"Upstream dropped `case {value}:` from the switch on `{s.subject}` in {where} (`{change.path}`)"
+        + (f", putting `case {twin}:` in its place" if twin else "")
+        + f". {_reached(value, produced)}: that value is no longer recognised there, so {outcome}. "
+        + "Map it to the value upstream handles now in the compat code, or carry a patch that restores the case."
+    )
+    return _Lost(value, f"{where} no longer handles `{value}`", detail, line, refs)
+
+
+def _enum_values(source: bytes) -> dict[str, dict[str, int]]:
+    found: dict[str, dict[str, int]] = {}
+    for d in cppapi.interface(source):
+        if d.kind == "enum value":
+            found.setdefault(d.owner, {})[d.name] = d.line
+    return found
+
+
+def _removed_enum_values(change: FileChange, old: bytes, new: bytes, reach) -> list[_Lost]:
+    """An enum value removed or renamed, of an enum that still exists, that Ollama's code produces."""
+    new_enums = _enum_values(new)
+    lost = []
+    for enum, values in _enum_values(old).items():
+        for value, line in values.items() if enum in new_enums else ():
+            produced, refs = reach(value) if value not in new_enums[enum] else ([], ())
+            if not refs or not produced:
+                continue  # a value Ollama only names fails to compile: compat_drafts says so
+            twin = similar(value, sorted(set(new_enums[enum]) - set(values)))
+            detail = (
+                f"`{change.path}` no longer declares `{value}`"
+                + (f"; it is probably `{twin}` now" if twin else "")
+                + f". {_reached(value, produced)}: upstream no longer recognises it, so a model that needs "
+                + "it fails to load (an 'unknown' error or an abort). Map it to the new value in the compat code, "
+                + "or carry a patch."
+            )
+            title = f"Enum value `{value}` of `{enum}` was {'renamed' if twin else 'removed'} upstream"
+            lost.append(_Lost(value, title, detail, line, refs))
+    return lost
+
+
+def _dropped_rows(change: FileChange, old_rows, new_rows, names, strings) -> list[_Lost]:
+    """A row dropped from a name<->string table that still exists."""
+    kept = {(r.table, r.value, r.string) for r in new_rows}
+    tables = {r.table for r in new_rows}
+    lost = []
+    for row in old_rows:
+        if row.table not in tables or (row.table, row.value, row.string) in kept:
+            continue
+        produced, refs = _value_refs(row.value, names, strings, {row.value: {row.string}})
+        if refs:
+            detail = (
+                f'Upstream dropped `{{ {row.value}, "{row.string}" }}` from `{row.table}` in `{change.path}`. '
+                + f"{_reached(row.value, produced)}: the lookup no longer finds it, so upstream reports it "
+                + "unknown or aborts. Map it to the new value in the compat code, or carry a patch."
+            )
+            title = f'`{row.table}` no longer pairs `{row.value}` with "{row.string}"'
+            lost.append(_Lost(row.value, title, detail, row.line, refs))
+    return lost
+
+
+def _drops_what_ollama_value_refs(gone: list[tuple[str, list[str]]], names, strings, paired) -> bool:
+    """Whether the removed lines hold a case Ollama reaches, a value it produces or a string it writes."""
+    return _drops_reached_case(gone, names, strings, paired) or _drops_written(gone, strings, paired)
+
+
+def _drops_reached_case(gone: list[tuple[str, list[str]]], names, strings, paired) -> bool:
+    """Whether a removed `case` line names a value Ollama names or produces."""
+    return any(
+        v in names or paired.get(v, set()) & strings.keys() for line, vs in gone if "case" in line for v in vs
+    )
+
+
+def _drops_written(gone: list[tuple[str, list[str]]], strings, paired) -> bool:
+    """Whether a removed line names a value Ollama produces, or holds a string Ollama writes."""
+    return any(paired.get(v, set()) & strings.keys() for _, vs in gone for v in vs) or any(
+        s in strings for line, _ in gone if '"' in line for s in _LITERAL.findall(line)
+    )
+
+
+def value_drafts(
+    change: FileChange,
+    names: Mapping[str, Sequence[LocalRef]],
+    strings: Mapping[str, Sequence[LocalRef]],
+    strings_of: Mapping[str, set[str]] | None = None,
+) -> list[Draft]:
+    """Enum values Ollama's compat code names or produces (as the string a table pairs with them) that
+    this upstream change stops recognising: an enum value removed or renamed, a `case` dropped from a
+    switch, a row dropped from a name<->string table. Such a value still compiles; at run time the
+    switch falls to its default (often an abort) or the lookup answers 'unknown'.
+
+    `strings_of` pairs values with strings from tables in other files (see `value_strings`); this
+    file's own tables, at both refs, are always read."""
+    if (
+        not change.old_path
+        or not change.new_path
+        or not change.significant
+        or not cpp.is_c_family(change.path)
+    ):
+        return []
+    paired = strings_of or {}
+    gone = [(line, IDENT.findall(line)) for line in change.removed_raw]
+    if not _drops_what_ollama_value_refs(gone, names, strings, paired):
+        return []
+    old, new = change.old_code.encode(), change.new_code.encode()
+    old_rows, new_rows = cpp.string_tables(old), cpp.string_tables(new)
+    pairs = _pairs(paired, (*old_rows, *new_rows))
+
+    def reach(value: str) -> tuple[list[str], tuple[LocalRef, ...]]:
+        return _value_refs(value, names, strings, pairs)
+
+    lost = [
+        *_dropped_cases(change, old, new, reach),
+        *_removed_enum_values(change, old, new, reach),
+        *_dropped_rows(change, old_rows, new_rows, names, strings),
+    ]
+    return [_lost_draft(change, item) for item in lost]
+
+
+def _pairs(paired: Mapping[str, set[str]], rows: Iterable[cpp.TableRow]) -> dict[str, set[str]]:
+    """The strings each value is paired with: in other files' tables, and in this file's at both refs."""
+    pairs: dict[str, set[str]] = {k: set(v) for k, v in paired.items()}
+    for row in rows:
+        pairs.setdefault(row.value, set()).add(row.string)
+    return pairs
+
+
+def _lost_draft(change: FileChange, item: _Lost) -> Draft:
+    """The item for a value the change stops recognising, at the new line of its old one."""
+    line = change.new_line(item.old_line)
+    return Draft(
+        area(item.value, change.path),
+        "high",
+        item.title,
+        item.detail,
+        change.path,
+        line,
+        ((line, line),) if line else (),
+        (change.old_path or change.path, change.old_lines[item.old_line - 1].strip()),
+        item.refs,
+        cause=f"declaration:{item.value}",
+    )

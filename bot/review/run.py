@@ -1,0 +1,395 @@
+"""One review's routing: the changed files each detector cares about, the texts it needs at both refs, and
+Ollama's tree as it reads it."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from dataclasses import replace
+from functools import cached_property, partial
+from typing import TYPE_CHECKING
+
+from bot.model import LocalRef
+from bot.review import (
+    api,
+    archs,
+    cmake,
+    compat,
+    compatvalues,
+    consumers,
+    flags,
+    generators,
+    limits,
+    logformats,
+    symbols,
+)
+from bot.review.changes import Draft, FileChange
+from bot.review.rules import ollama_uses
+from bot.review.source import C_SOURCES, code_text, extension, glob_match
+from bot.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from bot.review import ReviewContext
+
+
+class LocalFiles(Mapping[str, str]):
+    """The Ollama tree as comment-free texts, read on first use."""
+
+    def __init__(self, snapshot: Snapshot):
+        self._snapshot = snapshot
+        self._texts: dict[str, str] = {}
+
+    @cached_property
+    def _paths(self) -> list[str]:
+        return self._snapshot.files("")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __getitem__(self, path: str) -> str:
+        if path not in self._texts:
+            data = self._snapshot.read(path)
+            if data is None:
+                raise KeyError(path)
+            self._texts[path] = code_text(data.decode("utf-8", "replace"), path)
+        return self._texts[path]
+
+
+class Run:
+    """One review: routes the changed files to the detectors that care about them."""
+
+    def __init__(self, ctx: ReviewContext, changes: list[FileChange]):
+        self.ctx = ctx
+        self.changes = changes
+        self.local = LocalFiles(ctx.ollama)
+        self.by_path = {c.path: c for c in changes}
+        self.by_old_path = {c.old_path: c for c in changes if c.old_path}
+        self.c_changes = [c for c in changes if extension(c.path) in C_SOURCES]
+        self._runs: dict[str, bool] = {}
+
+    @cached_property
+    def consumers(self) -> consumers.Consumers:
+        """What of the new ref Ollama builds, includes and calls: asked by every detector."""
+        return consumers.consumer_model(self.local, consumers.SnapshotTexts(self.ctx.new), self.ctx.patches)
+
+    def consumer_breaks(self) -> list[Draft]:
+        """Declarations the bump changed in its headers that a consumer's code, at its own pin, still
+        uses the old way."""
+        headers = [c for c in self.changes if extension(c.path) in compat.HEADERS and c.significant]
+        if not self.ctx.consumers or not headers:
+            return []
+        changes = api.api_changes(*_header_texts(headers))
+        producer = self.ctx.pin.name
+        return [
+            d
+            for code in self.ctx.consumers
+            for d in api.consumer_drafts(producer, changes, code, self.where_now)
+        ]
+
+    def where_now(self, path: str, line: int) -> int | None:
+        change = self.by_old_path.get(path)
+        return change.new_line(line) if change else line
+
+    def _significant(self, globs) -> list[FileChange]:
+        return [
+            c
+            for c in self.changes
+            if (glob_match(c.path, globs) or glob_match(c.old_path or "", globs)) and c.significant
+        ]
+
+    @cached_property
+    def cmake_texts(self) -> tuple[dict[str, str], dict[str, str]]:
+        """Every CMake file at the old and the new ref, comment-free (unchanged ones read once)."""
+        old_texts, new_texts = {}, {}
+        for path in self.ctx.new.files():
+            if glob_match(path, cmake.CMAKE_FILES) and path not in self.by_path:
+                text = self._new_code(path)
+                if text is not None:
+                    old_texts[path] = new_texts[path] = text
+        for c in self.changes:
+            if c.old_path and glob_match(c.old_path, cmake.CMAKE_FILES):
+                old_texts[c.old_path] = c.old_code
+            if c.new_path and glob_match(c.new_path, cmake.CMAKE_FILES):
+                new_texts[c.new_path] = c.new_code
+        return old_texts, new_texts
+
+    def _new_code(self, path: str) -> str | None:
+        """An upstream file at the new ref, comment-free (from its change when it changed); None, noted as
+        unreadable, when the clone lacks it."""
+        change = self.by_path.get(path)
+        if change is not None:
+            return change.new_code
+        if self.ctx.new.missing(path):
+            self.ctx.history.upstream.note_unreadable(path, str(self.ctx.new.commit.id))
+            return None
+        return code_text((self.ctx.new.read(path) or b"").decode("utf-8", "replace"), path)
+
+    def build(self) -> list[Draft]:
+        """CMake options, dependencies and generators, parsed in every CMake file at both refs."""
+        if not self._significant(cmake.CMAKE_FILES):
+            return []
+        old_texts, new_texts = self.cmake_texts
+        model = self.consumers
+        options = self.options(
+            cmake.LLAMA_OPTIONS, lambda o: model.builds(o.path) and model.built_option(o.name)
+        )
+        steps = [
+            *self.dependencies(),
+            *_generator_drafts(old_texts, new_texts, self.by_path),
+        ]  # looked for or run by CMake files that Ollama's build may never read
+        return options + [_weighed_by_build(d, new_texts, model) for d in steps]
+
+    def dependencies(self) -> list[Draft]:
+        """Packages and tools upstream's CMake files look for that they did not before."""
+        if not self._significant(cmake.CMAKE_FILES):
+            return []
+        old_texts, new_texts = self.cmake_texts
+        old_deps = {k: v for p, t in old_texts.items() for k, v in cmake.packages_and_tools(t, p).items()}
+        new_deps = {k: v for p, t in new_texts.items() for k, v in cmake.packages_and_tools(t, p).items()}
+        return cmake.dependency_drafts(old_deps, new_deps)
+
+    def options(
+        self, names: cmake.OptionNames, built: Callable[[cmake.Option], bool] = lambda o: True
+    ) -> list[Draft]:
+        """Added, removed, renamed and re-defaulted cache options of those names, against Ollama's settings."""
+        if not self._significant(cmake.CMAKE_FILES):
+            return []
+        old_texts, new_texts = self.cmake_texts
+        return cmake.option_drafts(
+            [o for p, t in old_texts.items() for o in cmake.options(t, p, names.pattern)],
+            [o for p, t in new_texts.items() for o in cmake.options(t, p, names.pattern)],
+            cmake.ollama_mentions(self.local, names),
+            self.where_now,
+            built,
+            names.anchor,
+        )
+
+    def ggml_api(self) -> list[Draft]:
+        headers = self._significant(symbols.HEADERS)
+        if not headers:
+            return []
+        old = {
+            n: d
+            for c in headers
+            if c.old_path
+            for n, d in symbols.declarations(c.old_code, c.old_path).items()
+        }
+        new = {
+            n: d
+            for c in headers
+            if c.new_path
+            for n, d in symbols.declarations(c.new_code, c.new_path).items()
+        }
+        return symbols.symbol_drafts(old, new, symbols.ollama_uses(self.local), self.where_now)
+
+    def server_flags(self) -> list[Draft]:
+        change = self.by_old_path.get(flags.ARG_TABLE)
+        if change is None or not change.significant:
+            return []
+        return flags.flag_drafts(
+            flags.flag_table(change.old_code),
+            flags.flag_table(change.new_code),
+            self.consumers.flags,
+            change.new_line,
+            change.path,
+        )
+
+    def log_lines(self) -> list[Draft]:
+        """Format strings that printed a line Ollama matches and have no matching successor."""
+        return logformats.log_line_drafts(self.c_changes, self.local, self.ollama_runs)
+
+    def request_limits(self) -> list[Draft]:
+        """New checks that reject values of a request field Ollama sends."""
+        found = [limit for c in self.c_changes if _may_limit(c) for limit in limits.new_limits(c)]
+        if not found:
+            return []
+        return limits.limit_drafts(
+            found,
+            partial(limits.request_fields, self._request_parsers()),
+            lambda field: ollama_uses(self.local, ("llm/**/*.go",), field, whole=True),
+        )
+
+    def _request_parsers(self) -> dict[str, str]:
+        """The server sources that read a request's fields, comment-free at the new ref."""
+        parsers = {}
+        for path in self.ctx.new.files("tools/server"):
+            if glob_match(path, limits.REQUEST_PARSERS):
+                code = self._new_code(path)
+                if code is not None:
+                    parsers[path] = code
+        return parsers
+
+    def ollama_runs(self, path: str) -> bool:
+        """Whether code at `path` can write to the output of a program Ollama runs: everything but a
+        `tools/<dir>/` that builds only programs (no library) none of whose names Ollama's Go code mentions."""
+        parts = path.split("/")
+        if parts[0] != "tools" or len(parts) < 3:
+            return True
+        if parts[1] not in self._runs:
+            self._runs[parts[1]] = self._runs_tool(parts[1])
+        return self._runs[parts[1]]
+
+    def _runs_tool(self, tool: str) -> bool:
+        cmake_file = f"tools/{tool}/CMakeLists.txt"
+        text = (self.ctx.new.read(cmake_file) or b"").decode("utf-8", "replace")
+        if not text or re.search(r"\badd_library\s*\(", text):
+            return True
+        programs = set(re.findall(r"\bllama-[\w-]+", text))
+        return any(
+            program in self.local[p]
+            for p in self.local
+            if glob_match(p, logformats.OLLAMA_PARSERS)
+            for program in programs
+        )
+
+    def architectures(self) -> list[Draft]:
+        change = self.by_old_path.get(archs.ARCH_FILE) or self.by_path.get(archs.ARCH_FILE)
+        if change is None or not change.significant:
+            return []
+        return archs.arch_drafts(
+            archs.architectures(change.old_code),
+            archs.architectures(change.new_code),
+            archs.patch_architectures(self.ctx.patches),
+            change.new_line,
+            change.path,
+            lambda arch: archs.renamed_model_names(
+                arch,
+                {p: self.local[p] for p in self.local if glob_match(p, compat.COMPAT_SOURCES)},
+                archs.patch_added_lines(self.ctx.patches),
+                change.new_code,
+            ),
+        )
+
+    def compat_sources(self) -> list[Draft]:
+        """Upstream declarations Ollama's compat code uses (in the headers it includes) that the diff removes,
+        re-kinds or changes, and enum values it names or produces that upstream stops handling."""
+        uses = self.consumers.names
+        if not self.c_changes or not uses:
+            return []
+        return [*self._declaration_drafts(uses), *self._value_drafts(uses)]
+
+    def _declaration_drafts(self, uses: Mapping[str, Sequence[LocalRef]]) -> list[Draft]:
+        """What became of the declarations the compat code uses, in the built headers whose removed lines
+        name one."""
+        changed = [
+            c
+            for c in self.c_changes
+            if c.old_path and self.consumers.builds(c.path) and _words(c.removed_raw) & uses.keys()
+        ]
+        drafts = []
+        for change in changed:
+            if change.old_path in self.consumers.headers:
+                drafts += compat.compat_drafts(
+                    uses,
+                    change,
+                    partial(self._declared_elsewhere, skip=change),
+                    called=self._called_everywhere,
+                )
+        return drafts
+
+    def _value_drafts(self, uses: Mapping[str, Sequence[LocalRef]]) -> list[Draft]:
+        """Enum values the compat code names or produces that the built code stops handling."""
+        strings_of = compatvalues.value_strings(
+            c.old_code for c in self.c_changes if c.path.endswith(compat.HEADERS)
+        )
+        drafts = []
+        for change in self.c_changes:
+            if change.old_path and self.consumers.builds(change.path):
+                drafts += compatvalues.value_drafts(change, uses, self.consumers.strings, strings_of)
+        return drafts
+
+    def _called_everywhere(self, name: str) -> bool:
+        """Whether every Ollama line that reaches `name` as a member (`x.name`, `x->name`) calls it: a bare
+        `name` in a function body is a local or another class's member, which a field of an upstream struct
+        turned function does not touch."""
+        member = re.compile(rf"(?:\.|->)\s*{re.escape(name)}\b(\s*\()?")
+        found = []
+        for ref in self.consumers.names.get(name, ()):
+            text = self.local.get(ref.path) or ""
+            line = text.split("\n")[ref.line - 1] if ref.line <= text.count("\n") + 1 else ""
+            found += [m[1] is not None for m in member.finditer(line)]
+        return bool(found) and all(found)
+
+    def _declared_elsewhere(self, name: str, skip: FileChange) -> set[str]:
+        """The kinds of declaration of `name` that the other changes' added lines make."""
+        kinds: set[str] = set()
+        pattern = re.compile(rf"\b{re.escape(name)}\b")
+        for c in self.c_changes:
+            if c is not skip and c.new_path and any(pattern.search(line) for line in c.added_raw):
+                kinds |= _added_kinds(c, name)
+        return kinds
+
+
+_WORD = re.compile(r"\b[A-Za-z_]\w{2,}")
+
+
+def _words(lines: list[str]) -> set[str]:
+    """The names (three characters or more) the lines spell."""
+    return set(_WORD.findall("\n".join(lines)))
+
+
+def _added_kinds(change: FileChange, name: str) -> set[str]:
+    """The kinds of declaration of `name` on the lines a change adds."""
+    added = {n for s in change.spans for n in s.new_lines}
+    return {
+        kind for line, kind, n in compat.declarations(change.new_code_lines) if n == name and line in added
+    }
+
+
+def _header_texts(headers: list[FileChange]) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """The changed headers' texts at the old and at the new ref, by path."""
+    old = {c.old_path: c.old_text.encode() for c in headers if c.old_path}
+    new = {c.new_path: c.new_text.encode() for c in headers if c.new_path}
+    return old, new
+
+
+def _generator_drafts(
+    old_texts: Mapping[str, str], new_texts: Mapping[str, str], by_path: Mapping[str, FileChange]
+) -> list[Draft]:
+    """Build-time generators' items, their steps and the in-tree generators' sources read from every
+    CMake file at both refs."""
+    old_steps = [s for p, t in old_texts.items() for s in generators.steps(t, p)]
+    new_steps = [s for p, t in new_texts.items() for s in generators.steps(t, p)]
+    sources = {k: v for p, t in new_texts.items() for k, v in generators.target_sources(t, p).items()}
+    return generators.generator_drafts(old_steps, new_steps, sources, _SignificantPaths(by_path))
+
+
+def _weighed_by_build(d: Draft, cmake_texts: Mapping[str, str], model: consumers.Consumers) -> Draft:
+    """The draft, as information only when Ollama's build never reads its CMake file."""
+    return d if _read_by_build(d.path, cmake_texts, model) else replace(d, severity="info")
+
+
+def _may_limit(c: FileChange) -> bool:
+    """Whether a change can add a check that rejects a request's value: a limited source's new text that
+    throws or aborts near a changed line."""
+    return bool(
+        c.new_path
+        and glob_match(c.path, limits.LIMITED_SOURCES)
+        and ("throw" in c.changed_raw[0] or "ABORT" in c.changed_raw[0])
+    )
+
+
+class _SignificantPaths(Container[str]):
+    """The upstream paths whose code changed, asked one path at a time: telling needs both texts."""
+
+    def __init__(self, by_path: Mapping[str, FileChange]):
+        self._by_path = by_path
+
+    def __contains__(self, path: object) -> bool:
+        change = self._by_path.get(path) if isinstance(path, str) else None
+        return change is not None and bool(change.significant)
+
+
+def _read_by_build(path: str, cmake_texts: Mapping[str, str], model: consumers.Consumers) -> bool:
+    """Whether Ollama's build reads a CMake file: a CMakeLists.txt where it builds, a script where a built
+    CMake file names it (`include()`, `cmake -P`): a script only an excluded directory runs never runs."""
+    name = posixpath.basename(path)
+    if name == "CMakeLists.txt":
+        return model.builds(path)
+    naming = re.compile(rf"(?<![\w.-]){re.escape(name)}\b")
+    users = [p for p, text in cmake_texts.items() if p != path and name in text and naming.search(text)]
+    return any(model.builds(p) for p in users) if users else model.builds(path)
