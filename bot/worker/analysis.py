@@ -45,22 +45,31 @@ async def analyse_pull(ctx: JobContext, wanted_sha: str | None, config: Config |
     if not pins and not (config_error and CONFIG_PATH in changed):
         await _retire_checklist(ctx, head_sha, config)
         return Outcome.UNTOUCHED
+    await _check(ctx, pr, config, config_error, changed, pins)
+    return Outcome.DONE
+
+
+async def _check(
+    ctx: JobContext, pr: dict, config: Config, config_error: str | None, changed: list[str], pins: list[Pin]
+) -> None:
+    """The checklist says a run is under way, the pins' check runs start, and both end with the report
+    (or with why there is none)."""
+    head_sha = pr["head"]["sha"]
     since = utc_now()
     old = await ctx.comment.adopt()
     previous = old["body"] if old else None
     await ctx.comment.put(progress_body(previous, head_sha, since))
     if config_error:
         await post_error(ctx, head_sha, config_error)
-        return Outcome.DONE
+        return
     checks = await ctx.checks.start(head_sha, pins, since)
     report, errors = await _report(ctx, config, pr, changed, _fetch_banner(ctx, previous, head_sha, since))
     await _ensure_head(ctx, head_sha)
     if errors and not report.pins:
         await post_error(ctx, head_sha, "; ".join(errors.values()))
-        return Outcome.DONE
+        return
     await _post_checklist(ctx, config, report, changed, head_sha)
     await _complete_checks(ctx, pins, report, errors, checks, head_sha)
-    return Outcome.DONE
 
 
 async def _read_config(ctx: JobContext, pr: dict) -> tuple[Config, str | None]:
