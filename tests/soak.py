@@ -223,16 +223,22 @@ class Instance:
         self.process: asyncio.subprocess.Process | None = None
         self.url = ""
         self.starts = 0
+        self.ready = False  # answered /healthz since it was last started: a starting one is not killed
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.returncode is None
 
     @property
     def up(self) -> bool:
-        return self.process is not None and self.process.returncode is None
+        return self.running and self.ready
 
     async def start(self, session: aiohttp.ClientSession) -> None:
         port = free_port()
         self.url = f"http://127.0.0.1:{port}"
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.starts += 1
+        self.ready = False
         log = open(self.data_dir / f"serve-{self.starts}.log", "wb")  # noqa: SIM115, ASYNC230 - the process writes it
         command = (
             [sys.executable, "-m", "bot", "serve"]
@@ -261,6 +267,7 @@ class Instance:
             try:
                 async with session.get(self.url + "/healthz") as resp:
                     if resp.status == 200:
+                        self.ready = True
                         return
             except aiohttp.ClientError:
                 pass
@@ -277,7 +284,7 @@ class Instance:
         return pid
 
     async def stop(self) -> None:
-        if self.up:
+        if self.running:
             assert self.process is not None
             self.process.send_signal(signal.SIGTERM)
             try:
