@@ -7,14 +7,13 @@ import functools
 from collections.abc import Awaitable, Callable
 
 from bot.config import Pin
-from bot.gh.pullref import PullRef
-from bot.github import GitHubClient
+from bot.gh.posted import PostedByJob
 from bot.render.checkruns import ANNOTATIONS_PER_REQUEST, CHECK_TEXT_LIMIT
 from bot.render.env import render_template
 from bot.times import human, iso
-from bot.worker.progress import JobProgress
 
 GENERAL_CHECK = "llama-bot"  # the check run for failures that belong to no pin
+PIN_CHECKS = (": patches", ": upstream review")  # each pin's two analysis check runs, after its name
 
 
 def check_run_updates(conclusion: str, output: dict) -> list[dict]:
@@ -42,20 +41,8 @@ def started_by_job(job_id: int, check_run: dict) -> bool:
     return f"(llama-bot job {job_id})" in ((check_run.get("output") or {}).get("summary") or "")
 
 
-class CheckRuns:
+class CheckRuns(PostedByJob):
     """A pull request's check runs as one job makes and completes them."""
-
-    def __init__(
-        self,
-        gh: GitHubClient,
-        ref: PullRef,
-        progress: JobProgress,
-        save: Callable[[], Awaitable[None]],
-        job_id: int,
-        resumed: bool,
-    ):
-        self.gh, self.ref, self.progress, self.save = gh, ref, progress, save
-        self.job_id, self.resumed = job_id, resumed
 
     async def start(self, head_sha: str, pins: list[Pin], since: dt.datetime) -> dict[str, int]:
         """`<pin>: patches` and `<pin>: upstream review`, in progress, reused when the job resumes."""
@@ -66,7 +53,7 @@ class CheckRuns:
         )
         runs = {}
         for pin in pins:
-            for name in (f"{pin.name}: patches", f"{pin.name}: upstream review"):
+            for name in (pin.name + suffix for suffix in PIN_CHECKS):
                 output = {"title": f"Checking {pin.name} at {head_sha[:12]}", "summary": summary}
                 body = {
                     "name": name,

@@ -3,32 +3,17 @@
 from __future__ import annotations
 
 import http
-from collections.abc import Awaitable, Callable
 
 from gidgethub import BadRequest
 
 from bot.gh import refused
-from bot.gh.pullref import PullRef
-from bot.github import GitHubClient
+from bot.gh.posted import PostedByJob
 from bot.render.checklist import COMMENT_LIMIT
 from bot.render.env import MARKER
-from bot.worker.progress import JobProgress
 
 
-class ChecklistComment:
+class ChecklistComment(PostedByJob):
     """The bot's one checklist comment on a pull request, and its reply comments there."""
-
-    def __init__(
-        self,
-        gh: GitHubClient,
-        ref: PullRef,
-        progress: JobProgress,
-        save: Callable[[], Awaitable[None]],
-        job_id: int,
-        resumed: bool,
-    ):
-        self.gh, self.ref, self.progress, self.save = gh, ref, progress, save
-        self.job_id, self.resumed = job_id, resumed
 
     async def find(self) -> dict | None:
         """The checklist comment: the one this job posted or found before, else the bot's marked one."""

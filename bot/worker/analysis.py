@@ -8,6 +8,7 @@ import logging
 from collections.abc import Callable
 
 from bot.config import CONFIG_PATH, Config, Pin, parse_config
+from bot.gh.checkruns import PIN_CHECKS
 from bot.model import AnalysisError, Report
 from bot.render.bodies import carried_ticks, error_body, progress_body, untouched_body
 from bot.render.checklist import render_comment
@@ -19,7 +20,6 @@ from bot.worker.context import JobContext, Outcome, Superseded
 log = logging.getLogger("bot.worker.analysis")
 
 FETCH_BANNER_WAIT = 30.0  # seconds a fetch waits for its banner to be posted before it goes on without
-REVIEW_SUFFIXES = (": patches", ": upstream review")  # each pin's two check runs
 
 
 async def analysis_job(ctx: JobContext) -> Outcome:
@@ -186,7 +186,7 @@ async def _complete_checks(
     for pin in pins:
         if pin.name in errors or pin.name not in reported:
             conclusion, output = _unreported_output(ctx, pin, errors, head_sha)
-            for suffix in REVIEW_SUFFIXES:
+            for suffix in PIN_CHECKS:
                 await ctx.checks.complete(checks[pin.name + suffix], conclusion, output)
     ctx.progress.checks_done = True
     await ctx.save()
