@@ -10,9 +10,9 @@ import http
 from gidgethub import BadRequest, HTTPException
 
 
-def refused(exc: HTTPException, *statuses: http.HTTPStatus) -> bool:
-    """Whether GitHub answered a 4xx among `statuses`: the answers a caller handles instead of raising."""
-    return isinstance(exc, BadRequest) and exc.status_code in statuses
+def refused(exc: BadRequest, *statuses: http.HTTPStatus) -> bool:
+    """Whether GitHub's 4xx is among `statuses`: the answers a caller handles instead of raising."""
+    return exc.status_code in statuses
 
 
 def message_of(exc: HTTPException) -> str:

@@ -6,7 +6,6 @@ import datetime as dt
 import re
 from collections.abc import Iterable
 
-from bot.config import Config
 from bot.render.banners import failed_banner, rechecking_banner, render_progress, results_of, under_banner
 from bot.render.env import MARKER, render_template
 from bot.render.items import ticked_ids
@@ -67,9 +66,3 @@ def untouched_body(previous: str, head_sha: str, pins: list[str]) -> str:
         "checklist_untouched.md.j2", marker=MARKER, head_sha=head_sha, ran_at=human(utc_now()), pins=pins
     )
     return with_ticks(body, carried_ticks(previous))
-
-
-def untouched_reply(line: str, verb: str, config: Config) -> str:
-    """The reply to a command about pins when the PR touches none."""
-    pins = [p.name for p in config.pins]
-    return render_template("reply_untouched.md.j2", line=line, verb=verb, pins=pins)

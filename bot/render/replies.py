@@ -1,5 +1,5 @@
-"""Replies to `/llama validate`: what runs where, and when GitHub refuses a dispatch, exactly what the
-workflow file needs and where it goes."""
+"""Replies to commands: a command that failed or finds no pin touched, and `/llama validate`'s: what runs
+where, and when GitHub refuses a dispatch, exactly what the workflow file needs and where it goes."""
 
 from __future__ import annotations
 
@@ -8,10 +8,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.config import Config, Platform
-from bot.render.env import TEMPLATES
+from bot.render.env import TEMPLATES, render_template
 from bot.validation import Dispatch, is_fork
 
 TEMPLATE = TEMPLATES / "workflow_dispatch.yml"
+
+
+def failed_reply(line: str, reason: str, job_id: int | None = None) -> str:
+    """The reply to the command `line` that could not run, and why; with the job when it failed for good."""
+    return render_template("reply_failed.md.j2", line=line, reason=reason, job_id=job_id)
+
+
+def untouched_reply(line: str, verb: str, config: Config) -> str:
+    """The reply to a command about pins when the PR touches none."""
+    return render_template("reply_untouched.md.j2", line=line, verb=verb, pins=[p.name for p in config.pins])
+
+
 _UNEXPECTED = re.compile(r"Unexpected inputs provided: \[(.*)\]")
 _WHERE = (
     "(`run-name` at the top level, `workflow_dispatch` under the existing `on:`; "

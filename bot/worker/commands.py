@@ -8,9 +8,8 @@ from collections.abc import Awaitable, Callable
 from bot.commands import COMMANDS, Command, parse_commands
 from bot.config import Config, parse_config
 from bot.model import AnalysisError
-from bot.render.bodies import untouched_reply
 from bot.render.env import render_template
-from bot.render.replies import validate_reply
+from bot.render.replies import failed_reply, untouched_reply, validate_reply
 from bot.validation import select_platforms
 from bot.worker import platforms, regenerate
 from bot.worker.analysis import analyse_pull
@@ -39,9 +38,7 @@ async def command_job(ctx: JobContext) -> Outcome:
         return Outcome.DONE
     await ctx.pulls.react(payload["comment_id"], "eyes")
     if config_error:
-        await ctx.comment.reply(
-            render_template("reply_failed.md.j2", line=commands[0].line, reason=config_error, job_id=None)
-        )
+        await ctx.comment.reply(failed_reply(commands[0].line, config_error))
         return Outcome.DONE
     for index, command in enumerate(commands):
         if index < ctx.progress.commands_done:

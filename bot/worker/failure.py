@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 
 from bot.render.bodies import error_body
-from bot.render.env import RUNNING, render_template
+from bot.render.env import RUNNING
+from bot.render.replies import failed_reply
 from bot.worker.context import JobContext
 
 log = logging.getLogger("bot.worker.failure")
@@ -28,9 +29,7 @@ async def report_failure(ctx: JobContext, reason: str) -> None:
 async def _report(ctx: JobContext, reason: str) -> None:
     if ctx.job.kind == "command":
         line = ctx.payload["body"].strip()[:200]
-        await ctx.comment.reply(
-            render_template("reply_failed.md.j2", line=line, reason=reason, job_id=ctx.job.id)
-        )
+        await ctx.comment.reply(failed_reply(line, reason, ctx.job.id))
     comment = await ctx.comment.find()
     head_sha = await _reported_head(ctx, comment)
     if head_sha is None:

@@ -16,10 +16,10 @@ from bot.config import Config
 from bot.gh import refused
 from bot.gh.gitdata import BranchMoved
 from bot.model import REBUILT, UNRESOLVED, AnalysisError, PatchResult, Report
-from bot.render.bodies import untouched_reply
 from bot.render.checklist import COMMENT_LIMIT
 from bot.render.env import render_template
 from bot.render.patches import pin_view
+from bot.render.replies import failed_reply, untouched_reply
 from bot.rest import RestSnapshot
 from bot.worker.context import JobContext
 
@@ -116,9 +116,7 @@ async def regenerate_command(ctx: JobContext, command: Command, config: Config) 
     try:
         head, report = await _rebuilt(ctx, config, pr, scope)
     except AnalysisError as exc:
-        await ctx.comment.reply(
-            render_template("reply_failed.md.j2", line=command.line, reason=str(exc), job_id=None)
-        )
+        await ctx.comment.reply(failed_reply(command.line, str(exc)))
         return
     changes = patch_changes(report, (await _current_patches(head, report)).get)
     # The patches it cannot rebuild are named in every answer, with why and how to reproduce it.
