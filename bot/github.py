@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import functools
 import logging
 import random
 import time
@@ -162,6 +163,25 @@ class GitHubClient(GitHubAPI):
         self._token = token  # token(rejected) -> a valid token, a new one when `rejected` is the cached one
         self._on_response = on_response or (lambda method, status: None)
         self.health = health or GitHubHealth()
+
+    async def for_another_loop(self) -> Callable[[aiohttp.ClientSession], GitHubClient]:
+        """A maker of this client's twin for a session of another thread's event loop. The twin sends the
+        token valid now: a cached installation token has at least TOKEN_REFRESH_MARGIN left, more than an
+        analysis takes, and one GitHub rejects anyway fails the twin's request instead of renewing it."""
+        token = await self._token(None) if self._token is not None else None
+
+        async def fixed(_rejected: str | None) -> str:
+            assert token is not None
+            return token
+
+        return functools.partial(
+            GitHubClient,
+            base_url=self.base_url,
+            policy=self.policy,
+            token=fixed if token is not None else None,
+            on_response=self._on_response,
+            health=self.health,
+        )
 
     async def post_once(
         self, url: str, url_vars: Mapping[str, Any], *, data: Any, find: Callable[[], Awaitable[Any]]

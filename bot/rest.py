@@ -2,8 +2,9 @@
 
 The file list comes from one recursive git tree listing; file contents are
 git blobs fetched when the engine first reads them. The engine runs in a
-worker thread, so `read` hands the request to the event loop and waits for
-it. Blobs are immutable, so they are cached by sha across jobs.
+worker thread, which reads through a `ThreadReader`: its own event loop and
+HTTP session, so no read waits on the service's loop. Blobs are immutable, so
+they are cached by sha across jobs.
 """
 
 from __future__ import annotations
@@ -11,14 +12,17 @@ from __future__ import annotations
 import asyncio
 import base64
 import threading
+from collections.abc import Callable
+from typing import Self
 
+import aiohttp
 from cachetools import LRUCache
 from gidgethub.abc import GitHubAPI
 
+from bot.github import GitHubClient
 from bot.model import AnalysisError
 
 BLOB_CACHE_BYTES = 64 * 1024 * 1024
-READ_TIMEOUT = 600.0  # a worker thread never waits forever on an event loop that went away
 
 
 class BlobCache:
@@ -40,28 +44,72 @@ class BlobCache:
                 pass
 
 
+async def get_blob(gh: GitHubAPI, owner: str, repo: str, sha: str) -> bytes:
+    blob = await gh.getitem(
+        "/repos/{owner}/{repo}/git/blobs/{sha}", {"owner": owner, "repo": repo, "sha": sha}
+    )
+    return base64.b64decode(blob["content"])
+
+
+class ThreadReader:
+    """Blob reads for one worker thread over the thread's own event loop and HTTP session (an aiohttp
+    session serves one loop): the engine never waits on the service's loop, so a busy loop delays no read
+    and a stopping one strands none. Use it in one thread, and close it there."""
+
+    def __init__(self, client: Callable[[aiohttp.ClientSession], GitHubAPI]):
+        self._client = client
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._session: aiohttp.ClientSession | None = None
+        self._gh: GitHubAPI | None = None
+
+    def blob(self, owner: str, repo: str, sha: str) -> bytes:
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+            self._session = self._loop.run_until_complete(_open_session())
+            self._gh = self._client(self._session)
+        assert self._gh is not None
+        return self._loop.run_until_complete(get_blob(self._gh, owner, repo, sha))
+
+    def close(self) -> None:
+        if self._loop is not None:
+            assert self._session is not None
+            self._loop.run_until_complete(self._session.close())
+            self._loop.close()
+            self._loop = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+async def _open_session() -> aiohttp.ClientSession:
+    return aiohttp.ClientSession()
+
+
 class RestSnapshot:
     """One commit's files: paths from the tree listing, contents fetched lazily by blob sha."""
 
     def __init__(
         self,
-        gh: GitHubAPI,
+        gh: GitHubClient,
         owner: str,
         repo: str,
         commit_sha: str,
         entries: dict[str, tuple[str, str]],
-        loop: asyncio.AbstractEventLoop,
         blobs: BlobCache,
+        reader: ThreadReader | None = None,
     ):
         self.gh, self.owner, self.repo, self.commit_sha = gh, owner, repo, commit_sha
         self.entries = entries  # path -> (blob sha, mode)
         self._paths = sorted(entries)
-        self._loop = loop
         self._blobs = blobs
+        self._reader = reader
 
     @classmethod
     async def load(
-        cls, gh: GitHubAPI, owner: str, repo: str, commit_sha: str, blobs: BlobCache
+        cls, gh: GitHubClient, owner: str, repo: str, commit_sha: str, blobs: BlobCache
     ) -> RestSnapshot:
         names = {"owner": owner, "repo": repo}
         commit = await gh.getitem("/repos/{owner}/{repo}/git/commits/{sha}", {**names, "sha": commit_sha})
@@ -76,7 +124,17 @@ class RestSnapshot:
         entries = {
             item["path"]: (item["sha"], item["mode"]) for item in tree["tree"] if item["type"] == "blob"
         }
-        return cls(gh, owner, repo, commit_sha, entries, asyncio.get_running_loop(), blobs)
+        return cls(gh, owner, repo, commit_sha, entries, blobs)
+
+    async def thread_reader(self) -> ThreadReader:
+        """A reader for a worker thread, holding the installation token valid now."""
+        return ThreadReader(await self.gh.for_another_loop())
+
+    def reading_with(self, reader: ThreadReader) -> RestSnapshot:
+        """This snapshot, its `read` going through `reader`."""
+        return RestSnapshot(
+            self.gh, self.owner, self.repo, self.commit_sha, self.entries, self._blobs, reader
+        )
 
     async def fetch(self, path: str) -> bytes | None:
         """The file's bytes, from the event loop."""
@@ -86,25 +144,25 @@ class RestSnapshot:
         sha = entry[0]
         data = self._blobs.get(sha)
         if data is None:
-            blob = await self.gh.getitem(
-                "/repos/{owner}/{repo}/git/blobs/{sha}", {"owner": self.owner, "repo": self.repo, "sha": sha}
-            )
-            data = base64.b64decode(blob["content"])
+            data = await get_blob(self.gh, self.owner, self.repo, sha)
             self._blobs.put(sha, data)
         return data
 
     def read(self, path: str) -> bytes | None:
-        """The file's bytes, from a worker thread (the event loop must not block on itself)."""
+        """The file's bytes, from a worker thread reading through its `ThreadReader`."""
         if path not in self.entries:
             return None
-        cached = self._blobs.get(self.entries[path][0])
-        if cached is not None:
-            return cached
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run_coroutine_threadsafe(self.fetch(path), self._loop).result(READ_TIMEOUT)
-        raise RuntimeError("RestSnapshot.read() blocks: on the event loop use `await fetch(path)`")
+        sha = self.entries[path][0]
+        data = self._blobs.get(sha)
+        if data is None:
+            if self._reader is None:
+                raise RuntimeError(
+                    "RestSnapshot.read() needs a ThreadReader (reading_with); on the event loop use "
+                    "`await fetch(path)`"
+                )
+            data = self._reader.blob(self.owner, self.repo, sha)
+            self._blobs.put(sha, data)
+        return data
 
     def files(self, prefix: str = "") -> list[str]:
         if not prefix:

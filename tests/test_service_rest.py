@@ -1,6 +1,7 @@
 """RestSnapshot: one tree listing, blobs fetched lazily from a worker thread, cached by sha."""
 
 import asyncio
+import threading
 
 import aiohttp
 import pygit2
@@ -9,7 +10,7 @@ import pytest
 from bot.github import GitHubApp
 from bot.rest import BlobCache, RestSnapshot
 from tests.conftest import TEST_POLICY
-from tests.fakegithub import commit
+from tests.fakegithub import FakeGitHub, commit
 
 
 @pytest.fixture
@@ -46,10 +47,14 @@ async def test_files_come_from_one_tree_listing_and_blobs_lazily(fake_github, gh
     assert snapshot.files("dir") == ["dir/b.txt", "dir/sub/c.txt"]
     assert snapshot.mode("a.txt") == "100644"
     assert blob_gets(fake_github) == []
-    loop = asyncio.get_running_loop()
-    assert await loop.run_in_executor(None, snapshot.read, "dir/b.txt") == b"B\n"
-    assert await loop.run_in_executor(None, snapshot.read, "dir/b.txt") == b"B\n"
-    assert await loop.run_in_executor(None, snapshot.read, "missing") is None
+    reader = await snapshot.thread_reader()
+
+    def reads() -> list[bytes | None]:
+        with reader:
+            reading = snapshot.reading_with(reader)
+            return [reading.read("dir/b.txt"), reading.read("dir/b.txt"), reading.read("missing")]
+
+    assert await asyncio.get_running_loop().run_in_executor(None, reads) == [b"B\n", b"B\n", None]
     assert len(blob_gets(fake_github)) == 1
     assert [r["path"].rsplit("/", 2)[-2] for r in fake_github.requests if "/git/trees/" in r["path"]] == [
         "trees"
@@ -64,7 +69,50 @@ async def test_blob_cache_is_shared_by_sha(fake_github, gh, sha):
     assert len(blob_gets(fake_github)) == 1
 
 
-async def test_read_on_the_event_loop_is_refused(gh, sha):
+def test_a_worker_thread_reads_while_the_loop_that_loaded_the_snapshot_is_blocked(tmp_path):
+    """The analysis thread's reads never wait on the service's event loop: here that loop is stuck until
+    the thread has read, which would deadlock a read handed to it."""
+    github_loop = asyncio.new_event_loop()  # the fake GitHub answers from its own thread
+    threading.Thread(target=github_loop.run_forever, daemon=True).start()
+    fake = FakeGitHub()
+    asyncio.run_coroutine_threadsafe(fake.start(), github_loop).result(30)
+    git = pygit2.init_repository(str(tmp_path / "r.git"), bare=True)
+    fake.add_repo("o", "r", git)
+    sha = commit(git, {"a.txt": "A\n"}, ref="refs/heads/main")
+
+    async def service() -> list[bytes | None]:
+        async with aiohttp.ClientSession() as session:
+            app = GitHubApp(
+                session,
+                app_id=str(fake.app_id),
+                private_key=fake.private_key_pem,
+                base_url=fake.url,
+                policy=TEST_POLICY,
+            )
+            snapshot = await RestSnapshot.load(
+                app.installation(fake.installation_id), "o", "r", sha, BlobCache()
+            )
+            reader = await snapshot.thread_reader()
+            read: list[bytes | None] = []
+
+            def analysis() -> None:
+                with reader:
+                    read.append(snapshot.reading_with(reader).read("a.txt"))
+
+            worker = threading.Thread(target=analysis)
+            worker.start()
+            worker.join(30)  # blocks this event loop while the thread reads
+            return read
+
+    try:
+        assert asyncio.run(service()) == [b"A\n"]
+        assert len(blob_gets(fake)) == 1
+    finally:
+        asyncio.run_coroutine_threadsafe(fake.close(), github_loop).result(30)
+        github_loop.call_soon_threadsafe(github_loop.stop)
+
+
+async def test_read_without_a_reader_is_refused(gh, sha):
     snapshot = await RestSnapshot.load(gh, "o", "r", sha, BlobCache())
     with pytest.raises(RuntimeError, match="fetch"):
         snapshot.read("a.txt")

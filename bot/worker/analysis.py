@@ -19,8 +19,6 @@ from bot.worker.context import JobContext, Outcome, Superseded
 
 log = logging.getLogger("bot.worker.analysis")
 
-FETCH_BANNER_WAIT = 30.0  # seconds a fetch waits for its banner to be posted before it goes on without
-
 
 async def analysis_job(ctx: JobContext) -> Outcome:
     try:
@@ -63,7 +61,11 @@ async def _check(
         await post_error(ctx, head_sha, config_error)
         return
     checks = await ctx.checks.start(head_sha, pins, since)
-    report, errors = await _report(ctx, config, pr, changed, _fetch_banner(ctx, previous, head_sha, since))
+    banner = FetchBanner(ctx, previous, head_sha, since)
+    try:
+        report, errors = await _report(ctx, config, pr, changed, banner.fetching)
+    finally:
+        await banner.close()
     await _ensure_head(ctx, head_sha)
     if errors and not report.pins:
         await post_error(ctx, head_sha, "; ".join(errors.values()))
@@ -93,24 +95,39 @@ async def _report(
     return report, errors
 
 
-def _fetch_banner(
-    ctx: JobContext, previous: str | None, head_sha: str, since: dt.datetime
-) -> Callable[[str, bool], None]:
-    """For the analysis thread: while it fetches an upstream, the checklist comment says so."""
-    loop = asyncio.get_running_loop()
+class FetchBanner:
+    """While the analysis thread fetches an upstream, the checklist comment says so. The thread only leaves
+    a note; the event loop posts the notes in order, so the analysis never waits on the loop."""
 
-    def fetching(name: str, started: bool) -> None:
-        body = progress_body(previous, head_sha, since, name if started else None)
-        try:
-            asyncio.run_coroutine_threadsafe(ctx.comment.put(body), loop).result(FETCH_BANNER_WAIT)
-        except Exception:  # the banner is a courtesy: the analysis goes on without it
-            log.warning(
-                "could not show the upstream fetch in the checklist comment",
-                exc_info=True,
-                extra={"job_id": ctx.job.id, "pin": name},
-            )
+    def __init__(self, ctx: JobContext, previous: str | None, head_sha: str, since: dt.datetime):
+        self._ctx, self._previous, self._head_sha, self._since = ctx, previous, head_sha, since
+        self._loop = asyncio.get_running_loop()
+        self._notes: asyncio.Queue[tuple[str, bool] | None] = asyncio.Queue()
+        self._poster = asyncio.create_task(self._post())
 
-    return fetching
+    def fetching(self, name: str, started: bool) -> None:
+        """From the analysis thread: the fetch from pin `name`'s upstream started or ended."""
+        self._loop.call_soon_threadsafe(self._notes.put_nowait, (name, started))
+
+    async def _post(self) -> None:
+        while (note := await self._notes.get()) is not None:
+            name, started = note
+            body = progress_body(self._previous, self._head_sha, self._since, name if started else None)
+            try:
+                await self._ctx.comment.put(body)
+            except Exception:  # the banner is a courtesy: the analysis goes on without it
+                log.warning(
+                    "could not show the upstream fetch in the checklist comment",
+                    exc_info=True,
+                    extra={"job_id": self._ctx.job.id, "pin": name},
+                )
+
+    async def close(self) -> None:
+        """Once the analysis ended: notes not yet posted are dropped, the one being posted finishes."""
+        while not self._notes.empty():
+            self._notes.get_nowait()
+        self._notes.put_nowait(None)
+        await self._poster
 
 
 async def _retire_checklist(ctx: JobContext, head_sha: str, config: Config) -> None:

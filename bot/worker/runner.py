@@ -194,14 +194,25 @@ class Service:
         errors: dict[str, str] | None = None,
         fetching: Callable[[str, bool], None] | None = None,
     ) -> Report:
-        """The engine's report, computed in a worker thread."""
+        """The engine's report, computed in a worker thread that reads the snapshots over its own connection."""
         open_upstream = (
             functools.partial(self.open_upstream, fetching=fetching) if fetching else self.open_upstream
         )
-        call = functools.partial(
-            analyse, config, base, head, open_upstream, changed, review=review, errors=errors
-        )
-        return await asyncio.get_running_loop().run_in_executor(self._executor, call)
+        reader = await base.thread_reader()
+
+        def run() -> Report:
+            with reader:
+                return analyse(
+                    config,
+                    base.reading_with(reader),
+                    head.reading_with(reader),
+                    open_upstream,
+                    changed,
+                    review=review,
+                    errors=errors,
+                )
+
+        return await asyncio.get_running_loop().run_in_executor(self._executor, run)
 
     # -- the workers --
 
