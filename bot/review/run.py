@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import replace
 from functools import cached_property, partial
 from typing import TYPE_CHECKING
@@ -27,36 +27,9 @@ from bot.review import (
 from bot.review.changes import Draft, FileChange
 from bot.review.rules import ollama_uses
 from bot.review.source import C_SOURCES, code_text, extension, glob_match
-from bot.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from bot.review import ReviewContext
-
-
-class LocalFiles(Mapping[str, str]):
-    """The Ollama tree as comment-free texts, read on first use."""
-
-    def __init__(self, snapshot: Snapshot):
-        self._snapshot = snapshot
-        self._texts: dict[str, str] = {}
-
-    @cached_property
-    def _paths(self) -> list[str]:
-        return self._snapshot.files("")
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._paths)
-
-    def __len__(self) -> int:
-        return len(self._paths)
-
-    def __getitem__(self, path: str) -> str:
-        if path not in self._texts:
-            data = self._snapshot.read(path)
-            if data is None:
-                raise KeyError(path)
-            self._texts[path] = code_text(data.decode("utf-8", "replace"), path)
-        return self._texts[path]
 
 
 class Run:
@@ -65,7 +38,7 @@ class Run:
     def __init__(self, ctx: ReviewContext, changes: list[FileChange]):
         self.ctx = ctx
         self.changes = changes
-        self.local = LocalFiles(ctx.ollama)
+        self.local = consumers.SnapshotTexts(ctx.ollama)
         self.by_path = {c.path: c for c in changes}
         self.by_old_path = {c.old_path: c for c in changes if c.old_path}
         self.c_changes = [c for c in changes if extension(c.path) in C_SOURCES]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from bot.model import LocalRef
 from bot.review.consumers.compat_sources import compat_source_texts, compat_uses, included_headers
@@ -187,15 +188,16 @@ class SnapshotTexts(Mapping[str, str]):
     def __init__(self, snapshot: Snapshot):
         self._snapshot = snapshot
         self._texts: dict[str, str] = {}
-        self._paths: list[str] | None = None
+
+    @cached_property
+    def _paths(self) -> list[str]:
+        return self._snapshot.files("")
 
     def __iter__(self) -> Iterator[str]:
-        if self._paths is None:
-            self._paths = self._snapshot.files("")
         return iter(self._paths)
 
     def __len__(self) -> int:
-        return len(list(iter(self)))
+        return len(self._paths)
 
     def __getitem__(self, path: str) -> str:
         if path not in self._texts:
