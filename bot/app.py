@@ -36,9 +36,9 @@ from bot.gitcli import public_url
 from bot.github import GitHubApp, GitHubHealth, RetryPolicy, signing_key
 from bot.jobs import DB_NAME, JobQueue, JobRequest, SqliteJobQueue
 from bot.metrics import Metrics
+from bot.mirrors import parse_url_rewrites
 from bot.model import AnalysisError
 from bot.pgstore import PostgresJobQueue, PostgresValidationStore
-from bot.upstream import parse_url_rewrites
 from bot.worker.runner import JobBackoff, Service
 
 log = logging.getLogger("bot.app")

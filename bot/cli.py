@@ -19,9 +19,10 @@ import pygit2
 
 from bot.config import CONFIG_PATH, Config, Pin, load_config, parse_config
 from bot.jobs import DB_NAME, STATUSES, read_jobs
+from bot.mirrors import parse_url_rewrites
 from bot.model import REBUILT, UNRESOLVED, AnalysisError, Report
 from bot.snapshot import GitSnapshot
-from bot.upstream import Mirrors, Upstream, parse_url_rewrites
+from bot.upstream import Mirrors, Upstream
 
 
 class UsageError(Exception):

@@ -1,20 +1,12 @@
-"""Upstream sources: mirrors keyed by URL, ref resolution, partial clones and commit attribution.
+"""Upstream sources: ref resolution, fetching into mirrors, partial clones and commit attribution.
 
-Upstream files are read from git objects at exact commits. A mirror lives at
-`<data dir>/mirrors/<pin>-<sha1(url)[:12]>.git`, named after the URL it is
-fetched from (after the LLAMA_BOT_URL_INSTEADOF rewrites, without credentials),
-and records that URL: it refuses to serve another, so a pin moved to a fork
-never reads the old repository's tags.
-
-A mirror is a blobless partial clone kept by the git CLI: it fetches only the
-refs it lacks (`tag X`, a commit id by id, else the branches), with every
-commit and tree but no blob (`--filter=blob:none`; a source that cannot filter
-sends everything, and the log says so). The remote's URL, which may carry
-credentials, is handed to git in its environment for each run and never written
-into the mirror. A file lock per mirror serialises fetches across threads and
-processes; a fetch killed halfway leaves temporary files and stale lock files,
-which the next fetch removes before it starts (new objects become visible only
-when whole, and a mirror is created under a temporary name).
+Upstream files are read from git objects at exact commits. A mirror
+(`bot/mirrors.py`) is a blobless partial clone kept by the git CLI: it fetches
+only the refs it lacks (`tag X`, a commit id by id, else the branches), with
+every commit and tree but no blob (`--filter=blob:none`; a source that cannot
+filter sends everything, and the log says so). The remote's URL, which may
+carry credentials, is handed to git in its environment for each run and never
+written into the mirror.
 
 Before the analysis reads a partial clone (a mirror, or an `--upstream-dir`
 made with `--filter=blob:none` or lacking its largest blobs), the blobs it will
@@ -30,12 +22,8 @@ and message leaving this module goes through `public_url`.
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import hashlib
 import logging
-import os
 import re
-import shutil
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -56,147 +44,13 @@ from bot.gitcli import (
     run_git,
 )
 from bot.history import History, needed_blobs
+from bot.mirrors import check_source, mirror_lock, mirror_path, open_mirror, rewrite_url
 from bot.model import AnalysisError, Commit
 
 log = logging.getLogger("bot.upstream")
 log.addHandler(logging.NullHandler())  # the CLI configures no logging: its user hears `announce` instead
 
-URL_KEY = "llama-bot.url"  # the mirror's config entry naming the URL it mirrors
 NO_FILTER = "filtering not recognized by server"  # git's warning when the source sends every blob
-
-
-def parse_url_rewrites(value: str | None) -> list[tuple[str, str]]:
-    """LLAMA_BOT_URL_INSTEADOF's `NEW=OLD,...` as (OLD, NEW) prefix pairs, like git's url.NEW.insteadOf OLD.
-
-    Raises AnalysisError naming the first item that is not NEW=OLD, so a typo is not silently ignored.
-    """
-    rules = []
-    for item in (i.strip() for i in (value or "").split(",")):
-        if not item:
-            continue
-        new, sep, old = item.partition("=")
-        if not sep or not new.strip() or not old.strip():
-            raise AnalysisError(f"LLAMA_BOT_URL_INSTEADOF item {public_url(item)!r}: expected NEW=OLD")
-        rules.append((old.strip(), new.strip()))
-    return rules
-
-
-def rewrite_url(url: str, instead_of: str | None) -> str:
-    """Apply the `NEW=OLD` prefix rewrites (longest OLD wins)."""
-    rules = parse_url_rewrites(instead_of)
-    best = max((r for r in rules if url.startswith(r[0])), key=lambda r: len(r[0]), default=None)
-    return best[1] + url[len(best[0]) :] if best else url
-
-
-def local_path(url: str) -> str | None:
-    """The path a URL names on this machine (a plain path or file://), None for a remote URL."""
-    if url.startswith("file://"):
-        return url[len("file://") :]
-    if "://" in url or re.match(r"[^/]+:", url):  # a scheme, or scp-like [user@]host:path
-        return None
-    return url
-
-
-def _check_source(url: str, fetch_url: str) -> None:
-    """A local source that does not exist, named before libgit2 calls it an unsupported URL protocol."""
-    path = local_path(fetch_url)
-    if path is None or os.path.exists(path):
-        return
-    if fetch_url != url:
-        raise AnalysisError(
-            f"LLAMA_BOT_URL_INSTEADOF rewrites {public_url(url)} to {public_url(path)}, which does not exist"
-        )
-    raise AnalysisError(f"the upstream {public_url(path)} does not exist")
-
-
-def mirror_path(data_dir: Path, name: str, url: str) -> Path:
-    """The mirror of `url` (the URL fetched, after rewrites) for pin `name`: named by both, so that two pins,
-    or two installations with different upstreams, never share objects or tags."""
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", name)
-    key = hashlib.sha1(public_url(url).encode()).hexdigest()[:12]
-    return data_dir / "mirrors" / f"{safe}-{key}.git"
-
-
-@contextlib.contextmanager
-def mirror_lock(path: Path) -> Iterator[None]:
-    """Hold the lock of the mirror at `path` (`<data dir>/locks/<mirror>.lock`, which exists before the
-    mirror does): one fetch at a time per mirror, across threads (each opens the file afresh) and processes."""
-    locks = path.parent.parent / "locks"
-    locks.mkdir(parents=True, exist_ok=True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(locks / f"{path.name}.lock", "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _create_mirror(path: Path, shown: str) -> None:
-    """An empty blobless partial clone of `shown` at `path`, configured under a temporary name and then
-    renamed into place, so a kill leaves either no mirror or a whole one. The promisor remote is marked the
-    way `git clone --filter` marks it (no extensions.partialClone, which libgit2 refuses to open)."""
-    staging = path.with_name(f"{path.name}.new-{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
-    repo = pygit2.init_repository(str(staging), bare=True)
-    config = repo.config
-    config[f"remote.{REMOTE}.promisor"] = True
-    config[f"remote.{REMOTE}.partialCloneFilter"] = "blob:none"
-    config["gc.auto"] = 0  # a repack under a reading analysis would pull its packs away
-    config[URL_KEY] = shown
-    os.rename(staging, path)
-
-
-def stale_leftovers(git_dir: Path) -> list[Path]:
-    """What a git killed halfway leaves in a repository nobody is writing: lock files, which would make
-    the next fetch refuse to update a ref, and half-written packs and staging directories."""
-    found = [p for p in (git_dir / "refs").rglob("*.lock")]
-    found += [git_dir / n for n in ("packed-refs.lock", "config.lock", "shallow.lock", "FETCH_HEAD.lock")]
-    found += list((git_dir / "objects" / "pack").glob("tmp_*"))
-    found += list((git_dir / "objects").glob("incoming-*"))
-    found += list(git_dir.parent.glob(f"{git_dir.name}.new-*"))
-    return [p for p in found if p.exists()]
-
-
-def _remove(paths: list[Path]) -> None:
-    for path in paths:
-        if path.is_dir():
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            path.unlink(missing_ok=True)
-
-
-def _open_mirror(path: Path, url: str) -> pygit2.Repository:
-    """The bare mirror at `path`, created on first use; one that records another URL is not trusted.
-    Call it holding `mirror_lock(path)`."""
-    shown = public_url(url)
-    leftovers = stale_leftovers(path)
-    if leftovers:
-        log.warning(
-            "removing what an interrupted fetch left",
-            extra={"mirror": str(path), "paths": [str(p) for p in leftovers]},
-        )
-        _remove(leftovers)
-    if not path.exists():
-        _create_mirror(path, shown)
-    try:
-        repo = pygit2.Repository(str(path))
-    except pygit2.GitError:
-        raise AnalysisError(
-            f"the mirror {path} is not a git repository: remove it to fetch {shown} afresh"
-        ) from None
-    try:
-        stored = repo.config[URL_KEY]
-    except KeyError:
-        stored = None
-    if stored is None and not list(repo.references):  # created, then interrupted before the URL was recorded
-        repo.config[URL_KEY] = stored = shown
-    if stored != shown:
-        raise AnalysisError(
-            f"the mirror {path} holds {stored or 'an unrecorded upstream'}, not {shown}: "
-            f"remove it to fetch {shown} afresh"
-        )
-    return repo
 
 
 def _tag_commit(repo: pygit2.Repository, ref: str) -> pygit2.Commit | None:
@@ -286,13 +140,13 @@ class Upstream:
         with mirror_lock(path):
             created = not path.exists()
             upstream = cls(
-                _open_mirror(path, fetch_url), url, f"the mirror {path}, fetched from {public_url(fetch_url)}"
+                open_mirror(path, fetch_url), url, f"the mirror {path}, fetched from {public_url(fetch_url)}"
             )
             upstream.fetch_url, upstream.lock_path, upstream.announce = fetch_url, path, announce
             upstream.fetching = fetching
             missing = [ref for ref in refs if resolve(upstream.repo, ref) is None]
             if missing:
-                _check_source(url, fetch_url)
+                check_source(url, fetch_url)
                 what = "creating a mirror" if created else "updating the mirror"
                 line = (
                     f"{what} of {public_url(fetch_url)} for {name} in {path}: fetching {', '.join(missing)}"
@@ -317,29 +171,9 @@ class Upstream:
     def _fetch(self, url: str, refs: list[str], path: Path) -> None:
         """Fetch `refs` into the mirror: commit ids by id first (GitHub serves any commit), through the
         branches when the source refuses that; a tag or id the source lacks is left for `commit` to name."""
-        wanted = list(refs)
-        problem = None
+        wanted, problem = list(refs), None
         for by_id in (True, False) if any(map(is_commit_id, refs)) else (True,):
-            while wanted:
-                code, stderr = run_git(
-                    fetch_command(self.repo.path, "--filter=blob:none", REMOTE, *ref_specs(wanted, by_id)),
-                    git_env(url),
-                    f"fetching {', '.join(wanted)}",
-                    progress=self.announce,
-                )
-                if NO_FILTER in stderr:
-                    line = (
-                        f"{public_url(url)} cannot serve a blobless fetch (uploadpack.allowFilter is off "
-                        f"there): fetched every blob of the history instead"
-                    )
-                    log.warning(line)
-                    if self.announce is not None:
-                        self.announce(line)
-                absent = (missing_remote_ref(stderr) or "").removeprefix("refs/tags/") if code else ""
-                if absent not in wanted:
-                    problem = git_error(stderr) if code else None
-                    break
-                wanted.remove(absent)  # no such tag: fetch the others
+            problem = self._fetch_refs(url, wanted, by_id)
             wanted = [r for r in refs if resolve(self.repo, r) is None]
             if not any(map(is_commit_id, wanted)):
                 break
@@ -347,6 +181,33 @@ class Upstream:
             raise AnalysisError(
                 f"cannot fetch {', '.join(wanted)} from {public_url(url)} into {path}: {problem}"
             )
+
+    def _fetch_refs(self, url: str, refs: list[str], by_id: bool) -> str | None:
+        """One `git fetch` of `refs`, again without each tag the source says it lacks; why git failed, or
+        None."""
+        wanted = list(refs)
+        while wanted:
+            code, stderr = run_git(
+                fetch_command(self.repo.path, "--filter=blob:none", REMOTE, *ref_specs(wanted, by_id)),
+                git_env(url),
+                f"fetching {', '.join(wanted)}",
+                progress=self.announce,
+            )
+            if NO_FILTER in stderr:
+                self._say(
+                    f"{public_url(url)} cannot serve a blobless fetch (uploadpack.allowFilter is off "
+                    f"there): fetched every blob of the history instead"
+                )
+            absent = (missing_remote_ref(stderr) or "").removeprefix("refs/tags/") if code else ""
+            if absent not in wanted:
+                return git_error(stderr) if code else None
+            wanted.remove(absent)  # no such tag: fetch the others
+        return None
+
+    def _say(self, line: str) -> None:
+        log.warning(line)
+        if self.announce is not None:
+            self.announce(line)
 
     def commit(self, ref: str, where: str) -> pygit2.Commit:
         commit = resolve(self.repo, ref)
@@ -375,28 +236,33 @@ class Upstream:
         missing = sorted(str(oid) for oid in needed_blobs(history, wanted) if not odb.exists(oid))
         if not missing:
             return
-        wanted_count = len(missing)
-        remotes = promisor_remotes(self.repo)
-        problems = []
-        with mirror_lock(self.lock_path) if self.lock_path else contextlib.nullcontext(), self._fetching():
-            for remote in remotes:
-                url = self.fetch_url if remote == REMOTE else None
-                problem = fetch_blobs(self.repo, missing, remote, url, self.announce)
-                missing = [oid for oid in missing if not odb.exists(oid)]
-                if not missing:
-                    break
-                problems.append(problem or f"the remote {remote!r} did not send them")
-        if missing:
+        locked = mirror_lock(self.lock_path) if self.lock_path else contextlib.nullcontext()
+        with locked, self._fetching():
+            unfetched, problems = self._fetch_blobs(missing)
+        if unfetched:
             self.fetch_problem = "; ".join(problems) or "the clone has no promisor remote to fetch them from"
         log.info(
             "fetched missing upstream blobs",
             extra={
                 "source": self.source,
-                "missing": wanted_count,
-                "unfetched": len(missing),
+                "missing": len(missing),
+                "unfetched": len(unfetched),
                 "problem": self.fetch_problem,
             },
         )
+
+    def _fetch_blobs(self, missing: list[str]) -> tuple[list[str], list[str]]:
+        """Ask each promisor remote in turn for the blobs still missing: those none sent, and why each
+        remote did not."""
+        problems = []
+        for remote in promisor_remotes(self.repo):
+            url = self.fetch_url if remote == REMOTE else None
+            problem = fetch_blobs(self.repo, missing, remote, url, self.announce)
+            missing = [oid for oid in missing if not self.repo.odb.exists(oid)]
+            if not missing:
+                break
+            problems.append(problem or f"the remote {remote!r} did not send them")
+        return missing, problems
 
     def note_unreadable(self, path: str, commit: str) -> None:
         self.unreadable.setdefault(path, commit)

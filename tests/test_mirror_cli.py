@@ -13,7 +13,8 @@ import pygit2
 import pytest
 
 from bot.gitcli import latest_progress
-from bot.upstream import Upstream, mirror_path
+from bot.mirrors import mirror_path
+from bot.upstream import Upstream
 from tests.fixtures import RepoBuilder
 from tests.test_upstream_partial import PATCHES, _analyse, _blob, _upstream
 

@@ -2,8 +2,9 @@
 
 import pytest
 
+from bot.mirrors import mirror_path, rewrite_url
 from bot.model import AnalysisError
-from bot.upstream import Upstream, mirror_path, rewrite_url
+from bot.upstream import Upstream
 from tests.fixtures import RepoBuilder
 
 
