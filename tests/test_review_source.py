@@ -3,7 +3,8 @@
 import re
 
 from bot.review.changes import FileChange
-from bot.review.source import code_text, glob_match, may_match, needles, region_code, split_args, string_value
+from bot.review.needles import may_match, needles
+from bot.review.source import code_text, glob_match, region_code, split_args, string_value
 
 
 def test_code_text_blanks_comments_and_keeps_strings_and_lines():

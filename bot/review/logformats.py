@@ -16,7 +16,8 @@ from functools import lru_cache, partial
 
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange, Span
-from bot.review.source import LineIndex, glob_match, needles, region_code, split_args, string_value
+from bot.review.needles import needles
+from bot.review.source import LineIndex, glob_match, region_code, split_args, string_value
 
 OLLAMA_PARSERS = ("llm/**/*.go", "discover/**/*.go", "server/**/*.go", "ml/**/*.go")
 CALL_LOOKBEHIND = 5  # lines above a changed line where a logging call reaching onto it may start

@@ -21,7 +21,8 @@ from pathlib import Path
 from bot.config import reject_unknown
 from bot.model import SEVERITY_ORDER, AnalysisError, LocalRef
 from bot.review.changes import AREAS, Draft, FileChange, Span
-from bot.review.source import LineIndex, excerpt, glob_match, local_refs, may_match, split_args, squash
+from bot.review.needles import may_match
+from bot.review.source import LineIndex, excerpt, glob_match, local_refs, split_args, squash
 
 SHIPPED_RULES = Path(__file__).resolve().parent.parent / "rules.toml"
 KEYS = {
