@@ -13,17 +13,21 @@ from tests.conftest import TEST_POLICY
 from tests.fakegithub import FakeGitHub, commit
 
 
+def installation(session: aiohttp.ClientSession, fake: FakeGitHub):
+    app = GitHubApp(
+        session,
+        app_id=str(fake.app_id),
+        private_key=fake.private_key_pem,
+        base_url=fake.url,
+        policy=TEST_POLICY,
+    )
+    return app.installation(fake.installation_id)
+
+
 @pytest.fixture
 async def gh(fake_github):
     async with aiohttp.ClientSession() as session:
-        app = GitHubApp(
-            session,
-            app_id=str(fake_github.app_id),
-            private_key=fake_github.private_key_pem,
-            base_url=fake_github.url,
-            policy=TEST_POLICY,
-        )
-        yield app.installation(fake_github.installation_id)
+        yield installation(session, fake_github)
 
 
 @pytest.fixture
@@ -82,16 +86,7 @@ def test_a_worker_thread_reads_while_the_loop_that_loaded_the_snapshot_is_blocke
 
     async def service() -> list[bytes | None]:
         async with aiohttp.ClientSession() as session:
-            app = GitHubApp(
-                session,
-                app_id=str(fake.app_id),
-                private_key=fake.private_key_pem,
-                base_url=fake.url,
-                policy=TEST_POLICY,
-            )
-            snapshot = await RestSnapshot.load(
-                app.installation(fake.installation_id), "o", "r", sha, BlobCache()
-            )
+            snapshot = await RestSnapshot.load(installation(session, fake), "o", "r", sha, BlobCache())
             reader = await snapshot.thread_reader()
             read: list[bytes | None] = []
 
