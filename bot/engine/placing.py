@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot import obsolete
 from bot.engine.context import FileOutcome, PinContext, note
 from bot.engine.sections import added_lines, file_section, render
 from bot.engine.strategies import exact_outcome, relocated, three_way
@@ -21,6 +20,7 @@ from bot.hunks import (
     renumber,
 )
 from bot.model import Commit, HunkResult, PatchResult
+from bot.obsolete_report import commit_note
 from bot.patchfile import (
     FilePatch,
     Hunk,
@@ -367,7 +367,7 @@ def _already_there(ctx: PinContext, path: str, pf: PatchFile, hunks: list[HunkRe
             None,
             hunks,
         )
-    by = obsolete.commit_note(_commits_of_change(ctx, pf))
+    by = commit_note(_commits_of_change(ctx, pf))
     return PatchResult(
         path,
         "upstreamed",
