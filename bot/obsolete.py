@@ -94,6 +94,10 @@ def _quote(text: str, width: int = 90) -> str:
     return f"`{text if len(text) <= width else text[: width - 1] + '…'}`"
 
 
+def _quote_line(line: bytes) -> str:
+    return _quote(line.decode("utf-8", "replace"))
+
+
 def _distinctive(key: str, olds: list[bytes]) -> set[str]:
     """The words of a name that no old file mentions (as a word of a name, a literal or a comment)."""
     lowered = [old.lower() for old in olds]
@@ -130,7 +134,7 @@ def _named_hunk(
     """The hunk whose entries `mine` upstream defines at `rows` of its `text`, with what it adds otherwise."""
     squeezed = b"".join(text.split())  # upstream may split a statement over lines
     differs = [
-        _quote(line.text.decode("utf-8", "replace"))
+        _quote_line(line.text)
         for line in hunk.lines
         if line.kind == "+" and line.text.strip() and b"".join(line.text.split()) not in squeezed
     ]
@@ -190,8 +194,7 @@ def _at_place(fp: FilePatch, index: int, hunk: Hunk, sides: FileSides) -> Provid
     if change is None:
         return None
     differs = [
-        f"{_quote(ours.decode('utf-8', 'replace'))} where upstream has {_quote(theirs.decode('utf-8', 'replace'))}"
-        for ours, theirs in change.differs
+        f"{_quote_line(ours)} where upstream has {_quote_line(theirs)}" for ours, theirs in change.differs
     ]
     what = [f"the change at {fp.path}:{change.new_start}"]
     lines = list(range(change.new_start, change.new_start + max(change.count, 1)))
