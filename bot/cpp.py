@@ -136,14 +136,19 @@ def _owner(node: Node) -> str:
         if parent.type == "init_declarator":
             return compact(parent.child_by_field_name("declarator"))
         if parent.type == "function_definition":
-            declarator = parent.child_by_field_name("declarator")
-            while declarator is not None and declarator.type != "function_declarator":
-                declarator = declarator.child_by_field_name("declarator")
-            return compact(declarator.child_by_field_name("declarator")) if declarator is not None else ""
+            return _function_name(parent)
         if parent.type in ("struct_specifier", "class_specifier") and parent.child_by_field_name("body"):
             return compact(parent.child_by_field_name("name"))
         parent = parent.parent
     return ""
+
+
+def _function_name(definition: Node) -> str:
+    """The declared name of a function definition, through pointer and reference declarators."""
+    declarator = definition.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    return compact(declarator.child_by_field_name("declarator")) if declarator is not None else ""
 
 
 def function_at(source: bytes, row: int) -> str:
@@ -357,25 +362,27 @@ def switches(source: bytes) -> tuple[Switch, ...]:
     out = []
     for node in nodes(source, "switch_statement"):
         body = node.child_by_field_name("body")
-        if body is None:
-            continue
-        cases, default = [], ""
-        for case in _cases(body):
-            value = case.child_by_field_name("value")
-            if value is None:
-                default = " ".join((case.text or b"").decode("utf-8", "replace").split())
-            elif name := _case_name(value):
-                cases.append((name, value.start_point[0] + 1))
-        out.append(
-            Switch(
-                function_at(source, node.start_point[0]),
-                compact(node.child_by_field_name("condition")).removeprefix("(").removesuffix(")"),
-                node.start_point[0] + 1,
-                tuple(cases),
-                default,
-            )
-        )
+        if body is not None:
+            out.append(_switch(source, node, body))
     return tuple(out)
+
+
+def _switch(source: bytes, node: Node, body: Node) -> Switch:
+    """The switch statement `node` of `source`, whose body is `body`."""
+    cases, default = [], ""
+    for case in _cases(body):
+        value = case.child_by_field_name("value")
+        if value is None:
+            default = " ".join((case.text or b"").decode("utf-8", "replace").split())
+        elif name := _case_name(value):
+            cases.append((name, value.start_point[0] + 1))
+    return Switch(
+        function_at(source, node.start_point[0]),
+        compact(node.child_by_field_name("condition")).removeprefix("(").removesuffix(")"),
+        node.start_point[0] + 1,
+        tuple(cases),
+        default,
+    )
 
 
 @dataclass(frozen=True)

@@ -21,19 +21,29 @@ _ZERO = pygit2.Oid(hex="0" * 40)
 def needed_blobs(history: History, wanted: Callable[[str], bool]) -> set[pygit2.Oid]:
     """The blobs checking and reviewing old..new reads: both sides of the change between the refs and of every
     commit between them (the review, and commit attribution), and the `wanted` files at both refs."""
-    found: set[pygit2.Oid] = set()
-    for delta in history.old.tree.diff_to_tree(history.new.tree).deltas:
-        found.update(f.id for f in (delta.old_file, delta.new_file) if f.mode != pygit2.GIT_FILEMODE_COMMIT)
-    for files in history.file_changes:
-        found.update(oid for _, oid, mode in files if mode != pygit2.GIT_FILEMODE_COMMIT)
+    found = _changed_blobs(history)
     repo = history.upstream.repo
     for commit in {history.old.id: history.old, history.new.id: history.new}.values():
-        snapshot = GitSnapshot(repo, commit)
-        found.update(
-            entry.id for entry in (snapshot.entry(p) for p in snapshot.files() if wanted(p)) if entry
-        )
+        found |= _wanted_blobs(GitSnapshot(repo, commit), wanted)
     found.discard(_ZERO)
     return found
+
+
+def _changed_blobs(history: History) -> set[pygit2.Oid]:
+    """Both sides of every file the change between the refs and each commit between them touch, submodules
+    aside (their ids name commits of another repository)."""
+    sides: list[tuple[pygit2.Oid, int]] = [
+        (f.id, f.mode)
+        for delta in history.old.tree.diff_to_tree(history.new.tree).deltas
+        for f in (delta.old_file, delta.new_file)
+    ]
+    sides += [(oid, mode) for files in history.file_changes for _, oid, mode in files]
+    return {oid for oid, mode in sides if mode != pygit2.GIT_FILEMODE_COMMIT}
+
+
+def _wanted_blobs(snapshot: GitSnapshot, wanted: Callable[[str], bool]) -> set[pygit2.Oid]:
+    entries = (snapshot.entry(p) for p in snapshot.files() if wanted(p))
+    return {entry.id for entry in entries if entry}
 
 
 def _meaningful(line: bytes) -> bytes | None:
@@ -122,19 +132,12 @@ class History:
     def _changed_lines(self, commit: pygit2.Commit, path: str) -> tuple[set[bytes], set[bytes]]:
         key = (str(commit.id), path)
         if key not in self._changes:
-            # Both buffers must stay referenced while the patch's lines are read: libgit2 points into them.
             before = self.read(commit.parents[0], path) if commit.parents else b""
             after = self.read(commit, path)
-            added: set[bytes] = set()
-            removed: set[bytes] = set()
-            if before is not None and after is not None:
-                patch = pygit2.Patch.create_from(before, after, context_lines=0)
-                for hunk in patch.hunks:
-                    for line in hunk.lines:
-                        text = _meaningful(line.raw_content)
-                        if text is not None:
-                            (added if line.origin == "+" else removed).add(text)
-            self._changes[key] = (added, removed)
+            if before is None or after is None:  # the clone lacks one: no evidence either way
+                self._changes[key] = (set(), set())
+            else:
+                self._changes[key] = _line_changes(before, after)
         return self._changes[key]
 
     def commits_for_lines(
@@ -145,14 +148,33 @@ class History:
         touching = self.touching(path)
         if not touching:
             return []
-        if path not in self._lines_now:
-            self._lines_now[path] = (self.read(self.new, path) or b"").split(b"\n")
-        lines = self._lines_now[path]
-        now = {t for t in map(_meaningful, lines[max(0, start - 1) : max(0, end)]) if t}
-        gone = {t for t in map(_meaningful, removed) if t}
+        now = _meaningful_set(self._lines_at_new(path)[max(0, start - 1) : max(0, end)])
+        gone = _meaningful_set(removed)
         found = []
         for commit in touching:
             added, deleted = self._changed_lines(commit, path)
             if added & now or deleted & gone:
                 found.append(self.upstream.describe(commit))
         return found
+
+    def _lines_at_new(self, path: str) -> list[bytes]:
+        if path not in self._lines_now:
+            self._lines_now[path] = (self.read(self.new, path) or b"").split(b"\n")
+        return self._lines_now[path]
+
+
+def _meaningful_set(lines: Iterable[bytes]) -> set[bytes]:
+    return {t for t in map(_meaningful, lines) if t}
+
+
+def _line_changes(before: bytes, after: bytes) -> tuple[set[bytes], set[bytes]]:
+    """The meaningful lines the change from `before` to `after` adds, and those it removes."""
+    added: set[bytes] = set()
+    removed: set[bytes] = set()
+    # Both buffers must stay referenced while the patch's lines are read: libgit2 points into them.
+    patch = pygit2.Patch.create_from(before, after, context_lines=0)
+    for line in (line for hunk in patch.hunks for line in hunk.lines):
+        text = _meaningful(line.raw_content)
+        if text is not None:
+            (added if line.origin == "+" else removed).add(text)
+    return added, removed

@@ -1,4 +1,5 @@
-"""Placing hunks in a file: git apply's exact search, tolerant relocation, renumbering, collision checks.
+"""Placing hunks in a file: git apply's exact search and tolerant relocation (bot/enumentries.py renumbers
+and checks the entries they add).
 
 Pure functions over lists of lines (bytes with their endings), so every rule
 here is tested without git.
@@ -14,14 +15,10 @@ from bot.patchfile import Hunk, Line
 
 MAX_FUZZ = 2
 _FUNC_LINE = re.compile(rb"[A-Za-z_$]")
-_ENUM_VALUE = re.compile(
-    rb"^\s*([A-Za-z_]\w*)\s*=\s*(-?(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*\s*,?\s*(?://.*|/\*.*)?$"
-)
 _WORD = re.compile(rb"\S+")
 _TERMINATOR = re.compile(
     rb"^(?:\}[}\]);,]+$|[\])][}\]);,]*$|default\s*:|(?:\}\s*)?else\s*(?:\{|$)|\{?\s*[A-Za-z_]\w*_(?:UNKNOWN|COUNT|MAX|END|LAST|NUM)\b)"
 )
-_ENTRY_KEY = re.compile(rb'^\s*\{?\s*("(?:[^"\\]|\\.)*"|[A-Z][A-Z0-9_]{2,})\s*[,:=}]')
 
 
 @dataclass
@@ -87,18 +84,19 @@ def function_at(image: list[bytes], pos: int) -> bytes:
     return b""
 
 
-def _indent(line: bytes) -> bytes:
+def indent(line: bytes) -> bytes:
+    """The line's leading spaces and tabs."""
     return line[: len(line) - len(line.lstrip(b" \t"))]
 
 
 def indent_shift(old_anchor: bytes, new_anchor: bytes) -> int:
     """Columns by which upstream moved a line's indentation."""
-    return len(_indent(new_anchor)) - len(_indent(old_anchor))
+    return len(indent(new_anchor)) - len(indent(old_anchor))
 
 
 def reindent(text: bytes, old_anchor: bytes, new_anchor: bytes) -> bytes:
     """An added line moved the way its anchor line moved: one level deeper or shallower."""
-    old, new = _indent(old_anchor), _indent(new_anchor)
+    old, new = indent(old_anchor), indent(new_anchor)
     if old == new or not text.strip():
         return text
     if new.startswith(old):
@@ -118,12 +116,12 @@ def realign(text: bytes, old_anchor: bytes, new_anchor: bytes) -> bytes:
     """
     if old_anchor == new_anchor:
         return text
-    if _shape(old_anchor) != _shape(new_anchor) or _indent(text) != _indent(old_anchor) or not text.strip():
+    if _shape(old_anchor) != _shape(new_anchor) or indent(text) != indent(old_anchor) or not text.strip():
         return reindent(text, old_anchor, new_anchor)
     words = list(_WORD.finditer(text))
     old_cols = [m.start() for m in _WORD.finditer(old_anchor)]
     new_cols = [m.start() for m in _WORD.finditer(new_anchor)]
-    out = _indent(new_anchor) + words[0].group()
+    out = indent(new_anchor) + words[0].group()
     for rank, word in enumerate(words[1:], 1):
         if rank < len(old_cols) and word.start() == old_cols[rank]:
             out += b" " * max(1, new_cols[rank] - len(out))
@@ -202,7 +200,7 @@ def _placed(
         pos - expected,
         window.lead + window.trail,
         any(old != new for old, new in anchors),
-        next((indent_shift(old, new) for old, new in anchors if _indent(old) != _indent(new)), 0),
+        next((indent_shift(old, new) for old, new in anchors if indent(old) != indent(new)), 0),
         norm(hunk.lines[terminator].text) if reanchored and terminator is not None else b"",
     )
     return placement, _replacement(window.lines, anchors, neighbours)
@@ -229,9 +227,7 @@ def _best_window(
     """The place and window that cost least: keeping the terminator, then fuzz, then being inside the
     function the hunk header names, then distance from the expected place; the first found on a tie."""
     section = norm(hunk.section)
-    index: dict[bytes, list[int]] = {}
-    for i, line in enumerate(image):
-        index.setdefault(norm(line), []).append(i)
+    index = _line_index(image)
     best: tuple[tuple[bool, int, bool, int], int, _Window] | None = None
     for window in _windows(hunk, terminator):
         for pos in _matches(image, index, window.pre):
@@ -247,6 +243,14 @@ def _best_window(
             if best is None or cost < best[0]:
                 best = (cost, pos, window)
     return None if best is None else best[1:]
+
+
+def _line_index(image: list[bytes]) -> dict[bytes, list[int]]:
+    """Each line of the image through `norm`, with its places."""
+    index: dict[bytes, list[int]] = {}
+    for i, line in enumerate(image):
+        index.setdefault(norm(line), []).append(i)
+    return index
 
 
 def _matches(image: list[bytes], index: dict[bytes, list[int]], pre: list[bytes]) -> list[int]:
@@ -307,9 +311,7 @@ def best_candidate(image: list[bytes], hunk: Hunk) -> tuple[int, int] | None:
     """The position where most of the hunk's preimage lines line up (ignoring whitespace), and how many."""
     pre = [norm(t) for t in hunk.before]
     votes: dict[int, int] = {}
-    positions: dict[bytes, list[int]] = {}
-    for i, line in enumerate(image):
-        positions.setdefault(norm(line), []).append(i)
+    positions = _line_index(image)
     for offset, line in enumerate(pre):
         if not line or len(positions.get(line, ())) > 50:
             continue  # blank lines and braces line up everywhere: no evidence
@@ -320,128 +322,3 @@ def best_candidate(image: list[bytes], hunk: Hunk) -> tuple[int, int] | None:
     expected = hunk.new_start - 1
     pos, count = max(votes.items(), key=lambda kv: (kv[1], -abs(kv[0] - expected)))
     return max(0, pos), count
-
-
-@dataclass(frozen=True)
-class Renumbered:
-    """An enum entry the patch adds, moved off a value upstream now uses."""
-
-    line: int  # 0-based index in the image
-    name: str
-    old: int
-    new: int
-    taken: tuple[tuple[int, str], ...]  # upstream's entries from `old` on that made it move that far
-
-    @property
-    def note(self) -> str:
-        return f"renumbered from {self.old} to {self.new}: upstream now uses {_listed([str(v) for v, _ in self.taken])}"
-
-    @property
-    def clash(self) -> str:
-        """What upstream's entries do to this one, by name."""
-        return (
-            f"{self.name} = {self.old} takes the value upstream now gives {self.taken[0][1]}"
-            f" and would move to {self.new}"
-        )
-
-
-def _listed(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def renumber(image: list[bytes], added: set[int]) -> tuple[list[bytes], list[Renumbered]]:
-    """The image with each added explicit enum value that upstream now uses in the same enum moved to the
-    next value nobody uses there (upstream's entries, or the patch's other entries), and the moves."""
-    image = list(image)
-    moves = []
-    for i in sorted(added):
-        moved = _moved_entry(image, i, added)
-        if moved:
-            image[i], move = moved
-            moves.append(move)
-    return image, moves
-
-
-def _moved_entry(image: list[bytes], i: int, added: set[int]) -> tuple[bytes, Renumbered] | None:
-    """Line i with its enum value moved to the next free one, and the move; None for a line that is no
-    enum entry with an explicit value, a free value, or upstream's own entry of that name (a duplicate,
-    not a move). Entries moved earlier in `image` count with their new values."""
-    value = _ENUM_VALUE.match(image[i])
-    if not value or not _in_enum(image, i):
-        return None
-    block = _block(image, i)
-    upstream = _enum_values(image, [j for j in block if j not in added])
-    old = _int(value[2])
-    if upstream.get(old, value[1]) == value[1]:
-        return None
-    ours = _enum_values(image, [j for j in block if j in added])
-    new = _next_free(old, upstream.keys() | ours.keys())
-    start, end = value.span(2)
-    taken = tuple((v, upstream[v].decode()) for v in sorted(upstream) if old <= v < new)
-    line = image[i][:start] + _literal(value[2], new) + image[i][end:]
-    return line, Renumbered(i, value[1].decode(), old, new, taken)
-
-
-def _next_free(value: int, used: set[int]) -> int:
-    """The first value from `value` on that nobody uses."""
-    while value in used:
-        value += 1
-    return value
-
-
-def _enum_values(image: list[bytes], lines: list[int]) -> dict[int, bytes]:
-    """The explicit values of the enum entries on `lines`, each with its entry's name (the last one wins)."""
-    return {_int(m[2]): m[1] for j in lines if (m := _ENUM_VALUE.match(image[j]))}
-
-
-def _in_enum(image: list[bytes], i: int) -> bool:
-    """Whether line i is in an enum's body: the line that opens its block (or the one above that, for a
-    brace on its own line) says `enum`."""
-    depth = len(_indent(image[i]))
-    j = next((j for j in range(i - 1, -1, -1) if image[j].strip() and len(_indent(image[j])) < depth), None)
-    return j is not None and any(re.search(rb"\benum\b", image[k]) for k in (j, j - 1) if k >= 0)
-
-
-def _literal(written: bytes, value: int) -> bytes:
-    """`value` written the way `written` is: hexadecimal with its case and width, else decimal."""
-    if written.lower().startswith(b"0x"):
-        digits = f"{value:0{len(written) - 2}x}"
-        return written[:2] + (digits.upper() if written[2:].isupper() else digits).encode()
-    return str(value).encode()
-
-
-def mentions_value(line: bytes, value: int) -> bool:
-    """Whether the line writes the number `value` on its own (not inside a name or another number)."""
-    return re.search(rb"(?<![\w.])" + str(value).encode() + rb"(?![\w.])", line) is not None
-
-
-def collisions(image: list[bytes], added: set[int]) -> list[str]:
-    """Entries a patch adds whose key upstream's neighbours already have: a duplicate enum entry or table key."""
-    problems = []
-    for i in sorted(added):
-        key = _ENTRY_KEY.match(image[i])
-        if not key:
-            continue
-        for j in _block(image, i):
-            if j not in added and (m := _ENTRY_KEY.match(image[j])) and m[1] == key[1]:
-                problems.append(f"{key[1].decode()} (line {i + 1}) is already there at line {j + 1}")
-    return problems
-
-
-def _int(text: bytes) -> int:
-    return int(text, 0) if not re.fullmatch(rb"-?0\d+", text) else int(text, 10)
-
-
-def _block(image: list[bytes], i: int, reach: int = 400) -> list[int]:
-    """Lines around i at the same or deeper indentation: the enum, list or table it sits in."""
-    depth = len(_indent(image[i]))
-    found = []
-    for step in (-1, 1):
-        j = i + step
-        while 0 <= j < len(image) and abs(j - i) <= reach:
-            text = image[j]
-            if text.strip() and len(_indent(text)) < depth:
-                break
-            found.append(j)
-            j += step
-    return found

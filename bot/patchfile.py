@@ -6,9 +6,7 @@ A patch is kept as bytes: CRLF content, missing final newlines and the
 
 from __future__ import annotations
 
-import base64
 import re
-import zlib
 from dataclasses import dataclass, field
 
 HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*?)\r?\n?$")
@@ -179,16 +177,18 @@ def parse(data: bytes) -> PatchFile:
 
 def _file_starts(lines: list[bytes]) -> list[int]:
     """Where file changes begin: their `diff --git` lines, or in a plain unified diff their `---` lines."""
-    starts = [i for i, line in enumerate(lines) if line.startswith(b"diff --git ")]
-    if not starts:
-        starts = [
-            i
-            for i, line in enumerate(lines)
-            if line.startswith(b"--- ") and i + 1 < len(lines) and lines[i + 1].startswith(b"+++ ")
-        ]
+    starts = [i for i, line in enumerate(lines) if line.startswith(b"diff --git ")] or _unified_starts(lines)
     if not starts:
         raise PatchError("no file changes found (no 'diff --git' or '---'/'+++' lines)")
     return starts
+
+
+def _unified_starts(lines: list[bytes]) -> list[int]:
+    return [
+        i
+        for i, line in enumerate(lines)
+        if line.startswith(b"--- ") and i + 1 < len(lines) and lines[i + 1].startswith(b"+++ ")
+    ]
 
 
 def _trailer_begins(lines: list[bytes], i: int) -> bool:
@@ -226,10 +226,11 @@ def _parse_file(lines: list[bytes], i: int) -> tuple[FilePatch, int]:
     if lines[i].startswith(b"diff --git "):
         i = _read_git_headers(lines, i, fp, said)
     i = _read_binary(lines, i, fp)
-    has_paths = i < len(lines) and lines[i].startswith(b"--- ")
-    if has_paths:
+    if i < len(lines) and lines[i].startswith(b"--- "):
         i = _read_text_change(lines, i, fp)
-    _settle_paths(fp, said, has_paths, start)
+        _check_rename(fp, said, start)
+    else:
+        _paths_from_headers(fp, said, start)
     fp.raw = b"".join(lines[start:i])
     return fp, i
 
@@ -323,13 +324,15 @@ def _read_text_change(lines: list[bytes], i: int, fp: FilePatch) -> int:
     return i
 
 
-def _settle_paths(fp: FilePatch, said: _Said, has_paths: bool, start: int) -> None:
-    """The change's paths: `---`/`+++` when it had them (a `rename from` must agree), else the rename
-    headers, else the `diff --git` line; an error when nothing names the file."""
-    if has_paths:
-        if said.rename_from and fp.old_path != said.rename_from:
-            raise PatchError(f"line {start + 1}: 'rename from' disagrees with the '---' path")
-        return
+def _check_rename(fp: FilePatch, said: _Said, start: int) -> None:
+    """A `rename from` must agree with the `---` path."""
+    if said.rename_from and fp.old_path != said.rename_from:
+        raise PatchError(f"line {start + 1}: 'rename from' disagrees with the '---' path")
+
+
+def _paths_from_headers(fp: FilePatch, said: _Said, start: int) -> None:
+    """The paths of a change without `---`/`+++`: the rename headers', else the `diff --git` line's; an
+    error when nothing names the file."""
     fp.old_path = None if said.new_file else (said.rename_from or said.git_old)
     fp.new_path = None if said.deleted else (said.rename_to or said.git_new)
     if fp.old_path is None and fp.new_path is None:
@@ -416,85 +419,3 @@ def _path_problem(path: str) -> str | None:
     if any(part in ("", ".") for part in parts) or "\0" in path:
         return f"path {path!r} is not a plain relative path"
     return None
-
-
-def binary_payload(fp: FilePatch) -> tuple[str, bytes] | None:
-    """The forward (`literal`/`delta`, data) of a `GIT binary patch`, or None for `Binary files differ`."""
-    lines = [line.rstrip(b"\r\n") for line in fp.binary]
-    if not lines or lines[0] != b"GIT binary patch":
-        return None
-    m = re.fullmatch(rb"(literal|delta) (\d+)", lines[1] if len(lines) > 1 else b"")
-    if not m:
-        raise PatchError(f"{fp.path}: malformed binary patch")
-    try:
-        data = zlib.decompress(_base85(lines[2:], fp.path))
-    except zlib.error:
-        raise PatchError(f"{fp.path}: binary patch data is corrupt") from None
-    if len(data) != int(m[2]):
-        raise PatchError(f"{fp.path}: binary patch size mismatch")
-    return m[1].decode(), data
-
-
-def _base85(lines: list[bytes], path: str) -> bytes:
-    """The bytes of a binary patch's base85 lines, up to the blank line that ends them: each line's first
-    letter says how many of its decoded bytes count (A-Z 1 to 26, a-z 27 to 52)."""
-    encoded = bytearray()
-    for line in lines:
-        if not line:
-            break
-        c = line[0]
-        size = c - 64 if 65 <= c <= 90 else c - 96 + 26 if 97 <= c <= 122 else -1
-        if size < 0:
-            raise PatchError(f"{path}: malformed binary patch line")
-        encoded += base64.b85decode(line[1:])[:size]
-    return bytes(encoded)
-
-
-def _varint(delta: bytes, pos: int) -> tuple[int, int]:
-    """The size written at `pos` of a binary delta (seven bits a byte, low first), and the position after."""
-    value = shift = 0
-    while True:
-        byte = delta[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            return value, pos
-
-
-def _copy_range(delta: bytes, pos: int, op: int) -> tuple[int, int, int]:
-    """A copy instruction's offset and size (0 meaning 0x10000), whose bytes the op's low seven bits say are
-    present, and the position after them."""
-    offset = size = 0
-    for bit in range(4):
-        if op & (1 << bit):
-            offset |= delta[pos] << (8 * bit)
-            pos += 1
-    for bit in range(3):
-        if op & (1 << (4 + bit)):
-            size |= delta[pos] << (8 * bit)
-            pos += 1
-    return offset, size or 0x10000, pos
-
-
-def apply_delta(source: bytes, delta: bytes) -> bytes:
-    """git's binary delta format: copy ranges of `source` and insert literal bytes."""
-    src_size, pos = _varint(delta, 0)
-    dst_size, pos = _varint(delta, pos)
-    if src_size != len(source):
-        raise PatchError("binary delta does not fit the file it is applied to")
-    out = bytearray()
-    while pos < len(delta):
-        op = delta[pos]
-        pos += 1
-        if op & 0x80:
-            offset, size, pos = _copy_range(delta, pos, op)
-            out += source[offset : offset + size]
-        elif op:
-            out += delta[pos : pos + op]
-            pos += op
-        else:
-            raise PatchError("binary delta has a reserved opcode")
-    if len(out) != dst_size:
-        raise PatchError("binary delta produced the wrong size")
-    return bytes(out)

@@ -12,7 +12,7 @@ import pytest
 from bot import cli
 from bot.commands import COMMANDS
 from bot.config import parse_config
-from bot.review.rules import KEYS as RULE_KEYS
+from bot.review.ruleset import KEYS as RULE_KEYS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -1,6 +1,7 @@
 """Placing hunks: pure functions over lines."""
 
-from bot.hunks import collisions, find_exact, function_at, is_terminator, relocate, renumber
+from bot.enumentries import collisions, renumber
+from bot.hunks import find_exact, function_at, is_terminator, relocate
 from bot.patchfile import parse
 
 

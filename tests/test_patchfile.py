@@ -5,7 +5,8 @@ import zlib
 
 import pytest
 
-from bot.patchfile import PatchError, apply_delta, binary_payload, parse, safety_problem
+from bot.binarypatch import apply_delta, binary_payload
+from bot.patchfile import PatchError, parse, safety_problem
 from tests.gitutil import make_patch
 
 MAIL = (

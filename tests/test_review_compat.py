@@ -6,7 +6,8 @@ from bot import cpp
 from bot.model import LocalRef
 from bot.patchfile import parse
 from bot.review.changes import FileChange
-from bot.review.compat import compat_drafts, compat_uses, declarations, declared
+from bot.review.compat import compat_drafts, declarations, declared
+from bot.review.compatidents import compat_uses
 from bot.review.compatvalues import compat_strings, value_drafts, value_strings
 from bot.review.source import code_text
 

@@ -4,7 +4,8 @@ import pytest
 
 from bot.model import AnalysisError, LocalRef
 from bot.review.changes import FileChange
-from bot.review.rules import load_rules, parse_rule, rule_drafts
+from bot.review.rules import rule_drafts
+from bot.review.ruleset import load_rules, parse_rule
 
 SERVER = """static void send(httplib::DataSink & sink, const json & data) {
     const std::string str = "data: " + data.dump() + "\\n\\n";

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pygit2
 
-from bot import identifiers, obsolete
+from bot import identifiers, obsolete, obsolete_report
 from bot.engine.context import PinContext, commits_at
 from bot.engine.placing import all_clean, place
 from bot.engine.sections import file_section, render
@@ -93,7 +93,7 @@ def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> Pat
     if assessment.whole and reverse_applies(ctx.new_tree, pf):
         return place(ctx, path, pf, data)  # upstream has the very change: the plain `upstreamed`
     if assessment.whole:
-        return obsolete.result(
+        return obsolete_report.result(
             path,
             ctx.new_ref,
             assessment,
@@ -133,7 +133,7 @@ def _amended(
         c = use.change
         use.commits = commits_at(ctx, c.path, [c.new_line], [c.old_text.encode()])
     provided = [(p, commits_at(ctx, p.file, p.lines)) for p in assessment.provided]
-    amended = obsolete.amend(result, ctx.new_ref, [fp.path for fp in pf.files], provided, uses)
+    amended = obsolete_report.amend(result, ctx.new_ref, [fp.path for fp in pf.files], provided, uses)
     if amended.status == "fuzzy":
         amended.new_text = render(rest, _sections(ctx, pf, rest, amended, before))
     return amended

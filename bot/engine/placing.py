@@ -6,21 +6,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot import obsolete
 from bot.engine.context import FileOutcome, PinContext, note
 from bot.engine.sections import added_lines, file_section, render
 from bot.engine.strategies import exact_outcome, relocated, three_way
 from bot.engine.tree import Tree, reverse_applies
-from bot.hunks import (
-    Renumbered,
-    collisions,
-    copies_of,
-    find_exact,
-    mentions_value,
-    norm,
-    renumber,
-)
+from bot.enumentries import Renumbered, collisions, mentions_value, renumber
+from bot.hunks import copies_of, find_exact, norm
 from bot.model import Commit, HunkResult, PatchResult
+from bot.obsolete_report import commit_note
 from bot.patchfile import (
     FilePatch,
     Hunk,
@@ -213,8 +206,8 @@ _Image = tuple[FileOutcome, list[bytes], set[int]]  # a placed file: its outcome
 
 
 def _renumber(ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, bytes | None]) -> str | None:
-    """Moves each enum value the patch adds that upstream now uses to the next free one (hunks.renumber),
-    in `changes` and in the notes of the hunk it is in. Where the patch writes the old value elsewhere, a
+    """Moves each enum value the patch adds that upstream now uses to the next free one
+    (enumentries.renumber), in `changes` and in the notes of the hunk it is in. Where the patch writes the old value elsewhere, a
     line naming the entry is renumbered too; any other line, or a line of Ollama's compat sources that
     writes the old value for the entry, is returned as the reason the patch cannot be rebuilt."""
     images, moves = _renumbered(ctx, resolved, changes)
@@ -367,7 +360,7 @@ def _already_there(ctx: PinContext, path: str, pf: PatchFile, hunks: list[HunkRe
             None,
             hunks,
         )
-    by = obsolete.commit_note(_commits_of_change(ctx, pf))
+    by = commit_note(_commits_of_change(ctx, pf))
     return PatchResult(
         path,
         "upstreamed",

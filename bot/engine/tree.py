@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pygit2
 
+from bot.binarypatch import apply_delta, binary_payload
 from bot.hunks import (
     Placement,
     find_exact,
@@ -14,8 +15,6 @@ from bot.patchfile import (
     Line,
     PatchError,
     PatchFile,
-    apply_delta,
-    binary_payload,
     lines_of,
 )
 from bot.snapshot import GitSnapshot

@@ -23,7 +23,8 @@ from bot.review import api, cmake, grouping
 from bot.review.attribution import Attribution, merge
 from bot.review.changes import FileChange, Span, hunk_lines
 from bot.review.patchcontext import patch_context_drafts
-from bot.review.rules import load_rules, rule_drafts
+from bot.review.rules import rule_drafts
+from bot.review.ruleset import load_rules
 from bot.review.run import Run
 from bot.snapshot import GitSnapshot, Snapshot, blob_cache
 

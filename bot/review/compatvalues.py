@@ -16,7 +16,8 @@ from bot import cpp
 from bot.model import LocalRef
 from bot.review import cppapi
 from bot.review.changes import Draft, FileChange
-from bot.review.compat import COMPAT_SOURCES, IDENT, area, similar
+from bot.review.compat import COMPAT_SOURCES, area, similar
+from bot.review.compatidents import IDENT
 from bot.review.source import glob_match
 
 _LITERAL = re.compile(r'"([^"\\\n]*)"')

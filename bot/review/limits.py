@@ -43,18 +43,21 @@ def new_limits(change: FileChange) -> list[Limit]:
         added = change.added_code(span)
         for i, (line, code) in enumerate(added):
             m = _REJECTION.search(code)
-            if m is None:
-                continue
-            members: list[str] = []
-            for _, above in reversed(added[max(0, i - CONDITION_REACH) : i + 1]):
-                members = _MEMBER.findall(above) + members
-                if _CONDITION.search(above):
-                    break
-            else:
-                continue  # no condition among the added lines: not a new check
-            if members:
+            members = _tested_members(added[max(0, i - CONDITION_REACH) : i + 1]) if m else None
+            if m and members:
                 found.append(Limit(tuple(dict.fromkeys(members)), m[1] or m[2] or "", change.path, line))
     return found
+
+
+def _tested_members(above: list[tuple[int, str]]) -> list[str] | None:
+    """The members the condition over a rejection tests, from the nearest added `if (` down to it (the last
+    of `above`); None without such a condition among them: then it is no new check."""
+    members: list[str] = []
+    for _, code in reversed(above):
+        members = _MEMBER.findall(code) + members
+        if _CONDITION.search(code):
+            return members
+    return None
 
 
 def request_fields(parsers: Mapping[str, str], member: str) -> set[str]:
@@ -83,23 +86,25 @@ def limit_drafts(
     drafts = []
     for limit in limits:
         sent = {f: refs for m in limit.members for f in sorted(fields_of(m)) if (refs := ollama_sends(f))}
-        if not sent:
-            continue
-        names = ", ".join(f"`{f}`" for f in sent)
-        said = f' ("{limit.message}")' if limit.message else ""
-        drafts.append(
-            Draft(
-                "server",
-                "high",
-                f"llama-server now rejects some values of {names}, which Ollama forwards",
-                f"Upstream added a check on {', '.join(f'`{m}`' for m in limit.members)}{said}. Ollama sends "
-                f"{names} from the request's options: a value it accepted and forwarded before now fails the "
-                "request. Validate or clamp the value in Ollama, or document the new range.",
-                limit.path,
-                limit.line,
-                ((limit.line, limit.line),),
-                local_refs=tuple(r for refs in sent.values() for r in refs)[:10],
-                cause=f"limit:{','.join(sent)}",
-            )
-        )
+        if sent:
+            drafts.append(_limit_draft(limit, sent))
     return drafts
+
+
+def _limit_draft(limit: Limit, sent: dict[str, tuple[LocalRef, ...]]) -> Draft:
+    """The item for a new limit on the fields Ollama sends (`sent`, with where it sends them)."""
+    names = ", ".join(f"`{f}`" for f in sent)
+    said = f' ("{limit.message}")' if limit.message else ""
+    return Draft(
+        "server",
+        "high",
+        f"llama-server now rejects some values of {names}, which Ollama forwards",
+        f"Upstream added a check on {', '.join(f'`{m}`' for m in limit.members)}{said}. Ollama sends "
+        f"{names} from the request's options: a value it accepted and forwarded before now fails the "
+        "request. Validate or clamp the value in Ollama, or document the new range.",
+        limit.path,
+        limit.line,
+        ((limit.line, limit.line),),
+        local_refs=tuple(r for refs in sent.values() for r in refs)[:10],
+        cause=f"limit:{','.join(sent)}",
+    )

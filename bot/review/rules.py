@@ -1,192 +1,24 @@
-"""Data-driven detectors: `bot/rules.toml`, extended or overridden by the repository's `[rules]` table.
+"""Data-driven detectors: the rules of bot/review/ruleset.py against the changed files.
 
 A rule names files (globs) and either a line pattern (any changed code line
 that matches) or a block (a `struct`/`enum` whose body changed), with the
-area, severity and texts of the finding. A repository rule with a shipped
-id overrides that rule key by key (`enabled = false` turns it off); a new id
-adds a rule.
+area, severity and texts of the finding.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-import tomllib
-from collections.abc import Callable, Collection, Iterator, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from functools import partial
 from itertools import islice
-from pathlib import Path
 
-from bot.config import reject_unknown
-from bot.model import SEVERITY_ORDER, AnalysisError, LocalRef
-from bot.review.changes import AREAS, Draft, FileChange, Span
+from bot.model import LocalRef
+from bot.review.changes import Draft, FileChange, Span
 from bot.review.needles import may_match
+from bot.review.ruleset import Rule
 from bot.review.source import LineIndex, excerpt, glob_match, local_refs, split_args, squash
-
-SHIPPED_RULES = Path(__file__).resolve().parent.parent / "rules.toml"
-KEYS = {
-    "area",
-    "severity",
-    "title",
-    "text",
-    "paths",
-    "pattern",
-    "block",
-    "local_paths",
-    "local_pattern",
-    "exclude_paths",
-    "subject",
-    "when",
-    "local_match",
-    "enabled",
-}
-WHEN = ("changed", "removed")
-LOCAL_MATCHES = ("word", "string")
-REQUIRED = ("area", "severity", "title", "paths")
-
-
-@dataclass(frozen=True)
-class Rule:
-    id: str
-    area: str
-    severity: str
-    title: str  # `{path}` and `{file}` name the upstream file
-    text: str
-    paths: tuple[str, ...]
-    pattern: re.Pattern | None = None
-    block: str | None = None
-    local_paths: tuple[str, ...] = ()
-    local_pattern: re.Pattern | None = None
-    exclude_paths: tuple[str, ...] = ()
-    subject: re.Pattern | None = None  # what a matched line is about (group `subject`, else the match)
-    when: str = "changed"  # "removed": only subjects the new file no longer has count
-    local_match: str = (
-        "word"  # a subject stands in an Ollama string as a "word" of it, or as the whole "string"
-    )
-
-
-def _strings(value, where: str) -> tuple[str, ...]:
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
-        raise AnalysisError(f"{where}: expected a non-empty list of glob strings")
-    return tuple(value)
-
-
-def _regex(value, where: str) -> re.Pattern:
-    if not isinstance(value, str) or not value:
-        raise AnalysisError(f"{where}: expected a regular expression string")
-    try:
-        return re.compile(
-            value, re.MULTILINE
-        )  # per line; `^`/`$` also hold in the joined text of a prefilter
-    except re.error as exc:
-        raise AnalysisError(f"{where}: not a valid regular expression ({exc})") from None
-
-
-def _text(raw: dict, key: str, where: str, required: bool) -> str:
-    value = raw.get(key, "")
-    if not isinstance(value, str) or (required and not value):
-        raise AnalysisError(f"{where}.{key}: expected a non-empty string")
-    return value
-
-
-def _choice(key: str, allowed: Collection[str], default: str | None = None) -> Callable[[dict], str | None]:
-    """A check that the rule's `key` (else `default`) is one of `allowed`."""
-
-    def problem(raw: dict) -> str | None:
-        if raw.get(key, default) in allowed:
-            return None
-        return f"{key}: expected one of {', '.join(allowed)}, got {raw.get(key)!r}"
-
-    return problem
-
-
-def _missing(raw: dict) -> str | None:
-    return next((f"{key}: missing" for key in REQUIRED if key not in raw), None)
-
-
-def _pattern_and_block(raw: dict) -> str | None:
-    return "block: a rule has a pattern or a block, not both" if "pattern" in raw and "block" in raw else None
-
-
-def _subject_without_pattern(raw: dict) -> str | None:
-    if ("subject" in raw or "when" in raw) and "pattern" not in raw:
-        return "subject: a subject needs a pattern"
-    return None
-
-
-_RULE_CHECKS = (  # in this order: the first problem found is the one reported
-    _missing,
-    _choice("area", AREAS),
-    _choice("severity", SEVERITY_ORDER),
-    _pattern_and_block,
-    _choice("when", WHEN, "changed"),
-    _choice("local_match", LOCAL_MATCHES, "word"),
-    _subject_without_pattern,
-)
-
-
-def _nonempty(value, where: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise AnalysisError(f"{where}: expected a non-empty string")
-    return value
-
-
-def _optional(raw: dict, key: str, where: str, read: Callable, absent=None):
-    """The rule's `key` read and checked by `read`, or `absent` when the rule does not have it."""
-    return read(raw[key], f"{where}.{key}") if key in raw else absent
-
-
-def parse_rule(rule_id: str, raw, where: str) -> Rule | None:
-    """One validated rule (None when disabled); every problem names its key."""
-    if not isinstance(raw, dict):
-        raise AnalysisError(f"{where}: expected a table")
-    reject_unknown(raw, KEYS, where)
-    enabled = raw.get("enabled", True)
-    if not isinstance(enabled, bool):
-        raise AnalysisError(f"{where}.enabled: expected true or false")
-    if not enabled:
-        return None
-    problem = next((p for check in _RULE_CHECKS if (p := check(raw))), None)
-    if problem:
-        raise AnalysisError(f"{where}.{problem}")
-    return Rule(
-        rule_id,
-        raw["area"],
-        raw["severity"],
-        _text(raw, "title", where, True),
-        _text(raw, "text", where, False),
-        _strings(raw["paths"], f"{where}.paths"),
-        _optional(raw, "pattern", where, _regex),
-        _optional(raw, "block", where, _nonempty),
-        _optional(raw, "local_paths", where, _strings, ()),
-        _optional(raw, "local_pattern", where, _regex),
-        _optional(raw, "exclude_paths", where, _strings, ()),
-        _optional(raw, "subject", where, _regex),
-        raw.get("when", "changed"),
-        raw.get("local_match", "word"),
-    )
-
-
-def load_rules(overrides: dict, shipped: str | None = None) -> list[Rule]:
-    """The shipped rules merged with the repository's; raises AnalysisError naming the bad key."""
-    base = tomllib.loads(shipped if shipped is not None else SHIPPED_RULES.read_text())["rules"]
-    if not isinstance(overrides, dict):
-        raise AnalysisError("rules: expected a table of rules")
-    merged = {rule_id: dict(raw) for rule_id, raw in base.items()}
-    for rule_id, raw in overrides.items():
-        if not isinstance(raw, dict):
-            raise AnalysisError(f"rules.{rule_id}: expected a table")
-        merged[rule_id] = {**merged.get(rule_id, {}), **raw}
-    rules = []
-    for rule_id, raw in merged.items():
-        source = ".github/llama-bot.toml" if rule_id in overrides else "bot/rules.toml"
-        rule = parse_rule(rule_id, raw, f"{source}: rules.{rule_id}")
-        if rule is not None:
-            rules.append(rule)
-    return rules
 
 
 def _title(rule: Rule, path: str) -> str:
@@ -233,6 +65,11 @@ def _line_draft(rule: Rule, change: FileChange) -> Draft | None:
     draft = Draft(
         rule.area, rule.severity, _title(rule, change.path), _joined(rule.text, shown), change.path, None
     )
+    return _placed_on_lines(draft, change, removed, added)
+
+
+def _placed_on_lines(draft: Draft, change: FileChange, removed: list, added: list) -> Draft:
+    """The item at the first added line (blaming the first five), else where the first removed one was."""
     if added:
         return replace(draft, line=added[0][1], blame=tuple((n, n) for _, n, _ in added[:5]))
     span, _, text = removed[0]
@@ -263,23 +100,23 @@ def _block_draft(rule: Rule, change: FileChange) -> Draft | None:
     new_body = change.new_code[new[0] : new[1]] if new else ""
     if squash(old_body) == squash(new_body):
         return None
-    detail = _joined(rule.text, _body_diff(old_body, new_body))
-    title = _title(rule, change.path)
+    draft = Draft(
+        rule.area,
+        rule.severity,
+        _title(rule, change.path),
+        _joined(rule.text, _body_diff(old_body, new_body)),
+        change.path,
+        None,
+    )
     if new is None:
         assert old is not None
         old_line = LineIndex(change.old_code).line(old[0])
-        return Draft(
-            rule.area,
-            rule.severity,
-            title,
-            detail,
-            change.path,
-            change.new_line(old_line),
-            removed=(change.old_path or change.path, rule.block),
+        return replace(
+            draft, line=change.new_line(old_line), removed=(change.old_path or change.path, rule.block)
         )
     index = LineIndex(change.new_code)
     start, end = index.line(new[0]), index.line(new[1])
-    return Draft(rule.area, rule.severity, title, detail, change.path, start, ((start, end),))
+    return replace(draft, line=start, blame=((start, end),))
 
 
 def _body_diff(old_body: str, new_body: str) -> str:
@@ -365,6 +202,11 @@ def _weighed(rule: Rule, local: Mapping[str, str], found: list[str]) -> tuple[li
         return found, rule.severity, local_refs(local, rule.local_paths, rule.local_pattern)
     if not rule.local_paths:
         return found, rule.severity, ()
+    return _weighed_by_use(rule, local, found)
+
+
+def _weighed_by_use(rule: Rule, local: Mapping[str, str], found: list[str]) -> tuple[list[str], str, tuple]:
+    """`_weighed` by the strings of Ollama's `local_paths` that use each subject: information when none does."""
     whole = rule.local_match == "string"
     uses = {s: ollama_uses(local, rule.local_paths, s, whole) for s in found}
     used = sorted(s for s, refs in uses.items() if refs)

@@ -1,0 +1,137 @@
+"""The at-its-place rule of bot/obsolete.py: upstream changed the very lines a hunk removes, and each line
+the hunk adds is either upstream's line there or upstream's equivalent (a line with every name the patch's
+line brings in), one of them verbatim; a hunk that only adds lines is provided when upstream added them at
+that place. Pure functions over the file at the old and the new ref.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import pygit2
+
+from bot import cpp
+from bot.hunks import find_exact
+from bot.patchfile import Hunk, lines_of
+
+
+class Edit(NamedTuple):
+    """One of upstream's edits from the old to the new ref."""
+
+    rows: set[int]  # the 0-based old rows it removes; when it only inserts, the row it inserts before
+    added: list[bytes]
+    new_start: int  # 1-based line at the new ref where its lines start
+    inserts_only: bool
+
+
+@dataclass(frozen=True)
+class ChangeAtPlace:
+    """Upstream's change at a hunk's place that provides the hunk."""
+
+    new_start: int  # 1-based line at the new ref where it starts
+    count: int  # the lines it adds
+    differs: list[tuple[bytes, bytes]]  # a line the patch adds, and upstream's equivalent of it
+
+
+def change_at_place(old: bytes, new: bytes, hunk: Hunk, c_family: bool) -> ChangeAtPlace | None:
+    """Upstream's change at the hunk's place when it made the hunk's change, itself or by an equivalent."""
+    added = _added(hunk)
+    placement = find_exact(lines_of(old), hunk) if added else None
+    if placement is None:
+        return None
+    removed_rows, removed = _removed(hunk, placement.start)
+    covering = _covering(_upstream_changes(old, new), hunk, placement.start, removed_rows)
+    compared = _compare(added, _lines_of(covering), removed, c_family)  # None without edits
+    if compared is None:
+        return None
+    verbatim, differs = compared
+    if not verbatim or (not removed_rows and differs):
+        return None
+    return ChangeAtPlace(min(e.new_start for e in covering), sum(len(e.added) for e in covering), differs)
+
+
+def _norm(line: bytes) -> bytes:
+    return b" ".join(line.split())
+
+
+def _upstream_changes(old: bytes, new: bytes) -> list[Edit]:
+    """Upstream's edits from `old` to `new`."""
+    edits = []
+    for h in pygit2.Patch.create_from(old, new, context_lines=0).hunks:
+        added = [line.raw_content for line in h.lines if line.origin == "+"]
+        if h.old_lines:
+            edits.append(
+                Edit(set(range(h.old_start - 1, h.old_start - 1 + h.old_lines)), added, h.new_start, False)
+            )
+        else:
+            edits.append(Edit({h.old_start}, added, h.new_start, True))  # inserted after 1-based old_start
+    return edits
+
+
+def _new_names(line: bytes, removed: list[bytes], c_family: bool) -> set[bytes] | None:
+    """The names a changed line brings in that the lines it replaces did not have (None outside C/C++)."""
+    if not c_family:
+        return None
+    gone = {n for r in removed for n in cpp.names(r)}
+    return {n for n in cpp.names(line) if n not in gone}
+
+
+def _covering(edits: list[Edit], hunk: Hunk, start: int, removed_rows: set[int]) -> list[Edit]:
+    """Upstream's edits at the hunk's place (0-based `start`): those that together replace every line it
+    removes, or, when it only adds lines, those that insert where it inserts; none when upstream did not."""
+    if not removed_rows:
+        boundary = start + next(i for i, line in enumerate(hunk.lines) if line.kind == "+")
+        return [e for e in edits if e.inserts_only and boundary in e.rows]
+    covering = _replacing(edits, removed_rows)
+    return covering if removed_rows <= _rows_of(covering) else []
+
+
+def _lines_of(edits: list[Edit]) -> list[bytes]:
+    """The lines upstream's `edits` add."""
+    return [line for e in edits for line in e.added]
+
+
+def _replacing(edits: list[Edit], rows: set[int]) -> list[Edit]:
+    """The edits that replace some of `rows` (not those that only insert)."""
+    return [e for e in edits if not e.inserts_only and e.rows & rows]
+
+
+def _rows_of(edits: list[Edit]) -> set[int]:
+    return set().union(*(e.rows for e in edits))
+
+
+def _equivalent(line: bytes, theirs: list[bytes], removed: list[bytes], c_family: bool) -> bytes | None:
+    """Upstream's line with every name the patch's `line` brings in, if any."""
+    brings = _new_names(line, removed, c_family)
+    return next((t for t in theirs if brings and brings <= set(cpp.names(t))), None)
+
+
+def _compare(
+    added: list[bytes], theirs: list[bytes], removed: list[bytes], c_family: bool
+) -> tuple[int, list[tuple[bytes, bytes]]] | None:
+    """How many of the `added` lines upstream has verbatim (braces and lone keywords aside), and how it
+    has the others; None when upstream has no equivalent of one."""
+    theirs_norm = {_norm(t) for t in theirs}
+    verbatim, differs = 0, []
+    for line in added:
+        if _norm(line) in theirs_norm:
+            verbatim += len(_norm(line)) > 3  # a brace or a lone keyword is no evidence
+            continue
+        match = _equivalent(line, theirs, removed, c_family)
+        if match is None:
+            return None
+        differs.append((line, match))
+    return verbatim, differs
+
+
+def _removed(hunk: Hunk, start: int) -> tuple[set[int], list[bytes]]:
+    """The 0-based rows the hunk placed at `start` removes, and their lines."""
+    pre = [line for line in hunk.lines if line.kind != "+"]
+    rows = {start + i for i, line in enumerate(pre) if line.kind == "-"}
+    return rows, [line.text for line in pre if line.kind == "-"]
+
+
+def _added(hunk: Hunk) -> list[bytes]:
+    """The lines the hunk adds, blank ones aside."""
+    return [line.text for line in hunk.lines if line.kind == "+" and line.text.strip()]
