@@ -272,11 +272,9 @@ def assess(pf: PatchFile, sides: dict[str, FileSides]) -> Assessment:
     unread: list[FilePatch] = []
     for fileno, fp in enumerate(pf.files):
         file_sides = _sides_of(fp, sides)
-        if file_sides is None:
-            leftovers += [Leftover(fp.path, i, h, []) for i, h in enumerate(fp.hunks)]
-            continue
-        if _unchanged(file_sides):
-            unread.append(fp)  # upstream changed nothing here: it provides none of these hunks
+        if file_sides is None or _unchanged(file_sides):  # upstream provides none of these hunks
+            if file_sides is not None:
+                unread.append(fp)  # upstream changed nothing here: its entries are read if need be
             leftovers += [Leftover(fp.path, i, h, [], fileno=fileno) for i, h in enumerate(fp.hunks)]
             continue
         named, rest = _assess_file(fp, file_sides)

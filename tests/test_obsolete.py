@@ -248,3 +248,24 @@ def test_braces_upstream_inserted_at_the_same_place_are_no_evidence(tmp_path):
         run(up, {"llama/compat/0001-braces.patch": make_patch(old, ours, "src/run.cpp")}).pins[0].patches
     )
     assert result.status != "upstreamed", result.message
+
+
+def test_the_hunks_of_an_upstreamed_patch_keep_the_patchs_file_order(tmp_path):
+    """A file the assessment cannot read (one the patch adds) stays where the patch has it, after the
+    files before it, in the result a maintainer reads top to bottom."""
+    old = {"src/llama-arch.h": ARCH_H, "src/llama-arch.cpp": ARCH_CPP}
+    h, c = _laguna(ARCH_H, ARCH_CPP)
+    up = upstream_pair(tmp_path, old, {})
+    up.commit("model : add Laguna (#9300)", _upstream_laguna(ARCH_H, ARCH_CPP))
+    up.tag("v3")
+    added = (
+        b"diff --git a/src/models/laguna.cpp b/src/models/laguna.cpp\nnew file mode 100644\n"
+        b"--- /dev/null\n+++ b/src/models/laguna.cpp\n@@ -0,0 +1,2 @@\n"
+        b"+// Laguna's graph\n+int laguna_graph() { return 1; }\n"
+    )
+    patch = _patch(old, {"src/llama-arch.h": h, "src/llama-arch.cpp": c}) + added
+    (result,) = run(up, {"llama/compat/models/0001-laguna.patch": patch}, new_ref="v3").pins[0].patches
+    assert result.status == "upstreamed", result.message
+    order = ["src/llama-arch.h", "src/llama-arch.cpp", "src/models/laguna.cpp"]
+    files = [h.file for h in result.hunks]
+    assert "src/models/laguna.cpp" in files and files == sorted(files, key=order.index)
