@@ -199,27 +199,37 @@ class SqliteJobQueue:
         try:
             while self._pending:
                 batch, self._pending = self._pending, []
-                try:
-                    results = self._transaction([func for func, _ in batch])
-                    await asyncio.get_running_loop().run_in_executor(self._fsync_thread, os.fsync, self._wal)
-                except Exception as exc:  # noqa: BLE001 - every waiting caller must hear of it
-                    for _, done in batch:
-                        if not done.done():
-                            done.set_exception(exc)
-                    continue
-                for (_, done), result in zip(batch, results):
-                    if not done.done():
-                        done.set_result(result)
-                self._commits_since_checkpoint += 1
-                if self._commits_since_checkpoint >= self.checkpoint_every and (
-                    self._checkpoint is None or self._checkpoint.done()
-                ):
-                    self._commits_since_checkpoint = 0
-                    self._checkpoint = asyncio.get_running_loop().run_in_executor(
-                        self._checkpoint_thread, self._checkpoint_wal
-                    )
+                if await self._commit(batch):
+                    self._checkpoint_if_due()
         finally:
             self._flushing = None
+
+    async def _commit(self, batch: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future]]) -> bool:
+        """One transaction and one fsync for a batch of writes; each waiting caller hears its result, or all
+        of them the error (then False)."""
+        try:
+            results = self._transaction([func for func, _ in batch])
+            await asyncio.get_running_loop().run_in_executor(self._fsync_thread, os.fsync, self._wal)
+        except Exception as exc:  # noqa: BLE001 - every waiting caller must hear of it
+            for _, done in batch:
+                if not done.done():
+                    done.set_exception(exc)
+            return False
+        for (_, done), result in zip(batch, results):
+            if not done.done():
+                done.set_result(result)
+        return True
+
+    def _checkpoint_if_due(self) -> None:
+        """Every `checkpoint_every` commits, a checkpoint in its thread, unless the last one still runs."""
+        self._commits_since_checkpoint += 1
+        if self._commits_since_checkpoint >= self.checkpoint_every and (
+            self._checkpoint is None or self._checkpoint.done()
+        ):
+            self._commits_since_checkpoint = 0
+            self._checkpoint = asyncio.get_running_loop().run_in_executor(
+                self._checkpoint_thread, self._checkpoint_wal
+            )
 
     def _checkpoint_wal(self) -> None:
         """Copy the WAL into the database file (PASSIVE: writers go on meanwhile)."""
