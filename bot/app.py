@@ -34,10 +34,11 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 import handlers
 from bot.gitcli import public_url
 from bot.github import GitHubApp, GitHubHealth, RetryPolicy, signing_key
-from bot.jobs import DB_NAME, JobQueue, JobRequest, SqliteJobQueue
+from bot.jobs import JobQueue, JobRequest
 from bot.metrics import Metrics
 from bot.model import AnalysisError
 from bot.pgstore import PostgresJobQueue, PostgresValidationStore
+from bot.sqlitejobs import DB_NAME, SqliteJobQueue
 from bot.upstream import parse_url_rewrites
 from bot.worker.runner import JobBackoff, Service
 

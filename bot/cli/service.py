@@ -10,7 +10,8 @@ import sqlite3
 from pathlib import Path
 
 from bot.cli.console import UsageError, emit
-from bot.jobs import DB_NAME, Job, read_jobs
+from bot.jobs import Job
+from bot.sqlitejobs import DB_NAME, read_jobs
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
