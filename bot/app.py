@@ -13,16 +13,13 @@ import hmac
 import json
 import logging
 import os
-import re
 import signal
 import socket
 import sqlite3
 import sys
 import time
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from hashlib import sha256
-from pathlib import Path
 
 import aiohttp
 import psycopg
@@ -32,13 +29,13 @@ from gidgethub import sansio
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 import handlers
-from bot.gitcli import public_url
-from bot.github import GitHubApp, GitHubHealth, RetryPolicy, signing_key
-from bot.jobs import DB_NAME, JobQueue, JobRequest, SqliteJobQueue
+from bot.github import GitHubApp, GitHubHealth, RetryPolicy
+from bot.jobs import JobQueue, JobRequest
+from bot.logs import configure_logging
 from bot.metrics import Metrics
-from bot.mirrors import parse_url_rewrites
-from bot.model import AnalysisError
 from bot.pgstore import PostgresJobQueue, PostgresValidationStore
+from bot.settings import Settings, SettingsError
+from bot.sqlitejobs import DB_NAME, SqliteJobQueue
 from bot.worker.runner import JobBackoff, Service
 
 log = logging.getLogger("bot.app")
@@ -49,192 +46,6 @@ METRICS = web.AppKey("metrics", Metrics)
 QUEUE = web.AppKey("queue", JobQueue)
 SERVICE = web.AppKey("service", Service)
 HEALTH = web.AppKey("health", GitHubHealth)
-MIN_SECRET = 16  # characters a webhook secret needs: a shorter one is within reach of guessing
-
-
-class SettingsError(Exception):
-    """The environment cannot run the service: one line saying what is missing."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    app_id: str
-    private_key: str
-    webhook_secret: str
-    api_url: str = "https://api.github.com"
-    host: str = "0.0.0.0"
-    port: int = 8080
-    data_dir: Path = Path("./var")
-    url_instead_of: str | None = None
-    workers: int = 2
-    database_url: str | None = None  # the shared job store; None: SQLite in data_dir
-
-    def __repr__(self) -> str:  # never print the key, the secret or the database's password
-        return f"Settings(app_id={self.app_id!r}, api_url={self.api_url!r}, data_dir={str(self.data_dir)!r})"
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> Settings:
-        """The service's environment variables; the first that cannot work is a one-line SettingsError."""
-        secret, app_id, key = _webhook_secret(env), _app_id(env), _private_key(env)
-        port = _whole_number(env, "PORT", 8080)
-        if not 0 <= port <= 65535:
-            raise SettingsError(f"PORT must be a port number from 0 to 65535, not {port}")
-        workers = _whole_number(env, "LLAMA_BOT_WORKERS", 2)
-        if workers < 1:
-            raise SettingsError("LLAMA_BOT_WORKERS must be at least 1")
-        try:
-            parse_url_rewrites(env.get("LLAMA_BOT_URL_INSTEADOF"))
-        except AnalysisError as exc:  # at start, not in the first analysis that fetches
-            raise SettingsError(str(exc)) from None
-        return cls(
-            app_id=app_id,
-            private_key=key,
-            webhook_secret=secret,
-            api_url=(env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
-            host=env.get("HOST") or "0.0.0.0",
-            port=port,
-            data_dir=Path(env.get("LLAMA_BOT_DATA_DIR") or "./var"),
-            url_instead_of=env.get("LLAMA_BOT_URL_INSTEADOF") or None,
-            workers=workers,
-            database_url=_database_url(env.get("DATABASE_URL")),
-        )
-
-
-def _webhook_secret(env: Mapping[str, str]) -> str:
-    secret = env.get("GITHUB_WEBHOOK_SECRET")
-    if not secret:
-        raise SettingsError("GITHUB_WEBHOOK_SECRET is not set: refusing to accept unsigned webhooks")
-    if len(secret) < MIN_SECRET:
-        raise SettingsError(
-            f"GITHUB_WEBHOOK_SECRET is {len(secret)} characters long: use at least {MIN_SECRET} "
-            "random ones (e.g. `openssl rand -hex 32`), set the same on the App"
-        )
-    return secret
-
-
-def _app_id(env: Mapping[str, str]) -> str:
-    app_id = env.get("GITHUB_APP_ID")
-    if not app_id:
-        raise SettingsError("GITHUB_APP_ID is not set")
-    if not re.fullmatch(r"[0-9]+", app_id):
-        raise SettingsError(
-            f"GITHUB_APP_ID must be the App's numeric id (its settings page shows it), not {app_id[:40]!r}"
-        )
-    return app_id
-
-
-def _private_key(env: Mapping[str, str]) -> str:
-    """The App's key, as PEM text or from a file; one that cannot sign is refused here, not at the first call."""
-    key = env.get("GITHUB_PRIVATE_KEY")
-    if not key and env.get("GITHUB_PRIVATE_KEY_PATH"):
-        try:
-            key = Path(env["GITHUB_PRIVATE_KEY_PATH"]).read_text()
-        except OSError as exc:
-            raise SettingsError(
-                f"GITHUB_PRIVATE_KEY_PATH: cannot read {env['GITHUB_PRIVATE_KEY_PATH']} ({exc.strerror})"
-            ) from None
-    if not key:
-        raise SettingsError("set GITHUB_PRIVATE_KEY (PEM text) or GITHUB_PRIVATE_KEY_PATH")
-    try:
-        signing_key(key)
-    except ValueError as exc:
-        raise SettingsError(f"the App's private key is {exc}") from None
-    return key
-
-
-def _database_url(value: str | None) -> str | None:
-    """DATABASE_URL, the platform's convention for the shared PostgreSQL database; one line when it is not one."""
-    if not value:
-        return None
-    if not value.startswith(("postgres://", "postgresql://")):
-        raise SettingsError(f"DATABASE_URL must be a postgresql:// URL, not {public_url(value)[:60]!r}")
-    return value
-
-
-def _whole_number(env: Mapping[str, str], name: str, default: int) -> int:
-    text = env.get(name) or str(default)
-    if not re.fullmatch(r"\s*[0-9]+\s*", text):
-        raise SettingsError(f"{name} must be a whole number, not {text[:40]!r}")
-    return int(text)
-
-
-# -- logs -----------------------------------------------------------------------------------------
-
-REDACTED = "[redacted]"
-# Values that are credentials by their shape, wherever they occur in a line.
-_SECRET_SHAPES = re.compile(
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----"  # PEM keys
-    r"|\bgh[opsuir]_[A-Za-z0-9_]{16,}"  # GitHub tokens
-    r"|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+",  # JWTs (the App's)
-    re.DOTALL | re.IGNORECASE,
-)
-_AUTHORIZATION = re.compile(r"\b(token|bearer)(\s+)[A-Za-z0-9._\-]{20,}", re.IGNORECASE)  # a header's value
-_URL_CREDENTIALS = re.compile(r"(?<=://)[^/\s@]+@")  # user:password@ in a URL
-_SECRET_FIELDS = re.compile(
-    r"token|secret|password|authorization|private_key", re.IGNORECASE
-)  # `extra` names
-_RECORD_FIELDS = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime", "taskName"}
-
-
-class JsonFormatter(logging.Formatter):
-    """One JSON object a line, with credentials masked where they are logged: a message argument or an
-    `extra` field that is a known secret (the webhook secret, the App's key) or is named like one, and
-    anything shaped like a key, a token or a URL's password. Known secrets are matched as whole values,
-    never searched for inside other text: a short one would otherwise mangle every line and show itself."""
-
-    def __init__(self, secrets: tuple[str, ...] = ()):
-        super().__init__()
-        self.secrets = frozenset(s.strip() for s in secrets if s and s.strip())
-
-    def redact(self, text: str) -> str:
-        text = _AUTHORIZATION.sub(rf"\1\2{REDACTED}", _SECRET_SHAPES.sub(REDACTED, text))
-        return _URL_CREDENTIALS.sub(REDACTED + "@", text)
-
-    def _value(self, value: object) -> object:
-        return REDACTED if isinstance(value, str) and value.strip() in self.secrets else value
-
-    def _message(self, record: logging.LogRecord) -> str:
-        args = record.args
-        if isinstance(args, tuple):
-            args = tuple(self._value(arg) for arg in args)
-        elif isinstance(args, Mapping):
-            args = {key: self._value(value) for key, value in args.items()}
-        text = str(self._value(record.msg))
-        return text % args if args else text
-
-    def format(self, record: logging.LogRecord) -> str:
-        entry: dict = {
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
-            + f".{int(record.msecs):03d}Z",
-            "level": record.levelname,
-            "logger": record.name,
-            "message": self.redact(self._message(record)),
-        }
-        for key, value in vars(record).items():
-            if key in _RECORD_FIELDS:
-                continue
-            if _SECRET_FIELDS.search(key):
-                entry[key] = REDACTED
-            elif isinstance(value, (int, float, bool)) or value is None:
-                entry[key] = value
-            else:
-                entry[key] = self.redact(str(self._value(value)))
-        if record.exc_info:
-            entry["exception"] = self.redact(self.formatException(record.exc_info))
-        return json.dumps(entry)
-
-
-def configure_logging(settings: Settings, stream=None) -> logging.Handler:
-    handler = logging.StreamHandler(stream or sys.stdout)
-    handler.setFormatter(JsonFormatter((settings.webhook_secret, settings.private_key.strip())))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(logging.INFO)
-    logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
-    # What the JSON lines never show is not collected either (the logging HOWTO's "Optimization").
-    logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
-    logging._srcfile = None  # type: ignore[attr-defined]
-    return handler
 
 
 # -- the webhook ----------------------------------------------------------------------------------
@@ -292,6 +103,25 @@ def _answer(code: int, **data) -> web.Response:
     return web.json_response(data, status=code)
 
 
+async def _body(request: web.Request) -> bytes | None:
+    """The delivery's raw bytes; None when there are more than GitHub ever sends."""
+    if (request.content_length or 0) > MAX_BODY:
+        return None
+    try:
+        return await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        return None
+
+
+def _refusal(body: bytes, headers: Mapping[str, str], secret: str) -> tuple[str, int, str] | None:
+    """Why a delivery is turned away unread (its outcome, status code and error), or None."""
+    if not signature_valid(body, headers.get("X-Hub-Signature-256"), secret):
+        return "unauthorized", 401, "missing or wrong X-Hub-Signature-256"
+    if not headers.get("X-GitHub-Event", ""):
+        return "bad_request", 400, "missing X-GitHub-Event"
+    return None
+
+
 async def webhook(request: web.Request) -> web.Response:
     app = request.app
     settings: Settings = app[SETTINGS]
@@ -305,16 +135,13 @@ async def webhook(request: web.Request) -> web.Response:
         log.info("webhook %s", name, extra={**context, "status": code})
         return _answer(code, **data)
 
-    if (request.content_length or 0) > MAX_BODY:
+    body = await _body(request)
+    if body is None:
         return outcome("too_large", 413, error="body larger than 25 MiB")
-    try:
-        body = await request.read()
-    except web.HTTPRequestEntityTooLarge:
-        return outcome("too_large", 413, error="body larger than 25 MiB")
-    if not signature_valid(body, request.headers.get("X-Hub-Signature-256"), settings.webhook_secret):
-        return outcome("unauthorized", 401, error="missing or wrong X-Hub-Signature-256")
-    if not event_name:
-        return outcome("bad_request", 400, error="missing X-GitHub-Event")
+    refused = _refusal(body, request.headers, settings.webhook_secret)
+    if refused is not None:
+        name, code, error = refused
+        return outcome(name, code, error=error)
     if not delivery:  # GitHub always names its deliveries; a redelivered body still counts once
         delivery = context["delivery_id"] = "sha256:" + sha256(body).hexdigest()
     try:

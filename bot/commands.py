@@ -8,6 +8,7 @@ service).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -59,27 +60,39 @@ def command_lines(body: str) -> list[str]:
     """The lines that may hold a command: outside fenced or indented code and quotes. Inline code that
     opens a line hides it (`` `/llama recheck` `` quotes a command); further on, only its backticks go
     (`` /llama validate `metal` `` names metal)."""
-    lines: list[str] = []
+    return [
+        _without_inline_code(raw.strip())
+        for raw in _outside_fences(_HTML_COMMENT.sub("", body or "").splitlines())
+        if not (raw.startswith(("    ", "\t")) or raw.lstrip().startswith(">"))
+    ]
+
+
+def _outside_fences(lines: list[str]) -> Iterator[str]:
+    """The lines that are neither in a fenced code block nor one of its fences."""
     fence: str | None = None
-    for raw in _HTML_COMMENT.sub("", body or "").splitlines():
+    for raw in lines:
         opening = _FENCE.match(raw)
         if fence is not None:
-            if (
-                opening
-                and opening[1][0] == fence[0]
-                and len(opening[1]) >= len(fence)
-                and not raw.strip()[len(opening[1]) :].strip()
-            ):
-                fence = None
-            continue
-        if opening:
+            fence = None if _closes(fence, opening, raw) else fence
+        elif opening:
             fence = opening[1]
-            continue
-        if raw.startswith(("    ", "\t")) or raw.lstrip().startswith(">"):
-            continue
-        line = raw.strip()
-        lines.append(_INLINE_CODE.sub(lambda m: "" if m.start() == 0 else m[0].strip("`"), line).strip())
-    return lines
+        else:
+            yield raw
+
+
+def _closes(fence: str, opening: re.Match[str] | None, raw: str) -> bool:
+    """Whether `raw` ends the block `fence` opened: a fence of the same character, at least as long, with
+    nothing after it."""
+    return (
+        opening is not None
+        and opening[1][0] == fence[0]
+        and len(opening[1]) >= len(fence)
+        and not raw.strip()[len(opening[1]) :].strip()
+    )
+
+
+def _without_inline_code(line: str) -> str:
+    return _INLINE_CODE.sub(lambda m: "" if m.start() == 0 else m[0].strip("`"), line).strip()
 
 
 def looks_like_command(body: str) -> bool:
@@ -112,13 +125,18 @@ def parse_commands(body: str, prefix: str) -> list[Command]:
         words = line.split()
         if not words or words[0].lower() != wanted:
             continue
-        name, args = (words[1].lower(), tuple(words[2:])) if len(words) > 1 else ("help", ())
-        spec = SPECS.get(name)
-        if spec is None:
-            command = Command("help", (), line, f"I do not know the command `{prefix} {words[1]}`.")
-        else:
-            problem = _check_arity(spec, args, prefix)
-            command = Command("help", (), line, problem) if problem else Command(name, args, line)
+        command = _command(words, line, prefix)
         if all((c.name, c.args, c.problem) != (command.name, command.args, command.problem) for c in found):
             found.append(command)
     return found
+
+
+def _command(words: list[str], line: str, prefix: str) -> Command:
+    """The command a line under the prefix asks for: the prefix alone asks for help, and a name or arguments
+    that cannot run become help saying why."""
+    name, args = (words[1].lower(), tuple(words[2:])) if len(words) > 1 else ("help", ())
+    spec = SPECS.get(name)
+    if spec is None:
+        return Command("help", (), line, f"I do not know the command `{prefix} {words[1]}`.")
+    problem = _check_arity(spec, args, prefix)
+    return Command("help", (), line, problem) if problem else Command(name, args, line)

@@ -111,9 +111,7 @@ class PostgresJobQueue:
                     async with db.transaction():
                         return await step(db)
                 except psycopg.OperationalError as exc:
-                    if self._db is not None:
-                        await self._db.close()
-                    self._db = None
+                    await self._drop_connection()
                     if time.monotonic() > deadline:
                         raise
                     log.warning("database unreachable, retrying", extra={"error": str(exc).strip()[:200]})
@@ -135,16 +133,18 @@ class PostgresJobQueue:
                     self.url, autocommit=True, connect_timeout=5
                 ) as db:
                     await db.execute(f"LISTEN {CHANNEL}")
-                    if self._on_work:
-                        self._on_work()  # whatever was queued while this instance was not listening
+                    self._wake()  # whatever was queued while this instance was not listening
                     async for _ in db.notifies():
-                        if self._on_work:
-                            self._on_work()
+                        self._wake()
             except psycopg.OperationalError as exc:
                 log.warning(
                     "job notifications interrupted, reconnecting", extra={"error": str(exc).strip()[:200]}
                 )
                 await asyncio.sleep(0.5)
+
+    def _wake(self) -> None:
+        if self._on_work:
+            self._on_work()
 
     # -- JobQueue --
 
@@ -343,6 +343,10 @@ class PostgresJobQueue:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._listener
             self._listener = None
+        await self._drop_connection()
+
+    async def _drop_connection(self) -> None:
+        """Close the connection, if any; the next statement opens a new one."""
         if self._db is not None:
             await self._db.close()
             self._db = None
@@ -388,9 +392,7 @@ class PostgresValidationStore(ValidationStore):
                     cursor = self._connection().execute(sql, args)  # type: ignore[arg-type]
                     return cursor.fetchall() if cursor.description else []
                 except psycopg.OperationalError:
-                    if self._pg is not None:
-                        self._pg.close()
-                    self._pg = None
+                    self.close()  # the next try opens a new connection
                     if time.monotonic() > deadline:
                         raise
                     time.sleep(0.1)

@@ -177,15 +177,18 @@ def _by_time(waiting: list[Dispatch], run: dict) -> Dispatch | None:
     if run.get("event") != "workflow_dispatch" or not run.get("created_at"):
         return None
     created = parse_time(run["created_at"])
-    candidates = [
-        d
-        for d in waiting
-        if d.status != "completed"
+    candidates = [d for d in waiting if _may_have_started(d, run, created)]
+    return min(candidates, key=lambda d: d.dispatched_at, default=None)
+
+
+def _may_have_started(d: Dispatch, run: dict, created: dt.datetime) -> bool:
+    """Whether `d` is an unfinished dispatch of the run's workflow and commit, made shortly before it."""
+    return (
+        d.status != "completed"
         and d.head_sha == run.get("head_sha")
         and _same_workflow(run, d.workflow)
         and _near_in_time(d, created)
-    ]
-    return min(candidates, key=lambda d: d.dispatched_at, default=None)
+    )
 
 
 def _by_run_id(dispatches: list[Dispatch], run: dict) -> Dispatch | None:

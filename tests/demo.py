@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pygit2
 
-from bot.cli import _Parser
+from bot.cli.parser import Parser
 from tests.fixtures import RepoBuilder
 
 OLD_TAG, NEW_TAG = "b100", "b350"
@@ -323,7 +323,7 @@ def run(demo: Demo, out: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="python -m tests.demo", description=__doc__.splitlines()[0])
+    parser = Parser(prog="python -m tests.demo", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--keep",
         action="store_true",

@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 
 from bot import app, cli
-from bot.jobs import SqliteJobQueue
 from bot.pgstore import PostgresJobQueue
+from bot.sqlitejobs import SqliteJobQueue
 
 
 def main() -> None:

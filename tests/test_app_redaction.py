@@ -6,7 +6,7 @@ import logging
 import sys
 from dataclasses import replace
 
-from bot.app import REDACTED, JsonFormatter, configure_logging
+from bot.logs import REDACTED, JsonFormatter, configure_logging
 from tests.conftest import SECRET, Bot, bot_settings
 from tests.fakegithub import _default_key, commit
 

@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from bot.app import Settings, SettingsError
+from bot.settings import Settings, SettingsError
 from tests.conftest import ROOT, SECRET, UPSTREAM_URL
 from tests.fakegithub import _default_key, sign
 

@@ -8,7 +8,9 @@ import time
 
 import pytest
 
-from bot.app import MAX_BODY, JsonFormatter, Settings, SettingsError, configure_logging, signature_valid
+from bot.app import MAX_BODY, signature_valid
+from bot.logs import JsonFormatter, configure_logging
+from bot.settings import Settings, SettingsError
 from tests.conftest import SECRET
 from tests.fakegithub import _default_key, payload, sign
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import _parser
+from bot.cli.parser import build_parser
 from tests import demo
 from tests.fixtures import RepoBuilder
 from tests.test_cli import bot
@@ -67,7 +67,7 @@ def _options(parser):
 
 
 def test_every_option_of_every_command_has_help():
-    undocumented = [name for name, action in _options(_parser()) if not action.help]
+    undocumented = [name for name, action in _options(build_parser()) if not action.help]
     assert undocumented == []
 
 

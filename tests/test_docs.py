@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import cli
+from bot.cli.parser import build_parser
 from bot.commands import COMMANDS
 from bot.config import parse_config
 from bot.review.ruleset import KEYS as RULE_KEYS
@@ -20,7 +20,7 @@ PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
 
 
 def _subcommands() -> dict[str, argparse.ArgumentParser]:
-    parser = cli._parser()
+    parser = build_parser()
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     return dict(sub.choices)
 

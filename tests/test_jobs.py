@@ -8,7 +8,8 @@ import threading
 
 import pytest
 
-from bot.jobs import JobRequest, SqliteJobQueue
+from bot.jobs import JobRequest
+from bot.sqlitejobs import SqliteJobQueue
 
 
 class Clock:

@@ -11,7 +11,7 @@ import uuid
 
 import aiohttp
 
-from bot.jobs import SqliteJobQueue
+from bot.sqlitejobs import SqliteJobQueue
 from tests.conftest import ROOT, SECRET, UPSTREAM_URL, Bot, bot_settings
 from tests.fakegithub import sign
 

@@ -5,8 +5,9 @@ import asyncio
 import aiohttp
 
 from bot.github import GitHubApp
-from bot.jobs import JobRequest, SqliteJobQueue
+from bot.jobs import JobRequest
 from bot.metrics import Metrics
+from bot.sqlitejobs import SqliteJobQueue
 from bot.worker.runner import Service
 from tests.conftest import NAME, OWNER
 

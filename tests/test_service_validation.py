@@ -9,7 +9,7 @@ import pytest
 
 from bot.app import SERVICE
 from bot.config import parse_config
-from bot.jobs import SqliteJobQueue
+from bot.sqlitejobs import SqliteJobQueue
 from bot.validation import REQUEST_ID_PREFIX, ValidationStore, new_dispatch
 from tests.conftest import NAME, OWNER, Bot, bot_settings
 from tests.fakegithub import commit, payload

@@ -93,8 +93,7 @@ async def dispatch_platforms(
     if not chosen:
         return [], []
     done = ctx.progress.validation.setdefault(scope, {})
-    if is_fork(pull) and any(p.name not in done for p in chosen):
-        await ctx.git().force_branch(fork_branch(pull["number"]), pull["head"]["sha"])
+    await _push_fork_head(ctx, pull, chosen, done)
     dispatched: list[Dispatch] = []
     errors: list[str] = []
     for platform in chosen:
@@ -110,6 +109,13 @@ async def dispatch_platforms(
     return dispatched, errors
 
 
+async def _push_fork_head(ctx: JobContext, pull: dict, chosen: list[Platform], done: dict) -> None:
+    """A fork's head is pushed to a branch of the repository, whose workflows run there; not when every
+    chosen platform was dispatched already."""
+    if is_fork(pull) and any(p.name not in done for p in chosen):
+        await ctx.git().force_branch(fork_branch(pull["number"]), pull["head"]["sha"])
+
+
 def _recall(store: ValidationStore, earlier: dict, dispatched: list[Dispatch], errors: list[str]) -> None:
     """What an earlier attempt of the job already did for a platform: its error, or its dispatch."""
     if earlier.get("error"):
@@ -122,20 +128,9 @@ async def _dispatch_one(
     ctx: JobContext, pull: dict, platform: Platform, earlier: dict | None, done: dict
 ) -> tuple[Dispatch, str | None]:
     """One platform's check run, stored dispatch and dispatch call; the dispatch, or why it failed."""
-    store = ctx.shared.store
-    request_id = earlier["request_id"] if earlier else None
-    d = new_dispatch(ctx.pull.full_name, pull, platform, iso(utc_now()), request_id)
-    if earlier is None:  # a job resumed after a crash finds what this one made by the request id
-        done[platform.name] = {"request_id": d.request_id, "pending": True}
-        await ctx.save()
-    d = replace(d, check_run_id=(await _check_run(ctx, d, bool(earlier)))["id"])
-    if store.get(d.request_id) is None:
-        store.add(d)  # before dispatching: the run's first event may arrive before the answer
-    found = functools.partial(_dispatched_run, ctx, d)  # a workflow run costs runner hours
+    d = await _stored_dispatch(ctx, pull, platform, earlier, done)
     try:
-        answer = (earlier and await found()) or await ctx.actions.dispatch(
-            platform.workflow, dispatch_body(platform, d.ref, d.pr, d.request_id), found
-        )
+        answer = await _dispatch_call(ctx, platform, d, bool(earlier))
     except HTTPException as exc:  # 4xx, or 5xx after the client's retries: this platform failed
         if int(exc.status_code) < 400:
             raise
@@ -143,6 +138,7 @@ async def _dispatch_one(
         done[platform.name] = {"request_id": d.request_id, "error": text}
         await ctx.save()
         return d, text
+    store = ctx.shared.store
     if isinstance(answer, dict) and answer.get("workflow_run_id"):
         store.attach_run(d.request_id, int(answer["workflow_run_id"]), answer.get("html_url"))
     log.info(
@@ -152,6 +148,32 @@ async def _dispatch_one(
     done[platform.name] = {"request_id": d.request_id, "error": None}
     await ctx.save()
     return store.get(d.request_id) or d, None
+
+
+async def _stored_dispatch(
+    ctx: JobContext, pull: dict, platform: Platform, earlier: dict | None, done: dict
+) -> Dispatch:
+    """The platform's dispatch with its queued check run, in the store before the dispatch call: the run's
+    first event may arrive before the answer."""
+    store = ctx.shared.store
+    request_id = earlier["request_id"] if earlier else None
+    d = new_dispatch(ctx.pull.full_name, pull, platform, iso(utc_now()), request_id)
+    if earlier is None:  # a job resumed after a crash finds what this one made by the request id
+        done[platform.name] = {"request_id": d.request_id, "pending": True}
+        await ctx.save()
+    d = replace(d, check_run_id=(await _check_run(ctx, d, bool(earlier)))["id"])
+    if store.get(d.request_id) is None:
+        store.add(d)
+    return d
+
+
+async def _dispatch_call(ctx: JobContext, platform: Platform, d: Dispatch, resumed: bool) -> dict | None:
+    """The dispatch call's answer; a resumed job first looks for the run its earlier attempt started, since
+    a workflow run costs runner hours."""
+    found = functools.partial(_dispatched_run, ctx, d)
+    return (resumed and await found()) or await ctx.actions.dispatch(
+        platform.workflow, dispatch_body(platform, d.ref, d.pr, d.request_id), found
+    )
 
 
 async def _check_run(ctx: JobContext, d: Dispatch, resumed: bool) -> dict:
@@ -273,9 +295,15 @@ async def platforms_job(ctx: JobContext) -> Outcome:
     await refresh_platforms(ctx, pull, config)
     if config.cancel_superseded:
         d = ctx.shared.store.get(ctx.payload.get("request_id") or "")
-        if d is not None and d.head_sha != pull["head"]["sha"] and d.status != "completed" and d.run_id:
+        if d is not None and _superseded_run(d, pull["head"]["sha"]):
             await _cancel_run(ctx, d)
     return Outcome.DONE
+
+
+def _superseded_run(d: Dispatch, head_sha: str) -> bool:
+    """Whether `d`'s run is still going for a commit that is no longer the head (and known, so it can be
+    cancelled)."""
+    return d.head_sha != head_sha and d.status != "completed" and bool(d.run_id)
 
 
 async def revalidate_job(ctx: JobContext) -> Outcome:

@@ -1,0 +1,161 @@
+"""The analysis `check` and `regenerate` share: the touched pins' report, what stderr says about it, and
+the rebuilt patches written out."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+from bot.cli.change import Change
+from bot.cli.console import UsageError
+from bot.cli.upstreams import upstream_opener
+from bot.config import CONFIG_PATH, Config, Pin, parse_config
+from bot.model import REBUILT, Report
+from bot.snapshot import GitSnapshot
+
+
+def analyse_change(args: argparse.Namespace, change: Change, review: bool) -> tuple[Report, set[str]]:
+    """The report of the pins whose version file or patch directory changed; a pin that cannot be checked
+    is in `Report.failed` with its error, and the others are still checked."""
+    from bot.engine import analyse
+
+    changed = change.changed_paths()
+    opener = upstream_opener(args.upstream_dir, change.config, args.quiet)
+    # The CLI checks only the pins whose own files changed (the service also reacts to also_watch paths).
+    base, head = GitSnapshot(change.repo, change.base), GitSnapshot(change.repo, change.head)
+    selected = dataclasses.replace(
+        change.config, pins=tuple(change.config.touched_pins(changed, head, False))
+    )
+    report = analyse(change.config, base, head, opener, changed, review=review, errors={}, also_watch=False)
+    if not report.pins and not report.failed:
+        _explain_untouched(change, base, head)
+    if getattr(args, "explain", False):
+        _explain_patches(report)
+    if getattr(args, "explain_consumers", False):
+        _explain_consumers(report, selected, head, opener)
+    _warn_missing_patch_dirs(report, selected, base, head)
+    return report, changed
+
+
+def _explain_patches(report: Report) -> None:
+    """Each checked pin's patches, in the order they are applied, and where the build applies them from."""
+    for pin_report in report.pins:
+        listed = ", ".join(p.path for p in pin_report.patches) or "none"
+        how = f" ({pin_report.patch_source})" if pin_report.patch_source else ""
+        print(f"llama-bot: {pin_report.name}: patches {listed}{how}", file=sys.stderr)
+
+
+def _warn_missing_patch_dirs(report: Report, selected: Config, base: GitSnapshot, head: GitSnapshot) -> None:
+    """A configured patch directory found at neither revision is more likely a typo than a pin with no
+    patches; the default layouts are exempt (a repository may not be on them yet)."""
+    defaults = parse_config(None).pins
+    for pin in selected.pins:
+        checked = report.pin(pin.name)
+        if checked and not checked.patches and pin not in defaults and _in_neither(pin, base, head):
+            print(
+                f"llama-bot: warning: {pin.name}: {pin.patches}/ exists at neither revision, so no patch was "
+                f"checked (is `patches` right in {CONFIG_PATH}?)",
+                file=sys.stderr,
+            )
+
+
+def _in_neither(pin: Pin, base: GitSnapshot, head: GitSnapshot) -> bool:
+    """Whether none of the pin's patch directories has a file at either revision."""
+    return not any(base.files(e) or head.files(e) for e in pin.patch_sets)
+
+
+def _explain_consumers(report: Report, config: Config, head: GitSnapshot, opener) -> None:
+    """The consumer model of each checked llama.cpp pin: Ollama's head against the pin's new upstream ref."""
+    from bot.review.consumers import SnapshotTexts, consumer_model, explain
+
+    for pin_report in report.pins:
+        pin = config.pin(pin_report.name)
+        if pin is None or pin.review != "llama.cpp" or not pin_report.new_commit:
+            continue
+        upstream = opener(pin, [pin_report.new_ref])
+        new = GitSnapshot(upstream.repo, pin_report.new_commit)
+        model = consumer_model(SnapshotTexts(head), SnapshotTexts(new), _parsed_patches(head, pin))
+        print(
+            f"llama-bot: {pin.name}: what Ollama ({str(head.commit.id)[:12]}) builds, includes and calls of "
+            f"{pin_report.new_ref} ({pin_report.new_commit[:12]}):\n{explain(model)}",
+            end="",
+            file=sys.stderr,
+        )
+
+
+def _parsed_patches(head: GitSnapshot, pin: Pin) -> list:
+    """The pin's patches at the head, in the order they apply; one that does not parse is left out."""
+    from bot.engine import pin_stack
+    from bot.patchfile import PatchError, parse
+
+    patches = []
+    for path in pin_stack(head, pin).paths:
+        try:
+            patches.append((path, parse(head.read(path) or b"")))
+        except PatchError:
+            continue
+    return patches
+
+
+def _explain_untouched(change: Change, base: GitSnapshot, head: GitSnapshot) -> None:
+    """Say what was compared, so an empty result is not mistaken for a clean bump; no pinned file at all
+    means the wrong repository."""
+    files = [pin.version_file for pin in change.config.pins]
+    if not any(snapshot.read(f) is not None for snapshot in (base, head) for f in files):
+        raise UsageError(
+            f"none of the pinned version files ({', '.join(files)}) exists at {change.compared}: "
+            f"is {change.repo.workdir or change.repo.path} an Ollama checkout?"
+        )
+    print(
+        f"llama-bot: compared {change.compared}: no pin's version file or patch directory changed; "
+        "choose another base with --base REV",
+        file=sys.stderr,
+    )
+
+
+def failures(report: Report) -> int:
+    """Exit 2 after the report when a pin could not be checked: its error is in the report too."""
+    for pin in report.failed:
+        print(f"llama-bot: {pin.name}: {pin.error}", file=sys.stderr)
+    return 2 if report.failed else 0
+
+
+def rebuilt_patches(report: Report) -> list[tuple[str, bytes]]:
+    """The regenerated and fuzzy patches' paths in the repository and their new text."""
+    return [
+        (p.path, p.new_text)
+        for pin in report.pins
+        for p in pin.patches
+        if p.status in REBUILT and p.new_text is not None
+    ]
+
+
+def write_rebuilt(root: Path, report: Report) -> list[Path]:
+    """Write the rebuilt patches under `root`; those already there as they are are not rewritten."""
+    written = []
+    for path, text in rebuilt_patches(report):
+        target = root / path
+        if _write_patch(target, text):
+            written.append(target)
+    return written
+
+
+def _write_patch(target: Path, text: bytes) -> bool:
+    """False when `target` already holds `text`; one that cannot be written is a one-line usage error, not
+    a traceback."""
+    try:
+        if target.is_file() and target.read_bytes() == text:
+            return False
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(text)
+    except OSError as exc:
+        raise _unwritable(target, exc) from None
+    return True
+
+
+def _unwritable(target: Path, exc: OSError) -> UsageError:
+    """The system's reason, naming the path it concerns when that is not `target` (a parent directory)."""
+    culprit = f"{exc.filename}: " if exc.filename and str(exc.filename) != str(target) else ""
+    return UsageError(f"cannot write {target}: {culprit}{exc.strerror or exc}")

@@ -1,0 +1,61 @@
+"""`check`: the checklist (or the JSON report) of a change's carried patches; `--out` also writes the
+rebuilt ones."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from bot.cli.analysis import analyse_change, failures, rebuilt_patches, write_rebuilt
+from bot.cli.change import Change, open_change, shown, uncommitted
+from bot.cli.console import emit
+from bot.model import Report
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    change = open_change(args)
+    _warn_unchecked_edits(change)
+    report, changed = analyse_change(args, change, review=True)
+    written = write_rebuilt(args.out, report) if args.out else []
+    emit(_rendered(args.format, report, changed, change))
+    if args.out:
+        _list_written(args.out, report, written)
+    return failures(report) or (1 if report.needs_change else 0)
+
+
+def _rendered(output_format: str, report: Report, changed: set[str], change: Change) -> str:
+    """The report as `--format` asks: JSON, or the checklist the pull request gets."""
+    from bot.render.checklist import render_markdown
+
+    if output_format == "json":
+        return json.dumps(report.to_json(), indent=2)
+    return render_markdown(
+        report,
+        changed,
+        head_sha=str(change.head.id),
+        prefix=change.config.command_prefix,
+        patch_dirs={p.name: p.patches for p in change.config.pins},
+    )
+
+
+def _warn_unchecked_edits(change: Change) -> None:
+    """`check` reads commits: uncommitted edits to patches or version files would silently not count."""
+    dirty = uncommitted(change.repo, change.config) if change.repo.workdir else []
+    if dirty:
+        print(
+            f"llama-bot: note: uncommitted changes to {shown(dirty)} are not checked "
+            f"(check reads --head {change.head_label}; commit them to check them)",
+            file=sys.stderr,
+        )
+
+
+def _list_written(out: Path, report: Report, written: list[Path]) -> None:
+    """On stderr: the rebuilt patches `check --out` wrote, and those already there as they are."""
+    rebuilt = [out / path for path, _ in rebuilt_patches(report)]
+    where = "\n".join(f"  {p}{'' if p in written else ' (already there, unchanged)'}" for p in rebuilt)
+    print(
+        f"Regenerated patches written to {out}:\n{where or '  (none: nothing needed regenerating)'}",
+        file=sys.stderr,
+    )

@@ -1,0 +1,190 @@
+"""The command line's arguments and help: the subcommands, their options, exit statuses and environment."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from pathlib import Path
+from typing import NoReturn
+
+from bot.jobs import STATUSES
+
+DESCRIPTION = """`python -m bot`: check, regenerate and verify Ollama's carried upstream patches; serve the GitHub App.
+
+docs/cli.md describes every command; docs/report.md the JSON report.
+"""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's usage-plus-error block becomes the one stderr line every exit-2 failure gives."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {' '.join(message.split())}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+VERIFY_EXIT_CODES = """exit status:
+  0  the fetched source is the pinned ref plus the carried patches, nothing else
+  1  it is not: each differing file is listed, with the patch that should have produced it
+  2  bad input (no such build directory, not a git checkout, unknown pin, unreadable version file)"""
+EXIT_CODES = """exit status of check and regenerate (verify-source: see its --help; serve and jobs: 0, or 2 on bad input):
+  0  every patch applies as it is (clean or offset)
+  1  the analysis ran and some patch needs a change (regenerated, fuzzy, conflict, upstreamed, error)
+  2  the analysis could not run: bad arguments, an unknown revision or ref, a version file that names no
+     upstream ref, a bad .github/llama-bot.toml; one line on stderr says why (with pins that could be
+     checked, their report is still printed)"""
+SERVE_ENV = """environment:
+  GITHUB_APP_ID                 the App's id (required)
+  GITHUB_PRIVATE_KEY            the App's private key, PEM text (or GITHUB_PRIVATE_KEY_PATH: a path to it)
+  GITHUB_WEBHOOK_SECRET         the webhook secret, at least 16 characters (required)
+  GITHUB_API_URL                REST base URL (default https://api.github.com)
+  HOST, PORT                    listen address (default 0.0.0.0, 8080; --host/--port win)
+  LLAMA_BOT_DATA_DIR            job store and upstream mirrors (default ./var)
+  LLAMA_BOT_URL_INSTEADOF       NEW=OLD,... prefix rewrites of upstream URLs, like git's url.NEW.insteadOf OLD
+  LLAMA_BOT_WORKERS             concurrent analysis jobs (default 2)"""
+CLI_ENV = """environment:
+  LLAMA_BOT_DATA_DIR            where upstream mirrors are kept (default $XDG_CACHE_HOME/llama-bot,
+                                else ~/.cache/llama-bot)
+  LLAMA_BOT_URL_INSTEADOF       NEW=OLD,... prefix rewrites of upstream URLs, like git's url.NEW.insteadOf OLD"""
+UPSTREAM_DIR_HELP = (
+    "use the local git repository GITDIR (bare or not) as the upstream of pin NAME (a pin name "
+    "from .github/llama-bot.toml, e.g. llama.cpp, mlx, mlx-c) instead of fetching it into the "
+    "mirror; repeat it for several pins"
+)
+QUIET_HELP = (
+    "say nothing on stderr about fetching upstreams (what is fetched, and how a slow fetch is getting on)"
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog="llama-bot",
+        description=DESCRIPTION,
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    serve = sub.add_parser(
+        "serve",
+        help="run the GitHub App webhook service",
+        epilog=SERVE_ENV,
+        description="Run the webhook service: POST /webhook, GET /healthz, GET /metrics.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    # HOST and PORT are read by `serve` itself: a PORT=abc in the shell must not break the other commands.
+    serve.add_argument("--host", default=None, help="listen address (default: $HOST, else 0.0.0.0)")
+    serve.add_argument("--port", type=int, default=None, help="listen port (default: $PORT, else 8080)")
+    descriptions = {
+        "check": "Check every carried patch of each pin whose version file or patch directory differs between "
+        "--base and --head, rebuild the ones that need it, review the upstream diff, and print the "
+        "checklist (or the JSON report). Reads committed revisions, never the working tree.",
+        "regenerate": "Rewrite the regenerated and fuzzy patches in place in the working tree of --repo "
+        "(nothing else changes) and print what it did.",
+    }
+    for name, text in (
+        ("check", "check the carried patches of a change"),
+        ("regenerate", "rewrite regenerated patches in the working tree"),
+    ):
+        cmd = sub.add_parser(
+            name,
+            help=text,
+            description=textwrap.fill(descriptions[name], 100, break_on_hyphens=False),
+            epilog=f"{EXIT_CODES}\n\n{CLI_ENV}",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        cmd.add_argument("--repo", required=True, metavar="PATH", help="the Ollama git repository")
+        cmd.add_argument(
+            "--head", default="HEAD", metavar="REV", help="the revision to check (default: HEAD)"
+        )
+        cmd.add_argument(
+            "--base",
+            default=None,
+            metavar="REV",
+            help="the revision to compare with (default: the merge-base of --head with origin/main, "
+            "else main); its .github/llama-bot.toml is the configuration",
+        )
+        cmd.add_argument(
+            "--upstream-dir", action="append", default=[], metavar="NAME=GITDIR", help=UPSTREAM_DIR_HELP
+        )
+        cmd.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+        if name == "check":
+            cmd.add_argument(
+                "--format",
+                choices=("md", "json"),
+                default="md",
+                help="md: the checklist the pull request gets (default); json: the report of docs/report.md",
+            )
+            cmd.add_argument(
+                "--out",
+                type=Path,
+                default=None,
+                metavar="DIR",
+                help="also write each regenerated or fuzzy patch to DIR/<its path in the repository>",
+            )
+            cmd.add_argument(
+                "--explain",
+                action="store_true",
+                help="say on stderr which patches each pin got and how they were found (the CMake "
+                "file and line that applies them, or the configured directory)",
+            )
+            cmd.add_argument(
+                "--explain-consumers",
+                action="store_true",
+                help="also print on stderr, for each checked llama.cpp pin, what of the new upstream "
+                "ref Ollama's head builds, includes and calls (the model the review judges by)",
+            )
+    jobs = sub.add_parser(
+        "jobs",
+        help="show the service's jobs (a failed check run names its job id)",
+        description="Read the service's job store ($LLAMA_BOT_DATA_DIR/jobs.sqlite3, default "
+        "./var) read-only: one JSON object a line, newest first.",
+    )
+    jobs.add_argument("id", type=int, nargs="?", help="one job, with its payload and progress")
+    jobs.add_argument("--status", choices=STATUSES, default=None, help="only jobs with this status")
+    jobs.add_argument("--limit", type=int, default=20, help="at most this many jobs (default: 20)")
+    verify = sub.add_parser(
+        "verify-source",
+        help="check that the source CMake fetched under _deps/ is the pinned ref plus the carried "
+        "patches, nothing else",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.fill(
+            "After `cmake -S llama/server --preset cpu`: check that the upstream source CMake "
+            "fetched (<build-dir>/_deps/<pin>-src) is at the pin's ref and equals that ref's "
+            "tree with the carried patches applied in order, nothing missing, nothing extra. "
+            "Reads the working tree of --repo, as CMake did.",
+            100,
+            break_on_hyphens=False,
+        ),
+        epilog=f"{VERIFY_EXIT_CODES}\n\n{CLI_ENV}",
+    )
+    verify.add_argument(
+        "--repo",
+        default=".",
+        metavar="PATH",
+        help="the Ollama checkout whose working tree CMake read (default: .)",
+    )
+    verify.add_argument(
+        "--build-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the CMake build directory, or the fetched source checkout itself "
+        "(default: build/llama-server-cpu under --repo)",
+    )
+    verify.add_argument(
+        "--pin",
+        default="llama.cpp",
+        metavar="NAME",
+        help="the pin whose source to verify (default: llama.cpp)",
+    )
+    verify.add_argument(
+        "--upstream-dir",
+        action="append",
+        default=[],
+        metavar="NAME=GITDIR",
+        help="read the pin's upstream objects from this git directory instead of the "
+        "checkout or the mirror; NAME is a pin name, e.g. llama.cpp; repeatable",
+    )
+    verify.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+    return parser

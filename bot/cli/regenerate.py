@@ -1,0 +1,52 @@
+"""`regenerate`: the rebuilt patches written in place in the working tree, and what was done to each."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from bot.cli.analysis import analyse_change, failures, write_rebuilt
+from bot.cli.change import Change, open_change, shown, uncommitted
+from bot.cli.console import UsageError, emit
+from bot.model import UNRESOLVED, Report
+
+
+def cmd_regenerate(args: argparse.Namespace) -> int:
+    change = open_change(args)
+    _refuse_unwritable(args, change)
+    report, _ = analyse_change(args, change, review=False)
+    root = Path(change.repo.workdir)
+    written = write_rebuilt(root, report)
+    for line in _done(report, root, written):
+        emit(line)
+    return failures(report) or (1 if _unresolved(report) else 0)
+
+
+def _unresolved(report: Report) -> bool:
+    """Whether a patch is left for a person to resolve (no rebuilt text could be written): exit 1."""
+    return any(p.status in UNRESOLVED for pin in report.pins for p in pin.patches)
+
+
+def _refuse_unwritable(args: argparse.Namespace, change: Change) -> None:
+    """regenerate rewrites the working tree: none (a bare repository), or uncommitted edits it would
+    overwrite, is a usage error."""
+    if change.repo.workdir is None:
+        raise UsageError(f"--repo {args.repo}: a bare repository has no working tree to rewrite")
+    dirty = uncommitted(change.repo, change.config)
+    if dirty:
+        raise UsageError(
+            f"uncommitted changes to {shown(dirty)}: commit or stash them first "
+            "(regenerate reads the committed revision and rewrites the working tree)"
+        )
+
+
+def _done(report: Report, root: Path, written: list[Path]) -> list[str]:
+    """A line a patch: rewritten or left, and why; one line when no pin was touched."""
+    if not report.pins and not report.failed:
+        return ["No pin is touched by this change: nothing to regenerate."]
+    return [
+        f"{pin.name}: {'rewrote' if root / patch.path in written else 'left'} {patch.path} "
+        f"({patch.status}: {patch.message})"
+        for pin in report.pins
+        for patch in pin.patches
+    ]
