@@ -7,8 +7,8 @@ from bot.model import LocalRef
 from bot.patchfile import parse
 from bot.review.changes import FileChange
 from bot.review.compat import compat_drafts, declarations, declared
-from bot.review.compatidents import compat_uses
-from bot.review.compatvalues import compat_strings, value_drafts, value_strings
+from bot.review.compatvalues import value_drafts, value_strings
+from bot.review.consumers.compat_sources import compat_source_texts, compat_uses
 from bot.review.source import code_text
 
 CONTEXT_H = """#pragma once
@@ -41,9 +41,15 @@ def _none(name):
     return set()
 
 
+def _uses(files, patches=()):
+    """What the app finds Ollama's compat sources (path -> comment-free text) and patches using: the names
+    and strings of `consumer_model`'s tree-sitter pass."""
+    return compat_uses(compat_source_texts(files, list(files), list(patches)))
+
+
 def _drafts(new_text, uses=None, elsewhere=_none):
     change = FileChange.from_texts("src/llama-cparams.h", CONTEXT_H, new_text)
-    return compat_drafts(uses or compat_uses(COMPAT, []), change, elsewhere)
+    return compat_drafts(uses or _uses(COMPAT).names, change, elsewhere)
 
 
 def test_declarations_know_their_scope_and_skip_function_bodies():
@@ -66,10 +72,16 @@ def test_compat_uses_name_the_lines_of_compat_sources_and_patch_added_files():
         b"--- /dev/null\n+++ b/src/ollama-added.cpp\n@@ -0,0 +1,2 @@\n"
         b"+#include <x.h>\n+int use() { return llama_special_field; }\n"
     )
-    uses = compat_uses(COMPAT, [("llama/compat/0002-add.patch", parse(patch))])
-    assert uses["n_ctx"] == [LocalRef("llama/compat/hooks.cpp", 2)]
+    patches = [("llama/compat/0002-add.patch", parse(patch))]
+    sources = compat_source_texts(COMPAT, list(COMPAT), patches)
+    assert [path for path, _, _ in sources] == [
+        "llama/compat/hooks.cpp",
+        "llama/compat/0002-add.patch:src/ollama-added.cpp",  # the lines the patch adds to that file
+    ]
+    uses = _uses(COMPAT, patches).names
+    assert uses["n_ctx"] == (LocalRef("llama/compat/hooks.cpp", 2),)
     assert "Ollama" not in uses and "hooks" not in uses  # comments are not uses
-    (ref,) = uses["llama_special_field"]
+    (ref,) = uses["llama_special_field"]  # shown where it stands in the patch file
     assert (
         ref.path == "llama/compat/0002-add.patch"
         and b"llama_special_field" in patch.splitlines()[ref.line - 1]
@@ -135,7 +147,7 @@ def test_declarations_name_owners_and_parameter_types_and_never_locals():
 def test_a_field_of_the_struct_that_became_a_getter_is_high_although_another_struct_keeps_the_field():
     """b9509 -> b9626: llama_hparams::n_layer became n_layer() while llama_hparams_posnet keeps a field
     n_layer; Ollama's own laguna.cpp read hparams.n_layer."""
-    uses = compat_uses(_compat("llama/compat/models/laguna.cpp", "laguna-b9509.cpp"), [])
+    uses = _uses(_compat("llama/compat/models/laguna.cpp", "laguna-b9509.cpp")).names
     change = FileChange.from_texts(
         "src/llama-hparams.h", _excerpt("llama-hparams-b9509.h"), _excerpt("llama-hparams-b9626.h")
     )
@@ -145,7 +157,7 @@ def test_a_field_of_the_struct_that_became_a_getter_is_high_although_another_str
     assert "of `llama_hparams`" in draft.detail and "`n_layer()`" in draft.detail
     assert LocalRef("llama/compat/models/laguna.cpp", 17) in draft.local_refs
     # Ollama's code that does not use it gets nothing
-    unused = compat_uses({"llama/compat/x.cpp": "int f() { return 0; }\n"}, [])
+    unused = _uses({"llama/compat/x.cpp": "int f() { return 0; }\n"}).names
     assert compat_drafts(unused, change, _none) == []
 
 
@@ -162,17 +174,23 @@ def test_a_field_whose_struct_is_gone_is_removed_not_rekinded_and_other_headers_
 
 def test_what_a_source_file_declares_is_private_to_it():
     """b10091 -> b10242 rewrote reasoning-budget.cpp's token_matcher (a field `pos`); compat's `pos` is a
-    local of its own."""
-    uses = compat_uses(
-        _compat("llama/compat/llama-ollama-compat-util.cpp", "llama-ollama-compat-util-rename.cpp"), []
-    )
-    assert "pos" in uses
+    local of its own, no use of upstream's."""
+    uses = _uses(
+        _compat("llama/compat/llama-ollama-compat-util.cpp", "llama-ollama-compat-util-rename.cpp")
+    ).names
+    assert "pos" not in uses and "gguf_get_tensor_name" in uses
     old, new = _excerpt("reasoning-budget-b10091.cpp"), _excerpt("reasoning-budget-b10242.cpp")
-    assert compat_drafts(uses, FileChange.from_texts("common/reasoning-budget.cpp", old, new), _none) == []
+    change = FileChange.from_texts("common/reasoning-budget.cpp", old, new)
+    assert compat_drafts(uses, change, _none) == []
+    # were `pos` a name compat uses, the .cpp file's struct would still be private to it
+    used = {"pos": (LocalRef("llama/compat/llama-ollama-compat-util.cpp", 8),)}
+    assert compat_drafts(used, change, _none) == []
     # the same struct in a header is what other files see
     dropped = old.replace("    size_t pos = 0;\n", "")
-    (draft,) = compat_drafts(uses, FileChange.from_texts("common/reasoning-budget.h", old, dropped), _none)
+    header = FileChange.from_texts("common/reasoning-budget.h", old, dropped)
+    (draft,) = compat_drafts(used, header, _none)
     assert draft.title == "`pos` was removed upstream"
+    assert compat_drafts(uses, header, _none) == []
 
 
 def test_signature_of_a_free_function_ollama_calls():
@@ -199,7 +217,8 @@ def _gemma4_value_drafts(clip_old, clip_new, compat=None, tables=None):
     files = compat or _compat("llama/compat/llama-ollama-compat.cpp", "llama-ollama-compat-gemma4-clip.cpp")
     change = FileChange.from_texts("tools/mtmd/clip.cpp", clip_old, clip_new)
     pairs = value_strings([code_text(_excerpt("clip-impl-b9479.h"), "x.h")]) if tables is None else tables
-    return value_drafts(change, compat_uses(files, []), compat_strings(files), pairs)
+    uses = _uses(files)
+    return value_drafts(change, uses.names, uses.strings, pairs)
 
 
 def test_a_case_dropped_from_a_switch_for_a_type_ollama_produces_is_high():
@@ -233,7 +252,8 @@ def test_no_value_finding_when_ollama_does_not_reach_the_dropped_case():
 def _clip_impl_drafts(new_text):
     files = _compat("llama/compat/llama-ollama-compat.cpp", "llama-ollama-compat-gemma4-clip.cpp")
     change = FileChange.from_texts("tools/mtmd/clip-impl.h", _excerpt("clip-impl-b9479.h"), new_text)
-    return value_drafts(change, compat_uses(files, []), compat_strings(files))
+    uses = _uses(files)
+    return value_drafts(change, uses.names, uses.strings)
 
 
 def test_an_enum_value_renamed_or_a_table_row_dropped_for_a_string_ollama_produces_is_high():

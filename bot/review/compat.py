@@ -4,8 +4,8 @@
 structs, member functions, enums and macros. A declaration that the
 upstream diff removes, renames or turns into another kind of thing (a
 field that became a method) breaks that code; this names the upstream
-change and the Ollama lines that use it (bot/review/compatidents.py finds
-them). The enum values that code names or produces, and upstream stops
+change and the Ollama lines that use it (bot/review/consumers/compat_sources.py
+finds them). The enum values that code names or produces, and upstream stops
 handling, are bot/review/compatvalues.py's.
 """
 

@@ -16,25 +16,10 @@ from bot import cpp
 from bot.model import LocalRef
 from bot.review import cppapi
 from bot.review.changes import Draft, FileChange
-from bot.review.compat import COMPAT_SOURCES, area, similar
-from bot.review.compatidents import IDENT
-from bot.review.source import glob_match
+from bot.review.compat import area, similar
 
 _LITERAL = re.compile(r'"([^"\\\n]*)"')
-
-
-def compat_strings(files: Mapping[str, str]) -> dict[str, list[LocalRef]]:
-    """String literals of Ollama's compat sources (comment-free texts), by their text: the names it
-    writes into GGUF metadata that upstream parses back into enum values."""
-    found: dict[str, list[LocalRef]] = {}
-    for path in sorted(p for p in files if glob_match(p, COMPAT_SOURCES)):
-        for token in cpp.tokens(files[path].encode()):
-            if token.kind == "string_literal" and token.text.startswith(b'"') and token.text.endswith(b'"'):
-                refs = found.setdefault(token.text[1:-1].decode("utf-8", "replace"), [])
-                ref = LocalRef(path, token.row + 1)
-                if len(refs) < 10 and ref not in refs:
-                    refs.append(ref)
-    return found
+_IDENT = re.compile(r"\b[A-Za-z_]\w{2,}")  # an identifier of three characters or more
 
 
 def value_strings(texts: Iterable[str]) -> dict[str, set[str]]:
@@ -217,7 +202,7 @@ def value_drafts(
     ):
         return []
     paired = strings_of or {}
-    gone = [(line, IDENT.findall(line)) for line in change.removed_raw]
+    gone = [(line, _IDENT.findall(line)) for line in change.removed_raw]
     if not _drops_what_ollama_value_refs(gone, names, strings, paired):
         return []
     old, new = change.old_code.encode(), change.new_code.encode()
