@@ -33,9 +33,10 @@ from bot.github import GitHubApp, GitHubHealth, RetryPolicy
 from bot.jobs import JobQueue, JobRequest
 from bot.logs import configure_logging
 from bot.metrics import Metrics
-from bot.pgstore import PostgresJobQueue, PostgresValidationStore
+from bot.pgstore import PostgresJobQueue
 from bot.settings import Settings, SettingsError
 from bot.sqlitejobs import DB_NAME, SqliteJobQueue
+from bot.validationstore import PostgresValidationStore
 from bot.worker.runner import JobBackoff, Service
 
 log = logging.getLogger("bot.app")

@@ -1,4 +1,4 @@
-"""The job queue and the dispatch store on PostgreSQL: several instances behind one webhook URL share them.
+"""The job queue on PostgreSQL: several instances behind one webhook URL share it.
 
 Chosen when `DATABASE_URL` is set. The semantics are `SqliteJobQueue`'s, on the database's own mechanisms:
 a delivery and its jobs are one transaction; the delivery id is a primary key, so a redelivery stores
@@ -17,10 +17,8 @@ import asyncio
 import contextlib
 import json
 import logging
-import threading
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +26,6 @@ import psycopg
 from psycopg.rows import dict_row
 
 from bot.jobs import KEEP_SECONDS, STATUSES, Job, JobRequest, job_from_row
-from bot.validation import Dispatch, ValidationStore
 
 log = logging.getLogger("bot.pgstore")
 Db = psycopg.AsyncConnection[Any]  # rows as dicts
@@ -368,48 +365,3 @@ def read_jobs(
             f"SELECT * FROM jobs WHERE {where} ORDER BY id DESC LIMIT %s", (*args, limit)
         ).fetchall()  # type: ignore[arg-type]
     return [job_from_row(row) for row in rows]
-
-
-class PostgresValidationStore(ValidationStore):
-    """The dispatches of `ValidationStore` in the shared database (its queries, PostgreSQL's placeholders)."""
-
-    def __init__(self, url: str):  # not ValidationStore's: that one opens SQLite
-        self.url = url
-        self._lock = threading.Lock()
-        self._pg: psycopg.Connection | None = None
-
-    def _connection(self) -> psycopg.Connection:
-        if self._pg is None or self._pg.closed:
-            self._pg = psycopg.connect(self.url, autocommit=True, connect_timeout=5)
-        return self._pg
-
-    def _execute(self, sql: str, args: tuple) -> list[tuple]:
-        sql = sql.replace("?", "%s")
-        deadline = time.monotonic() + RECONNECT_FOR
-        with self._lock:
-            while True:
-                try:
-                    cursor = self._connection().execute(sql, args)  # type: ignore[arg-type]
-                    return cursor.fetchall() if cursor.description else []
-                except psycopg.OperationalError:
-                    self.close()  # the next try opens a new connection
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.1)
-
-    def _write(self, sql: str, args: tuple) -> None:
-        if sql.startswith("INSERT"):  # a repeat after a lost answer finds its row there
-            sql += " ON CONFLICT (request_id) DO NOTHING"
-        self._execute(sql, args)
-
-    def _select(self, where: str, args: tuple) -> list[Dispatch]:
-        columns = ", ".join(f.name for f in fields(Dispatch))
-        rows = self._execute(
-            f"SELECT {columns} FROM validation_dispatches WHERE {where} ORDER BY dispatched_at, seq", args
-        )
-        return [Dispatch(*row) for row in rows]
-
-    def close(self) -> None:
-        if self._pg is not None:
-            self._pg.close()
-            self._pg = None

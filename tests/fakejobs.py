@@ -13,7 +13,7 @@ from bot.gh.pullref import PullRef
 from bot.jobs import Job
 from bot.model import Report
 from bot.snapshot import MemorySnapshot
-from bot.validation import ValidationStore
+from bot.validationstore import ValidationStore
 from bot.worker.context import JobContext, Shared
 from bot.worker.progress import JobProgress
 

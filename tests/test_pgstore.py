@@ -12,8 +12,9 @@ import psycopg
 import pytest
 
 from bot.jobs import JobRequest
-from bot.pgstore import PostgresJobQueue, PostgresValidationStore, migrate
+from bot.pgstore import PostgresJobQueue, migrate
 from bot.validation import Dispatch
+from bot.validationstore import PostgresValidationStore
 from tests.test_jobs import (  # noqa: F401 - the contract, collected again with this file's `queue`
     Clock,
     analysis,

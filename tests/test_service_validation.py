@@ -10,7 +10,8 @@ import pytest
 from bot.app import SERVICE
 from bot.config import parse_config
 from bot.sqlitejobs import SqliteJobQueue
-from bot.validation import REQUEST_ID_PREFIX, ValidationStore, new_dispatch
+from bot.validation import REQUEST_ID_PREFIX, new_dispatch
+from bot.validationstore import ValidationStore
 from tests.conftest import NAME, OWNER, Bot, bot_settings
 from tests.fakegithub import commit, payload
 

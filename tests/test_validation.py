@@ -25,7 +25,6 @@ from bot.times import iso, utc_now
 from bot.validation import (
     CHECK_CONCLUSIONS,
     Dispatch,
-    ValidationStore,
     apply_run,
     check_conclusion,
     check_name,
@@ -40,6 +39,7 @@ from bot.validation import (
     runs_query,
     select_platforms,
 )
+from bot.validationstore import ValidationStore
 from tests import fakegithub
 from tests.fakegithub import Spec, commit, installation_gh, payload
 

@@ -5,7 +5,7 @@ import pytest
 
 from bot.model import PatchResult, PinReport, Report
 from bot.render.env import RUNNING
-from bot.validation import ValidationStore
+from bot.validationstore import ValidationStore
 from bot.worker import analysis, commands, platforms
 from bot.worker.context import Outcome
 from bot.worker.progress import JobProgress

@@ -19,7 +19,7 @@ from bot.github import GitHubClient
 from bot.jobs import Job, JobQueue
 from bot.model import Report
 from bot.rest import BlobCache, RestSnapshot
-from bot.validation import ValidationStore
+from bot.validationstore import ValidationStore
 from bot.worker.progress import JobProgress
 
 

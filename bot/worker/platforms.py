@@ -21,7 +21,6 @@ from bot.render.replies import dispatch_error_reply
 from bot.times import iso, utc_now
 from bot.validation import (
     Dispatch,
-    ValidationStore,
     apply_run,
     dispatch_body,
     fork_branch,
@@ -31,6 +30,7 @@ from bot.validation import (
     runs_query,
     select_platforms,
 )
+from bot.validationstore import ValidationStore
 from bot.worker.context import JobContext, Outcome
 
 log = logging.getLogger("bot.worker.platforms")

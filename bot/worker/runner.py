@@ -33,7 +33,7 @@ from bot.metrics import Metrics
 from bot.model import Report
 from bot.rest import BlobCache, RestSnapshot
 from bot.upstream import Mirrors, Upstream
-from bot.validation import ValidationStore
+from bot.validationstore import ValidationStore
 from bot.worker import analysis, commands, platforms
 from bot.worker.context import JobContext, Outcome, Shared, on_github
 from bot.worker.failure import report_failure
