@@ -221,32 +221,40 @@ def _difference_line(d: FileDifference, ref: str) -> str:
     return f"- {d.path} {what}:"
 
 
-def render(verdict: Verdict) -> str:
-    """What the maintainer reads: the verdict first, then each thing that differs and where it comes from."""
-    v = verdict
-    ref = _describe(v.ref, v.ref_commit)
-    if v.head_commit != v.ref_commit:
-        at = ", ".join(v.head_names) + f" ({v.head_commit[:12]})" if v.head_names else v.head_commit
-        return (
-            f"{v.pin}: {v.source_dir} does not match {v.version_file}:\n"
-            f"- HEAD is at {at}, but {v.version_file} names {ref}: an old checkout; "
-            f"delete {v.source_dir} and configure again."
-        )
-    stack = v.stack or StackOutcome()
-    notes = [f"- note: {p} is already in {v.ref}; apply-patch.cmake skips it" for p in stack.skipped]
-    if v.ok:
-        count = len(stack.applied)
-        applied = f"{count} carried patch{'' if count == 1 else 'es'} applied"
-        verdict_line = (
-            f"{v.pin}: {v.source_dir} matches {v.version_file}: {ref} with {applied}, no other change."
-        )
-        return "\n".join([verdict_line, *notes])
+def _old_checkout(v: Verdict, ref: str) -> str:
+    """The verdict when HEAD is not the commit the version file names: nothing else is worth comparing."""
+    at = ", ".join(v.head_names) + f" ({v.head_commit[:12]})" if v.head_names else v.head_commit
+    return (
+        f"{v.pin}: {v.source_dir} does not match {v.version_file}:\n"
+        f"- HEAD is at {at}, but {v.version_file} names {ref}: an old checkout; "
+        f"delete {v.source_dir} and configure again."
+    )
+
+
+def _mismatches(v: Verdict, ref: str, stack: StackOutcome) -> list[str]:
+    """The verdict's lines when HEAD is right but the tree is not: each patch that fails, each file that differs."""
     out = [f"{v.pin}: {v.source_dir} does not match {v.version_file}: HEAD is {ref} as it should be, but:"]
     out += [f"- {patch} does not apply to {v.ref}: {why}" for patch, why in stack.failed]
     for d in v.differences:
         out.append(_difference_line(d, v.ref))
         out += [f"    {line}" for line in d.diff]
-    return "\n".join(out + notes)
+    return out
+
+
+def render(verdict: Verdict) -> str:
+    """What the maintainer reads: the verdict first, then each thing that differs and where it comes from."""
+    v = verdict
+    ref = _describe(v.ref, v.ref_commit)
+    if v.head_commit != v.ref_commit:
+        return _old_checkout(v, ref)
+    stack = v.stack or StackOutcome()
+    notes = [f"- note: {p} is already in {v.ref}; apply-patch.cmake skips it" for p in stack.skipped]
+    if not v.ok:
+        return "\n".join(_mismatches(v, ref, stack) + notes)
+    count = len(stack.applied)
+    applied = f"{count} carried patch{'' if count == 1 else 'es'} applied"
+    verdict_line = f"{v.pin}: {v.source_dir} matches {v.version_file}: {ref} with {applied}, no other change."
+    return "\n".join([verdict_line, *notes])
 
 
 def open_checkout(build_dir: Path, pin: Pin) -> pygit2.Repository:

@@ -168,6 +168,38 @@ async def _current_patches(head: RestSnapshot, report: Report) -> dict[str, byte
     }
 
 
+async def _pushed(
+    ctx: JobContext,
+    target: tuple[str, str, str],
+    pr: dict,
+    head: RestSnapshot,
+    report: Report,
+    changes: list[PatchChange],
+) -> tuple[str, str] | None:
+    """The new commit's sha and page after committing the changes to the head branch; None when GitHub
+    refuses the App's write to it."""
+    owner, repo, branch = target
+    files = [(c.path, head.mode(c.path) or "100644", c.data) for c in changes]
+    try:
+        return await ctx.git(owner, repo).commit(
+            branch, pr["head"]["sha"], files, commit_message(report, changes)
+        )
+    except BadRequest as exc:
+        if not refused(exc, *PUSH_REFUSALS):
+            raise
+        log.info(
+            "cannot push to the head branch, replying with the patches",
+            extra={"job_id": ctx.job.id, "status": int(exc.status_code)},
+        )
+        return None
+
+
+def _shown(reply: Callable[..., str], branch: str, reason: str, changes: list[PatchChange]) -> str:
+    """The reply that shows the changes in the comment, saying why they were not committed."""
+    shown, omitted = shown_patches(changes, COMMENT_LIMIT - 4000)
+    return reply(outcome="patches", branch=branch, reason=reason, shown=shown, omitted=omitted)
+
+
 async def _committed_or_shown(
     ctx: JobContext,
     config: Config,
@@ -178,36 +210,21 @@ async def _committed_or_shown(
     reply: Callable[..., str],
 ) -> str:
     """The reply after committing the changes to the head branch, or with them when it cannot be pushed."""
-    branch = pr["head"]["ref"]
     target = push_target(pr)
-    reason = "it is in a fork that does not allow edits by maintainers"
-    if target is not None:
-        owner, repo, branch = target
-        files = [(c.path, head.mode(c.path) or "100644", c.data) for c in changes]
-        try:
-            sha, url = await ctx.git(owner, repo).commit(
-                branch, pr["head"]["sha"], files, commit_message(report, changes)
-            )
-        except BranchMoved as moved:
-            return reply(outcome="moved", branch=branch, now_sha=moved.now_sha)
-        except BadRequest as exc:
-            if not refused(exc, *PUSH_REFUSALS):
-                raise
-            log.info(
-                "cannot push to the head branch, replying with the patches",
-                extra={"job_id": ctx.job.id, "status": int(exc.status_code)},
-            )
-            reason = "GitHub refused the App's write to that branch"
-        else:
-            committed = {c.path for c in changes}  # the reproduce steps read these from the branch now
-            views = [pin_view(pin, config.command_prefix, None, committed) for pin in report.pins]
-            return reply(
-                outcome="committed",
-                commit_sha=sha,
-                commit_url=url,
-                branch=branch,
-                changes=changes,
-                views=views,
-            )
-    shown, omitted = shown_patches(changes, COMMENT_LIMIT - 4000)
-    return reply(outcome="patches", branch=branch, reason=reason, shown=shown, omitted=omitted)
+    if target is None:
+        return _shown(
+            reply, pr["head"]["ref"], "it is in a fork that does not allow edits by maintainers", changes
+        )
+    branch = target[2]
+    try:
+        pushed = await _pushed(ctx, target, pr, head, report, changes)
+    except BranchMoved as moved:
+        return reply(outcome="moved", branch=branch, now_sha=moved.now_sha)
+    if pushed is None:
+        return _shown(reply, branch, "GitHub refused the App's write to that branch", changes)
+    sha, url = pushed
+    committed = {c.path for c in changes}  # the reproduce steps read these from the branch now
+    views = [pin_view(pin, config.command_prefix, None, committed) for pin in report.pins]
+    return reply(
+        outcome="committed", commit_sha=sha, commit_url=url, branch=branch, changes=changes, views=views
+    )
