@@ -267,6 +267,19 @@ def _mark_belonging(leftovers: list[Leftover], keys: set[str], sides: dict[str, 
 
 def assess(pf: PatchFile, sides: dict[str, FileSides]) -> Assessment:
     """The hunks of the patch the new upstream provides, and the others (`sides` by the files' old paths)."""
+    provided, leftovers, unread = _assess_files(pf, sides)
+    keys = {k for p in provided for k in p.keys}
+    if keys and unread:  # entries of the files upstream left alone matter now: read them
+        leftovers = _with_unread(pf, sides, unread, leftovers)
+    _mark_belonging(leftovers, keys, sides)
+    return Assessment(provided, leftovers)
+
+
+def _assess_files(
+    pf: PatchFile, sides: dict[str, FileSides]
+) -> tuple[list[Provided], list[Leftover], list[FilePatch]]:
+    """Each file's provided hunks and leftovers, numbered in patch order, and the files upstream left
+    alone (their entries not read yet)."""
     provided: list[Provided] = []
     leftovers: list[Leftover] = []
     unread: list[FilePatch] = []
@@ -282,11 +295,7 @@ def assess(pf: PatchFile, sides: dict[str, FileSides]) -> Assessment:
         leftovers += rest
         _number(provided, fp.path, fileno)
         _number(leftovers, fp.path, fileno)
-    keys = {k for p in provided for k in p.keys}
-    if keys and unread:  # entries of the files upstream left alone matter now: read them
-        leftovers = _with_unread(pf, sides, unread, leftovers)
-    _mark_belonging(leftovers, keys, sides)
-    return Assessment(provided, leftovers)
+    return provided, leftovers, unread
 
 
 def without(pf: PatchFile, drop: set[tuple[str, int]]) -> PatchFile:
