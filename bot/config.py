@@ -302,20 +302,22 @@ def validate_ref(value: str, where: str) -> str:
     """A tag name or a 40-hex commit id, safe to hand to git; else one line naming the file."""
     if not value:
         raise AnalysisError(f"{where} is empty: it must hold an upstream tag (e.g. b10488) or a commit id")
-    shown = value if len(value) <= 60 else value[:57] + "..."
-    if (
-        len(value) > MAX_REF_LENGTH
-        or not (_COMMIT.fullmatch(value) or _TAG.fullmatch(value))
-        or ".." in value
-        or value.endswith((".lock", "/", "."))
-        or "//" in value
-    ):
+    if not _is_ref(value):
+        shown = value if len(value) <= 60 else value[:57] + "..."
         raise AnalysisError(f"{where} holds {shown!r}, which is not an upstream tag or a 40-hex commit id")
-    if _COMMIT.fullmatch(value):
-        return (
-            value.lower()
-        )  # git object ids are lower case; `git rev-parse` output pasted in upper case is the same id
-    return value
+    # git object ids are lower case; `git rev-parse` output pasted in upper case is the same id
+    return value.lower() if _COMMIT.fullmatch(value) else value
+
+
+def _is_ref(value: str) -> bool:
+    """Whether `value` is a commit id, or a tag name git takes as a ref name and not as a range or path."""
+    return (
+        len(value) <= MAX_REF_LENGTH
+        and bool(_COMMIT.fullmatch(value) or _TAG.fullmatch(value))
+        and ".." not in value
+        and not value.endswith((".lock", "/", "."))
+        and "//" not in value
+    )
 
 
 def read_version(snapshot: Snapshot, path: str) -> str | None:
