@@ -137,13 +137,7 @@ def open_mirror(path: Path, url: str) -> pygit2.Repository:
     """The bare mirror at `path`, created on first use; one that records another URL is not trusted.
     Call it holding `mirror_lock(path)`."""
     shown = public_url(url)
-    leftovers = stale_leftovers(path)
-    if leftovers:
-        log.warning(
-            "removing what an interrupted fetch left",
-            extra={"mirror": str(path), "paths": [str(p) for p in leftovers]},
-        )
-        _remove(leftovers)
+    _remove_leftovers(path)
     if not path.exists():
         _create_mirror(path, shown)
     try:
@@ -152,6 +146,23 @@ def open_mirror(path: Path, url: str) -> pygit2.Repository:
         raise AnalysisError(
             f"the mirror {path} is not a git repository: remove it to fetch {shown} afresh"
         ) from None
+    _check_url(repo, path, shown)
+    return repo
+
+
+def _remove_leftovers(path: Path) -> None:
+    """Remove what an interrupted fetch left in the mirror, saying so in the log."""
+    leftovers = stale_leftovers(path)
+    if leftovers:
+        log.warning(
+            "removing what an interrupted fetch left",
+            extra={"mirror": str(path), "paths": [str(p) for p in leftovers]},
+        )
+        _remove(leftovers)
+
+
+def _check_url(repo: pygit2.Repository, path: Path, shown: str) -> None:
+    """Refuse a mirror that records another URL than `shown`; record it in one created but not yet used."""
     try:
         stored = repo.config[URL_KEY]
     except KeyError:
@@ -163,4 +174,3 @@ def open_mirror(path: Path, url: str) -> pygit2.Repository:
             f"the mirror {path} holds {stored or 'an unrecorded upstream'}, not {shown}: "
             f"remove it to fetch {shown} afresh"
         )
-    return repo
