@@ -86,6 +86,21 @@ class Snapshot(Protocol):
         """Paths of all files under `prefix` (a directory, '' for all), sorted."""
 
 
+def _blob_paths(root: pygit2.Tree) -> list[str]:
+    """Every file's path under `root`, sorted."""
+    found: list[str] = []
+    stack: list[tuple[str, pygit2.Tree]] = [("", root)]
+    while stack:
+        base, tree = stack.pop()
+        for entry in tree:
+            path = base + (entry.name or "")
+            if isinstance(entry, pygit2.Tree):
+                stack.append((path + "/", entry))
+            elif entry.type == pygit2.GIT_OBJECT_BLOB:
+                found.append(path)
+    return sorted(found)
+
+
 class GitSnapshot:
     """A commit's tree in a pygit2 repository: reads git objects, never a working tree."""
 
@@ -118,17 +133,7 @@ class GitSnapshot:
 
     def files(self, prefix: str = "") -> list[str]:
         if self._files is None:
-            found: list[str] = []
-            stack: list[tuple[str, pygit2.Tree]] = [("", self.tree)]
-            while stack:
-                base, tree = stack.pop()
-                for entry in tree:
-                    path = base + (entry.name or "")
-                    if isinstance(entry, pygit2.Tree):
-                        stack.append((path + "/", entry))
-                    elif entry.type == pygit2.GIT_OBJECT_BLOB:
-                        found.append(path)
-            self._files = sorted(found)
+            self._files = _blob_paths(self.tree)
         if not prefix:
             return list(self._files)
         prefix = prefix.rstrip("/") + "/"
