@@ -367,14 +367,29 @@ def _guarding_option(
     """The option (of `off`: passed variable -> option Ollama leaves OFF) whose variable being false makes
     false an `if()` whose body touches the sources."""
     for block in syntax.captures("cmake", "(if_condition) @i", script_root).get("i", []):
-        tokens = _condition_tokens(block.children[0])
-        body = next((c for c in block.children if c.type == "body"), None)
-        if body is None or not any(t.search(node_text(body)) for t in touching):
-            continue
-        for var, option in off.items():
-            if var in tokens and _condition(tokens, {var: False}) is False:
+        if _body_touches(block, touching):
+            option = _falsifying_option(_condition_tokens(block.children[0]), off)
+            if option is not None:
                 return option
     return None
+
+
+def _body_touches(block: Node, touching: list[re.Pattern[str]]) -> bool:
+    """Whether the body of an `if()` block touches the sources."""
+    body = next((c for c in block.children if c.type == "body"), None)
+    return body is not None and any(t.search(node_text(body)) for t in touching)
+
+
+def _falsifying_option(tokens: list[str], off: Mapping[str, str]) -> str | None:
+    """The first option of `off` whose variable being false makes the condition false."""
+    return next(
+        (
+            option
+            for var, option in off.items()
+            if var in tokens and _condition(tokens, {var: False}) is False
+        ),
+        None,
+    )
 
 
 def shared_backend_dirs(
