@@ -15,7 +15,7 @@ from bot.commands import Command
 from bot.config import Config
 from bot.gh import refused
 from bot.gh.gitdata import BranchMoved
-from bot.model import REBUILT, UNRESOLVED, AnalysisError, PatchResult, Report
+from bot.model import REBUILT, UNRESOLVED, AnalysisError, PatchResult, PinReport, Report
 from bot.render.checklist import COMMENT_LIMIT
 from bot.render.env import render_template
 from bot.render.patches import pin_view
@@ -64,12 +64,17 @@ def refs_text(report: Report) -> str:
     return ", ".join(f"{pin.name} {pin.old_ref} → {pin.new_ref}" for pin in report.pins) or "no pin"
 
 
-def commit_message(report: Report, changes: list[PatchChange]) -> str:
-    pins = [
+def _changed_pins(report: Report, changes: list[PatchChange]) -> list[PinReport]:
+    """The pins one of whose patches the changes rewrite."""
+    return [
         pin
         for pin in report.pins
         if any(c.path in {p.regenerated or p.path for p in pin.patches} for c in changes)
     ]
+
+
+def commit_message(report: Report, changes: list[PatchChange]) -> str:
+    pins = _changed_pins(report, changes)
     title = "Regenerate carried patches for " + ", ".join(f"{p.name} {p.new_ref}" for p in pins)
     lines = [f"- {c.path} ({c.status})" for c in changes]
     bumps = [f"{p.name}: {p.old_ref} -> {p.new_ref} ({p.compare_url})" for p in pins]
