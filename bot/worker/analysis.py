@@ -186,6 +186,14 @@ def _unreported_output(ctx: JobContext, pin: Pin, errors: dict[str, str], head_s
     }
 
 
+async def _complete_reported(ctx: JobContext, report: Report, checks: dict[str, int]) -> None:
+    """The check runs of the pins the report covers end with their results."""
+    for pin_report in report.pins:
+        for name, conclusion, output in check_run_outputs(pin_report, ctx.prefix):
+            if name in checks:
+                await ctx.checks.complete(checks[name], conclusion, output)
+
+
 async def _complete_checks(
     ctx: JobContext,
     pins: list[Pin],
@@ -195,10 +203,7 @@ async def _complete_checks(
     head_sha: str,
 ) -> None:
     """Each pin's two check runs end with its results, its error, or nothing to check."""
-    for pin_report in report.pins:
-        for name, conclusion, output in check_run_outputs(pin_report, ctx.prefix):
-            if name in checks:
-                await ctx.checks.complete(checks[name], conclusion, output)
+    await _complete_reported(ctx, report, checks)
     reported = {pin.name for pin in report.pins}
     for pin in pins:
         if pin.name in errors or pin.name not in reported:
