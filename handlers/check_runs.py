@@ -51,11 +51,9 @@ def revalidate_request(data: dict) -> JobRequest | None:
     if installation is None or platform_of_check(check.get("name") or "") is None:
         return None
     owner, repo = data["repository"]["owner"]["login"], data["repository"]["name"]
-    numbers = [pr["number"] for pr in check.get("pull_requests") or []]
-    key = pull_key(owner, repo, numbers[0]) if numbers else f"{owner}/{repo}:check-{check['id']}".lower()
     return JobRequest(
         "revalidate",
-        key,
+        _revalidate_key(owner, repo, check),
         {
             "installation_id": installation,
             "owner": owner,
@@ -66,6 +64,12 @@ def revalidate_request(data: dict) -> JobRequest | None:
             "sender": (data.get("sender") or {}).get("login"),
         },
     )
+
+
+def _revalidate_key(owner: str, repo: str, check: dict) -> str:
+    """The job's key: its PR's, so it waits for the PR's other jobs; the check run's own when it names none."""
+    numbers = [pr["number"] for pr in check.get("pull_requests") or []]
+    return pull_key(owner, repo, numbers[0]) if numbers else f"{owner}/{repo}:check-{check['id']}".lower()
 
 
 @router.register("check_run", action="rerequested")
