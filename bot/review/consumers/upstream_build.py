@@ -102,6 +102,16 @@ def _condition(tokens: list[str], value: Mapping[str, bool]) -> bool | None:
 
 def _guard(tokens: list[str], value: Mapping[str, bool]) -> str | None:
     """The option whose value makes a false condition false: a conjunct `X` with X OFF or `NOT X` with X ON."""
+    for conjunct in _conjuncts(tokens):
+        if _condition(conjunct, value) is False:
+            names = [t for t in conjunct if t in value]
+            if names:
+                return names[0]
+    return None
+
+
+def _conjuncts(tokens: list[str]) -> list[list[str]]:
+    """The condition's tokens split at its `AND`s outside parentheses."""
     depth = 0
     conjuncts: list[list[str]] = []
     current: list[str] = []
@@ -114,12 +124,7 @@ def _guard(tokens: list[str], value: Mapping[str, bool]) -> str | None:
         else:
             current.append(token)
     conjuncts.append(current)
-    for conjunct in conjuncts:
-        if _condition(conjunct, value) is False:
-            names = [t for t in conjunct if t in value]
-            if names:
-                return names[0]
-    return None
+    return conjuncts
 
 
 def _cmake_tree(upstream: Mapping[str, str], paths: list[str]) -> dict[str, Node]:
@@ -134,12 +139,18 @@ def _cmake_tree(upstream: Mapping[str, str], paths: list[str]) -> dict[str, Node
         trees[path] = cmakelang.parse(text)
         base = posixpath.dirname(path)
         for command in cmakelang.commands(trees[path]):
-            args = cmakelang.arguments(command)
-            if cmakelang.name(command) == "add_subdirectory" and args and "${" not in args[0]:
-                target = posixpath.normpath(posixpath.join(base, args[0], "CMakeLists.txt"))
-                if target in known and target not in order:
-                    order.append(target)
+            target = _subdirectory(command, base)
+            if target in known and target not in order:
+                order.append(target)
     return trees
+
+
+def _subdirectory(command: Node, base: str) -> str | None:
+    """The CMakeLists.txt an `add_subdirectory()` of a literal directory reads (in a file of `base`)."""
+    args = cmakelang.arguments(command)
+    if cmakelang.name(command) != "add_subdirectory" or not args or "${" in args[0]:
+        return None
+    return posixpath.normpath(posixpath.join(base, args[0], "CMakeLists.txt"))
 
 
 def _declared_options(trees: Mapping[str, Node]) -> tuple[dict[str, str], dict[str, bool]]:
