@@ -38,6 +38,12 @@ def compat_source_texts(
         if p.endswith(CPP_SOURCES) and any(p.startswith(r) for r in roots)
         if (t := text_of(ollama, p)) is not None
     ]
+    return out + _patch_sources(patches)
+
+
+def _patch_sources(patches: list[tuple[str, object]]) -> list[tuple[str, str, str]]:
+    """The sources of side "patch": per file a patch adds or edits, the C/C++ lines its hunks add."""
+    out = []
     for patch_path, patch in patches:
         for fp in getattr(patch, "files", []):
             source = _patch_source(patch_path, fp)
