@@ -81,12 +81,17 @@ def _preset_settings(path: str, text: str, found: _Found) -> set[str]:
     on: set[str] = set()
     for preset in by_name.values():
         if not preset.get("hidden"):
-            on |= {
-                var[5:].lower()
-                for var, value in _effective(preset, by_name).items()
-                if var.startswith("GGML_") and truth_of(value) is True
-            }
+            on |= _ggml_on(preset, by_name)
     return on
+
+
+def _ggml_on(preset: dict, by_name: dict) -> set[str]:
+    """The <x> of the GGML_<X> variables a preset sets ON, itself or by inheritance."""
+    return {
+        var[5:].lower()
+        for var, value in _effective(preset, by_name).items()
+        if var.startswith("GGML_") and truth_of(value) is True
+    }
 
 
 def _record_presets(path: str, text: str, by_name: dict, found: _Found) -> None:
@@ -167,12 +172,15 @@ def _cache_set_positions(command: Node, params: list[str]) -> tuple[int, int] | 
     args = cmakelang.arguments(command)
     if cmakelang.name(command) != "set" or "CACHE" not in args or len(args) < 3:
         return None
-    name_var, value_var = (re.fullmatch(r"\$\{(\w+)\}", a) for a in args[:2])
-    if (
-        not name_var
-        or not value_var
-        or name_var[1].lower() not in params
-        or value_var[1].lower() not in params
-    ):
+    name_at, value_at = (_param_position(a, params) for a in args[:2])
+    if name_at is None or value_at is None:
         return None
-    return params.index(name_var[1].lower()), params.index(value_var[1].lower())
+    return name_at, value_at
+
+
+def _param_position(arg: str, params: list[str]) -> int | None:
+    """The position among `params` of the parameter an argument `${param}` expands; None for another argument."""
+    m = re.fullmatch(r"\$\{(\w+)\}", arg)
+    if not m or m[1].lower() not in params:
+        return None
+    return params.index(m[1].lower())
