@@ -44,10 +44,15 @@ def _go_string(node: Node) -> str:
         return text[1:-1]
 
 
+def _go_sources(paths: list[str], patterns: tuple[str, ...]) -> list[str]:
+    """The Go files among `paths` that match `patterns`, tests left out, sorted."""
+    return sorted(p for p in paths if glob_match(p, patterns) and not p.endswith("_test.go"))
+
+
 def go_flags(ollama: Mapping[str, str], paths: list[str]) -> dict[str, tuple[LocalRef, ...]]:
     """Flags (`--xxx`, `-x`) in the string literals of Ollama's Go code that starts and probes llama-server."""
     found: Refs = {}
-    for path in sorted(p for p in paths if glob_match(p, OLLAMA_CALLERS) and not p.endswith("_test.go")):
+    for path in _go_sources(paths, OLLAMA_CALLERS):
         text = text_of(ollama, path)
         if not text or not FLAG_HINT.search(text):
             continue
@@ -96,8 +101,11 @@ def _json_key(field: Node) -> str | None:
     for a field the tag leaves out (`json:"-"`) or that has neither."""
     tag = field.child_by_field_name("tag")
     m = JSON_TAG.search(node_text(tag)) if tag is not None else None
-    names = [node_text(n) for n in field.children_by_field_name("name")]
-    key = m[1] if m and m[1] else (names[0] if names and not m else None)
+    if m:
+        key = m[1]
+    else:
+        names = field.children_by_field_name("name")
+        key = node_text(names[0]) if names else None
     return key if key and key != "-" else None
 
 
@@ -128,9 +136,7 @@ def _requests(ollama: Mapping[str, str], paths: list[str]) -> tuple[Refs, list[t
     """The endpoints Ollama's server clients request, and the files that request one (with their captures)."""
     endpoints: Refs = {}
     files: list[tuple[str, _Captured]] = []
-    for path in sorted(
-        p for p in paths if glob_match(p, OLLAMA_SERVER_CLIENTS) and not p.endswith("_test.go")
-    ):
+    for path in _go_sources(paths, OLLAMA_SERVER_CLIENTS):
         text = text_of(ollama, path)
         if not text or ("://" not in text and "json" not in text):
             continue
@@ -228,8 +234,7 @@ def _literal_types(function: Node) -> dict[str, Node]:
         if left is None or right is None:
             continue
         for name, value in zip(left.named_children, right.named_children):
-            if value.type == "unary_expression":
-                value = value.child_by_field_name("operand") or value
+            value = _without_address(value)
             if value.type == "composite_literal":
                 types[node_text(name)] = value.child_by_field_name("type") or value
     return types
@@ -252,10 +257,14 @@ def _json_value(call: Node) -> tuple[Node, bool] | None:
     at = _SENDS.get(method, _RECEIVES.get(method))
     if at is None or len(values) <= at:
         return None
-    target = values[at]
-    if target.type == "unary_expression":
-        target = target.child_by_field_name("operand") or target
-    return target, method in _SENDS
+    return _without_address(values[at]), method in _SENDS
+
+
+def _without_address(node: Node) -> Node:
+    """The operand of a unary expression (`&T{...}`, `&v`): the value whose type and fields matter."""
+    if node.type == "unary_expression":
+        return node.child_by_field_name("operand") or node
+    return node
 
 
 def _map_literal_keys(target: Node, path: str, fields: Refs) -> None:
