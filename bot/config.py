@@ -162,12 +162,7 @@ def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
         raise AnalysisError(
             f'{source}: command_prefix {prefix!r} must be `/` or `!` and a word, like "/llama"'
         )
-    pins: list[Pin] = []
-    for i, raw in enumerate(_expect(merged.get("pin", []), list, f"{source}: pin")):
-        pin = _pin(raw, f"{source}: pin[{i}]")
-        if any(p.name == pin.name for p in pins):
-            raise AnalysisError(f"{source}: pin[{i}].name: a pin named {pin.name!r} is already configured")
-        pins.append(pin)
+    pins = _pins(merged, source)
     _check_consumers(pins, source)
     platforms = [
         _platform(name, raw, f"{source}: platforms.{name}")
@@ -178,6 +173,17 @@ def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
     for rule_id, rule in rules.items():  # checked here so the message names the file like the others
         _expect(rule, dict, f"{source}: rules.{rule_id}")
     return Config(prefix, tuple(pins), tuple(platforms), cancel, rules)
+
+
+def _pins(merged: dict, source: str) -> list[Pin]:
+    """The configured pins, in order; a name given twice is an error."""
+    pins: list[Pin] = []
+    for i, raw in enumerate(_expect(merged.get("pin", []), list, f"{source}: pin")):
+        pin = _pin(raw, f"{source}: pin[{i}]")
+        if any(p.name == pin.name for p in pins):
+            raise AnalysisError(f"{source}: pin[{i}].name: a pin named {pin.name!r} is already configured")
+        pins.append(pin)
+    return pins
 
 
 def _patch_entries(raw: dict, where: str) -> list[str]:
@@ -201,13 +207,7 @@ def _pin(raw: object, where: str) -> Pin:
             raise AnalysisError(f"{where}: missing key '{key}'")
         _expect(raw[key], (str, list) if key == "patches" else str, f"{where}.{key}")
     entries = _patch_entries(raw, where)
-    profile = _expect(
-        raw.get("review", raw["name"] if raw["name"] in REVIEW_PROFILES else "llama.cpp"),
-        str,
-        f"{where}.review",
-    )
-    if profile not in REVIEW_PROFILES:
-        raise AnalysisError(f"{where}.review: {profile!r} is not one of {', '.join(REVIEW_PROFILES)}")
+    profile = _review_profile(raw, where)
     watch = _expect(raw.get("also_watch", []), list, f"{where}.also_watch")
     return Pin(
         raw["name"],
@@ -220,6 +220,18 @@ def _pin(raw: object, where: str) -> Pin:
         _consumers(raw.get("consumers", []), f"{where}.consumers"),
         _vendored(raw.get("vendored", []), f"{where}.vendored"),
     )
+
+
+def _review_profile(raw: dict, where: str) -> str:
+    """The pin's review profile: as given, else the one named like the pin, else llama.cpp's."""
+    profile = _expect(
+        raw.get("review", raw["name"] if raw["name"] in REVIEW_PROFILES else "llama.cpp"),
+        str,
+        f"{where}.review",
+    )
+    if profile not in REVIEW_PROFILES:
+        raise AnalysisError(f"{where}.review: {profile!r} is not one of {', '.join(REVIEW_PROFILES)}")
+    return profile
 
 
 def _check_consumers(pins: list[Pin], source: str) -> None:
