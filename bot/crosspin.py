@@ -91,29 +91,34 @@ def consumer_code(
     pins = {p.name: p for p in config.pins}
     for consumer in pin.consumers:
         if consumer.pin is None:
-            files = {
-                p: data for p in head.files("") if glob_match(p, consumer.sources) and (data := head.read(p))
-            }
-            found.append(ConsumerCode("Ollama", "Ollama's code", "Update these calls in Ollama.", files))
+            found.append(_ollama_code(consumer, head))
             continue
         try:
             code = _pinned_consumer(consumer, pins[consumer.pin], head, open_upstream)
         except AnalysisError as exc:
-            problems.append(
-                Finding(
-                    "build",
-                    "info",
-                    f"Could not check {consumer.pin} against this {pin.name} bump",
-                    f"{consumer.pin} compiles against {pin.name}'s headers, but its code could not be read: "
-                    f"{exc}",
-                    pin.version_file,
-                    None,
-                )
-            )
+            problems.append(_unreadable(pin, consumer.pin, exc))
             continue
         if code is not None:
             found.append(code)
     return found, problems
+
+
+def _ollama_code(consumer: Consumer, head: Snapshot) -> ConsumerCode:
+    """Ollama's own files a consumer names, at the head commit."""
+    files = {p: data for p in head.files("") if glob_match(p, consumer.sources) and (data := head.read(p))}
+    return ConsumerCode("Ollama", "Ollama's code", "Update these calls in Ollama.", files)
+
+
+def _unreadable(pin: Pin, consumer: str, exc: AnalysisError) -> Finding:
+    """The info finding for a pinned consumer whose code could not be read."""
+    return Finding(
+        "build",
+        "info",
+        f"Could not check {consumer} against this {pin.name} bump",
+        f"{consumer} compiles against {pin.name}'s headers, but its code could not be read: {exc}",
+        pin.version_file,
+        None,
+    )
 
 
 def _copies(vendored: Vendored, head: Snapshot) -> str | None:
