@@ -88,17 +88,22 @@ def short_reason(exc: BaseException) -> str:
     if isinstance(exc, GaveUp):
         return str(exc)
     if isinstance(exc, HTTPException):
-        text = f"GitHub answered {int(exc.status_code)} {exc.status_code.phrase}"
-        detail = message_of(exc)
-        if detail and detail != exc.status_code.phrase:
-            text += f" ({detail.splitlines()[0][:200]})"
-        return text
+        return _github_answer(exc)
     if isinstance(exc, TimeoutError):
         return "GitHub did not answer in time"
     if isinstance(exc, aiohttp.ClientError):
         return f"could not reach GitHub ({type(exc).__name__})"
     first = (str(exc).splitlines() or [""])[0][:300]
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def _github_answer(exc: HTTPException) -> str:
+    """GitHub's status, with the first line of its message when that says more than the status."""
+    text = f"GitHub answered {int(exc.status_code)} {exc.status_code.phrase}"
+    detail = message_of(exc)
+    if detail and detail != exc.status_code.phrase:
+        text += f" ({detail.splitlines()[0][:200]})"
+    return text
 
 
 class Service:
