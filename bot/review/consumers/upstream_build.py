@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from bot import cmakelang, syntax
+from bot.review.consumers.conditions import condition, condition_tokens, guard
 from bot.review.consumers.shared import (
     BACKEND_ROOT,
-    CMAKE_TOKEN,
-    ON_VALUES,
     PARTIAL_SETTERS,
     SETTABLE,
     OptionSetting,
@@ -30,101 +29,6 @@ class UpstreamBuild:
     off_dirs: dict[str, str]
     dead_options: frozenset[str]
     option_homes: dict[str, str]
-
-
-def _condition(tokens: list[str], value: Mapping[str, bool]) -> bool | None:
-    """CMake's `if()` condition over three values: True, False, or None (depends on what is not known)."""
-    at = 0
-
-    def peek() -> str | None:
-        return tokens[at] if at < len(tokens) else None
-
-    def take() -> str:
-        nonlocal at
-        at += 1
-        return tokens[at - 1]
-
-    def either() -> bool | None:
-        result = both()
-        while peek() == "OR":
-            take()
-            right = both()
-            result = (
-                True if True in (result, right) else (False if result is False and right is False else None)
-            )
-        return result
-
-    def both() -> bool | None:
-        result = negation()
-        while peek() == "AND":
-            take()
-            right = negation()
-            result = False if False in (result, right) else (True if result and right else None)
-        return result
-
-    def negation() -> bool | None:
-        if peek() == "NOT":
-            take()
-            inner = negation()
-            return None if inner is None else not inner
-        return primary()
-
-    def primary() -> bool | None:
-        token = peek()
-        if token is None:
-            return None
-        if token == "(":
-            take()
-            result = either()
-            if peek() == ")":
-                take()
-            return result
-        if token in ("DEFINED", "EXISTS", "TARGET", "COMMAND", "POLICY", "IS_DIRECTORY", "IS_ABSOLUTE"):
-            take()
-            if peek() is not None:
-                take()
-            return None
-        take()
-        nxt = peek()
-        if nxt is not None and nxt not in ("AND", "OR", ")"):  # a binary test: STREQUAL, MATCHES, ...
-            take()
-            if peek() is not None and peek() not in ("AND", "OR", ")"):
-                take()
-            return None
-        if token.startswith('"') or "${" in token:
-            return None
-        if token in value:
-            return value[token]
-        return truth_of(token) if token.upper() in ON_VALUES | {"OFF", "FALSE", "NO", "0"} else None
-
-    return either()
-
-
-def _guard(tokens: list[str], value: Mapping[str, bool]) -> str | None:
-    """The option whose value makes a false condition false: a conjunct `X` with X OFF or `NOT X` with X ON."""
-    for conjunct in _conjuncts(tokens):
-        if _condition(conjunct, value) is False:
-            names = [t for t in conjunct if t in value]
-            if names:
-                return names[0]
-    return None
-
-
-def _conjuncts(tokens: list[str]) -> list[list[str]]:
-    """The condition's tokens split at its `AND`s outside parentheses."""
-    depth = 0
-    conjuncts: list[list[str]] = []
-    current: list[str] = []
-    for token in tokens:
-        depth += token == "("
-        depth -= token == ")"
-        if token == "AND" and depth == 0:
-            conjuncts.append(current)
-            current = []
-        else:
-            current.append(token)
-    conjuncts.append(current)
-    return conjuncts
 
 
 def _cmake_tree(upstream: Mapping[str, str], paths: list[str]) -> dict[str, Node]:
@@ -240,11 +144,6 @@ def _outermost(off_dirs: Mapping[str, str]) -> dict[str, str]:
     return {d: o for d, o in off_dirs.items() if not any(d.startswith(p + "/") for p in off_dirs if p != d)}
 
 
-def _condition_tokens(command: Node) -> list[str]:
-    """The tokens of an if/elseif/else command's condition."""
-    return CMAKE_TOKEN.findall(" ".join(node_text(c) for c in command.children if c.type == "argument_list"))
-
-
 def _read_arguments(command: str, args: list[str]) -> list[str]:
     """The arguments whose option names a command reads: printing reads none, declaring an option reads
     only its default."""
@@ -263,7 +162,7 @@ def _branch_guard(
     if earlier_true:
         return ""
     if truth is False:
-        return _guard(tokens, value) or ""
+        return guard(tokens, value) or ""
     return None
 
 
@@ -312,8 +211,8 @@ class _BuildWalk:
     def condition(self, part: Node, guard: str | None, earlier_true: bool) -> tuple[str | None, bool | None]:
         """One if/elseif/else command of a block: records the option names its condition reads (dead when
         the branch is); the guard of the body after it, and the condition's truth for Ollama's build."""
-        tokens = _condition_tokens(part)
-        truth = None if part.type == "else_command" else _condition(tokens, self.value)
+        tokens = condition_tokens(part)
+        truth = None if part.type == "else_command" else condition(tokens, self.value)
         dead = guard is not None or truth is False or earlier_true
         (self.dead if dead else self.live).update(t for t in tokens if SETTABLE.fullmatch(t))
         return (guard if guard is not None else _branch_guard(tokens, truth, earlier_true, self.value)), truth
@@ -379,7 +278,7 @@ def _guarding_option(
     false an `if()` whose body touches the sources."""
     for block in syntax.captures("cmake", "(if_condition) @i", script_root).get("i", []):
         if _body_touches(block, touching):
-            option = _falsifying_option(_condition_tokens(block.children[0]), off)
+            option = _falsifying_option(condition_tokens(block.children[0]), off)
             if option is not None:
                 return option
     return None
@@ -394,11 +293,7 @@ def _body_touches(block: Node, touching: list[re.Pattern[str]]) -> bool:
 def _falsifying_option(tokens: list[str], off: Mapping[str, str]) -> str | None:
     """The first option of `off` whose variable being false makes the condition false."""
     return next(
-        (
-            option
-            for var, option in off.items()
-            if var in tokens and _condition(tokens, {var: False}) is False
-        ),
+        (option for var, option in off.items() if var in tokens and condition(tokens, {var: False}) is False),
         None,
     )
 
