@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from bot import cpp
+from bot import cpp, cppvalues
 from bot.model import LocalRef
 from bot.review import cppapi
 from bot.review.changes import Draft, FileChange
@@ -27,7 +27,7 @@ def value_strings(texts: Iterable[str]) -> dict[str, set[str]]:
     (`{ PROJECTOR_TYPE_GEMMA4A, "gemma4a" }`): how a string Ollama writes becomes a value."""
     found: dict[str, set[str]] = {}
     for text in texts:
-        for row in cpp.string_tables(text.encode()):
+        for row in cppvalues.string_tables(text.encode()):
             found.setdefault(row.value, set()).add(row.string)
     return found
 
@@ -68,10 +68,10 @@ class _Lost:
 def _dropped_cases(change: FileChange, old: bytes, new: bytes, reach) -> list[_Lost]:
     """A case dropped from a switch that still exists."""
     new_switches: dict[tuple[str, str], set[str]] = {}
-    for s in cpp.switches(new):
+    for s in cppvalues.switches(new):
         new_switches.setdefault((s.function, s.subject), set()).update(v for v, _ in s.cases)
     lost = []
-    for s in cpp.switches(old):
+    for s in cppvalues.switches(old):
         now = new_switches.get((s.function, s.subject))
         if now is None:
             continue  # a switch that is gone drops no case of its own
@@ -89,7 +89,7 @@ def _dropped_cases(change: FileChange, old: bytes, new: bytes, reach) -> list[_L
 
 def _dropped_case(
     change: FileChange,
-    s: cpp.Switch,
+    s: cppvalues.Switch,
     value: str,
     line: int,
     produced: list[str],
@@ -206,7 +206,7 @@ def value_drafts(
     if not _drops_what_ollama_value_refs(gone, names, strings, paired):
         return []
     old, new = change.old_code.encode(), change.new_code.encode()
-    old_rows, new_rows = cpp.string_tables(old), cpp.string_tables(new)
+    old_rows, new_rows = cppvalues.string_tables(old), cppvalues.string_tables(new)
     pairs = _pairs(paired, (*old_rows, *new_rows))
 
     def reach(value: str) -> tuple[list[str], tuple[LocalRef, ...]]:
@@ -220,7 +220,7 @@ def value_drafts(
     return [_lost_draft(change, item) for item in lost]
 
 
-def _pairs(paired: Mapping[str, set[str]], rows: Iterable[cpp.TableRow]) -> dict[str, set[str]]:
+def _pairs(paired: Mapping[str, set[str]], rows: Iterable[cppvalues.TableRow]) -> dict[str, set[str]]:
     """The strings each value is paired with: in other files' tables, and in this file's at both refs."""
     pairs: dict[str, set[str]] = {k: set(v) for k, v in paired.items()}
     for row in rows:
