@@ -330,15 +330,22 @@ def refs_by_name(
     matching `globs`: at most `limit` lines a name."""
     found: dict[str, list[LocalRef]] = {}
     for path in sorted(p for p in files if glob_match(p, globs)):
-        text = files[path]
-        index = None
-        for m in pattern.finditer(text):
-            index = index or LineIndex(text)
-            refs = found.setdefault(m[1] if pattern.groups else m[0], [])
-            ref = LocalRef(path, index.line(m.start()))
-            if (limit is None or len(refs) < limit) and ref not in refs:
-                refs.append(ref)
+        _add_refs_by_name(found, path, files[path], pattern, limit)
     return found
+
+
+def _add_refs_by_name(
+    found: dict[str, list[LocalRef]], path: str, text: str, pattern: re.Pattern, limit: int | None
+) -> None:
+    """Adds to `found` each line of `text` where `pattern` finds a name, under that name, while the name
+    holds fewer than `limit` lines."""
+    index = None
+    for m in pattern.finditer(text):
+        index = index or LineIndex(text)
+        refs = found.setdefault(m[1] if pattern.groups else m[0], [])
+        ref = LocalRef(path, index.line(m.start()))
+        if (limit is None or len(refs) < limit) and ref not in refs:
+            refs.append(ref)
 
 
 def excerpt(removed: list[str], added: list[str], limit: int = 8) -> str:
