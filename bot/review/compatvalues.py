@@ -67,9 +67,7 @@ class _Lost:
 
 def _dropped_cases(change: FileChange, old: bytes, new: bytes, reach) -> list[_Lost]:
     """A case dropped from a switch that still exists."""
-    new_switches: dict[tuple[str, str], set[str]] = {}
-    for s in cppvalues.switches(new):
-        new_switches.setdefault((s.function, s.subject), set()).update(v for v, _ in s.cases)
+    new_switches = _cases_by_switch(new)
     lost = []
     for s in cppvalues.switches(old):
         now = new_switches.get((s.function, s.subject))
@@ -85,6 +83,14 @@ def _dropped_cases(change: FileChange, old: bytes, new: bytes, reach) -> list[_L
                     )
                 )
     return lost
+
+
+def _cases_by_switch(source: bytes) -> dict[tuple[str, str], set[str]]:
+    """The values the file's switches have a case for, by (function, switched expression)."""
+    cases: dict[tuple[str, str], set[str]] = {}
+    for s in cppvalues.switches(source):
+        cases.setdefault((s.function, s.subject), set()).update(v for v, _ in s.cases)
+    return cases
 
 
 def _dropped_case(
@@ -130,16 +136,29 @@ def _removed_enum_values(change: FileChange, old: bytes, new: bytes, reach) -> l
             if not refs or not produced:
                 continue  # a value Ollama only names fails to compile: compat_drafts says so
             twin = similar(value, sorted(set(new_enums[enum]) - set(values)))
-            detail = (
-                f"`{change.path}` no longer declares `{value}`"
-                + (f"; it is probably `{twin}` now" if twin else "")
-                + f". {_reached(value, produced)}: upstream no longer recognises it, so a model that needs "
-                + "it fails to load (an 'unknown' error or an abort). Map it to the new value in the compat code, "
-                + "or carry a patch."
-            )
-            title = f"Enum value `{value}` of `{enum}` was {'renamed' if twin else 'removed'} upstream"
-            lost.append(_Lost(value, title, detail, line, refs))
+            lost.append(_removed_enum_value(change, enum, value, line, produced, refs, twin))
     return lost
+
+
+def _removed_enum_value(
+    change: FileChange,
+    enum: str,
+    value: str,
+    line: int,
+    produced: list[str],
+    refs: tuple[LocalRef, ...],
+    twin: str | None,
+) -> _Lost:
+    """What to say of an enum value Ollama produces that the enum no longer has (`twin`: its likely new name)."""
+    detail = (
+        f"`{change.path}` no longer declares `{value}`"
+        + (f"; it is probably `{twin}` now" if twin else "")
+        + f". {_reached(value, produced)}: upstream no longer recognises it, so a model that needs "
+        + "it fails to load (an 'unknown' error or an abort). Map it to the new value in the compat code, "
+        + "or carry a patch."
+    )
+    title = f"Enum value `{value}` of `{enum}` was {'renamed' if twin else 'removed'} upstream"
+    return _Lost(value, title, detail, line, refs)
 
 
 def _dropped_rows(change: FileChange, old_rows, new_rows, names, strings) -> list[_Lost]:
