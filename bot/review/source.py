@@ -188,31 +188,23 @@ class LineIndex:
         return bisect_right(self._starts, offset)
 
 
+# a glob's pieces: a wildcard, a closed `{a,b}`, or one character taken as written
+_GLOB_PIECE = re.compile(r"\*\*/|\*\*|\*|\?|\{[^}]*\}|.", re.DOTALL)
+_WILDCARDS = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
+
+
 @lru_cache(maxsize=512)
 def _glob_regex(pattern: str) -> re.Pattern:
-    out, i = [], 0
-    while i < len(pattern):
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if c == "*":
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "{" and "}" in pattern[i:]:
-            end = pattern.index("}", i)
-            out.append("(?:" + "|".join(re.escape(a) for a in pattern[i + 1 : end].split(",")) + ")")
-            i = end
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return re.compile("".join(out) + r"\Z")
+    return re.compile("".join(_glob_piece(m[0]) for m in _GLOB_PIECE.finditer(pattern)) + r"\Z")
+
+
+def _glob_piece(piece: str) -> str:
+    """The regex of one piece of a glob: a wildcard, an alternation, else the character itself."""
+    if piece in _WILDCARDS:
+        return _WILDCARDS[piece]
+    if piece.startswith("{") and len(piece) > 1:
+        return "(?:" + "|".join(re.escape(a) for a in piece[1:-1].split(",")) + ")"
+    return re.escape(piece)
 
 
 @lru_cache(maxsize=512)
