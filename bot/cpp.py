@@ -5,13 +5,13 @@ the corner cases (a name inside a string or a comment, a statement split over li
 does a file define (enum entries, table rows, switch cases, types, string comparisons), and which
 parameters, fields and functions does it declare. tree-sitter parses any text, broken or partial,
 into a tree whose leaves are the file's tokens, so both answers come from one parse. What a header
-offers other code, and what a file uses of it, the review reads in bot/review/cppapi.py.
+offers other code, and what a file uses of it, the review reads in bot/review/cppapi.py; the enum values a
+file maps (switch cases, value-to-string tables) are read in bot/cppvalues.py.
 """
 
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -127,7 +127,7 @@ def compact(node: Node | None) -> str:
     return "".join((node.text or b"").decode("utf-8", "replace").split()) if node is not None else ""
 
 
-def _owner(node: Node) -> str:
+def enclosing_name(node: Node) -> str:
     """The name of the enum, table, type or function a node sits in."""
     parent = node.parent
     while parent is not None:
@@ -158,7 +158,7 @@ def function_at(source: bytes, row: int) -> str:
         node = node.parent
     if node is None:
         return ""
-    return _owner(node.children[-1]) if node.children else ""
+    return enclosing_name(node.children[-1]) if node.children else ""
 
 
 def member_uses(source: bytes) -> list[tuple[str, int]]:
@@ -191,7 +191,7 @@ def definitions(source: bytes) -> tuple[Definition, ...]:
         found = defined(node) if defined is not None else None
         if found is not None:
             kind, key = found
-            owner = _owner(node) if kind != "type" else ""
+            owner = enclosing_name(node) if kind != "type" else ""
             out.append(Definition(kind, compact(key), owner, key.start_point[0]))
     return tuple(out)
 
@@ -289,7 +289,7 @@ def _fields(node: Node) -> list[Declaration]:
     """The fields one field declaration declares (`int a, *b;`), owned by their type."""
     named = (_declared_name(d) for d in node.children_by_field_name("declarator"))
     return [
-        Declaration("field", compact(name), _owner(node), name.start_point[0])
+        Declaration("field", compact(name), enclosing_name(node), name.start_point[0])
         for name in named
         if name is not None
     ]
@@ -324,105 +324,3 @@ def last_name(node: Node) -> tuple[str, str]:
     if node.type in ("template_function", "template_type"):
         node = node.child_by_field_name("name") or node
     return owner, compact(node)
-
-
-@dataclass(frozen=True)
-class Switch:
-    """One `switch` of a function: the values it has a `case` for, and what its default does."""
-
-    function: str
-    subject: str  # the switched expression without spaces: `ctx->proj_type()`
-    line: int  # 1-based line of `switch`
-    cases: tuple[tuple[str, int], ...]  # (value's last name, 1-based line) of every named case
-    default: str  # the default branch's code on one line ("" when it has none)
-
-
-def _case_name(value: Node) -> str:
-    """The enum value a case names (`projector_type::X` -> `X`); "" for a number or a character."""
-    if value.type == "qualified_identifier":
-        return last_name(value)[1]
-    return compact(value) if value.type == "identifier" else ""
-
-
-def _cases(body: Node) -> list[Node]:
-    """The case labels of one switch body, not those of a switch nested in it."""
-    found, stack = [], list(reversed(body.named_children))
-    while stack:
-        node = stack.pop()
-        if node.type == "case_statement":
-            found.append(node)
-        if node.type not in ("switch_statement", "lambda_expression", "function_definition"):
-            stack.extend(reversed(node.named_children))
-    return found
-
-
-@lru_cache(maxsize=64)
-def switches(source: bytes) -> tuple[Switch, ...]:
-    """Every switch in the file, in file order."""
-    out = []
-    for node in nodes(source, "switch_statement"):
-        body = node.child_by_field_name("body")
-        if body is not None:
-            out.append(_switch(source, node, body))
-    return tuple(out)
-
-
-def _switch(source: bytes, node: Node, body: Node) -> Switch:
-    """The switch statement `node` of `source`, whose body is `body`."""
-    cases, default = [], ""
-    for case in _cases(body):
-        value = case.child_by_field_name("value")
-        if value is None:
-            default = " ".join((case.text or b"").decode("utf-8", "replace").split())
-        elif name := _case_name(value):
-            cases.append((name, value.start_point[0] + 1))
-    return Switch(
-        function_at(source, node.start_point[0]),
-        compact(node.child_by_field_name("condition")).removeprefix("(").removesuffix(")"),
-        node.start_point[0] + 1,
-        tuple(cases),
-        default,
-    )
-
-
-@dataclass(frozen=True)
-class TableRow:
-    """`{ VALUE, "string" }` (either order) of a table that maps names to strings."""
-
-    table: str
-    value: str
-    string: str
-    line: int  # 1-based
-
-
-def _string(node: Node) -> str | None:
-    if node.type != "string_literal":
-        return None
-    return "".join(compact(c) for c in node.named_children if c.type == "string_content")
-
-
-_ROW = re.compile(rb'\{\s*(?:[A-Za-z_][\w:]*\s*,\s*"|"[^"\n]*"\s*,\s*[A-Za-z_])')
-
-
-@lru_cache(maxsize=64)
-def string_tables(source: bytes) -> tuple[TableRow, ...]:
-    """Rows of every table in the file that pairs an enum value with a string, in file order."""
-    if not _ROW.search(source):
-        return ()  # most files hold no such row: no need to parse them
-    rows = (_string_row(node) for node in nodes(source, "initializer_list"))
-    return tuple(row for row in rows if row is not None)
-
-
-def _string_row(node: Node) -> TableRow | None:
-    """A braced pair inside a braced list, one a name and the other a string literal (either order)."""
-    parent = node.parent
-    if parent is None or parent.type != "initializer_list":
-        return None
-    items = [c for c in node.named_children if c.type != "comment"]
-    if len(items) != 2:
-        return None
-    for name, text in (items, items[::-1]):
-        string = _string(text)
-        if string is not None and name.type in ("identifier", "qualified_identifier"):
-            return TableRow(_owner(node), _case_name(name), string, name.start_point[0] + 1)
-    return None

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from bot import cpp
+from bot import cppvalues
 from bot.model import LocalRef
 from bot.patchfile import parse
 from bot.review.changes import FileChange
@@ -294,11 +294,11 @@ def test_switch_cases_and_tables_are_read_by_the_grammar():
         "}\n"
     )
     code = code_text(text, "x.cpp").encode()
-    outer, inner = cpp.switches(code)
+    outer, inner = cppvalues.switches(code)
     assert (outer.function, outer.subject, outer.cases) == ("size", "k", (("KIND_A", 6), ("KIND_B", 7)))
     assert outer.default == 'default: GGML_ABORT("unknown kind");'
     assert (inner.subject, inner.cases, inner.default) == ("v", (("KIND_B", 6),), "")
-    assert [(r.table, r.value, r.string) for r in cpp.string_tables(code)] == [
+    assert [(r.table, r.value, r.string) for r in cppvalues.string_tables(code)] == [
         ("KIND_NAMES", "KIND_A", "a"),
         ("KIND_NAMES", "KIND_B", "b"),
     ]

@@ -21,7 +21,7 @@ from bot.model import Finding
 from bot.patchfile import PatchFile
 from bot.review import api, cmake, grouping
 from bot.review.attribution import Attribution, merge
-from bot.review.changes import FileChange, Span, hunk_lines
+from bot.review.changes import Draft, FileChange, Span, hunk_lines
 from bot.review.patchcontext import patch_context_drafts
 from bot.review.rules import rule_drafts
 from bot.review.ruleset import load_rules
@@ -54,16 +54,10 @@ def review(ctx: ReviewContext) -> list[Finding]:
     run = Run(ctx, changes)
     # llama.cpp's rules and detectors say nothing true about another upstream
     if ctx.pin.review != "llama.cpp":
-        drafts = run.consumer_breaks() + (
-            []
-            if ctx.pin.review == "none"
-            else [
-                *([*run.options(cmake.MLX_OPTIONS), *run.dependencies()] if ctx.pin.review == "mlx" else []),
-                *patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained),
-            ]
-        )
         # one item per broken declaration, each with its call sites, whichever commit changed several
-        return merge([Attribution(ctx).finding(d) for d in drafts] + _unreadable(ctx))
+        return merge(
+            [Attribution(ctx).finding(d) for d in _other_upstream_drafts(ctx, run)] + _unreadable(ctx)
+        )
     drafts = [
         *rule_drafts(rules, changes, run.local, run.consumers.builds),
         *run.build(),
@@ -78,6 +72,17 @@ def review(ctx: ReviewContext) -> list[Finding]:
     attribution = Attribution(ctx)
     findings = [attribution.finding(d) for d in grouping.by_cause(drafts)]  # notes what it could not read
     return merge(grouping.by_commit(merge(findings)) + _unreadable(ctx))
+
+
+def _other_upstream_drafts(ctx: ReviewContext, run: Run) -> list[Draft]:
+    """What the review checks of an upstream other than llama.cpp: its consumers' breaks, then (unless its
+    review is "none") MLX's CMake options and dependencies and the carried patches' context."""
+    drafts = run.consumer_breaks()
+    if ctx.pin.review == "none":
+        return drafts
+    if ctx.pin.review == "mlx":
+        drafts = drafts + [*run.options(cmake.MLX_OPTIONS), *run.dependencies()]
+    return drafts + patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained)
 
 
 def _unreadable(ctx: ReviewContext) -> list[Finding]:

@@ -242,35 +242,38 @@ def consumer_drafts(
 ) -> list[Draft]:
     """One high draft per changed declaration the consumer's code uses in a way that no longer compiles,
     naming both sides and what to do."""
-    drafts = []
     broken = broken_uses(changes, consumer)
-    for change in changes:
-        sites = broken.get(change.name)
-        if not sites:
-            continue
-        first = change.before[0]
-        if change.after:
-            what = "changed the signature of"
-            sides = "Before: " + ", ".join(f"`{_declared(d)}`" for d in change.before)
-            sides += ".\nNow: " + ", ".join(f"`{_declared(d)}`" for d in change.after) + "."
-            line = change.after[0].line
-        else:
-            what = "removed"
-            sides = f"It declared `{_declared(first)}` in `{change.old_path}`."
-            line = where_now(change.old_path, first.line)
-        listed = "\n".join(_site(consumer, s) for s in sites[:MAX_SITES])
-        more = f"\n- and {len(sites) - MAX_SITES} more" if len(sites) > MAX_SITES else ""
-        drafts.append(
-            Draft(
-                "build",
-                "high",
-                f"{producer} {what} `{change.name}`, which {consumer.name} still uses the old way",
-                f"{consumer.label} no longer compiles against the new {producer}.\n\n{sides}\n\n"
-                f"Calls written for the old declaration:\n{listed}{more}\n\n"
-                f"{consumer.advice}",
-                change.path,
-                line,
-                removed=(change.old_path, first.name) if not change.after else None,
-            )
-        )
-    return drafts
+    return [
+        _consumer_draft(producer, change, broken[change.name], consumer, where_now)
+        for change in changes
+        if broken.get(change.name)
+    ]
+
+
+def _consumer_draft(
+    producer: str, change: ApiChange, sites: list[BrokenUse], consumer: ConsumerCode, where_now
+) -> Draft:
+    """The draft of one changed or removed declaration, with the consumer's uses it breaks."""
+    first = change.before[0]
+    if change.after:
+        what = "changed the signature of"
+        sides = "Before: " + ", ".join(f"`{_declared(d)}`" for d in change.before)
+        sides += ".\nNow: " + ", ".join(f"`{_declared(d)}`" for d in change.after) + "."
+        line = change.after[0].line
+    else:
+        what = "removed"
+        sides = f"It declared `{_declared(first)}` in `{change.old_path}`."
+        line = where_now(change.old_path, first.line)
+    listed = "\n".join(_site(consumer, s) for s in sites[:MAX_SITES])
+    more = f"\n- and {len(sites) - MAX_SITES} more" if len(sites) > MAX_SITES else ""
+    return Draft(
+        "build",
+        "high",
+        f"{producer} {what} `{change.name}`, which {consumer.name} still uses the old way",
+        f"{consumer.label} no longer compiles against the new {producer}.\n\n{sides}\n\n"
+        f"Calls written for the old declaration:\n{listed}{more}\n\n"
+        f"{consumer.advice}",
+        change.path,
+        line,
+        removed=(change.old_path, first.name) if not change.after else None,
+    )

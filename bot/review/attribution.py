@@ -103,14 +103,10 @@ def merge(findings) -> list[Finding]:
     """Identical findings (same area, title and upstream path) once, with their references united."""
     merged: dict[tuple, Finding] = {}
     for f in findings:
-        if f.key not in merged:
+        if f.key in merged:
+            _unite(merged[f.key], f)
+        else:
             merged[f.key] = f
-            continue
-        m = merged[f.key]
-        if SEVERITY_ORDER[f.severity] < SEVERITY_ORDER[m.severity]:
-            m.severity = f.severity
-        m.local_refs += [r for r in f.local_refs if r not in m.local_refs]
-        m.upstream_commits += [c for c in f.upstream_commits if c not in m.upstream_commits]
     return sorted(
         merged.values(),
         key=lambda f: (
@@ -121,3 +117,11 @@ def merge(findings) -> list[Finding]:
             f.title,
         ),
     )
+
+
+def _unite(kept: Finding, same: Finding) -> None:
+    """Folds an identical finding into the one kept: the graver severity of the two, the references of both."""
+    if SEVERITY_ORDER[same.severity] < SEVERITY_ORDER[kept.severity]:
+        kept.severity = same.severity
+    kept.local_refs += [r for r in same.local_refs if r not in kept.local_refs]
+    kept.upstream_commits += [c for c in same.upstream_commits if c not in kept.upstream_commits]

@@ -9,6 +9,7 @@ is silently ignored, and a new one it does not set takes upstream's default.
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -145,12 +146,16 @@ def packages_and_tools(code: str, path: str) -> dict[str, tuple[str, int]]:
         if c.name == "find_package" and c.args:
             found.setdefault(f"package {c.args[0]}", (path, c.line))
         elif c.name == "find_program" and len(c.args) > 1:
-            names = c.args[2:] if c.args[1] == "NAMES" else c.args[1:2]
-            for name in names:
-                if name.isupper() and name not in ("NAMES",):
-                    break
+            for name in _program_names(c.args):
                 found.setdefault(f"tool {name}", (path, c.line))
     return found
+
+
+def _program_names(args: tuple[str, ...]) -> list[str]:
+    """The programs a find_program(<var> ...) call looks for: the names after NAMES up to the next keyword,
+    else its one name."""
+    names = args[2:] if args[1] == "NAMES" else args[1:2]
+    return list(itertools.takewhile(lambda name: not name.isupper() or name == "NAMES", names))
 
 
 def ollama_mentions(

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from bot import cpp
+from bot import cpp, cppvalues
 from bot.model import LocalRef
 from bot.review import cppapi
 from bot.review.changes import Draft, FileChange
@@ -27,7 +27,7 @@ def value_strings(texts: Iterable[str]) -> dict[str, set[str]]:
     (`{ PROJECTOR_TYPE_GEMMA4A, "gemma4a" }`): how a string Ollama writes becomes a value."""
     found: dict[str, set[str]] = {}
     for text in texts:
-        for row in cpp.string_tables(text.encode()):
+        for row in cppvalues.string_tables(text.encode()):
             found.setdefault(row.value, set()).add(row.string)
     return found
 
@@ -67,11 +67,9 @@ class _Lost:
 
 def _dropped_cases(change: FileChange, old: bytes, new: bytes, reach) -> list[_Lost]:
     """A case dropped from a switch that still exists."""
-    new_switches: dict[tuple[str, str], set[str]] = {}
-    for s in cpp.switches(new):
-        new_switches.setdefault((s.function, s.subject), set()).update(v for v, _ in s.cases)
+    new_switches = _cases_by_switch(new)
     lost = []
-    for s in cpp.switches(old):
+    for s in cppvalues.switches(old):
         now = new_switches.get((s.function, s.subject))
         if now is None:
             continue  # a switch that is gone drops no case of its own
@@ -87,9 +85,17 @@ def _dropped_cases(change: FileChange, old: bytes, new: bytes, reach) -> list[_L
     return lost
 
 
+def _cases_by_switch(source: bytes) -> dict[tuple[str, str], set[str]]:
+    """The values the file's switches have a case for, by (function, switched expression)."""
+    cases: dict[tuple[str, str], set[str]] = {}
+    for s in cppvalues.switches(source):
+        cases.setdefault((s.function, s.subject), set()).update(v for v, _ in s.cases)
+    return cases
+
+
 def _dropped_case(
     change: FileChange,
-    s: cpp.Switch,
+    s: cppvalues.Switch,
     value: str,
     line: int,
     produced: list[str],
@@ -130,16 +136,29 @@ def _removed_enum_values(change: FileChange, old: bytes, new: bytes, reach) -> l
             if not refs or not produced:
                 continue  # a value Ollama only names fails to compile: compat_drafts says so
             twin = similar(value, sorted(set(new_enums[enum]) - set(values)))
-            detail = (
-                f"`{change.path}` no longer declares `{value}`"
-                + (f"; it is probably `{twin}` now" if twin else "")
-                + f". {_reached(value, produced)}: upstream no longer recognises it, so a model that needs "
-                + "it fails to load (an 'unknown' error or an abort). Map it to the new value in the compat code, "
-                + "or carry a patch."
-            )
-            title = f"Enum value `{value}` of `{enum}` was {'renamed' if twin else 'removed'} upstream"
-            lost.append(_Lost(value, title, detail, line, refs))
+            lost.append(_removed_enum_value(change, enum, value, line, produced, refs, twin))
     return lost
+
+
+def _removed_enum_value(
+    change: FileChange,
+    enum: str,
+    value: str,
+    line: int,
+    produced: list[str],
+    refs: tuple[LocalRef, ...],
+    twin: str | None,
+) -> _Lost:
+    """What to say of an enum value Ollama produces that the enum no longer has (`twin`: its likely new name)."""
+    detail = (
+        f"`{change.path}` no longer declares `{value}`"
+        + (f"; it is probably `{twin}` now" if twin else "")
+        + f". {_reached(value, produced)}: upstream no longer recognises it, so a model that needs "
+        + "it fails to load (an 'unknown' error or an abort). Map it to the new value in the compat code, "
+        + "or carry a patch."
+    )
+    title = f"Enum value `{value}` of `{enum}` was {'renamed' if twin else 'removed'} upstream"
+    return _Lost(value, title, detail, line, refs)
 
 
 def _dropped_rows(change: FileChange, old_rows, new_rows, names, strings) -> list[_Lost]:
@@ -206,7 +225,7 @@ def value_drafts(
     if not _drops_what_ollama_value_refs(gone, names, strings, paired):
         return []
     old, new = change.old_code.encode(), change.new_code.encode()
-    old_rows, new_rows = cpp.string_tables(old), cpp.string_tables(new)
+    old_rows, new_rows = cppvalues.string_tables(old), cppvalues.string_tables(new)
     pairs = _pairs(paired, (*old_rows, *new_rows))
 
     def reach(value: str) -> tuple[list[str], tuple[LocalRef, ...]]:
@@ -220,7 +239,7 @@ def value_drafts(
     return [_lost_draft(change, item) for item in lost]
 
 
-def _pairs(paired: Mapping[str, set[str]], rows: Iterable[cpp.TableRow]) -> dict[str, set[str]]:
+def _pairs(paired: Mapping[str, set[str]], rows: Iterable[cppvalues.TableRow]) -> dict[str, set[str]]:
     """The strings each value is paired with: in other files' tables, and in this file's at both refs."""
     pairs: dict[str, set[str]] = {k: set(v) for k, v in paired.items()}
     for row in rows:

@@ -289,6 +289,19 @@ def _spelled(node: Node) -> str:
 def uses(source: bytes) -> tuple[Use, ...]:
     """Every call (with how many arguments it passes) and every other `a::b` name of the file, in file
     order: what a change of the declarations it reaches can break."""
+    found, callees = _calls(source)
+    for name in nodes(source, "qualified_identifier"):
+        if name.start_byte in callees or (
+            name.parent is not None and name.parent.type == "qualified_identifier"
+        ):
+            continue
+        found.append(Use(name.start_point[0] + 1, _spelled(name), None))
+    return tuple(sorted(found, key=lambda u: u.line))
+
+
+def _calls(source: bytes) -> tuple[list[Use], set[int]]:
+    """Every call of the file with how many arguments it passes, in file order, and the start bytes of
+    their callees (a called name is no other use of it)."""
     found, callees = [], set()
     for call in nodes(source, "call_expression"):
         function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
@@ -297,10 +310,4 @@ def uses(source: bytes) -> tuple[Use, ...]:
         callees.add(function.start_byte)
         count = sum(1 for a in arguments.named_children if a.type != "comment")
         found.append(Use(function.start_point[0] + 1, _spelled(function), count))
-    for name in nodes(source, "qualified_identifier"):
-        if name.start_byte in callees or (
-            name.parent is not None and name.parent.type == "qualified_identifier"
-        ):
-            continue
-        found.append(Use(name.start_point[0] + 1, _spelled(name), None))
-    return tuple(sorted(found, key=lambda u: u.line))
+    return found, callees

@@ -275,10 +275,15 @@ def _added_formats(changes: list[FileChange]) -> list[str]:
     """Format strings the bump added anywhere: a line that moved to another file still prints."""
     added = []
     for c in changes:
-        if c.new_path and any('"' in line for line in c.added_raw):
+        if _adds_a_string(c):
             lines = {n for s in c.significant for n in s.new_lines}
             added += [f.text for f in log_formats(c.new_code) if _reaches(f, lines)]
     return added
+
+
+def _adds_a_string(change: FileChange) -> bool:
+    """Whether the change adds a line holding a string: only such a change can add a format string."""
+    return bool(change.new_path and any('"' in line for line in change.added_raw))
 
 
 def _vanished_draft(change: FileChange, pattern: LogPattern, fmt: LogFormat) -> Draft:

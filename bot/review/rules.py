@@ -108,12 +108,21 @@ def _block_draft(rule: Rule, change: FileChange) -> Draft | None:
         change.path,
         None,
     )
+    return _placed_on_block(draft, change, rule.block, old, new)
+
+
+def _placed_on_block(
+    draft: Draft,
+    change: FileChange,
+    block: str,
+    old: tuple[int, int] | None,
+    new: tuple[int, int] | None,
+) -> Draft:
+    """The item over the block's lines at the new ref (blaming them all), else where the removed block was."""
     if new is None:
         assert old is not None
         old_line = LineIndex(change.old_code).line(old[0])
-        return replace(
-            draft, line=change.new_line(old_line), removed=(change.old_path or change.path, rule.block)
-        )
+        return replace(draft, line=change.new_line(old_line), removed=(change.old_path or change.path, block))
     index = LineIndex(change.new_code)
     start, end = index.line(new[0]), index.line(new[1])
     return replace(draft, line=start, blame=((start, end),))
@@ -318,15 +327,13 @@ def _rule_draft(
 def _added_elsewhere(rule: Rule, changes: list[FileChange], skip: FileChange, subject: str) -> bool:
     """Whether another changed file of the rule's globs adds `subject` (as a quoted string, or as a
     subject of the rule): moved, not gone."""
+    return any(c is not skip and _adds_subject(rule, c, subject) for c in changes)
+
+
+def _adds_subject(rule: Rule, change: FileChange, subject: str) -> bool:
+    """Whether a change to a file of the rule's globs adds `subject` on a line, quoted or as a subject of
+    the rule."""
+    if not change.new_path or subject not in change.changed_raw[0] or not glob_match(change.path, rule.paths):
+        return False
     quoted = f'"{subject}"'
-    for c in changes:
-        if (
-            c is skip
-            or not c.new_path
-            or subject not in c.changed_raw[0]
-            or not glob_match(c.path, rule.paths)
-        ):
-            continue
-        if any(quoted in line or subject in _subjects(rule, line) for line in c.added_raw):
-            return True
-    return False
+    return any(quoted in line or subject in _subjects(rule, line) for line in change.added_raw)

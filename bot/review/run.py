@@ -77,18 +77,19 @@ class Run:
     @cached_property
     def cmake_texts(self) -> tuple[dict[str, str], dict[str, str]]:
         """Every CMake file at the old and the new ref, comment-free (unchanged ones read once)."""
-        old_texts, new_texts = {}, {}
+        unchanged = self._unchanged_cmake_code()
+        old_changed, new_changed = _changed_cmake_code(self.changes)
+        return unchanged | old_changed, unchanged | new_changed
+
+    def _unchanged_cmake_code(self) -> dict[str, str]:
+        """The CMake files the bump leaves alone, comment-free at the new ref: their code at both refs."""
+        texts = {}
         for path in self.ctx.new.files():
             if glob_match(path, cmake.CMAKE_FILES) and path not in self.by_path:
                 text = self._new_code(path)
                 if text is not None:
-                    old_texts[path] = new_texts[path] = text
-        for c in self.changes:
-            if c.old_path and glob_match(c.old_path, cmake.CMAKE_FILES):
-                old_texts[c.old_path] = c.old_code
-            if c.new_path and glob_match(c.new_path, cmake.CMAKE_FILES):
-                new_texts[c.new_path] = c.new_code
-        return old_texts, new_texts
+                    texts[path] = text
+        return texts
 
     def _new_code(self, path: str) -> str | None:
         """An upstream file at the new ref, comment-free (from its change when it changed); None, noted as
@@ -311,6 +312,17 @@ def _added_kinds(change: FileChange, name: str) -> set[str]:
     return {
         kind for line, kind, n in compat.declarations(change.new_code_lines) if n == name and line in added
     }
+
+
+def _changed_cmake_code(changes: list[FileChange]) -> tuple[dict[str, str], dict[str, str]]:
+    """The changed CMake files' comment-free code at the old and at the new ref, by their path there."""
+    old = {
+        c.old_path: c.old_code for c in changes if c.old_path and glob_match(c.old_path, cmake.CMAKE_FILES)
+    }
+    new = {
+        c.new_path: c.new_code for c in changes if c.new_path and glob_match(c.new_path, cmake.CMAKE_FILES)
+    }
+    return old, new
 
 
 def _header_texts(headers: list[FileChange]) -> tuple[dict[str, bytes], dict[str, bytes]]:

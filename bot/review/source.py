@@ -188,31 +188,23 @@ class LineIndex:
         return bisect_right(self._starts, offset)
 
 
+# a glob's pieces: a wildcard, a closed `{a,b}`, or one character taken as written
+_GLOB_PIECE = re.compile(r"\*\*/|\*\*|\*|\?|\{[^}]*\}|.", re.DOTALL)
+_WILDCARDS = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
+
+
 @lru_cache(maxsize=512)
 def _glob_regex(pattern: str) -> re.Pattern:
-    out, i = [], 0
-    while i < len(pattern):
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if c == "*":
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "{" and "}" in pattern[i:]:
-            end = pattern.index("}", i)
-            out.append("(?:" + "|".join(re.escape(a) for a in pattern[i + 1 : end].split(",")) + ")")
-            i = end
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return re.compile("".join(out) + r"\Z")
+    return re.compile("".join(_glob_piece(m[0]) for m in _GLOB_PIECE.finditer(pattern)) + r"\Z")
+
+
+def _glob_piece(piece: str) -> str:
+    """The regex of one piece of a glob: a wildcard, an alternation, else the character itself."""
+    if piece in _WILDCARDS:
+        return _WILDCARDS[piece]
+    if piece.startswith("{") and len(piece) > 1:
+        return "(?:" + "|".join(re.escape(a) for a in piece[1:-1].split(",")) + ")"
+    return re.escape(piece)
 
 
 @lru_cache(maxsize=512)
@@ -330,15 +322,22 @@ def refs_by_name(
     matching `globs`: at most `limit` lines a name."""
     found: dict[str, list[LocalRef]] = {}
     for path in sorted(p for p in files if glob_match(p, globs)):
-        text = files[path]
-        index = None
-        for m in pattern.finditer(text):
-            index = index or LineIndex(text)
-            refs = found.setdefault(m[1] if pattern.groups else m[0], [])
-            ref = LocalRef(path, index.line(m.start()))
-            if (limit is None or len(refs) < limit) and ref not in refs:
-                refs.append(ref)
+        _add_refs_by_name(found, path, files[path], pattern, limit)
     return found
+
+
+def _add_refs_by_name(
+    found: dict[str, list[LocalRef]], path: str, text: str, pattern: re.Pattern, limit: int | None
+) -> None:
+    """Adds to `found` each line of `text` where `pattern` finds a name, under that name, while the name
+    holds fewer than `limit` lines."""
+    index = None
+    for m in pattern.finditer(text):
+        index = index or LineIndex(text)
+        refs = found.setdefault(m[1] if pattern.groups else m[0], [])
+        ref = LocalRef(path, index.line(m.start()))
+        if (limit is None or len(refs) < limit) and ref not in refs:
+            refs.append(ref)
 
 
 def excerpt(removed: list[str], added: list[str], limit: int = 8) -> str:
