@@ -81,6 +81,28 @@ def _bump(ollama: Path, llama: Path, resolver, commit: str, old: str, new: str) 
             f"  warm check: {check_s:.2f} s, {max(w[1] for w in warm):.0f} MB;  git diff: {diff_s:.2f} s, "
             f"{max(d[1] for d in diff):.0f} MB;  ratio {check_s / diff_s:.1f}x  (aim <= 3x)"
         )
+        print(f"  where a warm check's time goes: {_breakdown(check[3:], env)}")
+
+
+def _breakdown(check_args: list[str], env: dict[str, str]) -> str:
+    """One more warm check, timed by stage (bench/warm_breakdown.py), as a line."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.warm_breakdown", *check_args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    wall = time.perf_counter() - started
+    spent = json.loads(done.stderr.strip().splitlines()[-1])
+    rest = spent["run"] - spent["patches"] - spent["review"]
+    return (
+        f"{wall:.2f} s = interpreter start {wall - spent['imports'] - spent['run']:.2f} s, imports "
+        f"{spent['imports']:.2f} s, patch stage {spent['patches']:.2f} s, review {spent['review']:.2f} s, "
+        f"the rest {rest:.2f} s; tree-sitter parsing (in the two stages) {spent['parsing']:.2f} s over "
+        f"{spent['parses']} texts"
+    )
 
 
 def _pull_repository(ollama: Path, commit: str, where: Path) -> tuple[pygit2.Repository, str, str]:

@@ -1,0 +1,59 @@
+"""Where a warm `check` spends its time: the same run as `python -m bot check ARGS`, in-process, with timers
+around its stages, printed as one JSON object on stderr's last line.
+
+    python -m bench.warm_breakdown check --repo ... --format json --quiet
+
+The patch stage is `bot.engine.pins.check_pin`, the review `bot.review.review`, and tree-sitter's share of
+them every parse `bot.syntax.root` does (each text is parsed once however many detectors ask).
+"""
+
+from __future__ import annotations
+
+import time
+
+STARTED = time.perf_counter()
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+
+import bot.cli
+import bot.engine.pins
+import bot.review
+import bot.syntax
+
+IMPORTED = time.perf_counter()
+spent = {"patches": 0.0, "review": 0.0, "parsing": 0.0, "parses": 0}
+
+
+def _timed(key: str, call: Callable) -> Callable:
+    @functools.wraps(call)
+    def timed(*args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return call(*args, **kwargs)
+        finally:
+            spent[key] += time.perf_counter() - started
+            spent["parses"] += key == "parsing"
+
+    return timed
+
+
+def main() -> int:
+    bot.engine.pins.check_pin = _timed("patches", bot.engine.pins.check_pin)
+    bot.review.review = _timed("review", bot.review.review)
+    parse = bot.syntax.root.__wrapped__  # the parse behind the cache: hits cost nothing
+    bot.syntax.root = functools.lru_cache(maxsize=16)(_timed("parsing", parse))
+    sys.argv = ["llama-bot", *sys.argv[1:]]
+    try:
+        code = bot.cli.main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    ended = time.perf_counter()
+    print(json.dumps({**spent, "imports": IMPORTED - STARTED, "run": ended - IMPORTED}), file=sys.stderr)
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
