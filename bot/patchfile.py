@@ -10,8 +10,6 @@ import re
 from dataclasses import dataclass, field
 
 HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*?)\r?\n?$")
-SYMLINK_MODE = "120000"
-GITLINK_MODE = "160000"
 _ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13, b'"': 34, b"\\": 92}
 
 
@@ -390,32 +388,3 @@ def _counts_after(line: bytes, old_left: int, new_left: int) -> tuple[int, int] 
 def _drop_final_newline(hunk: Hunk) -> None:
     """A `\\ No newline at end of file` marker: the line before it ends the file without a newline."""
     hunk.lines[-1].text = hunk.lines[-1].text.removesuffix(b"\n")
-
-
-def safety_problem(fp: FilePatch) -> str | None:
-    """Why applying this file change would be unsafe, or None."""
-    for path in {fp.old_path, fp.new_path} - {None}:
-        assert path is not None
-        if problem := _path_problem(path):
-            return problem
-    for mode in (fp.old_mode, fp.new_mode):
-        if mode in _UNSAFE_MODES:
-            return f"{fp.path!r} is {_UNSAFE_MODES[mode]}"
-    return None
-
-
-_UNSAFE_MODES = {SYMLINK_MODE: "a symbolic link", GITLINK_MODE: "a submodule"}
-
-
-def _path_problem(path: str) -> str | None:
-    """Why writing `path` could reach outside the upstream tree or into its repository, or None."""
-    parts = path.replace("\\", "/").split("/")
-    if path.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", path):
-        return f"absolute path {path!r}"
-    if ".." in parts:
-        return f"path {path!r} leaves the upstream tree ('..')"
-    if any(part.lower() == ".git" for part in parts):
-        return f"path {path!r} writes into .git/"
-    if any(part in ("", ".") for part in parts) or "\0" in path:
-        return f"path {path!r} is not a plain relative path"
-    return None

@@ -19,8 +19,8 @@ from bot.patchfile import (
     PatchFile,
     lines_of,
     parse,
-    safety_problem,
 )
+from bot.patchsafety import safety_problem
 from bot.snapshot import GitSnapshot
 
 
