@@ -50,6 +50,13 @@ class Hunk:
     def trailing(self) -> int:
         return next((i for i, line in enumerate(reversed(self.lines)) if line.kind != " "), len(self.lines))
 
+    @property
+    def added_rows(self) -> list[int]:
+        """Where the added lines are in the postimage (`after`), 0-based."""
+        return [
+            i for i, kind in enumerate(line.kind for line in self.lines if line.kind != "-") if kind == "+"
+        ]
+
 
 def lines_of(data: bytes | None) -> list[bytes]:
     """A file's lines with their endings (the last one may lack its newline)."""
@@ -97,6 +104,11 @@ class PatchFile:
     preamble: bytes
     files: list[FilePatch]
     trailer: bytes
+
+    @property
+    def paths(self) -> set[str]:
+        """Every path the patch reads or writes (old and new)."""
+        return {p for fp in self.files for p in (fp.old_path, fp.new_path) if p}
 
 
 def _split(data: bytes) -> list[bytes]:

@@ -50,7 +50,7 @@ def _unreadable(ctx: PinContext, pf: PatchFile) -> str | None:
     if ctx.old_tree is not None:
         stacks.append((ctx.old_tree, f"the old ref ({str(ctx.history.old.id)[:12]})"))
     for tree, ref in stacks:
-        for path in sorted({p for fp in pf.files for p in (fp.old_path, fp.new_path) if p}):
+        for path in sorted(pf.paths):
             if path not in tree.overlay and tree.base is not None and tree.base.missing(path):
                 return ctx.upstream.missing_note(path, ref)
     return None
@@ -60,7 +60,7 @@ def _through_symlinks(tree: Tree, pf: PatchFile) -> list[str]:
     """Paths the patch would write at or below a symbolic link of the upstream tree: git apply refuses them
     ("beyond a symbolic link"), and a link pointing outside would make the patch write anywhere."""
     problems = []
-    for path in {p for fp in pf.files for p in (fp.old_path, fp.new_path) if p}:
+    for path in pf.paths:
         parts = path.split("/")
         for end in range(1, len(parts) + 1):
             prefix = "/".join(parts[:end])

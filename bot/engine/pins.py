@@ -125,7 +125,7 @@ def _refuse(r: PatchResult, why: str, ref: str) -> None:
 def _paths_of(text: bytes) -> set[str]:
     """The paths a patch changes (old and new); none for a malformed patch."""
     try:
-        return {p for fp in parse(text).files for p in (fp.old_path, fp.new_path) if p}
+        return parse(text).paths
     except PatchError:
         return set()
 

@@ -350,8 +350,7 @@ def _commits_taking(ctx: PinContext, path: str, move: Renumbered) -> list[Commit
 def _already_there(ctx: PinContext, path: str, pf: PatchFile, hunks: list[HunkResult]) -> PatchResult:
     """The change is in the stacked tree already: upstream's doing (drop the patch), or, when only the
     earlier carried patches make it, a repeat of one of them (git apply fails on it)."""
-    touched = {p for fp in pf.files for p in (fp.old_path, fp.new_path) if p}
-    if touched & ctx.new_tree.overlay.keys() and not reverse_applies(Tree(ctx.new_tree.base), pf):
+    if pf.paths & ctx.new_tree.overlay.keys() and not reverse_applies(Tree(ctx.new_tree.base), pf):
         return PatchResult(
             path,
             "conflict",
@@ -387,14 +386,13 @@ def _commits_of_change(ctx: PinContext, pf: PatchFile) -> list[Commit]:
 def _commits_of_hunk(ctx: PinContext, path: str, image: list[bytes], hunk: Hunk) -> list[Commit]:
     """The commits behind one hunk's change in upstream's file: its added lines where the hunk's
     postimage stands now, or the lines it removes; none when its postimage is not there."""
-    post = [line for line in hunk.lines if line.kind != "-"]
-    as_context = [Line(" ", line.text) for line in post]
+    as_context = [Line(" ", text) for text in hunk.after]
     at = find_exact(
         image, Hunk(hunk.new_start, hunk.new_count, hunk.new_start, hunk.new_count, hunk.section, as_context)
     )
     if at is None:
         return []
-    added = [i for i, line in enumerate(post) if line.kind == "+"]
+    added = hunk.added_rows
     removed = [line.text for line in hunk.lines if line.kind == "-"]
     start, end = (at.start + added[0] + 1, at.start + added[-1] + 1) if added else (at.start + 1, at.start)
     return ctx.history.commits_for_lines(path, start, end, removed)
