@@ -47,6 +47,10 @@ class PinContext:
                 return obj.data
         return None
 
+    def stacked_file(self, fp: FilePatch) -> bytes | None:
+        """The file the patch changes as the stacked new tree has it before the patch; None for a new file."""
+        return self.new_tree.read(fp.old_path) if fp.old_path else None
+
     def commits_near(self, path: str | None, line: int, length: int, hunk: Hunk) -> list[Commit]:
         """Upstream commits that changed the hunk's surroundings: lines there now, or its old context."""
         if not path:
@@ -61,6 +65,10 @@ class FileOutcome:
     changes: dict[str, bytes | None]
     hunks: list[HunkResult]
     reason: str = ""
+
+    def placed_text(self, changes: dict[str, bytes | None]) -> bytes | None:
+        """The placed text file as `changes` has it; None for a binary or deleted file."""
+        return changes.get(self.fp.new_path) if self.fp.new_path and not self.fp.is_binary else None
 
 
 def note(outcome: FileOutcome, line: int, note: str, commits: list[Commit] | None = None) -> None:

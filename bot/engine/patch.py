@@ -127,7 +127,7 @@ def _amended(
 ) -> PatchResult:
     """The patch without what upstream provides and with the names it renamed (`rest`) placed, its result
     saying what was dropped and renamed; a fuzzy one's new text made of `rest`'s files."""
-    before = {fp.path: ctx.new_tree.read(fp.old_path) if fp.old_path else None for fp in rest.files}
+    before = {fp.path: ctx.stacked_file(fp) for fp in rest.files}
     result = place(ctx, path, rest, data)
     for use in uses:
         c = use.change

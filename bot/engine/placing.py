@@ -1,16 +1,16 @@
 """Placing a whole patch: each file by the first strategy that fits, the enum values it adds renumbered past
-upstream's, the result checked for collisions with what upstream added at the same place."""
+upstream's (`renumbering`), the result checked for collisions with what upstream added at the same place."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from bot.engine.context import FileOutcome, PinContext, note
+from bot.engine.context import FileOutcome, PinContext
+from bot.engine.renumbering import renumber_added
 from bot.engine.sections import added_lines, file_section, render
 from bot.engine.strategies import exact_outcome, relocated, three_way
 from bot.engine.tree import Tree, reverse_applies
-from bot.enumentries import Renumbered, collisions, mentions_value, renumber
+from bot.enumentries import collisions
 from bot.hunks import copies_of, find_exact, norm
 from bot.model import Commit, HunkResult, PatchResult
 from bot.obsolete_report import commit_note
@@ -98,7 +98,7 @@ def _checked(
     """A patch whose every hunk found a place, after the checks on the placed result: its enum values
     renumbered (or why they cannot be), questions about code upstream copied, collisions with upstream's
     entries; the tree takes the changes when the patch still changes something."""
-    unmovable = _renumber(ctx, resolved, changes)
+    unmovable = renumber_added(ctx, resolved, changes)
     if unmovable:
         return _unplaced(path, hunks, unmovable, f"Cannot be rebuilt: {unmovable}.")
     for o in resolved:
@@ -129,12 +129,10 @@ def _sections(
     added lines with upstream's."""
     clashes, sections = [], []
     for o in resolved:
-        fp = o.fp
-        before = ctx.new_tree.read(fp.old_path) if fp.old_path else None
-        after = changes.get(fp.new_path) if fp.new_path else None
-        if before is not None and after is not None and not fp.is_binary:
+        before, after = ctx.stacked_file(o.fp), o.placed_text(changes)
+        if before is not None and after is not None:
             clashes += [
-                f"{fp.new_path}: {c}" for c in collisions(lines_of(after), added_lines(before, after))
+                f"{o.fp.new_path}: {c}" for c in collisions(lines_of(after), added_lines(before, after))
             ]
         section = _section(o, before, after)
         if section is not None:
@@ -202,78 +200,6 @@ def _placed(
 SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".h", ".hpp", ".m", ".mm", ".go")  # Ollama's compat sources
 
 
-_Image = tuple[FileOutcome, list[bytes], set[int]]  # a placed file: its outcome, its lines, the added ones
-
-
-def _renumber(ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, bytes | None]) -> str | None:
-    """Moves each enum value the patch adds that upstream now uses to the next free one
-    (enumentries.renumber), in `changes` and in the notes of the hunk it is in. Where the patch writes the old value elsewhere, a
-    line naming the entry is renumbered too; any other line, or a line of Ollama's compat sources that
-    writes the old value for the entry, is returned as the reason the patch cannot be rebuilt."""
-    images, moves = _renumbered(ctx, resolved, changes)
-    entries = {(p, m.line) for p, m in moves}
-    for path, move in moves:
-        note(images[path][0], move.line, move.note, _commits_taking(ctx, path, move))
-        unmovable = _follow_move(images, entries, path, move) or _local_use(ctx, path, move)
-        if unmovable:
-            return unmovable
-    for path, (o, image, _) in images.items():
-        if o.status == "relocated":
-            changes[path] = b"".join(image)
-    return None
-
-
-def _renumbered(
-    ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, bytes | None]
-) -> tuple[dict[str, _Image], list[tuple[str, Renumbered]]]:
-    """Each placed text file with its added enum values moved past upstream's, and the moves (path, move)."""
-    images: dict[str, _Image] = {}
-    moves: list[tuple[str, Renumbered]] = []
-    for o in resolved:
-        after = changes.get(o.fp.new_path) if o.fp.new_path and not o.fp.is_binary else None
-        if after is None:
-            continue
-        before = ctx.new_tree.read(o.fp.old_path) if o.fp.old_path else None
-        added = added_lines(before or b"", after)
-        image, moved = renumber(lines_of(after), added)
-        images[o.fp.new_path or ""] = (o, image, added)
-        moves += [(o.fp.new_path or "", m) for m in moved]
-    return images, moves
-
-
-def _follow_move(
-    images: dict[str, _Image], entries: set[tuple[str, int]], path: str, move: Renumbered
-) -> str | None:
-    """The other added lines that write the moved value, renumbered when they name the entry; the reason
-    the patch cannot be rebuilt at the first that does not."""
-    for other, (o, image, added) in images.items():
-        for j in sorted(added):
-            if (other, j) in entries or not mentions_value(image[j], move.old):
-                continue
-            if move.name.encode() not in image[j]:
-                return (
-                    f"{path}: {move.clash}, but the patch also writes {move.old} at {other}:{j + 1} "
-                    f"(`{image[j].strip().decode(errors='replace')}`): renumber them by hand"
-                )
-            image[j] = re.sub(
-                rb"(?<![\w.])" + str(move.old).encode() + rb"(?![\w.])", str(move.new).encode(), image[j]
-            )
-            note(o, j, f"{move.old} renumbered to {move.new} like {move.name}")
-    return None
-
-
-def _local_use(ctx: PinContext, path: str, move: Renumbered) -> str | None:
-    """Why the move breaks Ollama's own sources: a line of them that writes the old value for the entry."""
-    for local, data in ctx.local_sources.items():
-        for j, line in enumerate(lines_of(data)):
-            if move.name.encode() in line and mentions_value(line, move.old):
-                return (
-                    f"{path}: {move.clash}, but Ollama's {local}:{j + 1} writes {move.old} for {move.name} "
-                    f"(`{line.strip().decode(errors='replace')}`): renumber them by hand"
-                )
-    return None
-
-
 def _ask_about_copies(ctx: PinContext, outcome: FileOutcome, changes: dict[str, bytes | None]) -> None:
     """A question in the detail of each hunk whose surroundings upstream copied elsewhere in the file (they
     appear more often in the new upstream file than in the old one): the copy may need the change too,
@@ -337,14 +263,6 @@ def _ask(outcome: FileOutcome, result: HunkResult, copies: list[int]) -> None:
     result.detail = "; ".join(filter(None, [result.detail, question]))
     if result.status == "merged":
         result.status = outcome.status = "relocated"
-
-
-def _commits_taking(ctx: PinContext, path: str, move: Renumbered) -> list[Commit]:
-    """The upstream commits that brought the entries whose values made the move."""
-    upstream = lines_of(ctx.new_tree.base.read(path) if ctx.new_tree.base else None)
-    names = [re.compile(rb"^\s*" + re.escape(name.encode()) + rb"\b") for _, name in move.taken]
-    lines = [i + 1 for i, text in enumerate(upstream) if any(n.match(text) for n in names)]
-    return list(dict.fromkeys(c for n in lines for c in ctx.history.commits_for_lines(path, n, n)))
 
 
 def _already_there(ctx: PinContext, path: str, pf: PatchFile, hunks: list[HunkResult]) -> PatchResult:
