@@ -25,9 +25,11 @@ from bot.patchfile import (
 REBUILDERS = (three_way,)  # tried in this order on a file that does not apply exactly, before relocation
 
 
-def _rebuilt(ctx: PinContext, fp: FilePatch) -> FileOutcome:
-    """The first rebuilder's outcome, else relocation's: the last resort always answers (a conflict when
-    nothing fits)."""
+def _resolved(ctx: PinContext, fp: FilePatch, exact: FileOutcome | None) -> FileOutcome:
+    """The file's exact outcome, else the first rebuilder's, else relocation's: the last resort always
+    answers (a conflict when nothing fits)."""
+    if exact is not None:
+        return exact
     for rebuild in REBUILDERS:
         outcome = rebuild(ctx, fp)
         if outcome is not None:
@@ -43,10 +45,11 @@ def place(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResult
     unplaceable = _unplaceable(ctx, path, pf, outcomes)
     if unplaceable is not None:
         return unplaceable
-    resolved = [o if o is not None else _rebuilt(ctx, fp) for fp, o in zip(pf.files, outcomes)]
+    resolved = [_resolved(ctx, fp, o) for fp, o in zip(pf.files, outcomes)]
     hunks = [h for o in resolved for h in o.hunks]
-    if any(o.status == "conflict" for o in resolved):
-        return _in_conflict(ctx, path, resolved, hunks)
+    in_conflict = _in_conflict(ctx, path, resolved, hunks)
+    if in_conflict is not None:
+        return in_conflict
     changes: dict[str, bytes | None] = {}
     for o in resolved:
         changes.update(o.changes)
@@ -73,14 +76,16 @@ def _unplaceable(
 
 def _in_conflict(
     ctx: PinContext, path: str, resolved: list[FileOutcome], hunks: list[HunkResult]
-) -> PatchResult:
-    """A patch some hunk of which found no place: how many, and the first file's reason."""
-    failed = [h for h in hunks if h.status == "conflict"]
-    first = next(o.reason for o in resolved if o.status == "conflict")
+) -> PatchResult | None:
+    """A patch some hunk of which found no place: how many, and the first file's reason; None when every
+    file found its place."""
+    first = next((o.reason for o in resolved if o.status == "conflict"), None)
+    if first is None:
+        return None
     return PatchResult(
         path,
         "conflict",
-        f"{len(failed)} of {len(hunks)} hunks cannot be placed on {ctx.new_ref}: {first}.",
+        f"{_count(hunks, 'conflict')} of {len(hunks)} hunks cannot be placed on {ctx.new_ref}: {first}.",
         None,
         hunks,
     )
@@ -165,36 +170,39 @@ def _placed(
         return PatchResult(path, "clean", "Applies exactly as it is.", None, hunks, new_text=data)
     new_text = render(pf, sections)
     if statuses <= {"clean", "offset"}:
-        moved = [h for h in hunks if h.status == "offset"]
         return PatchResult(
             path,
             "offset",
-            f"Applies as it is; {len(moved)} of {len(hunks)} hunks moved (git apply accepts line offsets).",
+            f"Applies as it is; {_count(hunks, 'offset')} of {len(hunks)} hunks moved "
+            "(git apply accepts line offsets).",
             None,
             hunks,
             new_text=new_text,
         )
     if "relocated" in statuses:
-        moved = [h for h in hunks if h.status == "relocated"]
         return PatchResult(
             path,
             "fuzzy",
-            f"Rebuilt with tolerance: {len(moved)} of {len(hunks)} hunks placed by a "
+            f"Rebuilt with tolerance: {_count(hunks, 'relocated')} of {len(hunks)} hunks placed by a "
             "merge rule or relocated (each hunk says how): review it before committing.",
             path,
             hunks,
             new_text=new_text,
         )
-    merged = [h for h in hunks if h.status == "merged"]
     return PatchResult(
         path,
         "regenerated",
-        f"Rebuilt by a clean three-way merge of {len(merged)} of "
+        f"Rebuilt by a clean three-way merge of {_count(hunks, 'merged')} of "
         f"{len(hunks)} hunks onto {ctx.new_ref}; the new patch applies as it is.",
         path,
         hunks,
         new_text=new_text,
     )
+
+
+def _count(hunks: list[HunkResult], status: str) -> int:
+    """How many of the hunks have the status: the figures a patch's message gives."""
+    return sum(h.status == status for h in hunks)
 
 
 SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".h", ".hpp", ".m", ".mm", ".go")  # Ollama's compat sources
