@@ -59,16 +59,22 @@ def _unreadable(ctx: PinContext, pf: PatchFile) -> str | None:
 def _through_symlinks(tree: Tree, pf: PatchFile) -> list[str]:
     """Paths the patch would write at or below a symbolic link of the upstream tree: git apply refuses them
     ("beyond a symbolic link"), and a link pointing outside would make the patch write anywhere."""
-    problems = []
-    for path in pf.paths:
-        parts = path.split("/")
-        for end in range(1, len(parts) + 1):
-            prefix = "/".join(parts[:end])
-            entry = tree.base.entry(prefix) if tree.base and prefix not in tree.overlay else None
-            if entry is not None and entry.filemode == pygit2.GIT_FILEMODE_LINK:
-                problems.append(f"{path} is at or below {prefix}, a symbolic link upstream")
-                break
-    return sorted(problems)
+    links = {path: _symlink_over(tree, path) for path in pf.paths}
+    return sorted(
+        f"{path} is at or below {link}, a symbolic link upstream" for path, link in links.items() if link
+    )
+
+
+def _symlink_over(tree: Tree, path: str) -> str | None:
+    """The shortest leading part of `path` (the path itself included) that upstream's tree has as a
+    symbolic link, if any."""
+    parts = path.split("/")
+    for end in range(1, len(parts) + 1):
+        prefix = "/".join(parts[:end])
+        entry = tree.base.entry(prefix) if tree.base and prefix not in tree.overlay else None
+        if entry is not None and entry.filemode == pygit2.GIT_FILEMODE_LINK:
+            return prefix
+    return None
 
 
 def _apply_all(tree: Tree, pf: PatchFile) -> None:
@@ -174,12 +180,18 @@ def _removed_declarations(ctx: PinContext, pf: PatchFile) -> dict[str, list[iden
         if not fp.old_path or new is None:
             continue
         for p in (fp.old_path, *identifiers.headers_of(fp.old_path)):
-            if old.missing(p) or new.missing(p):
-                continue
-            before, after = old.read(p), new.read(p)
-            if before is not None and after is not None:
-                out.setdefault(fp.path, []).extend(identifiers.removed_declarations(p, before, after))
+            out.setdefault(fp.path, []).extend(_removed_from(old, new, p))
     return out
+
+
+def _removed_from(old: GitSnapshot, new: GitSnapshot, path: str) -> list[identifiers.UpstreamChange]:
+    """The declarations the upstream diff removed from one file; none when either ref lacks it."""
+    if old.missing(path) or new.missing(path):
+        return []
+    before, after = old.read(path), new.read(path)
+    if before is None or after is None:
+        return []
+    return identifiers.removed_declarations(path, before, after)
 
 
 def _placed_hunks(ctx: PinContext, assessment: obsolete.Assessment) -> dict[tuple[str, int], HunkResult]:
