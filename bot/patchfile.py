@@ -127,21 +127,24 @@ def _unquote(raw: bytes) -> bytes:
     out = bytearray()
     i = 1
     while i < len(raw) and raw[i : i + 1] != b'"':
-        ch = raw[i : i + 1]
-        if ch == b"\\":
-            nxt = raw[i + 1 : i + 2]
-            if nxt in _ESCAPES:
-                out.append(_ESCAPES[nxt])
-                i += 2
-                continue
-            if re.fullmatch(rb"[0-7]", nxt):
-                out.append(int(raw[i + 1 : i + 4], 8))
-                i += 4
-                continue
-            raise PatchError(f"bad escape in quoted path {raw!r}")
-        out += ch
-        i += 1
+        if raw[i : i + 1] == b"\\":
+            byte, i = _escaped(raw, i)
+            out.append(byte)
+        else:
+            out += raw[i : i + 1]
+            i += 1
     return bytes(out)
+
+
+def _escaped(raw: bytes, i: int) -> tuple[int, int]:
+    """The byte the backslash escape at i of a quoted path stands for (a letter or three octal digits), and
+    the index after the escape."""
+    nxt = raw[i + 1 : i + 2]
+    if nxt in _ESCAPES:
+        return _ESCAPES[nxt], i + 2
+    if re.fullmatch(rb"[0-7]", nxt):
+        return int(raw[i + 1 : i + 4], 8), i + 4
+    raise PatchError(f"bad escape in quoted path {raw!r}")
 
 
 def _path(raw: bytes, prefix: bytes, lineno: int) -> str | None:
