@@ -118,6 +118,12 @@ def realign(text: bytes, old_anchor: bytes, new_anchor: bytes) -> bytes:
         return text
     if _shape(old_anchor) != _shape(new_anchor) or indent(text) != indent(old_anchor) or not text.strip():
         return reindent(text, old_anchor, new_anchor)
+    return _respaced_words(text, old_anchor, new_anchor)
+
+
+def _respaced_words(text: bytes, old_anchor: bytes, new_anchor: bytes) -> bytes:
+    """The line indented like the new anchor, each word that started at the column of the old anchor's
+    word of the same rank moved to that word's new column; the other gaps kept as they are."""
     words = list(_WORD.finditer(text))
     old_cols = [m.start() for m in _WORD.finditer(old_anchor)]
     new_cols = [m.start() for m in _WORD.finditer(new_anchor)]

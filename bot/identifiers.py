@@ -91,8 +91,7 @@ def apply_to(old: bytes, fp: FilePatch) -> tuple[bytes, list[set[int]]] | None:
         spans.append((start, len(hunk.after)))
     rows = []
     for hunk, (start, _) in zip(fp.hunks, spans):
-        post = [line for line in hunk.lines if line.kind != "-"]
-        rows.append({start + i for i, line in enumerate(post) if line.kind == "+"})
+        rows.append({start + i for i in hunk.added_rows})
     return b"".join(image), rows
 
 

@@ -116,9 +116,15 @@ def _overlap(e: Edit, t: Edit) -> str | None:
     same = (e.start, e.end, e.lines) == (t.start, t.end, t.lines)
     if not same and not e.inserts and not t.inserts and e.start < t.end and t.start < e.end:
         return f"upstream changed base lines {t.start + 1}-{t.end} that the patch changes too"
-    if (e.inserts and t.start < e.start < t.end) or (t.inserts and e.start < t.start < e.end):
+    if _inserts_inside(e, t) or _inserts_inside(t, e):
         return f"upstream changed base lines {t.start + 1}-{t.end} around the patch's insertion"
     return None
+
+
+def _inserts_inside(insertion: Edit, replacement: Edit) -> bool:
+    """Whether the first edit inserts among the base lines the second replaces: before one of them other
+    than the first (inside the replaced lines, not at their edge)."""
+    return insertion.inserts and replacement.start < insertion.start < replacement.end
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,6 @@ import re
 from dataclasses import dataclass, field
 
 HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*?)\r?\n?$")
-SYMLINK_MODE = "120000"
-GITLINK_MODE = "160000"
 _ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13, b'"': 34, b"\\": 92}
 
 
@@ -51,6 +49,13 @@ class Hunk:
     @property
     def trailing(self) -> int:
         return next((i for i, line in enumerate(reversed(self.lines)) if line.kind != " "), len(self.lines))
+
+    @property
+    def added_rows(self) -> list[int]:
+        """Where the added lines are in the postimage (`after`), 0-based."""
+        return [
+            i for i, kind in enumerate(line.kind for line in self.lines if line.kind != "-") if kind == "+"
+        ]
 
 
 def lines_of(data: bytes | None) -> list[bytes]:
@@ -100,6 +105,11 @@ class PatchFile:
     files: list[FilePatch]
     trailer: bytes
 
+    @property
+    def paths(self) -> set[str]:
+        """Every path the patch reads or writes (old and new)."""
+        return {p for fp in self.files for p in (fp.old_path, fp.new_path) if p}
+
 
 def _split(data: bytes) -> list[bytes]:
     """Lines with their endings, split on LF only so that CR stays part of the content."""
@@ -117,21 +127,24 @@ def _unquote(raw: bytes) -> bytes:
     out = bytearray()
     i = 1
     while i < len(raw) and raw[i : i + 1] != b'"':
-        ch = raw[i : i + 1]
-        if ch == b"\\":
-            nxt = raw[i + 1 : i + 2]
-            if nxt in _ESCAPES:
-                out.append(_ESCAPES[nxt])
-                i += 2
-                continue
-            if re.fullmatch(rb"[0-7]", nxt):
-                out.append(int(raw[i + 1 : i + 4], 8))
-                i += 4
-                continue
-            raise PatchError(f"bad escape in quoted path {raw!r}")
-        out += ch
-        i += 1
+        if raw[i : i + 1] == b"\\":
+            byte, i = _escaped(raw, i)
+            out.append(byte)
+        else:
+            out += raw[i : i + 1]
+            i += 1
     return bytes(out)
+
+
+def _escaped(raw: bytes, i: int) -> tuple[int, int]:
+    """The byte the backslash escape at i of a quoted path stands for (a letter or three octal digits), and
+    the index after the escape."""
+    nxt = raw[i + 1 : i + 2]
+    if nxt in _ESCAPES:
+        return _ESCAPES[nxt], i + 2
+    if re.fullmatch(rb"[0-7]", nxt):
+        return int(raw[i + 1 : i + 4], 8), i + 4
+    raise PatchError(f"bad escape in quoted path {raw!r}")
 
 
 def _path(raw: bytes, prefix: bytes, lineno: int) -> str | None:
@@ -390,32 +403,3 @@ def _counts_after(line: bytes, old_left: int, new_left: int) -> tuple[int, int] 
 def _drop_final_newline(hunk: Hunk) -> None:
     """A `\\ No newline at end of file` marker: the line before it ends the file without a newline."""
     hunk.lines[-1].text = hunk.lines[-1].text.removesuffix(b"\n")
-
-
-def safety_problem(fp: FilePatch) -> str | None:
-    """Why applying this file change would be unsafe, or None."""
-    for path in {fp.old_path, fp.new_path} - {None}:
-        assert path is not None
-        if problem := _path_problem(path):
-            return problem
-    for mode in (fp.old_mode, fp.new_mode):
-        if mode in _UNSAFE_MODES:
-            return f"{fp.path!r} is {_UNSAFE_MODES[mode]}"
-    return None
-
-
-_UNSAFE_MODES = {SYMLINK_MODE: "a symbolic link", GITLINK_MODE: "a submodule"}
-
-
-def _path_problem(path: str) -> str | None:
-    """Why writing `path` could reach outside the upstream tree or into its repository, or None."""
-    parts = path.replace("\\", "/").split("/")
-    if path.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", path):
-        return f"absolute path {path!r}"
-    if ".." in parts:
-        return f"path {path!r} leaves the upstream tree ('..')"
-    if any(part.lower() == ".git" for part in parts):
-        return f"path {path!r} writes into .git/"
-    if any(part in ("", ".") for part in parts) or "\0" in path:
-        return f"path {path!r} is not a plain relative path"
-    return None

@@ -21,7 +21,8 @@ import pygit2
 from bot.config import Config, Pin, load_config, read_version
 from bot.engine import NoFit, Tree, apply_exact, patch_order, reverse_applies
 from bot.model import AnalysisError
-from bot.patchfile import PatchError, PatchFile, parse, safety_problem
+from bot.patchfile import PatchError, PatchFile, parse
+from bot.patchsafety import safety_problem
 from bot.snapshot import GitSnapshot
 from bot.upstream import Upstream, resolve
 

@@ -6,7 +6,8 @@ import zlib
 import pytest
 
 from bot.binarypatch import apply_delta, binary_payload
-from bot.patchfile import PatchError, parse, safety_problem
+from bot.patchfile import PatchError, parse
+from bot.patchsafety import safety_problem
 from tests.gitutil import make_patch
 
 MAIL = (

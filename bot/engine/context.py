@@ -38,14 +38,22 @@ class PinContext:
             data = self.old_tree.read(fp.old_path)
             if data is not None:
                 return data
-        if fp.index_old and len(fp.index_old) >= 4 and set(fp.index_old) != {"0"}:
-            try:
-                obj = self.upstream.repo.revparse_single(fp.index_old)
-            except (KeyError, ValueError, pygit2.GitError):
-                return None
-            if isinstance(obj, pygit2.Blob):
-                return obj.data
-        return None
+        return self._index_blob(fp.index_old)
+
+    def _index_blob(self, index: str | None) -> bytes | None:
+        """The blob an `index` line names, when upstream's repository has it; none for a missing or
+        all-zero id, or one too short to look up."""
+        if not index or len(index) < 4 or set(index) == {"0"}:
+            return None
+        try:
+            obj = self.upstream.repo.revparse_single(index)
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+        return obj.data if isinstance(obj, pygit2.Blob) else None
+
+    def stacked_file(self, fp: FilePatch) -> bytes | None:
+        """The file the patch changes as the stacked new tree has it before the patch; None for a new file."""
+        return self.new_tree.read(fp.old_path) if fp.old_path else None
 
     def commits_near(self, path: str | None, line: int, length: int, hunk: Hunk) -> list[Commit]:
         """Upstream commits that changed the hunk's surroundings: lines there now, or its old context."""
@@ -61,6 +69,10 @@ class FileOutcome:
     changes: dict[str, bytes | None]
     hunks: list[HunkResult]
     reason: str = ""
+
+    def placed_text(self, changes: dict[str, bytes | None]) -> bytes | None:
+        """The placed text file as `changes` has it; None for a binary or deleted file."""
+        return changes.get(self.fp.new_path) if self.fp.new_path and not self.fp.is_binary else None
 
 
 def note(outcome: FileOutcome, line: int, note: str, commits: list[Commit] | None = None) -> None:

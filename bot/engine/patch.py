@@ -19,8 +19,8 @@ from bot.patchfile import (
     PatchFile,
     lines_of,
     parse,
-    safety_problem,
 )
+from bot.patchsafety import safety_problem
 from bot.snapshot import GitSnapshot
 
 
@@ -50,7 +50,7 @@ def _unreadable(ctx: PinContext, pf: PatchFile) -> str | None:
     if ctx.old_tree is not None:
         stacks.append((ctx.old_tree, f"the old ref ({str(ctx.history.old.id)[:12]})"))
     for tree, ref in stacks:
-        for path in sorted({p for fp in pf.files for p in (fp.old_path, fp.new_path) if p}):
+        for path in sorted(pf.paths):
             if path not in tree.overlay and tree.base is not None and tree.base.missing(path):
                 return ctx.upstream.missing_note(path, ref)
     return None
@@ -59,16 +59,22 @@ def _unreadable(ctx: PinContext, pf: PatchFile) -> str | None:
 def _through_symlinks(tree: Tree, pf: PatchFile) -> list[str]:
     """Paths the patch would write at or below a symbolic link of the upstream tree: git apply refuses them
     ("beyond a symbolic link"), and a link pointing outside would make the patch write anywhere."""
-    problems = []
-    for path in {p for fp in pf.files for p in (fp.old_path, fp.new_path) if p}:
-        parts = path.split("/")
-        for end in range(1, len(parts) + 1):
-            prefix = "/".join(parts[:end])
-            entry = tree.base.entry(prefix) if tree.base and prefix not in tree.overlay else None
-            if entry is not None and entry.filemode == pygit2.GIT_FILEMODE_LINK:
-                problems.append(f"{path} is at or below {prefix}, a symbolic link upstream")
-                break
-    return sorted(problems)
+    links = {path: _symlink_over(tree, path) for path in pf.paths}
+    return sorted(
+        f"{path} is at or below {link}, a symbolic link upstream" for path, link in links.items() if link
+    )
+
+
+def _symlink_over(tree: Tree, path: str) -> str | None:
+    """The shortest leading part of `path` (the path itself included) that upstream's tree has as a
+    symbolic link, if any."""
+    parts = path.split("/")
+    for end in range(1, len(parts) + 1):
+        prefix = "/".join(parts[:end])
+        entry = tree.base.entry(prefix) if tree.base and prefix not in tree.overlay else None
+        if entry is not None and entry.filemode == pygit2.GIT_FILEMODE_LINK:
+            return prefix
+    return None
 
 
 def _apply_all(tree: Tree, pf: PatchFile) -> None:
@@ -127,7 +133,7 @@ def _amended(
 ) -> PatchResult:
     """The patch without what upstream provides and with the names it renamed (`rest`) placed, its result
     saying what was dropped and renamed; a fuzzy one's new text made of `rest`'s files."""
-    before = {fp.path: ctx.new_tree.read(fp.old_path) if fp.old_path else None for fp in rest.files}
+    before = {fp.path: ctx.stacked_file(fp) for fp in rest.files}
     result = place(ctx, path, rest, data)
     for use in uses:
         c = use.change
@@ -174,12 +180,18 @@ def _removed_declarations(ctx: PinContext, pf: PatchFile) -> dict[str, list[iden
         if not fp.old_path or new is None:
             continue
         for p in (fp.old_path, *identifiers.headers_of(fp.old_path)):
-            if old.missing(p) or new.missing(p):
-                continue
-            before, after = old.read(p), new.read(p)
-            if before is not None and after is not None:
-                out.setdefault(fp.path, []).extend(identifiers.removed_declarations(p, before, after))
+            out.setdefault(fp.path, []).extend(_removed_from(old, new, p))
     return out
+
+
+def _removed_from(old: GitSnapshot, new: GitSnapshot, path: str) -> list[identifiers.UpstreamChange]:
+    """The declarations the upstream diff removed from one file; none when either ref lacks it."""
+    if old.missing(path) or new.missing(path):
+        return []
+    before, after = old.read(path), new.read(path)
+    if before is None or after is None:
+        return []
+    return identifiers.removed_declarations(path, before, after)
 
 
 def _placed_hunks(ctx: PinContext, assessment: obsolete.Assessment) -> dict[tuple[str, int], HunkResult]:

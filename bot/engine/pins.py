@@ -52,7 +52,7 @@ def check_pin(
         new_ref,
         Tree(GitSnapshot(upstream.repo, old_commit)) if old_commit else None,
         Tree(GitSnapshot(upstream.repo, new_commit)),
-        {p: head.read(p) or b"" for p in head.files(pin.patches) if p.endswith(SOURCE_SUFFIXES)},
+        _local_sources(head, pin),
     )
     report = _pin_report(pin, upstream, history, old_ref or new_ref, new_ref, base_commit, new_commit)
     stack = pin_stack(head, pin)
@@ -61,6 +61,12 @@ def check_pin(
         report.patches.append(check_patch(ctx, path, head.read(path) or b""))
     _confirm_with_git_apply(report.patches, head, GitSnapshot(upstream.repo, new_commit), new_ref)
     return report, ctx
+
+
+def _local_sources(head: Snapshot, pin: Pin) -> dict[str, bytes]:
+    """Ollama's own sources beside the pin's patches: a moved enum value they write for its entry stops
+    the rebuild (bot/engine/renumbering.py)."""
+    return {p: head.read(p) or b"" for p in head.files(pin.patches) if p.endswith(SOURCE_SUFFIXES)}
 
 
 def _pin_report(
@@ -125,7 +131,7 @@ def _refuse(r: PatchResult, why: str, ref: str) -> None:
 def _paths_of(text: bytes) -> set[str]:
     """The paths a patch changes (old and new); none for a malformed patch."""
     try:
-        return {p for fp in parse(text).files for p in (fp.old_path, fp.new_path) if p}
+        return parse(text).paths
     except PatchError:
         return set()
 

@@ -1,16 +1,16 @@
 """Placing a whole patch: each file by the first strategy that fits, the enum values it adds renumbered past
-upstream's, the result checked for collisions with what upstream added at the same place."""
+upstream's (`renumbering`), the result checked for collisions with what upstream added at the same place."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from bot.engine.context import FileOutcome, PinContext, note
+from bot.engine.context import FileOutcome, PinContext
+from bot.engine.renumbering import renumber_added
 from bot.engine.sections import added_lines, file_section, render
 from bot.engine.strategies import exact_outcome, relocated, three_way
 from bot.engine.tree import Tree, reverse_applies
-from bot.enumentries import Renumbered, collisions, mentions_value, renumber
+from bot.enumentries import collisions
 from bot.hunks import copies_of, find_exact, norm
 from bot.model import Commit, HunkResult, PatchResult
 from bot.obsolete_report import commit_note
@@ -25,9 +25,11 @@ from bot.patchfile import (
 REBUILDERS = (three_way,)  # tried in this order on a file that does not apply exactly, before relocation
 
 
-def _rebuilt(ctx: PinContext, fp: FilePatch) -> FileOutcome:
-    """The first rebuilder's outcome, else relocation's: the last resort always answers (a conflict when
-    nothing fits)."""
+def _resolved(ctx: PinContext, fp: FilePatch, exact: FileOutcome | None) -> FileOutcome:
+    """The file's exact outcome, else the first rebuilder's, else relocation's: the last resort always
+    answers (a conflict when nothing fits)."""
+    if exact is not None:
+        return exact
     for rebuild in REBUILDERS:
         outcome = rebuild(ctx, fp)
         if outcome is not None:
@@ -43,10 +45,11 @@ def place(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResult
     unplaceable = _unplaceable(ctx, path, pf, outcomes)
     if unplaceable is not None:
         return unplaceable
-    resolved = [o if o is not None else _rebuilt(ctx, fp) for fp, o in zip(pf.files, outcomes)]
+    resolved = [_resolved(ctx, fp, o) for fp, o in zip(pf.files, outcomes)]
     hunks = [h for o in resolved for h in o.hunks]
-    if any(o.status == "conflict" for o in resolved):
-        return _in_conflict(ctx, path, resolved, hunks)
+    in_conflict = _in_conflict(ctx, path, resolved, hunks)
+    if in_conflict is not None:
+        return in_conflict
     changes: dict[str, bytes | None] = {}
     for o in resolved:
         changes.update(o.changes)
@@ -73,14 +76,16 @@ def _unplaceable(
 
 def _in_conflict(
     ctx: PinContext, path: str, resolved: list[FileOutcome], hunks: list[HunkResult]
-) -> PatchResult:
-    """A patch some hunk of which found no place: how many, and the first file's reason."""
-    failed = [h for h in hunks if h.status == "conflict"]
-    first = next(o.reason for o in resolved if o.status == "conflict")
+) -> PatchResult | None:
+    """A patch some hunk of which found no place: how many, and the first file's reason; None when every
+    file found its place."""
+    first = next((o.reason for o in resolved if o.status == "conflict"), None)
+    if first is None:
+        return None
     return PatchResult(
         path,
         "conflict",
-        f"{len(failed)} of {len(hunks)} hunks cannot be placed on {ctx.new_ref}: {first}.",
+        f"{_count(hunks, 'conflict')} of {len(hunks)} hunks cannot be placed on {ctx.new_ref}: {first}.",
         None,
         hunks,
     )
@@ -98,7 +103,7 @@ def _checked(
     """A patch whose every hunk found a place, after the checks on the placed result: its enum values
     renumbered (or why they cannot be), questions about code upstream copied, collisions with upstream's
     entries; the tree takes the changes when the patch still changes something."""
-    unmovable = _renumber(ctx, resolved, changes)
+    unmovable = renumber_added(ctx, resolved, changes)
     if unmovable:
         return _unplaced(path, hunks, unmovable, f"Cannot be rebuilt: {unmovable}.")
     for o in resolved:
@@ -129,12 +134,10 @@ def _sections(
     added lines with upstream's."""
     clashes, sections = [], []
     for o in resolved:
-        fp = o.fp
-        before = ctx.new_tree.read(fp.old_path) if fp.old_path else None
-        after = changes.get(fp.new_path) if fp.new_path else None
-        if before is not None and after is not None and not fp.is_binary:
+        before, after = ctx.stacked_file(o.fp), o.placed_text(changes)
+        if before is not None and after is not None:
             clashes += [
-                f"{fp.new_path}: {c}" for c in collisions(lines_of(after), added_lines(before, after))
+                f"{o.fp.new_path}: {c}" for c in collisions(lines_of(after), added_lines(before, after))
             ]
         section = _section(o, before, after)
         if section is not None:
@@ -167,31 +170,29 @@ def _placed(
         return PatchResult(path, "clean", "Applies exactly as it is.", None, hunks, new_text=data)
     new_text = render(pf, sections)
     if statuses <= {"clean", "offset"}:
-        moved = [h for h in hunks if h.status == "offset"]
         return PatchResult(
             path,
             "offset",
-            f"Applies as it is; {len(moved)} of {len(hunks)} hunks moved (git apply accepts line offsets).",
+            f"Applies as it is; {_count(hunks, 'offset')} of {len(hunks)} hunks moved "
+            "(git apply accepts line offsets).",
             None,
             hunks,
             new_text=new_text,
         )
     if "relocated" in statuses:
-        moved = [h for h in hunks if h.status == "relocated"]
         return PatchResult(
             path,
             "fuzzy",
-            f"Rebuilt with tolerance: {len(moved)} of {len(hunks)} hunks placed by a "
+            f"Rebuilt with tolerance: {_count(hunks, 'relocated')} of {len(hunks)} hunks placed by a "
             "merge rule or relocated (each hunk says how): review it before committing.",
             path,
             hunks,
             new_text=new_text,
         )
-    merged = [h for h in hunks if h.status == "merged"]
     return PatchResult(
         path,
         "regenerated",
-        f"Rebuilt by a clean three-way merge of {len(merged)} of "
+        f"Rebuilt by a clean three-way merge of {_count(hunks, 'merged')} of "
         f"{len(hunks)} hunks onto {ctx.new_ref}; the new patch applies as it is.",
         path,
         hunks,
@@ -199,79 +200,12 @@ def _placed(
     )
 
 
+def _count(hunks: list[HunkResult], status: str) -> int:
+    """How many of the hunks have the status: the figures a patch's message gives."""
+    return sum(h.status == status for h in hunks)
+
+
 SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".h", ".hpp", ".m", ".mm", ".go")  # Ollama's compat sources
-
-
-_Image = tuple[FileOutcome, list[bytes], set[int]]  # a placed file: its outcome, its lines, the added ones
-
-
-def _renumber(ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, bytes | None]) -> str | None:
-    """Moves each enum value the patch adds that upstream now uses to the next free one
-    (enumentries.renumber), in `changes` and in the notes of the hunk it is in. Where the patch writes the old value elsewhere, a
-    line naming the entry is renumbered too; any other line, or a line of Ollama's compat sources that
-    writes the old value for the entry, is returned as the reason the patch cannot be rebuilt."""
-    images, moves = _renumbered(ctx, resolved, changes)
-    entries = {(p, m.line) for p, m in moves}
-    for path, move in moves:
-        note(images[path][0], move.line, move.note, _commits_taking(ctx, path, move))
-        unmovable = _follow_move(images, entries, path, move) or _local_use(ctx, path, move)
-        if unmovable:
-            return unmovable
-    for path, (o, image, _) in images.items():
-        if o.status == "relocated":
-            changes[path] = b"".join(image)
-    return None
-
-
-def _renumbered(
-    ctx: PinContext, resolved: list[FileOutcome], changes: dict[str, bytes | None]
-) -> tuple[dict[str, _Image], list[tuple[str, Renumbered]]]:
-    """Each placed text file with its added enum values moved past upstream's, and the moves (path, move)."""
-    images: dict[str, _Image] = {}
-    moves: list[tuple[str, Renumbered]] = []
-    for o in resolved:
-        after = changes.get(o.fp.new_path) if o.fp.new_path and not o.fp.is_binary else None
-        if after is None:
-            continue
-        before = ctx.new_tree.read(o.fp.old_path) if o.fp.old_path else None
-        added = added_lines(before or b"", after)
-        image, moved = renumber(lines_of(after), added)
-        images[o.fp.new_path or ""] = (o, image, added)
-        moves += [(o.fp.new_path or "", m) for m in moved]
-    return images, moves
-
-
-def _follow_move(
-    images: dict[str, _Image], entries: set[tuple[str, int]], path: str, move: Renumbered
-) -> str | None:
-    """The other added lines that write the moved value, renumbered when they name the entry; the reason
-    the patch cannot be rebuilt at the first that does not."""
-    for other, (o, image, added) in images.items():
-        for j in sorted(added):
-            if (other, j) in entries or not mentions_value(image[j], move.old):
-                continue
-            if move.name.encode() not in image[j]:
-                return (
-                    f"{path}: {move.clash}, but the patch also writes {move.old} at {other}:{j + 1} "
-                    f"(`{image[j].strip().decode(errors='replace')}`): renumber them by hand"
-                )
-            image[j] = re.sub(
-                rb"(?<![\w.])" + str(move.old).encode() + rb"(?![\w.])", str(move.new).encode(), image[j]
-            )
-            note(o, j, f"{move.old} renumbered to {move.new} like {move.name}")
-    return None
-
-
-def _local_use(ctx: PinContext, path: str, move: Renumbered) -> str | None:
-    """Why the move breaks Ollama's own sources: a line of them that writes the old value for the entry."""
-    for local, data in ctx.local_sources.items():
-        for j, line in enumerate(lines_of(data)):
-            if move.name.encode() in line and mentions_value(line, move.old):
-                return (
-                    f"{path}: {move.clash}, but Ollama's {local}:{j + 1} writes {move.old} for {move.name} "
-                    f"(`{line.strip().decode(errors='replace')}`): renumber them by hand"
-                )
-    return None
 
 
 def _ask_about_copies(ctx: PinContext, outcome: FileOutcome, changes: dict[str, bytes | None]) -> None:
@@ -339,19 +273,10 @@ def _ask(outcome: FileOutcome, result: HunkResult, copies: list[int]) -> None:
         result.status = outcome.status = "relocated"
 
 
-def _commits_taking(ctx: PinContext, path: str, move: Renumbered) -> list[Commit]:
-    """The upstream commits that brought the entries whose values made the move."""
-    upstream = lines_of(ctx.new_tree.base.read(path) if ctx.new_tree.base else None)
-    names = [re.compile(rb"^\s*" + re.escape(name.encode()) + rb"\b") for _, name in move.taken]
-    lines = [i + 1 for i, text in enumerate(upstream) if any(n.match(text) for n in names)]
-    return list(dict.fromkeys(c for n in lines for c in ctx.history.commits_for_lines(path, n, n)))
-
-
 def _already_there(ctx: PinContext, path: str, pf: PatchFile, hunks: list[HunkResult]) -> PatchResult:
     """The change is in the stacked tree already: upstream's doing (drop the patch), or, when only the
     earlier carried patches make it, a repeat of one of them (git apply fails on it)."""
-    touched = {p for fp in pf.files for p in (fp.old_path, fp.new_path) if p}
-    if touched & ctx.new_tree.overlay.keys() and not reverse_applies(Tree(ctx.new_tree.base), pf):
+    if pf.paths & ctx.new_tree.overlay.keys() and not reverse_applies(Tree(ctx.new_tree.base), pf):
         return PatchResult(
             path,
             "conflict",
@@ -387,14 +312,13 @@ def _commits_of_change(ctx: PinContext, pf: PatchFile) -> list[Commit]:
 def _commits_of_hunk(ctx: PinContext, path: str, image: list[bytes], hunk: Hunk) -> list[Commit]:
     """The commits behind one hunk's change in upstream's file: its added lines where the hunk's
     postimage stands now, or the lines it removes; none when its postimage is not there."""
-    post = [line for line in hunk.lines if line.kind != "-"]
-    as_context = [Line(" ", line.text) for line in post]
+    as_context = [Line(" ", text) for text in hunk.after]
     at = find_exact(
         image, Hunk(hunk.new_start, hunk.new_count, hunk.new_start, hunk.new_count, hunk.section, as_context)
     )
     if at is None:
         return []
-    added = [i for i, line in enumerate(post) if line.kind == "+"]
+    added = hunk.added_rows
     removed = [line.text for line in hunk.lines if line.kind == "-"]
     start, end = (at.start + added[0] + 1, at.start + added[-1] + 1) if added else (at.start + 1, at.start)
     return ctx.history.commits_for_lines(path, start, end, removed)

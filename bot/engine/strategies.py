@@ -123,7 +123,7 @@ def _single(path: str, data: bytes) -> Tree:
 
 def relocated(ctx: PinContext, fp: FilePatch) -> FileOutcome:
     """Place each hunk on its own: exactly if it can, else with tolerance, else say why not."""
-    current = ctx.new_tree.read(fp.old_path) if fp.old_path else None
+    current = ctx.stacked_file(fp)
     if fp.is_new or current is None:
         return _missing_file(fp)
     image = lines_of(current)

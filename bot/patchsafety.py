@@ -1,0 +1,38 @@
+"""Refusing unsafe patches: a file change that could write outside the upstream tree, into its repository,
+or through a symbolic link or submodule is never applied."""
+
+from __future__ import annotations
+
+import re
+
+from bot.patchfile import FilePatch
+
+SYMLINK_MODE = "120000"
+GITLINK_MODE = "160000"
+_UNSAFE_MODES = {SYMLINK_MODE: "a symbolic link", GITLINK_MODE: "a submodule"}
+
+
+def safety_problem(fp: FilePatch) -> str | None:
+    """Why applying this file change would be unsafe, or None."""
+    for path in {fp.old_path, fp.new_path} - {None}:
+        assert path is not None
+        if problem := _path_problem(path):
+            return problem
+    for mode in (fp.old_mode, fp.new_mode):
+        if mode in _UNSAFE_MODES:
+            return f"{fp.path!r} is {_UNSAFE_MODES[mode]}"
+    return None
+
+
+def _path_problem(path: str) -> str | None:
+    """Why writing `path` could reach outside the upstream tree or into its repository, or None."""
+    parts = path.replace("\\", "/").split("/")
+    if path.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", path):
+        return f"absolute path {path!r}"
+    if ".." in parts:
+        return f"path {path!r} leaves the upstream tree ('..')"
+    if any(part.lower() == ".git" for part in parts):
+        return f"path {path!r} writes into .git/"
+    if any(part in ("", ".") for part in parts) or "\0" in path:
+        return f"path {path!r} is not a plain relative path"
+    return None
