@@ -44,7 +44,7 @@ def parse_url_rewrites(value: str | None) -> list[tuple[str, str]]:
 def _url_rewrite(item: str) -> tuple[str, str]:
     """One `NEW=OLD` item as (OLD, NEW); AnalysisError when it is not one."""
     new, sep, old = item.partition("=")
-    if not sep or not new.strip() or not old.strip():
+    if "" in (sep, new.strip(), old.strip()):
         raise AnalysisError(f"LLAMA_BOT_URL_INSTEADOF item {public_url(item)!r}: expected NEW=OLD")
     return old.strip(), new.strip()
 
