@@ -115,28 +115,37 @@ def run_git(
         proc.stdin.close()
     except BrokenPipeError:  # git ended before reading: its stderr says why
         pass
+    if not _waited(proc, what, chunks, progress):
+        proc.kill()
+        proc.wait()
+        reader.join()
+        return -1, f"fatal: {what} took longer than {FETCH_TIMEOUT} s"
+    reader.join()
+    return proc.returncode, b"".join(chunks).decode(errors="replace")
+
+
+def _waited(
+    proc: subprocess.Popen, what: str, chunks: list[bytes], progress: Callable[[str], None] | None
+) -> bool:
+    """Wait for git to end, saying how it gets on after PROGRESS_AFTER and every PROGRESS_EVERY seconds
+    from then on; False when it still runs after FETCH_TIMEOUT."""
     started = time.monotonic()
     shown_at = started + PROGRESS_AFTER
     while True:
         now = time.monotonic()
         try:
             proc.wait(timeout=max(0.0, min(shown_at, started + FETCH_TIMEOUT) - now))
-            break
+            return True
         except subprocess.TimeoutExpired:
             now = time.monotonic()
             if now >= started + FETCH_TIMEOUT:
-                proc.kill()
-                proc.wait()
-                reader.join()
-                return -1, f"fatal: {what} took longer than {FETCH_TIMEOUT} s"
+                return False
             counts = latest_progress(b"".join(chunks).decode(errors="replace"))
             line = f"still {what} ({now - started:.0f} s): {counts or 'waiting for the upstream'}"
             log.info(line)
             if progress is not None:
                 progress(line)
             shown_at = now + PROGRESS_EVERY
-    reader.join()
-    return proc.returncode, b"".join(chunks).decode(errors="replace")
 
 
 def fetch_blobs(

@@ -211,11 +211,7 @@ class GitHubClient(GitHubAPI):
     async def _request(
         self, method: str, url: str, headers: Mapping[str, str], body: bytes = b""
     ) -> tuple[int, Mapping[str, str], bytes]:
-        headers = {**headers, "x-github-api-version": API_VERSION}
-        token = None
-        if self._token is not None and "authorization" not in headers:
-            token = await self._token(None)
-            headers["authorization"] = f"token {token}"
+        headers, token = await self._versioned_and_authorized(headers)
         path = urlsplit(url).path
         attempt, renewed = 0, False
         while True:
@@ -246,6 +242,18 @@ class GitHubClient(GitHubAPI):
             if delay is None:
                 return status, answer, data
             await self._retry_answered(method, path, status, attempt, delay)
+
+    async def _versioned_and_authorized(
+        self, headers: Mapping[str, str]
+    ) -> tuple[dict[str, str], str | None]:
+        """The headers with the API version and, unless the caller chose one, the installation token; and the
+        token sent, None when the caller's own authorization goes."""
+        headers = {**headers, "x-github-api-version": API_VERSION}
+        if self._token is None or "authorization" in headers:
+            return headers, None
+        token = await self._token(None)
+        headers["authorization"] = f"token {token}"
+        return headers, token
 
     async def _renewed_token(self, status: int, token: str | None, method: str, path: str) -> str | None:
         """A new installation token when GitHub rejected the one this client sent, else None."""

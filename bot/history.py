@@ -32,13 +32,19 @@ def needed_blobs(history: History, wanted: Callable[[str], bool]) -> set[pygit2.
 def _changed_blobs(history: History) -> set[pygit2.Oid]:
     """Both sides of every file the change between the refs and each commit between them touch, submodules
     aside (their ids name commits of another repository)."""
-    sides: list[tuple[pygit2.Oid, int]] = [
-        (f.id, f.mode)
-        for delta in history.old.tree.diff_to_tree(history.new.tree).deltas
-        for f in (delta.old_file, delta.new_file)
-    ]
-    sides += [(oid, mode) for files in history.file_changes for _, oid, mode in files]
-    return {oid for oid, mode in sides if mode != pygit2.GIT_FILEMODE_COMMIT}
+    sides = _sides(history.old.tree.diff_to_tree(history.new.tree))
+    sides += [side for files in history.file_changes for side in files]
+    return {oid for _, oid, mode in sides if mode != pygit2.GIT_FILEMODE_COMMIT}
+
+
+def _sides(diff: pygit2.Diff) -> list[tuple[str, pygit2.Oid, int]]:
+    """Both sides (path, blob id, mode) of every file a diff touches."""
+    return [(f.path, f.id, f.mode) for delta in diff.deltas for f in (delta.old_file, delta.new_file)]
+
+
+def _first_parent_diff(commit: pygit2.Commit) -> pygit2.Diff:
+    """A commit's change against its first parent; a root commit's against the empty tree."""
+    return commit.parents[0].tree.diff_to_tree(commit.tree) if commit.parents else commit.tree.diff_to_tree()
 
 
 def _wanted_blobs(snapshot: GitSnapshot, wanted: Callable[[str], bool]) -> set[pygit2.Oid]:
@@ -90,16 +96,7 @@ class History:
         """For each of `commits`, both sides (path, blob id, mode) of every file its change against its first
         parent touches: diffed once for the blobs a partial clone fetches and for `touching`."""
         if self._file_changes is None:
-            self._file_changes = [
-                [
-                    (f.path, f.id, f.mode)
-                    for delta in (
-                        c.parents[0].tree.diff_to_tree(c.tree) if c.parents else c.tree.diff_to_tree()
-                    ).deltas
-                    for f in (delta.old_file, delta.new_file)
-                ]
-                for c in self.commits
-            ]
+            self._file_changes = [_sides(_first_parent_diff(c)) for c in self.commits]
         return self._file_changes
 
     @property

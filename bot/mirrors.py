@@ -37,15 +37,16 @@ def parse_url_rewrites(value: str | None) -> list[tuple[str, str]]:
 
     Raises AnalysisError naming the first item that is not NEW=OLD, so a typo is not silently ignored.
     """
-    rules = []
-    for item in (i.strip() for i in (value or "").split(",")):
-        if not item:
-            continue
-        new, sep, old = item.partition("=")
-        if not sep or not new.strip() or not old.strip():
-            raise AnalysisError(f"LLAMA_BOT_URL_INSTEADOF item {public_url(item)!r}: expected NEW=OLD")
-        rules.append((old.strip(), new.strip()))
-    return rules
+    items = (item.strip() for item in (value or "").split(","))
+    return [_url_rewrite(item) for item in items if item]
+
+
+def _url_rewrite(item: str) -> tuple[str, str]:
+    """One `NEW=OLD` item as (OLD, NEW); AnalysisError when it is not one."""
+    new, sep, old = item.partition("=")
+    if "" in (sep, new.strip(), old.strip()):
+        raise AnalysisError(f"LLAMA_BOT_URL_INSTEADOF item {public_url(item)!r}: expected NEW=OLD")
+    return old.strip(), new.strip()
 
 
 def rewrite_url(url: str, instead_of: str | None) -> str:

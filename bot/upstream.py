@@ -230,10 +230,7 @@ class Upstream:
     def fetch_missing(self, history: History, wanted: Callable[[str], bool]) -> None:
         """In a partial clone, fetch the blobs the analysis of `history` will read, in one batch, before it
         reads them; when some cannot be fetched, `fetch_problem` says why (the readers name the files)."""
-        if not _may_lack_objects(self.repo):
-            return
-        odb = self.repo.odb
-        missing = sorted(str(oid) for oid in needed_blobs(history, wanted) if not odb.exists(oid))
+        missing = self._missing_blobs(history, wanted)
         if not missing:
             return
         locked = mirror_lock(self.lock_path) if self.lock_path else contextlib.nullcontext()
@@ -250,6 +247,13 @@ class Upstream:
                 "problem": self.fetch_problem,
             },
         )
+
+    def _missing_blobs(self, history: History, wanted: Callable[[str], bool]) -> list[str]:
+        """The blobs the analysis of `history` will read that this clone lacks; none outside a partial clone."""
+        if not _may_lack_objects(self.repo):
+            return []
+        odb = self.repo.odb
+        return sorted(str(oid) for oid in needed_blobs(history, wanted) if not odb.exists(oid))
 
     def _fetch_blobs(self, missing: list[str]) -> tuple[list[str], list[str]]:
         """Ask each promisor remote in turn for the blobs still missing: those none sent, and why each

@@ -6,6 +6,7 @@ from gidgethub import routing, sansio
 
 from bot.jobs import JobRequest, pull_key
 from bot.validation import platform_of_check
+from handlers.payload import repository_payload
 
 router = routing.Router()
 
@@ -21,18 +22,15 @@ def _numbers(pull_requests: list[dict], external_id: str | None) -> list[int]:
 def rerun_requests(data: dict, subject: str) -> list[JobRequest]:
     """Analyses of `subject`'s head commit (a check run or suite) for each of its PRs."""
     item = data[subject]
-    installation = (data.get("installation") or {}).get("id")
-    if installation is None:
+    job = repository_payload(data)
+    if job is None:
         return []
-    owner, repo = data["repository"]["owner"]["login"], data["repository"]["name"]
     return [
         JobRequest(
             "analysis",
-            pull_key(owner, repo, number),
+            pull_key(job["owner"], job["repo"], number),
             {
-                "installation_id": installation,
-                "owner": owner,
-                "repo": repo,
+                **job,
                 "number": number,
                 "head_sha": item["head_sha"],
                 "reason": f"{subject}.rerequested",
@@ -47,17 +45,16 @@ def revalidate_request(data: dict) -> JobRequest | None:
     """A `validate: <platform>` check run asked again: that platform is dispatched again (the job finds
     the PR in the validation store by the check run's external id, the request id)."""
     check = data["check_run"]
-    installation = (data.get("installation") or {}).get("id")
-    if installation is None or platform_of_check(check.get("name") or "") is None:
+    if platform_of_check(check.get("name") or "") is None:
         return None
-    owner, repo = data["repository"]["owner"]["login"], data["repository"]["name"]
+    job = repository_payload(data)
+    if job is None:
+        return None
     return JobRequest(
         "revalidate",
-        _revalidate_key(owner, repo, check),
+        _revalidate_key(job["owner"], job["repo"], check),
         {
-            "installation_id": installation,
-            "owner": owner,
-            "repo": repo,
+            **job,
             "check_run_id": check["id"],
             "external_id": check.get("external_id"),
             "name": check["name"],

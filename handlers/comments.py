@@ -11,6 +11,7 @@ from gidgethub import routing, sansio
 
 from bot.commands import looks_like_command
 from bot.jobs import JobRequest, pull_key
+from handlers.payload import repository_payload
 
 router = routing.Router()
 
@@ -22,22 +23,20 @@ def is_bot(user: dict) -> bool:
 
 def command_request(data: dict) -> JobRequest | None:
     issue, comment = data["issue"], data["comment"]
-    installation = (data.get("installation") or {}).get("id")
-    if "pull_request" not in issue or installation is None or is_bot(comment["user"]):
+    if "pull_request" not in issue or is_bot(comment["user"]):
         return None
     if not looks_like_command(comment.get("body") or ""):
         return None
-    repository = data["repository"]
-    owner, repo = repository["owner"]["login"], repository["name"]
+    job = repository_payload(data)
+    if job is None:
+        return None
     return JobRequest(
         "command",
-        pull_key(owner, repo, issue["number"]),
+        pull_key(job["owner"], job["repo"], issue["number"]),
         {
-            "installation_id": installation,
-            "owner": owner,
-            "repo": repo,
+            **job,
             "number": issue["number"],
-            "default_branch": repository["default_branch"],
+            "default_branch": data["repository"]["default_branch"],
             "comment_id": comment["id"],
             "body": comment["body"],
             "author": comment["user"]["login"],

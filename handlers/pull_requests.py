@@ -9,6 +9,7 @@ from __future__ import annotations
 from gidgethub import routing, sansio
 
 from bot.jobs import JobRequest, pull_key
+from handlers.payload import repository_payload
 
 router = routing.Router()
 
@@ -20,17 +21,16 @@ def analysis_request(data: dict) -> JobRequest | None:
     pr = data["pull_request"]
     if data.get("action") == "edited" and "base" not in (data.get("changes") or {}):
         return None  # a new title or body changes nothing the analysis looks at
-    installation = (data.get("installation") or {}).get("id")
-    if pr.get("state") != "open" or installation is None:
+    if pr.get("state") != "open":
         return None
-    owner, repo = data["repository"]["owner"]["login"], data["repository"]["name"]
+    job = repository_payload(data)
+    if job is None:
+        return None
     return JobRequest(
         "analysis",
-        pull_key(owner, repo, pr["number"]),
+        pull_key(job["owner"], job["repo"], pr["number"]),
         {
-            "installation_id": installation,
-            "owner": owner,
-            "repo": repo,
+            **job,
             "number": pr["number"],
             "head_sha": pr["head"]["sha"],
             "reason": f"pull_request.{data['action']}",
@@ -55,18 +55,17 @@ def closed_request(data: dict) -> JobRequest | None:
     Only a fork's head gets such a branch, so a same-repository PR's close needs no job (200).
     """
     pr = data["pull_request"]
-    installation = (data.get("installation") or {}).get("id")
-    if installation is None:
+    job = repository_payload(data)
+    if job is None:
         return None
     head_repo = pr["head"].get("repo")
     fork = head_repo is None or head_repo["full_name"] != pr["base"]["repo"]["full_name"]
     if not fork:
         return None
-    owner, repo = data["repository"]["owner"]["login"], data["repository"]["name"]
     return JobRequest(
         "closed",
-        pull_key(owner, repo, pr["number"]),
-        {"installation_id": installation, "owner": owner, "repo": repo, "number": pr["number"], "fork": fork},
+        pull_key(job["owner"], job["repo"], pr["number"]),
+        {**job, "number": pr["number"], "fork": fork},
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from gidgethub import routing, sansio
 
 from bot.jobs import JobRequest
+from handlers.payload import repository_payload
 
 router = routing.Router()
 
@@ -37,17 +38,16 @@ RUN_FIELDS = (
 
 def run_request(data: dict) -> JobRequest | None:
     run = data["workflow_run"]
-    installation = (data.get("installation") or {}).get("id")
-    if installation is None or run.get("event") != "workflow_dispatch":
+    if run.get("event") != "workflow_dispatch":
         return None
-    owner, repo = data["repository"]["owner"]["login"], data["repository"]["name"]
+    job = repository_payload(data)
+    if job is None:
+        return None
     return JobRequest(
         "workflow_run",
-        f"{owner}/{repo}:workflow_runs".lower(),
+        f"{job['owner']}/{job['repo']}:workflow_runs".lower(),
         {
-            "installation_id": installation,
-            "owner": owner,
-            "repo": repo,
+            **job,
             "action": data["action"],
             "workflow_run": {k: run.get(k) for k in RUN_FIELDS},
         },

@@ -41,7 +41,7 @@ def local_upstreams(dirs: list[str], config: Config) -> dict[str, str]:
 
 def _upstream_dir(item: str, config: Config) -> tuple[str, str]:
     name, sep, git_dir = item.partition("=")
-    if not sep or not name or not git_dir:
+    if "" in (name, sep, git_dir):
         raise UsageError(f"--upstream-dir {item!r}: expected NAME=GITDIR")
     if config.pin(name) is None:  # a typo would otherwise fetch from the network instead
         pins = ", ".join(p.name for p in config.pins) or "none"

@@ -55,23 +55,25 @@ class CheckRuns(PostedByJob):
         for pin in pins:
             for name in (pin.name + suffix for suffix in PIN_CHECKS):
                 output = {"title": f"Checking {pin.name} at {head_sha[:12]}", "summary": summary}
-                body = {
-                    "name": name,
-                    "head_sha": head_sha,
-                    "status": "in_progress",
-                    "started_at": iso(since),
-                    "external_id": str(self.ref.number),
-                    "output": output,
-                }
-                find = functools.partial(
-                    self.made, head_sha, name, functools.partial(started_by_job, self.job_id)
-                )
-                # A resumed job may have made it before it stopped, a POST whose answer was lost as well.
-                created = (await find() if self.resumed else None) or await self.create(body, find)
-                runs[name] = created["id"]
+                runs[name] = await self._started(head_sha, name, since, output)
         self.progress.checks_sha, self.progress.check_runs, self.progress.checks_done = head_sha, runs, False
         await self.save()
         return runs
+
+    async def _started(self, head_sha: str, name: str, since: dt.datetime, output: dict) -> int:
+        """The id of check run `name` in progress: the one this job made before it stopped, else a new one."""
+        body = {
+            "name": name,
+            "head_sha": head_sha,
+            "status": "in_progress",
+            "started_at": iso(since),
+            "external_id": str(self.ref.number),
+            "output": output,
+        }
+        find = functools.partial(self.made, head_sha, name, functools.partial(started_by_job, self.job_id))
+        # A resumed job may have made it before it stopped, a POST whose answer was lost as well.
+        created = (await find() if self.resumed else None) or await self.create(body, find)
+        return created["id"]
 
     async def made(self, head_sha: str, name: str, made: Callable[[dict], bool]) -> dict | None:
         """The check run `name` on `head_sha` for which `made` holds (the one this job made), if any."""

@@ -104,22 +104,17 @@ def _hunk_note(h: HunkResult) -> HunkNote | None:
 def hunk_notes(patch: PatchResult) -> list[HunkNote]:
     """The hunks that did not apply as they are; conflicting hunks with one reason are one note."""
     notes: list[HunkNote] = []
+    first: dict[tuple[str, str], int] = {}  # (file, text) -> where the first note saying it is
     for h in patch.hunks:
         note = _hunk_note(h)
         if note is None:
             continue
-        same = next(
-            (
-                i
-                for i, n in enumerate(notes)
-                if h.status == "conflict" and (n.file, n.text) == (note.file, note.text)
-            ),
-            None,
-        )
-        if same is None:
-            notes.append(note)
+        key = (note.file, note.text)
+        if h.status == "conflict" and key in first:
+            notes[first[key]] = notes[first[key]].joined(note)
         else:
-            notes[same] = notes[same].joined(note)
+            first.setdefault(key, len(notes))
+            notes.append(note)
     return notes
 
 
@@ -145,12 +140,17 @@ def _fetch_steps(pin: PinReport, new_ref: str, url: str, rebuilding: bool) -> li
     return steps
 
 
+def rebuilt_path(p: PatchResult) -> str:
+    """Where the patch's rebuilt text belongs: the path the rebuild names, else the patch's own."""
+    return p.regenerated or p.path
+
+
 def _apply_step(p: PatchResult, rebuilt: list[PatchResult]) -> str:
     """How one patch of the stack goes on: from the checkout, as the CLI rebuilt it, checked, or skipped."""
-    if p.status in APPLIES or (p.status in REBUILT and p not in rebuilt):
-        return f'git apply --index "$OLLAMA/{p.regenerated or p.path}"'
-    if p.status in REBUILT:
-        return f"git apply --index {REGENERATED_DIR}/{p.regenerated or p.path}"
+    if p.status in REBUILT and p in rebuilt:
+        return f"git apply --index {REGENERATED_DIR}/{rebuilt_path(p)}"
+    if p.status in APPLIES or p.status in REBUILT:
+        return f'git apply --index "$OLLAMA/{rebuilt_path(p)}"'
     if p.status == "conflict":
         return f'git apply --check "$OLLAMA/{p.path}"  # conflict (see above); --3way leaves markers'
     return f"# skipped: {p.path} ({p.status})"
@@ -164,7 +164,7 @@ def _up_to_last_conflict(patches: list[PatchResult]) -> list[PatchResult]:
 
 def _to_rebuild(stack: list[PatchResult], committed: Collection[str]) -> list[PatchResult]:
     """The rebuilt patches the CLI must write again: those not yet committed to the branch."""
-    return [p for p in stack if p.status in REBUILT and (p.regenerated or p.path) not in committed]
+    return [p for p in stack if p.status in REBUILT and rebuilt_path(p) not in committed]
 
 
 def reproduce_steps(pin: PinReport, committed: Collection[str] = ()) -> list[str]:

@@ -35,7 +35,9 @@ async def analyse_pull(ctx: JobContext, wanted_sha: str | None, config: Config |
     if wanted_sha and wanted_sha != head_sha:
         raise Superseded(head_sha)
     changed = await ctx.pulls.changed_paths()
-    config, config_error = (config, None) if config is not None else await _read_config(ctx, pr)
+    config, config_error = (
+        (config, None) if config is not None else await read_config(ctx, pr["base"]["repo"]["default_branch"])
+    )
     ctx.prefix = config.command_prefix
     if config.cancel_superseded and ctx.job.kind == "analysis":
         await platforms.cancel_superseded(ctx, head_sha)
@@ -74,10 +76,10 @@ async def _check(
     await _complete_checks(ctx, pins, report, errors, checks, head_sha)
 
 
-async def _read_config(ctx: JobContext, pr: dict) -> tuple[Config, str | None]:
+async def read_config(ctx: JobContext, default_branch: str) -> tuple[Config, str | None]:
     """The repository's configuration, or the defaults and why it could not be read."""
     try:
-        return await ctx.pulls.config(pr["base"]["repo"]["default_branch"]), None
+        return await ctx.pulls.config(default_branch), None
     except AnalysisError as exc:
         return parse_config(None), str(exc)
 

@@ -6,13 +6,12 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from bot.commands import COMMANDS, Command, parse_commands
-from bot.config import Config, parse_config
-from bot.model import AnalysisError
+from bot.config import Config
 from bot.render.env import render_template
 from bot.render.replies import failed_reply, untouched_reply, validate_reply
 from bot.validation import select_platforms
 from bot.worker import platforms, regenerate
-from bot.worker.analysis import analyse_pull
+from bot.worker.analysis import analyse_pull, read_config
 from bot.worker.context import JobContext, Outcome, Superseded
 
 log = logging.getLogger("bot.worker.commands")
@@ -27,11 +26,7 @@ def may_write(answer: dict) -> bool:
 
 async def command_job(ctx: JobContext) -> Outcome:
     payload = ctx.payload
-    config_error = None
-    try:
-        config = await ctx.pulls.config(payload["default_branch"])
-    except AnalysisError as exc:
-        config_error, config = str(exc), parse_config(None)
+    config, config_error = await read_config(ctx, payload["default_branch"])
     ctx.prefix = config.command_prefix
     commands = parse_commands(payload["body"], config.command_prefix)
     if not commands or not await _allowed(ctx):
@@ -40,14 +35,18 @@ async def command_job(ctx: JobContext) -> Outcome:
     if config_error:
         await ctx.comment.reply(failed_reply(commands[0].line, config_error))
         return Outcome.DONE
-    for index, command in enumerate(commands):
-        if index < ctx.progress.commands_done:
-            continue
+    await _run_commands(ctx, commands, config)
+    return Outcome.DONE
+
+
+async def _run_commands(ctx: JobContext, commands: list[Command], config: Config) -> None:
+    """The commands in order, from the first not run yet: a resumed job runs none of them twice."""
+    done = ctx.progress.commands_done
+    for index, command in enumerate(commands[done:], start=done):
         log.info("running command", extra={"job_id": ctx.job.id, "command": command.name})
         await HANDLERS[command.name](ctx, command, config)
         ctx.progress.commands_done = index + 1
         await ctx.save()
-    return Outcome.DONE
 
 
 async def _allowed(ctx: JobContext) -> bool:

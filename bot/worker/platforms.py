@@ -258,7 +258,13 @@ async def _follow_run(ctx: JobContext, d: Dispatch, workflow_run: dict, action: 
         ctx.shared.store.update(new)
     assert d.check_run_id is not None, "a stored dispatch has its check run"
     await ctx.checks.update(d.check_run_id, check_run_update(workflow_run, action, d.platform))
-    # The comment is the PR's: a job under the PR's key edits it, one at a time with the analyses.
+    await _queue_table_refresh(ctx, d)
+
+
+async def _queue_table_refresh(ctx: JobContext, d: Dispatch) -> None:
+    """Queue the job that shows dispatch `d`'s new state in the checklist's platform table.
+
+    The comment is the PR's: a job under the PR's key edits it, one at a time with the analyses."""
     payload = ctx.payload
     follow_up = JobRequest(
         "platforms",

@@ -9,6 +9,7 @@ that is still the PR's head.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import os
@@ -159,15 +160,20 @@ class Service:
         self._wakeup.set()
         for task in self._tasks:
             task.cancel()
-        if self._tasks:
-            _, pending = await asyncio.wait(self._tasks, timeout=STOP_GRACE)
-            if pending:
-                log.warning(
-                    "tasks did not stop in time", extra={"tasks": ", ".join(t.get_name() for t in pending)}
-                )
+        await self._wait_cancelled()
         self._tasks = [task for task in self._tasks if not task.done()]  # what `running` still sees
         self._executor.shutdown(wait=False, cancel_futures=True)
         self.store.close()
+
+    async def _wait_cancelled(self) -> None:
+        """Give the cancelled tasks STOP_GRACE to end; the log names those that do not."""
+        if not self._tasks:
+            return
+        _, pending = await asyncio.wait(self._tasks, timeout=STOP_GRACE)
+        if pending:
+            log.warning(
+                "tasks did not stop in time", extra={"tasks": ", ".join(t.get_name() for t in pending)}
+            )
 
     def wake(self) -> None:
         """A job was queued: let an idle worker look now instead of at its next poll."""
@@ -232,11 +238,9 @@ class Service:
                 log.exception("claiming a job failed", extra={"worker": worker})
                 job = None
             if job is None:
-                try:
+                with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self.poll_interval):
                         await self._wakeup.wait()
-                except TimeoutError:
-                    pass
                 continue
             if self._stopping:
                 await self.queue.release(job.id, worker)
