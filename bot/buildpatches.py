@@ -104,17 +104,22 @@ def glob_matches(pattern: str, path: str) -> bool:
     return len(parts) == len(names) and all(fnmatchcase(n, p) for n, p in zip(names, parts))
 
 
+def is_glob(entry: str) -> bool:
+    """Whether a configured patches entry is a glob (else it names a directory)."""
+    return any(c in entry for c in "*?[")
+
+
+def _glob_order(snapshot: Snapshot, pattern: str) -> list[str]:
+    """The files a glob matches, by file name: the order a configured glob puts its patches in."""
+    matched = [p for p in snapshot.files(pattern.split("*")[0].rsplit("/", 1)[0]) if glob_matches(pattern, p)]
+    return sorted(matched, key=lambda p: (posixpath.basename(p), p))
+
+
 def configured_order(snapshot: Snapshot, entries: Iterable[str]) -> list[str]:
     """The patches the configuration names: each directory walked, each glob's matches by file name."""
     found: list[str] = []
     for entry in entries:
-        if any(c in entry for c in "*?["):
-            matched = [
-                p for p in snapshot.files(entry.split("*")[0].rsplit("/", 1)[0]) if glob_matches(entry, p)
-            ]
-            paths = sorted(matched, key=lambda p: (posixpath.basename(p), p))
-        else:
-            paths = directory_order(snapshot, entry)
+        paths = _glob_order(snapshot, entry) if is_glob(entry) else directory_order(snapshot, entry)
         found += [p for p in paths if p not in found]
     return found
 
