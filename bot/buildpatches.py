@@ -104,17 +104,22 @@ def glob_matches(pattern: str, path: str) -> bool:
     return len(parts) == len(names) and all(fnmatchcase(n, p) for n, p in zip(names, parts))
 
 
+def is_glob(entry: str) -> bool:
+    """Whether a configured patches entry is a glob (else it names a directory)."""
+    return any(c in entry for c in "*?[")
+
+
+def _glob_order(snapshot: Snapshot, pattern: str) -> list[str]:
+    """The files a glob matches, by file name: the order a configured glob puts its patches in."""
+    matched = [p for p in snapshot.files(pattern.split("*")[0].rsplit("/", 1)[0]) if glob_matches(pattern, p)]
+    return sorted(matched, key=lambda p: (posixpath.basename(p), p))
+
+
 def configured_order(snapshot: Snapshot, entries: Iterable[str]) -> list[str]:
     """The patches the configuration names: each directory walked, each glob's matches by file name."""
     found: list[str] = []
     for entry in entries:
-        if any(c in entry for c in "*?["):
-            matched = [
-                p for p in snapshot.files(entry.split("*")[0].rsplit("/", 1)[0]) if glob_matches(entry, p)
-            ]
-            paths = sorted(matched, key=lambda p: (posixpath.basename(p), p))
-        else:
-            paths = directory_order(snapshot, entry)
+        paths = _glob_order(snapshot, entry) if is_glob(entry) else directory_order(snapshot, entry)
         found += [p for p in paths if p not in found]
     return found
 
@@ -168,6 +173,18 @@ def is_cmake_file(path: str) -> bool:
     return posixpath.basename(path) == "CMakeLists.txt" or path.endswith(".cmake")
 
 
+def _own_run_env(path: str) -> dict[str, str]:
+    """The variables a CMake file run on its own starts with: a CMakeLists.txt's directory is its source
+    directory, any other file runs from the repository's root."""
+    source_dir = _ROOT + posixpath.dirname(path) if path.endswith("CMakeLists.txt") else _ROOT
+    return {
+        "CMAKE_SOURCE_DIR": source_dir,
+        "CMAKE_CURRENT_SOURCE_DIR": source_dir,
+        "GIT_EXECUTABLE": "git",
+        "CMAKE_COMMAND": "cmake",
+    }
+
+
 class _Interpreter:
     def __init__(self, snapshot: Snapshot):
         self.snapshot = snapshot
@@ -182,16 +199,7 @@ class _Interpreter:
         order = sorted(cmake_files, key=lambda p: (p != "CMakeLists.txt", p.count("/"), p))
         for path in order:
             if path not in self.visited:
-                source_dir = _ROOT + posixpath.dirname(path) if path.endswith("CMakeLists.txt") else _ROOT
-                self._file(
-                    path,
-                    {
-                        "CMAKE_SOURCE_DIR": source_dir,
-                        "CMAKE_CURRENT_SOURCE_DIR": source_dir,
-                        "GIT_EXECUTABLE": "git",
-                        "CMAKE_COMMAND": "cmake",
-                    },
-                )
+                self._file(path, _own_run_env(path))
         unique: dict[tuple, BuildPatches] = {}
         for fetch in self.found:
             unique.setdefault((fetch.version_file, fetch.patches), fetch)
@@ -321,13 +329,15 @@ def _segments(words: list[str]) -> list[list[str]]:
     return segments
 
 
+_GIT = frozenset({"git", "git.exe"})  # the program names of git
+
+
 def _git_apply(segment: list[str], env: dict[str, str]) -> list[str] | None:
     """The files a `git apply` command lists (None when the command is not one)."""
-    programs = [posixpath.basename(w).lower() for w in segment]
-    if "apply" not in segment or not any(p in ("git", "git.exe") for p in programs):
+    if "apply" not in segment or not _GIT & {posixpath.basename(w).lower() for w in segment}:
         return None
-    listed = [w for w in segment[segment.index("apply") + 1 :] if not w.startswith("-")]
-    return [p for w in listed if (p := _repo_path(w, env))]
+    # an option (`-p1`, `--whitespace=nowarn`) is no absolute path: _repo_path leaves it out
+    return [p for w in segment[segment.index("apply") + 1 :] if (p := _repo_path(w, env))]
 
 
 def _script_walk(segment: list[str], env: dict[str, str], snapshot: Snapshot) -> tuple[list[str], str]:

@@ -11,7 +11,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from bot import buildpatches
-from bot.buildpatches import glob_matches
+from bot.buildpatches import glob_matches, is_glob
 from bot.commands import PREFIX_SHAPE
 from bot.model import AnalysisError
 from bot.snapshot import Snapshot
@@ -73,12 +73,14 @@ class Pin:
         """
         return (
             path == self.version_file
-            or any(
-                glob_matches(entry, path) if _is_glob(entry) else path.startswith(entry + "/")
-                for entry in self.patch_sets
-            )
+            or any(_holds(entry, path) for entry in self.patch_sets)
             or (also_watch and any(fnmatchcase(path, pattern) for pattern in self.also_watch))
         )
+
+
+def _holds(entry: str, path: str) -> bool:
+    """Whether a patches entry holds `path`: a glob matching it, or a directory above it."""
+    return glob_matches(entry, path) if is_glob(entry) else path.startswith(entry + "/")
 
 
 @dataclass(frozen=True)
@@ -130,11 +132,15 @@ VENDORED_KEYS = ("upstream", "copies", "files")
 REVIEW_PROFILES = ("llama.cpp", "mlx", "mlx-c", "none")
 
 
-def _is_glob(entry: str) -> bool:
-    return any(c in entry for c in "*?[")
-
-
 PLATFORM_KEYS = ("workflow", "inputs")
+_PIN_REQUIRED = {"name": str, "version_file": str, "patches": (str, list), "upstream": str}  # key -> its type
+
+
+def _required(raw: dict, key: str, where: str) -> object:
+    """The value of a key the table must have; its absence named in the error."""
+    if key not in raw:
+        raise AnalysisError(f"{where}: missing key '{key}'")
+    return raw[key]
 
 
 def reject_unknown(raw: dict, known: Collection[str], where: str) -> None:
@@ -149,19 +155,10 @@ def reject_unknown(raw: dict, known: Collection[str], where: str) -> None:
 def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
     """Defaults merged with the repository's file; every bad key is named in the error."""
     defaults = tomllib.loads(DEFAULTS_PATH.read_text())
-    data: dict = {}
-    if text is not None:
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise AnalysisError(f"{source}: not valid TOML ({exc})") from None
+    data = _toml(text, source) if text is not None else {}
     reject_unknown(data, TOP_KEYS, f"{source}:")
     merged = {**defaults, **data}
-    prefix = _expect(merged["command_prefix"], str, f"{source}: command_prefix")
-    if not PREFIX_SHAPE.match(prefix):
-        raise AnalysisError(
-            f'{source}: command_prefix {prefix!r} must be `/` or `!` and a word, like "/llama"'
-        )
+    prefix = _command_prefix(merged, source)
     pins = _pins(merged, source)
     _check_consumers(pins, source)
     platforms = [
@@ -173,6 +170,24 @@ def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
     for rule_id, rule in rules.items():  # checked here so the message names the file like the others
         _expect(rule, dict, f"{source}: rules.{rule_id}")
     return Config(prefix, tuple(pins), tuple(platforms), cancel, rules)
+
+
+def _toml(text: str, source: str) -> dict:
+    """The repository's file as TOML; its syntax error named in ours."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise AnalysisError(f"{source}: not valid TOML ({exc})") from None
+
+
+def _command_prefix(merged: dict, source: str) -> str:
+    """The configured command prefix, checked against the shape commands are read in."""
+    prefix = _expect(merged["command_prefix"], str, f"{source}: command_prefix")
+    if not PREFIX_SHAPE.match(prefix):
+        raise AnalysisError(
+            f'{source}: command_prefix {prefix!r} must be `/` or `!` and a word, like "/llama"'
+        )
+    return prefix
 
 
 def _pins(merged: dict, source: str) -> list[Pin]:
@@ -202,10 +217,8 @@ def _pin(raw: object, where: str) -> Pin:
     _expect(raw, dict, where)
     assert isinstance(raw, dict)
     reject_unknown(raw, PIN_KEYS, where)
-    for key in ("name", "version_file", "patches", "upstream"):
-        if key not in raw:
-            raise AnalysisError(f"{where}: missing key '{key}'")
-        _expect(raw[key], (str, list) if key == "patches" else str, f"{where}.{key}")
+    for key, kind in _PIN_REQUIRED.items():
+        _expect(_required(raw, key, where), kind, f"{where}.{key}")
     entries = _patch_entries(raw, where)
     profile = _review_profile(raw, where)
     watch = _expect(raw.get("also_watch", []), list, f"{where}.also_watch")
@@ -238,7 +251,7 @@ def _check_consumers(pins: list[Pin], source: str) -> None:
     names = {p.name for p in pins}
     for i, pin in enumerate(pins):
         for j, consumer in enumerate(pin.consumers):
-            if consumer.pin is not None and (consumer.pin not in names or consumer.pin == pin.name):
+            if consumer.pin is not None and consumer.pin not in names - {pin.name}:
                 raise AnalysisError(
                     f"{source}: pin[{i}].consumers[{j}].pin: {consumer.pin!r} is not another "
                     f"configured pin (pins: {', '.join(sorted(names))})"
@@ -249,12 +262,9 @@ def _platform(name: str, raw: object, where: str) -> Platform:
     _expect(raw, dict, where)
     assert isinstance(raw, dict)
     reject_unknown(raw, PLATFORM_KEYS, where)
-    if "workflow" not in raw:
-        raise AnalysisError(f"{where}: missing key 'workflow'")
+    workflow = _required(raw, "workflow", where)
     inputs = _expect(raw.get("inputs", {}), dict, f"{where}.inputs")
-    return Platform(
-        name, _expect(raw["workflow"], str, f"{where}.workflow"), {k: str(v) for k, v in inputs.items()}
-    )
+    return Platform(name, _expect(workflow, str, f"{where}.workflow"), {k: str(v) for k, v in inputs.items()})
 
 
 def _strings(value: object, where: str) -> tuple[str, ...]:
@@ -270,10 +280,9 @@ def _consumers(value: object, where: str) -> tuple[Consumer, ...]:
         at = f"{where}[{j}]"
         _expect(raw, dict, at)
         reject_unknown(raw, CONSUMER_KEYS, at)
-        if "sources" not in raw:
-            raise AnalysisError(f"{at}: missing key 'sources'")
+        sources = _required(raw, "sources", at)
         pin = _expect(raw["pin"], str, f"{at}.pin") if "pin" in raw else None
-        found.append(Consumer(_strings(raw["sources"], f"{at}.sources"), pin))
+        found.append(Consumer(_strings(sources, f"{at}.sources"), pin))
     return tuple(found)
 
 
@@ -283,16 +292,14 @@ def _vendored(value: object, where: str) -> tuple[Vendored, ...]:
         at = f"{where}[{j}]"
         _expect(raw, dict, at)
         reject_unknown(raw, VENDORED_KEYS, at)
-        for key in ("upstream", "copies"):
-            if key not in raw:
-                raise AnalysisError(f"{at}: missing key '{key}'")
-        upstream = _expect(raw["upstream"], str, f"{at}.upstream").strip("/")
+        given, copies = _required(raw, "upstream", at), _required(raw, "copies", at)
+        upstream = _expect(given, str, f"{at}.upstream").strip("/")
         if not upstream:
-            raise AnalysisError(f"{at}.upstream: must name a directory, got {raw['upstream']!r}")
+            raise AnalysisError(f"{at}.upstream: must name a directory, got {given!r}")
         found.append(
             Vendored(
                 upstream,
-                _strings(raw["copies"], f"{at}.copies"),
+                _strings(copies, f"{at}.copies"),
                 _expect(raw.get("files", "*"), str, f"{at}.files"),
             )
         )

@@ -131,14 +131,10 @@ def enclosing_name(node: Node) -> str:
     """The name of the enum, table, type or function a node sits in."""
     parent = node.parent
     while parent is not None:
-        if parent.type == "enum_specifier":
-            return compact(parent.child_by_field_name("name"))
-        if parent.type == "init_declarator":
-            return compact(parent.child_by_field_name("declarator"))
-        if parent.type == "function_definition":
-            return _function_name(parent)
-        if parent.type in ("struct_specifier", "class_specifier") and parent.child_by_field_name("body"):
-            return compact(parent.child_by_field_name("name"))
+        name_of = _OWNER_NAMES.get(parent.type)
+        name = name_of(parent) if name_of is not None else None
+        if name is not None:
+            return name
         parent = parent.parent
     return ""
 
@@ -149,6 +145,20 @@ def _function_name(definition: Node) -> str:
     while declarator is not None and declarator.type != "function_declarator":
         declarator = declarator.child_by_field_name("declarator")
     return compact(declarator.child_by_field_name("declarator")) if declarator is not None else ""
+
+
+def _defined_type_name(specifier: Node) -> str | None:
+    """A struct's or class's name where it is defined (it has a body); None where it is only named."""
+    return compact(specifier.child_by_field_name("name")) if specifier.child_by_field_name("body") else None
+
+
+_OWNER_NAMES: dict[str, Callable[[Node], str | None]] = {  # what can own a node -> its name (None: no owner)
+    "enum_specifier": lambda n: compact(n.child_by_field_name("name")),
+    "init_declarator": lambda n: compact(n.child_by_field_name("declarator")),
+    "function_definition": _function_name,
+    "struct_specifier": _defined_type_name,
+    "class_specifier": _defined_type_name,
+}
 
 
 def function_at(source: bytes, row: int) -> str:

@@ -44,18 +44,23 @@ def _patched(tree: Tree, head: Snapshot, paths: Sequence[str]) -> tuple[list[str
 def _label(pin: Pin, ref: str, applied: list[str], refused: list[str]) -> str:
     label = f"{pin.name} at `{ref[:12]}`"
     if applied:
-        names = ", ".join(f"`{posixpath.basename(p)}`" for p in applied)
-        label += f" with its carried patch{'es' if len(applied) > 1 else ''} {names}"
+        label += f" with its carried patch{'es' if len(applied) > 1 else ''} {_file_names(applied)}"
     if refused:
-        names = ", ".join(f"`{posixpath.basename(p)}`" for p in refused)
-        label += f" ({names} did not apply and {'were' if len(refused) > 1 else 'was'} left out)"
+        label += (
+            f" ({_file_names(refused)} did not apply and {'were' if len(refused) > 1 else 'was'} left out)"
+        )
     return label
+
+
+def _file_names(paths: list[str]) -> str:
+    """The patches by file name, quoted: the label names them so, wherever their directory."""
+    return ", ".join(f"`{posixpath.basename(p)}`" for p in paths)
 
 
 def _consumer_files(tree: Tree, snapshot: Snapshot, consumer: Consumer) -> dict[str, bytes]:
     """The consumer's source files in the patched upstream tree, by path."""
-    paths = {p for p in snapshot.files() if glob_match(p, consumer.sources)}
-    paths |= {p for p, data in tree.overlay.items() if data is not None and glob_match(p, consumer.sources)}
+    paths = {p for p in [*snapshot.files(), *tree.overlay] if glob_match(p, consumer.sources)}
+    # a file a patch deletes is in the overlay but reads None: left out like any file the tree lacks
     return {p: data for p in sorted(paths) if (data := tree.read(p)) is not None}
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from bot import cpp
 from bot.identifiers import apply_to
-from bot.obsolete_place import change_at_place
+from bot.obsolete_place import added_lines, change_at_place
 from bot.patchfile import FilePatch, Hunk, PatchFile
 
 
@@ -133,11 +133,7 @@ def _named_hunk(
 ) -> Provided:
     """The hunk whose entries `mine` upstream defines at `rows` of its `text`, with what it adds otherwise."""
     squeezed = b"".join(text.split())  # upstream may split a statement over lines
-    differs = [
-        _quote_line(line.text)
-        for line in hunk.lines
-        if line.kind == "+" and line.text.strip() and b"".join(line.text.split()) not in squeezed
-    ]
+    differs = [_quote_line(line) for line in added_lines(hunk) if b"".join(line.split()) not in squeezed]
     return Provided(
         path,
         index,

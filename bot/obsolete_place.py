@@ -36,7 +36,7 @@ class ChangeAtPlace:
 
 def change_at_place(old: bytes, new: bytes, hunk: Hunk, c_family: bool) -> ChangeAtPlace | None:
     """Upstream's change at the hunk's place when it made the hunk's change, itself or by an equivalent."""
-    added = _added(hunk)
+    added = added_lines(hunk)
     placement = find_exact(lines_of(old), hunk) if added else None
     if placement is None:
         return None
@@ -132,6 +132,6 @@ def _removed(hunk: Hunk, start: int) -> tuple[set[int], list[bytes]]:
     return rows, [line.text for line in pre if line.kind == "-"]
 
 
-def _added(hunk: Hunk) -> list[bytes]:
-    """The lines the hunk adds, blank ones aside."""
+def added_lines(hunk: Hunk) -> list[bytes]:
+    """The lines the hunk adds, blank ones aside: a blank line is no evidence either way."""
     return [line.text for line in hunk.lines if line.kind == "+" and line.text.strip()]

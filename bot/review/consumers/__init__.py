@@ -62,42 +62,30 @@ class Consumers:
 
     def _path_backend(self, path: str) -> str | None:
         """The backend whose directory under ggml/src/ holds the file, or whose ggml/include/ header it is."""
-        parts = path.split("/")
-        if path.startswith(BACKEND_ROOT) and len(parts) > 3 and parts[2].startswith("ggml-"):
-            name = parts[2][5:]
-            return name if name in self.upstream_backends else None
-        stem = posixpath.splitext(parts[-1])[0]
-        if (
-            parts[:2] == ["ggml", "include"]
-            and stem.startswith("ggml-")
-            and stem[5:] in self.upstream_backends
-        ):
-            return stem[5:]
-        return None
+        name = _backend_named_in(path)
+        return name if name in self.upstream_backends else None
 
     def _option_backend(self, option: str) -> str | None:
         """The backend a `GGML_<BACKEND>[_...]` variable is named after; the longest name on a tie."""
         if not option.startswith("GGML_"):
             return None
         rest = option[5:].lower()
-        found = [
-            b
-            for b in self.upstream_backends
-            if rest == b.replace("-", "_") or rest.startswith(b.replace("-", "_") + "_")
-        ]
+        found = [b for b in self.upstream_backends if (rest + "_").startswith(b.replace("-", "_") + "_")]
         return max(found, key=len) if found else None
 
-    def _built_backend_dir(self, name: str) -> bool:
-        users = self.shared_dirs.get(name, frozenset()) | {name}
-        return bool(users & self.backends)
+    def _of_unbuilt_backend(self, path_or_option: str) -> bool:
+        """Whether a path or option belongs to a backend whose directory no Ollama build compiles (neither
+        the backend nor one that shares the directory is turned on)."""
+        backend = self.backend_of(path_or_option)
+        if backend is None:
+            return False
+        users = self.shared_dirs.get(backend, frozenset()) | {backend}
+        return not users & self.backends
 
     def builds(self, upstream_path: str) -> bool:
         """False for a file of a backend no Ollama build turns on, or under a directory an option Ollama
         leaves OFF cuts out of the build; True otherwise."""
-        backend = self.backend_of(upstream_path)
-        if backend is not None and not self._built_backend_dir(backend):
-            return False
-        return self.off_dir(upstream_path) is None
+        return not self._of_unbuilt_backend(upstream_path) and self.off_dir(upstream_path) is None
 
     def off_dir(self, upstream_path: str) -> str | None:
         """The directory of `off_dirs` that holds `upstream_path`, if any."""
@@ -111,8 +99,7 @@ class Consumers:
         cuts out, or one upstream reads only in conditions that are false for Ollama's build."""
         if option in self.options:
             return True
-        backend = self.backend_of(option)
-        if backend is not None and not self._built_backend_dir(backend):
+        if self._of_unbuilt_backend(option):
             return False
         home = self.option_homes.get(option)
         if home is not None and self.off_dir(posixpath.dirname(home)) is not None:
@@ -173,12 +160,24 @@ def _built_backends(
     backends = {"cpu"}
     for name, settings in options.items():
         backend = name[5:].lower() if name.startswith("GGML_") else ""
-        turned_on = backend in preset_backends or any(
-            truth_of(s.value) is True and not s.ref.path.endswith("CMakePresets.json") for s in settings
-        )
-        if backend in upstream_backends and turned_on:
+        if backend in upstream_backends and (backend in preset_backends or _set_on_outside_presets(settings)):
             backends.add(backend)
     return backends
+
+
+def _set_on_outside_presets(settings: tuple[OptionSetting, ...]) -> bool:
+    """Whether a setting outside the presets (a CMake file, a Dockerfile, a workflow) turns the variable ON;
+    presets count through the backends their visible presets turn on."""
+    return any(truth_of(s.value) is True and not s.ref.path.endswith("CMakePresets.json") for s in settings)
+
+
+def _backend_named_in(path: str) -> str | None:
+    """The <name> of a path under ggml/src/ggml-<name>/, or of a header ggml/include/ggml-<name>.h."""
+    parts = path.split("/")
+    if path.startswith(BACKEND_ROOT) and len(parts) > 3 and parts[2].startswith("ggml-"):
+        return parts[2][5:]
+    stem = posixpath.splitext(parts[-1])[0]
+    return stem[5:] if parts[:2] == ["ggml", "include"] and stem.startswith("ggml-") else None
 
 
 class SnapshotTexts(Mapping[str, str]):
@@ -223,6 +222,11 @@ def _where(refs: Iterable[LocalRef], limit: int = 3) -> str:
     return shown + (f" (+{len(refs) - limit} more)" if len(refs) > limit else "")
 
 
+def _listed(items: Iterable[str]) -> str:
+    """The items comma-separated, or "none": every list of the explanation says so when it is empty."""
+    return ", ".join(items) or "none"
+
+
 def _explain_backends(c: Consumers) -> Iterator[str]:
     """The backends built, and where Ollama turns each on."""
     yield "Backends built:"
@@ -237,7 +241,7 @@ def _explain_unbuilt(c: Consumers) -> Iterator[str]:
     not_built = sorted(
         b for b in c.upstream_backends - c.backends if not c.shared_dirs.get(b, frozenset()) & c.backends
     )
-    yield "Backends not built (no Ollama build turns them on): " + (", ".join(not_built) or "none")
+    yield "Backends not built (no Ollama build turns them on): " + _listed(not_built)
     shared = {d: sorted(u) for d, u in c.shared_dirs.items() if d not in c.backends}
     for directory, users in sorted(shared.items()):
         yield f"  ggml/src/ggml-{directory}/ is compiled by {', '.join(users)} too"
@@ -269,8 +273,8 @@ def _explain_options(c: Consumers) -> Iterator[str]:
 
 def _explain_compat(c: Consumers) -> Iterator[str]:
     """What the compat sources read of upstream: headers, names, strings."""
-    yield f"Compat sources read: {', '.join(c.compat_sources) or 'none'}"
-    yield f"Upstream headers they include ({len(c.headers)}): " + (", ".join(sorted(c.headers)) or "none")
+    yield f"Compat sources read: {_listed(c.compat_sources)}"
+    yield f"Upstream headers they include ({len(c.headers)}): " + _listed(sorted(c.headers))
     yield (
         f"Upstream names they use ({len(c.names)}): "
         + ", ".join(sorted(c.names)[:60])
@@ -281,12 +285,12 @@ def _explain_compat(c: Consumers) -> Iterator[str]:
 
 def _explain_server(c: Consumers) -> Iterator[str]:
     """What Ollama's Go code relies on of llama-server: endpoints, JSON fields, flags."""
-    yield "llama-server endpoints Ollama requests: " + (
-        ", ".join(f"{e} ({_where(r, 1)})" for e, r in c.endpoints.items()) or "none"
+    yield "llama-server endpoints Ollama requests: " + _listed(
+        f"{e} ({_where(r, 1)})" for e, r in c.endpoints.items()
     )
-    yield "JSON fields Ollama sends: " + (", ".join(c.request_fields) or "none")
-    yield "JSON fields Ollama reads: " + (", ".join(c.response_fields) or "none")
-    yield "llama-server flags Ollama passes: " + (", ".join(c.flags) or "none")
+    yield "JSON fields Ollama sends: " + _listed(c.request_fields)
+    yield "JSON fields Ollama reads: " + _listed(c.response_fields)
+    yield "llama-server flags Ollama passes: " + _listed(c.flags)
 
 
 _EXPLAINED = (

@@ -252,6 +252,14 @@ def included_headers(
     return frozenset(walk.found)
 
 
+def _by_file_name(paths: list[str]) -> dict[str, list[str]]:
+    """The paths by their file name, each name's in the order given: where an include's name may lead."""
+    by_name: dict[str, list[str]] = {}
+    for path in paths:
+        by_name.setdefault(posixpath.basename(path), []).append(path)
+    return by_name
+
+
 class _Includes:
     """The include walk over Ollama's and upstream's trees: where an include resolves, and which files it
     has read (upstream headers found, Ollama files seen)."""
@@ -265,16 +273,12 @@ class _Includes:
         upstream_paths: list[str],
     ) -> None:
         self.ollama, self.upstream = ollama, upstream
-        self.by_name: dict[str, list[str]] = {}
-        for path in upstream_paths:
-            self.by_name.setdefault(posixpath.basename(path), []).append(path)
-        self.ollama_by_name: dict[str, list[str]] = {}
-        for path, _text, side in sources:
-            if side == "ollama":
-                self.ollama_by_name.setdefault(posixpath.basename(path), []).append(path)
+        compat = [p for p, _, s in sources if s == "ollama"]
+        self.by_name = _by_file_name(upstream_paths)
+        self.ollama_by_name = _by_file_name(compat)
         self.trees = {"upstream": set(upstream_paths), "ollama": set(ollama_paths)}
         self.found: set[str] = set()
-        self.seen_ollama: set[str] = {p for p, _, s in sources if s == "ollama"}
+        self.seen_ollama: set[str] = set(compat)
 
     def resolve(self, base: str, name: str, tree: str) -> tuple[str, str] | None:
         """The file (and its tree) `#include "name"` in directory `base` of `tree` reads, when it is one not

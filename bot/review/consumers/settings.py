@@ -35,8 +35,7 @@ def ollama_options(
     preset_backends: set[str] = set()
     for path in paths:
         read = _settings_reader(path)
-        text = text_of(ollama, path) if read is not None else None
-        if read is not None and text is not None:
+        if read is not None and (text := text_of(ollama, path)) is not None:
             preset_backends |= read(path, text, found)
     return {k: tuple(v) for k, v in sorted(found.items())}, preset_backends
 
@@ -100,7 +99,7 @@ def _record_presets(path: str, text: str, by_name: dict, found: _Found) -> None:
     for preset in by_name.values():
         name_at = text.find(f'"{preset.get("name")}"', at)
         at = max(at, name_at)
-        for var, value in (preset.get("cacheVariables") or {}).items():
+        for var, value in _cache_variables(preset).items():
             var_at = text.find(f'"{var}"', max(name_at, 0))
             line = line_of(text, var_at) if var_at >= 0 else 1
             found.setdefault(var, []).append(OptionSetting(_preset_value(value), LocalRef(path, line)))
@@ -108,13 +107,23 @@ def _record_presets(path: str, text: str, by_name: dict, found: _Found) -> None:
 
 def _effective(preset: dict, by_name: dict, seen: frozenset = frozenset()) -> dict[str, str]:
     """A preset's cache variables with those it inherits (the first parent wins, its own values win over all)."""
-    parents = preset.get("inherits") or []
     values: dict[str, str] = {}
-    for parent in reversed([parents] if isinstance(parents, str) else parents):
+    for parent in reversed(_parents(preset)):
         if parent in by_name and parent not in seen:
             values.update(_effective(by_name[parent], by_name, seen | {parent}))
-    values.update({k: _preset_value(v) for k, v in (preset.get("cacheVariables") or {}).items()})
+    values.update({k: _preset_value(v) for k, v in _cache_variables(preset).items()})
     return values
+
+
+def _parents(preset: dict) -> list[str]:
+    """The presets a preset inherits from, first first (`inherits` names one, or lists them)."""
+    parents = preset.get("inherits") or []
+    return [parents] if isinstance(parents, str) else parents
+
+
+def _cache_variables(preset: dict) -> dict:
+    """A preset's own cache variables, as its file gives them (none when it gives no table)."""
+    return preset.get("cacheVariables") or {}
 
 
 def _cmake_settings(path: str, text: str, found: _Found) -> set[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
@@ -186,13 +186,15 @@ class _BuildWalk:
             elif child.child_count:
                 self.walk(child, base, guard)
 
+    def reads(self, names: Iterable[str], dead: bool) -> None:
+        """Record option names the build reads: `dead` where the code reading them never runs for Ollama."""
+        (self.dead if dead else self.live).update(names)
+
     def command(self, node: Node, base: str, guard: str | None) -> None:
         args = cmakelang.arguments(node)
         command = cmakelang.name(node)
         read = _read_arguments(command, args)
-        (self.dead if guard is not None else self.live).update(
-            a for arg in read for a in SETTABLE.findall(arg)
-        )
+        self.reads((a for arg in read for a in SETTABLE.findall(arg)), dead=guard is not None)
         if command == "add_subdirectory" and read and "${" not in read[0]:
             self.added.setdefault(posixpath.normpath(posixpath.join(base, read[0])), []).append(guard)
 
@@ -214,7 +216,7 @@ class _BuildWalk:
         tokens = condition_tokens(part)
         truth = None if part.type == "else_command" else condition(tokens, self.value)
         dead = guard is not None or truth is False or earlier_true
-        (self.dead if dead else self.live).update(t for t in tokens if SETTABLE.fullmatch(t))
+        self.reads((t for t in tokens if SETTABLE.fullmatch(t)), dead)
         return (guard if guard is not None else _branch_guard(tokens, truth, earlier_true, self.value)), truth
 
 
