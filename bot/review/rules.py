@@ -18,7 +18,7 @@ from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange, Span
 from bot.review.needles import may_match
 from bot.review.ruleset import Rule
-from bot.review.source import LineIndex, excerpt, glob_match, local_refs, split_args, squash
+from bot.review.source import LineIndex, excerpt, glob_match, local_refs, non_test_paths, split_args, squash
 
 
 def _title(rule: Rule, path: str) -> str:
@@ -159,7 +159,7 @@ def ollama_uses(
     word = re.compile(rf"(?<![\w]){re.escape(subject)}(?![\w])")
     found = (
         ref
-        for path in sorted(p for p in files if glob_match(p, globs) and not p.endswith("_test.go"))
+        for path in non_test_paths(files, globs)
         if subject in files[path]
         for ref in _string_uses(path, files[path], subject, word if not whole else None)
     )

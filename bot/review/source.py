@@ -217,6 +217,16 @@ def glob_match(path: str, patterns: Iterable[str]) -> bool:
     return _globs_regex(tuple(patterns)).match(path) is not None
 
 
+def matching_paths(paths: Iterable[str], globs: Iterable[str]) -> list[str]:
+    """The paths the globs name, sorted."""
+    return sorted(p for p in paths if glob_match(p, globs))
+
+
+def non_test_paths(paths: Iterable[str], globs: Iterable[str]) -> list[str]:
+    """The paths the globs name, sorted, Go test files aside: the code Ollama ships."""
+    return [p for p in matching_paths(paths, globs) if not p.endswith("_test.go")]
+
+
 _ARG_TOKEN = re.compile(
     r"""R"([^()\\\s"]{0,16})\(.*?\)\1"|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|[()\[\]{},]""", re.DOTALL
 )
@@ -293,7 +303,7 @@ def local_refs(
 ) -> tuple[LocalRef, ...]:
     """Lines of the Ollama files matching `globs` where `pattern` matches (line 1 of each without one)."""
     refs: list[LocalRef] = []
-    for path in sorted(p for p in files if glob_match(p, globs)):
+    for path in matching_paths(files, globs):
         if pattern is None:
             refs.append(LocalRef(path, 1))
         else:
@@ -321,7 +331,7 @@ def refs_by_name(
     """Where each name `pattern` finds (its first group, else the whole match) stands in the Ollama files
     matching `globs`: at most `limit` lines a name."""
     found: dict[str, list[LocalRef]] = {}
-    for path in sorted(p for p in files if glob_match(p, globs)):
+    for path in matching_paths(files, globs):
         _add_refs_by_name(found, path, files[path], pattern, limit)
     return found
 
