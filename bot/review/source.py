@@ -65,6 +65,8 @@ C_SOURCES = frozenset(
 )
 HASH_LIKE = frozenset([".cmake", ".py", ".sh", ".bash", ".toml", ".yml", ".yaml", ".mk", ".ps1"])
 HASH_NAMES = frozenset({"CMakeLists.txt", "Dockerfile", "Makefile", "Containerfile"})
+# comment syntax by extension: `.py`, also a `#` language, has its own scanner
+_COMMENT_SYNTAX = {**dict.fromkeys(HASH_LIKE, "hash"), ".py": "py", **dict.fromkeys(C_LIKE, "c")}
 
 _C_SCAN = re.compile(
     r'''//[^\n]*|/\*.*?\*/|/\*.*|R"([^()\\\s"]{0,16})\(.*?\)\1"|"(?:\\.|[^"\\\n])*"'''
@@ -87,15 +89,11 @@ def extension(path: str) -> str:
 @lru_cache(maxsize=4096)
 def comment_syntax(path: str) -> str | None:
     """'c', 'hash', 'py' or None (no comments known: only whitespace is ignored)."""
+    syntax = _COMMENT_SYNTAX.get(extension(path))
     name = path.rsplit("/", 1)[-1]
-    ext = extension(path)
-    if ext in C_LIKE:
-        return "c"
-    if ext == ".py":
-        return "py"
-    if ext in HASH_LIKE or name in HASH_NAMES or name.startswith(("Dockerfile", "requirements")):
+    if syntax is None and (name in HASH_NAMES or name.startswith(("Dockerfile", "requirements"))):
         return "hash"
-    return None
+    return syntax
 
 
 def _blank(text: str) -> str:
