@@ -11,7 +11,7 @@ name is broken when what it names is gone. Plain data in, drafts out: the engine
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -211,10 +211,14 @@ def broken_uses(changes: list[ApiChange], consumer: ConsumerCode) -> dict[str, l
         if not any(w in text for w in words):
             continue
         for use in _uses(path, text):
-            for change in changes:
-                if _refers(use.name, change) and breaks(change, use):
-                    found.setdefault(change.name, []).append(BrokenUse(path, use))
+            for change in _broken_by(use, changes):
+                found.setdefault(change.name, []).append(BrokenUse(path, use))
     return found
+
+
+def _broken_by(use: Use, changes: list[ApiChange]) -> Iterator[ApiChange]:
+    """The changed declarations the use means and no longer compiles against."""
+    return (change for change in changes if _refers(use.name, change) and breaks(change, use))
 
 
 def _declared(d: Declared) -> str:

@@ -201,8 +201,9 @@ class _Interface:
         name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
         if body is None:
             return  # a use or a forward declaration
-        type_name = last_name(name)[1] if name is not None else ""
+        type_name = ""
         if name is not None:
+            type_name = last_name(name)[1]
             self.add(name, "type", owner, type_name)
         if node.type == "enum_specifier":
             self._enum_values(body, type_name)

@@ -86,7 +86,7 @@ def _entry_flag(code: str, paren: int, line: int) -> Flag | None:
     hint = string_value(rest[0]) or rest[0] if len(rest) > 1 else ""
     return Flag(
         tuple(names),
-        hint or "",
+        hint,
         _help_text(rest[-1]) if rest else "",
         _chain(code, end, "set_examples"),
         _chain(code, end, "set_excludes"),

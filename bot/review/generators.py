@@ -130,7 +130,7 @@ def _outputs_and_commands(args: Sequence[str]) -> tuple[list[str], list[list[str
             mode = arg
             if arg == "COMMAND":
                 argvs.append([])
-        elif mode == "OUTPUT" or mode == "BYPRODUCTS":
+        elif mode in ("OUTPUT", "BYPRODUCTS"):
             outputs.append(_OUT_VARS.sub("", arg))
         elif mode == "COMMAND":
             argvs[-1].append(arg)
@@ -144,13 +144,17 @@ def target_sources(code: str, path: str) -> dict[str, set[str]]:
     for c in commands(code):
         if c.name == "add_executable" and c.args:
             found.setdefault(c.args[0], set()).update(
-                posixpath.normpath(posixpath.join(directory, _resolve(a, directory)))
-                if "$" not in _resolve(a, directory)
-                else a
+                _source_path(a, directory)
                 for a in c.args[1:]
                 if a not in ("WIN32", "MACOSX_BUNDLE", "EXCLUDE_FROM_ALL")
             )
     return found
+
+
+def _source_path(arg: str, directory: str) -> str:
+    """A source argument as a path in the tree; as written when a variable stays unexpanded in it."""
+    resolved = _resolve(arg, directory)
+    return arg if "$" in resolved else posixpath.normpath(posixpath.join(directory, resolved))
 
 
 def generator_drafts(

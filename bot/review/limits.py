@@ -43,8 +43,10 @@ def new_limits(change: FileChange) -> list[Limit]:
         added = change.added_code(span)
         for i, (line, code) in enumerate(added):
             m = _REJECTION.search(code)
-            members = _tested_members(added[max(0, i - CONDITION_REACH) : i + 1]) if m else None
-            if m and members:
+            if m is None:
+                continue
+            members = _tested_members(added[max(0, i - CONDITION_REACH) : i + 1])
+            if members:
                 found.append(Limit(tuple(dict.fromkeys(members)), m[1] or m[2] or "", change.path, line))
     return found
 

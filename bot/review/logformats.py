@@ -17,7 +17,7 @@ from functools import lru_cache, partial
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange, Span
 from bot.review.needles import needles
-from bot.review.source import LineIndex, glob_match, region_code, split_args, string_value
+from bot.review.source import LineIndex, non_test_paths, region_code, split_args, string_value
 
 OLLAMA_PARSERS = ("llm/**/*.go", "discover/**/*.go", "server/**/*.go", "ml/**/*.go")
 CALL_LOOKBEHIND = 5  # lines above a changed line where a logging call reaching onto it may start
@@ -28,6 +28,7 @@ _GO_LITERAL = re.compile(
     r"(?:strings|bytes)\.(?:Contains|HasPrefix|HasSuffix|Index|Cut|CutPrefix)\(\s*"
     r"[^,()]*(?:\([^()]*\))?[^,()]*,\s*(?:\[\]byte\(\s*)?" + _GO_STRING
 )
+_MATCHING_CALLS = ("regexp.", "Contains(", "Prefix(")  # a file with none applies no pattern: never scanned
 _CALL = re.compile(r"(?:LOG\w*|printf|_(?:INF|WRN|ERR|DBG|CNT))\s*\(")  # starts with a literal: fast to scan
 _SPEC = re.compile(
     r"%(%|[-+ #0']*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|j|z|t|L|q)?([diouxXeEfFgGaAcspn]))"
@@ -72,9 +73,9 @@ def _go_value(literal: str) -> str:
 def ollama_patterns(files: Mapping[str, str]) -> list[LogPattern]:
     """The regular expressions and literals Ollama's Go code applies to text (llama-server output among it)."""
     found = []
-    for path in sorted(p for p in files if glob_match(p, OLLAMA_PARSERS) and not p.endswith("_test.go")):
+    for path in non_test_paths(files, OLLAMA_PARSERS):
         text = files[path]
-        if "regexp." not in text and "Contains(" not in text and "Prefix(" not in text:
+        if not any(call in text for call in _MATCHING_CALLS):
             continue
         index = LineIndex(text)
         found += _regex_patterns(text, path, index)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from functools import partial
 from itertools import islice
@@ -18,7 +18,7 @@ from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange, Span
 from bot.review.needles import may_match
 from bot.review.ruleset import Rule
-from bot.review.source import LineIndex, excerpt, glob_match, local_refs, split_args, squash
+from bot.review.source import LineIndex, excerpt, glob_match, local_refs, non_test_paths, split_args, squash
 
 
 def _title(rule: Rule, path: str) -> str:
@@ -47,12 +47,16 @@ def _span_changes(change: FileChange, span: Span, pattern: re.Pattern | None) ->
     gone_hits, came_hits = _hits(gone, pattern), _hits(came, pattern)
     if not gone_hits and not came_hits:
         return [], []
-    gone_code = {squash(t) for _, t in gone}
-    came_code = {squash(t) for _, t in came}
     return (
-        [(span, n, change.removed_line(n)) for n, t in gone_hits if squash(t) not in came_code],
-        [(span, n, change.added_line(n)) for n, t in came_hits if squash(t) not in gone_code],
+        [(span, n, change.removed_line(n)) for n in _unmoved(gone_hits, came)],
+        [(span, n, change.added_line(n)) for n in _unmoved(came_hits, gone)],
     )
+
+
+def _unmoved(hits: list[tuple[int, str]], other_side: list[tuple[int, str]]) -> list[int]:
+    """The lines of the hits whose code (whitespace aside) the other side of the span does not have."""
+    there = {squash(t) for _, t in other_side}
+    return [n for n, t in hits if squash(t) not in there]
 
 
 def _line_draft(rule: Rule, change: FileChange) -> Draft | None:
@@ -155,7 +159,7 @@ def ollama_uses(
     word = re.compile(rf"(?<![\w]){re.escape(subject)}(?![\w])")
     found = (
         ref
-        for path in sorted(p for p in files if glob_match(p, globs) and not p.endswith("_test.go"))
+        for path in non_test_paths(files, globs)
         if subject in files[path]
         for ref in _string_uses(path, files[path], subject, word if not whole else None)
     )
@@ -179,19 +183,21 @@ def _string_uses(path: str, text: str, subject: str, word: re.Pattern | None) ->
 def _gone_subjects(
     rule: Rule, change: FileChange, removed, elsewhere: Callable[[str], bool]
 ) -> dict[str, tuple]:
-    """Subjects on removed lines that the new file no longer has and no other changed file adds."""
-    gone: dict[str, tuple] = {}
-    kept: set[str] | None = None  # the new file's subjects, found only when a candidate's text is still there
+    """Subjects on removed lines (each with the first line it is on) that the new file no longer has and
+    no other changed file adds."""
+    first: dict[str, tuple] = {}
     for span, n, raw in removed:
         for subject in _subjects(rule, raw):
-            if subject in gone or elsewhere(subject):
-                continue
-            if subject in change.new_code:
-                kept = set(_subjects(rule, change.new_code)) if kept is None else kept
-                if subject in kept:
-                    continue
-            gone[subject] = (span, n, raw)
-    return gone
+            first.setdefault(subject, (span, n, raw))
+    kept = _kept_subjects(rule, change, first)
+    return {s: where for s, where in first.items() if s not in kept and not elsewhere(s)}
+
+
+def _kept_subjects(rule: Rule, change: FileChange, candidates: Iterable[str]) -> set[str]:
+    """The new file's subjects, read only when a candidate's text is still there."""
+    if not any(s in change.new_code for s in candidates):
+        return set()
+    return set(_subjects(rule, change.new_code))
 
 
 def _listed(subjects: list[str], gone: Mapping[str, tuple]) -> tuple[str, str]:
@@ -271,11 +277,9 @@ def _placed_on_subjects(
     draft: Draft, change: FileChange, subjects: list[str], gone: Mapping[str, tuple], new: Mapping[str, int]
 ) -> Draft:
     """The item at the first new subject's line (blaming the new ones), else where the first gone one was."""
-    first = next((s for s in subjects if s in new), None)
-    if first is not None:
-        return replace(
-            draft, line=new[first], blame=tuple((new[s], new[s]) for s in subjects if s in new)[:5]
-        )
+    added = [new[s] for s in subjects if s in new]
+    if added:
+        return replace(draft, line=added[0], blame=tuple((n, n) for n in added[:5]))
     span, _, text = gone[subjects[0]]
     return replace(draft, line=change.where(span), removed=(change.old_path or change.path, text.strip()))
 

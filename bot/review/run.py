@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Container, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import cached_property, partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from bot.model import LocalRef
 from bot.review import (
@@ -30,6 +30,10 @@ from bot.review.source import C_SOURCES, code_text, extension, glob_match
 
 if TYPE_CHECKING:
     from bot.review import ReviewContext
+
+K = TypeVar("K")
+V = TypeVar("V")
+T = TypeVar("T")
 
 
 class Run:
@@ -122,9 +126,9 @@ class Run:
         if not self._significant(cmake.CMAKE_FILES):
             return []
         old_texts, new_texts = self.cmake_texts
-        old_deps = {k: v for p, t in old_texts.items() for k, v in cmake.packages_and_tools(t, p).items()}
-        new_deps = {k: v for p, t in new_texts.items() for k, v in cmake.packages_and_tools(t, p).items()}
-        return cmake.dependency_drafts(old_deps, new_deps)
+        return cmake.dependency_drafts(
+            _merged(old_texts, cmake.packages_and_tools), _merged(new_texts, cmake.packages_and_tools)
+        )
 
     def options(
         self, names: cmake.OptionNames, built: Callable[[cmake.Option], bool] = lambda o: True
@@ -134,8 +138,8 @@ class Run:
             return []
         old_texts, new_texts = self.cmake_texts
         return cmake.option_drafts(
-            [o for p, t in old_texts.items() for o in cmake.options(t, p, names.pattern)],
-            [o for p, t in new_texts.items() for o in cmake.options(t, p, names.pattern)],
+            _gathered(old_texts, partial(cmake.options, names=names.pattern)),
+            _gathered(new_texts, partial(cmake.options, names=names.pattern)),
             cmake.ollama_mentions(self.local, names),
             self.where_now,
             built,
@@ -146,19 +150,14 @@ class Run:
         headers = self._significant(symbols.HEADERS)
         if not headers:
             return []
-        old = {
-            n: d
-            for c in headers
-            if c.old_path
-            for n, d in symbols.declarations(c.old_code, c.old_path).items()
-        }
-        new = {
-            n: d
-            for c in headers
-            if c.new_path
-            for n, d in symbols.declarations(c.new_code, c.new_path).items()
-        }
-        return symbols.symbol_drafts(old, new, symbols.ollama_uses(self.local), self.where_now)
+        old_code = {c.old_path: c.old_code for c in headers if c.old_path}
+        new_code = {c.new_path: c.new_code for c in headers if c.new_path}
+        return symbols.symbol_drafts(
+            _merged(old_code, symbols.declarations),
+            _merged(new_code, symbols.declarations),
+            symbols.ollama_uses(self.local),
+            self.where_now,
+        )
 
     def server_flags(self) -> list[Draft]:
         change = self.by_old_path.get(flags.ARG_TABLE)
@@ -249,14 +248,9 @@ class Run:
     def _declaration_drafts(self, uses: Mapping[str, Sequence[LocalRef]]) -> list[Draft]:
         """What became of the declarations the compat code uses, in the built headers whose removed lines
         name one."""
-        changed = [
-            c
-            for c in self.c_changes
-            if c.old_path and self.consumers.builds(c.path) and _words(c.removed_raw) & uses.keys()
-        ]
         drafts = []
-        for change in changed:
-            if change.old_path in self.consumers.headers:
+        for change in self._built_c_changes():
+            if change.old_path in self.consumers.headers and _words(change.removed_raw) & uses.keys():
                 drafts += compat.compat_drafts(
                     uses,
                     change,
@@ -270,11 +264,15 @@ class Run:
         strings_of = compatvalues.value_strings(
             c.old_code for c in self.c_changes if c.path.endswith(compat.HEADERS)
         )
-        drafts = []
-        for change in self.c_changes:
-            if change.old_path and self.consumers.builds(change.path):
-                drafts += compatvalues.value_drafts(change, uses, self.consumers.strings, strings_of)
-        return drafts
+        return [
+            draft
+            for change in self._built_c_changes()
+            for draft in compatvalues.value_drafts(change, uses, self.consumers.strings, strings_of)
+        ]
+
+    def _built_c_changes(self) -> list[FileChange]:
+        """The changed C and C++ files that were there before and that Ollama's build compiles."""
+        return [c for c in self.c_changes if c.old_path and self.consumers.builds(c.path)]
 
     def _called_everywhere(self, name: str) -> bool:
         """Whether every Ollama line that reaches `name` as a member (`x.name`, `x->name`) calls it: a bare
@@ -337,10 +335,22 @@ def _generator_drafts(
 ) -> list[Draft]:
     """Build-time generators' items, their steps and the in-tree generators' sources read from every
     CMake file at both refs."""
-    old_steps = [s for p, t in old_texts.items() for s in generators.steps(t, p)]
-    new_steps = [s for p, t in new_texts.items() for s in generators.steps(t, p)]
-    sources = {k: v for p, t in new_texts.items() for k, v in generators.target_sources(t, p).items()}
-    return generators.generator_drafts(old_steps, new_steps, sources, _SignificantPaths(by_path))
+    return generators.generator_drafts(
+        _gathered(old_texts, generators.steps),
+        _gathered(new_texts, generators.steps),
+        _merged(new_texts, generators.target_sources),
+        _SignificantPaths(by_path),
+    )
+
+
+def _merged(texts: Mapping[str, str], read: Callable[[str, str], Mapping[K, V]]) -> dict[K, V]:
+    """What `read(text, path)` finds in each file, as one table (a later file's entry wins)."""
+    return {k: v for path, text in texts.items() for k, v in read(text, path).items()}
+
+
+def _gathered(texts: Mapping[str, str], read: Callable[[str, str], Iterable[T]]) -> list[T]:
+    """What `read(text, path)` finds in each file, one file after another."""
+    return [found for path, text in texts.items() for found in read(text, path)]
 
 
 def _weighed_by_build(d: Draft, cmake_texts: Mapping[str, str], model: consumers.Consumers) -> Draft:

@@ -65,6 +65,8 @@ C_SOURCES = frozenset(
 )
 HASH_LIKE = frozenset([".cmake", ".py", ".sh", ".bash", ".toml", ".yml", ".yaml", ".mk", ".ps1"])
 HASH_NAMES = frozenset({"CMakeLists.txt", "Dockerfile", "Makefile", "Containerfile"})
+# comment syntax by extension: `.py`, also a `#` language, has its own scanner
+_COMMENT_SYNTAX = {**dict.fromkeys(HASH_LIKE, "hash"), ".py": "py", **dict.fromkeys(C_LIKE, "c")}
 
 _C_SCAN = re.compile(
     r'''//[^\n]*|/\*.*?\*/|/\*.*|R"([^()\\\s"]{0,16})\(.*?\)\1"|"(?:\\.|[^"\\\n])*"'''
@@ -87,15 +89,11 @@ def extension(path: str) -> str:
 @lru_cache(maxsize=4096)
 def comment_syntax(path: str) -> str | None:
     """'c', 'hash', 'py' or None (no comments known: only whitespace is ignored)."""
+    syntax = _COMMENT_SYNTAX.get(extension(path))
     name = path.rsplit("/", 1)[-1]
-    ext = extension(path)
-    if ext in C_LIKE:
-        return "c"
-    if ext == ".py":
-        return "py"
-    if ext in HASH_LIKE or name in HASH_NAMES or name.startswith(("Dockerfile", "requirements")):
+    if syntax is None and (name in HASH_NAMES or name.startswith(("Dockerfile", "requirements"))):
         return "hash"
-    return None
+    return syntax
 
 
 def _blank(text: str) -> str:
@@ -217,6 +215,16 @@ def glob_match(path: str, patterns: Iterable[str]) -> bool:
     return _globs_regex(tuple(patterns)).match(path) is not None
 
 
+def matching_paths(paths: Iterable[str], globs: Iterable[str]) -> list[str]:
+    """The paths the globs name, sorted."""
+    return sorted(p for p in paths if glob_match(p, globs))
+
+
+def non_test_paths(paths: Iterable[str], globs: Iterable[str]) -> list[str]:
+    """The paths the globs name, sorted, Go test files aside: the code Ollama ships."""
+    return [p for p in matching_paths(paths, globs) if not p.endswith("_test.go")]
+
+
 _ARG_TOKEN = re.compile(
     r"""R"([^()\\\s"]{0,16})\(.*?\)\1"|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|[()\[\]{},]""", re.DOTALL
 )
@@ -293,7 +301,7 @@ def local_refs(
 ) -> tuple[LocalRef, ...]:
     """Lines of the Ollama files matching `globs` where `pattern` matches (line 1 of each without one)."""
     refs: list[LocalRef] = []
-    for path in sorted(p for p in files if glob_match(p, globs)):
+    for path in matching_paths(files, globs):
         if pattern is None:
             refs.append(LocalRef(path, 1))
         else:
@@ -321,7 +329,7 @@ def refs_by_name(
     """Where each name `pattern` finds (its first group, else the whole match) stands in the Ollama files
     matching `globs`: at most `limit` lines a name."""
     found: dict[str, list[LocalRef]] = {}
-    for path in sorted(p for p in files if glob_match(p, globs)):
+    for path in matching_paths(files, globs):
         _add_refs_by_name(found, path, files[path], pattern, limit)
     return found
 

@@ -60,15 +60,21 @@ def _parameter_type(param: str) -> str:
     suffix = []
     if "[" in t:
         t, suffix = t[: t.index("[")], ["[]"]
-    if (
+    if _ends_in_name(t):
+        t = t[:-1]
+    return " ".join(t + suffix)
+
+
+def _ends_in_name(t: list[str]) -> bool:
+    """Whether a parameter's last token is its name: a word after a type, not a type word itself, the tag
+    of `struct tag`, or the type of `const type`."""
+    return bool(
         len(t) > 1
         and re.fullmatch(r"[A-Za-z_]\w*", t[-1])
         and t[-1] not in _TYPE_WORDS
         and t[-2] not in ("struct", "enum", "union")
-        and not (len(t) == 2 and t[0] == "const")
-    ):
-        t = t[:-1]
-    return " ".join(t + suffix)
+        and t[:-1] != ["const"]
+    )
 
 
 def declarations(code: str, path: str) -> dict[str, Declaration]:

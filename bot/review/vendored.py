@@ -44,7 +44,7 @@ def _diff(directory: str, c: Copy) -> str:
 def drift_finding(pin: str, directory: str, changed: list[Copy]) -> Finding | None:
     """One high finding listing each copy in `directory` that differs from its upstream file, among the
     files the bump changed; None when every copy still matches."""
-    drifted = [c for c in changed if _drifted(c)]
+    drifted = [c for c in changed if c.copy != c.upstream]  # equal too when neither side has it
     if not drifted:
         return None
     return Finding(
@@ -61,10 +61,6 @@ def drift_finding(pin: str, directory: str, changed: list[Copy]) -> Finding | No
         None,
         local_refs=[_first_drift(directory, c) for c in drifted if c.copy],
     )
-
-
-def _drifted(c: Copy) -> bool:
-    return c.copy != c.upstream and not (c.copy is None and c.upstream is None)
 
 
 def _first_drift(directory: str, c: Copy) -> LocalRef:
