@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import base64
 import re
+import string
 import zlib
 
 from bot.patchfile import FilePatch, PatchError
+
+# the bytes each length letter of a base85 line counts
+_LINE_SIZES = {
+    letter: size for size, letter in enumerate((string.ascii_uppercase + string.ascii_lowercase).encode(), 1)
+}
 
 
 def binary_payload(fp: FilePatch) -> tuple[str, bytes] | None:
@@ -33,9 +39,8 @@ def _base85(lines: list[bytes], path: str) -> bytes:
     for line in lines:
         if not line:
             break
-        c = line[0]
-        size = c - 64 if 65 <= c <= 90 else c - 96 + 26 if 97 <= c <= 122 else -1
-        if size < 0:
+        size = _LINE_SIZES.get(line[0])
+        if size is None:
             raise PatchError(f"{path}: malformed binary patch line")
         encoded += base64.b85decode(line[1:])[:size]
     return bytes(encoded)
@@ -56,16 +61,20 @@ def _varint(delta: bytes, pos: int) -> tuple[int, int]:
 def _copy_range(delta: bytes, pos: int, op: int) -> tuple[int, int, int]:
     """A copy instruction's offset and size (0 meaning 0x10000), whose bytes the op's low seven bits say are
     present, and the position after them."""
-    offset = size = 0
-    for bit in range(4):
-        if op & (1 << bit):
-            offset |= delta[pos] << (8 * bit)
-            pos += 1
-    for bit in range(3):
-        if op & (1 << (4 + bit)):
-            size |= delta[pos] << (8 * bit)
-            pos += 1
+    offset, pos = _sparse_number(delta, pos, op, 4)
+    size, pos = _sparse_number(delta, pos, op >> 4, 3)
     return offset, size or 0x10000, pos
+
+
+def _sparse_number(delta: bytes, pos: int, present: int, width: int) -> tuple[int, int]:
+    """A number of `width` bytes, low first, written at `pos` with only the bytes whose bits in `present`
+    are set (the others are zero), and the position after them."""
+    value = 0
+    for byte in range(width):
+        if present & (1 << byte):
+            value |= delta[pos] << (8 * byte)
+            pos += 1
+    return value, pos
 
 
 def apply_delta(source: bytes, delta: bytes) -> bytes:

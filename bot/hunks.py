@@ -16,6 +16,7 @@ from bot.patchfile import Hunk, Line
 MAX_FUZZ = 2
 _FUNC_LINE = re.compile(rb"[A-Za-z_$]")
 _WORD = re.compile(rb"\S+")
+_ONE_ADDED_RUN = re.compile(r" *(\++) *")  # the kinds of a hunk's lines when its only change adds one run
 _TERMINATOR = re.compile(
     rb"^(?:\}[}\]);,]+$|[\])][}\]);,]*$|default\s*:|(?:\}\s*)?else\s*(?:\{|$)|\{?\s*[A-Za-z_]\w*_(?:UNKNOWN|COUNT|MAX|END|LAST|NUM)\b)"
 )
@@ -152,14 +153,10 @@ def _shape(line: bytes) -> bytes:
 def _appended_at(hunk: Hunk) -> int | None:
     """Index in hunk.lines of the terminator a hunk appends before: its only change is one run of added
     lines, directly followed by a context line that ends a list."""
-    changed = [j for j, line in enumerate(hunk.lines) if line.kind != " "]
-    if (
-        not changed
-        or any(hunk.lines[j].kind != "+" for j in changed)
-        or changed[-1] - changed[0] + 1 != len(changed)
-    ):
+    added = _ONE_ADDED_RUN.fullmatch("".join(line.kind for line in hunk.lines))
+    if added is None:
         return None
-    after = changed[-1] + 1
+    after = added.end(1)
     return after if after < len(hunk.lines) and is_terminator(hunk.lines[after].text) else None
 
 

@@ -212,15 +212,10 @@ def _functions(old: bytes | None, fp: FilePatch) -> list[list[str]]:
     """For each hunk, the function each of its added lines is in once the patch is applied to `old`
     (the file it was written against); the hunk header's function where it does not apply there."""
     built = apply_to(old, fp) if old is not None else None
-    out = []
-    for number, hunk in enumerate(fp.hunks):
-        added = [line for line in hunk.lines if line.kind == "+"]
-        if built is None:
-            out.append([_section_function(hunk.section)] * len(added))
-            continue
-        source, rows = built
-        out.append([cpp.function_at(source, row) for row in sorted(rows[number])])
-    return out
+    if built is None:
+        return [[_section_function(hunk.section)] * len(hunk.added_rows) for hunk in fp.hunks]
+    source, rows = built
+    return [[cpp.function_at(source, row) for row in sorted(added)] for added in rows]
 
 
 def _section_function(section: bytes) -> str:

@@ -265,19 +265,22 @@ def _neighbour_notes(e: Edit, theirs: _Theirs) -> list[str]:
 def _respacing(e: Edit, base: list[bytes], kept: dict[int, bytes]) -> tuple[list[bytes], str] | None:
     """Our edit's lines re-indented and re-aligned like the base line they line up with, when upstream
     re-spaced lines around or under the edit, and a note saying what that did; None when it re-spaced none."""
-    respaced = [
-        i for i in range(e.start - 1, e.end + 1) if 0 <= i < len(base) and i in kept and kept[i] != base[i]
-    ]
+    respaced = [i for i in range(e.start - 1, e.end + 1) if i in kept and kept[i] != base[i]]
     if not respaced:
         return None
-    lines, shift = list(e.lines), 0
-    anchor = _anchor(e, kept)
-    if anchor is not None:
-        old, new = base[anchor], kept[anchor]
-        shift = indent_shift(old, new)
-        lines = [realign(line, old, new) for line in lines]
+    lines, shift = _spaced_like_anchor(e, base, kept)
     replaced = any(e.start <= i < e.end for i in respaced)
     return lines, _respacing_note(shift, lines != list(e.lines), replaced)
+
+
+def _spaced_like_anchor(e: Edit, base: list[bytes], kept: dict[int, bytes]) -> tuple[list[bytes], int]:
+    """Our edit's lines re-indented and re-aligned the way upstream re-spaced their anchor line, and the
+    columns its indentation moved; the lines as they are when upstream changed the anchor."""
+    anchor = _anchor(e, kept)
+    if anchor is None:
+        return list(e.lines), 0
+    old, new = base[anchor], kept[anchor]
+    return [realign(line, old, new) for line in e.lines], indent_shift(old, new)
 
 
 def _anchor(e: Edit, kept: dict[int, bytes]) -> int | None:

@@ -9,12 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from bot.patchheaders import HeaderPaths, PatchError, read_git_headers, unquote
+
 HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*?)\r?\n?$")
-_ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13, b'"': 34, b"\\": 92}
-
-
-class PatchError(Exception):
-    """The patch is malformed or unsafe; the message says where."""
 
 
 @dataclass
@@ -120,36 +117,9 @@ def _split(data: bytes) -> list[bytes]:
     return out
 
 
-def _unquote(raw: bytes) -> bytes:
-    """git's C-style quoting of unusual path names."""
-    if not raw.startswith(b'"'):
-        return raw
-    out = bytearray()
-    i = 1
-    while i < len(raw) and raw[i : i + 1] != b'"':
-        if raw[i : i + 1] == b"\\":
-            byte, i = _escaped(raw, i)
-            out.append(byte)
-        else:
-            out += raw[i : i + 1]
-            i += 1
-    return bytes(out)
-
-
-def _escaped(raw: bytes, i: int) -> tuple[int, int]:
-    """The byte the backslash escape at i of a quoted path stands for (a letter or three octal digits), and
-    the index after the escape."""
-    nxt = raw[i + 1 : i + 2]
-    if nxt in _ESCAPES:
-        return _ESCAPES[nxt], i + 2
-    if re.fullmatch(rb"[0-7]", nxt):
-        return int(raw[i + 1 : i + 4], 8), i + 4
-    raise PatchError(f"bad escape in quoted path {raw!r}")
-
-
 def _path(raw: bytes, prefix: bytes, lineno: int) -> str | None:
     raw = raw.rstrip(b"\r\n").split(b"\t", 1)[0] if not raw.startswith(b'"') else raw.rstrip(b"\r\n")
-    name = _unquote(raw)
+    name = unquote(raw)
     if name == b"/dev/null":
         return None
     if not name.startswith(prefix):
@@ -160,18 +130,6 @@ def _path(raw: bytes, prefix: bytes, lineno: int) -> str | None:
         return name[len(prefix) :].decode("utf-8")
     except UnicodeDecodeError:
         raise PatchError(f"line {lineno}: path is not UTF-8") from None
-
-
-def _git_header_paths(line: bytes) -> tuple[str | None, str | None]:
-    """Paths from `diff --git a/X b/Y` when X == Y (the only unambiguous case without ---/+++)."""
-    rest = line[len(b"diff --git ") :].rstrip(b"\r\n")
-    if rest.startswith(b'"'):
-        return None, None
-    half = (len(rest) - 1) // 2
-    a, b = rest[:half], rest[half + 1 :]
-    if a.startswith(b"a/") and b.startswith(b"b/") and a[2:] == b[2:]:
-        return a[2:].decode("utf-8", "replace"), b[2:].decode("utf-8", "replace")
-    return None, None
 
 
 def parse(data: bytes) -> PatchFile:
@@ -214,18 +172,6 @@ def _trailer_begins(lines: list[bytes], i: int) -> bool:
     return True
 
 
-@dataclass
-class _Said:
-    """What a change's `diff --git` line and extended headers say about its paths."""
-
-    git_old: str | None = None
-    git_new: str | None = None
-    rename_from: str | None = None
-    rename_to: str | None = None
-    new_file: bool = False
-    deleted: bool = False
-
-
 def _parse_file(lines: list[bytes], i: int) -> tuple[FilePatch, int]:
     """One file's change from line `i`: the `diff --git` line and its extended headers (modes, index,
     renames), a binary payload or the `---`/`+++` pair and its hunks; and the line after it.
@@ -235,9 +181,9 @@ def _parse_file(lines: list[bytes], i: int) -> tuple[FilePatch, int]:
     disagreement between them is an error naming its line."""
     start = i
     fp = FilePatch(header=[], old_path=None, new_path=None)
-    said = _Said()
+    said = HeaderPaths()
     if lines[i].startswith(b"diff --git "):
-        i = _read_git_headers(lines, i, fp, said)
+        i = read_git_headers(lines, i, fp, said)
     i = _read_binary(lines, i, fp)
     if i < len(lines) and lines[i].startswith(b"--- "):
         i = _read_text_change(lines, i, fp)
@@ -246,68 +192,6 @@ def _parse_file(lines: list[bytes], i: int) -> tuple[FilePatch, int]:
         _paths_from_headers(fp, said, start)
     fp.raw = b"".join(lines[start:i])
     return fp, i
-
-
-_HEADERS_END = (b"--- ", b"@@ ", b"diff --git ", b"GIT binary patch", b"Binary files ")
-
-
-def _read_git_headers(lines: list[bytes], i: int, fp: FilePatch, said: _Said) -> int:
-    """The `diff --git` line at i and the extended headers after it, into `fp` and `said`; the line after."""
-    said.git_old, said.git_new = _git_header_paths(lines[i])
-    fp.header.append(lines[i])
-    i += 1
-    while i < len(lines) and not lines[i].startswith(_HEADERS_END):
-        _read_header(lines[i].rstrip(b"\r\n"), i + 1, fp, said)
-        fp.header.append(lines[i])
-        i += 1
-    return i
-
-
-def _mode_header(m: re.Match[bytes], fp: FilePatch, said: _Said) -> None:
-    kind, mode = m[1].decode(), m[2].decode()
-    if kind in ("old mode", "deleted file mode"):
-        fp.old_mode = mode
-    else:
-        fp.new_mode = mode
-    said.new_file |= kind == "new file mode"
-    said.deleted |= kind == "deleted file mode"
-
-
-def _index_header(m: re.Match[bytes], fp: FilePatch, said: _Said) -> None:
-    fp.index_old, fp.index_new = m[1].decode(), m[2].decode()
-    if m[3]:
-        fp.old_mode = fp.old_mode or m[3].decode()
-        fp.new_mode = fp.new_mode or m[3].decode()
-
-
-def _source_header(m: re.Match[bytes], fp: FilePatch, said: _Said) -> None:
-    said.rename_from = _unquote(m[1]).decode("utf-8", "replace")
-
-
-def _target_header(m: re.Match[bytes], fp: FilePatch, said: _Said) -> None:
-    said.rename_to = _unquote(m[1]).decode("utf-8", "replace")
-
-
-def _similarity_header(m: re.Match[bytes], fp: FilePatch, said: _Said) -> None:
-    """Similarity says nothing the change needs."""
-
-
-_EXTENDED_HEADERS = (  # each extended header git writes, and what reading it records
-    (re.compile(rb"(old mode|new mode|deleted file mode|new file mode) (\d{6})$"), _mode_header),
-    (re.compile(rb"index ([0-9a-f]+)\.\.([0-9a-f]+)(?: (\d{6}))?$"), _index_header),
-    (re.compile(rb"(?:rename|copy) from (.*)", re.DOTALL), _source_header),
-    (re.compile(rb"(?:rename|copy) to (.*)", re.DOTALL), _target_header),
-    (re.compile(rb"(?:similarity|dissimilarity) index "), _similarity_header),
-)
-
-
-def _read_header(text: bytes, lineno: int, fp: FilePatch, said: _Said) -> None:
-    """One extended header line (without its ending), by the first kind it matches; any other is an error."""
-    for pattern, record in _EXTENDED_HEADERS:
-        if m := pattern.match(text):
-            record(m, fp, said)
-            return
-    raise PatchError(f"line {lineno}: unknown header line {text[:60]!r}")
 
 
 def _read_binary(lines: list[bytes], i: int, fp: FilePatch) -> int:
@@ -337,13 +221,13 @@ def _read_text_change(lines: list[bytes], i: int, fp: FilePatch) -> int:
     return i
 
 
-def _check_rename(fp: FilePatch, said: _Said, start: int) -> None:
+def _check_rename(fp: FilePatch, said: HeaderPaths, start: int) -> None:
     """A `rename from` must agree with the `---` path."""
     if said.rename_from and fp.old_path != said.rename_from:
         raise PatchError(f"line {start + 1}: 'rename from' disagrees with the '---' path")
 
 
-def _paths_from_headers(fp: FilePatch, said: _Said, start: int) -> None:
+def _paths_from_headers(fp: FilePatch, said: HeaderPaths, start: int) -> None:
     """The paths of a change without `---`/`+++`: the rename headers', else the `diff --git` line's; an
     error when nothing names the file."""
     fp.old_path = None if said.new_file else (said.rename_from or said.git_old)

@@ -10,6 +10,7 @@ from bot.patchfile import FilePatch
 SYMLINK_MODE = "120000"
 GITLINK_MODE = "160000"
 _UNSAFE_MODES = {SYMLINK_MODE: "a symbolic link", GITLINK_MODE: "a submodule"}
+_NAMELESS_PARTS = {"", "."}  # path parts that name no file: an empty one (`a//b`, a trailing `/`), `.`
 
 
 def safety_problem(fp: FilePatch) -> str | None:
@@ -26,13 +27,13 @@ def safety_problem(fp: FilePatch) -> str | None:
 
 def _path_problem(path: str) -> str | None:
     """Why writing `path` could reach outside the upstream tree or into its repository, or None."""
-    parts = path.replace("\\", "/").split("/")
-    if path.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", path):
+    parts = path.lower().replace("\\", "/").split("/")  # lowered: `.GIT` is `.git` on some file systems
+    if re.match(r"[/\\]|[A-Za-z]:", path):
         return f"absolute path {path!r}"
     if ".." in parts:
         return f"path {path!r} leaves the upstream tree ('..')"
-    if any(part.lower() == ".git" for part in parts):
+    if ".git" in parts:
         return f"path {path!r} writes into .git/"
-    if any(part in ("", ".") for part in parts) or "\0" in path:
+    if not _NAMELESS_PARTS.isdisjoint(parts) or "\0" in path:
         return f"path {path!r} is not a plain relative path"
     return None

@@ -28,9 +28,7 @@ def check_patch(ctx: PinContext, path: str, data: bytes) -> PatchResult:
     """One patch's status against the stacked new tree; updates the stacks for the next patch."""
     try:
         pf = parse(data)
-        unsafe = [p for p in (safety_problem(fp) for fp in pf.files) if p] + _through_symlinks(
-            ctx.new_tree, pf
-        )
+        unsafe = _unsafe(ctx.new_tree, pf)
         if unsafe:
             return PatchResult(path, "error", f"Unsafe patch, never applied: {unsafe[0]}.")
         unreadable = _unreadable(ctx, pf)
@@ -42,6 +40,12 @@ def check_patch(ctx: PinContext, path: str, data: bytes) -> PatchResult:
     if ctx.old_tree is not None:  # the old stack always carries the patch as written
         _apply_all(ctx.old_tree, pf)
     return result
+
+
+def _unsafe(tree: Tree, pf: PatchFile) -> list[str]:
+    """Why applying the patch to `tree` could write where it must not: its unsafe file changes, then its
+    paths through upstream's symbolic links."""
+    return [p for p in (safety_problem(fp) for fp in pf.files) if p] + _through_symlinks(tree, pf)
 
 
 def _unreadable(ctx: PinContext, pf: PatchFile) -> str | None:
