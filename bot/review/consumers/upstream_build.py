@@ -304,7 +304,7 @@ def _guarding_option(
 
 def _body_touches(block: Node, touching: list[re.Pattern[str]]) -> bool:
     """Whether the body of an `if()` block touches the sources."""
-    body = next((c for c in block.children if c.type == "body"), None)
+    body = next(iter(cmakelang.children(block, "body")), None)
     return body is not None and any(t.search(node_text(body)) for t in touching)
 
 
