@@ -43,10 +43,15 @@ def arguments(node: Node, env: Mapping[str, str] | None = None) -> list[str]:
     """The command's arguments as CMake sees them: variables expanded, unquoted lists split on `;`."""
     env = env or {}
     args: list[str] = []
-    for arg_list in (c for c in node.children if c.type == "argument_list"):
-        for argument in (c for c in arg_list.children if c.type == "argument"):
+    for arg_list in children(node, "argument_list"):
+        for argument in children(arg_list, "argument"):
             args += _values(argument, env)
     return args
+
+
+def children(node: Node, kind: str) -> list[Node]:
+    """The node's children of one syntax type, in order."""
+    return [c for c in node.children if c.type == kind]
 
 
 def _values(argument: Node, env: Mapping[str, str]) -> list[str]:
@@ -69,7 +74,7 @@ def _expand(node: Node, env: Mapping[str, str]) -> str:
     if node.type == "variable_ref":
         return _variable(node, env)
     if node.type in ("quoted_argument",):
-        return "".join(_expand(c, env) for c in node.children if c.type == "quoted_element")
+        return "".join(_expand(c, env) for c in children(node, "quoted_element"))
     if not node.children:
         return text_of(node)
     return _spliced(node, env)
@@ -78,10 +83,10 @@ def _expand(node: Node, env: Mapping[str, str]) -> str:
 def _variable(node: Node, env: Mapping[str, str]) -> str:
     """A `${name}` reference's value in `env` (its name expanded first); as written when unknown, so that it
     never passes for a real path."""
-    var = next((c for c in node.children), None)
+    var = next(iter(node.children), None)
     if var is None:
         return text_of(node)
-    name_node = next((c for c in var.children if c.type == "variable"), None)
+    name_node = next(iter(children(var, "variable")), None)
     name = _expand(name_node, env) if name_node is not None else ""
     if var.type == "normal_var" and name in env:
         return env[name]

@@ -113,9 +113,13 @@ class Config:
         return [
             pin
             for pin in self.pins
-            if any(pin.watches(p, also_watch) for p in paths)
-            or (head is not None and set(paths) & set(buildpatches.patches_for(head, pin.version_file)))
+            if any(pin.watches(p, also_watch) for p in paths) or _applies_one_of(head, pin, set(paths))
         ]
+
+
+def _applies_one_of(head: Snapshot | None, pin: Pin, paths: set[str]) -> bool:
+    """Whether the CMake files of `head` apply one of `paths` to the pin as a patch (none without `head`)."""
+    return head is not None and bool(paths & set(buildpatches.patches_for(head, pin.version_file)))
 
 
 def _expect(value, kind, where: str):
@@ -310,11 +314,15 @@ def load_config(snapshot: Snapshot) -> Config:
     raw = snapshot.read(CONFIG_PATH)
     if raw is None:
         return parse_config(None)
+    return parse_config(_utf8(raw, f"{CONFIG_PATH}: not UTF-8 text"))
+
+
+def _utf8(raw: bytes, error: str) -> str:
+    """The bytes as UTF-8 text; an AnalysisError saying `error` when they are not."""
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise AnalysisError(f"{CONFIG_PATH}: not UTF-8 text") from None
-    return parse_config(text)
+        raise AnalysisError(error) from None
 
 
 def validate_ref(value: str, where: str) -> str:
@@ -344,11 +352,8 @@ def read_version(snapshot: Snapshot, path: str) -> str | None:
     raw = snapshot.read(path)
     if raw is None:
         return None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise AnalysisError(f"{path} is not text: it must hold an upstream tag or a commit id") from None
+    text = _utf8(raw, f"{path} is not text: it must hold an upstream tag or a commit id")
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if len(lines) > 1:
         raise AnalysisError(f"{path} holds {len(lines)} lines: it must hold exactly one upstream ref")
-    return validate_ref(lines[0] if lines else "", path)
+    return validate_ref(next(iter(lines), ""), path)

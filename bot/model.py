@@ -82,6 +82,10 @@ class Finding:
     upstream_commits: list[Commit] = field(default_factory=list)
     local_refs: list[LocalRef] = field(default_factory=list)
 
+    def to_json(self) -> dict:
+        """The finding's keys in the report; a finding about a file gone upstream has line 0."""
+        return {**asdict(self), "upstream_line": self.upstream_line or 0}
+
     @property
     def key(self) -> tuple:
         """Identity for merging duplicates and for stable checklist ids."""
@@ -112,11 +116,11 @@ class PinReport:
     findings: list[Finding] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        """The report's keys (docs/report.schema.json); a finding about a file gone upstream has line 0."""
+        """The report's keys (docs/report.schema.json)."""
         counts = ("patches", "findings", "commit_count", "reverted_count", "cmake_changed", "patch_source")
         data = {k: v for k, v in asdict(self).items() if k not in counts}
         data["patches"] = [p.to_json() for p in self.patches]
-        data["findings"] = [{**asdict(f), "upstream_line": f.upstream_line or 0} for f in self.findings]
+        data["findings"] = [f.to_json() for f in self.findings]
         return data
 
 

@@ -68,8 +68,7 @@ class Leftover:
     def summary(self) -> str:
         if self.missing:
             return ", ".join(d.label for d in self.missing)
-        added = [line.text.strip().decode("utf-8", "replace") for line in self.hunk.lines if line.kind == "+"]
-        return _quote(next((a for a in added if a), ""))
+        return _quote_line(next(iter(added_lines(self.hunk)), b""))
 
 
 @dataclass
@@ -82,11 +81,9 @@ class Assessment:
         """Whether the patch is obsolete as a whole (the module docstring says when)."""
         if not self.provided:
             return False
-        if not self.leftovers:
-            return True
-        by_names = sum(1 for p in self.provided if p.keys)
+        by_names = sum(bool(p.keys) for p in self.provided)
         total = len(self.provided) + len(self.leftovers)
-        return 2 * by_names >= total and all(left.belongs for left in self.leftovers)
+        return not self.leftovers or (2 * by_names >= total and all(left.belongs for left in self.leftovers))
 
 
 def _quote(text: str, width: int = 90) -> str:
@@ -249,8 +246,13 @@ def _marks(keys: set[str], leftovers: list[Leftover], sides: dict[str, FileSides
     """The words of the provided entries' names no old file used, when a leftover defines an entry."""
     if not keys or not any(left.missing for left in leftovers):
         return set()
-    olds = [s.old for path, s in sides.items() if s.old is not None and cpp.is_c_family(path)]
+    olds = _old_sources(sides)
     return set().union(*(_distinctive(k, olds) for k in keys))
+
+
+def _old_sources(sides: dict[str, FileSides]) -> list[bytes]:
+    """The C/C++ files the patch changes as they were at the old ref: where a word counts as used."""
+    return [s.old for path, s in sides.items() if s.old is not None and cpp.is_c_family(path)]
 
 
 def _mark_belonging(leftovers: list[Leftover], keys: set[str], sides: dict[str, FileSides]) -> None:

@@ -42,13 +42,14 @@ def change_at_place(old: bytes, new: bytes, hunk: Hunk, c_family: bool) -> Chang
         return None
     removed_rows, removed = _removed(hunk, placement.start)
     covering = _covering(_upstream_changes(old, new), hunk, placement.start, removed_rows)
-    compared = _compare(added, _lines_of(covering), removed, c_family)  # None without edits
+    theirs = _lines_of(covering)
+    compared = _compare(added, theirs, removed, c_family)  # None without edits
     if compared is None:
         return None
     verbatim, differs = compared
     if not verbatim or (not removed_rows and differs):
         return None
-    return ChangeAtPlace(min(e.new_start for e in covering), sum(len(e.added) for e in covering), differs)
+    return ChangeAtPlace(min(e.new_start for e in covering), len(theirs), differs)
 
 
 def _norm(line: bytes) -> bytes:
@@ -73,8 +74,7 @@ def _new_names(line: bytes, removed: list[bytes], c_family: bool) -> set[bytes] 
     """The names a changed line brings in that the lines it replaces did not have (None outside C/C++)."""
     if not c_family:
         return None
-    gone = {n for r in removed for n in cpp.names(r)}
-    return {n for n in cpp.names(line) if n not in gone}
+    return set(cpp.names(line)).difference(*(cpp.names(r) for r in removed))
 
 
 def _covering(edits: list[Edit], hunk: Hunk, start: int, removed_rows: set[int]) -> list[Edit]:

@@ -20,6 +20,11 @@ def commit_note(commits: list[Commit]) -> str:
     return f"by {named}" + (f" and {len(commits) - 3} more" if len(commits) > 3 else "")
 
 
+def _by_clause(commits: list[Commit]) -> str:
+    """` (by <sha> <subject>, …)` after what the commits did; nothing without commits."""
+    return f" ({commit_note(commits)})" if commits else ""
+
+
 def _what(provided: list[Provided]) -> str:
     keys = list(dict.fromkeys(k for p in provided for k in p.keys))
     places = [w for p in provided if not p.keys for w in p.what]
@@ -72,10 +77,9 @@ def result(
         h = placed[(left.file, left.index)]
         h.detail = f"upstream does not have {left.summary}"
         hunks.append(((left.fileno, left.index), h))
-    by = commit_note(commits)
     message = (
         f"{ref} now provides what it adds: {_what(assessment.provided)}"
-        + (f" ({by})" if by else "")
+        + _by_clause(commits)
         + "; drop the patch, or reconcile it with upstream's version"
         + _differences(assessment.provided, assessment.leftovers)
         + "."
@@ -91,7 +95,7 @@ def _note_uses(hunks: list[HunkResult], uses: list[Use]) -> list[str]:
     notes = []
     for use in uses:
         placed = per_file.get(use.file, [])
-        note = use.note + (f" ({commit_note(use.commits)})" if use.commits else "")
+        note = use.note + _by_clause(use.commits)
         if use.hunk < len(placed):
             _add_note(placed[use.hunk], note, use.commits)
         if note not in notes:
@@ -107,11 +111,10 @@ def _add_note(h: HunkResult, note: str, commits: list[Commit]) -> None:
 def _dropped_sentence(ref: str, provided: list[tuple[Provided, list[Commit]]], total: int) -> str:
     """What of the patch `ref` has already, by which commits, and how upstream's version differs."""
     commits = [c for _, found in provided for c in found]
-    by = commit_note(list(dict.fromkeys(commits)))
     return (
         f"{len(provided)} of {total} hunks are in {ref} already: "
         f"{_what([p for p, _ in provided])}"
-        + (f" ({by})" if by else "")
+        + _by_clause(list(dict.fromkeys(commits)))
         + "; they are dropped from the patch"
         + _differences([p for p, _ in provided], [])
         + "."

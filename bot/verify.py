@@ -59,8 +59,7 @@ class WorkingTree:
         found = []
         for directory, subdirs, names in os.walk(self.root / prefix):
             subdirs[:] = [d for d in subdirs if d != ".git"]
-            relative = Path(directory).relative_to(self.root).as_posix()
-            found += [n if relative == "." else f"{relative}/{n}" for n in names]
+            found += [(Path(directory) / n).relative_to(self.root).as_posix() for n in names]
         return sorted(found)
 
 
@@ -138,25 +137,20 @@ def short_diff(expected: bytes | None, actual: bytes | None, path: str) -> tuple
     """A unified diff from the expected file to the checkout's, cut to DIFF_LINES lines."""
     if b"\0" in (expected or b"") + (actual or b""):
         return ("Binary files differ",)
-
-    def lines(data: bytes | None) -> list[str]:
-        return (data or b"").decode("utf-8", "replace").splitlines()
-
-    diff = list(
-        difflib.unified_diff(
-            lines(expected),
-            lines(actual),
-            f"expected/{path}" if expected is not None else "/dev/null",
-            f"checkout/{path}" if actual is not None else "/dev/null",
-            n=1,
-            lineterm="",
-        )
-    )
+    old_name, old_lines = _diff_side("expected", path, expected)
+    new_name, new_lines = _diff_side("checkout", path, actual)
+    diff = list(difflib.unified_diff(old_lines, new_lines, old_name, new_name, n=1, lineterm=""))
     if not diff:  # only line endings or a final newline differ
         return ("(the files differ only in line endings or the final newline)",)
     if len(diff) > DIFF_LINES:
         diff = diff[:DIFF_LINES] + [f"... ({len(diff) - DIFF_LINES} more diff lines)"]
     return tuple(diff)
+
+
+def _diff_side(side: str, path: str, data: bytes | None) -> tuple[str, list[str]]:
+    """One side of a diff: its name in the header (/dev/null when there is no such file) and its lines."""
+    name = f"{side}/{path}" if data is not None else "/dev/null"
+    return name, (data or b"").decode("utf-8", "replace").splitlines()
 
 
 def compare_files(
@@ -259,16 +253,8 @@ def render(verdict: Verdict) -> str:
 
 
 def open_checkout(build_dir: Path, pin: Pin) -> pygit2.Repository:
-    """The pin's fetched source: `<build-dir>/_deps/<name>-src`, or --build-dir itself when it is a checkout."""
-    if not build_dir.is_dir():
-        raise AnalysisError(f"--build-dir {build_dir}: no such directory")
-    source = (
-        build_dir
-        if (build_dir / ".git").exists()
-        else build_dir / "_deps" / f"{source_dir_name(pin.name)}-src"
-    )
-    if not source.is_dir():
-        raise AnalysisError(f"{source}: no such directory; has CMake fetched {pin.name} into {build_dir}?")
+    """The pin's fetched source as a git repository with a checked-out commit."""
+    source = _source_dir(build_dir, pin)
     if not (source / ".git").exists():  # else libgit2 would find the repository of an enclosing directory
         raise AnalysisError(f"{source}: not a git checkout")
     try:
@@ -278,6 +264,18 @@ def open_checkout(build_dir: Path, pin: Pin) -> pygit2.Repository:
     if repo.workdir is None or repo.head_is_unborn:
         raise AnalysisError(f"{source}: a git repository without a checked-out commit")
     return repo
+
+
+def _source_dir(build_dir: Path, pin: Pin) -> Path:
+    """The pin's fetched source: `<build-dir>/_deps/<name>-src`, or --build-dir itself when it is a checkout."""
+    if not build_dir.is_dir():
+        raise AnalysisError(f"--build-dir {build_dir}: no such directory")
+    if (build_dir / ".git").exists():
+        return build_dir
+    source = build_dir / "_deps" / f"{source_dir_name(pin.name)}-src"
+    if not source.is_dir():
+        raise AnalysisError(f"{source}: no such directory; has CMake fetched {pin.name} into {build_dir}?")
+    return source
 
 
 def _tags_at(repo: pygit2.Repository, commit_id: pygit2.Oid) -> set[str]:
@@ -296,17 +294,17 @@ def _checkout_files(repo: pygit2.Repository, paths: set[str]) -> dict[str, bytes
     """The working-tree content of `paths` and of every path git status does not call current or ignored."""
     root = Path(repo.workdir)
     wanted = paths | set(repo.status(untracked_files="all", ignored=False))
-    files: dict[str, bytes | None] = {}
-    for path in wanted:
-        target = root / path
-        try:
-            if target.is_symlink():
-                files[path] = os.fsencode(os.readlink(target))
-            else:
-                files[path] = target.read_bytes() if target.is_file() else None
-        except OSError as exc:
-            raise AnalysisError(f"{target}: cannot read it ({exc.strerror or exc})") from None
-    return files
+    return {path: _checkout_content(root / path) for path in wanted}
+
+
+def _checkout_content(target: Path) -> bytes | None:
+    """What git sees at a path of the checkout: a symlink's target, a file's bytes, None for no file."""
+    try:
+        if target.is_symlink():
+            return os.fsencode(os.readlink(target))
+        return target.read_bytes() if target.is_file() else None
+    except OSError as exc:
+        raise AnalysisError(f"{target}: cannot read it ({exc.strerror or exc})") from None
 
 
 def load_worktree_config(repo_dir: Path) -> Config:
@@ -330,6 +328,11 @@ def _upstream_for(
     if not upstream_given and resolve(checkout, ref) is not None:
         return Upstream(checkout, pin.upstream)
     return open_upstream(pin, [ref])
+
+
+def _carried_patches(ollama: WorkingTree, pin: Pin) -> list[tuple[str, bytes]]:
+    """The pin's carried patches with their content, in the order apply-patch.cmake applies them."""
+    return [(path, ollama.read(path) or b"") for path in patch_order(ollama, pin.patches)]
 
 
 def verify_source(
@@ -360,8 +363,7 @@ def verify_source(
         verdict.head_names = sorted(_tags_at(checkout, head.id) | _tags_at(upstream.repo, head.id))
         return verdict
     tree = Tree(GitSnapshot(upstream.repo, commit))
-    patches = [(path, ollama.read(path) or b"") for path in patch_order(ollama, pin.patches)]
-    verdict.stack = apply_stack(tree, patches)
+    verdict.stack = apply_stack(tree, _carried_patches(ollama, pin))
     actual = _checkout_files(checkout, set(tree.overlay))
     expected = {path: tree.read(path) for path in actual}
     verdict.differences = compare_files(expected, actual, verdict.stack.touched_by)

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from tree_sitter import Node
 
+from bot import cmakelang
 from bot.review.consumers.shared import CMAKE_TOKEN, ON_VALUES, node_text, truth_of
 
 _UNARY_TESTS = frozenset({"DEFINED", "EXISTS", "TARGET", "COMMAND", "POLICY", "IS_DIRECTORY", "IS_ABSOLUTE"})
@@ -125,4 +126,4 @@ def conjuncts(tokens: list[str]) -> list[list[str]]:
 
 def condition_tokens(command: Node) -> list[str]:
     """The tokens of an if/elseif/else command's condition."""
-    return CMAKE_TOKEN.findall(" ".join(node_text(c) for c in command.children if c.type == "argument_list"))
+    return CMAKE_TOKEN.findall(" ".join(node_text(c) for c in cmakelang.children(command, "argument_list")))

@@ -54,14 +54,17 @@ def go_flags(ollama: Mapping[str, str], paths: list[str]) -> dict[str, tuple[Loc
     found: Refs = {}
     for path in _go_sources(paths, OLLAMA_CALLERS):
         text = text_of(ollama, path)
-        if not text or not FLAG_HINT.search(text):
-            continue
-        root = syntax.root("go", text)
-        for node in sorted(syntax.captures("go", _GO_STRINGS, root).get("s", []), key=lambda n: n.start_byte):
-            body = node_text(node)[1:-1]
-            for m in FLAG_IN_STRING.finditer(body):
-                add_ref(found, m[1].split("=", 1)[0], LocalRef(path, node.start_point[0] + 1))
+        if text and FLAG_HINT.search(text):
+            _add_flags(found, path, text)
     return frozen_refs(found)
+
+
+def _add_flags(found: Refs, path: str, text: str) -> None:
+    """Record the flags in one Go file's string literals, in the order they come."""
+    root = syntax.root("go", text)
+    for node in sorted(syntax.captures("go", _GO_STRINGS, root).get("s", []), key=lambda n: n.start_byte):
+        for m in FLAG_IN_STRING.finditer(node_text(node)[1:-1]):
+            add_ref(found, m[1].split("=", 1)[0], LocalRef(path, node.start_point[0] + 1))
 
 
 @dataclass(frozen=True)
@@ -99,14 +102,9 @@ def _struct_fields(struct: Node, path: str) -> tuple[list[tuple[str, LocalRef]],
 def _json_key(field: Node) -> str | None:
     """The name encoding/json gives a field: its tag's name, else (untagged) the field's own name; None
     for a field the tag leaves out (`json:"-"`) or that has neither."""
-    tag = field.child_by_field_name("tag")
-    m = JSON_TAG.search(node_text(tag)) if tag is not None else None
-    if m:
-        key = m[1]
-    else:
-        names = field.children_by_field_name("name")
-        key = node_text(names[0]) if names else None
-    return key if key and key != "-" else None
+    tag = JSON_TAG.search(node_text(field.child_by_field_name("tag")))
+    key = tag[1] if tag else node_text(next(iter(field.children_by_field_name("name")), None))
+    return key if key not in ("", "-") else None
 
 
 _Captured = dict[str, list[Node]]
@@ -230,14 +228,19 @@ def _literal_types(function: Node) -> dict[str, Node]:
     """The type of the composite literal (or its address) each `:=` of a Go function gives a variable."""
     types: dict[str, Node] = {}
     for node in syntax.captures("go", "(short_var_declaration) @s", function).get("s", []):
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        if left is None or right is None:
-            continue
-        for name, value in zip(left.named_children, right.named_children):
+        for name, value in _assignments(node):
             value = _without_address(value)
             if value.type == "composite_literal":
                 types[node_text(name)] = value.child_by_field_name("type") or value
     return types
+
+
+def _assignments(declaration: Node) -> list[tuple[Node, Node]]:
+    """The (variable, value) pairs of a `:=`, in order."""
+    left, right = declaration.child_by_field_name("left"), declaration.child_by_field_name("right")
+    if left is None or right is None:
+        return []
+    return list(zip(left.named_children, right.named_children))
 
 
 _SENDS = {"Marshal": 0, "MarshalIndent": 0, "Encode": 0}  # method -> the argument that is sent

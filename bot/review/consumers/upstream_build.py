@@ -33,9 +33,9 @@ class UpstreamBuild:
 
 def _cmake_tree(upstream: Mapping[str, str], paths: list[str]) -> dict[str, Node]:
     """Upstream's CMake files the build reads: the top one and every `add_subdirectory` it reaches."""
-    known = set(paths)
-    trees: dict[str, Node] = {}
     order = ["CMakeLists.txt"]
+    unreached = set(paths) - set(order)
+    trees: dict[str, Node] = {}
     for path in order:
         text = text_of(upstream, path)
         if text is None:
@@ -44,17 +44,25 @@ def _cmake_tree(upstream: Mapping[str, str], paths: list[str]) -> dict[str, Node
         base = posixpath.dirname(path)
         for command in cmakelang.commands(trees[path]):
             target = _subdirectory(command, base)
-            if target in known and target not in order:
+            if target in unreached:
+                unreached.remove(target)
                 order.append(target)
     return trees
 
 
+def _added_directory(command: str, args: list[str]) -> str | None:
+    """The directory an `add_subdirectory()` names literally; None for a computed one or another command."""
+    if command != "add_subdirectory" or not args or "${" in args[0]:
+        return None
+    return args[0]
+
+
 def _subdirectory(command: Node, base: str) -> str | None:
     """The CMakeLists.txt an `add_subdirectory()` of a literal directory reads (in a file of `base`)."""
-    args = cmakelang.arguments(command)
-    if cmakelang.name(command) != "add_subdirectory" or not args or "${" in args[0]:
+    directory = _added_directory(cmakelang.name(command), cmakelang.arguments(command))
+    if directory is None:
         return None
-    return posixpath.normpath(posixpath.join(base, args[0], "CMakeLists.txt"))
+    return posixpath.normpath(posixpath.join(base, directory, "CMakeLists.txt"))
 
 
 def _declared_options(trees: Mapping[str, Node]) -> tuple[dict[str, str], dict[str, bool]]:
@@ -97,14 +105,21 @@ def _option_values(
     """Each option's value in every build Ollama makes; an option builds set differently has none."""
     value = dict(defaults)
     for name, settings in options.items():
-        truths = {truth_of(s.value) for s in settings}
-        if all(s.ref.path.endswith(PARTIAL_SETTERS) for s in settings):  # other builds take the default
-            truths.add(defaults.get(name))
-        if len(truths) == 1 and None not in truths:
-            value[name] = truths.pop() is True
-        else:  # one build sets it one way, another the other way: no condition on it is false for all
+        truth = _common_truth(settings, defaults.get(name))
+        if truth is None:  # builds set it differently: no condition on it is false for all of them
             value.pop(name, None)
+        else:
+            value[name] = truth
     return value
+
+
+def _common_truth(settings: tuple[OptionSetting, ...], default: bool | None) -> bool | None:
+    """The truth value every build gives an option (the default in builds no setting reaches); None when
+    builds differ or one is not a truth value."""
+    truths = {truth_of(s.value) for s in settings}
+    if all(s.ref.path.endswith(PARTIAL_SETTERS) for s in settings):  # other builds take the default
+        truths.add(default)
+    return truths.pop() if len(truths) == 1 else None
 
 
 def upstream_build(
@@ -135,7 +150,7 @@ def _switched_off(added: Mapping[str, list[str | None]]) -> dict[str, str]:
     return {
         d: guards[0]
         for d, guards in added.items()
-        if guards and all(g is not None for g in guards) and isinstance(guards[0], str)
+        if guards and isinstance(guards[0], str) and None not in guards
     }
 
 
@@ -195,8 +210,9 @@ class _BuildWalk:
         command = cmakelang.name(node)
         read = _read_arguments(command, args)
         self.reads((a for arg in read for a in SETTABLE.findall(arg)), dead=guard is not None)
-        if command == "add_subdirectory" and read and "${" not in read[0]:
-            self.added.setdefault(posixpath.normpath(posixpath.join(base, read[0])), []).append(guard)
+        directory = _added_directory(command, args)
+        if directory is not None:
+            self.added.setdefault(posixpath.normpath(posixpath.join(base, directory)), []).append(guard)
 
     def branches(self, node: Node, base: str, guard: str | None) -> None:
         """One if/elseif/else block: a branch is dead when its condition is false for Ollama's build (its
@@ -215,9 +231,9 @@ class _BuildWalk:
         the branch is); the guard of the body after it, and the condition's truth for Ollama's build."""
         tokens = condition_tokens(part)
         truth = None if part.type == "else_command" else condition(tokens, self.value)
-        dead = guard is not None or truth is False or earlier_true
-        self.reads((t for t in tokens if SETTABLE.fullmatch(t)), dead)
-        return (guard if guard is not None else _branch_guard(tokens, truth, earlier_true, self.value)), truth
+        current = guard if guard is not None else _branch_guard(tokens, truth, earlier_true, self.value)
+        self.reads((t for t in tokens if SETTABLE.fullmatch(t)), dead=current is not None)
+        return current, truth
 
 
 def _script_guard(
@@ -288,7 +304,7 @@ def _guarding_option(
 
 def _body_touches(block: Node, touching: list[re.Pattern[str]]) -> bool:
     """Whether the body of an `if()` block touches the sources."""
-    body = next((c for c in block.children if c.type == "body"), None)
+    body = next(iter(cmakelang.children(block, "body")), None)
     return body is not None and any(t.search(node_text(body)) for t in touching)
 
 
@@ -308,7 +324,6 @@ def shared_backend_dirs(
     users: dict[str, set[str]] = {}
     for backend in sorted(built & backends):
         text = text_of(upstream, f"{BACKEND_ROOT}ggml-{backend}/CMakeLists.txt") or ""
-        for other in set(re.findall(r"\.\./ggml-([\w-]+)/", text)):
-            if other in backends and other != backend:
-                users.setdefault(other, set()).add(backend)
+        for other in set(re.findall(r"\.\./ggml-([\w-]+)/", text)) & (backends - {backend}):
+            users.setdefault(other, set()).add(backend)
     return {k: frozenset(v) for k, v in users.items()}
