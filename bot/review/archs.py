@@ -65,13 +65,15 @@ def arch_drafts(
 ) -> list[Draft]:
     """New, natively supported and removed architectures. For one Ollama's patches implement and upstream
     now has, `renamed(name)` gives the GGUF names the two implementations write differently."""
-    new_names = {a.name for a in new.values()}
-    removed = [
-        _removed_arch_draft(old[e], path, where_now)
-        for e in sorted(set(old) - set(new))
-        if old[e].name not in new_names
-    ]
+    removed = [_removed_arch_draft(arch, path, where_now) for arch in _only_in(old, new)]
     return [*_added_arch_drafts(old, new, patched, renamed, path), *removed]
+
+
+def _only_in(table: dict[str, Arch], other: dict[str, Arch]) -> list[Arch]:
+    """The architectures of `table` that `other` has under neither enum nor name (a renamed enum is the
+    same architecture), by enum."""
+    names = {a.name for a in other.values()}
+    return [table[e] for e in sorted(set(table) - set(other)) if table[e].name not in names]
 
 
 def _added_arch_drafts(
@@ -81,14 +83,10 @@ def _added_arch_drafts(
     renamed: Callable[[str], list[tuple[str, str, LocalRef]]],
     path: str,
 ) -> list[Draft]:
-    """Each architecture new upstream (not only a renamed enum): native when an Ollama patch adds it too."""
+    """Each architecture new upstream: native when an Ollama patch adds it too."""
     drafts = []
-    old_names = {a.name for a in old.values()}
-    for enum in sorted(set(new) - set(old)):
-        arch = new[enum]
-        if arch.name in old_names:
-            continue  # renamed enum, same architecture
-        refs = tuple(ref for a, ref in patched if a.enum == enum or a.name == arch.name)
+    for arch in _only_in(new, old):
+        refs = tuple(ref for a, ref in patched if a.enum == arch.enum or a.name == arch.name)
         drafts.append(
             _native_draft(arch, refs, renamed(arch.name), path) if refs else _new_arch_draft(arch, path)
         )
@@ -188,14 +186,22 @@ def renamed_model_names(
 
     Ollama's names: `"<arch>.<key>"` strings of its compat sources (`ollama_texts`, path -> code) and of
     the patches' added lines, and the tensor names those lines add to upstream's tables."""
+    translated = {n for text in ollama_texts.values() for n in _STRING.findall(text)}
+    return [v for v in _twins(arch, ollama_texts, patched_lines, new_code) if v[1] not in translated]
+
+
+def _twins(
+    arch: str, ollama_texts: dict[str, str], patched_lines: list[tuple[str, LocalRef]], new_code: str
+) -> list[tuple[str, str, LocalRef]]:
+    """(Ollama's name, upstream's name, where) of each of Ollama's names that upstream writes another way,
+    where it is first found; none whose upstream name is itself one of the names found before."""
     keys, tensors = _model_names(new_code)
     found: dict[str, tuple[str, str, LocalRef]] = {}
     for text, ref, name in _named_strings(ollama_texts, patched_lines):
         twin = _twin(name, text, f"{arch}.", keys, tensors)
         if twin and twin not in found and name not in found:
             found[name] = (name, twin, ref)
-    translated = {n for text in ollama_texts.values() for n in _STRING.findall(text)}
-    return [v for v in found.values() if v[1] not in translated]
+    return list(found.values())
 
 
 def _model_names(code: str) -> tuple[set[str], set[str]]:

@@ -3,7 +3,7 @@ identical findings merged."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import pygit2
 
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from bot.review import ReviewContext
 
 MAX_RANGES = 5  # line ranges of one draft looked up for its commits
+T = TypeVar("T")
 
 
 class Attribution:
@@ -64,11 +65,9 @@ class Attribution:
         return list(found.values())
 
     def _blamed(self, d: Draft) -> dict[str, Commit]:
-        """The commits that changed the draft's new-ref lines (its own line when it names no ranges and
-        removed nothing), by sha."""
-        ranges = d.blame or (((d.line, d.line),) if d.line and not d.removed else ())
+        """The commits that changed the draft's new-ref lines, by sha."""
         found: dict[str, Commit] = {}
-        for start, end in ranges[:MAX_RANGES]:
+        for start, end in _new_ref_ranges(d)[:MAX_RANGES]:
             for c in self.history.commits_for_lines(d.path, start, end):
                 found.setdefault(c.sha, c)
         return found
@@ -99,6 +98,12 @@ class Attribution:
         )
 
 
+def _new_ref_ranges(d: Draft) -> tuple[tuple[int, int], ...]:
+    """The draft's line ranges at the new ref: its own line when it names no ranges and removed nothing
+    (a removal's line is only where the text was)."""
+    return d.blame or (((d.line, d.line),) if d.line and not d.removed else ())
+
+
 def merge(findings) -> list[Finding]:
     """Identical findings (same area, title and upstream path) once, with their references united."""
     merged: dict[tuple, Finding] = {}
@@ -121,7 +126,11 @@ def merge(findings) -> list[Finding]:
 
 def _unite(kept: Finding, same: Finding) -> None:
     """Folds an identical finding into the one kept: the graver severity of the two, the references of both."""
-    if SEVERITY_ORDER[same.severity] < SEVERITY_ORDER[kept.severity]:
-        kept.severity = same.severity
-    kept.local_refs += [r for r in same.local_refs if r not in kept.local_refs]
-    kept.upstream_commits += [c for c in same.upstream_commits if c not in kept.upstream_commits]
+    kept.severity = min(kept.severity, same.severity, key=SEVERITY_ORDER.__getitem__)
+    kept.local_refs += _missing(same.local_refs, kept.local_refs)
+    kept.upstream_commits += _missing(same.upstream_commits, kept.upstream_commits)
+
+
+def _missing(items: list[T], kept: list[T]) -> list[T]:
+    """The items `kept` lacks, in their order."""
+    return [item for item in items if item not in kept]

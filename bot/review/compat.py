@@ -253,7 +253,7 @@ def _signature_draft(
     little without the type of the object it is called on."""
     old = [d for d in was if d.kind == "function" and not d.owner]
     new = [d for d in now if d.kind == "function"]
-    lost = _lost_overloads(old, new) if old and new else []
+    lost = _lost_overloads(old, new) if new else []  # with no old overload none is lost
     if not lost:
         return None
     return (

@@ -174,7 +174,12 @@ def _holding_windows(
 
 def _holds(lines: list[str], wanted: list[frozenset[str]]) -> bool:
     """Whether the lines (lower-cased) hold any literal of `wanted`."""
-    text = "\n".join(lines).lower()
+    return _holds_a_needle("\n".join(lines).lower(), wanted)
+
+
+def _holds_a_needle(text: str, wanted: list[frozenset[str]]) -> bool:
+    """Whether the (lower-case) text holds a needle of any pattern of `wanted`: else no line of it
+    that a pattern matches can come from it."""
     return any(n in text for w in wanted for n in w)
 
 
@@ -258,10 +263,10 @@ def _holding(
 ) -> tuple[list[FileChange], list[frozenset[str]] | None]:
     """The changes whose removed lines hold the literals every line a pattern matches must hold, and those
     literals (None, and every change, when some pattern has none): the others are never parsed."""
-    known = [w for w in (needles(p.regex) for p in patterns) if w is not None]
+    known = [w for p in patterns if (w := needles(p.regex)) is not None]
     if len(known) != len(patterns):
         return changes, None
-    return [c for c in changes if any(n in c.changed_raw[1] for w in known for n in w)], known
+    return [c for c in changes if _holds_a_needle(c.changed_raw[1], known)], known
 
 
 def _vanished_formats(

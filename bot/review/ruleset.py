@@ -61,13 +61,18 @@ class Rule:
 def _strings(value, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+    if not isinstance(value, list) or not value or not all(map(_filled, value)):
         raise AnalysisError(f"{where}: expected a non-empty list of glob strings")
     return tuple(value)
 
 
+def _filled(value) -> bool:
+    """Whether the value is a non-empty string, as every text of a rule must be."""
+    return isinstance(value, str) and bool(value)
+
+
 def _regex(value, where: str) -> re.Pattern:
-    if not isinstance(value, str) or not value:
+    if not _filled(value):
         raise AnalysisError(f"{where}: expected a regular expression string")
     try:
         return re.compile(
@@ -121,7 +126,7 @@ _RULE_CHECKS = (  # in this order: the first problem found is the one reported
 
 
 def _nonempty(value, where: str) -> str:
-    if not isinstance(value, str) or not value:
+    if not _filled(value):
         raise AnalysisError(f"{where}: expected a non-empty string")
     return value
 
