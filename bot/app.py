@@ -29,11 +29,12 @@ from gidgethub import sansio
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 import handlers
-from bot.github import GitHubApp, GitHubHealth, RetryPolicy
+from bot.github import GitHubApp
 from bot.jobs import JobQueue, JobRequest
 from bot.logs import configure_logging
 from bot.metrics import Metrics
 from bot.pgstore import PostgresJobQueue
+from bot.retries import GitHubHealth, RetryPolicy
 from bot.settings import Settings, SettingsError
 from bot.sqlitejobs import DB_NAME, SqliteJobQueue
 from bot.validationstore import PostgresValidationStore

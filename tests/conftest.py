@@ -16,9 +16,9 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from bot.app import QUEUE, create_app
-from bot.github import RetryPolicy
 from bot.jobs import JobQueue
 from bot.model import Report
+from bot.retries import RetryPolicy
 from bot.settings import Settings
 from bot.worker.runner import JobBackoff
 from tests.fakegithub import FakeGitHub, commit, fake_github, payload, sign  # noqa: F401  (fixture)

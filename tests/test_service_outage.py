@@ -15,9 +15,9 @@ import pytest
 from gidgethub import HTTPException
 from gidgethub.sansio import decipher_response
 
-from bot.github import transient
 from bot.jobs import Job
 from bot.render.env import MARKER
+from bot.retries import transient
 from bot.sqlitejobs import SqliteJobQueue
 from bot.worker.runner import JobBackoff, retry_in
 from tests.conftest import ROOT, Bot, bot_settings

@@ -28,11 +28,12 @@ from bot.config import Config, Pin
 from bot.engine import analyse
 from bot.gh import message_of
 from bot.gh.pullref import PullRef
-from bot.github import GitHubApp, transient
+from bot.github import GitHubApp
 from bot.jobs import Job, JobQueue, JobRequest
 from bot.metrics import Metrics
 from bot.model import Report
 from bot.rest import BlobCache, RestSnapshot
+from bot.retries import transient
 from bot.upstream import Mirrors, Upstream
 from bot.validationstore import ValidationStore
 from bot.worker import analysis, commands, platforms
