@@ -110,7 +110,7 @@ def _merged_hunk(
 def _written(fp: FilePatch, data: bytes) -> dict[str, bytes | None]:
     """The changes a file's new content makes: written at its new path, its old path gone when renamed."""
     changes: dict[str, bytes | None] = {fp.new_path or fp.old_path or "": data}
-    if fp.new_path and fp.new_path != fp.old_path:
+    if fp.is_renamed:
         changes[fp.old_path or ""] = None
     return changes
 
