@@ -90,7 +90,7 @@ def _in_enum(image: list[bytes], i: int) -> bool:
     """Whether line i is in an enum's body: the line that opens its block (or the one above that, for a
     brace on its own line) says `enum`."""
     depth = len(indent(image[i]))
-    j = next((j for j in range(i - 1, -1, -1) if image[j].strip() and len(indent(image[j])) < depth), None)
+    j = next((j for j in range(i - 1, -1, -1) if _outside(image[j], depth)), None)
     return j is not None and any(re.search(rb"\benum\b", image[k]) for k in (j, j - 1) if k >= 0)
 
 
@@ -111,13 +111,19 @@ def collisions(image: list[bytes], added: set[int]) -> list[str]:
     """Entries a patch adds whose key upstream's neighbours already have: a duplicate enum entry or table key."""
     problems = []
     for i in sorted(added):
-        key = _ENTRY_KEY.match(image[i])
-        if not key:
+        key = _entry_key(image[i])
+        if key is None:
             continue
         for j in _block(image, i):
-            if j not in added and (m := _ENTRY_KEY.match(image[j])) and m[1] == key[1]:
-                problems.append(f"{key[1].decode()} (line {i + 1}) is already there at line {j + 1}")
+            if j not in added and _entry_key(image[j]) == key:
+                problems.append(f"{key.decode()} (line {i + 1}) is already there at line {j + 1}")
     return problems
+
+
+def _entry_key(line: bytes) -> bytes | None:
+    """The key a line gives its entry of an enum, list or table (a name or a string); None for another line."""
+    key = _ENTRY_KEY.match(line)
+    return key[1] if key else None
 
 
 def _int(text: bytes) -> int:
@@ -131,9 +137,13 @@ def _block(image: list[bytes], i: int, reach: int = 400) -> list[int]:
     for step in (-1, 1):
         j = i + step
         while 0 <= j < len(image) and abs(j - i) <= reach:
-            text = image[j]
-            if text.strip() and len(indent(text)) < depth:
+            if _outside(image[j], depth):
                 break
             found.append(j)
             j += step
     return found
+
+
+def _outside(line: bytes, depth: int) -> bool:
+    """Whether the line lies outside a block whose lines are indented `depth` deep: it has text, indented less."""
+    return bool(line.strip()) and len(indent(line)) < depth

@@ -177,7 +177,7 @@ class _Merger:
         ours goes before a list terminator that upstream rewrote with entries of its own, upstream's
         rewrite with ours right before its terminator, and the base line after that rewrite."""
         theirs_ins, ours_ins = self.theirs.insert.get(p), self.mine.get((p, True))
-        if theirs_ins is not None and not (ours_ins is not None and ours_ins.lines == theirs_ins.lines):
+        if theirs_ins is not None and theirs_ins != ours_ins:  # both insert at p: equal when their lines are
             self.out.extend(theirs_ins.lines)
         if ours_ins is None:
             return None

@@ -95,6 +95,11 @@ class FilePatch:
     def is_binary(self) -> bool:
         return bool(self.binary)
 
+    @property
+    def is_renamed(self) -> bool:
+        """Whether the change moves the file: it names both paths, and they differ."""
+        return bool(self.old_path and self.new_path and self.old_path != self.new_path)
+
 
 @dataclass
 class PatchFile:

@@ -149,10 +149,15 @@ def _upstream_reads(head: Snapshot, pin: Pin) -> Callable[[str], bool]:
     from bot.review.cmake import CMAKE_FILES
     from bot.review.source import glob_match
 
-    patched = {p for path in pin_stack(head, pin).paths for p in _paths_of(head.read(path) or b"")}
-    patched |= {h for p in list(patched) for h in identifiers.headers_of(p)}  # what bot/identifiers.py reads
+    patched = _patched_files(head, pin)
     copied = tuple(f"{v.upstream}/{v.files}" for v in pin.vendored)  # compared with Ollama's copies
-    return lambda path: path in patched or glob_match(path, CMAKE_FILES) or glob_match(path, copied)
+    return lambda path: path in patched or glob_match(path, (*CMAKE_FILES, *copied))
+
+
+def _patched_files(head: Snapshot, pin: Pin) -> set[str]:
+    """The upstream files the pin's patches change, and the headers bot/identifiers.py reads beside them."""
+    patched = {p for path in pin_stack(head, pin).paths for p in _paths_of(head.read(path) or b"")}
+    return patched | {h for p in patched for h in identifiers.headers_of(p)}
 
 
 def _resolve(upstream: Upstream, ref: str, where: str) -> pygit2.Commit:
@@ -243,14 +248,9 @@ def _analyse_pin(
     elsewhere = _fetched_elsewhere(base, pin) if old_ref else None
     if elsewhere is not None:
         old_ref = None  # a ref of another upstream: nothing to compare the new one with
-    _check_new_ref(pin, head, new_ref)
-    if new_ref is None:
-        if base.read(pin.version_file) is None:
-            return None
-        raise AnalysisError(
-            f"this change deletes {pin.version_file}: the build would no longer pin {pin.name} "
-            f"(remove the pin from {CONFIG_PATH} too, or restore the file)"
-        )
+    _check_new_ref(pin, base, head, new_ref)
+    if new_ref is None:  # neither revision has the version file
+        return None
     refs = [r for r in dict.fromkeys([old_ref, new_ref]) if r]
     upstream = _open(open_upstream, pin, refs)
     pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head)
@@ -263,8 +263,14 @@ def _analyse_pin(
     return pin_report
 
 
-def _check_new_ref(pin: Pin, head: Snapshot, new_ref: str | None) -> None:
-    """An AnalysisError when the head's build fetches the version file's ref from another repository."""
+def _check_new_ref(pin: Pin, base: Snapshot, head: Snapshot, new_ref: str | None) -> None:
+    """An AnalysisError when this change deletes the version file, or when the head's build fetches the
+    version file's ref from another repository."""
+    if new_ref is None and base.read(pin.version_file) is not None:
+        raise AnalysisError(
+            f"this change deletes {pin.version_file}: the build would no longer pin {pin.name} "
+            f"(remove the pin from {CONFIG_PATH} too, or restore the file)"
+        )
     fetched = _fetched_elsewhere(head, pin) if new_ref else None
     if fetched is not None:
         raise AnalysisError(

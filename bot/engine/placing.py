@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from bot.engine.context import FileOutcome, PinContext
 from bot.engine.renumbering import renumber_added
 from bot.engine.sections import added_lines, file_section, render
-from bot.engine.strategies import exact_outcome, relocated, three_way
+from bot.engine.strategies import exact_outcome, merge_inputs, relocated, three_way
 from bot.engine.tree import Tree, reverse_applies
 from bot.enumentries import collisions
 from bot.hunks import copies_of, find_exact, norm
@@ -212,7 +212,7 @@ def _ask_about_copies(ctx: PinContext, outcome: FileOutcome, changes: dict[str, 
     """A question in the detail of each hunk whose surroundings upstream copied elsewhere in the file (they
     appear more often in the new upstream file than in the old one): the copy may need the change too,
     which only a person can say: a merged hunk asking it makes the patch fuzzy, not regenerated."""
-    texts = _copy_texts(ctx, outcome.fp, changes)
+    texts = _copy_texts(ctx, outcome, changes)
     if texts is None:
         return
     old, new, placed = texts
@@ -248,16 +248,15 @@ class _Copies:
 
 
 def _copy_texts(
-    ctx: PinContext, fp: FilePatch, changes: dict[str, bytes | None]
+    ctx: PinContext, outcome: FileOutcome, changes: dict[str, bytes | None]
 ) -> tuple[bytes, bytes, bytes] | None:
     """The file the patch was written against, upstream's new one and the placed one; None for a change
     that copies cannot matter to (binary, new, deleted) or when a text is missing."""
-    if fp.is_binary or fp.is_new or not fp.old_path or not fp.new_path or changes.get(fp.new_path) is None:
+    placed = outcome.placed_text(changes)
+    if placed is None:
         return None
-    old, new = ctx.old_blob(fp), ctx.new_tree.read(fp.old_path)
-    if old is None or new is None:
-        return None
-    return old, new, changes[fp.new_path] or b""
+    inputs = merge_inputs(ctx, outcome.fp)
+    return None if inputs is None else (inputs[1], inputs[2], placed)
 
 
 def _ask(outcome: FileOutcome, result: HunkResult, copies: list[int]) -> None:

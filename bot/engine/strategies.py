@@ -42,7 +42,7 @@ def exact_outcome(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
 
 def three_way(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
     """The file merged edit by edit (bot/merge.py); None when an edit overlaps upstream's."""
-    inputs = _merge_inputs(ctx, fp)
+    inputs = merge_inputs(ctx, fp)
     if inputs is None:
         return None
     path, base, theirs = inputs
@@ -58,9 +58,10 @@ def three_way(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
     return FileOutcome(fp, status, _written(fp, b"".join(merged.lines)), hunks)
 
 
-def _merge_inputs(ctx: PinContext, fp: FilePatch) -> tuple[str, bytes, bytes] | None:
-    """The changed file's old path, the file the patch was written against and upstream's new one; None for
-    a change no merge can place (a new, deleted or binary file) or when either file is missing."""
+def merge_inputs(ctx: PinContext, fp: FilePatch) -> tuple[str, bytes, bytes] | None:
+    """The changed file's old path, the file the patch was written against and upstream's new one (what a
+    merge joins, and where placing looks for copies); None for a new, deleted or binary file, or when either
+    file is missing."""
     if fp.is_new or fp.is_deleted or fp.is_binary or not fp.old_path:
         return None
     base = ctx.old_blob(fp)
@@ -110,7 +111,7 @@ def _merged_hunk(
 def _written(fp: FilePatch, data: bytes) -> dict[str, bytes | None]:
     """The changes a file's new content makes: written at its new path, its old path gone when renamed."""
     changes: dict[str, bytes | None] = {fp.new_path or fp.old_path or "": data}
-    if fp.new_path and fp.new_path != fp.old_path:
+    if fp.is_renamed:
         changes[fp.old_path or ""] = None
     return changes
 

@@ -48,21 +48,13 @@ class NoFit(Exception):
 def apply_exact(tree: Tree, fp: FilePatch) -> tuple[dict[str, bytes | None], list[Placement]]:
     """Apply one file change the way `git apply` does; raises NoFit with the reason."""
     current = _current(tree, fp)
-    changes: dict[str, bytes | None] = {}
-    if fp.old_path and fp.new_path and fp.old_path != fp.new_path:
-        changes[fp.old_path] = None
+    changes: dict[str, bytes | None] = {fp.old_path or "": None} if fp.is_renamed else {}
+    placements: list[Placement] = []
     if fp.is_binary:
         path, data = _binary_result(fp, current)
-        changes[path] = data
-        return changes, []
-    image = lines_of(current)
-    placements = _place_hunks(image, fp)
-    if fp.is_deleted:
-        if image:
-            raise NoFit(f"{fp.old_path} has content the deletion does not cover")
-        changes[fp.old_path or ""] = None
     else:
-        changes[fp.new_path or ""] = b"".join(image)
+        path, data, placements = _text_result(fp, current)
+    changes[path] = data
     return changes, placements
 
 
@@ -83,11 +75,29 @@ def _binary_result(fp: FilePatch, current: bytes | None) -> tuple[str, bytes | N
     payload = binary_payload(fp)
     if payload is None:
         raise PatchError(f"{fp.path}: binary change without data ('Binary files differ')")
-    if fp.index_old and current is not None and not str(pygit2.hash(current)).startswith(fp.index_old):
+    if not _made_against(fp, current):
         raise NoFit(f"binary file {fp.path} is not the one the patch was made against")
     kind, data = payload
     result = data if kind == "literal" else apply_delta(current or b"", data)
     return (fp.new_path, result) if fp.new_path else (fp.old_path or "", None)
+
+
+def _made_against(fp: FilePatch, current: bytes | None) -> bool:
+    """Whether `current` is the file the binary patch was made against: its blob id starts with the `index`
+    line's (taken on trust when either is missing)."""
+    return not fp.index_old or current is None or str(pygit2.hash(current)).startswith(fp.index_old)
+
+
+def _text_result(fp: FilePatch, current: bytes | None) -> tuple[str, bytes | None, list[Placement]]:
+    """The path a text change writes, its new content (None: deleted) and where its hunks went; NoFit when
+    a hunk does not match or a deletion leaves content behind."""
+    image = lines_of(current)
+    placements = _place_hunks(image, fp)
+    if not fp.is_deleted:
+        return fp.new_path or "", b"".join(image), placements
+    if image:
+        raise NoFit(f"{fp.old_path} has content the deletion does not cover")
+    return fp.old_path or "", None, placements
 
 
 def _place_hunks(image: list[bytes], fp: FilePatch) -> list[Placement]:
