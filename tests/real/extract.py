@@ -31,7 +31,7 @@ import pygit2
 
 from bot.engine import patch_order
 from bot.patchfile import PatchError, parse
-from bot.snapshot import MemorySnapshot
+from bot.snapshot import GitSnapshot, MemorySnapshot
 from tests.realcases import git_apply_files
 
 VERSION_FILE = "LLAMA_CPP_VERSION"
@@ -178,22 +178,13 @@ def read_blob(repo: pygit2.Repository, rev: str, path: str) -> bytes | None:
 
 def patches_at(repo: pygit2.Repository, rev: str, directory: str = PATCH_DIR) -> dict[str, bytes]:
     """Every *.patch below `directory` at `rev`, by path relative to it."""
-    tree = repo.revparse_single(rev).peel(pygit2.Commit).tree
-    try:
-        top = tree[directory]
-    except KeyError:
-        return {}
-    found: dict[str, bytes] = {}
-    stack: list[tuple[str, pygit2.Tree]] = [("", top)]
-    while stack:
-        base, node = stack.pop()
-        for entry in node:
-            name = base + (entry.name or "")
-            if isinstance(entry, pygit2.Tree):
-                stack.append((name + "/", entry))
-            elif isinstance(entry, pygit2.Blob) and name.endswith(".patch"):
-                found[name] = entry.data
-    return found
+    snapshot = GitSnapshot(repo, repo.revparse_single(rev).peel(pygit2.Commit))
+    prefix = directory.rstrip("/") + "/"
+    return {
+        path.removeprefix(prefix): snapshot.read(path) or b""
+        for path in snapshot.files(directory)
+        if path.endswith(".patch")
+    }
 
 
 def stack_order(paths) -> list[str]:
