@@ -9,7 +9,7 @@ from bot.identifiers import Use
 from bot.model import REBUILT, Commit, HunkResult, PatchResult
 from bot.obsolete import Assessment, Leftover, Provided
 
-APPLIED = ("clean", "offset", "regenerated", "fuzzy")
+APPLIED = ("clean", "offset", *REBUILT)
 
 
 def commit_note(commits: list[Commit]) -> str:

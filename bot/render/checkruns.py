@@ -4,7 +4,7 @@ summaries and texts are made here."""
 
 from __future__ import annotations
 
-from bot.model import PatchResult, PinReport
+from bot.model import REBUILT, PatchResult, PinReport
 from bot.render.env import render_template
 from bot.render.findings import review_findings
 from bot.render.patches import pin_view
@@ -23,7 +23,7 @@ def patches_conclusion(patches: list[PatchResult]) -> str:
     statuses = {p.status for p in patches}
     if statuses & {"conflict", "error"}:
         return "failure"
-    if statuses & {"regenerated", "fuzzy", "upstreamed"}:
+    if statuses & {*REBUILT, "upstreamed"}:
         return "action_required"
     return "success"
 
