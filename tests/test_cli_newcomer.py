@@ -200,6 +200,34 @@ def test_uncommitted_patch_edits_are_named_on_stderr(tmp_path, scenario):
     assert json.loads(result.stdout)["pins"][0]["error"] is None  # the committed patches were checked
 
 
+def test_a_bare_clone_copied_without_its_config_has_no_working_tree(tmp_path, scenario):
+    """libgit2 takes a git directory without `core.bare` for a working tree's (its parent); git takes it
+    for bare, and so does llama-bot: no note about uncommitted changes, and nothing to regenerate into."""
+    patches = demo.carried_patches()
+    work = _ollama(
+        tmp_path,
+        {"LLAMA_CPP_VERSION": f"{demo.OLD_TAG}\n", **patches},
+        {"LLAMA_CPP_VERSION": f"{demo.NEW_TAG}\n"},
+    )
+    copied = tmp_path / "copy" / "repo"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(copied)], check=True)
+    (copied / "config").unlink()
+    result = _check(copied, scenario, "--format", "json")
+    assert result.returncode in (0, 1), result.stderr
+    assert "uncommitted" not in result.stderr
+    regenerate = bot(
+        "regenerate",
+        "--repo",
+        str(copied),
+        "--base",
+        "HEAD~1",
+        "--upstream-dir",
+        f"llama.cpp={scenario.upstream}",
+    )
+    assert regenerate.returncode == 2
+    assert f"--repo {copied}: a bare repository has no working tree to rewrite" in regenerate.stderr
+
+
 def test_the_default_data_directory_is_the_user_cache_not_the_checkout(tmp_path, scenario):
     mirrors = tmp_path / "srv" / "ggml-org"
     mirrors.mkdir(parents=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from pathlib import Path
 
 import pygit2
 
@@ -71,6 +72,16 @@ def _base(repo: pygit2.Repository, head: pygit2.Commit, rev: str | None) -> tupl
         if merge_base is not None:
             return repo[merge_base].peel(pygit2.Commit), f"the merge-base with {candidate}"
     raise UsageError("no --base given and neither origin/main nor main shares history with --head")
+
+
+def working_tree(repo: pygit2.Repository) -> Path | None:
+    """The repository's working tree; None for a bare one, and for a git directory without `core.bare` (a
+    bare clone copied without its config), which libgit2 takes for a working tree's and git for bare: a
+    working tree holds a `.git` entry unless the config names it (`core.worktree`)."""
+    if repo.workdir is None:
+        return None
+    root = Path(repo.workdir)
+    return root if (root / ".git").exists() or "core.worktree" in repo.config else None
 
 
 def uncommitted(repo: pygit2.Repository, config: Config) -> list[str]:

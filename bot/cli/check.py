@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from bot.cli.analysis import analyse_change, failures, rebuilt_patches, write_rebuilt
-from bot.cli.change import Change, open_change, shown, uncommitted
+from bot.cli.change import Change, open_change, shown, uncommitted, working_tree
 from bot.cli.console import emit
 from bot.model import Report
 
@@ -42,7 +42,7 @@ def _rendered(output_format: str, report: Report, changed: set[str], change: Cha
 
 def _warn_unchecked_edits(change: Change) -> None:
     """`check` reads commits: uncommitted edits to patches or version files would silently not count."""
-    dirty = uncommitted(change.repo, change.config) if change.repo.workdir else []
+    dirty = uncommitted(change.repo, change.config) if working_tree(change.repo) else []
     if dirty:
         print(
             f"llama-bot: note: uncommitted changes to {shown(dirty)} are not checked "

@@ -6,16 +6,15 @@ import argparse
 from pathlib import Path
 
 from bot.cli.analysis import analyse_change, failures, write_rebuilt
-from bot.cli.change import Change, open_change, shown, uncommitted
+from bot.cli.change import Change, open_change, shown, uncommitted, working_tree
 from bot.cli.console import UsageError, emit
 from bot.model import UNRESOLVED, Report
 
 
 def cmd_regenerate(args: argparse.Namespace) -> int:
     change = open_change(args)
-    _refuse_unwritable(args, change)
+    root = _writable_tree(args, change)
     report, _ = analyse_change(args, change, review=False)
-    root = Path(change.repo.workdir)
     written = write_rebuilt(root, report)
     for line in _done(report, root, written):
         emit(line)
@@ -27,10 +26,11 @@ def _unresolved(report: Report) -> bool:
     return any(p.status in UNRESOLVED for pin in report.pins for p in pin.patches)
 
 
-def _refuse_unwritable(args: argparse.Namespace, change: Change) -> None:
-    """regenerate rewrites the working tree: none (a bare repository), or uncommitted edits it would
+def _writable_tree(args: argparse.Namespace, change: Change) -> Path:
+    """The working tree regenerate rewrites: none (a bare repository), or uncommitted edits it would
     overwrite, is a usage error."""
-    if change.repo.workdir is None:
+    root = working_tree(change.repo)
+    if root is None:
         raise UsageError(f"--repo {args.repo}: a bare repository has no working tree to rewrite")
     dirty = uncommitted(change.repo, change.config)
     if dirty:
@@ -38,6 +38,7 @@ def _refuse_unwritable(args: argparse.Namespace, change: Change) -> None:
             f"uncommitted changes to {shown(dirty)}: commit or stash them first "
             "(regenerate reads the committed revision and rewrites the working tree)"
         )
+    return root
 
 
 def _done(report: Report, root: Path, written: list[Path]) -> list[str]:
