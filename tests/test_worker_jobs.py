@@ -1,10 +1,14 @@
 """Job logic against in-process fakes of the GitHub resources (tests/fakejobs.py): what each job posts,
 in which order, and what it leaves in its progress for a resumed attempt."""
 
+import asyncio
+import threading
+
 import pytest
 
 from bot.model import PatchResult, PinReport, Report
 from bot.render.env import RUNNING
+from bot.times import utc_now
 from bot.validationstore import ValidationStore
 from bot.worker import analysis, commands, platforms
 from bot.worker.context import Outcome
@@ -177,3 +181,30 @@ def test_progress_keeps_the_keys_a_stored_job_has():
     assert progress.checks_open_for("a" * 40) and not progress.checks_open_for("b" * 40)
     assert progress.to_dict() == {k: v for k, v in saved.items() if k != "other"}
     assert JobProgress().to_dict() == {}
+
+
+async def test_the_analysis_threads_fetch_notes_are_posted_in_order_without_it_waiting(store):
+    gh = FakeGitHub(job("analysis"), store)
+    banner = analysis.FetchBanner(gh.context(), None, "h" * 40, utc_now())
+    thread = threading.Thread(target=lambda: [banner.fetching("mlx", True), banner.fetching("mlx", False)])
+    thread.start()
+    thread.join(5)  # the notes are left, not posted, while this loop is blocked: the thread is done
+    assert not thread.is_alive() and gh.comment.bodies == []
+    await asyncio.sleep(0.05)
+    await banner.close()
+    assert ["fetching upstream mlx" in b for b in gh.comment.bodies] == [True, False]
+
+
+def test_a_fetch_note_once_the_services_loop_closed_is_dropped(store):
+    """An analysis thread outliving a stopped service still reports its fetches: nobody hears, nothing fails."""
+    gh = FakeGitHub(job("analysis"), store)
+    loop = asyncio.new_event_loop()
+
+    async def started() -> analysis.FetchBanner:
+        return analysis.FetchBanner(gh.context(), None, "h" * 40, utc_now())
+
+    banner = loop.run_until_complete(started())
+    loop.run_until_complete(banner.close())
+    loop.close()
+    banner.fetching("llama.cpp", True)
+    assert gh.comment.bodies == []

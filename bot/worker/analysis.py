@@ -109,7 +109,10 @@ class FetchBanner:
 
     def fetching(self, name: str, started: bool) -> None:
         """From the analysis thread: the fetch from pin `name`'s upstream started or ended."""
-        self._loop.call_soon_threadsafe(self._notes.put_nowait, (name, started))
+        try:
+            self._loop.call_soon_threadsafe(self._notes.put_nowait, (name, started))
+        except RuntimeError:  # the service stopped and its loop closed: nobody is left to show it to
+            pass
 
     async def _post(self) -> None:
         while (note := await self._notes.get()) is not None:
