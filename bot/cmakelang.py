@@ -20,7 +20,11 @@ def parse(text: str | bytes) -> Node:
 
 def name(node: Node) -> str:
     """A command's name, in lower case (CMake's command names are case-insensitive)."""
-    return text_of(node.child_by_field_name("name") or node.children[0]).lower() if node.children else ""
+    return (
+        syntax.node_text(node.child_by_field_name("name") or node.children[0]).lower()
+        if node.children
+        else ""
+    )
 
 
 def line(node: Node) -> int:
@@ -60,14 +64,9 @@ def _values(argument: Node, env: Mapping[str, str]) -> list[str]:
     if inner.type == "quoted_argument":
         return [_expand(inner, env)]
     if inner.type == "bracket_argument":
-        text = text_of(inner)
+        text = syntax.node_text(inner)
         return [text[text.index("[", 1) + 1 : text.rindex("]", 0, -1)]]
     return [item for item in _expand(inner, env).split(";") if item]
-
-
-def text_of(node: Node | None) -> str:
-    """A syntax node's source text (tree-sitter gives None for a node without text)."""
-    return ((node.text or b"") if node is not None else b"").decode("utf-8", "replace")
 
 
 def _expand(node: Node, env: Mapping[str, str]) -> str:
@@ -76,7 +75,7 @@ def _expand(node: Node, env: Mapping[str, str]) -> str:
     if node.type in ("quoted_argument",):
         return "".join(_expand(c, env) for c in children(node, "quoted_element"))
     if not node.children:
-        return text_of(node)
+        return syntax.node_text(node)
     return _spliced(node, env)
 
 
@@ -85,12 +84,12 @@ def _variable(node: Node, env: Mapping[str, str]) -> str:
     never passes for a real path."""
     var = next(iter(node.children), None)
     if var is None:
-        return text_of(node)
+        return syntax.node_text(node)
     name_node = next(iter(children(var, "variable")), None)
     name = _expand(name_node, env) if name_node is not None else ""
     if var.type == "normal_var" and name in env:
         return env[name]
-    return text_of(node)
+    return syntax.node_text(node)
 
 
 def _spliced(node: Node, env: Mapping[str, str]) -> str:

@@ -124,7 +124,7 @@ class Definition:
 
 def compact(node: Node | None) -> str:
     """A node's text without whitespace: `a :: b` and `a::b` read alike ("" for no node)."""
-    return "".join((node.text or b"").decode("utf-8", "replace").split()) if node is not None else ""
+    return "".join(syntax.node_text(node).split())
 
 
 def enclosing_name(node: Node) -> str:

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from tree_sitter import Node
 
-from bot import cpp
+from bot import cpp, syntax
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def _switch(source: bytes, node: Node, body: Node) -> Switch:
     for case in _cases(body):
         value = case.child_by_field_name("value")
         if value is None:
-            default = " ".join((case.text or b"").decode("utf-8", "replace").split())
+            default = " ".join(syntax.node_text(case).split())
         elif name := _case_name(value):
             cases.append((name, value.start_point[0] + 1))
     return Switch(

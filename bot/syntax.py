@@ -43,3 +43,8 @@ def captures(name: str, source: str, node: Node) -> dict[str, list[Node]]:
     query engine is far faster than a walk in Python over a file of ten thousand lines)."""
     found = QueryCursor(query(name, source)).captures(node)
     return {capture: sorted(nodes, key=lambda n: n.start_byte) for capture, nodes in found.items()}
+
+
+def node_text(node: Node | None) -> str:
+    """A syntax node's source text ("" for none; tree-sitter gives None for a node without text)."""
+    return (node.text or b"").decode("utf-8", "replace") if node is not None else ""

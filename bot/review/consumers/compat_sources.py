@@ -19,10 +19,10 @@ from bot.review.consumers.shared import (
     Refs,
     add_ref,
     frozen_refs,
-    node_text,
     text_of,
 )
 from bot.review.source import code_text
+from bot.syntax import node_text
 
 
 def compat_source_texts(

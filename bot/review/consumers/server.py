@@ -22,11 +22,11 @@ from bot.review.consumers.shared import (
     Refs,
     add_ref,
     frozen_refs,
-    node_text,
     text_of,
 )
 from bot.review.flags import OLLAMA_CALLERS
 from bot.review.source import glob_match
+from bot.syntax import node_text
 
 _GO_STRINGS = """
 (interpreted_string_literal) @s

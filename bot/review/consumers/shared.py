@@ -6,8 +6,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from tree_sitter import Node
-
 from bot.model import LocalRef
 
 BACKEND_ROOT = "ggml/src/"
@@ -113,7 +111,3 @@ def add_ref(found: Refs, key: str, ref: LocalRef) -> None:
 
 def frozen_refs(found: Refs) -> dict[str, tuple[LocalRef, ...]]:
     return {k: tuple(v) for k, v in sorted(found.items())}
-
-
-def node_text(node: Node | None) -> str:
-    return (node.text or b"").decode("utf-8", "replace") if node is not None else ""

@@ -18,10 +18,10 @@ from bot.review.consumers.shared import (
     PARTIAL_SETTERS,
     SETTABLE,
     OptionSetting,
-    node_text,
     text_of,
     truth_of,
 )
+from bot.syntax import node_text
 
 
 @dataclass(frozen=True)
