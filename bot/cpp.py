@@ -79,13 +79,6 @@ def tokens(source: bytes) -> list[Token]:
     return out
 
 
-def tokens_by_line(source: bytes) -> dict[int, list[Token]]:
-    lines: dict[int, list[Token]] = {}
-    for token in tokens(source):
-        lines.setdefault(token.row, []).append(token)
-    return lines
-
-
 def names(line: bytes) -> list[bytes]:
     """The names (identifiers of any kind) one line of code uses, in order."""
     return [t.text for t in tokens(line) if t.is_name]

@@ -70,10 +70,6 @@ class GitHubHealth:
     def answered(self) -> None:
         self.failing_since = None
 
-    @property
-    def failing(self) -> bool:
-        return self.failing_since is not None
-
 
 def retry_delay(
     policy: RetryPolicy,

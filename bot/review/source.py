@@ -78,7 +78,6 @@ _PY_SCAN = re.compile(r'#[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.
 _SCANNERS = {"c": _C_SCAN, "hash": _HASH_SCAN, "py": _PY_SCAN}
 _MARKERS = {"c": ("//", "/*"), "hash": ("#",), "py": ("#",)}
 _TOKEN = re.compile(r"\w+|[^\w\s]")
-C_STRING = re.compile(r'"((?:\\.|[^"\\\n])*)"')
 
 
 def extension(path: str) -> str:
