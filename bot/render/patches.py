@@ -140,17 +140,12 @@ def _fetch_steps(pin: PinReport, new_ref: str, url: str, rebuilding: bool) -> li
     return steps
 
 
-def rebuilt_path(p: PatchResult) -> str:
-    """Where the patch's rebuilt text belongs: the path the rebuild names, else the patch's own."""
-    return p.regenerated or p.path
-
-
 def _apply_step(p: PatchResult, rebuilt: list[PatchResult]) -> str:
     """How one patch of the stack goes on: from the checkout, as the CLI rebuilt it, checked, or skipped."""
     if p.status in REBUILT and p in rebuilt:
-        return f"git apply --index {REGENERATED_DIR}/{rebuilt_path(p)}"
+        return f"git apply --index {REGENERATED_DIR}/{p.path}"
     if p.status in APPLIES or p.status in REBUILT:
-        return f'git apply --index "$OLLAMA/{rebuilt_path(p)}"'
+        return f'git apply --index "$OLLAMA/{p.path}"'
     if p.status == "conflict":
         return f'git apply --check "$OLLAMA/{p.path}"  # conflict (see above); --3way leaves markers'
     return f"# skipped: {p.path} ({p.status})"
@@ -164,7 +159,7 @@ def _up_to_last_conflict(patches: list[PatchResult]) -> list[PatchResult]:
 
 def _to_rebuild(stack: list[PatchResult], committed: Collection[str]) -> list[PatchResult]:
     """The rebuilt patches the CLI must write again: those not yet committed to the branch."""
-    return [p for p in stack if p.status in REBUILT and rebuilt_path(p) not in committed]
+    return [p for p in stack if p.status in REBUILT and p.path not in committed]
 
 
 def reproduce_steps(pin: PinReport, committed: Collection[str] = ()) -> list[str]:

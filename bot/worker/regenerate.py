@@ -18,7 +18,7 @@ from bot.gh.gitdata import BranchMoved
 from bot.model import REBUILT, UNRESOLVED, AnalysisError, PatchResult, PinReport, Report
 from bot.render.checklist import COMMENT_LIMIT
 from bot.render.env import render_template
-from bot.render.patches import pin_view, rebuilt_path
+from bot.render.patches import pin_view
 from bot.render.replies import failed_reply, untouched_reply
 from bot.rest import RestSnapshot
 from bot.worker.context import JobContext
@@ -50,9 +50,12 @@ def patch_changes(report: Report, current: Callable[[str], bytes | None]) -> lis
     changes = []
     for pin in report.pins:
         for patch in pin.patches:
-            path = rebuilt_path(patch)
-            if patch.status in REBUILT and patch.new_text is not None and patch.new_text != current(path):
-                changes.append(PatchChange(path, patch.status, patch.new_text))
+            if (
+                patch.status in REBUILT
+                and patch.new_text is not None
+                and patch.new_text != current(patch.path)
+            ):
+                changes.append(PatchChange(patch.path, patch.status, patch.new_text))
     return changes
 
 
@@ -66,9 +69,7 @@ def refs_text(report: Report) -> str:
 
 def _changed_pins(report: Report, changes: list[PatchChange]) -> list[PinReport]:
     """The pins one of whose patches the changes rewrite."""
-    return [
-        pin for pin in report.pins if any(c.path in {rebuilt_path(p) for p in pin.patches} for c in changes)
-    ]
+    return [pin for pin in report.pins if any(c.path in {p.path for p in pin.patches} for c in changes)]
 
 
 def commit_message(report: Report, changes: list[PatchChange]) -> str:
@@ -163,11 +164,7 @@ async def _rebuilt(
 async def _current_patches(head: RestSnapshot, report: Report) -> dict[str, bytes | None]:
     """The head commit's bytes of every patch the report rebuilt."""
     return {
-        path: await head.fetch(path)
-        for pin in report.pins
-        for p in pin.patches
-        if p.new_text is not None
-        for path in [rebuilt_path(p)]
+        p.path: await head.fetch(p.path) for pin in report.pins for p in pin.patches if p.new_text is not None
     }
 
 
