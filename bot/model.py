@@ -139,3 +139,8 @@ class Report:
     @property
     def needs_change(self) -> bool:
         return any(p.status in NEEDS_CHANGE for pin in self.pins for p in pin.patches)
+
+    @property
+    def unresolved(self) -> list[PatchResult]:
+        """The patches a person must resolve (no rebuilt text could be written)."""
+        return [p for pin in self.pins for p in pin.patches if p.status in UNRESOLVED]

@@ -8,7 +8,7 @@ from pathlib import Path
 from bot.cli.analysis import analyse_change, failures, write_rebuilt
 from bot.cli.change import Change, open_change, shown, uncommitted, working_tree
 from bot.cli.console import UsageError, emit
-from bot.model import UNRESOLVED, Report
+from bot.model import Report
 
 
 def cmd_regenerate(args: argparse.Namespace) -> int:
@@ -18,12 +18,7 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
     written = write_rebuilt(root, report)
     for line in _done(report, root, written):
         emit(line)
-    return failures(report) or (1 if _unresolved(report) else 0)
-
-
-def _unresolved(report: Report) -> bool:
-    """Whether a patch is left for a person to resolve (no rebuilt text could be written): exit 1."""
-    return any(p.status in UNRESOLVED for pin in report.pins for p in pin.patches)
+    return failures(report) or (1 if report.unresolved else 0)  # a patch left for a person: exit 1
 
 
 def _writable_tree(args: argparse.Namespace, change: Change) -> Path:

@@ -15,7 +15,7 @@ from bot.commands import Command
 from bot.config import Config
 from bot.gh import refused
 from bot.gh.gitdata import BranchMoved
-from bot.model import REBUILT, UNRESOLVED, AnalysisError, PatchResult, PinReport, Report
+from bot.model import REBUILT, UNRESOLVED, AnalysisError, PinReport, Report
 from bot.render.checklist import COMMENT_LIMIT
 from bot.render.env import render_template
 from bot.render.patches import pin_view
@@ -57,10 +57,6 @@ def patch_changes(report: Report, current: Callable[[str], bytes | None]) -> lis
             ):
                 changes.append(PatchChange(patch.path, patch.status, patch.new_text))
     return changes
-
-
-def unresolved_patches(report: Report) -> list[PatchResult]:
-    return [p for pin in report.pins for p in pin.patches if p.status in UNRESOLVED]
 
 
 def refs_text(report: Report) -> str:
@@ -126,7 +122,7 @@ async def regenerate_command(ctx: JobContext, command: Command, config: Config) 
     # The patches it cannot rebuild are named in every answer, with why and how to reproduce it.
     reply = functools.partial(
         reply,
-        unresolved=unresolved_patches(report),
+        unresolved=report.unresolved,
         unresolved_statuses=UNRESOLVED,
         views=[pin_view(pin, config.command_prefix, None) for pin in report.pins],
         refs=refs_text(report),
