@@ -230,6 +230,7 @@ def create_app(
                 poll_interval=poll_interval,
                 backoff=backoff or JobBackoff(),
                 store=store,
+                limits=settings.analysis_limits,
             )
             if isinstance(shared := app[QUEUE], PostgresJobQueue):
                 shared.on_work(service.wake)  # another instance queued a job or freed a pull request

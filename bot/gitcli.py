@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 import pygit2
 
+from bot.sandbox import unlimited_memory
+
 log = logging.getLogger("bot.upstream")  # the mirrors' log: a fetch's progress is part of their story
 
 REMOTE = "origin"  # the mirror's promisor remote; its URL lives only in the environment of each git run
@@ -99,7 +101,14 @@ def run_git(
     (-1 when it could not start or took longer than FETCH_TIMEOUT) and its stderr."""
     try:
         proc = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+            # The analysis's memory limit lifted: a fetch's input is the upstream's, not the pull request's.
+            # Fetches run in single-threaded processes (the CLI, the analysis child), where this is safe.
+            preexec_fn=unlimited_memory,  # noqa: PLW1509
         )
     except FileNotFoundError:
         return -1, "fatal: git is not installed"

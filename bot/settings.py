@@ -11,6 +11,8 @@ from bot.gitcli import public_url
 from bot.github import signing_key
 from bot.mirrors import parse_url_rewrites
 from bot.model import AnalysisError
+from bot.sandbox import DEFAULT_LIMITS, Limits
+from bot.sandbox import MIN_MEMORY_MB as MIN_ANALYSIS_MEMORY_MB
 
 MIN_SECRET = 16  # characters a webhook secret needs: a shorter one is within reach of guessing
 
@@ -31,6 +33,7 @@ class Settings:
     url_instead_of: str | None = None
     workers: int = 2
     database_url: str | None = None  # the shared job store; None: SQLite in data_dir
+    analysis_limits: Limits = DEFAULT_LIMITS
 
     def __repr__(self) -> str:  # never print the key, the secret or the database's password
         return f"Settings(app_id={self.app_id!r}, api_url={self.api_url!r}, data_dir={str(self.data_dir)!r})"
@@ -52,6 +55,7 @@ class Settings:
             url_instead_of=env.get("LLAMA_BOT_URL_INSTEADOF") or None,
             workers=workers,
             database_url=_database_url(env.get("DATABASE_URL")),
+            analysis_limits=_analysis_limits(env),
         )
 
 
@@ -67,6 +71,16 @@ def _workers(env: Mapping[str, str]) -> int:
     if workers < 1:
         raise SettingsError("LLAMA_BOT_WORKERS must be at least 1")
     return workers
+
+
+def _analysis_limits(env: Mapping[str, str]) -> Limits:
+    memory = _whole_number(env, "LLAMA_BOT_ANALYSIS_MEMORY_MB", Limits.memory_mb)
+    timeout = _whole_number(env, "LLAMA_BOT_ANALYSIS_TIMEOUT", int(Limits.timeout))
+    if memory < MIN_ANALYSIS_MEMORY_MB:
+        raise SettingsError(f"LLAMA_BOT_ANALYSIS_MEMORY_MB must be at least {MIN_ANALYSIS_MEMORY_MB}")
+    if timeout < 1:
+        raise SettingsError("LLAMA_BOT_ANALYSIS_TIMEOUT must be at least 1 (seconds)")
+    return Limits(memory_mb=memory, timeout=float(timeout))
 
 
 def _check_url_rewrites(env: Mapping[str, str]) -> None:

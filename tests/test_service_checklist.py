@@ -9,8 +9,8 @@ import time
 import pygit2
 import pytest
 
-from bot.app import SERVICE
 from bot.render.env import MARKER, RUNNING
+from bot.rest import RestSnapshot
 from tests.conftest import OLD_SOURCE, PATCH_PATH
 from tests.gitutil import make_patch
 
@@ -44,24 +44,24 @@ async def checked_and_ticked(bot, scenario) -> str:
 
 
 class Hold:
-    """Once `armed`, analyses wait at the upstream mirror until `release` is set: a run caught in the middle."""
+    """Once `armed`, analyses wait at their first read of the pull request's files until `release` is set:
+    a run caught in the middle."""
 
     def __init__(self):
         self.armed, self.reached, self.release = threading.Event(), threading.Event(), threading.Event()
 
 
 @pytest.fixture
-def hold(bot):
-    service = bot.app[SERVICE]
-    opened, held = service.open_upstream, Hold()
+def hold(bot, monkeypatch):
+    read, held = RestSnapshot.read, Hold()
 
-    def waiting(pin, refs, **options):
+    def waiting(snapshot, path):
         if held.armed.is_set():
             held.reached.set()
             held.release.wait(60)
-        return opened(pin, refs, **options)
+        return read(snapshot, path)
 
-    service.open_upstream = waiting
+    monkeypatch.setattr(RestSnapshot, "read", waiting)
     yield held
     held.release.set()
 

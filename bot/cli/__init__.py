@@ -13,6 +13,7 @@ from bot.cli.regenerate import cmd_regenerate
 from bot.cli.service import cmd_jobs, cmd_serve
 from bot.cli.verify import cmd_verify_source
 from bot.model import AnalysisError
+from bot.sandbox import ChildFailed
 
 COMMANDS = {
     "check": cmd_check,
@@ -36,9 +37,13 @@ def main(argv: list[str] | None = None) -> int:
         Exception
     ) as exc:  # a bug: exit 2 (could not analyse), never the 1 that means "a patch needs a change"
         if os.environ.get("LLAMA_BOT_DEBUG"):
+            if isinstance(exc, ChildFailed):
+                print(exc.child_traceback, end="", file=sys.stderr)  # where the analysis process failed
+                raise exc.original or exc from None
             raise
+        what = str(exc) if isinstance(exc, ChildFailed) else f"{type(exc).__name__}: {exc}"
         print(
-            f"llama-bot: internal error ({type(exc).__name__}: {exc}); this is a bug in llama-bot: "
+            f"llama-bot: internal error ({what}); this is a bug in llama-bot: "
             "run again with LLAMA_BOT_DEBUG=1 for the traceback and report it",
             file=sys.stderr,
         )

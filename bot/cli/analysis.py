@@ -13,6 +13,7 @@ from bot.cli.console import UsageError
 from bot.cli.upstreams import upstream_opener
 from bot.config import CONFIG_PATH, Config, Pin, parse_config
 from bot.model import REBUILT, Report
+from bot.sandbox import Limits, run_limited
 from bot.snapshot import GitSnapshot
 
 
@@ -28,7 +29,12 @@ def analyse_change(args: argparse.Namespace, change: Change, review: bool) -> tu
     selected = dataclasses.replace(
         change.config, pins=tuple(change.config.touched_pins(changed, head, False))
     )
-    report = analyse(change.config, base, head, opener, changed, review=review, errors={}, also_watch=False)
+    report = run_limited(
+        lambda _channel: analyse(
+            change.config, base, head, opener, changed, review=review, errors={}, also_watch=False
+        ),
+        cli_limits(args),
+    )
     if not report.pins and not report.failed:
         _explain_untouched(change, base, head)
     if getattr(args, "explain", False):
@@ -37,6 +43,11 @@ def analyse_change(args: argparse.Namespace, change: Change, review: bool) -> tu
         _explain_consumers(report, selected, head, opener)
     _warn_missing_patch_dirs(report, selected, base, head)
     return report, changed
+
+
+def cli_limits(args: argparse.Namespace) -> Limits:
+    """The analysis limits of the command line, named by its options when one stops it."""
+    return Limits(args.max_memory_mb, float(args.timeout), "--max-memory-mb", "--timeout")
 
 
 def _explain_patches(report: Report) -> None:

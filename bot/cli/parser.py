@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from bot.jobs import STATUSES
+from bot.sandbox import MIN_MEMORY_MB, Limits
 
 DESCRIPTION = """`python -m bot`: check, regenerate and verify Ollama's carried upstream patches; serve the GitHub App.
 
@@ -42,7 +43,9 @@ SERVE_ENV = """environment:
   HOST, PORT                    listen address (default 0.0.0.0, 8080; --host/--port win)
   LLAMA_BOT_DATA_DIR            job store and upstream mirrors (default ./var)
   LLAMA_BOT_URL_INSTEADOF       NEW=OLD,... prefix rewrites of upstream URLs, like git's url.NEW.insteadOf OLD
-  LLAMA_BOT_WORKERS             concurrent analysis jobs (default 2)"""
+  LLAMA_BOT_WORKERS             concurrent analysis jobs (default 2)
+  LLAMA_BOT_ANALYSIS_MEMORY_MB  address-space limit of one analysis, run in a child process (default 1024)
+  LLAMA_BOT_ANALYSIS_TIMEOUT    wall-time limit of one analysis, seconds (default 600)"""
 CLI_ENV = """environment:
   LLAMA_BOT_DATA_DIR            where upstream mirrors are kept (default $XDG_CACHE_HOME/llama-bot,
                                 else ~/.cache/llama-bot)
@@ -55,6 +58,18 @@ UPSTREAM_DIR_HELP = (
 QUIET_HELP = (
     "say nothing on stderr about fetching upstreams (what is fetched, and how a slow fetch is getting on)"
 )
+
+
+def _at_least(low: int):
+    """An argparse type: a whole number no smaller than `low`."""
+
+    def whole(text: str) -> int:
+        if not text.strip().isdigit() or int(text) < low:
+            raise argparse.ArgumentTypeError(f"must be a whole number of at least {low}, not {text!r}")
+        return int(text)
+
+    whole.__name__ = "number"
+    return whole
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,6 +123,22 @@ def build_parser() -> argparse.ArgumentParser:
             "--upstream-dir", action="append", default=[], metavar="NAME=GITDIR", help=UPSTREAM_DIR_HELP
         )
         cmd.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+        cmd.add_argument(
+            "--max-memory-mb",
+            type=_at_least(MIN_MEMORY_MB),
+            default=Limits.memory_mb,
+            metavar="MB",
+            help=f"the analysis runs in a child process with this address-space limit (default: "
+            f"{Limits.memory_mb}); past it, exit 2 naming what it was doing",
+        )
+        cmd.add_argument(
+            "--timeout",
+            type=_at_least(1),
+            default=int(Limits.timeout),
+            metavar="SECONDS",
+            help=f"the analysis's wall-time limit (default: {Limits.timeout:g}); past it, exit 2 naming what "
+            "it was doing",
+        )
         if name == "check":
             cmd.add_argument(
                 "--format",

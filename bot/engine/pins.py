@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 import pygit2
 
 from bot import buildpatches, gitapply, identifiers
+from bot.activity import doing
 from bot.config import CONFIG_PATH, Config, Pin, read_version
 from bot.engine.context import OpenUpstream, PinContext
 from bot.engine.patch import check_patch
@@ -44,6 +45,7 @@ def check_pin(
     old_commit = _resolve(upstream, old_ref, f"{pin.version_file} at the base revision") if old_ref else None
     base_commit = old_commit or new_commit
     history = History(upstream, base_commit, new_commit)
+    doing(f"fetching the upstream files {pin.name}'s patches and review read")
     upstream.fetch_missing(history, _upstream_reads(head, pin))
     ctx = PinContext(
         pin,
@@ -58,7 +60,9 @@ def check_pin(
     stack = pin_stack(head, pin)
     report.patch_source = stack.origin
     for path in stack.paths:
+        doing(f"placing {path}")
         report.patches.append(check_patch(ctx, path, head.read(path) or b""))
+    doing(f"applying {pin.name}'s patches with git apply")
     _confirm_with_git_apply(report.patches, head, GitSnapshot(upstream.repo, new_commit), new_ref)
     return report, ctx
 
@@ -243,6 +247,7 @@ def _analyse_pin(
     Only garbage in the base's version file is skipped (the change may repair it): a well-formed base
     ref that upstream lacks is an error, since comparing against the new ref alone would hide the bump.
     """
+    doing(f"reading {pin.name}'s version files")
     new_ref = read_version(head, pin.version_file)
     old_ref = _base_ref(base, pin)
     elsewhere = _fetched_elsewhere(base, pin) if old_ref else None
@@ -252,11 +257,13 @@ def _analyse_pin(
     if new_ref is None:  # neither revision has the version file
         return None
     refs = [r for r in dict.fromkeys([old_ref, new_ref]) if r]
+    doing(f"getting {pin.name} {' and '.join(refs)} from {pin.upstream}")
     upstream = _open(open_upstream, pin, refs)
     pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head)
     if elsewhere is not None:
         pin_report.findings.append(_other_upstream_finding(pin, base, elsewhere))
     if review:
+        doing(f"reviewing {pin.name}'s upstream diff")
         pin_report.findings += _review_findings(
             pin, config, head, open_upstream, ctx, bool(old_ref), pin_report
         )

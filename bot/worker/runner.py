@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
+import multiprocessing
 import os
 import random
 import socket
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -24,8 +25,7 @@ from pathlib import Path
 import aiohttp
 from gidgethub import HTTPException
 
-from bot.config import Config, Pin
-from bot.engine import analyse
+from bot.config import Config
 from bot.gh import message_of
 from bot.gh.pullref import PullRef
 from bot.github import GitHubApp
@@ -34,9 +34,10 @@ from bot.metrics import Metrics
 from bot.model import Report
 from bot.rest import BlobCache, RestSnapshot
 from bot.retries import transient
-from bot.upstream import Mirrors, Upstream
+from bot.sandbox import DEFAULT_LIMITS, Limits, run_limited
 from bot.validationstore import ValidationStore
 from bot.worker import analysis, commands, platforms
+from bot.worker.childanalysis import PRELOADED, ChildAnalysis, SnapshotSpec
 from bot.worker.context import JobContext, Outcome, Shared, on_github
 from bot.worker.failure import report_failure
 from bot.worker.progress import JobProgress
@@ -125,6 +126,7 @@ class Service:
         catch_up_every: float = CATCH_UP_EVERY,
         backoff: JobBackoff = JobBackoff(),
         store: ValidationStore | None = None,
+        limits: Limits = DEFAULT_LIMITS,
     ):
         self.queue = queue
         self.github = github
@@ -137,7 +139,9 @@ class Service:
         self.blobs = BlobCache()
         self._executor = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="analysis")
         self.store = store or ValidationStore(self.data_dir / VALIDATION_DB)
-        self.mirrors = Mirrors(self.data_dir, url_instead_of)
+        self.url_instead_of = url_instead_of
+        self.limits = limits
+        multiprocessing.set_forkserver_preload(PRELOADED)
         self.shared = Shared(self.store, queue, self.analyse, self.wake, catch_up_after)
         self._wakeup = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
@@ -187,15 +191,6 @@ class Service:
 
     # -- the engine --
 
-    def open_upstream(
-        self, pin: Pin, refs: list[str], fetching: Callable[[str, bool], None] | None = None
-    ) -> Upstream:
-        """The pin's mirror with `refs`; `fetching` hears (pin name, True) when a fetch from it starts and
-        (pin name, False) when it ends."""
-        return self.mirrors.open(
-            pin.name, pin.upstream, refs, functools.partial(fetching, pin.name) if fetching else None
-        )
-
     async def analyse(
         self,
         config: Config,
@@ -206,25 +201,45 @@ class Service:
         errors: dict[str, str] | None = None,
         fetching: Callable[[str, bool], None] | None = None,
     ) -> Report:
-        """The engine's report, computed in a worker thread that reads the snapshots over its own connection."""
-        open_upstream = (
-            functools.partial(self.open_upstream, fetching=fetching) if fetching else self.open_upstream
-        )
+        """The engine's report, computed in a child process within the analysis limits; a worker thread
+        serves the child's reads of the pull request over its own connection, and kills the child when
+        the job is cancelled (the service stops)."""
         reader = await base.thread_reader()
+        sides = {"base": base.reading_with(reader), "head": head.reading_with(reader)}
+        request = ChildAnalysis(
+            config,
+            SnapshotSpec.of("base", base),
+            SnapshotSpec.of("head", head),
+            changed,
+            review,
+            self.data_dir,
+            self.url_instead_of,
+        )
+        stop = threading.Event()
 
-        def run() -> Report:
+        def answer(question: tuple) -> bytes | None:
+            _, side, path = question
+            return sides[side].read(path)
+
+        def hear(note: tuple) -> None:
+            _, name, started = note
+            if fetching is not None:
+                fetching(name, started)
+
+        def run() -> tuple[Report, dict[str, str]]:
             with reader:
-                return analyse(
-                    config,
-                    base.reading_with(reader),
-                    head.reading_with(reader),
-                    open_upstream,
-                    changed,
-                    review=review,
-                    errors=errors,
+                return run_limited(
+                    request, self.limits, start_method="forkserver", answer=answer, hear=hear, stop=stop
                 )
 
-        return await asyncio.get_running_loop().run_in_executor(self._executor, run)
+        try:
+            report, child_errors = await asyncio.get_running_loop().run_in_executor(self._executor, run)
+        except asyncio.CancelledError:
+            stop.set()
+            raise
+        if errors is not None:
+            errors.update(child_errors)
+        return report
 
     # -- the workers --
 

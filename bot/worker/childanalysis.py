@@ -1,0 +1,97 @@
+"""The service's analysis in a child process (`bot.sandbox`).
+
+The child holds no GitHub token: it reads the pull request's files by asking the service, which reads
+them over REST through its blob cache, and it tells the service when an upstream fetch starts and ends
+(the checklist's banner). Upstream mirrors it opens itself, in the data directory (file locks keep two
+children from fetching into one mirror at once).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.config import Config, Pin
+from bot.model import Report
+from bot.rest import BlobCache, RestSnapshot
+from bot.sandbox import Channel
+from bot.upstream import Mirrors, Upstream
+
+CHILD_BLOB_CACHE = 32 << 20  # what the child keeps of the files it asked for: the engine re-reads a few
+
+
+@dataclass(frozen=True)
+class SnapshotSpec:
+    """What the child knows of one side of the pull request: its commit and file list, not its contents."""
+
+    side: str  # "base" or "head": how the child names it when it asks for a file
+    commit_sha: str
+    entries: dict[str, tuple[str, str]]  # path -> (blob sha, mode)
+
+    @classmethod
+    def of(cls, side: str, snapshot: RestSnapshot) -> SnapshotSpec:
+        return cls(side, snapshot.commit_sha, snapshot.entries)
+
+
+class AskedSnapshot:
+    """A side of the pull request in the child: the file list it was given, contents asked for."""
+
+    def __init__(self, spec: SnapshotSpec, channel: Channel, blobs: BlobCache):
+        self.commit_sha = spec.commit_sha
+        self._spec, self._channel, self._blobs = spec, channel, blobs
+        self._paths = sorted(spec.entries)
+
+    def read(self, path: str) -> bytes | None:
+        entry = self._spec.entries.get(path)
+        if entry is None:
+            return None
+        data = self._blobs.get(entry[0])
+        if data is None:
+            data = self._channel.ask("read", self._spec.side, path)
+            self._blobs.put(entry[0], data)
+        return data
+
+    def files(self, prefix: str = "") -> list[str]:
+        if not prefix:
+            return list(self._paths)
+        prefix = prefix.rstrip("/") + "/"
+        return [p for p in self._paths if p.startswith(prefix)]
+
+
+@dataclass(frozen=True)
+class ChildAnalysis:
+    """One analysis as the child runs it: everything in it crosses the process boundary by pickling."""
+
+    config: Config
+    base: SnapshotSpec
+    head: SnapshotSpec
+    changed: list[str] | None
+    review: bool
+    data_dir: Path
+    url_instead_of: str | None
+
+    def __call__(self, channel: Channel) -> tuple[Report, dict[str, str]]:
+        from bot.engine import analyse
+
+        blobs = BlobCache(CHILD_BLOB_CACHE)
+        mirrors = Mirrors(self.data_dir, self.url_instead_of)
+
+        def open_upstream(pin: Pin, refs: list[str]) -> Upstream:
+            return mirrors.open(
+                pin.name, pin.upstream, refs, lambda started: channel.tell("fetching", pin.name, started)
+            )
+
+        errors: dict[str, str] = {}
+        report = analyse(
+            self.config,
+            AskedSnapshot(self.base, channel, blobs),
+            AskedSnapshot(self.head, channel, blobs),
+            open_upstream,
+            self.changed,
+            review=self.review,
+            errors=errors,
+        )
+        return report, errors
+
+
+PRELOADED = ["bot.worker.childanalysis", "bot.engine", "bot.review", "bot.crosspin"]
