@@ -18,7 +18,7 @@ import socket
 import sqlite3
 import sys
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from hashlib import sha256
 
 import aiohttp
@@ -53,12 +53,42 @@ HEALTH = web.AppKey("health", GitHubHealth)
 # -- the webhook ----------------------------------------------------------------------------------
 
 
+# Events counted by their own name: those the routers act on, and those GitHub sends every App whatever it
+# subscribes to. The event header is not covered by the signature, so any other name is counted as `other`
+# and the metric's label values stay this short list whatever is sent.
+APP_EVENTS = frozenset(
+    {"ping", "installation", "installation_repositories", "installation_target", "github_app_authorization"}
+)
+# gidgethub keeps a router's routes by event name in these two mappings
+ROUTED_EVENTS = frozenset(handlers.router._shallow_routes) | frozenset(handlers.router._deep_routes)
+COUNTED_EVENTS = ROUTED_EVENTS | APP_EVENTS
+UNVERIFIED = "unverified"  # the event label and log field of a delivery whose signature was not verified
+MAX_DELIVERY_ID = 64  # GitHub's delivery ids are GUIDs (36 characters)
+
+
 def signature_valid(body: bytes, signature: str | None, secret: str) -> bool:
-    """`X-Hub-Signature-256` check on the raw bytes, in constant time."""
-    if not signature or not signature.startswith("sha256="):
+    """`X-Hub-Signature-256` check on the raw bytes, in constant time. A header that is not ASCII (aiohttp
+    gives bytes that are not UTF-8 as surrogates) is no signature."""
+    if not signature or not signature.isascii() or not signature.startswith("sha256="):
         return False
     expected = "sha256=" + hmac.new(secret.encode(), body, sha256).hexdigest()
-    return hmac.compare_digest(signature.encode(), expected.encode())
+    return hmac.compare_digest(signature, expected)
+
+
+def event_label(event_name: str) -> str:
+    """A signed delivery's `event` label and log field: its name when the service counts it, else `other`."""
+    return event_name if event_name in COUNTED_EVENTS else "other"
+
+
+def delivery_key(delivery_id: str, body: bytes) -> str:
+    """What a signed delivery is stored and logged under: GitHub's id; the body's sha256 when it sends none,
+    so a redelivered body still counts once; the id's own sha256 when it is not short ASCII text (headers
+    are not signed), which deduplicates the same way in a bounded, storable form."""
+    if not delivery_id:
+        return "sha256:" + sha256(body).hexdigest()
+    if len(delivery_id) > MAX_DELIVERY_ID or not delivery_id.isascii():
+        return "sha256:" + sha256(delivery_id.encode(errors="surrogateescape")).hexdigest()
+    return delivery_id
 
 
 class BadDelivery(Exception):
@@ -115,37 +145,28 @@ async def _body(request: web.Request) -> bytes | None:
         return None
 
 
-def _refusal(body: bytes, headers: Mapping[str, str], secret: str) -> tuple[str, int, str] | None:
-    """Why a delivery is turned away unread (its outcome, status code and error), or None."""
-    if not signature_valid(body, headers.get("X-Hub-Signature-256"), secret):
-        return "unauthorized", 401, "missing or wrong X-Hub-Signature-256"
-    if not headers.get("X-GitHub-Event", ""):
-        return "bad_request", 400, "missing X-GitHub-Event"
-    return None
-
-
 async def webhook(request: web.Request) -> web.Response:
+    """Until the signature is verified nothing of the delivery reaches a metric label, a log field or the
+    store: the metric and the log line call it `unverified`."""
     app = request.app
-    settings: Settings = app[SETTINGS]
     metrics: Metrics = app[METRICS]
-    event_name = request.headers.get("X-GitHub-Event", "")
-    delivery = request.headers.get("X-GitHub-Delivery", "")
-    context = {"delivery_id": delivery, "event": event_name}
+    context = {"event": UNVERIFIED}
 
     def outcome(name: str, code: int, **data) -> web.Response:
-        metrics.deliveries.labels(event_name or "unknown", name).inc()
+        metrics.deliveries.labels(context["event"], name).inc()
         log.info("webhook %s", name, extra={**context, "status": code})
         return _answer(code, **data)
 
     body = await _body(request)
     if body is None:
         return outcome("too_large", 413, error="body larger than 25 MiB")
-    refused = _refusal(body, request.headers, settings.webhook_secret)
-    if refused is not None:
-        name, code, error = refused
-        return outcome(name, code, error=error)
-    if not delivery:  # GitHub always names its deliveries; a redelivered body still counts once
-        delivery = context["delivery_id"] = "sha256:" + sha256(body).hexdigest()
+    if not signature_valid(body, request.headers.get("X-Hub-Signature-256"), app[SETTINGS].webhook_secret):
+        return outcome("unauthorized", 401, error="missing or wrong X-Hub-Signature-256")
+    event_name = request.headers.get("X-GitHub-Event", "")
+    delivery = delivery_key(request.headers.get("X-GitHub-Delivery", ""), body)
+    context.update(event=event_label(event_name), delivery_id=delivery)
+    if not event_name:
+        return outcome("bad_request", 400, error="missing X-GitHub-Event")
     try:
         requests = await _job_requests(body, event_name, delivery)
     except BadDelivery as exc:

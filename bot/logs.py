@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import logging
 import re
@@ -15,11 +17,21 @@ REDACTED = "[redacted]"
 # Values that are credentials by their shape, wherever they occur in a line.
 _SECRET_SHAPES = re.compile(
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----"  # PEM keys
-    r"|\bgh[opsuir]_[A-Za-z0-9_]{16,}"  # GitHub tokens
-    r"|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+",  # JWTs (the App's)
+    # GitHub tokens: installation, OAuth, user, refresh, classic and fine-grained personal access tokens
+    r"|(?<![A-Za-z0-9])(?:gh[opsuir]_|github_pat_)[A-Za-z0-9_]{16,}"
+    r"|(?<![A-Za-z0-9])v1\.[0-9a-f]{40}(?![0-9a-z])"  # installation tokens of the older shape
+    r"|(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",  # JWTs (the App's)
     re.DOTALL | re.IGNORECASE,
 )
-_AUTHORIZATION = re.compile(r"\b(token|bearer)(\s+)[A-Za-z0-9._\-]{20,}", re.IGNORECASE)  # a header's value
+# An Authorization header's value where the header is named (`Authorization: Bearer x`, `'authorization':
+# 'token x'`, `authorization=...`): the scheme stays, the credential after it goes, whatever its length.
+_AUTHORIZATION_HEADER = re.compile(
+    r"""(authorization["']?\s*[:=]\s*["']?(?:[a-z][a-z0-9_-]*\s+)?+)[^\s"',;()\[\]{}]+""", re.IGNORECASE
+)
+# A credential after its scheme where the header is not named: `token` or `bearer` and a value of 20 or
+# more token characters (a word after them is left alone), `basic` and base64 that decodes to user:password.
+_SCHEME_CREDENTIALS = re.compile(r"\b(token|bearer)(\s+)[A-Za-z0-9._~+/-]{20,}=*", re.IGNORECASE)
+_BASIC_CREDENTIALS = re.compile(r"\b(basic\s+)([A-Za-z0-9+/]{4,}={0,2})(?![A-Za-z0-9+/=])", re.IGNORECASE)
 _URL_CREDENTIALS = re.compile(r"(?<=://)[^/\s@]+@")  # user:password@ in a URL
 _SECRET_FIELDS = re.compile(
     r"token|secret|password|authorization|private_key", re.IGNORECASE
@@ -38,7 +50,11 @@ class JsonFormatter(logging.Formatter):
         self.secrets = frozenset(s.strip() for s in secrets if s and s.strip())
 
     def redact(self, text: str) -> str:
-        text = _AUTHORIZATION.sub(rf"\1\2{REDACTED}", _SECRET_SHAPES.sub(REDACTED, text))
+        """`text` with every credential masked; a header's value first, so its scheme stays readable."""
+        text = _AUTHORIZATION_HEADER.sub(rf"\1{REDACTED}", text)
+        text = _SCHEME_CREDENTIALS.sub(rf"\1\2{REDACTED}", text)
+        text = _BASIC_CREDENTIALS.sub(_basic_redacted, text)
+        text = _SECRET_SHAPES.sub(REDACTED, text)
         return _URL_CREDENTIALS.sub(REDACTED + "@", text)
 
     def _value(self, value: object) -> object:
@@ -51,7 +67,12 @@ class JsonFormatter(logging.Formatter):
         elif isinstance(args, Mapping):
             args = {key: self._value(value) for key, value in args.items()}
         text = str(self._value(record.msg))
-        return text % args if args else text
+        if not args:
+            return text
+        try:
+            return text % args
+        except (TypeError, ValueError, KeyError):  # else logging would print the arguments to stderr unmasked
+            return f"{text} {args!r}"
 
     def format(self, record: logging.LogRecord) -> str:
         entry: dict = {
@@ -76,6 +97,15 @@ class JsonFormatter(logging.Formatter):
         if isinstance(value, (int, float, bool)) or value is None:
             return value
         return self.redact(str(self._value(value)))
+
+
+def _basic_redacted(found: re.Match[str]) -> str:
+    """`Basic <base64>` with the base64 masked when it is user:password, as Basic credentials always are."""
+    try:
+        credentials = base64.b64decode(found[2] + "=" * (-len(found[2]) % 4), validate=True)
+    except binascii.Error:
+        return found[0]
+    return found[1] + REDACTED if b":" in credentials else found[0]
 
 
 def configure_logging(settings: Settings, stream=None) -> logging.Handler:

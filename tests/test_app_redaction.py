@@ -1,5 +1,6 @@
 """Credentials never reach the logs, comments or links; nothing else in a log line is touched."""
 
+import base64
 import io
 import json
 import logging
@@ -7,6 +8,7 @@ import sys
 from dataclasses import replace
 
 from bot.logs import REDACTED, JsonFormatter, configure_logging
+from bot.settings import Settings
 from tests.conftest import SECRET, Bot, bot_settings
 from tests.fakegithub import _default_key, commit
 
@@ -102,3 +104,101 @@ async def test_credentials_in_the_upstream_url_appear_in_no_log_comment_or_link(
     assert len(runs) == 2 and stream.getvalue()
     for text in [comment["body"], stream.getvalue(), *(json.dumps(r["output"]) for r in runs)]:
         assert password not in text and user not in text
+
+
+COMMIT = "6f1c7e0b9d2a4c3e8f5a1b2c3d4e5f60718293a4"  # a commit id: 40 hex digits that are no credential
+OPAQUE = "opaque-Xq7"  # any length, where the header is named
+BASIC = base64.b64encode(b"x-access-token:hunter2-of-the-mirror").decode()
+# Each credential as it is written where it is logged, and the part of it that must not show.
+CREDENTIAL_SHAPES = {
+    "installation token": ("ghs_" + "A1b2C3d4E5f6" * 3, "A1b2C3d4E5f6" * 3),
+    "personal access token": ("ghp_" + "Zz09Yy18Xx27" * 3, "Zz09Yy18Xx27" * 3),
+    "OAuth token": ("gho_" + "Oo11Aa22Uu33" * 3, "Oo11Aa22Uu33" * 3),
+    "user-to-server token": ("ghu_" + "Uu44Ss55Ee66" * 3, "Uu44Ss55Ee66" * 3),
+    "refresh token": ("ghr_" + "Rr77Ff88Hh99" * 6, "Rr77Ff88Hh99" * 6),
+    "fine-grained token": ("github_pat_11ABCDEFG0aBcDeFgHiJkLm_" + "Qw3" * 20, "Qw3" * 20),
+    "installation token, older shape": ("v1." + "0a1b2c3d4e" * 4, "0a1b2c3d4e" * 4),
+    "JWT": (
+        "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiI0MiJ9.c2lnbmF0dXJlLW9mLXRoZS1qd3Q",
+        "c2lnbmF0dXJlLW9mLXRoZS1qd3Q",
+    ),
+    "Authorization header, Bearer": (f"Authorization: Bearer {OPAQUE}", OPAQUE),
+    "authorization header in a dict": (f"{{'authorization': 'token {OPAQUE}'}}", OPAQUE),
+    "Authorization header, Basic": (f"Authorization: Basic {BASIC}", BASIC),
+    "Basic credentials": (f"sent Basic {BASIC}", BASIC),
+    "token credentials": ("token " + "0a1b2c3d4e" * 4, "0a1b2c3d4e" * 4),
+    "bearer credentials": ("Bearer " + "Tk5-" * 6, "Tk5-" * 6),
+}
+
+
+def logged_lines(settings, *calls) -> tuple[list[dict], str]:
+    """The JSON lines the service's logging writes for `calls` (each logs through a logger), and anything
+    logging itself printed to stderr."""
+    stream, stderr = io.StringIO(), io.StringIO()
+    handler = configure_logging(settings, stream)
+    logger = logging.getLogger("bot.test")
+    real_stderr, sys.stderr = sys.stderr, stderr
+    try:
+        for call in calls:
+            call(logger)
+    finally:
+        sys.stderr = real_stderr
+        logging.getLogger().removeHandler(handler)
+        logging.getLogger().setLevel(logging.WARNING)
+    return [json.loads(line) for line in stream.getvalue().splitlines()], stderr.getvalue()
+
+
+def test_every_credential_shape_is_masked_in_a_message_its_arguments_extras_and_traceback(tmp_path):
+    def failing_call(written: str):
+        def call(logger: logging.Logger) -> None:
+            try:
+                raise RuntimeError(f"GitHub refused {written} for commit {COMMIT}")
+            except RuntimeError:
+                logger.warning(
+                    f"sent {written} for commit %s, then %s",
+                    COMMIT,
+                    written,
+                    extra={"detail": written, "request": {"headers": written, "commit": COMMIT}},
+                    exc_info=True,
+                )
+
+        return call
+
+    calls = [failing_call(written) for written, _ in CREDENTIAL_SHAPES.values()]
+    lines, stderr = logged_lines(settings_for(tmp_path), *calls)
+    assert len(lines) == len(CREDENTIAL_SHAPES) and stderr == ""
+    shown = {
+        shape: [where for where in ("message", "detail", "request", "exception") if secret in entry[where]]
+        for (shape, (_, secret)), entry in zip(CREDENTIAL_SHAPES.items(), lines)
+    }
+    assert {shape: where for shape, where in shown.items() if where} == {}
+    for entry in lines:
+        assert entry["message"].count(REDACTED) == 2 and REDACTED in entry["detail"]
+        assert REDACTED in entry["request"] and REDACTED in entry["exception"]
+        for where in (entry["message"], entry["request"], entry["exception"]):
+            assert COMMIT in where  # the commit id next to it is no credential
+
+
+def test_a_call_whose_arguments_do_not_fit_its_message_still_masks_them(tmp_path):
+    token = CREDENTIAL_SHAPES["installation token"][0]
+    lines, stderr = logged_lines(
+        settings_for(tmp_path),
+        lambda logger: logger.warning("refreshing %s", token, COMMIT),  # noqa: PLE1205 (the case in hand)
+        lambda logger: logger.warning("refreshing %(token)s", {"other": token}),
+    )
+    assert stderr == "" and token not in json.dumps(lines)
+    assert [entry["message"] for entry in lines] == [
+        f"refreshing %s ('{REDACTED}', '{COMMIT}')",
+        f"refreshing %(token)s {{'other': '{REDACTED}'}}",
+    ]
+
+
+def settings_for(tmp_path) -> Settings:
+    return Settings.from_env(
+        {
+            "GITHUB_APP_ID": "42",
+            "GITHUB_PRIVATE_KEY": PEM,
+            "GITHUB_WEBHOOK_SECRET": SECRET,
+            "LLAMA_BOT_DATA_DIR": str(tmp_path),
+        }
+    )
