@@ -59,9 +59,7 @@ HEALTH = web.AppKey("health", GitHubHealth)
 APP_EVENTS = frozenset(
     {"ping", "installation", "installation_repositories", "installation_target", "github_app_authorization"}
 )
-# gidgethub keeps a router's routes by event name in these two mappings
-ROUTED_EVENTS = frozenset(handlers.router._shallow_routes) | frozenset(handlers.router._deep_routes)
-COUNTED_EVENTS = ROUTED_EVENTS | APP_EVENTS
+COUNTED_EVENTS = handlers.EVENTS | APP_EVENTS
 UNVERIFIED = "unverified"  # the event label and log field of a delivery whose signature was not verified
 MAX_DELIVERY_ID = 64  # GitHub's delivery ids are GUIDs (36 characters)
 

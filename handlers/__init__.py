@@ -12,6 +12,8 @@ from bot.jobs import JobRequest
 from handlers import check_runs, comments, pull_requests, workflow_runs
 
 router = routing.Router(pull_requests.router, comments.router, check_runs.router, workflow_runs.router)
+# The events the routers act on (a test holds this to the routers' registrations).
+EVENTS = frozenset({"pull_request", "issue_comment", "check_run", "check_suite", "workflow_run"})
 
 
 async def job_requests(event: sansio.Event) -> list[JobRequest]:

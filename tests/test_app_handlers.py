@@ -108,3 +108,12 @@ async def test_composed_router_routes_each_concern():
     assert await dispatch("pull_request", pr_payload("closed")) == []
     assert await dispatch("ping", payload("ping")) == []
     assert await dispatch("push", payload("push")) == []
+
+
+def test_the_events_the_metrics_name_are_those_the_routers_act_on():
+    """`handlers.EVENTS` names every event a router registers for, and no other (gidgethub keeps its
+    registrations by event name in two mappings)."""
+    import handlers
+
+    registered = set(handlers.router._shallow_routes) | set(handlers.router._deep_routes)
+    assert registered == handlers.EVENTS
