@@ -124,6 +124,14 @@ class PinReport:
         return data
 
 
+# check --fail-on: the finding severities that fail a run besides a patch needing a change
+FAIL_ON_SEVERITIES: dict[str, frozenset[str]] = {
+    "patches": frozenset(),
+    "high": frozenset({"high"}),
+    "medium": frozenset({"high", "medium"}),
+}
+
+
 @dataclass
 class Report:
     pins: list[PinReport] = field(default_factory=list)  # the pins that were checked
@@ -139,6 +147,12 @@ class Report:
     @property
     def needs_change(self) -> bool:
         return any(p.status in NEEDS_CHANGE for pin in self.pins for p in pin.patches)
+
+    def fails(self, fail_on: str) -> bool:
+        """Whether a CI gating on `fail_on` ("patches", "high" or "medium") should fail: a patch needs a
+        change, or (with "high"/"medium") a finding of that severity or graver exists."""
+        graver = FAIL_ON_SEVERITIES[fail_on]
+        return self.needs_change or any(f.severity in graver for pin in self.pins for f in pin.findings)
 
     @property
     def unresolved(self) -> list[PatchResult]:

@@ -22,7 +22,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     emit(_rendered(args.format, report, changed, change))
     if args.out:
         _list_written(args.out, report, written)
-    return failures(report) or (1 if report.needs_change else 0)
+    return failures(report) or (1 if report.fails(args.fail_on) else 0)
 
 
 def _rendered(output_format: str, report: Report, changed: set[str], change: Change) -> str:

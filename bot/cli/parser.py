@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from bot.jobs import STATUSES
+from bot.model import FAIL_ON_SEVERITIES
 from bot.sandbox import MIN_MEMORY_MB, Limits
 
 DESCRIPTION = """`python -m bot`: check, regenerate and verify Ollama's carried upstream patches; serve the GitHub App.
@@ -31,7 +32,8 @@ VERIFY_EXIT_CODES = """exit status:
   2  bad input (no such build directory, not a git checkout, unknown pin, unreadable version file)"""
 EXIT_CODES = """exit status of check and regenerate (verify-source: see its --help; serve and jobs: 0, or 2 on bad input):
   0  every patch applies as it is (clean or offset)
-  1  the analysis ran and some patch needs a change (regenerated, fuzzy, conflict, upstreamed, error)
+  1  the analysis ran and some patch needs a change (regenerated, fuzzy, conflict, upstreamed, error), or
+     with check --fail-on high|medium, a finding of that severity or graver exists
   2  the analysis could not run: bad arguments, an unknown revision or ref, a version file that names no
      upstream ref, a bad .github/llama-bot.toml; one line on stderr says why (with pins that could be
      checked, their report is still printed)"""
@@ -145,6 +147,13 @@ def build_parser() -> argparse.ArgumentParser:
                 choices=("md", "json"),
                 default="md",
                 help="md: the checklist the pull request gets (default); json: the report of docs/report.md",
+            )
+            cmd.add_argument(
+                "--fail-on",
+                choices=tuple(FAIL_ON_SEVERITIES),
+                default="patches",
+                help="exit 1 when a patch needs a change (patches, the default), or also when a finding of "
+                "this severity or graver exists (high, medium): what a CI gates on",
             )
             cmd.add_argument(
                 "--out",
