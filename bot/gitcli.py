@@ -10,7 +10,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
-from typing import BinaryIO
+from typing import IO
 
 import pygit2
 
@@ -94,7 +94,7 @@ def run_git(
     what: str,
     stdin: str = "",
     progress: Callable[[str], None] | None = None,
-    output: BinaryIO | None = None,
+    output: IO[bytes] | None = None,
 ) -> tuple[int, str]:
     """Run git, and when it takes longer than PROGRESS_AFTER, tell `progress` (and the log) every
     PROGRESS_EVERY seconds how long it has run and git's latest object counts. Returns git's exit status

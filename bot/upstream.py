@@ -15,6 +15,11 @@ own lazy fetch does (`git cat-file --batch` fetches them one request each: 4 s
 against 0.03 s for 300 blobs over file://). What still cannot be read is named:
 the patches touching it fail with the reason, the review lists it.
 
+Whether a pinned commit is on a branch or tag (`on_branch_or_tag`,
+bot/upstreamrefs.py) is asked of what the upstream advertises; the branches and
+tags a mirror fetches for it (commits and trees, pruned as upstream drops them)
+live under `refs/llama-bot/upstream/`, apart from the refs `resolve` reads.
+
 Credentials in an upstream URL are used to fetch and shown nowhere: every URL
 and message leaving this module goes through `public_url`.
 """

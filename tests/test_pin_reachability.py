@@ -15,16 +15,19 @@ import pytest
 
 from bot import cli
 from bot.mirrors import mirror_path
+from bot.upstreamrefs import repository_key
 from tests.fixtures import SIGNATURE, RepoBuilder
 from tests.gitutil import make_patch
 
 UPSTREAM = "https://github.com/ggml-org/llama.cpp"
 SOURCE = "int f(void) {\n" + "".join(f"    step_{i}();\n" for i in range(12)) + "}\n"
-PATCH = make_patch(SOURCE, SOURCE.replace("    step_5();\n", "    step_5();\n    ollama_hook();\n"), "src/f.c")
+PATCH = make_patch(
+    SOURCE, SOURCE.replace("    step_5();\n", "    step_5();\n    ollama_hook();\n"), "src/f.c"
+)
 NOWHERE = "is on no branch or tag of"
 
 
-class Upstream:
+class Served:
     """A llama.cpp-like upstream: tags b1 and b2 on `main`, an untagged commit on `main` after b2, and
     commits that are on `main` neither: a pull request's, a side branch's, and one only a tag reaches."""
 
@@ -44,6 +47,7 @@ class Upstream:
         self.tagged = self._off_main(b2, "a hotfix before its release")
         release = self._off_main(pygit2.Oid(hex=self.tagged), "the hotfix release")
         up.repo.create_tag("b2.1", pygit2.Oid(hex=release), pygit2.enums.ObjectType.COMMIT, SIGNATURE, "b2.1")
+        up.tag("b2.2", pygit2.Oid(hex=self._off_main(b2, "a release upstream withdraws")))
 
     def _off_main(self, parent: pygit2.Oid, message: str) -> str:
         repo = self.builder.repo
@@ -74,8 +78,8 @@ def _nowhere(pin: dict) -> list[dict]:
 
 
 @pytest.fixture
-def upstream(tmp_path) -> Upstream:
-    return Upstream(tmp_path / "src" / "ggml-org" / "llama.cpp")
+def upstream(tmp_path) -> Served:
+    return Served(tmp_path / "src" / "ggml-org" / "llama.cpp")
 
 
 def test_a_pull_requests_commit_gets_a_high_finding_and_its_patches_are_still_checked(tmp_path, upstream):
@@ -113,9 +117,8 @@ def test_upstream_dir_counts_its_branches_tags_and_the_upstreams_remote_branches
     repo.remotes.create("fork", "git@github.com:someone/llama.cpp.git")
     repo.references.create("refs/remotes/fork/feature", pygit2.Oid(hex=upstream.pull))
     (finding,) = _nowhere(_check(tmp_path / "fork", upstream.pull, capsys, *given)[1]["pins"][0])
-    assert finding["severity"] == "high" and f"looked in --upstream-dir {upstream.builder.path}" in (
-        finding["detail"]
-    )
+    assert finding["severity"] == "high"
+    assert f"looked in --upstream-dir {upstream.builder.path}" in finding["detail"]
     repo.remotes.create("upstream", f"{UPSTREAM}.git")
     repo.references.create("refs/remotes/upstream/feature", pygit2.Oid(hex=upstream.pull))
     assert _nowhere(_check(tmp_path / "upstream", upstream.pull, capsys, *given)[1]["pins"][0]) == []
@@ -151,9 +154,13 @@ def test_a_mirror_asks_the_upstreams_branches_and_tags_never_its_pull_requests(
     assert "as it advertises them" in finding["detail"]
     assert _refs(mirror, "refs/pull") == []
     assert f"is {upstream.pull[:12]} on a branch or tag of {tmp_path}/src/ggml-org/llama.cpp?" in err
-    for ref in (upstream.tagged, upstream.main, upstream.side):  # a tag's, the default branch's, a side branch's
+    for ref in (upstream.tagged, upstream.main, upstream.side, "b2.2"):  # a tag's, main's, a side branch's
         code, report, err = _check(tmp_path, ref, capsys)
         assert (code, _nowhere(report["pins"][0])) == (0, []), (ref, err)
+    upstream.builder.repo.references.delete("refs/tags/b2.2")  # the mirror still has it: it does not count
+    code, report, err = _check(tmp_path / "withdrawn", "b2.2", capsys)
+    (finding,) = _nowhere(report["pins"][0])
+    assert (code, finding["severity"]) == (0, "high"), err
 
 
 def test_a_mirror_fetches_only_the_default_branch_for_a_commit_on_it(tmp_path, upstream, capsys, monkeypatch):
@@ -175,5 +182,21 @@ def test_a_mirror_whose_upstream_cannot_be_asked_says_so(tmp_path, upstream, cap
     assert code == 0 and [p["status"] for p in pin["patches"]] == ["clean"], err
     (finding,) = [f for f in pin["findings"] if f["title"].startswith("Could not tell")]
     assert finding["severity"] == "info"
-    assert finding["title"] == f"Could not tell whether `{upstream.main[:12]}` is on a branch or tag of {UPSTREAM}"
+    assert finding["title"] == (
+        f"Could not tell whether `{upstream.main[:12]}` is on a branch or tag of {UPSTREAM}"
+    )
     assert f"cannot list the branches and tags of {tmp_path}/src/ggml-org/llama.cpp" in finding["detail"]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://github.com/ggml-org/llama.cpp.git",
+        "https://builder:s3cret@GitHub.com/ggml-org/llama.cpp/",
+        "git@github.com:ggml-org/llama.cpp.git",
+        "ssh://git@github.com/ggml-org/llama.cpp",
+    ],
+)
+def test_a_remote_is_the_upstream_whatever_the_form_of_its_url(url):
+    assert repository_key(url) == repository_key(UPSTREAM) == "github.com/ggml-org/llama.cpp"
+    assert repository_key(url.replace("ggml-org", "someone")) != repository_key(UPSTREAM)
