@@ -228,8 +228,7 @@ class Upstream:
         if self.fetch_url is None:
             default, others = local_tips(self.repo, self.web_url)
             return contains(self.repo, commit, default) or contains(self.repo, commit, others)
-        locked = mirror_lock(self.lock_path) if self.lock_path else contextlib.nullcontext()
-        with locked, self._fetching():
+        with mirror_lock(self.lock_path) if self.lock_path else contextlib.nullcontext():
             return self._advertised_contains(commit, self.fetch_url)
 
     def _advertised_contains(self, commit: pygit2.Oid, url: str) -> bool:
@@ -253,7 +252,8 @@ class Upstream:
         """Fetch the upstream's `specs` into the mirror's UPSTREAM_TIPS, pruning the ones it no longer has;
         an upstream without a default branch (an empty one) is no error."""
         command = fetch_command(self.repo.path, "--filter=blob:none", "--prune", REMOTE, *specs)
-        code, stderr = run_git(command, git_env(url), f"fetching {what}", progress=self.announce)
+        with self._fetching():
+            code, stderr = run_git(command, git_env(url), f"fetching {what}", progress=self.announce)
         self._note_unfiltered(url, stderr)
         if code != 0 and missing_remote_ref(stderr) != "HEAD":
             raise AnalysisError(f"cannot fetch {what} of {public_url(url)}: {git_error(stderr)}")
