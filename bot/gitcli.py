@@ -10,6 +10,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
+from typing import IO
 
 import pygit2
 
@@ -95,15 +96,17 @@ def run_git(
     what: str,
     stdin: str = "",
     progress: Callable[[str], None] | None = None,
+    output: IO[bytes] | None = None,
 ) -> tuple[int, str]:
     """Run git, and when it takes longer than PROGRESS_AFTER, tell `progress` (and the log) every
     PROGRESS_EVERY seconds how long it has run and git's latest object counts. Returns git's exit status
-    (-1 when it could not start or took longer than FETCH_TIMEOUT) and its stderr."""
+    (-1 when it could not start or took longer than FETCH_TIMEOUT) and its stderr; its stdout goes to
+    `output` (a file, so that its size can be judged before it is read), else nowhere."""
     try:
         proc = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
+            stdout=output if output is not None else subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             env=env,
             # The analysis's memory limit lifted: a fetch's input is the upstream's, not the pull request's.

@@ -15,6 +15,11 @@ own lazy fetch does (`git cat-file --batch` fetches them one request each: 4 s
 against 0.03 s for 300 blobs over file://). What still cannot be read is named:
 the patches touching it fail with the reason, the review lists it.
 
+Whether a pinned commit is on a branch or tag (`on_branch_or_tag`,
+bot/upstreamrefs.py) is asked of what the upstream advertises; the branches and
+tags a mirror fetches for it (commits and trees, pruned as upstream drops them)
+live under `refs/llama-bot/upstream/`, apart from the refs `resolve` reads.
+
 Credentials in an upstream URL are used to fetch and shown nowhere: every URL
 and message leaving this module goes through `public_url`.
 """
@@ -46,11 +51,21 @@ from bot.gitcli import (
 from bot.history import History, needed_blobs
 from bot.mirrors import check_source, mirror_lock, mirror_path, open_mirror, rewrite_url
 from bot.model import AnalysisError, Commit
+from bot.upstreamrefs import advertised_tips, contains, local_tips, peeled
 
 log = logging.getLogger("bot.upstream")
 log.addHandler(logging.NullHandler())  # the CLI configures no logging: its user hears `announce` instead
 
 NO_FILTER = "filtering not recognized by server"  # git's warning when the source sends every blob
+UPSTREAM_TIPS = "refs/llama-bot/upstream"  # a mirror's copy of the upstream's branches and tags
+# What a mirror fetches, in turn, while the tips it holds do not tell whether a pinned commit is on one.
+FETCHED_TIPS = (
+    ("the default branch", (f"+HEAD:{UPSTREAM_TIPS}/HEAD",)),
+    (
+        "every branch and tag",
+        (f"+refs/heads/*:{UPSTREAM_TIPS}/heads/*", f"+refs/tags/*:{UPSTREAM_TIPS}/tags/*"),
+    ),
+)
 
 
 def _tag_commit(repo: pygit2.Repository, ref: str) -> pygit2.Commit | None:
@@ -193,19 +208,68 @@ class Upstream:
                 f"fetching {', '.join(wanted)}",
                 progress=self.announce,
             )
-            if NO_FILTER in stderr:
-                self._say(
-                    f"{public_url(url)} cannot serve a blobless fetch (uploadpack.allowFilter is off "
-                    f"there): fetched every blob of the history instead"
-                )
+            self._note_unfiltered(url, stderr)
             absent = (missing_remote_ref(stderr) or "").removeprefix("refs/tags/") if code else ""
             if absent not in wanted:
                 return git_error(stderr) if code else None
             wanted.remove(absent)  # no such tag: fetch the others
         return None
 
-    def _say(self, line: str) -> None:
-        log.warning(line)
+    def _note_unfiltered(self, url: str, stderr: str) -> None:
+        if NO_FILTER in stderr:
+            self._say(
+                f"{public_url(url)} cannot serve a blobless fetch (uploadpack.allowFilter is off "
+                f"there): fetched every blob of the history instead"
+            )
+
+    def on_branch_or_tag(self, commit: pygit2.Oid) -> bool:
+        """Whether `commit` is on a branch or tag of the upstream (bot/upstreamrefs.py): a local clone's
+        own, a mirror's as the upstream advertises them. AnalysisError when that cannot be told."""
+        if self.fetch_url is None:
+            default, others = local_tips(self.repo, self.web_url)
+            return contains(self.repo, commit, default) or contains(self.repo, commit, others)
+        with mirror_lock(self.lock_path) if self.lock_path else contextlib.nullcontext():
+            return self._advertised_contains(commit, self.fetch_url)
+
+    def _advertised_contains(self, commit: pygit2.Oid, url: str) -> bool:
+        """Test `commit` against the tips the upstream advertises that the mirror holds; while that does not
+        decide, fetch the default branch, then every branch and tag (commits and trees, as the mirror keeps
+        them: what it holds already is not sent again) and test again."""
+        tips = advertised_tips(self.repo.path, url, self.announce)
+        if contains(self.repo, commit, tips):
+            return True
+        for what, specs in FETCHED_TIPS:
+            self._say(
+                f"is {str(commit)[:12]} on a branch or tag of {public_url(url)}? fetching {what}",
+                logging.INFO,
+            )
+            self._fetch_tips(url, specs, what)
+            if contains(self.repo, commit, [*tips, *self._fetched_tips(specs)]):
+                return True
+        return False
+
+    def _fetch_tips(self, url: str, specs: tuple[str, ...], what: str) -> None:
+        """Fetch the upstream's `specs` into the mirror's UPSTREAM_TIPS, pruning the ones it no longer has;
+        an upstream without a default branch (an empty one) is no error."""
+        command = fetch_command(self.repo.path, "--filter=blob:none", "--prune", REMOTE, *specs)
+        with self._fetching():
+            code, stderr = run_git(command, git_env(url), f"fetching {what}", progress=self.announce)
+        self._note_unfiltered(url, stderr)
+        if code != 0 and missing_remote_ref(stderr) != "HEAD":
+            raise AnalysisError(f"cannot fetch {what} of {public_url(url)}: {git_error(stderr)}")
+
+    def _fetched_tips(self, specs: tuple[str, ...]) -> list[pygit2.Oid]:
+        """The commits of the mirror's refs that `specs` fetched into (the default branch's one ref, or every
+        branch's and tag's)."""
+        prefixes = tuple(spec.split(":", 1)[1].removesuffix("*") for spec in specs)
+        return [
+            tip
+            for name in self.repo.references
+            if name.startswith(prefixes) and (tip := peeled(self.repo, name)) is not None
+        ]
+
+    def _say(self, line: str, level: int = logging.WARNING) -> None:
+        log.log(level, line)
         if self.announce is not None:
             self.announce(line)
 

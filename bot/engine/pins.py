@@ -17,7 +17,7 @@ from bot.engine.patch import check_patch
 from bot.engine.placing import SOURCE_SUFFIXES
 from bot.engine.tree import Tree
 from bot.history import History
-from bot.model import REBUILT, AnalysisError, Finding, PatchResult, PinReport, Report
+from bot.model import REBUILT, AnalysisError, Finding, LocalRef, PatchResult, PinReport, Report
 from bot.patchfile import (
     PatchError,
     parse,
@@ -267,7 +267,44 @@ def _analyse_pin(
         pin_report.findings += _review_findings(
             pin, config, head, open_upstream, ctx, bool(old_ref), pin_report
         )
+        if new_ref != old_ref:  # the base's pin is not this change's to judge
+            _judge_pinned_commit(pin_report, pin, head, upstream, ctx.history.new)
     return pin_report
+
+
+def _judge_pinned_commit(
+    report: PinReport, pin: Pin, head: Snapshot, upstream: Upstream, commit: pygit2.Commit
+) -> None:
+    """A commit on no branch or tag of the upstream (a fork's, an unmerged pull request's, which the
+    upstream's URL serves all the same) leads the pin's findings; one that could not be judged ends them."""
+    where = [LocalRef(pin.version_file, _ref_line(head, pin.version_file))]
+    sha, url = str(commit.id), upstream.web_url
+    try:
+        if upstream.on_branch_or_tag(commit.id):
+            return
+    except AnalysisError as exc:
+        detail = (
+            f"{exc}. Until it is, `{pin.version_file}` may pin a fork's or an unmerged pull request's "
+            f"commit: check that `{sha}` is on a branch or tag of {url}."
+        )
+        title = f"Could not tell whether `{sha[:12]}` is on a branch or tag of {url}"
+        report.findings.append(Finding("build", "info", title, detail, "", None, local_refs=where))
+        return
+    looked = "as it advertises them" if upstream.fetch_url else f"looked in {upstream.source}"
+    detail = (
+        f"`{pin.version_file}` pins `{sha}`, which no branch or tag of {url} contains ({looked}). "
+        "A repository's URL serves the commits of its forks and pull requests too, so this may be a fork's "
+        "commit or an unmerged pull request's, which upstream never reviewed and need not keep. Pin one of "
+        "the upstream's tags, or a commit of its default branch."
+    )
+    title = f"`{sha[:12]}` is on no branch or tag of {url}"
+    report.findings.insert(0, Finding("build", "high", title, detail, "", None, local_refs=where))
+
+
+def _ref_line(head: Snapshot, path: str) -> int:
+    """The line of the version file that holds its ref (the first that is not blank)."""
+    lines = (head.read(path) or b"").splitlines()
+    return next((i for i, line in enumerate(lines, 1) if line.strip()), 1)
 
 
 def _check_new_ref(pin: Pin, base: Snapshot, head: Snapshot, new_ref: str | None) -> None:
