@@ -67,10 +67,17 @@ def local_tips(repo: pygit2.Repository, url: str) -> tuple[list[pygit2.Oid], lis
     branches of remotes at `url`, as commits."""
     prefixes = ("refs/heads/", "refs/tags/", *_remote_prefixes(repo, url))
     tips = [peeled(repo, name) for name in repo.references if name.startswith(prefixes)]
-    head = repo.references.get("HEAD")
-    default = head.target if head is not None and head.type == pygit2.enums.ReferenceType.SYMBOLIC else ""
-    first = peeled(repo, default) if isinstance(default, str) and default.startswith("refs/heads/") else None
+    first = _default_branch_tip(repo)
     return [t for t in (first,) if t is not None], [t for t in tips if t is not None]
+
+
+def _default_branch_tip(repo: pygit2.Repository) -> pygit2.Oid | None:
+    """The commit of the branch HEAD names; None when HEAD names no branch."""
+    head = repo.references.get("HEAD")
+    if head is None or head.type != pygit2.enums.ReferenceType.SYMBOLIC:
+        return None
+    default = head.target
+    return peeled(repo, default) if isinstance(default, str) and default.startswith("refs/heads/") else None
 
 
 def _remote_prefixes(repo: pygit2.Repository, url: str) -> list[str]:

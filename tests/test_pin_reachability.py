@@ -66,10 +66,10 @@ def _ollama(path: Path, ref: str) -> Path:
     return path
 
 
-def _check(tmp_path: Path, ref: str, capsys, *extra: str) -> tuple[int, dict, str]:
+def _check(tmp_path: Path, ref: str, capfd, *extra: str) -> tuple[int, dict, str]:
     repo = _ollama(tmp_path / f"ollama-{ref[:12]}.git", ref)
     code = cli.main(["check", "--repo", str(repo), "--base", "HEAD~1", "--format", "json", *extra])
-    out, err = capsys.readouterr()
+    out, err = capfd.readouterr()
     return code, json.loads(out) if out else {}, err
 
 
@@ -98,6 +98,13 @@ def test_a_pull_requests_commit_gets_a_high_finding_and_its_patches_are_still_ch
     (finding,) = _nowhere(pin)
     assert pin["findings"][0] == finding  # the gravest first
     assert (finding["severity"], finding["area"]) == ("high", "build")
+    gated = subprocess.run(
+        [sys.executable, "-m", "bot", "check", "--repo", str(repo), "--base", "HEAD~1", "--quiet"]
+        + ["--upstream-dir", f"llama.cpp={upstream.builder.path}", "--fail-on", "high"],
+        capture_output=True,
+        check=False,
+    )
+    assert gated.returncode == 1, "a CI gating on high findings fails on it"
     assert finding["title"] == f"`{upstream.pull[:12]}` {NOWHERE} {UPSTREAM}"
     assert upstream.pull in finding["detail"] and "pull request" in finding["detail"]
     assert "Pin one of the upstream's tags, or a commit of its default branch" in finding["detail"]
@@ -105,23 +112,23 @@ def test_a_pull_requests_commit_gets_a_high_finding_and_its_patches_are_still_ch
 
 
 def test_upstream_dir_counts_its_branches_tags_and_the_upstreams_remote_branches_only(
-    tmp_path, upstream, capsys
+    tmp_path, upstream, capfd
 ):
     """Any branch, any tag (an ancestor of one too): no finding. A commit only a fork's remote-tracking
     branch reaches is a fork's commit; the same under a remote at the upstream's URL is the upstream's."""
     given = ("--upstream-dir", f"llama.cpp={upstream.builder.path}")
     for ref in (upstream.main, upstream.side, upstream.tagged, "b2"):
-        code, report, err = _check(tmp_path, ref, capsys, *given)
+        code, report, err = _check(tmp_path, ref, capfd, *given)
         assert (code, _nowhere(report["pins"][0])) == (0, []), (ref, err)
     repo = upstream.builder.repo
     repo.remotes.create("fork", "git@github.com:someone/llama.cpp.git")
     repo.references.create("refs/remotes/fork/feature", pygit2.Oid(hex=upstream.pull))
-    (finding,) = _nowhere(_check(tmp_path / "fork", upstream.pull, capsys, *given)[1]["pins"][0])
+    (finding,) = _nowhere(_check(tmp_path / "fork", upstream.pull, capfd, *given)[1]["pins"][0])
     assert finding["severity"] == "high"
     assert f"looked in --upstream-dir {upstream.builder.path}" in finding["detail"]
     repo.remotes.create("upstream", f"{UPSTREAM}.git")
     repo.references.create("refs/remotes/upstream/feature", pygit2.Oid(hex=upstream.pull))
-    assert _nowhere(_check(tmp_path / "upstream", upstream.pull, capsys, *given)[1]["pins"][0]) == []
+    assert _nowhere(_check(tmp_path / "upstream", upstream.pull, capfd, *given)[1]["pins"][0]) == []
 
 
 def _use_mirror(tmp_path: Path, monkeypatch) -> Path:
@@ -141,10 +148,10 @@ def _refs(git_dir: Path, prefix: str) -> list[str]:
 
 
 def test_a_mirror_asks_the_upstreams_branches_and_tags_never_its_pull_requests(
-    tmp_path, upstream, capsys, monkeypatch
+    tmp_path, upstream, capfd, monkeypatch
 ):
     mirror = _use_mirror(tmp_path, monkeypatch)
-    code, report, err = _check(tmp_path, upstream.pull, capsys)
+    code, report, err = _check(tmp_path, upstream.pull, capfd)
     (pin,) = report["pins"]
     assert code == 0, err
     assert [p["status"] for p in pin["patches"]] == ["clean"]
@@ -155,29 +162,29 @@ def test_a_mirror_asks_the_upstreams_branches_and_tags_never_its_pull_requests(
     assert _refs(mirror, "refs/pull") == []
     assert f"is {upstream.pull[:12]} on a branch or tag of {tmp_path}/src/ggml-org/llama.cpp?" in err
     for ref in (upstream.tagged, upstream.main, upstream.side, "b2.2"):  # a tag's, main's, a side branch's
-        code, report, err = _check(tmp_path, ref, capsys)
+        code, report, err = _check(tmp_path, ref, capfd)
         assert (code, _nowhere(report["pins"][0])) == (0, []), (ref, err)
     upstream.builder.repo.references.delete("refs/tags/b2.2")  # the mirror still has it: it does not count
-    code, report, err = _check(tmp_path / "withdrawn", "b2.2", capsys)
+    code, report, err = _check(tmp_path / "withdrawn", "b2.2", capfd)
     (finding,) = _nowhere(report["pins"][0])
     assert (code, finding["severity"]) == (0, "high"), err
 
 
-def test_a_mirror_fetches_only_the_default_branch_for_a_commit_on_it(tmp_path, upstream, capsys, monkeypatch):
+def test_a_mirror_fetches_only_the_default_branch_for_a_commit_on_it(tmp_path, upstream, capfd, monkeypatch):
     mirror = _use_mirror(tmp_path, monkeypatch)
-    code, report, err = _check(tmp_path, upstream.main, capsys)
+    code, report, err = _check(tmp_path, upstream.main, capfd)
     assert (code, _nowhere(report["pins"][0])) == (0, []), err
     assert "fetching the default branch" in err and "every branch and tag" not in err
     assert _refs(mirror, "refs/llama-bot/upstream") == ["refs/llama-bot/upstream/HEAD"]
-    code, report, err = _check(tmp_path, "b2", capsys)  # a tag the upstream advertises: no more to fetch
+    code, report, err = _check(tmp_path, "b2", capfd)  # a tag the upstream advertises: no more to fetch
     assert (code, _nowhere(report["pins"][0]), "on a branch or tag" in err) == (0, [], False), err
 
 
-def test_a_mirror_whose_upstream_cannot_be_asked_says_so(tmp_path, upstream, capsys, monkeypatch):
+def test_a_mirror_whose_upstream_cannot_be_asked_says_so(tmp_path, upstream, capfd, monkeypatch):
     _use_mirror(tmp_path, monkeypatch)
-    assert _check(tmp_path, upstream.main, capsys)[0] == 0  # the mirror now holds b1 and the commit
+    assert _check(tmp_path, upstream.main, capfd)[0] == 0  # the mirror now holds b1 and the commit
     shutil.move(upstream.builder.path, tmp_path / "gone")
-    code, report, err = _check(tmp_path / "again", upstream.main, capsys)
+    code, report, err = _check(tmp_path / "again", upstream.main, capfd)
     (pin,) = report["pins"]
     assert code == 0 and [p["status"] for p in pin["patches"]] == ["clean"], err
     (finding,) = [f for f in pin["findings"] if f["title"].startswith("Could not tell")]
