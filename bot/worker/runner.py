@@ -261,19 +261,9 @@ class Service:
             raise
 
     async def _keep_lease(self, job: Job, worker: str, interval: float) -> None:
-        """Renew the job's lease every `interval` seconds while it runs; a renewal the store failed is
-        tried again at the next beat, since the lease outlasts two of them."""
         while True:
             await asyncio.sleep(interval)
-            try:
-                held = await self.queue.renew(job.id, worker)
-            except Exception as exc:  # noqa: BLE001 - the store's own error, logged; the next beat retries
-                log.warning(
-                    "renewing the lease of a job failed",
-                    extra={"job_id": job.id, "worker": worker, "error": str(exc).strip()[:200]},
-                )
-                continue
-            if not held:
+            if not await self.queue.renew(job.id, worker):
                 log.warning("lost the lease of a job", extra={"job_id": job.id, "worker": worker})
                 return
 
