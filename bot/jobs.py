@@ -2,7 +2,8 @@
 
 Workers claim jobs with a lease they keep renewing; a worker that dies
 (even by kill -9) stops renewing, and its job is claimed again once the
-lease has expired. Jobs with the same key (one pull request) run one at a
+lease has expired, or at once when the SQLite store's one instance starts
+again (`bot.sqlitejobs`). Jobs with the same key (one pull request) run one at a
 time, oldest first, so two runs never race to create the same comment.
 A job GitHub failed can be put back with a time before which it is not
 claimed (`retry`); until then it is `queued` with `retry_at` set.

@@ -3,9 +3,11 @@
 Chosen when `DATABASE_URL` is set. The semantics are `SqliteJobQueue`'s, on the database's own mechanisms:
 a delivery and its jobs are one transaction; the delivery id is a primary key, so a redelivery stores
 nothing; a claim takes the oldest runnable row `FOR UPDATE SKIP LOCKED` and then the transaction-scoped
-advisory lock of its pull request, so two instances never run two jobs of one pull request at once; a lease
-another instance stops renewing (it died) expires and the job is claimed again. Every write that can make
-work runnable sends `NOTIFY`, and each instance `LISTEN`s, so idle workers wake at once instead of polling.
+advisory lock of its pull request, so two instances never run two jobs of one pull request at once. Leases
+are short (`LEASE_SECONDS`, renewed every third of it): a lease an instance stops renewing (it died) expires
+within seconds and the job is claimed again at another instance's next poll, since an expiry sends no
+notification. Every write that can make work runnable sends `NOTIFY`, and each instance `LISTEN`s, so idle
+workers wake at once instead of polling.
 A dropped connection (a database restart) is reopened and the statement retried; a write whose answer was
 lost is read back rather than repeated blindly. The schema lives in `bot/migrations/*.sql`, applied in
 name order at start under an advisory lock, so instances starting together do not race.
@@ -35,6 +37,9 @@ CHANNEL = "llama_bot_jobs"
 _MIGRATION_LOCK = 0x6C6C616D61  # "llama": one advisory lock id for applying migrations
 RECONNECT_FOR = 30.0  # seconds a statement keeps retrying while the database is unreachable
 CLAIM_TRIES = 8  # candidate jobs one claim looks at before it gives up until the next wake-up
+# Seconds a claim holds a job without renewal: a killed instance's job runs again this long after its last
+# renewal (plus a poll), while a live worker renewing every third of it can miss one renewal and keep it.
+LEASE_SECONDS = 12.0
 
 
 def migrate(db: psycopg.Connection) -> list[str]:
@@ -58,7 +63,9 @@ def migrate(db: psycopg.Connection) -> list[str]:
 class PostgresJobQueue:
     """`JobQueue` on PostgreSQL; see the module's docstring."""
 
-    def __init__(self, url: str, lease_seconds: float = 60.0, clock: Callable[[], float] = time.time):
+    def __init__(
+        self, url: str, lease_seconds: float = LEASE_SECONDS, clock: Callable[[], float] = time.time
+    ):
         self.url = url
         self.lease_seconds = lease_seconds
         self.clock = clock

@@ -1,8 +1,15 @@
-"""`JobQueue` in one SQLite file under the data directory: the job store of a single instance."""
+"""`JobQueue` in one SQLite file under the data directory: the job store of a single instance.
+
+The instance that opens the store locks it for as long as the store is open (its life), so a second
+service on the same data directory refuses to start instead of racing the first for its jobs. Holding
+the lock, it knows a job still marked running was left by its own previous life, killed mid-job: it
+takes such jobs back at once instead of waiting out their leases.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import logging
 import os
@@ -18,6 +25,8 @@ from bot.jobs import ADDED_COLUMNS, KEEP_SECONDS, STATUSES, Job, JobRequest, job
 log = logging.getLogger("bot.jobs")  # the job store's logger, as the service's logs name it
 
 DB_NAME = "jobs.sqlite3"  # in $LLAMA_BOT_DATA_DIR
+LOCK_SUFFIX = ".lock"  # jobs.sqlite3.lock: locked by the process that has the store open
+_HELD: set[Path] = set()  # the lock files this process holds
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -71,7 +80,12 @@ class SqliteJobQueue:
         self.lease_seconds = lease_seconds
         self.clock = clock
         self.checkpoint_every = checkpoint_every
-        self._db: sqlite3.Connection | None = self._open()
+        self._store_lock = StoreLock(self.path)
+        try:
+            self._db: sqlite3.Connection | None = self._open()
+        except BaseException:
+            self._store_lock.release()
+            raise
         self._wal = os.open(
             f"{self.path}-wal", os.O_RDONLY
         )  # SQLite keeps this file while a connection is open
@@ -96,6 +110,12 @@ class SqliteJobQueue:
         cutoff = self.clock() - KEEP_SECONDS
         db.execute("DELETE FROM deliveries WHERE received_at < ?", (cutoff,))
         db.execute("DELETE FROM jobs WHERE status IN ('done', 'superseded') AND updated_at < ?", (cutoff,))
+        taken = _take_back(db, self.clock())
+        if taken:
+            log.warning(
+                "took back jobs a killed run of this service left running",
+                extra={"path": str(self.path), "jobs": ", ".join(map(str, taken))},
+            )
         return db
 
     async def _write(self, func: Callable[[sqlite3.Connection], Any]) -> Any:
@@ -311,6 +331,62 @@ class SqliteJobQueue:
             os.close(self._wal)
         self._fsync_thread.shutdown(wait=True)
         self._checkpoint_thread.shutdown(wait=True)
+        self._store_lock.release()
+
+
+class StoreInUse(OSError):
+    """Another process has the job store open: a SQLite store serves one instance at a time."""
+
+
+class StoreLock:
+    """An exclusive fcntl (POSIX record) lock on `<store>.lock`, holding the pid of its holder.
+
+    A POSIX lock, not `flock`: the kernel drops it when its process dies, however it dies, and a child
+    process (an analysis, git) never inherits it, so nothing outlives a killed service holding its store.
+    Such a lock belongs to the process and ends at the first close of any descriptor of its file, so one
+    process opens each store once (`_HELD`) and nothing else opens the lock file.
+    """
+
+    def __init__(self, store: Path):
+        store.parent.mkdir(parents=True, exist_ok=True)
+        self.path = store.with_name(store.name + LOCK_SUFFIX).resolve()
+        self._fd: int | None = None
+        if self.path in _HELD:
+            raise StoreInUse(f"this process (pid {os.getpid()}) has it open already")
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+            os.close(fd)
+            if not isinstance(exc, BlockingIOError | PermissionError):  # not EAGAIN/EACCES: no locks here
+                raise
+            raise StoreInUse(
+                f"another instance (pid {holder or 'unknown'}) has it open; one data directory serves one"
+                " instance at a time (several instances share a DATABASE_URL)"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._fd = fd
+        _HELD.add(self.path)
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # drops the lock
+            self._fd = None
+            _HELD.discard(self.path)
+
+
+def _take_back(db: sqlite3.Connection, now: float) -> list[int]:
+    """Queue again the jobs marked running, whose worker died with the process that last had the store: the
+    claim that started each stays counted as an attempt, so a job that kills its worker each time still
+    ends as given up."""
+    rows = db.execute(
+        "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires = NULL, updated_at = ?"
+        " WHERE status = 'running' RETURNING id",
+        (now,),
+    ).fetchall()
+    return sorted(row["id"] for row in rows)
 
 
 def _add_columns(db: sqlite3.Connection) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import calendar
 import dataclasses
 import json
 import os
@@ -62,7 +63,6 @@ class Plan:
     database_url: str | None = None  # None: SQLite, one instance; else two instances on it
     seed: int = 17
     pace: float = 0.06  # mean seconds between two deliveries
-    lease_seconds: float | None = None  # None: the service's own lease; else the shorter-lease launcher
     drain_timeout: float = 600.0
 
     @property
@@ -92,6 +92,8 @@ class Figures:
     violations: int = 0
     latencies: list[float] = field(default_factory=list)
     takeovers: list[float] = field(default_factory=list)  # seconds for the killed instance's jobs to finish
+    # seconds from each restart to the first job the restarted instance finished; None: it finished none
+    restarts: list[float | None] = field(default_factory=list)
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
 
@@ -106,6 +108,7 @@ class Figures:
             else "no kill left jobs behind"
         )
         who = "the surviving instance" if self.instances > 1 else "the restarted instance"
+        restarts = ", ".join("none" if r is None else f"{r:.1f}" for r in self.restarts) or "no restart"
         return [
             f"soak on {self.store}, {self.instances} instance(s), {self.seconds:.0f} s",
             f"  deliveries {self.deliveries} ({self.redeliveries} redeliveries), kills {self.kills}",
@@ -114,6 +117,7 @@ class Figures:
             f"  duplicates {self.duplicates}, lost {self.lost}, violations {self.violations}",
             f"  webhook latency p50 {statistics.median(ms):.1f} ms, p99 {p99:.1f} ms",
             f"  jobs of a killed instance finished by {who}: {takeover}",
+            f"  seconds from each restart to the first job it finished: {restarts}",
             *(f"  PROBLEM: {p}" for p in self.problems),
         ]
 
@@ -122,6 +126,20 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def first_finish(log: str, since: float) -> float | None:
+    """Seconds from `since` (epoch) to the first job the service's JSON log says it finished, or None."""
+    for line in log.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:  # a line the dying process left half written
+            continue
+        if entry.get("message") == "job finished" and entry.get("outcome") not in ("retry", "released"):
+            stamp = entry["time"]  # 2026-01-02T03:04:05.678Z
+            at = calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S")) + int(stamp[20:23]) / 1000
+            return at - since
+    return None
 
 
 # -- the world on the fake GitHub --------------------------------------------------------------------
@@ -218,11 +236,12 @@ class World:
 class Instance:
     """One `python -m bot serve` on a loopback port, its log in its data dir."""
 
-    def __init__(self, name: str, env: dict[str, str], data_dir: Path, lease_seconds: float | None):
-        self.name, self.env, self.data_dir, self.lease_seconds = name, env, data_dir, lease_seconds
+    def __init__(self, name: str, env: dict[str, str], data_dir: Path):
+        self.name, self.env, self.data_dir = name, env, data_dir
         self.process: asyncio.subprocess.Process | None = None
         self.url = ""
         self.starts = 0
+        self.spawned: list[float] = []  # when each start began (epoch seconds)
         self.ready = False  # answered /healthz since it was last started: a starting one is not killed
 
     @property
@@ -240,13 +259,9 @@ class Instance:
         self.starts += 1
         self.ready = False
         log = open(self.data_dir / f"serve-{self.starts}.log", "wb")  # noqa: SIM115, ASYNC230 - the process writes it
-        command = (
-            [sys.executable, "-m", "bot", "serve"]
-            if self.lease_seconds is None
-            else [sys.executable, "-m", "tests.soak_service", str(self.lease_seconds)]
-        )
+        self.spawned.append(time.time())
         self.process = await asyncio.create_subprocess_exec(
-            *command,
+            *(sys.executable, "-m", "bot", "serve"),
             "--host",
             "127.0.0.1",
             "--port",
@@ -526,7 +541,7 @@ class Soak:
             if self.plan.database_url:
                 env["DATABASE_URL"] = self.plan.database_url
             for name in "ab"[: self.plan.instances]:
-                self.instances.append(Instance(name, env, self.root / name, self.plan.lease_seconds))
+                self.instances.append(Instance(name, env, self.root / name))
             for instance in self.instances:
                 await instance.start(session)
             faults = fake.inject_faults(
@@ -548,12 +563,23 @@ class Soak:
             finally:
                 for instance in self.instances:
                     await instance.stop()
+            self.figures.restarts = self._restart_seconds()
             self.figures.jobs = Counter(row["status"] for row in jobs)
             self.figures.duplicates, self.figures.lost = duplicates, lost
             self.figures.problems = problems + list(fake.violations)
             self.figures.violations = len(fake.violations)
         self.figures.seconds = time.monotonic() - started
         return self.figures
+
+    def _restart_seconds(self) -> list[float | None]:
+        """For each restart, in order, seconds from its start to the first job that instance finished."""
+        restarts = sorted(
+            (since, instance.data_dir / f"serve-{n}.log")
+            for instance in self.instances
+            for n, since in enumerate(instance.spawned, start=1)
+            if n > 1
+        )
+        return [first_finish(log.read_text(errors="replace"), since) for since, log in restarts]
 
     # -- deliveries --
 

@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import uuid
+from asyncio.subprocess import PIPE
 
 import pytest
 
@@ -175,3 +176,47 @@ async def test_serve_says_where_it_listens_and_stops_on_sigterm_right_after_a_de
     out, _ = await jobs.communicate()
     (job,) = [json.loads(line) for line in out.decode().splitlines()]
     assert job["status"] in ("queued", "done")  # given back to the queue, or finished: never left running
+
+
+async def test_a_second_service_on_the_same_data_dir_refuses_to_start(
+    fake_github, scenario, session, tmp_path
+):
+    """The SQLite job store is one instance's: a second `serve` on its data dir would take the first one's
+    running jobs for a dead instance's. It is one line and exit 2; the first goes on serving."""
+    env = serve_env(
+        tmp_path,
+        PORT="0",
+        GITHUB_APP_ID=str(fake_github.app_id),
+        GITHUB_PRIVATE_KEY=fake_github.private_key_pem,
+        GITHUB_API_URL=fake_github.url,
+        LLAMA_BOT_URL_INSTEADOF=f"{scenario.upstream_path}={UPSTREAM_URL}",
+    )
+    first = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "serve", cwd=ROOT, env=env, stdout=PIPE
+    )
+    try:
+        assert first.stdout is not None
+        port = (await read_log(first.stdout, "service started"))["port"]
+        second = await asyncio.create_subprocess_exec(
+            *(sys.executable, "-m", "bot", "serve"), cwd=ROOT, env=env, stdout=PIPE, stderr=PIPE
+        )
+        try:
+            out, err = await asyncio.wait_for(second.communicate(), 60)
+        except TimeoutError:
+            second.kill()
+            await second.wait()
+            pytest.fail("a second service started on the data dir the first one serves")
+        assert second.returncode == 2 and out == b""
+        refusal = (
+            f"llama-bot serve: cannot open the job store in {tmp_path / 'var'}: another instance"
+            f" (pid {first.pid}) has it open; one data directory serves one instance at a time"
+            " (several instances share a DATABASE_URL)"
+        )
+        assert err.decode().splitlines() == [refusal]
+        async with session.get(f"http://127.0.0.1:{port}/healthz") as resp:
+            assert resp.status == 200 and (await resp.json())["status"] == "ok"
+    finally:
+        first.send_signal(signal.SIGTERM)
+        await first.wait()
+    assert first.returncode == 0
+    assert bot(env, "jobs").returncode == 0  # the store the refused start left alone still reads

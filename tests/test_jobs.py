@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from bot.jobs import JobRequest
-from bot.sqlitejobs import SqliteJobQueue
+from bot.sqlitejobs import SqliteJobQueue, StoreInUse, read_jobs
 
 
 class Clock:
@@ -118,6 +118,31 @@ async def test_jobs_survive_reopening_and_progress_is_kept(tmp_path, clock):
     await q.close()
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+async def test_a_store_is_one_processs_and_takes_back_what_it_left_running(tmp_path, clock):
+    """While a queue has the store open nobody else opens it; the next one to open it finds the jobs the last
+    left running (its process was killed) claimable at once, each of those claims still counted."""
+    path = tmp_path / "jobs.sqlite3"
+    q = SqliteJobQueue(path, lease_seconds=30, clock=clock)
+    with pytest.raises(StoreInUse, match=f"this process \\(pid {os.getpid()}\\) has it open already"):
+        SqliteJobQueue(path, clock=clock)
+    await q.enqueue("d1", "pull_request", [analysis("o/r#1"), analysis("o/r#2")])
+    first = await q.claim("w1")
+    second = await q.claim("w1")
+    assert await q.finish(second.id, "w1", "done")
+    await q.close()  # `first` is still running, and its lease good for 30 s more
+
+    q = SqliteJobQueue(path, lease_seconds=30, clock=clock)
+    try:
+        assert [(j.id, j.status, j.attempts) for j in read_jobs(path)] == [
+            (second.id, "done", 1),
+            (first.id, "queued", 1),
+        ]
+        again = await q.claim("w2")
+        assert (again.id, again.attempts) == (first.id, 2)
+    finally:
+        await q.close()
 
 
 async def test_release_gives_the_job_back_without_counting_an_attempt(queue):

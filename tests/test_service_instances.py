@@ -3,17 +3,22 @@ instance takes deliveries, any worker takes jobs, and what a dead instance start
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import time
 import uuid
 
+import psycopg
 import pytest
 
-from bot.jobs import JobRequest, pull_key
-from bot.pgstore import PostgresJobQueue
+from bot.jobs import Job, JobRequest, pull_key
+from bot.pgstore import PostgresJobQueue, read_jobs
 from bot.render.env import MARKER
 from tests.conftest import NAME, OWNER, Bot, bot_settings
 from tests.test_service_e2e import runs_by_name
+from tests.test_service_restart import Served, seconds_until_done, serve_env, wait_until
+
+TAKEOVER_BOUND = 20.0  # seconds from the kill: a 12 s lease, a poll, the job itself; a 60 s lease misses it
 
 
 @pytest.fixture
@@ -88,3 +93,52 @@ async def test_the_job_of_a_dead_instance_is_finished_by_another(
     assert (finished.status, finished.attempts) == ("done", 2)
     (comment,) = scenario.bot_comments()
     assert comment["body"].startswith(MARKER) and scenario.head_sha[:12] in comment["body"]
+
+
+async def test_a_surviving_instance_finishes_a_killed_instances_job_within_seconds(
+    fake_github, scenario, tmp_path, database_url
+):
+    """Two `serve` processes on one database; the one that claimed the analysis is killed mid-job. The other
+    takes the job over once the dead one's short lease has lapsed: seconds, not a minute."""
+    fake_github.delay(r"/git/trees/", 1.5)  # the killed run is still at work when it is killed
+    served = {}
+    for name in ("a", "b"):
+        env = serve_env(fake_github, scenario, tmp_path / name, DATABASE_URL=database_url)
+        served[name] = await Served.start(env, tmp_path / f"serve-{name}.log")
+    try:
+        status, answer = await served["a"].deliver("pull_request", scenario.pull_event("opened"))
+        assert status == 202
+        (job_id,) = answer["jobs"]
+
+        async def job() -> Job:
+            (found,) = await asyncio.to_thread(read_jobs, database_url, job_id=job_id)
+            return found
+
+        async def claimed() -> bool:
+            return (await job()).status == "running"
+
+        await wait_until(claimed)
+        owner = (await asyncio.to_thread(_lease_owner, database_url, job_id)).split(":")[1]
+        (victim,) = [s for s in served.values() if str(s.process.pid) == owner]
+        (survivor,) = [s for s in served.values() if s is not victim]
+        await victim.kill()
+        killed_at = time.monotonic()
+        fake_github.clear_delays()
+        seconds = await seconds_until_done(job, killed_at, TAKEOVER_BOUND)
+    finally:
+        for instance in served.values():
+            await instance.stop()
+    print(f"job {job_id} finished by the surviving instance {seconds:.1f} s after the kill")
+    assert survivor.process.returncode == 0 and (await job()).attempts == 2
+    runs = scenario.check_runs()
+    assert len(runs) == 2 and {r["status"] for r in runs} == {"completed"}  # the same runs, completed
+    (comment,) = scenario.bot_comments()
+    assert comment["body"].startswith(MARKER) and "### Before merging" in comment["body"]
+
+
+def _lease_owner(url: str, job_id: int) -> str:
+    """The worker holding the job's lease, `host:pid:n`."""
+    with psycopg.connect(url) as db:
+        row = db.execute("SELECT lease_owner FROM jobs WHERE id = %s", (job_id,)).fetchone()
+    assert row is not None and row[0]
+    return row[0]

@@ -87,7 +87,7 @@ async def test_faults_are_off_by_default_and_a_failed_request_is_still_checked(f
     fake_github.violations.clear()  # seen: the fixture would fail the test on it
 
 
-SHORT = Plan(pulls=6, deliveries=50, kills=2, lease_seconds=5, drain_timeout=120)
+SHORT = Plan(pulls=6, deliveries=50, kills=2, drain_timeout=120)
 
 
 def _clean(figures) -> None:
