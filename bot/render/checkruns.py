@@ -193,4 +193,6 @@ def rerun_refused_update(dispatch: Dispatch, refused: RerunRefused) -> dict:
             f"`{refused.head[:12]}`), so it was not run again. Comment `{refused.prefix} validate "
             f"{platform}` to validate `{refused.head[:12]}`."
         )
-    return {"output": {"title": title, "summary": f"{why}\n\nShown: the {shown} for `{sha}`."}}
+    return {
+        "output": {"title": title, "summary": f"{why}\n\nThis check run still shows the {shown} of `{sha}`."}
+    }
