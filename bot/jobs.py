@@ -17,8 +17,22 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from bot.approval import HeadSeen
+
 STATUSES = ("queued", "running", "done", "failed", "superseded")
-KEEP_SECONDS = 30 * 86400  # finished jobs and seen delivery ids are forgotten after this
+KEEP_SECONDS = 30 * 86400  # finished jobs, seen delivery ids and replaced PR heads are forgotten after this
+HEADS_READ = 200  # a pull request's latest recorded heads that `JobQueue.heads` returns
+
+# A PR head recorded as seen, unless it is the last one recorded for that PR (SQLite's and PostgreSQL's
+# placeholders are made from the `?`s); and forgetting old heads, each PR's last one kept.
+SAW_HEAD = (
+    "INSERT INTO pull_heads (key, sha, seen_at) SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM"
+    " (SELECT sha FROM pull_heads WHERE key = ? ORDER BY seq DESC LIMIT 1) AS last WHERE last.sha = ?)"
+)
+HEADS = "SELECT sha, seen_at FROM pull_heads WHERE key = ? ORDER BY seq DESC LIMIT ?"
+FORGET_HEADS = (
+    "DELETE FROM pull_heads WHERE seen_at < ? AND seq NOT IN (SELECT MAX(seq) FROM pull_heads GROUP BY key)"
+)
 
 # Columns later versions added, with their definitions: a store an older version made gets them at open.
 ADDED_COLUMNS = {"retry_at": "REAL", "retries": "INTEGER NOT NULL DEFAULT 0"}
@@ -32,6 +46,7 @@ class JobRequest:
     key: str  # what the job is about ("owner/repo#number"); one job per key runs at a time
     payload: dict
     supersedes: bool = False  # replaces still-queued jobs of the same kind and key
+    head: str | None = None  # the PR head this delivery shows: recorded as seen when it is stored
 
 
 @dataclass(frozen=True)
@@ -95,9 +110,22 @@ class JobQueue(Protocol):
 
     async def get(self, job_id: int) -> Job | None: ...
 
+    async def saw_head(self, key: str, sha: str) -> None:
+        """Record that `sha` is the head of pull request `key` now; nothing when it was the last recorded.
+
+        `enqueue` records the `head` of its requests the same way, in the delivery's transaction."""
+
+    async def heads(self, key: str) -> list[HeadSeen]:
+        """The heads recorded for pull request `key`, oldest first (the last `HEADS_READ` of them)."""
+
     async def counts(self) -> dict[str, int]: ...
 
     async def close(self) -> None: ...
+
+
+def head_rows(rows: list[Any]) -> list[HeadSeen]:
+    """`HEADS`' rows (newest first), as `JobQueue.heads` returns them."""
+    return [HeadSeen(row[0], float(row[1])) for row in reversed(rows)]
 
 
 def pull_key(owner: str, repo: str, number: int) -> str:

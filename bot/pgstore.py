@@ -27,7 +27,19 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
-from bot.jobs import KEEP_SECONDS, STATUSES, Job, JobRequest, job_from_row
+from bot.approval import HeadSeen
+from bot.jobs import (
+    FORGET_HEADS,
+    HEADS,
+    HEADS_READ,
+    KEEP_SECONDS,
+    SAW_HEAD,
+    STATUSES,
+    Job,
+    JobRequest,
+    head_rows,
+    job_from_row,
+)
 
 log = logging.getLogger("bot.pgstore")
 Db = psycopg.AsyncConnection[Any]  # rows as dicts
@@ -40,6 +52,11 @@ CLAIM_TRIES = 8  # candidate jobs one claim looks at before it gives up until th
 # Seconds a claim holds a job without renewal: a killed instance's job runs again this long after its last
 # renewal (plus a poll), while a live worker renewing every third of it can miss one renewal and keep it.
 LEASE_SECONDS = 12.0
+
+
+def _pg(sql: str) -> str:
+    """A statement of `bot.jobs`, written with SQLite's placeholders, in PostgreSQL's."""
+    return sql.replace("?", "%s")
 
 
 def migrate(db: psycopg.Connection) -> list[str]:
@@ -87,6 +104,7 @@ class PostgresJobQueue:
             db.execute(
                 "DELETE FROM jobs WHERE status IN ('done', 'superseded') AND updated_at < %s", (cutoff,)
             )
+            db.execute(_pg(FORGET_HEADS), (cutoff,))
         return queue
 
     # -- the connection --
@@ -181,6 +199,10 @@ class PostgresJobQueue:
                         (f"superseded by job {job_id}", now, request.key, request.kind, job_id),
                     )
                 ids.append(job_id)
+                if request.head:
+                    await db.execute(
+                        _pg(SAW_HEAD), (request.key, request.head, now, request.key, request.head)
+                    )
             if ids:
                 await db.execute(f"NOTIFY {CHANNEL}")
             return ids
@@ -328,6 +350,21 @@ class PostgresJobQueue:
         async def read(db: Db) -> Job | None:
             row = await (await db.execute("SELECT * FROM jobs WHERE id = %s", (job_id,))).fetchone()
             return job_from_row(row) if row else None
+
+        return await self._run(read)
+
+    async def saw_head(self, key: str, sha: str) -> None:
+        now = self.clock()
+
+        async def write(db: Db) -> None:
+            await db.execute(_pg(SAW_HEAD), (key, sha, now, key, sha))
+
+        await self._run(write)  # a repeat after a lost answer records nothing: the head is the last one
+
+    async def heads(self, key: str) -> list[HeadSeen]:
+        async def read(db: Db) -> list[HeadSeen]:
+            rows = await (await db.execute(_pg(HEADS), (key, HEADS_READ))).fetchall()
+            return head_rows([(r["sha"], r["seen_at"]) for r in rows])
 
         return await self._run(read)
 

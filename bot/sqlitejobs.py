@@ -20,7 +20,20 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from bot.jobs import ADDED_COLUMNS, KEEP_SECONDS, STATUSES, Job, JobRequest, job_from_row
+from bot.approval import HeadSeen
+from bot.jobs import (
+    ADDED_COLUMNS,
+    FORGET_HEADS,
+    HEADS,
+    HEADS_READ,
+    KEEP_SECONDS,
+    SAW_HEAD,
+    STATUSES,
+    Job,
+    JobRequest,
+    head_rows,
+    job_from_row,
+)
 
 log = logging.getLogger("bot.jobs")  # the job store's logger, as the service's logs name it
 
@@ -53,6 +66,13 @@ CREATE TABLE IF NOT EXISTS deliveries (
     event TEXT NOT NULL,
     received_at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS pull_heads (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    key TEXT NOT NULL,
+    sha TEXT NOT NULL,
+    seen_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pull_heads_by_key ON pull_heads (key, seq);
 """
 
 
@@ -110,6 +130,7 @@ class SqliteJobQueue:
         cutoff = self.clock() - KEEP_SECONDS
         db.execute("DELETE FROM deliveries WHERE received_at < ?", (cutoff,))
         db.execute("DELETE FROM jobs WHERE status IN ('done', 'superseded') AND updated_at < ?", (cutoff,))
+        db.execute(FORGET_HEADS, (cutoff,))
         taken = _take_back(db, self.clock())
         if taken:
             log.warning(
@@ -211,6 +232,8 @@ class SqliteJobQueue:
                         (f"superseded by job {job_id}", now, request.key, request.kind, job_id),
                     )
                 ids.append(job_id)
+                if request.head:
+                    db.execute(SAW_HEAD, (request.key, request.head, now, request.key, request.head))
             return ids
 
         return await self._write(store)
@@ -310,6 +333,14 @@ class SqliteJobQueue:
         assert self._db is not None, "queue is closed"
         row = self._db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
         return job_from_row(row) if row else None
+
+    async def saw_head(self, key: str, sha: str) -> None:
+        now = self.clock()
+        await self._write(lambda db: db.execute(SAW_HEAD, (key, sha, now, key, sha)))
+
+    async def heads(self, key: str) -> list[HeadSeen]:
+        assert self._db is not None, "queue is closed"
+        return head_rows(self._db.execute(HEADS, (key, HEADS_READ)).fetchall())
 
     async def counts(self) -> dict[str, int]:
         assert self._db is not None, "queue is closed"

@@ -119,16 +119,17 @@ def dispatch_ref(pull: dict) -> str:
 
 
 def new_dispatch(
-    repo: str, pull: dict, platform: Platform, now: str, request_id: str | None = None
+    repo: str, pull: dict, head_sha: str, platform: Platform, now: str, request_id: str | None = None
 ) -> Dispatch:
-    """The record to store before the dispatch call, so a run reported at once is already expected."""
+    """The record to store before the dispatch call, so a run reported at once is already expected;
+    `head_sha` is the commit approved for it."""
     return Dispatch(
         repo,
         pull["number"],
         platform.name,
         platform.workflow,
         dispatch_ref(pull),
-        pull["head"]["sha"],
+        head_sha,
         request_id or new_request_id(),
         now,
     )

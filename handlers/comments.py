@@ -40,6 +40,8 @@ def command_request(data: dict) -> JobRequest | None:
             "comment_id": comment["id"],
             "body": comment["body"],
             "author": comment["user"]["login"],
+            # the commands act only on the head the author saw then (`bot.approval`)
+            "comment_created_at": comment.get("created_at"),
         },
     )
 

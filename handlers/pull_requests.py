@@ -17,7 +17,8 @@ ANALYSED_ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review", "ed
 
 
 def analysis_request(data: dict) -> JobRequest | None:
-    """An analysis of the PR's head, superseding any still queued for an older head."""
+    """An analysis of the PR's head, superseding any still queued for an older head; the head is recorded
+    as seen when the delivery is stored (what a command may act on is decided by it)."""
     pr = data["pull_request"]
     if data.get("action") == "edited" and "base" not in (data.get("changes") or {}):
         return None  # a new title or body changes nothing the analysis looks at
@@ -36,6 +37,7 @@ def analysis_request(data: dict) -> JobRequest | None:
             "reason": f"pull_request.{data['action']}",
         },
         supersedes=True,
+        head=pr["head"]["sha"],
     )
 
 

@@ -57,7 +57,7 @@ JWT_OPERATIONS = {
     "apps/create-installation-access-token",
     "apps/get-repo-installation",
 }
-GREEDY_PARAMS = {"path", "ref", "basehead"}  # these path parameters may contain "/"
+GREEDY_PARAMS = {"path", "ref", "basehead", "branch"}  # these path parameters may contain "/"
 JWT_MAX_LIFETIME = 600 + 30  # GitHub allows 10 minutes; a little slack for clock rounding
 MAX_COMMENT = 65536  # GitHub's limit on issue comment bodies
 DEFAULT_PERMISSIONS = {
@@ -459,6 +459,9 @@ class FakeGitHub:
         self.workflow_runs: dict[int, dict] = {}
         self.dispatches: list[dict] = []
         self.return_run_details = True
+        self.clock_offset = 0.0  # GitHub's clock minus the machine's (`advance`)
+        self.protected: set[tuple[str, str]] = set()  # (full_name, branch) with branch protection
+        self.pushed_at: dict[str, str] = {}  # full_name -> its last push, once the fake saw one
         self.rate_limit, self.rate_used, self.rate_reset = 5000, 0, int(time.time()) + 3600
         self._tokens: dict[str, float] = {}  # token -> expiry (epoch)
         self._faults: list[dict] = []
@@ -556,6 +559,22 @@ class FakeGitHub:
         self._socket.bind(("127.0.0.1", port))
         await self.start()
 
+    def advance(self, seconds: float) -> None:
+        """Move GitHub's clock on (its times are whole seconds: a comment written a second after a push is
+        later than it, one in the same second is not)."""
+        self.clock_offset += seconds
+
+    def now(self) -> float:
+        """GitHub's time, epoch seconds."""
+        return time.time() + self.clock_offset
+
+    def _iso(self) -> str:
+        return iso(self.now())
+
+    def protect(self, owner: str, name: str, branch: str) -> None:
+        """Give `branch` protection: GET .../branches/{branch} says so and ref updates to it are refused."""
+        self.protected.add((f"{owner}/{name}", branch))
+
     def expire_all_tokens(self) -> None:
         """Make every installation token issued so far expired, as after an hour."""
         self._tokens = dict.fromkeys(self._tokens, 0.0)
@@ -618,7 +637,7 @@ class FakeGitHub:
             (template["head"]["sha"], head_sha),
         ]:
             text = text.replace(old, value)
-        now = iso()
+        now = self._iso()
         pr = json.loads(text)
         pr.update(
             id=zlib.crc32(f"{full}#{number}".encode()),
@@ -639,16 +658,30 @@ class FakeGitHub:
             author_association="CONTRIBUTOR",
         )
         self.pulls[(full, number)] = pr
-        self.set_pull_head(owner, name, number, head_sha)
+        self._set_head(pr, head_sha)  # the branch was pushed before the PR was opened
         return pr
 
     def set_pull_head(self, owner: str, name: str, number: int, sha: str) -> None:
-        """Simulate a push to the PR's head branch: move head.sha and the branch ref if the head repo is known."""
+        """Simulate a push to the PR's head branch: move head.sha and the branch ref if the head repo is known,
+        and the head repository's `pushed_at`."""
         pr = self.pulls[(f"{owner}/{name}", number)]
+        self._set_head(pr, sha)
+        self._pushed(pr["head"]["repo"]["full_name"])
+
+    def _set_head(self, pr: dict, sha: str) -> None:
         self._move_head(pr, sha)
         head = self.repos.get(pr["head"]["repo"]["full_name"])
         if head and _object(head["git"], sha):
             head["git"].references.create(f"refs/heads/{pr['head']['ref']}", sha, force=True)
+
+    def _pushed(self, full_name: str) -> None:
+        """A push to `full_name`: its `pushed_at` is now, in the repository JSON of every PR too."""
+        self.pushed_at[full_name] = now = self._iso()
+        for pr in self.pulls.values():
+            for side in ("head", "base"):
+                repo = pr[side].get("repo")
+                if repo and repo["full_name"] == full_name:
+                    repo["pushed_at"] = now
 
     def add_comment(
         self,
@@ -661,7 +694,7 @@ class FakeGitHub:
     ) -> dict:
         """Put a comment on an issue or PR, by default as someone other than the bot."""
         full = f"{owner}/{name}"
-        api, cid, now = f"{self.url}/repos/{full}", next(self._ids), iso()
+        api, cid, now = f"{self.url}/repos/{full}", next(self._ids), self._iso()
         kind = "pull" if (full, issue_number) in self.pulls else "issues"
         comment = {
             "id": cid,
@@ -680,7 +713,7 @@ class FakeGitHub:
 
     def add_workflow(self, owner: str, name: str, file_name: str, dispatchable: bool = True) -> dict:
         """Register .github/workflows/<file_name>; ``dispatchable`` = it has an ``on: workflow_dispatch``."""
-        full, wid, now = f"{owner}/{name}", next(self._ids), iso()
+        full, wid, now = f"{owner}/{name}", next(self._ids), self._iso()
         branch = self.repos[full]["default_branch"]
         workflow = {
             "id": wid,
@@ -709,7 +742,7 @@ class FakeGitHub:
     ) -> dict:
         """A workflow_run delivery for a dispatched run; also moves the run to that status."""
         run = self.workflow_runs[run_id]
-        run.update(status=status, conclusion=conclusion, updated_at=iso())
+        run.update(status=status, conclusion=conclusion, updated_at=self._iso())
         workflow = self.workflows[run["workflow_id"]]
         data = payload(
             "workflow_run.completed",
@@ -918,6 +951,8 @@ class FakeGitHub:
             fork=fork,
             default_branch=known["default_branch"] if known else "main",
         )
+        if full_name in self.pushed_at:
+            repo["pushed_at"] = self.pushed_at[full_name]
         return repo
 
     def _branch_json(self, full_name: str, ref: str, sha: str, fork: bool = False) -> dict:
@@ -950,7 +985,7 @@ class FakeGitHub:
         return _load("openapi/github-subset.json")["components"]["examples"][name]["value"]
 
     def _move_head(self, pr: dict, sha: str) -> None:
-        pr["head"]["sha"], pr["updated_at"] = sha, iso()
+        pr["head"]["sha"], pr["updated_at"] = sha, self._iso()
         pr["statuses_url"] = pr["_links"]["statuses"]["href"] = (
             pr["url"].split("/pulls/")[0] + f"/statuses/{sha}"
         )
@@ -959,7 +994,8 @@ class FakeGitHub:
             base["git"].references.create(f"refs/pull/{pr['number']}/head", sha, force=True)
 
     def _ref_moved(self, full_name: str, ref: str, sha: str) -> None:
-        """A branch write moves the head of every open PR from that branch, as a push does."""
+        """A branch write is a push: it moves the head of every open PR from that branch."""
+        self._pushed(full_name)
         for pr in self.pulls.values():
             if (
                 pr["state"] == "open"
@@ -1150,7 +1186,7 @@ class FakeGitHub:
             "details_url": self._app_json()["html_url"],
             "status": "queued",
             "conclusion": None,
-            "started_at": iso(),
+            "started_at": self._iso(),
             "completed_at": None,
             "output": {
                 "title": None,
@@ -1179,7 +1215,7 @@ class FakeGitHub:
         if body.get("conclusion"):
             run["status"] = "completed"
         if run["status"] == "completed" and not run["completed_at"]:
-            run["completed_at"] = iso()
+            run["completed_at"] = self._iso()
         output = body.get("output") or {}
         run["output"].update({k: output[k] for k in ("title", "summary", "text") if k in output})
         self.annotations[run["id"]] += output.get("annotations", [])
@@ -1432,6 +1468,23 @@ class FakeGitHub:
         data = self._git_commit_json(call, git[oid])
         return 201, data, {"Location": data["url"]}
 
+    def op_repos_get_branch(self, call: Call):
+        git, full, name = call.repo["git"], call.repo["full_name"], call.params["branch"]
+        ref = git.references.get(f"refs/heads/{name}")
+        if ref is None:
+            raise not_found()
+        protected = (full, name) in self.protected
+        branch = copy.deepcopy(self._example("branch-get"))
+        branch.update(
+            name=name,
+            commit=self._commit_json(call, git[ref.resolve().target].peel(pygit2.Commit)),
+            _links={"self": f"{call.api}/branches/{name}", "html": f"https://github.com/{full}/tree/{name}"},
+            protected=protected,
+            protection_url=f"{call.api}/branches/{name}/protection",
+        )
+        branch["protection"]["enabled"] = protected
+        return 200, branch
+
     def op_git_get_commit(self, call: Call):
         found = _peel(_object(call.repo["git"], call.params["commit_sha"]), pygit2.Commit)
         if found is None:
@@ -1471,6 +1524,8 @@ class FakeGitHub:
         target = _object(git, call.body["sha"])
         if target is None:
             raise HTTPError(422, "Object does not exist")
+        if (call.repo["full_name"], name.removeprefix("refs/heads/")) in self.protected:
+            raise HTTPError(422, f"Protected branch update failed for {name}.")
         old = ref.resolve().target
         if (
             not call.body.get("force")
@@ -1487,6 +1542,7 @@ class FakeGitHub:
         if name not in git.references:
             raise HTTPError(422, "Reference does not exist")
         git.references.delete(name)
+        self._pushed(call.repo["full_name"])
         return 204, None
 
     def op_issues_list_comments(self, call: Call):
@@ -1513,7 +1569,7 @@ class FakeGitHub:
     def op_issues_update_comment(self, call: Call):
         comment = self._owned(self.comments, call, "comment_id")
         self._check_comment_body(call.body["body"])
-        comment.update(body=call.body["body"], updated_at=iso())
+        comment.update(body=call.body["body"], updated_at=self._iso())
         return 200, comment
 
     def op_issues_delete_comment(self, call: Call):
@@ -1534,7 +1590,7 @@ class FakeGitHub:
             "node_id": _node_id("RE", rid),
             "user": self._user(self.bot_login, "Bot"),
             "content": call.body["content"],
-            "created_at": iso(),
+            "created_at": self._iso(),
         }
         reactions.append(reaction)
         return 201, reaction
@@ -1610,7 +1666,7 @@ class FakeGitHub:
         return 204, None
 
     def _new_run(self, call: Call, workflow: dict, branch: str, target: pygit2.Commit, inputs: dict) -> dict:
-        rid, now, info, full = next(self._ids), iso(), workflow["workflow"], call.repo["full_name"]
+        rid, now, info, full = next(self._ids), self._iso(), workflow["workflow"], call.repo["full_name"]
         template = _load("payloads/workflow_run.completed.json")["workflow_run"]
         text = json.dumps(template)
         for old, value in [
@@ -1679,7 +1735,7 @@ class FakeGitHub:
         run = self._owned(self.workflow_runs, call, "run_id")
         if run["status"] == "completed":
             raise HTTPError(409, "Cannot cancel a workflow run that is completed.")
-        run.update(status="completed", conclusion="cancelled", updated_at=iso())
+        run.update(status="completed", conclusion="cancelled", updated_at=self._iso())
         return 202, {}
 
     def op_rate_limit_get(self, call: Call):

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import time
 from dataclasses import dataclass, field
 
+from bot.approval import HeadSeen
 from bot.config import Config, Pin, parse_config
 from bot.gh.gitdata import BranchMoved
 from bot.gh.pullref import PullRef
@@ -16,6 +18,9 @@ from bot.snapshot import MemorySnapshot
 from bot.validationstore import ValidationStore
 from bot.worker.context import JobContext, Shared
 from bot.worker.progress import JobProgress
+
+PUSHED_AT = "2026-01-01T00:00:00Z"  # the head repository's last push: before `COMMENTED_AT`
+COMMENTED_AT = "2026-01-02T00:00:00Z"  # when a command job's comment was written
 
 
 def pull(head_sha: str = "h" * 40, *, fork: bool = False, can_modify: bool = False) -> dict:
@@ -27,7 +32,13 @@ def pull(head_sha: str = "h" * 40, *, fork: bool = False, can_modify: bool = Fal
         "head": {
             "sha": head_sha,
             "ref": "bump",
-            "repo": {"full_name": head_full, "name": "ollama", "owner": {"login": head_full.split("/")[0]}},
+            "repo": {
+                "full_name": head_full,
+                "name": "ollama",
+                "owner": {"login": head_full.split("/")[0]},
+                "default_branch": "main",
+                "pushed_at": PUSHED_AT,
+            },
         },
         "base": {"sha": "b" * 40, "repo": {"full_name": "ollama/ollama", "default_branch": "main"}},
     }
@@ -147,12 +158,16 @@ class FakeGit:
     commits: list[tuple[str, list[str], str]] = field(default_factory=list)  # branch, paths, message
     forced: list[tuple[str, str]] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
+    protected: set[str] = field(default_factory=set)
 
     async def commit(self, branch, head_sha, files, message):
         if self.moved_to:
             raise BranchMoved(self.moved_to)
         self.commits.append((branch, [path for path, _, _ in files], message))
         return "c" * 40, "https://github.com/ollama/ollama/commit/" + "c" * 40
+
+    async def branch(self, branch: str) -> dict | None:
+        return {"name": branch, "protected": branch in self.protected}
 
     async def force_branch(self, branch: str, sha: str) -> None:
         self.forced.append((branch, sha))
@@ -180,6 +195,21 @@ class FakeActions:
 
 
 @dataclass
+class FakeHeads:
+    """The job queue's record of PR heads (`JobQueue.saw_head`, `heads`), in memory."""
+
+    seen: dict[str, list[HeadSeen]] = field(default_factory=dict)
+
+    async def saw_head(self, key: str, sha: str) -> None:
+        heads = self.seen.setdefault(key, [])
+        if not heads or heads[-1].sha != sha:
+            heads.append(HeadSeen(sha, time.time()))
+
+    async def heads(self, key: str) -> list[HeadSeen]:
+        return list(self.seen.get(key, []))
+
+
+@dataclass
 class FakeGitHub:
     """The fakes of one job, and the job context over them."""
 
@@ -192,6 +222,7 @@ class FakeGitHub:
     git: FakeGit = field(default_factory=FakeGit)
     actions: FakeActions = field(default_factory=FakeActions)
     saved: list[dict] = field(default_factory=list)
+    queue: FakeHeads = field(default_factory=FakeHeads)
 
     def __post_init__(self):
         self.comment = FakeComment(self.progress)
@@ -212,7 +243,7 @@ class FakeGitHub:
             pull_ref or PullRef(payload["owner"], payload["repo"], payload.get("number")),
             self.progress,
             self._save,
-            Shared(self.store, None, self._analyse, lambda: None, 300.0),  # type: ignore[arg-type]
+            Shared(self.store, self.queue, self._analyse, lambda: None, 300.0),  # type: ignore[arg-type]
             self.pulls,
             self.comment,
             self.checks,

@@ -42,6 +42,7 @@ def test_pull_request_actions_ask_for_an_analysis_of_the_head():
             "head_sha": "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
             "reason": f"pull_request.{action}",
         }
+        assert request.head == "ec26c3e57ca3a959ca5aad62de7213c562f8c821"  # recorded as seen when stored
 
 
 def test_edited_only_when_the_base_changed():
@@ -66,6 +67,7 @@ def test_commands_on_pull_requests_by_people_only():
     assert request.kind == "command" and not request.supersedes
     assert request.payload["body"] == "/llama recheck" and request.payload["author"] == "someone"
     assert request.payload["default_branch"] == "master"
+    assert request.payload["comment_created_at"] == "2019-05-15T15:20:21Z"  # acts on the head seen then
     assert command_request(comment_payload(on_pr=False)) is None
     assert command_request(comment_payload(login="llama-bot[bot]")) is None
     assert command_request(comment_payload(login="renovate", user_type="Bot")) is None

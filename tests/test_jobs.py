@@ -8,7 +8,8 @@ import threading
 
 import pytest
 
-from bot.jobs import JobRequest
+from bot.approval import HeadSeen
+from bot.jobs import KEEP_SECONDS, JobRequest
 from bot.sqlitejobs import SqliteJobQueue, StoreInUse, read_jobs
 
 
@@ -207,3 +208,39 @@ async def test_the_wal_is_copied_back_in_a_thread_every_n_group_commits(tmp_path
         await asyncio.sleep(0.02)
     assert in_database_file() == 3
     await q.close()
+
+
+async def heads_are_recorded_in_order(queue, clock, reopen):
+    """A PR's heads as seen, in order: a delivery's head in its own transaction (a redelivery records
+    nothing), the bot's reads only when the head changed, and old heads forgotten but each PR's last."""
+    a, b = "a" * 40, "b" * 40
+    head_of = JobRequest("analysis", "o/r#1", {"head_sha": a}, supersedes=True, head=a)
+    await queue.enqueue("d1", "pull_request", [head_of])
+    clock.now += 1
+    await queue.saw_head("o/r#1", a)  # the same head read again: not a new sighting
+    await queue.enqueue("d2", "pull_request", [JobRequest("analysis", "o/r#2", {}, head=b)])
+    clock.now += 1
+    await queue.saw_head("o/r#1", b)
+    clock.now += 1
+    assert await queue.enqueue("d1", "pull_request", [head_of]) is None
+    await queue.saw_head("o/r#1", a)  # pushed back: a new sighting of an older head
+    start = clock.now - 3
+    assert await queue.heads("o/r#1") == [HeadSeen(a, start), HeadSeen(b, start + 2), HeadSeen(a, start + 3)]
+    assert await queue.heads("o/r#2") == [HeadSeen(b, start + 1)]
+    assert await queue.heads("o/r#3") == []
+    clock.now += KEEP_SECONDS + 10
+    queue = await reopen()
+    assert await queue.heads("o/r#1") == [HeadSeen(a, start + 3)]
+    assert await queue.heads("o/r#2") == [HeadSeen(b, start + 1)]
+    return queue
+
+
+async def test_pull_request_heads_are_recorded_in_order(tmp_path, clock):
+    path = tmp_path / "jobs.sqlite3"
+    queue = SqliteJobQueue(path, lease_seconds=30, clock=clock)
+
+    async def reopen():
+        await queue.close()
+        return SqliteJobQueue(path, lease_seconds=30, clock=clock)
+
+    await (await heads_are_recorded_in_order(queue, clock, reopen)).close()

@@ -18,6 +18,7 @@ from bot.validationstore import PostgresValidationStore
 from tests.test_jobs import (  # noqa: F401 - the contract, collected again with this file's `queue`
     Clock,
     analysis,
+    heads_are_recorded_in_order,
     test_enqueue_claim_finish,
     test_expired_lease_is_reclaimed_and_the_old_worker_loses_it,
     test_finish_rejects_non_final_status,
@@ -121,6 +122,16 @@ async def test_a_database_restart_mid_job_loses_nothing(postgres_server, databas
         await queue.close()
 
 
+async def test_pull_request_heads_are_recorded_in_order_on_postgresql(database_url, clock):
+    queue = await PostgresJobQueue.open(database_url, clock=clock)
+
+    async def reopen():
+        await queue.close()
+        return await PostgresJobQueue.open(database_url, clock=clock)
+
+    await (await heads_are_recorded_in_order(queue, clock, reopen)).close()
+
+
 def test_migrations_apply_once_even_when_instances_start_together(database_url):
     applied: list[list[str]] = []
 
@@ -133,7 +144,7 @@ def test_migrations_apply_once_even_when_instances_start_together(database_url):
         t.start()
     for t in threads:
         t.join()
-    assert sorted(applied, key=len) == [[], [], [], ["001_jobs.sql"]]
+    assert sorted(applied, key=len) == [[], [], [], ["001_jobs.sql", "002_pull_heads.sql"]]
 
 
 def test_the_dispatch_store_keeps_its_queries_on_postgresql(database_url):

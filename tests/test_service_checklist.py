@@ -138,6 +138,7 @@ async def test_a_failed_run_keeps_the_last_checklist_under_the_failure(bot, scen
 
 async def test_regenerate_commits_what_it_rebuilt_and_names_what_it_could_not(bot, scenario):
     pushed = scenario.push({CONFLICT_PATH: CONFLICT_PATCH}, "carry a rename of g")
+    scenario.fake.advance(1)  # the maintainer comments after the push
     await bot.deliver("issue_comment", scenario.comment_event("/llama regenerate-patches"))
     await bot.settle()
 
@@ -173,6 +174,7 @@ async def test_regenerate_with_only_a_conflict_commits_nothing_and_says_why(bot,
             ),
         }
     )
+    scenario.fake.advance(1)  # the maintainer comments after the push
     await bot.deliver("issue_comment", scenario.comment_event("/llama regenerate-patches"))
     await bot.settle()
     assert str(scenario.git.references["refs/heads/bump"].target) == sha

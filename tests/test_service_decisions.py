@@ -5,13 +5,21 @@ import http
 import aiohttp
 from gidgethub import BadRequest, GitHubBroken
 
+from bot.approval import may_write
 from bot.commands import COMMANDS
 from bot.gh.checkruns import check_run_updates
 from bot.model import PatchResult, PinReport, Report
 from bot.render.bodies import carried_ticks, with_ticks
 from bot.render.env import MARKER, render_template
-from bot.worker.commands import HANDLERS, may_write
-from bot.worker.regenerate import PatchChange, commit_message, patch_changes, push_target, shown_patches
+from bot.worker.commands import HANDLERS
+from bot.worker.regenerate import (
+    PatchChange,
+    commit_message,
+    patch_changes,
+    push_refusal,
+    push_target,
+    shown_patches,
+)
 from bot.worker.runner import short_reason
 
 
@@ -71,6 +79,15 @@ def test_push_target_same_repo_or_fork_that_allows_maintainers():
     assert push_target(_pr("fork/r")) is None
     assert push_target(_pr("fork/r", can_modify=True)) == ("fork", "r", "feature")
     assert push_target(_pr(head_repo=False)) is None
+
+
+def test_no_push_to_the_default_branch_or_a_protected_one():
+    pr = _pr()
+    pr["head"]["repo"]["default_branch"] = "main"
+    assert push_refusal(pr, "main", {"protected": False}) == "it is the default branch of `o/r`"
+    assert push_refusal(pr, "feature", {"protected": True}) == "it is a protected branch"
+    assert push_refusal(pr, "feature", {"protected": False}) is None
+    assert push_refusal(pr, "feature", None) is None  # not shown to the App: nor writable by it
 
 
 def _report(*patches):

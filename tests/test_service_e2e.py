@@ -403,6 +403,7 @@ async def test_regenerate_patches_with_nothing_to_do_says_so(bot, scenario):
             )
         }
     )  # made against v2: applies as it is
+    scenario.fake.advance(1)  # the maintainer comments after the push
     await bot.deliver("issue_comment", scenario.comment_event("/llama regenerate-patches llama.cpp"))
     await bot.settle()
     (reply,) = scenario.bot_comments()

@@ -98,6 +98,7 @@ async def test_a_fork_gets_a_branch_in_the_base_repository_deleted_on_close(bot,
     # a second request force-moves the branch to the new head
     new_sha = commit(git, {"README.md": "fork, again\n"}, parents=[sha])
     scenario.fake.set_pull_head(OWNER, NAME, 9, new_sha)
+    scenario.fake.advance(1)  # the maintainer comments after the push
     await command(bot, scenario, "/llama validate cuda", number=9)
     assert str(git.references["refs/heads/llama-bot/pr-9"].target) == new_sha
     scenario.fake.pulls[(scenario.full_name, 9)]["state"] = "closed"
@@ -261,6 +262,7 @@ async def test_rerequesting_a_validate_check_run_dispatches_again(bot, scenario,
         check_run=copy.deepcopy(check),
         repository=scenario.repository(),
         installation=scenario.installation(),
+        sender=scenario.fake._user("maintainer"),  # who may write
     )
     assert (await bot.deliver("check_run", data))[0] == 202
     await bot.settle()
@@ -296,7 +298,7 @@ async def test_a_resumed_command_does_not_dispatch_again(fake_github, scenario, 
     job = await queue.claim("dead-host:1:0")
     metal = parse_config(None).platforms[0]
     pull = scenario.fake.pulls[(scenario.full_name, scenario.number)]
-    earlier = new_dispatch(scenario.full_name, pull, metal, "2026-01-01T00:00:00Z")
+    earlier = new_dispatch(scenario.full_name, pull, pull["head"]["sha"], metal, "2026-01-01T00:00:00Z")
     store = ValidationStore(data_dir / "validation.sqlite3")
     store.add(earlier)  # what the dead worker dispatched before it died
     store.close()

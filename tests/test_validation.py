@@ -155,8 +155,8 @@ def test_fork_detection_and_branch():
     assert dispatch_ref(pull(number=57, fork=True)) == "llama-bot/pr-57"
 
 
-def test_new_dispatch_is_queued_on_the_pr_head():
-    d = new_dispatch("ollama/ollama", pull(fork=True), CUDA, T0, "lb-0000000000ff")
+def test_new_dispatch_is_queued_on_the_approved_commit():
+    d = new_dispatch("ollama/ollama", pull(fork=True), SHA, CUDA, T0, "lb-0000000000ff")
     assert (d.pr, d.platform, d.workflow, d.ref, d.head_sha, d.request_id, d.dispatched_at, d.status) == (
         12,
         "cuda",
@@ -211,7 +211,7 @@ def test_other_refusals_quote_github():
 
 def test_validate_reply_for_a_fork_warns_about_secrets():
     pr = pull(number=57, fork=True)
-    d = new_dispatch("ollama/ollama", pr, CUDA, T0, "lb-0000000000aa")
+    d = new_dispatch("ollama/ollama", pr, SHA, CUDA, T0, "lb-0000000000aa")
     text = validate_reply([d], ["tpu"], ["**rocm**: refused"], CONFIG, pr, "maintainer")
     assert "`cuda`" in text and "`llama-bot/pr-57`" in text and "`someone/ollama`" in text
     assert "the run uses the fork's code with this repository's secrets" in text and "@maintainer" in text
@@ -626,7 +626,7 @@ async def test_round_trip_through_the_fake_with_a_restart(fake_github, ollama, t
     store = ValidationStore(path)
     async with aiohttp.ClientSession() as session:
         gh = await installation_gh(fake_github, session)
-        d = new_dispatch("ollama/ollama", ollama, CUDA, iso(utc_now()))
+        d = new_dispatch("ollama/ollama", ollama, ollama["head"]["sha"], CUDA, iso(utc_now()))
         created = await gh.post("/repos/ollama/ollama/check-runs", data=check_run_create(d))
         d = dataclasses.replace(d, check_run_id=created["id"])
         store.add(d)  # before the dispatch: its run may be reported at once

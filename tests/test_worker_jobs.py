@@ -13,7 +13,7 @@ from bot.validationstore import ValidationStore
 from bot.worker import analysis, commands, platforms
 from bot.worker.context import Outcome
 from bot.worker.progress import JobProgress
-from tests.fakejobs import FakeGit, FakeGitHub, job, pull
+from tests.fakejobs import COMMENTED_AT, FakeGit, FakeGitHub, job, pull
 
 PATCH = "llama/compat/0001-fix.patch"
 
@@ -90,6 +90,7 @@ def regenerate_job(gh_pull: dict, store, **fake) -> FakeGitHub:
             author="maintainer",
             comment_id=9,
             default_branch="main",
+            comment_created_at=COMMENTED_AT,
         ),
         store,
         report=bump_report(rebuilt),
@@ -142,7 +143,9 @@ async def test_a_resumed_dispatch_that_github_refused_is_not_dispatched_again(st
     gh.progress.validation = {"command-0": {"metal": {"request_id": "r1", "error": "GitHub answered 404"}}}
     chosen = [p for p in gh.pulls.config_.platforms if p.name == "metal"]
 
-    dispatched, errors = await platforms.dispatch_platforms(gh.context(), pull(), chosen, "command-0")
+    dispatched, errors = await platforms.dispatch_platforms(
+        gh.context(), pull(), "h" * 40, chosen, "command-0"
+    )
 
     assert (dispatched, errors) == ([], ["GitHub answered 404"])
     assert gh.actions.dispatched == [] and gh.checks.created == []
@@ -152,7 +155,7 @@ async def test_a_dispatch_makes_its_check_run_and_records_it_before_the_call(sto
     gh = FakeGitHub(job("command"), store)
     chosen = [p for p in gh.pulls.config_.platforms if p.name == "metal"]
 
-    (d,), errors = await platforms.dispatch_platforms(gh.context(), pull(), chosen, "command-0")
+    (d,), errors = await platforms.dispatch_platforms(gh.context(), pull(), "h" * 40, chosen, "command-0")
 
     assert errors == [] and [w for w, _ in gh.actions.dispatched] == ["test-llamacpp-update.yaml"]
     assert gh.checks.created[0]["external_id"] == d.request_id

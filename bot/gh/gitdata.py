@@ -65,6 +65,12 @@ class GitData:
         return blob["sha"]
 
     async def _fast_forward(self, branch: str, head_sha: str, new_sha: str) -> None:
+        """`branch` moved from `head_sha` to `new_sha`, its descendant. A fast-forward alone would also take
+        a branch moved back to an ancestor of `head_sha` since, bringing back what its author dropped: the
+        branch is read first, and a 422 read again (it moved meanwhile, or is protected)."""
+        now = await self._branch_sha(branch)
+        if now != head_sha:
+            raise BranchMoved(now)
         try:
             await self.gh.patch(
                 _ref_path(self.owner, self.repo, branch), data={"sha": new_sha, "force": False}
@@ -72,10 +78,27 @@ class GitData:
         except BadRequest as exc:
             if not refused(exc, http.HTTPStatus.UNPROCESSABLE_ENTITY):
                 raise
-            ref = await self.gh.getitem(_ref_path(self.owner, self.repo, branch, "ref"))
-            if ref["object"]["sha"] != head_sha:
-                raise BranchMoved(ref["object"]["sha"]) from None
+            now = await self._branch_sha(branch)
+            if now != head_sha:
+                raise BranchMoved(now) from None
             raise  # not moved: a refusal (a protected branch), answered like a 403
+
+    async def _branch_sha(self, branch: str) -> str:
+        """The commit `branch` is at (a branch that is gone answers 404, as a refused write does)."""
+        ref = await self.gh.getitem(_ref_path(self.owner, self.repo, branch, "ref"))
+        return ref["object"]["sha"]
+
+    async def branch(self, branch: str) -> dict | None:
+        """GitHub's description of `branch` (whether it is protected, among others); None when it has none.
+        Read access is enough, unlike for the branch's protection rules."""
+        try:
+            return await self.gh.getitem(
+                f"/repos/{quote(self.owner)}/{quote(self.repo)}/branches/{quote(branch, safe='/')}"
+            )
+        except BadRequest as exc:
+            if not refused(exc, http.HTTPStatus.NOT_FOUND):
+                raise
+            return None
 
     async def force_branch(self, branch: str, sha: str) -> None:
         """`branch` at `sha`: created, or moved there whatever it held."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.jobs import pull_key
+
 
 @dataclass(frozen=True)
 class PullRef:
@@ -24,6 +26,11 @@ class PullRef:
         if self.number is None:
             raise ValueError(f"the job names no pull request of {self.full_name}")
         return self.number
+
+    @property
+    def key(self) -> str:
+        """The key of the pull request's jobs and of its recorded heads."""
+        return pull_key(self.owner, self.repo, self.pr_number)
 
     @property
     def full_name(self) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import http
+from collections.abc import Awaitable, Callable
 
 from gidgethub import BadRequest
 
@@ -17,11 +18,21 @@ from bot.snapshot import MemorySnapshot
 
 
 class PullRequests:
-    def __init__(self, gh: GitHubClient, ref: PullRef, blobs: BlobCache):
+    def __init__(
+        self,
+        gh: GitHubClient,
+        ref: PullRef,
+        blobs: BlobCache,
+        saw_head: Callable[[str], Awaitable[None]] | None = None,
+    ):
         self.gh, self.ref, self.blobs = gh, ref, blobs
+        self.saw_head = saw_head  # hears the head of every read: what a command may act on is decided by it
 
     async def get(self) -> dict:
-        return await self.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", self.ref.names)
+        pr = await self.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", self.ref.names)
+        if self.saw_head is not None:
+            await self.saw_head(pr["head"]["sha"])
+        return pr
 
     async def changed_paths(self) -> list[str]:
         """Every path the PR changes, a renamed file's old path too."""

@@ -4,6 +4,8 @@ summaries and texts are made here."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from bot.model import REBUILT, PatchResult, PinReport
 from bot.render.env import render_template
 from bot.render.findings import review_findings
@@ -160,3 +162,37 @@ def check_run_update(run: dict, action: str, platform: str) -> dict:
     else:
         output = _finished_output(run, body["conclusion"], platform, where)
     return {**body, "output": output}
+
+
+@dataclass(frozen=True)
+class RerunRefused:
+    """Why a re-requested `validate:` check run was not run again (`bot.approval.rerun_refusal`)."""
+
+    reason: str  # "permission" or "moved"
+    sender: str
+    permission: str  # the sender's role on the repository
+    head: str  # the PR's head now
+    prefix: str  # the repository's command prefix
+
+
+def rerun_refused_update(dispatch: Dispatch, refused: RerunRefused) -> dict:
+    """PATCH for a re-requested `validate:` check run that was not run again: its output says why and what
+    to do; its status and conclusion stay those of the run it shows."""
+    platform, sha = dispatch.platform, dispatch.head_sha[:12]
+    shown = f"[workflow run]({dispatch.run_url})" if dispatch.run_url else "dispatch"
+    if refused.reason == "permission":
+        title = f"{platform}: re-run refused"
+        why = (
+            f"@{refused.sender} asked to run `{check_name(platform)}` again, but only people with write "
+            f"access to this repository may (theirs is `{refused.permission}`), so nothing was run."
+        )
+    else:
+        title = f"{platform}: not re-run, the head moved"
+        why = (
+            f"This check is for `{sha}`, which is no longer the head of the pull request (it is now "
+            f"`{refused.head[:12]}`), so it was not run again. Comment `{refused.prefix} validate "
+            f"{platform}` to validate `{refused.head[:12]}`."
+        )
+    return {
+        "output": {"title": title, "summary": f"{why}\n\nThis check run still shows the {shown} of `{sha}`."}
+    }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
+from bot.approval import may_write, permission_of
 from bot.commands import COMMANDS, Command, parse_commands
 from bot.config import Config
 from bot.render.env import render_template
@@ -12,16 +13,10 @@ from bot.render.replies import failed_reply, untouched_reply, validate_reply
 from bot.validation import select_platforms
 from bot.worker import platforms, regenerate
 from bot.worker.analysis import analyse_pull, read_config
+from bot.worker.approve import approved_head, moved_reply
 from bot.worker.context import JobContext, Outcome, Superseded
 
 log = logging.getLogger("bot.worker.commands")
-
-WRITE_ROLES = {"admin", "maintain", "write"}
-
-
-def may_write(answer: dict) -> bool:
-    """Whether a collaborator-permission answer allows commands (`maintain` is reported as `write`)."""
-    return answer.get("permission") in WRITE_ROLES or answer.get("role_name") in WRITE_ROLES
 
 
 async def command_job(ctx: JobContext) -> Outcome:
@@ -56,8 +51,9 @@ async def _allowed(ctx: JobContext) -> bool:
     if may_write(answer):
         return True
     if not ctx.progress.refused:
-        permission = answer.get("role_name") or answer.get("permission")
-        await ctx.comment.reply(render_template("reply_refused.md.j2", author=author, permission=permission))
+        await ctx.comment.reply(
+            render_template("reply_refused.md.j2", author=author, permission=permission_of(answer))
+        )
         ctx.progress.refused = True
         await ctx.save()
     return False
@@ -76,10 +72,15 @@ async def help_command(ctx: JobContext, command: Command, config: Config) -> Non
 
 
 async def validate_command(ctx: JobContext, command: Command, config: Config) -> None:
+    """Dispatch the platforms named, on the head the commenter saw; nothing when the head moved since."""
     chosen, unknown = select_platforms(command.args, config)
     pull = await ctx.pulls.get()
+    approval = await approved_head(ctx, pull)
+    if chosen and not approval.approved:
+        await ctx.comment.reply(moved_reply(command.line, approval, "validate"))
+        return
     scope = f"command-{ctx.progress.commands_done}"  # this command's index in the comment
-    dispatched, errors = await platforms.dispatch_platforms(ctx, pull, chosen, scope)
+    dispatched, errors = await platforms.dispatch_platforms(ctx, pull, approval.head, chosen, scope)
     text = validate_reply(dispatched, unknown, errors, config, pull, ctx.payload["author"])
     # Every platform named a workflow the repository lacks: say plainly that nothing is set up yet.
     not_configured = bool(errors) and not dispatched and all("(GitHub answered 404)" in e for e in errors)

@@ -119,7 +119,7 @@ def on_github(
         progress,
         save,
         shared,
-        pulls=PullRequests(gh, pull, blobs),
+        pulls=PullRequests(gh, pull, blobs, lambda sha: shared.queue.saw_head(pull.key, sha)),
         comment=ChecklistComment(gh, pull, progress, save, job.id, resumed),
         checks=CheckRuns(gh, pull, progress, save, job.id, resumed),
         actions=Actions(gh, pull.owner, pull.repo),

@@ -10,12 +10,19 @@ from dataclasses import replace
 
 from gidgethub import HTTPException
 
+from bot.approval import may_write, permission_of, rerun_refusal
 from bot.config import Config, Platform
 from bot.gh import message_of
 from bot.jobs import JobRequest, pull_key
 from bot.model import Report
 from bot.render.bodies import carried_ticks
-from bot.render.checkruns import check_run_create, check_run_update, dispatch_failed_update
+from bot.render.checkruns import (
+    RerunRefused,
+    check_run_create,
+    check_run_update,
+    dispatch_failed_update,
+    rerun_refused_update,
+)
 from bot.render.platforms import platform_rows, render_platforms, splice_platforms
 from bot.render.replies import dispatch_error_reply
 from bot.times import iso, utc_now
@@ -83,17 +90,19 @@ async def refresh_platforms(ctx: JobContext, pull: dict, config: Config) -> None
 
 
 async def dispatch_platforms(
-    ctx: JobContext, pull: dict, chosen: list[Platform], scope: str = "rerun"
+    ctx: JobContext, pull: dict, sha: str, chosen: list[Platform], scope: str = "rerun"
 ) -> tuple[list[Dispatch], list[str]]:
-    """Per platform: a queued check run, the stored dispatch, then the dispatch call.
+    """Per platform: a queued check run on `sha`, the stored dispatch, then the dispatch call.
 
-    Each platform's outcome is kept in the job's progress under `scope`, so a job resumed after a
-    crash does not dispatch again what it already dispatched (or reported as refused).
+    `sha` is the commit a person with write access approved, never a head read again: a fork's branch
+    in the repository is moved to it, and the check runs and stored dispatches name it. Each platform's
+    outcome is kept in the job's progress under `scope`, so a job resumed after a crash does not dispatch
+    again what it already dispatched (or reported as refused).
     """
     if not chosen:
         return [], []
     done = ctx.progress.validation.setdefault(scope, {})
-    await _push_fork_head(ctx, pull, chosen, done)
+    await _push_fork_head(ctx, pull, sha, chosen, done)
     dispatched: list[Dispatch] = []
     errors: list[str] = []
     for platform in chosen:
@@ -101,7 +110,7 @@ async def dispatch_platforms(
         if earlier is not None and not earlier.get("pending"):
             _recall(ctx.shared.store, earlier, dispatched, errors)
             continue
-        d, error = await _dispatch_one(ctx, pull, platform, earlier, done)
+        d, error = await _dispatch_one(ctx, pull, sha, platform, earlier, done)
         if error is not None:
             errors.append(error)
         else:
@@ -109,11 +118,11 @@ async def dispatch_platforms(
     return dispatched, errors
 
 
-async def _push_fork_head(ctx: JobContext, pull: dict, chosen: list[Platform], done: dict) -> None:
-    """A fork's head is pushed to a branch of the repository, whose workflows run there; not when every
-    chosen platform was dispatched already."""
+async def _push_fork_head(ctx: JobContext, pull: dict, sha: str, chosen: list[Platform], done: dict) -> None:
+    """A fork's approved head `sha` is pushed to a branch of the repository, whose workflows run there;
+    not when every chosen platform was dispatched already."""
     if is_fork(pull) and any(p.name not in done for p in chosen):
-        await ctx.git().force_branch(fork_branch(pull["number"]), pull["head"]["sha"])
+        await ctx.git().force_branch(fork_branch(pull["number"]), sha)
 
 
 def _recall(store: ValidationStore, earlier: dict, dispatched: list[Dispatch], errors: list[str]) -> None:
@@ -125,10 +134,10 @@ def _recall(store: ValidationStore, earlier: dict, dispatched: list[Dispatch], e
 
 
 async def _dispatch_one(
-    ctx: JobContext, pull: dict, platform: Platform, earlier: dict | None, done: dict
+    ctx: JobContext, pull: dict, sha: str, platform: Platform, earlier: dict | None, done: dict
 ) -> tuple[Dispatch, str | None]:
     """One platform's check run, stored dispatch and dispatch call; the dispatch, or why it failed."""
-    d = await _stored_dispatch(ctx, pull, platform, earlier, done)
+    d = await _stored_dispatch(ctx, pull, sha, platform, earlier, done)
     try:
         answer = await _dispatch_call(ctx, platform, d, bool(earlier))
     except HTTPException as exc:  # 4xx, or 5xx after the client's retries: this platform failed
@@ -151,13 +160,13 @@ async def _dispatch_one(
 
 
 async def _stored_dispatch(
-    ctx: JobContext, pull: dict, platform: Platform, earlier: dict | None, done: dict
+    ctx: JobContext, pull: dict, sha: str, platform: Platform, earlier: dict | None, done: dict
 ) -> Dispatch:
     """The platform's dispatch with its queued check run, in the store before the dispatch call: the run's
     first event may arrive before the answer."""
     store = ctx.shared.store
     request_id = earlier["request_id"] if earlier else None
-    d = new_dispatch(ctx.pull.full_name, pull, platform, iso(utc_now()), request_id)
+    d = new_dispatch(ctx.pull.full_name, pull, sha, platform, iso(utc_now()), request_id)
     if earlier is None:  # a job resumed after a crash finds what this one made by the request id
         done[platform.name] = {"request_id": d.request_id, "pending": True}
         await ctx.save()
@@ -313,7 +322,9 @@ def _superseded_run(d: Dispatch, head_sha: str) -> bool:
 
 
 async def revalidate_job(ctx: JobContext) -> Outcome:
-    """`rerequested` on a `validate: <platform>` check run: dispatch that platform again."""
+    """`rerequested` on a `validate: <platform>` check run: that platform dispatched again on the check
+    run's own commit, only for a sender with write access and only while that commit is the head;
+    otherwise the check run says why nothing ran (nothing is pushed, nothing dispatched)."""
     store, payload = ctx.shared.store, ctx.payload
     d = store.get(payload.get("external_id") or "") or store.by_check_run(
         ctx.pull.full_name, int(payload["check_run_id"])
@@ -322,13 +333,23 @@ async def revalidate_job(ctx: JobContext) -> Outcome:
         log.info("re-requested validation check run is unknown", extra={"job_id": ctx.job.id})
         return Outcome.DONE
     ctx = ctx.at_pull(d.pr)
+    sender = str(payload.get("sender") or "")
+    answer = await ctx.pulls.permission(sender) if sender else {"permission": "none"}
     pull = await ctx.pulls.get()
     if pull.get("state") != "open":
         return Outcome.DONE
     config = await ctx.pulls.repo_config(pull)
+    refusal = rerun_refusal(pull["head"]["sha"], d.head_sha, may_write(answer))
+    if refusal is not None:
+        refused = RerunRefused(
+            refusal, sender, permission_of(answer), pull["head"]["sha"], config.command_prefix
+        )
+        await ctx.checks.update(int(payload["check_run_id"]), rerun_refused_update(d, refused))
+        log.info("re-run of a validation refused", extra={"job_id": ctx.job.id, "reason": refusal})
+        return Outcome.DONE
     chosen, _ = select_platforms([d.platform], config)
     if chosen:
-        await dispatch_platforms(ctx, pull, chosen)
+        await dispatch_platforms(ctx, pull, d.head_sha, chosen)
         await refresh_platforms(ctx, pull, config)
     return Outcome.DONE
 

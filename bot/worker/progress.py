@@ -17,6 +17,7 @@ class JobProgress:
     checks_done: bool = True  # False while those check runs are in progress
     refused: bool = False  # a command author without write access was answered
     commands_done: int = 0  # commands of the comment already run
+    approved_head: str | None = None  # the head the comment's commands act on, once approved
     validation: dict[str, dict[str, dict[str, Any]]] = field(
         default_factory=dict
     )  # scope -> platform -> outcome

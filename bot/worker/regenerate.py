@@ -21,6 +21,7 @@ from bot.render.env import render_template
 from bot.render.patches import pin_view
 from bot.render.replies import failed_reply, untouched_reply
 from bot.rest import RestSnapshot
+from bot.worker.approve import approved_head, moved_reply
 from bot.worker.context import JobContext
 
 log = logging.getLogger("bot.worker.regenerate")
@@ -90,7 +91,8 @@ def shown_patches(changes: list[PatchChange], budget: int) -> tuple[list[PatchCh
 
 
 def push_target(pr: dict) -> tuple[str, str, str] | None:
-    """(owner, repo, branch) the bot may push regenerated patches to, or None (fork without the box)."""
+    """(owner, repo, branch) GitHub lets the bot push regenerated patches to, or None (fork without the
+    box); `push_refusal` says whether it should."""
     head_repo = pr["head"].get("repo")
     if not head_repo:
         return None
@@ -100,9 +102,22 @@ def push_target(pr: dict) -> tuple[str, str, str] | None:
     return head_repo["owner"]["login"], head_repo["name"], pr["head"]["ref"]
 
 
+def push_refusal(pr: dict, branch: str, found: dict | None) -> str | None:
+    """Why the patches are not committed to the head branch `branch` even where GitHub would let the App:
+    nobody asked for the default branch or a protected one to change. `found` is GitHub's answer for the
+    branch (`GET .../branches/{branch}`); None when it showed none, so the App cannot write there either."""
+    head_repo = pr["head"].get("repo") or {}
+    if branch == head_repo.get("default_branch"):
+        return f"it is the default branch of `{head_repo.get('full_name')}`"
+    if found is not None and found.get("protected"):
+        return "it is a protected branch"
+    return None
+
+
 async def regenerate_command(ctx: JobContext, command: Command, config: Config) -> None:
-    """Rebuild the carried patches of the pins the PR touches (or the one named) against their new refs;
-    commit those that changed to the head branch, or reply with them where the App may not push."""
+    """Rebuild the carried patches of the pins the PR touches (or the one named) against their new refs, on
+    the head the commenter saw; commit those that changed to the head branch, or reply with them where the
+    App may not or should not push."""
     reply = functools.partial(
         render_template, "reply_regenerate.md.j2", line=command.line, prefix=config.command_prefix
     )
@@ -111,6 +126,10 @@ async def regenerate_command(ctx: JobContext, command: Command, config: Config) 
     refusal = _not_regenerated(command, config, changed, reply)
     if refusal is not None:
         await ctx.comment.reply(refusal)
+        return
+    approval = await approved_head(ctx, pr)
+    if not approval.approved:
+        await ctx.comment.reply(moved_reply(command.line, approval, "regenerate the patches of"))
         return
     config, scope = _scope(command, config, changed)
     try:
@@ -130,7 +149,8 @@ async def regenerate_command(ctx: JobContext, command: Command, config: Config) 
     if not changes:
         await ctx.comment.reply(reply(outcome="nothing"))
         return
-    await ctx.comment.reply(await _committed_or_shown(ctx, config, pr, head, report, changes, reply))
+    committed = await _committed_or_shown(ctx, config, pr, approval.head, head, report, changes, reply)
+    await ctx.comment.reply(committed)
 
 
 def _not_regenerated(
@@ -167,19 +187,17 @@ async def _current_patches(head: RestSnapshot, report: Report) -> dict[str, byte
 async def _pushed(
     ctx: JobContext,
     target: tuple[str, str, str],
-    pr: dict,
+    approved: str,
     head: RestSnapshot,
     report: Report,
     changes: list[PatchChange],
 ) -> tuple[str, str] | None:
-    """The new commit's sha and page after committing the changes to the head branch; None when GitHub
-    refuses the App's write to it."""
+    """The new commit's sha and page after committing the changes to the head branch on `approved`, the
+    head they were rebuilt on; None when GitHub refuses the App's write to it."""
     owner, repo, branch = target
     files = [(c.path, head.mode(c.path) or "100644", c.data) for c in changes]
     try:
-        return await ctx.git(owner, repo).commit(
-            branch, pr["head"]["sha"], files, commit_message(report, changes)
-        )
+        return await ctx.git(owner, repo).commit(branch, approved, files, commit_message(report, changes))
     except BadRequest as exc:
         if not refused(exc, *PUSH_REFUSALS):
             raise
@@ -200,25 +218,32 @@ async def _committed_or_shown(
     ctx: JobContext,
     config: Config,
     pr: dict,
+    approved: str,
     head: RestSnapshot,
     report: Report,
     changes: list[PatchChange],
     reply: Callable[..., str],
 ) -> str:
-    """The reply after committing the changes to the head branch, or with them when it cannot be pushed."""
+    """The reply after committing the changes on `approved` to the head branch, or with them when the App
+    cannot or should not push there."""
     target = push_target(pr)
     if target is None:
         return _shown(
             reply, pr["head"]["ref"], "it is in a fork that does not allow edits by maintainers", changes
         )
-    branch = target[2]
+    owner, repo, branch = target
+    refusal = push_refusal(pr, branch, await ctx.git(owner, repo).branch(branch))
+    if refusal is not None:
+        return _shown(reply, branch, refusal, changes)
     try:
-        pushed = await _pushed(ctx, target, pr, head, report, changes)
+        pushed = await _pushed(ctx, target, approved, head, report, changes)
     except BranchMoved as moved:
         return reply(outcome="moved", branch=branch, now_sha=moved.now_sha)
     if pushed is None:
         return _shown(reply, branch, "GitHub refused the App's write to that branch", changes)
     sha, url = pushed
+    ctx.progress.approved_head = sha  # made on the approved head: the comment's later commands act on it
+    await ctx.save()
     committed = {c.path for c in changes}  # the reproduce steps read these from the branch now
     views = [pin_view(pin, config.command_prefix, None, committed) for pin in report.pins]
     return reply(

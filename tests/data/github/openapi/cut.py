@@ -62,6 +62,7 @@ OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"),
     ("post", "/repos/{owner}/{repo}/actions/runs/{run_id}/cancel"),
     ("get", "/repos/{owner}/{repo}/collaborators/{username}/permission"),
+    ("get", "/repos/{owner}/{repo}/branches/{branch}"),  # whether a branch is protected
     ("get", "/rate_limit"),
 ]
 
