@@ -1,7 +1,7 @@
 """Placing hunks: pure functions over lines."""
 
 from bot.enumentries import collisions, renumber
-from bot.hunks import find_exact, function_at, is_terminator, relocate
+from bot.hunks import Image, find_exact, is_terminator, relocate
 from bot.patchfile import parse
 
 
@@ -29,7 +29,7 @@ def test_relocation_prefers_the_function_named_in_the_header():
     image = _lines("void other() {\n    a;\n    b;\n}\nvoid target() {\n    a;\n    b;\n}\n")
     hunk = _hunk(b"@@ -2,2 +2,3 @@ void target() {\n   a;\n+  hook;\n   b;\n")
     placement, replacement = relocate(image, hunk)
-    assert placement.start == 5 and function_at(image, placement.start) == b"void target() {"
+    assert placement.start == 5 and Image(image).function_at(placement.start) == b"void target() {"
     assert replacement == [b"    a;\n", b"    hook;\n", b"    b;\n"] and placement.reindent == 2
 
 

@@ -11,6 +11,7 @@ from bot.engine.placing import all_clean, place
 from bot.engine.sections import file_section, render
 from bot.engine.tree import NoFit, Tree, apply_exact, reverse_applies
 from bot.hunks import (
+    Image,
     find_exact,
 )
 from bot.model import HunkResult, PatchResult
@@ -201,9 +202,11 @@ def _removed_from(old: GitSnapshot, new: GitSnapshot, path: str) -> list[identif
 def _placed_hunks(ctx: PinContext, assessment: obsolete.Assessment) -> dict[tuple[str, int], HunkResult]:
     """Where each hunk upstream does not provide would go, by the exact search alone."""
     out = {}
+    images: dict[str, Image] = {}
     for left in assessment.leftovers:
-        image = lines_of(ctx.new_tree.read(left.file))
-        found = find_exact(image, left.hunk)
+        if left.file not in images:
+            images[left.file] = Image(lines_of(ctx.new_tree.read(left.file)))
+        found = find_exact(images[left.file], left.hunk)
         status = "conflict" if found is None else "clean" if found.offset == 0 else "offset"
         out[(left.file, left.index)] = HunkResult(
             left.file,
