@@ -21,6 +21,7 @@ from bot.patchfile import (
     PatchError,
     parse,
 )
+from bot.patchsafety import read_patch
 from bot.snapshot import GitSnapshot, Snapshot
 from bot.upstream import Upstream
 
@@ -58,7 +59,7 @@ def check_pin(
     stack = pin_stack(head, pin)
     report.patch_source = stack.origin
     for path in stack.paths:
-        report.patches.append(check_patch(ctx, path, head.read(path) or b""))
+        report.patches.append(check_patch(ctx, path, head))
     _confirm_with_git_apply(report.patches, head, GitSnapshot(upstream.repo, new_commit), new_ref)
     return report, ctx
 
@@ -136,6 +137,14 @@ def _paths_of(text: bytes) -> set[str]:
         return set()
 
 
+def _paths_in(head: Snapshot, path: str) -> set[str]:
+    """The paths the patch file at `path` changes; none for one too large or malformed."""
+    try:
+        return _paths_of(read_patch(head, path))
+    except PatchError:
+        return set()
+
+
 def _cmake_changed(old: pygit2.Commit, new: pygit2.Commit) -> list[str]:
     """Upstream build files the bump changes: the build must be tried again. Compares tree entries only,
     so no blob is read."""
@@ -156,7 +165,7 @@ def _upstream_reads(head: Snapshot, pin: Pin) -> Callable[[str], bool]:
 
 def _patched_files(head: Snapshot, pin: Pin) -> set[str]:
     """The upstream files the pin's patches change, and the headers bot/identifiers.py reads beside them."""
-    patched = {p for path in pin_stack(head, pin).paths for p in _paths_of(head.read(path) or b"")}
+    patched = {p for path in pin_stack(head, pin).paths for p in _paths_in(head, path)}
     return patched | {h for p in patched for h in identifiers.headers_of(p)}
 
 
@@ -368,7 +377,7 @@ def _review(
     patches = []
     for path in pin_stack(head, ctx.pin).paths:
         try:
-            patches.append((path, parse(head.read(path) or b"")))
+            patches.append((path, parse(read_patch(head, path))))
         except PatchError:
             continue
     return review(
