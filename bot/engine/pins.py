@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 
 import pygit2
 
-from bot import buildpatches, gitapply, identifiers
+from bot import buildpatches, cmakelang, gitapply, identifiers
 from bot.config import CONFIG_PATH, Config, Pin, read_version
 from bot.engine.context import OpenUpstream, PinContext
 from bot.engine.patch import check_patch
@@ -22,7 +22,7 @@ from bot.patchfile import (
     parse,
 )
 from bot.patchsafety import read_patch
-from bot.snapshot import GitSnapshot, Snapshot
+from bot.snapshot import GitSnapshot, Snapshot, size_text
 from bot.upstream import Upstream
 
 
@@ -265,6 +265,7 @@ def _analyse_pin(
     pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head)
     if elsewhere is not None:
         pin_report.findings.append(_other_upstream_finding(pin, base, elsewhere))
+    pin_report.findings += _overlong_cmake_finding(head)
     if review:
         pin_report.findings += _review_findings(
             pin, config, head, open_upstream, ctx, bool(old_ref), pin_report
@@ -352,6 +353,29 @@ def _other_upstream_finding(pin: Pin, base: Snapshot, source: buildpatches.Fetch
         pin.version_file,
         None,
     )
+
+
+def _overlong_cmake_finding(head: Snapshot) -> list[Finding]:
+    """An info finding where the head's CMake files gave a variable a value too long to keep: the patches
+    the build applies were found without it."""
+    places = buildpatches.overlong_values(head)
+    if not places:
+        return []
+    first = places[0]
+    more = f" and {len(places) - 1} more place{'s' if len(places) > 2 else ''}" if len(places) > 1 else ""
+    return [
+        Finding(
+            "build",
+            "info",
+            f"A CMake value over {size_text(cmakelang.VALUE_CHARS)} was left unknown",
+            f"At `{first.path}:{first.line}`{more}, the variables of a command would expand to more than "
+            f"{size_text(cmakelang.VALUE_CHARS)}, which no real build file needs: llama-bot left them unknown "
+            "when it read which patches the build applies. Check those lines.",
+            first.path,
+            first.line,
+            local_refs=places,
+        )
+    ]
 
 
 QUIET_HUNKS = ("clean", "offset")  # a hunk the patch section says nothing more of
