@@ -5,7 +5,8 @@ from the pin's version file, and patches it with `PATCH_COMMAND`: `git apply` of
 `cmake -DPATCH_DIR=<dir> -P apply-patch.cmake` walk over a directory. The files are parsed with
 tree-sitter's CMake grammar and evaluated just enough to follow `set`, `file(READ)`, `string(STRIP)`,
 `include` and `add_subdirectory` (both branches of every `if`, the last `set` wins); CMake never runs,
-so the service can read the pull request through the REST API.
+so the service can read the pull request through the REST API. A value that would grow past
+cmakelang.VALUE_CHARS is left unknown, and where that happened is kept (`overlong_values`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from fnmatch import fnmatchcase
 from tree_sitter import Node
 
 from bot import cmakelang
+from bot.model import LocalRef
 from bot.snapshot import Snapshot
 
 _VERSION = "\x00version:"  # the value of a variable read from a version file: the marker, then the file
@@ -150,6 +152,12 @@ def build_patches(snapshot: Snapshot) -> list[BuildPatches]:
     return _interpreted(snapshot).found
 
 
+def overlong_values(snapshot: Snapshot) -> list[LocalRef]:
+    """The commands of the repository's CMake files whose variables' values would pass
+    cmakelang.VALUE_CHARS: their values were left unknown."""
+    return list(_interpreted(snapshot).overlong)
+
+
 def fetch_sources(snapshot: Snapshot, version_file: str) -> list[FetchSource]:
     """The repositories the build fetches the ref of `version_file` from (GIT_REPOSITORY of its fetches)."""
     return [s for s in _interpreted(snapshot).sources if s.version_file == version_file]
@@ -191,6 +199,7 @@ class _Interpreter:
         self.visited: set[str] = set()
         self.found: list[BuildPatches] = []
         self.sources: list[FetchSource] = []
+        self.overlong: list[LocalRef] = []  # commands whose variables' values passed cmakelang.VALUE_CHARS
 
     def run(self) -> list[BuildPatches]:
         """The top-level project first, then every CMake file it did not reach (a nested project like
@@ -220,10 +229,13 @@ class _Interpreter:
 
     def _command(self, path: str, node: Node, env: dict[str, str]) -> None:
         """One command, by its name (`_COMMANDS`): the few that set variables or lead to other files."""
-        args = cmakelang.arguments(node, env)
         step = _COMMANDS.get(cmakelang.name(node))
-        if step is not None:
-            step(self, path, node, args, env)
+        if step is None:
+            return
+        args, overlong = cmakelang.expanded(node, env)
+        if overlong:
+            self.overlong.append(LocalRef(path, cmakelang.line(node)))
+        step(self, path, node, args, env)
 
     def _set(self, path: str, node: Node, args: list[str], env: dict[str, str]) -> None:
         if not args:

@@ -12,6 +12,31 @@ from tree_sitter import Node
 
 from bot import syntax
 
+VALUE_CHARS = 64 << 10  # what the variables of one command's arguments may expand to in all
+
+
+class _TooLong(Exception):
+    """A variable's value would take a command's arguments past VALUE_CHARS."""
+
+
+class _Expansion:
+    """The variables of one command's arguments: their values, and how much of VALUE_CHARS is left. An
+    argument whose variables would take more is left unexpanded (`overlong`), as an unknown variable is."""
+
+    def __init__(self, env: Mapping[str, str]):
+        self.env = env
+        self.left = VALUE_CHARS
+        self.overlong = False
+
+    def value(self, name: str) -> str | None:
+        """The variable's value, None when it has none; _TooLong when it would take more than is left."""
+        value = self.env.get(name)
+        if value is not None:
+            if len(value) > self.left:
+                raise _TooLong
+            self.left -= len(value)
+        return value
+
 
 def parse(text: str | bytes) -> Node:
     """The syntax tree of a CMake text."""
@@ -45,12 +70,22 @@ def commands(root: Node) -> Iterator[Node]:
 
 def arguments(node: Node, env: Mapping[str, str] | None = None) -> list[str]:
     """The command's arguments as CMake sees them: variables expanded, unquoted lists split on `;`."""
-    env = env or {}
+    return expanded(node, env or {})[0]
+
+
+def expanded(node: Node, env: Mapping[str, str]) -> tuple[list[str], bool]:
+    """The command's arguments (`arguments`), and whether an argument was left unexpanded because its
+    variables' values would take the command's arguments past VALUE_CHARS."""
+    expansion = _Expansion(env)
     args: list[str] = []
     for arg_list in children(node, "argument_list"):
         for argument in children(arg_list, "argument"):
-            args += _values(argument, env)
-    return args
+            try:
+                args += _values(argument, expansion)
+            except _TooLong:
+                expansion.overlong = True
+                args += _values(argument, _Expansion({}))
+    return args, expansion.overlong
 
 
 def children(node: Node, kind: str) -> list[Node]:
@@ -58,7 +93,7 @@ def children(node: Node, kind: str) -> list[Node]:
     return [c for c in node.children if c.type == kind]
 
 
-def _values(argument: Node, env: Mapping[str, str]) -> list[str]:
+def _values(argument: Node, env: _Expansion) -> list[str]:
     """What one argument gives: a quoted or bracket argument one value, an unquoted one its list items."""
     inner = argument.children[0] if argument.children else argument
     if inner.type == "quoted_argument":
@@ -69,7 +104,7 @@ def _values(argument: Node, env: Mapping[str, str]) -> list[str]:
     return [item for item in _expand(inner, env).split(";") if item]
 
 
-def _expand(node: Node, env: Mapping[str, str]) -> str:
+def _expand(node: Node, env: _Expansion) -> str:
     if node.type == "variable_ref":
         return _variable(node, env)
     if node.type in ("quoted_argument",):
@@ -79,7 +114,7 @@ def _expand(node: Node, env: Mapping[str, str]) -> str:
     return _spliced(node, env)
 
 
-def _variable(node: Node, env: Mapping[str, str]) -> str:
+def _variable(node: Node, env: _Expansion) -> str:
     """A `${name}` reference's value in `env` (its name expanded first); as written when unknown, so that it
     never passes for a real path."""
     var = next(iter(node.children), None)
@@ -87,12 +122,11 @@ def _variable(node: Node, env: Mapping[str, str]) -> str:
         return syntax.node_text(node)
     name_node = next(iter(children(var, "variable")), None)
     name = _expand(name_node, env) if name_node is not None else ""
-    if var.type == "normal_var" and name in env:
-        return env[name]
-    return syntax.node_text(node)
+    value = env.value(name) if var.type == "normal_var" else None
+    return syntax.node_text(node) if value is None else value
 
 
-def _spliced(node: Node, env: Mapping[str, str]) -> str:
+def _spliced(node: Node, env: _Expansion) -> str:
     """A node's source text with each child's expansion in place of the child."""
     text, at = [], node.start_byte
     source = node.text or b""

@@ -16,6 +16,7 @@ from bot.engine import NoFit, Tree, apply_exact
 from bot.history import History
 from bot.model import AnalysisError, Finding
 from bot.patchfile import PatchError, parse
+from bot.patchsafety import read_patch
 from bot.review.api import ConsumerCode
 from bot.review.source import glob_match
 from bot.review.vendored import Copy, drift_finding
@@ -28,7 +29,7 @@ def _patched(tree: Tree, head: Snapshot, paths: Sequence[str]) -> tuple[list[str
     applied, refused = [], []
     for path in paths:
         try:
-            pf = parse(head.read(path) or b"")
+            pf = parse(read_patch(head, path))
             scratch = tree.copy()
             for fp in pf.files:
                 changes, _ = apply_exact(scratch, fp)

@@ -2,11 +2,14 @@
 and checks the entries they add).
 
 Pure functions over lists of lines (bytes with their endings), so every rule
-here is tested without git.
+here is tested without git. An `Image` holds a file's lines with an index of
+them that every hunk placed in the file shares: a hunk costs its own lines and
+the places its rarest line stands, never a scan of the whole file.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -37,19 +40,181 @@ def norm(line: bytes) -> bytes:
     return b" ".join(line.split())
 
 
-def find_exact(image: list[bytes], hunk: Hunk) -> Placement | None:
+NEAR = 64  # positions either side of the expected one that the exact search tries before the file's index
+FUNCTION_REACH = 3000  # lines above a place searched for the function it is in
+SPLICES_KEPT = 64  # splices an index maps its positions through before it is built again, at least
+
+
+class _Positions:
+    """Where each key of a list stands: built once, then kept through the list's splices. A splice is logged,
+    not applied (that would move every later position); positions are mapped through the log when asked
+    for. Building costs the list's length n, mapping a position the log's: the index is built again once
+    the log holds √n splices (SPLICES_KEPT at least)."""
+
+    def __init__(self, keys: list[bytes]):
+        self.keeps = max(SPLICES_KEPT, math.isqrt(len(keys)))
+        self.built: dict[bytes, list[int]] = {}
+        for i, key in enumerate(keys):
+            self.built.setdefault(key, []).append(i)
+        self.splices: list[tuple[int, int, int]] = []  # (start, end, new count), each at its own time
+        self.added: dict[bytes, list[tuple[int, int]]] = {}  # key -> (splices before it, position then)
+        self.removed = 0  # lines the logged splices took out
+
+    def splice(self, start: int, end: int, keys: list[bytes]) -> None:
+        self.splices.append((start, end, len(keys)))
+        for offset, key in enumerate(keys):
+            self.added.setdefault(key, []).append((len(self.splices), start + offset))
+        self.removed += end - start
+
+    def at(self, key: bytes) -> list[int]:
+        """Where `key` stands now, in order."""
+        built = (self._moved(p, 0) for p in self.built.get(key, ()))
+        added = (self._moved(p, since) for since, p in self.added.get(key, ()))
+        return sorted(p for p in (*built, *added) if p is not None)
+
+    def _moved(self, pos: int, since: int) -> int | None:
+        """Where the line at `pos` after the first `since` splices stands now; None when a later one took it out."""
+        for number in range(since, len(self.splices)):
+            start, end, count = self.splices[number]
+            if pos >= end:
+                pos += count - (end - start)
+            elif pos >= start:
+                return None
+        return pos
+
+    def most(self, key: bytes) -> int:
+        """How many times `key` may stand now, at most."""
+        return len(self.built.get(key, ())) + len(self.added.get(key, ()))
+
+    def least(self, key: bytes) -> int:
+        """How many times `key` stands now, at least."""
+        return len(self.built.get(key, ())) - self.removed
+
+
+class Image:
+    """A file's lines as hunks are placed in them, and where each line stands (as it is and through `norm`):
+    indexed once, the index kept through the hunks' splices, so that every hunk of a patch searches the
+    same index and a hunk that matches nowhere costs its own lines, not a scan of the file. `splice` is the
+    only change."""
+
+    def __init__(self, lines: list[bytes]):
+        self.lines = lines
+        self._norms: dict[bytes, bytes] = {}
+        self._normalized: list[bytes] | None = None
+        self._exact: _Positions | None = None
+        self._loose: _Positions | None = None
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def splice(self, start: int, end: int, lines: list[bytes]) -> None:
+        """Lines [start, end) replaced by `lines`."""
+        self.lines[start:end] = lines
+        if self._normalized is not None:
+            self._normalized[start:end] = [self._norm(x) for x in lines]
+        self._exact = _kept(self._exact, start, end, lines)
+        if self._loose is not None and self._normalized is not None:
+            self._loose = _kept(self._loose, start, end, self._normalized[start : start + len(lines)])
+
+    def at(self, line: bytes) -> list[int]:
+        """Where `line` stands, in order."""
+        return self._exact_index().at(line)
+
+    def _exact_index(self) -> _Positions:
+        if self._exact is None:
+            self._exact = _Positions(self.lines)
+        return self._exact
+
+    @property
+    def normalized(self) -> list[bytes]:
+        """Every line through `norm`."""
+        if self._normalized is None:
+            self._normalized = [self._norm(x) for x in self.lines]
+        return self._normalized
+
+    def _norm(self, line: bytes) -> bytes:
+        found = self._norms.get(line)
+        if found is None:
+            found = self._norms[line] = norm(line)
+        return found
+
+    def loose_at(self, normalized: bytes) -> list[int]:
+        """Where a line equal to `normalized` through `norm` stands, in order."""
+        return self._loose_index().at(normalized)
+
+    def loose_more_than(self, normalized: bytes, count: int) -> bool:
+        """Whether a line equal to `normalized` through `norm` stands more than `count` times."""
+        index = self._loose_index()
+        if index.least(normalized) > count:
+            return True
+        if index.most(normalized) <= count:
+            return False
+        return len(index.at(normalized)) > count
+
+    def _loose_index(self) -> _Positions:
+        if self._loose is None:
+            self._loose = _Positions(self.normalized)
+        return self._loose
+
+    def rarest(self, lines: list[bytes], loose: bool = False) -> tuple[int, list[int]]:
+        """The one of `lines` (through `norm` when `loose`) that stands fewest times, as its index in `lines`
+        and where it stands."""
+        index = self._loose_index() if loose else self._exact_index()
+        k = min(range(len(lines)), key=lambda i: index.most(lines[i]))
+        return k, index.at(lines[k])
+
+    def function_at(self, pos: int) -> bytes:
+        """The nearest line above `pos` (within FUNCTION_REACH) that git's default funcname rule would show
+        in a hunk header."""
+        for i in range(min(pos, len(self.lines)) - 1, max(-1, pos - FUNCTION_REACH), -1):
+            if _FUNC_LINE.match(self.lines[i]):
+                return self.lines[i].rstrip()
+        return b""
+
+
+def _kept(index: _Positions | None, start: int, end: int, keys: list[bytes]) -> _Positions | None:
+    """The index with a splice logged, or None (built again when next asked) once it holds enough."""
+    if index is None or len(index.splices) >= index.keeps:
+        return None
+    index.splice(start, end, keys)
+    return index
+
+
+def indexed(image: Image | list[bytes]) -> Image:
+    """The image, a plain list of lines given its own index (for one search)."""
+    return image if isinstance(image, Image) else Image(image)
+
+
+def _starts(candidates: list[int], k: int, last: int) -> list[int]:
+    """Where a run of lines starts whose line k stands at one of `candidates`, within 0..last."""
+    return [p - k for p in candidates if k <= p <= last + k]
+
+
+def find_exact(image: Image | list[bytes], hunk: Hunk) -> Placement | None:
     """Where `git apply` (no fuzz, no whitespace options) would put the hunk, searching outward."""
+    image = indexed(image)
     pre = hunk.before
     expected = max(0, hunk.new_start - 1 if hunk.new_start else 0)
     last = len(image) - len(pre)
     if last < 0:
         return None
     pinned = _pinned_positions(hunk, last)
-    positions = pinned if pinned is not None else _outward(min(expected, last), last, len(image))
+    positions = pinned if pinned is not None else _outward_matches(image, pre, min(expected, last), last)
     for pos in positions:
-        if image[pos : pos + len(pre)] == pre:
+        if image.lines[pos : pos + len(pre)] == pre:
             return Placement(pos, pos - expected)
     return None
+
+
+def _outward_matches(image: Image, pre: list[bytes], start: int, last: int) -> Iterator[int]:
+    """The positions git apply tries, in its order (`_outward`), that may hold `pre`: every one near
+    `start`, then from the image's index those farther away where pre's rarest line is in its place."""
+    yield from _outward(start, last, NEAR)
+    if not pre or last - start <= NEAR and start <= NEAR:
+        return
+    k, at = image.rarest(pre)
+    far = [p for p in _starts(at, k, last) if abs(p - start) > NEAR]
+    yield from sorted(far, key=lambda p: (abs(p - start), p < start))
 
 
 def _pinned_positions(hunk: Hunk, last: int) -> list[int] | None:
@@ -68,21 +233,13 @@ def _pinned_positions(hunk: Hunk, last: int) -> list[int] | None:
 
 
 def _outward(start: int, last: int, reach: int) -> Iterator[int]:
-    """Positions from `start` outward within 0..last, the later one first at each distance: git apply's
-    search order."""
+    """Positions from `start` outward within 0..last up to `reach` away, the later one first at each
+    distance: git apply's search order."""
     yield start
     for distance in range(1, reach + 1):
         for pos in (start + distance, start - distance):
             if 0 <= pos <= last:
                 yield pos
-
-
-def function_at(image: list[bytes], pos: int) -> bytes:
-    """The nearest line above `pos` that git's default funcname rule would show in a hunk header."""
-    for i in range(min(pos, len(image)) - 1, max(-1, pos - 3000), -1):
-        if _FUNC_LINE.match(image[i]):
-            return image[i].rstrip()
-    return b""
 
 
 def indent(line: bytes) -> bytes:
@@ -171,7 +328,7 @@ class _Window:
     keeps: bool  # the list terminator the hunk appends before is still in the window
 
 
-def relocate(image: list[bytes], hunk: Hunk) -> tuple[Placement, list[bytes]] | None:
+def relocate(image: Image | list[bytes], hunk: Hunk) -> tuple[Placement, list[bytes]] | None:
     """Find the hunk ignoring whitespace, dropping up to two context lines at each end.
 
     A hunk that appends entries before a list's terminator is anchored on the terminator: any of its
@@ -182,12 +339,13 @@ def relocate(image: list[bytes], hunk: Hunk) -> tuple[Placement, list[bytes]] | 
     image[start:start+len], with upstream's version of every context line and added lines re-indented
     (and re-aligned) like their anchor.
     """
+    image = indexed(image)
     expected = max(0, hunk.new_start - 1)
     terminator = _appended_at(hunk)
     best = _best_window(image, hunk, terminator, expected)
     if best is None:
         return None
-    return _placed(image, hunk, *best, expected, terminator)
+    return _placed(image.lines, hunk, *best, expected, terminator)
 
 
 def _placed(
@@ -225,18 +383,17 @@ def _windows(hunk: Hunk, terminator: int | None) -> Iterator[_Window]:
 
 
 def _best_window(
-    image: list[bytes], hunk: Hunk, terminator: int | None, expected: int
+    image: Image, hunk: Hunk, terminator: int | None, expected: int
 ) -> tuple[int, _Window] | None:
     """The place and window that cost least: keeping the terminator, then fuzz, then being inside the
     function the hunk header names, then distance from the expected place; the first found on a tie."""
     section = norm(hunk.section)
-    index = _line_index(image)
     best: tuple[tuple[bool, int, bool, int], int, _Window] | None = None
     for window in _windows(hunk, terminator):
-        for pos in _matches(image, index, window.pre):
-            if _lost_its_entry(image, hunk, window, pos):
+        for pos in _matches(image, window.pre):
+            if _lost_its_entry(image.lines, hunk, window, pos):
                 continue
-            in_function = not section or section in norm(function_at(image, pos))
+            in_function = not section or section in norm(image.function_at(pos))
             cost = (
                 not window.keeps,
                 window.lead + window.trail,
@@ -248,17 +405,17 @@ def _best_window(
     return None if best is None else best[1:]
 
 
-def _line_index(image: list[bytes]) -> dict[bytes, list[int]]:
-    """Each line of the image through `norm`, with its places."""
-    index: dict[bytes, list[int]] = {}
-    for i, line in enumerate(image):
-        index.setdefault(norm(line), []).append(i)
-    return index
+def _matches(image: Image, pre: list[bytes]) -> list[int]:
+    """Where the normalized preimage `pre` lines up in the image, in order."""
+    return _runs(image, pre, len(image) - len(pre))
 
 
-def _matches(image: list[bytes], index: dict[bytes, list[int]], pre: list[bytes]) -> list[int]:
-    """Where the normalized preimage `pre` lines up in the image; `index` lists each normalized line's places."""
-    return [pos for pos in index.get(pre[0], ()) if [norm(x) for x in image[pos : pos + len(pre)]] == pre]
+def _runs(image: Image, wanted: list[bytes], last: int) -> list[int]:
+    """Where the lines `wanted` (through `norm`) stand one after the other in the image, starting at most
+    at `last`, in order: looked up by their rarest line."""
+    k, at = image.rarest(wanted, loose=True)
+    normalized, n = image.normalized, len(wanted)
+    return [p for p in _starts(at, k, last) if normalized[p : p + n] == wanted]
 
 
 def _lost_its_entry(image: list[bytes], hunk: Hunk, window: _Window, pos: int) -> bool:
@@ -296,29 +453,24 @@ def _anchor_for(lines: list[Line], j: int, anchors: list[tuple[bytes, bytes]]) -
     return anchors[0] if anchors else (b"", b"")
 
 
-def copies_of(normalized: list[bytes], lines: list[bytes]) -> list[int]:
-    """Where `lines` appear, ignoring whitespace, in an image whose lines went through `norm`; nowhere for
-    lines too few to tell a place (fewer than three with a word in them: one or two recur by chance)."""
+def copies_of(image: Image, lines: list[bytes]) -> list[int]:
+    """Where `lines` appear, ignoring whitespace, in the image; nowhere for lines too few to tell a place
+    (fewer than three with a word in them: one or two recur by chance)."""
     wanted = [norm(line) for line in lines]
     if sum(1 for line in wanted if re.search(rb"\w", line)) < 3:
         return []
-    n = len(wanted)
-    return [
-        i
-        for i in range(len(normalized) - n + 1)
-        if normalized[i] == wanted[0] and normalized[i : i + n] == wanted
-    ]
+    return _runs(image, wanted, len(image) - len(wanted))
 
 
-def best_candidate(image: list[bytes], hunk: Hunk) -> tuple[int, int] | None:
+def best_candidate(image: Image | list[bytes], hunk: Hunk) -> tuple[int, int] | None:
     """The position where most of the hunk's preimage lines line up (ignoring whitespace), and how many."""
+    image = indexed(image)
     pre = [norm(t) for t in hunk.before]
     votes: dict[int, int] = {}
-    positions = _line_index(image)
     for offset, line in enumerate(pre):
-        if not line or len(positions.get(line, ())) > 50:
+        if not line or image.loose_more_than(line, 50):
             continue  # blank lines and braces line up everywhere: no evidence
-        for i in positions.get(line, ()):
+        for i in image.loose_at(line):
             votes[i - offset] = votes.get(i - offset, 0) + 1
     if not votes:
         return None

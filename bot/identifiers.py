@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 import pygit2
 
 from bot import cpp
-from bot.hunks import find_exact
+from bot.hunks import Image, find_exact
 from bot.model import Commit
 from bot.patchfile import FilePatch, Line, PatchFile, lines_of
 
@@ -78,21 +78,21 @@ def headers_of(path: str) -> list[str]:
 
 def apply_to(old: bytes, fp: FilePatch) -> tuple[bytes, list[set[int]]] | None:
     """The file as the patch makes it from `old`, and for each hunk the 0-based rows of its added lines."""
-    image = lines_of(old)
+    image = Image(lines_of(old))
     spans: list[tuple[int, int]] = []  # (start, length of the hunk's postimage) in the image so far
     for hunk in fp.hunks:
         placement = find_exact(image, hunk)
         if placement is None:
             return None
         start = placement.start
-        image[start : start + len(hunk.before)] = hunk.after
+        image.splice(start, start + len(hunk.before), hunk.after)
         delta = len(hunk.after) - len(hunk.before)
         spans = [(s + delta, n) if s > start else (s, n) for s, n in spans]
         spans.append((start, len(hunk.after)))
     rows = []
     for hunk, (start, _) in zip(fp.hunks, spans):
         rows.append({start + i for i in hunk.added_rows})
-    return b"".join(image), rows
+    return b"".join(image.lines), rows
 
 
 def _text(line: bytes) -> str:

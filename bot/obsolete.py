@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from bot import cpp
 from bot.identifiers import apply_to
-from bot.obsolete_place import added_lines, change_at_place
+from bot.obsolete_place import UpstreamChange, added_lines, change_at_place
 from bot.patchfile import FilePatch, Hunk, PatchFile
 
 
@@ -179,11 +179,11 @@ def _by_names(
     return _split_by_names(fp, rows, defined, ours, upstream, sides.upstream)
 
 
-def _at_place(fp: FilePatch, index: int, hunk: Hunk, sides: FileSides) -> Provided | None:
+def _at_place(fp: FilePatch, index: int, hunk: Hunk, upstream: UpstreamChange | None) -> Provided | None:
     """The hunk when upstream made its change at its place, itself or by an equivalent."""
-    if sides.old is None or sides.new is None:
+    if upstream is None:
         return None
-    change = change_at_place(sides.old, sides.new, hunk, cpp.is_c_family(fp.path))
+    change = change_at_place(upstream, hunk, cpp.is_c_family(fp.path))
     if change is None:
         return None
     differs = [
@@ -211,10 +211,13 @@ def _assess_file(fp: FilePatch, sides: FileSides) -> tuple[list[Provided], list[
     named_at = {p.index for p in named}
     rest_at = {left.index: left for left in rest}
     provided, leftovers = list(named), []
+    upstream = (
+        UpstreamChange(sides.old, sides.new) if sides.old is not None and sides.new is not None else None
+    )
     for index, hunk in enumerate(fp.hunks):
         if index in named_at:
             continue
-        placed = _at_place(fp, index, hunk, sides)
+        placed = _at_place(fp, index, hunk, upstream)
         if placed is not None:
             provided.append(placed)
         else:

@@ -7,12 +7,13 @@ that place. Pure functions over the file at the old and the new ref.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import pygit2
 
 from bot import cpp
-from bot.hunks import find_exact
+from bot.hunks import Image, find_exact
 from bot.patchfile import Hunk, lines_of
 
 
@@ -34,14 +35,54 @@ class ChangeAtPlace:
     differs: list[tuple[bytes, bytes]]  # a line the patch adds, and upstream's equivalent of it
 
 
-def change_at_place(old: bytes, new: bytes, hunk: Hunk, c_family: bool) -> ChangeAtPlace | None:
+class UpstreamChange:
+    """One file at the old and the new ref, for every hunk of it in turn: the old file's lines indexed once,
+    and upstream's edits between the refs worked out once (when a hunk first needs them), by row."""
+
+    def __init__(self, old: bytes, new: bytes):
+        self.old, self.new = old, new
+        self.image = Image(lines_of(old))
+
+    @cached_property
+    def edits(self) -> list[Edit]:
+        return _upstream_changes(self.old, self.new)
+
+    @cached_property
+    def _inserting(self) -> dict[int, list[Edit]]:
+        """Old row -> the edits that only insert before it, in order."""
+        found: dict[int, list[Edit]] = {}
+        for edit in self.edits:
+            for row in edit.rows if edit.inserts_only else ():
+                found.setdefault(row, []).append(edit)
+        return found
+
+    @cached_property
+    def _replacing(self) -> dict[int, list[int]]:
+        """Old row -> the numbers of the edits that replace it."""
+        found: dict[int, list[int]] = {}
+        for number, edit in enumerate(self.edits):
+            for row in edit.rows if not edit.inserts_only else ():
+                found.setdefault(row, []).append(number)
+        return found
+
+    def inserting_at(self, row: int) -> list[Edit]:
+        """The edits that only insert before 0-based old `row`, in order."""
+        return self._inserting.get(row, [])
+
+    def replacing(self, rows: set[int]) -> list[Edit]:
+        """The edits that replace some of `rows` (not those that only insert), in order."""
+        numbers = sorted({n for row in rows for n in self._replacing.get(row, ())})
+        return [self.edits[n] for n in numbers]
+
+
+def change_at_place(file: UpstreamChange, hunk: Hunk, c_family: bool) -> ChangeAtPlace | None:
     """Upstream's change at the hunk's place when it made the hunk's change, itself or by an equivalent."""
     added = added_lines(hunk)
-    placement = find_exact(lines_of(old), hunk) if added else None
+    placement = find_exact(file.image, hunk) if added else None
     if placement is None:
         return None
     removed_rows, removed = _removed(hunk, placement.start)
-    covering = _covering(_upstream_changes(old, new), hunk, placement.start, removed_rows)
+    covering = _covering(file, hunk, placement.start, removed_rows)
     theirs = _lines_of(covering)
     compared = _compare(added, theirs, removed, c_family)  # None without edits
     if compared is None:
@@ -77,24 +118,19 @@ def _new_names(line: bytes, removed: list[bytes], c_family: bool) -> set[bytes] 
     return set(cpp.names(line)).difference(*(cpp.names(r) for r in removed))
 
 
-def _covering(edits: list[Edit], hunk: Hunk, start: int, removed_rows: set[int]) -> list[Edit]:
+def _covering(file: UpstreamChange, hunk: Hunk, start: int, removed_rows: set[int]) -> list[Edit]:
     """Upstream's edits at the hunk's place (0-based `start`): those that together replace every line it
     removes, or, when it only adds lines, those that insert where it inserts; none when upstream did not."""
     if not removed_rows:
         boundary = start + next(i for i, line in enumerate(hunk.lines) if line.kind == "+")
-        return [e for e in edits if e.inserts_only and boundary in e.rows]
-    covering = _replacing(edits, removed_rows)
+        return file.inserting_at(boundary)
+    covering = file.replacing(removed_rows)
     return covering if removed_rows <= _rows_of(covering) else []
 
 
 def _lines_of(edits: list[Edit]) -> list[bytes]:
     """The lines upstream's `edits` add."""
     return [line for e in edits for line in e.added]
-
-
-def _replacing(edits: list[Edit], rows: set[int]) -> list[Edit]:
-    """The edits that replace some of `rows` (not those that only insert)."""
-    return [e for e in edits if not e.inserts_only and e.rows & rows]
 
 
 def _rows_of(edits: list[Edit]) -> set[int]:

@@ -1,11 +1,14 @@
 """Refusing unsafe patches: a file change that could write outside the upstream tree, into its repository,
-or through a symbolic link or submodule is never applied."""
+or through a symbolic link or submodule is never applied; a patch file over PATCH_BYTES is never read."""
 
 from __future__ import annotations
 
 import re
 
-from bot.patchfile import FilePatch
+from bot.patchfile import FilePatch, PatchError
+from bot.snapshot import Snapshot, size_text
+
+PATCH_BYTES = 8 << 20  # the size a carried patch file may have; Ollama's have a few kilobytes
 
 SYMLINK_MODE = "120000"
 GITLINK_MODE = "160000"
@@ -37,3 +40,19 @@ def _path_problem(path: str) -> str | None:
     if not _NAMELESS_PARTS.isdisjoint(parts) or "\0" in path:
         return f"path {path!r} is not a plain relative path"
     return None
+
+
+def read_patch(snapshot: Snapshot, path: str) -> bytes:
+    """The patch file's bytes (none when there is no such file); a PatchError, before it is read, when it
+    is over PATCH_BYTES."""
+    _within_cap(path, snapshot.size(path) or 0)
+    data = snapshot.read(path) or b""
+    _within_cap(path, len(data))  # a snapshot that learns the size only by reading the file
+    return data
+
+
+def _within_cap(path: str, size: int) -> None:
+    if size > PATCH_BYTES:
+        raise PatchError(
+            f"{path} is {size_text(size)}, over the {size_text(PATCH_BYTES)} a carried patch may have"
+        )

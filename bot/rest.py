@@ -97,12 +97,12 @@ class RestSnapshot:
         owner: str,
         repo: str,
         commit_sha: str,
-        entries: dict[str, tuple[str, str]],
+        entries: dict[str, tuple[str, str, int]],
         blobs: BlobCache,
         reader: ThreadReader | None = None,
     ):
         self.gh, self.owner, self.repo, self.commit_sha = gh, owner, repo, commit_sha
-        self.entries = entries  # path -> (blob sha, mode)
+        self.entries = entries  # path -> (blob sha, mode, size: 0 when the listing gave none)
         self._paths = sorted(entries)
         self._blobs = blobs
         self._reader = reader
@@ -122,7 +122,9 @@ class RestSnapshot:
                 "to list (over 100,000 entries)"
             )
         entries = {
-            item["path"]: (item["sha"], item["mode"]) for item in tree["tree"] if item["type"] == "blob"
+            item["path"]: (item["sha"], item["mode"], item.get("size") or 0)
+            for item in tree["tree"]
+            if item["type"] == "blob"
         }
         return cls(gh, owner, repo, commit_sha, entries, blobs)
 
@@ -163,6 +165,10 @@ class RestSnapshot:
             data = self._reader.blob(self.owner, self.repo, sha)
             self._blobs.put(sha, data)
         return data
+
+    def size(self, path: str) -> int | None:
+        entry = self.entries.get(path)
+        return entry[2] if entry else None
 
     def files(self, prefix: str = "") -> list[str]:
         if not prefix:

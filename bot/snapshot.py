@@ -82,6 +82,10 @@ class Snapshot(Protocol):
     def read(self, path: str) -> bytes | None:
         """The file's bytes, or None when there is no such file."""
 
+    def size(self, path: str) -> int | None:
+        """The file's size in bytes, without reading it (0 when not known before reading), or None when
+        there is no such file."""
+
     def files(self, prefix: str = "") -> list[str]:
         """Paths of all files under `prefix` (a directory, '' for all), sorted."""
 
@@ -126,6 +130,15 @@ class GitSnapshot:
         except KeyError:  # pygit2.NotFoundError: the tree names a blob the clone does not hold
             raise MissingBlob(path, self.commit, self.repo) from None
 
+    def size(self, path: str) -> int | None:
+        obj = self.entry(path)
+        if not isinstance(obj, pygit2.Blob):
+            return None
+        try:
+            return self.repo.odb.read_header(obj.id)[1]
+        except KeyError:  # the tree names a blob the clone does not hold
+            raise MissingBlob(path, self.commit, self.repo) from None
+
     def missing(self, path: str) -> bool:
         """Whether `path` is a file at this commit whose object the repository lacks."""
         obj = self.entry(path)
@@ -149,8 +162,21 @@ class MemorySnapshot:
     def read(self, path: str) -> bytes | None:
         return self._data.get(path)
 
+    def size(self, path: str) -> int | None:
+        data = self._data.get(path)
+        return None if data is None else len(data)
+
     def files(self, prefix: str = "") -> list[str]:
         if not prefix:
             return sorted(self._data)
         prefix = prefix.rstrip("/") + "/"
         return sorted(p for p in self._data if p.startswith(prefix))
+
+
+def size_text(size: int) -> str:
+    """A byte count as a person reads it: `512 bytes`, `30 KiB`, `8 MiB`, `1.5 GiB`."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift:
+            value = size / (1 << shift)
+            return f"{value:.0f} {unit}" if value >= 10 or value == int(value) else f"{value:.1f} {unit}"
+    return f"{size} bytes"

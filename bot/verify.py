@@ -55,6 +55,13 @@ class WorkingTree:
         except OSError as exc:
             raise AnalysisError(f"{target}: cannot read it ({exc.strerror or exc})") from None
 
+    def size(self, path: str) -> int | None:
+        target = self.root / path
+        try:
+            return target.stat().st_size if target.is_file() else None
+        except OSError as exc:
+            raise AnalysisError(f"{target}: cannot read it ({exc.strerror or exc})") from None
+
     def files(self, prefix: str = "") -> list[str]:
         found = []
         for directory, subdirs, names in os.walk(self.root / prefix):

@@ -1,6 +1,7 @@
 """The patch engine on real upstream repositories built with pygit2, verified with the real `git apply`."""
 
 import subprocess
+import zlib
 
 import pygit2
 import pytest
@@ -8,6 +9,7 @@ import pytest
 from bot.engine import patch_order
 from bot.model import AnalysisError
 from bot.snapshot import MemorySnapshot
+from tests import hostile
 from tests.gitutil import git_apply_stack, make_patch, run, upstream_pair
 
 BODY = "".join(f"line {i}\n" for i in range(40))
@@ -367,6 +369,28 @@ def test_binary_patch_applies_as_it_is_else_error(tmp_path):
     moved = upstream_pair(tmp_path, {"blob.bin": old}, {"blob.bin": old + b"more"}, name="b.git")
     (result,) = _one(run(moved, {"llama/compat/0001.patch": patch}))
     assert result.status == "error" and "binary change to blob.bin" in result.message
+
+
+def _binary_section(kind: str, data: bytes, base85: bytes | None = None) -> bytes:
+    """A `GIT binary patch` of blob.bin whose forward part is `kind` with `data` deflated."""
+    return (
+        f"diff --git a/blob.bin b/blob.bin\nGIT binary patch\n{kind} {len(data)}\n".encode()
+        + (base85 or hostile.base85_lines(zlib.compress(data)))
+        + b"\nliteral 0\nHcmV?d00001\n\n"
+    )
+
+
+def test_a_damaged_binary_patch_is_an_error_that_says_so(tmp_path):
+    up = upstream_pair(tmp_path, {"blob.bin": b"four"}, {"x.c": "y\n"})
+    truncated = _binary_section("delta", b"\x04\x05\x91")  # sizes 4 and 5, a copy whose offset is missing
+    not_base85 = _binary_section("literal", b"data", base85=b"I'not base85 at all\n")
+    (result,) = _one(run(up, {"llama/compat/0001.patch": truncated}))
+    assert (result.status, result.message) == ("error", "Malformed patch: binary delta is truncated.")
+    (result,) = _one(run(up, {"llama/compat/0001.patch": not_base85}))
+    assert (result.status, result.message) == (
+        "error",
+        "Malformed patch: blob.bin: malformed binary patch line.",
+    )
 
 
 def test_the_report_lists_the_upstream_cmake_files_the_bump_changes(tmp_path):

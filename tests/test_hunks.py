@@ -1,7 +1,13 @@
 """Placing hunks: pure functions over lines."""
 
+from unittest.mock import patch
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot import hunks
 from bot.enumentries import collisions, renumber
-from bot.hunks import find_exact, function_at, is_terminator, relocate
+from bot.hunks import Image, best_candidate, find_exact, is_terminator, relocate
 from bot.patchfile import parse
 
 
@@ -29,7 +35,7 @@ def test_relocation_prefers_the_function_named_in_the_header():
     image = _lines("void other() {\n    a;\n    b;\n}\nvoid target() {\n    a;\n    b;\n}\n")
     hunk = _hunk(b"@@ -2,2 +2,3 @@ void target() {\n   a;\n+  hook;\n   b;\n")
     placement, replacement = relocate(image, hunk)
-    assert placement.start == 5 and function_at(image, placement.start) == b"void target() {"
+    assert placement.start == 5 and Image(image).function_at(placement.start) == b"void target() {"
     assert replacement == [b"    a;\n", b"    hook;\n", b"    b;\n"] and placement.reindent == 2
 
 
@@ -124,3 +130,47 @@ def test_a_statement_before_a_blocks_closing_brace_stays_with_its_neighbour():
     placement, replacement = relocate(image, hunk)
     assert placement.start == 1 and placement.terminator == b""
     assert replacement == [b"    a();\n", b"    hook();\n"]
+
+
+_WORDS = [b"a\n", b"  a\n", b"b\n", b"}\n", b"\n", b"int f() {\n", b"x  y\n", b"x y\n"]
+
+
+def _scanned(image: list[bytes], hunk) -> int | None:
+    """Where git apply's outward search over every position puts the hunk (no index): the reference."""
+    pre, start = hunk.before, min(max(0, hunk.new_start - 1), len(image) - len(hunk.before))
+    if start < 0:
+        return None
+    order = sorted(range(len(image) - len(pre) + 1), key=lambda p: (abs(p - start), p < start))
+    return next((p for p in order if image[p : p + len(pre)] == pre), None)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(_WORDS), max_size=200),
+    steps=st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(_WORDS), min_size=1, max_size=5),  # the hunk's context
+            st.integers(2, 400),  # where it expects to be
+            st.integers(0, 200),  # where the splice after it starts
+            st.lists(st.sampled_from([*_WORDS, b"new\n"]), max_size=4),  # what the splice puts there
+        ),
+        max_size=120,
+    ),
+    near=st.sampled_from([0, 1, hunks.NEAR]),  # how far the search goes before the index
+    kept=st.sampled_from([1, 2, hunks.SPLICES_KEPT]),  # splices an index maps through before it is rebuilt
+)
+def test_an_image_kept_through_splices_finds_what_a_scan_of_the_file_finds(lines, steps, near, kept):
+    with patch.object(hunks, "NEAR", near), patch.object(hunks, "SPLICES_KEPT", kept):
+        _search_and_splice(Image(list(lines)), steps)
+
+
+def _search_and_splice(image: Image, steps: list) -> None:
+    for context, expected, at, new in steps:
+        text = b"".join(b" " + line for line in context)
+        hunk = _hunk(b"@@ -%d,%d +%d,%d @@\n" % (expected, len(context), expected, len(context)) + text)
+        found = find_exact(image, hunk)
+        assert (found.start if found else None) == _scanned(image.lines, hunk)
+        assert relocate(image, hunk) == relocate(list(image.lines), hunk)  # a fresh index, the same place
+        assert best_candidate(image, hunk) == best_candidate(list(image.lines), hunk)
+        at = min(at, len(image))
+        image.splice(at, min(len(image), at + 2), new)

@@ -31,6 +31,7 @@ class PinContext:
     old_tree: Tree | None
     new_tree: Tree
     local_sources: dict[str, bytes] = field(default_factory=dict)  # Ollama's own files beside the patches
+    binary_bytes: int = 0  # binary data the patches checked so far carry (binarypatch.BINARY_BYTES in all)
 
     def old_blob(self, fp: FilePatch) -> bytes | None:
         """The file the patch was written against: the old stacked tree, else the `index` line's blob."""

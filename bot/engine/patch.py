@@ -6,11 +6,13 @@ from __future__ import annotations
 import pygit2
 
 from bot import identifiers, obsolete, obsolete_report
+from bot.binarypatch import BINARY_BYTES, carried_bytes
 from bot.engine.context import PinContext, commits_at
 from bot.engine.placing import all_clean, place
 from bot.engine.sections import file_section, render
 from bot.engine.tree import NoFit, Tree, apply_exact, reverse_applies
 from bot.hunks import (
+    Image,
     find_exact,
 )
 from bot.model import HunkResult, PatchResult
@@ -20,26 +22,45 @@ from bot.patchfile import (
     lines_of,
     parse,
 )
-from bot.patchsafety import safety_problem
-from bot.snapshot import GitSnapshot
+from bot.patchsafety import read_patch, safety_problem
+from bot.snapshot import GitSnapshot, Snapshot, size_text
 
 
-def check_patch(ctx: PinContext, path: str, data: bytes) -> PatchResult:
-    """One patch's status against the stacked new tree; updates the stacks for the next patch."""
+def check_patch(ctx: PinContext, path: str, head: Snapshot) -> PatchResult:
+    """One patch of the head's, its status against the stacked new tree; updates the stacks for the next
+    patch."""
+    try:
+        data = read_patch(head, path)
+    except PatchError as exc:
+        return PatchResult(path, "error", f"Not checked: {exc}.")
     try:
         pf = parse(data)
-        unsafe = _unsafe(ctx.new_tree, pf)
-        if unsafe:
-            return PatchResult(path, "error", f"Unsafe patch, never applied: {unsafe[0]}.")
-        unreadable = _unreadable(ctx, pf)
-        if unreadable:
-            return PatchResult(path, "error", f"Cannot be checked: {unreadable}.")
+        carried = ctx.binary_bytes + carried_bytes(pf)
+        refused = _refused(ctx, pf, carried)
+        if refused:
+            return PatchResult(path, "error", refused)
+        ctx.binary_bytes = carried
         result = _check_parsed(ctx, path, pf, data)
     except PatchError as exc:
         return PatchResult(path, "error", f"Malformed patch: {exc}.")
     if ctx.old_tree is not None:  # the old stack always carries the patch as written
         _apply_all(ctx.old_tree, pf)
     return result
+
+
+def _refused(ctx: PinContext, pf: PatchFile, carried: int) -> str | None:
+    """Why the patch is never applied: it is unsafe, with it the pin's patches would carry `carried` bytes of
+    binary data, over the cap, or a partial clone lacks a file it touches."""
+    unsafe = _unsafe(ctx.new_tree, pf)
+    if unsafe:
+        return f"Unsafe patch, never applied: {unsafe[0]}."
+    if carried > BINARY_BYTES:
+        return (
+            f"Not applied: with its binary files the pin's patches would carry {size_text(carried)} of binary "
+            f"data, over the {size_text(BINARY_BYTES)} they may carry in all."
+        )
+    unreadable = _unreadable(ctx, pf)
+    return f"Cannot be checked: {unreadable}." if unreadable else None
 
 
 def _unsafe(tree: Tree, pf: PatchFile) -> list[str]:
@@ -201,9 +222,11 @@ def _removed_from(old: GitSnapshot, new: GitSnapshot, path: str) -> list[identif
 def _placed_hunks(ctx: PinContext, assessment: obsolete.Assessment) -> dict[tuple[str, int], HunkResult]:
     """Where each hunk upstream does not provide would go, by the exact search alone."""
     out = {}
+    images: dict[str, Image] = {}
     for left in assessment.leftovers:
-        image = lines_of(ctx.new_tree.read(left.file))
-        found = find_exact(image, left.hunk)
+        if left.file not in images:
+            images[left.file] = Image(lines_of(ctx.new_tree.read(left.file)))
+        found = find_exact(images[left.file], left.hunk)
         status = "conflict" if found is None else "clean" if found.offset == 0 else "offset"
         out[(left.file, left.index)] = HunkResult(
             left.file,

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 
 import pygit2
 
-from bot import buildpatches, gitapply, identifiers
+from bot import buildpatches, cmakelang, gitapply, identifiers
 from bot.activity import doing
 from bot.config import CONFIG_PATH, Config, Pin, read_version
 from bot.engine.context import OpenUpstream, PinContext
@@ -22,7 +22,8 @@ from bot.patchfile import (
     PatchError,
     parse,
 )
-from bot.snapshot import GitSnapshot, Snapshot
+from bot.patchsafety import read_patch
+from bot.snapshot import GitSnapshot, Snapshot, size_text
 from bot.upstream import Upstream
 
 
@@ -61,7 +62,7 @@ def check_pin(
     report.patch_source = stack.origin
     for path in stack.paths:
         doing(f"placing {path}")
-        report.patches.append(check_patch(ctx, path, head.read(path) or b""))
+        report.patches.append(check_patch(ctx, path, head))
     doing(f"applying {pin.name}'s patches with git apply")
     _confirm_with_git_apply(report.patches, head, GitSnapshot(upstream.repo, new_commit), new_ref)
     return report, ctx
@@ -140,6 +141,14 @@ def _paths_of(text: bytes) -> set[str]:
         return set()
 
 
+def _paths_in(head: Snapshot, path: str) -> set[str]:
+    """The paths the patch file at `path` changes; none for one too large or malformed."""
+    try:
+        return _paths_of(read_patch(head, path))
+    except PatchError:
+        return set()
+
+
 def _cmake_changed(old: pygit2.Commit, new: pygit2.Commit) -> list[str]:
     """Upstream build files the bump changes: the build must be tried again. Compares tree entries only,
     so no blob is read."""
@@ -160,7 +169,7 @@ def _upstream_reads(head: Snapshot, pin: Pin) -> Callable[[str], bool]:
 
 def _patched_files(head: Snapshot, pin: Pin) -> set[str]:
     """The upstream files the pin's patches change, and the headers bot/identifiers.py reads beside them."""
-    patched = {p for path in pin_stack(head, pin).paths for p in _paths_of(head.read(path) or b"")}
+    patched = {p for path in pin_stack(head, pin).paths for p in _paths_in(head, path)}
     return patched | {h for p in patched for h in identifiers.headers_of(p)}
 
 
@@ -262,6 +271,7 @@ def _analyse_pin(
     pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head)
     if elsewhere is not None:
         pin_report.findings.append(_other_upstream_finding(pin, base, elsewhere))
+    pin_report.findings += _overlong_cmake_finding(head)
     if review:
         doing(f"reviewing {pin.name}'s upstream diff")
         pin_report.findings += _review_findings(
@@ -389,6 +399,29 @@ def _other_upstream_finding(pin: Pin, base: Snapshot, source: buildpatches.Fetch
     )
 
 
+def _overlong_cmake_finding(head: Snapshot) -> list[Finding]:
+    """An info finding where the head's CMake files gave a variable a value too long to keep: the patches
+    the build applies were found without it."""
+    places = buildpatches.overlong_values(head)
+    if not places:
+        return []
+    first = places[0]
+    more = f" and {len(places) - 1} more place{'s' if len(places) > 2 else ''}" if len(places) > 1 else ""
+    return [
+        Finding(
+            "build",
+            "info",
+            f"A CMake value over {size_text(cmakelang.VALUE_CHARS)} was left unknown",
+            f"At `{first.path}:{first.line}`{more}, the variables of a command would expand to more than "
+            f"{size_text(cmakelang.VALUE_CHARS)}, which no real build file needs: llama-bot left them unknown "
+            "when it read which patches the build applies. Check those lines.",
+            first.path,
+            first.line,
+            local_refs=places,
+        )
+    ]
+
+
 QUIET_HUNKS = ("clean", "offset")  # a hunk the patch section says nothing more of
 
 
@@ -412,7 +445,7 @@ def _review(
     patches = []
     for path in pin_stack(head, ctx.pin).paths:
         try:
-            patches.append((path, parse(head.read(path) or b"")))
+            patches.append((path, parse(read_patch(head, path))))
         except PatchError:
             continue
     return review(

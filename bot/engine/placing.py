@@ -11,7 +11,7 @@ from bot.engine.sections import added_lines, file_section, render
 from bot.engine.strategies import exact_outcome, merge_inputs, relocated, three_way
 from bot.engine.tree import Tree, reverse_applies
 from bot.enumentries import collisions
-from bot.hunks import copies_of, find_exact, norm
+from bot.hunks import Image, copies_of, find_exact
 from bot.model import Commit, HunkResult, PatchResult
 from bot.obsolete_report import commit_note
 from bot.patchfile import (
@@ -216,9 +216,8 @@ def _ask_about_copies(ctx: PinContext, outcome: FileOutcome, changes: dict[str, 
     if texts is None:
         return
     old, new, placed = texts
-    image = lines_of(placed)
     files = _Copies(
-        image, added_lines(new, placed), *([norm(x) for x in lines_of(d)] for d in (old, new, placed))
+        Image(lines_of(placed)), added_lines(new, placed), Image(lines_of(old)), Image(lines_of(new))
     )
     for hunk, result in zip(outcome.fp.hunks, outcome.hunks):
         copies = files.of_site(hunk, result.new_line - 1)
@@ -228,20 +227,20 @@ def _ask_about_copies(ctx: PinContext, outcome: FileOutcome, changes: dict[str, 
 
 @dataclass(frozen=True)
 class _Copies:
-    """A placed file, for finding where upstream copied a hunk's surroundings: its lines, the ones the
-    patch added, and (through `norm`) the file the patch was written against, upstream's, the placed one."""
+    """A placed file, for finding where upstream copied a hunk's surroundings: its lines (`patched`), the
+    ones the patch added, the file the patch was written against and upstream's."""
 
-    image: list[bytes]
+    patched: Image
     added: set[int]
-    old: list[bytes]
-    new: list[bytes]
-    patched: list[bytes]
+    old: Image
+    new: Image
 
     def of_site(self, hunk: Hunk, start: int) -> list[int]:
         """Where else in the placed file the hunk's surroundings (upstream's lines at the hunk's site from
         0-based `start`) appear, when upstream made more copies of them than the old file had."""
         site = range(start, start + len(hunk.after))
-        around = [self.image[i] for i in site if i < len(self.image) and i not in self.added]
+        lines = self.patched.lines
+        around = [lines[i] for i in site if i < len(lines) and i not in self.added]
         if len(copies_of(self.new, around)) <= len(copies_of(self.old, hunk.before)):
             return []
         return [i for i in copies_of(self.patched, around) if not site.start - len(around) < i < site.stop]
@@ -302,13 +301,13 @@ def _commits_of_change(ctx: PinContext, pf: PatchFile) -> list[Commit]:
     for fp in pf.files:
         if not fp.new_path:
             continue
-        image = lines_of(upstream.read(fp.new_path)) if not fp.is_binary else []
+        image = Image(lines_of(upstream.read(fp.new_path)) if not fp.is_binary else [])
         for hunk in fp.hunks:
             found += [c for c in _commits_of_hunk(ctx, fp.new_path, image, hunk) if c not in found]
     return found
 
 
-def _commits_of_hunk(ctx: PinContext, path: str, image: list[bytes], hunk: Hunk) -> list[Commit]:
+def _commits_of_hunk(ctx: PinContext, path: str, image: Image, hunk: Hunk) -> list[Commit]:
     """The commits behind one hunk's change in upstream's file: its added lines where the hunk's
     postimage stands now, or the lines it removes; none when its postimage is not there."""
     as_context = [Line(" ", text) for text in hunk.after]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from bot.engine.context import FileOutcome, PinContext
 from bot.engine.tree import NoFit, Tree, apply_exact
 from bot.hunks import (
+    Image,
     Placement,
     best_candidate,
     find_exact,
@@ -53,7 +54,7 @@ def three_way(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
         merged = merge(lines_of(base), lines_of(ours), lines_of(theirs))
     except (NoFit, Overlap):
         return None
-    hunks = _merged_hunks(ctx, fp, placements, merged, lines_of(theirs))
+    hunks = _merged_hunks(ctx, fp, placements, merged, Image(lines_of(theirs)))
     status = "relocated" if any(h.status == "relocated" for h in hunks) else "merged"
     return FileOutcome(fp, status, _written(fp, b"".join(merged.lines)), hunks)
 
@@ -72,7 +73,7 @@ def merge_inputs(ctx: PinContext, fp: FilePatch) -> tuple[str, bytes, bytes] | N
 
 
 def _merged_hunks(
-    ctx: PinContext, fp: FilePatch, placements: list[Placement], merged: Merged, upstream_image: list[bytes]
+    ctx: PinContext, fp: FilePatch, placements: list[Placement], merged: Merged, upstream_image: Image
 ) -> list[HunkResult]:
     """Each hunk's result in the merged file: where its edits went (`placements` are where it applied to
     the base, each hunk after the ones before it), and the notes of the rules that placed them."""
@@ -88,7 +89,7 @@ def _merged_hunks(
 
 
 def _merged_hunk(
-    ctx: PinContext, fp: FilePatch, h: Hunk, at: int, own: list[Placed], upstream_image: list[bytes]
+    ctx: PinContext, fp: FilePatch, h: Hunk, at: int, own: list[Placed], upstream_image: Image
 ) -> HunkResult:
     """One hunk's result: clean or offset when it alone still fits upstream (only its neighbours needed
     the merge), else merged, or relocated when a rule moved its edits."""
@@ -127,17 +128,17 @@ def relocated(ctx: PinContext, fp: FilePatch) -> FileOutcome:
     current = ctx.stacked_file(fp)
     if fp.is_new or current is None:
         return _missing_file(fp)
-    image = lines_of(current)
+    image = Image(lines_of(current))
     hunks, reasons = _placed_hunks(ctx, fp, image)
     if reasons:
         return FileOutcome(fp, "conflict", {}, hunks, "; ".join(reasons))
     changes: dict[str, bytes | None] = (
-        {fp.old_path or "": None} if fp.is_deleted else _written(fp, b"".join(image))
+        {fp.old_path or "": None} if fp.is_deleted else _written(fp, b"".join(image.lines))
     )
     return FileOutcome(fp, "relocated", changes, hunks, "")
 
 
-def _placed_hunks(ctx: PinContext, fp: FilePatch, image: list[bytes]) -> tuple[list[HunkResult], list[str]]:
+def _placed_hunks(ctx: PinContext, fp: FilePatch, image: Image) -> tuple[list[HunkResult], list[str]]:
     """Each hunk placed in turn on the image, changing it: exactly, else relocated, else in conflict; and
     the reason of each conflict."""
     hunks: list[HunkResult] = []
@@ -165,24 +166,24 @@ def _missing_file(fp: FilePatch) -> FileOutcome:
     return FileOutcome(fp, "conflict", {}, failed, why)
 
 
-def _exact_hunk(fp: FilePatch, image: list[bytes], hunk: Hunk) -> HunkResult | None:
+def _exact_hunk(fp: FilePatch, image: Image, hunk: Hunk) -> HunkResult | None:
     """The hunk applied where git apply would put it, the image changed; None when it does not fit."""
     exact = find_exact(image, hunk)
     if exact is None:
         return None
-    image[exact.start : exact.start + len(hunk.before)] = hunk.after
+    image.splice(exact.start, exact.start + len(hunk.before), hunk.after)
     status = "clean" if exact.offset == 0 else "offset"
     return HunkResult(fp.path, hunk.old_start, exact.start + 1, status, patch_line=hunk.header_line)
 
 
-def _relocated_hunk(ctx: PinContext, fp: FilePatch, image: list[bytes], hunk: Hunk) -> HunkResult | None:
+def _relocated_hunk(ctx: PinContext, fp: FilePatch, image: Image, hunk: Hunk) -> HunkResult | None:
     """The hunk applied by tolerant relocation, the image changed; None when it cannot be placed."""
     found = relocate(image, hunk)
     if found is None:
         return None
     placement, replacement = found
     length = len([line for line in hunk.lines if line.kind != "+"]) - placement.fuzz
-    image[placement.start : placement.start + length] = replacement
+    image.splice(placement.start, placement.start + length, replacement)
     return HunkResult(
         fp.path,
         hunk.old_start,
@@ -194,7 +195,7 @@ def _relocated_hunk(ctx: PinContext, fp: FilePatch, image: list[bytes], hunk: Hu
     )
 
 
-def _conflict_hunk(ctx: PinContext, fp: FilePatch, image: list[bytes], hunk: Hunk, reason: str) -> HunkResult:
+def _conflict_hunk(ctx: PinContext, fp: FilePatch, image: Image, hunk: Hunk, reason: str) -> HunkResult:
     """The hunk in conflict, at the best candidate place (else where it expected to be)."""
     candidate = best_candidate(image, hunk)
     near = candidate[0] + 1 if candidate else hunk.new_start
@@ -225,7 +226,7 @@ def _relocation_note(p: Placement) -> str:
     return ", ".join(parts)
 
 
-def _conflict_note(image: list[bytes], hunk: Hunk, number: int, ref: str, path: str) -> str:
+def _conflict_note(image: Image, hunk: Hunk, number: int, ref: str, path: str) -> str:
     where = f"hunk {number} expected near {path}:{hunk.new_start} at {ref}"
     candidate = best_candidate(image, hunk)
     if candidate is None:

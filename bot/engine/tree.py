@@ -6,6 +6,7 @@ import pygit2
 
 from bot.binarypatch import apply_delta, binary_payload
 from bot.hunks import (
+    Image,
     Placement,
     find_exact,
 )
@@ -91,23 +92,23 @@ def _made_against(fp: FilePatch, current: bytes | None) -> bool:
 def _text_result(fp: FilePatch, current: bytes | None) -> tuple[str, bytes | None, list[Placement]]:
     """The path a text change writes, its new content (None: deleted) and where its hunks went; NoFit when
     a hunk does not match or a deletion leaves content behind."""
-    image = lines_of(current)
+    image = Image(lines_of(current))
     placements = _place_hunks(image, fp)
     if not fp.is_deleted:
-        return fp.new_path or "", b"".join(image), placements
-    if image:
+        return fp.new_path or "", b"".join(image.lines), placements
+    if image.lines:
         raise NoFit(f"{fp.old_path} has content the deletion does not cover")
     return fp.old_path or "", None, placements
 
 
-def _place_hunks(image: list[bytes], fp: FilePatch) -> list[Placement]:
+def _place_hunks(image: Image, fp: FilePatch) -> list[Placement]:
     """Each hunk placed exactly in turn, the image changed as it goes; NoFit for the first that does not match."""
     placements = []
     for number, hunk in enumerate(fp.hunks, 1):
         placement = find_exact(image, hunk)
         if placement is None:
             raise NoFit(f"hunk {number} of {fp.path} does not match")
-        image[placement.start : placement.start + len(hunk.before)] = hunk.after
+        image.splice(placement.start, placement.start + len(hunk.before), hunk.after)
         placements.append(placement)
     return placements
 
@@ -138,11 +139,11 @@ def _has_change(tree: Tree, fp: FilePatch) -> bool:
     target = tree.read(fp.new_path) if fp.new_path else None
     if target is None:
         return False
-    image = lines_of(target)
+    image = Image(lines_of(target))
     for hunk in fp.hunks:
         reverse = _reversed(hunk)
         placement = find_exact(image, reverse)
         if placement is None:
             return False
-        image[placement.start : placement.start + len(reverse.before)] = reverse.after
+        image.splice(placement.start, placement.start + len(reverse.before), reverse.after)
     return True

@@ -26,7 +26,7 @@ class SnapshotSpec:
 
     side: str  # "base" or "head": how the child names it when it asks for a file
     commit_sha: str
-    entries: dict[str, tuple[str, str]]  # path -> (blob sha, mode)
+    entries: dict[str, tuple[str, str, int]]  # path -> (blob sha, mode, size: 0 when unknown)
 
     @classmethod
     def of(cls, side: str, snapshot: RestSnapshot) -> SnapshotSpec:
@@ -50,6 +50,10 @@ class AskedSnapshot:
             data = self._channel.ask("read", self._spec.side, path)
             self._blobs.put(entry[0], data)
         return data
+
+    def size(self, path: str) -> int | None:
+        entry = self._spec.entries.get(path)
+        return entry[2] if entry else None
 
     def files(self, prefix: str = "") -> list[str]:
         if not prefix:

@@ -144,6 +144,9 @@ class VersionBumpOnly:
     def read(self, path: str) -> bytes | None:
         return self.data if path == self.path else self.parent.read(path)
 
+    def size(self, path: str) -> int | None:
+        return len(self.data) if path == self.path else self.parent.size(path)
+
     def files(self, prefix: str = "") -> list[str]:
         return self.parent.files(prefix)
 
