@@ -108,7 +108,11 @@ def _launch_row(entry: LaunchSetting) -> str:
 
 
 def _request_row(entry: WireField) -> str:
-    when = "some requests or when set; upstream's default otherwise" if entry.optional else "every request"
+    when = (
+        "some requests only (or not when zero); upstream's default otherwise"
+        if entry.optional
+        else "every request"
+    )
     values = _listed(entry.values)
     return f"| {entry.endpoint} | {_code(entry.path)} | {_code(entry.go_type) if entry.go_type else ''} | {values} | {when} | {_where([entry.ref])} |"
 

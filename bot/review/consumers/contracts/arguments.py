@@ -108,6 +108,7 @@ _ENV_SITES = """
 (keyed_element) @element
 (call_expression) @call
 (binary_expression) @joined
+(interpreted_string_literal) @entry
 """
 
 
@@ -186,4 +187,16 @@ def _assignment_text(resolver: Resolver, where: Where, joined: Node) -> Iterator
         yield name, values, branchy(joined, where), LocalRef(where.path, joined.start_point[0] + 1)
 
 
-_ENV_READERS = {"element": _map_element, "call": _setenv, "joined": _assignment_text}
+def _entry_text(resolver: Resolver, where: Where, literal: Node) -> Iterator[_Write]:
+    """`"NAME=value"`: a whole environment entry written as one constant."""
+    name, equals, value = go_string(literal).partition("=")
+    if (
+        equals
+        and value
+        and SETTABLE.fullmatch(name)
+        and (literal.parent is None or literal.parent.type != "binary_expression")
+    ):
+        yield name, (f'"{value}"',), branchy(literal, where), LocalRef(where.path, literal.start_point[0] + 1)
+
+
+_ENV_READERS = {"element": _map_element, "call": _setenv, "joined": _assignment_text, "entry": _entry_text}

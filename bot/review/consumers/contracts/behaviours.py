@@ -17,7 +17,7 @@ from bot.review.consumers.contracts.model import Behaviour, LaunchSetting, WireF
 
 AREAS = (
     ("template", ("template", "jinja", "reasoning", "think")),
-    ("tokenizer", ("token", "special", "bos", "eos")),
+    ("tokenizer", ("token", "detoken", "special", "bos", "eos")),
     (
         "sampler",
         (
@@ -81,14 +81,16 @@ def _of_settings(settings: Iterable[LaunchSetting]) -> Iterator[Behaviour]:
         area = area_of(setting.name)
         if area is None:
             continue
-        given = ", ".join(setting.values) or "set"
+        given = ", ".join(setting.values) or "it"
         when = (
             "on every start"
             if setting.always
             else f"on some starts only; {setting.program}'s default otherwise"
         )
-        subject = f"{'flag' if setting.kind == 'flag' else 'environment variable'} {setting.name} of {setting.program}"
-        yield Behaviour(area, subject, f"{given} {when}", setting.refs)
+        kind = "flag" if setting.kind == "flag" else "environment variable"
+        yield Behaviour(
+            area, f"{kind} {setting.name} of {setting.program}", f"passes {given} {when}", setting.refs
+        )
 
 
 def _of_fields(fields: Iterable[WireField], streamed: frozenset[str]) -> Iterator[Behaviour]:
@@ -96,13 +98,15 @@ def _of_fields(fields: Iterable[WireField], streamed: frozenset[str]) -> Iterato
         area = area_of(field.path.rsplit(".", 1)[-1])
         if area is None or (area == "sampler" and field.endpoint not in streamed):
             continue
-        given = ", ".join(field.values) or field.go_type or "set"
+        given = ", ".join(field.values) or field.go_type or "it"
         when = (
-            "left out on some requests (or when zero); upstream's default then"
+            "in some requests only (or not when zero); upstream's default otherwise"
             if field.optional
-            else "on every request"
+            else "in every request"
         )
-        yield Behaviour(area, f"field {field.path} of {field.endpoint}", f"{given} {when}", (field.ref,))
+        yield Behaviour(
+            area, f"field {field.path} of {field.endpoint}", f"sends {given} {when}", (field.ref,)
+        )
 
 
 def _of_endpoints(endpoints: Iterable[tuple[str, LocalRef]]) -> Iterator[Behaviour]:
@@ -113,4 +117,4 @@ def _of_endpoints(endpoints: Iterable[tuple[str, LocalRef]]) -> Iterator[Behavio
         if area in ("tokenizer", "template"):
             merged.setdefault((area, endpoint), []).append(ref)
     for (area, endpoint), refs in merged.items():
-        yield Behaviour(area, f"endpoint {endpoint}", "requested: upstream does this work", tuple(refs))
+        yield Behaviour(area, f"endpoint {endpoint}", "has upstream do this work", tuple(refs))

@@ -76,6 +76,7 @@ class Flow:
         self.callers: dict[FuncKey, set[FuncKey]] = {}
         self._seeded: dict[FuncKey, dict[str, Labels]] = {}
         self._pipes = {(c.func.key, c.variable): c.label for c in commands if c.variable}
+        self._inline = {(c.func.path, c.node.start_byte): c.label for c in commands}
         self._requests = {(r.func.key, r.variable): r.label for r in requests if r.variable}
         self._sent = {(r.func.path, r.node.start_byte): r.label for r in requests if not r.variable}
         self._edges: dict[FuncKey, list[tuple[str | Node, Node, int, int]]] = {}
@@ -361,10 +362,14 @@ class Flow:
         return found | self._union(arguments(call), state)
 
     def _source(self, func: Func, operand: Node | None, method: str, call: Node) -> Labels:
-        """The labels of a command's output read through a pipe, or of a response to a request sent."""
-        name = node_text(operand)
-        if method in _PIPES and (func.key, name) in self._pipes:
-            return frozenset({f"{self._pipes[(func.key, name)]} {_PIPES[method]}"})
+        """The labels of a command's output read through a pipe (of a command kept in a name, or called on
+        directly), or of a response to a request sent."""
+        if method in _PIPES and operand is not None:
+            program = self._pipes.get((func.key, node_text(operand))) or self._inline.get(
+                (func.path, operand.start_byte)
+            )
+            if program:
+                return frozenset({f"{program} {_PIPES[method]}"})
         if method == "Do":
             for arg in arguments(call):
                 label = self._requests.get((func.key, node_text(arg)))

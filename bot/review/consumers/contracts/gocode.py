@@ -7,7 +7,6 @@ Build tags are ignored (every platform's file counts); `_test.go` files are left
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from collections.abc import Iterator, Mapping
@@ -17,7 +16,7 @@ from functools import cached_property
 from tree_sitter import Node
 
 from bot import syntax
-from bot.review.consumers.shared import text_of
+from bot.review.consumers.shared import go_string, text_of
 from bot.syntax import node_text
 
 FuncKey = tuple[str, str, str]  # (package directory, receiver type or "", name)
@@ -45,17 +44,6 @@ _BINDINGS = """
 STRING_LITERALS = ("interpreted_string_literal", "raw_string_literal")
 
 WRAPPERS = ("parenthesized_expression", "literal_element")
-
-
-def go_string(node: Node) -> str:
-    """The value of a Go string literal."""
-    text = node_text(node)
-    if node.type == "raw_string_literal":
-        return text[1:-1]
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text[1:-1]
 
 
 def unwrap(node: Node | None) -> Node | None:

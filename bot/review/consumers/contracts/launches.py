@@ -84,7 +84,7 @@ class Request:
     node: Node  # the call that builds (or sends) it
     method: str
     endpoint: str
-    variable: str  # the local name the request is kept in, "" when the call sends it
+    variable: str  # the local name a built request is kept in, "" when the call sends it (http.Get)
     body: Node | None
 
     @property
@@ -525,7 +525,8 @@ def _requests_in(func: Func, resolver: Resolver, ports: Ports) -> Iterator[Reque
         if ports.mentioned_in(url, func, resolver):
             method = _method(name, args[at - 1] if at else None, where, resolver)
             body = _body_argument(name, args, at)
-            yield Request(func, call, method, _endpoint_of(url, where, resolver), assigned_name(call), body)
+            kept = assigned_name(call) if name.startswith("NewRequest") else ""  # Get/Post send it at once
+            yield Request(func, call, method, _endpoint_of(url, where, resolver), kept, body)
 
 
 def _url_expression(expr: Node, where: Where, resolver: Resolver) -> Node:

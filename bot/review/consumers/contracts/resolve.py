@@ -418,9 +418,19 @@ class Resolver:
             return self._values_of_parameter(binding, where.func, depth) if binding.index >= 0 else []
         if binding.value is None:
             return [kind_of_type(node_text(binding.declared))] if binding.declared is not None else []
-        if binding.kind == "range" or binding.arity > 1:
-            return [self.described(binding.value, where)] if binding.kind != "range" else []
+        if binding.kind == "range":
+            return []
+        if binding.arity > 1:
+            return self._values_of_result(binding.value, binding.index, where, depth)
         return self._values(binding.value, where, depth)
+
+    def _values_of_result(self, call: Node, index: int, where: Where, depth: int) -> list[str]:
+        """One result of a multi-value call: what the called functions return there."""
+        callees = self.callees(call, where, exact=True) if call.type == "call_expression" else []
+        found = [
+            v for f in callees for node, at in self.returned(f, index) for v in self._values(node, at, depth)
+        ]
+        return found or [self.described(call, where)]
 
     def _values_of_parameter(self, binding: Binding, func: Func, depth: int) -> list[str]:
         """A parameter's values: the arguments its function's calls pass it."""
