@@ -502,3 +502,16 @@ def test_contracts_on_a_tree_without_go_code_says_so_and_exits_0(tmp_path):
     result = _cli("--repo", str(repo.path), cwd=tmp_path)
     assert result.returncode == 0
     assert result.stderr.startswith("llama-bot: note: HEAD (") and result.stderr.count("\n") == 1
+
+
+def test_a_generated_expression_nested_deeper_than_pythons_stack_is_read_without_a_crash():
+    """Hostile or generated Go: a comparison on a 5000-term concatenation is left out, the rest is read."""
+    deep = " + ".join(["line"] * 5000)
+    server = SERVER_GO.replace(
+        '\t\tif strings.HasPrefix(line, "main: server is listening") {',
+        f'\t\t_ = strings.Contains({deep}, "deep")\n\t\tif strings.HasPrefix(line, "main: server is listening") {{',
+    )
+    tree = {path: code_text(text, path) for path, text in {**TREE, "runner/server.go": server}.items()}
+    inventory = contract_inventory(tree)
+    assert "main: server is listening" in {p.value for p in inventory.output_patterns}
+    assert "deep" not in {p.value for p in inventory.output_patterns}

@@ -51,7 +51,8 @@ def build_items(ollama: Mapping[str, str], paths: list[str]) -> list[BuildItem]:
     defined: set[str] = set()
     own: set[str] = set()
     for path, text in _texts(ollama, paths, OLLAMA_CMAKE):
-        own |= _cmake_items(found, defined, path, text)
+        named_project = _cmake_items(found, defined, path, text)
+        own |= named_project if path == "CMakeLists.txt" else set()
     for path, text in _texts(ollama, paths, OLLAMA_COMMAND_LINES):
         _command_line_items(found, path, text)
     return [
@@ -71,10 +72,11 @@ def _texts(
 
 
 def _relied_on(kind: str, name: str, value: str, defined: set[str], own: tuple[str, ...]) -> bool:
-    """Whether an item concerns upstream's build: not a target Ollama defines, not an option of Ollama's own
-    (named after one of its CMake projects, or internal: `_NAME`), not a value passed through (`${X}`)."""
+    """Whether an item concerns upstream's build: not a target Ollama defines, nor a target or option of its
+    own (named after the project its top-level CMakeLists.txt declares; an option `_NAME` is internal), not a
+    value passed through (`${X}`)."""
     if kind == "target":
-        return name not in defined
+        return name not in defined and not name.upper().replace("-", "_").startswith(own)
     if kind == "option":
         return not name.startswith(("_", *own)) and "$" not in value
     return True
@@ -106,7 +108,7 @@ def _add(found: _Found, kind: str, name: str, value: str, ref: LocalRef) -> None
 
 
 def _cmake_items(found: _Found, defined: set[str], path: str, text: str) -> set[str]:
-    """Record a CMake file's items; the prefixes of its own variables (its `project()` name's first word)."""
+    """Record a CMake file's items; the variable prefix its `project()` names (its name's first word)."""
     root = cmakelang.parse(text)
     lists = _list_variables(root)
     own: set[str] = set()

@@ -273,7 +273,14 @@ class Flow:
     # ---- labels ----------------------------------------------------------------------------------------------
 
     def labels(self, expr: Node | None, state: _State, index: int = 0) -> Labels:
-        """The sources of an expression's value."""
+        """The sources of an expression's value; none for one nested deeper than Python's stack reads (a
+        generated expression of thousands of terms), rather than a crash."""
+        try:
+            return self._labels(expr, state, index)
+        except RecursionError:
+            return EMPTY
+
+    def _labels(self, expr: Node | None, state: _State, index: int = 0) -> Labels:
         expr = unwrap(expr)
         if expr is None:
             return EMPTY
@@ -281,7 +288,7 @@ class Flow:
         if reader is not None:
             return reader(self, expr, state, index)
         if expr.type in _PASS_THROUGH:
-            return self.labels(named(expr, "operand"), state)
+            return self._labels(named(expr, "operand"), state)
         return EMPTY
 
     def _identifier(self, expr: Node, state: _State, index: int) -> Labels:
@@ -313,7 +320,7 @@ class Flow:
         if self.resolver.is_package_alias(operand, where):
             return EMPTY
         field = node_text(named(expr, "field"))
-        found = self.labels(operand, state) | self.fields.get((state.func.package, field), EMPTY)
+        found = self._labels(operand, state) | self.fields.get((state.func.package, field), EMPTY)
         if self.writers:
             kind = self._kind_of(state.func, expr)
             found |= self.writers.get(kind, EMPTY) if kind else EMPTY
@@ -322,7 +329,7 @@ class Flow:
     def _binary(self, expr: Node, state: _State, index: int) -> Labels:
         if node_text(named(expr, "operator")) not in ("+",):
             return EMPTY
-        return self.labels(named(expr, "left"), state) | self.labels(named(expr, "right"), state)
+        return self._labels(named(expr, "left"), state) | self._labels(named(expr, "right"), state)
 
     def _call(self, expr: Node, state: _State, index: int) -> Labels:
         function = unwrap(named(expr, "function"))
@@ -355,7 +362,7 @@ class Flow:
             return source
         if method in _NOT_DATA_METHODS:
             return EMPTY
-        found = self.labels(operand, state)
+        found = self._labels(operand, state)
         callees = self.resolver.callees(call, where)
         if callees:
             return found | self._module_call(call, callees, state, index)
@@ -400,7 +407,7 @@ class Flow:
             self.callers.setdefault(callee.key, set()).add(state.func.key)
             updates = state.pending.setdefault(callee.key, {})
             for i, arg in enumerate(args):
-                labels = self.labels(arg, state)
+                labels = self._labels(arg, state)
                 if labels:
                     updates[i] = updates.get(i, EMPTY) | labels
             found |= self.returns.get(callee.key, {}).get(index, EMPTY)
@@ -409,11 +416,11 @@ class Flow:
     def _union(self, nodes: list[Node], state: _State) -> Labels:
         found: Labels = EMPTY
         for node in nodes:
-            found |= self.labels(node.named_children[0] if node.type == "variadic_argument" else node, state)
+            found |= self._labels(node.named_children[0] if node.type == "variadic_argument" else node, state)
         return found
 
     def _index(self, expr: Node, state: _State, index: int) -> Labels:
-        return self.labels(named(expr, "operand"), state)
+        return self._labels(named(expr, "operand"), state)
 
 
 def _streamed(labels: Labels) -> Labels:

@@ -230,7 +230,10 @@ def argument_sites(command: Command, resolver: Resolver) -> list[ArgSite]:
         found.append(ArgSite(tuple(direct), command.where, False))
     walk = _Walk(resolver)
     for spread in (a for a in command.arguments if a.type == "variadic_argument"):
-        found += walk.sequence(spread.named_children[0], command.where, frozenset(), False)
+        try:
+            found += walk.sequence(spread.named_children[0], command.where, frozenset(), False)
+        except RecursionError:  # a list nested deeper than Python's stack: what it holds is not read
+            continue
     return _merged(found)
 
 
