@@ -232,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-CONTRACTS_EXIT_CODES = """exit status:
+INVENTORY_EXIT_CODES = """exit status:
   0  the inventory was printed
   2  bad input (not a git repository, an unknown revision)"""
 
@@ -251,7 +251,7 @@ def _add_contracts(sub) -> None:
             100,
             break_on_hyphens=False,
         ),
-        epilog=CONTRACTS_EXIT_CODES,
+        epilog=INVENTORY_EXIT_CODES,
     )
     contracts.add_argument("--repo", required=True, metavar="PATH", help="the Ollama git repository")
     contracts.add_argument(
