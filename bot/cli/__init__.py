@@ -8,6 +8,7 @@ import sys
 
 from bot.cli.check import cmd_check
 from bot.cli.console import UsageError
+from bot.cli.contracts import cmd_contracts
 from bot.cli.parser import build_parser
 from bot.cli.regenerate import cmd_regenerate
 from bot.cli.service import cmd_jobs, cmd_serve
@@ -21,6 +22,7 @@ COMMANDS = {
     "serve": cmd_serve,
     "jobs": cmd_jobs,
     "verify-source": cmd_verify_source,
+    "contracts": cmd_contracts,
 }
 
 

@@ -39,20 +39,20 @@ def open_change(args: argparse.Namespace) -> Change:
     The configuration comes from the base, the CLI's stand-in for the default branch:
     a change cannot reconfigure the check that judges it.
     """
-    repo = _open_repo(args.repo)
-    head = _commit(repo, args.head, "--head")
+    repo = open_repo(args.repo)
+    head = commit_at(repo, args.head, "--head")
     base, label = _base(repo, head, args.base)
     return Change(repo, head, base, label, args.head, load_config(GitSnapshot(repo, base)))
 
 
-def _open_repo(path: str) -> pygit2.Repository:
+def open_repo(path: str) -> pygit2.Repository:
     try:
         return pygit2.Repository(path)
     except (pygit2.GitError, KeyError):
         raise UsageError(f"--repo {path}: not a git repository") from None
 
 
-def _commit(repo: pygit2.Repository, rev: str, option: str) -> pygit2.Commit:
+def commit_at(repo: pygit2.Repository, rev: str, option: str) -> pygit2.Commit:
     try:
         return repo.revparse_single(rev).peel(pygit2.Commit)
     except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
@@ -62,7 +62,7 @@ def _commit(repo: pygit2.Repository, rev: str, option: str) -> pygit2.Commit:
 def _base(repo: pygit2.Repository, head: pygit2.Commit, rev: str | None) -> tuple[pygit2.Commit, str]:
     """The base commit and how it was chosen, for messages that say what was compared."""
     if rev is not None:
-        return _commit(repo, rev, "--base"), f"--base {rev}"
+        return commit_at(repo, rev, "--base"), f"--base {rev}"
     for candidate in ("origin/main", "main"):
         try:
             other = repo.revparse_single(candidate).peel(pygit2.Commit)

@@ -12,7 +12,8 @@ from bot.jobs import STATUSES
 from bot.model import FAIL_ON_SEVERITIES
 from bot.sandbox import MIN_MEMORY_MB, Limits
 
-DESCRIPTION = """`python -m bot`: check, regenerate and verify Ollama's carried upstream patches; serve the GitHub App.
+DESCRIPTION = """`python -m bot`: check, regenerate and verify Ollama's carried upstream patches, show what the review
+protects; serve the GitHub App.
 
 docs/cli.md describes every command; docs/report.md the JSON report.
 """
@@ -227,4 +228,38 @@ def build_parser() -> argparse.ArgumentParser:
         "checkout or the mirror; NAME is a pin name, e.g. llama.cpp; repeatable",
     )
     verify.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+    _add_contracts(sub)
     return parser
+
+
+INVENTORY_EXIT_CODES = """exit status:
+  0  the inventory was printed
+  2  bad input (not a git repository, an unknown revision)"""
+
+
+def _add_contracts(sub) -> None:
+    contracts = sub.add_parser(
+        "contracts",
+        help="show what the upstream review protects: the contracts Ollama's code relies on, with file:line",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.fill(
+            "Read Ollama's tree at --rev and print every place its code relies on upstream's behaviour, "
+            "grouped: the constants it looks for in what llama-server prints or answers, the flags and "
+            "environment it starts it with, the JSON fields it sends and reads, the sampler, tokenizer and "
+            "template settings among those, and what its build relies on upstream's build having. Reads "
+            "committed revisions only, needs no upstream.",
+            100,
+            break_on_hyphens=False,
+        ),
+        epilog=INVENTORY_EXIT_CODES,
+    )
+    contracts.add_argument("--repo", required=True, metavar="PATH", help="the Ollama git repository")
+    contracts.add_argument(
+        "--rev", default="HEAD", metavar="REV", help="the revision to read (default: HEAD)"
+    )
+    contracts.add_argument(
+        "--format",
+        choices=("md", "json"),
+        default="md",
+        help="md: one table per group (default); json: the groups as lists of objects",
+    )

@@ -7,7 +7,8 @@ fields, flags). This package reads that from plain texts (one module per source:
 `settings`, `upstream_build`, `compat_sources`, `server`): Ollama's presets, CMake files, Dockerfile and
 workflows, its compat C/C++ sources and carried patches, its Go code; and upstream's CMake files and
 headers. Everything here is a pure function over path -> text mappings (read lazily: only the files a
-question needs are read).
+question needs are read). The `contracts` subpackage reads, from Ollama's tree alone, the inventory of
+everything its code relies on of upstream (`python -m bot contracts` prints it).
 """
 
 from __future__ import annotations

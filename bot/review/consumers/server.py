@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from bot.review.consumers.shared import (
     Refs,
     add_ref,
     frozen_refs,
+    go_string,
     text_of,
 )
 from bot.review.flags import OLLAMA_CALLERS
@@ -32,16 +32,6 @@ _GO_STRINGS = """
 (interpreted_string_literal) @s
 (raw_string_literal) @s
 """
-
-
-def _go_string(node: Node) -> str:
-    text = node_text(node)
-    if node.type == "raw_string_literal":
-        return text[1:-1]
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text[1:-1]
 
 
 def _go_sources(paths: list[str], patterns: tuple[str, ...]) -> list[str]:
@@ -152,7 +142,7 @@ def _add_endpoints(captured: _Captured, path: str, endpoints: Refs) -> bool:
         callee = node_text(node.child_by_field_name("function"))
         arguments = node.child_by_field_name("arguments") or node
         for literal in syntax.captures("go", _GO_STRINGS, arguments).get("s", []):
-            endpoint = _endpoint(_go_string(literal), callee)
+            endpoint = _endpoint(go_string(literal), callee)
             if endpoint is not None:
                 add_ref(endpoints, endpoint, LocalRef(path, literal.start_point[0] + 1))
                 found = True
@@ -276,7 +266,7 @@ def _map_literal_keys(target: Node, path: str, fields: Refs) -> None:
         return
     query = "(keyed_element . (literal_element (interpreted_string_literal) @k))"
     for literal in syntax.captures("go", query, body).get("k", []):
-        add_ref(fields, _go_string(literal), LocalRef(path, literal.start_point[0] + 1))
+        add_ref(fields, go_string(literal), LocalRef(path, literal.start_point[0] + 1))
 
 
 def _json_uses(

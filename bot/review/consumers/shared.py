@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from tree_sitter import Node
+
 from bot.model import LocalRef
+from bot.syntax import node_text
 
 BACKEND_ROOT = "ggml/src/"
 
@@ -80,6 +84,17 @@ CMAKE_TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\(|\)|[^\s()"]+')
 class OptionSetting:
     value: str
     ref: LocalRef
+
+
+def go_string(node: Node) -> str:
+    """The value of a Go string literal (interpreted or raw)."""
+    text = node_text(node)
+    if node.type == "raw_string_literal":
+        return text[1:-1]
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text[1:-1]
 
 
 def text_of(files: Mapping[str, str], path: str) -> str | None:

@@ -1,0 +1,422 @@
+"""Ollama's Go code as packages: the functions, types and package-level values of each directory, what a name
+in one file refers to (an import's package, a package-level value), and the local bindings of a function.
+
+Everything is read lazily from a path -> text mapping: a directory is parsed when a question first needs it.
+Build tags are ignored (every platform's file counts); `_test.go` files are left out.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from tree_sitter import Node
+
+from bot import syntax
+from bot.review.consumers.shared import go_string, text_of
+from bot.syntax import node_text
+
+FuncKey = tuple[str, str, str]  # (package directory, receiver type or "", name)
+
+_MODULE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
+
+_TOP_LEVEL = """
+(function_declaration) @function
+(method_declaration) @method
+(type_spec) @type
+(var_spec) @value
+(const_spec) @value
+(import_spec) @import
+"""
+
+_BINDINGS = """
+(short_var_declaration) @assign
+(assignment_statement) @assign
+(var_spec) @var
+(range_clause) @range
+(parameter_declaration) @param
+(variadic_parameter_declaration) @param
+"""
+
+STRING_LITERALS = ("interpreted_string_literal", "raw_string_literal")
+
+WRAPPERS = ("parenthesized_expression", "literal_element")
+
+
+def unwrap(node: Node | None) -> Node | None:
+    """The expression inside parentheses and composite-literal element wrappers."""
+    while node is not None and node.type in WRAPPERS and node.named_child_count == 1:
+        node = node.named_children[0]
+    return node
+
+
+def named(node: Node | None, name: str) -> Node | None:
+    return node.child_by_field_name(name) if node is not None else None
+
+
+def line(node: Node) -> int:
+    return node.start_point[0] + 1
+
+
+def enclosing_function(node: Node) -> Node | None:
+    """The innermost function, method or function literal holding a node."""
+    parent = node.parent
+    while parent is not None and parent.type not in FUNCTION_NODES:
+        parent = parent.parent
+    return parent
+
+
+FUNCTION_NODES = ("function_declaration", "method_declaration", "func_literal")
+
+
+def base_type_name(kind: Node | None) -> tuple[str, str]:
+    """(package qualifier or "", type name) of a type node, through pointers, slices, arrays and maps' values;
+    ("", "") for a type without a name (a struct literal type, a function type)."""
+    kind = _element_type(kind)
+    if kind is None:
+        return "", ""
+    if kind.type == "qualified_type":
+        return node_text(named(kind, "package")), node_text(named(kind, "name"))
+    if kind.type in ("type_identifier", "generic_type"):
+        return "", node_text(kind).split("[", 1)[0]
+    return "", ""
+
+
+def _element_type(kind: Node | None) -> Node | None:
+    """A type with its pointer, slice, array and map wrappers taken off."""
+    while kind is not None and kind.type in ("pointer_type", "slice_type", "array_type", "map_type"):
+        inner = named(kind, "value") or named(kind, "element")
+        kind = inner if inner is not None else (kind.named_children[-1] if kind.named_children else None)
+    return kind
+
+
+@dataclass(frozen=True)
+class Func:
+    """One function or method of a package."""
+
+    package: str
+    receiver: str
+    name: str
+    path: str
+    node: Node = field(compare=False, hash=False)
+
+    @property
+    def key(self) -> FuncKey:
+        return (self.package, self.receiver, self.name)
+
+    @property
+    def body(self) -> Node | None:
+        return named(self.node, "body")
+
+    def params(self) -> list[tuple[str, Node | None]]:
+        """(name, type) of each parameter in order; the receiver left out."""
+        return _parameters(named(self.node, "parameters"))
+
+    def receiver_param(self) -> tuple[str, Node | None] | None:
+        listed = _parameters(named(self.node, "receiver"))
+        return listed[0] if listed else None
+
+    def results(self) -> list[tuple[str, Node | None]]:
+        """(name or "", type) of each result."""
+        result = named(self.node, "result")
+        if result is None:
+            return []
+        if result.type == "parameter_list":
+            return _parameters(result)
+        return [("", result)]
+
+
+def _parameters(plist: Node | None) -> list[tuple[str, Node | None]]:
+    out: list[tuple[str, Node | None]] = []
+    for declaration in plist.named_children if plist is not None else []:
+        kind = named(declaration, "type")
+        names = declaration.children_by_field_name("name")
+        out += [(node_text(n), kind) for n in names] or [("", kind)]
+    return out
+
+
+@dataclass(frozen=True)
+class Value:
+    """A package-level `var` or `const`: its name, the expression it is given (None without one), where."""
+
+    name: str
+    value: Node | None
+    declared: Node | None
+    path: str
+    node: Node
+
+
+@dataclass
+class Package:
+    """The declarations of one directory's Go files."""
+
+    directory: str
+    functions: dict[str, list[Func]] = field(default_factory=dict)
+    methods: dict[str, list[Func]] = field(default_factory=dict)
+    types: dict[str, tuple[Node, str]] = field(default_factory=dict)  # name -> (its type node, path)
+    values: dict[str, Value] = field(default_factory=dict)
+    fields: dict[str, list[tuple[Node, str]]] = field(default_factory=dict)  # field name -> declarations
+    imports: dict[str, dict[str, str]] = field(default_factory=dict)  # path -> alias -> import path
+
+    def all_functions(self) -> Iterator[Func]:
+        for group in (self.functions, self.methods):
+            for funcs in group.values():
+                yield from funcs
+
+
+class GoProgram:
+    """The Go packages of one tree, parsed on demand."""
+
+    def __init__(self, texts: Mapping[str, str], paths: list[str]):
+        self.texts = texts
+        self._dirs: dict[str, list[str]] = {}
+        for path in sorted(paths):
+            if path.endswith(".go") and not path.endswith("_test.go"):
+                self._dirs.setdefault(posixpath.dirname(path), []).append(path)
+        self._packages: dict[str, Package] = {}
+        self._scopes: dict[FuncKey, Scope] = {}
+
+    @cached_property
+    def module(self) -> str:
+        found = _MODULE.search(text_of(self.texts, "go.mod") or "")
+        return found[1] if found else ""
+
+    def directories(self) -> list[str]:
+        return sorted(self._dirs)
+
+    def files(self, directory: str) -> list[str]:
+        return self._dirs.get(directory, [])
+
+    def text(self, path: str) -> str:
+        return text_of(self.texts, path) or ""
+
+    def package(self, directory: str) -> Package:
+        if directory not in self._packages:
+            self._packages[directory] = _read_package(self, directory)
+        return self._packages[directory]
+
+    def loaded(self) -> list[Package]:
+        return list(self._packages.values())
+
+    def directory_of(self, import_path: str) -> str | None:
+        """The directory of an import inside the module; None for the standard library and other modules."""
+        if not self.module or not (import_path == self.module or import_path.startswith(self.module + "/")):
+            return None
+        directory = import_path[len(self.module) + 1 :]
+        return directory if directory in self._dirs or directory == "" else None
+
+    def imported(self, path: str, alias: str) -> str | None:
+        """The module directory `alias` names in the Go file at `path`, if it is an import of this module."""
+        package = self.package(posixpath.dirname(path))
+        target = package.imports.get(path, {}).get(alias)
+        return self.directory_of(target) if target is not None else None
+
+    def is_import(self, path: str, alias: str) -> bool:
+        return alias in self.package(posixpath.dirname(path)).imports.get(path, {})
+
+    def import_path(self, path: str, alias: str) -> str | None:
+        return self.package(posixpath.dirname(path)).imports.get(path, {}).get(alias)
+
+    def scope(self, func: Func) -> Scope:
+        if func.key not in self._scopes:
+            self._scopes[func.key] = Scope.of(func)
+        return self._scopes[func.key]
+
+    def functions_named(self, directory: str, name: str) -> list[Func]:
+        return self.package(directory).functions.get(name, [])
+
+    def methods_named(self, path: str, name: str) -> list[Func]:
+        """Methods called `name` in the file's package, else in the module packages the file imports."""
+        here = self.package(posixpath.dirname(path))
+        if name in here.methods:
+            return here.methods[name]
+        found: list[Func] = []
+        for import_path in here.imports.get(path, {}).values():
+            directory = self.directory_of(import_path)
+            if directory is not None:
+                found += self.package(directory).methods.get(name, [])
+        return found
+
+    def value(self, directory: str, name: str) -> Value | None:
+        return self.package(directory).values.get(name)
+
+    def type_decl(self, directory: str, name: str) -> tuple[Node, str] | None:
+        return self.package(directory).types.get(name)
+
+
+def _read_package(program: GoProgram, directory: str) -> Package:
+    package = Package(directory)
+    for path in program.files(directory):
+        text = program.text(path)
+        if text:
+            _index_file(package, path, syntax.root("go", text))
+    return package
+
+
+def _index_file(package: Package, path: str, root: Node) -> None:
+    captured = syntax.captures("go", _TOP_LEVEL, root)
+    for node in captured.get("function", []):
+        _add(package.functions, Func(package.directory, "", node_text(named(node, "name")), path, node))
+    for node in captured.get("method", []):
+        receiver = _parameters(named(node, "receiver"))
+        kind = base_type_name(receiver[0][1])[1] if receiver else ""
+        _add(package.methods, Func(package.directory, kind, node_text(named(node, "name")), path, node))
+    for node in captured.get("type", []):
+        _index_type(package, path, node)
+    for node in captured.get("value", []):
+        if enclosing_function(node) is None:
+            _index_value(package, path, node)
+    package.imports[path] = dict(_imports(captured.get("import", [])))
+
+
+def _add(table: dict[str, list[Func]], func: Func) -> None:
+    table.setdefault(func.name, []).append(func)
+
+
+def _index_type(package: Package, path: str, spec: Node) -> None:
+    kind = named(spec, "type")
+    if kind is None or enclosing_function(spec) is not None:
+        return
+    package.types[node_text(named(spec, "name"))] = (kind, path)
+    for declaration in syntax.captures("go", "(field_declaration) @f", kind).get("f", []):
+        for name in declaration.children_by_field_name("name"):
+            package.fields.setdefault(node_text(name), []).append((declaration, path))
+
+
+def _index_value(package: Package, path: str, spec: Node) -> None:
+    values = named(spec, "value")
+    listed = values.named_children if values is not None else []
+    for i, name in enumerate(spec.children_by_field_name("name")):
+        value = listed[i] if i < len(listed) else None
+        package.values[node_text(name)] = Value(node_text(name), value, named(spec, "type"), path, spec)
+
+
+def _imports(specs: list[Node]) -> Iterator[tuple[str, str]]:
+    for spec in specs:
+        path = named(spec, "path")
+        target = go_string(path) if path is not None else ""
+        alias = node_text(named(spec, "name")) or target.rsplit("/", 1)[-1]
+        if alias not in ("_", "."):
+            yield alias, target
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One way a local name gets a value: `value` is the right-hand expression (None for a parameter or a
+    `var` without a value), `index`/`arity` its place in a multi-value assignment, `kind` how it binds."""
+
+    kind: str  # "assign", "var", "range", "param"
+    value: Node | None
+    index: int
+    arity: int
+    declared: Node | None  # a declared type (var, parameter)
+
+
+@dataclass
+class Scope:
+    """The local names of one function (its closures included) and how each is bound; the assignments whose
+    target is not a plain name (`x.f = v`, `m[k] = v`)."""
+
+    func: Func
+    bindings: dict[str, list[Binding]] = field(default_factory=dict)
+    stores: list[tuple[Node, Node]] = field(default_factory=list)  # (target, value)
+
+    @classmethod
+    def of(cls, func: Func) -> Scope:
+        scope = cls(func)
+        for i, (name, kind) in enumerate(func.params()):
+            scope.bind(name, Binding("param", None, i, 0, kind))
+        receiver = func.receiver_param()
+        if receiver is not None:
+            scope.bind(receiver[0], Binding("receiver", None, 0, 0, receiver[1]))
+        if func.body is not None:
+            for capture, nodes in syntax.captures("go", _BINDINGS, func.body).items():
+                for node in nodes:
+                    _BINDERS[capture](scope, node)
+        return scope
+
+    def bind(self, name: str, binding: Binding) -> None:
+        if name and name != "_":
+            self.bindings.setdefault(name, []).append(binding)
+
+    def of_name(self, name: str) -> list[Binding]:
+        return self.bindings.get(name, [])
+
+    def declared_type(self, name: str) -> Node | None:
+        for binding in self.of_name(name):
+            if binding.declared is not None:
+                return binding.declared
+        return None
+
+
+def _bind_assignment(scope: Scope, node: Node) -> None:
+    left = named(node, "left")
+    right = named(node, "right")
+    if left is None or right is None:
+        return
+    targets, values = left.named_children, right.named_children
+    for i, target in enumerate(targets):
+        value = values[i] if len(values) == len(targets) else (values[0] if values else None)
+        arity = 1 if len(values) == len(targets) else len(targets)
+        index = 0 if arity == 1 else i
+        if target.type == "identifier":
+            scope.bind(node_text(target), Binding("assign", value, index, arity, None))
+        elif value is not None:
+            scope.stores.append((target, value))
+
+
+def _bind_var(scope: Scope, node: Node) -> None:
+    values = named(node, "value")
+    listed = values.named_children if values is not None else []
+    names = node.children_by_field_name("name")
+    for i, name in enumerate(names):
+        value = listed[i] if len(listed) == len(names) else (listed[0] if listed else None)
+        arity = 1 if len(listed) == len(names) else len(names)
+        scope.bind(node_text(name), Binding("var", value, 0 if arity == 1 else i, arity, named(node, "type")))
+
+
+def _bind_range(scope: Scope, node: Node) -> None:
+    left = named(node, "left")
+    names = left.named_children if left is not None else []
+    for i, name in enumerate(names):
+        scope.bind(node_text(name), Binding("range", named(node, "right"), i, len(names), None))
+
+
+def _bind_parameter(scope: Scope, node: Node) -> None:
+    """Parameters of closures inside the function: names without a value (the function's own are bound already)."""
+    owner = enclosing_function(node)
+    if owner is not None and owner.type == "func_literal":
+        for name in node.children_by_field_name("name"):
+            scope.bind(node_text(name), Binding("param", None, -1, 0, named(node, "type")))
+
+
+_BINDERS = {
+    "assign": _bind_assignment,
+    "var": _bind_var,
+    "range": _bind_range,
+    "param": _bind_parameter,
+}
+
+
+def calls_in(node: Node | None) -> list[Node]:
+    """Every call expression under a node, in file order."""
+    return syntax.captures("go", "(call_expression) @c", node).get("c", []) if node is not None else []
+
+
+def arguments(call: Node) -> list[Node]:
+    args = named(call, "arguments")
+    return [a for a in args.named_children if a.type != "comment"] if args is not None else []
+
+
+def callee_parts(call: Node) -> tuple[str, str]:
+    """(qualifier, name) of a call's function: ("strings", "Contains") for `strings.Contains(...)`,
+    ("", "append") for `append(...)`, (operand text, method) for `x.y.M(...)`."""
+    function = named(call, "function")
+    if function is None:
+        return "", ""
+    if function.type == "selector_expression":
+        return node_text(named(function, "operand")), node_text(named(function, "field"))
+    return "", node_text(function)
