@@ -35,21 +35,22 @@ def recall_table(result: suite.SuiteResult) -> list[str]:
     """The table's lines: one per area, then all areas, then each miss and false alarm with what the
     review said instead."""
     verdicts = list(result.verdicts.values())
-    rows = [
-        HEADER,
-        *(_row(a, [v for v in verdicts if v.mutation.area == a]) for a in AREAS),
-        _row("all", verdicts),
-    ]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(HEADER))]
-    lines = [
-        "  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-        for r in rows
-    ]
-    wrong = [v for v in verdicts if (v.mutation.breaking and not v.caught) or v.false_alarm]
+    rows = [HEADER, *(_row(a, [v for v in verdicts if v.mutation.area == a]) for a in AREAS)]
+    lines = _aligned([*rows, _row("all", verdicts)])
+    wrong = [v for v in verdicts if v.false_alarm or (v.mutation.breaking and not v.caught)]
     if wrong:
         lines.append("  missed, and false alarms (what the review said instead):")
         lines += [f"    {v.mutation.id}: {v.why}" for v in wrong]
     return lines
+
+
+def _aligned(rows: list[tuple[str, ...]]) -> list[str]:
+    """The rows as lines: the first column left-aligned, the others right-aligned."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [
+        "  " + "  ".join([r[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(r[1:], widths[1:]))])
+        for r in rows
+    ]
 
 
 def mutations_stage() -> None:

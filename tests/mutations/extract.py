@@ -108,9 +108,10 @@ def _write_side(out: Path, side: str, repo: pygit2.Repository, commit: str, kept
     return blobs
 
 
-def _notice(ollama: pygit2.Repository, llama: pygit2.Repository, upstream: str) -> str:
-    llama_license = read_blob(llama, upstream, "LICENSE")
-    ollama_license = read_blob(ollama, OLLAMA_COMMIT, "LICENSE")
+def _notice(repo: pygit2.Repository, upstream: str) -> str:
+    """Where the files come from, and both licences (read through `repo`, which borrows both mirrors)."""
+    llama_license = read_blob(repo, upstream, "LICENSE")
+    ollama_license = read_blob(repo, OLLAMA_COMMIT, "LICENSE")
     if llama_license is None or ollama_license is None:
         raise ExtractError(f"no LICENSE at {upstream[:12]} upstream or at {OLLAMA_COMMIT[:12]} in Ollama")
     return (
@@ -143,45 +144,65 @@ def _comparable(result: suite.SuiteResult) -> dict[str, object]:
     return found
 
 
-def extract(out: Path = suite.DATA) -> int:
+def _mirrors_at_the_pin(mutations) -> tuple[Path, Path, str]:
+    """The mirrors and b10488's commit, once Ollama's commit is seen to pin it and to hold what the table
+    cites."""
     ollama_dir, llama_dir = mirrors()
-    mutations = load()
     upstream = RefResolver(llama_dir).resolve(suite.OLD_TAG)
-    ollama, llama = pygit2.Repository(str(ollama_dir)), pygit2.Repository(str(llama_dir))
+    ollama = pygit2.Repository(str(ollama_dir))
     pinned = (read_blob(ollama, OLLAMA_COMMIT, suite.VERSION_FILE) or b"").decode().strip()
     if pinned != suite.OLD_TAG:
         raise ExtractError(f"Ollama {OLLAMA_COMMIT[:12]} pins {pinned!r}, not {suite.OLD_TAG}")
     cited = {c.path for m in mutations for c in m.consumers}
     check_citations(mutations, {p: (read_blob(ollama, OLLAMA_COMMIT, p) or b"").decode() for p in cited})
-    with tempfile.TemporaryDirectory(prefix="mutations-extract-") as tmp:
-        repo = _scratch(Path(tmp) / "real.git", llama_dir, ollama_dir)
-        read_upstream, read_ollama, real = _read_on_real_trees(repo, upstream, OLLAMA_COMMIT, mutations)
-        edited = {e.path for m in mutations for e in m.edits}
-        for side in ("upstream", "ollama"):  # SOURCE.md beside them is written by hand
-            shutil.rmtree(out / side, ignore_errors=True)
-        out.mkdir(parents=True, exist_ok=True)
-        upstream_blobs = _write_side(out, "upstream", repo, upstream, read_upstream | edited)
-        ollama_blobs = _write_side(out, "ollama", repo, OLLAMA_COMMIT, read_ollama | cited)
+    return ollama_dir, llama_dir, upstream
+
+
+def _write(out: Path, repo: pygit2.Repository, upstream: str, kept: tuple[set[str], set[str]]) -> dict:
+    """Both sides' files, the provenance and the notice under `out`; the provenance."""
+    for side in ("upstream", "ollama"):  # SOURCE.md beside them is written by hand
+        shutil.rmtree(out / side, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
     provenance = {
         "upstream": {
             "repository": UPSTREAM_URL,
             "ref": suite.OLD_TAG,
             "commit": upstream,
-            "files": upstream_blobs,
+            "files": _write_side(out, "upstream", repo, upstream, kept[0]),
         },
-        "ollama": {"repository": OLLAMA_URL, "commit": OLLAMA_COMMIT, "files": ollama_blobs},
+        "ollama": {
+            "repository": OLLAMA_URL,
+            "commit": OLLAMA_COMMIT,
+            "files": _write_side(out, "ollama", repo, OLLAMA_COMMIT, kept[1]),
+        },
     }
     (out / "provenance.json").write_text(json.dumps(provenance, indent=1, sort_keys=True) + "\n")
-    (out / "NOTICE").write_text(_notice(ollama, llama, upstream))
-    excerpted = suite.run_suite(out, mutations, workers=1)
+    (out / "NOTICE").write_text(_notice(repo, upstream))
+    return provenance
+
+
+def _differences(real: suite.SuiteResult, excerpted: suite.SuiteResult) -> list[str]:
+    """One line per case the excerpts review differently from the real trees."""
     want, got = _comparable(real), _comparable(excerpted)
-    differ = [ident for ident in want if want[ident] != got.get(ident)]
+    return [f"{i}: real trees {want[i]}, excerpts {got.get(i)}" for i in want if want[i] != got.get(i)]
+
+
+def extract(out: Path = suite.DATA) -> int:
+    mutations = load()
+    ollama_dir, llama_dir, upstream = _mirrors_at_the_pin(mutations)
+    with tempfile.TemporaryDirectory(prefix="mutations-extract-") as tmp:
+        repo = _scratch(Path(tmp) / "real.git", llama_dir, ollama_dir)
+        read_upstream, read_ollama, real = _read_on_real_trees(repo, upstream, OLLAMA_COMMIT, mutations)
+        edited = {e.path for m in mutations for e in m.edits}
+        cited = {c.path for m in mutations for c in m.consumers}
+        provenance = _write(out, repo, upstream, (read_upstream | edited, read_ollama | cited))
+    differ = _differences(real, suite.run_suite(out, mutations, workers=1))
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    counts = {side: len(provenance[side]["files"]) for side in ("upstream", "ollama")}
     print(
-        f"wrote {out}: {len(upstream_blobs)} upstream and {len(ollama_blobs)} Ollama files, {size / 1e6:.2f} MB"
+        f"wrote {out}: {counts['upstream']} upstream and {counts['ollama']} Ollama files, {size / 1e6:.2f} MB"
     )
-    for ident in differ:
-        print(f"  {ident}: real trees {want[ident]}\n  {' ' * len(ident)}  excerpts {got.get(ident)}")
+    print("".join(f"  {line}\n" for line in differ), end="")
     if differ:
         raise ExtractError(f"the excerpts review {len(differ)} cases differently from the real trees")
     return 0

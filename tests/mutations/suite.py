@@ -283,16 +283,21 @@ def _breaking(mutation: Mutation, findings: tuple[dict, ...], raising: list[dict
             return True, False, f"caught: {f['severity']} '{f['title']}'"
     named = [f for f in raising if _names_it(f, mutation)]
     if named:
-        refs = [f"{p}:{n}" for p, n in sorted({(p, n) for f in named for p, n in f["local_refs"]})]
-        where = (
-            ", ".join(refs[:6]) + (f" (+{len(refs) - 6} more)" if len(refs) > 6 else "") or "no Ollama line"
-        )
-        return False, False, f"named by {_titles(named[:2])}, but it points at {where}"
+        return False, False, f"named by {_titles(named[:2])}, but it points at {_refs(named)}"
     if raising:
         return False, False, f"a finding above info that does not name it: {_titles(raising[:2])}"
     if findings:
         return False, False, f"information only: {_titles(findings[:2])}"
     return False, False, "no finding at all"
+
+
+def _refs(findings: list[dict], shown: int = 6) -> str:
+    """The Ollama lines the findings point at, the first few."""
+    refs = [f"{p}:{n}" for p, n in sorted({(p, n) for f in findings for p, n in f["local_refs"]})]
+    if not refs:
+        return "no Ollama line"
+    more = f" (+{len(refs) - shown} more)" if len(refs) > shown else ""
+    return ", ".join(refs[:shown]) + more
 
 
 # ------------------------------------------------------------------------------------------ the suite
@@ -344,4 +349,3 @@ def run_suite(
         repo = pygit2.init_repository(str(where or Path(tmp) / "mutations.git"), bare=True)
         upstream_old, ollama_base = excerpt_commits(repo, data)
         return run_cases(repo, upstream_old, ollama_base, mutations, workers or default_workers())
-

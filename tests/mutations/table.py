@@ -82,28 +82,34 @@ def _mutation(entry: dict) -> Mutation:
         raise TableError(f"{ident!r}: an id is kebab-case")
     if entry.get("area") not in AREAS:
         raise TableError(f"{ident}: area must be one of {', '.join(AREAS)}")
-    edits = tuple(
-        Edit(e["path"], e["search"], e["replace"], e.get("count", 1)) for e in entry.get("edit", [])
-    )
-    if not edits or any(not e.search or e.search == e.replace for e in edits):
-        raise TableError(f"{ident}: every edit needs a search text and a different replacement")
     text = entry.get("consumer_text", ())
-    mutation = Mutation(
-        id=ident,
-        area=entry["area"],
-        breaking=bool(entry.get("breaking")),
-        what=str(entry.get("what", "")),
-        edits=edits,
-        breaks=str(entry.get("breaks", "")),
-        names=tuple(entry.get("names", ())),
-        consumers=tuple(_consumer(ident, c) for c in entry.get("consumers", ())),
-        consumer_text=(text,) if isinstance(text, str) else tuple(text),
+    return _checked(
+        Mutation(
+            id=ident,
+            area=entry["area"],
+            breaking=bool(entry.get("breaking")),
+            what=str(entry.get("what", "")),
+            edits=tuple(
+                Edit(e["path"], e["search"], e["replace"], e.get("count", 1)) for e in entry.get("edit", [])
+            ),
+            breaks=str(entry.get("breaks", "")),
+            names=tuple(entry.get("names", ())),
+            consumers=tuple(_consumer(ident, c) for c in entry.get("consumers", ())),
+            consumer_text=(text,) if isinstance(text, str) else tuple(text),
+        )
     )
-    if mutation.breaking and not (mutation.breaks and mutation.names and mutation.consumers):
-        raise TableError(f"{ident}: a breaking mutation says what breaks, its names and its consumers")
-    if mutation.breaking and not mutation.consumer_text:
-        raise TableError(f"{ident}: a breaking mutation says what text its consumers lines hold")
-    return mutation
+
+
+def _checked(m: Mutation) -> Mutation:
+    """The mutation, when it has edits and, if breaking, says what breaks, where and what to name."""
+    if not m.edits or any(not e.search or e.search == e.replace for e in m.edits):
+        raise TableError(f"{m.id}: every edit needs a search text and a different replacement")
+    described = m.breaks and m.names and m.consumers and m.consumer_text
+    if m.breaking and not described:
+        raise TableError(
+            f"{m.id}: a breaking mutation says what breaks, its names, consumers and consumer_text"
+        )
+    return m
 
 
 def _consumer(ident: str, cited: str) -> Consumer:
