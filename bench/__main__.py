@@ -93,6 +93,9 @@ def main() -> int:
     from bench.real_cases import real_cases_stage
 
     real_cases_stage()
+    from bench.mutations import mutations_stage
+
+    mutations_stage()
     from bench.service import service_stage
 
     service_stage()
