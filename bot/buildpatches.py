@@ -84,6 +84,8 @@ class FetchSource:
     repository: str
     cmake_file: str
     line: int
+    command: str = ""  # externalproject_add | fetchcontent_declare
+    name: str = ""  # the project name it declares
 
 
 @dataclass(frozen=True)
@@ -279,7 +281,16 @@ class _Interpreter:
         tag = "".join(keywords.get("GIT_TAG", []))
         if tag.startswith(_VERSION) and keywords.get("GIT_REPOSITORY"):
             line = _keyword_line(node, "GIT_REPOSITORY")
-            self.sources.append(FetchSource(tag[len(_VERSION) :], keywords["GIT_REPOSITORY"][0], path, line))
+            self.sources.append(
+                FetchSource(
+                    tag[len(_VERSION) :],
+                    keywords["GIT_REPOSITORY"][0],
+                    path,
+                    line,
+                    cmakelang.name(node),
+                    args[0] if args else "",
+                )
+            )
         if not tag.startswith(_VERSION) or "PATCH_COMMAND" not in keywords:
             return
         patches, how = _patch_command(keywords["PATCH_COMMAND"], env, self.snapshot)

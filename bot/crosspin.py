@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Sequence
 
-from bot import buildpatches
+from bot import buildpatches, patchwiring
 from bot.config import Config, Consumer, Pin, Vendored, read_version
 from bot.engine import NoFit, Tree, apply_exact
 from bot.history import History
@@ -77,12 +77,11 @@ def _pinned_consumer(consumer: Consumer, pin: Pin, head: Snapshot, open_upstream
     stack = buildpatches.patch_stack(head, pin.version_file, pin.patch_sets)
     applied, refused = _patched(tree, head, stack.paths)
     files = _consumer_files(tree, snapshot, consumer)
-    where = stack.origin or "from " + ", ".join(f"`{d}`" for d in pin.patch_sets)
     return ConsumerCode(
         pin.name,
         _label(pin, ref, applied, refused),
         f"Bump `{pin.version_file}` to a {pin.name} commit that follows this change, or carry a {pin.name} "
-        f"patch that updates these calls (the build applies {pin.name}'s patches {where}).",
+        f"patch that updates these calls ({patchwiring.applied_where(head, pin)}).",
         files,
         "" if applied else f"{upstream.web_url}/blob/{commit.id}/",
     )

@@ -112,12 +112,23 @@ class PinReport:
     patch_source: str = (
         ""  # how the patches were found ("from cmake/local.cmake:199, PATCH_COMMAND git apply"; not in JSON)
     )
+    build_note: str = (
+        ""  # without patches: what the build applies to it and beside its directory (not in JSON)
+    )
     patches: list[PatchResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """The report's keys (docs/report.schema.json)."""
-        counts = ("patches", "findings", "commit_count", "reverted_count", "cmake_changed", "patch_source")
+        counts = (
+            "patches",
+            "findings",
+            "commit_count",
+            "reverted_count",
+            "cmake_changed",
+            "patch_source",
+            "build_note",
+        )
         data = {k: v for k, v in asdict(self).items() if k not in counts}
         data["patches"] = [p.to_json() for p in self.patches]
         data["findings"] = [f.to_json() for f in self.findings]

@@ -54,8 +54,16 @@ def test_the_mlx_bump_that_broke_mlx_c_names_each_changed_function_and_its_mlx_c
     assert "id:platform-metal -->" not in checklist
 
 
+def docker_fixed(files: dict[str, bytes]) -> dict[str, bytes]:
+    """The Dockerfile as the maintainers fixed it the day after the bump: its MLX stage copies the patch."""
+    return {
+        **files,
+        "Dockerfile": files["Dockerfile"].replace(b"COPY cmake cmake\n", b"COPY cmake cmake\nCOPY mlx mlx\n"),
+    }
+
+
 def test_with_its_carried_mlx_c_patch_the_same_pr_is_found_checked_and_quiet(broke):
-    report = broke.check(broke.ollama("base"), broke.ollama("head"))
+    report = broke.check(broke.ollama("base"), docker_fixed(broke.ollama("head")))
     assert [p.name for p in report.pins] == ["mlx", "mlx-c"]
     mlx_c = report.pin("mlx-c")
     assert [(p.path, p.status) for p in mlx_c.patches] == [(PATCH, "clean")]
@@ -64,7 +72,7 @@ def test_with_its_carried_mlx_c_patch_the_same_pr_is_found_checked_and_quiet(bro
 
 
 def test_a_vendored_header_the_patch_changed_but_ollama_did_not_refresh_is_a_high_item(broke):
-    base, head = broke.ollama("base"), broke.ollama("head")
+    base, head = broke.ollama("base"), docker_fixed(broke.ollama("head"))
     stale = {**head, f"{VENDORED}/fast.h": base[f"{VENDORED}/fast.h"]}
     (drift,) = _highs(broke.check(base, stale), "mlx-c")
     assert drift.title == f"1 vendored mlx-c file in `{VENDORED}` differs from mlx-c at the new pin: `fast.h`"
@@ -95,7 +103,7 @@ def test_the_planned_layout_needs_no_configuration(broke):
             out[path] = data
         return out
 
-    base, head = moved(broke.ollama("base")), moved(broke.ollama("head"))
+    base, head = moved(broke.ollama("base")), moved(docker_fixed(broke.ollama("head")))
     fast = broke.mlx.files["mlx/fast.h"]
     head["mlx/compat/mlx/0001-mlx-note.patch"] = make_patch(
         fast, fast.replace(b"namespace", b"namespace /* ollama */", 1), "mlx/fast.h"

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 
 import pygit2
 
-from bot import buildpatches, cmakelang, gitapply, identifiers
+from bot import buildpatches, cmakelang, gitapply, identifiers, patchwiring
 from bot.activity import doing
 from bot.config import CONFIG_PATH, Config, Pin, read_version
 from bot.engine.context import OpenUpstream, PinContext
@@ -269,10 +269,14 @@ def _analyse_pin(
     doing(f"getting {pin.name} {' and '.join(refs)} from {pin.upstream}")
     upstream = _open(open_upstream, pin, refs)
     pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head)
+    if not pin_report.patches:
+        pin_report.build_note = patchwiring.no_patches_note(head, pin, config.pins)
     if elsewhere is not None:
         pin_report.findings.append(_other_upstream_finding(pin, base, elsewhere))
     pin_report.findings += _overlong_cmake_finding(head)
     if review:
+        doing(f"reading where {pin.name}'s patches reach")
+        pin_report.findings += _wiring_findings(head, pin, pin_report)
         doing(f"reviewing {pin.name}'s upstream diff")
         pin_report.findings += _review_findings(
             pin, config, head, open_upstream, ctx, bool(old_ref), pin_report
@@ -280,6 +284,12 @@ def _analyse_pin(
         if new_ref != old_ref:  # the base's pin is not this change's to judge
             _judge_pinned_commit(pin_report, pin, head, upstream, ctx.history.new)
     return pin_report
+
+
+def _wiring_findings(head: Snapshot, pin: Pin, report: PinReport) -> list[Finding]:
+    """The carried patches the build does not apply, and the Docker stages they do not reach."""
+    unapplied = patchwiring.unapplied_finding(head, pin, [p.path for p in report.patches])
+    return ([unapplied] if unapplied else []) + patchwiring.gap_findings(head, pin)
 
 
 def _judge_pinned_commit(

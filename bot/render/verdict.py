@@ -84,9 +84,12 @@ def _said(*parts: str) -> list[str]:
     return [part for part in parts if part]
 
 
-def _nothing_to_do(patches: list[PatchResult]) -> str:
+def _nothing_to_do(pins: list[PinReport], patches: list[PatchResult]) -> str:
+    """Nothing to do; without patches, it names the pins checked: another pin may carry some."""
     if not patches:
-        return "Nothing to do: there are no carried patches and the review found nothing that affects Ollama."
+        names = " and ".join(pin.name for pin in pins)
+        carry = "carries" if len(pins) == 1 else "carry"
+        return f"Nothing to do: {names} {carry} no patches and the review found nothing that affects Ollama."
     return "Nothing to do: every patch applies and the review found nothing that affects Ollama."
 
 
@@ -118,6 +121,6 @@ def verdict(
         _review_part(review_counts),
     )
     if not parts:
-        return _nothing_to_do(patches)
+        return _nothing_to_do(pins, patches)
     sentence = "; ".join(parts)
     return sentence[0].upper() + sentence[1:] + "."

@@ -8,8 +8,10 @@ directories of ollama/ollama, ml-explore/mlx and ml-explore/mlx-c. For each case
     <case>/mlx-c/           mlx-c at its pin: the files that spell a name those headers declare (the only
                             files the cross-pin check parses) and the files the carried patches touch
     <case>/ollama/base/     Ollama's files the check reads at the base: the version files, the CMake files
-                            that fetch and patch MLX and mlx-c, the presets, the carried patches and the
-                            vendored copies of the kept mlx-c headers
+                            that fetch, patch, configure and install MLX and mlx-c, the presets, the
+                            Dockerfile, the carried patches, the Go files that generate or compile the
+                            bindings of the vendored mlx-c headers, and the vendored copies of the kept
+                            mlx-c headers
     <case>/ollama/head/     those the bump commit changed (`head_deletes` in case.toml: those it deleted)
 
     python -m tests.real.extract_mlx     # (re)write tests/data/mlx-real/
@@ -29,18 +31,35 @@ from bot.review.api import api_changes
 
 OUT = Path(__file__).resolve().parent.parent / "data" / "mlx-real"
 OLLAMA_URL = "https://github.com/ollama/ollama"
-# Ollama commit of each case: one MLX bump whose MLX broke the pinned mlx-c (the maintainers carried a
-# regenerated mlx-c patch and updated the vendored headers and the Go bindings), one that broke nothing
+# Ollama commit of each case and the MLX files kept: one MLX bump whose MLX broke the pinned mlx-c (the
+# maintainers carried a regenerated mlx-c patch and updated the vendored headers and the Go bindings), one
+# that broke nothing, one whose libmlx links a new shared library (libjaccl) the payload had to carry, one
+# that gated the NAX kernels and libjaccl on a deployment target a Metal preset was below and made the CUDA
+# JIT need headers installed beside the library. The last two keep MLX's CMake files only.
+HEADERS_AND_CMAKE = ("*.h", "*CMakeLists.txt", "*.cmake")
+CMAKE_ONLY = ("*CMakeLists.txt", "*.cmake")
 CASES = {
-    "mlx-breaks-mlx-c": "0bb09259203ff8f6d361faae1d40c4f83d2a99f7",
-    "mlx-quiet": "e92b7855f",
+    "mlx-breaks-mlx-c": ("0bb09259203ff8f6d361faae1d40c4f83d2a99f7", HEADERS_AND_CMAKE),
+    "mlx-quiet": ("e92b7855f", HEADERS_AND_CMAKE),
+    "mlx-new-library": ("534342e7e2ecb809546a4433d7cbc752fa916341", CMAKE_ONLY),
+    "mlx-deployment-target": ("570679c9e0d7af7d3314e81de61c95450d8d04b9", CMAKE_ONLY),
 }
 OLLAMA_FILES = (
     "MLX_VERSION",
     "MLX_C_VERSION",
+    "CMakeLists.txt",
     "CMakePresets.json",
+    "Dockerfile",
+    ".dockerignore",
     "cmake/local.cmake",
     "cmake/vendor-mlx-c-headers.cmake",
+    "cmake/mlx/CMakeLists.txt",
+    "cmake/mlx/CMakePresets.json",
+    "x/mlxrunner/mlx/CMakeLists.txt",
+    "x/imagegen/mlx/CMakeLists.txt",
+)
+BINDINGS_MARK = (
+    b"include/mlx/c"  # a Go file that generates or compiles the bindings names the vendored copies
 )
 VENDORED = "x/mlxrunner/mlx/include/mlx/c"
 WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
@@ -64,14 +83,22 @@ def write(root: Path, path: str, data: bytes) -> None:
 def ollama_files(ollama: str, commit: str) -> dict[str, bytes]:
     listed = git(ollama, "ls-tree", "-r", "--name-only", commit).decode().split()
     paths = [p for p in listed if p in OLLAMA_FILES or p.startswith("mlx/compat/")]
-    return {p: data for p in paths if (data := show(ollama, commit, p)) is not None}
+    found = {p: data for p in paths if (data := show(ollama, commit, p)) is not None}
+    for path in listed:
+        if (
+            path.startswith("x/")
+            and path.endswith(".go")
+            and BINDINGS_MARK in (data := show(ollama, commit, path) or b"")
+        ):
+            found[path] = data
+    return found
 
 
 def patched_paths(patches: list[bytes]) -> set[str]:
     return {m.decode() for p in patches for m in re.findall(rb"^\+\+\+ b/(\S+)", p, re.MULTILINE)}
 
 
-def extract(case: str, commit: str, ollama: str, mlx: str, mlx_c: str) -> None:
+def extract(case: str, commit: str, kept: tuple[str, ...], ollama: str, mlx: str, mlx_c: str) -> None:
     out = OUT / case
     shutil.rmtree(out, ignore_errors=True)
     parent = git(ollama, "rev-parse", f"{commit}^").decode().strip()
@@ -79,9 +106,7 @@ def extract(case: str, commit: str, ollama: str, mlx: str, mlx_c: str) -> None:
     old = show(ollama, parent, "MLX_VERSION").decode().strip()
     new = show(ollama, commit, "MLX_VERSION").decode().strip()
     pin = show(ollama, commit, "MLX_C_VERSION").decode().strip()
-    changed = (
-        git(mlx, "diff", "--name-only", old, new, "--", "*.h", "*CMakeLists.txt", "*.cmake").decode().split()
-    )
+    changed = git(mlx, "diff", "--name-only", old, new, "--", *kept).decode().split()
     headers: dict[str, dict[str, bytes]] = {"old": {}, "new": {}}
     for side, ref in (("old", old), ("new", new)):
         for path in changed:
@@ -133,8 +158,8 @@ def main() -> int:
         )
         return 2
     ollama, mlx, mlx_c = mirrors
-    for case, commit in CASES.items():
-        extract(case, commit, ollama, mlx, mlx_c)
+    for case, (commit, kept) in CASES.items():
+        extract(case, commit, kept, ollama, mlx, mlx_c)
     notice = [
         (
             "Where these files come from\n===========================\n\n"
