@@ -8,13 +8,13 @@ vendored copies beside the upstream files they copy.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bot import buildpatches, patchwiring
 from bot.config import Config, Consumer, Pin, Vendored, read_version
 from bot.engine import NoFit, Tree, apply_exact
 from bot.history import History
-from bot.model import AnalysisError, Finding
+from bot.model import AnalysisError, Commit, Finding
 from bot.patchfile import PatchError, parse
 from bot.patchsafety import read_patch
 from bot.review.api import ConsumerCode
@@ -151,15 +151,22 @@ def _changed_copies(
     return changed
 
 
-def vendored_findings(pin: Pin, head: Snapshot, old: GitSnapshot | None, new: Tree) -> list[Finding]:
+def vendored_findings(
+    pin: Pin,
+    head: Snapshot,
+    old: GitSnapshot | None,
+    new: Tree,
+    commits_of: Callable[[str], list[Commit]] = lambda path: [],
+) -> list[Finding]:
     """One high finding per vendored directory whose copies no longer equal the upstream files they copy,
-    among the files the bump or the carried patches changed."""
+    among the files the bump or the carried patches changed, with the upstream commits that changed them."""
     findings = []
     for vendored in pin.vendored:
         directory = _copies(vendored, head)
         if directory is None:
             continue
-        finding = drift_finding(pin.name, directory, _changed_copies(vendored, directory, head, old, new))
+        changed = _changed_copies(vendored, directory, head, old, new)
+        finding = drift_finding(pin.name, directory, changed, commits_of)
         if finding is not None:
             findings.append(finding)
     return findings

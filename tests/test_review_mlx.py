@@ -25,31 +25,36 @@ def _highs(report, pin):
 
 
 def test_the_mlx_bump_that_broke_mlx_c_names_each_changed_function_and_its_mlx_c_call(broke):
+    """The excerpt's MLX moves in one commit: one cause, one item, which names every broken function."""
     base, first = broke.ollama("base"), broke.ollama("first-push")
     report = broke.check(base, first)
     assert [p.name for p in report.pins] == ["mlx"]
-    highs = {f.title.split("`")[1]: f for f in _highs(report, "mlx")}
-    assert set(highs) == {
-        "mlx::core::detail::compile_erase",
-        "mlx::core::detail::compile_clear_cache",
-        "mlx::core::fast::scaled_dot_product_attention",
-    }
-    erase = highs["mlx::core::detail::compile_erase"]
-    assert erase.title.endswith("which mlx-c still uses the old way")
-    assert "Before: `mlx::core::detail::compile_erase(std::uintptr_t)`" in erase.detail
+    (erase,) = _highs(report, "mlx")
+    assert erase.title == (
+        "mlx changed the signature of `mlx::core::detail::compile_erase` (new parameter "
+        "`const CompileCacheWeakPtr& cache` before `fun_id`), which mlx-c still uses the old way"
+    )
+    assert "Before: `mlx::core::detail::compile_erase(std::uintptr_t fun_id)`" in erase.detail
     assert (
-        "Now: `mlx::core::detail::compile_erase(const CompileCacheWeakPtr&, std::uintptr_t)`" in erase.detail
+        "Now: `mlx::core::detail::compile_erase(const CompileCacheWeakPtr& cache, std::uintptr_t fun_id)`"
+        in erase.detail
     )
     assert "`mlx-c:mlx/c/compile.cpp:54`" in erase.detail and "with 1 argument" in erase.detail
     assert erase.detail.startswith(f"mlx-c at `{broke.pin[:12]}` no longer compiles against the new mlx.")
     assert "Bump `MLX_C_VERSION`" in erase.detail and "carry a mlx-c patch" in erase.detail
     assert (erase.upstream_path, erase.upstream_line) == ("mlx/compile_impl.h", 36)
+    # the same commit's other breaks, each with the parameter it gained
+    assert "`mlx::core::detail::compile_clear_cache` (new parameter `const CompileCacheWeakPtr& cache`)" in (
+        erase.detail
+    )
     # a parameter inserted before the stream the old call passes last
-    sdpa = highs["mlx::core::fast::scaled_dot_product_attention"]
-    assert "`mlx-c:mlx/c/fast.cpp:617`" in sdpa.detail and "with 8 arguments" in sdpa.detail
+    assert (
+        "`mlx::core::fast::scaled_dot_product_attention` (new parameter `bool force_fused = …` before `s`)"
+        in erase.detail
+    )
     checklist = MlxCase.checklist(report, base, first)
-    assert "3 high review items to check." in checklist
-    assert "MLX CUDA 13" in checklist and "platform-mlx-metal" in checklist
+    assert "1 high review item to check." in checklist
+    assert "platform-mlx-metal" in checklist
     assert "llama/server" not in checklist and "id:platform-cuda -->" not in checklist
     assert "id:platform-metal -->" not in checklist
 
@@ -115,9 +120,12 @@ def test_the_planned_layout_needs_no_configuration(broke):
     assert [(p.path, p.status) for p in report.pin("mlx-c").patches] == [
         (PATCH.replace("compat/", "compat/mlx-c/"), "clean")
     ]
-    stale = {**head, "mlx/include/mlx/c/compile.h": base["mlx/include/mlx/c/compile.h"]}
+    # compile.h differs from the patched copy by blank lines only: the bindings are the same, no item
+    blank = {**head, "mlx/include/mlx/c/compile.h": base["mlx/include/mlx/c/compile.h"]}
+    assert _highs(broke.check(base, blank), "mlx-c") == []
+    stale = {**blank, "mlx/include/mlx/c/fast.h": base["mlx/include/mlx/c/fast.h"]}
     (drift,) = _highs(broke.check(base, stale), "mlx-c")
-    assert "`mlx/include/mlx/c`" in drift.title and "`compile.h`" in drift.title
+    assert "`mlx/include/mlx/c`" in drift.title and drift.title.endswith(": `fast.h`")
 
 
 # -- the rules, on synthetic declarations ------------------------------------------------------------
@@ -213,8 +221,16 @@ def test_mlx_cmake_options_and_build_requirements_are_weighed_against_what_ollam
     old = mlx.commit(
         "old", {"CMakeLists.txt": 'option(MLX_BUILD_METAL "Build Metal" ON)\noption(MLX_JIT "JIT" OFF)\n'}
     )
+    # three upstream changes, one commit each: three causes, three items
+    mlx.commit("drop MLX_JIT", {"CMakeLists.txt": 'option(MLX_BUILD_METAL "Build Metal" ON)\n'})
+    mlx.commit(
+        "add NAX",
+        {
+            "CMakeLists.txt": 'option(MLX_BUILD_METAL "Build Metal" ON)\noption(MLX_BUILD_NAX "NAX kernels" ON)\n'
+        },
+    )
     new = mlx.commit(
-        "new",
+        "need CUDA",
         {
             "CMakeLists.txt": 'option(MLX_BUILD_METAL "Build Metal" ON)\noption(MLX_BUILD_NAX "NAX kernels" ON)\n'
             "find_package(CUDAToolkit 12.8 REQUIRED)\n"
@@ -272,6 +288,8 @@ func SDPA(q *Array) *Array {
     )
     (draft,) = api.consumer_drafts("mlx-c", changes, ollama, lambda path, line: line)
     assert (
-        draft.title == "mlx-c changed the signature of `mlx_fast_sdpa`, which Ollama still uses the old way"
+        draft.title
+        == "mlx-c changed the signature of `mlx_fast_sdpa` (new parameter `bool fused` before `s`), "
+        "which Ollama still uses the old way"
     )
     assert "`Ollama:x/mlxrunner/mlx/fast.go:7` calls `mlx_fast_sdpa` with 3 arguments" in draft.detail

@@ -44,7 +44,7 @@ async def test_an_mlx_only_bump_gets_mlx_check_runs_and_an_mlx_checklist(mlx_pul
     assert runs["mlx: upstream review"]["conclusion"] == "neutral"  # findings to read; success without
     (comment,) = scenario.bot_comments()
     body = comment["body"]
-    assert "3 high review items to check." in body
+    assert "1 high review item to check." in body
     assert "`mlx-c:mlx/c/compile.cpp:54`" in body
     assert "MLX CUDA 13" in body and "id:platform-mlx-cuda" in body
     assert "llama/server" not in body and "id:platform-rocm" not in body and "llama.cpp" not in body

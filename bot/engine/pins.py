@@ -368,8 +368,15 @@ def _review_findings(
 
     code, problems = crosspin.consumer_code(pin, config, head, open_upstream)
     old = GitSnapshot(ctx.upstream.repo, ctx.history.old) if has_old_ref else None
+    history = ctx.history
     return [
-        *crosspin.vendored_findings(pin, head, old, ctx.new_tree),
+        *crosspin.vendored_findings(
+            pin,
+            head,
+            old,
+            ctx.new_tree,
+            lambda path: [ctx.upstream.describe(c) for c in history.touching(path)],
+        ),
         *_review(ctx, head, config, _explained_hunks(pin_report.patches), tuple(code)),
         *problems,
     ]

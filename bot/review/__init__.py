@@ -53,12 +53,19 @@ def review(ctx: ReviewContext) -> list[Finding]:
         return _unreadable(ctx)
     run = Run(ctx, changes)
     # llama.cpp's rules and detectors say nothing true about another upstream
-    if ctx.pin.review != "llama.cpp":
-        # one item per broken declaration, each with its call sites, whichever commit changed several
-        return merge(
-            [Attribution(ctx).finding(d) for d in _other_upstream_drafts(ctx, run)] + _unreadable(ctx)
-        )
-    drafts = [
+    drafts = (
+        _other_upstream_drafts(ctx, run)
+        if ctx.pin.review != "llama.cpp"
+        else _llama_cpp_drafts(ctx, run, rules, changes)
+    )
+    attribution = Attribution(ctx)
+    findings = [attribution.finding(d) for d in grouping.by_cause(drafts)]  # notes what it could not read
+    return merge(grouping.by_commit(merge(findings)) + _unreadable(ctx))
+
+
+def _llama_cpp_drafts(ctx: ReviewContext, run: Run, rules, changes: list[FileChange]) -> list[Draft]:
+    """Every shipped and repository rule and every detector of llama.cpp's profile."""
+    return [
         *rule_drafts(rules, changes, run.local, run.consumers.builds),
         *run.build(),
         *run.ggml_api(),
@@ -69,9 +76,6 @@ def review(ctx: ReviewContext) -> list[Finding]:
         *run.request_limits(),
         *patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained),
     ]
-    attribution = Attribution(ctx)
-    findings = [attribution.finding(d) for d in grouping.by_cause(drafts)]  # notes what it could not read
-    return merge(grouping.by_commit(merge(findings)) + _unreadable(ctx))
 
 
 def _other_upstream_drafts(ctx: ReviewContext, run: Run) -> list[Draft]:

@@ -221,11 +221,88 @@ def _broken_by(use: Use, changes: list[ApiChange]) -> Iterator[ApiChange]:
     return (change for change in changes if _refers(use.name, change) and breaks(change, use))
 
 
+def _parameters(d: Declared) -> list[tuple[str, str]]:
+    """(type, name) of each parameter, `=` ending the type of one with a default; "" for no name."""
+    names = d.parameter_names + ("",) * (len(d.parameters) - len(d.parameter_names))
+    return [(_normal(t), n) for t, n in zip(d.parameters, names) if _normal(t) != "void"]
+
+
+def _shown(parameter: tuple[str, str]) -> str:
+    """A parameter as the declaration spells it, its default value elided."""
+    kind, name = parameter
+    text = f"{kind.rstrip('=')} {name}".strip() if name else kind.rstrip("=")
+    return text + (" = …" if kind.endswith("=") else "")
+
+
 def _declared(d: Declared) -> str:
     if d.kind != "function":
         return d.qualified
-    shown = (p[:-1] + " = …" if p.endswith("=") else p for p in _signature(d))
-    return f"{d.qualified}({', '.join(shown)})"
+    return f"{d.qualified}({', '.join(_shown(p) for p in _parameters(d))})"
+
+
+def _closest(before: Declared, after: tuple[Declared, ...]) -> Declared:
+    """The new overload most like an old one: the most parameters in common, by name then by type."""
+    old = set(_parameters(before))
+    return max(after, key=lambda d: (len(old & set(_parameters(d))), -abs(len(_parameters(d)) - len(old))))
+
+
+def parameter_changes(before: Declared, after: Declared) -> list[str]:
+    """What changed between two signatures, parameter by parameter: by name when both name every
+    parameter, else by position."""
+    old, new = _parameters(before), _parameters(after)
+    if all(n for _, n in old + new):
+        return _changes_by_name(old, new)
+    return _changes_by_position(old, new)
+
+
+def _changes_by_name(old: list[tuple[str, str]], new: list[tuple[str, str]]) -> list[str]:
+    old_types, new_names = {n: t for t, n in old}, {n for _, n in new}
+    said = [_named_change(position, new, old_types) for position in range(len(new))]
+    said += [f"parameter `{_shown((kind, name))}` removed" for kind, name in old if name not in new_names]
+    return [s for s in said if s]
+
+
+def _named_change(position: int, new: list[tuple[str, str]], old_types: dict[str, str]) -> str:
+    """What became of the new signature's parameter at `position`: new, re-typed, or "" (as it was)."""
+    kind, name = new[position]
+    if name not in old_types:
+        following = next((n for _, n in new[position + 1 :] if n in old_types), None)
+        return f"new parameter `{_shown((kind, name))}`" + (f" before `{following}`" if following else "")
+    was, now = old_types[name].rstrip("="), kind.rstrip("=")
+    return f"parameter `{name}`: `{was}` became `{now}`" if was != now else ""
+
+
+def _changes_by_position(old: list[tuple[str, str]], new: list[tuple[str, str]]) -> list[str]:
+    said = [_positional_change(n, old, new) for n in range(max(len(old), len(new)))]
+    return [s for s in said if s]
+
+
+def _positional_change(position: int, old: list[tuple[str, str]], new: list[tuple[str, str]]) -> str:
+    """What became of the parameter at `position`: added, removed, re-typed, or "" (as it was)."""
+    if position >= len(old):
+        return f"new parameter {position + 1}: `{_shown(new[position])}`"
+    if position >= len(new):
+        return f"parameter {position + 1} `{_shown(old[position])}` removed"
+    was, now = old[position], new[position]
+    if was[0].rstrip("=") == now[0].rstrip("="):
+        return ""
+    return f"parameter {position + 1}: `{_shown(was)}` became `{_shown(now)}`"
+
+
+def _signature_change(change: ApiChange, sites: list[BrokenUse]) -> list[str]:
+    """What changed in the signature the broken calls were written for."""
+    if not change.after:
+        return []
+    lost = _lost_overload(change, sites)
+    return parameter_changes(lost, _closest(lost, change.after))
+
+
+def _lost_overload(change: ApiChange, sites: list[BrokenUse]) -> Declared:
+    """The old overload the broken calls were written for: one they fit whose signature is gone."""
+    passed = next((s.use.arguments for s in sites if s.use.arguments is not None), None)
+    fitted = [d for d in change.before if passed is not None and accepts(d, passed)] or list(change.before)
+    kept = {_signature(a) for a in change.after}
+    return next((d for d in fitted if _signature(d) not in kept), fitted[0])
 
 
 def _site(consumer: ConsumerCode, site: BrokenUse) -> str:
@@ -239,6 +316,12 @@ def _site(consumer: ConsumerCode, site: BrokenUse) -> str:
         f"calls `{site.use.name}` with {site.use.arguments} argument{'s' if site.use.arguments != 1 else ''}"
     )
     return f"- {shown} " + (called if site.use.arguments is not None else f"names `{site.use.name}`")
+
+
+def _briefly(changed: list[str]) -> str:
+    """The signature change for a title: the first part, and how many more."""
+    more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
+    return changed[0] + more
 
 
 def consumer_drafts(
@@ -259,10 +342,12 @@ def _consumer_draft(
 ) -> Draft:
     """The draft of one changed or removed declaration, with the consumer's uses it breaks."""
     first = change.before[0]
+    changed = _signature_change(change, sites)
     if change.after:
         what = "changed the signature of"
         sides = "Before: " + ", ".join(f"`{_declared(d)}`" for d in change.before)
         sides += ".\nNow: " + ", ".join(f"`{_declared(d)}`" for d in change.after) + "."
+        sides = (f"Changed: {'; '.join(changed)}.\n" if changed else "") + sides
         line = change.after[0].line
     else:
         what = "removed"
@@ -270,10 +355,11 @@ def _consumer_draft(
         line = where_now(change.old_path, first.line)
     listed = "\n".join(_site(consumer, s) for s in sites[:MAX_SITES])
     more = f"\n- and {len(sites) - MAX_SITES} more" if len(sites) > MAX_SITES else ""
+    named = f" ({_briefly(changed)})" if changed else ""
     return Draft(
         "build",
         "high",
-        f"{producer} {what} `{change.name}`, which {consumer.name} still uses the old way",
+        f"{producer} {what} `{change.name}`{named}, which {consumer.name} still uses the old way",
         f"{consumer.label} no longer compiles against the new {producer}.\n\n{sides}\n\n"
         f"Calls written for the old declaration:\n{listed}{more}\n\n"
         f"{consumer.advice}",

@@ -10,7 +10,7 @@ tree-sitter reading.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import ClassVar
 
@@ -30,6 +30,8 @@ class Declared:
     parameters: tuple[str, ...] = ()  # a function's parameter types; `=` ends one with a default value
     qualifiers: str = ""  # a function's `const`, `noexcept`, `&`
     namespace: str = ""  # the enclosing namespaces, `mlx::core::detail`
+    # a function's parameter names ("" for an unnamed one): what a finding calls a parameter, never compared
+    parameter_names: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def qualified(self) -> str:
@@ -101,18 +103,27 @@ def _parameter_name(node: Node | None) -> Node | None:
     return node
 
 
-def _signature(function: Node) -> tuple[tuple[str, ...], str]:
-    """(parameter types, qualifiers) of a function declarator."""
+def _signature(function: Node) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
+    """(parameter types, qualifiers, parameter names) of a function declarator."""
     params = function.child_by_field_name("parameters")
     if params is None:
-        return (), ""
-    types = tuple(_parameter_type(p) for p in params.named_children if p.type != "comment")
+        return (), "", ()
+    listed = [p for p in params.named_children if p.type != "comment"]
+    types = tuple(_parameter_type(p) for p in listed)
     after = [
         compact(c)
         for c in function.children
         if c.start_byte >= params.end_byte and c.type in ("type_qualifier", "ref_qualifier", "noexcept")
     ]
-    return types, " ".join(after)
+    return types, " ".join(after), tuple(_parameter_label(p) for p in listed)
+
+
+def _parameter_label(param: Node) -> str:
+    """A parameter's name, "" when it has none."""
+    name = _parameter_name(param.child_by_field_name("declarator"))
+    if name is None or name.type not in ("identifier", "field_identifier"):
+        return ""
+    return (name.text or b"").decode("utf-8", "replace")
 
 
 class _Interface:
@@ -128,11 +139,23 @@ class _Interface:
         kind: str,
         owner: str,
         name: str = "",
-        signature: tuple[tuple[str, ...], str] = ((), ""),
+        signature: tuple[tuple[str, ...], str, tuple[str, ...]] = ((), "", ()),
     ) -> None:
         name = name or compact(node)
         if name:
-            self.out.append(Declared(node.start_point[0] + 1, kind, name, owner, *signature, self.namespace))
+            parameters, qualifiers, names = signature
+            self.out.append(
+                Declared(
+                    node.start_point[0] + 1,
+                    kind,
+                    name,
+                    owner,
+                    parameters,
+                    qualifiers,
+                    self.namespace,
+                    parameter_names=names,
+                )
+            )
 
     def block(self, node: Node, owner: str, in_type: bool) -> None:
         for child in node.named_children:

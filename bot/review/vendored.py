@@ -4,9 +4,11 @@ no longer equal the upstream file at the new pin with the carried patches applie
 from __future__ import annotations
 
 import difflib
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.model import Finding, LocalRef
+from bot.model import Commit, Finding, LocalRef
 
 MAX_DIFF_LINES = 80  # per file, folded
 
@@ -41,10 +43,22 @@ def _diff(directory: str, c: Copy) -> str:
     return f"<details><summary><code>{c.name}</code></summary>\n\n```diff\n{shown}```{cut}\n\n</details>"
 
 
-def drift_finding(pin: str, directory: str, changed: list[Copy]) -> Finding | None:
-    """One high finding listing each copy in `directory` that differs from its upstream file, among the
-    files the bump changed; None when every copy still matches."""
-    drifted = [c for c in changed if c.copy != c.upstream]  # equal too when neither side has it
+def _same_code(a: bytes | None, b: bytes | None) -> bool:
+    """Whether two copies differ in whitespace only (a blank line, re-indentation): the bindings generated
+    from either are the same."""
+    return a is not None and b is not None and re.sub(rb"\s+", b"", a) == re.sub(rb"\s+", b"", b)
+
+
+def drift_finding(
+    pin: str,
+    directory: str,
+    changed: list[Copy],
+    commits_of: Callable[[str], list[Commit]] = lambda path: [],
+) -> Finding | None:
+    """One high finding listing each copy in `directory` that differs from its upstream file in more than
+    whitespace, among the files the bump changed, with the upstream commits that changed them
+    (`commits_of` an upstream path); None when every copy still matches."""
+    drifted = [c for c in changed if c.copy != c.upstream and not _same_code(c.copy, c.upstream)]
     if not drifted:
         return None
     return Finding(
@@ -59,8 +73,14 @@ def drift_finding(pin: str, directory: str, changed: list[Copy]) -> Finding | No
         + "\n\n".join(_diff(directory, c) for c in drifted),
         drifted[0].upstream_path,
         None,
+        _commits(drifted, commits_of),
         local_refs=[_first_drift(directory, c) for c in drifted if c.copy],
     )
+
+
+def _commits(drifted: list[Copy], commits_of: Callable[[str], list[Commit]]) -> list[Commit]:
+    """The upstream commits that changed the drifted files, each once."""
+    return list({c.sha: c for d in drifted for c in commits_of(d.upstream_path)}.values())
 
 
 def _first_drift(directory: str, c: Copy) -> LocalRef:
