@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Sequence
 
-from bot import buildpatches, patchwiring
+from bot import buildpatches, gobindings, patchwiring
 from bot.config import Config, Consumer, Pin, Vendored, read_version
 from bot.engine import NoFit, Tree, apply_exact
 from bot.history import History
@@ -96,7 +96,7 @@ def consumer_code(
     pins = {p.name: p for p in config.pins}
     for consumer in pin.consumers:
         if consumer.pin is None:
-            found.append(_ollama_code(consumer, head))
+            found.append(_ollama_code(consumer, pin, head))
             continue
         try:
             code = _pinned_consumer(consumer, pins[consumer.pin], head, open_upstream)
@@ -108,9 +108,13 @@ def consumer_code(
     return found, problems
 
 
-def _ollama_code(consumer: Consumer, head: Snapshot) -> ConsumerCode:
-    """Ollama's own files a consumer names, at the head commit."""
-    files = {p: data for p in head.files("") if glob_match(p, consumer.sources) and (data := head.read(p))}
+def _ollama_code(consumer: Consumer, pin: Pin, head: Snapshot) -> ConsumerCode:
+    """Ollama's own files a consumer names, and the Go files of every package that compiles against the
+    pin's vendored copies (each set of bindings), at the head commit."""
+    vendored = [(copies, v.upstream) for v in pin.vendored for copies in v.copies]
+    bound = {p for b in gobindings.bindings(head, vendored) for p in b.go_files} if vendored else set()
+    paths = sorted(bound | {p for p in head.files("") if glob_match(p, consumer.sources)})
+    files = {p: data for p in paths if (data := head.read(p))}
     return ConsumerCode("Ollama", "Ollama's code", "Update these calls in Ollama.", files)
 
 

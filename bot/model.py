@@ -112,9 +112,11 @@ class PinReport:
     patch_source: str = (
         ""  # how the patches were found ("from cmake/local.cmake:199, PATCH_COMMAND git apply"; not in JSON)
     )
-    build_note: str = (
-        ""  # without patches: what the build applies to it and beside its directory (not in JSON)
-    )
+    # without patches: what the build applies to it and beside its directory (not in JSON)
+    build_note: str = ""
+    # (id, text) of the "Before merging" steps read from the tree at the head; None: the pin's steps are
+    # llama.cpp's (not in JSON)
+    build_steps: list[tuple[str, str]] | None = None
     patches: list[PatchResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
@@ -128,6 +130,7 @@ class PinReport:
             "cmake_changed",
             "patch_source",
             "build_note",
+            "build_steps",
         )
         data = {k: v for k, v in asdict(self).items() if k not in counts}
         data["patches"] = [p.to_json() for p in self.patches]

@@ -46,5 +46,6 @@ async def test_an_mlx_only_bump_gets_mlx_check_runs_and_an_mlx_checklist(mlx_pul
     body = comment["body"]
     assert "1 high review item to check." in body
     assert "`mlx-c:mlx/c/compile.cpp:54`" in body
-    assert "MLX CUDA 13" in body and "id:platform-mlx-cuda" in body
+    assert "-DOLLAMA_MLX_BACKENDS=cuda_v13" in body and "id:platform-mlx-cuda" in body
+    assert "go generate ./x/mlxrunner/mlx" in body
     assert "llama/server" not in body and "id:platform-rocm" not in body and "llama.cpp" not in body

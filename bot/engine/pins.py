@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 
 import pygit2
 
-from bot import buildpatches, cmakelang, gitapply, identifiers, patchwiring
+from bot import buildpatches, buildsteps, cmakelang, gitapply, identifiers, patchwiring
 from bot.activity import doing
 from bot.config import CONFIG_PATH, Config, Pin, read_version
 from bot.engine.context import OpenUpstream, PinContext
@@ -269,8 +269,7 @@ def _analyse_pin(
     doing(f"getting {pin.name} {' and '.join(refs)} from {pin.upstream}")
     upstream = _open(open_upstream, pin, refs)
     pin_report, ctx = check_pin(pin, upstream, old_ref, new_ref, head)
-    if not pin_report.patches:
-        pin_report.build_note = patchwiring.no_patches_note(head, pin, config.pins)
+    _read_build(pin_report, pin, config, head)
     if elsewhere is not None:
         pin_report.findings.append(_other_upstream_finding(pin, base, elsewhere))
     pin_report.findings += _overlong_cmake_finding(head)
@@ -284,6 +283,16 @@ def _analyse_pin(
         if new_ref != old_ref:  # the base's pin is not this change's to judge
             _judge_pinned_commit(pin_report, pin, head, upstream, ctx.history.new)
     return pin_report
+
+
+def _read_build(report: PinReport, pin: Pin, config: Config, head: Snapshot) -> None:
+    """What the tree at the head says of the pin's build: where patches go when it carries none, and (but
+    for llama.cpp's profile, whose steps are its own) the steps that build it."""
+    if not report.patches:
+        report.build_note = patchwiring.no_patches_note(head, pin, config.pins)
+    if pin.review != "llama.cpp":
+        doing(f"reading the steps that build {pin.name}")
+        report.build_steps = [(s.id, s.text) for s in buildsteps.derived_steps(head, pin, config)]
 
 
 def _wiring_findings(head: Snapshot, pin: Pin, report: PinReport) -> list[Finding]:

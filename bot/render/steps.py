@@ -20,27 +20,8 @@ BUILD_TRIGGERS = (
     "llama/server/CMakeLists.txt",
     "cmake/local.cmake",
 )
-MLX_PINS = ("mlx", "mlx-c")  # a bump of only these gets the MLX build steps and none of llama.cpp's
-# The MLX presets and superbuild targets of Ollama's CI (CMakePresets.json, .github/workflows/test.yaml).
-_MLX_STEPS = (
-    Item(
-        "mlx-metal",
-        "On macOS, configure and build the MLX Metal backends "
-        "(`cmake --preset 'MLX Metal' && cmake --build --preset 'MLX Metal'`)",
-    ),
-    Item(
-        "mlx-cuda",
-        "Build the `MLX CUDA 13` backend as CI does (`cmake -S . -B build/local-superbuild-mlx-cuda_v13 "
-        "-DOLLAMA_MLX_BACKENDS=cuda_v13`, then `cmake --build build/local-superbuild-mlx-cuda_v13 "
-        "--target ollama-mlx-cuda_v13`)",
-    ),
-    Item(
-        "mlx-bindings",
-        "Refresh the vendored mlx-c headers (`cmake --build build --target "
-        "ollama-mlx-vendor-headers`) and regenerate the Go bindings (`go generate` in the package holding the "
-        "bindings: `./x/mlxrunner/mlx`, or `./mlx` after the move); commit what changed",
-    ),
-)
+MLX_PINS = ("mlx", "mlx-c")  # the platform validations a bump of only these offers (bot/render/platforms.py)
+
 _CONFIGURE = Item(
     "configure",
     "Configure (`cmake -S llama/server --preset cpu`), then run "
@@ -89,13 +70,20 @@ def _llama_cpp_steps(report: Report, changed: list[str]) -> list[Item]:
     return [_CONFIGURE, _BUILD_CPU] if _touches_build(changed, report) else [_CONFIGURE]
 
 
+def _derived_steps(report: Report) -> list[Item]:
+    """The steps the engine read from the tree for the pins whose build it defines, each once."""
+    found = {sid: text for pin in report.pins for sid, text in pin.build_steps or ()}
+    return [Item(sid, text) for sid, text in found.items()]
+
+
 def merge_steps(report: Report, changed: list[str]) -> list[Item]:
     """The boxes under "Before merging", fresh ones each time (ticks are set on them afterwards)."""
-    llama_cpp, mlx = bumped(report)
+    derived = [pin for pin in report.pins if pin.build_steps is not None]
+    llama_cpp = not derived or len(derived) < len(report.pins)
     steps = [
         *_patch_steps(report),
         *(_llama_cpp_steps(report, changed) if llama_cpp else []),
-        *(_MLX_STEPS if mlx else []),
+        *_derived_steps(report),
         _GO_TEST,
     ]
     return [replace(s) for s in steps]  # the constant boxes are copied: ticking one must not tick them all

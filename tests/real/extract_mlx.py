@@ -91,6 +91,12 @@ def ollama_files(ollama: str, commit: str) -> dict[str, bytes]:
             and BINDINGS_MARK in (data := show(ollama, commit, path) or b"")
         ):
             found[path] = data
+    # a package's smallest C header: what makes its directory a cgo package
+    for directory in sorted({p.rsplit("/", 1)[0] for p in found if p.endswith(".go")}):
+        headers = [p for p in listed if p.rsplit("/", 1)[0] == directory and p.endswith(".h")]
+        sized = sorted((len(show(ollama, commit, h) or b""), h) for h in headers)
+        if sized:
+            found[sized[0][1]] = show(ollama, commit, sized[0][1]) or b""
     return found
 
 
@@ -125,8 +131,10 @@ def extract(case: str, commit: str, kept: tuple[str, ...], ollama: str, mlx: str
         if path in touched or names & set(WORD.findall(data)):
             write(out / "mlx-c", path, data)
             kept.add(path)
+    vendored = {p.rsplit("/", 1)[1] for p in kept if p.startswith("mlx/c/") and p.endswith(".h")}
+    vendored.add("mlx.h")  # the umbrella header: the copies' directory is there even when no header is kept
     for files, at in ((base, parent), (head, commit)):
-        for name in sorted(p.rsplit("/", 1)[1] for p in kept if p.startswith("mlx/c/") and p.endswith(".h")):
+        for name in sorted(vendored):
             data = show(ollama, at, f"{VENDORED}/{name}")
             if data is not None:
                 files[f"{VENDORED}/{name}"] = data
