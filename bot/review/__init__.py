@@ -85,7 +85,7 @@ def _other_upstream_drafts(ctx: ReviewContext, run: Run) -> list[Draft]:
     if ctx.pin.review == "none":
         return drafts
     if ctx.pin.review == "mlx":
-        drafts = drafts + [*run.options(cmake.MLX_OPTIONS), *run.dependencies()]
+        drafts = drafts + [*run.options(cmake.MLX_OPTIONS), *run.mlx_build()]
     return drafts + patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained)
 
 

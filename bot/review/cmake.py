@@ -49,7 +49,17 @@ class OptionNames:
 LLAMA_OPTIONS = OptionNames(re.compile(r"(?:GGML|LLAMA)_[A-Z0-9_]+"), OLLAMA_SETTERS, "llama/server/")
 MLX_OPTIONS = OptionNames(
     re.compile(r"MLX_[A-Z0-9_]+"),
-    ("CMakePresets.json", "CMakeLists.txt", "cmake/**", "Dockerfile", ".github/workflows/*", "scripts/*"),
+    # wherever Ollama's build sets them: every CMake file and presets file of its tree
+    (
+        "CMakePresets.json",
+        "**/CMakePresets.json",
+        "CMakeLists.txt",
+        "**/CMakeLists.txt",
+        "**/*.cmake",
+        "Dockerfile",
+        ".github/workflows/*",
+        "scripts/*",
+    ),
     "cmake/",
 )
 _BOOL = {

@@ -10,6 +10,7 @@ from dataclasses import replace
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, TypeVar
 
+from bot import buildsteps
 from bot.model import LocalRef
 from bot.review import (
     api,
@@ -22,6 +23,7 @@ from bot.review import (
     generators,
     limits,
     logformats,
+    mlxbuild,
     symbols,
 )
 from bot.review.changes import Draft, FileChange
@@ -145,6 +147,21 @@ class Run:
             built,
             names.anchor,
         )
+
+    def mlx_build(self) -> list[Draft]:
+        """MLX's build changes (version guards, linked libraries, installed and generated files) against
+        Ollama's build of it; a new package upstream looks for is information where the build never reads it."""
+        if not self._significant(cmake.CMAKE_FILES):
+            return []
+        old_texts, new_texts = self.cmake_texts
+        build_files = [p for p in self.local if glob_match(p, cmake.MLX_OPTIONS.setters)]
+        ollama = mlxbuild.ollama_build(
+            self.ctx.ollama, self.local, buildsteps.project_word(self.ctx.pin), build_files
+        )
+        upstream = mlxbuild.Upstream.of(old_texts, new_texts, ollama)
+        unread = [replace(d, severity="info") for d in self.dependencies() if d.path not in upstream.built]
+        read = [d for d in self.dependencies() if d.path in upstream.built]
+        return [*mlxbuild.build_drafts(upstream, ollama), *read, *unread]
 
     def ggml_api(self) -> list[Draft]:
         headers = self._significant(symbols.HEADERS)

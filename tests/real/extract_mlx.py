@@ -38,6 +38,8 @@ OLLAMA_URL = "https://github.com/ollama/ollama"
 # JIT need headers installed beside the library. The last two keep MLX's CMake files only.
 HEADERS_AND_CMAKE = ("*.h", "*CMakeLists.txt", "*.cmake")
 CMAKE_ONLY = ("*CMakeLists.txt", "*.cmake")
+CMAKE_FILES = ("*CMakeLists.txt", "*.cmake")  # kept whole at both refs when a case keeps only CMake files:
+# the build is read from the top-level file down, through the files the bump left alone
 CASES = {
     "mlx-breaks-mlx-c": ("0bb09259203ff8f6d361faae1d40c4f83d2a99f7", HEADERS_AND_CMAKE),
     "mlx-quiet": ("e92b7855f", HEADERS_AND_CMAKE),
@@ -113,6 +115,10 @@ def extract(case: str, commit: str, kept: tuple[str, ...], ollama: str, mlx: str
     new = show(ollama, commit, "MLX_VERSION").decode().strip()
     pin = show(ollama, commit, "MLX_C_VERSION").decode().strip()
     changed = git(mlx, "diff", "--name-only", old, new, "--", *kept).decode().split()
+    if kept == CMAKE_ONLY:
+        for ref in (old, new):
+            listed = git(mlx, "ls-tree", "-r", "--name-only", ref).decode().split()
+            changed += [p for p in listed if p.endswith(("CMakeLists.txt", ".cmake")) and p not in changed]
     headers: dict[str, dict[str, bytes]] = {"old": {}, "new": {}}
     for side, ref in (("old", old), ("new", new)):
         for path in changed:
