@@ -10,6 +10,7 @@ variables it sets name the pin's project (the first word of the pin's name, as a
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -90,15 +91,30 @@ def preset_step(preset: presets.BuildPreset, word: re.Pattern[str]) -> Step:
     )
 
 
+_TEXTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _all_cmake(snapshot: Snapshot) -> dict[str, str]:
+    """Ollama's CMake files, comment-free, read once per snapshot."""
+    try:
+        return _TEXTS[snapshot]
+    except (KeyError, TypeError):
+        pass
+    texts = {
+        path: code_text((snapshot.read(path) or b"").decode("utf-8", "replace"), path)
+        for path in snapshot.files()
+        if buildpatches.is_cmake_file(path)
+    }
+    try:
+        _TEXTS[snapshot] = texts
+    except TypeError:  # a snapshot that takes no weak reference is read again
+        pass
+    return texts
+
+
 def _cmake_texts(snapshot: Snapshot, needle: str) -> dict[str, str]:
     """Ollama's CMake files that spell `needle`, comment-free."""
-    texts = {}
-    for path in snapshot.files():
-        if buildpatches.is_cmake_file(path):
-            data = snapshot.read(path) or b""
-            if needle.encode() in data:
-                texts[path] = code_text(data.decode("utf-8", "replace"), path)
-    return texts
+    return {path: text for path, text in _all_cmake(snapshot).items() if needle in text}
 
 
 _HEADS = {"foreach_command": "foreach", "if_command": "if", "elseif_command": "elseif"}

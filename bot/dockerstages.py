@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -119,13 +120,25 @@ def stages(path: str, text: str) -> list[Stage]:
     return found
 
 
+_READ: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def read_stages(snapshot: Snapshot) -> list[Stage]:
-    """Every stage of every Dockerfile of the tree (a file past MAX_BYTES is left out)."""
+    """Every stage of every Dockerfile of the tree (a file past MAX_BYTES is left out), read once per
+    snapshot."""
+    try:
+        return _READ[snapshot]
+    except (KeyError, TypeError):
+        pass
     found: list[Stage] = []
     for path in dockerfiles(snapshot):
         data = snapshot.read(path) or b""
         if len(data) <= MAX_BYTES:
             found += stages(path, data.decode("utf-8", "replace"))
+    try:
+        _READ[snapshot] = found
+    except TypeError:  # a snapshot that takes no weak reference is read again
+        pass
     return found
 
 
