@@ -87,17 +87,24 @@ def test_a_change_to_a_patch_the_build_applies_selects_its_pin():
     ]
 
 
-def _pin(name: str) -> PinReport:
+def _pin(name: str, steps: list[tuple[str, str]] | None = None) -> PinReport:
     return PinReport(
-        name, "MLX_VERSION", "a", "b", patches=[PatchResult("mlx/compat/0001-x.patch", "clean", "applies")]
+        name,
+        "MLX_VERSION",
+        "a",
+        "b",
+        patches=[PatchResult("mlx/compat/0001-x.patch", "clean", "applies")],
+        build_steps=steps,
     )
 
 
-def test_an_mlx_only_bump_gets_mlx_steps_and_no_llama_cpp_steps():
-    ids = [s.id for s in build_checklist(Report(pins=[_pin("mlx")]), ["MLX_VERSION"]).steps]
-    assert "configure" not in ids and {"mlx-metal", "mlx-cuda", "mlx-bindings", "go-test"} <= set(ids)
-    both = [s.id for s in build_checklist(Report(pins=[_pin("mlx"), _pin("llama.cpp")]), []).steps]
-    assert "configure" in both and "mlx-cuda" in both
+def test_an_mlx_only_bump_gets_its_tree_s_steps_and_no_llama_cpp_steps():
+    """A pin whose steps the engine read from the tree shows those; llama.cpp's pin keeps its own."""
+    mlx = _pin("mlx", [("build-preset-mlx-metal", "Configure and build the `MLX Metal` preset")])
+    ids = [s.id for s in build_checklist(Report(pins=[mlx]), ["MLX_VERSION"]).steps]
+    assert ids == ["patches-apply-mlx", "build-preset-mlx-metal", "go-test"]
+    both = [s.id for s in build_checklist(Report(pins=[mlx, _pin("llama.cpp")]), []).steps]
+    assert "configure" in both and "build-preset-mlx-metal" in both
 
 
 @pytest.mark.skipif(
