@@ -23,6 +23,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pygit2
@@ -32,7 +33,7 @@ from bot.model import AnalysisError
 
 T = TypeVar("T")
 
-MIN_MEMORY_MB = 256  # below this the interpreter and the engine's libraries alone do not fit
+MIN_MEMORY_MB = 256  # below this the engine's working memory on a real bump does not fit
 POLL_SECONDS = 0.2  # how often the parent looks at the clock and its stop flag while the child is silent
 PACK_WINDOW = 32 << 20  # libgit2's pack mappings count against the address space: small windows, ...
 PACK_MAPPED_SHARE = 4  # ... and at most this share of the limit mapped at once
@@ -281,15 +282,27 @@ def _portable(exc: BaseException) -> BaseException | None:
 
 
 def _limit_memory(memory_mb: int) -> None:
-    """The address-space limit (soft, so a git fetch may lift it: its input is the upstream's), and
-    libgit2's pack mappings kept well under it."""
-    limit = memory_mb << 20
+    """The address-space limit: what the analysis may add to the address space its process starts with (a
+    child forked from a larger program inherits that program's mappings, which the analysis did not make).
+    Soft, so a git fetch may lift it (its input is the upstream's); libgit2's pack mappings kept well under
+    it."""
+    limit = _address_space() + (memory_mb << 20)
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     resource.setrlimit(
         resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard)
     )
-    pygit2.settings.mwindow_size = min(PACK_WINDOW, limit // 8)
-    pygit2.settings.mwindow_mapped_limit = limit // PACK_MAPPED_SHARE
+    pygit2.settings.mwindow_size = min(PACK_WINDOW, (memory_mb << 20) // 8)
+    pygit2.settings.mwindow_mapped_limit = (memory_mb << 20) // PACK_MAPPED_SHARE
+
+
+def _address_space() -> int:
+    """This process's address space now, in bytes (0 where /proc does not say)."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return 0
+    sizes = [int(line.split()[1]) for line in status.splitlines() if line.startswith("VmSize:")]
+    return sizes[0] << 10 if sizes else 0
 
 
 def unlimited_memory() -> None:

@@ -47,7 +47,7 @@ SERVE_ENV = """environment:
   LLAMA_BOT_DATA_DIR            job store and upstream mirrors (default ./var)
   LLAMA_BOT_URL_INSTEADOF       NEW=OLD,... prefix rewrites of upstream URLs, like git's url.NEW.insteadOf OLD
   LLAMA_BOT_WORKERS             concurrent analysis jobs (default 2)
-  LLAMA_BOT_ANALYSIS_MEMORY_MB  address-space limit of one analysis, run in a child process (default 1024)
+  LLAMA_BOT_ANALYSIS_MEMORY_MB  address space one analysis (a child process) may add (default 1024)
   LLAMA_BOT_ANALYSIS_TIMEOUT    wall-time limit of one analysis, seconds (default 600)"""
 CLI_ENV = """environment:
   LLAMA_BOT_DATA_DIR            where upstream mirrors are kept (default $XDG_CACHE_HOME/llama-bot,
@@ -131,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
             type=_at_least(MIN_MEMORY_MB),
             default=Limits.memory_mb,
             metavar="MB",
-            help=f"the analysis runs in a child process with this address-space limit (default: "
+            help=f"the analysis runs in a child process that may add this much address space (default: "
             f"{Limits.memory_mb}); past it, exit 2 naming what it was doing",
         )
         cmd.add_argument(
