@@ -21,10 +21,12 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import aiohttp
 from gidgethub import HTTPException
 
+from bot.bump import BumpRequest, RefChoice
 from bot.config import Config
 from bot.gh import message_of
 from bot.gh.pullref import PullRef
@@ -32,6 +34,7 @@ from bot.github import GitHubApp
 from bot.jobs import Job, JobQueue, JobRequest
 from bot.metrics import Metrics
 from bot.model import Report
+from bot.releases import ChooseRefs
 from bot.rest import BlobCache, RestSnapshot
 from bot.retries import transient
 from bot.sandbox import DEFAULT_LIMITS, Limits, run_limited
@@ -43,6 +46,7 @@ from bot.worker.failure import report_failure
 from bot.worker.progress import JobProgress
 
 log = logging.getLogger("bot.service")
+T = TypeVar("T")
 
 MAX_ATTEMPTS = 3  # claims of one job before the bot stops retrying a job that kills its worker
 STOP_GRACE = 10.0  # seconds `Service.stop` waits for its tasks to end after cancelling them
@@ -142,7 +146,7 @@ class Service:
         self.url_instead_of = url_instead_of
         self.limits = limits
         multiprocessing.set_forkserver_preload(PRELOADED)
-        self.shared = Shared(self.store, queue, self.analyse, self.wake, catch_up_after)
+        self.shared = Shared(self.store, queue, self.analyse, self.wake, catch_up_after, self.choose_refs)
         self._wakeup = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self._stopping = False
@@ -215,7 +219,6 @@ class Service:
             self.data_dir,
             self.url_instead_of,
         )
-        stop = threading.Event()
 
         def answer(question: tuple) -> bytes | None:
             _, side, path = question
@@ -226,20 +229,35 @@ class Service:
             if fetching is not None:
                 fetching(name, started)
 
-        def run() -> tuple[Report, dict[str, str]]:
+        def run(stop: threading.Event) -> tuple[Report, dict[str, str]]:
             with reader:
                 return run_limited(
                     request, self.limits, start_method="forkserver", answer=answer, hear=hear, stop=stop
                 )
 
-        try:
-            report, child_errors = await asyncio.get_running_loop().run_in_executor(self._executor, run)
-        except asyncio.CancelledError:
-            stop.set()
-            raise
+        report, child_errors = await self._in_child(run)
         if errors is not None:
             errors.update(child_errors)
         return report
+
+    async def choose_refs(
+        self, config: Config, request: BumpRequest, versions: dict[str, bytes | None]
+    ) -> list[RefChoice]:
+        """The ref each pin of a bump moves to, chosen in a child process within the analysis limits (the
+        upstreams' tag listings and the configured patterns are outside input)."""
+        target = ChooseRefs(config, request, versions, self.url_instead_of)
+        return await self._in_child(
+            lambda stop: run_limited(target, self.limits, start_method="forkserver", stop=stop)
+        )
+
+    async def _in_child(self, run: Callable[[threading.Event], T]) -> T:
+        """`run(stop)` in a worker thread; cancelling the job sets `stop`, which kills its child."""
+        stop = threading.Event()
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._executor, run, stop)
+        except asyncio.CancelledError:
+            stop.set()
+            raise
 
     # -- the workers --
 
