@@ -169,8 +169,12 @@ def branch_name(choices: Sequence[RefChoice]) -> str:
 
 
 def title(pins: Sequence[PinReport]) -> str:
-    """`<pin>: <old> -> <new>`, joined for several pins."""
-    return ", ".join(f"{p.name}: {p.old_ref} -> {p.new_ref}" for p in pins)
+    """`<pin>: <old> -> <new>`, joined for several pins; a commit id shortened to 12 digits."""
+    return ", ".join(f"{p.name}: {_short(p.old_ref)} -> {_short(p.new_ref)}" for p in pins)
+
+
+def _short(ref: str | None) -> str:
+    return ref[:12] if ref and re.fullmatch(r"[0-9a-f]{40}", ref) else str(ref)
 
 
 def marker(pins: Iterable[str]) -> str:

@@ -25,6 +25,7 @@ from tests.conftest import (
 from tests.fakegithub import commit, payload
 from tests.fixtures import RepoBuilder
 from tests.gitutil import git_apply_stack
+from tests.mlxcases import mlx_case
 
 ISSUE = 3
 BRANCH = f"{BRANCH_PREFIX}llama.cpp-b200"
@@ -198,7 +199,7 @@ async def test_already_at_the_newest_release_and_a_downgrade_needs_its_ref_named
     assert "already at `b200`" in world.replies()[-1] and world.bump_pulls() == []
 
     # main pins a commit past the newest release: the newest release is older, and taken only when named
-    past = world.upstream.commit("upstream after b200", {"README": "later\n"})
+    past = str(world.upstream.commit("upstream after b200", {"README": "later\n"}))
     commit(world.git, {"LLAMA_CPP_VERSION": f"{past}\n"}, parents=[on_top], ref="refs/heads/main")
     await world.command("/llama bump llama.cpp")
     assert "older than" in world.replies()[-1] and "/llama bump llama.cpp b200" in world.replies()[-1]
@@ -206,5 +207,46 @@ async def test_already_at_the_newest_release_and_a_downgrade_needs_its_ref_named
 
     await world.command("/llama bump llama.cpp b200")
     (pull,) = world.bump_pulls()
-    assert pull["title"] == f"llama.cpp: {past} -> b200" and "downgrade" in pull["body"]
+    assert pull["title"] == f"llama.cpp: {past[:12]} -> b200" and "downgrade" in pull["body"]
+    assert world.fake.violations == []
+
+
+@pytest.fixture
+async def mlx_world(fake_github, scenario, tmp_path):
+    """Ollama's real MLX bump that broke mlx-c, as releases: main pins MLX and mlx-c at commits, MLX's newer
+    commit is its release v0.31.0, mlx-c's release v0.5.0 a commit past its pin."""
+    case = mlx_case(tmp_path, "mlx-breaks-mlx-c")
+    case.mlx.tag("v0.31.0", pygit2.Oid(hex=case.new))
+    case.mlx_c.commit("mlx-c moves on", {"NEWS.md": "v0.5.0\n"})
+    case.mlx_c.tag("v0.5.0")
+    git = pygit2.init_repository(str(tmp_path / "ollama-mlx.git"), bare=True)
+    main = commit(git, case.ollama("base"), ref="refs/heads/main", message="pin MLX")
+    fake_github.repos.pop(f"{OWNER}/{NAME}", None)
+    fake_github.pulls.clear()
+    fake_github.add_repo(OWNER, NAME, git)
+    fake_github.permissions[(f"{OWNER}/{NAME}", "maintainer")] = "maintain"
+    rewrites = f"{case.mlx.path}=https://github.com/ml-explore/mlx,{case.mlx_c.path}=https://github.com/ml-explore/mlx-c"
+    settings = dataclasses.replace(
+        bot_settings(fake_github, scenario, tmp_path / "var"), url_instead_of=rewrites
+    )
+    bot = await Bot(settings).start()
+    yield BumpWorld(bot, fake_github, git, case.mlx, main), case
+    await bot.close()
+
+
+async def test_a_bump_that_breaks_a_consumer_pin_offers_the_bump_that_moves_both(mlx_world):
+    world, case = mlx_world
+    await world.command("/llama bump mlx")
+    (pull,) = world.bump_pulls()
+    assert pull["title"] == f"mlx: {case.old[:12]} -> v0.31.0"
+    assert "no longer compiles against the new `mlx`" in pull["body"]
+    assert "`/llama bump mlx mlx-c`" in pull["body"] and "/llama bump mlx mlx-c" in world.replies()[-1]
+
+    await world.command("/llama bump mlx mlx-c")
+    (both,) = world.bump_pulls()  # the same pull request, moving both pins
+    assert both["number"] == pull["number"] and world.fake.opened_pulls == [pull["number"]]
+    assert both["title"] == f"mlx: {case.old[:12]} -> v0.31.0, mlx-c: {case.pin[:12]} -> v0.5.0"
+    assert world.read(both["head"]["sha"], "MLX_C_VERSION") == b"v0.5.0\n"
+    assert world.read(both["head"]["sha"], "MLX_VERSION") == b"v0.31.0\n"
+    assert "/llama bump mlx mlx-c`" not in both["body"]  # nothing left to offer
     assert world.fake.violations == []
