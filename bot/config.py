@@ -13,6 +13,7 @@ from pathlib import Path
 from bot import buildpatches
 from bot.buildpatches import glob_matches, is_glob
 from bot.commands import PREFIX_SHAPE
+from bot.jobs import KEEP_SECONDS
 from bot.model import AnalysisError
 from bot.snapshot import Snapshot
 
@@ -280,10 +281,11 @@ def _release_tags(value: object, where: str) -> str | None:
 _DURATION = re.compile(r"(\d+)\s*([dhm])")
 _UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60}
 MIN_BUMP_EVERY = 3600  # seconds: the upstream is asked for its tags at most this often per pin
+MAX_BUMP_EVERY = KEEP_SECONDS  # the job store remembers that a period's scheduled bump was queued this long
 
 
 def _bump_every(value: object, where: str) -> int | None:
-    """`"7d"`, `"12h"` or `"90m"` as seconds; an hour at least."""
+    """`"7d"`, `"12h"` or `"90m"` as seconds; an hour at least, 30 days at most."""
     if value is None:
         return None
     text = _expect(value, str, where)
@@ -293,6 +295,8 @@ def _bump_every(value: object, where: str) -> int | None:
     seconds = int(found[1]) * _UNIT_SECONDS[found[2]]
     if seconds < MIN_BUMP_EVERY:
         raise AnalysisError(f"{where}: {text!r} is shorter than an hour")
+    if seconds > MAX_BUMP_EVERY:
+        raise AnalysisError(f"{where}: {text!r} is longer than {MAX_BUMP_EVERY // 86400} days")
     return seconds
 
 

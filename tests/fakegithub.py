@@ -54,6 +54,7 @@ DOCS = "https://docs.github.com/rest"
 # Operations GitHub authenticates with the App JWT; all others need an installation token.
 JWT_OPERATIONS = {
     "apps/get-authenticated",
+    "apps/list-installations",
     "apps/create-installation-access-token",
     "apps/get-repo-installation",
 }
@@ -1281,15 +1282,28 @@ class FakeGitHub:
         }
 
     def op_apps_get_repo_installation(self, call: Call):
+        return 200, self._installation_json(call.repo["owner"])
+
+    def _installation_json(self, owner: str) -> dict:
         installation = copy.deepcopy(self._example("installation"))
         installation.update(
             id=self.installation_id,
             app_id=int(self.app_id),
             app_slug=self._app_json()["slug"],
-            account=self._user(call.repo["owner"]),
+            account=self._user(owner),
             access_tokens_url=f"{self.url}/app/installations/{self.installation_id}/access_tokens",
         )
-        return 200, installation
+        return installation
+
+    def op_apps_list_installations(self, call: Call):
+        """The App's one installation, on every repository the fake holds."""
+        owners = sorted({repo["owner"] for repo in self.repos.values()}) or ["nobody"]
+        return 200, *self._paginate(call, [self._installation_json(owners[0])])
+
+    def op_apps_list_repos_accessible_to_installation(self, call: Call):
+        repos = [self._repo_json(name) for name in sorted(self.repos)]
+        page, headers = self._paginate(call, repos)
+        return 200, {"total_count": len(repos), "repositories": page}, headers
 
     def op_pulls_get(self, call: Call):
         pr = self._pull(call)

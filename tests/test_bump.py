@@ -140,6 +140,7 @@ def test_release_tags_and_bump_every_are_checked_in_the_configuration():
         ("release_tags = 5", "expected str"),
         ('bump_every = "weekly"', "is not a duration"),
         ('bump_every = "10m"', "shorter than an hour"),
+        ('bump_every = "31d"', "longer than 30 days"),
     ):
         with pytest.raises(AnalysisError, match=words):
             parse_config(pin + line + "\n")

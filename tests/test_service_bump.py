@@ -9,8 +9,10 @@ import dataclasses
 import pygit2
 import pytest
 
+from bot.app import SERVICE
 from bot.bump import BRANCH_PREFIX
 from bot.render.env import MARKER
+from bot.sqlitejobs import DB_NAME, read_jobs
 from tests.conftest import (
     HOOK_PATCH,
     NAME,
@@ -249,4 +251,46 @@ async def test_a_bump_that_breaks_a_consumer_pin_offers_the_bump_that_moves_both
     assert world.read(both["head"]["sha"], "MLX_C_VERSION") == b"v0.5.0\n"
     assert world.read(both["head"]["sha"], "MLX_VERSION") == b"v0.31.0\n"
     assert "/llama bump mlx mlx-c`" not in both["body"]  # nothing left to offer
+    assert world.fake.violations == []
+
+
+SCHEDULED = """[[pin]]
+name = "llama.cpp"
+version_file = "LLAMA_CPP_VERSION"
+patches = "llama/compat"
+upstream = "https://github.com/ggml-org/llama.cpp"
+release_tags = 'b(\\d+)'
+bump_every = "7d"
+"""
+WEEK = 7 * 86400
+
+
+async def test_bump_every_opens_then_updates_the_pull_request_once_a_period_without_a_burst(world):
+    commit(world.git, {".github/llama-bot.toml": SCHEDULED}, parents=[world.main], ref="refs/heads/main")
+    service = world.bot.app[SERVICE]
+    start = 1000 * WEEK + 3600  # an hour into a period
+
+    def bump_jobs() -> list:
+        return [j for j in read_jobs(world.bot.settings.data_dir / DB_NAME, limit=100) if j.kind == "bump"]
+
+    await service.queue_bumps(now=start)
+    await world.bot.settle(120)
+    (pull,) = world.bump_pulls()
+    assert pull["title"] == "llama.cpp: b100 -> b200" and 'Scheduled by `bump_every = "7d"`' in pull["body"]
+    assert world.replies() == []  # no comment asked for it: nothing to answer
+
+    await service.queue_bumps(now=start + 5 * 86400)  # the same period: not again
+    assert len(bump_jobs()) == 1
+
+    world.upstream.commit("upstream goes on", {"README": "newer\n"})
+    world.upstream.tag("b300")
+    await service.queue_bumps(now=start + WEEK)  # the next period: the newer release updates the pull request
+    await world.bot.settle(120)
+    (updated,) = world.bump_pulls()
+    assert updated["number"] == pull["number"] and updated["title"] == "llama.cpp: b100 -> b300"
+
+    # down for three periods: one job for the current period, none for those missed
+    await service.queue_bumps(now=start + 4 * WEEK)
+    await world.bot.settle(120)
+    assert len(bump_jobs()) == 3 and world.fake.opened_pulls == [pull["number"]]
     assert world.fake.violations == []

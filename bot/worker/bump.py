@@ -25,7 +25,8 @@ from bot.model import AnalysisError, Report
 from bot.render.env import render_template
 from bot.rest import RestSnapshot
 from bot.snapshot import MemorySnapshot
-from bot.worker.context import JobContext
+from bot.worker.analysis import read_config
+from bot.worker.context import JobContext, Outcome
 
 log = logging.getLogger("bot.worker.bump")
 
@@ -66,6 +67,34 @@ async def bump_command(ctx: JobContext, command: Command, config: Config) -> Non
     await ctx.comment.reply(
         render_template("reply_bump.md.j2", line=command.line, outcome=outcome, prefix=config.command_prefix)
     )
+
+
+async def scheduled_bump_job(ctx: JobContext) -> Outcome:
+    """A pin's `bump_every`: the bump pull request opened or updated when the upstream has a newer release
+    (nothing when it has none, or the pin is no longer scheduled); no comment to answer, so the log says
+    what happened."""
+    config, error = await read_config(ctx, ctx.payload["default_branch"])
+    pin = config.pin(ctx.payload["pin"])
+    if error or pin is None or pin.bump_every is None:
+        log.info(
+            "scheduled bump not run", extra={"job_id": ctx.job.id, "reason": error or "no longer scheduled"}
+        )
+        return Outcome.DONE
+    requested_by = f'Scheduled by `bump_every = "{every_text(pin.bump_every)}"` for {pin.name}.'
+    done = await run_bump(ctx, config, BumpRequest((pin.name,)), requested_by)
+    log.info(
+        "scheduled bump",
+        extra={"job_id": ctx.job.id, "pin": pin.name, "outcome": done.kind, "reason": done.reason},
+    )
+    return Outcome.DONE
+
+
+def every_text(seconds: int) -> str:
+    """A period as configured: `7d`, `12h`, `90m`."""
+    for unit, size in (("d", 86400), ("h", 3600)):
+        if seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds // 60}m"
 
 
 async def run_bump(ctx: JobContext, config: Config, request: BumpRequest, requested_by: str) -> BumpOutcome:

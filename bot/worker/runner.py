@@ -30,16 +30,17 @@ from bot.bump import BumpRequest, RefChoice
 from bot.config import Config
 from bot.gh import message_of
 from bot.gh.pullref import PullRef
+from bot.gh.pulls import PullRequests
 from bot.github import GitHubApp
 from bot.jobs import Job, JobQueue, JobRequest
 from bot.metrics import Metrics
-from bot.model import Report
+from bot.model import AnalysisError, Report
 from bot.releases import ChooseRefs
 from bot.rest import BlobCache, RestSnapshot
 from bot.retries import transient
 from bot.sandbox import DEFAULT_LIMITS, Limits, run_limited
 from bot.validationstore import ValidationStore
-from bot.worker import analysis, commands, platforms
+from bot.worker import analysis, bump, commands, platforms
 from bot.worker.childanalysis import PRELOADED, ChildAnalysis, SnapshotSpec
 from bot.worker.context import JobContext, Outcome, Shared, on_github
 from bot.worker.failure import report_failure
@@ -53,6 +54,8 @@ STOP_GRACE = 10.0  # seconds `Service.stop` waits for its tasks to end after can
 VALIDATION_DB = "validation.sqlite3"
 CATCH_UP_AFTER = 300.0  # a dispatch unfinished this long (seconds) has its run looked up ...
 CATCH_UP_EVERY = 600.0  # ... at start and then this often
+SCHEDULE_AFTER = 300.0  # seconds after start the scheduled bumps are first looked for, ...
+SCHEDULE_EVERY = 3600.0  # ... and then this often
 
 JOBS: dict[str, Callable[[JobContext], Awaitable[Outcome]]] = {
     "analysis": analysis.analysis_job,
@@ -62,6 +65,7 @@ JOBS: dict[str, Callable[[JobContext], Awaitable[Outcome]]] = {
     "revalidate": platforms.revalidate_job,
     "closed": platforms.closed_job,
     "catch_up": platforms.catch_up_job,
+    "bump": bump.scheduled_bump_job,
 }
 
 
@@ -128,6 +132,7 @@ class Service:
         poll_interval: float = 1.0,
         catch_up_after: float = CATCH_UP_AFTER,
         catch_up_every: float = CATCH_UP_EVERY,
+        schedule: tuple[float, float] = (SCHEDULE_AFTER, SCHEDULE_EVERY),
         backoff: JobBackoff = JobBackoff(),
         store: ValidationStore | None = None,
         limits: Limits = DEFAULT_LIMITS,
@@ -140,6 +145,7 @@ class Service:
         self.poll_interval = poll_interval
         self.backoff = backoff
         self.catch_up_every = catch_up_every
+        self.schedule = schedule  # (first after start, then every), seconds
         self.blobs = BlobCache()
         self._executor = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="analysis")
         self.store = store or ValidationStore(self.data_dir / VALIDATION_DB)
@@ -161,6 +167,7 @@ class Service:
             for n in range(self.workers)
         ]
         self._tasks.append(asyncio.create_task(self._catch_up(), name="catch-up"))
+        self._tasks.append(asyncio.create_task(self._scheduled_bumps(), name="scheduled-bumps"))
 
     async def stop(self) -> None:
         """Cancel the workers (a running job goes back to the queue) and wait for them, STOP_GRACE at most:
@@ -387,3 +394,58 @@ class Service:
             except Exception:
                 log.exception("catching up on workflow runs failed")
             await asyncio.sleep(self.catch_up_every)
+
+    # -- scheduled bumps --
+
+    async def queue_bumps(self, now: float | None = None) -> None:
+        """One bump job for each pin with `bump_every` in each repository the App is installed on, per
+        period: the delivery id names the period, so the job store takes it once (across instances and
+        restarts), and after downtime only the current period's is queued, never the ones missed."""
+        stamp = time.time() if now is None else now
+        for installation in await self.github.installations():
+            gh = self.github.installation(installation)
+            async for repo in gh.getiter(
+                "/installation/repositories?per_page=100", iterable_key="repositories"
+            ):
+                if not repo.get("archived"):
+                    await self._queue_repo_bumps(installation, repo, stamp)
+        self.wake()
+
+    async def _queue_repo_bumps(self, installation: int, repo: dict, now: float) -> None:
+        """The bump jobs of one repository's scheduled pins, by its configuration on its default branch."""
+        owner, name, branch = repo["owner"]["login"], repo["name"], repo["default_branch"]
+        pulls = PullRequests(self.github.installation(installation), PullRef(owner, name), self.blobs)
+        try:
+            config = await pulls.config(branch)
+        except AnalysisError as exc:
+            log.info(
+                "no scheduled bumps: the configuration is broken",
+                extra={"repo": f"{owner}/{name}", "reason": str(exc)},
+            )
+            return
+        for pin in config.pins:
+            if pin.bump_every is None:
+                continue
+            period = int(now // pin.bump_every)
+            payload = {
+                "installation_id": installation,
+                "owner": owner,
+                "repo": name,
+                "pin": pin.name,
+                "default_branch": branch,
+            }
+            key = f"{owner}/{name}:bump:{pin.name}".lower()
+            await self.queue.enqueue(
+                f"bump:{owner}/{name}:{pin.name}:{period}", "bump", [JobRequest("bump", key, payload)]
+            )
+
+    async def _scheduled_bumps(self) -> None:
+        """`schedule[0]` seconds after start, then every `schedule[1]`: the scheduled bumps of the period."""
+        first, every = self.schedule
+        await asyncio.sleep(first)
+        while not self._stopping:
+            try:
+                await self.queue_bumps()
+            except Exception:
+                log.exception("queueing the scheduled bumps failed")
+            await asyncio.sleep(every)
