@@ -148,17 +148,18 @@ def version_file(config: Config, name: str) -> str:
 
 
 def version_text(old: bytes | None, ref: str) -> bytes:
-    """The version file naming `ref`: its ref line rewritten and the rest kept (a file without one, or that
-    is not text, becomes the ref and a newline)."""
+    """The version file naming `ref`: its one ref line rewritten and its blank lines and line ending kept;
+    a file that is not one line of text becomes the ref and a newline."""
     try:
         lines = (old or b"").decode("utf-8").splitlines(keepends=True)
     except UnicodeDecodeError:
         lines = []
-    for i, line in enumerate(lines):
-        if line.strip():
-            lines[i] = line.replace(line.strip(), ref, 1)
-            return "".join(lines).encode()
-    return f"{ref}\n".encode()
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if len(filled) != 1:
+        return f"{ref}\n".encode()
+    line = lines[filled[0]]
+    lines[filled[0]] = line.replace(line.strip(), ref, 1)
+    return "".join(lines).encode()
 
 
 def branch_name(choices: Sequence[RefChoice]) -> str:

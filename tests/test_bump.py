@@ -73,6 +73,7 @@ def test_the_version_file_keeps_its_shape():
     assert bump.version_text(b"\n  b100  \r\n", "b200") == b"\n  b200  \r\n"
     assert bump.version_text(None, "b200") == b"b200\n"
     assert bump.version_text(b"\xff\xfe", "b200") == b"b200\n"
+    assert bump.version_text(b"b100\nb101\n", "b200") == b"b200\n"  # garbage: replaced whole
 
 
 def test_branch_names_are_safe_for_git():

@@ -294,3 +294,17 @@ async def test_bump_every_opens_then_updates_the_pull_request_once_a_period_with
     await world.bot.settle(120)
     assert len(bump_jobs()) == 3 and world.fake.opened_pulls == [pull["number"]]
     assert world.fake.violations == []
+
+
+async def test_a_branch_someone_opened_a_pull_request_from_is_never_overwritten(world):
+    theirs = commit(world.git, {"README.md": "mine\n"}, parents=[world.main], ref=f"refs/heads/{BRANCH}")
+    world.fake.add_pull(OWNER, NAME, 9, theirs, BRANCH)
+    await world.command("/llama bump llama.cpp")
+    assert "is the head of [#9]" in world.replies()[-1] and world.fake.opened_pulls == []
+    assert str(world.git.references[f"refs/heads/{BRANCH}"].target) == theirs
+
+    world.fake.pulls[(world.full_name, 9)]["state"] = "closed"  # left behind: the bot's name, reused
+    await world.command("/llama bump llama.cpp")
+    (pull,) = [p for p in world.bump_pulls() if p["state"] == "open"]
+    assert pull["head"]["ref"] == BRANCH and world.fake.opened_pulls == [pull["number"]]
+    assert world.fake.violations == []

@@ -38,7 +38,7 @@ class BumpPulls:
         """The open pull requests whose head is one of the bot's bump branches in this repository."""
         found: list[dict] = []
         for branch in await self._bump_branches():
-            found += await self._open_from(branch)
+            found += await self.open_from(branch)
         return found
 
     async def _bump_branches(self) -> list[str]:
@@ -50,7 +50,7 @@ class BumpPulls:
         names = [str(r.get("ref", "")).removeprefix("refs/heads/") for r in refs if isinstance(r, dict)]
         return [n for n in names if n.startswith(BRANCH_PREFIX)][:MAX_BUMP_BRANCHES]
 
-    async def _open_from(self, branch: str) -> list[dict]:
+    async def open_from(self, branch: str) -> list[dict]:
         """The open pull requests from `branch` of this repository."""
         return await self.gh.getitem(
             "/repos/{owner}/{repo}/pulls{?state,head,per_page}",
@@ -62,7 +62,7 @@ class BumpPulls:
         opened twice."""
 
         async def opened() -> dict | None:
-            return next(iter(await self._open_from(branch)), None)
+            return next(iter(await self.open_from(branch)), None)
 
         return await self.gh.post_once(
             "/repos/{owner}/{repo}/pulls",

@@ -47,7 +47,7 @@ class Start:
 class BumpOutcome:
     """What a bump did, for the reply: `kind` names the template's case."""
 
-    kind: str  # opened | updated | already | already_open | refused | failed | moved | protected
+    kind: str  # opened | updated | already | already_open | refused | failed | moved | protected | taken
     pull: dict | None = None
     summary: BumpSummary | None = None
     choices: list[RefChoice] | None = None
@@ -100,7 +100,12 @@ def every_text(seconds: int) -> str:
 async def run_bump(ctx: JobContext, config: Config, request: BumpRequest, requested_by: str) -> BumpOutcome:
     """The bump `request` asks for, on the repository's default branch: what it did, or why nothing."""
     start = await _start(ctx, config, request)
-    choices = await ctx.shared.choose_refs(config, request, await _versions(start.tip, config, request.pins))
+    try:  # past the analysis limits while listing the tags is an AnalysisError too
+        choices = await ctx.shared.choose_refs(
+            config, request, await _versions(start.tip, config, request.pins)
+        )
+    except AnalysisError as exc:
+        return BumpOutcome("failed", reason=str(exc))
     early = await _not_moving(start, config, choices)
     if early is not None:
         return early
@@ -225,6 +230,12 @@ async def _publish(
     found = await git.branch(branch)
     if found is not None and found.get("protected"):
         return BumpOutcome("protected", pull=start.pull, summary=summary, branch=branch)
+    if found is not None and start.pull is None:
+        # a branch left by a bump pull request closed unmerged is the bot's to reuse; one a pull request
+        # still comes from (someone else's) is not
+        users = await ctx.bumps.open_from(branch)
+        if users:
+            return BumpOutcome("taken", pull=users[0], summary=summary, branch=branch)
     sha = await _commits(ctx, start.start, edits, summary)
     title = bump.title(summary.pins)
     body = render_template(

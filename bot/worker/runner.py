@@ -417,10 +417,10 @@ class Service:
         pulls = PullRequests(self.github.installation(installation), PullRef(owner, name), self.blobs)
         try:
             config = await pulls.config(branch)
-        except AnalysisError as exc:
-            log.info(
-                "no scheduled bumps: the configuration is broken",
-                extra={"repo": f"{owner}/{name}", "reason": str(exc)},
+        except (AnalysisError, HTTPException, aiohttp.ClientError, TimeoutError) as exc:
+            log.warning(
+                "no scheduled bumps: the configuration cannot be read",
+                extra={"repo": f"{owner}/{name}", "reason": short_reason(exc)},
             )
             return
         for pin in config.pins:
