@@ -93,14 +93,21 @@ def newest_release(tags: Iterable[str], pattern: str) -> str | None:
     return max(keyed)[2] if keyed else None
 
 
+def ask_for(prefix: str | None, pin: str, ref: str) -> str:
+    """How a person asks for the bump of `pin` to `ref`: the command under `prefix`, or without one (None)
+    the command line's options."""
+    return f"`{prefix} bump {pin} {ref}`" if prefix is not None else f"--pin {pin} --ref {ref}"
+
+
 def choose_ref(
-    pin: Pin, current: str | None, requested: str | None, tags: Iterable[str], prefix: str
+    pin: Pin, current: str | None, requested: str | None, tags: Iterable[str], prefix: str | None
 ) -> RefChoice:
     """The ref `pin` moves to: the one named, else the upstream's newest release tag. A release older than
-    the current one is taken only when named (a downgrade); `prefix` is the command's, for the advice."""
+    the current one is taken only when named (a downgrade); `prefix` is the command's, for the advice (None:
+    the command line's)."""
     if requested is not None:
         return RefChoice(pin.name, current, requested, True, _older(requested, current, pin.release_tags))
-    name_it = f"name the ref: `{prefix} bump {pin.name} <ref>`"
+    name_it = f"name the ref: {ask_for(prefix, pin.name, '<ref>')}"
     if pin.release_tags is None:
         return RefChoice(
             pin.name, current, None, refusal=f"`{pin.name}` has no `release_tags` pattern: {name_it}."
@@ -112,7 +119,7 @@ def choose_ref(
     if _older(newest, current, pin.release_tags):
         why = (
             f"`{pin.name}`'s newest release `{newest}` is older than the pinned `{current}`. To go back to it "
-            f"anyway, name it: `{prefix} bump {pin.name} {newest}`."
+            f"anyway, name it: {ask_for(prefix, pin.name, newest)}."
         )
         return RefChoice(pin.name, current, None, refusal=why)
     return RefChoice(pin.name, current, newest)
@@ -183,6 +190,17 @@ def marker(pins: Iterable[str]) -> str:
     text = json.dumps({"pins": sorted(set(pins))}, ensure_ascii=True)
     hidden = text.replace("<", "\\u003c").replace(">", "\\u003e")  # nothing in it ends the comment
     return f"<!-- llama-bot:bump {hidden} -->"
+
+
+PR_BODY_LIMIT = 65536  # GitHub's limit on a pull request's body
+
+
+def fit_body(text: str, hidden: str) -> str:
+    """The body and its hidden marker within GitHub's limit: a text too long loses its end, never the marker
+    (which makes the pull request the pin's open bump)."""
+    room = PR_BODY_LIMIT - len(hidden) - 40
+    shown = text if len(text) <= room else text[:room] + "\n\n… (cut to fit)"
+    return f"{shown}\n{hidden}\n"
 
 
 def bump_pins(pull: dict, repository: str) -> tuple[str, ...]:

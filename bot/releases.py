@@ -25,6 +25,7 @@ class ChooseRefs:
     versions: dict[str, bytes | None]
     url_instead_of: str | None = None
     local: dict[str, str] | None = None
+    prefix: str | None = "/llama"  # the command the advice names; None: the command line's options
 
     def __call__(self, _channel: Channel | None = None) -> list[RefChoice]:
         return [self._choice(name) for name in self.request.pins]
@@ -42,10 +43,10 @@ class ChooseRefs:
         except AnalysisError:
             current = None  # garbage in the version file: the bump repairs it
         if self.request.ref is not None:
-            return choose_ref(pin, current, self.request.ref, [], self.config.command_prefix)
+            return choose_ref(pin, current, self.request.ref, [], self.prefix)
         url = (self.local or {}).get(name) or rewrite_url(pin.upstream, self.url_instead_of)
         try:
             tags = advertised_tags(url) if pin.release_tags else []
         except AnalysisError as exc:
             return RefChoice(name, current, None, refusal=str(exc))
-        return choose_ref(pin, current, None, tags, self.config.command_prefix)
+        return choose_ref(pin, current, None, tags, self.prefix)

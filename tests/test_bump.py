@@ -54,6 +54,8 @@ def test_choosing_a_ref_refuses_an_older_release_unless_named():
     assert bump.choose_ref(LLAMA, sha, None, ["b200"], "/llama").ref == "b200"
     none = bump.choose_ref(LLAMA, "b100", None, ["v1.0.0"], "!bot")
     assert none.ref is None and "`!bot bump llama.cpp <ref>`" in none.refusal
+    on_the_command_line = bump.choose_ref(LLAMA, "b300", None, ["b200"], None)
+    assert "--pin llama.cpp --ref b200" in on_the_command_line.refusal
     unpatterned = dataclasses.replace(LLAMA, release_tags=None)
     assert "no `release_tags` pattern" in bump.choose_ref(unpatterned, "b1", None, ["b2"], "/llama").refusal
 
@@ -74,6 +76,13 @@ def test_the_version_file_keeps_its_shape():
     assert bump.version_text(None, "b200") == b"b200\n"
     assert bump.version_text(b"\xff\xfe", "b200") == b"b200\n"
     assert bump.version_text(b"b100\nb101\n", "b200") == b"b200\n"  # garbage: replaced whole
+
+
+def test_a_long_body_keeps_its_marker():
+    hidden = bump.marker(["llama.cpp"])
+    body = bump.fit_body("| row |\n" * 20000, hidden)
+    assert len(body) <= bump.PR_BODY_LIMIT and body.rstrip().endswith(hidden) and "cut to fit" in body
+    assert bump.fit_body("short", hidden) == f"short\n{hidden}\n"
 
 
 def test_branch_names_are_safe_for_git():

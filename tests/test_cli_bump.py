@@ -12,6 +12,7 @@ import pygit2
 import pytest
 
 from tests.conftest import HOOK_PATCH, NEW_SOURCE, OLD_SOURCE, PATCH_PATH
+from tests.fakegithub import commit
 from tests.fixtures import RepoBuilder
 from tests.gitutil import git_apply_stack
 
@@ -98,3 +99,9 @@ def test_already_at_the_ref_and_bad_arguments(checkout):
 
     garbage = _bump(up, repo, env, "--ref", "b100..b200")
     assert garbage.returncode == 2 and "not an upstream tag" in garbage.stderr
+
+    commit(repo, {"LLAMA_CPP_VERSION": "b300\n"}, ref="refs/heads/work")  # a release upstream no longer has
+    older = _bump(up, repo, env)
+    assert older.returncode == 2 and "older than the pinned b300" in older.stderr
+    assert "--pin llama.cpp --ref b200" in older.stderr
+    assert not [r for r in repo.references if r.startswith("refs/heads/llama-bot/")]

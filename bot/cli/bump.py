@@ -96,6 +96,7 @@ def _choices(
         versions,
         os.environ.get("LLAMA_BOT_URL_INSTEADOF"),
         local_upstreams(args.upstream_dir, config),
+        prefix=None,
     )
     choices = run_limited(target, cli_limits(args))
     refusals = [c.refusal for c in choices if c.refusal]

@@ -238,9 +238,8 @@ async def _publish(
             return BumpOutcome("taken", pull=users[0], summary=summary, branch=branch)
     sha = await _commits(ctx, start.start, edits, summary)
     title = bump.title(summary.pins)
-    body = render_template(
-        "bump_body.md.j2", s=summary, prefix=config.command_prefix, marker=bump.marker(pins)
-    )
+    text = render_template("bump_body.md.j2", s=summary, prefix=config.command_prefix)
+    body = bump.fit_body(text, bump.marker(pins))
     if start.pull is None:
         await git.force_branch(branch, sha)
         pull = await ctx.bumps.open_pull(branch, ctx.payload["default_branch"], title, body)

@@ -252,7 +252,7 @@ class Service:
     ) -> list[RefChoice]:
         """The ref each pin of a bump moves to, chosen in a child process within the analysis limits (the
         upstreams' tag listings and the configured patterns are outside input)."""
-        target = ChooseRefs(config, request, versions, self.url_instead_of)
+        target = ChooseRefs(config, request, versions, self.url_instead_of, prefix=config.command_prefix)
         return await self._in_child(
             lambda stop: run_limited(target, self.limits, start_method="forkserver", stop=stop)
         )
