@@ -227,15 +227,9 @@ async def _publish(
     pins = sorted({*(c.pin for c in moving), *start.pull_pins})
     branch = start.pull["head"]["ref"] if start.pull else bump.branch_name(moving)
     git = ctx.git()
-    found = await git.branch(branch)
-    if found is not None and found.get("protected"):
-        return BumpOutcome("protected", pull=start.pull, summary=summary, branch=branch)
-    if found is not None and start.pull is None:
-        # a branch left by a bump pull request closed unmerged is the bot's to reuse; one a pull request
-        # still comes from (someone else's) is not
-        users = await ctx.bumps.open_from(branch)
-        if users:
-            return BumpOutcome("taken", pull=users[0], summary=summary, branch=branch)
+    blocked = await _blocked(ctx, start, branch, summary)
+    if blocked is not None:
+        return blocked
     sha = await _commits(ctx, start.start, edits, summary)
     title = bump.title(summary.pins)
     text = render_template("bump_body.md.j2", s=summary, prefix=config.command_prefix)
@@ -250,6 +244,22 @@ async def _publish(
         return BumpOutcome("moved", pull=start.pull, summary=summary, branch=branch, reason=moved.now_sha)
     pull = await ctx.bumps.refresh_pull(start.pull["number"], title, body)
     return BumpOutcome("updated", pull=pull, summary=summary, branch=branch)
+
+
+async def _blocked(ctx: JobContext, start: Start, branch: str, summary: BumpSummary) -> BumpOutcome | None:
+    """Why the bump's branch cannot take its commits: protected, or (a new branch name that exists) the head
+    of a pull request. A branch left by a bump pull request closed unmerged is the bot's to reuse."""
+    found = await ctx.git().branch(branch)
+    if found is not None and found.get("protected"):
+        return BumpOutcome("protected", pull=start.pull, summary=summary, branch=branch)
+    if found is None or start.pull is not None:
+        return None
+    users = await ctx.bumps.open_from(branch)
+    mine = [u for u in users if bump.bump_pins(u, ctx.pull.full_name)]  # a bump that ran meanwhile
+    if not users:
+        return None
+    kind = "already_open" if mine else "taken"
+    return BumpOutcome(kind, pull=(mine or users)[0], summary=summary, choices=summary.choices, branch=branch)
 
 
 async def _commits(
