@@ -1,4 +1,4 @@
-"""Slash commands in pull-request comments: which lines are commands and what each one takes.
+"""Slash commands in comments on pull requests (and, for some, on issues): which lines are commands and what each one takes.
 
 Pure functions of the comment text and the configured prefix. The command
 table is data, so a new command is one more row (and one handler in the
@@ -25,6 +25,7 @@ class CommandSpec:
     summary: str
     min_args: int = 0
     max_args: int | None = 0  # None: any number
+    on_issues: bool = False  # it also runs in a comment on an issue (the others need a pull request)
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
@@ -43,7 +44,16 @@ COMMANDS: tuple[CommandSpec, ...] = (
         None,
     ),
     CommandSpec("recheck", "", "check the carried patches again and refresh the checklist"),
-    CommandSpec("help", "", "show this help"),
+    CommandSpec(
+        "bump",
+        "<pin> [<pin> ...] [<ref>]",
+        "open the pull request that moves the pins to `<ref>` (default: each one's newest release tag) with "
+        "the patches rebuilt, or update the one open for them; on an issue too",
+        1,
+        None,
+        True,
+    ),
+    CommandSpec("help", "", "show this help", on_issues=True),
 )
 SPECS = {spec.name: spec for spec in COMMANDS}
 

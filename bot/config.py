@@ -13,6 +13,7 @@ from pathlib import Path
 from bot import buildpatches
 from bot.buildpatches import glob_matches, is_glob
 from bot.commands import PREFIX_SHAPE
+from bot.jobs import KEEP_SECONDS
 from bot.model import AnalysisError
 from bot.snapshot import Snapshot
 
@@ -60,6 +61,8 @@ class Pin:
     review: str = "llama.cpp"  # which upstream review profile runs (REVIEW_PROFILES)
     consumers: tuple[Consumer, ...] = ()
     vendored: tuple[Vendored, ...] = ()
+    release_tags: str | None = None  # the pattern of the upstream's release tags, its groups numbers
+    bump_every: int | None = None  # seconds between the service's own bumps of this pin; None: never
 
     @property
     def patch_sets(self) -> tuple[str, ...]:
@@ -130,7 +133,18 @@ def _expect(value, kind, where: str):
 
 
 TOP_KEYS = ("command_prefix", "cancel_superseded", "pin", "platforms", "rules")
-PIN_KEYS = ("name", "version_file", "patches", "upstream", "also_watch", "review", "consumers", "vendored")
+PIN_KEYS = (
+    "name",
+    "version_file",
+    "patches",
+    "upstream",
+    "also_watch",
+    "review",
+    "consumers",
+    "vendored",
+    "release_tags",
+    "bump_every",
+)
 CONSUMER_KEYS = ("pin", "sources")
 VENDORED_KEYS = ("upstream", "copies", "files")
 REVIEW_PROFILES = ("llama.cpp", "mlx", "mlx-c", "none")
@@ -236,7 +250,54 @@ def _pin(raw: object, where: str) -> Pin:
         profile,
         _consumers(raw.get("consumers", []), f"{where}.consumers"),
         _vendored(raw.get("vendored", []), f"{where}.vendored"),
+        _release_tags(raw.get("release_tags"), f"{where}.release_tags"),
+        _bump_every(raw.get("bump_every"), f"{where}.bump_every"),
     )
+
+
+MAX_PATTERN_LENGTH = 200
+
+
+def _release_tags(value: object, where: str) -> str | None:
+    """A regular expression a release tag matches whole, with at least one group: the numbers that order
+    the releases (`b(\\d+)`, `v(\\d+)\\.(\\d+)\\.(\\d+)`)."""
+    if value is None:
+        return None
+    pattern = _expect(value, str, where)
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        raise AnalysisError(f"{where}: longer than {MAX_PATTERN_LENGTH} characters")
+    try:
+        groups = re.compile(pattern).groups
+    except re.error as exc:
+        raise AnalysisError(f"{where}: {pattern!r} is not a regular expression ({exc})") from None
+    if not groups:
+        raise AnalysisError(
+            f"{where}: {pattern!r} has no group: put the numbers that order releases in groups, "
+            'like "b(\\\\d+)"'
+        )
+    return pattern
+
+
+_DURATION = re.compile(r"(\d+)\s*([dhm])")
+_UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60}
+MIN_BUMP_EVERY = 3600  # seconds: the upstream is asked for its tags at most this often per pin
+MAX_BUMP_EVERY = KEEP_SECONDS  # the job store remembers that a period's scheduled bump was queued this long
+
+
+def _bump_every(value: object, where: str) -> int | None:
+    """`"7d"`, `"12h"` or `"90m"` as seconds; an hour at least, 30 days at most."""
+    if value is None:
+        return None
+    text = _expect(value, str, where)
+    found = _DURATION.fullmatch(text.strip())
+    if found is None:
+        raise AnalysisError(f'{where}: {text!r} is not a duration like "7d", "12h" or "90m"')
+    seconds = int(found[1]) * _UNIT_SECONDS[found[2]]
+    if seconds < MIN_BUMP_EVERY:
+        raise AnalysisError(f"{where}: {text!r} is shorter than an hour")
+    if seconds > MAX_BUMP_EVERY:
+        raise AnalysisError(f"{where}: {text!r} is longer than {MAX_BUMP_EVERY // 86400} days")
+    return seconds
 
 
 def _review_profile(raw: dict, where: str) -> str:

@@ -294,6 +294,13 @@ class GitHubApp:
         )
         return int(found["id"])
 
+    async def installations(self) -> list[int]:
+        """The ids of the App's installations (for work that no delivery started)."""
+        jwt = apps.get_jwt(app_id=self.app_id, private_key=self._private_key)
+        return [
+            int(i["id"]) async for i in self.app_client.getiter("/app/installations?per_page=100", jwt=jwt)
+        ]
+
     def installation(self, installation_id: int) -> GitHubClient:
         async def token(rejected: str | None) -> str:
             return await self.installation_token(installation_id, rejected)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
 import threading
 from collections.abc import Callable
 from typing import Self
@@ -42,6 +43,11 @@ class BlobCache:
                 self._cache[sha] = data
             except ValueError:  # larger than the whole cache: not kept
                 pass
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives a blob holding `data`."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 async def get_blob(gh: GitHubAPI, owner: str, repo: str, sha: str) -> bytes:
@@ -100,12 +106,14 @@ class RestSnapshot:
         entries: dict[str, tuple[str, str, int]],
         blobs: BlobCache,
         reader: ThreadReader | None = None,
+        edits: dict[str, bytes] | None = None,
     ):
         self.gh, self.owner, self.repo, self.commit_sha = gh, owner, repo, commit_sha
         self.entries = entries  # path -> (blob sha, mode, size: 0 when the listing gave none)
         self._paths = sorted(entries)
         self._blobs = blobs
         self._reader = reader
+        self._edits = edits or {}  # files changed in memory, not on GitHub (`with_files`)
 
     @classmethod
     async def load(
@@ -135,11 +143,26 @@ class RestSnapshot:
     def reading_with(self, reader: ThreadReader) -> RestSnapshot:
         """This snapshot, its `read` going through `reader`."""
         return RestSnapshot(
-            self.gh, self.owner, self.repo, self.commit_sha, self.entries, self._blobs, reader
+            self.gh, self.owner, self.repo, self.commit_sha, self.entries, self._blobs, reader, self._edits
+        )
+
+    def with_files(self, files: dict[str, bytes]) -> RestSnapshot:
+        """This commit with `files` (path -> bytes) written over it in memory: what the tree would be after
+        committing them. Their entries carry the blob ids git would give them; reads answer from memory,
+        since GitHub has no such blobs yet."""
+        entries = dict(self.entries)
+        for path, data in files.items():
+            mode = entries[path][1] if path in entries else "100644"
+            entries[path] = (blob_id(data), mode, len(data))
+        edits = {**self._edits, **files}
+        return RestSnapshot(
+            self.gh, self.owner, self.repo, self.commit_sha, entries, self._blobs, self._reader, edits
         )
 
     async def fetch(self, path: str) -> bytes | None:
         """The file's bytes, from the event loop."""
+        if path in self._edits:
+            return self._edits[path]
         entry = self.entries.get(path)
         if entry is None:
             return None
@@ -152,6 +175,8 @@ class RestSnapshot:
 
     def read(self, path: str) -> bytes | None:
         """The file's bytes, from a worker thread reading through its `ThreadReader`."""
+        if path in self._edits:
+            return self._edits[path]
         if path not in self.entries:
             return None
         sha = self.entries[path][0]

@@ -173,6 +173,24 @@ class MemorySnapshot:
         return sorted(p for p in self._data if p.startswith(prefix))
 
 
+class EditedSnapshot:
+    """A revision with some files written over it in memory: its tree as it would be once they are committed
+    (a bump's version files, before the commit is made)."""
+
+    def __init__(self, under: Snapshot, files: dict[str, bytes]):
+        self._under, self._files = under, dict(files)
+
+    def read(self, path: str) -> bytes | None:
+        return self._files[path] if path in self._files else self._under.read(path)
+
+    def size(self, path: str) -> int | None:
+        return len(self._files[path]) if path in self._files else self._under.size(path)
+
+    def files(self, prefix: str = "") -> list[str]:
+        below = prefix.rstrip("/") + "/" if prefix else ""
+        return sorted({*self._under.files(prefix), *(p for p in self._files if p.startswith(below))})
+
+
 def size_text(size: int) -> str:
     """A byte count as a person reads it: `512 bytes`, `30 KiB`, `8 MiB`, `1.5 GiB`."""
     for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):

@@ -25,6 +25,7 @@ from bot.model import AnalysisError
 
 MAX_LISTING = 64 << 20  # bytes of `git ls-remote` output read: some 700,000 branches and tags
 _LISTED = re.compile(r"([0-9a-f]{40})\t(refs/(?:heads|tags)/\S+)")
+_TAG_LINE = re.compile(r"[0-9a-f]{40}\trefs/tags/(\S+)")
 
 
 def repository_key(url: str) -> str:
@@ -126,3 +127,25 @@ def parse_listing(text: str) -> list[pygit2.Oid]:
         else:
             named.setdefault(name, oid)
     return [pygit2.Oid(hex=oid) for oid in dict.fromkeys(named.values())]
+
+
+def advertised_tags(url: str, progress: Callable[[str], None] | None = None) -> list[str]:
+    """The names of the tags the upstream at `url` advertises now, asked with `git ls-remote --tags --refs`
+    (the release tags a bump chooses from). AnalysisError when it cannot be asked, or answers more than
+    MAX_LISTING."""
+    command = ["git", "-c", "credential.helper=", "ls-remote", "--tags", "--refs", REMOTE]
+    shown = public_url(url)
+    # No repository (a path below /dev/null never is one): the one around the working directory would lend
+    # its own `origin` URL first.
+    env = {**git_env(url), "GIT_DIR": os.path.join(os.devnull, "no-repository")}
+    with tempfile.TemporaryFile() as listing:
+        code, stderr = run_git(
+            command, env, f"listing the tags of {shown}", progress=progress, output=listing
+        )
+        if code != 0:
+            raise AnalysisError(f"cannot list the tags of {shown}: {git_error(stderr)}")
+        if os.fstat(listing.fileno()).st_size > MAX_LISTING:
+            raise AnalysisError(f"{shown} lists more than {MAX_LISTING >> 20} MiB of tags")
+        listing.seek(0)
+        text = listing.read().decode(errors="replace")
+    return [found[1] for line in text.splitlines() if (found := _TAG_LINE.fullmatch(line.strip()))]

@@ -1,8 +1,9 @@
-"""New comments on pull requests may hold slash commands.
+"""New comments on pull requests and issues may hold slash commands.
 
 The command prefix lives in the repository's configuration, which the
 router cannot read without an API call; it lets through any new human
-comment with a line that looks like a command and the job parses it exactly.
+comment with a line that looks like a command and the job parses it exactly
+(on an issue, it runs only the commands that need no pull request).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def is_bot(user: dict) -> bool:
 
 def command_request(data: dict) -> JobRequest | None:
     issue, comment = data["issue"], data["comment"]
-    if "pull_request" not in issue or is_bot(comment["user"]):
+    if is_bot(comment["user"]):
         return None
     if not looks_like_command(comment.get("body") or ""):
         return None
@@ -36,8 +37,10 @@ def command_request(data: dict) -> JobRequest | None:
         {
             **job,
             "number": issue["number"],
+            "on_pull": "pull_request" in issue,
             "default_branch": data["repository"]["default_branch"],
             "comment_id": comment["id"],
+            "comment_url": comment.get("html_url"),
             "body": comment["body"],
             "author": comment["user"]["login"],
             # the commands act only on the head the author saw then (`bot.approval`)

@@ -54,6 +54,7 @@ DOCS = "https://docs.github.com/rest"
 # Operations GitHub authenticates with the App JWT; all others need an installation token.
 JWT_OPERATIONS = {
     "apps/get-authenticated",
+    "apps/list-installations",
     "apps/create-installation-access-token",
     "apps/get-repo-installation",
 }
@@ -458,6 +459,7 @@ class FakeGitHub:
         self.workflows: dict[int, dict] = {}  # id -> {repo, file, dispatchable, workflow}
         self.workflow_runs: dict[int, dict] = {}
         self.dispatches: list[dict] = []
+        self.opened_pulls: list[int] = []  # the numbers of the pull requests the App opened
         self.return_run_details = True
         self.clock_offset = 0.0  # GitHub's clock minus the machine's (`advance`)
         self.protected: set[tuple[str, str]] = set()  # (full_name, branch) with branch protection
@@ -620,6 +622,7 @@ class FakeGitHub:
         state: str = "open",
         title: str | None = None,
         body: str = "",
+        user_type: str = "User",
     ) -> dict:
         """Open PR ``number``; its head commits must be in the base repository's git (GitHub keeps them there)."""
         full = f"{owner}/{name}"
@@ -646,7 +649,7 @@ class FakeGitHub:
             state=state,
             title=title or f"Pull request {number}",
             body=body,
-            user=self._user(user_login),
+            user=self._user(user_login, user_type),
             created_at=now,
             updated_at=now,
             closed_at=None if state == "open" else now,
@@ -1279,15 +1282,28 @@ class FakeGitHub:
         }
 
     def op_apps_get_repo_installation(self, call: Call):
+        return 200, self._installation_json(call.repo["owner"])
+
+    def _installation_json(self, owner: str) -> dict:
         installation = copy.deepcopy(self._example("installation"))
         installation.update(
             id=self.installation_id,
             app_id=int(self.app_id),
             app_slug=self._app_json()["slug"],
-            account=self._user(call.repo["owner"]),
+            account=self._user(owner),
             access_tokens_url=f"{self.url}/app/installations/{self.installation_id}/access_tokens",
         )
-        return 200, installation
+        return installation
+
+    def op_apps_list_installations(self, call: Call):
+        """The App's one installation, on every repository the fake holds."""
+        owners = sorted({repo["owner"] for repo in self.repos.values()}) or ["nobody"]
+        return 200, *self._paginate(call, [self._installation_json(owners[0])])
+
+    def op_apps_list_repos_accessible_to_installation(self, call: Call):
+        repos = [self._repo_json(name) for name in sorted(self.repos)]
+        page, headers = self._paginate(call, repos)
+        return 200, {"total_count": len(repos), "repositories": page}, headers
 
     def op_pulls_get(self, call: Call):
         pr = self._pull(call)
@@ -1300,6 +1316,74 @@ class FakeGitHub:
             deletions=sum(f["deletions"] for f in files),
             changed_files=len(files),
         )
+        return 200, pr
+
+    def op_pulls_list(self, call: Call):
+        state, query = call.query.get("state", "open"), call.query
+        found = [
+            pr
+            for (full, _), pr in sorted(self.pulls.items(), key=lambda item: -item[0][1])
+            if full == call.repo["full_name"]
+            and state in ("all", pr["state"])
+            and query.get("head", pr["head"]["label"]) == pr["head"]["label"]
+            and query.get("base", pr["base"]["ref"]) == pr["base"]["ref"]
+        ]
+        return 200, *self._paginate(call, found)
+
+    def op_pulls_create(self, call: Call):
+        """A pull request from a branch of this repository, opened by the App."""
+        full, git, body = call.repo["full_name"], call.repo["git"], call.body
+        head = git.references.get(f"refs/heads/{body['head']}")
+        if head is None or f"refs/heads/{body['base']}" not in git.references:
+            raise HTTPError(
+                422, "Validation Failed", [{"resource": "PullRequest", "field": "head", "code": "invalid"}]
+            )
+        label = f"{call.repo['owner']}:{body['head']}"
+        if any(
+            p["state"] == "open" and p["head"]["label"] == label
+            for (f, _), p in self.pulls.items()
+            if f == full
+        ):
+            raise HTTPError(
+                422,
+                "Validation Failed",
+                [
+                    {
+                        "resource": "PullRequest",
+                        "code": "custom",
+                        "message": f"A pull request already exists for {label}.",
+                    }
+                ],
+            )
+        taken = [n for (f, n) in self.pulls if f == full]
+        taken += [
+            int(c["issue_url"].rsplit("/", 1)[1])
+            for c in self.comments.values()
+            if f"/repos/{full}/" in c["issue_url"]
+        ]
+        number = max(taken, default=0) + 1
+        owner, name = full.split("/")
+        pr = self.add_pull(
+            owner,
+            name,
+            number,
+            str(head.resolve().target),
+            body["head"],
+            base_ref=body["base"],
+            user_login=self.bot_login,
+            user_type="Bot",
+            title=body.get("title"),
+            body=body.get("body") or "",
+        )
+        self.opened_pulls.append(number)
+        return 201, pr, {"Location": pr["url"]}
+
+    def op_pulls_update(self, call: Call):
+        pr = self._pull(call)
+        for key in ("title", "body", "state"):
+            if key in (call.body or {}):
+                pr[key] = call.body[key]
+        pr["updated_at"] = self._iso()
         return 200, pr
 
     def op_pulls_list_files(self, call: Call):

@@ -243,13 +243,14 @@ class FakeGitHub:
             pull_ref or PullRef(payload["owner"], payload["repo"], payload.get("number")),
             self.progress,
             self._save,
-            Shared(self.store, self.queue, self._analyse, lambda: None, 300.0),  # type: ignore[arg-type]
+            Shared(self.store, self.queue, self._analyse, lambda: None, 300.0, None),  # type: ignore[arg-type]
             self.pulls,
             self.comment,
             self.checks,
             self.actions,
             lambda owner, repo: self.git,
             self.context,
+            None,  # type: ignore[arg-type]  (no job of these tests opens a bump pull request)
         )
 
 

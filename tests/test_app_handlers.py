@@ -62,13 +62,17 @@ def test_closed_pull_requests_and_deliveries_without_installation_are_ignored():
     assert analysis_request(data) is None
 
 
-def test_commands_on_pull_requests_by_people_only():
+def test_commands_on_pull_requests_and_issues_by_people_only():
     request = command_request(comment_payload())
     assert request.kind == "command" and not request.supersedes
     assert request.payload["body"] == "/llama recheck" and request.payload["author"] == "someone"
     assert request.payload["default_branch"] == "master"
     assert request.payload["comment_created_at"] == "2019-05-15T15:20:21Z"  # acts on the head seen then
-    assert command_request(comment_payload(on_pr=False)) is None
+    assert request.payload["on_pull"] is True
+    on_issue = command_request(
+        comment_payload(on_pr=False)
+    )  # `bump` runs there; the job says the rest do not
+    assert on_issue.kind == "command" and on_issue.payload["on_pull"] is False
     assert command_request(comment_payload(login="llama-bot[bot]")) is None
     assert command_request(comment_payload(login="renovate", user_type="Bot")) is None
     assert command_request(comment_payload(body="LGTM")) is None

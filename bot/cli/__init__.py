@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
+from bot.cli.bump import cmd_bump
 from bot.cli.check import cmd_check
 from bot.cli.console import UsageError
 from bot.cli.contracts import cmd_contracts
@@ -23,6 +24,7 @@ COMMANDS = {
     "jobs": cmd_jobs,
     "verify-source": cmd_verify_source,
     "contracts": cmd_contracts,
+    "bump": cmd_bump,
 }
 
 

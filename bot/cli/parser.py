@@ -126,22 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
             "--upstream-dir", action="append", default=[], metavar="NAME=GITDIR", help=UPSTREAM_DIR_HELP
         )
         cmd.add_argument("--quiet", action="store_true", help=QUIET_HELP)
-        cmd.add_argument(
-            "--max-memory-mb",
-            type=_at_least(MIN_MEMORY_MB),
-            default=Limits.memory_mb,
-            metavar="MB",
-            help=f"the analysis runs in a child process that may add this much address space (default: "
-            f"{Limits.memory_mb}); past it, exit 2 naming what it was doing",
-        )
-        cmd.add_argument(
-            "--timeout",
-            type=_at_least(1),
-            default=int(Limits.timeout),
-            metavar="SECONDS",
-            help=f"the analysis's wall-time limit (default: {Limits.timeout:g}); past it, exit 2 naming what "
-            "it was doing",
-        )
+        _add_limits(cmd)
         if name == "check":
             cmd.add_argument(
                 "--format",
@@ -229,7 +214,77 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     _add_contracts(sub)
+    _add_bump(sub)
     return parser
+
+
+def _add_limits(cmd: argparse.ArgumentParser) -> None:
+    """The analysis limits `check`, `regenerate` and `bump` take."""
+    cmd.add_argument(
+        "--max-memory-mb",
+        type=_at_least(MIN_MEMORY_MB),
+        default=Limits.memory_mb,
+        metavar="MB",
+        help=f"the analysis runs in a child process that may add this much address space (default: "
+        f"{Limits.memory_mb}); past it, exit 2 naming what it was doing",
+    )
+    cmd.add_argument(
+        "--timeout",
+        type=_at_least(1),
+        default=int(Limits.timeout),
+        metavar="SECONDS",
+        help=f"the analysis's wall-time limit (default: {Limits.timeout:g}); past it, exit 2 naming what "
+        "it was doing",
+    )
+
+
+BUMP_EXIT_CODES = """exit status (as check's, for the bump it made):
+  0  the branch was made and every patch applies as it is at the new ref (one commit), or every pin is
+     already at its ref (no branch)
+  1  the branch was made and some patch needed a change: rebuilt in the second commit (regenerated,
+     fuzzy), or left for a person (conflict, upstreamed, error)
+  2  nothing was made: bad arguments, no release tag to choose, a ref older than the current one not
+     named with --ref, a branch of that name already there, an upstream or version file that could not
+     be read; one line on stderr says why"""
+
+
+def _add_bump(sub) -> None:
+    bump = sub.add_parser(
+        "bump",
+        help="make a branch that moves pins to a new upstream ref, with the patches rebuilt",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.fill(
+            "In the checkout at --repo, create the branch llama-bot/bump-<pin>-<ref> from the current HEAD with "
+            "two commits: the version files moved to --ref (default: each pin's newest release tag, by its "
+            "release_tags pattern), then the carried patches rebuilt for it. HEAD, the current branch, the "
+            "index and the working tree do not change, and nothing is pushed. Prints what it made and the "
+            "checklist of the bump.",
+            100,
+            break_on_hyphens=False,
+        ),
+        epilog=f"{BUMP_EXIT_CODES}\n\n{CLI_ENV}",
+    )
+    bump.add_argument("--repo", required=True, metavar="PATH", help="the Ollama git repository")
+    bump.add_argument(
+        "--pin",
+        required=True,
+        action="append",
+        metavar="NAME",
+        help="a pin to move (a name from .github/llama-bot.toml at HEAD, e.g. llama.cpp); repeat it to move "
+        "several in one branch",
+    )
+    bump.add_argument(
+        "--ref",
+        default=None,
+        metavar="REF",
+        help="the upstream tag or 40-hex commit to move the one pin to (default: its newest release tag); "
+        "needed to go back to an older one",
+    )
+    bump.add_argument(
+        "--upstream-dir", action="append", default=[], metavar="NAME=GITDIR", help=UPSTREAM_DIR_HELP
+    )
+    bump.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+    _add_limits(bump)
 
 
 INVENTORY_EXIT_CODES = """exit status:

@@ -36,12 +36,20 @@ class GitData:
     ) -> tuple[str, str]:
         """One commit of `files` (path, mode, bytes) on `branch` at `head_sha`; the ref moves only by
         fast-forward. BranchMoved when the branch has moved on; a refusal raises as GitHub answered it."""
+        sha, url = await self.make_commit(head_sha, files, message)
+        await self.advance(branch, head_sha, sha)
+        return sha, url
+
+    async def make_commit(
+        self, parent_sha: str, files: list[tuple[str, str, bytes]], message: str
+    ) -> tuple[str, str]:
+        """A commit of `files` (path, mode, bytes) on `parent_sha`, on no branch yet: its sha and page."""
         tree_items = [
             {"path": path, "mode": mode, "type": "blob", "sha": await self._blob(data)}
             for path, mode, data in files
         ]
         parent = await self.gh.getitem(
-            "/repos/{owner}/{repo}/git/commits/{sha}", {**self.names, "sha": head_sha}
+            "/repos/{owner}/{repo}/git/commits/{sha}", {**self.names, "sha": parent_sha}
         )
         tree = await self.gh.post(
             "/repos/{owner}/{repo}/git/trees",
@@ -51,9 +59,8 @@ class GitData:
         new = await self.gh.post(
             "/repos/{owner}/{repo}/git/commits",
             self.names,
-            data={"message": message, "tree": tree["sha"], "parents": [head_sha]},
+            data={"message": message, "tree": tree["sha"], "parents": [parent_sha]},
         )
-        await self._fast_forward(branch, head_sha, new["sha"])
         return new["sha"], new.get("html_url") or new["url"]
 
     async def _blob(self, data: bytes) -> str:
@@ -64,11 +71,11 @@ class GitData:
         )
         return blob["sha"]
 
-    async def _fast_forward(self, branch: str, head_sha: str, new_sha: str) -> None:
+    async def advance(self, branch: str, head_sha: str, new_sha: str) -> None:
         """`branch` moved from `head_sha` to `new_sha`, its descendant. A fast-forward alone would also take
         a branch moved back to an ancestor of `head_sha` since, bringing back what its author dropped: the
         branch is read first, and a 422 read again (it moved meanwhile, or is protected)."""
-        now = await self._branch_sha(branch)
+        now = await self.branch_sha(branch)
         if now != head_sha:
             raise BranchMoved(now)
         try:
@@ -78,12 +85,12 @@ class GitData:
         except BadRequest as exc:
             if not refused(exc, http.HTTPStatus.UNPROCESSABLE_ENTITY):
                 raise
-            now = await self._branch_sha(branch)
+            now = await self.branch_sha(branch)
             if now != head_sha:
                 raise BranchMoved(now) from None
             raise  # not moved: a refusal (a protected branch), answered like a 403
 
-    async def _branch_sha(self, branch: str) -> str:
+    async def branch_sha(self, branch: str) -> str:
         """The commit `branch` is at (a branch that is gone answers 404, as a refused write does)."""
         ref = await self.gh.getitem(_ref_path(self.owner, self.repo, branch, "ref"))
         return ref["object"]["sha"]

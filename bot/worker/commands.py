@@ -6,12 +6,12 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from bot.approval import may_write, permission_of
-from bot.commands import COMMANDS, Command, parse_commands
+from bot.commands import COMMANDS, SPECS, Command, parse_commands
 from bot.config import Config
 from bot.render.env import render_template
 from bot.render.replies import failed_reply, untouched_reply, validate_reply
 from bot.validation import select_platforms
-from bot.worker import platforms, regenerate
+from bot.worker import bump, platforms, regenerate
 from bot.worker.analysis import analyse_pull, read_config
 from bot.worker.approve import approved_head, moved_reply
 from bot.worker.context import JobContext, Outcome, Superseded
@@ -37,9 +37,13 @@ async def command_job(ctx: JobContext) -> Outcome:
 async def _run_commands(ctx: JobContext, commands: list[Command], config: Config) -> None:
     """The commands in order, from the first not run yet: a resumed job runs none of them twice."""
     done = ctx.progress.commands_done
+    on_pull = ctx.payload.get("on_pull", True)  # jobs queued before issues took commands were all on PRs
     for index, command in enumerate(commands[done:], start=done):
         log.info("running command", extra={"job_id": ctx.job.id, "command": command.name})
-        await HANDLERS[command.name](ctx, command, config)
+        if on_pull or SPECS[command.name].on_issues:
+            await HANDLERS[command.name](ctx, command, config)
+        else:
+            await ctx.comment.reply(render_template("reply_pull_only.md.j2", line=command.line))
         ctx.progress.commands_done = index + 1
         await ctx.save()
 
@@ -101,6 +105,7 @@ async def recheck_command(ctx: JobContext, command: Command, config: Config) -> 
 
 
 HANDLERS: dict[str, Callable[[JobContext, Command, Config], Awaitable[None]]] = {
+    "bump": bump.bump_command,
     "help": help_command,
     "recheck": recheck_command,
     "regenerate-patches": regenerate.regenerate_command,

@@ -7,12 +7,21 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from bot.bump import BumpRequest, RefChoice
 from bot.config import Config, parse_config
 from bot.gh.actions import Actions
+from bot.gh.bumps import BumpPulls
 from bot.gh.checkruns import CheckRuns
 from bot.gh.comments import ChecklistComment
 from bot.gh.gitdata import GitData
-from bot.gh.protocols import ActionsAPI, CheckRunsAPI, CommentAPI, GitDataAPI, PullRequestsAPI
+from bot.gh.protocols import (
+    ActionsAPI,
+    BumpPullsAPI,
+    CheckRunsAPI,
+    CommentAPI,
+    GitDataAPI,
+    PullRequestsAPI,
+)
 from bot.gh.pullref import PullRef
 from bot.gh.pulls import PullRequests
 from bot.github import GitHubClient
@@ -53,6 +62,14 @@ class Analyse(Protocol):
     ) -> Awaitable[Report]: ...
 
 
+class RefChooser(Protocol):
+    """The ref each pin of a bump moves to, chosen off the event loop (`bot.releases`)."""
+
+    def __call__(
+        self, config: Config, request: BumpRequest, versions: dict[str, bytes | None]
+    ) -> Awaitable[list[RefChoice]]: ...
+
+
 @dataclass(frozen=True)
 class Shared:
     """What every job may use beyond its pull request: the validation store, the queue and the engine."""
@@ -62,6 +79,7 @@ class Shared:
     analyse: Analyse
     wake: Callable[[], None]
     catch_up_after: float  # seconds after which an unfinished dispatch's run is looked up
+    choose_refs: RefChooser
 
 
 @dataclass
@@ -82,6 +100,7 @@ class JobContext:
     actions: ActionsAPI
     git_of: Callable[[str, str], GitDataAPI]  # a repository's git data, by owner and name
     reopen: Callable[[PullRef], JobContext]  # the same job on another pull request of the repository
+    bumps: BumpPullsAPI  # the repository's bump pull requests
     prefix: str = parse_config(None).command_prefix  # the repository's, once its configuration is read
 
     @property
@@ -125,4 +144,5 @@ def on_github(
         actions=Actions(gh, pull.owner, pull.repo),
         git_of=lambda owner, repo: GitData(gh, owner, repo),
         reopen=lambda other: on_github(job, gh, other, progress, save, shared, blobs),
+        bumps=BumpPulls(gh, pull.owner, pull.repo, blobs),
     )

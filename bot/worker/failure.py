@@ -30,6 +30,8 @@ async def _report(ctx: JobContext, reason: str) -> None:
     if ctx.job.kind == "command":
         line = ctx.payload["body"].strip()[:200]
         await ctx.comment.reply(failed_reply(line, reason, ctx.job.id))
+        if not ctx.payload.get("on_pull", True):
+            return  # an issue has no checklist or check runs
     comment = await ctx.comment.find()
     head_sha = await _reported_head(ctx, comment)
     if head_sha is None:

@@ -21,34 +21,41 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import aiohttp
 from gidgethub import HTTPException
 
+from bot.bump import BumpRequest, RefChoice
 from bot.config import Config
 from bot.gh import message_of
 from bot.gh.pullref import PullRef
+from bot.gh.pulls import PullRequests
 from bot.github import GitHubApp
 from bot.jobs import Job, JobQueue, JobRequest
 from bot.metrics import Metrics
-from bot.model import Report
+from bot.model import AnalysisError, Report
+from bot.releases import ChooseRefs
 from bot.rest import BlobCache, RestSnapshot
 from bot.retries import transient
 from bot.sandbox import DEFAULT_LIMITS, Limits, run_limited
 from bot.validationstore import ValidationStore
-from bot.worker import analysis, commands, platforms
+from bot.worker import analysis, bump, commands, platforms
 from bot.worker.childanalysis import PRELOADED, ChildAnalysis, SnapshotSpec
 from bot.worker.context import JobContext, Outcome, Shared, on_github
 from bot.worker.failure import report_failure
 from bot.worker.progress import JobProgress
 
 log = logging.getLogger("bot.service")
+T = TypeVar("T")
 
 MAX_ATTEMPTS = 3  # claims of one job before the bot stops retrying a job that kills its worker
 STOP_GRACE = 10.0  # seconds `Service.stop` waits for its tasks to end after cancelling them
 VALIDATION_DB = "validation.sqlite3"
 CATCH_UP_AFTER = 300.0  # a dispatch unfinished this long (seconds) has its run looked up ...
 CATCH_UP_EVERY = 600.0  # ... at start and then this often
+SCHEDULE_AFTER = 300.0  # seconds after start the scheduled bumps are first looked for, ...
+SCHEDULE_EVERY = 3600.0  # ... and then this often
 
 JOBS: dict[str, Callable[[JobContext], Awaitable[Outcome]]] = {
     "analysis": analysis.analysis_job,
@@ -58,6 +65,7 @@ JOBS: dict[str, Callable[[JobContext], Awaitable[Outcome]]] = {
     "revalidate": platforms.revalidate_job,
     "closed": platforms.closed_job,
     "catch_up": platforms.catch_up_job,
+    "bump": bump.scheduled_bump_job,
 }
 
 
@@ -124,6 +132,7 @@ class Service:
         poll_interval: float = 1.0,
         catch_up_after: float = CATCH_UP_AFTER,
         catch_up_every: float = CATCH_UP_EVERY,
+        schedule: tuple[float, float] = (SCHEDULE_AFTER, SCHEDULE_EVERY),
         backoff: JobBackoff = JobBackoff(),
         store: ValidationStore | None = None,
         limits: Limits = DEFAULT_LIMITS,
@@ -136,13 +145,14 @@ class Service:
         self.poll_interval = poll_interval
         self.backoff = backoff
         self.catch_up_every = catch_up_every
+        self.schedule = schedule  # (first after start, then every), seconds
         self.blobs = BlobCache()
         self._executor = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="analysis")
         self.store = store or ValidationStore(self.data_dir / VALIDATION_DB)
         self.url_instead_of = url_instead_of
         self.limits = limits
         multiprocessing.set_forkserver_preload(PRELOADED)
-        self.shared = Shared(self.store, queue, self.analyse, self.wake, catch_up_after)
+        self.shared = Shared(self.store, queue, self.analyse, self.wake, catch_up_after, self.choose_refs)
         self._wakeup = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self._stopping = False
@@ -157,6 +167,7 @@ class Service:
             for n in range(self.workers)
         ]
         self._tasks.append(asyncio.create_task(self._catch_up(), name="catch-up"))
+        self._tasks.append(asyncio.create_task(self._scheduled_bumps(), name="scheduled-bumps"))
 
     async def stop(self) -> None:
         """Cancel the workers (a running job goes back to the queue) and wait for them, STOP_GRACE at most:
@@ -215,7 +226,6 @@ class Service:
             self.data_dir,
             self.url_instead_of,
         )
-        stop = threading.Event()
 
         def answer(question: tuple) -> bytes | None:
             _, side, path = question
@@ -226,20 +236,35 @@ class Service:
             if fetching is not None:
                 fetching(name, started)
 
-        def run() -> tuple[Report, dict[str, str]]:
+        def run(stop: threading.Event) -> tuple[Report, dict[str, str]]:
             with reader:
                 return run_limited(
                     request, self.limits, start_method="forkserver", answer=answer, hear=hear, stop=stop
                 )
 
-        try:
-            report, child_errors = await asyncio.get_running_loop().run_in_executor(self._executor, run)
-        except asyncio.CancelledError:
-            stop.set()
-            raise
+        report, child_errors = await self._in_child(run)
         if errors is not None:
             errors.update(child_errors)
         return report
+
+    async def choose_refs(
+        self, config: Config, request: BumpRequest, versions: dict[str, bytes | None]
+    ) -> list[RefChoice]:
+        """The ref each pin of a bump moves to, chosen in a child process within the analysis limits (the
+        upstreams' tag listings and the configured patterns are outside input)."""
+        target = ChooseRefs(config, request, versions, self.url_instead_of, prefix=config.command_prefix)
+        return await self._in_child(
+            lambda stop: run_limited(target, self.limits, start_method="forkserver", stop=stop)
+        )
+
+    async def _in_child(self, run: Callable[[threading.Event], T]) -> T:
+        """`run(stop)` in a worker thread; cancelling the job sets `stop`, which kills its child."""
+        stop = threading.Event()
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._executor, run, stop)
+        except asyncio.CancelledError:
+            stop.set()
+            raise
 
     # -- the workers --
 
@@ -369,3 +394,58 @@ class Service:
             except Exception:
                 log.exception("catching up on workflow runs failed")
             await asyncio.sleep(self.catch_up_every)
+
+    # -- scheduled bumps --
+
+    async def queue_bumps(self, now: float | None = None) -> None:
+        """One bump job for each pin with `bump_every` in each repository the App is installed on, per
+        period: the delivery id names the period, so the job store takes it once (across instances and
+        restarts), and after downtime only the current period's is queued, never the ones missed."""
+        stamp = time.time() if now is None else now
+        for installation in await self.github.installations():
+            gh = self.github.installation(installation)
+            async for repo in gh.getiter(
+                "/installation/repositories?per_page=100", iterable_key="repositories"
+            ):
+                if not repo.get("archived"):
+                    await self._queue_repo_bumps(installation, repo, stamp)
+        self.wake()
+
+    async def _queue_repo_bumps(self, installation: int, repo: dict, now: float) -> None:
+        """The bump jobs of one repository's scheduled pins, by its configuration on its default branch."""
+        owner, name, branch = repo["owner"]["login"], repo["name"], repo["default_branch"]
+        pulls = PullRequests(self.github.installation(installation), PullRef(owner, name), self.blobs)
+        try:
+            config = await pulls.config(branch)
+        except (AnalysisError, HTTPException, aiohttp.ClientError, TimeoutError) as exc:
+            log.warning(
+                "no scheduled bumps: the configuration cannot be read",
+                extra={"repo": f"{owner}/{name}", "reason": short_reason(exc)},
+            )
+            return
+        for pin in config.pins:
+            if pin.bump_every is None:
+                continue
+            period = int(now // pin.bump_every)
+            payload = {
+                "installation_id": installation,
+                "owner": owner,
+                "repo": name,
+                "pin": pin.name,
+                "default_branch": branch,
+            }
+            key = f"{owner}/{name}:bump:{pin.name}".lower()
+            await self.queue.enqueue(
+                f"bump:{owner}/{name}:{pin.name}:{period}", "bump", [JobRequest("bump", key, payload)]
+            )
+
+    async def _scheduled_bumps(self) -> None:
+        """`schedule[0]` seconds after start, then every `schedule[1]`: the scheduled bumps of the period."""
+        first, every = self.schedule
+        await asyncio.sleep(first)
+        while not self._stopping:
+            try:
+                await self.queue_bumps()
+            except Exception:
+                log.exception("queueing the scheduled bumps failed")
+            await asyncio.sleep(every)

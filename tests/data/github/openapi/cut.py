@@ -34,7 +34,12 @@ OPERATIONS = [
     ("get", "/app"),
     ("post", "/app/installations/{installation_id}/access_tokens"),
     ("get", "/repos/{owner}/{repo}/installation"),
+    ("get", "/app/installations"),  # scheduled bumps: where the App is installed ...
+    ("get", "/installation/repositories"),  # ... and on which repositories
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}"),
+    ("patch", "/repos/{owner}/{repo}/pulls/{pull_number}"),  # a bump pull request's title and body
+    ("get", "/repos/{owner}/{repo}/pulls"),  # the open pull request of a bump branch
+    ("post", "/repos/{owner}/{repo}/pulls"),  # a bump's pull request
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/files"),
     ("get", "/repos/{owner}/{repo}/compare/{basehead}"),
     ("get", "/repos/{owner}/{repo}/contents/{path}"),
