@@ -80,7 +80,8 @@ def _llama_cpp_drafts(ctx: ReviewContext, run: Run, rules, changes: list[FileCha
 
 def _other_upstream_drafts(ctx: ReviewContext, run: Run) -> list[Draft]:
     """What the review checks of an upstream other than llama.cpp: its consumers' breaks, then (unless its
-    review is "none") MLX's CMake options and build, MLX-C's raised minimum versions, and the carried patches' context."""
+    review is "none") MLX's CMake options and build, MLX-C's raised minimum versions, and the carried
+    patches' context."""
     drafts = run.consumer_breaks()
     if ctx.pin.review == "none":
         return drafts
