@@ -138,3 +138,21 @@ def build_presets(snapshot: Snapshot, path: str) -> list[BuildPreset]:
             BuildPreset(path, entry["name"], configure, tuple(t for t in targets if isinstance(t, str)))
         )
     return found
+
+
+def cmake_minimum(snapshot: Snapshot, path: str) -> tuple[str, int] | None:
+    """The CMake version a presets file declares it needs (`cmakeMinimumRequired`) and the line that says
+    so; None when it declares none."""
+    required = _load(snapshot, path).get("cmakeMinimumRequired")
+    if not isinstance(required, dict):
+        return None
+    parts = [required.get(k, 0) for k in ("major", "minor", "patch")]
+    if not all(_small_number(p) for p in parts):
+        return None
+    text = (snapshot.read(path) or b"")[:MAX_BYTES].decode("utf-8", "replace")
+    line = next((n for n, t in enumerate(text.splitlines(), 1) if '"cmakeMinimumRequired"' in t), 1)
+    return ".".join(str(p) for p in parts), line
+
+
+def _small_number(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 16

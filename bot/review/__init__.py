@@ -80,12 +80,15 @@ def _llama_cpp_drafts(ctx: ReviewContext, run: Run, rules, changes: list[FileCha
 
 def _other_upstream_drafts(ctx: ReviewContext, run: Run) -> list[Draft]:
     """What the review checks of an upstream other than llama.cpp: its consumers' breaks, then (unless its
-    review is "none") MLX's CMake options and dependencies and the carried patches' context."""
+    review is "none") MLX's CMake options and build, MLX-C's raised minimum versions, and the carried
+    patches' context."""
     drafts = run.consumer_breaks()
     if ctx.pin.review == "none":
         return drafts
     if ctx.pin.review == "mlx":
         drafts = drafts + [*run.options(cmake.MLX_OPTIONS), *run.mlx_build()]
+    elif ctx.pin.review == "mlx-c":
+        drafts = drafts + run.version_floors()
     return drafts + patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained)
 
 

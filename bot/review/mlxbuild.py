@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
@@ -224,7 +224,7 @@ def _declared_off(commands: Iterable[Command]) -> set[str]:
     }
 
 
-def _skipped(heads: tuple[Head, ...], off: set[str]) -> bool:
+def skipped(heads: tuple[Head, ...], off: Container[str]) -> bool:
     """Whether a condition is false for Ollama: a conjunction that requires an option off for Ollama."""
     for head in heads:
         if head.args == ("ELSE",) or "OR" in head.args or "NOT" in head.args:
@@ -234,7 +234,7 @@ def _skipped(heads: tuple[Head, ...], off: set[str]) -> bool:
     return False
 
 
-def reached(texts: Mapping[str, list[Command]], off: set[str]) -> set[str]:
+def reached(texts: Mapping[str, list[Command]], off: Container[str]) -> set[str]:
     """The CMake files the top-level one reaches through add_subdirectory(), skipping directories added only
     under an option that is off for Ollama; an unknown condition counts as met."""
     if "CMakeLists.txt" not in texts:
@@ -245,7 +245,7 @@ def reached(texts: Mapping[str, list[Command]], off: set[str]) -> set[str]:
         for c in texts[path]:
             directory = _subdirectory(c, path)
             target = posixpath.join(directory, "CMakeLists.txt") if directory else ""
-            if target in texts and target not in seen and not _skipped(c.heads, off):
+            if target in texts and target not in seen and not skipped(c.heads, off):
                 seen.add(target)
                 queue.append(target)
     scripts = {p for p in texts if not p.endswith("CMakeLists.txt")}  # included scripts: read when named
@@ -259,13 +259,15 @@ class Upstream:
     old: dict[str, list[Command]]
     new: dict[str, list[Command]]
     built: frozenset[str]
+    old_built: frozenset[str] = frozenset()  # the files Ollama's build read at the old ref
+    off: frozenset[str] = frozenset()  # options off for Ollama: what they guard is not built
 
     @classmethod
     def of(cls, old_texts: Mapping[str, str], new_texts: Mapping[str, str], ollama: OllamaBuild) -> Upstream:
         old = {p: flat(t) for p, t in old_texts.items()}
         new = {p: flat(t) for p, t in new_texts.items()}
         off = _declared_off(c for cs in new.values() for c in cs) - ollama.set_options
-        return cls(old, new, frozenset(reached(new, off)))
+        return cls(old, new, frozenset(reached(new, off)), frozenset(reached(old, off)), frozenset(off))
 
     def commands(self, side: str, built_only: bool = True) -> Iterable[tuple[str, Command]]:
         files = self.old if side == "old" else self.new

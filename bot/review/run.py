@@ -24,6 +24,7 @@ from bot.review import (
     limits,
     logformats,
     mlxbuild,
+    mlxfloors,
     symbols,
 )
 from bot.review.changes import Draft, FileChange
@@ -153,15 +154,28 @@ class Run:
         Ollama's build of it; a new package upstream looks for is information where the build never reads it."""
         if not self._significant(cmake.CMAKE_FILES):
             return []
+        ollama, upstream = self._mlx_reading
+        unread = [replace(d, severity="info") for d in self.dependencies() if d.path not in upstream.built]
+        read = [d for d in self.dependencies() if d.path in upstream.built]
+        return [*mlxbuild.build_drafts(upstream, ollama), *self.version_floors(), *read, *unread]
+
+    def version_floors(self) -> list[Draft]:
+        """Raised minimum CMake and version floors of the upstream files Ollama's build reads, against the
+        versions Ollama's build files declare or install."""
+        if not self._significant(cmake.CMAKE_FILES):
+            return []
+        ollama, upstream = self._mlx_reading
+        return mlxfloors.version_drafts(upstream, ollama, self.ctx.ollama)
+
+    @cached_property
+    def _mlx_reading(self) -> tuple[mlxbuild.OllamaBuild, mlxbuild.Upstream]:
+        """Ollama's build of the pin, read from its tree at the head, and upstream's CMake at both refs."""
         old_texts, new_texts = self.cmake_texts
         build_files = [p for p in self.local if glob_match(p, cmake.MLX_OPTIONS.setters)]
         ollama = mlxbuild.ollama_build(
             self.ctx.ollama, self.local, buildsteps.project_word(self.ctx.pin), build_files
         )
-        upstream = mlxbuild.Upstream.of(old_texts, new_texts, ollama)
-        unread = [replace(d, severity="info") for d in self.dependencies() if d.path not in upstream.built]
-        read = [d for d in self.dependencies() if d.path in upstream.built]
-        return [*mlxbuild.build_drafts(upstream, ollama), *read, *unread]
+        return ollama, mlxbuild.Upstream.of(old_texts, new_texts, ollama)
 
     def ggml_api(self) -> list[Draft]:
         headers = self._significant(symbols.HEADERS)
