@@ -69,6 +69,30 @@ LAGUNA_PATCH = make_patch(
     ARCH.replace("    { LLM_ARCH_UNKNOWN", '    { LLM_ARCH_LAGUNA, "laguna" },\n    { LLM_ARCH_UNKNOWN'),
     "src/llama-arch.cpp",
 )
+LAUNCH_GO = b"""package llm
+
+import (
+	"bufio"
+	"os/exec"
+)
+
+func start(free map[string]string) error {
+	cmd := exec.Command("llama-server", args(4096)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
+	go func() {
+		scanner := bufio.NewScanner(stderr)
+		for scanner.Scan() {
+			if m := deviceRe.FindStringSubmatch(scanner.Text()); m != nil {
+				free[m[1]] = m[2]
+			}
+		}
+	}()
+	return cmd.Start()
+}
+"""
 OLLAMA = {
     "llm/server.go": b"""package llm
 
@@ -76,7 +100,9 @@ var deviceRe = regexp.MustCompile(`using device (\\S+)\\s+\\(.*\\)\\s+-\\s+(\\d+
 
 func args(n int) []string { return []string{"--ctx-size", strconv.Itoa(n), "--no-kv-offload"} }
 """,
-    "llama/server/CMakeLists.txt": b"set(GGML_CUDA ON)\nset(LLAMA_CURL OFF)\n",
+    "llm/launch.go": LAUNCH_GO,
+    "go.mod": b"module example.com/ollama\n\ngo 1.22\n",
+    "llama/server/CMakeLists.txt": b"set(GGML_CUDA ON)\nset(LLAMA_CURL OFF)\ninstall(TARGETS llama-server RUNTIME DESTINATION bin)\n",
     "discover/gpu.go": b"n := C.ggml_backend_dev_count()\nd := C.ggml_backend_dev_get(0)\n",
     "llama/compat/hooks.cpp": b"ggml_backend_dev_t first() { return ggml_backend_dev_get(0); }\n",
     "llama/compat/0001-laguna.patch": LAGUNA_PATCH,
@@ -153,7 +179,7 @@ def test_a_real_bump_finds_what_silently_breaks_ollama(tmp_path):
     assert [c.subject for c in flag.upstream_commits] == ["common: drop --no-kv-offload (#102)"]
     assert flag.local_refs == [LocalRef("llm/server.go", 5)]
 
-    log = next(f for f in findings if f.title.startswith("Log line Ollama parses changed"))
+    log = next(f for f in findings if f.title.startswith("llama-server output Ollama parses changed"))
     assert (log.area, log.severity, log.upstream_path, log.upstream_line) == (
         "server",
         "high",
@@ -161,7 +187,9 @@ def test_a_real_bump_finds_what_silently_breaks_ollama(tmp_path):
         5,
     )
     assert [c.subject for c in log.upstream_commits] == ["llama: print free memory first (#103)"]
-    assert log.local_refs == [LocalRef("llm/server.go", 3)]
+    assert log.local_refs == [LocalRef("llm/server.go", 3), LocalRef("llm/launch.go", 17)]
+    assert "before `llama_model_load: using device CUDA0 (CUDA0) - 1024 MiB free`" in log.detail
+    assert "now `llama_model_load: using device CUDA0 (CUDA0) - free 1024 MiB`" in log.detail
 
     arch = by_title["Upstream now supports architecture `laguna` natively"]
     assert (arch.area, arch.severity, arch.upstream_line) == ("models", "high", 4)
@@ -322,7 +350,7 @@ def test_log_lines_count_only_in_code_that_writes_to_what_ollama_runs(tmp_path, 
         base=base,
     )
     findings, _ = _review(b, patches=())
-    assert any(f.title.startswith("Log line Ollama parses changed") for f in findings) is reported
+    assert any(f.title.startswith("llama-server output Ollama parses changed") for f in findings) is reported
 
 
 def test_what_ollamas_build_never_compiles_or_runs_is_information(tmp_path):
