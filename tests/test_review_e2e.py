@@ -327,6 +327,107 @@ def test_what_one_upstream_commit_does_in_one_area_is_one_item_listing_its_parts
     assert {r.path for r in item.local_refs} == {"llm/server.go"}
 
 
+DISCOVERY_GO = b"""package discover
+
+import (
+	"bufio"
+	"os/exec"
+	"regexp"
+	"strings"
+)
+
+var deviceLine = regexp.MustCompile(
+	`^\\s+(.+?):\\s+(.+?)\\s+\\((\\d+)\\s+MiB,\\s+(\\d+)\\s+MiB\\s+free\\)`,
+)
+
+var failures = []string{
+	"error loading model",
+}
+
+func Devices() (names []string, failed string) {
+	cmd := exec.Command("llama-server", "--list-devices")
+	out, _ := cmd.StderrPipe()
+	_ = cmd.Start()
+	scanner := bufio.NewScanner(out)
+	for scanner.Scan() {
+		line := scanner.Text()
+		if strings.Contains(line, "system_info:") {
+			break
+		}
+		for _, marker := range failures {
+			if strings.Contains(line, marker) {
+				failed = line
+			}
+		}
+		if m := deviceLine.FindStringSubmatch(line); m != nil {
+			names = append(names, m[1])
+		}
+	}
+	return names, failed
+}
+"""
+COMMON_CPP = """static void list_devices() {
+    for (auto * dev : devices) {
+        printf("  %s: %s (%zu MiB, %zu MiB free)\\n", name(dev), description(dev), total / MiB, free / MiB);
+    }
+}
+
+std::string common_params_get_system_info(const common_params & params) {
+    std::ostringstream os;
+    os << "system_info: n_threads = " << params.n_threads;
+    return os.str();
+}
+"""
+LOAD_CPP = """static int llama_model_load(const std::string & fname) {
+    try {
+        load(fname);
+    } catch (const std::exception & err) {
+        LLAMA_LOG_ERROR("%s: error loading model: %s\\n", __func__, err.what());
+        return -1;
+    }
+    return 0;
+}
+"""
+
+
+def test_lines_ollama_reads_with_multiline_regexps_markers_and_streams_are_checked(tmp_path):
+    """A multi-line `regexp.MustCompile`, a `[]string` of markers and a line written with `<<`."""
+    base = {**UPSTREAM, "common/common.cpp": COMMON_CPP, "src/llama-load.cpp": LOAD_CPP}
+    b = _history(
+        tmp_path,
+        [
+            (
+                "common: say total (#501)",
+                {"common/common.cpp": COMMON_CPP.replace("MiB, %zu", "MiB total, %zu")},
+            ),
+            (
+                "llama: reword (#502)",
+                {"src/llama-load.cpp": LOAD_CPP.replace("error loading", "failed to load")},
+            ),
+            (
+                "common: system info (#503)",
+                {
+                    "common/common.cpp": COMMON_CPP.replace("MiB, %zu", "MiB total, %zu").replace(
+                        "system_info:", "system info:"
+                    )
+                },
+            ),
+        ],
+        base=base,
+    )
+    ollama = {**OLLAMA, "discover/devices.go": DISCOVERY_GO}
+    findings, _ = _review(b, ollama=ollama, patches=())
+    found = {f.title: f for f in findings if f.title.startswith("llama-server output Ollama parses changed")}
+    assert {(t.split("`")[1], f.severity, tuple(r.line for r in f.local_refs)) for t, f in found.items()} == {
+        ("^\\s+(.+?):\\s+(.+?)\\s+\\((\\d+)\\s+MiB,\\s+(\\d+)\\s+MiB\\s+free\\)", "high", (11, 33)),
+        ("error loading model", "high", (15, 29)),
+        ("system_info:", "high", (25,)),
+    }
+    system_info = found["llama-server output Ollama parses changed: `system_info:` no longer matches"]
+    assert [c.subject for c in system_info.upstream_commits] == ["common: system info (#503)"]
+    assert "now `system info: n_threads = CUDA0`" in system_info.detail
+
+
 TOKENIZE_CPP = 'int main() {\n    LOG("using device %s (%s) - %zu MiB free\\n", a, b, c);\n}\n'
 
 
