@@ -2,9 +2,9 @@
 
 import re
 
-from bot.review.producers import Slot, SourceFile, function_above
+from bot.review.cpieces import Slot
+from bot.review.producers import MAX_CALL, SourceFile, function_above
 from bot.review.samplelines import rendered_lines, samples, shape
-from bot.review.source import code_text
 
 FIT = """#define FIT_NAME "fit"
 static void fit_params(int nd) {
@@ -50,7 +50,7 @@ BRANCHES = """static void info(int id) {
 
 
 def _templates(text: str, path: str = "x.cpp"):
-    return SourceFile(code_text(text, path)).templates()
+    return SourceFile(text, path).templates()
 
 
 def test_a_format_string_splices_pri_macros_defined_strings_and_the_functions_name():
@@ -98,7 +98,7 @@ def test_a_capture_groups_shortest_text_fills_a_conversion_that_can_print_it():
     gfx = re.compile(r"Device\s+(\d+):.*,\s+(gfx[0-9a-f]+)[\s:(]")
     assert [s.line for s in samples(hip, gfx)] == ["  Device 1024: CUDA0, gfx0 (0x1f)"]
     uma = re.compile(r"uma:\s+([01])\s+\|")
-    line = SourceFile('LOG("x | uma: %d | fp16: %s\\n", uma, fp16);').templates()[0]
+    line = SourceFile('LOG("x | uma: %d | fp16: %s\\n", uma, fp16);', "x.c").templates()[0]
     assert sorted(s.signature for s in samples(line, uma)) == [
         ("0",),
         ("1",),
@@ -112,3 +112,22 @@ def test_a_patterns_shape_names_what_it_reads_after_a_key_and_the_text_every_mat
     assert buffers.fixed_groups == (2,) and {"model", "KV"} <= set(buffers.witnesses)
     assert buffers.keys == ("buffer size",)
     assert shape(re.compile(r"Device\s+(\d+):")).keys == ()  # no `=`/`:` between the word and the value
+
+
+def test_the_templates_for_a_text_are_those_on_lines_holding_it_or_in_a_function_named_by_it():
+    streams, fit = SourceFile(STREAMS, "x.cpp"), SourceFile(FIT, "x.cpp")
+    assert [t.line for t in streams.templates_for({" : "})] == [12]
+    assert [t.line for t in fit.templates_for({"fit_params:"})] == [4, 7, 8]  # `__func__` prints the name
+    assert fit.templates_for({"nowhere"}) == []
+
+
+def test_a_bracket_left_open_reads_a_bounded_stretch_of_code():
+    unclosed = (
+        'void f() {\n    LOG_INF("open %s", '
+        + "x + " * 20_000
+        + "\n" * 3
+        + '    LOG_INF("next %d\\n", n);\n}\n'
+    )
+    first, after = SourceFile(unclosed, "x.cpp").templates()
+    assert first.pieces[0] == "open " and len(first.pieces[1].expr) <= MAX_CALL
+    assert after.pieces == ("next ", Slot("d", "n"), "\n")

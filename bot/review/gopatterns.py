@@ -27,7 +27,8 @@ _GO_LITERAL = re.compile(
     r"(?:strings|bytes)\.(?:Contains|HasPrefix|HasSuffix|Index|Cut|CutPrefix|TrimPrefix)\(\s*"
     r"[^,()]*(?:\([^()]*\))?[^,()]*,\s*(?:\[\]byte\(\s*)?" + _GO_STRING
 )
-_GO_SLICE = re.compile(r"\b(\w+)\s*(?::=|=)\s*\[\]string\s*\{([^{}]*)\}")
+_GO_SLICE = re.compile(r"\[\]string\s*\{([^{}]*)\}")
+_ASSIGNED = re.compile(r"(\w+)\s*:?=\s*$")  # the name a slice literal is given, just before it
 _MATCHING_CALLS = ("regexp.", "Contains(", "Prefix(")  # a file with none applies no pattern: never scanned
 _HTTP = re.compile(r"^(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) ")  # a source that is an HTTP answer
 _SEARCHES = {"regexp": ("regexp",), "literal": ("substring", "prefix", "suffix")}
@@ -106,9 +107,10 @@ def _slice_patterns(text: str, path: str, index: LineIndex) -> list[LogPattern]:
     """The literals of a `[]string{...}` that the file loops over (`range name`): a list of markers."""
     found = []
     for m in _GO_SLICE.finditer(text):
-        if re.search(rf"\brange\s+{re.escape(m[1])}\b", text):
-            for s in re.finditer(_GO_STRING, m[2]):
-                found += _literal(_go_value(s[1]), path, index.line(m.start(2) + s.start(1)))
+        named = _ASSIGNED.search(text, max(0, m.start() - 80), m.start())
+        if named and re.search(rf"\brange\s+{re.escape(named[1])}\b", text):
+            for s in re.finditer(_GO_STRING, m[1]):
+                found += _literal(_go_value(s[1]), path, index.line(m.start(1) + s.start(1)))
     return found
 
 

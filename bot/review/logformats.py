@@ -15,10 +15,12 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange, Span
 from bot.review.consumers.contracts.model import OutputPattern
+from bot.review.cpieces import FUNCTION_NAMES
 from bot.review.gopatterns import (
     OLLAMA_PARSERS,
     LogPattern,
@@ -29,13 +31,18 @@ from bot.review.gopatterns import (
     program_of,
     streams_of,
 )
-from bot.review.producers import FUNCTION_NAMES, READ_PAST, SourceFile, Template, function_above
+from bot.review.producers import (
+    CALL_LOOKBEHIND,
+    READ_PAST,
+    SourceFile,
+    Template,
+    function_above,
+    windows,
+)
 from bot.review.samplelines import Sample, rendered_lines, samples, shape
-from bot.review.source import code_text
 
 __all__ = ["OLLAMA_PARSERS", "Program", "log_draft", "log_line_drafts"]
 
-CALL_LOOKBEHIND = 5  # lines above a changed line where a call reaching onto it may start
 MAX_PATTERN_SHOWN = 70
 
 
@@ -100,17 +107,21 @@ def _lost_in(change: FileChange, patterns: list[LogPattern]) -> list[Lost]:
     """The lines the change's removed templates printed that a pattern matches and that nothing in the new
     file prints in the same preprocessor branch."""
     removed = sorted(n for s in change.significant for n in s.old_lines)
-    found = _matched(change.old_lines, lambda: SourceFile(change.old_code), removed, patterns)
-    if not found:
-        return []
-    new = SourceFile(change.new_code) if change.new_path else None
-    successors = new.templates() if new is not None else []
-    branches = new.branches if new is not None else frozenset()
+    found = _matched(change.old_lines, lambda: SourceFile(change.old_text, change.path), removed, patterns)
+    if not found or not change.new_path:
+        return [Lost(change, p, t, s) for t, p, s in found]
+    new = SourceFile(change.new_text, change.path)
+    successors = new.templates_for(_needle_texts(p for _, p, _ in found))
     return [
         Lost(change, p, t, s)
         for t, p, s in found
-        if not any(_succeeds(n, t, p, s, branches) for n in successors)
+        if not any(_succeeds(n, t, p, s, new.branches) for n in successors)
     ]
+
+
+def _needle_texts(patterns: Iterable[LogPattern]) -> set[str]:
+    """The (lower-case) texts one of which every line a pattern matches holds, for all the patterns."""
+    return {n for p in patterns for n in shape(p.regex).needles or ()}
 
 
 def _matched(
@@ -118,44 +129,57 @@ def _matched(
 ) -> list[tuple[Template, LogPattern, Sample]]:
     """(template, pattern, sample) for each line a template reaching onto the numbered lines prints that a
     pattern matches; the file's code is read only when the lines may hold one."""
-    windows = _holding(lines, _windows(numbers), patterns)
-    if not windows:
+    held = _holding(lines, windows(numbers), patterns)
+    if not held:
         return []
     source, on = code(), set(numbers)
-    templates = [t for first, last in windows for t in source.templates(first, last) if _reaches(t, on)]
+    templates = [t for t in source.templates_in(held) if _reaches(t, on)]
     return [(t, p, s) for t in templates for p in patterns for s in _printed(t, p)]
 
 
-def _windows(numbers: list[int]) -> list[tuple[int, int]]:
-    """(first, last) line ranges covering each of the sorted `numbers` and CALL_LOOKBEHIND lines above it,
-    ranges that touch or overlap merged."""
-    windows: list[list[int]] = []
-    for n in numbers:
-        if windows and n - CALL_LOOKBEHIND <= windows[-1][1] + 1:
-            windows[-1][1] = n
-        else:
-            windows.append([max(1, n - CALL_LOOKBEHIND), n])
-    return [(first, last) for first, last in windows]
-
-
 def _holding(
-    lines: list[str], windows: list[tuple[int, int]], patterns: list[LogPattern]
+    lines: list[str], ranges: list[tuple[int, int]], patterns: list[LogPattern]
 ) -> list[tuple[int, int]]:
-    """The windows a line some pattern matches may come from."""
-    needles = {n for p in patterns for n in shape(p.regex).needles or ()}
-    return [w for w in windows if _may_print(lines, w, needles)]
+    """The line ranges a line some pattern matches may come from."""
+    needles = _Needles.of(patterns)
+    return [r for r in ranges if _may_print(lines, r, needles)]
 
 
-def _may_print(lines: list[str], window: tuple[int, int], needles: set[str]) -> bool:
-    """Whether the window's text (and the lines a call starting there may reach) holds a needle, or the
-    name of the function it is in does and it prints that name (`__func__`)."""
-    text = "\n".join(lines[window[0] - 1 : window[1] + READ_PAST]).lower()
-    if any(n in text for n in needles):
+@dataclass(frozen=True)
+class _Needles:
+    """The (lower-case) texts one of which every line of some pattern holds."""
+
+    texts: frozenset[str]
+    fewest: tuple[str, ...]  # the same test: those holding a shorter one left out
+
+    @staticmethod
+    def of(patterns: Iterable[LogPattern]) -> _Needles:
+        return _needles(frozenset(_needle_texts(patterns)))
+
+    def in_text(self, text: str) -> bool:
+        return any(n in text for n in self.fewest)
+
+    def name(self, function: str) -> bool:
+        """Whether a function's name is part of a needle (printed with `__func__`, it supplies that part)."""
+        return any(function.lower() in n for n in self.texts)
+
+
+@lru_cache(maxsize=64)
+def _needles(texts: frozenset[str]) -> _Needles:
+    ordered = sorted(texts, key=len)
+    return _Needles(texts, tuple(n for i, n in enumerate(ordered) if not any(m in n for m in ordered[:i])))
+
+
+def _may_print(lines: list[str], lines_range: tuple[int, int], needles: _Needles) -> bool:
+    """Whether the lines (and those a call starting there may reach) hold a needle, or the name of the
+    function they are in does and they print that name (`__func__`)."""
+    text = "\n".join(lines[lines_range[0] - 1 : lines_range[1] + READ_PAST]).lower()
+    if needles.in_text(text):
         return True
     if not any(name.lower() in text for name in FUNCTION_NAMES):
         return False
-    function = (function_above(lines, window[0]) or "").lower()
-    return bool(function) and any(function in n for n in needles)
+    function = function_above(lines, lines_range[0])
+    return function is not None and needles.name(function)
 
 
 def _reaches(template: Template, lines: Container[int]) -> bool:
@@ -194,17 +218,24 @@ def _not_added(lost: list[Lost], changes: list[FileChange]) -> list[Lost]:
     prints)."""
     patterns = list({id(item.pattern): item.pattern for item in lost}.values())
     own = {item.change.path for item in lost}
-    added = [(c.path, t) for c in _adding(changes, own) for t, _, _ in _added(c, patterns)]
+    needles = _Needles.of(patterns)
+    added = [(c.path, t) for c in _adding(changes, own, needles) for t, _, _ in _added(c, patterns)]
     return [item for item in lost if not _moved(item, added)]
 
 
-def _adding(changes: list[FileChange], own: set[str]) -> list[FileChange]:
-    """The changes that add a string to a file other than the one (if only one) the lost lines are from."""
+def _adding(changes: list[FileChange], own: set[str], needles: _Needles) -> list[FileChange]:
+    """The changes that add, to a file other than the one (if only one) the lost lines are from, a line
+    holding a needle or printing a function's name: only those can print a lost line."""
     return [
         c
         for c in changes
-        if c.new_path and (len(own) > 1 or c.path not in own) and any('"' in line for line in c.added_raw)
+        if c.new_path and (len(own) > 1 or c.path not in own) and _may_add(c.added_raw, needles)
     ]
+
+
+def _may_add(added: list[str], needles: _Needles) -> bool:
+    text = "\n".join(added).lower()
+    return needles.in_text(text) or any(name.lower() in text for name in FUNCTION_NAMES)
 
 
 def _moved(item: Lost, added: list[tuple[str, Template]]) -> bool:
@@ -219,7 +250,7 @@ def _moved(item: Lost, added: list[tuple[str, Template]]) -> bool:
 def _added(change: FileChange, patterns: list[LogPattern]) -> list[tuple[Template, LogPattern, Sample]]:
     """The templates on the lines a change adds that print a line of the patterns."""
     lines = sorted(n for s in change.significant for n in s.new_lines)
-    return _matched(change.new_lines, lambda: SourceFile(change.new_code), lines, patterns)
+    return _matched(change.new_lines, lambda: SourceFile(change.new_text, change.path), lines, patterns)
 
 
 def _searched_elsewhere(
@@ -237,18 +268,16 @@ def _searched_elsewhere(
 
 
 def _needles_of(patterns: Iterable[LogPattern]) -> set[bytes]:
-    return {n.encode() for p in patterns for n in shape(p.regex).needles or ()}
+    return {n.encode() for n in _needle_texts(patterns)}
 
 
 def _printing(path: str, data: bytes | None, tested: Mapping[str, LogPattern]) -> set[str]:
     """The patterns of `tested` a template of the file prints a line for (none, for a file not read)."""
-    if data is None:
+    lowered = data.lower() if data is not None else b""
+    held = [p for p in tested.values() if any(n in lowered for n in _needles_of([p]))]
+    if data is None or not held:
         return set()
-    lowered = data.lower()
-    held = [p for p in tested.values() if any(n.encode() in lowered for n in shape(p.regex).needles or ())]
-    if not held:
-        return set()
-    templates = SourceFile(code_text(data.decode("utf-8", "replace"), path)).templates()
+    templates = SourceFile(data.decode("utf-8", "replace"), path).templates_for(_needle_texts(held))
     return {p.source for p in held if any(samples(t, p.regex) for t in templates)}
 
 
@@ -325,7 +354,7 @@ def _in_place_of(change: FileChange, old: Template, span: Span | None) -> list[T
     if span is None or not change.new_path:
         return []
     first = max(1, span.new_start - CALL_LOOKBEHIND)
-    new = SourceFile(change.new_code).templates(first, span.new_start + span.new_count - 1)
+    new = SourceFile(change.new_text, change.path).templates(first, span.new_start + span.new_count - 1)
     return [t for t in new if t.kind == old.kind and t.last_line >= span.new_start]
 
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from re import _constants as _op  # type: ignore[attr-defined]
 
-from bot.review.producers import Piece, Slot, Template
+from bot.review.cpieces import Piece, Slot
+from bot.review.producers import Template
 
 MIN_NEEDLE = 3
 MAX_WORDS = 16  # alternatives of a fixed group enumerated
