@@ -35,13 +35,7 @@ KNOWN_MISSES = {
     "build-common-target-renamed": "no detector reads the target names Ollama's CMake installs or extends (if(TARGET ...), install(TARGETS ...))",
     "build-mtmd-target-renamed": "no detector reads the target names Ollama's CMake extends (foreach ... IN ITEMS llama mtmd, target_sources)",
     # discovery
-    "discovery-list-devices-format": "logformats does not read Ollama regexps written regexp.MustCompile(\\n `...`,\\n) (trailing comma), like deviceLineRegex",
     "discovery-list-devices-lists-cpu": "a behaviour change (the CPU filter removed) changes no text any detector compares",
-    "discovery-system-info-renamed": "the line is written with std::ostream << in common.cpp, not a printf-style call, so logformats never renders it",
-    "discovery-cuda-cc-line": "logformats does not read Ollama regexps written regexp.MustCompile(\\n `...`,\\n) (trailing comma), like cudaCCRegex",
-    "discovery-cuda-archs-feature": "'CUDA : ARCHS = ...' is assembled from a backend feature name ({\"ARCHS\", ...}) that nothing follows into system_info; cudaArchsRegex is also the multi-line kind logformats skips",
-    "discovery-rocm-gfx-line": "logformats does not read Ollama regexps written regexp.MustCompile(\\n `...`,\\n) (trailing comma), like gfxTargetRegex",
-    "discovery-vulkan-uma-line": "logformats does not read Ollama regexps written regexp.MustCompile(\\n `...`,\\n) (trailing comma), like vulkanUMARegex",
     "discovery-vk-visible-devices-renamed": "the old name survives in an error message of the same file, so the visible-devices rule sees only a new variable Ollama does not set: information",
     "discovery-backend-path-env-renamed": "no detector compares the environment variables upstream reads (getenv) with those Ollama sets, beyond *_VISIBLE_DEVICES",
     "discovery-metal-tensor-env-renamed": "no detector compares the environment variables upstream reads (getenv) with those Ollama sets, beyond *_VISIBLE_DEVICES",
@@ -54,8 +48,6 @@ KNOWN_MISSES = {
     "server-default-ngl-zero": "no detector tracks the common_params defaults Ollama relies on by leaving a flag out",
     "server-default-jinja-off": "no detector tracks the common_params defaults Ollama relies on by leaving a flag out",
     # server: log lines and payloads
-    "server-log-fit-overflowing": "format strings spliced with PRIu32/PRId64 macros are not rendered, so the fit line Ollama's regexp matches is never compared",
-    "server-log-error-loading-model": "Ollama's error prefixes are a Go string slice (llm/status.go), not a regexp or Contains/HasPrefix literal, so logformats never reads them",
     "server-health-loading-message": "the JSON rules follow field names, not the values Ollama compares ('Loading model')",
     "server-health-status-value": "the JSON rules follow field names, not the values Ollama compares ('ok' of /health)",
     "server-request-seed-rejects-negative": "the request-limit detector sees new `if (...) throw` checks, not the schema's declarative set_hard_limits",

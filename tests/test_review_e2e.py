@@ -69,6 +69,30 @@ LAGUNA_PATCH = make_patch(
     ARCH.replace("    { LLM_ARCH_UNKNOWN", '    { LLM_ARCH_LAGUNA, "laguna" },\n    { LLM_ARCH_UNKNOWN'),
     "src/llama-arch.cpp",
 )
+LAUNCH_GO = b"""package llm
+
+import (
+	"bufio"
+	"os/exec"
+)
+
+func start(free map[string]string) error {
+	cmd := exec.Command("llama-server", args(4096)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
+	go func() {
+		scanner := bufio.NewScanner(stderr)
+		for scanner.Scan() {
+			if m := deviceRe.FindStringSubmatch(scanner.Text()); m != nil {
+				free[m[1]] = m[2]
+			}
+		}
+	}()
+	return cmd.Start()
+}
+"""
 OLLAMA = {
     "llm/server.go": b"""package llm
 
@@ -76,7 +100,9 @@ var deviceRe = regexp.MustCompile(`using device (\\S+)\\s+\\(.*\\)\\s+-\\s+(\\d+
 
 func args(n int) []string { return []string{"--ctx-size", strconv.Itoa(n), "--no-kv-offload"} }
 """,
-    "llama/server/CMakeLists.txt": b"set(GGML_CUDA ON)\nset(LLAMA_CURL OFF)\n",
+    "llm/launch.go": LAUNCH_GO,
+    "go.mod": b"module example.com/ollama\n\ngo 1.22\n",
+    "llama/server/CMakeLists.txt": b"set(GGML_CUDA ON)\nset(LLAMA_CURL OFF)\ninstall(TARGETS llama-server RUNTIME DESTINATION bin)\n",
     "discover/gpu.go": b"n := C.ggml_backend_dev_count()\nd := C.ggml_backend_dev_get(0)\n",
     "llama/compat/hooks.cpp": b"ggml_backend_dev_t first() { return ggml_backend_dev_get(0); }\n",
     "llama/compat/0001-laguna.patch": LAGUNA_PATCH,
@@ -153,7 +179,7 @@ def test_a_real_bump_finds_what_silently_breaks_ollama(tmp_path):
     assert [c.subject for c in flag.upstream_commits] == ["common: drop --no-kv-offload (#102)"]
     assert flag.local_refs == [LocalRef("llm/server.go", 5)]
 
-    log = next(f for f in findings if f.title.startswith("Log line Ollama parses changed"))
+    log = next(f for f in findings if f.title.startswith("llama-server output Ollama parses changed"))
     assert (log.area, log.severity, log.upstream_path, log.upstream_line) == (
         "server",
         "high",
@@ -161,7 +187,9 @@ def test_a_real_bump_finds_what_silently_breaks_ollama(tmp_path):
         5,
     )
     assert [c.subject for c in log.upstream_commits] == ["llama: print free memory first (#103)"]
-    assert log.local_refs == [LocalRef("llm/server.go", 3)]
+    assert log.local_refs == [LocalRef("llm/server.go", 3), LocalRef("llm/launch.go", 17)]
+    assert "before `llama_model_load: using device CUDA0 (CUDA0) - 1024 MiB free`" in log.detail
+    assert "now `llama_model_load: using device CUDA0 (CUDA0) - free 1024 MiB`" in log.detail
 
     arch = by_title["Upstream now supports architecture `laguna` natively"]
     assert (arch.area, arch.severity, arch.upstream_line) == ("models", "high", 4)
@@ -299,6 +327,107 @@ def test_what_one_upstream_commit_does_in_one_area_is_one_item_listing_its_parts
     assert {r.path for r in item.local_refs} == {"llm/server.go"}
 
 
+DISCOVERY_GO = b"""package discover
+
+import (
+	"bufio"
+	"os/exec"
+	"regexp"
+	"strings"
+)
+
+var deviceLine = regexp.MustCompile(
+	`^\\s+(.+?):\\s+(.+?)\\s+\\((\\d+)\\s+MiB,\\s+(\\d+)\\s+MiB\\s+free\\)`,
+)
+
+var failures = []string{
+	"error loading model",
+}
+
+func Devices() (names []string, failed string) {
+	cmd := exec.Command("llama-server", "--list-devices")
+	out, _ := cmd.StderrPipe()
+	_ = cmd.Start()
+	scanner := bufio.NewScanner(out)
+	for scanner.Scan() {
+		line := scanner.Text()
+		if strings.Contains(line, "system_info:") {
+			break
+		}
+		for _, marker := range failures {
+			if strings.Contains(line, marker) {
+				failed = line
+			}
+		}
+		if m := deviceLine.FindStringSubmatch(line); m != nil {
+			names = append(names, m[1])
+		}
+	}
+	return names, failed
+}
+"""
+COMMON_CPP = """static void list_devices() {
+    for (auto * dev : devices) {
+        printf("  %s: %s (%zu MiB, %zu MiB free)\\n", name(dev), description(dev), total / MiB, free / MiB);
+    }
+}
+
+std::string common_params_get_system_info(const common_params & params) {
+    std::ostringstream os;
+    os << "system_info: n_threads = " << params.n_threads;
+    return os.str();
+}
+"""
+LOAD_CPP = """static int llama_model_load(const std::string & fname) {
+    try {
+        load(fname);
+    } catch (const std::exception & err) {
+        LLAMA_LOG_ERROR("%s: error loading model: %s\\n", __func__, err.what());
+        return -1;
+    }
+    return 0;
+}
+"""
+
+
+def test_lines_ollama_reads_with_multiline_regexps_markers_and_streams_are_checked(tmp_path):
+    """A multi-line `regexp.MustCompile`, a `[]string` of markers and a line written with `<<`."""
+    base = {**UPSTREAM, "common/common.cpp": COMMON_CPP, "src/llama-load.cpp": LOAD_CPP}
+    b = _history(
+        tmp_path,
+        [
+            (
+                "common: say total (#501)",
+                {"common/common.cpp": COMMON_CPP.replace("MiB, %zu", "MiB total, %zu")},
+            ),
+            (
+                "llama: reword (#502)",
+                {"src/llama-load.cpp": LOAD_CPP.replace("error loading", "failed to load")},
+            ),
+            (
+                "common: system info (#503)",
+                {
+                    "common/common.cpp": COMMON_CPP.replace("MiB, %zu", "MiB total, %zu").replace(
+                        "system_info:", "system info:"
+                    )
+                },
+            ),
+        ],
+        base=base,
+    )
+    ollama = {**OLLAMA, "discover/devices.go": DISCOVERY_GO}
+    findings, _ = _review(b, ollama=ollama, patches=())
+    found = {f.title: f for f in findings if f.title.startswith("llama-server output Ollama parses changed")}
+    assert {(t.split("`")[1], f.severity, tuple(r.line for r in f.local_refs)) for t, f in found.items()} == {
+        ("^\\s+(.+?):\\s+(.+?)\\s+\\((\\d+)\\s+MiB,\\s+(\\d+)\\s+MiB\\s+free\\)", "high", (11, 33)),
+        ("error loading model", "high", (15, 29)),
+        ("system_info:", "high", (25,)),
+    }
+    system_info = found["llama-server output Ollama parses changed: `system_info:` no longer matches"]
+    assert [c.subject for c in system_info.upstream_commits] == ["common: system info (#503)"]
+    assert "now `system info: n_threads = CUDA0`" in system_info.detail
+
+
 TOKENIZE_CPP = 'int main() {\n    LOG("using device %s (%s) - %zu MiB free\\n", a, b, c);\n}\n'
 
 
@@ -322,7 +451,7 @@ def test_log_lines_count_only_in_code_that_writes_to_what_ollama_runs(tmp_path, 
         base=base,
     )
     findings, _ = _review(b, patches=())
-    assert any(f.title.startswith("Log line Ollama parses changed") for f in findings) is reported
+    assert any(f.title.startswith("llama-server output Ollama parses changed") for f in findings) is reported
 
 
 def test_what_ollamas_build_never_compiles_or_runs_is_information(tmp_path):

@@ -1,86 +1,314 @@
-"""Log lines Ollama parses: its regexes and literals against upstream's printf-style format strings."""
+"""Output Ollama parses: its own patterns (from the contract inventory) against what upstream prints at both refs.
+
+A small Ollama-like Go package starts llama-server and reads its stderr with multi-line regular expressions, a
+`strings.Contains` literal and a `[]string` of markers; small upstream sources print the lines with printf-style
+calls (PRI macros, `__func__`), `<<` chains, `+=` chains and a name/value table. Each test edits one upstream
+file the way a release might and asks the detector, as the review calls it, what Ollama loses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
 
 from bot.model import LocalRef
-from bot.review.logformats import (
-    formats_on_lines,
-    log_draft,
-    log_formats,
-    matched,
-    ollama_patterns,
-    produces,
-    render,
-    vanished,
-)
+from bot.review.changes import FileChange
+from bot.review.consumers.contracts import contract_inventory
+from bot.review.logformats import Program, log_line_drafts
 from bot.review.source import code_text
 
-GO = """package llm
+GO_MOD = "module example.com/ollama\n\ngo 1.22\n"
+CMAKE = "set(GGML_CUDA ON)\ninstall(TARGETS llama-server RUNTIME DESTINATION bin)\n"
+DISCOVER_GO = """package llm
 
-var deviceRe = regexp.MustCompile(`using device (\\S+)\\s+\\(.*\\)\\s+-\\s+(\\d+)\\s+MiB free`)
+import (
+	"bufio"
+	"os/exec"
+	"regexp"
+	"strings"
+)
 
-func scan(line string) bool {
-	if strings.Contains(line, "system_info:") || bytes.HasPrefix([]byte(line), []byte("main: ")) {
-		return true
+var (
+	deviceLine = regexp.MustCompile(
+		`^\\s+(.+?):\\s+(.+?)\\s+\\((\\d+)\\s+MiB,\\s+(\\d+)\\s+MiB\\s+free\\)`,
+	)
+	ccLine    = regexp.MustCompile(`Device\\s+(\\d+):.*compute capability\\s+(\\d+)\\.(\\d+)`)
+	gfxLine   = regexp.MustCompile(`Device\\s+(\\d+):.*,\\s+(gfx[0-9a-f]+)[\\s:(]`)
+	umaLine   = regexp.MustCompile(`ggml_vulkan:\\s+(\\d+)\\s+=.*\\|\\s+uma:\\s+([01])\\s+\\|`)
+	archsLine = regexp.MustCompile(`CUDA\\s*:\\s*ARCHS\\s*=\\s*([\\d,]+)`)
+	fitLine   = regexp.MustCompile(`fit_params:\\s+-\\s+.+:\\s+\\d+\\s+layers\\s+\\(\\s*(\\d+)\\s+overflowing\\)`)
+	bufLine   = regexp.MustCompile(`(\\S+)\\s+(model|KV)\\s+buffer size\\s*=\\s*([\\d.]+)\\s*MiB`)
+)
+
+var errorMarkers = []string{
+	"error loading model",
+	"out of memory",
+}
+
+type Device struct{ Name, Free, CC, GFX, UMA, Archs, Overflow, Buffer string }
+
+func Discover(dev *Device) error {
+	cmd := exec.Command("llama-server", "--verbose")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return err
 	}
-	return strings.HasPrefix(line, "ok")
+	go func() {
+		scanner := bufio.NewScanner(stderr)
+		for scanner.Scan() {
+			line := scanner.Text()
+			if strings.Contains(line, "system_info:") {
+				return
+			}
+			for _, marker := range errorMarkers {
+				if strings.Contains(line, marker) {
+					dev.Name = line
+				}
+			}
+			read(dev, line)
+		}
+	}()
+	return cmd.Start()
+}
+
+func read(dev *Device, line string) {
+	if m := deviceLine.FindStringSubmatch(line); m != nil {
+		dev.Name, dev.Free = m[1], m[4]
+	}
+	if m := ccLine.FindStringSubmatch(line); m != nil {
+		dev.CC = m[2]
+	}
+	if m := gfxLine.FindStringSubmatch(line); m != nil {
+		dev.GFX = m[2]
+	}
+	if m := umaLine.FindStringSubmatch(line); m != nil {
+		dev.UMA = m[2]
+	}
+	if m := archsLine.FindStringSubmatch(line); m != nil {
+		dev.Archs = m[1]
+	}
+	if m := fitLine.FindStringSubmatch(line); m != nil {
+		dev.Overflow = m[1]
+	}
+	if m := bufLine.FindStringSubmatch(line); m != nil {
+		dev.Buffer = m[3]
+	}
+}
+
+func IsLibraryModel(name string) bool {
+	return strings.HasPrefix(name, "library/")
 }
 """
-LLAMA = """
-    LLAMA_LOG_INFO("%s: using device %s (%s) - %zu MiB free\\n", __func__,
-                   ggml_backend_dev_name(dev), ggml_backend_dev_description(dev), free / 1024 / 1024);
-    LOG_INF("system_info: n_threads = %d / %d | %s\\n", n, total, info);
+OLLAMA = {"go.mod": GO_MOD, "llama/server/CMakeLists.txt": CMAKE, "llm/discover.go": DISCOVER_GO}
+
+ARG = """static void list_devices() {
+    printf("Available devices:\\n");
+    for (auto * dev : devices) {
+        printf("  %s: %s (%zu MiB, %zu MiB free)\\n", dev_name(dev), dev_description(dev), total / MiB, free / MiB);
+    }
+}
 """
+CUDA = """static void info(int id) {
+#if defined(GGML_USE_HIP)
+    GGML_LOG_INFO("  Device %d: %s, %s (0x%x), VMM: %s\\n", id, prop.name, prop.gcnArchName, cc, vmm);
+#elif defined(GGML_USE_MUSA)
+    GGML_LOG_INFO("  Device %d: %s, compute capability %d.%d, VMM: %s\\n", id, prop.name, prop.major, prop.minor, vmm);
+#else
+    GGML_LOG_INFO("  Device %d: %s, compute capability %d.%d, VMM: %s\\n", id, prop.name, prop.major, prop.minor, vmm);
+#endif
+}
+
+static ggml_backend_feature * get_features(ggml_backend_reg_t reg) {
+    static std::vector<ggml_backend_feature> features = []() {
+        std::vector<ggml_backend_feature> features;
+        features.push_back({ "ARCHS", STRINGIFY(__CUDA_ARCH_LIST__) });
+        features.push_back({ "USE_GRAPHS", "1" });
+        return features;
+    }();
+    return features.data();
+}
+"""
+VULKAN = """static void print_gpu_info(size_t idx) {
+    GGML_LOG_DEBUG("ggml_vulkan: %zu = %s (%s) | uma: %d | fp16: %s | warp size: %zu\\n",
+              idx, name.c_str(), driver, uma, fp16, warp);
+}
+"""
+FIT = """static void fit_params(int nd) {
+    for (int id = 0; id < nd; id++) {
+        LOG_TRC(
+            "%s:   - %s: %2" PRIu32 " layers (%2" PRIu32 " overflowing), %6" PRId64 " MiB used\\n",
+            __func__, names[id].c_str(), n_layer[id], n_part[id], mem[id]/MiB);
+    }
+}
+"""
+COMMON = """std::string common_params_get_system_info(const common_params & params) {
+    std::ostringstream os;
+    os << "system_info: n_threads = " << params.n_threads;
+    return os.str();
+}
+"""
+LLAMA = """static int llama_model_load(const std::string & fname) {
+    try {
+        load(fname);
+    } catch (const std::exception & err) {
+        LLAMA_LOG_ERROR("%s: error loading model: %s\\n", __func__, err.what());
+        return -1;
+    }
+    return 0;
+}
+"""
+MODEL = """bool llama_model::load_tensors() {
+    for (auto & buf : bufs) {
+        LLAMA_LOG_INFO("%s: %12s model buffer size = %8.2f MiB\\n", __func__, buf_name(buf), size(buf));
+    }
+    return true;
+}
+"""
+KV = """llama_kv_cache::llama_kv_cache() {
+    LLAMA_LOG_INFO("%s: %10s KV buffer size = %8.2f MiB\\n", __func__, buf_name(buf), size(buf));
+}
+"""
+UPSTREAM = {
+    "common/arg.cpp": ARG,
+    "ggml/src/ggml-cuda/ggml-cuda.cu": CUDA,
+    "ggml/src/ggml-vulkan/ggml-vulkan.cpp": VULKAN,
+    "common/fit.cpp": FIT,
+    "common/common.cpp": COMMON,
+    "src/llama.cpp": LLAMA,
+    "src/llama-model.cpp": MODEL,
+    "src/llama-kv-cache.cpp": KV,
+}
 
 
-def _patterns():
-    return ollama_patterns({"llm/server.go": GO, "llm/server_test.go": 'strings.Contains(x, "ignored!")\n'})
+def _drafts(
+    new: dict[str, str | None],
+    ollama: dict[str, str] = OLLAMA,
+    built: dict[str, bytes] | None = None,
+    runs=lambda path: True,
+):
+    """The detector's drafts for a bump that changes the given upstream files (None: deleted, a path not in
+    UPSTREAM: added), with the other built files at the new ref in `built`."""
+    changes = [FileChange.from_texts(path, UPSTREAM.get(path), text) for path, text in new.items()]
+    local = {path: code_text(text, path) for path, text in ollama.items()}
+    asked: list[Collection[bytes]] = []
+
+    def sources(needles: Collection[bytes]) -> Iterator[tuple[str, bytes | None]]:
+        asked.append(needles)
+        yield from (built or {}).items()
+
+    program = Program(runs, lambda: contract_inventory(local).output_patterns, sources)
+    return log_line_drafts(changes, local, program)
 
 
-def test_ollama_patterns_are_regexes_and_long_enough_literals():
-    found = [(p.source, p.ref.line) for p in _patterns()]
-    assert found == [
-        (r"using device (\S+)\s+\(.*\)\s+-\s+(\d+)\s+MiB free", 3),
-        ("system_info:", 6),
-        ("main: ", 6),
-    ]
-
-
-def test_log_formats_render_with_sample_values():
-    formats = log_formats(code_text(LLAMA, "src/llama.cpp"))
-    assert [(f.text, f.line, f.last_line) for f in formats] == [
-        ("%s: using device %s (%s) - %zu MiB free\n", 2, 3),
-        ("system_info: n_threads = %d / %d | %s\n", 4, 4),
-    ]
+def test_a_device_line_ollama_reads_with_a_multiline_regexp_is_high_when_its_format_changes():
+    (draft,) = _drafts({"common/arg.cpp": ARG.replace("MiB, %zu MiB free", "MiB total, %zu MiB free")})
+    assert (draft.area, draft.severity, draft.path, draft.line) == ("server", "high", "common/arg.cpp", 4)
+    assert draft.title.startswith("llama-server output Ollama parses changed: `^\\s+(.+?):")
+    assert draft.local_refs == (LocalRef("llm/discover.go", 12), LocalRef("llm/discover.go", 54))
+    assert "before `  CUDA0: CUDA0 (1024 MiB, 1024 MiB free)`" in draft.detail
+    assert "now `  CUDA0: CUDA0 (1024 MiB total, 1024 MiB free)`" in draft.detail
     assert (
-        render("%s: using device %s (%s) - %zu MiB free\n")[0]
-        == "CUDA0: using device CUDA0 (CUDA0) - 1024 MiB free"
+        "llama-server's `--verbose` stderr: `read` (llm/discover.go:54) goes without the 4 values"
+        in draft.detail
     )
-    device, info, _ = _patterns()
-    assert produces(formats[0].text, device) and not produces(formats[1].text, device)
-    assert produces(formats[1].text, info)
 
 
-def test_a_format_whose_new_version_no_longer_matches_is_reported():
-    device, info, _ = _patterns()
-    old = log_formats(code_text(LLAMA, "src/llama.cpp"))
-    pairs = matched([device, info], old)
-    changed = ["%s: using device %s (%s) - free %zu MiB\n", "system_info: n_threads = %d / %d | %s\n"]
-    ((pattern, fmt),) = vanished(pairs, changed)
-    assert pattern is device and fmt.line == 2
-    draft = log_draft(pattern, fmt, "src/llama.cpp", 2, ((2, 3),), ("src/llama.cpp", "x"), changed[0])
-    assert (draft.area, draft.severity) == ("server", "high")
-    assert draft.local_refs == (LocalRef("llm/server.go", 3),) and "free %zu MiB" in draft.detail
+def test_a_line_printed_with_pri_macros_and_the_functions_name_is_rendered_as_printed():
+    (draft,) = _drafts({"common/fit.cpp": FIT.replace(" overflowing)", " spilled)")})
+    assert "before `fit_params:   - CUDA0: 1024 layers (1024 overflowing), 1024 MiB used`" in draft.detail
+    assert "now `fit_params:   - CUDA0: 1024 layers (1024 spilled), 1024 MiB used`" in draft.detail
+    assert draft.local_refs[0] == LocalRef("llm/discover.go", 18)
 
 
-def test_no_report_while_some_new_format_still_matches():
-    device, info, _ = _patterns()
-    pairs = matched([device, info], log_formats(code_text(LLAMA, "src/llama.cpp")))
-    still = ["%s: using device %s (%s) (%s) - %zu MiB free\n", "system_info: n_threads = %d | %s\n"]
-    assert vanished(pairs, still) == []
+def test_a_line_written_on_a_stream_is_a_marker_ollama_waits_for():
+    (draft,) = _drafts({"common/common.cpp": COMMON.replace('"system_info: ', '"system info: ')})
+    assert draft.title == "llama-server output Ollama parses changed: `system_info:` no longer matches"
+    assert 'written by `os << "system_info: n_threads = " << params.n_threads;`' in draft.detail
+    assert "Ollama will no longer see it in llama-server's `--verbose` stderr" in draft.detail
+    assert draft.local_refs == (LocalRef("llm/discover.go", 39),)
 
 
-def test_formats_on_lines_finds_calls_that_start_above_a_changed_line():
-    lines = LLAMA.split("\n")
-    (fmt,) = formats_on_lines(lines, [3], "src/llama.cpp")  # only the argument line changed
-    assert fmt.line == 2 and "using device" in fmt.text
-    assert formats_on_lines(lines, [3], "src/llama.cpp", [frozenset({"nothing like it"})]) == []
-    assert formats_on_lines(lines, [1], "src/llama.cpp") == []
+def test_a_marker_of_a_go_string_slice_is_checked_like_a_literal():
+    (draft,) = _drafts({"src/llama.cpp": LLAMA.replace("error loading model", "failed to load model")})
+    assert "`error loading model` (llm/discover.go:23)" in draft.detail
+    assert "before `llama_model_load: error loading model: CUDA0`" in draft.detail
+
+
+def test_the_name_a_table_entry_gives_the_value_ollama_reads_after_it_is_checked():
+    (draft,) = _drafts({"ggml/src/ggml-cuda/ggml-cuda.cu": CUDA.replace('{ "ARCHS",', '{ "ARCH_LIST",')})
+    assert draft.title.startswith("llama-server output Ollama parses changed: `CUDA\\s*:\\s*ARCHS")
+    assert 'the entry `{ "ARCHS", STRINGIFY(__CUDA_ARCH_LIST__) }`' in draft.detail
+    assert 'now `{ "ARCH_LIST", STRINGIFY(__CUDA_ARCH_LIST__) }`' in draft.detail
+    assert draft.line == 14
+
+
+def test_values_ollama_captures_may_come_from_a_conversion():
+    hip = CUDA.replace("%s, %s (0x%x)", "%s arch: %s (0x%x)")
+    (gfx,) = _drafts({"ggml/src/ggml-cuda/ggml-cuda.cu": hip})
+    assert "before `  Device 1024: CUDA0, gfx0 (0x1f), VMM: CUDA0`" in gfx.detail
+    (uma,) = _drafts({"ggml/src/ggml-vulkan/ggml-vulkan.cpp": VULKAN.replace("| uma: %d", "| unified: %d")})
+    assert "| uma: 0 |" in uma.detail and uma.local_refs[0] == LocalRef("llm/discover.go", 16)
+
+
+def test_a_rewording_the_pattern_still_matches_raises_nothing():
+    assert (
+        _drafts(
+            {"ggml/src/ggml-vulkan/ggml-vulkan.cpp": VULKAN.replace("warp size: %zu", "warp: %zu | fp8: 0")}
+        )
+        == []
+    )
+    assert (
+        _drafts(
+            {
+                "common/arg.cpp": ARG.replace("MiB free)\\n", "MiB free) [%s]\\n").replace(
+                    "/ MiB);", "/ MiB, t);"
+                )
+            }
+        )
+        == []
+    )
+    assert _drafts({"common/arg.cpp": ARG.replace('"Available devices:\\n"', '"Devices:\\n"')}) == []
+
+
+def test_the_preprocessor_branch_that_printed_a_line_must_still_print_it():
+    cuda_only = CUDA.replace(
+        '#else\n    GGML_LOG_INFO("  Device %d: %s, compute capability',
+        '#else\n    GGML_LOG_INFO("  Device %d: %s, cc',
+    )
+    (draft,) = _drafts({"ggml/src/ggml-cuda/ggml-cuda.cu": cuda_only})  # the other branch's line is no help
+    assert draft.line == 7 and "compute capability" in draft.title
+    unwrapped = CUDA.replace("#if defined(GGML_USE_HIP)", "#if defined(GGML_USE_HIP) && !defined(X)")
+    assert _drafts({"ggml/src/ggml-cuda/ggml-cuda.cu": unwrapped}) == []  # no line changed
+
+
+def test_a_line_ollama_tells_apart_by_a_fixed_word_is_lost_even_while_another_kind_prints():
+    (draft,) = _drafts({"src/llama-kv-cache.cpp": KV.replace("KV buffer size", "KV cache buffer size")})
+    assert "before `llama_kv_cache: CUDA0 KV buffer size = 1.50 MiB`" in draft.detail
+
+
+def test_a_line_moved_to_another_file_is_still_printed():
+    moved = "void print_devices() {\n" + ARG.split("\n", 1)[1]
+    assert (
+        _drafts({"common/arg.cpp": ARG.replace("MiB, %zu MiB free", "MiB"), "common/devices.cpp": moved})
+        == []
+    )
+
+
+def test_a_marker_another_file_ollama_builds_still_prints_is_not_lost():
+    reworded = {"src/llama.cpp": LLAMA.replace("error loading model", "failed to load model")}
+    other = b'void f() { LOG_ERR("%s: error loading model: %s\\n", __func__, e); }\n'
+    assert _drafts(reworded, built={"tools/server/server.cpp": other}) == []
+    (draft,) = _drafts(reworded, built={"ggml/src/x.cpp": None})
+    assert "1 upstream files the clone lacks were not searched" in draft.detail
+
+
+def test_what_ollama_does_not_compare_with_a_programs_output_or_code_it_does_not_run_raises_nothing():
+    library = {
+        "src/llama.cpp": LLAMA.replace('"%s: error', '"library/%s: error').replace("error loading", "failed")
+    }
+    assert [d.local_refs[0] for d in _drafts(library)] == [LocalRef("llm/discover.go", 23)]  # not library/
+    no_launch = {
+        **OLLAMA,
+        "llm/discover.go": DISCOVER_GO.replace('exec.Command("llama-server"', 'exec.Command("other"'),
+    }
+    assert _drafts({"common/arg.cpp": ARG.replace("MiB free", "MiB avail")}, ollama=no_launch) == []
+    assert _drafts({"common/arg.cpp": ARG.replace("MiB free", "MiB avail")}, runs=lambda path: False) == []

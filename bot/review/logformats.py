@@ -1,347 +1,371 @@
-"""Log lines Ollama parses: its regular expressions and `strings.Contains`/`HasPrefix` literals,
-against upstream's `printf`-style log format strings rendered with sample values.
+"""Output Ollama parses: its own patterns against what upstream's code prints, at both refs.
 
-A format string that produced a line Ollama matches at the old ref, and has
-no counterpart at the new ref that still matches, means Ollama stops
-recognising that line (device memory, system info, errors) without any
-error anywhere.
+Every line template (bot/review/producers.py) a change removes from code that writes to a program Ollama
+runs is rendered to sample lines (bot/review/samplelines.py) and tested with the patterns Ollama's Go code
+applies (bot/review/gopatterns.py). A pattern that matched a removed template and matches nothing the
+program prints at the new ref is a line Ollama stops recognising with no error anywhere (a device list,
+free memory, system info, an error). "Nothing" means: no template of the same file in the same
+preprocessor branch, none the bump added elsewhere and, for a pattern that only tests for text (no capture
+group), none in any file Ollama builds. The contract inventory then confirms that Ollama compares the
+pattern with the program's output, and says where.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Container, Iterable, Mapping
+import difflib
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import lru_cache
 
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange, Span
-from bot.review.needles import needles
-from bot.review.source import LineIndex, non_test_paths, region_code, split_args, string_value
+from bot.review.consumers.contracts.model import OutputPattern
+from bot.review.cpieces import FUNCTION_NAMES
+from bot.review.gopatterns import (
+    OLLAMA_PARSERS,
+    LogPattern,
+    contract_of,
+    distinct_refs,
+    go_function_at,
+    ollama_patterns,
+    program_of,
+    streams_of,
+)
+from bot.review.producers import (
+    CALL_LOOKBEHIND,
+    READ_PAST,
+    SourceFile,
+    Template,
+    function_above,
+    windows,
+)
+from bot.review.samplelines import Sample, rendered_lines, samples, shape
 
-OLLAMA_PARSERS = ("llm/**/*.go", "discover/**/*.go", "server/**/*.go", "ml/**/*.go")
-CALL_LOOKBEHIND = 5  # lines above a changed line where a logging call reaching onto it may start
-MIN_LITERAL = 5  # shorter Contains/HasPrefix literals are not evidence of parsing log output
-_GO_STRING = r'(`[^`]*`|"(?:\\.|[^"\\\n])*")'
-_GO_REGEX = re.compile(r"regexp\.(?:MustCompile|Compile)(?:POSIX)?\(\s*" + _GO_STRING + r"\s*\)")
-_GO_LITERAL = re.compile(
-    r"(?:strings|bytes)\.(?:Contains|HasPrefix|HasSuffix|Index|Cut|CutPrefix)\(\s*"
-    r"[^,()]*(?:\([^()]*\))?[^,()]*,\s*(?:\[\]byte\(\s*)?" + _GO_STRING
-)
-_MATCHING_CALLS = ("regexp.", "Contains(", "Prefix(")  # a file with none applies no pattern: never scanned
-_CALL = re.compile(r"(?:LOG\w*|printf|_(?:INF|WRN|ERR|DBG|CNT))\s*\(")  # starts with a literal: fast to scan
-_SPEC = re.compile(
-    r"%(%|[-+ #0']*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|j|z|t|L|q)?([diouxXeEfFgGaAcspn]))"
-)
-_KIND = {
-    **dict.fromkeys("diou", "d"),
-    **dict.fromkeys("xX", "x"),
-    **dict.fromkeys("eEfFgGaA", "f"),
-    "c": "c",
-    "s": "s",
-    "p": "p",
-    "n": "",
-}
-_SAMPLES = (
-    {"s": "CUDA0", "d": "1024", "f": "1.50", "c": "x", "p": "0x7f00", "x": "1f", "": ""},
-    {"s": "NVIDIA GeForce RTX 4090", "d": "24564", "f": "0.25", "c": "x", "p": "0x7f00", "x": "ff", "": ""},
-)
+__all__ = ["OLLAMA_PARSERS", "Program", "log_draft", "log_line_drafts"]
+
+MAX_PATTERN_SHOWN = 70
 
 
 @dataclass(frozen=True)
-class LogPattern:
-    source: str  # as Ollama wrote it
-    regex: re.Pattern
-    ref: LocalRef
+class Program:
+    """What the detector asks of the review beyond the diff, each asked only when a candidate needs it."""
+
+    runs: Callable[[str], bool]  # whether code at an upstream path writes to a program Ollama runs
+    contracts: Callable[[], Sequence[OutputPattern]]  # Ollama's output contracts (the inventory's)
+    # the C/C++ files Ollama builds at the new ref that hold one of the needles (None: not in the clone)
+    sources: Callable[[Collection[bytes]], Iterator[tuple[str, bytes | None]]]
 
 
 @dataclass(frozen=True)
-class LogFormat:
-    text: str  # the decoded format string
-    line: int  # 1-based line of the call
-    last_line: int
+class Lost:
+    """A line a removed template printed that a pattern matched, with no template printing it now."""
+
+    change: FileChange
+    pattern: LogPattern
+    template: Template
+    sample: Sample
 
 
-def _go_value(literal: str) -> str:
-    if literal.startswith("`"):
-        return literal[1:-1]
-    return re.sub(
-        r"\\(.)", lambda m: {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}.get(m[1], "\\" + m[1]), literal[1:-1]
-    )
-
-
-def ollama_patterns(files: Mapping[str, str]) -> list[LogPattern]:
-    """The regular expressions and literals Ollama's Go code applies to text (llama-server output among it)."""
-    found = []
-    for path in non_test_paths(files, OLLAMA_PARSERS):
-        text = files[path]
-        if not any(call in text for call in _MATCHING_CALLS):
-            continue
-        index = LineIndex(text)
-        found += _regex_patterns(text, path, index)
-        found += _literal_patterns(text, path, index)
-    return found
-
-
-def _regex_patterns(text: str, path: str, index: LineIndex) -> list[LogPattern]:
-    """The `regexp.MustCompile(...)` expressions of a Go file that Python's `re` can compile."""
-    found = []
-    for m in _GO_REGEX.finditer(text):
-        source = _go_value(m[1])
-        regex = _compiled(source)
-        if regex is not None:
-            found.append(LogPattern(source, regex, LocalRef(path, index.line(m.start()))))
-    return found
-
-
-def _compiled(source: str) -> re.Pattern | None:
-    """A Go regular expression as Python's; None for a Go-only construct: it cannot be judged."""
-    try:
-        return re.compile(source.replace(r"\z", r"\Z"))
-    except re.error:
-        return None
-
-
-def _literal_patterns(text: str, path: str, index: LineIndex) -> list[LogPattern]:
-    """The `strings.Contains(x, "...")`-style literals of a Go file long and wordy enough to be a log line's."""
-    found = []
-    for m in _GO_LITERAL.finditer(text):
-        source = _go_value(m[1])
-        if len(source.strip()) >= MIN_LITERAL and re.search(r"[A-Za-z]", source):
-            found.append(
-                LogPattern(source, re.compile(re.escape(source)), LocalRef(path, index.line(m.start())))
-            )
-    return found
-
-
-def log_formats(code: str, first_line: int = 1) -> list[LogFormat]:
-    """Format strings of logging/printf calls in comment-free C/C++ code (an excerpt from `first_line` on)."""
-    if '"' not in code:
+def log_line_drafts(changes: list[FileChange], local: Mapping[str, str], program: Program) -> list[Draft]:
+    """One draft per line Ollama matches that the bump stops printing in a program Ollama runs."""
+    lost = _lost(changes, local, program.runs)
+    if not lost:
         return []
-    index = LineIndex(code)
-    found = []
-    for m in _CALL.finditer(code):
-        args, end = split_args(code, m.end() - 1)
-        for arg in args[:3]:
-            value = string_value(arg)
-            if value is not None:
-                found.append(
-                    LogFormat(value, index.line(m.start()) + first_line - 1, index.line(end) + first_line - 1)
-                )
-                break
-    return found
-
-
-def _fill(values: dict[str, str], spec: re.Match) -> str:
-    return "%" if spec[1] == "%" else values[_KIND[spec[2]]]
-
-
-def formats_on_lines(
-    lines: list[str], numbers: list[int], path: str, wanted: list[frozenset[str]] | None = None
-) -> list[LogFormat]:
-    """Format strings of calls that reach onto the given (sorted, 1-based) lines of a file, parsing only
-    windows around them (a call may start CALL_LOOKBEHIND lines above) that hold a literal of `wanted`."""
-    windows = _windows(numbers)
-    texts = [lines[first - 1 : last] for first, last in windows]
-    if wanted is not None:
-        windows, texts = _holding_windows(windows, texts, wanted)
-    on = set(numbers)
-    found = []
-    for (first, _), code in zip(windows, region_code(texts, path)):
-        found += [f for f in log_formats("\n".join(code), first) if _reaches(f, on)]
-    return found
-
-
-def _windows(numbers: list[int]) -> list[list[int]]:
-    """[first, last] line ranges covering each of the sorted `numbers` and CALL_LOOKBEHIND lines above it,
-    ranges that touch or overlap merged."""
-    windows: list[list[int]] = []
-    for n in numbers:
-        if windows and n - CALL_LOOKBEHIND <= windows[-1][1] + 1:
-            windows[-1][1] = n
-        else:
-            windows.append([max(1, n - CALL_LOOKBEHIND), n])
-    return windows
-
-
-def _holding_windows(
-    windows: list[list[int]], texts: list[list[str]], wanted: list[frozenset[str]]
-) -> tuple[list[list[int]], list[list[str]]]:
-    """The windows (and their lines) that hold a literal of `wanted`."""
-    keep = [i for i, t in enumerate(texts) if _holds(t, wanted)]
-    return [windows[i] for i in keep], [texts[i] for i in keep]
-
-
-def _holds(lines: list[str], wanted: list[frozenset[str]]) -> bool:
-    """Whether the lines (lower-cased) hold any literal of `wanted`."""
-    return _holds_a_needle("\n".join(lines).lower(), wanted)
-
-
-def _holds_a_needle(text: str, wanted: list[frozenset[str]]) -> bool:
-    """Whether the (lower-case) text holds a needle of any pattern of `wanted`: else no line of it
-    that a pattern matches can come from it."""
-    return any(n in text for w in wanted for n in w)
-
-
-def _reaches(fmt: LogFormat, lines: Container[int]) -> bool:
-    """Whether the call of `fmt` spans one of `lines`."""
-    return any(n in lines for n in range(fmt.line, fmt.last_line + 1))
-
-
-@lru_cache(maxsize=65536)
-def render(fmt: str) -> tuple[str, ...]:
-    """Lines the format prints, once with short and once with multi-word sample values."""
-    lines: list[str] = []
-    for sample in _SAMPLES:
-        text = _SPEC.sub(partial(_fill, sample), fmt)
-        lines += [line for line in text.split("\n") if line.strip()]
-    return tuple(lines)
-
-
-def produces(fmt: str, pattern: LogPattern) -> bool:
-    return any(pattern.regex.search(line) for line in render(fmt))
-
-
-def matched(
-    patterns: Iterable[LogPattern], formats: Iterable[LogFormat]
-) -> list[tuple[LogPattern, LogFormat]]:
-    """(pattern, format) pairs where the format prints a line the pattern matches (first format per pattern)."""
-    formats = list(formats)
-    pairs = []
-    for pattern in patterns:
-        fmt = next((f for f in formats if produces(f.text, pattern)), None)
-        if fmt is not None:
-            pairs.append((pattern, fmt))
-    return pairs
-
-
-def vanished(
-    pairs: Iterable[tuple[LogPattern, LogFormat]], new: Iterable[str]
-) -> list[tuple[LogPattern, LogFormat]]:
-    """The matched pairs for which no format string at the new ref prints a matching line."""
-    new = list(new)
-    return [(p, f) for p, f in pairs if not _printed(p, new)]
-
-
-def _printed(pattern: LogPattern, formats: list[str]) -> bool:
-    """Whether one of the format strings prints a line the pattern matches."""
-    return any(produces(text, pattern) for text in formats)
-
-
-def log_draft(
-    pattern: LogPattern,
-    fmt: LogFormat,
-    path: str,
-    line: int | None,
-    blame: tuple[tuple[int, int], ...],
-    removed: tuple[str, str],
-    nearest: str | None,
-) -> Draft:
-    sample = next(line for line in render(fmt.text) if pattern.regex.search(line))
-    detail = (
-        f"Ollama matches `{pattern.source}` against llama-server's output. At the old ref upstream printed "
-        f"it with `{fmt.text.strip()!s}` (for example `{sample.strip()}`); no format string at the new ref "
-        "produces a matching line any more."
-    )
-    if nearest is not None:
-        detail += f"\n\nThe new format here is `{nearest.strip()}`."
-    return Draft(
-        "server",
-        "high",
-        f"Log line Ollama parses changed: `{pattern.source}` no longer matches",
-        detail,
-        path,
-        line,
-        blame,
-        removed,
-        (pattern.ref,),
-    )
-
-
-def _holding(
-    changes: list[FileChange], patterns: list[LogPattern]
-) -> tuple[list[FileChange], list[frozenset[str]] | None]:
-    """The changes whose removed lines hold the literals every line a pattern matches must hold, and those
-    literals (None, and every change, when some pattern has none): the others are never parsed."""
-    known = [w for p in patterns if (w := needles(p.regex)) is not None]
-    if len(known) != len(patterns):
-        return changes, None
-    return [c for c in changes if _holds_a_needle(c.changed_raw[1], known)], known
-
-
-def _vanished_formats(
-    change: FileChange, patterns: list[LogPattern], wanted: list[frozenset[str]] | None
-) -> list[tuple[LogPattern, LogFormat]]:
-    removed = sorted(n for s in change.significant for n in s.old_lines)
-    pairs = matched(patterns, formats_on_lines(change.old_lines, removed, change.old_path or "", wanted))
-    return vanished(pairs, [f.text for f in log_formats(change.new_code)]) if pairs else []
-
-
-def _added_formats(changes: list[FileChange]) -> list[str]:
-    """Format strings the bump added anywhere: a line that moved to another file still prints."""
-    added = []
-    for c in changes:
-        if _adds_a_string(c):
-            lines = {n for s in c.significant for n in s.new_lines}
-            added += [f.text for f in log_formats(c.new_code) if _reaches(f, lines)]
-    return added
-
-
-def _adds_a_string(change: FileChange) -> bool:
-    """Whether the change adds a line holding a string: only such a change can add a format string."""
-    return bool(change.new_path and any('"' in line for line in change.added_raw))
-
-
-def _vanished_draft(change: FileChange, pattern: LogPattern, fmt: LogFormat) -> Draft:
-    span = _replacing_span(change, fmt.line)
-    blame = ((span.new_start, span.new_start + span.new_count - 1),) if span else ()
-    nearby = [f.text for f in log_formats(change.new_code) if span and f.line in span.new_lines]
-    return log_draft(
-        pattern,
-        fmt,
-        change.path,
-        change.new_line(fmt.line),
-        blame,
-        (change.old_path or change.path, change.old_lines[fmt.line - 1].strip()),
-        nearby[0] if nearby else None,
-    )
-
-
-def _replacing_span(change: FileChange, old_line: int) -> Span | None:
-    """The first span that removes `old_line`, when it puts lines in its place."""
-    span = next((s for s in change.spans if old_line in s.old_lines), None)
-    return span if span is not None and span.new_count > 0 else None
-
-
-def log_line_drafts(
-    changes: list[FileChange], local: Mapping[str, str], runs: Callable[[str], bool]
-) -> list[Draft]:
-    """One draft per log line Ollama matches whose format string the bump removed from a program Ollama runs
-    and put nowhere else."""
-    lost_a_string = [c for c in changes if _loses_a_string(c, runs)]
-    patterns = ollama_patterns(local) if lost_a_string else []
-    if not patterns:
-        return []
-    found = _lost_formats(lost_a_string, patterns)
-    if not found:
-        return []
-    elsewhere = _added_formats(changes)
+    contracts = program.contracts()
+    confirmed = [(item, c) for item in lost if (c := contract_of(item.pattern, contracts)) is not None]
+    unread, printed = _searched_elsewhere(confirmed, changes, program)
     return [
-        _vanished_draft(change, pattern, fmt)
-        for change, pattern, fmt in found
-        if not _printed(pattern, elsewhere)
+        log_draft(item, contract, local, unread)
+        for item, contract in _once(confirmed)
+        if item.pattern.source not in printed
     ]
 
 
-def _lost_formats(
-    changes: list[FileChange], patterns: list[LogPattern]
-) -> list[tuple[FileChange, LogPattern, LogFormat]]:
-    """(change, pattern, old format) for each format string a change removed that printed a line a pattern
-    matches, with no format of that file at the new ref printing one."""
-    candidates, wanted = _holding(changes, patterns)
-    return [(c, p, f) for c in candidates for p, f in _vanished_formats(c, patterns, wanted)]
+def _lost(changes: list[FileChange], local: Mapping[str, str], runs: Callable[[str], bool]) -> list[Lost]:
+    """The lines removed templates printed that Ollama's patterns match, printed nowhere the bump kept or
+    put them: before any contract is asked for."""
+    losing = [c for c in changes if _loses_a_string(c, runs)]
+    patterns = [p for p in ollama_patterns(local) if shape(p.regex).needles] if losing else []
+    lost = [item for c in losing for item in _lost_in(c, patterns)] if patterns else []
+    return _not_added(lost, changes) if lost else []
+
+
+def _once(confirmed: list[tuple[Lost, OutputPattern]]) -> list[tuple[Lost, OutputPattern]]:
+    """One per template and pattern, whichever sample showed it."""
+    once: dict[tuple[str, int, LocalRef], tuple[Lost, OutputPattern]] = {}
+    for item, contract in confirmed:
+        once.setdefault((item.change.path, item.template.line, item.pattern.ref), (item, contract))
+    return list(once.values())
 
 
 def _loses_a_string(change: FileChange, runs: Callable[[str], bool]) -> bool:
     """Whether the change removes a line holding a string from a file of a program Ollama runs."""
     return bool(change.old_path and runs(change.old_path) and any('"' in line for line in change.removed_raw))
+
+
+def _lost_in(change: FileChange, patterns: list[LogPattern]) -> list[Lost]:
+    """The lines the change's removed templates printed that a pattern matches and that nothing in the new
+    file prints in the same preprocessor branch."""
+    removed = sorted(n for s in change.significant for n in s.old_lines)
+    found = _matched(change.old_lines, lambda: SourceFile(change.old_text, change.path), removed, patterns)
+    if not found or not change.new_path:
+        return [Lost(change, p, t, s) for t, p, s in found]
+    new = SourceFile(change.new_text, change.path)
+    successors = new.templates_for(_needle_texts(p for _, p, _ in found))
+    return [
+        Lost(change, p, t, s)
+        for t, p, s in found
+        if not any(_succeeds(n, t, p, s, new.branches) for n in successors)
+    ]
+
+
+def _needle_texts(patterns: Iterable[LogPattern]) -> set[str]:
+    """The (lower-case) texts one of which every line a pattern matches holds, for all the patterns."""
+    return {n for p in patterns for n in shape(p.regex).needles or ()}
+
+
+def _matched(
+    lines: list[str], code: Callable[[], SourceFile], numbers: list[int], patterns: list[LogPattern]
+) -> list[tuple[Template, LogPattern, Sample]]:
+    """(template, pattern, sample) for each line a template reaching onto the numbered lines prints that a
+    pattern matches; the file's code is read only when the lines may hold one."""
+    held = _holding(lines, windows(numbers), patterns)
+    if not held:
+        return []
+    source, on = code(), set(numbers)
+    templates = [t for t in source.templates_in(held) if _reaches(t, on)]
+    return [(t, p, s) for t in templates for p in patterns for s in _printed(t, p)]
+
+
+def _holding(
+    lines: list[str], ranges: list[tuple[int, int]], patterns: list[LogPattern]
+) -> list[tuple[int, int]]:
+    """The line ranges a line some pattern matches may come from."""
+    needles = _Needles.of(patterns)
+    return [r for r in ranges if _may_print(lines, r, needles)]
+
+
+@dataclass(frozen=True)
+class _Needles:
+    """The (lower-case) texts one of which every line of some pattern holds."""
+
+    texts: frozenset[str]
+    fewest: tuple[str, ...]  # the same test: those holding a shorter one left out
+
+    @staticmethod
+    def of(patterns: Iterable[LogPattern]) -> _Needles:
+        return _needles(frozenset(_needle_texts(patterns)))
+
+    def in_text(self, text: str) -> bool:
+        return any(n in text for n in self.fewest)
+
+    def name(self, function: str) -> bool:
+        """Whether a function's name is part of a needle (printed with `__func__`, it supplies that part)."""
+        return any(function.lower() in n for n in self.texts)
+
+
+@lru_cache(maxsize=64)
+def _needles(texts: frozenset[str]) -> _Needles:
+    ordered = sorted(texts, key=len)
+    return _Needles(texts, tuple(n for i, n in enumerate(ordered) if not any(m in n for m in ordered[:i])))
+
+
+def _may_print(lines: list[str], lines_range: tuple[int, int], needles: _Needles) -> bool:
+    """Whether the lines (and those a call starting there may reach) hold a needle, or the name of the
+    function they are in does and they print that name (`__func__`)."""
+    text = "\n".join(lines[lines_range[0] - 1 : lines_range[1] + READ_PAST]).lower()
+    if needles.in_text(text):
+        return True
+    if not any(name.lower() in text for name in FUNCTION_NAMES):
+        return False
+    function = function_above(lines, lines_range[0])
+    return function is not None and needles.name(function)
+
+
+def _reaches(template: Template, lines: Container[int]) -> bool:
+    return any(n in lines for n in range(template.line, template.last_line + 1))
+
+
+def _printed(template: Template, pattern: LogPattern) -> list[Sample]:
+    """The lines of `template` the pattern matches; for a name/value entry, itself when its name is a word
+    the pattern reads a value after."""
+    if template.kind == "entry":
+        name = template.pieces[0]
+        return [Sample(template.code, ())] if name in shape(pattern.regex).keys else []
+    return samples(template, pattern.regex)
+
+
+def _succeeds(
+    new: Template, old: Template, pattern: LogPattern, sample: Sample, branches: Container[tuple[str, ...]]
+) -> bool:
+    """Whether a template of the new file prints what `old` printed for the pattern, in its branch (any
+    branch, when the new file no longer has that one)."""
+    if new.branch != old.branch and old.branch in branches:
+        return False
+    return _prints_the_same(new, old, pattern, sample)
+
+
+def _prints_the_same(new: Template, old: Template, pattern: LogPattern, sample: Sample) -> bool:
+    """Whether `new` prints the line `old` printed for the pattern: a line with the same fixed words, or an
+    entry of the same name."""
+    if old.kind == "entry":
+        return new.kind == "entry" and new.pieces[0] == old.pieces[0]
+    return any(s.signature == sample.signature for s in _printed(new, pattern))
+
+
+def _not_added(lost: list[Lost], changes: list[FileChange]) -> list[Lost]:
+    """The lost lines that no template the bump added in another file prints (a line that moved still
+    prints)."""
+    patterns = list({id(item.pattern): item.pattern for item in lost}.values())
+    own = {item.change.path for item in lost}
+    needles = _Needles.of(patterns)
+    added = [(c.path, t) for c in _adding(changes, own, needles) for t, _, _ in _added(c, patterns)]
+    return [item for item in lost if not _moved(item, added)]
+
+
+def _adding(changes: list[FileChange], own: set[str], needles: _Needles) -> list[FileChange]:
+    """The changes that add, to a file other than the one (if only one) the lost lines are from, a line
+    holding a needle or printing a function's name: only those can print a lost line."""
+    return [
+        c
+        for c in changes
+        if c.new_path and (len(own) > 1 or c.path not in own) and _may_add(c.added_raw, needles)
+    ]
+
+
+def _may_add(added: list[str], needles: _Needles) -> bool:
+    text = "\n".join(added).lower()
+    return needles.in_text(text) or any(name.lower() in text for name in FUNCTION_NAMES)
+
+
+def _moved(item: Lost, added: list[tuple[str, Template]]) -> bool:
+    """Whether a template added in another file prints the lost line."""
+    return any(
+        _prints_the_same(t, item.template, item.pattern, item.sample)
+        for path, t in added
+        if path != item.change.path
+    )
+
+
+def _added(change: FileChange, patterns: list[LogPattern]) -> list[tuple[Template, LogPattern, Sample]]:
+    """The templates on the lines a change adds that print a line of the patterns."""
+    lines = sorted(n for s in change.significant for n in s.new_lines)
+    return _matched(change.new_lines, lambda: SourceFile(change.new_text, change.path), lines, patterns)
+
+
+def _searched_elsewhere(
+    confirmed: list[tuple[Lost, OutputPattern]], changes: list[FileChange], program: Program
+) -> tuple[int, set[str]]:
+    """For the patterns that only test for text: (the files that could not be searched, the patterns some
+    unchanged file Ollama builds still prints a line for)."""
+    tested = {item.pattern.source: item.pattern for item, _ in confirmed if not item.pattern.extracts}
+    if not tested:
+        return 0, set()
+    changed = {path for c in changes for path in (c.path, c.old_path)}
+    found = [(p, data) for p, data in program.sources(_needles_of(tested.values())) if p not in changed]
+    printed = set().union(*(_printing(path, data, tested) for path, data in found))
+    return sum(data is None for _, data in found), printed
+
+
+def _needles_of(patterns: Iterable[LogPattern]) -> set[bytes]:
+    return {n.encode() for n in _needle_texts(patterns)}
+
+
+def _printing(path: str, data: bytes | None, tested: Mapping[str, LogPattern]) -> set[str]:
+    """The patterns of `tested` a template of the file prints a line for (none, for a file not read)."""
+    lowered = data.lower() if data is not None else b""
+    held = [p for p in tested.values() if any(n in lowered for n in _needles_of([p]))]
+    if data is None or not held:
+        return set()
+    templates = SourceFile(data.decode("utf-8", "replace"), path).templates_for(_needle_texts(held))
+    return {p.source for p in held if any(samples(t, p.regex) for t in templates)}
+
+
+# ------------------------------------------------------------------------------------------ the finding
+
+
+def log_draft(item: Lost, contract: OutputPattern, local: Mapping[str, str], unread: int) -> Draft:
+    """The finding: Ollama's pattern and line, what upstream printed before and prints now, what breaks."""
+    change, template, pattern = item.change, item.template, item.pattern
+    program = program_of(contract)
+    span = _replacing_span(change, template)
+    where = f"{contract.ref.path}:{contract.ref.line}"
+    detail = (
+        f"Ollama's pattern `{pattern.source}` ({where}) no longer matches what {program} prints at the new "
+        f"ref: {_before_and_now(item, _now(change, template, pattern, item.sample, span))}; "
+        f"{_consequence(contract, pattern, local)}"
+    )
+    if unread and not pattern.extracts:
+        detail += f"\n\n{unread} upstream files the clone lacks were not searched for another line like it."
+    return Draft(
+        "server",
+        "high",
+        f"{program} output Ollama parses changed: `{_shortened(pattern.source)}` no longer matches",
+        detail,
+        change.path,
+        change.new_line(template.line),
+        ((span.new_start, span.new_start + span.new_count - 1),) if span else (),
+        (change.old_path or change.path, change.old_lines[template.line - 1].strip()),
+        distinct_refs((contract.ref, *contract.used_at)),
+        cause=f"output pattern {where}",
+    )
+
+
+def _shortened(text: str) -> str:
+    return text if len(text) <= MAX_PATTERN_SHOWN else text[:MAX_PATTERN_SHOWN] + "…"
+
+
+def _before_and_now(item: Lost, now: str | None) -> str:
+    """Old text and new, with the code that wrote the old one."""
+    template, at = item.template, f"`{item.change.old_path}:{item.template.line}`"
+    after = f"now `{now}`" if now else "now no line like it"
+    if template.kind == "entry":
+        return (
+            f"before, the entry `{template.code}` ({at}) named the value Ollama reads after "
+            f"`{template.pieces[0]}`; {after}"
+        )
+    how = "printed with" if template.kind == "format" else "written by"
+    return f"before `{item.sample.line.rstrip()}` ({how} `{template.code.strip()}` at {at}), {after}"
+
+
+def _replacing_span(change: FileChange, template: Template) -> Span | None:
+    """The first span that removes a line of the template, when it puts lines in its place."""
+    lines = range(template.line, template.last_line + 1)
+    span = next((s for s in change.spans if any(n in s.old_lines for n in lines)), None)
+    return span if span is not None and span.new_count > 0 else None
+
+
+def _now(
+    change: FileChange, old: Template, pattern: LogPattern, sample: Sample, span: Span | None
+) -> str | None:
+    """What the code in the removed template's place prints (its line closest to the old sample)."""
+    near = _in_place_of(change, old, span)
+    if not near:
+        return None
+    if old.kind == "entry":
+        return near[0].code
+    lines = [line.rstrip() for t in near for line in rendered_lines(t, pattern.regex)]
+    close = difflib.get_close_matches(sample.line.rstrip(), lines, n=1, cutoff=0)
+    return close[0] if close else None
+
+
+def _in_place_of(change: FileChange, old: Template, span: Span | None) -> list[Template]:
+    """The templates of the old one's kind on the lines that replace it."""
+    if span is None or not change.new_path:
+        return []
+    first = max(1, span.new_start - CALL_LOOKBEHIND)
+    new = SourceFile(change.new_text, change.path).templates(first, span.new_start + span.new_count - 1)
+    return [t for t in new if t.kind == old.kind and t.last_line >= span.new_start]
+
+
+def _consequence(contract: OutputPattern, pattern: LogPattern, local: Mapping[str, str]) -> str:
+    """What Ollama will do without the line: where it reads it, and what it reads from it."""
+    use = contract.used_at[0] if contract.used_at else contract.ref
+    function = go_function_at(local, use)
+    reader = f"`{function}` ({use.path}:{use.line})" if function else f"{use.path}:{use.line}"
+    streams = streams_of(contract)
+    if pattern.extracts:
+        count = pattern.regex.groups
+        values = f"the {count} values it reads from it" if count > 1 else "the value it reads from it"
+        return f"Ollama will no longer find the line in {streams}: {reader} goes without {values}."
+    return f"Ollama will no longer see it in {streams}: the test at {reader} never holds."

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, TypeVar
@@ -28,6 +28,8 @@ from bot.review import (
     symbols,
 )
 from bot.review.changes import Draft, FileChange
+from bot.review.consumers.contracts import Inventory, contract_inventory
+from bot.review.consumers.contracts.model import OutputPattern
 from bot.review.rules import ollama_uses
 from bot.review.source import C_SOURCES, code_text, extension, glob_match
 
@@ -203,8 +205,35 @@ class Run:
         )
 
     def log_lines(self) -> list[Draft]:
-        """Format strings that printed a line Ollama matches and have no matching successor."""
-        return logformats.log_line_drafts(self.c_changes, self.local, self.ollama_runs)
+        """Lines upstream printed that a pattern of Ollama matches, with nothing printing them now."""
+        program = logformats.Program(self.ollama_runs, self._output_contracts, self._built_sources)
+        return logformats.log_line_drafts(self.c_changes, self.local, program)
+
+    @cached_property
+    def contracts(self) -> Inventory:
+        """What Ollama's code relies on of upstream (the contract inventory): read only when a detector asks."""
+        return contract_inventory(self.local)
+
+    def _output_contracts(self) -> tuple[OutputPattern, ...]:
+        return self.contracts.output_patterns
+
+    def _built_sources(self, needles: Collection[bytes]) -> Iterator[tuple[str, bytes | None]]:
+        """The C/C++ files at the new ref that Ollama builds into a program it runs and that hold one of
+        the (lower-case) needles; None for a file the clone lacks. A search, like `git grep`: only the files
+        that hold a needle are read."""
+        new = self.ctx.new
+        for path in new.files():
+            if (
+                extension(path) not in C_SOURCES
+                or not self.consumers.builds(path)
+                or not self.ollama_runs(path)
+            ):
+                continue
+            entry = new.entry(path)
+            if entry is None or not new.repo.odb.exists(entry.id):
+                yield path, None
+            elif any(n in new.repo[entry.id].read_raw().lower() for n in needles):
+                yield path, new.read(path)
 
     def request_limits(self) -> list[Draft]:
         """New checks that reject values of a request field Ollama sends."""
