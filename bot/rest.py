@@ -94,6 +94,14 @@ async def _open_session() -> aiohttp.ClientSession:
     return aiohttp.ClientSession()
 
 
+def files_under(paths: list[str], prefix: str) -> list[str]:
+    """The sorted `paths` below the directory `prefix` (all of them for "")."""
+    if not prefix:
+        return list(paths)
+    prefix = prefix.rstrip("/") + "/"
+    return [p for p in paths if p.startswith(prefix)]
+
+
 class RestSnapshot:
     """One commit's files: paths from the tree listing, contents fetched lazily by blob sha."""
 
@@ -196,10 +204,7 @@ class RestSnapshot:
         return entry[2] if entry else None
 
     def files(self, prefix: str = "") -> list[str]:
-        if not prefix:
-            return list(self._paths)
-        prefix = prefix.rstrip("/") + "/"
-        return [p for p in self._paths if p.startswith(prefix)]
+        return files_under(self._paths, prefix)
 
     def mode(self, path: str) -> str | None:
         entry = self.entries.get(path)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bot.config import Config, Pin
 from bot.model import Report
-from bot.rest import BlobCache, RestSnapshot
+from bot.rest import BlobCache, RestSnapshot, files_under
 from bot.sandbox import Channel
 from bot.upstream import Mirrors, Upstream
 
@@ -56,10 +56,7 @@ class AskedSnapshot:
         return entry[2] if entry else None
 
     def files(self, prefix: str = "") -> list[str]:
-        if not prefix:
-            return list(self._paths)
-        prefix = prefix.rstrip("/") + "/"
-        return [p for p in self._paths if p.startswith(prefix)]
+        return files_under(self._paths, prefix)
 
 
 @dataclass(frozen=True)
