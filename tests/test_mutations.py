@@ -27,26 +27,9 @@ HARMLESS = [m.id for m in MUTATIONS if not m.breaking]
 # The breaking edits the review misses today (no high or medium finding that names the thing and points at
 # the Ollama line), each with why: what the detector work starts from.
 KNOWN_MISSES = {
-    # build
-    "build-openssl-required-always": "the dependency detector reports packages newly looked for; OpenSSL was looked for before (under LLAMA_OPENSSL), and a dropped condition or a new REQUIRED is not weighed",
-    "build-backend-dl-option-renamed": "a rename is weighed by the new name, which Ollama's build leaves OFF, so the code it guards counts as not built: information only",
-    "build-cpu-default-off": "default changes are skipped for options Ollama mentions anywhere; one preset sets GGML_CPU, the presets relying on the default are not weighed",
-    "build-server-impl-target-renamed": "no detector reads the target names Ollama's CMake installs or extends (if(TARGET ...), install(TARGETS ...), target_sources)",
-    "build-common-target-renamed": "no detector reads the target names Ollama's CMake installs or extends (if(TARGET ...), install(TARGETS ...))",
-    "build-mtmd-target-renamed": "no detector reads the target names Ollama's CMake extends (foreach ... IN ITEMS llama mtmd, target_sources)",
     # discovery
     "discovery-list-devices-lists-cpu": "a behaviour change (the CPU filter removed) changes no text any detector compares",
-    "discovery-vk-visible-devices-renamed": "the old name survives in an error message of the same file, so the visible-devices rule sees only a new variable Ollama does not set: information",
-    "discovery-backend-path-env-renamed": "no detector compares the environment variables upstream reads (getenv) with those Ollama sets, beyond *_VISIBLE_DEVICES",
-    "discovery-metal-tensor-env-renamed": "no detector compares the environment variables upstream reads (getenv) with those Ollama sets, beyond *_VISIBLE_DEVICES",
     "discovery-backend-search-no-exe-dir": "the backend-registry rule fires (high) but points at native_probe's dlsym calls, not at the runner layout that relies on the executable's directory",
-    # server: launch args and defaults
-    "server-flash-attn-auto-rejected": "the flag detector compares flag names and aliases, not the values a flag accepts",
-    "server-load-mode-dio-renamed": "the flag detector compares flag names and aliases, not the values a flag accepts",
-    "server-fit-target-env-renamed": "flags' environment variables (set_env) are not compared with the LLAMA_ARG_* variables Ollama sets",
-    "server-default-context-shift-on": "no detector tracks the common_params defaults Ollama relies on by leaving a flag out",
-    "server-default-ngl-zero": "no detector tracks the common_params defaults Ollama relies on by leaving a flag out",
-    "server-default-jinja-off": "no detector tracks the common_params defaults Ollama relies on by leaving a flag out",
     # server: log lines and payloads
     "server-health-loading-message": "the JSON rules follow field names, not the values Ollama compares ('Loading model')",
     "server-health-status-value": "the JSON rules follow field names, not the values Ollama compares ('ok' of /health)",
@@ -64,10 +47,6 @@ KNOWN_MISSES = {
     "streaming-chat-final-timings-dropped": "a field made conditional (on include_usage) is not a removal; no detector weighs new conditions on what is sent",
     "streaming-completion-probabilities-renamed": 'the field is set by subscript (res["completion_probabilities"] = ...), which the JSON-field rule\'s {"name", ...} pattern does not see',
     # models
-    "models-chat-template-chatml-renamed": "no detector compares the built-in chat template names (LLM_CHAT_TEMPLATES) with the --chat-template value Ollama passes",
-    "models-spec-type-mtp-renamed": "the speculative rule is information only, and no detector compares --spec-type's value names with the value Ollama passes",
-    "models-sampler-dry-default-on": "the sampler-defaults rule is information only and does not ask whether Ollama sends the parameter (it never sends dry_multiplier)",
-    "models-sampler-xtc-default-on": "the sampler-defaults rule is information only and does not ask whether Ollama sends the parameter (it never sends xtc_probability)",
     "models-clip-image-size-key-renamed": "the key is a #define in tools/mtmd/clip-impl.h; the GGUF-key rule reads src/llama-arch.cpp only and nothing follows KEY_* macros to the strings the compat code writes",
 }
 

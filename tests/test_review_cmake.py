@@ -181,3 +181,21 @@ def test_a_new_option_that_defaults_off_or_belongs_to_an_unbuilt_backend_is_info
     )
     (built,) = option_drafts(old, sycl, {}, _same)
     assert built.severity == "medium"
+
+
+def test_a_default_naming_a_variable_is_given_as_the_values_the_file_sets_it_to_when_only_set_writes_it():
+    text = """if (IOS)
+    set(LLAMA_SUBPROCESS_DEFAULT OFF)
+else()
+    set(LLAMA_SUBPROCESS_DEFAULT ON)
+endif()
+option(LLAMA_SUBPROCESS "llama: use subprocess" ${LLAMA_SUBPROCESS_DEFAULT})
+ProcessorCount(_nproc)
+set(_nproc 1)
+set(GGML_SYCL_LINK_JOBS ${_nproc} CACHE STRING "parallel link jobs")
+"""
+    found = {o.name: (o.default, o.expression) for o in _opts(text)}
+    assert found == {
+        "LLAMA_SUBPROCESS": ("OFF or ON", "${LLAMA_SUBPROCESS_DEFAULT}"),
+        "GGML_SYCL_LINK_JOBS": ("${_nproc}", ""),  # ProcessorCount() writes it too: not known
+    }

@@ -198,7 +198,8 @@ def test_a_real_bump_finds_what_silently_breaks_ollama(tmp_path):
 
     option = by_title["New CMake option LLAMA_SUBPROCESS: decide its value"]
     assert (option.area, option.severity, option.upstream_line) == ("build", "medium", 6)
-    assert option.local_refs == [LocalRef("llama/server/CMakeLists.txt", 1)]
+    # where Ollama sets the options of the same prefix (`set(LLAMA_CURL OFF)`), not its GGML_ ones
+    assert option.local_refs == [LocalRef("llama/server/CMakeLists.txt", 2)]
     assert f"{WEB}/blob/{new_sha}/CMakeLists.txt#L6" in option.detail
     assert option.upstream_commits[0].url == f"{WEB}/commit/{option.upstream_commits[0].sha}"
     assert (

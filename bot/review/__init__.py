@@ -22,6 +22,7 @@ from bot.patchfile import PatchFile
 from bot.review import api, cmake, grouping
 from bot.review.attribution import Attribution, merge
 from bot.review.changes import Draft, FileChange, Span, hunk_lines
+from bot.review.launch import launch_drafts
 from bot.review.patchcontext import patch_context_drafts
 from bot.review.rules import rule_drafts
 from bot.review.ruleset import load_rules
@@ -70,6 +71,7 @@ def _llama_cpp_drafts(ctx: ReviewContext, run: Run, rules, changes: list[FileCha
         *run.build(),
         *run.ggml_api(),
         *run.server_flags(),
+        *launch_drafts(run),  # the values, environment and defaults of Ollama's llama-server starts
         *run.log_lines(),
         *run.architectures(),
         *run.compat_sources(),

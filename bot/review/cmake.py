@@ -11,13 +11,14 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache, partial
 
 from bot import cmakelang
 from bot.model import LocalRef
 from bot.review.changes import Draft
+from bot.review.consumers.settings import setting_anchor
 from bot.review.source import refs_by_name
 
 CMAKE_FILES = ("**/CMakeLists.txt", "**/*.cmake")
@@ -100,9 +101,10 @@ def commands(code: str) -> tuple[Command, ...]:
 class Option:
     name: str
     doc: str
-    default: str
+    default: str  # resolved: `${X}` given as the values the file sets X to, joined by " or "
     path: str
     line: int
+    expression: str = ""  # the default as written, when it names a variable
 
 
 def _default(value: str) -> str:
@@ -110,14 +112,38 @@ def _default(value: str) -> str:
 
 
 def options(code: str, path: str, names: re.Pattern[str] = LLAMA_OPTIONS.pattern) -> list[Option]:
-    """`option()`, `cmake_dependent_option()` and `set(... CACHE ...)` of the names (GGML_*/LLAMA_*)."""
+    """`option()`, `cmake_dependent_option()` and `set(... CACHE ...)` of the names (GGML_*/LLAMA_*), a
+    default that is a variable given as the values the file sets it to."""
     found = []
     for c in commands(code):
         read = _OPTION_COMMANDS.get(c.name)
         option = read(c, path) if read is not None and c.args and names.fullmatch(c.args[0]) else None
         if option is not None:
-            found.append(option)
+            found.append(_resolved(option, code, boolean=c.name != "set" or "BOOL" in c.args))
     return found
+
+
+def _resolved(option: Option, code: str, boolean: bool) -> Option:
+    """The option with a default `${X}` replaced by the values the file's plain `set(X ...)`s give X."""
+    m = re.fullmatch(r"\$\{(\w+)\}", option.default)
+    values = _set_values(code, m[1]) if m else None
+    if not values:
+        return option
+    values = [_default(v) for v in values] if boolean else values
+    return replace(option, default=" or ".join(dict.fromkeys(values)), expression=option.default)
+
+
+def _set_values(code: str, variable: str) -> list[str] | None:
+    """The values plain `set(variable ...)`s of a file give a variable; None when another command may write
+    it too (`ProcessorCount(X)`, a cache entry), or read it before it is known."""
+    values = []
+    for c in commands(code):
+        plain_set = c.name == "set" and c.args[:1] == (variable,)
+        if plain_set and "CACHE" not in c.args and "PARENT_SCOPE" not in c.args:
+            values.append(";".join(c.args[1:]))
+        elif variable in c.args:
+            return None
+    return values
 
 
 def _plain_option(c: Command, path: str) -> Option | None:
@@ -196,11 +222,22 @@ def _index(opts: list[Option]) -> dict[str, list[Option]]:
 
 
 def _describe(o: Option) -> str:
-    return f"`{o.name}` ({o.doc or 'no description'}; default `{o.default}`), declared in `{o.path}`"
+    return f"`{o.name}` ({o.doc or 'no description'}; default {shown_default(o)}), declared in `{o.path}`"
+
+
+def shown_default(o: Option) -> str:
+    """A default as a person reads it: its values (from the variable it names, said too), or "empty"."""
+    if not o.default:
+        return "empty"
+    values = " or ".join(f"`{v}`" for v in o.default.split(" or "))
+    return values + (f" (from `{o.expression}`, set by the file's own conditions)" if o.expression else "")
 
 
 def _off(default: str) -> bool:
-    return default in ("OFF", "") or default.upper() in ("0", "N", "NO", "FALSE", "IGNORE", "NOTFOUND")
+    return all(
+        v in ("OFF", "") or v.upper() in ("0", "N", "NO", "FALSE", "IGNORE", "NOTFOUND")
+        for v in default.split(" or ")
+    )
 
 
 def _renamed(gone: Option, twin: Option, sets_it: tuple[LocalRef, ...], severity: str) -> Draft:
@@ -245,27 +282,24 @@ def option_drafts(
     where_now: WhereNow,
     built: Callable[[Option], bool] = lambda option: True,
     anchor_dir: str = LLAMA_OPTIONS.anchor,
+    unset_in: Callable[[str], Sequence[str]] = lambda name: (),
 ) -> list[Draft]:
-    """Added, removed, renamed and re-defaulted options, weighed by whether Ollama sets them. An option of
+    """Added, removed, renamed and re-defaulted options, weighed by whether Ollama sets them (`unset_in`
+    names the builds of Ollama's that leave an option it sets elsewhere to upstream's default). An option of
     code Ollama does not build (`built`), or a new one that defaults off, is information."""
     before, after = _index(old), _index(new)
     added = [after[n][0] for n in after if n not in before]
-    anchor = _anchor(mentions, anchor_dir)
     return [
         *_removal_drafts([before[n][0] for n in before if n not in after], added, mentions, where_now, built),
         *(
-            _new_option_draft(o, built, anchor) for o in added if o.name not in mentions
+            _new_option_draft(o, built, setting_anchor(mentions, anchor_dir, o.name))
+            for o in added
+            if o.name not in mentions
         ),  # one Ollama sets it decided on
-        *_default_drafts(before, after, mentions, built, anchor),
+        *_default_drafts(
+            before, after, mentions, built, partial(setting_anchor, mentions, anchor_dir), unset_in
+        ),
     ]
-
-
-def _anchor(mentions: Mapping[str, list[LocalRef]], anchor_dir: str) -> LocalRef | None:
-    """Where Ollama sets options: the first place (by option name) under `anchor_dir` that sets one."""
-    return next(
-        (refs[0] for name, refs in sorted(mentions.items()) if refs and refs[0].path.startswith(anchor_dir)),
-        None,
-    )
 
 
 def _weighed(option: Option, severity: str, built: Callable[[Option], bool]) -> str:
@@ -281,7 +315,7 @@ def _removal_drafts(
     built: Callable[[Option], bool],
 ) -> list[Draft]:
     """Each removed option, renamed (to an added one like it, taken out of `added`) or removed outright;
-    high when Ollama sets it."""
+    high when Ollama sets it, weighed by the name Ollama sets (the new one is what its build leaves off)."""
     drafts = []
     for gone in removed:
         twin = next((a for a in added if _similar(gone, a)), None)
@@ -289,7 +323,7 @@ def _removal_drafts(
         severity = "high" if sets_it else "info"
         if twin is not None:
             added.remove(twin)
-            drafts.append(_renamed(gone, twin, sets_it, _weighed(twin, severity, built)))
+            drafts.append(_renamed(gone, twin, sets_it, _weighed(gone if sets_it else twin, severity, built)))
         else:
             drafts.append(_removed(gone, sets_it, _weighed(gone, severity, built), where_now))
     return drafts
@@ -299,7 +333,7 @@ def _new_option_draft(option: Option, built: Callable[[Option], bool], anchor: L
     """A new option Ollama does not set: medium unless it defaults off."""
     detail = (
         f"Upstream added {_describe(option)}. Ollama does not set it, so its build now takes the "
-        f"default `{option.default}`; set it explicitly where Ollama configures the build."
+        f"default {shown_default(option)}; set it explicitly where Ollama configures the build."
     )
     severity = _weighed(option, "info" if _off(option.default) else "medium", built)
     return _unset(option, severity, f"New CMake option {option.name}: decide its value", detail, anchor)
@@ -310,22 +344,51 @@ def _default_drafts(
     after: Mapping[str, list[Option]],
     mentions: Mapping[str, list[LocalRef]],
     built: Callable[[Option], bool],
-    anchor: LocalRef | None,
+    anchor_of: Callable[[str], LocalRef | None],
+    unset_in: Callable[[str], Sequence[str]],
 ) -> list[Draft]:
-    """Each option kept whose default changed while Ollama does not set it."""
+    """Each option kept whose default changed while some build of Ollama's relies on it: Ollama never sets
+    it, or sets it only for some builds (`unset_in` names the others)."""
     drafts = []
-    for name in sorted(set(before) & set(after) - set(mentions)):
-        old_defaults = sorted({o.default for o in before[name]})
-        new_defaults = sorted({o.default for o in after[name]})
-        if old_defaults != new_defaults:
-            option = after[name][0]
-            detail = (
-                f"The default of {_describe(option)} changed from `{', '.join(old_defaults)}` to "
-                f"`{', '.join(new_defaults)}`. Ollama does not set it and so relies on the default."
+    for name in sorted(set(before) & set(after)):
+        old_defaults = sorted({shown_default(o) for o in before[name]})
+        new_defaults = sorted({shown_default(o) for o in after[name]})
+        relying = unset_in(name) if name in mentions else ("every build",)
+        if old_defaults == new_defaults or not relying:
+            continue
+        option = after[name][0]
+        change = f"The default of {_describe(option)} changed from {', '.join(old_defaults)} to {', '.join(new_defaults)}."
+        title = f"Default of CMake option {name} changed"
+        if name not in mentions:
+            detail = f"{change} Ollama does not set it and so relies on the default."
+            drafts.append(_unset(option, _weighed(option, "medium", built), title, detail, anchor_of(name)))
+            continue
+        sets = ", ".join(f"{r.path}:{r.line}" for r in mentions[name][:4])
+        detail = (
+            f"{change} Ollama sets it only in some builds ({sets}); {_listed(relying)} leave it to the "
+            "default, so what they build changes: set it there too, or check that the new default is right."
+        )
+        drafts.append(
+            Draft(
+                "build",
+                _weighed(option, "medium", built),
+                title,
+                detail,
+                option.path,
+                option.line,
+                local_refs=tuple(mentions[name]),
             )
-            title = f"Default of CMake option {name} changed"
-            drafts.append(_unset(option, _weighed(option, "medium", built), title, detail, anchor))
+        )
     return drafts
+
+
+def _listed(names: Sequence[str], shown: int = 6) -> str:
+    listed = ", ".join(f"`{n}`" for n in names[:shown])
+    return (
+        ("the builds " if len(names) > 1 else "the build ")
+        + listed
+        + (f" and {len(names) - shown} more" if len(names) > shown else "")
+    )
 
 
 def dependency_drafts(old: Mapping[str, tuple[str, int]], new: Mapping[str, tuple[str, int]]) -> list[Draft]:

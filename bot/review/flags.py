@@ -12,6 +12,7 @@ import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.model import LocalRef
 from bot.review.changes import Draft
@@ -37,6 +38,9 @@ class Flag:
     examples: tuple[str, ...]  # set_examples(); empty = every program
     excludes: tuple[str, ...]
     line: int
+    handler: str = ""  # the lambda that reads the value
+    help_code: str = ""  # the help expression as written
+    env: tuple[str, ...] = ()  # set_env(): the environment variable that sets it too
 
     @property
     def deprecated(self) -> bool:
@@ -59,13 +63,19 @@ def _help_text(expr: str) -> str:
 
 def _chain(code: str, at: int, call: str) -> tuple[str, ...]:
     """Enum names given to `.set_examples({...})` / `.set_excludes({...})` after an entry."""
-    tail = code[at : at + 600].split(";", 1)[0]
-    m = re.search(r"\.\s*" + call + r"\s*\(\s*\{([^}]*)\}", tail)
+    m = re.search(r"\.\s*" + call + r"\s*\(\s*\{([^}]*)\}", _tail(code, at))
     return tuple(sorted(re.findall(r"\w+", m[1]))) if m else ()
 
 
+def _tail(code: str, at: int) -> str:
+    """The calls chained after an entry, up to the end of its statement."""
+    return code[at : at + 600].split(";", 1)[0]
+
+
+@lru_cache(maxsize=4)
 def flag_table(code: str) -> dict[str, Flag]:
-    """Every flag of arg.cpp's `common_arg(...)` entries (comment-free code), by spelling."""
+    """Every flag of arg.cpp's `common_arg(...)` entries (comment-free code), by spelling (read once per text:
+    the flag, value and default checks all ask)."""
     index = LineIndex(code)
     table: dict[str, Flag] = {}
     for m in _ENTRY.finditer(code):
@@ -91,6 +101,9 @@ def _entry_flag(code: str, paren: int, line: int) -> Flag | None:
         _chain(code, end, "set_examples"),
         _chain(code, end, "set_excludes"),
         line,
+        next((a for a in args if a.startswith("[")), ""),
+        rest[-1] if rest else "",
+        tuple(re.findall(r'\.\s*set_env\s*\(\s*"([^"]+)"', _tail(code, end))),
     )
 
 

@@ -27,9 +27,11 @@ from bot.review import (
     mlxfloors,
     symbols,
 )
+from bot.review.buildcontracts import build_contract_drafts
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts import Inventory, contract_inventory
 from bot.review.consumers.contracts.model import OutputPattern
+from bot.review.consumers.settings import builds_leaving_default
 from bot.review.rules import ollama_uses
 from bot.review.source import C_SOURCES, code_text, extension, glob_match
 
@@ -95,12 +97,12 @@ class Run:
         texts = {}
         for path in self.ctx.new.files():
             if glob_match(path, cmake.CMAKE_FILES) and path not in self.by_path:
-                text = self._new_code(path)
+                text = self.new_code(path)
                 if text is not None:
                     texts[path] = text
         return texts
 
-    def _new_code(self, path: str) -> str | None:
+    def new_code(self, path: str) -> str | None:
         """An upstream file at the new ref, comment-free (from its change when it changed); None, noted as
         unreadable, when the clone lacks it."""
         change = self.by_path.get(path)
@@ -110,6 +112,19 @@ class Run:
             self.ctx.history.upstream.note_unreadable(path, str(self.ctx.new.commit.id))
             return None
         return code_text((self.ctx.new.read(path) or b"").decode("utf-8", "replace"), path)
+
+    @cached_property
+    def contracts(self) -> Inventory:
+        """What Ollama's code relies on of upstream (the contract inventory), read once, when a check needs it."""
+        return contract_inventory(self.local)
+
+    def code_at_both(self, path: str) -> tuple[str | None, str | None]:
+        """An upstream file's comment-free code at the old and at the new ref (an unchanged one read once)."""
+        change = self.by_path.get(path) or self.by_old_path.get(path)
+        if change is None:
+            code = self.new_code(path)
+            return code, code
+        return (change.old_code if change.old_path else None), (change.new_code if change.new_path else None)
 
     def build(self) -> list[Draft]:
         """CMake options, dependencies and generators, parsed in every CMake file at both refs."""
@@ -124,7 +139,7 @@ class Run:
             *self.dependencies(),
             *_generator_drafts(old_texts, new_texts, self.by_path),
         ]  # looked for or run by CMake files that Ollama's build may never read
-        return options + [_weighed_by_build(d, new_texts, model) for d in steps]
+        return options + [_weighed_by_build(d, new_texts, model) for d in steps] + build_contract_drafts(self)
 
     def dependencies(self) -> list[Draft]:
         """Packages and tools upstream's CMake files look for that they did not before."""
@@ -149,6 +164,7 @@ class Run:
             self.where_now,
             built,
             names.anchor,
+            builds_leaving_default(self.local, list(self.local), names.pattern, self.consumers.options),
         )
 
     def mlx_build(self) -> list[Draft]:
@@ -242,16 +258,16 @@ class Run:
             return []
         return limits.limit_drafts(
             found,
-            partial(limits.request_fields, self._request_parsers()),
+            partial(limits.request_fields, self.request_parsers()),
             lambda field: ollama_uses(self.local, ("llm/**/*.go",), field, whole=True),
         )
 
-    def _request_parsers(self) -> dict[str, str]:
+    def request_parsers(self) -> dict[str, str]:
         """The server sources that read a request's fields, comment-free at the new ref."""
         parsers = {}
         for path in self.ctx.new.files("tools/server"):
             if glob_match(path, limits.REQUEST_PARSERS):
-                code = self._new_code(path)
+                code = self.new_code(path)
                 if code is not None:
                     parsers[path] = code
         return parsers

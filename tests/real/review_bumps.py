@@ -42,7 +42,22 @@ import bot.review
 from bot.config import load_config
 from bot.engine import analyse
 from bot.model import AnalysisError, Finding
-from bot.review import archs, cmake, compat, compatvalues, flags, generators, limits, logformats, symbols
+from bot.review import (
+    archs,
+    argvalues,
+    cmake,
+    compat,
+    compatvalues,
+    envnames,
+    flags,
+    generators,
+    limits,
+    logformats,
+    lookups,
+    paramdefaults,
+    symbols,
+    targets,
+)
 from bot.snapshot import GitSnapshot
 from bot.upstream import Upstream
 from tests.real.extract import VERSION_FILE, Bump, ExtractError, RefResolver, find_bumps, mirrors
@@ -54,6 +69,12 @@ DETAIL_CHARS = 600  # enough of a finding's text to label it by; the full text i
 DETECTORS: dict[str, tuple[object, str]] = {
     "cmake.option_drafts": (cmake, "option_drafts"),
     "cmake.dependency_drafts": (cmake, "dependency_drafts"),
+    "lookups.required_drafts": (lookups, "required_drafts"),
+    "targets.target_drafts": (targets, "target_drafts"),
+    "argvalues.refused_draft": (argvalues, "refused_draft"),
+    "envnames.lost_drafts": (envnames, "lost_drafts"),
+    "paramdefaults.flag_drafts": (paramdefaults, "flag_drafts"),
+    "paramdefaults.request_drafts": (paramdefaults, "request_drafts"),
     "generators.generator_drafts": (generators, "generator_drafts"),
     "symbols.symbol_drafts": (symbols, "symbol_drafts"),
     "flags.flag_drafts": (flags, "flag_drafts"),

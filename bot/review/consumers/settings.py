@@ -40,6 +40,44 @@ def ollama_options(
     return {k: tuple(v) for k, v in sorted(found.items())}, preset_backends
 
 
+def builds_leaving_default(
+    ollama: Mapping[str, str],
+    paths: list[str],
+    names: re.Pattern[str],
+    options: Mapping[str, tuple[OptionSetting, ...]],
+) -> Callable[[str], tuple[str, ...]]:
+    """For an option Ollama sets somewhere, the builds of Ollama's that leave it to upstream's default: the
+    visible presets (of the presets files that configure options of these `names`) that do not set it, itself
+    or by inheritance; none when one of Ollama's CMake files sets it, which every build reads."""
+    presets: dict[str, frozenset[str]] = {}
+    for path in paths:
+        text = text_of(ollama, path) if posixpath.basename(path) == "CMakePresets.json" else None
+        if text is not None:
+            presets.update(_visible_presets(text))
+    configuring = {p: v for p, v in presets.items() if any(names.fullmatch(name) for name in v)}
+
+    def leaving(option: str) -> tuple[str, ...]:
+        if any(glob_match(s.ref.path, OLLAMA_CMAKE) for s in options.get(option, ())):
+            return ()
+        return tuple(p for p, variables in configuring.items() if option not in variables)
+
+    return leaving
+
+
+def _visible_presets(text: str) -> dict[str, frozenset[str]]:
+    """A presets file's visible configure presets, each with every cache variable it sets (or inherits)."""
+    try:
+        presets = json.loads(text).get("configurePresets", [])
+    except (ValueError, AttributeError):
+        return {}
+    by_name = {p.get("name"): p for p in presets if isinstance(p, dict)}
+    return {
+        str(name): frozenset(_effective(preset, by_name))
+        for name, preset in by_name.items()
+        if not preset.get("hidden")
+    }
+
+
 def _settings_reader(path: str) -> Callable[[str, str, _Found], set[str]] | None:
     """How a file of Ollama's sets variables, by its kind: presets, CMake, command lines; None for others."""
     if posixpath.basename(path) == "CMakePresets.json":
@@ -193,3 +231,35 @@ def _param_position(arg: str, params: list[str]) -> int | None:
     if not m or m[1].lower() not in params:
         return None
     return params.index(m[1].lower())
+
+
+def setting_anchor(mentions: Mapping[str, list[LocalRef]], anchor_dir: str, name: str) -> LocalRef | None:
+    """Where Ollama would set an option it does not: the end of its longest block of consecutive lines
+    (under `anchor_dir`) setting options of the same prefix (`LLAMA_`, `GGML_`), else of any prefix."""
+    prefix = name.split("_", 1)[0] + "_"
+    for same in (True, False):
+        lines = sorted(
+            {
+                (r.path, r.line)
+                for option, refs in mentions.items()
+                if option.startswith(prefix) or not same
+                for r in refs
+                if r.path.startswith(anchor_dir)
+            }
+        )
+        if lines:
+            path, line = _longest_run(lines)
+            return LocalRef(path, line)
+    return None
+
+
+def _longest_run(lines: list[tuple[str, int]]) -> tuple[str, int]:
+    """The last line of the longest run of lines of one file at most two apart (the first such run on a tie)."""
+    best, best_length = lines[0], 0
+    start = 0
+    for i, (path, line) in enumerate(lines):
+        if i and (path != lines[i - 1][0] or line - lines[i - 1][1] > 2):
+            start = i
+        if i - start + 1 > best_length:
+            best, best_length = (path, line), i - start + 1
+    return best

@@ -25,6 +25,31 @@ from bot.syntax import node_text
 
 
 @dataclass(frozen=True)
+class Lookup:
+    """A `find_package()` of upstream's build, as Ollama's settings make it."""
+
+    package: str
+    path: str
+    line: int
+    required: bool
+    guard: str | None  # None when Ollama's build may run it; else the option that keeps it out ("" for none)
+
+
+def package_lookups(
+    upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
+) -> dict[str, list[Lookup]]:
+    """Every `find_package()` of the CMake files upstream's build reaches from the top, with whether Ollama's
+    build runs it and whether it is REQUIRED."""
+    trees = _cmake_tree(upstream, paths)
+    _, defaults = _declared_options(trees)
+    walk = _PackageWalk(_option_values(defaults, options))
+    for path, root in trees.items():
+        walk.path = path
+        walk.walk(root, posixpath.dirname(path), None)
+    return walk.lookups
+
+
+@dataclass(frozen=True)
 class UpstreamBuild:
     off_dirs: dict[str, str]
     dead_options: frozenset[str]
@@ -59,7 +84,10 @@ def _added_directory(command: str, args: list[str]) -> str | None:
 
 def _subdirectory(command: Node, base: str) -> str | None:
     """The CMakeLists.txt an `add_subdirectory()` of a literal directory reads (in a file of `base`)."""
-    directory = _added_directory(cmakelang.name(command), cmakelang.arguments(command))
+    name = cmakelang.name(command)
+    if name != "add_subdirectory":
+        return None
+    directory = _added_directory(name, cmakelang.arguments(command))
     if directory is None:
         return None
     return posixpath.normpath(posixpath.join(base, directory, "CMakeLists.txt"))
@@ -71,8 +99,10 @@ def _declared_options(trees: Mapping[str, Node]) -> tuple[dict[str, str], dict[s
     defaults: dict[str, bool] = {}
     for path, root in trees.items():
         for command in cmakelang.commands(root):
-            args = cmakelang.arguments(command)
             name = cmakelang.name(command)
+            if name not in ("option", "set"):
+                continue
+            args = cmakelang.arguments(command)
             if not _declares(name, args):
                 continue
             homes.setdefault(args[0], path)
@@ -234,6 +264,22 @@ class _BuildWalk:
         current = guard if guard is not None else _branch_guard(tokens, truth, earlier_true, self.value)
         self.reads((t for t in tokens if SETTABLE.fullmatch(t)), dead=current is not None)
         return current, truth
+
+
+@dataclass
+class _PackageWalk(_BuildWalk):
+    """The walk of `_BuildWalk` that records only the `find_package()` calls, each with its guard."""
+
+    path: str = ""  # the file being walked
+    lookups: dict[str, list[Lookup]] = field(default_factory=dict)
+
+    def command(self, node: Node, base: str, guard: str | None) -> None:
+        if cmakelang.name(node) != "find_package":
+            return
+        args = cmakelang.arguments(node)
+        if args:
+            lookup = Lookup(args[0], self.path, cmakelang.line(node), "REQUIRED" in args, guard)
+            self.lookups.setdefault(args[0], []).append(lookup)
 
 
 def _script_guard(

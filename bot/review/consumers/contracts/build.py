@@ -56,7 +56,7 @@ def build_items(ollama: Mapping[str, str], paths: list[str]) -> list[BuildItem]:
     for path, text in _texts(ollama, paths, OLLAMA_COMMAND_LINES):
         _command_line_items(found, path, text)
     return [
-        BuildItem(kind, name, value, tuple(refs))
+        BuildItem(kind, name, value, tuple(sorted(refs, key=lambda r: (r.path, r.line))))
         for (kind, name, value), refs in sorted(found.items())
         if _relied_on(kind, name, value, defined, tuple(own))
     ]
@@ -110,20 +110,28 @@ def _add(found: _Found, kind: str, name: str, value: str, ref: LocalRef) -> None
 def _cmake_items(found: _Found, defined: set[str], path: str, text: str) -> set[str]:
     """Record a CMake file's items; the variable prefix its `project()` names (its name's first word)."""
     root = cmakelang.parse(text)
-    lists = _list_variables(root)
+    lists, written = _list_variables(root)
     own: set[str] = set()
     for command in _commands(root):
         name = cmakelang.name(command)
         ref = LocalRef(path, cmakelang.line(command))
-        for args in _expansions(command, lists):
+        for args, loop in _expansions(command, lists):
             own |= _declared(name, args, defined)
             for kind, item, value in _items_of(name, args):
                 _add(found, kind, item, value, ref)
+                origin = _written_at(item, loop, written)
+                if kind == "target" and origin and origin != ref.line:
+                    _add(found, kind, item, value, LocalRef(path, origin))
     for m in DEFINE.finditer(text):
         value = m[2].strip("\"'")
         value = value[:-1] if value.endswith(")") and "(" not in value else value
         _add(found, "option", m[1], value, LocalRef(path, line_of(text, m.start())))
     return own
+
+
+def _written_at(item: str, loop: tuple[str | None, int | None], written: dict[str, int]) -> int | None:
+    """Where a name itself is written: the `foreach` that gives it, else the list that holds it."""
+    return loop[1] if item == loop[0] else written.get(item)
 
 
 def _declared(name: str, args: list[str], defined: set[str]) -> set[str]:
@@ -143,33 +151,45 @@ def _commands(root: Node) -> Iterator[Node]:
         stack.extend(reversed(node.children))
 
 
-def _list_variables(root: Node) -> dict[str, str]:
+def _list_variables(root: Node) -> tuple[dict[str, str], dict[str, int]]:
     """The file's list variables as `set(NAME a b c)` and `list(APPEND NAME ...)` give them (every value any
-    branch gives, joined), for expanding `${NAME}`."""
+    branch gives, joined), for expanding `${NAME}`; and the line where each value is first written."""
     lists: dict[str, list[str]] = {}
+    written: dict[str, int] = {}
     for command in cmakelang.commands(root):
-        name = cmakelang.name(command)
-        args = cmakelang.arguments(command)
-        if name == "set" and len(args) > 1 and "CACHE" not in args and "PARENT_SCOPE" not in args:
-            lists.setdefault(args[0], []).extend(args[1:])
-        elif name == "list" and len(args) > 2 and args[0] == "APPEND":
-            lists.setdefault(args[1], []).extend(args[2:])
-    return {k: ";".join(dict.fromkeys(v)) for k, v in lists.items()}
+        listed = _listed(cmakelang.name(command), cmakelang.arguments(command))
+        if listed is not None:
+            lists.setdefault(listed[0], []).extend(listed[1])
+            for value in listed[1]:
+                written.setdefault(value, cmakelang.line(command))
+    return {k: ";".join(dict.fromkeys(v)) for k, v in lists.items()}, written
 
 
-def _expansions(command: Node, lists: dict[str, str]) -> Iterator[list[str]]:
-    """A command's arguments once per item of each enclosing `foreach(VAR IN ITEMS ...)` (or once)."""
+def _listed(name: str, args: list[str]) -> tuple[str, list[str]] | None:
+    """(list variable, the values a command gives it) of a plain `set()` or a `list(APPEND ...)`."""
+    if name == "set" and len(args) > 1 and "CACHE" not in args and "PARENT_SCOPE" not in args:
+        return args[0], args[1:]
+    if name == "list" and len(args) > 2 and args[0] == "APPEND":
+        return args[1], args[2:]
+    return None
+
+
+def _expansions(
+    command: Node, lists: dict[str, str]
+) -> Iterator[tuple[list[str], tuple[str | None, int | None]]]:
+    """A command's arguments once per item of each enclosing `foreach(VAR IN ITEMS ...)` (or once), with the
+    item and the line of the loop that gives it."""
     loops = _enclosing_loops(command, lists)
     if not loops:
-        yield cmakelang.arguments(command, lists)
+        yield cmakelang.arguments(command, lists), (None, None)
         return
-    variable, items = loops[0]
+    variable, items, line = loops[0]
     for item in items:
-        yield cmakelang.arguments(command, {**lists, variable: item})
+        yield cmakelang.arguments(command, {**lists, variable: item}), (item, line)
 
 
-def _enclosing_loops(command: Node, lists: dict[str, str]) -> list[tuple[str, list[str]]]:
-    """(variable, items) of each `foreach(VAR IN ITEMS|LISTS ...)` around a command, innermost first."""
+def _enclosing_loops(command: Node, lists: dict[str, str]) -> list[tuple[str, list[str], int]]:
+    """(variable, items, line) of each `foreach(VAR IN ITEMS|LISTS ...)` around a command, innermost first."""
     loops = []
     parent = command.parent
     while parent is not None:
@@ -177,7 +197,7 @@ def _enclosing_loops(command: Node, lists: dict[str, str]) -> list[tuple[str, li
         if parent.type == "foreach_loop" and header is not None:
             loop = _loop(cmakelang.arguments(header, lists), lists)
             if loop is not None:
-                loops.append(loop)
+                loops.append((*loop, cmakelang.line(header)))
         parent = parent.parent
     return loops
 

@@ -1,0 +1,323 @@
+"""llama-server's launch contracts at both refs, against the contract inventory: the named values Ollama passes
+to its flags (`argvalues`), the environment variables it sets (`envnames`), and the parameter defaults it relies
+on by leaving a flag or a request field out (`paramdefaults`).
+
+Each check first reads the upstream diff alone, and asks for the inventory (read from Ollama's Go code: the
+costly part) only once the diff touches something it would compare.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
+from functools import partial
+from typing import TYPE_CHECKING
+
+from bot.model import LocalRef
+from bot.review import argvalues, envnames, paramdefaults
+from bot.review.changes import Draft, FileChange
+from bot.review.consumers.contracts.behaviours import area_of
+from bot.review.consumers.contracts.model import Inventory, LaunchSetting
+from bot.review.consumers.shared import SETTABLE
+from bot.review.cppreach import Index, names
+from bot.review.flags import ARG_TABLE, Flag, flag_table
+from bot.review.rules import ollama_uses
+from bot.review.source import C_SOURCES, extension
+
+if TYPE_CHECKING:
+    from bot.review.run import Run
+
+HEADERS = (".h", ".hpp")
+_INCLUDE = re.compile(r'(?m)^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"')
+_DECLARING = re.compile(r"(?:\bstruct\b|\bmap\s*\[[^\]]*\][\w.*]*)\s*\{\s*$")
+
+
+def launch_drafts(run: Run) -> list[Draft]:
+    """Every launch-contract item of one review."""
+    if not run.c_changes:
+        return []
+    return [*_value_drafts(run), *_env_drafts(run), *_default_drafts(run)]
+
+
+# ------------------------------------------------------------------------------------------ values
+
+
+def _tables(run: Run) -> tuple[tuple[dict[str, Flag], Index], tuple[dict[str, Flag], Index]]:
+    """The argument table and the index of the code its handlers can reach, at the old and the new ref: the
+    table's own file and the changed C/C++ files Ollama builds whose change moves a constant (an unchanged
+    file reads the same at both refs, and a value leaves a handler's reach through a change of a constant or
+    of the table's file); widened to every changed file for a call the narrow index cannot resolve."""
+    old_code, new_code = run.code_at_both(ARG_TABLE)
+    built = [c for c in run.c_changes if c.path != ARG_TABLE and run.consumers.builds(c.path)]
+    moving = [c for c in built if _moves_a_constant(c)]
+    sides = []
+    for side, code in (("old", old_code), ("new", new_code)):
+        narrow, wide = _ChangedCode(moving, side, code or ""), _ChangedCode(built, side, code or "")
+        index = Index(narrow, ARG_TABLE, narrow.holding, partial(Index, wide, ARG_TABLE, wide.holding))
+        sides.append((flag_table(code or ""), index))
+    return sides[0], sides[1]
+
+
+_CONSTANT = re.compile(r'"[A-Za-z0-9][\w.+:/-]*"')
+
+
+def _moves_a_constant(change: FileChange) -> bool:
+    """Whether a change removes or adds a constant that can be a value's name."""
+    removed = set(_CONSTANT.findall("\n".join(change.removed_raw)))
+    return removed != set(_CONSTANT.findall("\n".join(change.added_raw)))
+
+
+class _ChangedCode(Mapping[str, str]):
+    """The argument table's code and some changed C/C++ files, as one side's comment-free code, each read on
+    first use."""
+
+    def __init__(self, changes: list[FileChange], side: str, table: str):
+        self._table = table
+        self._side = side
+        self._changes = {
+            path: c
+            for c in changes
+            if (path := c.old_path if side == "old" else c.new_path) and path != ARG_TABLE
+        }
+
+    def __getitem__(self, path: str) -> str:
+        if path == ARG_TABLE:
+            return self._table
+        change = self._changes[path]
+        return change.old_code if self._side == "old" else change.new_code
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([ARG_TABLE, *self._changes])
+
+    def __len__(self) -> int:
+        return 1 + len(self._changes)
+
+    def holding(self, word: str) -> list[str]:
+        """The paths whose text holds `word` (the changed files by their raw text: no comment is stripped to
+        tell)."""
+        raw = (lambda c: c.old_text) if self._side == "old" else (lambda c: c.new_text)
+        found = [ARG_TABLE] if word in self._table else []
+        return found + [p for p, c in self._changes.items() if word in raw(c)]
+
+
+def _value_drafts(run: Run) -> list[Draft]:
+    old, new = _tables(run)
+    if not _some_name_lost(old, new, run.consumers.flags):
+        return []
+    settings = [_passed(s) for s in run.contracts.launch]
+    refused = argvalues.refused_values(settings, old, new, lambda path: _old_code(run, path))
+    return [
+        argvalues.refused_draft(replace(r, passed=_with_value_lines(run, r)), ARG_TABLE, run.where_now)
+        for r in refused
+    ]
+
+
+def _with_value_lines(run: Run, item: argvalues.Refused) -> argvalues.Passed:
+    """The setting, with the lines of the files that pass it where the Go code writes the value itself (a
+    named constant)."""
+    files = tuple(dict.fromkeys(r.path for r in item.passed.refs))
+    written = ollama_uses(run.local, files, item.value, whole=True, limit=5)
+    return replace(item.passed, refs=tuple(dict.fromkeys(item.passed.refs + written)))
+
+
+def _some_name_lost(
+    old: tuple[Mapping[str, Flag], Index], new: tuple[Mapping[str, Flag], Index], passed: Iterable[str]
+) -> bool:
+    """Whether the handler of a flag Ollama's Go code spells (`passed`) knew a value by name at the old ref
+    that it no longer names: the inventory, which says what values Ollama passes, is read only then."""
+    for name in passed:
+        before, after = old[0].get(name), new[0].get(name)
+        if before is None or after is None or not argvalues.takes_text(before):
+            continue
+        reached = argvalues.accepted(before, old[1])
+        known = names(set(reached.literals))
+        if known and not known <= argvalues.accepted(after, new[1], than=reached).literals:
+            return True
+    return False
+
+
+def _passed(setting: LaunchSetting) -> argvalues.Passed:
+    return argvalues.Passed(setting.kind, setting.name, setting.values, setting.refs, setting.always)
+
+
+def _old_code(run: Run, path: str) -> str:
+    return run.code_at_both(path)[0] or ""
+
+
+# ------------------------------------------------------------------------------------------ environment
+
+
+def _env_drafts(run: Run) -> list[Draft]:
+    changes = [c for c in run.c_changes if run.consumers.builds(c.path)]
+    lost = envnames.lost_names(changes, lambda name: SETTABLE.fullmatch(name) is not None)
+    settings = _env_settings(run.contracts) if lost else {}
+    lost = [item for item in lost if item.name in settings and not _still_named(run, item)]
+    if not lost:
+        return []
+    old_table = flag_table(run.code_at_both(ARG_TABLE)[0] or "")
+    refs = {
+        item.name: (_with_literals(run, item.name, settings[item.name][0]), settings[item.name][1])
+        for item in lost
+    }
+    return envnames.lost_drafts(lost, refs, partial(_flags_reading, old_table))
+
+
+def _flags_reading(table: Mapping[str, Flag], name: str) -> tuple[str, ...]:
+    """The spellings of the flag whose environment variable `name` is."""
+    return next((f.names for f in table.values() if name in f.env), ())
+
+
+def _env_settings(inventory: Inventory) -> dict[str, tuple[tuple[LocalRef, ...], bool]]:
+    """Every environment variable Ollama sets for a program it starts: where, and whether on every start."""
+    found: dict[str, tuple[tuple[LocalRef, ...], bool]] = {}
+    for setting in inventory.launch:
+        if setting.kind == "env":
+            refs, always = found.get(setting.name, ((), True))
+            found[setting.name] = (tuple(dict.fromkeys(refs + setting.refs)), always and setting.always)
+    return found
+
+
+def _with_literals(run: Run, name: str, refs: tuple[LocalRef, ...]) -> tuple[LocalRef, ...]:
+    """Where Ollama sets a variable, and where its Go code writes the name itself (a constant, a list of the
+    variables it passes on)."""
+    return tuple(dict.fromkeys(refs + ollama_uses(run.local, ("**/*.go",), name, whole=True, limit=8)))
+
+
+def _still_named(run: Run, item: envnames.Lost) -> bool:
+    """Whether another C/C++ file of the same directory, unchanged, names the variable at the new ref."""
+    directory = posixpath.dirname(item.change.path)
+    quoted = f'"{item.name}"'
+    for path in run.ctx.new.files(directory):
+        if posixpath.dirname(path) != directory or extension(path) not in C_SOURCES or path in run.by_path:
+            continue
+        code = run.new_code(path)
+        if code is not None and quoted in code:
+            return True
+    return False
+
+
+# ------------------------------------------------------------------------------------------ defaults
+
+
+def _default_drafts(run: Run) -> list[Draft]:
+    headers = _changed_headers(run)
+    table = flag_table(run.code_at_both(ARG_TABLE)[1] or "") if headers else {}
+    changed = _changed_defaults(run, headers, table) if headers else []
+    parsers = run.request_parsers() if changed else {}
+    return [d for item in changed for d in _relied_on(run, item, _links(run, item, table, parsers), parsers)]
+
+
+def _changed_defaults(
+    run: Run, headers: list[FileChange], table: Mapping[str, Flag]
+) -> list[paramdefaults.Changed]:
+    return paramdefaults.changed_defaults(
+        {c.path: c.old_code for c in headers},
+        {c.path: c.new_code for c in headers},
+        set(paramdefaults.handler_roots(table).values()),
+        partial(_table_headers, run),
+        {c.path: c.new_text for c in headers},
+    )
+
+
+def _changed_headers(run: Run) -> list[FileChange]:
+    """The changed headers Ollama builds whose removed lines hold something like a default initializer."""
+    return [
+        c
+        for c in run.c_changes
+        if c.old_path and c.new_path and c.path.endswith(HEADERS) and _changes_an_initializer(c)
+        if c.significant and run.consumers.builds(c.path)
+    ]
+
+
+_Links = list[tuple[paramdefaults.Path, list[Flag], set[str]]]
+
+
+def _links(
+    run: Run, item: paramdefaults.Changed, table: Mapping[str, Flag], parsers: Mapping[str, str]
+) -> _Links:
+    """Per path to the member: the flags writing it that Ollama's Go code spells, and the request keys of a
+    behaviour area (sampling, templates, tokens) upstream reads into it. Read from the diff and the flags
+    Ollama spells alone: the inventory is read only when one is found."""
+    links = []
+    for path in item.paths:
+        flags = [
+            f for f in paramdefaults.assigning_flags(table, path) if set(f.names) & run.consumers.flags.keys()
+        ]
+        keys = {k for k in paramdefaults.request_keys(parsers, path) if area_of(k)}
+        if flags or keys:
+            links.append((path, flags, keys))
+    return links
+
+
+_INITIALIZER = re.compile(r"\w\s*(?:=[^=]|\{[^}]*\}\s*;)")
+
+
+def _changes_an_initializer(change: FileChange) -> bool:
+    """Whether a header's removed lines hold something like a default member initializer (`x = 1;`)."""
+    return any(";" in line and _INITIALIZER.search(line) for line in change.removed_raw)
+
+
+def _table_headers(run: Run) -> dict[str, str]:
+    """The headers the argument table includes from its own directory, at the new ref: where the struct its
+    handlers fill is declared."""
+    code = run.code_at_both(ARG_TABLE)[1] or ""
+    base = posixpath.dirname(ARG_TABLE)
+    found = {}
+    for include in _INCLUDE.findall(code):
+        path = posixpath.normpath(posixpath.join(base, include))
+        text = run.new_code(path) if path in run.ctx.new.files(base) else None
+        if text is not None:
+            found[path] = text
+    return found
+
+
+def _relied_on(
+    run: Run, item: paramdefaults.Changed, links: _Links, parsers: Mapping[str, str]
+) -> list[Draft]:
+    """The item of one changed default: behind flags Ollama passes on some starts, else behind request fields
+    Ollama leaves out. The inventory is read only for a default something links to Ollama."""
+    if not links:
+        return []
+    inventory = run.contracts
+    passed = {
+        s.name: paramdefaults.FlagUse(s.name, s.always, s.refs)
+        for s in inventory.launch
+        if s.kind == "flag" and s.program == "llama-server"
+    }
+    for path, flags, keys in links:
+        drafts = paramdefaults.flag_drafts(item, flags, passed)
+        if not drafts and keys:
+            switches = [
+                set(paramdefaults.request_keys(parsers, (*path[:-1], switch))) for switch in item.switches
+            ]
+            drafts = paramdefaults.request_drafts(
+                item, keys, _bodies(run, inventory, area_of(min(keys))), switches
+            )
+        if drafts:
+            return drafts[:1]
+    return []
+
+
+def _bodies(run: Run, inventory: Inventory, area: str | None) -> list[paramdefaults.Body]:
+    """What Ollama sends to each endpoint that carries fields of this behaviour area."""
+    by_endpoint: dict[str, dict[str, tuple[bool, LocalRef]]] = {}
+    for field in inventory.request_fields:
+        if field.direction == "request" and "." not in field.path and "[" not in field.path:
+            by_endpoint.setdefault(field.endpoint, {})[field.path] = (field.optional, field.ref)
+    bodies = []
+    for endpoint, fields in sorted(by_endpoint.items()):
+        if any(area_of(key) == area for key in fields):
+            first = min((ref for _, ref in fields.values()), key=lambda r: (r.path, r.line))
+            bodies.append(paramdefaults.Body(endpoint, fields, _declared_at(run, first)))
+    return bodies
+
+
+def _declared_at(run: Run, first: LocalRef) -> LocalRef:
+    """The line that opens the struct type or map literal holding a body's first field."""
+    lines = (run.local.get(first.path) or "").split("\n")
+    for n in range(min(first.line, len(lines)) - 1, max(first.line - 200, 0), -1):
+        if _DECLARING.search(lines[n - 1]):
+            return LocalRef(first.path, n)
+    return first

@@ -1,0 +1,493 @@
+"""llama-server's launch contracts at both refs (bot/review/launch.py): the named values Ollama passes to its
+flags, the environment variables it sets, and the parameter defaults it relies on where it leaves a flag or a
+request field out; each on a real upstream history (pygit2) against a small Ollama tree."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.config import parse_config
+from bot.history import History
+from bot.model import LocalRef
+from bot.review import ReviewContext, review
+from bot.snapshot import GitSnapshot, MemorySnapshot
+from bot.upstream import Upstream
+from tests.fixtures import RepoBuilder
+
+WEB = "https://github.com/ggml-org/llama.cpp"
+
+ARG = """#include "common.h"
+#include "speculative.h"
+
+static std::string list_builtin_chat_templates() {
+    std::vector<const char *> supported;
+    int32_t n = llama_chat_builtin_templates(nullptr, 0);
+    supported.resize(n);
+    llama_chat_builtin_templates(supported.data(), supported.size());
+    return join(supported);
+}
+
+bool common_arg_utils::is_truthy(const std::string & value) {
+    return value == "on" || value == "enabled" || value == "1";
+}
+
+bool common_arg_utils::is_autoy(const std::string & value) {
+    return value == "auto" || value == "-1";
+}
+
+void add_options(common_params & params) {
+    add_opt(common_arg({ "-fa", "--flash-attn" }, "[on|off|auto]",
+        string_format("set Flash Attention use (default: '%s')", flash_attn_name(params.flash_attn)),
+        [](common_params & params, const std::string & value) {
+            if (is_truthy(value)) {
+                params.flash_attn = 1;
+            } else if (is_autoy(value)) {
+                params.flash_attn = -1;
+            } else {
+                throw std::runtime_error("unknown value");
+            }
+        }).set_env("LLAMA_ARG_FLASH_ATTN"));
+    add_opt(common_arg(
+        {"-lm", "--load-mode"}, "MODE",
+        "model loading mode",
+        [](common_params & params, const std::string & value) {
+            /**/ if (value == "none") { params.load_mode = 0; }
+            else if (value == "dio")  { params.load_mode = 3; }
+            else { throw std::invalid_argument("invalid value"); }
+        }
+    ).set_env("LLAMA_ARG_LOAD_MODE"));
+    add_opt(common_arg(
+        {"--chat-template"}, "JINJA_TEMPLATE",
+        string_format("set chat template; built-in templates:\\n%s", list_builtin_chat_templates().c_str()),
+        [](common_params & params, const std::string & value) {
+            params.chat_template = value;
+        }
+    ).set_env("LLAMA_ARG_CHAT_TEMPLATE"));
+    add_opt(common_arg(
+        {"--spec-type"}, "TYPES",
+        "speculative decoding types",
+        [](common_params & params, const std::string & value) {
+            auto types = common_speculative_types_from_names(string_split(value, ','));
+            params.speculative.types = types;
+        }
+    ).set_env("LLAMA_ARG_SPEC_TYPE"));
+    add_opt(common_arg(
+        {"--context-shift"},
+        {"--no-context-shift"},
+        string_format("context shift (default: %s)", params.ctx_shift ? "enabled" : "disabled"),
+        [](common_params & params, bool value) {
+            params.ctx_shift = value;
+        }
+    ).set_env("LLAMA_ARG_CONTEXT_SHIFT"));
+    add_opt(common_arg(
+        {"-c", "--ctx-size"}, "N",
+        "context size",
+        [](common_params & params, int value) {
+            params.n_ctx = value;
+        }
+    ).set_env("LLAMA_ARG_CTX_SIZE"));
+    add_opt(common_arg(
+        {"--batch-threads"}, "N",
+        "threads for batches",
+        [](common_params & params, int value) {
+            params.n_threads_batch = value;
+        }
+    ).set_env("LLAMA_ARG_THREADS_BATCH"));
+    add_opt(common_arg(
+        { "-fitt", "--fit-target" }, "MiB",
+        "target margin per device",
+        [](common_params & params, const std::string & value) {
+            params.fit_target = std::stoull(value);
+        }
+    ).set_env("LLAMA_ARG_FIT_TARGET"));
+}
+"""
+COMMON_H = """#pragma once
+#define LLAMA_DEFAULT_SEED 0xFFFFFFFF
+
+struct common_params_sampling {
+    uint32_t seed = LLAMA_DEFAULT_SEED;
+    float   temp               = 0.80f;  // <= 0.0 to sample greedily
+    float   dry_multiplier     = 0.0f;   // 0.0 = disabled
+    int32_t dry_penalty_last_n = -1;     // how many tokens to scan
+    float   xtc_probability    = 0.00f;  // 0.0 = disabled
+};
+
+struct common_params_speculative {
+    std::vector<int> types = { 0 };
+};
+
+struct common_params {
+    int32_t n_ctx = 4096;
+    int32_t n_threads_batch = -1;
+    bool ctx_shift = false; // context shift on infinite text generation
+    int32_t flash_attn = -1;
+    std::string chat_template = "";
+    struct common_params_sampling sampling;
+    struct common_params_speculative speculative;
+};
+"""
+SPECULATIVE = """#include "speculative.h"
+
+const std::map<std::string, int> common_speculative_type_from_name_map = {
+    {"none",          0},
+    {"draft-simple",  1},
+    {"draft-mtp",     2},
+};
+
+std::vector<int> common_speculative_types_from_names(const std::vector<std::string> & names) {
+    std::vector<int> types;
+    for (const auto & name : names) {
+        auto it = common_speculative_type_from_name_map.find(name);
+        if (it == common_speculative_type_from_name_map.end()) {
+            throw std::invalid_argument("unknown speculative type: " + name);
+        }
+        types.push_back(it->second);
+    }
+    return types;
+}
+"""
+CHAT = """#include "llama-chat.h"
+
+static const std::map<std::string, llm_chat_template> LLM_CHAT_TEMPLATES = {
+    { "chatml",   LLM_CHAT_TEMPLATE_CHATML   },
+    { "llama2",   LLM_CHAT_TEMPLATE_LLAMA_2  },
+};
+
+int32_t llama_chat_builtin_templates(const char ** output, size_t len) {
+    auto it = LLM_CHAT_TEMPLATES.begin();
+    for (size_t i = 0; i < std::min(len, LLM_CHAT_TEMPLATES.size()); i++) {
+        output[i] = it->first.c_str();
+        std::advance(it, 1);
+    }
+    return (int32_t) LLM_CHAT_TEMPLATES.size();
+}
+"""
+BACKEND_REG = """#include "ggml-backend-impl.h"
+
+void ggml_backend_load_all() {
+    const char * backend_path = std::getenv("GGML_BACKEND_PATH");
+    if (backend_path) {
+        ggml_backend_load(backend_path);
+    }
+}
+"""
+SCHEMA = """#include "server-schema.h"
+
+void make_schema(const common_params & params_base, task_params & params) {
+    add((new field_num("temperature", params.sampling.temp)));
+    add((new field_num("dry_multiplier", params.sampling.dry_multiplier)));
+    add((new field_num("dry_penalty_last_n", params.sampling.dry_penalty_last_n)));
+    add((new field_num("xtc_probability", params.sampling.xtc_probability)));
+}
+"""
+UPSTREAM = {
+    "CMakeLists.txt": 'cmake_minimum_required(VERSION 3.14)\nproject("llama.cpp" C CXX)\n',
+    "common/arg.cpp": ARG,
+    "common/common.h": COMMON_H,
+    "common/speculative.cpp": SPECULATIVE,
+    "src/llama-chat.cpp": CHAT,
+    "ggml/src/ggml-backend-reg.cpp": BACKEND_REG,
+    "tools/server/server-schema.cpp": SCHEMA,
+}
+
+SERVER_GO = """package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+)
+
+const (
+	fitTargetEnv = "LLAMA_ARG_FIT_TARGET"
+	draftTypeMTP = "draft-mtp"
+)
+
+type Options struct {
+	FlashAttention bool
+	Auto           bool
+	Direct         bool
+	Draft          bool
+	GoTemplate     bool
+	ContextShift   bool
+	BatchThreads   int
+	Backend        string
+}
+
+func serverPath(dir string) string {
+	return filepath.Join(dir, "llama-server")
+}
+
+func flashAttentionArgs(params []string, opts Options) []string {
+	if opts.Auto {
+		return append(params, "--flash-attn", "auto")
+	}
+	return append(params, "--flash-attn", "on")
+}
+
+type server struct {
+	port int
+}
+
+func (s *server) launch(dir string, opts Options) error {
+	port, err := start(dir, opts)
+	s.port = port
+	return err
+}
+
+func start(dir string, opts Options) (int, error) {
+	port := 8089
+	params := []string{"--port", strconv.Itoa(port), "--ctx-size", strconv.Itoa(4096)}
+	params = flashAttentionArgs(params, opts)
+	if opts.Direct {
+		params = append(params, "--load-mode", "dio")
+	}
+	if opts.Draft {
+		params = append(params, "--spec-type", draftTypeMTP)
+	}
+	if opts.GoTemplate {
+		params = append(params, "--chat-template", "chatml")
+	}
+	if opts.ContextShift {
+		params = append(params, "--context-shift")
+	}
+	params = append(params, "--batch-threads", strconv.Itoa(opts.BatchThreads))
+	cmd := exec.Command(serverPath(dir), params...)
+	env := map[string]string{}
+	if opts.Backend != "" {
+		env["GGML_BACKEND_PATH"] = opts.Backend
+	}
+	env[fitTargetEnv] = strconv.Itoa(512)
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	return port, cmd.Start()
+}
+
+type completionRequest struct {
+	Prompt      string  `json:"prompt"`
+	Stream      bool    `json:"stream"`
+	Temperature float32 `json:"temperature"`
+}
+
+func (s *server) complete(prompt string, temperature float32) error {
+	body, err := json.Marshal(completionRequest{Prompt: prompt, Stream: true, Temperature: temperature})
+	if err != nil {
+		return err
+	}
+	url := fmt.Sprintf("http://127.0.0.1:%d/completion", s.port)
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+"""
+OLLAMA = {
+    "go.mod": b"module example.com/ollama\n\ngo 1.22\n",
+    "llm/server.go": SERVER_GO.encode(),
+    "llama/server/CMakeLists.txt": b"install(TARGETS llama-server RUNTIME DESTINATION lib/ollama)\n",
+}
+
+
+def _line(text: str, needle: str) -> int:
+    return text[: text.index(needle)].count("\n") + 1
+
+
+def _review(tmp_path, changes: dict[str, str], ollama=OLLAMA):
+    """The review of one upstream commit that makes `changes` (path -> new text) to UPSTREAM."""
+    b = RepoBuilder(tmp_path / "u.git")
+    b.commit("base", UPSTREAM)
+    b.tag("b1")
+    b.commit("change (#1)", changes)
+    b.tag("b2")
+    up = Upstream(b.repo, WEB)
+    old, new = up.commit("b1", "V"), up.commit("b2", "V")
+    ctx = ReviewContext(
+        parse_config(None).pins[0],
+        GitSnapshot(b.repo, old),
+        GitSnapshot(b.repo, new),
+        History(up, old, new),
+        MemorySnapshot(ollama),
+        [],
+        {},
+    )
+    return review(ctx)
+
+
+def _raising(findings):
+    return [f for f in findings if f.severity in ("high", "medium")]
+
+
+def _one(findings, start: str):
+    (found,) = [f for f in findings if f.title.startswith(start)]
+    return found
+
+
+# ------------------------------------------------------------------------------------------ values
+
+
+def test_a_value_the_handler_no_longer_compares_with_is_high_at_the_line_that_passes_it(tmp_path):
+    new = ARG.replace(
+        'else if (value == "dio")  { params.load_mode = 3; }',
+        'else if (value == "direct-io") { params.load_mode = 3; }',
+    )
+    findings = _review(tmp_path, {"common/arg.cpp": new})
+    item = _one(findings, "llama-server no longer accepts `dio` for --load-mode")
+    assert item.severity == "high" and item.area == "server"
+    assert LocalRef("llm/server.go", _line(SERVER_GO, '"--load-mode", "dio"')) in item.local_refs
+    assert "new names: `direct-io`" in item.detail and "on some starts" in item.detail
+    assert (item.upstream_path, item.upstream_line) == (
+        "common/arg.cpp",
+        _line(new, '{"-lm", "--load-mode"}') - 1,  # the entry's `common_arg(`
+    )
+
+
+def test_a_value_known_through_a_helper_the_handler_stops_calling_is_high(tmp_path):
+    new = ARG.replace(
+        """            } else if (is_autoy(value)) {
+                params.flash_attn = -1;
+            } else {""",
+        "            } else {",
+    )
+    item = _one(
+        _review(tmp_path, {"common/arg.cpp": new}), "llama-server no longer accepts `auto` for --flash-attn"
+    )
+    assert item.severity == "high"
+    assert LocalRef("llm/server.go", _line(SERVER_GO, '"--flash-attn", "auto"')) in item.local_refs
+
+
+def test_a_value_of_a_name_table_another_file_keeps_is_high_and_points_at_the_go_constant(tmp_path):
+    new = SPECULATIVE.replace('{"draft-mtp",     2},', '{"mtp",           2},')
+    item = _one(
+        _review(tmp_path, {"common/speculative.cpp": new}), "llama-server no longer accepts `draft-mtp`"
+    )
+    assert item.severity == "high" and item.upstream_path == "common/speculative.cpp"
+    assert LocalRef("llm/server.go", _line(SERVER_GO, 'draftTypeMTP = "draft-mtp"')) in item.local_refs
+    assert "`common/speculative.cpp:" in item.detail
+
+
+def test_a_free_text_flag_knows_the_names_its_help_lists_from_upstream_tables(tmp_path):
+    new = CHAT.replace(
+        '{ "chatml",   LLM_CHAT_TEMPLATE_CHATML   },', '{ "chat-ml",  LLM_CHAT_TEMPLATE_CHATML   },'
+    )
+    item = _one(
+        _review(tmp_path, {"src/llama-chat.cpp": new}),
+        "llama-server no longer accepts `chatml` for --chat-template",
+    )
+    assert item.severity == "high"
+    assert LocalRef("llm/server.go", _line(SERVER_GO, '"--chat-template", "chatml"')) in item.local_refs
+
+
+def test_only_the_value_ollama_passes_is_reported_beside_names_it_does_not_use(tmp_path):
+    changes = {
+        "common/arg.cpp": ARG.replace('value == "on" || ', 'value == "on" || value == "yes" || ').replace(
+            '{"none",          0},', ""
+        ),
+        "src/llama-chat.cpp": CHAT.replace('{ "llama2",   LLM_CHAT_TEMPLATE_LLAMA_2  },', ""),  # not Ollama's
+        "common/speculative.cpp": SPECULATIVE.replace('{"none",          0},', "").replace(
+            '{"draft-mtp",     2},', '{"draft-mtp",     2}, {"ngram", 3},'
+        ),
+    }
+    changes["common/arg.cpp"] = changes["common/arg.cpp"].replace('(value == "dio")', '(value == "direct")')
+    assert [f.title for f in _raising(_review(tmp_path, changes))] == [
+        "llama-server no longer accepts `dio` for --load-mode; Ollama passes it"
+    ]
+
+
+# ------------------------------------------------------------------------------------------ environment
+
+
+def test_a_variable_ollama_sets_that_upstream_stops_reading_is_high(tmp_path):
+    new = BACKEND_REG.replace('std::getenv("GGML_BACKEND_PATH")', 'std::getenv("GGML_BACKEND_FILE")')
+    item = _one(
+        _review(tmp_path, {"ggml/src/ggml-backend-reg.cpp": new}),
+        "Upstream no longer reads environment variable GGML_BACKEND_PATH",
+    )
+    assert (item.severity, item.area) == ("high", "discovery")
+    assert LocalRef("llm/server.go", _line(SERVER_GO, 'env["GGML_BACKEND_PATH"]')) in item.local_refs
+    assert "reads `GGML_BACKEND_FILE`" in item.detail and "on some starts" in item.detail
+
+
+def test_a_flags_environment_variable_renamed_names_the_flag_and_ollamas_constant(tmp_path):
+    new = ARG.replace('.set_env("LLAMA_ARG_FIT_TARGET")', '.set_env("LLAMA_ARG_FIT_MARGIN")')
+    item = _one(
+        _review(tmp_path, {"common/arg.cpp": new}),
+        "Upstream no longer reads environment variable LLAMA_ARG_FIT_TARGET",
+    )
+    assert item.severity == "high" and "`-fitt`'s environment variable" in item.detail
+    assert (
+        LocalRef("llm/server.go", _line(SERVER_GO, 'fitTargetEnv = "LLAMA_ARG_FIT_TARGET"'))
+        in item.local_refs
+    )
+
+
+def test_a_variable_still_read_elsewhere_or_not_set_by_ollama_is_not_reported(tmp_path):
+    moved = BACKEND_REG.replace('std::getenv("GGML_BACKEND_PATH")', "backend_path_from_env()")
+    helper = 'const char * backend_path_from_env() { return std::getenv("GGML_BACKEND_PATH"); }\n'
+    renamed = ARG.replace('.set_env("LLAMA_ARG_CTX_SIZE")', '.set_env("LLAMA_ARG_CONTEXT")')  # not Ollama's
+    changes = {
+        "ggml/src/ggml-backend-reg.cpp": moved,
+        "ggml/src/ggml-backend-env.cpp": helper,
+        "common/arg.cpp": renamed.replace('.set_env("LLAMA_ARG_FIT_TARGET")', '.set_env("LLAMA_ARG_FIT")'),
+    }
+    assert [f.title for f in _raising(_review(tmp_path, changes))] == [
+        "Upstream no longer reads environment variable LLAMA_ARG_FIT_TARGET; Ollama sets it"
+    ]
+
+
+# ------------------------------------------------------------------------------------------ defaults
+
+
+def test_a_default_behind_a_flag_ollama_passes_on_some_starts_only_is_medium(tmp_path):
+    new = COMMON_H.replace("bool ctx_shift = false;", "bool ctx_shift = true;")
+    item = _one(
+        _review(tmp_path, {"common/common.h": new}), "Default of llama-server parameter ctx_shift changed"
+    )
+    assert item.severity == "medium" and "leaves --context-shift out" in item.title
+    assert item.local_refs == [
+        LocalRef("llm/server.go", _line(SERVER_GO, 'params = append(params, "--context-shift")'))
+    ]
+    assert "from `false` to `true`" in item.detail
+    assert (item.upstream_path, item.upstream_line) == ("common/common.h", _line(new, "bool ctx_shift"))
+
+
+def test_a_default_of_a_request_field_ollama_never_sends_is_medium_at_the_body_it_builds(tmp_path):
+    new = COMMON_H.replace("float   dry_multiplier     = 0.0f;", "float   dry_multiplier     = 0.8f;")
+    item = _one(
+        _review(tmp_path, {"common/common.h": new}),
+        "Default of llama-server parameter sampling.dry_multiplier changed",
+    )
+    assert item.severity == "medium" and "leaves `dry_multiplier` out" in item.title
+    assert item.local_refs == [LocalRef("llm/server.go", _line(SERVER_GO, "type completionRequest struct"))]
+    assert "POST /completion" in item.detail and "from `0.0f` to `0.8f`" in item.detail
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("float   temp               = 0.80f;", "float   temp               = 0.70f;"),  # always sent
+        ("int32_t n_ctx = 4096;", "int32_t n_ctx = 8192;"),  # a flag Ollama passes on every start
+        ("int32_t n_threads_batch = -1;", "int32_t n_threads_batch = 4;"),  # passed on every start too
+        ("int32_t dry_penalty_last_n = -1;", "int32_t dry_penalty_last_n = 64;"),  # its group is off
+        ("float   xtc_probability    = 0.00f;", "float   xtc_probability    = 0.000f;"),  # the same value
+    ],
+)
+def test_a_default_ollama_overrides_or_that_cannot_act_is_not_reported_beside_one_it_relies_on(
+    tmp_path, old, new
+):
+    assert old in COMMON_H
+    changed = COMMON_H.replace(old, new).replace("bool ctx_shift = false;", "bool ctx_shift = true;")
+    relied_on = "Default of llama-server parameter ctx_shift changed; Ollama relies on it where it leaves "
+    assert [f.title for f in _raising(_review(tmp_path, {"common/common.h": changed}))] == [
+        relied_on + "--context-shift out"
+    ]
