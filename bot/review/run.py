@@ -225,11 +225,6 @@ class Run:
         program = logformats.Program(self.ollama_runs, self._output_contracts, self._built_sources)
         return logformats.log_line_drafts(self.c_changes, self.local, program)
 
-    @cached_property
-    def contracts(self) -> Inventory:
-        """What Ollama's code relies on of upstream (the contract inventory): read only when a detector asks."""
-        return contract_inventory(self.local)
-
     def _output_contracts(self) -> tuple[OutputPattern, ...]:
         return self.contracts.output_patterns
 
