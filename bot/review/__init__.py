@@ -67,6 +67,7 @@ def review(ctx: ReviewContext) -> list[Finding]:
         *run.architectures(),
         *run.compat_sources(),
         *run.request_limits(),
+        *run.wire(),
         *patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained),
     ]
     attribution = Attribution(ctx)

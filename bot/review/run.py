@@ -23,8 +23,10 @@ from bot.review import (
     limits,
     logformats,
     symbols,
+    wire,
 )
 from bot.review.changes import Draft, FileChange
+from bot.review.consumers.contracts import Contracts, contracts_of
 from bot.review.rules import ollama_uses
 from bot.review.source import C_SOURCES, code_text, extension, glob_match
 
@@ -66,6 +68,20 @@ class Run:
             for code in self.ctx.consumers
             for d in api.consumer_drafts(producer, changes, code, self.where_now)
         ]
+
+    @cached_property
+    def contracts(self) -> Contracts:
+        """What Ollama's code relies on of upstream (read on first use, once per review)."""
+        return contracts_of(self.local)
+
+    def wire(self) -> list[Draft]:
+        """Request fields, answers, compared values and stream frames of llama-server that Ollama relies on,
+        when the bump changes the server's code (a space inside a string, such as a frame's, counts)."""
+        server = [c for c in self.changes if glob_match(c.path, wire.SERVER_SOURCES)]
+        if not any(c.old_code != c.new_code for c in server):
+            return []
+        paths = [p for p in self.ctx.new.files("tools/server") if glob_match(p, wire.SERVER_SOURCES)]
+        return wire.wire_drafts(*wire.server_texts(paths, self._new_code, server), self.contracts)
 
     def where_now(self, path: str, line: int) -> int | None:
         change = self.by_old_path.get(path)

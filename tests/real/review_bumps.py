@@ -42,7 +42,18 @@ import bot.review
 from bot.config import load_config
 from bot.engine import analyse
 from bot.model import AnalysisError, Finding
-from bot.review import archs, cmake, compat, compatvalues, flags, generators, limits, logformats, symbols
+from bot.review import (
+    archs,
+    cmake,
+    compat,
+    compatvalues,
+    flags,
+    generators,
+    limits,
+    logformats,
+    symbols,
+    wire,
+)
 from bot.snapshot import GitSnapshot
 from bot.upstream import Upstream
 from tests.real.extract import VERSION_FILE, Bump, ExtractError, RefResolver, find_bumps, mirrors
@@ -62,6 +73,7 @@ DETECTORS: dict[str, tuple[object, str]] = {
     "compat.compat_drafts": (compat, "compat_drafts"),
     "compat.value_drafts": (compatvalues, "value_drafts"),
     "limits.limit_drafts": (limits, "limit_drafts"),
+    "wire.wire_drafts": (wire, "wire_drafts"),
     "patchcontext.patch_context_drafts": (bot.review, "patch_context_drafts"),
     "review.unreadable": (bot.review, "_unreadable"),  # already findings: the files a partial clone lacks
 }
