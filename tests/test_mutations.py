@@ -56,21 +56,6 @@ KNOWN_MISSES = {
     # server: log lines and payloads
     "server-log-fit-overflowing": "format strings spliced with PRIu32/PRId64 macros are not rendered, so the fit line Ollama's regexp matches is never compared",
     "server-log-error-loading-model": "Ollama's error prefixes are a Go string slice (llm/status.go), not a regexp or Contains/HasPrefix literal, so logformats never reads them",
-    "server-health-loading-message": "the JSON rules follow field names, not the values Ollama compares ('Loading model')",
-    "server-health-status-value": "the JSON rules follow field names, not the values Ollama compares ('ok' of /health)",
-    "server-request-seed-rejects-negative": "the request-limit detector sees new `if (...) throw` checks, not the schema's declarative set_hard_limits",
-    "server-request-n-predict-renamed": 'request fields declared in server-schema.cpp (field_num("n_predict", ...)) are invisible to the request-field rule, which reads json_value/at/contains calls',
-    "server-request-multimodal-key-renamed": "the key is a named constant (JSON_MTMD_DATA_KEY) used through contains(KEY); the request-field rule sees literal keys at the call only",
-    # streaming
-    "streaming-data-prefix-no-space": "the SSE rule reports a frame literal only when it leaves the whole file; 'data: ' survives in the other formatters of server-common.cpp",
-    "streaming-partial-content-renamed": "the JSON-field rule reports a field only when it leaves the whole file; 'content' stays in other objects of server-task.cpp",
-    "streaming-final-stop-renamed": "the JSON-field rule reports a field only when it leaves the whole file; 'stop' stays in the partial chunk of server-task.cpp",
-    "streaming-stop-type-limit-renamed": "a changed value (stop_type 'limit') is not a field: no detector compares the values Ollama tests",
-    "streaming-chat-reasoning-renamed": 'the field is set by subscript (delta["reasoning_content"] = ...), which the JSON-field rule\'s {"name", ...} pattern does not see',
-    "streaming-chat-tool-arguments-renamed": 'the field is set by subscript (function["arguments"] = ...), which the JSON-field rule\'s {"name", ...} pattern does not see',
-    "streaming-chat-finish-reason-length": "a changed value (finish_reason 'length') is not a field: no detector compares the values Ollama tests",
-    "streaming-chat-final-timings-dropped": "a field made conditional (on include_usage) is not a removal; no detector weighs new conditions on what is sent",
-    "streaming-completion-probabilities-renamed": 'the field is set by subscript (res["completion_probabilities"] = ...), which the JSON-field rule\'s {"name", ...} pattern does not see',
     # models
     "models-chat-template-chatml-renamed": "no detector compares the built-in chat template names (LLM_CHAT_TEMPLATES) with the --chat-template value Ollama passes",
     "models-spec-type-mtp-renamed": "the speculative rule is information only, and no detector compares --spec-type's value names with the value Ollama passes",

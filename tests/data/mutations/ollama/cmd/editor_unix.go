@@ -1,0 +1,5 @@
+//go:build !windows
+
+package cmd
+
+const defaultEditor = "vi"

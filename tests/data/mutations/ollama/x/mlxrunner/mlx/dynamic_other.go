@@ -1,0 +1,5 @@
+//go:build !darwin
+
+package mlx
+
+func macOSMajorVersion() int { return 0 }
