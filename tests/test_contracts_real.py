@@ -136,8 +136,8 @@ def _fields(entries):
     [
         ("POST /completion", "stream", ("true",), False, 1396),
         ("POST /completion", "cache_prompt", ("true",), False, 1397),
-        ("POST /completion", "n_predict", ("integer",), True, 1398),
-        ("POST /completion", "temperature", ("number",), False, 1400),
+        ("POST /completion", "n_predict", ("integer", "-1"), True, 1398),  # -1: api.DefaultOptions
+        ("POST /completion", "temperature", ("number", "0.8"), False, 1400),
         ("POST /v1/chat/completions", "response_format.type", ('"json_object"', '"json_schema"'), True, 2317),
         (
             "POST /v1/chat/completions",
@@ -198,9 +198,9 @@ def test_only_what_is_sent_to_llama_server_is_a_request_field(inventory):
 
 def test_the_behaviours_say_what_ollama_sets_and_what_it_leaves_to_upstream(inventory):
     found = {(b.area, b.subject): b.setting for b in inventory.behaviours}
-    assert found[("sampler", "field temperature of POST /completion")] == "sends number in every request"
+    assert found[("sampler", "field temperature of POST /completion")] == "sends number, 0.8 in every request"
     assert found[("sampler", "field typical_p of POST /completion")] == (
-        "sends number in some requests only (or not when zero); upstream's default otherwise"
+        "sends number, 1.0 in some requests only (or not when zero); upstream's default otherwise"
     )
     assert found[("template", "flag --chat-template of llama-server")] == (
         'passes "chatml" on some starts only; llama-server\'s default otherwise'

@@ -31,21 +31,6 @@ KNOWN_MISSES = {
     "discovery-list-devices-lists-cpu": "a behaviour change (the CPU filter removed) changes no text any detector compares",
     "discovery-backend-search-no-exe-dir": "the backend-registry rule fires (high) but points at native_probe's dlsym calls, not at the runner layout that relies on the executable's directory",
     # server: log lines and payloads
-    "server-health-loading-message": "the JSON rules follow field names, not the values Ollama compares ('Loading model')",
-    "server-health-status-value": "the JSON rules follow field names, not the values Ollama compares ('ok' of /health)",
-    "server-request-seed-rejects-negative": "the request-limit detector sees new `if (...) throw` checks, not the schema's declarative set_hard_limits",
-    "server-request-n-predict-renamed": 'request fields declared in server-schema.cpp (field_num("n_predict", ...)) are invisible to the request-field rule, which reads json_value/at/contains calls',
-    "server-request-multimodal-key-renamed": "the key is a named constant (JSON_MTMD_DATA_KEY) used through contains(KEY); the request-field rule sees literal keys at the call only",
-    # streaming
-    "streaming-data-prefix-no-space": "the SSE rule reports a frame literal only when it leaves the whole file; 'data: ' survives in the other formatters of server-common.cpp",
-    "streaming-partial-content-renamed": "the JSON-field rule reports a field only when it leaves the whole file; 'content' stays in other objects of server-task.cpp",
-    "streaming-final-stop-renamed": "the JSON-field rule reports a field only when it leaves the whole file; 'stop' stays in the partial chunk of server-task.cpp",
-    "streaming-stop-type-limit-renamed": "a changed value (stop_type 'limit') is not a field: no detector compares the values Ollama tests",
-    "streaming-chat-reasoning-renamed": 'the field is set by subscript (delta["reasoning_content"] = ...), which the JSON-field rule\'s {"name", ...} pattern does not see',
-    "streaming-chat-tool-arguments-renamed": 'the field is set by subscript (function["arguments"] = ...), which the JSON-field rule\'s {"name", ...} pattern does not see',
-    "streaming-chat-finish-reason-length": "a changed value (finish_reason 'length') is not a field: no detector compares the values Ollama tests",
-    "streaming-chat-final-timings-dropped": "a field made conditional (on include_usage) is not a removal; no detector weighs new conditions on what is sent",
-    "streaming-completion-probabilities-renamed": 'the field is set by subscript (res["completion_probabilities"] = ...), which the JSON-field rule\'s {"name", ...} pattern does not see',
     # models
     "models-clip-image-size-key-renamed": "the key is a #define in tools/mtmd/clip-impl.h; the GGUF-key rule reads src/llama-arch.cpp only and nothing follows KEY_* macros to the strings the compat code writes",
 }

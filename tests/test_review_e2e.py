@@ -269,22 +269,22 @@ def test_repository_rules_override_shipped_ones_and_bad_ones_are_errors(tmp_path
         tmp_path,
         [
             (
-                "server: event framing (#9)",
-                {"tools/server/server.cpp": server.replace('"data: "', '"event: x\\ndata: "')},
+                "server: keep idle streams alive (#9)",
+                {"tools/server/server.cpp": server.replace("}\n", "    if (idle) { keep_alive(s); }\n}\n")},
             )
         ],
         base={**UPSTREAM, "tools/server/server.cpp": server},
     )
-    (sse,) = [f for f in _review(b, patches=())[0] if f.area == "streaming"]
-    assert sse.severity == "high"
-    (sse,) = [
+    (ping,) = [f for f in _review(b, patches=())[0] if f.area == "streaming"]
+    assert ping.severity == "medium"
+    (ping,) = [
         f
-        for f in _review(b, patches=(), rules={"sse-framing": {"severity": "medium"}})[0]
+        for f in _review(b, patches=(), rules={"stream-keepalive": {"severity": "high"}})[0]
         if f.area == "streaming"
     ]
-    assert sse.severity == "medium"
-    with pytest.raises(AnalysisError, match=r"rules\.sse-framing\.severity"):
-        _review(b, patches=(), rules={"sse-framing": {"severity": "loud"}})
+    assert ping.severity == "high"
+    with pytest.raises(AnalysisError, match=r"rules\.stream-keepalive\.severity"):
+        _review(b, patches=(), rules={"stream-keepalive": {"severity": "loud"}})
 
 
 def test_a_deleted_upstream_file_points_at_the_old_ref(tmp_path):

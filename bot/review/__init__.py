@@ -76,6 +76,7 @@ def _llama_cpp_drafts(ctx: ReviewContext, run: Run, rules, changes: list[FileCha
         *run.architectures(),
         *run.compat_sources(),
         *run.request_limits(),
+        *run.wire(),
         *patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained),
     ]
 

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING
 from bot.model import LocalRef
 from bot.review import argvalues, envnames, paramdefaults
 from bot.review.changes import Draft, FileChange
+from bot.review.consumers.contracts import Contracts
 from bot.review.consumers.contracts.behaviours import area_of
-from bot.review.consumers.contracts.model import Inventory, LaunchSetting
+from bot.review.consumers.contracts.model import LaunchSetting
 from bot.review.consumers.shared import SETTABLE
 from bot.review.cppreach import Index, names
 from bot.review.flags import ARG_TABLE, Flag, flag_table
@@ -169,7 +170,7 @@ def _flags_reading(table: Mapping[str, Flag], name: str) -> tuple[str, ...]:
     return next((f.names for f in table.values() if name in f.env), ())
 
 
-def _env_settings(inventory: Inventory) -> dict[str, tuple[tuple[LocalRef, ...], bool]]:
+def _env_settings(inventory: Contracts) -> dict[str, tuple[tuple[LocalRef, ...], bool]]:
     """Every environment variable Ollama sets for a program it starts: where, and whether on every start."""
     found: dict[str, tuple[tuple[LocalRef, ...], bool]] = {}
     for setting in inventory.launch:
@@ -300,7 +301,7 @@ def _relied_on(
     return []
 
 
-def _bodies(run: Run, inventory: Inventory, area: str | None) -> list[paramdefaults.Body]:
+def _bodies(run: Run, inventory: Contracts, area: str | None) -> list[paramdefaults.Body]:
     """What Ollama sends to each endpoint that carries fields of this behaviour area."""
     by_endpoint: dict[str, dict[str, tuple[bool, LocalRef]]] = {}
     for field in inventory.request_fields:

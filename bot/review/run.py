@@ -26,10 +26,11 @@ from bot.review import (
     mlxbuild,
     mlxfloors,
     symbols,
+    wire,
 )
 from bot.review.buildcontracts import build_contract_drafts
 from bot.review.changes import Draft, FileChange
-from bot.review.consumers.contracts import Inventory, contract_inventory
+from bot.review.consumers.contracts import Contracts, contracts_of
 from bot.review.consumers.contracts.model import OutputPattern
 from bot.review.consumers.settings import builds_leaving_default
 from bot.review.rules import ollama_uses
@@ -74,6 +75,20 @@ class Run:
             for d in api.consumer_drafts(producer, changes, code, self.where_now)
         ]
 
+    @cached_property
+    def contracts(self) -> Contracts:
+        """What Ollama's code relies on of upstream (read on first use, once per review)."""
+        return contracts_of(self.local)
+
+    def wire(self) -> list[Draft]:
+        """Request fields, answers, compared values and stream frames of llama-server that Ollama relies on,
+        when the bump changes the server's code (a space inside a string, such as a frame's, counts)."""
+        server = [c for c in self.changes if glob_match(c.path, wire.SERVER_SOURCES)]
+        if not any(c.old_code != c.new_code for c in server):
+            return []
+        paths = [p for p in self.ctx.new.files("tools/server") if glob_match(p, wire.SERVER_SOURCES)]
+        return wire.wire_drafts(*wire.server_texts(paths, self.new_code, server), self.contracts)
+
     def where_now(self, path: str, line: int) -> int | None:
         change = self.by_old_path.get(path)
         return change.new_line(line) if change else line
@@ -112,11 +127,6 @@ class Run:
             self.ctx.history.upstream.note_unreadable(path, str(self.ctx.new.commit.id))
             return None
         return code_text((self.ctx.new.read(path) or b"").decode("utf-8", "replace"), path)
-
-    @cached_property
-    def contracts(self) -> Inventory:
-        """What Ollama's code relies on of upstream (the contract inventory), read once, when a check needs it."""
-        return contract_inventory(self.local)
 
     def code_at_both(self, path: str) -> tuple[str | None, str | None]:
         """An upstream file's comment-free code at the old and at the new ref (an unchanged one read once)."""

@@ -57,6 +57,7 @@ from bot.review import (
     paramdefaults,
     symbols,
     targets,
+    wire,
 )
 from bot.snapshot import GitSnapshot
 from bot.upstream import Upstream
@@ -83,6 +84,7 @@ DETECTORS: dict[str, tuple[object, str]] = {
     "compat.compat_drafts": (compat, "compat_drafts"),
     "compat.value_drafts": (compatvalues, "value_drafts"),
     "limits.limit_drafts": (limits, "limit_drafts"),
+    "wire.wire_drafts": (wire, "wire_drafts"),
     "patchcontext.patch_context_drafts": (bot.review, "patch_context_drafts"),
     "review.unreadable": (bot.review, "_unreadable"),  # already findings: the files a partial clone lacks
 }

@@ -68,6 +68,9 @@ class WireField:
     values: tuple[str, ...]  # requests: what Ollama's code can put there, as far as it says
     optional: bool  # requests: left out on some paths or when zero (upstream's default applies then)
     ref: LocalRef
+    # requests: the JSON names of the fields of Ollama's own structs whose values this one forwards (an API
+    # option's documented values reach upstream through it)
+    forwards: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {
@@ -77,6 +80,7 @@ class WireField:
             "go_type": self.go_type,
             "values": list(self.values),
             "optional": self.optional,
+            "forwards": list(self.forwards),
             "path": self.ref.path,
             "line": self.ref.line,
         }

@@ -463,9 +463,21 @@ class Resolver:
             return self._values(value.value, Where(None, value.path), depth) if value and value.value else []
         assigned = self.field_values(where.directory).get(node_text(named(expr, "field")), [])
         if assigned and len(assigned) <= MAX_VALUES:
-            return [v for node, at in assigned for v in self._values(node, at, depth)]
-        kind = self.basic_kind(expr, where)
-        return [kind] if kind else []
+            found = [v for node, at in assigned for v in self._values(node, at, depth)]
+        else:
+            kind = self.basic_kind(expr, where)
+            found = [kind] if kind else []
+        return found + self._declared_defaults(expr, where, depth)
+
+    def _declared_defaults(self, expr: Node, where: Where, depth: int) -> list[str]:
+        """The constants the package that declares a field of another package's struct gives it (the defaults
+        its constructors set): values the field holds whenever nothing overrides them."""
+        declared = self.field_declaration(expr, where)
+        home = posixpath.dirname(declared[1]) if declared is not None else where.directory
+        if home == where.directory:
+            return []
+        assigned = self.field_values(home).get(node_text(named(expr, "field")), [])[:MAX_VALUES]
+        return [v for node, at in assigned for v in self._values(node, at, depth) if is_constant(v)]
 
     def _values_of_conversion(self, expr: Node, where: Where, depth: int) -> list[str]:
         return self._values(named(expr, "operand"), where, depth)
@@ -524,6 +536,17 @@ def kind_of_type(text: str) -> str:
         if pattern.fullmatch(text):
             return kind
     return ""
+
+
+def is_constant(value: str) -> bool:
+    """Whether a value as `values` gives it is a constant: a quoted string, a number, true or false."""
+    if value.startswith('"') or value in ("true", "false"):
+        return True
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
 
 
 def quoted(value: str) -> str:

@@ -74,6 +74,7 @@ def _keep(found: dict, entry: WireField) -> None:
             values,
             old.optional and entry.optional,
             old.ref,
+            tuple(dict.fromkeys(old.forwards + entry.forwards)),
         )
 
 
@@ -155,10 +156,35 @@ class _Shapes:
     out: list[WireField] = field(default_factory=list)
     seen: set = field(default_factory=set)
 
-    def emit(self, path: str, go_type: str, values: tuple[str, ...], optional: bool, ref: LocalRef) -> None:
+    def emit(
+        self,
+        path: str,
+        go_type: str,
+        values: tuple[str, ...],
+        optional: bool,
+        ref: LocalRef,
+        forwards: tuple[str, ...] = (),
+    ) -> None:
         if self.direction != "request":
-            values, optional = (), False
-        self.out.append(WireField(self.endpoint, self.direction, path, go_type, values, optional, ref))
+            values, optional, forwards = (), False, ()
+        self.out.append(
+            WireField(self.endpoint, self.direction, path, go_type, values, optional, ref, forwards)
+        )
+
+    def forwarded(self, given: list[Node], where: Where) -> tuple[str, ...]:
+        """The JSON names of the struct fields the given values read (`req.Options.Seed` of a field tagged
+        `json:"seed"`): the options whose documented values reach the field."""
+        names = []
+        for given_value in given:
+            value = unwrap(given_value)
+            declared = (
+                self.resolver.field_declaration(value, where)
+                if value is not None and value.type == "selector_expression"
+                else None
+            )
+            if declared is not None and JSON_TAG.search(node_text(named(declared[0], "tag"))):
+                names += [key for _, key, _ in _json_fields(declared[0])]
+        return tuple(dict.fromkeys(names))
 
     # ---- values ------------------------------------------------------------------------------------------------
 
@@ -246,7 +272,8 @@ class _Shapes:
             found = list(self.resolver.values(value, where, 3))
             kind = _kind_of_value(value, readable(found, ""))
             values = readable(found, kind)
-            self.emit(child, kind, values, sometimes, LocalRef(where.path, key.start_point[0] + 1))
+            ref = LocalRef(where.path, key.start_point[0] + 1)
+            self.emit(child, kind, values, sometimes, ref, self.forwarded([value], where))
             self.walk(value, where, child, sometimes, depth)
 
     def _struct_value(
@@ -292,7 +319,7 @@ class _Shapes:
         found = [v for value in given for v in self.resolver.values(value, where, 3)]
         values = readable(found, kind_of_type(node_text(kind)))
         ref = LocalRef(at.path, declaration.start_point[0] + 1)
-        self.emit(path, _type_text(kind), values, optional, ref)
+        self.emit(path, _type_text(kind), values, optional, ref, self.forwarded(given, where))
 
     def _nested(
         self, kind: Node | None, at: Where, path: str, optional: bool, depth: int, values: list, where: Where

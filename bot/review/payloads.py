@@ -1,0 +1,256 @@
+"""The fields Ollama decodes from llama-server's answers, checked function by function at both refs.
+
+The contract inventory says which fields Ollama decodes from each endpoint's response or stream chunk. A
+function of the server writes one when the keys around its entry end as the field's path does (`choices` >
+`delta` > `content`), when it writes two or more of the field's siblings in one object, or when the
+endpoint's handler writes the top-level field itself; code only the handlers of endpoints Ollama never calls
+reach is left out. Per such function: the field no longer written (high: Ollama decodes its zero value), or
+written only under a new condition (medium). A function that hands the writing to a new helper it calls
+still writes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from bot.model import LocalRef
+from bot.review.changes import Draft
+from bot.review.servercode import ServerCode, Unit
+from bot.review.serverjson import Emission
+
+ROUTE_REACH = 4  # calls followed from every route's handler to tell the code of endpoints Ollama never calls
+_ZERO = {"bool": "false", "string": '""', "int": "0", "float64": "0", "float32": "0"}
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """A field Ollama decodes from what an endpoint answers."""
+
+    source: str  # "POST /completion stream"
+    keys: tuple[str, ...]  # the path, `[]` left out
+    go_type: str
+    ref: LocalRef
+
+    @property
+    def route(self) -> str:
+        return self.source.split(" ")[1]
+
+    @property
+    def name(self) -> str:
+        return ".".join(self.keys)
+
+
+def decoded_fields(fields: Iterable) -> list[Decoded]:
+    """The inventory's response and stream fields (contracts.WireField) as paths of keys."""
+    out = []
+    for f in fields:
+        keys = tuple(k for k in f.path.replace("[]", "").split(".") if k)
+        if keys and f.direction in ("response", "stream"):
+            out.append(Decoded(f"{f.endpoint} {f.direction}", keys, f.go_type, f.ref))
+    return out
+
+
+class Writers:
+    """Which functions of one ref write each field Ollama decodes."""
+
+    def __init__(self, code: ServerCode, fields: Sequence[Decoded], routes: Iterable[str]):
+        self.code = code
+        self.siblings: dict[tuple[str, tuple[str, ...]], set[str]] = {}
+        for f in fields:
+            self.siblings.setdefault((f.source, f.keys[:-1]), set()).add(f.keys[-1])
+        self.handlers = {
+            route: {u.qualified for u in code.handlers(route)} for route in {f.route for f in fields}
+        }
+        self.foreign = code.foreign(routes, ROUTE_REACH)
+        self.by_qualified: dict[str, list[Unit]] = {}
+        for unit in code.units:
+            self.by_qualified.setdefault(unit.qualified, []).append(unit)
+
+    def writes(self, f: Decoded) -> dict[str, list[Emission]]:
+        """Function (qualified name) -> its entries that write the field."""
+        found: dict[str, list[Emission]] = {}
+        for unit in self.code.units:
+            if id(unit) in self.foreign:
+                continue
+            for e in unit.emissions:
+                if e.key == f.keys[-1] and self._writes(unit, e, f):
+                    found.setdefault(unit.qualified, []).append(e)
+        return found
+
+    def _writes(self, unit: Unit, e: Emission, f: Decoded) -> bool:
+        local = (*e.parents, e.key)
+        if len(local) >= 2:
+            n = min(len(local), len(f.keys))
+            return n >= 2 and local[-n:] == f.keys[-n:]
+        together = {x.key for x in unit.emissions if x.owner == e.owner and x.parents == e.parents}
+        if len(together & self.siblings.get((f.source, f.keys[:-1]), set())) >= 2:
+            return True
+        return len(f.keys) == 1 and unit.qualified in self.handlers.get(f.route, set())
+
+    def delegates(self, qualified: str, f: Decoded, before: Mapping[str, list[Emission]]) -> bool:
+        """Whether the function calls one that writes the field and did not before (the writing moved into
+        a helper): a method of the same name on another class that always wrote it is no helper."""
+        calls = {name for unit in self.by_qualified.get(qualified, []) for name in unit.calls}
+        return any(
+            u.qualified not in before and e.key == f.keys[-1] and self._writes(u, e, f)
+            for name in calls
+            for u in self.code.by_name.get(name, [])
+            for e in u.emissions
+        )
+
+    def like(self, qualified: str, hits: list[Emission]) -> list[Emission]:
+        """The function's entries of the same key, with the same keys around it, as the old entries (a field
+        its object's other fields no longer vouch for is the same field)."""
+        where = {(e.key, e.parents) for e in hits}
+        return [
+            e
+            for u in self.by_qualified.get(qualified, [])
+            for e in u.emissions
+            if (e.key, e.parents) in where
+        ]
+
+    def unit(self, qualified: str) -> Unit | None:
+        units = self.by_qualified.get(qualified)
+        return units[0] if units else None
+
+    def keys_at(self, qualified: str, parents: tuple[str, ...]) -> set[str]:
+        return {
+            e.key for u in self.by_qualified.get(qualified, []) for e in u.emissions if e.parents == parents
+        }
+
+
+def field_drafts(old: Writers, new: Writers, fields: Sequence[Decoded]) -> list[Draft]:
+    """Fields Ollama decodes that a function stopped writing, or writes under a new condition: one item per
+    function and field name, with every Ollama line that decodes it."""
+    drafts: dict[str | None, Draft] = {}
+    refs: dict[str | None, list[LocalRef]] = {}
+    for f in fields:
+        for draft in _field_changes(f, old.writes(f), new.writes(f), old, new):
+            drafts.setdefault(draft.cause, draft)
+            refs.setdefault(draft.cause, []).append(f.ref)
+    return [replace(d, local_refs=tuple(dict.fromkeys(refs[cause]))) for cause, d in drafts.items()]
+
+
+def _field_changes(
+    f: Decoded,
+    before: Mapping[str, list[Emission]],
+    after: Mapping[str, list[Emission]],
+    old: Writers,
+    new: Writers,
+) -> Iterator[Draft]:
+    """Per function that wrote the field and is still there: gone, or under a new condition; and, when no
+    function writes it any more and none said so, the field gone."""
+    judged = list(_judged(f, before, after, new))
+    moved = sorted(set(after) - set(before))
+    for qualified, hits, kept in judged:
+        draft = (
+            _kept_draft(f, new, qualified, hits, kept)
+            if kept
+            else _gone_draft(f, old, new, qualified, hits[0], moved)
+        )
+        if draft is not None:
+            yield draft
+    if before and not after and not judged:
+        qualified, hits = next(iter(before.items()))
+        yield _gone_draft(f, old, new, qualified, hits[0], [])
+
+
+def _judged(
+    f: Decoded, before: Mapping[str, list[Emission]], after: Mapping[str, list[Emission]], new: Writers
+) -> Iterator[tuple[str, list[Emission], list[Emission]]]:
+    """(function, its old entries, its new ones) of the functions still there that write the field or no
+    longer do (a function that hands the field to a new helper is left out)."""
+    for qualified, hits in before.items():
+        if new.unit(qualified) is None:
+            continue
+        kept = after.get(qualified) or new.like(qualified, hits)
+        if kept or not new.delegates(qualified, f, before):
+            yield qualified, hits, kept
+
+
+def _kept_draft(
+    f: Decoded, new: Writers, qualified: str, hits: list[Emission], kept: list[Emission]
+) -> Draft | None:
+    added = _new_guards(hits, kept)
+    return _condition_draft(f, new, qualified, kept[0], hits, added) if added else None
+
+
+def _new_guards(before: list[Emission], after: list[Emission]) -> list[str]:
+    """The conditions added to every new entry: each new entry keeps all the conditions of an old one and
+    has more (a condition rewritten, not added, is no new condition)."""
+    known = set().union(*(e.guards for e in before))
+    added = [sorted(e.guards - known) for e in after if any(b.guards < e.guards for b in before)]
+    return added[0] if added and len(added) == len(after) and all(added) else []
+
+
+def _zero(go_type: str) -> str:
+    bare = go_type.lstrip("*")
+    if go_type.startswith(("*", "[]", "map[")) or bare not in _ZERO:
+        return "nothing (nil or empty)" if not bare.startswith("[]") else "an empty list"
+    return _ZERO[bare]
+
+
+def _gone_draft(
+    f: Decoded, old: Writers, new: Writers, qualified: str, hit: Emission, elsewhere: list[str]
+) -> Draft:
+    """The item for a field a function (or, `new` lacking it, every function) no longer writes."""
+    was = old.unit(qualified)
+    assert was is not None
+    now = new.unit(qualified)
+    detail = (
+        f"Ollama decodes `{f.name}` ({f.go_type or 'a value'}) from llama-server's {f.source} "
+        f"({f.ref.path}:{f.ref.line}). At the old ref `{qualified}` ({was.path}:{hit.line}) wrote it; at the "
+        f"new ref {_what_now(old, new, qualified, hit, elsewhere)}. Ollama will decode {_zero(f.go_type)} there "
+        "instead and carry on as if llama-server had sent it."
+    )
+    text = old.code.line_text(was.path, hit.line)
+    return Draft(
+        "streaming" if f.source.endswith("stream") else "server",
+        "high",
+        f"`{f.name}` of llama-server's {f.source} is no longer written by `{qualified}`",
+        detail,
+        now.path if now is not None else was.path,
+        now.line if now is not None else None,
+        removed=(was.path, text) if text else None,
+        cause=f"wire-field:{qualified}:{f.keys[-1]}",
+    )
+
+
+def _what_now(old: Writers, new: Writers, qualified: str, hit: Emission, elsewhere: list[str]) -> str:
+    """What the function writes instead (new keys beside the field's siblings), and who writes the field."""
+    if new.unit(qualified) is None:
+        return "no function of llama-server writes it where Ollama reads it"
+    said = "it no longer does"
+    replaced = sorted(new.keys_at(qualified, hit.parents) - old.keys_at(qualified, hit.parents))
+    if replaced:
+        said += f" (it now writes {', '.join(f'`{k}`' for k in replaced[:4])} beside the other keys)"
+    if elsewhere:
+        said += f"; it is written by {', '.join(f'`{q}`' for q in elsewhere[:3])} instead"
+    return said
+
+
+def _condition_draft(
+    f: Decoded, new: Writers, qualified: str, hit: Emission, before: list[Emission], added: list[str]
+) -> Draft:
+    """The item for a field a function now writes only under a condition it did not have."""
+    unit = new.unit(qualified)
+    assert unit is not None
+    old_guards = sorted(set().union(*(e.guards for e in before)))
+    was = " and ".join(f"`{g}`" for g in old_guards) if old_guards else "always"
+    detail = (
+        f"Ollama decodes `{f.name}` from llama-server's {f.source} ({f.ref.path}:{f.ref.line}). "
+        f"`{qualified}` wrote it {'when ' + was if old_guards else was}; at the new ref it writes it only when "
+        f"{' and '.join(f'`{g}`' for g in added)} ({unit.path}:{hit.line}). When that does not hold, Ollama "
+        f"decodes {_zero(f.go_type)} instead: check that every request Ollama sends meets the condition."
+    )
+    return Draft(
+        "streaming" if f.source.endswith("stream") else "server",
+        "medium",
+        f"`{f.name}` of llama-server's {f.source} is written under a new condition in `{qualified}`",
+        detail,
+        unit.path,
+        hit.line,
+        blame=((hit.line, hit.line),),
+        cause=f"wire-field:{qualified}:{f.keys[-1]}",
+    )

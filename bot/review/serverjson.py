@@ -1,0 +1,399 @@
+"""What one function of llama-server reads of a request, declares of a request schema and writes into JSON.
+
+A key is read with `x.at(key)`, `x.contains(key)`, `x.find(key)`, `x.value(key, ...)` or handed to a reader
+function (one that does that with a parameter: `json_value(body, key, default)`).
+
+A key is written as `{"key", value}` (an object's entry, in place or pushed into an object) or as
+`object["key"] = value`; the keys around it in the same function (an entry whose value holds the object, a
+variable stored under a key) are its parents, and the `if` and `?:` conditions around it its guards. A schema
+field is `new field_x("name", ...)` with its method chain: the methods that add another name, and those that
+bound its value (a "hard" bound rejects the request, another clamps the value).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from tree_sitter import Node
+
+from bot import syntax
+from bot.review.source import c_unescape, squash
+from bot.syntax import node_text
+
+if TYPE_CHECKING:
+    from bot.review.servercode import ServerCode, Unit
+
+_RAW = re.compile(r'\w*R"([^(]*)\((.*)\)\1"$', re.DOTALL)
+STRINGS = ("string_literal", "concatenated_string", "raw_string_literal")
+READ_METHODS = frozenset({"at", "contains", "find", "value", "count"})  # json members that read a key
+
+_ALIAS = re.compile(r"alias", re.IGNORECASE)  # a schema method that adds another name for the field
+_BOUNDS = re.compile(r"limits?$|range$|bounds?$", re.IGNORECASE)  # ... that bounds its value
+_PASS_THROUGH = (
+    "initializer_list",
+    "argument_list",
+    "compound_literal_expression",
+    "parenthesized_expression",
+    "call_expression",
+    "conditional_expression",
+)
+MAX_UP = 16  # syntax levels walked up from an entry to the object it belongs to
+
+
+def literal(node: Node) -> str:
+    """A C++ string literal's value (adjacent literals joined; a raw literal as written)."""
+    if node.type == "concatenated_string":
+        return "".join(literal(c) for c in node.named_children if c.type in STRINGS)
+    text = node_text(node)
+    if node.type == "raw_string_literal":
+        m = _RAW.match(text)
+        return m[2] if m else ""
+    body = text[text.find('"') + 1 : -1] if text.endswith('"') else ""
+    return c_unescape(body) if "\\" in body else body
+
+
+def callee_name(call: Node) -> str:
+    """The last name of what a call calls: `f`, `ns::f`, `x.f`, `x->f`, `f<T>`."""
+    function = call.child_by_field_name("function")
+    while function is not None and function.type in ("qualified_identifier", "template_function"):
+        function = function.child_by_field_name("name")
+    if function is not None and function.type == "field_expression":
+        function = function.child_by_field_name("field")
+    return node_text(function) if function is not None and function.type.endswith("identifier") else ""
+
+
+def function_declarator(node: Node) -> Node | None:
+    """The declarator of a function definition that holds its name and parameters."""
+    declarator = node.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    return declarator
+
+
+def declared_name(node: Node) -> str:
+    """The name an (init) declarator declares, through pointer, array and reference declarators."""
+    inner = node.child_by_field_name("declarator")
+    while inner is not None and inner.type not in ("identifier", "field_identifier"):
+        inner = inner.child_by_field_name("declarator") or next(iter(inner.named_children), None)
+    return node_text(inner)
+
+
+@dataclass(eq=False)
+class Emission:
+    """A JSON key a function writes."""
+
+    key: str
+    parents: tuple[str, ...]  # the keys of the objects around it in its function, outermost first
+    value: Node | None
+    node: Node  # the entry or the assignment
+    unit: Node  # the function it is in
+    owner: str = ""  # the variable it is written into, "" for an object written in place
+
+    @property
+    def line(self) -> int:
+        return self.node.start_point[0] + 1
+
+    @cached_property
+    def guards(self) -> frozenset[str]:
+        """The conditions it is written under, whitespace out (`!(c)` for an else branch)."""
+        return _guards(self.node, self.unit)
+
+
+@dataclass(frozen=True)
+class SchemaField:
+    """A field of a declarative request schema."""
+
+    names: tuple[str, ...]  # its name, then the other names it is read under
+    bounds: tuple[str, str] | None  # the lowest and highest value, as written
+    rejects: bool  # a value out of bounds fails the request (else it is clamped)
+    line: int
+
+
+def emissions(unit: Unit, code: ServerCode) -> list[Emission]:
+    """Every key the unit writes, with its parents through the variables it stores objects in."""
+    found = [e for node in unit.nodes.get("list", []) for e in _entries(node, unit, code)]
+    found += [e for node in unit.nodes.get("store", []) for e in _stored(node, unit, code)]
+    above = _variable_parents(found)
+    for e in found:
+        e.parents = _chain(e.owner, above, set()) + e.parents
+    return found
+
+
+def _entries(node: Node, unit: Unit, code: ServerCode) -> list[Emission]:
+    """`{"key", value}`: an initializer list of two whose first element is a key."""
+    children = node.named_children
+    if len(children) != 2 or children[0].type not in (
+        "string_literal",
+        "identifier",
+        "conditional_expression",
+    ):
+        return []
+    keys = code.keys(children[0], unit)
+    if not keys:
+        return []
+    parents, owner = _context(node, unit, code)
+    return [Emission(k, parents, children[1], node, unit.node, owner) for k in keys]
+
+
+def _stored(node: Node, unit: Unit, code: ServerCode) -> list[Emission]:
+    """`object["a"]["key"] = value`."""
+    chain, target = _subscripts(node.child_by_field_name("left"), unit, code)
+    if not chain or not chain[-1] or not all(chain[:-1]):
+        return []
+    parents = tuple(keys[0] for keys in chain[:-1])
+    value = node.child_by_field_name("right")
+    owner = _root_name(target)
+    return [Emission(k, parents, value, node, unit.node, owner) for k in chain[-1]]
+
+
+def _subscripts(target: Node | None, unit: Unit, code: ServerCode) -> tuple[list[list[str]], Node | None]:
+    """(the keys of each subscript of `x["a"]["b"]`, outermost first; what they subscript)."""
+    chain: list[list[str]] = []
+    while target is not None and target.type == "subscript_expression":
+        indices = target.child_by_field_name("indices")
+        index = next(iter(indices.named_children), None) if indices is not None else None
+        chain.insert(0, code.keys(index, unit))
+        target = target.child_by_field_name("argument")
+    return chain, target
+
+
+def _context(node: Node, unit: Unit, code: ServerCode) -> tuple[tuple[str, ...], str]:
+    """(the keys of the entries whose values hold the object `node` is an entry of, the variable holding
+    the outermost one)."""
+    parents: list[str] = []
+    child, parent = node, node.parent
+    for _ in range(MAX_UP):
+        if parent is None or parent == unit.node:
+            break
+        if parent.type == "initializer_list" and _is_entry_value(parent, child):
+            parents[:0] = code.keys(parent.named_children[0], unit)[:1]
+        elif parent.type not in _PASS_THROUGH or _holder(parent) is not None:
+            return tuple(parents), _holder(parent) or ""
+        child, parent = parent, parent.parent
+    return tuple(parents), ""
+
+
+def _holder(node: Node) -> str | None:
+    """The variable an object ends in at `node`: the object of a method call (`x.push_back({...})`), the
+    declared or assigned variable; None where the walk up goes on."""
+    if node.type == "call_expression":
+        target = _method_object(node)
+        return _root_name(target) if target is not None else None
+    if node.type == "init_declarator":
+        return _declared(node)
+    if node.type == "assignment_expression":
+        return _root_name(node.child_by_field_name("left"))
+    return None
+
+
+def _is_entry_value(entry: Node, child: Node) -> bool:
+    children = entry.named_children
+    return len(children) == 2 and children[1] == child and children[0].type == "string_literal"
+
+
+def _method_object(call: Node) -> Node | None:
+    """The object of a method call `x.f(...)` / `x->f(...)`."""
+    function = call.child_by_field_name("function")
+    return (
+        function.child_by_field_name("argument")
+        if function is not None and function.type == "field_expression"
+        else None
+    )
+
+
+def _root_name(node: Node | None) -> str:
+    """The variable at the root of `x`, `x[0]`, `x.back()`, `x->y`."""
+    while node is not None and node.type != "identifier":
+        node = (
+            node.child_by_field_name("argument")
+            or node.child_by_field_name("function")
+            or node.child_by_field_name("left")
+        )
+    return node_text(node)
+
+
+def _declared(declarator: Node) -> str:
+    inner = declarator.child_by_field_name("declarator")
+    return node_text(inner) if inner is not None and inner.type == "identifier" else ""
+
+
+def _guards(node: Node, stop: Node) -> frozenset[str]:
+    """The conditions a node inside its unit is reached under: each conjunct of the `if`s and `?:`s around it
+    (`a && b` gives `a` and `b`), an else branch's condition negated whole."""
+    guards: list[str] = []
+    child, parent = node, node.parent
+    while parent is not None and parent != stop:
+        if parent.type in ("if_statement", "conditional_expression"):
+            condition = squash(node_text(parent.child_by_field_name("condition")))
+            if child == parent.child_by_field_name("consequence"):
+                guards += conjuncts(condition)
+            elif child == parent.child_by_field_name("alternative"):
+                guards.append(f"!({_unwrapped(condition)})")
+        child, parent = parent, parent.parent
+    return frozenset(guards)
+
+
+def conjuncts(condition: str) -> list[str]:
+    """The parts of a condition joined by a top-level `&&` (outer parentheses off)."""
+    condition = _unwrapped(condition)
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(condition):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and condition.startswith("&&", i):
+            parts.append(condition[start:i])
+            start = i + 2
+    return [_unwrapped(p) for p in [*parts, condition[start:]] if p]
+
+
+def _unwrapped(text: str) -> str:
+    """The text without parentheses around all of it."""
+    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1]
+    return text
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _variable_parents(found: list[Emission]) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Variable -> (the variable it is stored into, under which keys): a variable holding an object that is
+    the value (or an element of the value) of another key."""
+    owners = {e.owner for e in found if e.owner}
+    above: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for e in found:
+        if e.value is None:
+            continue
+        for name in _names_in(e.value) & owners:
+            if name != e.owner:
+                above.setdefault(name, (e.owner, (*e.parents, e.key)))
+    return above
+
+
+def _names_in(node: Node) -> set[str]:
+    if node.type == "identifier":
+        return {node_text(node)}
+    return {node_text(n) for n in syntax.captures("cpp", "(identifier) @i", node).get("i", [])}
+
+
+def _chain(owner: str, above: dict[str, tuple[str, tuple[str, ...]]], seen: set[str]) -> tuple[str, ...]:
+    if owner not in above or owner in seen:
+        return ()
+    seen.add(owner)
+    outer, keys = above[owner]
+    return _chain(outer, above, seen) + keys
+
+
+# ---- request schema ----------------------------------------------------------------------------------------------
+
+
+def schema_field(new: Node, names: list[str], code: ServerCode, unit: Unit) -> SchemaField | None:
+    """The schema field a `new T("name", ...)` declares, with what its method chain adds; None when its
+    first argument is no key."""
+    if not names:
+        return None
+    names = names[:1]
+    bounds: tuple[str, str] | None = None
+    rejects = False
+    for method, args in _chain_calls(new):
+        if _ALIAS.search(method) and args:
+            names += code.keys(args[0], unit)[:1]
+        elif _BOUNDS.search(method) and len(args) == 2:
+            bounds = (squash(node_text(args[0])), squash(node_text(args[1])))
+            rejects = "hard" in method.lower()
+    return SchemaField(tuple(dict.fromkeys(names)), bounds, rejects, new.start_point[0] + 1)
+
+
+def _chain_calls(node: Node) -> list[tuple[str, list[Node]]]:
+    """(method, arguments) of `(node)->a(...)->b(...)`, in order."""
+    calls = []
+    current = node
+    while current.parent is not None:
+        parent = current.parent
+        if parent.type == "parenthesized_expression":
+            current = parent
+            continue
+        call = parent.parent
+        if parent.type != "field_expression" or call is None or call.type != "call_expression":
+            break
+        args = call.child_by_field_name("arguments")
+        calls.append(
+            (node_text(parent.child_by_field_name("field")), list(args.named_children) if args else [])
+        )
+        current = call
+    return calls
+
+
+# ---- request reads -------------------------------------------------------------------------------------------
+
+
+def reads(
+    unit: Unit, code: ServerCode, readers: Mapping[str, int]
+) -> tuple[dict[str, int], list[SchemaField]]:
+    """(request key -> first line reading it, the schema fields the unit declares): the keys of the calls
+    that read one, and every name of its schema fields."""
+    found: dict[str, int] = {}
+    for call in unit.nodes.get("call", []):
+        key = _read_key(call, readers)
+        for name in code.keys(key, unit) if key is not None else []:
+            found.setdefault(name, call.start_point[0] + 1)
+    declared = [
+        f
+        for new in unit.nodes.get("new", [])
+        if (f := schema_field(new, code.keys(_first_argument(new), unit), code, unit))
+    ]
+    for f in declared:
+        for name in f.names:
+            found.setdefault(name, f.line)
+    return found, declared
+
+
+def reader_functions(units: list[Unit]) -> dict[str, int]:
+    """Functions that read a key handed to them (`json_value(body, key, def)` tests `body.contains(key)`):
+    name -> the key parameter's position."""
+    readers = {}
+    for unit in units:
+        names = _parameter_names(unit.node)
+        for call in unit.nodes.get("call", []) if names else []:
+            key = _read_key(call, {})
+            if key is not None and key.type == "identifier" and node_text(key) in names:
+                readers[unit.name] = names.index(node_text(key))
+    return readers
+
+
+def _parameter_names(node: Node) -> list[str]:
+    declarator = function_declarator(node) if node.type == "function_definition" else None
+    params = declarator.child_by_field_name("parameters") if declarator is not None else None
+    return [declared_name(p) for p in params.named_children] if params is not None else []
+
+
+def _first_argument(node: Node) -> Node | None:
+    args = node.child_by_field_name("arguments")
+    return args.named_children[0] if args is not None and args.named_children else None
+
+
+def _read_key(call: Node, readers: Mapping[str, int]) -> Node | None:
+    """The key a call reads: of `x.at(key)`, `x.contains(key)`, `x.find(key)`, `x.value(key, ...)`, or the
+    key argument of a reader function."""
+    function = call.child_by_field_name("function")
+    args = call.child_by_field_name("arguments")
+    if args is None or not args.named_children:
+        return None
+    if function is not None and function.type == "field_expression":
+        method = node_text(function.child_by_field_name("field"))
+        return args.named_children[0] if method in READ_METHODS else None
+    position = readers.get(callee_name(call))
+    return (
+        args.named_children[position]
+        if position is not None and position < len(args.named_children)
+        else None
+    )

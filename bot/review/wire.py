@@ -1,0 +1,72 @@
+"""The wire between Ollama and llama-server, checked at both refs: the request fields Ollama sends against the
+request parsing of the endpoints it calls (`requests`), the fields it decodes against the functions that write
+them (`payloads`), the values it compares against the values written (`compared`), its stream reader's
+patterns against the frames written (`frames`). Ollama's side comes from the contract inventory; upstream's
+from the server sources at the two refs (`servercode`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+
+from bot.review import compared, frames, payloads, requests
+from bot.review.changes import Draft, FileChange
+from bot.review.consumers.contracts import Contracts
+from bot.review.servercode import ServerCode
+
+SERVER_SOURCES = ("tools/server/**/*.{cpp,h,hpp}",)
+_FIELD_NAME = re.compile(r"\s*([A-Za-z_]\w*)")
+
+
+def server_texts(
+    paths: Iterable[str], read_new: Callable[[str], str | None], changes: Iterable[FileChange]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The server sources at the old and the new ref: the new ref's files, the changed ones as they were."""
+    new = {p: text for p in paths if (text := read_new(p)) is not None}
+    changed = list(changes)
+    old = {p: text for p, text in new.items() if p not in {c.path for c in changed}}
+    return old | {c.old_path: c.old_code for c in changed if c.old_path}, new
+
+
+def wire_drafts(old: Mapping[str, str], new: Mapping[str, str], contracts: Contracts) -> list[Draft]:
+    """Every wire item of one bump: `old` and `new` are the server sources at each ref (path -> code)."""
+    if not contracts.requests:
+        return []
+    old_code, new_code = _server_code(old), _server_code(new)
+    drafts = requests.request_drafts(
+        old_code, new_code, contracts.request_fields, requests.Documentation(contracts.ollama).values
+    )
+    decoded = payloads.decoded_fields(contracts.response_fields)
+    patterns = contracts.output_patterns
+    if decoded:
+        routes = {
+            f.endpoint.split(" ", 1)[-1] for f in (*contracts.request_fields, *contracts.response_fields)
+        }
+        before = payloads.Writers(old_code, decoded, routes)
+        after = payloads.Writers(new_code, decoded, routes)
+        drafts += payloads.field_drafts(before, after, decoded)
+        drafts += compared.value_drafts(before, after, decoded, patterns, _go_name(contracts.ollama))
+    return drafts + frames.frame_drafts(old_code, new_code, patterns)
+
+
+_RECENT: list[ServerCode] = []  # the last few server sources read, for consecutive reviews of one ref
+
+
+def _server_code(texts: Mapping[str, str]) -> ServerCode:
+    """The server sources read, once for texts read before (the old ref of consecutive reviews)."""
+    for code in _RECENT:
+        if code.texts == texts:
+            return code
+    _RECENT[:] = [ServerCode(texts), *_RECENT[:1]]
+    return _RECENT[0]
+
+
+def _go_name(ollama: Mapping[str, str]):
+    """The Go name of the struct field a decoded field is declared as (the first name on its line)."""
+
+    def name(f: payloads.Decoded) -> str:
+        lines = (ollama.get(f.ref.path) or "").split("\n")
+        m = _FIELD_NAME.match(lines[f.ref.line - 1]) if 0 < f.ref.line <= len(lines) else None
+        return m[1] if m else ""
+
+    return name

@@ -1,0 +1,648 @@
+"""The wire between Ollama and llama-server at both refs, on a small Ollama-like Go tree and llama-server sources
+shaped like the real ones (route table, handler lambdas, a declarative request schema, result builders, the SSE
+formatter): request fields no longer read or newly rejected, decoded fields no longer written or written under
+a new condition, compared values no longer sent, stream frames Ollama's reader no longer accepts; and the
+edits that keep the wire as it was, which must stay quiet."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.model import LocalRef
+from bot.review.consumers.contracts import Contracts, contracts_of
+from bot.review.grouping import by_cause
+from bot.review.source import code_text
+from bot.review.wire import wire_drafts
+
+GO_MOD = "module example.com/ollama\n\ngo 1.22\n"
+
+API_GO = """package api
+
+type Options struct {
+	Seed        int `json:"seed,omitempty"`
+	RepeatLastN int `json:"repeat_last_n,omitempty"`
+	NumPredict  int `json:"num_predict,omitempty"`
+}
+
+func DefaultOptions() Options {
+	return Options{Seed: -1, RepeatLastN: 64, NumPredict: -1}
+}
+"""
+
+DOCS = """# Modelfile
+
+| Parameter | Description | Value Type | Example Usage |
+| --- | --- | --- | --- |
+| repeat_last_n | How far back to look for repetitions. (Default: 64, 0 = disabled, -1 = num_ctx) | int | repeat_last_n 64 |
+"""
+
+BINARY_GO = """package runner
+
+import "path/filepath"
+
+func ServerPath(dir string) string {
+	return filepath.Join(dir, "llama-server")
+}
+"""
+
+SERVER_GO = """package runner
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"example.com/ollama/api"
+)
+
+type Server struct {
+	port int
+}
+
+func start(dir string) (*exec.Cmd, int, error) {
+	port := 8089
+	cmd := exec.Command(ServerPath(dir), "--port", strconv.Itoa(port))
+	return cmd, port, cmd.Start()
+}
+
+func (s *Server) Launch(dir string) error {
+	_, port, err := start(dir)
+	if err != nil {
+		return err
+	}
+	s.port = port
+	return nil
+}
+
+func (s *Server) Health() (string, error) {
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/health", s.port))
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var result struct {
+		Status string `json:"status"`
+		Error  *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&result); err != nil {
+		return "", err
+	}
+	if result.Status == "ok" {
+		return "ready", nil
+	}
+	if result.Error != nil && strings.ToLower(result.Error.Message) == "loading model" {
+		return "loading", nil
+	}
+	return "error", nil
+}
+
+type completionRequest struct {
+	Prompt      string `json:"prompt"`
+	Stream      bool   `json:"stream"`
+	NPredict    int    `json:"n_predict,omitempty"`
+	RepeatLastN int    `json:"repeat_last_n"`
+	Seed        int    `json:"seed"`
+}
+
+type completionChunk struct {
+	Content  string `json:"content"`
+	Stop     bool   `json:"stop"`
+	StopType string `json:"stop_type"`
+	Timings  struct {
+		PredictedN  int     `json:"predicted_n"`
+		PredictedMS float64 `json:"predicted_ms"`
+	} `json:"timings"`
+}
+
+func (s *Server) Complete(prompt string, opts api.Options, fn func(string)) (bool, error) {
+	body, err := json.Marshal(completionRequest{
+		Prompt:      prompt,
+		Stream:      true,
+		NPredict:    opts.NumPredict,
+		RepeatLastN: opts.RepeatLastN,
+		Seed:        opts.Seed,
+	})
+	if err != nil {
+		return false, err
+	}
+	url := fmt.Sprintf("http://127.0.0.1:%d/completion", s.port)
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return false, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false, err
+	}
+	defer resp.Body.Close()
+	scanner := bufio.NewScanner(resp.Body)
+	for scanner.Scan() {
+		line := scanner.Text()
+		if strings.HasPrefix(line, ":") {
+			continue
+		}
+		evt, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			evt = line
+		}
+		var chunk completionChunk
+		if err := json.Unmarshal([]byte(evt), &chunk); err != nil {
+			return false, err
+		}
+		fn(chunk.Content)
+		if chunk.Stop {
+			return chunk.StopType == "limit", nil
+		}
+	}
+	return false, scanner.Err()
+}
+"""
+
+OLLAMA = {
+    "go.mod": GO_MOD,
+    "CMakeLists.txt": "project(Ollama C CXX)\ninstall(TARGETS llama-server RUNTIME DESTINATION lib)\n",
+    "api/types.go": API_GO,
+    "docs/modelfile.md": DOCS,
+    "runner/binary.go": BINARY_GO,
+    "runner/server.go": SERVER_GO,
+}
+
+SERVER_CPP = """int main(int argc, char ** argv) {
+    server_routes routes(params, ctx_server);
+    ctx_http.get ("/health",     ex_wrapper(routes.get_health));
+    ctx_http.get ("/metrics",    ex_wrapper(routes.get_metrics));
+    ctx_http.post("/completion", ex_wrapper(routes.post_completions));
+    ctx_http.post("/v1/messages", ex_wrapper(routes.post_anthropic_messages));
+    return 0;
+}
+"""
+
+CONTEXT_CPP = """void server_routes::init_routes() {
+    this->get_health = [this](const server_http_req &) {
+        auto res = create_response();
+        res->ok({{"status", "ok"}});
+        return res;
+    };
+    this->get_metrics = [this](const server_http_req & req) {
+        auto res = create_response();
+        for (const auto & metric_def : metrics) {
+            const std::string name = metric_def.at("name");
+            const std::string help = metric_def.at("help");
+        }
+        return res;
+    };
+    this->post_completions = [this](const server_http_req & req) {
+        json data = json::parse(req.body);
+        return handle_completions_impl(req, data);
+    };
+    this->post_anthropic_messages = [this](const server_http_req & req) {
+        json body = convert_anthropic_to_oai(json::parse(req.body));
+        return handle_completions_impl(req, body);
+    };
+}
+
+std::unique_ptr<server_res_generator> server_routes::handle_completions_impl(const server_http_req & req, const json & data) {
+    auto res = create_response();
+    const auto & prompt = data.at("prompt");
+    task.params = eval_schema(data);
+    res->set_next([res_this = res.get()](std::string & output) -> bool {
+        if (!res_this->rd.has_next()) {
+            output = "data: [DONE]\\n\\n";
+            return false;
+        }
+        auto result = res_this->rd.next();
+        output = format_sse(result->to_json());
+        return true;
+    });
+    return res;
+}
+"""
+
+HTTP_CPP = """bool server_http_context::init(const common_params & params) {
+    auto middleware_server_state = [this](const httplib::Request & req, httplib::Response & res) {
+        if (!is_ready.load()) {
+            res.status = 503;
+            res.set_content(safe_json_to_str(json {
+                {"error", {
+                    {"message", "Loading model"},
+                    {"type", "unavailable_error"},
+                }}
+            }), "application/json");
+            return false;
+        }
+        return true;
+    };
+    return true;
+}
+"""
+
+SCHEMA_CPP = """std::vector<field *> make_schema(task_params & params) {
+    std::vector<field *> fields;
+    auto add = [&](field * f) { fields.push_back(f); };
+    add((new field_num("n_predict", params.n_predict))
+        ->set_hard_limits(-1, INT32_MAX)
+        ->add_alias("max_tokens")
+        ->set_desc("The most tokens to predict"));
+    add((new field_num("repeat_last_n", params.penalty_last_n))
+        ->set_hard_limits(-1, INT32_MAX)
+        ->set_desc("Last n tokens to consider for penalizing repetition"));
+    add((new field_num("seed", params.seed))
+        ->set_desc("The random seed"));
+    return fields;
+}
+
+task_params eval_schema(const json & data) {
+    task_params params;
+    auto schema = make_schema(params);
+    for (auto * f : schema) {
+        f->eval(data);
+    }
+    return params;
+}
+"""
+
+TASK_CPP = """static std::string stop_type_to_str(stop_type type) {
+    switch (type) {
+        case STOP_TYPE_EOS:   return "eos";
+        case STOP_TYPE_LIMIT: return "limit";
+        default:              return "none";
+    }
+}
+
+json result_timings::to_json() const {
+    return json {
+        {"predicted_n",  predicted_n},
+        {"predicted_ms", predicted_ms},
+    };
+}
+
+json server_task_result_cmpl_final::to_json() {
+    json res = json {
+        {"content",   content},
+        {"stop",      true},
+        {"stop_type", stop_type_to_str(stop)},
+        {"timings",   timings.to_json()},
+    };
+    return res;
+}
+
+json server_task_result_cmpl_partial::to_json() {
+    json res = json {
+        {"content", content},
+        {"stop",    false},
+    };
+    if (timings.prompt_n >= 0) {
+        res.push_back({"timings", timings.to_json()});
+    }
+    return res;
+}
+
+json convert_anthropic_to_oai(const json & body) {
+    json oai = json::object();
+    oai["content"] = body.at("content");
+    oai["stop"] = body.at("stop_sequences");
+    return oai;
+}
+"""
+
+COMMON_CPP = """std::string format_sse(const json & data) {
+    std::ostringstream ss;
+    ss << "data: " << safe_json_to_str(data) << "\\n\\n";
+    return ss.str();
+}
+
+std::string format_anthropic_sse(const json & data) {
+    std::ostringstream ss;
+    ss << "event: " << data.at("event").get<std::string>() << "\\n";
+    ss << "data: " << safe_json_to_str(data.at("data")) << "\\n\\n";
+    return ss.str();
+}
+"""
+
+UPSTREAM = {
+    "tools/server/server.cpp": SERVER_CPP,
+    "tools/server/server-context.cpp": CONTEXT_CPP,
+    "tools/server/server-http.cpp": HTTP_CPP,
+    "tools/server/server-schema.cpp": SCHEMA_CPP,
+    "tools/server/server-task.cpp": TASK_CPP,
+    "tools/server/server-common.cpp": COMMON_CPP,
+}
+
+
+def _line(path: str, needle: str) -> int:
+    text = OLLAMA[path]
+    return text.count("\n", 0, text.index(needle)) + 1
+
+
+def _ref(needle: str, path: str = "runner/server.go") -> LocalRef:
+    return LocalRef(path, _line(path, needle))
+
+
+@pytest.fixture(scope="module")
+def contracts():
+    return Contracts({path: code_text(text, path) for path, text in OLLAMA.items()})
+
+
+def _texts(files: dict[str, str]) -> dict[str, str]:
+    return {path: code_text(text, path) for path, text in files.items()}
+
+
+def _review(contracts, path: str, old: str, new: str, count: int = 1):
+    """The wire items of a bump that replaces `old` by `new` in one upstream file."""
+    assert UPSTREAM[path].count(old) == count, old
+    changed = {**UPSTREAM, path: UPSTREAM[path].replace(old, new)}
+    return wire_drafts(_texts(UPSTREAM), _texts(changed), contracts)
+
+
+def _raising(drafts):
+    return [d for d in drafts if d.severity in ("high", "medium")]
+
+
+def test_an_unchanged_server_gives_nothing(contracts):
+    assert wire_drafts(_texts(UPSTREAM), _texts(UPSTREAM), contracts) == []
+
+
+# ---- requests ------------------------------------------------------------------------------------------------
+
+
+def test_a_schema_field_renamed_is_a_request_field_no_longer_read(contracts):
+    (draft,) = _review(
+        contracts,
+        "tools/server/server-schema.cpp",
+        'field_num("n_predict", params.n_predict))\n        ->set_hard_limits(-1, INT32_MAX)\n        ->add_alias("max_tokens")',
+        'field_num("max_tokens", params.n_predict))\n        ->set_hard_limits(-1, INT32_MAX)',
+    )
+    assert (draft.severity, draft.title) == (
+        "high",
+        "llama-server no longer reads request field `n_predict` of POST /completion, which Ollama sends",
+    )
+    assert draft.local_refs == (_ref('`json:"n_predict,omitempty"`'),)
+    assert "now `max_tokens`" in draft.detail and "also as `max_tokens`" in draft.detail
+
+
+def test_a_key_held_in_a_named_constant_is_read_through_it(contracts):
+    with_constant = 'constexpr char PROMPT_KEY[] = "prompt";\n    const auto & prompt = data.at(PROMPT_KEY);'
+    base = {**UPSTREAM}
+    base["tools/server/server-context.cpp"] = CONTEXT_CPP.replace(
+        'const auto & prompt = data.at("prompt");', with_constant
+    )
+    renamed = {**base}
+    renamed["tools/server/server-context.cpp"] = base["tools/server/server-context.cpp"].replace(
+        '"prompt";', '"input";'
+    )
+    (draft,) = wire_drafts(_texts(base), _texts(renamed), contracts)
+    assert draft.title.startswith("llama-server no longer reads request field `prompt`")
+    assert wire_drafts(_texts(UPSTREAM), _texts(base), contracts) == []  # the constant is the same key
+
+
+def test_a_bound_that_rejects_ollamas_default_names_the_value(contracts):
+    (draft,) = _review(
+        contracts,
+        "tools/server/server-schema.cpp",
+        'field_num("seed", params.seed))',
+        'field_num("seed", params.seed))\n        ->set_hard_limits(0, INT32_MAX)',
+    )
+    assert (draft.severity, draft.title) == (
+        "high",
+        "llama-server now rejects `seed` -1 of POST /completion, which Ollama sends",
+    )
+    assert _ref('`json:"seed"`') in draft.local_refs
+    assert "no bound at the old ref and takes 0..INT32_MAX" in draft.detail
+
+
+def test_a_bound_that_rejects_a_documented_value_points_at_the_documentation(contracts):
+    (draft,) = _review(
+        contracts,
+        "tools/server/server-schema.cpp",
+        "params.penalty_last_n))\n        ->set_hard_limits(-1, INT32_MAX)",
+        "params.penalty_last_n))\n        ->set_hard_limits(0, INT32_MAX)",
+    )
+    assert (draft.severity, draft.title) == (
+        "high",
+        "llama-server now rejects `repeat_last_n` -1 of POST /completion, which Ollama sends",
+    )
+    assert "-1 = num_ctx" in draft.detail
+    assert set(draft.local_refs) == {
+        _ref('`json:"repeat_last_n"`'),
+        LocalRef("docs/modelfile.md", 5),
+    }
+
+
+def test_a_bound_that_keeps_every_value_ollama_sends_is_quiet_and_one_on_forwarded_values_is_information(
+    contracts,
+):
+    widened = _review(
+        contracts,
+        "tools/server/server-schema.cpp",
+        '->set_hard_limits(-1, INT32_MAX)\n        ->set_desc("Last',
+        '->set_hard_limits(-2, INT32_MAX)\n        ->set_desc("Last',
+    )
+    assert widened == []
+    (narrower,) = _review(
+        contracts,
+        "tools/server/server-schema.cpp",
+        'field_num("seed", params.seed))',
+        'field_num("seed", params.seed))\n        ->set_hard_limits(-1, INT32_MAX)',
+    )
+    assert narrower.severity == "info"
+
+
+def test_a_key_an_endpoint_ollama_never_calls_stops_reading_says_nothing(contracts):
+    assert (
+        _review(contracts, "tools/server/server-context.cpp", 'metric_def.at("name")', 'metric_def.at("id")')
+        == []
+    )
+
+
+# ---- responses -----------------------------------------------------------------------------------------------
+
+
+def test_a_field_renamed_in_one_chunk_builder_is_high_though_another_builder_keeps_it(contracts):
+    (draft,) = _review(
+        contracts, "tools/server/server-task.cpp", '{"stop",      true},', '{"done",      true},'
+    )
+    assert (draft.severity, draft.area) == ("high", "streaming")
+    assert draft.title == (
+        "`stop` of llama-server's POST /completion stream is no longer written by "
+        "`server_task_result_cmpl_final::to_json`"
+    )
+    assert draft.local_refs == (_ref('`json:"stop"`'),)
+    assert "it now writes `done`" in draft.detail and "false" in draft.detail
+
+
+def test_a_nested_field_renamed_in_its_helper_is_found_by_its_path(contracts):
+    (draft,) = _review(
+        contracts,
+        "tools/server/server-task.cpp",
+        '{"predicted_n",  predicted_n},',
+        '{"n_predicted",  predicted_n},',
+    )
+    assert draft.title.startswith("`timings.predicted_n` of llama-server's POST /completion stream")
+    assert draft.local_refs == (_ref('`json:"predicted_n"`'),)
+
+
+def test_a_field_written_under_a_new_condition_is_medium_and_a_rewritten_condition_is_quiet(contracts):
+    (draft,) = _review(
+        contracts,
+        "tools/server/server-task.cpp",
+        "if (timings.prompt_n >= 0) {",
+        "if (timings.prompt_n >= 0 && include_usage) {",
+    )
+    assert (draft.severity, draft.area) == ("medium", "streaming")
+    assert "`include_usage`" in draft.detail
+    assert (
+        _review(
+            contracts,
+            "tools/server/server-task.cpp",
+            "if (timings.prompt_n >= 0) {",
+            "if (timings.is_set()) {",
+        )
+        == []
+    )
+
+
+def test_a_new_field_and_a_change_to_code_ollama_never_calls_are_quiet(contracts):
+    assert (
+        _review(
+            contracts,
+            "tools/server/server-task.cpp",
+            '{"stop",      true},',
+            '{"stop",      true},\n        {"n_draft", n_draft},',
+        )
+        == []
+    )
+    assert (
+        _review(contracts, "tools/server/server-task.cpp", 'oai["stop"] =', 'oai["stop_sequences"] =') == []
+    )
+
+
+# ---- compared values -------------------------------------------------------------------------------------------
+
+
+def test_a_compared_value_no_longer_written_is_high_with_the_old_and_new_values(contracts):
+    (draft,) = _review(
+        contracts, "tools/server/server-context.cpp", '{{"status", "ok"}}', '{{"status", "healthy"}}'
+    )
+    assert (draft.severity, draft.area) == ("high", "server")
+    assert (
+        draft.title
+        == "Ollama's \"ok\" for `status` no longer matches what llama-server's GET /health response sends"
+    )
+    assert '"healthy"' in draft.detail and _ref('"ok"') in draft.local_refs
+
+
+def test_a_compared_value_returned_by_a_helper_and_one_compared_in_any_case(contracts):
+    (limit,) = _review(contracts, "tools/server/server-task.cpp", 'return "limit";', 'return "length";')
+    assert limit.title.startswith('Ollama\'s "limit" for `stop_type` no longer matches')
+    assert _ref('"limit"') in limit.local_refs
+    (loading,) = _review(contracts, "tools/server/server-http.cpp", '"Loading model"', '"Model is loading"')
+    assert loading.title.startswith('Ollama\'s "loading model" for `error.message`')
+    assert _review(contracts, "tools/server/server-http.cpp", '"Loading model"', '"LOADING MODEL"') == []
+
+
+def test_a_compared_value_moved_to_a_named_constant_is_quiet(contracts):
+    moved = _review(
+        contracts,
+        "tools/server/server-context.cpp",
+        '{{"status", "ok"}}',
+        '{{"status", HEALTH_OK}}',
+    )
+    assert [d.title for d in _raising(moved)] != []  # a constant the file does not declare: no value now
+    base = {
+        **UPSTREAM,
+        "tools/server/server-context.cpp": 'static const char * HEALTH_OK = "ok";\n' + CONTEXT_CPP,
+    }
+    named = {**base}
+    named["tools/server/server-context.cpp"] = base["tools/server/server-context.cpp"].replace(
+        '{{"status", "ok"}}', '{{"status", HEALTH_OK}}'
+    )
+    assert wire_drafts(_texts(base), _texts(named), contracts) == []
+
+
+# ---- stream frames ---------------------------------------------------------------------------------------------
+
+
+def test_a_frame_prefix_ollama_cuts_that_loses_its_space_is_high(contracts):
+    drafts = _review(
+        contracts,
+        "tools/server/server-common.cpp",
+        'ss << "data: " << safe_json_to_str(data) <<',
+        'ss << "data:" << safe_json_to_str(data) <<',
+    )
+    (draft,) = by_cause(drafts)
+    assert (draft.severity, draft.area) == ("high", "streaming")
+    assert "Ollama's `data: ` no longer matches" in draft.title
+    assert _ref('"data: "') in draft.local_refs
+
+
+def test_a_frame_written_the_same_way_or_through_a_constant_is_quiet(contracts):
+    assert (
+        _review(
+            contracts,
+            "tools/server/server-common.cpp",
+            'ss << "data: " << safe_json_to_str(data) << "\\n\\n";',
+            'const std::string prefix = "data: ";\n    ss << prefix << safe_json_to_str(data) << "\\n\\n";',
+        )
+        == []
+    )
+    base = {
+        **UPSTREAM,
+        "tools/server/server-context.cpp": 'static const char * DONE = "data: [DONE]\\n\\n";\n' + CONTEXT_CPP,
+    }
+    named = {**base}
+    named["tools/server/server-context.cpp"] = base["tools/server/server-context.cpp"].replace(
+        'output = "data: [DONE]\\n\\n";', "output = DONE;"
+    )
+    assert wire_drafts(_texts(base), _texts(named), contracts) == []
+
+
+def test_a_new_comment_frame_is_quiet_when_ollama_skips_comments_and_high_when_it_does_not(contracts):
+    ping = (
+        'output = "data: [DONE]\\n\\n";',
+        'output = "data: [DONE]\\n\\n";\n            output = ":\\n\\n";',
+    )
+    assert _review(contracts, "tools/server/server-context.cpp", *ping) == []
+    unaware = {
+        **OLLAMA,
+        "runner/server.go": SERVER_GO.replace('strings.HasPrefix(line, ":")', "len(line) == 0"),
+    }
+    blind = Contracts({p: code_text(t, p) for p, t in unaware.items()})
+    (draft,) = _review(blind, "tools/server/server-context.cpp", *ping)
+    assert (draft.severity, draft.title) == (
+        "high",
+        "llama-server's stream frames changed in server-context.cpp: `:\\n\\n` new",
+    )
+
+
+def test_a_formatter_ollamas_reader_never_accepted_may_change(contracts):
+    assert (
+        _review(contracts, "tools/server/server-common.cpp", 'ss << "event: " <<', 'ss << "event:" <<') == []
+    )
+
+
+# ---- Ollama's side -----------------------------------------------------------------------------------------
+
+
+def test_a_forwarded_option_brings_its_default_and_its_name_into_the_inventory(contracts):
+    fields = {f.path: f for f in contracts.request_fields if f.endpoint == "POST /completion"}
+    assert (fields["seed"].values, fields["seed"].forwards) == (("integer", "-1"), ("seed",))
+    assert fields["n_predict"].forwards == ("num_predict",)
+    assert fields["prompt"].forwards == ()
+
+
+def test_a_tree_that_reads_the_same_keeps_its_inventory_and_one_that_does_not_gets_a_new_one():
+    first = contracts_of({path: code_text(text, path) for path, text in OLLAMA.items()})
+    assert first.request_fields
+    same = {path: code_text(text, path) for path, text in OLLAMA.items()}
+    assert contracts_of(same) is first and first.ollama.texts is same
+    changed = {**same, "runner/server.go": same["runner/server.go"].replace('"limit"', '"length"')}
+    other = contracts_of(changed)
+    assert other is not first
+    assert {p.value for p in other.output_patterns} >= {"length"}
