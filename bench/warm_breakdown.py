@@ -3,7 +3,7 @@ around its stages, printed as one JSON object on stderr's last line.
 
     python -m bench.warm_breakdown check --repo ... --format json --quiet
 
-The patch stage is `bot.engine.pins.check_pin`, the review `bot.review.review`, and tree-sitter's share of
+The patch stage is `bot.engine.pins.check_pin`, the review `bot.review.review_pin`, and tree-sitter's share of
 them every parse `bot.syntax.root` does (each text is parsed once however many detectors ask).
 """
 
@@ -42,7 +42,7 @@ def _timed(key: str, call: Callable) -> Callable:
 
 def main() -> int:
     bot.engine.pins.check_pin = _timed("patches", bot.engine.pins.check_pin)
-    bot.review.review = _timed("review", bot.review.review)
+    bot.review.review_pin = _timed("review", bot.review.review_pin)
     parse = bot.syntax.root.__wrapped__  # the parse behind the cache: hits cost nothing
     bot.syntax.root = functools.lru_cache(maxsize=16)(_timed("parsing", parse))
     sys.argv = ["llama-bot", *sys.argv[1:]]

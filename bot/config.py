@@ -91,6 +91,9 @@ class Platform:
     name: str
     workflow: str
     inputs: dict = field(default_factory=dict)
+    auto: bool = (
+        False  # dispatched on its own when a bump changes upstream's build (bot/worker/autovalidate.py)
+    )
 
 
 @dataclass(frozen=True)
@@ -150,7 +153,7 @@ VENDORED_KEYS = ("upstream", "copies", "files")
 REVIEW_PROFILES = ("llama.cpp", "mlx", "mlx-c", "none")
 
 
-PLATFORM_KEYS = ("workflow", "inputs")
+PLATFORM_KEYS = ("workflow", "inputs", "auto")
 _PIN_REQUIRED = {"name": str, "version_file": str, "patches": (str, list), "upstream": str}  # key -> its type
 
 
@@ -329,7 +332,13 @@ def _platform(name: str, raw: object, where: str) -> Platform:
     reject_unknown(raw, PLATFORM_KEYS, where)
     workflow = _required(raw, "workflow", where)
     inputs = _expect(raw.get("inputs", {}), dict, f"{where}.inputs")
-    return Platform(name, _expect(workflow, str, f"{where}.workflow"), {k: str(v) for k, v in inputs.items()})
+    auto = raw.get("auto", False)
+    if not isinstance(auto, bool):
+        shown = repr(auto)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise AnalysisError(f"{where}.auto: expected true or false, got {shown}")
+    workflow = _expect(workflow, str, f"{where}.workflow")
+    return Platform(name, workflow, {k: str(v) for k, v in inputs.items()}, auto)
 
 
 def _strings(value: object, where: str) -> tuple[str, ...]:

@@ -41,6 +41,15 @@ class LocalRef:
     line: int
 
 
+@dataclass(frozen=True)
+class BuildChange:
+    """An upstream file of Ollama's build that a bump changes: a CMake file its build reads, or the code of a
+    tool or generator those files run; the commits between the refs that touched it (a few, newest first)."""
+
+    path: str
+    commits: tuple[Commit, ...] = ()
+
+
 @dataclass
 class HunkResult:
     file: str
@@ -106,9 +115,8 @@ class PinReport:
         0  # upstream commits it takes away (new..old): a downgrade, or a move to a side branch
     )
     error: str | None = None  # why this pin could not be checked; then there are no patches or findings
-    cmake_changed: list[str] = field(
-        default_factory=list
-    )  # upstream CMake files the bump changes (not in JSON)
+    # the upstream build files the bump changes that Ollama's build uses: a build is worth running (not in JSON)
+    build_changes: list[BuildChange] = field(default_factory=list)
     patch_source: str = (
         ""  # how the patches were found ("from cmake/local.cmake:199, PATCH_COMMAND git apply"; not in JSON)
     )
@@ -127,7 +135,7 @@ class PinReport:
             "findings",
             "commit_count",
             "reverted_count",
-            "cmake_changed",
+            "build_changes",
             "patch_source",
             "build_note",
             "build_steps",
@@ -157,6 +165,11 @@ class Report:
     def pin(self, name: str) -> PinReport | None:
         """The checked pin of that name."""
         return next((p for p in self.pins if p.name == name), None)
+
+    @property
+    def build_changes(self) -> list[BuildChange]:
+        """Every checked pin's upstream build files that the bump changes."""
+        return [c for pin in self.pins for c in pin.build_changes]
 
     @property
     def needs_change(self) -> bool:

@@ -12,11 +12,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from bot.config import Config, Platform
+from bot.model import Report
 from bot.times import iso
 
 CHECK_PREFIX = "validate: "
@@ -153,6 +154,49 @@ def platform_of_check(name: str) -> str | None:
     """The platform a `validate: <platform>` check run is about; None for any other check run."""
     platform = name.removeprefix(CHECK_PREFIX)
     return platform if name.startswith(CHECK_PREFIX) and platform else None
+
+
+# -- `auto = true`: dispatched when a bump changes upstream's build ---------------------------------
+
+
+@dataclass(frozen=True)
+class AutoValidation:
+    """The `auto` platforms of one analysed head: those with a run for it, and those that did not start
+    (`held`), with why: the head is a fork's ("fork"), nobody with write access pushed or approved it
+    ("approval"), its committed patches do not apply so its build fails before compiling ("patches"), or
+    GitHub refused the dispatch ("failed")."""
+
+    dispatched: tuple[str, ...] = ()
+    held: tuple[str, ...] = ()
+    why: str = ""
+
+
+def auto_due(
+    platforms: Sequence[Platform], report: Report, ran: Collection[str]
+) -> tuple[list[Platform], AutoValidation | None]:
+    """The `auto` platforms to dispatch for an analysed head, and what to say of the others; (`[]`, None)
+    when there are none or upstream's build did not change. `ran` are the platforms with a dispatch for
+    the head already: each platform runs once per head."""
+    auto = [p for p in platforms if p.auto]
+    if not auto or not report.build_changes:
+        return [], None
+    due, done = _split_ran(auto, ran)
+    if due and report.needs_change:
+        return [], AutoValidation(done, tuple(p.name for p in due), "patches")
+    return due, AutoValidation(done)
+
+
+def _split_ran(platforms: list[Platform], ran: Collection[str]) -> tuple[list[Platform], tuple[str, ...]]:
+    """(the platforms not in `ran`, the names of those in it)."""
+    return [p for p in platforms if p.name not in ran], tuple(p.name for p in platforms if p.name in ran)
+
+
+def auto_refusal(fork: bool, approved: bool) -> str | None:
+    """Why a head's due `auto` platforms are not dispatched ("fork", "approval"), or None: they are, only
+    for a head in the base repository that someone with write access pushed or approved."""
+    if fork:
+        return "fork"
+    return None if approved else "approval"
 
 
 # -- the runs --------------------------------------------------------------------------------------

@@ -35,6 +35,9 @@ def analysis_request(data: dict) -> JobRequest | None:
             "number": pr["number"],
             "head_sha": pr["head"]["sha"],
             "reason": f"pull_request.{data['action']}",
+            "sender": (data.get("sender") or {}).get(
+                "login"
+            ),  # who pushed or opened it: bot/worker/autovalidate.py
         },
         supersedes=True,
         head=pr["head"]["sha"],

@@ -41,6 +41,7 @@ def test_pull_request_actions_ask_for_an_analysis_of_the_head():
             "number": 2,
             "head_sha": "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
             "reason": f"pull_request.{action}",
+            "sender": "Codertocat",  # who pushed or opened the head: an `auto` platform needs a writer's
         }
         assert request.head == "ec26c3e57ca3a959ca5aad62de7213c562f8c821"  # recorded as seen when stored
 

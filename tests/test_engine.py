@@ -393,16 +393,41 @@ def test_a_damaged_binary_patch_is_an_error_that_says_so(tmp_path):
     )
 
 
-def test_the_report_lists_the_upstream_cmake_files_the_bump_changes(tmp_path):
+def test_the_report_lists_the_upstream_build_files_the_bump_changes_that_ollamas_build_uses(tmp_path):
+    """A CMake file the build reads and a generator it runs, with their commit; not a directory an option
+    Ollama leaves OFF cuts out, a comment-only change, a script nothing runs, or the docs."""
     old = _func("f", ["a();", "b();", "c();"])
+    top = (
+        "project(x)\n"
+        'option(LLAMA_BUILD_EXAMPLES "examples" OFF)\n'
+        "add_subdirectory(ggml/src)\n"
+        "if (LLAMA_BUILD_EXAMPLES)\n  add_subdirectory(examples)\nendif()\n"
+        "add_custom_command(OUTPUT gen.h COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/scripts/gen.py)\n"
+    )
     up = upstream_pair(
         tmp_path,
-        {"f.c": old, "CMakeLists.txt": "project(x)\n", "docs/x.md": "a\n"},
         {
-            "ggml/src/ggml-cpu/CMakeLists.txt": "add_library(y)\n",
-            "cmake/build-info.cmake": "x\n",
+            "f.c": old,
+            "CMakeLists.txt": top,
+            "ggml/src/CMakeLists.txt": "add_library(ggml f.c)\n",
+            "examples/CMakeLists.txt": "add_executable(ex ex.c)\n",
+            "scripts/gen.py": "print(1)\n",
+            "scripts/other.py": "print(1)\n",
+            "docs/x.md": "a\n",
+        },
+        {
+            "CMakeLists.txt": top.replace("project(x)\n", "project(x) # the project\n"),
+            "ggml/src/CMakeLists.txt": "add_library(ggml f.c g.c)\n",
+            "examples/CMakeLists.txt": "add_executable(ex ex.c ex2.c)\n",
+            "scripts/gen.py": "print(2)\n",
+            "scripts/other.py": "print(2)\n",
             "docs/x.md": "b\n",
         },
     )
-    (pin,) = run(up, {"llama/compat/0001.patch": make_patch(old, old.replace("c();", "c(2);"), "f.c")}).pins
-    assert pin.cmake_changed == ["cmake/build-info.cmake", "ggml/src/ggml-cpu/CMakeLists.txt"]
+    patch = make_patch(old, old.replace("c();", "c(2);"), "f.c")
+    (pin,) = run(up, {"llama/compat/0001.patch": patch}, review=True).pins
+    assert [c.path for c in pin.build_changes] == ["ggml/src/CMakeLists.txt", "scripts/gen.py"]
+    for change in pin.build_changes:
+        (commit,) = change.commits
+        assert commit.sha == str(up.head) and commit.subject == "upstream moves things (#4242)"
+    assert "build_changes" not in pin.to_json()  # the JSON report's keys stay as documented

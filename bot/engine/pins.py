@@ -3,9 +3,9 @@ applied, the stack verified with the real `git apply`, then the upstream review.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 import pygit2
 
@@ -25,6 +25,9 @@ from bot.patchfile import (
 from bot.patchsafety import read_patch
 from bot.snapshot import GitSnapshot, Snapshot, size_text
 from bot.upstream import Upstream
+
+if TYPE_CHECKING:
+    from bot.review import PinReview
 
 
 def patch_order(snapshot: Snapshot, directory: str) -> list[str]:
@@ -83,9 +86,9 @@ def _pin_report(
     old_commit: pygit2.Commit,
     new_commit: pygit2.Commit,
 ) -> PinReport:
-    """The pin's report before its patches are checked: its refs, the commits between them either way,
-    the compare link and the build files the bump changes."""
-    report = PinReport(
+    """The pin's report before its patches are checked: its refs, the commits between them either way and
+    the compare link."""
+    return PinReport(
         pin.name,
         pin.version_file,
         old_ref,
@@ -96,8 +99,6 @@ def _pin_report(
         len(history.between),
         len(History(upstream, new_commit, old_commit).between),
     )
-    report.cmake_changed = _cmake_changed(old_commit, new_commit)
-    return report
 
 
 def _confirm_with_git_apply(
@@ -147,13 +148,6 @@ def _paths_in(head: Snapshot, path: str) -> set[str]:
         return _paths_of(read_patch(head, path))
     except PatchError:
         return set()
-
-
-def _cmake_changed(old: pygit2.Commit, new: pygit2.Commit) -> list[str]:
-    """Upstream build files the bump changes: the build must be tried again. Compares tree entries only,
-    so no blob is read."""
-    paths = {p for d in old.tree.diff_to_tree(new.tree).deltas for p in (d.old_file.path, d.new_file.path)}
-    return sorted(p for p in paths if posixpath.basename(p) == "CMakeLists.txt" or p.endswith(".cmake"))
 
 
 def _upstream_reads(head: Snapshot, pin: Pin) -> Callable[[str], bool]:
@@ -386,9 +380,18 @@ def _review_findings(
             ctx.new_tree,
             lambda path: [ctx.upstream.describe(c) for c in history.touching(path)],
         ),
-        *_review(ctx, head, config, _explained_hunks(pin_report.patches), tuple(code)),
+        *_reviewed_upstream(ctx, head, config, pin_report, tuple(code)),
         *problems,
     ]
+
+
+def _reviewed_upstream(
+    ctx: PinContext, head: Snapshot, config: Config, pin_report: PinReport, consumers: tuple
+) -> list[Finding]:
+    """The upstream diff's findings; the build files it changes that Ollama's build uses go in the report."""
+    reviewed = _review(ctx, head, config, _explained_hunks(pin_report.patches), consumers)
+    pin_report.build_changes = reviewed.build_changes
+    return reviewed.findings
 
 
 def _same_repository(a: str, b: str) -> bool:
@@ -464,8 +467,8 @@ def _explained_hunks(patches: list) -> frozenset[tuple[str, int]]:
 
 def _review(
     ctx: PinContext, head: Snapshot, config: Config, explained: frozenset = frozenset(), consumers: tuple = ()
-) -> list:
-    from bot.review import ReviewContext, review
+) -> PinReview:
+    from bot.review import ReviewContext, review_pin
 
     old = ctx.history.old
     patches = []
@@ -474,7 +477,7 @@ def _review(
             patches.append((path, parse(read_patch(head, path))))
         except PatchError:
             continue
-    return review(
+    return review_pin(
         ReviewContext(
             ctx.pin,
             GitSnapshot(ctx.upstream.repo, old),

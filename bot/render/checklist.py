@@ -17,6 +17,7 @@ from bot.render.patches import PinView, pin_view
 from bot.render.platforms import platform_items
 from bot.render.steps import merge_steps
 from bot.render.verdict import REVIEW_SEVERITIES, verdict
+from bot.validation import AutoValidation
 
 COMMENT_LIMIT = 65536
 BANNER_ROOM = 1000  # a comment's checklist leaves this much of the limit for a re-checking or failure banner
@@ -86,9 +87,11 @@ def build_checklist(
     max_findings: int | None = None,
     prefix: str = "/llama",
     patch_dirs: Mapping[str, str] | None = None,
+    auto: AutoValidation | None = None,
 ) -> Checklist:
-    """Which items the PR needs, and which are already done (by the bot or by a person)."""
-    steps = merge_steps(report, list(changed_paths))
+    """Which items the PR needs, and which are already done (by the bot or by a person); `auto` is what
+    became of the `auto` platforms for the head."""
+    steps = merge_steps(report, list(changed_paths), auto, prefix)
     review = _review(report, max_findings)
     rows = platforms or []
     items = platform_items(rows, report)
@@ -119,6 +122,7 @@ def render_markdown(
     limit: int = COMMENT_LIMIT,
     prefix: str = "/llama",
     patch_dirs: Mapping[str, str] | None = None,
+    auto: AutoValidation | None = None,
 ) -> str:
     """The checklist; past `limit` characters the least important findings fold into one line.
 
@@ -128,7 +132,7 @@ def render_markdown(
     ticked = set(ticked)
     total = sum(1 for pin in report.pins for f in review_findings(pin) if f.severity != "info")
     for keep in [None, *range(total, -1, -1)]:
-        checklist = build_checklist(report, changed, ticked, platforms, keep, prefix, patch_dirs)
+        checklist = build_checklist(report, changed, ticked, platforms, keep, prefix, patch_dirs, auto)
         text = render_template(
             "checklist.md.j2",
             c=checklist,
@@ -152,6 +156,7 @@ def render_comment(
     ticked: Iterable[str] = (),
     platforms: list[dict] | None = None,
     patch_dirs: Mapping[str, str] | None = None,
+    auto: AutoValidation | None = None,
 ) -> str:
     """The checklist as the PR's comment: with its marker, leaving room for a banner above it."""
     return render_markdown(
@@ -165,4 +170,5 @@ def render_comment(
         limit=COMMENT_LIMIT - BANNER_ROOM,
         prefix=prefix,
         patch_dirs=patch_dirs,
+        auto=auto,
     )

@@ -10,7 +10,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-_TICKED = re.compile(r"^\s*[-*] \[[xX]\] .*?<!-- id:([\w.:-]+) -->", re.MULTILINE)
+# the id that ends the box's line: an id-like comment inside its text (an upstream path's) is not the box's
+_TICKED = re.compile(r"^\s*[-*] \[[xX]\] .*<!-- id:([\w.:-]+) -->[ \t]*\r?$", re.MULTILINE)
 
 
 @dataclass

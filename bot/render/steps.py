@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import replace
-from fnmatch import fnmatchcase
 
-from bot.model import REBUILT, Report
+from bot.model import Report
+from bot.render.builditem import build_item
 from bot.render.items import Item
 from bot.render.patches import APPLIES
+from bot.validation import AutoValidation
 
-BUILD_TRIGGERS = (
-    "llama/compat/**.c",
-    "llama/compat/**.cc",
-    "llama/compat/**.cpp",
-    "llama/compat/**.h",
-    "llama/compat/**.hpp",
-    "*/models/*.patch",
-    "llama/server/CMakeLists.txt",
-    "cmake/local.cmake",
-)
 MLX_PINS = ("mlx", "mlx-c")  # the platform validations a bump of only these offers (bot/render/platforms.py)
 
 _CONFIGURE = Item(
@@ -29,10 +19,6 @@ _CONFIGURE = Item(
     "`build/llama-server-cpu/_deps/llama_cpp-src` is the pinned ref with the "
     "carried patches applied in order",
 )
-_BUILD_CPU = Item(
-    "build-cpu",
-    "Build the CPU target (`cmake --build build/llama-server-cpu --target llama-server`)",
-)
 _GO_TEST = Item("go-test", "Run `go test ./...`")
 
 
@@ -40,15 +26,6 @@ def bumped(report: Report) -> tuple[bool, bool]:
     """(llama.cpp, MLX): which builds the report's pins concern; a report of no pin concerns llama.cpp."""
     mlx = any(pin.name in MLX_PINS for pin in report.pins)
     return not mlx or any(pin.name not in MLX_PINS for pin in report.pins), mlx
-
-
-def _touches_build(changed: Iterable[str], report: Report) -> bool:
-    """Ollama's build changes: rebuilt patches, its own build files or compat sources, or upstream CMake."""
-    if any(p.status in REBUILT for pin in report.pins for p in pin.patches):
-        return True
-    if any(pin.cmake_changed for pin in report.pins):
-        return True
-    return any(fnmatchcase(path, pattern) for path in changed for pattern in BUILD_TRIGGERS)
 
 
 def _patch_steps(report: Report) -> list[Item]:
@@ -65,9 +42,11 @@ def _patch_steps(report: Report) -> list[Item]:
     ]
 
 
-def _llama_cpp_steps(report: Report, changed: list[str]) -> list[Item]:
-    """Configure and verify the source; build only when the bump changes what gets built."""
-    return [_CONFIGURE, _BUILD_CPU] if _touches_build(changed, report) else [_CONFIGURE]
+def _llama_cpp_steps(
+    report: Report, changed: list[str], auto: AutoValidation | None, prefix: str
+) -> list[Item]:
+    """Configure and verify the source, then build: the build's box says what makes it worth running."""
+    return [_CONFIGURE, build_item(report, changed, auto, prefix)]
 
 
 def _derived_steps(report: Report) -> list[Item]:
@@ -76,13 +55,16 @@ def _derived_steps(report: Report) -> list[Item]:
     return [Item(sid, text) for sid, text in found.items()]
 
 
-def merge_steps(report: Report, changed: list[str]) -> list[Item]:
-    """The boxes under "Before merging", fresh ones each time (ticks are set on them afterwards)."""
+def merge_steps(
+    report: Report, changed: list[str], auto: AutoValidation | None = None, prefix: str = "/llama"
+) -> list[Item]:
+    """The boxes under "Before merging", fresh ones each time (ticks are set on them afterwards); `auto`
+    is what became of the `auto` platforms for this head, which the build's box tells."""
     derived = [pin for pin in report.pins if pin.build_steps is not None]
     llama_cpp = not derived or len(derived) < len(report.pins)
     steps = [
         *_patch_steps(report),
-        *(_llama_cpp_steps(report, changed) if llama_cpp else []),
+        *(_llama_cpp_steps(report, changed, auto, prefix) if llama_cpp else []),
         *_derived_steps(report),
         _GO_TEST,
     ]

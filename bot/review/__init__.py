@@ -17,7 +17,7 @@ import pygit2
 
 from bot.config import Pin
 from bot.history import History
-from bot.model import Finding
+from bot.model import BuildChange, Finding
 from bot.patchfile import PatchFile
 from bot.review import api, cmake, grouping
 from bot.review.attribution import Attribution, merge
@@ -44,14 +44,31 @@ class ReviewContext:
     consumers: tuple[api.ConsumerCode, ...] = ()  # code that compiles against this upstream's headers
 
 
+MAX_BUILD_COMMITS = 2  # commits named beside each changed build file
+
+
+@dataclass
+class PinReview:
+    """What one pin's review found: its findings, and the upstream build files the bump changes that
+    Ollama's build uses."""
+
+    findings: list[Finding]
+    build_changes: list[BuildChange]
+
+
 def review(ctx: ReviewContext) -> list[Finding]:
     """All findings for one pin, merged (identical findings once) and sorted high -> medium -> info."""
+    return review_pin(ctx).findings
+
+
+def review_pin(ctx: ReviewContext) -> PinReview:
+    """The pin's findings (as `review`), and the changed build files with the commits that changed them."""
     rules = load_rules(ctx.rules)
     changes, skipped = upstream_changes(ctx.old.repo, ctx.old.tree, ctx.new.tree)
     for path, side in skipped:
         ctx.history.upstream.note_unreadable(path, str((ctx.old if side == "old" else ctx.new).commit.id))
     if not changes:
-        return _unreadable(ctx)
+        return PinReview(_unreadable(ctx), [])
     run = Run(ctx, changes)
     # llama.cpp's rules and detectors say nothing true about another upstream
     drafts = (
@@ -59,9 +76,19 @@ def review(ctx: ReviewContext) -> list[Finding]:
         if ctx.pin.review != "llama.cpp"
         else _llama_cpp_drafts(ctx, run, rules, changes)
     )
+    build = _build_changes(ctx.history, run.build_files())
     attribution = Attribution(ctx)
     findings = [attribution.finding(d) for d in grouping.by_cause(drafts)]  # notes what it could not read
-    return merge(grouping.by_commit(merge(findings)) + _unreadable(ctx))
+    return PinReview(merge(grouping.by_commit(merge(findings)) + _unreadable(ctx)), build)
+
+
+def _build_changes(history: History, paths: list[str]) -> list[BuildChange]:
+    """Each changed build file with the newest commits between the refs that changed it."""
+    describe = history.upstream.describe
+    return [
+        BuildChange(path, tuple(describe(c) for c in history.touching(path)[:MAX_BUILD_COMMITS]))
+        for path in paths
+    ]
 
 
 def _llama_cpp_drafts(ctx: ReviewContext, run: Run, rules, changes: list[FileChange]) -> list[Draft]:
@@ -191,4 +218,4 @@ def _loader(repo: pygit2.Repository, oid: pygit2.Oid) -> Callable[[], bytes | No
     return lambda: blobs.read(oid)
 
 
-__all__ = ["ReviewContext", "review"]
+__all__ = ["PinReview", "ReviewContext", "review", "review_pin"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Container, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.review.changes import Draft
@@ -212,10 +212,15 @@ def _call_draft(s: Step, old_args: set[tuple[str, ...]] | None) -> Draft | None:
     )
 
 
+def changed_code(s: Step, sources: Mapping[str, set[str]], changed: Container[str]) -> list[str]:
+    """The paths of the step's program (its script, or an in-tree target's sources) that are in `changed`."""
+    code = {s.program} | sources.get(s.program, set())
+    return sorted(p for p in code if p in changed)
+
+
 def _code_draft(s: Step, sources: dict[str, set[str]], changed: Container[str]) -> Draft | None:
     """A program whose script or in-tree sources changed upstream: what it generates may differ."""
-    code = {s.program} | sources.get(s.program, set())
-    touched = sorted(p for p in code if p in changed)
+    touched = changed_code(s, sources, changed)
     if not touched:
         return None
     return Draft(

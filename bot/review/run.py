@@ -3,7 +3,6 @@ Ollama's tree as it reads it."""
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -15,6 +14,7 @@ from bot.model import LocalRef
 from bot.review import (
     api,
     archs,
+    buildreach,
     cmake,
     compat,
     compatvalues,
@@ -150,6 +150,30 @@ class Run:
             *_generator_drafts(old_texts, new_texts, self.by_path),
         ]  # looked for or run by CMake files that Ollama's build may never read
         return options + [_weighed_by_build(d, new_texts, model) for d in steps] + build_contract_drafts(self)
+
+    def build_files(self) -> list[str]:
+        """The upstream CMake files Ollama's build reads, and the code of the tools they run, that the bump
+        changes beyond comments: what makes a build worth running."""
+        _, new_texts = self.cmake_texts
+        return buildreach.changed_build_files(
+            [c.path for c in self._significant(cmake.CMAKE_FILES)],
+            _gathered(new_texts, generators.steps),
+            _merged(new_texts, generators.target_sources),
+            _SignificantPaths(self.by_path),
+            self._build_reads(),
+        )
+
+    def _build_reads(self) -> Callable[[str], bool]:
+        """Whether Ollama's build reads an upstream CMake file, as the pin's review profile tells; a pin
+        whose build is not reviewed reads them all."""
+        profile = self.ctx.pin.review
+        if profile == "llama.cpp":
+            texts, model = self.cmake_texts[1], self.consumers
+            return lambda path: buildreach.read_by_build(path, texts, model.builds)
+        if profile in ("mlx", "mlx-c"):
+            _, upstream = self._mlx_reading
+            return lambda path: path in upstream.built or path in upstream.old_built
+        return lambda path: True
 
     def dependencies(self) -> list[Draft]:
         """Packages and tools upstream's CMake files look for that they did not before."""
@@ -436,7 +460,7 @@ def _gathered(texts: Mapping[str, str], read: Callable[[str, str], Iterable[T]])
 
 def _weighed_by_build(d: Draft, cmake_texts: Mapping[str, str], model: consumers.Consumers) -> Draft:
     """The draft, as information only when Ollama's build never reads its CMake file."""
-    return d if _read_by_build(d.path, cmake_texts, model) else replace(d, severity="info")
+    return d if buildreach.read_by_build(d.path, cmake_texts, model.builds) else replace(d, severity="info")
 
 
 def _may_limit(c: FileChange) -> bool:
@@ -458,14 +482,3 @@ class _SignificantPaths(Container[str]):
     def __contains__(self, path: object) -> bool:
         change = self._by_path.get(path) if isinstance(path, str) else None
         return change is not None and bool(change.significant)
-
-
-def _read_by_build(path: str, cmake_texts: Mapping[str, str], model: consumers.Consumers) -> bool:
-    """Whether Ollama's build reads a CMake file: a CMakeLists.txt where it builds, a script where a built
-    CMake file names it (`include()`, `cmake -P`): a script only an excluded directory runs never runs."""
-    name = posixpath.basename(path)
-    if name == "CMakeLists.txt":
-        return model.builds(path)
-    naming = re.compile(rf"(?<![\w.-]){re.escape(name)}\b")
-    users = [p for p, text in cmake_texts.items() if p != path and name in text and naming.search(text)]
-    return any(model.builds(p) for p in users) if users else model.builds(path)

@@ -14,7 +14,8 @@ from bot.render.bodies import carried_ticks, error_body, progress_body, untouche
 from bot.render.checklist import render_comment
 from bot.render.checkruns import check_run_outputs
 from bot.times import human, utc_now
-from bot.worker import platforms
+from bot.validation import AutoValidation
+from bot.worker import autovalidate, platforms
 from bot.worker.context import JobContext, Outcome, Superseded
 
 log = logging.getLogger("bot.worker.analysis")
@@ -22,14 +23,22 @@ log = logging.getLogger("bot.worker.analysis")
 
 async def analysis_job(ctx: JobContext) -> Outcome:
     try:
-        return await analyse_pull(ctx, ctx.payload.get("head_sha"))
+        return await analyse_pull(
+            ctx, ctx.payload.get("head_sha"), approved=autovalidate.pushed_by_writer(ctx)
+        )
     except Superseded:
         return Outcome.SUPERSEDED
 
 
-async def analyse_pull(ctx: JobContext, wanted_sha: str | None, config: Config | None = None) -> Outcome:
+async def analyse_pull(
+    ctx: JobContext,
+    wanted_sha: str | None,
+    config: Config | None = None,
+    approved: autovalidate.Approver = autovalidate.nobody,
+) -> Outcome:
     """Check the PR's head and post the checklist and check runs; UNTOUCHED when no pin is involved.
-    Superseded when the head is not `wanted_sha`, or moves on while the analysis runs."""
+    Superseded when the head is not `wanted_sha`, or moves on while the analysis runs. `approved` says
+    whether a person with write access approved the head, which the `auto` platforms need."""
     pr = await ctx.pulls.get()
     head_sha = pr["head"]["sha"]
     if wanted_sha and wanted_sha != head_sha:
@@ -45,15 +54,22 @@ async def analyse_pull(ctx: JobContext, wanted_sha: str | None, config: Config |
     if not pins and not (config_error and CONFIG_PATH in changed):
         await _retire_checklist(ctx, head_sha, config)
         return Outcome.UNTOUCHED
-    await _check(ctx, pr, config, config_error, changed, pins)
+    await _check(ctx, pr, config, config_error, changed, pins, approved)
     return Outcome.DONE
 
 
 async def _check(
-    ctx: JobContext, pr: dict, config: Config, config_error: str | None, changed: list[str], pins: list[Pin]
+    ctx: JobContext,
+    pr: dict,
+    config: Config,
+    config_error: str | None,
+    changed: list[str],
+    pins: list[Pin],
+    approved: autovalidate.Approver,
 ) -> None:
     """The checklist says a run is under way, the pins' check runs start, and both end with the report
-    (or with why there is none)."""
+    (or with why there is none); the `auto` platforms the report makes due are dispatched before the
+    checklist, which shows them."""
     head_sha = pr["head"]["sha"]
     since = utc_now()
     old = await ctx.comment.adopt()
@@ -72,7 +88,8 @@ async def _check(
     if errors and not report.pins:
         await post_error(ctx, head_sha, "; ".join(errors.values()))
         return
-    await _post_checklist(ctx, config, report, changed, head_sha)
+    auto = await autovalidate.auto_validate(ctx, pr, config, report, approved)
+    await _post_checklist(ctx, config, report, changed, head_sha, auto)
     await _complete_checks(ctx, pins, report, errors, checks, head_sha)
 
 
@@ -164,7 +181,12 @@ async def post_error(ctx: JobContext, head_sha: str, message: str) -> None:
 
 
 async def _post_checklist(
-    ctx: JobContext, config: Config, report: Report, changed: list[str], head_sha: str
+    ctx: JobContext,
+    config: Config,
+    report: Report,
+    changed: list[str],
+    head_sha: str,
+    auto: AutoValidation | None,
 ) -> None:
     current = await ctx.comment.find()
     body = render_comment(
@@ -176,6 +198,7 @@ async def _post_checklist(
         platforms=platforms.rows(ctx, head_sha, config),
         prefix=config.command_prefix,
         patch_dirs={p.name: p.patches for p in config.pins},
+        auto=auto,
     )
     await ctx.comment.put(body)
 

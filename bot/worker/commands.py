@@ -11,7 +11,7 @@ from bot.config import Config
 from bot.render.env import render_template
 from bot.render.replies import failed_reply, untouched_reply, validate_reply
 from bot.validation import select_platforms
-from bot.worker import bump, platforms, regenerate
+from bot.worker import autovalidate, bump, platforms, regenerate
 from bot.worker.analysis import analyse_pull, read_config
 from bot.worker.approve import approved_head, moved_reply
 from bot.worker.context import JobContext, Outcome, Superseded
@@ -97,7 +97,7 @@ async def validate_command(ctx: JobContext, command: Command, config: Config) ->
 
 async def recheck_command(ctx: JobContext, command: Command, config: Config) -> None:
     try:
-        outcome = await analyse_pull(ctx, None, config)
+        outcome = await analyse_pull(ctx, None, config, autovalidate.approved_by_commenter(ctx))
     except Superseded:
         return  # the newer head has its own job
     if outcome is Outcome.UNTOUCHED:

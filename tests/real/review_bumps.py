@@ -141,7 +141,9 @@ class Recorder:
             stack.enter_context(
                 mock.patch.object(bot.review, "rule_drafts", self.rules(bot.review.rule_drafts))
             )
-            stack.enter_context(mock.patch.object(bot.review, "review", self.timed(bot.review.review)))
+            stack.enter_context(
+                mock.patch.object(bot.review, "review_pin", self.timed(bot.review.review_pin))
+            )
             yield self
 
     def detectors(self, f: Finding) -> list[str]:

@@ -54,7 +54,7 @@ class ReadLog:
     def installed(self) -> Iterator[ReadLog]:
         log = self
         snapshot_read, history_read = GitSnapshot.read, History.read
-        changes, reviewed = bot.review.upstream_changes, bot.review.review
+        changes, reviewed = bot.review.upstream_changes, bot.review.review_pin
 
         def review(ctx):
             # the files the patches touch: the patch-context items need their hunks, which the diff makes
@@ -89,7 +89,7 @@ class ReadLog:
             stack.enter_context(mock.patch.object(GitSnapshot, "read", read))
             stack.enter_context(mock.patch.object(History, "read", history))
             stack.enter_context(mock.patch.object(bot.review, "upstream_changes", upstream_changes))
-            stack.enter_context(mock.patch.object(bot.review, "review", review))
+            stack.enter_context(mock.patch.object(bot.review, "review_pin", review))
             yield self
 
 

@@ -1,0 +1,39 @@
+"""What of upstream's build Ollama's build reaches: the CMake files it reads and the tools those files run.
+
+A bump that changes one of them changes how Ollama's build configures, compiles or generates code, which
+no reading of the diff settles: a build does.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Container, Iterable, Mapping
+
+from bot.review import generators
+
+
+def read_by_build(path: str, cmake_texts: Mapping[str, str], builds: Callable[[str], bool]) -> bool:
+    """Whether Ollama's build reads a CMake file: a CMakeLists.txt where it builds (`builds`), a script where
+    a built CMake file names it (`include()`, `cmake -P`): a script only an excluded directory runs never
+    runs."""
+    name = posixpath.basename(path)
+    if name == "CMakeLists.txt":
+        return builds(path)
+    naming = re.compile(rf"(?<![\w.-]){re.escape(name)}\b")
+    users = [p for p, text in cmake_texts.items() if p != path and name in text and naming.search(text)]
+    return any(builds(p) for p in users) if users else builds(path)
+
+
+def changed_build_files(
+    cmake_changed: Iterable[str],
+    steps: Iterable[generators.Step],
+    sources: Mapping[str, set[str]],
+    changed: Container[str],
+    reads: Callable[[str], bool],
+) -> list[str]:
+    """The changed CMake files (`cmake_changed`) that Ollama's build reads (`reads`), and the changed code
+    (`changed`) of the tools and generators those files run (`steps`, in-tree targets' `sources`), sorted."""
+    files = {path for path in cmake_changed if reads(path)}
+    tools = {path for s in steps if reads(s.path) for path in generators.changed_code(s, sources, changed)}
+    return sorted(files | tools)
