@@ -237,10 +237,13 @@ class Service:
                 fetching(name, started)
 
         def run(stop: threading.Event) -> tuple[Report, dict[str, str]]:
+            started = time.monotonic()
             with reader:
-                return run_limited(
+                result = run_limited(
                     request, self.limits, start_method="forkserver", answer=answer, hear=hear, stop=stop
                 )
+            log.info("analysis finished", extra={"seconds": round(time.monotonic() - started, 3)})
+            return result
 
         report, child_errors = await self._in_child(run)
         if errors is not None:
