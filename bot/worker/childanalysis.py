@@ -95,4 +95,4 @@ class ChildAnalysis:
         return report, errors
 
 
-PRELOADED = ["bot.worker.childanalysis", "bot.engine", "bot.review", "bot.crosspin"]
+PRELOADED = ["bot.worker.preload"]  # what the service's forkserver imports, and builds, once
