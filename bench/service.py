@@ -21,6 +21,7 @@ from tests.fakegithub import FakeGitHub, commit, sign
 from tests.gitutil import upstream_pair
 
 DELIVERIES, CONCURRENCY, BURSTS = 1000, 50, 3
+PRS = 20  # pull requests timed from delivery to checklist, one after another
 
 
 def free_port() -> int:
@@ -89,8 +90,9 @@ async def _to_comment(url: str, scenario: Scenario) -> float:
         await asyncio.sleep(0.005)
 
 
-async def _served(fake: FakeGitHub, scenario: Scenario, data_dir: Path, port: int):
-    """`python -m bot serve` in its own process, as in production; the load comes from this one."""
+async def _served(fake: FakeGitHub, scenario: Scenario, data_dir: Path, port: int, log_file):
+    """`python -m bot serve` in its own process, as in production, its JSON log lines in `log_file`; the load
+    comes from this one."""
     env = {
         **os.environ,
         "GITHUB_APP_ID": str(fake.app_id),
@@ -111,7 +113,7 @@ async def _served(fake: FakeGitHub, scenario: Scenario, data_dir: Path, port: in
         "--port",
         str(port),
         env=env,
-        stdout=asyncio.subprocess.DEVNULL,
+        stdout=log_file,
         stderr=asyncio.subprocess.DEVNULL,
     )
     async with aiohttp.ClientSession() as session:
@@ -133,22 +135,28 @@ async def run() -> None:
         await fake.start()
         scenario = await _scenario(fake, root)
         port = free_port()
-        server = await _served(fake, scenario, root / "var", port)
-        url = f"http://127.0.0.1:{port}/"
-        try:
-            await _to_comment(url, scenario)  # fills the mirror
-            busy = [await _latency(url, scenario, root) for _ in range(BURSTS)]
-            # The fake GitHub's own work (JSON, base64, schema checks) shares this machine's two cores with
-            # the service; with its answers held back, the workers wait on I/O as they would on GitHub.
-            fake.delay(r"^/repos/", 5.0)
-            held = [await _latency(url, scenario, root) for _ in range(BURSTS)]
-            alone = await _latency(url, scenario, root, concurrency=1)
-            fake.clear_delays()
-            to_comment = [await _to_comment(url, scenario) for _ in range(5)]
-        finally:
-            server.terminate()
-            await server.wait()
-            await fake.close()
+        log_path = root / "service.log"
+        with log_path.open("wb") as log_file:
+            server = await _served(fake, scenario, root / "var", port, log_file)
+            url = f"http://127.0.0.1:{port}/"
+            try:
+                await _to_comment(url, scenario)  # fills the mirror
+                busy = [await _latency(url, scenario, root) for _ in range(BURSTS)]
+                # The fake GitHub's own work (JSON, base64, schema checks) shares this machine's two cores
+                # with the service; with its answers held back, the workers wait on I/O as they would on
+                # GitHub.
+                fake.delay(r"^/repos/", 5.0)
+                held = [await _latency(url, scenario, root) for _ in range(BURSTS)]
+                alone = await _latency(url, scenario, root, concurrency=1)
+                fake.clear_delays()
+                await asyncio.sleep(1)  # the analyses the bursts queued end before the clock starts
+                timed_from = log_path.stat().st_size  # the service writes its log lines unbuffered
+                to_comment = sorted([await _to_comment(url, scenario) for _ in range(PRS)])
+            finally:
+                server.terminate()
+                await server.wait()
+                await fake.close()
+        analyses = sorted(_analysis_seconds(log_path.read_bytes()[timed_from:].decode()))
 
     def figures(bursts: list[list[float]]) -> str:
         return (
@@ -164,9 +172,21 @@ async def run() -> None:
     print(f"  workers hammering the fake GitHub on the same two cores: {figures(busy)}")
     print(f"  one at a time: {figures([alone])}")
     print(
-        f"PR delivery to checklist comment on the fake GitHub, warm mirror: median "
-        f"{statistics.median(to_comment) * 1000:.0f} ms over {len(to_comment)} PRs"
+        f"PR delivery to checklist comment on the fake GitHub, warm mirror, {PRS} PRs: {_median_p90(to_comment)}"
     )
+    print(f"  the analysis in its child process ({len(analyses)} analyses): {_median_p90(analyses)}")
+
+
+def _analysis_seconds(log: str) -> list[float]:
+    """The run time of each analysis child the service's log lines name."""
+    entries = (json.loads(line) for line in log.splitlines() if line.startswith("{"))
+    return [entry["seconds"] for entry in entries if entry.get("message") == "analysis finished"]
+
+
+def _median_p90(times: list[float]) -> str:
+    if not times:
+        return "none"
+    return f"median {statistics.median(times) * 1000:.0f} ms, p90 {_percentile(times, 0.90) * 1000:.0f} ms"
 
 
 def _percentile(times: list[float], fraction: float) -> float:

@@ -37,14 +37,22 @@ def is_c_family(path: str) -> bool:
     return posixpath.splitext(path)[1].lower() in C_FAMILY
 
 
-def nodes(source: bytes, *types: str) -> list[Node]:
-    """The nodes of those types in the file, in file order."""
-    return syntax.captures("cpp", "\n".join(f"({t}) @node" for t in types), root(source)).get("node", [])
+def node_pattern(*types: str) -> syntax.Pattern:
+    """The query of the nodes of those types, declared (made at import, as `syntax.pattern` wants)."""
+    return syntax.pattern("cpp", "\n".join(f"({t}) @node" for t in types))
+
+
+def nodes(source: bytes, pattern: syntax.Pattern) -> list[Node]:
+    """The nodes a `node_pattern` query finds in the file, in file order."""
+    return syntax.captures(pattern, root(source)).get("node", [])
 
 
 def root(source: bytes) -> Node:
     """The syntax tree of a C or C++ text."""
     return syntax.root("cpp", source)
+
+
+_FIELD_EXPRESSIONS = node_pattern("field_expression")
 
 
 @dataclass(frozen=True)
@@ -167,7 +175,7 @@ def function_at(source: bytes, row: int) -> str:
 def member_uses(source: bytes) -> list[tuple[str, int]]:
     """(name, 0-based line) of every `this-><name>` in the file, in file order."""
     out = []
-    for node in nodes(source, "field_expression"):
+    for node in nodes(source, _FIELD_EXPRESSIONS):
         target, name = node.child_by_field_name("argument"), node.child_by_field_name("field")
         if target is not None and target.type == "this" and name is not None:
             out.append((compact(name), name.start_point[0]))
@@ -183,13 +191,14 @@ _DEFINING = (
     "enum_specifier",
     "binary_expression",
 )
+_DEFINING_NODES = node_pattern(*_DEFINING)
 
 
 @lru_cache(maxsize=64)
 def definitions(source: bytes) -> tuple[Definition, ...]:
     """The entries the file defines, in file order."""
     out: list[Definition] = []
-    for node in nodes(source, *_DEFINING):
+    for node in nodes(source, _DEFINING_NODES):
         defined = _DEFINES.get(node.type)
         found = defined(node) if defined is not None else None
         if found is not None:
@@ -273,7 +282,7 @@ DECLARATOR_NAMES = ("identifier", "field_identifier", "qualified_identifier")
 @lru_cache(maxsize=64)
 def declarations(source: bytes) -> tuple[Declaration, ...]:
     out: list[Declaration] = []
-    for node in nodes(source, *_DECLARES):
+    for node in nodes(source, _DECLARING_NODES):
         out += _DECLARES[node.type](node)
     return tuple(out)
 
@@ -311,6 +320,7 @@ _DECLARES: dict[str, Callable[[Node], list[Declaration]]] = {
     "field_declaration": _fields,
     "function_declarator": _function,
 }
+_DECLARING_NODES = node_pattern(*_DECLARES)
 
 
 def last_name(node: Node) -> tuple[str, str]:

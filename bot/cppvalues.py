@@ -42,11 +42,15 @@ def _cases(body: Node) -> list[Node]:
     return found
 
 
+_SWITCHES = cpp.node_pattern("switch_statement")
+_INITIALIZER_LISTS = cpp.node_pattern("initializer_list")
+
+
 @lru_cache(maxsize=64)
 def switches(source: bytes) -> tuple[Switch, ...]:
     """Every switch in the file, in file order."""
     out = []
-    for node in cpp.nodes(source, "switch_statement"):
+    for node in cpp.nodes(source, _SWITCHES):
         body = node.child_by_field_name("body")
         if body is not None:
             out.append(_switch(source, node, body))
@@ -95,7 +99,7 @@ def string_tables(source: bytes) -> tuple[TableRow, ...]:
     """Rows of every table in the file that pairs an enum value with a string, in file order."""
     if not _ROW.search(source):
         return ()  # most files hold no such row: no need to parse them
-    rows = (_string_row(node) for node in cpp.nodes(source, "initializer_list"))
+    rows = (_string_row(node) for node in cpp.nodes(source, _INITIALIZER_LISTS))
     return tuple(row for row in rows if row is not None)
 
 

@@ -51,7 +51,7 @@ from bot.gitcli import (
 from bot.history import History, needed_blobs
 from bot.mirrors import check_source, mirror_lock, mirror_path, open_mirror, rewrite_url
 from bot.model import AnalysisError, Commit
-from bot.upstreamrefs import advertised_tips, contains, local_tips, peeled
+from bot.upstreamrefs import Listings, advertised_tips, contains, local_tips, peeled
 
 log = logging.getLogger("bot.upstream")
 log.addHandler(logging.NullHandler())  # the CLI configures no logging: its user hears `announce` instead
@@ -127,6 +127,7 @@ class Upstream:
         self.announce: Callable[[str], None] | None = None
         # Told True when a fetch from the upstream starts and False when it ends (the service's banner).
         self.fetching: Callable[[bool], None] | None = None
+        self.listings: Listings | None = None  # the upstream's recent listings of branches and tags
 
     @classmethod
     def open_dir(cls, git_dir: str, web_url: str) -> Upstream:
@@ -145,11 +146,12 @@ class Upstream:
         instead_of: str | None,
         announce: Callable[[str], None] | None = None,
         fetching: Callable[[bool], None] | None = None,
+        listings: Listings | None = None,
     ) -> Upstream:
         """Open (or create) the mirror of the pin's URL and fetch when one of `refs` is missing;
         `announce` hears what is fetched from where into where, before the fetch starts, and how a fetch
         longer than a few seconds is getting on; `fetching` hears when each fetch, of refs now or of
-        blobs later, starts and ends."""
+        blobs later, starts and ends; `listings` keeps what the upstream advertised."""
         fetch_url = rewrite_url(url, instead_of)
         path = mirror_path(data_dir, name, fetch_url)
         with mirror_lock(path):
@@ -158,7 +160,7 @@ class Upstream:
                 open_mirror(path, fetch_url), url, f"the mirror {path}, fetched from {public_url(fetch_url)}"
             )
             upstream.fetch_url, upstream.lock_path, upstream.announce = fetch_url, path, announce
-            upstream.fetching = fetching
+            upstream.fetching, upstream.listings = fetching, listings
             missing = [ref for ref in refs if resolve(upstream.repo, ref) is None]
             if missing:
                 check_source(url, fetch_url)
@@ -235,7 +237,12 @@ class Upstream:
         """Test `commit` against the tips the upstream advertises that the mirror holds; while that does not
         decide, fetch the default branch, then every branch and tag (commits and trees, as the mirror keeps
         them: what it holds already is not sent again) and test again."""
+        recent = self.listings.recent(url) if self.listings is not None else None
+        if recent is not None and contains(self.repo, commit, recent):
+            return True  # listed a moment ago; what that listing does not show is asked again
         tips = advertised_tips(self.repo.path, url, self.announce)
+        if self.listings is not None:
+            self.listings.remember(url, tips)
         if contains(self.repo, commit, tips):
             return True
         for what, specs in FETCHED_TIPS:
@@ -351,6 +358,7 @@ class Mirrors:
     instead_of: str | None = None  # LLAMA_BOT_URL_INSTEADOF
     local: Mapping[str, str] = field(default_factory=dict)  # pin name -> a git directory used as it is
     announce: Callable[[str], None] | None = None  # hears what is fetched, and how a slow fetch goes
+    listings: Listings | None = None  # keeps what the upstreams advertised, for the analyses that follow
     _locks: dict[str, threading.Lock] = field(default_factory=dict, init=False)
     _guard: threading.Lock = field(default_factory=threading.Lock, init=False)
 
@@ -366,5 +374,12 @@ class Mirrors:
             lock = self._locks.setdefault(str(path), threading.Lock())
         with lock:  # two jobs fetching into one mirror at once would fight over its lock files
             return Upstream.mirror(
-                self.data_dir, name, url, refs, self.instead_of, announce=self.announce, fetching=fetching
+                self.data_dir,
+                name,
+                url,
+                refs,
+                self.instead_of,
+                announce=self.announce,
+                fetching=fetching,
+                listings=self.listings,
             )

@@ -16,7 +16,10 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterable
+from typing import Protocol
 
 import pygit2
 
@@ -24,6 +27,10 @@ from bot.gitcli import REMOTE, git_env, git_error, public_url, run_git
 from bot.model import AnalysisError
 
 MAX_LISTING = 64 << 20  # bytes of `git ls-remote` output read: some 700,000 branches and tags
+RECENT_SECONDS = 60.0  # how long one listing of an upstream's branches and tags may confirm a commit again
+MAX_KEPT_LISTINGS = 16  # upstream URLs whose last listing is kept, ...
+MAX_KEPT_TIPS = 200_000  # ... each of at most this many tips (llama.cpp advertises some 10,000)
+OID_SIZE = 20  # bytes of a raw commit id
 _LISTED = re.compile(r"([0-9a-f]{40})\t(refs/(?:heads|tags)/\S+)")
 _TAG_LINE = re.compile(r"[0-9a-f]{40}\trefs/tags/(\S+)")
 
@@ -149,3 +156,48 @@ def advertised_tags(url: str, progress: Callable[[str], None] | None = None) -> 
         listing.seek(0)
         text = listing.read().decode(errors="replace")
     return [found[1] for line in text.splitlines() if (found := _TAG_LINE.fullmatch(line.strip()))]
+
+
+class Listings(Protocol):
+    """Where the branches and tags an upstream advertised are kept for the analyses that follow."""
+
+    def recent(self, url: str) -> list[pygit2.Oid] | None: ...
+
+    def remember(self, url: str, tips: list[pygit2.Oid]) -> None: ...
+
+
+class RecentListings:
+    """The tips each upstream URL advertised within the last `seconds`, as raw ids (20 bytes a tip), so
+    that the service lists an upstream once a minute however many analyses ask. A listing only ever
+    confirms a commit (`Upstream`): one it does not show is asked of the upstream again."""
+
+    def __init__(self, seconds: float = RECENT_SECONDS, clock: Callable[[], float] = time.monotonic):
+        self._seconds, self._clock = seconds, clock
+        self._kept: dict[str, tuple[float, bytes]] = {}  # url -> (when listed, the tips' raw ids)
+        self._lock = threading.Lock()
+
+    def recent(self, url: str) -> bytes | None:
+        with self._lock:
+            kept = self._kept.get(url)
+        if kept is None or self._clock() - kept[0] > self._seconds:
+            return None
+        return kept[1]
+
+    def remember(self, url: str, raw: bytes) -> None:
+        """Keep a listing (the oldest kept one goes when MAX_KEPT_LISTINGS are); a larger one than
+        MAX_KEPT_TIPS, or one that is not whole ids, is not kept."""
+        if not isinstance(raw, bytes) or len(raw) % OID_SIZE or len(raw) > MAX_KEPT_TIPS * OID_SIZE:
+            return
+        with self._lock:
+            self._kept.pop(url, None)
+            self._kept[url] = (self._clock(), raw)
+            while len(self._kept) > MAX_KEPT_LISTINGS:
+                del self._kept[next(iter(self._kept))]
+
+
+def packed_tips(tips: list[pygit2.Oid]) -> bytes:
+    return b"".join(tip.raw for tip in tips)
+
+
+def unpacked_tips(raw: bytes) -> list[pygit2.Oid]:
+    return [pygit2.Oid(raw=raw[at : at + OID_SIZE]) for at in range(0, len(raw), OID_SIZE)]

@@ -175,12 +175,15 @@ def _refers(spelled: str, change: ApiChange) -> bool:
     return change.name == spelled or change.name.endswith("::" + spelled)
 
 
-_CGO_CALL = "(call_expression function: (selector_expression operand: (identifier) @package) arguments: (argument_list) @args) @call"
+_CGO_CALL = syntax.pattern(
+    "go",
+    "(call_expression function: (selector_expression operand: (identifier) @package) arguments: (argument_list) @args) @call",
+)
 
 
 def cgo_uses(source: bytes) -> tuple[Use, ...]:
     """The C functions a Go file calls through cgo (`C.mlx_array_free(a)`), with their argument counts."""
-    calls = syntax.captures("go", _CGO_CALL, syntax.root("go", source)).get("call", [])
+    calls = syntax.captures(_CGO_CALL, syntax.root("go", source)).get("call", [])
     return tuple(use for use in map(_cgo_use, calls) if use is not None)
 
 

@@ -13,6 +13,8 @@ from bot.review.consumers.contracts.build import build_items
 from bot.review.consumers.upstream_build import package_lookups
 from bot.review.source import glob_match
 
+_CONDITIONS = syntax.pattern("cmake", "(if_condition) @i")
+
 if TYPE_CHECKING:
     from bot.review.run import Run
 
@@ -52,7 +54,7 @@ def _touches_a_lookup(change: FileChange) -> bool:
 
 def _guards_a_lookup(code: str, changed: set[int]) -> bool:
     """Whether one of the `changed` lines is the condition of a block whose body looks for a package."""
-    for block in syntax.captures("cmake", "(if_condition) @i", cmakelang.parse(code)).get("i", []):
+    for block in syntax.captures(_CONDITIONS, cmakelang.parse(code)).get("i", []):
         if "find_package" not in syntax.node_text(block).lower():
             continue
         heads = (c for c in block.children if c.type in ("if_command", "elseif_command", "else_command"))

@@ -19,10 +19,10 @@ from bot import cmakelang
 from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.consumers.settings import setting_anchor
-from bot.review.source import refs_by_name
+from bot.review.source import globs, refs_by_name
 
-CMAKE_FILES = ("**/CMakeLists.txt", "**/*.cmake")
-OLLAMA_SETTERS = (
+CMAKE_FILES = globs("**/CMakeLists.txt", "**/*.cmake")
+OLLAMA_SETTERS = globs(
     "llama/server/CMakeLists.txt",
     "llama/server/CMakePresets.json",
     "CMakePresets.json",
@@ -51,7 +51,7 @@ LLAMA_OPTIONS = OptionNames(re.compile(r"(?:GGML|LLAMA)_[A-Z0-9_]+"), OLLAMA_SET
 MLX_OPTIONS = OptionNames(
     re.compile(r"MLX_[A-Z0-9_]+"),
     # wherever Ollama's build sets them: every CMake file and presets file of its tree
-    (
+    globs(
         "CMakePresets.json",
         "**/CMakePresets.json",
         "CMakeLists.txt",

@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from bot.cpp import DECLARATOR_NAMES, compact, last_name, nodes, root
+from bot.cpp import DECLARATOR_NAMES, compact, last_name, node_pattern, nodes, root
 
 
 @dataclass(frozen=True)
@@ -310,11 +310,15 @@ def _spelled(node: Node) -> str:
     return compact(node)
 
 
+_QUALIFIED_NAMES = node_pattern("qualified_identifier")
+_CALLS = node_pattern("call_expression")
+
+
 def uses(source: bytes) -> tuple[Use, ...]:
     """Every call (with how many arguments it passes) and every other `a::b` name of the file, in file
     order: what a change of the declarations it reaches can break."""
     found, callees = _calls(source)
-    for name in nodes(source, "qualified_identifier"):
+    for name in nodes(source, _QUALIFIED_NAMES):
         if name.start_byte in callees or (
             name.parent is not None and name.parent.type == "qualified_identifier"
         ):
@@ -327,7 +331,7 @@ def _calls(source: bytes) -> tuple[list[Use], set[int]]:
     """Every call of the file with how many arguments it passes, in file order, and the start bytes of
     their callees (a called name is no other use of it)."""
     found, callees = [], set()
-    for call in nodes(source, "call_expression"):
+    for call in nodes(source, _CALLS):
         function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
         if function is None or arguments is None:
             continue

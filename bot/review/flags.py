@@ -16,10 +16,10 @@ from functools import lru_cache
 
 from bot.model import LocalRef
 from bot.review.changes import Draft
-from bot.review.source import LineIndex, split_args, string_value
+from bot.review.source import LineIndex, globs, split_args, string_value
 
 ARG_TABLE = "common/arg.cpp"
-OLLAMA_CALLERS = ("llm/**/*.go", "discover/**/*.go", "server/**/*.go")
+OLLAMA_CALLERS = globs("llm/**/*.go", "discover/**/*.go", "server/**/*.go")
 _ENTRY = re.compile(r"\bcommon_arg\s*\(")
 _NAMES_GROUP = re.compile(r'\{\s*"-[^"]*"(?:\s*,\s*"-[^"]*")*\s*,?\s*\}')
 _DEPRECATED = re.compile(

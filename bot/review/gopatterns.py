@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from bot.model import LocalRef
 from bot.review.consumers.contracts.model import OutputPattern
-from bot.review.source import LineIndex, non_test_paths
+from bot.review.source import LineIndex, globs, non_test_paths
 
-OLLAMA_PARSERS = ("llm/**/*.go", "discover/**/*.go", "server/**/*.go", "ml/**/*.go")
+OLLAMA_PARSERS = globs("llm/**/*.go", "discover/**/*.go", "server/**/*.go", "ml/**/*.go")
 MIN_LITERAL = 5  # shorter literals are not evidence of parsing output
 _GO_STRING = r'(`[^`]*`|"(?:\\.|[^"\\\n])*")'
 _GO_REGEX = re.compile(

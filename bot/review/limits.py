@@ -15,9 +15,12 @@ from dataclasses import dataclass
 
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
+from bot.review.source import globs
 
-LIMITED_SOURCES = ("common/**", "src/**", "tools/server/**")
-REQUEST_PARSERS = ("tools/server/**/*.cpp",)
+LIMITED_SOURCES = globs("common/**", "src/**", "tools/server/**")
+REQUEST_PARSERS = globs(
+    "tools/server/**/*.cpp",
+)
 CONDITION_REACH = 4  # lines above a new rejection where the condition it enforces may start
 _REJECTION = re.compile(
     r"\bthrow\s+std::\w+\s*\(\s*(?:std::string\s*\()?\s*\"([^\"]*)\"|GGML_ABORT\s*\(\s*\"([^\"]*)\""

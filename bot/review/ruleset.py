@@ -10,6 +10,7 @@ import re
 import tomllib
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from functools import cache, lru_cache
 from pathlib import Path
 
 from bot.config import reject_unknown
@@ -75,11 +76,16 @@ def _regex(value, where: str) -> re.Pattern:
     if not _filled(value):
         raise AnalysisError(f"{where}: expected a regular expression string")
     try:
-        return re.compile(
-            value, re.MULTILINE
-        )  # per line; `^`/`$` also hold in the joined text of a prefilter
+        return _compiled(value)
     except re.error as exc:
         raise AnalysisError(f"{where}: not a valid regular expression ({exc})") from None
+
+
+@lru_cache(maxsize=256)
+def _compiled(value: str) -> re.Pattern:
+    """A rule's regex, compiled once for every analysis that has it: per line (`^`/`$` also hold in the
+    joined text of a prefilter)."""
+    return re.compile(value, re.MULTILINE)
 
 
 def _text(raw: dict, key: str, where: str, required: bool) -> str:
@@ -169,7 +175,7 @@ def parse_rule(rule_id: str, raw, where: str) -> Rule | None:
 
 def load_rules(overrides: dict, shipped: str | None = None) -> list[Rule]:
     """The shipped rules merged with the repository's; raises AnalysisError naming the bad key."""
-    base = tomllib.loads(shipped if shipped is not None else SHIPPED_RULES.read_text())["rules"]
+    base = tomllib.loads(shipped)["rules"] if shipped is not None else shipped_tables()
     merged = _merged(base, overrides)
     rules = []
     for rule_id, raw in merged.items():
@@ -178,6 +184,12 @@ def load_rules(overrides: dict, shipped: str | None = None) -> list[Rule]:
         if rule is not None:
             rules.append(rule)
     return rules
+
+
+@cache
+def shipped_tables() -> dict[str, dict]:
+    """The tables of `bot/rules.toml`, read once (`_merged` copies them before it changes any)."""
+    return tomllib.loads(SHIPPED_RULES.read_text())["rules"]
 
 
 def _merged(base: dict, overrides: dict) -> dict[str, dict]:

@@ -36,7 +36,9 @@ _TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
 _TRAILING = re.compile(r"[^\w:.>-]+$")
 DEPTH = 3  # constants, locals and returned values followed from one expression
 
-_QUERY = """
+_QUERY = syntax.pattern(
+    "cpp",
+    """
 (function_definition) @unit
 (assignment_expression left: (_) right: (lambda_expression) @unit)
 (initializer_list) @list
@@ -49,7 +51,8 @@ _QUERY = """
 (string_literal) @string
 (raw_string_literal) @string
 (concatenated_string) @string
-"""
+""",
+)
 
 
 @dataclass(eq=False)
@@ -226,7 +229,7 @@ class ServerCode:
 def _captures(text: str) -> dict[str, list[Node]]:
     """The query's captures of a text, parsed once however many refs share it (a file the bump leaves alone;
     the old ref of consecutive reviews)."""
-    return syntax.captures("cpp", _QUERY, syntax.root("cpp", text))
+    return syntax.captures(_QUERY, syntax.root("cpp", text))
 
 
 class _UnitIndex:

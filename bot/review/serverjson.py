@@ -24,6 +24,8 @@ from bot import syntax
 from bot.review.source import c_unescape, squash
 from bot.syntax import node_text
 
+_IDENTIFIERS = syntax.pattern("cpp", "(identifier) @i")
+
 if TYPE_CHECKING:
     from bot.review.servercode import ServerCode, Unit
 
@@ -282,7 +284,7 @@ def _variable_parents(found: list[Emission]) -> dict[str, tuple[str, tuple[str, 
 def _names_in(node: Node) -> set[str]:
     if node.type == "identifier":
         return {node_text(node)}
-    return {node_text(n) for n in syntax.captures("cpp", "(identifier) @i", node).get("i", [])}
+    return {node_text(n) for n in syntax.captures(_IDENTIFIERS, node).get("i", [])}
 
 
 def _chain(owner: str, above: dict[str, tuple[str, tuple[str, ...]]], seen: set[str]) -> tuple[str, ...]:

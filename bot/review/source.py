@@ -190,9 +190,23 @@ _GLOB_PIECE = re.compile(r"\*\*/|\*\*|\*|\?|\{[^}]*\}|.", re.DOTALL)
 _WILDCARDS = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
 
 
-@lru_cache(maxsize=512)
-def _glob_regex(pattern: str) -> re.Pattern:
-    return re.compile("".join(_glob_piece(m[0]) for m in _GLOB_PIECE.finditer(pattern)) + r"\Z")
+_DECLARED_GLOBS: dict[tuple[str, ...], None] = {}  # every tuple made by `globs`, in order
+
+
+def globs(*patterns: str) -> tuple[str, ...]:
+    """Path globs, declared: made at import, their regex is among those `compile_globs` compiles."""
+    _DECLARED_GLOBS[patterns] = None
+    return patterns
+
+
+def compile_globs(more: Iterable[tuple[str, ...]] = ()) -> None:
+    """The regex of every declared tuple of globs and of `more`, compiled now rather than at first use."""
+    for patterns in (*_DECLARED_GLOBS, *more):
+        _globs_regex(patterns)
+
+
+def _glob_source(pattern: str) -> str:
+    return "".join(_glob_piece(m[0]) for m in _GLOB_PIECE.finditer(pattern)) + r"\Z"
 
 
 def _glob_piece(piece: str) -> str:
@@ -206,7 +220,7 @@ def _glob_piece(piece: str) -> str:
 
 @lru_cache(maxsize=512)
 def _globs_regex(patterns: tuple[str, ...]) -> re.Pattern:
-    return re.compile("|".join(f"(?:{_glob_regex(p).pattern})" for p in patterns) or "(?!)")
+    return re.compile("|".join(f"(?:{_glob_source(p)})" for p in patterns) or "(?!)")
 
 
 def glob_match(path: str, patterns: Iterable[str]) -> bool:

@@ -13,10 +13,12 @@ from dataclasses import dataclass
 
 from bot.model import LocalRef
 from bot.review.changes import Draft
-from bot.review.source import FIXED_WIDTH_TYPES, LineIndex, refs_by_name, split_args, tokens
+from bot.review.source import FIXED_WIDTH_TYPES, LineIndex, globs, refs_by_name, split_args, tokens
 
-HEADERS = ("ggml/include/*.h",)
-OLLAMA_USERS = (
+HEADERS = globs(
+    "ggml/include/*.h",
+)
+OLLAMA_USERS = globs(
     "discover/**/*.{go,c,cc,cpp,h,hpp}",
     "ml/**/*.{go,c,cc,cpp,h,hpp}",
     "llama/**/*.{go,c,cc,cpp,h,hpp}",

@@ -11,11 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import pygit2
+
 from bot.config import Config, Pin
 from bot.model import Report
 from bot.rest import BlobCache, RestSnapshot, files_under
 from bot.sandbox import Channel
 from bot.upstream import Mirrors, Upstream
+from bot.upstreamrefs import packed_tips, unpacked_tips
 
 CHILD_BLOB_CACHE = 32 << 20  # what the child keeps of the files it asked for: the engine re-reads a few
 
@@ -59,6 +62,21 @@ class AskedSnapshot:
         return files_under(self._paths, prefix)
 
 
+class AskedListings:
+    """The upstreams' recent listings of branches and tags in the child: kept by the service, which
+    outlives the child (`bot.upstreamrefs.RecentListings`)."""
+
+    def __init__(self, channel: Channel):
+        self._channel = channel
+
+    def recent(self, url: str) -> list[pygit2.Oid] | None:
+        raw = self._channel.ask("tips", url)
+        return unpacked_tips(raw) if raw is not None else None
+
+    def remember(self, url: str, tips: list[pygit2.Oid]) -> None:
+        self._channel.tell("tips", url, packed_tips(tips))
+
+
 @dataclass(frozen=True)
 class ChildAnalysis:
     """One analysis as the child runs it: everything in it crosses the process boundary by pickling."""
@@ -75,7 +93,7 @@ class ChildAnalysis:
         from bot.engine import analyse
 
         blobs = BlobCache(CHILD_BLOB_CACHE)
-        mirrors = Mirrors(self.data_dir, self.url_instead_of)
+        mirrors = Mirrors(self.data_dir, self.url_instead_of, listings=AskedListings(channel))
 
         def open_upstream(pin: Pin, refs: list[str]) -> Upstream:
             return mirrors.open(
@@ -95,4 +113,4 @@ class ChildAnalysis:
         return report, errors
 
 
-PRELOADED = ["bot.worker.childanalysis", "bot.engine", "bot.review", "bot.crosspin"]
+PRELOADED = ["bot.worker.preload"]  # what the service's forkserver imports, and builds, once

@@ -39,6 +39,7 @@ from bot.releases import ChooseRefs
 from bot.rest import BlobCache, RestSnapshot
 from bot.retries import transient
 from bot.sandbox import DEFAULT_LIMITS, Limits, run_limited
+from bot.upstreamrefs import RecentListings
 from bot.validationstore import ValidationStore
 from bot.worker import analysis, bump, commands, platforms
 from bot.worker.childanalysis import PRELOADED, ChildAnalysis, SnapshotSpec
@@ -147,6 +148,7 @@ class Service:
         self.catch_up_every = catch_up_every
         self.schedule = schedule  # (first after start, then every), seconds
         self.blobs = BlobCache()
+        self.listings = RecentListings()  # what each upstream advertised in the last minute
         self._executor = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="analysis")
         self.store = store or ValidationStore(self.data_dir / VALIDATION_DB)
         self.url_instead_of = url_instead_of
@@ -228,19 +230,26 @@ class Service:
         )
 
         def answer(question: tuple) -> bytes | None:
+            if question[0] == "tips":
+                return self.listings.recent(question[1])
             _, side, path = question
             return sides[side].read(path)
 
         def hear(note: tuple) -> None:
-            _, name, started = note
-            if fetching is not None:
+            if note[0] == "tips":
+                self.listings.remember(note[1], note[2])
+            elif fetching is not None:
+                _, name, started = note
                 fetching(name, started)
 
         def run(stop: threading.Event) -> tuple[Report, dict[str, str]]:
+            started = time.monotonic()
             with reader:
-                return run_limited(
+                result = run_limited(
                     request, self.limits, start_method="forkserver", answer=answer, hear=hear, stop=stop
                 )
+            log.info("analysis finished", extra={"seconds": round(time.monotonic() - started, 3)})
+            return result
 
         report, child_errors = await self._in_child(run)
         if errors is not None:

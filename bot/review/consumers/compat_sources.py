@@ -82,7 +82,9 @@ class CompatUses:
     strings: dict[str, tuple[LocalRef, ...]]
 
 
-_USES_QUERY = """
+_USES_QUERY = syntax.pattern(
+    "cpp",
+    """
 (field_expression field: (field_identifier) @member)
 (call_expression function: (identifier) @call)
 (call_expression function: (qualified_identifier) @qualified_call)
@@ -92,10 +94,13 @@ _USES_QUERY = """
 (string_content) @string
 (preproc_defined (identifier) @macro)
 (preproc_ifdef name: (identifier) @macro)
-"""
+""",
+)
 
 
-_OWN_QUERY = """
+_OWN_QUERY = syntax.pattern(
+    "cpp",
+    """
 (function_definition declarator: (function_declarator declarator: (_) @function))
 (function_definition declarator: (pointer_declarator declarator: (function_declarator declarator: (_) @function)))
 (function_definition declarator: (reference_declarator (function_declarator declarator: (_) @function)))
@@ -118,7 +123,8 @@ _OWN_QUERY = """
 (lambda_capture_specifier (identifier) @local)
 (field_declaration declarator: (_) @field)
 (template_parameter_list (type_parameter_declaration (type_identifier) @type))
-"""
+""",
+)
 
 
 def _declared(node: Node | None) -> str | None:
@@ -160,14 +166,14 @@ def compat_uses(sources: list[tuple[str, str, str]]) -> CompatUses:
 def _add_own(root: Node, own: set[str], locals_: set[str]) -> None:
     """The names a source declares: its functions, types, namespaces and macros into `own`, its locals,
     parameters and fields into `locals_`."""
-    for kind, nodes in syntax.captures("cpp", _OWN_QUERY, root).items():
+    for kind, nodes in syntax.captures(_OWN_QUERY, root).items():
         declared = locals_ if kind in ("local", "field") else own
         declared.update(name for node in nodes if (name := _own_name(kind, node)) is not None)
 
 
 def _add_uses(root: Node, ref_path: str, uses: _Uses) -> None:
     """Every use a source makes, each recorded the way its capture says, at its line of `ref_path`."""
-    for kind, nodes in syntax.captures("cpp", _USES_QUERY, root).items():
+    for kind, nodes in syntax.captures(_USES_QUERY, root).items():
         record = _RECORD_USE.get(kind, _Uses.strong_use)
         for node in nodes:
             record(uses, node, LocalRef(ref_path, node.start_point[0] + 1))

@@ -28,10 +28,19 @@ from bot.review.flags import OLLAMA_CALLERS
 from bot.review.source import glob_match
 from bot.syntax import node_text
 
-_GO_STRINGS = """
+_CALLS = syntax.pattern("go", "(call_expression) @c")
+_DECLARED_NAMES = syntax.pattern("go", "(var_spec) @d (parameter_declaration) @d")
+_MAP_KEYS = syntax.pattern("go", "(keyed_element . (literal_element (interpreted_string_literal) @k))")
+_SHORT_VARIABLES = syntax.pattern("go", "(short_var_declaration) @s")
+_TYPE_NAMES = syntax.pattern("go", "(type_identifier) @t")
+
+_GO_STRINGS = syntax.pattern(
+    "go",
+    """
 (interpreted_string_literal) @s
 (raw_string_literal) @s
-"""
+""",
+)
 
 
 def _go_sources(paths: list[str], patterns: tuple[str, ...]) -> list[str]:
@@ -52,7 +61,7 @@ def go_flags(ollama: Mapping[str, str], paths: list[str]) -> dict[str, tuple[Loc
 def _add_flags(found: Refs, path: str, text: str) -> None:
     """Record the flags in one Go file's string literals, in the order they come."""
     root = syntax.root("go", text)
-    for node in sorted(syntax.captures("go", _GO_STRINGS, root).get("s", []), key=lambda n: n.start_byte):
+    for node in sorted(syntax.captures(_GO_STRINGS, root).get("s", []), key=lambda n: n.start_byte):
         for m in FLAG_IN_STRING.finditer(node_text(node)[1:-1]):
             add_ref(found, m[1].split("=", 1)[0], LocalRef(path, node.start_point[0] + 1))
 
@@ -64,13 +73,16 @@ class ServerInterface:
     response_fields: dict[str, tuple[LocalRef, ...]]
 
 
-_GO_INTERFACE = """
+_GO_INTERFACE = syntax.pattern(
+    "go",
+    """
 (type_spec name: (type_identifier) type: (struct_type)) @spec
 (call_expression) @call
 (function_declaration) @function
 (method_declaration) @function
 (func_literal) @function
-"""
+""",
+)
 
 
 def _struct_fields(struct: Node, path: str) -> tuple[list[tuple[str, LocalRef]], set[str]]:
@@ -128,7 +140,7 @@ def _requests(ollama: Mapping[str, str], paths: list[str]) -> tuple[Refs, list[t
         text = text_of(ollama, path)
         if not text or ("://" not in text and "json" not in text):
             continue
-        captured = syntax.captures("go", _GO_INTERFACE, syntax.root("go", text))
+        captured = syntax.captures(_GO_INTERFACE, syntax.root("go", text))
         if _add_endpoints(captured, path, endpoints):
             files.append((path, captured))
     return endpoints, files
@@ -141,7 +153,7 @@ def _add_endpoints(captured: _Captured, path: str, endpoints: Refs) -> bool:
     for node in captured.get("call", []):
         callee = node_text(node.child_by_field_name("function"))
         arguments = node.child_by_field_name("arguments") or node
-        for literal in syntax.captures("go", _GO_STRINGS, arguments).get("s", []):
+        for literal in syntax.captures(_GO_STRINGS, arguments).get("s", []):
             endpoint = _endpoint(go_string(literal), callee)
             if endpoint is not None:
                 add_ref(endpoints, endpoint, LocalRef(path, literal.start_point[0] + 1))
@@ -205,7 +217,7 @@ def _local_types(function: Node) -> dict[str, Node]:
 def _declared_types(function: Node) -> dict[str, Node]:
     """The type each `var` and parameter of a Go function is declared with."""
     types: dict[str, Node] = {}
-    for declarations in syntax.captures("go", "(var_spec) @d (parameter_declaration) @d", function).values():
+    for declarations in syntax.captures(_DECLARED_NAMES, function).values():
         for node in declarations:
             declared = node.child_by_field_name("type")
             for name in node.children_by_field_name("name"):
@@ -217,7 +229,7 @@ def _declared_types(function: Node) -> dict[str, Node]:
 def _literal_types(function: Node) -> dict[str, Node]:
     """The type of the composite literal (or its address) each `:=` of a Go function gives a variable."""
     types: dict[str, Node] = {}
-    for node in syntax.captures("go", "(short_var_declaration) @s", function).get("s", []):
+    for node in syntax.captures(_SHORT_VARIABLES, function).get("s", []):
         for name, value in _assignments(node):
             value = _without_address(value)
             if value.type == "composite_literal":
@@ -264,8 +276,7 @@ def _map_literal_keys(target: Node, path: str, fields: Refs) -> None:
     body = target.child_by_field_name("body")
     if body is None:
         return
-    query = "(keyed_element . (literal_element (interpreted_string_literal) @k))"
-    for literal in syntax.captures("go", query, body).get("k", []):
+    for literal in syntax.captures(_MAP_KEYS, body).get("k", []):
         add_ref(fields, go_string(literal), LocalRef(path, literal.start_point[0] + 1))
 
 
@@ -280,7 +291,7 @@ def _json_uses(
     """Classify the values one function hands to json.Marshal/Encode (sent) and Unmarshal/Decode
     (received): named struct types by name, anonymous structs and map literals field by field."""
     types = _local_types(function)
-    for call in syntax.captures("go", "(call_expression) @c", function).get("c", []):
+    for call in syntax.captures(_CALLS, function).get("c", []):
         found = _json_value(call)
         if found is None:
             continue
@@ -311,6 +322,6 @@ def _add_type(kind: Node, path: str, into: set[str], fields: Refs) -> None:
             add_ref(fields, key, ref)
         into.update(named)
         return
-    into.update(node_text(n) for n in syntax.captures("go", "(type_identifier) @t", kind).get("t", []))
+    into.update(node_text(n) for n in syntax.captures(_TYPE_NAMES, kind).get("t", []))
     if kind.type == "type_identifier":
         into.add(node_text(kind))

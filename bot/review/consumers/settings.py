@@ -23,6 +23,8 @@ from bot.review.consumers.shared import (
 )
 from bot.review.source import glob_match
 
+_FUNCTION_DEFINITIONS = syntax.pattern("cmake", "(function_def) @f")
+
 _Found = dict[str, list[OptionSetting]]  # each variable set, with every place that sets it
 
 
@@ -204,7 +206,7 @@ def _forwarders(root: Node) -> dict[str, tuple[int, int]]:
     """The file's functions that forward two of their parameters to `set(${name} ${value} CACHE ...)`: the
     function's name -> the positions of the name and the value among its parameters."""
     forwarders: dict[str, tuple[int, int]] = {}
-    for definition in syntax.captures("cmake", "(function_def) @f", root).get("f", []):
+    for definition in syntax.captures(_FUNCTION_DEFINITIONS, root).get("f", []):
         header = cmakelang.arguments(definition.children[0])
         params = [p.lower() for p in header[1:]]
         for command in cmakelang.commands(definition):

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from bot.model import LocalRef
+from bot.review.source import globs
 from bot.syntax import node_text
 
 BACKEND_ROOT = "ggml/src/"
@@ -18,10 +19,10 @@ BACKEND_ROOT = "ggml/src/"
 CPP_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".inc", ".cu", ".cuh", ".m", ".mm")
 
 
-OLLAMA_CMAKE = ("CMakeLists.txt", "**/CMakeLists.txt", "cmake/*.cmake", "llama/**/*.cmake")
+OLLAMA_CMAKE = globs("CMakeLists.txt", "**/CMakeLists.txt", "cmake/*.cmake", "llama/**/*.cmake")
 
 
-OLLAMA_COMMAND_LINES = (
+OLLAMA_COMMAND_LINES = globs(
     "Dockerfile",
     "Dockerfile.*",
     ".github/workflows/*.yml",
@@ -30,7 +31,9 @@ OLLAMA_COMMAND_LINES = (
 )
 
 
-OLLAMA_SERVER_CLIENTS = ("llm/*.go",)
+OLLAMA_SERVER_CLIENTS = globs(
+    "llm/*.go",
+)
 
 
 DEFAULT_COMPAT_DIR = "llama/compat/"

@@ -23,6 +23,9 @@ from bot.review.consumers.shared import (
 )
 from bot.syntax import node_text
 
+_FUNCTION_DEFINITIONS = syntax.pattern("cmake", "(function_def) @f")
+_IF_CONDITIONS = syntax.pattern("cmake", "(if_condition) @i")
+
 
 @dataclass(frozen=True)
 class Lookup:
@@ -327,7 +330,7 @@ def _touching(script_root: Node, source_vars: list[str]) -> list[re.Pattern[str]
     """Patterns of what in a script touches the sources: the variables holding their directory, and calls
     of the script's functions that use one (or call such a function defined before them)."""
     touching = [re.compile(r"\$\{" + v + r"\}") for v in source_vars]
-    for definition in syntax.captures("cmake", "(function_def) @f", script_root).get("f", []):
+    for definition in syntax.captures(_FUNCTION_DEFINITIONS, script_root).get("f", []):
         if any(t.search(node_text(definition)) for t in touching):
             header = cmakelang.arguments(definition.children[0])
             if header:
@@ -340,7 +343,7 @@ def _guarding_option(
 ) -> str | None:
     """The option (of `off`: passed variable -> option Ollama leaves OFF) whose variable being false makes
     false an `if()` whose body touches the sources."""
-    for block in syntax.captures("cmake", "(if_condition) @i", script_root).get("i", []):
+    for block in syntax.captures(_IF_CONDITIONS, script_root).get("i", []):
         if _body_touches(block, touching):
             option = _falsifying_option(condition_tokens(block.children[0]), off)
             if option is not None:

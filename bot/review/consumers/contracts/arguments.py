@@ -104,12 +104,15 @@ def _module_callees(func: Func, resolver: Resolver) -> list[Func]:
 
 _Write = tuple[str, tuple[str, ...], bool, LocalRef]
 
-_ENV_SITES = """
+_ENV_SITES = syntax.pattern(
+    "go",
+    """
 (keyed_element) @element
 (call_expression) @call
 (binary_expression) @joined
 (interpreted_string_literal) @entry
-"""
+""",
+)
 
 
 def _environment(func: Func, resolver: Resolver) -> Iterator[_Write]:
@@ -118,7 +121,7 @@ def _environment(func: Func, resolver: Resolver) -> Iterator[_Write]:
     for target, value in resolver.program.scope(func).stores:
         if target.type == "index_expression" and not _other_map(named(target, "operand"), where, resolver):
             yield from _named(resolver, where, named(target, "index"), value, target)
-    captured = syntax.captures("go", _ENV_SITES, func.body) if func.body is not None else {}
+    captured = syntax.captures(_ENV_SITES, func.body) if func.body is not None else {}
     for kind, reader in _ENV_READERS.items():
         for node in captured.get(kind, []):
             yield from reader(resolver, where, node)

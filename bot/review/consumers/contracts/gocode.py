@@ -19,27 +19,36 @@ from bot import syntax
 from bot.review.consumers.shared import go_string, text_of
 from bot.syntax import node_text
 
+_CALLS = syntax.pattern("go", "(call_expression) @c")
+_FIELD_DECLARATIONS = syntax.pattern("go", "(field_declaration) @f")
+
 FuncKey = tuple[str, str, str]  # (package directory, receiver type or "", name)
 
 _MODULE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
 
-_TOP_LEVEL = """
+_TOP_LEVEL = syntax.pattern(
+    "go",
+    """
 (function_declaration) @function
 (method_declaration) @method
 (type_spec) @type
 (var_spec) @value
 (const_spec) @value
 (import_spec) @import
-"""
+""",
+)
 
-_BINDINGS = """
+_BINDINGS = syntax.pattern(
+    "go",
+    """
 (short_var_declaration) @assign
 (assignment_statement) @assign
 (var_spec) @var
 (range_clause) @range
 (parameter_declaration) @param
 (variadic_parameter_declaration) @param
-"""
+""",
+)
 
 STRING_LITERALS = ("interpreted_string_literal", "raw_string_literal")
 
@@ -257,7 +266,7 @@ def _read_package(program: GoProgram, directory: str) -> Package:
 
 
 def _index_file(package: Package, path: str, root: Node) -> None:
-    captured = syntax.captures("go", _TOP_LEVEL, root)
+    captured = syntax.captures(_TOP_LEVEL, root)
     for node in captured.get("function", []):
         _add(package.functions, Func(package.directory, "", node_text(named(node, "name")), path, node))
     for node in captured.get("method", []):
@@ -281,7 +290,7 @@ def _index_type(package: Package, path: str, spec: Node) -> None:
     if kind is None or enclosing_function(spec) is not None:
         return
     package.types[node_text(named(spec, "name"))] = (kind, path)
-    for declaration in syntax.captures("go", "(field_declaration) @f", kind).get("f", []):
+    for declaration in syntax.captures(_FIELD_DECLARATIONS, kind).get("f", []):
         for name in declaration.children_by_field_name("name"):
             package.fields.setdefault(node_text(name), []).append((declaration, path))
 
@@ -333,7 +342,7 @@ class Scope:
         if receiver is not None:
             scope.bind(receiver[0], Binding("receiver", None, 0, 0, receiver[1]))
         if func.body is not None:
-            for capture, nodes in syntax.captures("go", _BINDINGS, func.body).items():
+            for capture, nodes in syntax.captures(_BINDINGS, func.body).items():
                 for node in nodes:
                     _BINDERS[capture](scope, node)
         return scope
@@ -403,7 +412,7 @@ _BINDERS = {
 
 def calls_in(node: Node | None) -> list[Node]:
     """Every call expression under a node, in file order."""
-    return syntax.captures("go", "(call_expression) @c", node).get("c", []) if node is not None else []
+    return syntax.captures(_CALLS, node).get("c", []) if node is not None else []
 
 
 def arguments(call: Node) -> list[Node]:

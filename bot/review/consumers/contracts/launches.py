@@ -33,6 +33,12 @@ from bot.review.consumers.contracts.resolve import Resolver, Where, where_of
 from bot.review.consumers.shared import URL_PATH
 from bot.syntax import node_text
 
+_IDENTIFIERS = syntax.pattern("go", "(identifier) @i")
+_INTERPRETED_STRINGS = syntax.pattern("go", "(interpreted_string_literal) @s")
+_RETURNS = syntax.pattern("go", "(return_statement) @r")
+_SELECTORS = syntax.pattern("go", "(selector_expression) @s")
+_STRING_LITERALS = syntax.pattern("go", "(interpreted_string_literal) @s (raw_string_literal) @s")
+
 _EXEC = {"Command": 1, "CommandContext": 2}  # exec function -> where its program arguments start
 
 FLAG = re.compile(r"^(--?[A-Za-z][\w-]*)(=.*)?$")
@@ -171,7 +177,7 @@ def _named_in_body(func: Func, resolver: Resolver, programs: frozenset[str], dep
     body = func.body
     if body is None:
         return None
-    for node in syntax.captures("go", "(interpreted_string_literal) @s", body).get("s", []):
+    for node in syntax.captures(_INTERPRETED_STRINGS, body).get("s", []):
         found = _program(go_string(node), programs)
         if found is not None:
             return found
@@ -359,7 +365,7 @@ def _after_early_return(node: Node, where: Where, flag: str | None) -> bool:
     if where.func is None or where.func.body is None:
         return False
     needle = json_quote(flag) if flag else None
-    for statement in syntax.captures("go", "(return_statement) @r", where.func.body).get("r", []):
+    for statement in syntax.captures(_RETURNS, where.func.body).get("r", []):
         if statement.end_byte > node.start_byte:
             break
         if enclosing_function(statement) != where.func.node or _returns_error(statement):
@@ -439,10 +445,7 @@ class Ports:
 
     def mentioned_in(self, expr: Node, func: Func, resolver: Resolver) -> bool:
         key = str(func.key)
-        if any(
-            (key, node_text(n)) in self.names
-            for n in syntax.captures("go", "(identifier) @i", expr).get("i", [])
-        ):
+        if any((key, node_text(n)) in self.names for n in syntax.captures(_IDENTIFIERS, expr).get("i", [])):
             return True
         return bool(_fields_read(expr, where_of(func), resolver) & self.fields)
 
@@ -464,7 +467,7 @@ def _follow_port(value: Node, func: Func, resolver: Resolver, names: set, fields
     where = where_of(func)
     locals_ = {
         node_text(n)
-        for n in syntax.captures("go", "(identifier) @i", value).get("i", [])
+        for n in syntax.captures(_IDENTIFIERS, value).get("i", [])
         if not resolver.is_package_alias(n, where)
     }
     names.update((str(func.key), n) for n in locals_)
@@ -479,7 +482,7 @@ def _fields_read(value: Node, where: Where, resolver: Resolver) -> set[str]:
     """The struct fields an expression reads (`x.f`), package members (`strconv.Itoa`) left out."""
     return {
         node_text(named(n, "field"))
-        for n in syntax.captures("go", "(selector_expression) @s", value).get("s", [])
+        for n in syntax.captures(_SELECTORS, value).get("s", [])
         if not resolver.is_package_alias(named(n, "operand"), where)
     }
 
@@ -559,9 +562,7 @@ def _body_argument(sender: str, args: list[Node], at: int) -> Node | None:
 
 def _endpoint_of(url: Node, where: Where, resolver: Resolver) -> str:
     """The path a URL expression names, `%d`-style holes as `{}`."""
-    for node in syntax.captures("go", "(interpreted_string_literal) @s (raw_string_literal) @s", url).get(
-        "s", []
-    ):
+    for node in syntax.captures(_STRING_LITERALS, url).get("s", []):
         m = URL_PATH.match(go_string(node))
         if m:
             return re.sub(r"%[a-z]", "{}", m[1].rstrip("/")) or "/"

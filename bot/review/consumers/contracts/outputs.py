@@ -41,11 +41,14 @@ _SEARCHES = {
 
 _REGEXP_USES = ("Find", "Match", "ReplaceAll", "Split")
 
-_SINKS = """
+_SINKS = syntax.pattern(
+    "go",
+    """
 (call_expression) @call
 (binary_expression) @compare
 (expression_switch_statement) @switch
-"""
+""",
+)
 
 
 def output_patterns(flow: Flow) -> list[OutputPattern]:
@@ -77,7 +80,7 @@ def _comparisons(flow: Flow, state: _State) -> Iterator[_Found]:
     body = state.func.body
     if body is None:
         return
-    captured = syntax.captures("go", _SINKS, body)
+    captured = syntax.captures(_SINKS, body)
     for call in captured.get("call", []):
         yield from _call_comparison(flow, state, call)
     for compare in captured.get("compare", []):

@@ -32,6 +32,10 @@ from bot.review.consumers.contracts.gocode import (
 )
 from bot.syntax import node_text
 
+_FIELD_DECLARATIONS = syntax.pattern("go", "(field_declaration) @f")
+_KEYED_ELEMENTS = syntax.pattern("go", "(keyed_element) @k")
+_RETURNS = syntax.pattern("go", "(return_statement) @r")
+
 DEPTH = 5  # how many bindings, call sites and returns one question follows
 MAX_VALUES = 16  # a value set larger than this is cut, and says so
 
@@ -187,7 +191,7 @@ class Resolver:
 
     def _returns(self, func: Func) -> list[Node]:
         """The function's own return statements (not its closures')."""
-        found = syntax.captures("go", "(return_statement) @r", func.body).get("r", []) if func.body else []
+        found = syntax.captures(_RETURNS, func.body).get("r", []) if func.body else []
         return [r for r in found if enclosing_function(r) == func.node]
 
     def _named_result(self, func: Func, index: int) -> list[tuple[Node, Where]]:
@@ -279,7 +283,7 @@ class Resolver:
         declared = self.program.type_decl(*owner)
         if declared is None:
             return None
-        for declaration in syntax.captures("go", "(field_declaration) @f", declared[0]).get("f", []):
+        for declaration in syntax.captures(_FIELD_DECLARATIONS, declared[0]).get("f", []):
             if name in (node_text(n) for n in declaration.children_by_field_name("name")):
                 return declaration, declared[1]
         return None
@@ -523,7 +527,7 @@ def _keyed_fields(body: Node | None) -> Iterator[tuple[str, Node]]:
     """(field name, value) of the `name: value` elements of the composite literals under a node."""
     if body is None:
         return
-    for element in syntax.captures("go", "(keyed_element) @k", body).get("k", []):
+    for element in syntax.captures(_KEYED_ELEMENTS, body).get("k", []):
         key, value = unwrap(named(element, "key")), named(element, "value")
         if key is not None and key.type == "identifier" and value is not None:
             yield node_text(key), value

@@ -28,6 +28,8 @@ from bot.review.consumers.contracts.resolve import Resolver, Where, kind_of_type
 from bot.review.consumers.shared import JSON_TAG
 from bot.syntax import node_text
 
+_IDENTIFIERS = syntax.pattern("go", "(identifier) @i")
+
 DEPTH = 16  # names, calls and nesting followed into one body
 
 
@@ -83,7 +85,7 @@ def _marshalled(request: Request, resolver: Resolver) -> Iterator[Node]:
     the body argument reads."""
     if request.body is None:
         return
-    read = {node_text(n) for n in syntax.captures("go", "(identifier) @i", request.body).get("i", [])}
+    read = {node_text(n) for n in syntax.captures(_IDENTIFIERS, request.body).get("i", [])}
     read.add(node_text(request.body))
     where = where_of(request.func)
     for call in calls_in(request.func.body):
