@@ -23,6 +23,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -50,29 +51,38 @@ class _PlainUnpickler(pickle.Unpickler):
 
 @dataclass(frozen=True)
 class Extractor:
-    """One kind of fact: its name, its version (raised when its meaning changes) and the source files of
-    the code that computes it (a change to any of them is a new fingerprint: the old entries miss)."""
+    """One kind of fact: its name, its version (raised when its meaning changes), the source files of the
+    code that computes it and the installed packages it parses with (a change to any of them is a new
+    fingerprint: the old entries miss)."""
 
     name: str
     version: int
     sources: tuple[str, ...]
+    packages: tuple[str, ...] = ()
 
     @property
     def fingerprint(self) -> str:
-        return _fingerprint(self.sources)
+        return _fingerprint(self.sources, self.packages)
 
 
 @cache
-def _fingerprint(sources: tuple[str, ...]) -> str:
+def _fingerprint(sources: tuple[str, ...], packages: tuple[str, ...]) -> str:
     digest = hashlib.sha256()
     for source in sources:
         digest.update(source.encode() + b"\0" + (ROOT / source).read_bytes() + b"\0")
+    for package in packages:
+        digest.update(f"{package}=={metadata.version(package)}\0".encode())
     return digest.hexdigest()[:16]
 
 
 def text_id(text: str) -> str:
     """A text's content address, where no blob id is at hand."""
     return "text:" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def bytes_id(data: bytes) -> str:
+    """The content address of bytes: their git blob id, as the upstream's tree names them."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 @dataclass

@@ -257,7 +257,7 @@ def _file_change(repo: pygit2.Repository, patch: pygit2.Patch | None) -> tuple[F
         lines,
         ids,
     )
-    sides = ((delta.old_file.mode, ids[0]), (delta.new_file.mode, ids[1]))
+    sides = ((int(delta.old_file.mode), ids[0]), (int(delta.new_file.mode), ids[1]))
     plain = (
         old_path,
         new_path,
