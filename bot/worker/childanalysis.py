@@ -102,7 +102,8 @@ class ChildAnalysis:
             )
 
         errors: dict[str, str] = {}
-        with facts.using(facts.store_in(self.data_dir)) as store:
+        store = facts.store_in(self.data_dir)
+        with facts.using(store):
             report = analyse(
                 self.config,
                 AskedSnapshot(self.base, channel, blobs),
