@@ -15,9 +15,12 @@ import pygit2
 RUNS = 5
 
 
-def _child(stage: str, root: Path) -> dict:
+def _child(stage: str, root: Path, *more: Path) -> dict:
     out = subprocess.run(
-        [sys.executable, "-m", "bench.stage", stage, str(root)], check=True, capture_output=True, text=True
+        [sys.executable, "-m", "bench.stage", stage, str(root), *map(str, more)],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -84,6 +87,29 @@ def review_stage(root: Path) -> None:
     print(
         f"  peak memory (max RSS of the process): {max(r['max_rss_mb'] for r in runs):.0f} MB  (aim < 300 MB)"
     )
+    store = root / "facts"
+    first = _child("review", root, store)
+    rechecks = [_child("review", root, store) for _ in range(RUNS)]
+    assert rechecks[0]["findings"] == first["findings"], "a re-check found other things"
+    print(
+        f"  first analysis (facts store empty) {first['seconds'] * 1000:.0f} ms; re-check (store filled, "
+        f"{rechecks[0]['facts_hits']} facts found): median {statistics.median(r['seconds'] for r in rechecks) * 1000:.0f} ms"
+    )
+    print(
+        f"  reference: git diff of the refs: {_git_diff_seconds(root / 'review-upstream.git') * 1000:.0f} ms"
+    )
+
+
+def _git_diff_seconds(git_dir: Path) -> float:
+    """The median wall time of `git diff v1 v2` over RUNS runs."""
+    times = []
+    for _ in range(RUNS):
+        started = time.perf_counter()
+        subprocess.run(
+            ["git", "--git-dir", str(git_dir), "diff", "v1", "v2"], check=True, capture_output=True
+        )
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
 
 
 def main() -> int:

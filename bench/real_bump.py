@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -73,15 +74,33 @@ def _bump(ollama: Path, llama: Path, resolver, commit: str, old: str, new: str) 
         check += ["--head", commit, "--format", "json", "--quiet"]
         cold = _timed(check, env)
         warm = [_timed(check, env) for _ in range(WARM_RUNS)]
+        first = [_first_analysis(check, env, root / "data") for _ in range(WARM_RUNS)]
         diff = [_timed(["git", "--git-dir", str(served), "diff", old, new]) for _ in range(WARM_RUNS)]
         check_s, diff_s = statistics.median(w[0] for w in warm), statistics.median(d[0] for d in diff)
+        first_s = statistics.median(f[0] for f in first)
         print(f"{old} -> {new} (Ollama {commit}):")
         print(f"  cold check: {cold[0]:.1f} s, {cold[1]:.0f} MB peak RSS  (aim < 15 s, < 300 MB)")
         print(
-            f"  warm check: {check_s:.2f} s, {max(w[1] for w in warm):.0f} MB;  git diff: {diff_s:.2f} s, "
-            f"{max(d[1] for d in diff):.0f} MB;  ratio {check_s / diff_s:.1f}x  (aim <= 3x)"
+            f"  first analysis (mirror there, facts store empty): {first_s:.2f} s;  re-check (store filled): "
+            f"{check_s:.2f} s, {max(w[1] for w in warm):.0f} MB;  git diff: {diff_s:.2f} s, "
+            f"{max(d[1] for d in diff):.0f} MB;  ratios {first_s / diff_s:.1f}x and {check_s / diff_s:.1f}x"
+            "  (aim: re-check <= 3x)"
         )
         print(f"  where a warm check's time goes: {_breakdown(check[3:], env)}")
+
+
+def _first_analysis(check: list[str], env: dict[str, str], data: Path) -> tuple[float, float]:
+    """A check whose upstream mirror is there but whose facts store is empty: the first analysis of these
+    refs (the store filled again afterwards, as it was)."""
+    from bot.facts import FACTS_DIR
+
+    store, aside = data / FACTS_DIR, data / f"{FACTS_DIR}.aside"
+    store.rename(aside)
+    try:
+        return _timed(check, env)
+    finally:
+        shutil.rmtree(store)
+        aside.rename(store)
 
 
 def _breakdown(check_args: list[str], env: dict[str, str]) -> str:

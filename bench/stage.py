@@ -8,8 +8,10 @@ import sys
 import time
 from pathlib import Path
 
+from bot import facts
 from bot.config import parse_config
 from bot.engine import analyse
+from bot.facts import FactStore
 from bot.snapshot import MemorySnapshot
 from bot.upstream import Upstream
 
@@ -39,7 +41,7 @@ def patches(root: Path) -> dict:
     }
 
 
-def review(root: Path) -> dict:
+def review(root: Path, facts_dir: Path | None = None) -> dict:
     from bench.synthetic import ollama_consumers
     from bot.history import History
     from bot.patchfile import parse
@@ -53,6 +55,7 @@ def review(root: Path) -> dict:
     upstream = Upstream.open_dir(str(root / "review-upstream.git"), "https://github.com/ggml-org/llama.cpp")
     old, new = upstream.commit("v1", "v1"), upstream.commit("v2", "v2")
     pin = parse_config(None).pins[0]
+    store = FactStore(facts_dir) if facts_dir else None
     started = time.perf_counter()
     ctx = ReviewContext(
         pin,
@@ -63,17 +66,19 @@ def review(root: Path) -> dict:
         [(p, parse(d)) for p, d in sorted(files.items())],
         {},
     )
-    findings = run_review(ctx)
+    with facts.using(store):
+        findings = run_review(ctx)
     seconds = time.perf_counter() - started
     by_severity: dict[str, int] = {}
     for f in findings:
         by_severity[f.severity] = by_severity.get(f.severity, 0) + 1
-    return {"seconds": seconds, "findings": by_severity}
+    hits = store.hits if store else 0
+    return {"seconds": seconds, "findings": by_severity, "facts_hits": hits}
 
 
 STAGES = {"patches": patches, "review": review}
 
 if __name__ == "__main__":
-    result = STAGES[sys.argv[1]](Path(sys.argv[2]))
+    result = STAGES[sys.argv[1]](*(Path(a) for a in sys.argv[2:]))
     result["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(result))

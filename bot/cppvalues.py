@@ -9,7 +9,9 @@ from functools import lru_cache
 
 from tree_sitter import Node
 
-from bot import cpp, syntax
+from bot import cpp, facts, syntax
+
+_PARSERS = ("tree-sitter", "tree-sitter-cpp")
 
 
 @dataclass(frozen=True)
@@ -46,9 +48,18 @@ _SWITCHES = cpp.node_pattern("switch_statement")
 _INITIALIZER_LISTS = cpp.node_pattern("initializer_list")
 
 
+# What these read out of a C/C++ text: kept in the facts store, by the text's blob id
+SWITCHES = facts.Extractor("cpp-switches", 1, ("cppvalues.py", "cpp.py", "syntax.py"), _PARSERS)
+STRING_TABLES = facts.Extractor("cpp-string-tables", 1, ("cppvalues.py", "cpp.py", "syntax.py"), _PARSERS)
+
+
 @lru_cache(maxsize=64)
 def switches(source: bytes) -> tuple[Switch, ...]:
     """Every switch in the file, in file order."""
+    return facts.remembered(SWITCHES, (facts.bytes_id(source),), lambda: _parsed_switches(source))
+
+
+def _parsed_switches(source: bytes) -> tuple[Switch, ...]:
     out = []
     for node in cpp.nodes(source, _SWITCHES):
         body = node.child_by_field_name("body")
@@ -99,6 +110,10 @@ def string_tables(source: bytes) -> tuple[TableRow, ...]:
     """Rows of every table in the file that pairs an enum value with a string, in file order."""
     if not _ROW.search(source):
         return ()  # most files hold no such row: no need to parse them
+    return facts.remembered(STRING_TABLES, (facts.bytes_id(source),), lambda: _parsed_rows(source))
+
+
+def _parsed_rows(source: bytes) -> tuple[TableRow, ...]:
     rows = (_string_row(node) for node in cpp.nodes(source, _INITIALIZER_LISTS))
     return tuple(row for row in rows if row is not None)
 

@@ -33,5 +33,12 @@ class Metrics:
             registry=self.registry,
         )
 
+        self.facts = Counter(
+            "llama_bot_upstream_facts",
+            "Look-ups in the store of upstream facts (per blob and pair of blobs) by outcome",
+            ["outcome"],
+            registry=self.registry,
+        )
+
     def github_call(self, method: str, status: str) -> None:
         self.github.labels(method, status).inc()

@@ -8,9 +8,10 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from bot import facts
 from bot.cli.change import Change
 from bot.cli.console import UsageError
-from bot.cli.upstreams import upstream_opener
+from bot.cli.upstreams import cli_data_dir, upstream_opener
 from bot.config import CONFIG_PATH, Config, Pin, parse_config
 from bot.model import REBUILT, Report
 from bot.sandbox import Limits, run_limited
@@ -29,12 +30,14 @@ def analyse_change(args: argparse.Namespace, change: Change, review: bool) -> tu
     selected = dataclasses.replace(
         change.config, pins=tuple(change.config.touched_pins(changed, head, False))
     )
-    report = run_limited(
-        lambda _channel: analyse(
-            change.config, base, head, opener, changed, review=review, errors={}, also_watch=False
-        ),
-        cli_limits(args),
-    )
+
+    def analysed(_channel) -> Report:
+        with facts.using(facts.store_in(cli_data_dir())):
+            return analyse(
+                change.config, base, head, opener, changed, review=review, errors={}, also_watch=False
+            )
+
+    report = run_limited(analysed, cli_limits(args))
     if not report.pins and not report.failed:
         _explain_untouched(change, base, head)
     if getattr(args, "explain", False):

@@ -15,6 +15,7 @@ from functools import partial
 
 import pygit2
 
+from bot import facts
 from bot.config import Pin
 from bot.history import History
 from bot.model import BuildChange, Finding
@@ -151,16 +152,35 @@ def _unreadable(ctx: ReviewContext) -> list[Finding]:
     ]
 
 
+DIFF = facts.Extractor("upstream-diff", 1, ("review/__init__.py", "review/changes.py"))
+
+
 def upstream_changes(
     repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree
 ) -> tuple[list[FileChange], list[tuple[str, str]]]:
     """The text files that differ between two trees, with their hunks (blobs are read later, on demand), and
-    the (path, "old" or "new") whose object a partial clone lacks, left out."""
+    the (path, "old" or "new") whose object a partial clone lacks, left out. A diff the facts store holds
+    serves while the clone holds every blob it names."""
+    key = (str(old.id), str(new.id))
+    found, stored = facts.get(DIFF, key)
+    if found and not any(_lacks_id(repo.odb, mode, oid) for d in stored for mode, oid in d[3]):
+        return [_stored_change(repo, d) for d in stored], []
+    changes, skipped, deltas = _diffed(repo, old, new)
+    if not skipped:
+        facts.put(DIFF, key, deltas)
+    return changes, skipped
+
+
+def _diffed(
+    repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree
+) -> tuple[list[FileChange], list[tuple[str, str]], list[tuple]]:
+    """`upstream_changes` computed, with every changed file's delta as plain data (`_stored_change`)."""
     diff = old.diff_to_tree(new, context_lines=0)
     lacks = partial(_lacks, repo.odb)
     _find_renames(diff, lacks)
     changes = []
     skipped = []
+    deltas = []
     for index, delta in enumerate(diff.deltas):
         missing = [
             (f.path, side) for f, side in ((delta.old_file, "old"), (delta.new_file, "new")) if lacks(f)
@@ -168,10 +188,31 @@ def upstream_changes(
         if missing:
             skipped += missing
             continue
-        change = _file_change(repo, diff[index])
-        if change is not None:
+        found = _file_change(repo, diff[index])
+        if found is not None:
+            change, plain = found
             changes.append(change)
-    return changes, skipped
+            deltas.append(plain)
+    return changes, skipped, deltas
+
+
+def _lacks_id(odb: pygit2.Odb, mode: int, oid: str) -> bool:
+    return mode not in (0, pygit2.GIT_FILEMODE_COMMIT) and not odb.exists(oid)
+
+
+def _stored_change(repo: pygit2.Repository, plain: tuple) -> FileChange:
+    """A FileChange from its delta as the facts store keeps it."""
+    old_path, new_path, spans, sides, removed, added = plain
+    (_, old_id), (_, new_id) = sides
+    return FileChange(
+        old_path,
+        new_path,
+        [Span(*s) for s in spans],
+        _loader(repo, pygit2.Oid(hex=old_id)),
+        _loader(repo, pygit2.Oid(hex=new_id)),
+        (dict(removed), dict(added)),
+        (old_id, new_id),
+    )
 
 
 def _lacks(odb: pygit2.Odb, f: pygit2.DiffFile) -> bool:
@@ -190,9 +231,9 @@ def _find_renames(diff: pygit2.Diff, lacks: Callable[[pygit2.DiffFile], bool]) -
         diff.find_similar()
 
 
-def _file_change(repo: pygit2.Repository, patch: pygit2.Patch | None) -> FileChange | None:
-    """One text file's change with its hunks; None for a binary file, or a mode change or exact rename
-    (no content changed)."""
+def _file_change(repo: pygit2.Repository, patch: pygit2.Patch | None) -> tuple[FileChange, tuple] | None:
+    """One text file's change with its hunks, and its delta as plain data; None for a binary file, or a mode
+    change or exact rename (no content changed)."""
     if patch is None:
         return None
     delta = patch.delta
@@ -203,14 +244,29 @@ def _file_change(repo: pygit2.Repository, patch: pygit2.Patch | None) -> FileCha
     if not spans:
         return None
     added, deleted = delta.status == pygit2.GIT_DELTA_ADDED, delta.status == pygit2.GIT_DELTA_DELETED
-    return FileChange(
-        None if added else delta.old_file.path,
-        None if deleted else delta.new_file.path,
+    old_path = None if added else delta.old_file.path
+    new_path = None if deleted else delta.new_file.path
+    lines = hunk_lines(hunks)
+    ids = (str(delta.old_file.id), str(delta.new_file.id))
+    change = FileChange(
+        old_path,
+        new_path,
         spans,
         _loader(repo, delta.old_file.id),
         _loader(repo, delta.new_file.id),
-        hunk_lines(hunks),
+        lines,
+        ids,
     )
+    sides = ((int(delta.old_file.mode), ids[0]), (int(delta.new_file.mode), ids[1]))
+    plain = (
+        old_path,
+        new_path,
+        [(s.old_start, s.old_count, s.new_start, s.new_count) for s in spans],
+        sides,
+        list(lines[0].items()),
+        list(lines[1].items()),
+    )
+    return change, plain
 
 
 def _loader(repo: pygit2.Repository, oid: pygit2.Oid) -> Callable[[], bytes | None]:

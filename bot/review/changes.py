@@ -10,11 +10,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TypeVar
 
 import pygit2
 
+from bot import facts
+from bot.facts import text_id
 from bot.model import LocalRef
 from bot.review.source import code_text, may_hold_comments, region_code, squash
+
+T = TypeVar("T")
+# What the review reads out of one upstream text, or a pair: kept in the facts store by blob id
+CODE = facts.Extractor("code-text", 1, ("review/source.py",))
+SIGNIFICANT = facts.Extractor("significant-hunks", 1, ("review/changes.py", "review/source.py"))
 
 AREAS = ("build", "discovery", "server", "streaming", "models", "patch-context")
 
@@ -86,6 +94,7 @@ class FileChange:
         load_old: Callable[[], bytes | None],
         load_new: Callable[[], bytes | None],
         hunk_lines: tuple[dict[int, str], dict[int, str]],
+        blob_ids: tuple[str, str] | None = None,
     ):
         self.old_path = old_path
         self.new_path = new_path
@@ -98,6 +107,8 @@ class FileChange:
         # neither whole text, which most files are never read for
         self._hunk_lines = hunk_lines
         self._sides: dict[str, list[list[tuple[int, str]]]] = {}
+        # (old, new) git blob ids: the facts store's key for what is read out of the texts (None: the texts')
+        self._blob_ids = blob_ids
 
     @classmethod
     def from_texts(
@@ -141,11 +152,23 @@ class FileChange:
 
     @cached_property
     def old_code(self) -> str:
-        return code_text(self.old_text, self.old_path or "")
+        return self._remembered(CODE, "-", lambda: code_text(self.old_text, self.old_path or ""))
 
     @cached_property
     def new_code(self) -> str:
-        return code_text(self.new_text, self.new_path or "")
+        return self._remembered(CODE, "+", lambda: code_text(self.new_text, self.new_path or ""))
+
+    def _key(self, side: str) -> tuple[str, ...]:
+        """What the facts of one side ("-", "+" or "-+" for both) of the change are keyed by."""
+        key: tuple[str, ...] = ()
+        if "-" in side:
+            key += (self._blob_ids[0] if self._blob_ids else text_id(self.old_text), self.old_path or "")
+        if "+" in side:
+            key += (self._blob_ids[1] if self._blob_ids else text_id(self.new_text), self.new_path or "")
+        return key
+
+    def _remembered(self, extractor: facts.Extractor, side: str, compute: Callable[[], T]) -> T:
+        return facts.remembered(extractor, self._key(side), compute)
 
     @cached_property
     def old_code_lines(self) -> list[str]:
@@ -219,9 +242,15 @@ class FileChange:
     @cached_property
     def significant(self) -> list[Span]:
         """The hunks that change code, not just comments or whitespace."""
+        indexes = self._remembered(SIGNIFICANT, "-+", self._significant_indexes)
+        return [self.spans[i] for i in indexes]
+
+    def _significant_indexes(self) -> list[int]:
         found = [
-            s
-            for s, removed, added in zip(self.spans, self._side_lines("-"), self._side_lines("+"))
+            i
+            for i, (s, removed, added) in enumerate(
+                zip(self.spans, self._side_lines("-"), self._side_lines("+"))
+            )
             if self._changes_code(s, [t for _, t in removed], [t for _, t in added])
         ]
         if len(found) > 1 and squash(self.old_code) == squash(self.new_code):

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 
-from bot import cmakelang
+from bot import cmakelang, facts
 from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.consumers.settings import setting_anchor
@@ -87,10 +87,23 @@ class Command:
     line: int
 
 
+COMMANDS = facts.Extractor(
+    "cmake-commands",
+    1,
+    ("review/cmake.py", "cmakelang.py", "syntax.py"),
+    ("tree-sitter", "tree-sitter-cmake"),
+)
+
+
 @lru_cache(maxsize=1024)
 def commands(code: str) -> tuple[Command, ...]:
     """CMake command invocations of comment-free text, with their arguments as CMake splits them: parsed
-    once per text, since options, packages and generators each walk every CMake file at both refs."""
+    once per text, since options, packages and generators each walk every CMake file at both refs (and
+    kept in the facts store, since most CMake files are the same at the next review)."""
+    return facts.remembered(COMMANDS, (facts.text_id(code),), lambda: _parsed_commands(code))
+
+
+def _parsed_commands(code: str) -> tuple[Command, ...]:
     return tuple(
         Command(cmakelang.name(node), tuple(cmakelang.arguments(node)), cmakelang.line(node))
         for node in cmakelang.commands(cmakelang.parse(code))

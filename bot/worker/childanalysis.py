@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pygit2
 
+from bot import facts
 from bot.config import Config, Pin
 from bot.model import Report
 from bot.rest import BlobCache, RestSnapshot, files_under
@@ -101,15 +102,18 @@ class ChildAnalysis:
             )
 
         errors: dict[str, str] = {}
-        report = analyse(
-            self.config,
-            AskedSnapshot(self.base, channel, blobs),
-            AskedSnapshot(self.head, channel, blobs),
-            open_upstream,
-            self.changed,
-            review=self.review,
-            errors=errors,
-        )
+        store = facts.store_in(self.data_dir)
+        with facts.using(store):
+            report = analyse(
+                self.config,
+                AskedSnapshot(self.base, channel, blobs),
+                AskedSnapshot(self.head, channel, blobs),
+                open_upstream,
+                self.changed,
+                review=self.review,
+                errors=errors,
+            )
+            channel.tell("facts", store.hits, store.misses)
         return report, errors
 
 

@@ -238,6 +238,9 @@ class Service:
         def hear(note: tuple) -> None:
             if note[0] == "tips":
                 self.listings.remember(note[1], note[2])
+            elif note[0] == "facts":
+                self.metrics.facts.labels("hit").inc(note[1])
+                self.metrics.facts.labels("miss").inc(note[2])
             elif fetching is not None:
                 _, name, started = note
                 fetching(name, started)

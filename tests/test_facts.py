@@ -1,0 +1,145 @@
+"""The upstream facts store: a re-check reads what the first analysis found, and the report is the same."""
+
+import os
+import re
+from dataclasses import asdict
+
+import pytest
+
+from bot import facts
+from bot.facts import Extractor, FactStore
+from tests.test_app_nested_json import metric
+from tests.test_review_e2e import _real_bump, _review
+
+FACT = Extractor("test-fact", 1, ("facts.py",))
+
+
+def _entries(store: FactStore) -> list:
+    return sorted(p for p in store.root.glob("*/*") if not p.name.startswith(".tmp-"))
+
+
+def test_a_fact_kept_is_found_again_and_another_version_is_a_miss(tmp_path):
+    store = FactStore(tmp_path / "facts")
+    store.put(FACT, ("blob-a",), {"lines": [1, 2], "code": "x"})
+    assert store.get(FACT, ("blob-a",)) == (True, {"lines": [1, 2], "code": "x"})
+    assert store.get(FACT, ("blob-b",)) == (False, None)
+    assert store.get(Extractor("test-fact", 2, ("facts.py",)), ("blob-a",)) == (False, None)
+    assert (store.hits, store.misses) == (1, 2)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data[: len(data) // 2],  # a writer killed halfway through (no rename would show it)
+        lambda data: data[:-3] + b"xyz",  # a flipped byte in the payload
+        lambda data: b"",
+        lambda data: b"something else entirely",
+    ],
+)
+def test_a_damaged_entry_is_a_miss_never_a_wrong_fact(tmp_path, damage):
+    store = FactStore(tmp_path / "facts")
+    store.put(FACT, ("blob-a",), "the fact")
+    (entry,) = _entries(store)
+    entry.write_bytes(damage(entry.read_bytes()))
+    assert store.get(FACT, ("blob-a",)) == (False, None)
+    assert store.remembered(FACT, ("blob-a",), lambda: "computed again") == "computed again"
+    assert store.get(FACT, ("blob-a",)) == (True, "computed again")
+
+
+def test_an_entry_that_would_run_code_when_loaded_is_a_miss(tmp_path):
+    import hashlib
+    import pickle
+
+    store = FactStore(tmp_path / "facts")
+    store.put(FACT, ("blob-a",), "the fact")
+    (entry,) = _entries(store)
+    label = pickle.loads(entry.read_bytes().split(b"\n", 2)[2])[0]
+    payload = pickle.dumps((label, os.getcwd))  # a function, not plain data: checksummed all the same
+    entry.write_bytes(facts.MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+    assert store.get(FACT, ("blob-a",)) == (False, None)
+
+
+def test_past_its_bound_the_store_drops_the_least_recently_used_entries(tmp_path):
+    probe = FactStore(tmp_path / "probe")
+    probe.put(FACT, ("blob-0",), "x" * 1000)
+    (entry,) = _entries(probe)
+    size = entry.stat().st_size
+    bound = 12 * size + 64  # twelve entries (a two-digit key is a byte longer)
+    store = FactStore(tmp_path / "facts", max_bytes=bound)
+    for n in range(8):
+        store.put(FACT, (f"blob-{n}",), "x" * 1000)
+    for entry in _entries(store):
+        os.utime(entry, (1_000_000, 1_000_000))  # written long ago
+    assert store.get(FACT, ("blob-0",))[0]  # used now: among the newest
+    for n in range(8, 16):
+        store.put(FACT, (f"blob-{n}",), "x" * 1000)
+    store.sweep()
+    assert sum(p.stat().st_size for p in _entries(store)) <= bound
+    kept = {n for n in range(16) if store.get(FACT, (f"blob-{n}",))[0]}
+    assert {0, *range(8, 16)} <= kept  # the entries used lately stay ...
+    assert len(kept) < 16  # ... and those unused the longest went
+
+
+def _findings(b):
+    return [asdict(f) for f in _review(b)[0]]
+
+
+def test_a_review_with_an_empty_a_filled_or_a_damaged_store_is_the_same(tmp_path):
+    history = _real_bump(tmp_path)
+    uncached = _findings(history)
+    assert uncached  # the bump has findings of every kind the store serves
+    store = FactStore(tmp_path / "data" / "facts")
+    with facts.using(store):
+        first = _findings(history)
+    assert first == uncached and store.hits == 0 and store.misses > 0
+    kept = _entries(store)
+    assert kept
+    again = FactStore(store.root)
+    with facts.using(again):
+        assert _findings(history) == uncached
+    assert again.hits == store.misses and again.misses == 0  # every fact found: nothing computed twice
+    for entry in kept:
+        entry.write_bytes(entry.read_bytes()[:-1])  # truncated
+    damaged = FactStore(store.root)
+    with facts.using(damaged):
+        assert _findings(history) == uncached
+    assert damaged.hits == 0 and damaged.misses == store.misses
+
+
+def test_a_new_extractor_version_misses_and_still_reports_the_same(tmp_path, monkeypatch):
+    from bot.review import changes
+
+    history = _real_bump(tmp_path)
+    uncached = _findings(history)
+    with facts.using(FactStore(tmp_path / "facts")):
+        _findings(history)
+    monkeypatch.setattr(
+        changes, "CODE", Extractor("code-text", changes.CODE.version + 1, ("review/source.py",))
+    )
+    store = FactStore(tmp_path / "facts")
+    with facts.using(store):
+        assert _findings(history) == uncached
+    assert store.misses > 0 and store.hits > 0  # the other extractors' facts still serve
+
+
+async def test_the_services_second_pull_request_on_the_same_refs_reads_the_facts_of_the_first(bot, scenario):
+    hits = 'llama_bot_upstream_facts_total{outcome="hit"}'
+    misses = 'llama_bot_upstream_facts_total{outcome="miss"}'
+    status, _ = await bot.deliver("pull_request", scenario.pull_event("opened"))
+    assert status == 202
+    await bot.settle()
+    assert await metric(bot, hits) == 0
+    first_misses = await metric(bot, misses)
+    assert first_misses > 0
+    assert (bot.settings.data_dir / facts.FACTS_DIR).is_dir()
+    scenario.open_pull(8, {"LLAMA_CPP_VERSION": "v2\n", "README.md": "another\n"}, "bump-again")
+    status, _ = await bot.deliver("pull_request", scenario.pull_event("opened", number=8))
+    assert status == 202
+    await bot.settle()
+    assert await metric(bot, hits) > 0  # the diff, at least: what it serves asks for less
+    assert await metric(bot, misses) == first_misses  # nothing computed again
+    first, second = (
+        re.sub(r"<!--.*?-->", "", scenario.bot_comments(n)[0]["body"]).split("Describes commit")[0]
+        for n in (7, 8)
+    )
+    assert first == second  # the same checklist, heads' ids aside
