@@ -11,6 +11,7 @@ import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from tree_sitter import Node
 
@@ -58,7 +59,7 @@ class Where:
     func: Func | None
     path: str
 
-    @property
+    @cached_property
     def directory(self) -> str:
         return posixpath.dirname(self.path)
 
@@ -84,6 +85,7 @@ class Resolver:
         self._callers: dict[str, dict[str, list[tuple[Func, Node]]]] = {}
         self._field_values: dict[str, dict[str, list[tuple[Node, Where]]]] = {}
         self._struct_fields: dict[tuple[str, str], dict[str, tuple[Node, str]]] = {}
+        self._callees: dict[tuple[str, int, int, int, bool], list[Func]] = {}
 
     # ---- names -----------------------------------------------------------------------------------------------
 
@@ -117,7 +119,14 @@ class Resolver:
     def callees(self, call: Node, where: Where, exact: bool = False) -> list[Func]:
         """The module functions and methods a call may invoke. A method is found by name (the file's package
         first, else the module packages it imports), narrowed to its receiver's type when the code says it;
-        `exact` gives nothing rather than several methods of unknown receivers."""
+        `exact` gives nothing rather than several methods of unknown receivers. Asked once per call."""
+        held = where.func.node.start_byte if where.func is not None else -1
+        key = (where.path, held, call.start_byte, call.end_byte, exact)
+        if key not in self._callees:
+            self._callees[key] = self._find_callees(call, where, exact)
+        return self._callees[key]
+
+    def _find_callees(self, call: Node, where: Where, exact: bool) -> list[Func]:
         function = unwrap(named(call, "function"))
         if function is None:
             return []
