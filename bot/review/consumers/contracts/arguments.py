@@ -20,7 +20,6 @@ from bot.review.consumers.contracts.gocode import (
     Func,
     arguments,
     callee_parts,
-    calls_in,
     go_string,
     named,
     unwrap,
@@ -99,7 +98,7 @@ def _programs_by_package(commands: list[Command]) -> dict[str, list[str]]:
 
 def _module_callees(func: Func, resolver: Resolver) -> list[Func]:
     where = where_of(func)
-    return [callee for call in calls_in(func.body) for callee in resolver.callees(call, where)]
+    return [callee for call in func.calls for callee in resolver.callees(call, where)]
 
 
 _Write = tuple[str, tuple[str, ...], bool, LocalRef]

@@ -22,7 +22,6 @@ from bot.review.consumers.contracts.gocode import (
     Func,
     FuncKey,
     arguments,
-    calls_in,
     named,
     unwrap,
 )
@@ -178,7 +177,7 @@ class Flow:
             if not self._pass(state):
                 break
         self.envs[func.key] = state.env
-        for call in calls_in(func.body):
+        for call in func.calls:
             self.labels(call, state)  # every call hands its arguments on, whatever becomes of its result
         follow = self._returns_changed(func, state)
         follow += self._hand_on(state)
@@ -267,7 +266,7 @@ class Flow:
                     yield name, binding.value, binding.index, binding.arity
         for target, value in scope.stores:
             yield target, value, 0, 1
-        for call in calls_in(func.body):
+        for call in func.calls:
             yield from _call_edges(call)
 
     # ---- labels ----------------------------------------------------------------------------------------------

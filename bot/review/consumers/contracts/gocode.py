@@ -21,8 +21,11 @@ from bot.syntax import node_text
 
 _CALLS = syntax.pattern("go", "(call_expression) @c")
 _FIELD_DECLARATIONS = syntax.pattern("go", "(field_declaration) @f")
+_RETURNS = syntax.pattern("go", "(return_statement) @r")
 
 FuncKey = tuple[str, str, str]  # (package directory, receiver type or "", name)
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # an ASCII identifier, as the parser reads one
 
 _MODULE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
 
@@ -116,9 +119,24 @@ class Func:
     def key(self) -> FuncKey:
         return (self.package, self.receiver, self.name)
 
-    @property
+    @cached_property
     def body(self) -> Node | None:
         return named(self.node, "body")
+
+    @cached_property
+    def calls(self) -> list[Node]:
+        """Every call expression of the body, in file order: read once, asked for by every question."""
+        return calls_in(self.body)
+
+    @cached_property
+    def returns(self) -> list[Node]:
+        """Every return statement of the body (its closures' too), in file order."""
+        return syntax.captures(_RETURNS, self.body).get("r", []) if self.body is not None else []
+
+    @cached_property
+    def own_returns(self) -> list[Node]:
+        """The function's own return statements (not its closures')."""
+        return [r for r in self.returns if enclosing_function(r) == self.node]
 
     def params(self) -> list[tuple[str, Node | None]]:
         """(name, type) of each parameter in order; the receiver left out."""
@@ -159,16 +177,52 @@ class Value:
 
 
 @dataclass
-class Package:
-    """The declarations of one directory's Go files."""
+class Declarations:
+    """What one directory's Go files declare."""
 
-    directory: str
     functions: dict[str, list[Func]] = field(default_factory=dict)
     methods: dict[str, list[Func]] = field(default_factory=dict)
     types: dict[str, tuple[Node, str]] = field(default_factory=dict)  # name -> (its type node, path)
     values: dict[str, Value] = field(default_factory=dict)
     fields: dict[str, list[tuple[Node, str]]] = field(default_factory=dict)  # field name -> declarations
     imports: dict[str, dict[str, str]] = field(default_factory=dict)  # path -> alias -> import path
+
+
+class Package:
+    """One directory's Go files, read when the package is first asked about and parsed when a question first
+    needs their declarations: a question about a name none of the files spells is answered unparsed."""
+
+    def __init__(self, directory: str, texts: list[tuple[str, str]]):
+        self.directory = directory
+        self._texts = texts
+        self._words = frozenset(word for _, text in texts for word in _WORD.findall(text))
+
+    def spells(self, name: str) -> bool:
+        """Whether a file may declare or use the name (a name not an ASCII identifier is not looked for)."""
+        return name in self._words or not _WORD.fullmatch(name)
+
+    @cached_property
+    def declared(self) -> Declarations:
+        declared = Declarations()
+        for path, text in self._texts:
+            _index_file(declared, self.directory, path, syntax.root("go", text))
+        return declared
+
+    @property
+    def functions(self) -> dict[str, list[Func]]:
+        return self.declared.functions
+
+    @property
+    def methods(self) -> dict[str, list[Func]]:
+        return self.declared.methods
+
+    @property
+    def fields(self) -> dict[str, list[tuple[Node, str]]]:
+        return self.declared.fields
+
+    @property
+    def imports(self) -> dict[str, dict[str, str]]:
+        return self.declared.imports
 
     def all_functions(self) -> Iterator[Func]:
         for group in (self.functions, self.methods):
@@ -235,44 +289,44 @@ class GoProgram:
         return self._scopes[func.key]
 
     def functions_named(self, directory: str, name: str) -> list[Func]:
-        return self.package(directory).functions.get(name, [])
+        package = self.package(directory)
+        return package.functions.get(name, []) if package.spells(name) else []
 
     def methods_named(self, path: str, name: str) -> list[Func]:
         """Methods called `name` in the file's package, else in the module packages the file imports."""
         here = self.package(posixpath.dirname(path))
-        if name in here.methods:
+        if here.spells(name) and name in here.methods:
             return here.methods[name]
         found: list[Func] = []
         for import_path in here.imports.get(path, {}).values():
             directory = self.directory_of(import_path)
             if directory is not None:
-                found += self.package(directory).methods.get(name, [])
+                package = self.package(directory)
+                found += package.methods.get(name, []) if package.spells(name) else []
         return found
 
     def value(self, directory: str, name: str) -> Value | None:
-        return self.package(directory).values.get(name)
+        package = self.package(directory)
+        return package.declared.values.get(name) if package.spells(name) else None
 
     def type_decl(self, directory: str, name: str) -> tuple[Node, str] | None:
-        return self.package(directory).types.get(name)
+        package = self.package(directory)
+        return package.declared.types.get(name) if package.spells(name) else None
 
 
 def _read_package(program: GoProgram, directory: str) -> Package:
-    package = Package(directory)
-    for path in program.files(directory):
-        text = program.text(path)
-        if text:
-            _index_file(package, path, syntax.root("go", text))
-    return package
+    files = [(path, program.text(path)) for path in program.files(directory)]
+    return Package(directory, [(path, text) for path, text in files if text])
 
 
-def _index_file(package: Package, path: str, root: Node) -> None:
+def _index_file(package: Declarations, directory: str, path: str, root: Node) -> None:
     captured = syntax.captures(_TOP_LEVEL, root)
     for node in captured.get("function", []):
-        _add(package.functions, Func(package.directory, "", node_text(named(node, "name")), path, node))
+        _add(package.functions, Func(directory, "", node_text(named(node, "name")), path, node))
     for node in captured.get("method", []):
         receiver = _parameters(named(node, "receiver"))
         kind = base_type_name(receiver[0][1])[1] if receiver else ""
-        _add(package.methods, Func(package.directory, kind, node_text(named(node, "name")), path, node))
+        _add(package.methods, Func(directory, kind, node_text(named(node, "name")), path, node))
     for node in captured.get("type", []):
         _index_type(package, path, node)
     for node in captured.get("value", []):
@@ -285,7 +339,7 @@ def _add(table: dict[str, list[Func]], func: Func) -> None:
     table.setdefault(func.name, []).append(func)
 
 
-def _index_type(package: Package, path: str, spec: Node) -> None:
+def _index_type(package: Declarations, path: str, spec: Node) -> None:
     kind = named(spec, "type")
     if kind is None or enclosing_function(spec) is not None:
         return
@@ -295,7 +349,7 @@ def _index_type(package: Package, path: str, spec: Node) -> None:
             package.fields.setdefault(node_text(name), []).append((declaration, path))
 
 
-def _index_value(package: Package, path: str, spec: Node) -> None:
+def _index_value(package: Declarations, path: str, spec: Node) -> None:
     values = named(spec, "value")
     listed = values.named_children if values is not None else []
     for i, name in enumerate(spec.children_by_field_name("name")):

@@ -23,7 +23,6 @@ from bot.review.consumers.contracts.gocode import (
     GoProgram,
     arguments,
     callee_parts,
-    calls_in,
     enclosing_function,
     go_string,
     named,
@@ -35,7 +34,6 @@ from bot.syntax import node_text
 
 _IDENTIFIERS = syntax.pattern("go", "(identifier) @i")
 _INTERPRETED_STRINGS = syntax.pattern("go", "(interpreted_string_literal) @s")
-_RETURNS = syntax.pattern("go", "(return_statement) @r")
 _SELECTORS = syntax.pattern("go", "(selector_expression) @s")
 _STRING_LITERALS = syntax.pattern("go", "(interpreted_string_literal) @s (raw_string_literal) @s")
 
@@ -121,43 +119,81 @@ class Flag:
 def find_commands(program: GoProgram, resolver: Resolver, programs: frozenset[str]) -> list[Command]:
     """Every `exec.Command(...)` whose program is one of `programs`, in file order."""
     found: list[Command] = []
+    names = _ProgramNames(resolver, programs)
     for directory in program.directories():
         if any("exec.Command" in program.text(p) for p in program.files(directory)):
             for func in program.package(directory).all_functions():
-                found += _commands_in(func, resolver, programs)
+                if "os/exec" in program.text(func.path):  # a file that does not import it starts nothing
+                    found += _commands_in(func, names)
     return sorted(found, key=lambda c: (c.func.path, c.node.start_byte))
 
 
-def _commands_in(func: Func, resolver: Resolver, programs: frozenset[str]) -> Iterator[Command]:
+def _commands_in(func: Func, names: _ProgramNames) -> Iterator[Command]:
     where = where_of(func)
-    for call in calls_in(func.body):
+    for call in func.calls:
         qualifier, name = callee_parts(call)
-        if name not in _EXEC or resolver.program.import_path(func.path, qualifier) != "os/exec":
+        if name not in _EXEC or names.resolver.program.import_path(func.path, qualifier) != "os/exec":
             continue
         args = arguments(call)
         start = _EXEC[name]
         if len(args) < start:
             continue
-        found = program_named(args[start - 1], where, resolver, programs)
+        found = names.of_value(args[start - 1], where)
         if found is not None:
             yield Command(func, call, found, assigned_name(call), tuple(args[start:]))
 
 
-def program_named(
-    expr: Node, where: Where, resolver: Resolver, programs: frozenset[str], depth: int = 3
-) -> str | None:
-    """The upstream program an expression names: a literal, or a value from a function that names one."""
-    for literal in resolver.literals(expr, where):
-        if _program(literal.value, programs):
-            return _program(literal.value, programs)
-    if depth <= 0:
+class _ProgramNames:
+    """The upstream program a value or a function names: each function is read once per depth, however many
+    commands reach it."""
+
+    def __init__(self, resolver: Resolver, programs: frozenset[str]):
+        self.resolver = resolver
+        self.programs = programs
+        self._bodies: dict[tuple[str, int, int], str | None] = {}
+        self._strings: dict[tuple[str, int], str | None] = {}
+
+    def of_value(self, expr: Node, where: Where, depth: int = 3) -> str | None:
+        """A literal naming a program, or a value from a function that names one."""
+        for literal in self.resolver.literals(expr, where):
+            if _program(literal.value, self.programs):
+                return _program(literal.value, self.programs)
+        if depth <= 0:
+            return None
+        for source, at in _sources(expr, where, self.resolver):
+            for func in self.resolver.callees(source, at):
+                found = self.of_body(func, depth - 1)
+                if found is not None:
+                    return found
         return None
-    for source, at in _sources(expr, where, resolver):
-        for func in resolver.callees(source, at):
-            found = _named_in_body(func, resolver, programs, depth - 1)
-            if found is not None:
-                return found
-    return None
+
+    def of_body(self, func: Func, depth: int) -> str | None:
+        """A program named by a string constant of a function's body, or of a function it calls."""
+        key = (func.path, func.node.start_byte, depth)
+        if key not in self._bodies:
+            self._bodies[key] = self._read_body(func, depth)
+        return self._bodies[key]
+
+    def _read_body(self, func: Func, depth: int) -> str | None:
+        if func.body is None:
+            return None
+        found = self._in_strings(func)
+        if found is not None or depth <= 0:
+            return found
+        for call in func.calls:
+            for callee in self.resolver.callees(call, where_of(func)):
+                found = self.of_body(callee, depth - 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _in_strings(self, func: Func) -> str | None:
+        key = (func.path, func.node.start_byte)
+        if key not in self._strings:
+            strings = syntax.captures(_INTERPRETED_STRINGS, func.body).get("s", []) if func.body else []
+            named_ = (_program(go_string(n), self.programs) for n in strings)
+            self._strings[key] = next((n for n in named_ if n is not None), None)
+        return self._strings[key]
 
 
 def _sources(expr: Node, where: Where, resolver: Resolver) -> Iterator[tuple[Node, Where]]:
@@ -170,25 +206,6 @@ def _sources(expr: Node, where: Where, resolver: Resolver) -> Iterator[tuple[Nod
             value = unwrap(binding.value)
             if value is not None and value.type == "call_expression":
                 yield value, where
-
-
-def _named_in_body(func: Func, resolver: Resolver, programs: frozenset[str], depth: int) -> str | None:
-    """A program named by a string constant of a function's body, or of a function it calls."""
-    body = func.body
-    if body is None:
-        return None
-    for node in syntax.captures(_INTERPRETED_STRINGS, body).get("s", []):
-        found = _program(go_string(node), programs)
-        if found is not None:
-            return found
-    if depth <= 0:
-        return None
-    for call in calls_in(body):
-        for callee in resolver.callees(call, where_of(func)):
-            found = _named_in_body(callee, resolver, programs, depth - 1)
-            if found is not None:
-                return found
-    return None
 
 
 def _program(value: str, programs: frozenset[str]) -> str | None:
@@ -365,7 +382,7 @@ def _after_early_return(node: Node, where: Where, flag: str | None) -> bool:
     if where.func is None or where.func.body is None:
         return False
     needle = json_quote(flag) if flag else None
-    for statement in syntax.captures(_RETURNS, where.func.body).get("r", []):
+    for statement in where.func.returns:
         if statement.end_byte > node.start_byte:
             break
         if enclosing_function(statement) != where.func.node or _returns_error(statement):
@@ -519,7 +536,7 @@ def find_requests(commands: list[Command], resolver: Resolver) -> list[Request]:
 
 def _requests_in(func: Func, resolver: Resolver, ports: Ports) -> Iterator[Request]:
     where = where_of(func)
-    for call in calls_in(func.body):
+    for call in func.calls:
         qualifier, name = callee_parts(call)
         if name not in _HTTP_SENDERS or resolver.program.import_path(func.path, qualifier) != "net/http":
             continue

@@ -11,6 +11,7 @@ import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from tree_sitter import Node
 
@@ -24,8 +25,6 @@ from bot.review.consumers.contracts.gocode import (
     arguments,
     base_type_name,
     callee_parts,
-    calls_in,
-    enclosing_function,
     go_string,
     named,
     unwrap,
@@ -34,7 +33,6 @@ from bot.syntax import node_text
 
 _FIELD_DECLARATIONS = syntax.pattern("go", "(field_declaration) @f")
 _KEYED_ELEMENTS = syntax.pattern("go", "(keyed_element) @k")
-_RETURNS = syntax.pattern("go", "(return_statement) @r")
 
 DEPTH = 5  # how many bindings, call sites and returns one question follows
 MAX_VALUES = 16  # a value set larger than this is cut, and says so
@@ -61,7 +59,7 @@ class Where:
     func: Func | None
     path: str
 
-    @property
+    @cached_property
     def directory(self) -> str:
         return posixpath.dirname(self.path)
 
@@ -86,6 +84,8 @@ class Resolver:
         self.program = program
         self._callers: dict[str, dict[str, list[tuple[Func, Node]]]] = {}
         self._field_values: dict[str, dict[str, list[tuple[Node, Where]]]] = {}
+        self._struct_fields: dict[tuple[str, str], dict[str, tuple[Node, str]]] = {}
+        self._callees: dict[tuple[str, int, int, int, bool], list[Func]] = {}
 
     # ---- names -----------------------------------------------------------------------------------------------
 
@@ -119,7 +119,14 @@ class Resolver:
     def callees(self, call: Node, where: Where, exact: bool = False) -> list[Func]:
         """The module functions and methods a call may invoke. A method is found by name (the file's package
         first, else the module packages it imports), narrowed to its receiver's type when the code says it;
-        `exact` gives nothing rather than several methods of unknown receivers."""
+        `exact` gives nothing rather than several methods of unknown receivers. Asked once per call."""
+        held = where.func.node.start_byte if where.func is not None else -1
+        key = (where.path, held, call.start_byte, call.end_byte, exact)
+        if key not in self._callees:
+            self._callees[key] = self._find_callees(call, where, exact)
+        return self._callees[key]
+
+    def _find_callees(self, call: Node, where: Where, exact: bool) -> list[Func]:
         function = unwrap(named(call, "function"))
         if function is None:
             return []
@@ -163,6 +170,8 @@ class Resolver:
         """The calls of a function (by name) in the loaded packages: (calling function, call)."""
         sites: list[tuple[Func, Node]] = []
         for package in self.program.loaded():
+            if not package.spells(func.name):
+                continue  # no call of it there: its calls need not be read
             for caller, call in self._calls_named(package.directory).get(func.name, []):
                 if func in self.callees(call, where_of(caller)):
                     sites.append((caller, call))
@@ -172,7 +181,7 @@ class Resolver:
         if directory not in self._callers:
             table: dict[str, list[tuple[Func, Node]]] = {}
             for func in self.program.package(directory).all_functions():
-                for call in calls_in(func.body):
+                for call in func.calls:
                     table.setdefault(callee_parts(call)[1], []).append((func, call))
             self._callers[directory] = table
         return self._callers[directory]
@@ -181,18 +190,13 @@ class Resolver:
         """The expressions a function returns at result `index` (named results through their bindings)."""
         out: list[tuple[Node, Where]] = []
         where = where_of(func)
-        for statement in self._returns(func):
+        for statement in func.own_returns:
             listed = statement.named_children[0].named_children if statement.named_children else []
             if index < len(listed):
                 out.append((listed[index], where))
             elif not listed:
                 out += self._named_result(func, index)
         return out
-
-    def _returns(self, func: Func) -> list[Node]:
-        """The function's own return statements (not its closures')."""
-        found = syntax.captures(_RETURNS, func.body).get("r", []) if func.body else []
-        return [r for r in found if enclosing_function(r) == func.node]
 
     def _named_result(self, func: Func, index: int) -> list[tuple[Node, Where]]:
         """What a bare `return` hands back at `index`: the values given to the named result."""
@@ -280,13 +284,9 @@ class Resolver:
         return candidates[0] if len(candidates) == 1 else None
 
     def struct_field(self, owner: tuple[str, str], name: str) -> tuple[Node, str] | None:
-        declared = self.program.type_decl(*owner)
-        if declared is None:
-            return None
-        for declaration in syntax.captures(_FIELD_DECLARATIONS, declared[0]).get("f", []):
-            if name in (node_text(n) for n in declaration.children_by_field_name("name")):
-                return declaration, declared[1]
-        return None
+        if owner not in self._struct_fields:
+            self._struct_fields[owner] = _fields_of(self.program.type_decl(*owner))
+        return self._struct_fields[owner].get(name)
 
     # ---- string constants ------------------------------------------------------------------------------------
 
@@ -512,6 +512,17 @@ class Resolver:
                 if target.type == "selector_expression":
                     table.setdefault(node_text(named(target, "field")), []).append((value, where))
         yield from table.items()
+
+
+def _fields_of(declared: tuple[Node, str] | None) -> dict[str, tuple[Node, str]]:
+    """Field name -> (its declaration, path) of a type declaration: the first declaring a name."""
+    fields: dict[str, tuple[Node, str]] = {}
+    if declared is None:
+        return fields
+    for declaration in syntax.captures(_FIELD_DECLARATIONS, declared[0]).get("f", []):
+        for name in declaration.children_by_field_name("name"):
+            fields.setdefault(node_text(name), (declaration, declared[1]))
+    return fields
 
 
 def _formatted(qualifier: str, name: str, args: list[Node]) -> list[str] | None:

@@ -17,7 +17,6 @@ from bot.review.consumers.contracts.gocode import (
     Binding,
     arguments,
     callee_parts,
-    calls_in,
     go_string,
     named,
     unwrap,
@@ -88,7 +87,7 @@ def _marshalled(request: Request, resolver: Resolver) -> Iterator[Node]:
     read = {node_text(n) for n in syntax.captures(_IDENTIFIERS, request.body).get("i", [])}
     read.add(node_text(request.body))
     where = where_of(request.func)
-    for call in calls_in(request.func.body):
+    for call in request.func.calls:
         qualifier, name = callee_parts(call)
         args = arguments(call)
         if not args:
@@ -125,7 +124,7 @@ def _encoder_of(call: Node, where: Where, resolver: Resolver) -> set[str]:
 
 def _decoded(flow: Flow, state: _State, requests: set[str]) -> Iterator[tuple[Node, str]]:
     """(the value filled, the request label + response/stream) of each decode of a request's answer."""
-    for call in calls_in(state.func.body):
+    for call in state.func.calls:
         found = _decode_parts(call)
         if found is None:
             continue
