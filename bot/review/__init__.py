@@ -10,7 +10,7 @@ introduced each one and the Ollama lines that consume it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import pygit2
@@ -78,8 +78,20 @@ def review_pin(ctx: ReviewContext) -> PinReview:
     )
     build = _build_changes(ctx.history, run.build_files())
     attribution = Attribution(ctx)
-    findings = [attribution.finding(d) for d in grouping.by_cause(drafts)]  # notes what it could not read
+    drafts = consumer_linked(grouping.by_cause(drafts))
+    findings = [attribution.finding(d) for d in drafts]  # notes what it could not read
     return PinReview(merge(grouping.by_commit(merge(findings)) + _unreadable(ctx)), build)
+
+
+def consumer_linked(drafts: list[Draft]) -> list[Draft]:
+    """The drafts with their references into the code Ollama ships (Go test files only show how it reads
+    a thing); an info draft with none goes, as nothing ties it to what Ollama does."""
+    linked = []
+    for d in drafts:
+        refs = tuple(r for r in d.local_refs if not r.path.endswith("_test.go"))
+        if refs or d.severity != "info":
+            linked.append(replace(d, local_refs=refs) if refs != d.local_refs else d)
+    return linked
 
 
 def _build_changes(history: History, paths: list[str]) -> list[BuildChange]:
