@@ -200,10 +200,14 @@ def test_a_new_option_points_where_ollama_forces_its_options_with_its_default_re
     assert item.local_refs == [
         LocalRef("llama/server/CMakeLists.txt", _line(OLLAMA_CMAKE, "set(LLAMA_OPENSSL"))
     ]
-    assert "default `OFF` or `ON` (from `${LLAMA_SUBPROCESS_DEFAULT}`" in item.detail
+    assert (
+        "takes the default `${LLAMA_SUBPROCESS_DEFAULT}`, which is `OFF` where `CMAKE_SYSTEM_NAME STREQUAL iOS`;"
+        " `ON` otherwise;" in item.detail
+    )
 
     bucket = TOP + 'set(LLAMA_UI_BUCKET "" CACHE STRING "where prebuilt UI assets come from")\n'
     (empty,) = [
         f for f in _review(tmp_path / "b", {"CMakeLists.txt": bucket}) if "LLAMA_UI_BUCKET" in f.title
     ]
-    assert empty.severity == "info" and "default empty" in empty.detail and "``" not in empty.detail
+    assert empty.severity == "info" and "``" not in empty.detail
+    assert "default empty (false where the build tests it)" in empty.detail
