@@ -594,3 +594,25 @@ def test_a_field_that_became_a_function_is_quiet_once_ollama_calls_it(tmp_path):
     adapted = MODEL_CPP.replace(b"model.hparams.n_layer;", b"model.hparams.n_layer();")
     findings, _ = _review(b, ollama={**OLLAMA, "llama/compat/models/laguna.cpp": adapted}, patches=())
     assert not [f for f in findings if "`n_layer`" in f.title]
+
+
+def test_a_deprecated_flag_is_credited_to_the_commit_that_changed_its_entry_only(tmp_path):
+    deprecated = ARG.replace(
+        'string_format("size of the prompt context (default: %d, 0 = loaded from model)", params.n_ctx)',
+        '"DEPRECATED in favor of `--context`: size of the prompt context"',
+    )
+    tool = (
+        '    add_opt(common_arg(\n        {"--tools"}, "LIST",\n        "tools to enable",\n'
+        "        [](common_params & params, int value) {\n            params.n_tools = value;\n        }\n    ));\n"
+    )
+    b = _history(
+        tmp_path,
+        [
+            ("args: deprecate --ctx-size (#301)", {"common/arg.cpp": deprecated}),
+            ("server: add tools (#302)", {"common/arg.cpp": deprecated + tool}),
+        ],
+    )
+    findings, _ = _review(b, patches=())
+    (item,) = [f for f in findings if "--ctx-size" in f.title]
+    assert item.title == "llama-server flag --ctx-size is deprecated or replaced; Ollama passes it"
+    assert [c.subject for c in item.upstream_commits] == ["args: deprecate --ctx-size (#301)"]
