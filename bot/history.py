@@ -147,23 +147,16 @@ class History:
         if not touching:
             return []
         text = self.read(self.new, path) or b""
-        lines = text.split(b"\n")
-        followed = {
-            n: t for n in range(max(1, start), min(end, len(lines)) + 1) if (t := _meaningful(lines[n - 1]))
-        }
+        followed = _followed(text, start, end)
         gone = _meaningful_set(removed)
         found = []
         for commit in touching:
             change = self._changed(commit, path)
             if change is None:
                 continue
-            if change.after != text:  # not the copy followed: its lines' text stands in
-                text, followed = change.after, _by_text(change.after, set(followed.values()))
-            brought = {n for n in followed if change.added_at(n)}
+            brought, text, followed = change.followed_back(text, followed)
             if brought or change.deleted & gone:
                 found.append(self.upstream.describe(commit))
-            followed = {change.before_line(n): t for n, t in followed.items() if n not in brought}
-            text = change.before
         return found
 
 
@@ -176,6 +169,19 @@ class _FileChange:
     after: bytes
     hunks: tuple[tuple[int, int, int, int], ...]
     deleted: frozenset[bytes]
+
+    def followed_back(self, text: bytes, followed: dict[int, bytes]) -> tuple[bool, bytes, dict[int, bytes]]:
+        """Whether the change wrote one of the `followed` lines of `text` (its new copy), and the copy and the
+        lines it kept, followed back to the old copy. A new copy that is not `text` (history that is not a
+        line) is followed by the lines' text."""
+        if self.after != text:
+            followed = _by_text(self.after, set(followed.values()))
+        brought = {n for n in followed if self.added_at(n)}
+        return (
+            bool(brought),
+            self.before,
+            {self.before_line(n): t for n, t in followed.items() if n not in brought},
+        )
 
     def added_at(self, line: int) -> bool:
         """Whether the change wrote line `line` of the new copy."""
@@ -198,6 +204,12 @@ def _file_change(before: bytes, after: bytes) -> _FileChange:
     }
     hunks = tuple((h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks)
     return _FileChange(before, after, hunks, frozenset(deleted))
+
+
+def _followed(text: bytes, start: int, end: int) -> dict[int, bytes]:
+    """Lines start..end (1-based) of `text` worth following, by line."""
+    lines = text.split(b"\n")
+    return {n: t for n in range(max(1, start), min(end, len(lines)) + 1) if (t := _meaningful(lines[n - 1]))}
 
 
 def _by_text(text: bytes, wanted: set[bytes]) -> dict[int, bytes]:

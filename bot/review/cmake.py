@@ -390,12 +390,10 @@ def _default_drafts(
     it, or sets it only for some builds (`unset_in` names the others)."""
     drafts = []
     for name in sorted(set(before) & set(after)):
-        if {o.default for o in before[name]} == {o.default for o in after[name]}:
-            continue
         old_defaults = sorted({shown_default(o) for o in before[name]})
         new_defaults = sorted({shown_default(o) for o in after[name]})
         relying = unset_in(name) if name in mentions else ("every build",)
-        if old_defaults == new_defaults or not relying:
+        if _same_defaults(before[name], after[name]) or not relying:
             continue
         option = after[name][0]
         change = f"The default of {_describe(option)} changed from {', '.join(old_defaults)} to {', '.join(new_defaults)}."
@@ -421,6 +419,11 @@ def _default_drafts(
             )
         )
     return drafts
+
+
+def _same_defaults(old: Sequence[Option], new: Sequence[Option]) -> bool:
+    """Whether the option takes the same values at both refs (how a condition reads aside)."""
+    return {o.default for o in old} == {o.default for o in new}
 
 
 def _listed(names: Sequence[str], shown: int = 6) -> str:
