@@ -19,7 +19,7 @@ from bot.config import Pin
 from bot.history import History
 from bot.model import BuildChange, Finding
 from bot.patchfile import PatchFile
-from bot.review import api, cmake, grouping
+from bot.review import api, cmake, grouping, hookparams
 from bot.review.attribution import Attribution, merge
 from bot.review.changes import Draft, FileChange, Span, hunk_lines
 from bot.review.launch import launch_drafts
@@ -113,6 +113,7 @@ def _llama_cpp_drafts(ctx: ReviewContext, run: Run, rules, changes: list[FileCha
         *launch_drafts(run),  # the values, environment and defaults of Ollama's llama-server starts
         *run.log_lines(),
         *run.architectures(),
+        *hookparams.parameter_drafts(run.hook_names, run.by_old_path),  # before a field of the same name
         *run.compat_sources(),
         *run.request_limits(),
         *run.wire(),

@@ -21,6 +21,7 @@ from bot.review import (
     consumers,
     flags,
     generators,
+    hookparams,
     limits,
     logformats,
     mlxbuild,
@@ -361,8 +362,14 @@ class Run:
                     change,
                     partial(self._declared_elsewhere, skip=change),
                     called=self._called_everywhere,
+                    reaches=hookparams.field_reach(self.hook_names, uses),
                 )
         return drafts
+
+    @cached_property
+    def hook_names(self) -> list[hookparams.HookName]:
+        """The names the carried patches' code spells bare in the upstream functions it edits."""
+        return hookparams.hook_names(self.ctx.patches)
 
     def _value_drafts(self, uses: Mapping[str, Sequence[LocalRef]]) -> list[Draft]:
         """Enum values the compat code names or produces that the built code stops handling."""
