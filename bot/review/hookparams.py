@@ -123,17 +123,7 @@ def _parameter_draft(change: FileChange, function: str, name: str, at: tuple[Loc
     if took is None or not new or any(name in d.parameter_names for d in new):
         return None
     now = new[0]
-    owner = function.rsplit("::", 2)[-2] if "::" in function else ""
-    gone = [n for n in took.parameter_names if n not in now.parameter_names]
-    came = [n for n in now.parameter_names if n not in took.parameter_names]
-    detail = (
-        f"Ollama's patch adds code to `{function}` (`{change.old_path}`) that names `{name}`, a parameter of "
-        f"that function at the old ref. Upstream's `{function}` no longer takes {_listed(gone)}"
-        + (f"; it takes {_listed(came)} now" if came else "")
-        + f", so there `{name}` names whatever else is called so"
-        + (f" (a member of `{owner}`, a global)" if owner else " (a global)")
-        + ", or nothing: the patch no longer does what it did. Rewrite its use of the parameter."
-    )
+    detail = _parameter_detail(change.old_path or change.path, function, name, took, now)
     return Draft(
         compat.area(name, change.path),
         "high",
@@ -144,6 +134,20 @@ def _parameter_draft(change: FileChange, function: str, name: str, at: tuple[Loc
         removed=(change.old_path or change.path, name),
         local_refs=at,
         cause=f"declaration:{name}",
+    )
+
+
+def _parameter_detail(path: str, function: str, name: str, took: Declared, now: Declared) -> str:
+    owner = function.rsplit("::", 2)[-2] if "::" in function else ""
+    gone = [n for n in took.parameter_names if n not in now.parameter_names]
+    came = [n for n in now.parameter_names if n not in took.parameter_names]
+    return (
+        f"Ollama's patch adds code to `{function}` (`{path}`) that names `{name}`, a parameter of that "
+        f"function at the old ref. Upstream's `{function}` no longer takes {_listed(gone)}"
+        + (f"; it takes {_listed(came)} now" if came else "")
+        + f", so there `{name}` names whatever else is called so"
+        + (f" (a member of `{owner}`, a global)" if owner else " (a global)")
+        + ", or nothing: the patch no longer does what it did. Rewrite its use of the parameter."
     )
 
 
