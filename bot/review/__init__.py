@@ -19,7 +19,7 @@ from bot.config import Pin
 from bot.history import History
 from bot.model import BuildChange, Finding
 from bot.patchfile import PatchFile
-from bot.review import api, cmake, grouping, hookparams
+from bot.review import api, buildreach, cmake, grouping, hookparams
 from bot.review.attribution import Attribution, merge
 from bot.review.changes import Draft, FileChange, Span, hunk_lines
 from bot.review.launch import launch_drafts
@@ -27,6 +27,7 @@ from bot.review.patchcontext import patch_context_drafts
 from bot.review.rules import rule_drafts
 from bot.review.ruleset import load_rules
 from bot.review.run import Run
+from bot.review.source import glob_match
 from bot.snapshot import GitSnapshot, Snapshot, blob_cache
 
 
@@ -78,6 +79,8 @@ def review_pin(ctx: ReviewContext) -> PinReview:
     )
     build = _build_changes(ctx.history, run.build_files())
     attribution = Attribution(ctx)
+    if any(glob_match(d.path, cmake.CMAKE_FILES) for d in drafts):
+        drafts = [buildreach.weighed_by_branch(d, run.unbuilt_commands) for d in drafts]
     drafts = consumer_linked(grouping.by_cause(drafts))
     findings = [attribution.finding(d) for d in drafts]  # notes what it could not read
     return PinReview(merge(grouping.by_commit(merge(findings)) + _unreadable(ctx)), build)
