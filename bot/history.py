@@ -62,11 +62,15 @@ def _meaningful(line: bytes) -> bytes | None:
 class History:
     """The upstream commits between two refs, for attributing changes to them.
 
-    Attribution works like `git log -S` over the lines in question: a commit
-    between the refs that touched the file and added one of the lines now
-    there, or removed one of the lines that used to be there, changed them.
-    Unlike blame this also finds the commit that deleted a patch's context.
-    A copy of the file that a partial clone lacks is no evidence either way.
+    Attribution works like blame over the lines in question, followed back
+    through each commit between the refs that touched the file: a commit
+    whose change added a line at one of their positions changed it (a line
+    with the same text elsewhere in the file is not evidence). A commit that
+    removed one of the lines that used to be there changed them too, which
+    finds the commit that deleted a patch's context as blame cannot. Where a
+    commit's copy does not continue the one followed (history that is not a
+    line), the text of the lines stands in for their positions. A copy of
+    the file that a partial clone lacks is no evidence either way.
     """
 
     upstream: Upstream
@@ -78,8 +82,7 @@ class History:
         self._file_changes: list[list[tuple[str, pygit2.Oid, int]]] | None = None
         self._touched: list[set[str]] | None = None
         self._touching: dict[str, list[pygit2.Commit]] = {}
-        self._changes: dict[tuple[str, str], tuple[set[bytes], set[bytes]]] = {}
-        self._lines_now: dict[str, list[bytes]] = {}
+        self._changes: dict[tuple[str, str], _FileChange | None] = {}
         self._blobs = blob_cache(self.upstream.repo)
 
     @property
@@ -126,15 +129,13 @@ class History:
             self._touching[path] = [c for c, paths in zip(self.commits, self._touched) if path in paths]
         return self._touching[path]
 
-    def _changed_lines(self, commit: pygit2.Commit, path: str) -> tuple[set[bytes], set[bytes]]:
+    def _changed(self, commit: pygit2.Commit, path: str) -> _FileChange | None:
+        """The commit's change of `path`; None when the clone lacks a side (no evidence either way)."""
         key = (str(commit.id), path)
         if key not in self._changes:
             before = self.read(commit.parents[0], path) if commit.parents else b""
             after = self.read(commit, path)
-            if before is None or after is None:  # the clone lacks one: no evidence either way
-                self._changes[key] = (set(), set())
-            else:
-                self._changes[key] = _line_changes(before, after)
+            self._changes[key] = None if before is None or after is None else _file_change(before, after)
         return self._changes[key]
 
     def commits_for_lines(
@@ -145,33 +146,77 @@ class History:
         touching = self.touching(path)
         if not touching:
             return []
-        now = _meaningful_set(self._lines_at_new(path)[max(0, start - 1) : max(0, end)])
+        text = self.read(self.new, path) or b""
+        followed = _followed(text, start, end)
         gone = _meaningful_set(removed)
         found = []
         for commit in touching:
-            added, deleted = self._changed_lines(commit, path)
-            if added & now or deleted & gone:
+            change = self._changed(commit, path)
+            if change is None:
+                continue
+            brought, text, followed = change.followed_back(text, followed)
+            if brought or change.deleted & gone:
                 found.append(self.upstream.describe(commit))
         return found
 
-    def _lines_at_new(self, path: str) -> list[bytes]:
-        if path not in self._lines_now:
-            self._lines_now[path] = (self.read(self.new, path) or b"").split(b"\n")
-        return self._lines_now[path]
+
+@dataclass(frozen=True)
+class _FileChange:
+    """One commit's change of a file: both copies, its hunks as (old start, old count, new start, new
+    count), 1-based, and the meaningful lines it removed."""
+
+    before: bytes
+    after: bytes
+    hunks: tuple[tuple[int, int, int, int], ...]
+    deleted: frozenset[bytes]
+
+    def followed_back(self, text: bytes, followed: dict[int, bytes]) -> tuple[bool, bytes, dict[int, bytes]]:
+        """Whether the change wrote one of the `followed` lines of `text` (its new copy), and the copy and the
+        lines it kept, followed back to the old copy. A new copy that is not `text` (history that is not a
+        line) is followed by the lines' text."""
+        if self.after != text:
+            followed = _by_text(self.after, set(followed.values()))
+        brought = {n for n in followed if self.added_at(n)}
+        return (
+            bool(brought),
+            self.before,
+            {self.before_line(n): t for n, t in followed.items() if n not in brought},
+        )
+
+    def added_at(self, line: int) -> bool:
+        """Whether the change wrote line `line` of the new copy."""
+        return any(new <= line < new + count for _, _, new, count in self.hunks)
+
+    def before_line(self, line: int) -> int:
+        """Where a line the change kept (line `line` of the new copy) was in the old copy."""
+        shift = sum(old - new for _, old, start, new in self.hunks if start + max(new, 1) <= line)
+        return line + shift
+
+
+def _file_change(before: bytes, after: bytes) -> _FileChange:
+    # Both buffers must stay referenced while the patch's lines are read: libgit2 points into them.
+    patch = pygit2.Patch.create_from(before, after, context_lines=0)
+    deleted = {
+        text
+        for hunk in patch.hunks
+        for line in hunk.lines
+        if line.origin == "-" and (text := _meaningful(line.raw_content)) is not None
+    }
+    hunks = tuple((h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks)
+    return _FileChange(before, after, hunks, frozenset(deleted))
+
+
+def _followed(text: bytes, start: int, end: int) -> dict[int, bytes]:
+    """Lines start..end (1-based) of `text` worth following, by line."""
+    lines = text.split(b"\n")
+    return {n: t for n in range(max(1, start), min(end, len(lines)) + 1) if (t := _meaningful(lines[n - 1]))}
+
+
+def _by_text(text: bytes, wanted: set[bytes]) -> dict[int, bytes]:
+    """The lines of `text` (1-based) whose meaningful text is one of `wanted`."""
+    lines = text.split(b"\n")
+    return {n: t for n, line in enumerate(lines, 1) if (t := _meaningful(line)) in wanted}
 
 
 def _meaningful_set(lines: Iterable[bytes]) -> set[bytes]:
     return {t for t in map(_meaningful, lines) if t}
-
-
-def _line_changes(before: bytes, after: bytes) -> tuple[set[bytes], set[bytes]]:
-    """The meaningful lines the change from `before` to `after` adds, and those it removes."""
-    added: set[bytes] = set()
-    removed: set[bytes] = set()
-    # Both buffers must stay referenced while the patch's lines are read: libgit2 points into them.
-    patch = pygit2.Patch.create_from(before, after, context_lines=0)
-    for line in (line for hunk in patch.hunks for line in hunk.lines):
-        text = _meaningful(line.raw_content)
-        if text is not None:
-            (added if line.origin == "+" else removed).add(text)
-    return added, removed

@@ -200,10 +200,36 @@ def test_a_new_option_points_where_ollama_forces_its_options_with_its_default_re
     assert item.local_refs == [
         LocalRef("llama/server/CMakeLists.txt", _line(OLLAMA_CMAKE, "set(LLAMA_OPENSSL"))
     ]
-    assert "default `OFF` or `ON` (from `${LLAMA_SUBPROCESS_DEFAULT}`" in item.detail
+    assert (
+        "takes the default `${LLAMA_SUBPROCESS_DEFAULT}`, which is `OFF` where `CMAKE_SYSTEM_NAME STREQUAL iOS`;"
+        " `ON` otherwise;" in item.detail
+    )
 
     bucket = TOP + 'set(LLAMA_UI_BUCKET "" CACHE STRING "where prebuilt UI assets come from")\n'
     (empty,) = [
         f for f in _review(tmp_path / "b", {"CMakeLists.txt": bucket}) if "LLAMA_UI_BUCKET" in f.title
     ]
-    assert empty.severity == "info" and "default empty" in empty.detail and "``" not in empty.detail
+    assert empty.severity == "info" and "``" not in empty.detail
+    assert "default empty (false where the build tests it)" in empty.detail
+
+
+def test_a_tool_looked_for_only_in_a_branch_ollamas_options_never_take_is_not_raised(tmp_path):
+    fetch = GGML.replace(
+        "add_subdirectory(src)\n",
+        'option(GGML_OPENMP_FETCH "ggml: fetch LLVM OpenMP" OFF)\nadd_subdirectory(src)\n',
+    )
+    guarded = GGML_SRC + (
+        "if (GGML_OPENMP_FETCH)\n"
+        '    if (NOT EXISTS "${ROOT}/libomp.lib" OR\n        NOT EXISTS "${ROOT}/libomp.dll")\n'
+        "        find_program(GGML_OPENMP_7Z NAMES 7z 7za)\n"
+        "    endif()\n"
+        "endif()\n"
+    )
+    findings = _review(tmp_path / "a", {"ggml/CMakeLists.txt": fetch, "ggml/src/CMakeLists.txt": guarded})
+    assert _raising(findings) == []  # the option defaults OFF and Ollama never sets it
+
+    reached = GGML_SRC + "find_program(GGML_OPENMP_7Z NAMES 7z 7za)\n"
+    (item,) = _raising(
+        _review(tmp_path / "b", {"ggml/CMakeLists.txt": fetch, "ggml/src/CMakeLists.txt": reached})
+    )
+    assert (item.severity, item.title) == ("medium", "New build dependency: tool 7z")

@@ -196,6 +196,9 @@ set(GGML_SYCL_LINK_JOBS ${_nproc} CACHE STRING "parallel link jobs")
 """
     found = {o.name: (o.default, o.expression) for o in _opts(text)}
     assert found == {
-        "LLAMA_SUBPROCESS": ("OFF or ON", "${LLAMA_SUBPROCESS_DEFAULT}"),
+        "LLAMA_SUBPROCESS": (
+            "OFF or ON",
+            "`${LLAMA_SUBPROCESS_DEFAULT}`, which is `OFF` where `IOS`; `ON` otherwise",
+        ),
         "GGML_SYCL_LINK_JOBS": ("${_nproc}", ""),  # ProcessorCount() writes it too: not known
     }

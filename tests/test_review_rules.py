@@ -92,6 +92,17 @@ def test_line_rule_reports_a_changed_matching_line_with_local_refs():
     assert "```diff" in draft.detail and "send_partial_response" in draft.detail
 
 
+def test_rule_local_refs_leave_out_go_test_files():
+    new = SERVER.replace(
+        "sink.write(str.c_str(), str.size());", "sink.write(str.c_str(), str.size()); n_sent++;"
+    )
+    change = FileChange.from_texts("tools/server/server.cpp", SERVER, new)
+    scanner = "sc := bufio.NewScanner(r)\n"
+    local = {"llm/server.go": scanner, "llm/server_test.go": scanner}
+    (draft,) = rule_drafts(load_rules({}), [change], local)
+    assert draft.local_refs == (LocalRef("llm/server.go", 1),)  # a test only shows how Ollama reads it
+
+
 def test_line_rule_ignores_comment_only_and_unrelated_changes():
     commented = SERVER.replace("sink.write(", "// stream it\n    sink.write(")
     assert (

@@ -97,6 +97,24 @@ def test_history_attributes_added_and_removed_lines(tmp_path):
     assert history.commits_for_lines("g.c", 1, 1) == []  # "y" is too short to be evidence
 
 
+def test_history_credits_a_line_to_the_commit_that_wrote_it_not_one_adding_its_text_elsewhere(tmp_path):
+    src = RepoBuilder(tmp_path / "h.git")
+    block = 'add_opt(\n    {{"{flag}"}},\n    [](common_params & params, bool value) {{\n    }}\n);\n'
+    src.commit("base", {"arg.cpp": block.format(flag="--mmap")})
+    src.tag("v1")
+    src.commit("deprecate mmap (#1)", {"arg.cpp": block.format(flag="--no-mmap")})
+    tools = "tools(\n    [](common_params & params, bool value) {\n        run();\n    }\n);\n"
+    src.commit("add a tool hook (#2)", {"arg.cpp": block.format(flag="--no-mmap") + tools})
+    src.tag("v2")
+    up = Upstream(src.repo, "https://github.com/ggml-org/llama.cpp")
+    from bot.history import History
+
+    history = History(up, up.commit("v1", "V"), up.commit("v2", "V"))
+    # #2 wrote lines 6-10 only, though its lambda line reads like line 3 of the --no-mmap block.
+    assert [c.subject for c in history.commits_for_lines("arg.cpp", 1, 5)] == ["deprecate mmap (#1)"]
+    assert [c.subject for c in history.commits_for_lines("arg.cpp", 6, 10)] == ["add a tool hook (#2)"]
+
+
 def test_branch_names_do_not_resolve_tags_and_commit_ids_do(tmp_path):
     src = _source(tmp_path)  # its branch is `main`
     up = Upstream.open_dir(str(src.path), "https://github.com/ggml-org/llama.cpp")

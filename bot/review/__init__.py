@@ -10,7 +10,7 @@ introduced each one and the Ollama lines that consume it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import pygit2
@@ -20,7 +20,7 @@ from bot.config import Pin
 from bot.history import History
 from bot.model import BuildChange, Finding
 from bot.patchfile import PatchFile
-from bot.review import api, cmake, grouping
+from bot.review import api, buildreach, cmake, grouping, hookparams
 from bot.review.attribution import Attribution, merge
 from bot.review.changes import Draft, FileChange, Span, hunk_lines
 from bot.review.launch import launch_drafts
@@ -28,6 +28,7 @@ from bot.review.patchcontext import patch_context_drafts
 from bot.review.rules import rule_drafts
 from bot.review.ruleset import load_rules
 from bot.review.run import Run
+from bot.review.source import glob_match
 from bot.snapshot import GitSnapshot, Snapshot, blob_cache
 
 
@@ -79,8 +80,22 @@ def review_pin(ctx: ReviewContext) -> PinReview:
     )
     build = _build_changes(ctx.history, run.build_files())
     attribution = Attribution(ctx)
-    findings = [attribution.finding(d) for d in grouping.by_cause(drafts)]  # notes what it could not read
+    if any(glob_match(d.path, cmake.CMAKE_FILES) for d in drafts):
+        drafts = [buildreach.weighed_by_branch(d, run.unbuilt_commands) for d in drafts]
+    drafts = consumer_linked(grouping.by_cause(drafts))
+    findings = [attribution.finding(d) for d in drafts]  # notes what it could not read
     return PinReview(merge(grouping.by_commit(merge(findings)) + _unreadable(ctx)), build)
+
+
+def consumer_linked(drafts: list[Draft]) -> list[Draft]:
+    """The drafts with their references into the code Ollama ships (Go test files only show how it reads
+    a thing); an info draft with none goes, as nothing ties it to what Ollama does."""
+    linked = []
+    for d in drafts:
+        refs = tuple(r for r in d.local_refs if not r.path.endswith("_test.go"))
+        if refs or d.severity != "info":
+            linked.append(replace(d, local_refs=refs) if refs != d.local_refs else d)
+    return linked
 
 
 def _build_changes(history: History, paths: list[str]) -> list[BuildChange]:
@@ -102,6 +117,7 @@ def _llama_cpp_drafts(ctx: ReviewContext, run: Run, rules, changes: list[FileCha
         *launch_drafts(run),  # the values, environment and defaults of Ollama's llama-server starts
         *run.log_lines(),
         *run.architectures(),
+        *hookparams.parameter_drafts(run.hook_names, run.by_old_path),  # before a field of the same name
         *run.compat_sources(),
         *run.request_limits(),
         *run.wire(),

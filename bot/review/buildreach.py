@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from bot.review import generators
+from bot.review.changes import Draft
 
 
 def read_by_build(path: str, cmake_texts: Mapping[str, str], builds: Callable[[str], bool]) -> bool:
@@ -37,3 +39,18 @@ def changed_build_files(
     files = {path for path in cmake_changed if reads(path)}
     tools = {path for s in steps if reads(s.path) for path in generators.changed_code(s, sources, changed)}
     return sorted(files | tools)
+
+
+def weighed_by_branch(d: Draft, unbuilt: Mapping[str, Sequence[tuple[int, int]]]) -> Draft:
+    """The draft, as information when every line it is about sits in a command of a CMake branch that
+    Ollama's option values never take (`unbuilt`: per file, the commands' first and last lines)."""
+    spans = unbuilt.get(d.path)
+    lines = d.blame or (((d.line, d.line),) if d.line else ())
+    if d.severity == "info" or not spans or not lines:
+        return d
+    if not all(any(a <= start and end <= b for a, b in spans) for start, end in lines):
+        return d
+    note = (
+        f"\n\nOllama's build never runs this part of `{d.path}`: it sits in a branch its options do not take."
+    )
+    return replace(d, severity="info", detail=d.detail + note)

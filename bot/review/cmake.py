@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 
+from tree_sitter import Node
+
 from bot import cmakelang, facts
 from bot.model import LocalRef
 from bot.review.changes import Draft
@@ -117,7 +119,7 @@ class Option:
     default: str  # resolved: `${X}` given as the values the file sets X to, joined by " or "
     path: str
     line: int
-    expression: str = ""  # the default as written, when it names a variable
+    expression: str = ""  # the default as written, when it names a variable, and each value's condition
 
 
 def _default(value: str) -> str:
@@ -137,26 +139,61 @@ def options(code: str, path: str, names: re.Pattern[str] = LLAMA_OPTIONS.pattern
 
 
 def _resolved(option: Option, code: str, boolean: bool) -> Option:
-    """The option with a default `${X}` replaced by the values the file's plain `set(X ...)`s give X."""
+    """The option with a default `${X}` replaced by the values the file's plain `set(X ...)`s give X, and
+    `expression` saying under which of the file's conditions X takes each."""
     m = re.fullmatch(r"\$\{(\w+)\}", option.default)
-    values = _set_values(code, m[1]) if m else None
-    if not values:
+    branches = _set_values(code, m[1]) if m else None
+    if not branches:
         return option
-    values = [_default(v) for v in values] if boolean else values
-    return replace(option, default=" or ".join(dict.fromkeys(values)), expression=option.default)
+    values = [_default(v) if boolean else v for v, _ in branches]
+    decided = "; ".join(
+        f"`{value}` {f'where `{_clipped(cond)}`' if cond else 'otherwise'}"
+        for value, (_, cond) in zip(values, branches, strict=True)
+    )
+    shown = f"`{option.default}`, which is {decided}"
+    return replace(option, default=" or ".join(dict.fromkeys(values)), expression=shown)
 
 
-def _set_values(code: str, variable: str) -> list[str] | None:
-    """The values plain `set(variable ...)`s of a file give a variable; None when another command may write
-    it too (`ProcessorCount(X)`, a cache entry), or read it before it is known."""
+MAX_CONDITION_CHARS = 120  # of a condition shown beside a default
+
+
+def _clipped(text: str) -> str:
+    return text if len(text) <= MAX_CONDITION_CHARS else text[: MAX_CONDITION_CHARS - 1] + "…"
+
+
+def _set_values(code: str, variable: str) -> list[tuple[str, str]] | None:
+    """The values plain `set(variable ...)`s of a file give a variable, each with the condition of the
+    `if()` branch it is in ("" at the top or in an `else()`, said as "otherwise"); None when another command
+    may write it too (`ProcessorCount(X)`, a cache entry), or read it before it is known."""
     values = []
+    conditions = _branch_conditions(code)
     for c in commands(code):
         plain_set = c.name == "set" and c.args[:1] == (variable,)
         if plain_set and "CACHE" not in c.args and "PARENT_SCOPE" not in c.args:
-            values.append(";".join(c.args[1:]))
+            values.append((";".join(c.args[1:]), conditions.get(c.line, "")))
         elif variable in c.args:
             return None
     return values
+
+
+def _branch_conditions(code: str) -> dict[int, str]:
+    """The condition of the innermost `if()`/`elseif()` branch each command's line is in; a line at the
+    top or in an `else()` is not listed."""
+    found: dict[int, str] = {}
+    stack: list[tuple[Node, str]] = [(cmakelang.parse(code), "")]
+    while stack:
+        node, condition = stack.pop()
+        if node.type == "normal_command":
+            if condition:
+                found[cmakelang.line(node)] = condition
+            continue
+        for child in node.children:
+            if child.type in ("if_command", "elseif_command"):
+                condition = " ".join(cmakelang.arguments(child))
+            elif child.type == "else_command":
+                condition = ""
+            stack.append((child, condition))
+    return found
 
 
 def _plain_option(c: Command, path: str) -> Option | None:
@@ -239,11 +276,13 @@ def _describe(o: Option) -> str:
 
 
 def shown_default(o: Option) -> str:
-    """A default as a person reads it: its values (from the variable it names, said too), or "empty"."""
+    """A default as a person reads it: its values, and when it is a variable, which value holds where; an
+    empty one as what CMake makes of it."""
     if not o.default:
-        return "empty"
-    values = " or ".join(f"`{v}`" for v in o.default.split(" or "))
-    return values + (f" (from `{o.expression}`, set by the file's own conditions)" if o.expression else "")
+        return "empty (false where the build tests it)"
+    if o.expression:
+        return o.expression
+    return " or ".join(f"`{v}`" for v in o.default.split(" or "))
 
 
 def _off(default: str) -> bool:
@@ -367,7 +406,7 @@ def _default_drafts(
         old_defaults = sorted({shown_default(o) for o in before[name]})
         new_defaults = sorted({shown_default(o) for o in after[name]})
         relying = unset_in(name) if name in mentions else ("every build",)
-        if old_defaults == new_defaults or not relying:
+        if _same_defaults(before[name], after[name]) or not relying:
             continue
         option = after[name][0]
         change = f"The default of {_describe(option)} changed from {', '.join(old_defaults)} to {', '.join(new_defaults)}."
@@ -393,6 +432,11 @@ def _default_drafts(
             )
         )
     return drafts
+
+
+def _same_defaults(old: Sequence[Option], new: Sequence[Option]) -> bool:
+    """Whether the option takes the same values at both refs (how a condition reads aside)."""
+    return {o.default for o in old} == {o.default for o in new}
 
 
 def _listed(names: Sequence[str], shown: int = 6) -> str:

@@ -161,6 +161,7 @@ def compat_drafts(
     *,
     still_declared: Callable[[str, str], bool] | None = None,
     called: Callable[[str], bool] | None = None,
+    reaches: Callable[[Declared], bool] = lambda declared: True,
 ) -> list[Draft]:
     """Declarations Ollama's compat code uses that this upstream header change removes, renames, re-kinds
     or whose parameter types it changes (what a source file declares, no other file sees).
@@ -172,12 +173,13 @@ def compat_drafts(
     only moved is no removal); `still_declared(name, kind)` says whether the headers Ollama's code
     includes still declare it as that kind at the new ref. Both are called only for a vanished name.
     `called(name)` says whether every use in Ollama's code already calls it: a field that became a
-    function is then already adapted to.
+    function is then already adapted to. `reaches(declaration)` says whether Ollama's uses of its name can
+    be uses of it (a field of one struct is not what a bare name in another class's method reaches).
     """
     if not change.old_path or not change.old_path.endswith(HEADERS) or not change.significant:
         return []
     old = declared(change.old_code_lines)
-    old_at = _used_at(old, uses)
+    old_at = _used_at(old, uses, reaches)
     if not old_at:
         return []
     new = declared(change.new_code_lines) if change.new_path else ()
@@ -193,11 +195,13 @@ def compat_drafts(
     return drafts
 
 
-def _used_at(old: Iterable[Declared], uses: Mapping[str, Sequence[LocalRef]]) -> dict[int, list[Declared]]:
-    """The old declarations of names Ollama's code uses, by line."""
+def _used_at(
+    old: Iterable[Declared], uses: Mapping[str, Sequence[LocalRef]], reaches: Callable[[Declared], bool]
+) -> dict[int, list[Declared]]:
+    """The old declarations of names Ollama's code uses (and can reach), by line."""
     old_at: dict[int, list[Declared]] = {}
     for d in old:
-        if d.name in uses:
+        if d.name in uses and reaches(d):
             old_at.setdefault(d.line, []).append(d)
     return old_at
 

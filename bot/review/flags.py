@@ -41,6 +41,12 @@ class Flag:
     handler: str = ""  # the lambda that reads the value
     help_code: str = ""  # the help expression as written
     env: tuple[str, ...] = ()  # set_env(): the environment variable that sets it too
+    end_line: int = 0  # the last line of its entry: a change anywhere in the entry is a change of the flag
+
+    @property
+    def lines(self) -> tuple[tuple[int, int], ...]:
+        """The entry's line range, for crediting the commits that changed it."""
+        return ((self.line, max(self.line, self.end_line)),)
 
     @property
     def deprecated(self) -> bool:
@@ -79,7 +85,7 @@ def flag_table(code: str) -> dict[str, Flag]:
     index = LineIndex(code)
     table: dict[str, Flag] = {}
     for m in _ENTRY.finditer(code):
-        flag = _entry_flag(code, m.end() - 1, index.line(m.start()))
+        flag = _entry_flag(code, m.end() - 1, index.line(m.start()), index)
         if flag is None:
             continue
         for name in flag.names:
@@ -87,7 +93,7 @@ def flag_table(code: str) -> dict[str, Flag]:
     return table
 
 
-def _entry_flag(code: str, paren: int, line: int) -> Flag | None:
+def _entry_flag(code: str, paren: int, line: int, index: LineIndex) -> Flag | None:
     """The flag of the `common_arg(` entry whose parenthesis opens at `paren`; None for one without names."""
     args, end = split_args(code, paren)
     names, rest = _names_and_rest(args)
@@ -104,6 +110,7 @@ def _entry_flag(code: str, paren: int, line: int) -> Flag | None:
         next((a for a in args if a.startswith("[")), ""),
         rest[-1] if rest else "",
         tuple(re.findall(r'\.\s*set_env\s*\(\s*"([^"]+)"', _tail(code, end))),
+        index.line(max(paren, end - 1)),
     )
 
 
@@ -228,6 +235,7 @@ def _deprecated_draft(
         + (f"\n\n`{successor}` takes over its job." if successor else ""),
         path,
         after.line,
+        after.lines,
         local_refs=refs,
     )
 
@@ -240,6 +248,7 @@ def _not_for_server_draft(name: str, after: Flag, refs: tuple[LocalRef, ...], pa
         f"`{name}` is now limited to {', '.join(after.examples) or 'other programs'}.",
         path,
         after.line,
+        after.lines,
         local_refs=refs,
     )
 
@@ -262,5 +271,6 @@ def _value_draft(name: str, before: Flag, after: Flag, refs: tuple[LocalRef, ...
         f"Was: `{before.value_hint}` {before.help}\n\nNow: `{after.value_hint}` {after.help}",
         path,
         after.line,
+        after.lines,
         local_refs=refs,
     )

@@ -1,8 +1,9 @@
 """One item per upstream cause: what several detectors or files report of one change, said once.
 
 Two passes. Drafts that name the same cause (a GGUF key, a CMake option)
-merge before the upstream commits are looked up; findings of one area that
-the same upstream commit (or two) introduced merge after. The merged item
+merge before the upstream commits are looked up; findings that the same
+upstream commit (or two) introduced merge after, when they are of one area
+or of one upstream file, whichever detectors drafted them. The merged item
 keeps the most severe part's title and text and lists the other parts.
 """
 
@@ -57,14 +58,29 @@ def by_cause(drafts: Sequence[Draft]) -> list[Draft]:
     return merged
 
 
-def _commit_key(f: Finding) -> Hashable | None:
+def _shas(f: Finding) -> frozenset[str] | None:
     shas = frozenset(c.sha for c in f.upstream_commits)
-    return (f.area, shas) if 0 < len(shas) <= MAX_SHARED_COMMITS else None
+    return shas if 0 < len(shas) <= MAX_SHARED_COMMITS else None
+
+
+def _area_key(f: Finding) -> Hashable | None:
+    shas = _shas(f)
+    return (f.area, shas) if shas else None
+
+
+def _file_key(f: Finding) -> Hashable | None:
+    shas = _shas(f)
+    return (f.upstream_path, shas) if shas else None
 
 
 def by_commit(findings: Sequence[Finding]) -> list[Finding]:
+    """One item per upstream commit (or two) and area, then per such commit and upstream file."""
+    return _merged_by(_merged_by(findings, _area_key), _file_key)
+
+
+def _merged_by(findings: Sequence[Finding], key: Callable[[Finding], Hashable | None]) -> list[Finding]:
     merged = []
-    for group in _groups(findings, _commit_key):
+    for group in _groups(findings, key):
         lead, others = _most_severe(group)
         if others:
             lead = replace(

@@ -525,8 +525,8 @@ def _installed_what(c: Command) -> str:
 def _install_draft(path: str, c: Command, ollama: OllamaBuild) -> Draft:
     what = _installed_what(c)
     components = ", ".join(f"`{n}`" for n in sorted(ollama.components))
-    mentioned = any(
-        posixpath.basename(w) in text for w in what.split() for text in ollama.texts.values() if w
+    mentioned = tuple(
+        dict.fromkeys(r for w in what.split() if w for r in _mentions(ollama, posixpath.basename(w)))
     )
     return Draft(
         "build",
@@ -537,6 +537,7 @@ def _install_draft(path: str, c: Command, ollama: OllamaBuild) -> Draft:
         "time (headers a JIT compiles, data files), install them in Ollama's component as well.",
         path,
         c.line,
+        local_refs=mentioned,
     )
 
 

@@ -21,6 +21,7 @@ from bot.review import (
     consumers,
     flags,
     generators,
+    hookparams,
     limits,
     logformats,
     mlxbuild,
@@ -33,6 +34,7 @@ from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts import Contracts, contracts_of
 from bot.review.consumers.contracts.model import OutputPattern
 from bot.review.consumers.settings import builds_leaving_default
+from bot.review.consumers.upstream_build import unbuilt_commands
 from bot.review.rules import ollama_uses
 from bot.review.source import C_SOURCES, code_text, extension, glob_match
 
@@ -150,6 +152,12 @@ class Run:
             *_generator_drafts(old_texts, new_texts, self.by_path),
         ]  # looked for or run by CMake files that Ollama's build may never read
         return options + [_weighed_by_build(d, new_texts, model) for d in steps] + build_contract_drafts(self)
+
+    @cached_property
+    def unbuilt_commands(self) -> dict[str, list[tuple[int, int]]]:
+        """Per upstream CMake file, the commands in branches Ollama's build never takes."""
+        _, new_texts = self.cmake_texts
+        return unbuilt_commands(new_texts, list(new_texts), self.consumers.options)
 
     def build_files(self) -> list[str]:
         """The upstream CMake files Ollama's build reads, and the code of the tools they run, that the bump
@@ -361,8 +369,14 @@ class Run:
                     change,
                     partial(self._declared_elsewhere, skip=change),
                     called=self._called_everywhere,
+                    reaches=hookparams.field_reach(self.hook_names, uses),
                 )
         return drafts
+
+    @cached_property
+    def hook_names(self) -> list[hookparams.HookName]:
+        """The names the carried patches' code spells bare in the upstream functions it edits."""
+        return hookparams.hook_names(self.ctx.patches)
 
     def _value_drafts(self, uses: Mapping[str, Sequence[LocalRef]]) -> list[Draft]:
         """Enum values the compat code names or produces that the built code stops handling."""

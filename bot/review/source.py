@@ -312,9 +312,10 @@ def string_value(expr: str) -> str | None:
 def local_refs(
     files: Mapping[str, str], globs, pattern: re.Pattern | None, limit: int = 10
 ) -> tuple[LocalRef, ...]:
-    """Lines of the Ollama files matching `globs` where `pattern` matches (line 1 of each without one)."""
+    """Lines of the Ollama files matching `globs` where `pattern` matches (line 1 of each without one); Go
+    test files aside, as they consume nothing Ollama ships."""
     refs: list[LocalRef] = []
-    for path in matching_paths(files, globs):
+    for path in non_test_paths(files, globs):
         if pattern is None:
             refs.append(LocalRef(path, 1))
         else:

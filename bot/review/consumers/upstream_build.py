@@ -52,6 +52,20 @@ def package_lookups(
     return walk.lookups
 
 
+def unbuilt_commands(
+    upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
+) -> dict[str, list[tuple[int, int]]]:
+    """Per CMake file upstream's build reaches from the top, the commands (first and last line) in branches
+    Ollama's option values never take: what they look for, run or name, Ollama's build never meets."""
+    trees = _cmake_tree(upstream, paths)
+    _, defaults = _declared_options(trees)
+    walk = _UnbuiltWalk(_option_values(defaults, options))
+    for path, root in trees.items():
+        walk.path = path
+        walk.walk(root, posixpath.dirname(path), None)
+    return walk.unbuilt
+
+
 @dataclass(frozen=True)
 class UpstreamBuild:
     off_dirs: dict[str, str]
@@ -283,6 +297,24 @@ class _PackageWalk(_BuildWalk):
         if args:
             lookup = Lookup(args[0], self.path, cmakelang.line(node), "REQUIRED" in args, guard)
             self.lookups.setdefault(args[0], []).append(lookup)
+
+
+@dataclass
+class _UnbuiltWalk(_BuildWalk):
+    """The walk of `_BuildWalk` that records the lines of every command (and nested condition) under a
+    guard."""
+
+    path: str = ""  # the file being walked
+    unbuilt: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+
+    def command(self, node: Node, base: str, guard: str | None) -> None:
+        if guard is not None:
+            self.unbuilt.setdefault(self.path, []).append((cmakelang.line(node), node.end_point[0] + 1))
+
+    def condition(self, part: Node, guard: str | None, earlier_true: bool) -> tuple[str | None, bool | None]:
+        """As `_BuildWalk.condition`, recording the lines of a nested block's condition under a guard."""
+        self.command(part, "", guard)
+        return super().condition(part, guard, earlier_true)
 
 
 def _script_guard(
