@@ -5,7 +5,7 @@
 
 Reads tests/data/real-review/findings/*.json (written by tests/real/review_bumps.py) and the hand labels
 and recall list of tests/data/real-review/labels.toml; needs no mirror. Prints, per detector and severity,
-how many findings there are and how the labelled ones split into actionable, glance and noise; the noise
+how many findings there are and how the labelled ones split into actionable, latent, glance and noise; the noise
 per cause; recall over the forced changes; items per bump; the review's time. Exit 2 with one line when
 the data is inconsistent (a label naming no finding, a labelled case with an unlabelled finding).
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "real-review"
 REVIEWS = {"merged": "", "bump-only": ".bump-only"}  # review name -> findings file suffix
-LABELS = ("actionable", "glance", "noise")
+LABELS = ("actionable", "latent", "glance", "noise")
 LABELLED_SEVERITIES = ("high", "medium")
 
 
@@ -206,14 +206,16 @@ def unlabelled(data: Data) -> list[str]:
 
 
 def figures(data: Data) -> dict[str, float]:
-    """The floors' figures over both reviews: high precision, the high+medium actionable-or-glance share,
+    """The floors' figures over both reviews: high precision, the high+medium share that is not noise,
     recall over the forced changes, and how many high and medium findings are unlabelled."""
     rows = [r for review in data.reviews.values() for r in precision_rows(review, data.labels)]
     high, both = totals(rows, ("high",)), totals(rows)
     shown, total, _ = shown_recall(data.forced, data.reviews["bump-only"])
     return {
-        "high_precision": high["actionable"] / high["labelled"] if high["labelled"] else 1.0,
-        "useful_share": (both["actionable"] + both["glance"]) / both["labelled"] if both["labelled"] else 1.0,
+        "high_precision": (high["actionable"] + high["latent"]) / high["labelled"]
+        if high["labelled"]
+        else 1.0,
+        "useful_share": (both["labelled"] - both["noise"]) / both["labelled"] if both["labelled"] else 1.0,
         "recall": shown / total if total else 1.0,
         "unlabelled": len(unlabelled(data)),
     }
@@ -247,21 +249,21 @@ def report(data: Data, name: str) -> list[str]:
             else " (head: the parent with only LLAMA_CPP_VERSION bumped)"
         ),
         "",
-        "| detector | severity | findings | labelled | actionable | glance | noise |",
-        "|---|---|---|---|---|---|---|",
+        "| detector | severity | findings | labelled | actionable | latent | glance | noise |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     lines += [
         f"| {r['detector']} | {r['severity']} | {r['findings']} | {r['labelled']} | {r['actionable']} | "
-        f"{r['glance']} | {r['noise']} |"
+        f"{r['latent']} | {r['glance']} | {r['noise']} |"
         for r in rows
     ]
     for severities in (("high",), ("medium",), LABELLED_SEVERITIES):
         t = totals(rows, severities)
-        useful = t["actionable"] + t["glance"]
+        useful = t["labelled"] - t["noise"]
         lines.append(
             f"{'+'.join(severities)}: {t['findings']} findings, {t['labelled']} labelled: {t['actionable']} actionable "
-            f"({_percent(t['actionable'], t['labelled'])}), {t['glance']} glance, {t['noise']} noise; "
-            f"actionable or glance {_percent(useful, t['labelled'])}"
+            f"({_percent(t['actionable'], t['labelled'])}), {t['latent']} latent, {t['glance']} glance, {t['noise']} noise; "
+            f"actionable, latent or glance {_percent(useful, t['labelled'])}"
         )
     info = sum(r["findings"] for r in rows if r["severity"] == "info")
     lines.append(f"info: {info} findings (not labelled)")
@@ -308,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"review_precision: {line}", file=sys.stderr)
         f = figures(data)
         print(
-            f"live: high precision {f['high_precision']:.0%}, high+medium actionable or glance "
+            f"live: high precision {f['high_precision']:.0%}, high+medium not noise "
             f"{f['useful_share']:.0%}, recall {f['recall']:.0%}, {f['unlabelled']} unlabelled\n"
         )
     wrong = [] if args.live else problems(data)

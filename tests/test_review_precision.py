@@ -45,7 +45,7 @@ def test_the_rows_split_each_labelled_finding_into_exactly_one_label(data):
         rows = precision_rows(review, data.labels)
         assert sum(r["findings"] for r in rows) == sum(len(d["findings"]) for d in review.values())
         for r in rows:
-            assert r["actionable"] + r["glance"] + r["noise"] == r["labelled"] <= r["findings"]
+            assert r["actionable"] + r["latent"] + r["glance"] + r["noise"] == r["labelled"] <= r["findings"]
         high = totals(rows, ("high",))
         assert high["labelled"] == high["findings"]  # every high finding is labelled
 
