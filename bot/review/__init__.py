@@ -9,6 +9,7 @@ introduced each one and the Ollama lines that consume it.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -27,7 +28,8 @@ from bot.review.patchcontext import patch_context_drafts
 from bot.review.rules import rule_drafts
 from bot.review.ruleset import load_rules
 from bot.review.run import Run
-from bot.snapshot import GitSnapshot, Snapshot, blob_cache
+from bot.review.textbudget import TextBudget
+from bot.snapshot import BlobCache, GitSnapshot, Snapshot, blob_cache
 
 
 @dataclass
@@ -161,6 +163,7 @@ def upstream_changes(
     _find_renames(diff, lacks)
     changes = []
     skipped = []
+    budget = TextBudget()  # the texts all these changes hold at once
     for index, delta in enumerate(diff.deltas):
         missing = [
             (f.path, side) for f, side in ((delta.old_file, "old"), (delta.new_file, "new")) if lacks(f)
@@ -168,7 +171,7 @@ def upstream_changes(
         if missing:
             skipped += missing
             continue
-        change = _file_change(repo, diff[index])
+        change = _file_change(repo, diff[index], budget)
         if change is not None:
             changes.append(change)
     return changes, skipped
@@ -190,7 +193,9 @@ def _find_renames(diff: pygit2.Diff, lacks: Callable[[pygit2.DiffFile], bool]) -
         diff.find_similar()
 
 
-def _file_change(repo: pygit2.Repository, patch: pygit2.Patch | None) -> FileChange | None:
+def _file_change(
+    repo: pygit2.Repository, patch: pygit2.Patch | None, budget: TextBudget
+) -> FileChange | None:
     """One text file's change with its hunks; None for a binary file, or a mode change or exact rename
     (no content changed)."""
     if patch is None:
@@ -203,19 +208,57 @@ def _file_change(repo: pygit2.Repository, patch: pygit2.Patch | None) -> FileCha
     if not spans:
         return None
     added, deleted = delta.status == pygit2.GIT_DELTA_ADDED, delta.status == pygit2.GIT_DELTA_DELETED
-    return FileChange(
+    texts = _ChargedTexts(blob_cache(repo), budget, delta.old_file.id, delta.new_file.id, hunk_lines(hunks))
+    texts.change = FileChange(
         None if added else delta.old_file.path,
         None if deleted else delta.new_file.path,
         spans,
-        _loader(repo, delta.old_file.id),
-        _loader(repo, delta.new_file.id),
-        hunk_lines(hunks),
+        texts.old,
+        texts.new,
+        texts.hunk_lines,
     )
+    return texts.change
 
 
-def _loader(repo: pygit2.Repository, oid: pygit2.Oid) -> Callable[[], bytes | None]:
-    blobs = blob_cache(repo)  # the patch stage and the attribution read some of the same blobs
-    return lambda: blobs.read(oid)
+class _ChargedTexts:
+    """One change's two blobs, read through the repository's cache (the patch stage and the attribution
+    read some of the same), and its hunks' lines, kept as two texts (a line of code in a dict costs
+    several times its size); each load is charged to the review's text budget."""
+
+    def __init__(
+        self,
+        blobs: BlobCache,
+        budget: TextBudget,
+        old: pygit2.Oid,
+        new: pygit2.Oid,
+        lines: tuple[dict[int, str], dict[int, str]],
+    ):
+        self.blobs, self.budget, self.ids = blobs, budget, (old, new)
+        self.change: FileChange | None = None
+        self._hunks = tuple((array("L", side), "\n".join(side.values())) for side in lines)
+
+    def hunk_lines(self) -> tuple[dict[int, str], dict[int, str]]:
+        """(old line -> removed text, new line -> added text), as `changes.hunk_lines` gave them."""
+        removed, added = (
+            {} if not numbers else dict(zip(numbers, text.split("\n"))) for numbers, text in self._hunks
+        )
+        self._charge(sum(len(text) for _, text in self._hunks))
+        return removed, added
+
+    def old(self) -> bytes:
+        return self._read(self.ids[0])
+
+    def new(self) -> bytes:
+        return self._read(self.ids[1])
+
+    def _read(self, oid: pygit2.Oid) -> bytes:
+        data = self.blobs.read(oid)
+        self._charge(len(data))
+        return data
+
+    def _charge(self, size: int) -> None:
+        if self.change is not None:
+            self.budget.charge(self.change, size)
 
 
 __all__ = ["PinReview", "ReviewContext", "review", "review_pin"]
