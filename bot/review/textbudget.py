@@ -25,8 +25,8 @@ class Releasable(Protocol):
 class TextBudget:
     """The holders of texts, least recently read first, with the bytes each read."""
 
-    def __init__(self, budget: int = TEXT_BUDGET_BYTES):
-        self.budget = budget
+    def __init__(self, budget: int | None = None):
+        self.budget = TEXT_BUDGET_BYTES if budget is None else budget
         self._held: OrderedDict[int, tuple[Releasable, int]] = OrderedDict()
         self._size = 0
 
