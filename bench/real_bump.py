@@ -25,11 +25,18 @@ from pathlib import Path
 
 import pygit2
 
+from tests.real.extract import VERSION_FILE
+
 BUMPS = (  # (Ollama commit, old ref, new ref): bumps whose blobs the llama.cpp mirror here holds
     ("c82ebbd5b", "b10091", "b10242"),
     ("cc6267665", "b9888", "b10069"),
     ("1fd1ccf7a", "b10069", "b10091"),
 )
+# A maintainer catching up after months: the Ollama commit that pins the old ref, and the newest ref whose
+# blobs, and those of every commit before it, the llama.cpp mirror here holds (852 upstream commits, 1,542
+# changed files), reviewed with only the version file changed.
+LONG_JUMP = ("630882621", "b9452", "b10304")
+LONG_JUMP_BEFORE = (9.8, 569)  # its warm check's seconds and peak RSS (MB) before the review's text budget
 WARM_RUNS = 3
 SERVICE_DEADLINE = 300.0  # seconds the service bench waits for the checklist before it gives up
 
@@ -122,6 +129,43 @@ def _breakdown(check_args: list[str], env: dict[str, str]) -> str:
         f"the rest {rest:.2f} s; tree-sitter parsing (in the two stages) {spent['parsing']:.2f} s over "
         f"{spent['parses']} texts"
     )
+
+
+def _long_jump(ollama: Path, llama: Path, resolver, commit: str, old: str, new: str) -> None:
+    """The cold and one warm `check` of a jump far longer than a usual bump: its wall time and peak RSS."""
+    with tempfile.TemporaryDirectory(prefix="bench-real-jump-") as tmp:
+        root = Path(tmp)
+        _served_upstream(llama, resolver, (old, new), root)
+        base, head = _version_bump(ollama, commit, new.encode() + b"\n", root / "ollama.git")
+        env = {
+            **os.environ,
+            "LLAMA_BOT_DATA_DIR": str(root / "data"),
+            "LLAMA_BOT_URL_INSTEADOF": f"{root}/src/=https://github.com/",
+        }
+        check = [sys.executable, "-m", "bot", "check", "--repo", str(root / "ollama.git"), "--base", base]
+        check += ["--head", head, "--format", "json", "--quiet"]
+        cold, warm = _timed(check, env), _timed(check, env)
+    print(f"long jump {old} -> {new} (Ollama {commit}, only {VERSION_FILE} changed):")
+    print(
+        f"  cold check: {cold[0]:.1f} s, {cold[1]:.0f} MB peak RSS;  warm check: {warm[0]:.1f} s, "
+        f"{warm[1]:.0f} MB  (before the text budget: {LONG_JUMP_BEFORE[0]} s, {LONG_JUMP_BEFORE[1]} MB; "
+        "aim < 10 s, < 300 MB)"
+    )
+
+
+def _version_bump(ollama: Path, commit: str, version: bytes, where: Path) -> tuple[str, str]:
+    """A bare repository borrowing Ollama's objects: `commit` and a child of it that changes only the version
+    file to `version`, as a bump pull request's first push; (base sha, head sha)."""
+    repo = pygit2.init_repository(str(where), bare=True)
+    (where / "objects" / "info" / "alternates").write_text(str((ollama / "objects").resolve()) + "\n")
+    repo = pygit2.Repository(str(where))
+    parent = repo.revparse_single(commit).peel(pygit2.Commit)
+    tree = repo.TreeBuilder(parent.tree)
+    tree.insert(VERSION_FILE, repo.create_blob(version), pygit2.GIT_FILEMODE_BLOB)
+    head = repo.create_commit(
+        "refs/heads/bump", parent.author, parent.committer, "bump", tree.write(), [parent.id]
+    )
+    return str(parent.id), str(head)
 
 
 def _pull_repository(ollama: Path, commit: str, where: Path) -> tuple[pygit2.Repository, str, str]:
@@ -255,6 +299,7 @@ def main() -> int:
     resolver = RefResolver(llama)
     for commit, old, new in BUMPS:
         _bump(ollama, llama, resolver, commit, old, new)
+    _long_jump(ollama, llama, resolver, *LONG_JUMP)
     asyncio.run(_service_cold(ollama, llama, resolver, *BUMPS[0]))
     return 0
 

@@ -9,6 +9,7 @@ introduced each one and the Ollama lines that consume it.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
@@ -29,7 +30,8 @@ from bot.review.rules import rule_drafts
 from bot.review.ruleset import load_rules
 from bot.review.run import Run
 from bot.review.source import glob_match
-from bot.snapshot import GitSnapshot, Snapshot, blob_cache
+from bot.review.textbudget import TextBudget
+from bot.snapshot import BlobCache, GitSnapshot, Snapshot, blob_cache
 
 
 @dataclass
@@ -168,6 +170,9 @@ def _unreadable(ctx: ReviewContext) -> list[Finding]:
     ]
 
 
+# A diff whose hunk lines pass this many characters (a long jump) is not stored: loaded back whole, it would
+# hold what the text budget keeps out of memory.
+STORED_DIFF_BYTES = 8 << 20
 DIFF = facts.Extractor("upstream-diff", 1, ("review/__init__.py", "review/changes.py"))
 
 
@@ -180,23 +185,27 @@ def upstream_changes(
     key = (str(old.id), str(new.id))
     found, stored = facts.get(DIFF, key)
     if found and not any(_lacks_id(repo.odb, mode, oid) for d in stored for mode, oid in d[3]):
-        return [_stored_change(repo, d) for d in stored], []
+        budget = TextBudget()
+        return [_stored_change(repo, budget, d) for d in stored], []
     changes, skipped, deltas = _diffed(repo, old, new)
-    if not skipped:
+    if not skipped and deltas is not None:
         facts.put(DIFF, key, deltas)
     return changes, skipped
 
 
 def _diffed(
     repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree
-) -> tuple[list[FileChange], list[tuple[str, str]], list[tuple]]:
-    """`upstream_changes` computed, with every changed file's delta as plain data (`_stored_change`)."""
+) -> tuple[list[FileChange], list[tuple[str, str]], list[tuple] | None]:
+    """`upstream_changes` computed, with every changed file's delta as plain data (`_stored_change`), or
+    None past STORED_DIFF_BYTES."""
     diff = old.diff_to_tree(new, context_lines=0)
     lacks = partial(_lacks, repo.odb)
     _find_renames(diff, lacks)
     changes = []
     skipped = []
-    deltas = []
+    deltas: list[tuple] | None = []  # None once past STORED_DIFF_BYTES: a long jump's diff is not stored
+    stored_bytes = 0
+    budget = TextBudget()  # the texts all these changes hold at once
     for index, delta in enumerate(diff.deltas):
         missing = [
             (f.path, side) for f, side in ((delta.old_file, "old"), (delta.new_file, "new")) if lacks(f)
@@ -204,11 +213,16 @@ def _diffed(
         if missing:
             skipped += missing
             continue
-        found = _file_change(repo, diff[index])
+        found = _file_change(repo, diff[index], budget)
         if found is not None:
             change, plain = found
             changes.append(change)
-            deltas.append(plain)
+            if deltas is not None:
+                stored_bytes += sum(len(t) for side in plain[4:] for _, t in side)
+                if stored_bytes <= STORED_DIFF_BYTES:
+                    deltas.append(plain)
+                else:
+                    deltas = None
     return changes, skipped, deltas
 
 
@@ -216,18 +230,13 @@ def _lacks_id(odb: pygit2.Odb, mode: int, oid: str) -> bool:
     return mode not in (0, pygit2.GIT_FILEMODE_COMMIT) and not odb.exists(oid)
 
 
-def _stored_change(repo: pygit2.Repository, plain: tuple) -> FileChange:
+def _stored_change(repo: pygit2.Repository, budget: TextBudget, plain: tuple) -> FileChange:
     """A FileChange from its delta as the facts store keeps it."""
     old_path, new_path, spans, sides, removed, added = plain
     (_, old_id), (_, new_id) = sides
-    return FileChange(
-        old_path,
-        new_path,
-        [Span(*s) for s in spans],
-        _loader(repo, pygit2.Oid(hex=old_id)),
-        _loader(repo, pygit2.Oid(hex=new_id)),
-        (dict(removed), dict(added)),
-        (old_id, new_id),
+    oids = (pygit2.Oid(hex=old_id), pygit2.Oid(hex=new_id))
+    return _charged_change(
+        repo, budget, (old_path, new_path), [Span(*s) for s in spans], oids, (dict(removed), dict(added))
     )
 
 
@@ -247,7 +256,9 @@ def _find_renames(diff: pygit2.Diff, lacks: Callable[[pygit2.DiffFile], bool]) -
         diff.find_similar()
 
 
-def _file_change(repo: pygit2.Repository, patch: pygit2.Patch | None) -> tuple[FileChange, tuple] | None:
+def _file_change(
+    repo: pygit2.Repository, patch: pygit2.Patch | None, budget: TextBudget
+) -> tuple[FileChange, tuple] | None:
     """One text file's change with its hunks, and its delta as plain data; None for a binary file, or a mode
     change or exact rename (no content changed)."""
     if patch is None:
@@ -264,14 +275,8 @@ def _file_change(repo: pygit2.Repository, patch: pygit2.Patch | None) -> tuple[F
     new_path = None if deleted else delta.new_file.path
     lines = hunk_lines(hunks)
     ids = (str(delta.old_file.id), str(delta.new_file.id))
-    change = FileChange(
-        old_path,
-        new_path,
-        spans,
-        _loader(repo, delta.old_file.id),
-        _loader(repo, delta.new_file.id),
-        lines,
-        ids,
+    change = _charged_change(
+        repo, budget, (old_path, new_path), spans, (delta.old_file.id, delta.new_file.id), lines
     )
     sides = ((int(delta.old_file.mode), ids[0]), (int(delta.new_file.mode), ids[1]))
     plain = (
@@ -285,9 +290,61 @@ def _file_change(repo: pygit2.Repository, patch: pygit2.Patch | None) -> tuple[F
     return change, plain
 
 
-def _loader(repo: pygit2.Repository, oid: pygit2.Oid) -> Callable[[], bytes | None]:
-    blobs = blob_cache(repo)  # the patch stage and the attribution read some of the same blobs
-    return lambda: blobs.read(oid)
+def _charged_change(
+    repo: pygit2.Repository,
+    budget: TextBudget,
+    paths: tuple[str | None, str | None],
+    spans: list[Span],
+    oids: tuple[pygit2.Oid, pygit2.Oid],
+    lines: tuple[dict[int, str], dict[int, str]],
+) -> FileChange:
+    """A FileChange whose texts and hunk lines are charged to the review's text budget."""
+    texts = _ChargedTexts(blob_cache(repo), budget, oids[0], oids[1], lines)
+    texts.change = FileChange(
+        paths[0], paths[1], spans, texts.old, texts.new, texts.hunk_lines, (str(oids[0]), str(oids[1]))
+    )
+    return texts.change
+
+
+class _ChargedTexts:
+    """One change's two blobs, read through the repository's cache (the patch stage and the attribution
+    read some of the same), and its hunks' lines, kept as two texts (a line of code in a dict costs
+    several times its size); each load is charged to the review's text budget."""
+
+    def __init__(
+        self,
+        blobs: BlobCache,
+        budget: TextBudget,
+        old: pygit2.Oid,
+        new: pygit2.Oid,
+        lines: tuple[dict[int, str], dict[int, str]],
+    ):
+        self.blobs, self.budget, self.ids = blobs, budget, (old, new)
+        self.change: FileChange | None = None
+        self._hunks = tuple((array("L", side), "\n".join(side.values())) for side in lines)
+
+    def hunk_lines(self) -> tuple[dict[int, str], dict[int, str]]:
+        """(old line -> removed text, new line -> added text), as `changes.hunk_lines` gave them."""
+        removed, added = (
+            {} if not numbers else dict(zip(numbers, text.split("\n"))) for numbers, text in self._hunks
+        )
+        self._charge(sum(len(text) for _, text in self._hunks))
+        return removed, added
+
+    def old(self) -> bytes:
+        return self._read(self.ids[0])
+
+    def new(self) -> bytes:
+        return self._read(self.ids[1])
+
+    def _read(self, oid: pygit2.Oid) -> bytes:
+        data = self.blobs.read(oid)
+        self._charge(len(data))
+        return data
+
+    def _charge(self, size: int) -> None:
+        if self.change is not None:
+            self.budget.charge(self.change, size)
 
 
 __all__ = ["PinReview", "ReviewContext", "review", "review_pin"]

@@ -93,7 +93,7 @@ class FileChange:
         spans: list[Span],
         load_old: Callable[[], bytes | None],
         load_new: Callable[[], bytes | None],
-        hunk_lines: tuple[dict[int, str], dict[int, str]],
+        load_hunk_lines: Callable[[], tuple[dict[int, str], dict[int, str]]],
         blob_ids: tuple[str, str] | None = None,
     ):
         self.old_path = old_path
@@ -104,11 +104,21 @@ class FileChange:
         self._regions: dict[str, dict[Span, list[tuple[int, str]]]] = {}
         self._span_texts: dict[Span, tuple[str, str]] = {}
         # (old line -> removed text, new line -> added text) as the diff gave them: the hunks alone need
-        # neither whole text, which most files are never read for
-        self._hunk_lines = hunk_lines
+        # neither whole text, which most files are never read for (loaded on first use, and again after
+        # `release`)
+        self._load_hunk_lines = load_hunk_lines
+        self._hunk_lines: tuple[dict[int, str], dict[int, str]] | None = None
         self._sides: dict[str, list[list[tuple[int, str]]]] = {}
         # (old, new) git blob ids: the facts store's key for what is read out of the texts (None: the texts')
         self._blob_ids = blob_ids
+
+    def release(self) -> None:
+        """Drop the texts, the hunks' lines and all that was derived from them; kept are the spans and the
+        facts already read (`significant`). Whatever is asked again is loaded again."""
+        for name in _DERIVED:
+            self.__dict__.pop(name, None)
+        self._hunk_lines = None
+        self._sides, self._regions, self._span_texts = {}, {}, {}
 
     @classmethod
     def from_texts(
@@ -121,13 +131,14 @@ class FileChange:
         patch = pygit2.Patch.create_from(old_data, new_data, context_lines=0)
         hunks = patch.hunks
         spans = [Span(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in hunks]
+        lines = hunk_lines(hunks)
         return cls(
             None if old is None else path,
             new_path,
             spans,
             lambda: None if old is None else old.encode(),
             lambda: None if new is None else new.encode(),
-            hunk_lines(hunks),
+            lambda: lines,
         )
 
     @property
@@ -180,20 +191,26 @@ class FileChange:
 
     def removed_line(self, n: int) -> str:
         """Old line `n` as written, when a hunk removes it (from the diff) or otherwise (from the text)."""
-        if n in self._hunk_lines[0]:
-            return self._hunk_lines[0][n]
+        if n in self._lines[0]:
+            return self._lines[0][n]
         return self.old_lines[n - 1]
 
     def added_line(self, n: int) -> str:
         """New line `n` as written, when a hunk adds it (from the diff) or otherwise (from the text)."""
-        if n in self._hunk_lines[1]:
-            return self._hunk_lines[1][n]
+        if n in self._lines[1]:
+            return self._lines[1][n]
         return self.new_lines[n - 1]
+
+    @property
+    def _lines(self) -> tuple[dict[int, str], dict[int, str]]:
+        if self._hunk_lines is None:
+            self._hunk_lines = self._load_hunk_lines()
+        return self._hunk_lines
 
     def _side_lines(self, side: str) -> list[list[tuple[int, str]]]:
         """(line, text as written) of each hunk's removed ("-") or added ("+") lines."""
         if side not in self._sides:
-            lines = self._hunk_lines[0 if side == "-" else 1]
+            lines = self._lines[0 if side == "-" else 1]
             self._sides[side] = [
                 [(n, lines[n]) for n in (s.old_lines if side == "-" else s.new_lines) if n in lines]
                 for s in self.spans
@@ -291,3 +308,19 @@ class FileChange:
             else:
                 break
         return max(old_line + delta, 1)
+
+
+# What `release` drops: the texts and what is derived from them or from the hunks' lines
+_DERIVED = (
+    "removed_raw",
+    "added_raw",
+    "changed_raw",
+    "old_text",
+    "new_text",
+    "old_lines",
+    "new_lines",
+    "old_code",
+    "new_code",
+    "old_code_lines",
+    "new_code_lines",
+)
