@@ -29,14 +29,6 @@ class Step:
     text: str
 
 
-def project_word(pin: Pin) -> re.Pattern[str]:
-    """The pin's project as a word of its own in a preset, target or variable name (`mlx` of `mlx-c`)."""
-    word = re.match(r"[A-Za-z0-9]+", pin.name)
-    return re.compile(
-        rf"(?<![A-Za-z0-9]){re.escape(word[0] if word else pin.name)}(?![A-Za-z0-9])", re.IGNORECASE
-    )
-
-
 def _names(preset: presets.BuildPreset) -> Iterable[str]:
     yield preset.name
     yield from preset.targets
@@ -47,7 +39,7 @@ def _names(preset: presets.BuildPreset) -> Iterable[str]:
 
 def pin_presets(snapshot: Snapshot, pin: Pin) -> list[presets.BuildPreset]:
     """The build presets of the pin's build: the top-level presets file's, else every file's."""
-    word = project_word(pin)
+    word = presets.project_word(pin)
     by_file = [
         _naming(presets.build_presets(snapshot, path), word) for path in presets.preset_files(snapshot)
     ]
@@ -265,7 +257,7 @@ def _regenerate(snapshot: Snapshot, copies: list[_Copies], build_dir: str) -> st
 def derived_steps(snapshot: Snapshot, pin: Pin, config: Config) -> list[Step]:
     """The pin's "Before merging" steps, read from the tree: its presets, the list values no preset builds,
     and the vendored copies and bindings of the pin and of the pins that compile against it."""
-    word = project_word(pin)
+    word = presets.project_word(pin)
     chosen = pin_presets(snapshot, pin)
     consuming = {c.pin for c in pin.consumers if c.pin}
     related = [pin, *(p for p in config.pins if p.name in consuming)]

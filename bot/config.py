@@ -13,9 +13,9 @@ from pathlib import Path
 from bot import buildpatches
 from bot.buildpatches import glob_matches, is_glob
 from bot.commands import PREFIX_SHAPE
-from bot.jobs import KEEP_SECONDS
 from bot.model import AnalysisError
 from bot.snapshot import Snapshot
+from bot.times import KEEP_SECONDS
 
 CONFIG_PATH = ".github/llama-bot.toml"
 DEFAULTS_PATH = Path(__file__).with_name("defaults.toml")

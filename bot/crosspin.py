@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from bot import buildpatches, gobindings, patchwiring
 from bot.config import Config, Consumer, Pin, Vendored, read_version
-from bot.engine import NoFit, Tree, apply_exact
+from bot.engine.tree import NoFit, Tree, apply_exact
 from bot.history import History
 from bot.model import AnalysisError, Commit, Finding
 from bot.patchfile import PatchError, parse

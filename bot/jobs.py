@@ -20,7 +20,6 @@ from typing import Any, Protocol
 from bot.approval import HeadSeen
 
 STATUSES = ("queued", "running", "done", "failed", "superseded")
-KEEP_SECONDS = 30 * 86400  # finished jobs, seen delivery ids and replaced PR heads are forgotten after this
 HEADS_READ = 200  # a pull request's latest recorded heads that `JobQueue.heads` returns
 
 # A PR head recorded as seen, unless it is the last one recorded for that PR (SQLite's and PostgreSQL's

@@ -32,7 +32,6 @@ from bot.jobs import (
     FORGET_HEADS,
     HEADS,
     HEADS_READ,
-    KEEP_SECONDS,
     SAW_HEAD,
     STATUSES,
     Job,
@@ -40,6 +39,7 @@ from bot.jobs import (
     head_rows,
     job_from_row,
 )
+from bot.times import KEEP_SECONDS
 
 log = logging.getLogger("bot.pgstore")
 Db = psycopg.AsyncConnection[Any]  # rows as dicts

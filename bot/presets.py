@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 from dataclasses import dataclass, field
 
+from bot.config import Pin
 from bot.snapshot import Snapshot
 
 MAX_BYTES = 1 << 20
@@ -42,6 +44,14 @@ class BuildPreset:
     @property
     def source_dir(self) -> str:
         return posixpath.dirname(self.file)
+
+
+def project_word(pin: Pin) -> re.Pattern[str]:
+    """The pin's project as a word of its own in a preset, target or variable name (`mlx` of `mlx-c`)."""
+    word = re.match(r"[A-Za-z0-9]+", pin.name)
+    return re.compile(
+        rf"(?<![A-Za-z0-9]){re.escape(word[0] if word else pin.name)}(?![A-Za-z0-9])", re.IGNORECASE
+    )
 
 
 def preset_files(snapshot: Snapshot) -> list[str]:

@@ -26,7 +26,6 @@ from bot.jobs import (
     FORGET_HEADS,
     HEADS,
     HEADS_READ,
-    KEEP_SECONDS,
     SAW_HEAD,
     STATUSES,
     Job,
@@ -34,6 +33,7 @@ from bot.jobs import (
     head_rows,
     job_from_row,
 )
+from bot.times import KEEP_SECONDS
 
 log = logging.getLogger("bot.jobs")  # the job store's logger, as the service's logs name it
 

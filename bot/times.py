@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
+KEEP_SECONDS = 30 * 86400  # finished jobs, seen delivery ids and replaced PR heads are forgotten after this
+
 
 def human(moment: dt.datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")

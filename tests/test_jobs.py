@@ -9,8 +9,9 @@ import threading
 import pytest
 
 from bot.approval import HeadSeen
-from bot.jobs import KEEP_SECONDS, JobRequest
+from bot.jobs import JobRequest
 from bot.sqlitejobs import SqliteJobQueue, StoreInUse, read_jobs
+from bot.times import KEEP_SECONDS
 
 
 class Clock:

@@ -9,7 +9,7 @@ from dataclasses import replace
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, TypeVar
 
-from bot import buildsteps
+from bot import presets
 from bot.model import LocalRef
 from bot.review import (
     api,
@@ -233,7 +233,7 @@ class Run:
         old_texts, new_texts = self.cmake_texts
         build_files = [p for p in self.local if glob_match(p, cmake.MLX_OPTIONS.setters)]
         ollama = mlxbuild.ollama_build(
-            self.ctx.ollama, self.local, buildsteps.project_word(self.ctx.pin), build_files
+            self.ctx.ollama, self.local, presets.project_word(self.ctx.pin), build_files
         )
         return ollama, mlxbuild.Upstream.of(old_texts, new_texts, ollama)
 
