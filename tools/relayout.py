@@ -120,24 +120,30 @@ def git(*args: str) -> str:
     return subprocess.run(["git", *args], check=True, capture_output=True, text=True).stdout
 
 
+def _place(old: str, new: str) -> bool:
+    """Whether the module is still to move; refuses one at both places or at neither."""
+    src, dst = path_of(old), path_of(new)
+    if src.exists() and dst.exists():
+        raise Refused(f"{old} is at both {src} and {dst}")
+    if not src.exists() and not dst.exists():
+        raise Refused(f"{old} is missing: neither {src} nor {dst} exists")
+    return src.exists()
+
+
+def _unknown_flat() -> list[str]:
+    moved_flat = {old.split(".")[1] for old in MOVES if old.count(".") == 1}
+    return sorted(p.name for p in Path("bot").glob("*.py") if p.stem not in KEEP | moved_flat)
+
+
 def check_state() -> list[tuple[Path, Path]]:
     """The moves still to make; refuses a missing, doubled or unknown module."""
-    todo = []
-    for old, new in MOVES.items():
-        src, dst = path_of(old), path_of(new)
-        if src.exists() and dst.exists():
-            raise Refused(f"{old} is at both {src} and {dst}")
-        if not src.exists() and not dst.exists():
-            raise Refused(f"{old} is missing: neither {src} nor {dst} exists")
-        if src.exists():
-            todo.append((src, dst))
-    moved_flat = {old.split(".")[1] for old in MOVES if old.count(".") == 1}
-    unknown = sorted(p.name for p in Path("bot").glob("*.py") if p.stem not in KEEP | moved_flat)
+    todo = [(path_of(old), path_of(new)) for old, new in MOVES.items() if _place(old, new)]
+    unknown = _unknown_flat()
     if unknown:
         raise Refused(f"unknown flat module(s) under bot/: {', '.join(unknown)}; add them to MOVES or KEEP")
-    for old, new in DIRS.items():
-        if Path(old).exists() and Path(new).exists():
-            raise Refused(f"{old} and {new} both exist")
+    doubled = [f"{old} and {new}" for old, new in DIRS.items() if Path(old).exists() and Path(new).exists()]
+    if doubled:
+        raise Refused(f"{doubled[0]} both exist")
     return todo
 
 
