@@ -99,7 +99,7 @@ def _bump(ollama: Path, llama: Path, resolver, commit: str, old: str, new: str) 
 def _first_analysis(check: list[str], env: dict[str, str], data: Path) -> tuple[float, float]:
     """A check whose upstream mirror is there but whose facts store is empty: the first analysis of these
     refs (the store filled again afterwards, as it was)."""
-    from bot.facts import FACTS_DIR
+    from bot.cache.facts import FACTS_DIR
 
     store, aside = data / FACTS_DIR, data / f"{FACTS_DIR}.aside"
     store.rename(aside)

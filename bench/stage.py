@@ -8,12 +8,12 @@ import sys
 import time
 from pathlib import Path
 
-from bot import facts
+from bot.cache import facts
+from bot.cache.facts import FactStore
 from bot.config import parse_config
 from bot.engine import analyse
-from bot.facts import FactStore
-from bot.snapshot import MemorySnapshot
-from bot.upstream import Upstream
+from bot.repos.snapshot import MemorySnapshot
+from bot.repos.upstream import Upstream
 
 
 def patches(root: Path) -> dict:
@@ -43,11 +43,11 @@ def patches(root: Path) -> dict:
 
 def review(root: Path, facts_dir: Path | None = None) -> dict:
     from bench.synthetic import ollama_consumers
-    from bot.history import History
-    from bot.patchfile import parse
+    from bot.patches.patchfile import parse
+    from bot.repos.history import History
+    from bot.repos.snapshot import GitSnapshot
     from bot.review import ReviewContext
     from bot.review import review as run_review
-    from bot.snapshot import GitSnapshot
 
     files = {
         str(p.relative_to(root / "patches")): p.read_bytes() for p in (root / "patches").rglob("*.patch")

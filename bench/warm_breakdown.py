@@ -4,7 +4,7 @@ around its stages, printed as one JSON object on stderr's last line.
     python -m bench.warm_breakdown check --repo ... --format json --quiet
 
 The patch stage is `bot.engine.pins.check_pin`, the review `bot.review.review_pin`, and tree-sitter's share of
-them every parse `bot.syntax.root` does (each text is parsed once however many detectors ask).
+them every parse `bot.lang.syntax.root` does (each text is parsed once however many detectors ask).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from collections.abc import Callable
 
 import bot.cli
 import bot.engine.pins
+import bot.lang.syntax
 import bot.review
-import bot.syntax
 
 IMPORTED = time.perf_counter()
 spent = {"patches": 0.0, "review": 0.0, "parsing": 0.0, "parses": 0}
@@ -43,8 +43,8 @@ def _timed(key: str, call: Callable) -> Callable:
 def main() -> int:
     bot.engine.pins.check_pin = _timed("patches", bot.engine.pins.check_pin)
     bot.review.review_pin = _timed("review", bot.review.review_pin)
-    parse = bot.syntax.root.__wrapped__  # the parse behind the cache: hits cost nothing
-    bot.syntax.root = functools.lru_cache(maxsize=16)(_timed("parsing", parse))
+    parse = bot.lang.syntax.root.__wrapped__  # the parse behind the cache: hits cost nothing
+    bot.lang.syntax.root = functools.lru_cache(maxsize=16)(_timed("parsing", parse))
     sys.argv = ["llama-bot", *sys.argv[1:]]
     try:
         code = bot.cli.main()

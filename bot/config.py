@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from bot import buildpatches
-from bot.buildpatches import glob_matches, is_glob
 from bot.commands import PREFIX_SHAPE
 from bot.model import AnalysisError
-from bot.snapshot import Snapshot
+from bot.repos import buildpatches
+from bot.repos.buildpatches import glob_matches, is_glob
+from bot.repos.snapshot import Snapshot
 from bot.times import KEEP_SECONDS
 
 CONFIG_PATH = ".github/llama-bot.toml"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from gidgethub import routing, sansio
 
-from bot.jobs import JobRequest
+from bot.stores.jobs import JobRequest
 from handlers import check_runs, comments, pull_requests, workflow_runs
 
 router = routing.Router(pull_requests.router, comments.router, check_runs.router, workflow_runs.router)

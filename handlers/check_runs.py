@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from gidgethub import routing, sansio
 
-from bot.jobs import JobRequest, pull_key
-from bot.validation import platform_of_check
+from bot.decisions.validation import platform_of_check
+from bot.stores.jobs import JobRequest, pull_key
 from handlers.payload import repository_payload
 
 router = routing.Router()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from gidgethub import routing, sansio
 
 from bot.commands import looks_like_command
-from bot.jobs import JobRequest, pull_key
+from bot.stores.jobs import JobRequest, pull_key
 from handlers.payload import repository_payload
 
 router = routing.Router()
@@ -43,7 +43,7 @@ def command_request(data: dict) -> JobRequest | None:
             "comment_url": comment.get("html_url"),
             "body": comment["body"],
             "author": comment["user"]["login"],
-            # the commands act only on the head the author saw then (`bot.approval`)
+            # the commands act only on the head the author saw then (`bot.decisions.approval`)
             "comment_created_at": comment.get("created_at"),
         },
     )

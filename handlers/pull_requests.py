@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from gidgethub import routing, sansio
 
-from bot.jobs import JobRequest, pull_key
+from bot.stores.jobs import JobRequest, pull_key
 from handlers.payload import repository_payload
 
 router = routing.Router()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from gidgethub import routing, sansio
 
-from bot.jobs import JobRequest
+from bot.stores.jobs import JobRequest
 from handlers.payload import repository_payload
 
 router = routing.Router()

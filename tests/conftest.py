@@ -15,11 +15,11 @@ import pygit2
 import pytest
 from aiohttp.test_utils import TestServer
 
-from bot.app import QUEUE, create_app
-from bot.jobs import JobQueue
+from bot.gh.retries import RetryPolicy
 from bot.model import Report
-from bot.retries import RetryPolicy
-from bot.settings import Settings
+from bot.service.app import QUEUE, create_app
+from bot.service.settings import Settings
+from bot.stores.jobs import JobQueue
 from bot.worker.runner import JobBackoff
 from tests.fakegithub import FakeGitHub, commit, fake_github, payload, sign  # noqa: F401  (fixture)
 from tests.gitutil import make_patch, upstream_pair

@@ -8,16 +8,16 @@ import datetime as dt
 import time
 from dataclasses import dataclass, field
 
-from bot.approval import HeadSeen
 from bot.config import Config, Pin, parse_config
+from bot.decisions.approval import HeadSeen
 from bot.gh.gitdata import BranchMoved
+from bot.gh.progress import JobProgress
 from bot.gh.pullref import PullRef
-from bot.jobs import Job
 from bot.model import Report
-from bot.snapshot import MemorySnapshot
-from bot.validationstore import ValidationStore
+from bot.repos.snapshot import MemorySnapshot
+from bot.stores.jobs import Job
+from bot.stores.validationstore import ValidationStore
 from bot.worker.context import JobContext, Shared
-from bot.worker.progress import JobProgress
 
 PUSHED_AT = "2026-01-01T00:00:00Z"  # the head repository's last push: before `COMMENTED_AT`
 COMMENTED_AT = "2026-01-02T00:00:00Z"  # when a command job's comment was written

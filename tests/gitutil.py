@@ -10,8 +10,8 @@ import pygit2
 from bot.config import parse_config
 from bot.engine import analyse
 from bot.model import Report
-from bot.snapshot import MemorySnapshot
-from bot.upstream import Upstream
+from bot.repos.snapshot import MemorySnapshot
+from bot.repos.upstream import Upstream
 from tests.fixtures import RepoBuilder
 
 

@@ -16,8 +16,8 @@ from bot.config import parse_config
 from bot.engine import analyse
 from bot.model import Report
 from bot.render.checklist import render_markdown
-from bot.snapshot import MemorySnapshot
-from bot.upstream import Upstream
+from bot.repos.snapshot import MemorySnapshot
+from bot.repos.upstream import Upstream
 from tests.fixtures import RepoBuilder
 
 DATA = Path(__file__).resolve().parent / "data" / "mlx-real"

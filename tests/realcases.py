@@ -20,9 +20,9 @@ from pathlib import Path
 from bot.config import parse_config
 from bot.engine import analyse, patch_order
 from bot.model import PatchResult, PinReport
-from bot.patchfile import parse
-from bot.snapshot import MemorySnapshot
-from bot.upstream import Upstream
+from bot.patches.patchfile import parse
+from bot.repos.snapshot import MemorySnapshot
+from bot.repos.upstream import Upstream
 from tests.fixtures import RepoBuilder
 
 REAL_DATA = Path(__file__).resolve().parent / "data" / "real"

@@ -37,7 +37,7 @@ import pygit2
 
 from bot.render.banners import results_of
 from bot.render.env import MARKER, RUNNING
-from bot.sqlitejobs import DB_NAME
+from bot.stores.sqlitejobs import DB_NAME
 from tests.conftest import HOOK_PATCH, NAME, NEW_SOURCE, OLD_SOURCE, OWNER, PATCH_PATH, SECRET, UPSTREAM_URL
 from tests.fakegithub import FakeGitHub, commit, payload, sign
 from tests.gitutil import upstream_pair

@@ -6,8 +6,8 @@ import pygit2
 import pytest
 from gidgethub import GitHubBroken, RateLimitExceeded
 
-from bot.github import GitHubApp
-from bot.retries import RetryPolicy, retry_delay
+from bot.gh.github import GitHubApp
+from bot.gh.retries import RetryPolicy, retry_delay
 from tests import fakegithub
 from tests.fakegithub import commit
 

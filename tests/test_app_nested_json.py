@@ -2,7 +2,7 @@
 
 import json
 
-from bot.app import MAX_BODY
+from bot.service.app import MAX_BODY
 
 
 async def metric(bot, sample: str) -> float:

@@ -7,8 +7,8 @@ import logging
 import sys
 from dataclasses import replace
 
-from bot.logs import REDACTED, JsonFormatter, configure_logging
-from bot.settings import Settings
+from bot.service.logs import REDACTED, JsonFormatter, configure_logging
+from bot.service.settings import Settings
 from tests.conftest import SECRET, Bot, bot_settings
 from tests.fakegithub import _default_key, commit
 

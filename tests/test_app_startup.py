@@ -12,7 +12,7 @@ from asyncio.subprocess import PIPE
 
 import pytest
 
-from bot.settings import Settings, SettingsError
+from bot.service.settings import Settings, SettingsError
 from tests.conftest import ROOT, SECRET, UPSTREAM_URL
 from tests.fakegithub import _default_key, sign
 

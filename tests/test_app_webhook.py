@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from bot.app import MAX_BODY, signature_valid
-from bot.logs import JsonFormatter, configure_logging
-from bot.settings import Settings, SettingsError
+from bot.service.app import MAX_BODY, signature_valid
+from bot.service.logs import JsonFormatter, configure_logging
+from bot.service.settings import Settings, SettingsError
 from tests.conftest import SECRET
 from tests.fakegithub import _default_key, payload, sign
 
@@ -193,7 +193,7 @@ def test_settings_refuse_a_private_key_that_is_not_one(key):
 
 
 def test_serve_refuses_to_start_without_the_webhook_secret(monkeypatch, capsys):
-    from bot.app import serve
+    from bot.service.app import serve
 
     for name in ENV:
         monkeypatch.delenv(name, raising=False)

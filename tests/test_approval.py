@@ -1,8 +1,17 @@
-"""Which commit a command may act on, and who may re-run a validation: `bot.approval`'s pure decisions."""
+"""Which commit a command may act on, and who may re-run a validation: `bot.decisions.approval`'s pure decisions."""
 
 import pytest
 
-from bot.approval import Approval, CommentTime, HeadSeen, approve, epoch, head_when, rerun_refusal, stints
+from bot.decisions.approval import (
+    Approval,
+    CommentTime,
+    HeadSeen,
+    approve,
+    epoch,
+    head_when,
+    rerun_refusal,
+    stints,
+)
 
 A, B, C = "a" * 40, "b" * 40, "c" * 40
 T = epoch("2026-03-01T12:00:00Z")

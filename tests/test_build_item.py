@@ -4,10 +4,10 @@ did; and the pure decision of which `auto` platforms a head's report makes due."
 import re
 
 from bot.config import Platform
+from bot.decisions.validation import AutoValidation, auto_due, auto_refusal
 from bot.model import BuildChange, Commit, PatchResult, PinReport, Report
 from bot.render.checklist import build_checklist, render_comment
 from bot.render.items import ticked_ids
-from bot.validation import AutoValidation, auto_due, auto_refusal
 
 UPSTREAM = "https://github.com/ggml-org/llama.cpp"
 SHA = "1a2b3c4d5e" + "f" * 30

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 
-from bot import buildsteps, gobindings, presets
+from bot.build import presets
 from bot.config import parse_config
 from bot.engine import analyse
+from bot.ollama import buildsteps, gobindings
 from bot.render.steps import merge_steps
-from bot.snapshot import MemorySnapshot
-from bot.upstream import Upstream
+from bot.repos.snapshot import MemorySnapshot
+from bot.repos.upstream import Upstream
 from tests.fixtures import RepoBuilder
 from tests.mlxcases import MlxCase, mlx_case
 

@@ -5,11 +5,11 @@ import os
 import pygit2
 import pytest
 
-from bot.buildpatches import build_patches, patch_stack
 from bot.config import parse_config
 from bot.model import PatchResult, PinReport, Report
 from bot.render.checklist import build_checklist
-from bot.snapshot import GitSnapshot, MemorySnapshot
+from bot.repos.buildpatches import build_patches, patch_stack
+from bot.repos.snapshot import GitSnapshot, MemorySnapshot
 
 LOCAL_CMAKE = b"""include(ExternalProject)
 if(OLLAMA_MLX_BACKENDS)
@@ -136,10 +136,10 @@ def test_the_checklist_names_where_the_patches_were_found():
 def test_llama_cpp_detectors_never_run_on_another_pins_bump(tmp_path, profile):
     import dataclasses
 
-    from bot.history import History
-    from bot.patchfile import parse
+    from bot.patches.patchfile import parse
+    from bot.repos.history import History
+    from bot.repos.upstream import Upstream
     from bot.review import ReviewContext, review
-    from bot.upstream import Upstream
     from tests.test_review_e2e import LAGUNA_PATCH, OLLAMA, WEB, _real_bump
 
     b = _real_bump(tmp_path)
@@ -173,7 +173,7 @@ def _fetching(version_file: str, repository: str) -> bytes:
 
 
 def test_the_repository_a_version_file_is_fetched_from_is_read():
-    from bot.buildpatches import fetch_sources
+    from bot.repos.buildpatches import fetch_sources
 
     snapshot = MemorySnapshot(
         {
@@ -194,7 +194,7 @@ def test_a_version_file_that_pinned_another_repository_is_not_compared_with_it(t
     """The base's build fetched MLX_VERSION from mlx-c: its ref is no MLX ref, so the new ref stands alone;
     a head whose build fetches it from elsewhere than the pin's upstream is an error naming where."""
     from bot.engine import analyse
-    from bot.upstream import Upstream
+    from bot.repos.upstream import Upstream
     from tests.fixtures import RepoBuilder
 
     mlx = RepoBuilder(tmp_path / "mlx.git")

@@ -7,11 +7,11 @@ import dataclasses
 
 import pytest
 
-from bot import bump
-from bot.bump import BumpRequest, RefChoice
 from bot.config import parse_config
+from bot.decisions import bump
+from bot.decisions.bump import BumpRequest, RefChoice
+from bot.decisions.releases import ChooseRefs
 from bot.model import AnalysisError, Finding, PinReport, Report
-from bot.releases import ChooseRefs
 from tests.fixtures import RepoBuilder
 
 CONFIG = parse_config(None)

@@ -19,8 +19,8 @@ from bot.render.env import MARKER
 from bot.render.findings import finding_id
 from bot.render.items import ticked_ids
 from bot.render.patches import REGENERATED_DIR, reproduce_steps
-from bot.snapshot import GitSnapshot
-from bot.upstream import Upstream
+from bot.repos.snapshot import GitSnapshot
+from bot.repos.upstream import Upstream
 from tests import demo
 
 UPSTREAM = "https://github.com/ggml-org/llama.cpp"

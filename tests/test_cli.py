@@ -8,7 +8,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from bot.mirrors import mirror_path
+from bot.repos.mirrors import mirror_path
 from tests import demo
 from tests.fixtures import RepoBuilder
 from tests.gitutil import git_apply_stack

@@ -6,7 +6,7 @@ import pytest
 
 from bot.config import parse_config, read_version, validate_ref
 from bot.model import AnalysisError
-from bot.snapshot import MemorySnapshot
+from bot.repos.snapshot import MemorySnapshot
 
 
 def test_defaults_fit_ollama():

@@ -8,7 +8,7 @@ import pytest
 
 from bot.engine import patch_order
 from bot.model import AnalysisError
-from bot.snapshot import MemorySnapshot
+from bot.repos.snapshot import MemorySnapshot
 from tests import hostile
 from tests.gitutil import git_apply_stack, make_patch, run, upstream_pair
 

@@ -1,7 +1,7 @@
 """The maintainers' rules for rebuilding a patch, on real upstream repositories, checked with the real
 `git apply`: each rebuilt patch is `fuzzy` with the rule named in its hunk, never `regenerated`."""
 
-from bot.patchfile import parse
+from bot.patches.patchfile import parse
 from tests.gitutil import git_apply_stack, make_patch, run, upstream_pair
 
 INCLUDES = '#include "a.h"\n#include "b.h"\n\n#include <map>\n#include <string>\n\n'

@@ -6,12 +6,12 @@ from dataclasses import asdict
 
 import pytest
 
-from bot import facts
-from bot.facts import Extractor, FactStore
+from bot.cache import facts
+from bot.cache.facts import Extractor, FactStore
 from tests.test_app_nested_json import metric
 from tests.test_review_e2e import _real_bump, _review
 
-FACT = Extractor("test-fact", 1, ("facts.py",))
+FACT = Extractor("test-fact", 1, ("cache/facts.py",))
 
 
 def _entries(store: FactStore) -> list:
@@ -23,7 +23,7 @@ def test_a_fact_kept_is_found_again_and_another_version_is_a_miss(tmp_path):
     store.put(FACT, ("blob-a",), {"lines": [1, 2], "code": "x"})
     assert store.get(FACT, ("blob-a",)) == (True, {"lines": [1, 2], "code": "x"})
     assert store.get(FACT, ("blob-b",)) == (False, None)
-    assert store.get(Extractor("test-fact", 2, ("facts.py",)), ("blob-a",)) == (False, None)
+    assert store.get(Extractor("test-fact", 2, ("cache/facts.py",)), ("blob-a",)) == (False, None)
     assert (store.hits, store.misses) == (1, 2)
 
 
@@ -143,3 +143,19 @@ async def test_the_services_second_pull_request_on_the_same_refs_reads_the_facts
         for n in (7, 8)
     )
     assert first == second  # the same checklist, heads' ids aside
+
+
+def test_every_extractor_names_source_files_that_exist():
+    """An extractor's fingerprint reads its sources: a moved or renamed module must be renamed there too."""
+    import bot.lang.cppvalues
+    import bot.review
+    import bot.review.changes
+    import bot.review.cmake
+
+    modules = (bot.lang.cppvalues, bot.review, bot.review.changes, bot.review.cmake)
+    extractors = [v for m in modules for v in vars(m).values() if isinstance(v, facts.Extractor)]
+    assert len(extractors) >= 6
+    for extractor in extractors:
+        for source in extractor.sources:
+            assert (facts.ROOT / source).is_file(), f"{extractor.name}: {source}"
+        assert extractor.fingerprint

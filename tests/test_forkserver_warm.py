@@ -32,7 +32,7 @@ COMPAT_SOURCE = '#include "ggml.h"\nint ollama_two(void) { return ggml_two(1, 2)
 
 def caches() -> dict[str, int]:
     """How often each cache of what the warm-up builds was missed in this process."""
-    from bot import syntax
+    from bot.lang import syntax
     from bot.review import ruleset, source
 
     return {
@@ -53,8 +53,8 @@ class CountedAnalysis:
     def __call__(self, _channel) -> tuple[dict[str, int], list[str], list[str]]:
         from bot.config import parse_config
         from bot.engine import analyse
-        from bot.snapshot import MemorySnapshot
-        from bot.upstream import Upstream
+        from bot.repos.snapshot import MemorySnapshot
+        from bot.repos.upstream import Upstream
 
         before = caches()
         shared = {PATCH_PATH: HOOK_PATCH, "llm/server.go": OLLAMA_GO.encode()}
@@ -78,7 +78,7 @@ class CountedAnalysis:
 
 RUN_IN_THE_SERVICES_WAY = """
 import json, multiprocessing, sys
-from bot.sandbox import DEFAULT_LIMITS, run_limited
+from bot.child.sandbox import DEFAULT_LIMITS, run_limited
 from bot.worker.childanalysis import PRELOADED
 from tests.test_forkserver_warm import CountedAnalysis
 if sys.argv[2] == "preloaded":

@@ -1,7 +1,7 @@
 """The real `git apply` as the last word on a patch stack."""
 
-from bot import gitapply
 from bot.engine import placing
+from bot.patches import gitapply
 from tests.gitutil import make_patch, run, upstream_pair
 
 OLD = "int f(void) {\n" + "".join(f"    {c}();\n" for c in "abcdefg") + "}\n"

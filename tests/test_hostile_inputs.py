@@ -3,8 +3,8 @@ in a child held to an address space and CPU seconds, its peak RSS and wall time 
 
 import json
 
-from bot.binarypatch import BINARY_BYTES
-from bot.patchsafety import PATCH_BYTES
+from bot.patches.binarypatch import BINARY_BYTES
+from bot.patches.patchsafety import PATCH_BYTES
 from tests import hostile
 
 ADDRESS_SPACE = 2 << 30  # an unbounded run dies here instead of taking the machine's memory

@@ -5,10 +5,10 @@ from unittest.mock import patch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot import hunks
-from bot.enumentries import collisions, renumber
-from bot.hunks import Image, best_candidate, find_exact, is_terminator, relocate
-from bot.patchfile import parse
+from bot.patches import hunks
+from bot.patches.enumentries import collisions, renumber
+from bot.patches.hunks import Image, best_candidate, find_exact, is_terminator, relocate
+from bot.patches.patchfile import parse
 
 
 def _hunk(text: bytes):

@@ -2,7 +2,7 @@
 diff shows it, else named with upstream's line and commit; on real git repositories, with the real
 `git apply` on what is rebuilt."""
 
-from bot import identifiers
+from bot.patches import identifiers
 from tests.gitutil import git_apply_stack, make_patch, run, upstream_pair
 
 LOADER = (

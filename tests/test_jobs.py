@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
-from bot.approval import HeadSeen
-from bot.jobs import JobRequest
-from bot.sqlitejobs import SqliteJobQueue, StoreInUse, read_jobs
+from bot.decisions.approval import HeadSeen
+from bot.stores.jobs import JobRequest
+from bot.stores.sqlitejobs import SqliteJobQueue, StoreInUse, read_jobs
 from bot.times import KEEP_SECONDS
 
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.jobs import JobRequest
-from bot.sqlitejobs import SqliteJobQueue, read_jobs
+from bot.stores.jobs import JobRequest
+from bot.stores.sqlitejobs import SqliteJobQueue, read_jobs
 from tests.test_jobs import Clock
 
 OLD_STORE = Path(__file__).parent / "data" / "jobs-before-retries.sql"

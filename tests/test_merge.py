@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.hunks import realign
-from bot.merge import Overlap, merge
+from bot.patches.hunks import realign
+from bot.patches.merge import Overlap, merge
 
 
 def _lines(text: str) -> list[bytes]:

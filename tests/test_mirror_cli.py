@@ -12,9 +12,9 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from bot.gitcli import latest_progress
-from bot.mirrors import mirror_path
-from bot.upstream import Upstream
+from bot.repos.gitcli import latest_progress
+from bot.repos.mirrors import mirror_path
+from bot.repos.upstream import Upstream
 from tests.fixtures import RepoBuilder
 from tests.test_upstream_partial import PATCHES, _analyse, _blob, _upstream
 
@@ -43,7 +43,7 @@ def test_a_mirror_is_blobless_records_no_remote_url_and_fetches_blobs_the_analys
 
     from bot.config import parse_config
     from bot.engine import analyse
-    from bot.snapshot import MemorySnapshot
+    from bot.repos.snapshot import MemorySnapshot
 
     report = analyse(
         parse_config(None),

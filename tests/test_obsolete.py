@@ -1,9 +1,9 @@
 """Obsolete patches: what the new upstream already provides, by names or at the hunk's place, on real git
 repositories, with the real `git apply` on what is rebuilt."""
 
-from bot import cpp
-from bot.obsolete import FileSides, assess
-from bot.patchfile import parse
+from bot.lang import cpp
+from bot.patches.obsolete import FileSides, assess
+from bot.patches.patchfile import parse
 from tests.gitutil import git_apply_stack, make_patch, run, upstream_pair
 
 ARCH_H = (

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from bot import dockerstages, patchwiring
+from bot.build import dockerstages, patchwiring
 from bot.config import parse_config
 from bot.engine import analyse
 from bot.render.checklist import render_markdown
-from bot.snapshot import MemorySnapshot
-from bot.upstream import Upstream
+from bot.repos.snapshot import MemorySnapshot
+from bot.repos.upstream import Upstream
 from tests.fixtures import RepoBuilder
 from tests.mlxcases import MlxCase, mlx_case
 

@@ -5,9 +5,9 @@ import zlib
 
 import pytest
 
-from bot.binarypatch import apply_delta, binary_payload
-from bot.patchfile import PatchError, parse
-from bot.patchsafety import safety_problem
+from bot.patches.binarypatch import apply_delta, binary_payload
+from bot.patches.patchfile import PatchError, parse
+from bot.patches.patchsafety import safety_problem
 from tests.gitutil import make_patch
 
 MAIL = (

@@ -11,10 +11,10 @@ import threading
 import psycopg
 import pytest
 
-from bot.jobs import JobRequest
-from bot.pgstore import PostgresJobQueue, migrate
-from bot.validation import Dispatch
-from bot.validationstore import PostgresValidationStore
+from bot.decisions.validation import Dispatch
+from bot.stores.jobs import JobRequest
+from bot.stores.pgstore import PostgresJobQueue, migrate
+from bot.stores.validationstore import PostgresValidationStore
 from tests.test_jobs import (  # noqa: F401 - the contract, collected again with this file's `queue`
     Clock,
     analysis,

@@ -14,8 +14,8 @@ import pygit2
 import pytest
 
 from bot import cli
-from bot.mirrors import mirror_path
-from bot.upstreamrefs import repository_key
+from bot.repos.mirrors import mirror_path
+from bot.repos.upstreamrefs import repository_key
 from tests.fixtures import SIGNATURE, RepoBuilder
 from tests.gitutil import make_patch
 

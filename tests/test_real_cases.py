@@ -16,7 +16,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from bot.upstream import Upstream
+from bot.repos.upstream import Upstream
 from tests.fixtures import RepoBuilder
 from tests.gitutil import git_apply_stack
 from tests.real import extract

@@ -1,7 +1,7 @@
 """Architectures upstream adds or drops, and native support for an architecture a model patch adds."""
 
 from bot.model import LocalRef
-from bot.patchfile import parse
+from bot.patches.patchfile import parse
 from bot.review.archs import arch_drafts, architectures, patch_architectures, renamed_model_names
 from bot.review.source import code_text
 from tests.gitutil import make_patch

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 
 from bot.config import parse_config
-from bot.history import History
 from bot.model import LocalRef
+from bot.repos.history import History
+from bot.repos.snapshot import GitSnapshot, MemorySnapshot
+from bot.repos.upstream import Upstream
 from bot.review import ReviewContext, review
-from bot.snapshot import GitSnapshot, MemorySnapshot
-from bot.upstream import Upstream
 from tests.fixtures import RepoBuilder
 
 WEB = "https://github.com/ggml-org/llama.cpp"

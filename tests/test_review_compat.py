@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from bot import cppvalues
+from bot.lang import cppvalues
 from bot.model import LocalRef
-from bot.patchfile import parse
+from bot.patches.patchfile import parse
 from bot.review.changes import FileChange
 from bot.review.compat import compat_drafts, declarations, declared
 from bot.review.compatvalues import value_drafts, value_strings

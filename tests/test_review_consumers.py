@@ -14,10 +14,10 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from bot.patchfile import parse
+from bot.patches.patchfile import parse
+from bot.repos.snapshot import GitSnapshot
 from bot.review.consumers import SnapshotTexts, consumer_model, explain
 from bot.review.source import code_text
-from bot.snapshot import GitSnapshot
 
 DATA = Path(__file__).parent / "data" / "consumers"
 
@@ -286,7 +286,7 @@ REAL_LLAMA_CPP = os.environ.get("LLAMA_BOT_REAL_LLAMA_CPP")
     reason="set LLAMA_BOT_REAL_OLLAMA and LLAMA_BOT_REAL_LLAMA_CPP to the real bare repositories",
 )
 def test_on_the_real_trees():
-    from bot.buildpatches import patch_stack
+    from bot.repos.buildpatches import patch_stack
     from tests.real.extract import RefResolver
 
     ollama_repo = pygit2.Repository(REAL_OLLAMA)

@@ -6,12 +6,12 @@ from dataclasses import asdict
 import pytest
 
 from bot.config import parse_config
-from bot.history import History
 from bot.model import AnalysisError, LocalRef
-from bot.patchfile import parse
+from bot.patches.patchfile import parse
+from bot.repos.history import History
+from bot.repos.snapshot import GitSnapshot, MemorySnapshot
+from bot.repos.upstream import Upstream
 from bot.review import ReviewContext, review
-from bot.snapshot import GitSnapshot, MemorySnapshot
-from bot.upstream import Upstream
 from tests.fixtures import RepoBuilder
 from tests.gitutil import make_patch, run
 

@@ -213,8 +213,8 @@ def test_consumers_and_vendored_copies_are_checked_configuration():
 
 def test_mlx_cmake_options_and_build_requirements_are_weighed_against_what_ollama_sets(tmp_path):
     from bot.engine import analyse
-    from bot.snapshot import MemorySnapshot
-    from bot.upstream import Upstream
+    from bot.repos.snapshot import MemorySnapshot
+    from bot.repos.upstream import Upstream
     from tests.fixtures import RepoBuilder
 
     mlx = RepoBuilder(tmp_path / "mlx.git")

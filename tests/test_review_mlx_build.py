@@ -10,8 +10,8 @@ import pytest
 
 from bot.config import parse_config
 from bot.engine import analyse
-from bot.snapshot import MemorySnapshot
-from bot.upstream import Upstream
+from bot.repos.snapshot import MemorySnapshot
+from bot.repos.upstream import Upstream
 from tests.fixtures import RepoBuilder
 from tests.mlxcases import MlxCase, mlx_case
 

@@ -9,10 +9,10 @@ import sys
 from bot.config import parse_config
 from bot.engine import analyse
 from bot.model import Commit
+from bot.repos.snapshot import MemorySnapshot
+from bot.repos.upstream import Upstream
 from bot.review import api, vendored
 from bot.review.cppapi import Declared
-from bot.snapshot import MemorySnapshot
-from bot.upstream import Upstream
 from tests.fixtures import RepoBuilder
 from tests.mlxcases import mlx_case
 

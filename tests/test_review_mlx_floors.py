@@ -8,8 +8,8 @@ import json
 
 from bot.config import parse_config
 from bot.engine import analyse
-from bot.snapshot import MemorySnapshot
-from bot.upstream import Upstream
+from bot.repos.snapshot import MemorySnapshot
+from bot.repos.upstream import Upstream
 from tests.fixtures import RepoBuilder
 
 ROOT = """cmake_minimum_required(VERSION {cmake})

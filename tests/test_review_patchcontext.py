@@ -1,7 +1,7 @@
 """Upstream changes within 20 lines of a carried patch's hunks, even when the patch still applies."""
 
 from bot.model import LocalRef
-from bot.patchfile import parse
+from bot.patches.patchfile import parse
 from bot.review.changes import FileChange
 from bot.review.patchcontext import patch_context_drafts
 from tests.gitutil import make_patch

@@ -19,9 +19,9 @@ import pygit2
 import pytest
 
 from bot import cli
-from bot.app import SERVICE
-from bot.rest import RestSnapshot
-from bot.sandbox import Limits
+from bot.child.sandbox import Limits
+from bot.gh.rest import RestSnapshot
+from bot.service.app import SERVICE
 from tests.conftest import PATCH_PATH, ROOT, SECRET, UPSTREAM_URL, Bot, bot_settings
 from tests.fakegithub import sign
 from tests.test_service_restart import free_port, wait_until

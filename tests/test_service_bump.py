@@ -9,10 +9,10 @@ import dataclasses
 import pygit2
 import pytest
 
-from bot.app import SERVICE
-from bot.bump import BRANCH_PREFIX
+from bot.decisions.bump import BRANCH_PREFIX
 from bot.render.env import MARKER
-from bot.sqlitejobs import DB_NAME, read_jobs
+from bot.service.app import SERVICE
+from bot.stores.sqlitejobs import DB_NAME, read_jobs
 from tests.conftest import (
     HOOK_PATCH,
     NAME,

@@ -9,8 +9,8 @@ import time
 import pygit2
 import pytest
 
+from bot.gh.rest import RestSnapshot
 from bot.render.env import MARKER, RUNNING
-from bot.rest import RestSnapshot
 from tests.conftest import OLD_SOURCE, PATCH_PATH
 from tests.gitutil import make_patch
 

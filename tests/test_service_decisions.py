@@ -5,8 +5,8 @@ import http
 import aiohttp
 from gidgethub import BadRequest, GitHubBroken
 
-from bot.approval import may_write
 from bot.commands import COMMANDS
+from bot.decisions.approval import may_write
 from bot.gh.checkruns import check_run_updates
 from bot.model import PatchResult, PinReport, Report
 from bot.render.bodies import carried_ticks, with_ticks

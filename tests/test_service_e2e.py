@@ -8,10 +8,10 @@ import time
 import pygit2
 
 from bot import cli
-from bot.app import SERVICE, SETTINGS
-from bot.jobs import JobRequest
 from bot.render.env import MARKER
-from bot.sqlitejobs import SqliteJobQueue
+from bot.service.app import SERVICE, SETTINGS
+from bot.stores.jobs import JobRequest
+from bot.stores.sqlitejobs import SqliteJobQueue
 from tests.conftest import HOOK_PATCH, NAME, NEW_SOURCE, OWNER, PATCH_PATH, Bot, bot_settings
 from tests.fakegithub import commit
 from tests.gitutil import make_patch

@@ -11,9 +11,9 @@ import uuid
 import psycopg
 import pytest
 
-from bot.jobs import Job, JobRequest, pull_key
-from bot.pgstore import PostgresJobQueue, read_jobs
 from bot.render.env import MARKER
+from bot.stores.jobs import Job, JobRequest, pull_key
+from bot.stores.pgstore import PostgresJobQueue, read_jobs
 from tests.conftest import NAME, OWNER, Bot, bot_settings
 from tests.test_service_e2e import runs_by_name
 from tests.test_service_restart import Served, seconds_until_done, serve_env, wait_until

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 
-from bot.jobs import JobRequest, pull_key
-from bot.sqlitejobs import DB_NAME, SqliteJobQueue
+from bot.stores.jobs import JobRequest, pull_key
+from bot.stores.sqlitejobs import DB_NAME, SqliteJobQueue
 from bot.worker.runner import JobBackoff
 from tests.conftest import NAME, OWNER, Bot, bot_settings
 from tests.test_service_validation import WORKFLOW, command, run_event, validation_runs

@@ -15,10 +15,10 @@ import pytest
 from gidgethub import HTTPException
 from gidgethub.sansio import decipher_response
 
-from bot.jobs import Job
+from bot.gh.retries import transient
 from bot.render.env import MARKER
-from bot.retries import transient
-from bot.sqlitejobs import SqliteJobQueue
+from bot.stores.jobs import Job
+from bot.stores.sqlitejobs import SqliteJobQueue
 from bot.worker.runner import JobBackoff, retry_in
 from tests.conftest import ROOT, Bot, bot_settings
 from tests.test_jobs import Clock

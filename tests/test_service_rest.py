@@ -7,8 +7,8 @@ import aiohttp
 import pygit2
 import pytest
 
-from bot.github import GitHubApp
-from bot.rest import BlobCache, RestSnapshot
+from bot.gh.github import GitHubApp
+from bot.gh.rest import BlobCache, RestSnapshot
 from tests.conftest import TEST_POLICY
 from tests.fakegithub import FakeGitHub, commit
 

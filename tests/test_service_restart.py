@@ -16,8 +16,8 @@ from pathlib import Path
 
 import aiohttp
 
-from bot.jobs import Job
-from bot.sqlitejobs import DB_NAME, read_jobs
+from bot.stores.jobs import Job
+from bot.stores.sqlitejobs import DB_NAME, read_jobs
 from tests.conftest import ROOT, SECRET, UPSTREAM_URL, Bot, Scenario, bot_settings
 from tests.fakegithub import FakeGitHub, sign
 

@@ -4,10 +4,10 @@ import asyncio
 
 import aiohttp
 
-from bot.github import GitHubApp
-from bot.jobs import JobRequest
-from bot.metrics import Metrics
-from bot.sqlitejobs import SqliteJobQueue
+from bot.gh.github import GitHubApp
+from bot.stores.jobs import JobRequest
+from bot.stores.sqlitejobs import SqliteJobQueue
+from bot.worker.metrics import Metrics
 from bot.worker.runner import Service
 from tests.conftest import NAME, OWNER
 

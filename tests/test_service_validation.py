@@ -7,11 +7,11 @@ from dataclasses import replace
 
 import pytest
 
-from bot.app import SERVICE
 from bot.config import parse_config
-from bot.sqlitejobs import SqliteJobQueue
-from bot.validation import REQUEST_ID_PREFIX, new_dispatch
-from bot.validationstore import ValidationStore
+from bot.decisions.validation import REQUEST_ID_PREFIX, new_dispatch
+from bot.service.app import SERVICE
+from bot.stores.sqlitejobs import SqliteJobQueue
+from bot.stores.validationstore import ValidationStore
 from tests.conftest import NAME, OWNER, Bot, bot_settings
 from tests.fakegithub import commit, payload
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from bot.mirrors import mirror_path, rewrite_url
 from bot.model import AnalysisError
-from bot.upstream import Upstream
+from bot.repos.mirrors import mirror_path, rewrite_url
+from bot.repos.upstream import Upstream
 from tests.fixtures import RepoBuilder
 
 
@@ -88,7 +88,7 @@ def test_history_attributes_added_and_removed_lines(tmp_path):
     src.commit("unrelated", {"g.c": "y\n"})
     src.tag("v2")
     up = Upstream(src.repo, "https://github.com/ggml-org/llama.cpp")
-    from bot.history import History
+    from bot.repos.history import History
 
     history = History(up, up.commit("v1", "V"), up.commit("v2", "V"))
     assert [c.message.strip() for c in history.touching("f.c")] == ["drop alpha (#8)", "add delta (#7)"]
@@ -107,7 +107,7 @@ def test_history_credits_a_line_to_the_commit_that_wrote_it_not_one_adding_its_t
     src.commit("add a tool hook (#2)", {"arg.cpp": block.format(flag="--no-mmap") + tools})
     src.tag("v2")
     up = Upstream(src.repo, "https://github.com/ggml-org/llama.cpp")
-    from bot.history import History
+    from bot.repos.history import History
 
     history = History(up, up.commit("v1", "V"), up.commit("v2", "V"))
     # #2 wrote lines 6-10 only, though its lambda line reads like line 3 of the --no-mmap block.

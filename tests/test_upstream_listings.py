@@ -7,7 +7,13 @@ import shutil
 
 import pygit2
 
-from bot.upstreamrefs import MAX_KEPT_LISTINGS, MAX_KEPT_TIPS, RecentListings, packed_tips, unpacked_tips
+from bot.repos.upstreamrefs import (
+    MAX_KEPT_LISTINGS,
+    MAX_KEPT_TIPS,
+    RecentListings,
+    packed_tips,
+    unpacked_tips,
+)
 
 TIPS = [pygit2.Oid(hex=f"{n:040x}") for n in range(1, 4)]
 

@@ -12,12 +12,12 @@ from aiohttp import web
 from bot import cli
 from bot.config import parse_config
 from bot.engine import analyse
-from bot.gitcli import public_url
-from bot.mirrors import URL_KEY, mirror_path, parse_url_rewrites, rewrite_url
 from bot.model import AnalysisError
 from bot.render.checklist import render_markdown
-from bot.snapshot import MemorySnapshot
-from bot.upstream import Upstream
+from bot.repos.gitcli import public_url
+from bot.repos.mirrors import URL_KEY, mirror_path, parse_url_rewrites, rewrite_url
+from bot.repos.snapshot import MemorySnapshot
+from bot.repos.upstream import Upstream
 from tests.fixtures import RepoBuilder
 
 UPSTREAM = "https://github.com/ggml-org/llama.cpp"

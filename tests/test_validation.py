@@ -15,14 +15,7 @@ import pytest
 from gidgethub import BadRequest
 
 from bot.config import Platform, parse_config
-from bot.model import PinReport, Report
-from bot.render.checklist import build_checklist, render_markdown
-from bot.render.checkruns import check_run_create, check_run_update, dispatch_failed_update
-from bot.render.platforms import platform_rows
-from bot.render.replies import TEMPLATE, dispatch_error_reply, validate_reply
-from bot.render.words import format_duration
-from bot.times import iso, utc_now
-from bot.validation import (
+from bot.decisions.validation import (
     CHECK_CONCLUSIONS,
     Dispatch,
     apply_run,
@@ -39,7 +32,14 @@ from bot.validation import (
     runs_query,
     select_platforms,
 )
-from bot.validationstore import ValidationStore
+from bot.model import PinReport, Report
+from bot.render.checklist import build_checklist, render_markdown
+from bot.render.checkruns import check_run_create, check_run_update, dispatch_failed_update
+from bot.render.platforms import platform_rows
+from bot.render.replies import TEMPLATE, dispatch_error_reply, validate_reply
+from bot.render.words import format_duration
+from bot.stores.validationstore import ValidationStore
+from bot.times import iso, utc_now
 from tests import fakegithub
 from tests.fakegithub import Spec, commit, installation_gh, payload
 

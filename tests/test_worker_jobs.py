@@ -6,13 +6,13 @@ import threading
 
 import pytest
 
+from bot.gh.progress import JobProgress
 from bot.model import PatchResult, PinReport, Report
 from bot.render.env import RUNNING
+from bot.stores.validationstore import ValidationStore
 from bot.times import utc_now
-from bot.validationstore import ValidationStore
 from bot.worker import analysis, commands, platforms
 from bot.worker.context import Outcome
-from bot.worker.progress import JobProgress
 from tests.fakejobs import COMMENTED_AT, FakeGit, FakeGitHub, job, pull
 
 PATCH = "llama/compat/0001-fix.patch"

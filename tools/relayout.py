@@ -26,6 +26,10 @@ from pathlib import Path
 KEEP = {"__init__", "__main__", "model", "config", "commands", "times"}  # what spans all stays in bot/
 
 PACKAGES = {
+    "bot.cache": (
+        "What analyses keep across runs: the content-addressed store of upstream facts under the data dir,\n"
+        "keyed by blob ids and an extractor's version. Imports nothing of the bot."
+    ),
     "bot.child": (
         "One analysis in a child process held to an address-space and a wall-time limit, and the step it is\n"
         "on. Imports only bot.model."
@@ -61,6 +65,7 @@ PACKAGES = {
 }
 
 _FLAT = {
+    "bot.cache": ["facts"],
     "bot.child": ["activity", "sandbox"],
     "bot.lang": ["syntax", "cpp", "cppvalues", "cmakelang"],
     "bot.repos": ["snapshot", "gitcli", "mirrors", "upstreamrefs", "history", "upstream", "buildpatches"],

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
+from bot.child.sandbox import ChildFailed
 from bot.cli.bump import cmd_bump
 from bot.cli.check import cmd_check
 from bot.cli.console import UsageError
@@ -15,7 +16,6 @@ from bot.cli.regenerate import cmd_regenerate
 from bot.cli.service import cmd_jobs, cmd_serve
 from bot.cli.verify import cmd_verify_source
 from bot.model import AnalysisError
-from bot.sandbox import ChildFailed
 
 COMMANDS = {
     "check": cmd_check,

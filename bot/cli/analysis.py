@@ -8,14 +8,14 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from bot import facts
+from bot.cache import facts
+from bot.child.sandbox import Limits, run_limited
 from bot.cli.change import Change
 from bot.cli.console import UsageError
 from bot.cli.upstreams import cli_data_dir, upstream_opener
 from bot.config import CONFIG_PATH, Config, Pin, parse_config
 from bot.model import REBUILT, Report
-from bot.sandbox import Limits, run_limited
-from bot.snapshot import GitSnapshot
+from bot.repos.snapshot import GitSnapshot
 
 
 def analyse_change(args: argparse.Namespace, change: Change, review: bool) -> tuple[Report, set[str]]:
@@ -102,7 +102,7 @@ def _explain_consumers(report: Report, config: Config, head: GitSnapshot, opener
 def _parsed_patches(head: GitSnapshot, pin: Pin) -> list:
     """The pin's patches at the head, in the order they apply; one that does not parse is left out."""
     from bot.engine import pin_stack
-    from bot.patchfile import PatchError, parse
+    from bot.patches.patchfile import PatchError, parse
 
     patches = []
     for path in pin_stack(head, pin).paths:

@@ -10,17 +10,17 @@ import os
 
 import pygit2
 
-from bot import bump
-from bot.bump import BumpRequest, PatchFile, RefChoice
+from bot.child.sandbox import run_limited
 from bot.cli.analysis import cli_limits, failures
 from bot.cli.change import commit_at, open_repo
 from bot.cli.console import UsageError, emit
 from bot.cli.upstreams import local_upstreams, upstream_opener
 from bot.config import Config, load_config
+from bot.decisions import bump
+from bot.decisions.bump import BumpRequest, PatchFile, RefChoice
+from bot.decisions.releases import ChooseRefs
 from bot.model import Report
-from bot.releases import ChooseRefs
-from bot.sandbox import run_limited
-from bot.snapshot import EditedSnapshot, GitSnapshot
+from bot.repos.snapshot import EditedSnapshot, GitSnapshot
 
 MAX_VERSION_FILE = 4096  # bytes of a version file handed to the ref choice; a larger one is garbage
 FALLBACK_SIGNATURE = ("llama-bot", "llama-bot@localhost")  # when git has no user.name/user.email

@@ -10,7 +10,7 @@ import pygit2
 
 from bot.cli.console import UsageError
 from bot.config import Config, load_config
-from bot.snapshot import GitSnapshot
+from bot.repos.snapshot import GitSnapshot
 
 
 @dataclasses.dataclass(frozen=True)

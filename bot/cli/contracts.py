@@ -25,9 +25,9 @@ MAX_REFS = 3  # places shown per entry in the markdown; the JSON has them all
 
 
 def cmd_contracts(args: argparse.Namespace) -> int:
+    from bot.repos.snapshot import GitSnapshot
     from bot.review.consumers import SnapshotTexts
     from bot.review.consumers.contracts import contract_inventory
-    from bot.snapshot import GitSnapshot
 
     repo = open_repo(args.repo)
     commit = commit_at(repo, args.rev, "--rev")

@@ -8,9 +8,9 @@ import textwrap
 from pathlib import Path
 from typing import NoReturn
 
-from bot.jobs import STATUSES
+from bot.child.sandbox import MIN_MEMORY_MB, Limits
 from bot.model import FAIL_ON_SEVERITIES
-from bot.sandbox import MIN_MEMORY_MB, Limits
+from bot.stores.jobs import STATUSES
 
 DESCRIPTION = """`python -m bot`: check, regenerate and verify Ollama's carried upstream patches, show what the review
 protects; serve the GitHub App.

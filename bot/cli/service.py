@@ -10,12 +10,12 @@ import sqlite3
 from pathlib import Path
 
 from bot.cli.console import UsageError, emit
-from bot.jobs import Job
-from bot.sqlitejobs import DB_NAME, read_jobs
+from bot.stores.jobs import Job
+from bot.stores.sqlitejobs import DB_NAME, read_jobs
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from bot.app import serve
+    from bot.service.app import serve
 
     serve(args.host, args.port)
     return 0
@@ -48,7 +48,7 @@ def _find_jobs(args: argparse.Namespace) -> tuple[list[Job], str]:
 def _shared_jobs(database: str, args: argparse.Namespace, where: str) -> list[Job]:
     import psycopg
 
-    from bot.pgstore import read_jobs as read_shared_jobs
+    from bot.stores.pgstore import read_jobs as read_shared_jobs
 
     try:
         return read_shared_jobs(database, status=args.status, job_id=args.id, limit=args.limit)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from bot.cli.console import UsageError
 from bot.config import Config, Pin
-from bot.mirrors import parse_url_rewrites
-from bot.upstream import Mirrors, Upstream
+from bot.repos.mirrors import parse_url_rewrites
+from bot.repos.upstream import Mirrors, Upstream
 
 
 def cli_data_dir() -> Path:

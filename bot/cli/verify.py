@@ -10,7 +10,7 @@ from bot.cli.upstreams import upstream_opener
 
 
 def cmd_verify_source(args: argparse.Namespace) -> int:
-    from bot.verify import load_worktree_config, render, verify_source
+    from bot.engine.verify import load_worktree_config, render, verify_source
 
     config = load_worktree_config(Path(args.repo))
     opener = upstream_opener(args.upstream_dir, config, args.quiet)

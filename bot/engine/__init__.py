@@ -11,7 +11,7 @@ stack is verified with the real `git apply` at the end.
 from bot.engine.context import OpenUpstream, PinContext
 from bot.engine.patch import check_patch
 from bot.engine.pins import analyse, check_pin, patch_order, pin_stack
-from bot.engine.tree import NoFit, Tree, apply_exact, reverse_applies
+from bot.patches.tree import NoFit, Tree, apply_exact, reverse_applies
 
 __all__ = [
     "NoFit",

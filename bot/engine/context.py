@@ -8,14 +8,11 @@ from dataclasses import dataclass, field
 import pygit2
 
 from bot.config import Pin
-from bot.engine.tree import Tree
-from bot.history import History
 from bot.model import Commit, HunkResult
-from bot.patchfile import (
-    FilePatch,
-    Hunk,
-)
-from bot.upstream import Upstream
+from bot.patches.patchfile import FilePatch, Hunk
+from bot.patches.tree import Tree
+from bot.repos.history import History
+from bot.repos.upstream import Upstream
 
 OpenUpstream = Callable[[Pin, list[str]], Upstream]
 

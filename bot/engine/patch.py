@@ -1,29 +1,21 @@
 """One patch against the pin's tree: refusing unsafe ones, what upstream already provides first
-(bot/obsolete.py), names upstream renamed (bot/identifiers.py), then placing the rest."""
+(bot/patches/obsolete.py), names upstream renamed (bot/patches/identifiers.py), then placing the rest."""
 
 from __future__ import annotations
 
 import pygit2
 
-from bot import identifiers, obsolete, obsolete_report
-from bot.binarypatch import BINARY_BYTES, carried_bytes
 from bot.engine.context import PinContext, commits_at
 from bot.engine.placing import all_clean, place
 from bot.engine.sections import file_section, render
-from bot.engine.tree import NoFit, Tree, apply_exact, reverse_applies
-from bot.hunks import (
-    Image,
-    find_exact,
-)
 from bot.model import HunkResult, PatchResult
-from bot.patchfile import (
-    PatchError,
-    PatchFile,
-    lines_of,
-    parse,
-)
-from bot.patchsafety import read_patch, safety_problem
-from bot.snapshot import GitSnapshot, Snapshot, size_text
+from bot.patches import identifiers, obsolete, obsolete_report
+from bot.patches.binarypatch import BINARY_BYTES, carried_bytes
+from bot.patches.hunks import Image, find_exact
+from bot.patches.patchfile import PatchError, PatchFile, lines_of, parse
+from bot.patches.patchsafety import read_patch, safety_problem
+from bot.patches.tree import NoFit, Tree, apply_exact, reverse_applies
+from bot.repos.snapshot import GitSnapshot, Snapshot, size_text
 
 
 def check_patch(ctx: PinContext, path: str, head: Snapshot) -> PatchResult:
@@ -116,9 +108,9 @@ def _apply_all(tree: Tree, pf: PatchFile) -> None:
 
 
 def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResult:
-    """What the new upstream already provides comes first (bot/obsolete.py): all of it makes the patch
+    """What the new upstream already provides comes first (bot/patches/obsolete.py): all of it makes the patch
     `upstreamed`, part of it is dropped and the rest placed. Names upstream removed or renamed that the
-    added lines use (bot/identifiers.py) are renamed one for one or named. Either makes a placed patch
+    added lines use (bot/patches/identifiers.py) are renamed one for one or named. Either makes a placed patch
     `fuzzy`: the rebuilt patch is an inference a person should look at."""
     assessment = obsolete.assess(pf, _file_sides(ctx, pf))
     if assessment.whole and reverse_applies(ctx.new_tree, pf):

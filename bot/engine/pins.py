@@ -9,22 +9,23 @@ from typing import TYPE_CHECKING
 
 import pygit2
 
-from bot import buildpatches, buildsteps, cmakelang, gitapply, identifiers, patchwiring
-from bot.activity import doing
+from bot.build import patchwiring
+from bot.child.activity import doing
 from bot.config import CONFIG_PATH, Config, Pin, read_version
 from bot.engine.context import OpenUpstream, PinContext
 from bot.engine.patch import check_patch
 from bot.engine.placing import SOURCE_SUFFIXES
-from bot.engine.tree import Tree
-from bot.history import History
+from bot.lang import cmakelang
 from bot.model import REBUILT, AnalysisError, Finding, LocalRef, PatchResult, PinReport, Report
-from bot.patchfile import (
-    PatchError,
-    parse,
-)
-from bot.patchsafety import read_patch
-from bot.snapshot import GitSnapshot, Snapshot, size_text
-from bot.upstream import Upstream
+from bot.ollama import buildsteps
+from bot.patches import gitapply, identifiers
+from bot.patches.patchfile import PatchError, parse
+from bot.patches.patchsafety import read_patch
+from bot.patches.tree import Tree
+from bot.repos import buildpatches
+from bot.repos.history import History
+from bot.repos.snapshot import GitSnapshot, Snapshot, size_text
+from bot.repos.upstream import Upstream
 
 if TYPE_CHECKING:
     from bot.review import PinReview
@@ -162,7 +163,7 @@ def _upstream_reads(head: Snapshot, pin: Pin) -> Callable[[str], bool]:
 
 
 def _patched_files(head: Snapshot, pin: Pin) -> set[str]:
-    """The upstream files the pin's patches change, and the headers bot/identifiers.py reads beside them."""
+    """The upstream files the pin's patches change, and the headers bot/patches/identifiers.py reads beside them."""
     patched = {p for path in pin_stack(head, pin).paths for p in _paths_in(head, path)}
     return patched | {h for p in patched for h in identifiers.headers_of(p)}
 
@@ -367,7 +368,7 @@ def _review_findings(
     pin_report: PinReport,
 ) -> list[Finding]:
     """The review's findings: vendored copies, the upstream diff, and what the consumer code raised."""
-    from bot import crosspin
+    from bot.ollama import crosspin
 
     code, problems = crosspin.consumer_code(pin, config, head, open_upstream)
     old = GitSnapshot(ctx.upstream.repo, ctx.history.old) if has_old_ref else None

@@ -9,18 +9,12 @@ from bot.engine.context import FileOutcome, PinContext
 from bot.engine.renumbering import renumber_added
 from bot.engine.sections import added_lines, file_section, render
 from bot.engine.strategies import exact_outcome, merge_inputs, relocated, three_way
-from bot.engine.tree import Tree, reverse_applies
-from bot.enumentries import collisions
-from bot.hunks import Image, copies_of, find_exact
 from bot.model import Commit, HunkResult, PatchResult
-from bot.obsolete_report import commit_note
-from bot.patchfile import (
-    FilePatch,
-    Hunk,
-    Line,
-    PatchFile,
-    lines_of,
-)
+from bot.patches.enumentries import collisions
+from bot.patches.hunks import Image, copies_of, find_exact
+from bot.patches.obsolete_report import commit_note
+from bot.patches.patchfile import FilePatch, Hunk, Line, PatchFile, lines_of
+from bot.patches.tree import Tree, reverse_applies
 
 REBUILDERS = (three_way,)  # tried in this order on a file that does not apply exactly, before relocation
 

@@ -7,9 +7,9 @@ import re
 
 from bot.engine.context import FileOutcome, PinContext, note
 from bot.engine.sections import added_lines
-from bot.enumentries import Renumbered, mentions_value, renumber
 from bot.model import Commit
-from bot.patchfile import lines_of
+from bot.patches.enumentries import Renumbered, mentions_value, renumber
+from bot.patches.patchfile import lines_of
 
 _Image = tuple[FileOutcome, list[bytes], set[int]]  # a placed file: its outcome, its lines, the added ones
 

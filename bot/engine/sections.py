@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import pygit2
 
-from bot.patchfile import (
-    FilePatch,
-    PatchFile,
-)
+from bot.patches.patchfile import FilePatch, PatchFile
 
 
 def added_lines(before: bytes, after: bytes) -> set[int]:

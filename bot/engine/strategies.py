@@ -1,25 +1,15 @@
 """The ways of placing one file of a patch, tried in `placing.STRATEGIES`' order: exactly, by a three-way merge
-edit by edit (bot/merge.py), by tolerant relocation. Each returns an outcome or passes (None); the last
+edit by edit (bot/patches/merge.py), by tolerant relocation. Each returns an outcome or passes (None); the last
 always answers."""
 
 from __future__ import annotations
 
 from bot.engine.context import FileOutcome, PinContext
-from bot.engine.tree import NoFit, Tree, apply_exact
-from bot.hunks import (
-    Image,
-    Placement,
-    best_candidate,
-    find_exact,
-    relocate,
-)
-from bot.merge import Merged, Overlap, Placed, merge
 from bot.model import HunkResult
-from bot.patchfile import (
-    FilePatch,
-    Hunk,
-    lines_of,
-)
+from bot.patches.hunks import Image, Placement, best_candidate, find_exact, relocate
+from bot.patches.merge import Merged, Overlap, Placed, merge
+from bot.patches.patchfile import FilePatch, Hunk, lines_of
+from bot.patches.tree import NoFit, Tree, apply_exact
 
 
 def exact_outcome(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
@@ -42,7 +32,7 @@ def exact_outcome(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
 
 
 def three_way(ctx: PinContext, fp: FilePatch) -> FileOutcome | None:
-    """The file merged edit by edit (bot/merge.py); None when an edit overlaps upstream's."""
+    """The file merged edit by edit (bot/patches/merge.py); None when an edit overlaps upstream's."""
     inputs = merge_inputs(ctx, fp)
     if inputs is None:
         return None

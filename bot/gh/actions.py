@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from gidgethub import BadRequest
 
 from bot.gh import refused
-from bot.github import GitHubClient
+from bot.gh.github import GitHubClient
 
 
 class Actions:

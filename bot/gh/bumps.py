@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from bot.bump import BRANCH_PREFIX
-from bot.github import GitHubClient
-from bot.rest import BlobCache, RestSnapshot
+from bot.decisions.bump import BRANCH_PREFIX
+from bot.gh.github import GitHubClient
+from bot.gh.rest import BlobCache, RestSnapshot
 
 MAX_BUMP_BRANCHES = 100  # the bot's bump branches looked at for an open pull request
 

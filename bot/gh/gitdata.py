@@ -9,7 +9,7 @@ from urllib.parse import quote
 from gidgethub import BadRequest
 
 from bot.gh import refused
-from bot.github import GitHubClient
+from bot.gh.github import GitHubClient
 
 
 class BranchMoved(Exception):

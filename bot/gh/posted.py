@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from bot.gh.github import GitHubClient
+from bot.gh.progress import JobProgress
 from bot.gh.pullref import PullRef
-from bot.github import GitHubClient
-from bot.worker.progress import JobProgress
 
 
 class PostedByJob:

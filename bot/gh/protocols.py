@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from bot.config import Config, Pin
-from bot.rest import RestSnapshot
+from bot.gh.rest import RestSnapshot
 
 
 class PullRequestsAPI(Protocol):

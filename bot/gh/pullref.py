@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.jobs import pull_key
+from bot.stores.jobs import pull_key
 
 
 @dataclass(frozen=True)

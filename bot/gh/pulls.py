@@ -10,11 +10,11 @@ from gidgethub import BadRequest
 
 from bot.config import CONFIG_PATH, Config, load_config, parse_config
 from bot.gh import refused
+from bot.gh.github import GitHubClient
 from bot.gh.pullref import PullRef
-from bot.github import GitHubClient
+from bot.gh.rest import BlobCache, RestSnapshot
 from bot.model import AnalysisError
-from bot.rest import BlobCache, RestSnapshot
-from bot.snapshot import MemorySnapshot
+from bot.repos.snapshot import MemorySnapshot
 
 
 class PullRequests:

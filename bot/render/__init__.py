@@ -2,5 +2,5 @@
 
 One jinja environment (`env`) renders templates/; the modules here turn reports, dispatches and runs into
 the values those templates show. The decisions (what to dispatch, which run is whose) stay in
-`bot.validation` and the analysis; nothing here posts anything.
+`bot.decisions.validation` and the analysis; nothing here posts anything.
 """

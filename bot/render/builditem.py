@@ -11,10 +11,10 @@ import re
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
+from bot.decisions.validation import AutoValidation, check_name
 from bot.model import REBUILT, BuildChange, Report
 from bot.render.items import Item
 from bot.render.words import plural
-from bot.validation import AutoValidation, check_name
 
 BUILD_TRIGGERS = (
     "llama/compat/**.c",

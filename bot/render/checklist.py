@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from bot.decisions.validation import AutoValidation
 from bot.model import SEVERITY_ORDER, Finding, PinReport, Report
 from bot.render.env import MARKER, render_template
 from bot.render.findings import SEVERITY_HEADINGS, finding_id, review_findings, review_item
@@ -17,7 +18,6 @@ from bot.render.patches import PinView, pin_view
 from bot.render.platforms import platform_items
 from bot.render.steps import merge_steps
 from bot.render.verdict import REVIEW_SEVERITIES, verdict
-from bot.validation import AutoValidation
 
 COMMENT_LIMIT = 65536
 BANNER_ROOM = 1000  # a comment's checklist leaves this much of the limit for a re-checking or failure banner

@@ -1,18 +1,18 @@
 """Check-run bodies: a pin's `patches` and `upstream review` runs, and a platform's `validate: <platform>`
-run from its dispatch to its workflow run's conclusion. The states come from `bot.validation`; the titles,
+run from its dispatch to its workflow run's conclusion. The states come from `bot.decisions.validation`; the titles,
 summaries and texts are made here."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.decisions.validation import Dispatch, check_name, run_fields, run_started
 from bot.model import REBUILT, PatchResult, PinReport
 from bot.render.env import render_template
 from bot.render.findings import review_findings
 from bot.render.patches import pin_view
 from bot.render.platforms import duration
 from bot.render.words import plural
-from bot.validation import Dispatch, check_name, run_fields, run_started
 
 CHECK_TEXT_LIMIT = 65535
 ANNOTATIONS_PER_REQUEST = 50
@@ -166,7 +166,7 @@ def check_run_update(run: dict, action: str, platform: str) -> dict:
 
 @dataclass(frozen=True)
 class RerunRefused:
-    """Why a re-requested `validate:` check run was not run again (`bot.approval.rerun_refusal`)."""
+    """Why a re-requested `validate:` check run was not run again (`bot.decisions.approval.rerun_refusal`)."""
 
     reason: str  # "permission" or "moved"
     sender: str

@@ -8,12 +8,12 @@ import re
 from collections.abc import Iterable, Sequence
 
 from bot.config import Platform
+from bot.decisions.validation import Dispatch, elapsed, latest_dispatches
 from bot.model import Report
 from bot.render.env import render_template
 from bot.render.items import Item, tick
 from bot.render.steps import bumped
 from bot.render.words import format_duration
-from bot.validation import Dispatch, elapsed, latest_dispatches
 
 PLATFORM_LABELS = {
     "metal": "Metal on macOS arm64",

@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.config import Config, Platform
+from bot.decisions.validation import Dispatch, is_fork
 from bot.render.env import TEMPLATES, render_template
-from bot.validation import Dispatch, is_fork
 
 TEMPLATE = TEMPLATES / "workflow_dispatch.yml"
 

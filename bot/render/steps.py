@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bot.decisions.validation import AutoValidation
 from bot.model import Report
 from bot.render.builditem import build_item
 from bot.render.items import Item
 from bot.render.patches import APPLIES
-from bot.validation import AutoValidation
 
 MLX_PINS = ("mlx", "mlx-c")  # the platform validations a bump of only these offers (bot/render/platforms.py)
 

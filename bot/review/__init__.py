@@ -16,11 +16,12 @@ from functools import partial
 
 import pygit2
 
-from bot import facts
+from bot.cache import facts
 from bot.config import Pin
-from bot.history import History
 from bot.model import BuildChange, Finding
-from bot.patchfile import PatchFile
+from bot.patches.patchfile import PatchFile
+from bot.repos.history import History
+from bot.repos.snapshot import BlobCache, GitSnapshot, Snapshot, blob_cache
 from bot.review import api, buildreach, cmake, grouping, hookparams
 from bot.review.attribution import Attribution, merge
 from bot.review.changes import Draft, FileChange, Span, hunk_lines
@@ -31,7 +32,6 @@ from bot.review.ruleset import load_rules
 from bot.review.run import Run
 from bot.review.source import glob_match
 from bot.review.textbudget import TextBudget
-from bot.snapshot import BlobCache, GitSnapshot, Snapshot, blob_cache
 
 
 @dataclass

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from bot import cpp, syntax
+from bot.lang import cpp, syntax
 from bot.review import cppapi
 from bot.review.changes import Draft
 from bot.review.cppapi import Declared, Use

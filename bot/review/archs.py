@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from bot.model import LocalRef
-from bot.patchfile import PatchFile
+from bot.patches.patchfile import PatchFile
 from bot.review.changes import Draft
 from bot.review.source import LineIndex
 

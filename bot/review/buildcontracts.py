@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from bot import cmakelang, syntax
+from bot.lang import cmakelang, syntax
 from bot.review import cmake, lookups, targets
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts.build import build_items

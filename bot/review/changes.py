@@ -14,8 +14,8 @@ from typing import TypeVar
 
 import pygit2
 
-from bot import facts
-from bot.facts import text_id
+from bot.cache import facts
+from bot.cache.facts import text_id
 from bot.model import LocalRef
 from bot.review.source import code_text, may_hold_comments, region_code, squash
 

@@ -17,7 +17,8 @@ from functools import lru_cache, partial
 
 from tree_sitter import Node
 
-from bot import cmakelang, facts
+from bot.cache import facts
+from bot.lang import cmakelang
 from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.consumers.settings import setting_anchor
@@ -92,7 +93,7 @@ class Command:
 COMMANDS = facts.Extractor(
     "cmake-commands",
     1,
-    ("review/cmake.py", "cmakelang.py", "syntax.py"),
+    ("review/cmake.py", "lang/cmakelang.py", "lang/syntax.py"),
     ("tree-sitter", "tree-sitter-cmake"),
 )
 

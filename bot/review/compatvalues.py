@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from bot import cpp, cppvalues
+from bot.lang import cpp, cppvalues
 from bot.model import LocalRef
 from bot.review import cppapi
 from bot.review.changes import Draft, FileChange

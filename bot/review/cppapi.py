@@ -3,7 +3,7 @@
 A header's interface is its declarations outside function bodies, a function's with its parameter types;
 a file's uses are its calls, with how many arguments each passes, and its other qualified names. The
 review compares a header's interface at both refs (a compat layer's use of a name upstream changed, a
-consumer's call no new overload takes) and checks the uses against what changed. Parsed with bot.cpp's
+consumer's call no new overload takes) and checks the uses against what changed. Parsed with bot.lang.cpp's
 tree-sitter reading.
 """
 
@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
-from bot.cpp import DECLARATOR_NAMES, compact, last_name, node_pattern, nodes, root
+from bot.lang.cpp import DECLARATOR_NAMES, compact, last_name, node_pattern, nodes, root
 
 
 @dataclass(frozen=True)

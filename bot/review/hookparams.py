@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.model import LocalRef
-from bot.patchfile import Hunk
+from bot.patches.patchfile import Hunk
 from bot.review import compat
 from bot.review.changes import Draft, FileChange
 from bot.review.cppapi import Declared

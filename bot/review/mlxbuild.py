@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from bot import cmakelang, presets
+from bot.build import presets
+from bot.lang import cmakelang
 from bot.model import LocalRef
+from bot.repos.snapshot import Snapshot
 from bot.review.changes import Draft
-from bot.snapshot import Snapshot
 
 MAX_DEPTH = 64  # nesting of if()/foreach()/function() blocks read
 MAX_SHOWN = 3  # guarded commands named per item

@@ -21,11 +21,11 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from bot import presets
+from bot.build import presets
 from bot.model import LocalRef
+from bot.repos.snapshot import Snapshot
 from bot.review.changes import Draft
 from bot.review.mlxbuild import Command, Comparison, Head, OllamaBuild, Upstream, comparisons, flat, skipped
-from bot.snapshot import Snapshot
 
 MAX_PROVIDED = 200  # versions read from Ollama's build files
 MAX_LINE = 4000  # characters of a line searched for a version

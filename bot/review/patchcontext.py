@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.model import LocalRef
-from bot.patchfile import FilePatch, Hunk, PatchFile
+from bot.patches.patchfile import FilePatch, Hunk, PatchFile
 from bot.review.changes import Draft, FileChange, Span
 from bot.review.source import excerpt
 

@@ -9,7 +9,7 @@ from dataclasses import replace
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, TypeVar
 
-from bot import presets
+from bot.build import presets
 from bot.model import LocalRef
 from bot.review import (
     api,

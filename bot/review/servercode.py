@@ -17,7 +17,8 @@ from functools import cached_property, lru_cache
 
 from tree_sitter import Node
 
-from bot import syntax
+from bot.lang import syntax
+from bot.lang.syntax import node_text
 from bot.review.serverjson import (
     STRINGS,
     callee_name,
@@ -28,7 +29,6 @@ from bot.review.serverjson import (
     reader_functions,
     reads,
 )
-from bot.syntax import node_text
 
 FRAME = re.compile(r"(?:data|event|id|retry):(?: |$|\n)|:[^\n]*\n|.*\[DONE\]", re.DOTALL)
 _NAME = re.compile(r"~?[A-Za-z_]\w*")

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from bot import syntax
+from bot.lang import syntax
+from bot.lang.syntax import node_text
 from bot.review.source import c_unescape, squash
-from bot.syntax import node_text
 
 _IDENTIFIERS = syntax.pattern("cpp", "(identifier) @i")
 

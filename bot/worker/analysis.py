@@ -8,13 +8,13 @@ import logging
 from collections.abc import Callable
 
 from bot.config import CONFIG_PATH, Config, Pin, parse_config
+from bot.decisions.validation import AutoValidation
 from bot.gh.checkruns import PIN_CHECKS
 from bot.model import AnalysisError, Report
 from bot.render.bodies import carried_ticks, error_body, progress_body, untouched_body
 from bot.render.checklist import render_comment
 from bot.render.checkruns import check_run_outputs
 from bot.times import human, utc_now
-from bot.validation import AutoValidation
 from bot.worker import autovalidate, platforms
 from bot.worker.context import JobContext, Outcome, Superseded
 

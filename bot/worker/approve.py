@@ -1,8 +1,8 @@
-"""The edge of `bot.approval`: a command job's PR head checked against what its author saw."""
+"""The edge of `bot.decisions.approval`: a command job's PR head checked against what its author saw."""
 
 from __future__ import annotations
 
-from bot.approval import Approval, CommentTime, approve, epoch
+from bot.decisions.approval import Approval, CommentTime, approve, epoch
 from bot.render.env import render_template
 from bot.worker.context import JobContext
 

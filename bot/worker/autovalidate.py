@@ -14,10 +14,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from bot.approval import may_write
 from bot.config import Config
+from bot.decisions.approval import may_write
+from bot.decisions.validation import AutoValidation, auto_due, auto_refusal, is_fork
 from bot.model import Report
-from bot.validation import AutoValidation, auto_due, auto_refusal, is_fork
 from bot.worker.approve import approved_head
 from bot.worker.context import JobContext
 from bot.worker.platforms import dispatch_platforms

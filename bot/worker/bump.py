@@ -16,15 +16,15 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from bot import bump
-from bot.bump import BumpRequest, BumpSummary, RefChoice
 from bot.commands import Command
 from bot.config import Config, read_version
+from bot.decisions import bump
+from bot.decisions.bump import BumpRequest, BumpSummary, RefChoice
 from bot.gh.gitdata import BranchMoved
+from bot.gh.rest import RestSnapshot
 from bot.model import AnalysisError, Report
 from bot.render.env import render_template
-from bot.rest import RestSnapshot
-from bot.snapshot import MemorySnapshot
+from bot.repos.snapshot import MemorySnapshot
 from bot.worker.analysis import read_config
 from bot.worker.context import JobContext, Outcome
 

@@ -1,4 +1,4 @@
-"""The service's analysis in a child process (`bot.sandbox`).
+"""The service's analysis in a child process (`bot.child.sandbox`).
 
 The child holds no GitHub token: it reads the pull request's files by asking the service, which reads
 them over REST through its blob cache, and it tells the service when an upstream fetch starts and ends
@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pygit2
 
-from bot import facts
+from bot.cache import facts
+from bot.child.sandbox import Channel
 from bot.config import Config, Pin
+from bot.gh.rest import BlobCache, RestSnapshot, files_under
 from bot.model import Report
-from bot.rest import BlobCache, RestSnapshot, files_under
-from bot.sandbox import Channel
-from bot.upstream import Mirrors, Upstream
-from bot.upstreamrefs import packed_tips, unpacked_tips
+from bot.repos.upstream import Mirrors, Upstream
+from bot.repos.upstreamrefs import packed_tips, unpacked_tips
 
 CHILD_BLOB_CACHE = 32 << 20  # what the child keeps of the files it asked for: the engine re-reads a few
 
@@ -65,7 +65,7 @@ class AskedSnapshot:
 
 class AskedListings:
     """The upstreams' recent listings of branches and tags in the child: kept by the service, which
-    outlives the child (`bot.upstreamrefs.RecentListings`)."""
+    outlives the child (`bot.repos.upstreamrefs.RecentListings`)."""
 
     def __init__(self, channel: Channel):
         self._channel = channel

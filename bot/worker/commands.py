@@ -5,12 +5,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
-from bot.approval import may_write, permission_of
 from bot.commands import COMMANDS, SPECS, Command, parse_commands
 from bot.config import Config
+from bot.decisions.approval import may_write, permission_of
+from bot.decisions.validation import select_platforms
 from bot.render.env import render_template
 from bot.render.replies import failed_reply, untouched_reply, validate_reply
-from bot.validation import select_platforms
 from bot.worker import autovalidate, bump, platforms, regenerate
 from bot.worker.analysis import analyse_pull, read_config
 from bot.worker.approve import approved_head, moved_reply

@@ -7,13 +7,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from bot.bump import BumpRequest, RefChoice
 from bot.config import Config, parse_config
+from bot.decisions.bump import BumpRequest, RefChoice
 from bot.gh.actions import Actions
 from bot.gh.bumps import BumpPulls
 from bot.gh.checkruns import CheckRuns
 from bot.gh.comments import ChecklistComment
 from bot.gh.gitdata import GitData
+from bot.gh.github import GitHubClient
+from bot.gh.progress import JobProgress
 from bot.gh.protocols import (
     ActionsAPI,
     BumpPullsAPI,
@@ -24,12 +26,10 @@ from bot.gh.protocols import (
 )
 from bot.gh.pullref import PullRef
 from bot.gh.pulls import PullRequests
-from bot.github import GitHubClient
-from bot.jobs import Job, JobQueue
+from bot.gh.rest import BlobCache, RestSnapshot
 from bot.model import Report
-from bot.rest import BlobCache, RestSnapshot
-from bot.validationstore import ValidationStore
-from bot.worker.progress import JobProgress
+from bot.stores.jobs import Job, JobQueue
+from bot.stores.validationstore import ValidationStore
 
 
 class Outcome(enum.StrEnum):
@@ -63,7 +63,7 @@ class Analyse(Protocol):
 
 
 class RefChooser(Protocol):
-    """The ref each pin of a bump moves to, chosen off the event loop (`bot.releases`)."""
+    """The ref each pin of a bump moves to, chosen off the event loop (`bot.decisions.releases`)."""
 
     def __call__(
         self, config: Config, request: BumpRequest, versions: dict[str, bytes | None]

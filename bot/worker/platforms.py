@@ -10,10 +10,20 @@ from dataclasses import replace
 
 from gidgethub import HTTPException
 
-from bot.approval import may_write, permission_of, rerun_refusal
 from bot.config import Config, Platform
+from bot.decisions.approval import may_write, permission_of, rerun_refusal
+from bot.decisions.validation import (
+    Dispatch,
+    apply_run,
+    dispatch_body,
+    fork_branch,
+    is_fork,
+    match_run,
+    new_dispatch,
+    runs_query,
+    select_platforms,
+)
 from bot.gh import message_of
-from bot.jobs import JobRequest, pull_key
 from bot.model import Report
 from bot.render.bodies import carried_ticks
 from bot.render.checkruns import (
@@ -25,19 +35,9 @@ from bot.render.checkruns import (
 )
 from bot.render.platforms import platform_rows, render_platforms, splice_platforms
 from bot.render.replies import dispatch_error_reply
+from bot.stores.jobs import JobRequest, pull_key
+from bot.stores.validationstore import ValidationStore
 from bot.times import iso, utc_now
-from bot.validation import (
-    Dispatch,
-    apply_run,
-    dispatch_body,
-    fork_branch,
-    is_fork,
-    match_run,
-    new_dispatch,
-    runs_query,
-    select_platforms,
-)
-from bot.validationstore import ValidationStore
 from bot.worker.context import JobContext, Outcome
 
 log = logging.getLogger("bot.worker.platforms")

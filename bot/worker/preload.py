@@ -8,11 +8,11 @@ its own limits, whose address-space limit is counted from what the child starts 
 
 from __future__ import annotations
 
-import bot.crosspin
+import bot.decisions.releases
 import bot.engine
-import bot.releases
+import bot.ollama.crosspin
 import bot.review
-from bot import syntax
+from bot.lang import syntax
 from bot.review.ruleset import load_rules
 from bot.review.source import compile_globs
 from bot.worker import childanalysis

@@ -15,12 +15,12 @@ from bot.commands import Command
 from bot.config import Config
 from bot.gh import refused
 from bot.gh.gitdata import BranchMoved
+from bot.gh.rest import RestSnapshot
 from bot.model import REBUILT, UNRESOLVED, AnalysisError, PinReport, Report
 from bot.render.checklist import COMMENT_LIMIT
 from bot.render.env import render_template
 from bot.render.patches import pin_view
 from bot.render.replies import failed_reply, untouched_reply
-from bot.rest import RestSnapshot
 from bot.worker.approve import approved_head, moved_reply
 from bot.worker.context import JobContext
 

@@ -26,26 +26,26 @@ from typing import TypeVar
 import aiohttp
 from gidgethub import HTTPException
 
-from bot.bump import BumpRequest, RefChoice
+from bot.child.sandbox import DEFAULT_LIMITS, Limits, run_limited
 from bot.config import Config
+from bot.decisions.bump import BumpRequest, RefChoice
+from bot.decisions.releases import ChooseRefs
 from bot.gh import message_of
+from bot.gh.github import GitHubApp
+from bot.gh.progress import JobProgress
 from bot.gh.pullref import PullRef
 from bot.gh.pulls import PullRequests
-from bot.github import GitHubApp
-from bot.jobs import Job, JobQueue, JobRequest
-from bot.metrics import Metrics
+from bot.gh.rest import BlobCache, RestSnapshot
+from bot.gh.retries import transient
 from bot.model import AnalysisError, Report
-from bot.releases import ChooseRefs
-from bot.rest import BlobCache, RestSnapshot
-from bot.retries import transient
-from bot.sandbox import DEFAULT_LIMITS, Limits, run_limited
-from bot.upstreamrefs import RecentListings
-from bot.validationstore import ValidationStore
+from bot.repos.upstreamrefs import RecentListings
+from bot.stores.jobs import Job, JobQueue, JobRequest
+from bot.stores.validationstore import ValidationStore
 from bot.worker import analysis, bump, commands, platforms
 from bot.worker.childanalysis import PRELOADED, ChildAnalysis, SnapshotSpec
 from bot.worker.context import JobContext, Outcome, Shared, on_github
 from bot.worker.failure import report_failure
-from bot.worker.progress import JobProgress
+from bot.worker.metrics import Metrics
 
 log = logging.getLogger("bot.service")
 T = TypeVar("T")

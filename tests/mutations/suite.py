@@ -31,8 +31,8 @@ import pygit2
 
 from bot.config import load_config
 from bot.engine import analyse
-from bot.snapshot import GitSnapshot
-from bot.upstream import Upstream
+from bot.repos.snapshot import GitSnapshot
+from bot.repos.upstream import Upstream
 from tests.mutations.table import Mutation, check_citations, load
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "mutations"

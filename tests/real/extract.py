@@ -30,8 +30,8 @@ from pathlib import Path
 import pygit2
 
 from bot.engine import patch_order
-from bot.patchfile import PatchError, parse
-from bot.snapshot import GitSnapshot, MemorySnapshot
+from bot.patches.patchfile import PatchError, parse
+from bot.repos.snapshot import GitSnapshot, MemorySnapshot
 from tests.realcases import git_apply_files
 
 VERSION_FILE = "LLAMA_CPP_VERSION"

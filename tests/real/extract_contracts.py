@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pygit2
 
+from bot.repos.snapshot import GitSnapshot
 from bot.review.consumers import SnapshotTexts
 from bot.review.consumers.contracts import contract_inventory
-from bot.snapshot import GitSnapshot
 
 COMMIT = "cd37044093f1023091975ed9f342dc0ae6283472"  # "llama.cpp update (#17851)"
 OUT = Path(__file__).resolve().parent.parent / "data" / "contracts" / "ollama"

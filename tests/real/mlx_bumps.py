@@ -30,8 +30,8 @@ from bot.engine import analyse
 from bot.model import Report
 from bot.render.checklist import render_markdown
 from bot.render.steps import merge_steps
-from bot.snapshot import GitSnapshot
-from bot.upstream import Upstream
+from bot.repos.snapshot import GitSnapshot
+from bot.repos.upstream import Upstream
 from tests.real.review_bumps import VersionBumpOnly
 
 VERSION_FILES = ("MLX_VERSION", "MLX_C_VERSION")

@@ -42,6 +42,8 @@ import bot.review
 from bot.config import load_config
 from bot.engine import analyse
 from bot.model import AnalysisError, Finding
+from bot.repos.snapshot import GitSnapshot
+from bot.repos.upstream import Upstream
 from bot.review import (
     archs,
     argvalues,
@@ -60,8 +62,6 @@ from bot.review import (
     targets,
     wire,
 )
-from bot.snapshot import GitSnapshot
-from bot.upstream import Upstream
 from tests.real.extract import VERSION_FILE, Bump, ExtractError, RefResolver, find_bumps, mirrors
 
 OUT = Path(__file__).resolve().parent.parent / "data" / "real-review" / "findings"

@@ -30,8 +30,8 @@ from unittest import mock
 import pygit2
 
 import bot.review
-from bot.history import History
-from bot.snapshot import GitSnapshot
+from bot.repos.history import History
+from bot.repos.snapshot import GitSnapshot
 from tests.real.extract import VERSION_FILE, ExtractError, RefResolver, find_bumps, mirrors
 from tests.real.review_bumps import VersionBumpOnly, review_snapshots, scratch_upstream
 

@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from bot.model import LocalRef
+from bot.repos.snapshot import MissingBlob, Snapshot
 from bot.review.consumers.compat_sources import compat_source_texts, compat_uses, included_headers
 from bot.review.consumers.server import go_flags, server_interface
 from bot.review.consumers.settings import ollama_options
 from bot.review.consumers.shared import BACKEND_ROOT, SETTABLE, OptionSetting, truth_of
 from bot.review.consumers.upstream_build import shared_backend_dirs, upstream_build
 from bot.review.source import code_text
-from bot.snapshot import MissingBlob, Snapshot
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def consumer_model(
     ollama: Mapping[str, str], upstream: Mapping[str, str], patches: Iterable[tuple[str, object]] = ()
 ) -> Consumers:
     """The consumer model of one Ollama tree (path -> comment-free text) against one upstream ref (path ->
-    text); `patches` are (path, bot.patchfile.PatchFile) of the carried patches."""
+    text); `patches` are (path, bot.patches.patchfile.PatchFile) of the carried patches."""
     patch_list = list(patches)
     ollama_paths = list(ollama)
     upstream_paths = list(upstream)

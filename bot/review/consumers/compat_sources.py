@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from bot import syntax
+from bot.lang import syntax
+from bot.lang.syntax import node_text
 from bot.model import LocalRef
-from bot.patchfile import FilePatch
+from bot.patches.patchfile import FilePatch
 from bot.review.consumers.shared import (
     CPP_SOURCES,
     DEFAULT_COMPAT_DIR,
@@ -22,7 +23,6 @@ from bot.review.consumers.shared import (
     text_of,
 )
 from bot.review.source import code_text
-from bot.syntax import node_text
 
 
 def compat_source_texts(

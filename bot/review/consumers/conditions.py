@@ -7,9 +7,9 @@ from collections.abc import Mapping
 
 from tree_sitter import Node
 
-from bot import cmakelang
+from bot.lang import cmakelang
+from bot.lang.syntax import node_text
 from bot.review.consumers.shared import CMAKE_TOKEN, ON_VALUES, truth_of
-from bot.syntax import node_text
 
 _UNARY_TESTS = frozenset({"DEFINED", "EXISTS", "TARGET", "COMMAND", "POLICY", "IS_DIRECTORY", "IS_ABSOLUTE"})
 _FALSE_VALUES = frozenset({"OFF", "FALSE", "NO", "0"})

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from bot import syntax
+from bot.lang import syntax
+from bot.lang.syntax import node_text
 from bot.model import LocalRef
 from bot.review.consumers.shared import (
     BARE_PATH,
@@ -26,7 +27,6 @@ from bot.review.consumers.shared import (
 )
 from bot.review.flags import OLLAMA_CALLERS
 from bot.review.source import glob_match
-from bot.syntax import node_text
 
 _CALLS = syntax.pattern("go", "(call_expression) @c")
 _DECLARED_NAMES = syntax.pattern("go", "(var_spec) @d (parameter_declaration) @d")

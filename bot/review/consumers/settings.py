@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 
 from tree_sitter import Node
 
-from bot import cmakelang, syntax
+from bot.lang import cmakelang, syntax
 from bot.model import LocalRef
 from bot.review.consumers.shared import (
     DEFINE,

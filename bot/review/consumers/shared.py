@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from bot.lang.syntax import node_text
 from bot.model import LocalRef
 from bot.review.source import globs
-from bot.syntax import node_text
 
 BACKEND_ROOT = "ggml/src/"
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from bot import cmakelang, syntax
+from bot.lang import cmakelang, syntax
+from bot.lang.syntax import node_text
 from bot.review.consumers.conditions import condition, condition_tokens, guard
 from bot.review.consumers.shared import (
     BACKEND_ROOT,
@@ -21,7 +22,6 @@ from bot.review.consumers.shared import (
     text_of,
     truth_of,
 )
-from bot.syntax import node_text
 
 _FUNCTION_DEFINITIONS = syntax.pattern("cmake", "(function_def) @f")
 _IF_CONDITIONS = syntax.pattern("cmake", "(if_condition) @i")

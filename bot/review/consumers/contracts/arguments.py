@@ -13,7 +13,8 @@ from collections.abc import Iterator
 
 from tree_sitter import Node
 
-from bot import syntax
+from bot.lang import syntax
+from bot.lang.syntax import node_text
 from bot.model import LocalRef
 from bot.review.consumers.contracts.gocode import (
     STRING_LITERALS,
@@ -28,7 +29,6 @@ from bot.review.consumers.contracts.launches import Command, argument_sites, bra
 from bot.review.consumers.contracts.model import LaunchSetting
 from bot.review.consumers.contracts.resolve import Resolver, Where, where_of
 from bot.review.consumers.shared import SETTABLE
-from bot.syntax import node_text
 
 CALL_DEPTH = 2  # module calls followed from the starting packages when looking for environment writes
 MAX_FUNCTIONS = 4000

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 
 from tree_sitter import Node
 
-from bot import cmakelang
+from bot.lang import cmakelang
 from bot.model import LocalRef
 from bot.review.consumers.contracts.model import BuildItem
 from bot.review.consumers.settings import ollama_options

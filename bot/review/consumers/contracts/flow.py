@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from bot.lang.syntax import node_text
 from bot.review.consumers.contracts.gocode import (
     Func,
     FuncKey,
@@ -27,7 +28,6 @@ from bot.review.consumers.contracts.gocode import (
 )
 from bot.review.consumers.contracts.launches import Command, Request
 from bot.review.consumers.contracts.resolve import Resolver, Where, where_of
-from bot.syntax import node_text
 
 Labels = frozenset[str]
 EMPTY: Labels = frozenset()

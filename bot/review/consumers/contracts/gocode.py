@@ -15,9 +15,9 @@ from functools import cached_property
 
 from tree_sitter import Node
 
-from bot import syntax
+from bot.lang import syntax
+from bot.lang.syntax import node_text
 from bot.review.consumers.shared import go_string, text_of
-from bot.syntax import node_text
 
 _CALLS = syntax.pattern("go", "(call_expression) @c")
 _FIELD_DECLARATIONS = syntax.pattern("go", "(field_declaration) @f")

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from bot import syntax
+from bot.lang import syntax
+from bot.lang.syntax import node_text
 from bot.review.consumers.contracts.gocode import (
     STRING_LITERALS,
     Binding,
@@ -30,7 +31,6 @@ from bot.review.consumers.contracts.gocode import (
 )
 from bot.review.consumers.contracts.resolve import Resolver, Where, where_of
 from bot.review.consumers.shared import URL_PATH
-from bot.syntax import node_text
 
 _IDENTIFIERS = syntax.pattern("go", "(identifier) @i")
 _INTERPRETED_STRINGS = syntax.pattern("go", "(interpreted_string_literal) @s")

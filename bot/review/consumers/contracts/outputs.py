@@ -8,13 +8,13 @@ from collections.abc import Iterator
 
 from tree_sitter import Node
 
-from bot import syntax
+from bot.lang import syntax
+from bot.lang.syntax import node_text
 from bot.model import LocalRef
 from bot.review.consumers.contracts.flow import EMPTY, Flow, Labels, _State
 from bot.review.consumers.contracts.gocode import Func, arguments, named, unwrap
 from bot.review.consumers.contracts.model import OutputPattern
 from bot.review.consumers.contracts.resolve import Literal, Resolver, Where, where_of
-from bot.syntax import node_text
 
 # strings/bytes functions: name -> (kind of contract, position of the searched value, of the constant)
 _SEARCHES = {

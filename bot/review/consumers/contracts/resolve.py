@@ -15,7 +15,8 @@ from functools import cached_property
 
 from tree_sitter import Node
 
-from bot import syntax
+from bot.lang import syntax
+from bot.lang.syntax import node_text
 from bot.review.consumers.contracts.gocode import (
     STRING_LITERALS,
     Binding,
@@ -29,7 +30,6 @@ from bot.review.consumers.contracts.gocode import (
     named,
     unwrap,
 )
-from bot.syntax import node_text
 
 _FIELD_DECLARATIONS = syntax.pattern("go", "(field_declaration) @f")
 _KEYED_ELEMENTS = syntax.pattern("go", "(keyed_element) @k")

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from bot import syntax
+from bot.lang import syntax
+from bot.lang.syntax import node_text
 from bot.model import LocalRef
 from bot.review.consumers.contracts.flow import Flow, _State
 from bot.review.consumers.contracts.gocode import (
@@ -25,7 +26,6 @@ from bot.review.consumers.contracts.launches import Request, assigned_name, bran
 from bot.review.consumers.contracts.model import WireField
 from bot.review.consumers.contracts.resolve import Resolver, Where, kind_of_type, where_of
 from bot.review.consumers.shared import JSON_TAG
-from bot.syntax import node_text
 
 _IDENTIFIERS = syntax.pattern("go", "(identifier) @i")
 

@@ -1,0 +1,229 @@
+"""Upstream facts kept across analyses, addressed by content.
+
+What the review reads out of an upstream blob (its comment-free code, its CMake readings) or a pair of
+them (their diff, which hunks change code) depends on nothing but those blobs and the code that reads
+them. A re-check of the same refs (another push to the pull request, `/llama recheck`, a second pull
+request on the same bump) finds every such fact here instead of computing it again.
+
+An entry's key is the extractor's name, its version, a fingerprint of the source files it runs, and the
+ids of its inputs (git blob or tree ids, or the SHA-1 of a text); never a report. Entries are written
+to a temporary file and renamed into place, so a reader sees a whole entry or none; each carries the
+SHA-256 of its payload and its own key, and one that is truncated, corrupt or for another key is a miss.
+The store is bounded: when it outgrows its size, the least recently used entries go first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+import pickle
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+FACTS_DIR = "facts"
+DEFAULT_MAX_MB = 256
+MAX_MB_SETTING = "LLAMA_BOT_FACTS_MAX_MB"
+MAGIC = b"llama-bot fact 1\n"
+SWEEP_SHARE = 8  # written bytes past this share of the bound since the last look: look at the total again
+KEPT_SHARE = 0.75  # an eviction frees the store down to this share of its bound
+ROOT = Path(__file__).resolve().parent.parent  # bot/: an extractor's sources are named from here
+
+
+class _PlainUnpickler(pickle.Unpickler):
+    """Loads only builtin containers and llama-bot's own data classes: an entry is read, never run."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == "builtins" and name in ("frozenset", "set", "tuple", "list", "dict", "range"):
+            return super().find_class(module, name)
+        if module.startswith("bot.") and name[:1].isupper():
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"{module}.{name} is not a plain fact")
+
+
+@dataclass(frozen=True)
+class Extractor:
+    """One kind of fact: its name, its version (raised when its meaning changes), the source files of the
+    code that computes it and the installed packages it parses with (a change to any of them is a new
+    fingerprint: the old entries miss)."""
+
+    name: str
+    version: int
+    sources: tuple[str, ...]
+    packages: tuple[str, ...] = ()
+
+    @property
+    def fingerprint(self) -> str:
+        return _fingerprint(self.sources, self.packages)
+
+
+@cache
+def _fingerprint(sources: tuple[str, ...], packages: tuple[str, ...]) -> str:
+    digest = hashlib.sha256()
+    for source in sources:
+        digest.update(source.encode() + b"\0" + (ROOT / source).read_bytes() + b"\0")
+    for package in packages:
+        digest.update(f"{package}=={metadata.version(package)}\0".encode())
+    return digest.hexdigest()[:16]
+
+
+def text_id(text: str) -> str:
+    """A text's content address, where no blob id is at hand."""
+    return "text:" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def bytes_id(data: bytes) -> str:
+    """The content address of bytes: their git blob id, as the upstream's tree names them."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+@dataclass
+class FactStore:
+    """The facts under `root`, at most `max_bytes` of them; `hits` and `misses` count this process's
+    look-ups."""
+
+    root: Path
+    max_bytes: int = DEFAULT_MAX_MB << 20
+    hits: int = 0
+    misses: int = 0
+    _written: int = field(default=0, repr=False)
+
+    def get(self, extractor: Extractor, key: tuple[str, ...]) -> tuple[bool, Any]:
+        """(True, the fact) when the store holds it whole, else (False, None)."""
+        path, label = self._where(extractor, key)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            self.misses += 1
+            return False, None
+        value = _decoded(data, label)
+        if value is _CORRUPT:
+            self.misses += 1
+            with contextlib.suppress(OSError):
+                path.unlink()
+            return False, None
+        self.hits += 1
+        with contextlib.suppress(OSError):
+            os.utime(path)  # recently used: the last to go
+        return True, value
+
+    def put(self, extractor: Extractor, key: tuple[str, ...], value: Any) -> None:
+        """Keeps a fact (a full disk or an unwritable store only costs the next run its time)."""
+        path, label = self._where(extractor, key)
+        payload = pickle.dumps((label, value), protocol=5)
+        data = MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+            os.replace(temp, path)
+        except OSError:
+            with contextlib.suppress(OSError, UnboundLocalError):
+                os.unlink(temp)
+            return
+        self._written += len(data)
+        if self._written > self.max_bytes // SWEEP_SHARE:
+            self.sweep()
+
+    def remembered(self, extractor: Extractor, key: tuple[str, ...], compute: Callable[[], T]) -> T:
+        """The fact, from the store or computed (and kept)."""
+        found, value = self.get(extractor, key)
+        if found:
+            return value
+        value = compute()
+        self.put(extractor, key, value)
+        return value
+
+    def sweep(self) -> None:
+        """Removes the least recently used entries while the store is over its bound, and temporary files
+        that a killed writer left behind."""
+        self._written = 0
+        entries = []
+        for path in self.root.glob("*/*"):
+            try:
+                stat = path.stat()
+            except OSError:
+                continue
+            entries.append((stat.st_mtime, stat.st_size, path))
+        total = sum(size for _, size, _ in entries)
+        if total <= self.max_bytes:
+            return
+        for _, size, path in sorted(entries, key=lambda e: e[0]):
+            if total <= self.max_bytes * KEPT_SHARE:
+                break
+            with contextlib.suppress(OSError):
+                path.unlink()
+            total -= size
+
+    def _where(self, extractor: Extractor, key: tuple[str, ...]) -> tuple[Path, str]:
+        label = "\0".join((extractor.name, str(extractor.version), extractor.fingerprint, *key))
+        digest = hashlib.sha256(label.encode("utf-8", "surrogatepass")).hexdigest()
+        return self.root / digest[:2] / digest[2:], label
+
+
+_CORRUPT = object()
+
+
+def _decoded(data: bytes, label: str) -> Any:
+    """The value an entry holds for `label`, or _CORRUPT for a truncated, altered or foreign entry."""
+    if not data.startswith(MAGIC):
+        return _CORRUPT
+    checksum, _, payload = data[len(MAGIC) :].partition(b"\n")
+    if hashlib.sha256(payload).hexdigest().encode() != checksum:
+        return _CORRUPT
+    try:
+        stored_label, value = _PlainUnpickler(io.BytesIO(payload)).load()
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+        # a checksummed payload that still does not load (a class since renamed): not a fact
+        return _CORRUPT
+    return value if stored_label == label else _CORRUPT
+
+
+def store_in(data_dir: Path) -> FactStore:
+    """The store under a data directory, bounded by LLAMA_BOT_FACTS_MAX_MB (a bad value: the default)."""
+    try:
+        max_mb = int(os.environ.get(MAX_MB_SETTING, DEFAULT_MAX_MB))
+    except ValueError:
+        max_mb = DEFAULT_MAX_MB
+    return FactStore(Path(data_dir) / FACTS_DIR, max(max_mb, 1) << 20)
+
+
+_active: FactStore | None = None
+
+
+@contextlib.contextmanager
+def using(store: FactStore | None) -> Iterator[FactStore | None]:
+    """Makes `store` the one extractors consult for the duration (None: compute every fact)."""
+    global _active
+    previous, _active = _active, store
+    try:
+        yield store
+    finally:
+        _active = previous
+
+
+def remembered(extractor: Extractor, key: tuple[str, ...], compute: Callable[[], T]) -> T:
+    """The fact from the store in use, or computed when there is none."""
+    if _active is None:
+        return compute()
+    return _active.remembered(extractor, key, compute)
+
+
+def get(extractor: Extractor, key: tuple[str, ...]) -> tuple[bool, Any]:
+    """(True, the fact) from the store in use; (False, None) when it lacks it or none is in use."""
+    return _active.get(extractor, key) if _active is not None else (False, None)
+
+
+def put(extractor: Extractor, key: tuple[str, ...], value: Any) -> None:
+    """Keeps a fact in the store in use, if any."""
+    if _active is not None:
+        _active.put(extractor, key, value)
