@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
 import pygit2
 
@@ -17,7 +16,7 @@ from bot.engine.patch import check_patch
 from bot.engine.placing import SOURCE_SUFFIXES
 from bot.lang import cmakelang
 from bot.model import REBUILT, AnalysisError, Finding, LocalRef, PatchResult, PinReport, Report
-from bot.ollama import buildsteps
+from bot.ollama import buildsteps, crosspin
 from bot.patches import gitapply, identifiers
 from bot.patches.patchfile import PatchError, parse
 from bot.patches.patchsafety import read_patch
@@ -26,9 +25,9 @@ from bot.repos import buildpatches
 from bot.repos.history import History
 from bot.repos.snapshot import GitSnapshot, Snapshot, size_text
 from bot.repos.upstream import Upstream
-
-if TYPE_CHECKING:
-    from bot.review import PinReview
+from bot.review import PinReview, ReviewContext, review_pin
+from bot.review.cmake import CMAKE_FILES
+from bot.review.source import glob_match
 
 
 def patch_order(snapshot: Snapshot, directory: str) -> list[str]:
@@ -154,9 +153,6 @@ def _paths_in(head: Snapshot, path: str) -> set[str]:
 def _upstream_reads(head: Snapshot, pin: Pin) -> Callable[[str], bool]:
     """The upstream files read at both refs besides those that changed: the patched files, and the CMake
     files (the review parses them all); a partial clone fetches them first."""
-    from bot.review.cmake import CMAKE_FILES
-    from bot.review.source import glob_match
-
     patched = _patched_files(head, pin)
     copied = tuple(f"{v.upstream}/{v.files}" for v in pin.vendored)  # compared with Ollama's copies
     return lambda path: path in patched or glob_match(path, (*CMAKE_FILES, *copied))
@@ -368,8 +364,6 @@ def _review_findings(
     pin_report: PinReport,
 ) -> list[Finding]:
     """The review's findings: vendored copies, the upstream diff, and what the consumer code raised."""
-    from bot.ollama import crosspin
-
     code, problems = crosspin.consumer_code(pin, config, head, open_upstream)
     old = GitSnapshot(ctx.upstream.repo, ctx.history.old) if has_old_ref else None
     history = ctx.history
@@ -469,8 +463,6 @@ def _explained_hunks(patches: list) -> frozenset[tuple[str, int]]:
 def _review(
     ctx: PinContext, head: Snapshot, config: Config, explained: frozenset = frozenset(), consumers: tuple = ()
 ) -> PinReview:
-    from bot.review import ReviewContext, review_pin
-
     old = ctx.history.old
     patches = []
     for path in pin_stack(head, ctx.pin).paths:
