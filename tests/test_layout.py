@@ -18,6 +18,7 @@ LAYERS = (
     "bot.model",
     "bot.times",
     "bot.commands",
+    "bot.cache",
     "bot.child",
     "bot.lang",
     "bot.repos",
