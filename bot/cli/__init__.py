@@ -1,5 +1,8 @@
 """The command line, `python -m bot` and the `llama-bot` script: `main` runs one subcommand and turns what
-goes wrong into an exit status and one line on stderr."""
+goes wrong into an exit status and one line on stderr.
+
+The top layer: imports any package, the engine and the service only in the subcommand that runs them.
+"""
 
 from __future__ import annotations
 

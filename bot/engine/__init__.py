@@ -5,7 +5,8 @@ earlier ones (regenerated where needed) applied (`pins`). A patch (`patch`) is f
 upstream already provides, then placed file by file (`placing`): exactly, else by the rebuilders in
 `placing.REBUILDERS`' order (`strategies`: a three-way merge edit by edit, then tolerant relocation); a
 result is never called good when it collides with what upstream added at the same place, and the whole
-stack is verified with the real `git apply` at the end.
+stack is verified with the real `git apply` at the end. Imports bot.ollama, bot.review and the layers below
+them, never the service's packages.
 """
 
 from bot.engine.context import OpenUpstream, PinContext

@@ -1,6 +1,7 @@
 """GitHub resources as the jobs use them: one small class per resource, owning its URLs.
 
 Jobs ask for the narrow protocols in `bot.gh.protocols`; these classes implement them over the REST API.
+Imports bot.render, bot.stores and the layers below them; never the worker, which uses them.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ These modules are the review's only contact with git: this one takes the upstrea
 diff once; `run` reads only the blobs a detector asks for and hands plain text to
 the detectors (one module per concern, pure functions); `attribution` turns their
 drafts into findings with a link to the new ref, the upstream commits that
-introduced each one and the Ollama lines that consume it.
+introduced each one and the Ollama lines that consume it. Imports bot.build and the
+layers below it: never bot.ollama or the engine, which call it.
 """
 
 from __future__ import annotations
