@@ -42,7 +42,7 @@ def _timed(key: str, call: Callable) -> Callable:
 
 def main() -> int:
     bot.engine.pins.check_pin = _timed("patches", bot.engine.pins.check_pin)
-    bot.review.review_pin = _timed("review", bot.review.review_pin)
+    bot.engine.pins.review_pin = _timed("review", bot.engine.pins.review_pin)
     parse = bot.lang.syntax.root.__wrapped__  # the parse behind the cache: hits cost nothing
     bot.lang.syntax.root = functools.lru_cache(maxsize=16)(_timed("parsing", parse))
     sys.argv = ["llama-bot", *sys.argv[1:]]

@@ -38,6 +38,7 @@ from unittest import mock
 
 import pygit2
 
+import bot.engine.pins
 import bot.review
 from bot.config import load_config
 from bot.engine import analyse
@@ -144,7 +145,7 @@ class Recorder:
                 mock.patch.object(bot.review, "rule_drafts", self.rules(bot.review.rule_drafts))
             )
             stack.enter_context(
-                mock.patch.object(bot.review, "review_pin", self.timed(bot.review.review_pin))
+                mock.patch.object(bot.engine.pins, "review_pin", self.timed(bot.engine.pins.review_pin))
             )
             yield self
 

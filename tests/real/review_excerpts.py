@@ -29,6 +29,7 @@ from unittest import mock
 
 import pygit2
 
+import bot.engine.pins
 import bot.review
 from bot.repos.history import History
 from bot.repos.snapshot import GitSnapshot
@@ -54,7 +55,7 @@ class ReadLog:
     def installed(self) -> Iterator[ReadLog]:
         log = self
         snapshot_read, history_read = GitSnapshot.read, History.read
-        changes, reviewed = bot.review.upstream_changes, bot.review.review_pin
+        changes, reviewed = bot.review.upstream_changes, bot.engine.pins.review_pin
 
         def review(ctx):
             # the files the patches touch: the patch-context items need their hunks, which the diff makes
@@ -89,7 +90,7 @@ class ReadLog:
             stack.enter_context(mock.patch.object(GitSnapshot, "read", read))
             stack.enter_context(mock.patch.object(History, "read", history))
             stack.enter_context(mock.patch.object(bot.review, "upstream_changes", upstream_changes))
-            stack.enter_context(mock.patch.object(bot.review, "review_pin", review))
+            stack.enter_context(mock.patch.object(bot.engine.pins, "review_pin", review))
             yield self
 
 
