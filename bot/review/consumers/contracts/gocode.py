@@ -195,6 +195,7 @@ class Package:
     def __init__(self, directory: str, texts: list[tuple[str, str]]):
         self.directory = directory
         self._texts = texts
+        self._text_of = dict(texts)
         self._file_words = [frozenset(_WORD.findall(text)) for _, text in texts]
         self._words = frozenset().union(*self._file_words)
         self._indexed: dict[str, Declarations] = {}
@@ -245,12 +246,13 @@ class Package:
 
     def imports_of(self, path: str) -> dict[str, str]:
         """The file's imports (alias -> import path); {} for a path not of this package."""
-        text = next((text for p, text in self._texts if p == path), None)
+        text = self._text_of.get(path)
         return self._file(path, text).imports.get(path, {}) if text is not None else {}
 
     def functions_in(self, path: str) -> Iterator[Func]:
         """The functions and methods of one file of the package."""
-        for text in (text for p, text in self._texts if p == path):
+        text = self._text_of.get(path)
+        if text is not None:
             declared = self._file(path, text)
             for group in (declared.functions, declared.methods):
                 for funcs in group.values():
