@@ -301,6 +301,7 @@ class GoProgram:
                 self._dirs.setdefault(posixpath.dirname(path), []).append(path)
         self._packages: dict[str, Package] = {}
         self._scopes: dict[FuncKey, Scope] = {}
+        self._imports: dict[str, dict[str, str]] = {}
 
     @cached_property
     def module(self) -> str:
@@ -331,16 +332,22 @@ class GoProgram:
         directory = import_path[len(self.module) + 1 :]
         return directory if directory in self._dirs or directory == "" else None
 
+    def imports_of(self, path: str) -> dict[str, str]:
+        """A Go file's imports (alias -> import path), asked once per file."""
+        if path not in self._imports:
+            self._imports[path] = self.package(posixpath.dirname(path)).imports_of(path)
+        return self._imports[path]
+
     def imported(self, path: str, alias: str) -> str | None:
         """The module directory `alias` names in the Go file at `path`, if it is an import of this module."""
-        target = self.package(posixpath.dirname(path)).imports_of(path).get(alias)
+        target = self.imports_of(path).get(alias)
         return self.directory_of(target) if target is not None else None
 
     def is_import(self, path: str, alias: str) -> bool:
-        return alias in self.package(posixpath.dirname(path)).imports_of(path)
+        return alias in self.imports_of(path)
 
     def import_path(self, path: str, alias: str) -> str | None:
-        return self.package(posixpath.dirname(path)).imports_of(path).get(alias)
+        return self.imports_of(path).get(alias)
 
     def scope(self, func: Func) -> Scope:
         if func.key not in self._scopes:
@@ -357,7 +364,7 @@ class GoProgram:
         found = here.methods_named(name) if here.spells(name) else []
         if found:
             return found
-        for import_path in here.imports_of(path).values():
+        for import_path in self.imports_of(path).values():
             directory = self.directory_of(import_path)
             if directory is not None:
                 package = self.package(directory)
