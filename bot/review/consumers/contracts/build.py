@@ -16,6 +16,7 @@ from bot.review.consumers.contracts.model import BuildItem
 from bot.review.consumers.settings import ollama_options
 from bot.review.consumers.shared import DEFINE, OLLAMA_CMAKE, OLLAMA_COMMAND_LINES, line_of, text_of
 from bot.review.source import glob_match
+from bot.syntax import node_text
 
 _KEYWORD = re.compile(r"^[A-Z][A-Z0-9_]*$")  # CMake's argument keywords: DESTINATION, RUNTIME, COMPONENT ...
 _TARGET_COMMANDS = {
@@ -98,7 +99,7 @@ def installed_programs(ollama: Mapping[str, str], paths: list[str]) -> frozenset
     for path in paths:
         text = text_of(ollama, path) if glob_match(path, OLLAMA_CMAKE) else None
         if text and "TARGETS" in text:
-            _cmake_items(found, defined, path, text)
+            _cmake_items(found, defined, path, text, targets_only=True)
     return frozenset(name for kind, name, _ in found if kind == "target" and name not in defined)
 
 
@@ -107,26 +108,60 @@ def _add(found: _Found, kind: str, name: str, value: str, ref: LocalRef) -> None
         found.setdefault((kind, name, value), {})[ref] = None
 
 
-def _cmake_items(found: _Found, defined: set[str], path: str, text: str) -> set[str]:
-    """Record a CMake file's items; the variable prefix its `project()` names (its name's first word)."""
+def _cmake_items(
+    found: _Found, defined: set[str], path: str, text: str, targets_only: bool = False
+) -> set[str]:
+    """Record a CMake file's items (`targets_only`: the targets named and defined, not every item); the
+    variable prefix its `project()` names (its name's first word)."""
     root = cmakelang.parse(text)
     lists, written = _list_variables(root)
     own: set[str] = set()
     for command in _commands(root):
         name = cmakelang.name(command)
-        ref = LocalRef(path, cmakelang.line(command))
-        for args, loop in _expansions(command, lists):
-            own |= _declared(name, args, defined)
-            for kind, item, value in _items_of(name, args):
-                _add(found, kind, item, value, ref)
-                origin = _written_at(item, loop, written)
-                if kind == "target" and origin and origin != ref.line:
-                    _add(found, kind, item, value, LocalRef(path, origin))
+        if targets_only and not _may_name_target(name, command):
+            continue
+        own |= _command_items(
+            found, defined, LocalRef(path, cmakelang.line(command)), command, lists, written
+        )
     for m in DEFINE.finditer(text):
         value = m[2].strip("\"'")
         value = value[:-1] if value.endswith(")") and "(" not in value else value
         _add(found, "option", m[1], value, LocalRef(path, line_of(text, m.start())))
     return own
+
+
+def _command_items(
+    found: _Found,
+    defined: set[str],
+    ref: LocalRef,
+    command: Node,
+    lists: dict[str, str],
+    written: dict[str, int],
+) -> set[str]:
+    """Record one command's items; the variable prefix it names, if it is a `project()`."""
+    name = cmakelang.name(command)
+    own: set[str] = set()
+    for args, loop in _expansions(command, lists):
+        own |= _declared(name, args, defined)
+        for kind, item, value in _items_of(name, args):
+            _add(found, kind, item, value, ref)
+            origin = _written_at(item, loop, written)
+            if kind == "target" and origin and origin != ref.line:
+                _add(found, kind, item, value, LocalRef(ref.path, origin))
+    return own
+
+
+def _may_name_target(name: str, command: Node) -> bool:
+    """Whether a command may define or name a target: one whose arguments, as written (no variable, no
+    escape to expand), never spell `TARGET` names none."""
+    written = node_text(command)
+    return (
+        name in _DEFINING
+        or name in _TARGET_COMMANDS
+        or "TARGET" in written
+        or "$" in written
+        or "\\" in written
+    )
 
 
 def _written_at(item: str, loop: tuple[str | None, int | None], written: dict[str, int]) -> int | None:

@@ -189,24 +189,74 @@ class Declarations:
 
 
 class Package:
-    """One directory's Go files, read when the package is first asked about and parsed when a question first
-    needs their declarations: a question about a name none of the files spells is answered unparsed."""
+    """One directory's Go files, read when the package is first asked about; each file parsed when a question
+    first needs its declarations: a question about a name is answered from the files that spell it."""
 
     def __init__(self, directory: str, texts: list[tuple[str, str]]):
         self.directory = directory
         self._texts = texts
-        self._words = frozenset(word for _, text in texts for word in _WORD.findall(text))
+        self._text_of = dict(texts)
+        self._file_words = [frozenset(_WORD.findall(text)) for _, text in texts]
+        self._words = frozenset().union(*self._file_words)
+        self._indexed: dict[str, Declarations] = {}
+        self._by_name: dict[str, list[Declarations]] = {}
 
     def spells(self, name: str) -> bool:
         """Whether a file may declare or use the name (a name not an ASCII identifier is not looked for)."""
         return name in self._words or not _WORD.fullmatch(name)
 
+    def _file(self, path: str, text: str) -> Declarations:
+        """What one file declares, parsed on first use."""
+        if path not in self._indexed:
+            self._indexed[path] = declared = Declarations()
+            _index_file(declared, self.directory, path, syntax.root("go", text))
+        return self._indexed[path]
+
+    def _spelling(self, name: str) -> list[Declarations]:
+        """The declarations of each file that may declare the name, in file order (asked once per name)."""
+        if name not in self._by_name:
+            plain = _WORD.fullmatch(name) is not None
+            self._by_name[name] = [
+                self._file(path, text)
+                for (path, text), words in zip(self._texts, self._file_words)
+                if name in words or not plain
+            ]
+        return self._by_name[name]
+
     @cached_property
     def declared(self) -> Declarations:
         declared = Declarations()
         for path, text in self._texts:
-            _index_file(declared, self.directory, path, syntax.root("go", text))
+            _merge(declared, self._file(path, text))
         return declared
+
+    def functions_named(self, name: str) -> list[Func]:
+        return [f for file in self._spelling(name) for f in file.functions.get(name, [])]
+
+    def methods_named(self, name: str) -> list[Func]:
+        return [f for file in self._spelling(name) for f in file.methods.get(name, [])]
+
+    def value(self, name: str) -> Value | None:
+        found = [file.values[name] for file in self._spelling(name) if name in file.values]
+        return found[-1] if found else None
+
+    def type_decl(self, name: str) -> tuple[Node, str] | None:
+        found = [file.types[name] for file in self._spelling(name) if name in file.types]
+        return found[-1] if found else None
+
+    def imports_of(self, path: str) -> dict[str, str]:
+        """The file's imports (alias -> import path); {} for a path not of this package."""
+        text = self._text_of.get(path)
+        return self._file(path, text).imports.get(path, {}) if text is not None else {}
+
+    def functions_in(self, path: str) -> Iterator[Func]:
+        """The functions and methods of one file of the package."""
+        text = self._text_of.get(path)
+        if text is not None:
+            declared = self._file(path, text)
+            for group in (declared.functions, declared.methods):
+                for funcs in group.values():
+                    yield from funcs
 
     @property
     def functions(self) -> dict[str, list[Func]]:
@@ -220,14 +270,24 @@ class Package:
     def fields(self) -> dict[str, list[tuple[Node, str]]]:
         return self.declared.fields
 
-    @property
-    def imports(self) -> dict[str, dict[str, str]]:
-        return self.declared.imports
-
     def all_functions(self) -> Iterator[Func]:
         for group in (self.functions, self.methods):
             for funcs in group.values():
                 yield from funcs
+
+
+def _merge(into: Declarations, declared: Declarations) -> None:
+    """One file's declarations added to those of the files before it (a later file's value or type wins, as
+    when they are indexed in turn)."""
+    for name, funcs in declared.functions.items():
+        into.functions.setdefault(name, []).extend(funcs)
+    for name, funcs in declared.methods.items():
+        into.methods.setdefault(name, []).extend(funcs)
+    into.types.update(declared.types)
+    into.values.update(declared.values)
+    for name, fields in declared.fields.items():
+        into.fields.setdefault(name, []).extend(fields)
+    into.imports.update(declared.imports)
 
 
 class GoProgram:
@@ -241,6 +301,7 @@ class GoProgram:
                 self._dirs.setdefault(posixpath.dirname(path), []).append(path)
         self._packages: dict[str, Package] = {}
         self._scopes: dict[FuncKey, Scope] = {}
+        self._imports: dict[str, dict[str, str]] = {}
 
     @cached_property
     def module(self) -> str:
@@ -271,17 +332,22 @@ class GoProgram:
         directory = import_path[len(self.module) + 1 :]
         return directory if directory in self._dirs or directory == "" else None
 
+    def imports_of(self, path: str) -> dict[str, str]:
+        """A Go file's imports (alias -> import path), asked once per file."""
+        if path not in self._imports:
+            self._imports[path] = self.package(posixpath.dirname(path)).imports_of(path)
+        return self._imports[path]
+
     def imported(self, path: str, alias: str) -> str | None:
         """The module directory `alias` names in the Go file at `path`, if it is an import of this module."""
-        package = self.package(posixpath.dirname(path))
-        target = package.imports.get(path, {}).get(alias)
+        target = self.imports_of(path).get(alias)
         return self.directory_of(target) if target is not None else None
 
     def is_import(self, path: str, alias: str) -> bool:
-        return alias in self.package(posixpath.dirname(path)).imports.get(path, {})
+        return alias in self.imports_of(path)
 
     def import_path(self, path: str, alias: str) -> str | None:
-        return self.package(posixpath.dirname(path)).imports.get(path, {}).get(alias)
+        return self.imports_of(path).get(alias)
 
     def scope(self, func: Func) -> Scope:
         if func.key not in self._scopes:
@@ -290,28 +356,28 @@ class GoProgram:
 
     def functions_named(self, directory: str, name: str) -> list[Func]:
         package = self.package(directory)
-        return package.functions.get(name, []) if package.spells(name) else []
+        return package.functions_named(name) if package.spells(name) else []
 
     def methods_named(self, path: str, name: str) -> list[Func]:
         """Methods called `name` in the file's package, else in the module packages the file imports."""
         here = self.package(posixpath.dirname(path))
-        if here.spells(name) and name in here.methods:
-            return here.methods[name]
-        found: list[Func] = []
-        for import_path in here.imports.get(path, {}).values():
+        found = here.methods_named(name) if here.spells(name) else []
+        if found:
+            return found
+        for import_path in self.imports_of(path).values():
             directory = self.directory_of(import_path)
             if directory is not None:
                 package = self.package(directory)
-                found += package.methods.get(name, []) if package.spells(name) else []
+                found += package.methods_named(name) if package.spells(name) else []
         return found
 
     def value(self, directory: str, name: str) -> Value | None:
         package = self.package(directory)
-        return package.declared.values.get(name) if package.spells(name) else None
+        return package.value(name) if package.spells(name) else None
 
     def type_decl(self, directory: str, name: str) -> tuple[Node, str] | None:
         package = self.package(directory)
-        return package.declared.types.get(name) if package.spells(name) else None
+        return package.type_decl(name) if package.spells(name) else None
 
 
 def _read_package(program: GoProgram, directory: str) -> Package:

@@ -122,9 +122,10 @@ def find_commands(program: GoProgram, resolver: Resolver, programs: frozenset[st
     names = _ProgramNames(resolver, programs)
     for directory in program.directories():
         if any("exec.Command" in program.text(p) for p in program.files(directory)):
-            for func in program.package(directory).all_functions():
-                if "os/exec" in program.text(func.path):  # a file that does not import it starts nothing
-                    found += _commands_in(func, names)
+            for path in program.files(directory):
+                if "os/exec" in program.text(path):  # a file that does not import it starts nothing
+                    for func in program.package(directory).functions_in(path):
+                        found += _commands_in(func, names)
     return sorted(found, key=lambda c: (c.func.path, c.node.start_byte))
 
 
@@ -528,9 +529,12 @@ def find_requests(commands: list[Command], resolver: Resolver) -> list[Request]:
     """The HTTP requests of the commands' packages whose URL carries the port the program was started with."""
     ports = ports_of(commands, resolver)
     found: list[Request] = []
+    program = resolver.program
     for directory in sorted({c.func.package for c in commands}):
-        for func in resolver.program.package(directory).all_functions():
-            found += _requests_in(func, resolver, ports)
+        for path in program.files(directory):
+            if "net/http" in program.text(path):  # a file that does not import it sends nothing
+                for func in program.package(directory).functions_in(path):
+                    found += _requests_in(func, resolver, ports)
     return sorted(found, key=lambda r: (r.func.path, r.node.start_byte))
 
 

@@ -61,7 +61,8 @@ class Where:
 
     @cached_property
     def directory(self) -> str:
-        return posixpath.dirname(self.path)
+        """The package directory (a function's own: its file's directory, named once)."""
+        return self.func.package if self.func is not None else posixpath.dirname(self.path)
 
 
 def where_of(func: Func) -> Where:
