@@ -11,12 +11,12 @@ from collections.abc import Iterator, Mapping
 from tree_sitter import Node
 
 from bot.lang import cmakelang
+from bot.lang.syntax import node_text
 from bot.model import LocalRef
 from bot.review.consumers.contracts.model import BuildItem
 from bot.review.consumers.settings import ollama_options
 from bot.review.consumers.shared import DEFINE, OLLAMA_CMAKE, OLLAMA_COMMAND_LINES, line_of, text_of
 from bot.review.source import glob_match
-from bot.syntax import node_text
 
 _KEYWORD = re.compile(r"^[A-Z][A-Z0-9_]*$")  # CMake's argument keywords: DESTINATION, RUNTIME, COMPONENT ...
 _TARGET_COMMANDS = {
