@@ -57,6 +57,19 @@ def test_rebuilt_patches_and_ollamas_own_build_files_are_named_beside_upstream()
     assert "worth running, as this change edits `llama/compat/llama-ollama.cpp`" in local
 
 
+def test_ollamas_own_edits_are_named_in_path_order_whatever_order_the_paths_come_in():
+    paths = [
+        "llama/compat/z.cpp",
+        "llama/compat/b.h",
+        "LLAMA_CPP_VERSION",
+        "llama/compat/a.cpp",
+        "llama/compat/m.h",
+    ]
+    lines = {_build_box(_report(), order) for order in (paths, paths[::-1], sorted(paths))}
+    assert len(lines) == 1
+    assert "edits `llama/compat/a.cpp`, `llama/compat/b.h`, `llama/compat/m.h` and 1 more file" in lines.pop()
+
+
 def test_many_files_are_counted_past_the_first_three():
     changes = [BuildChange(f"d{i}/CMakeLists.txt", (COMMIT,)) for i in range(7)]
     line = _build_box(_report(changes))

@@ -74,8 +74,9 @@ def _build_reasons(report: Report, changed: Iterable[str]) -> list[str]:
 
 
 def _build_edits(changed: Iterable[str]) -> list[str]:
-    """The changed paths that are Ollama's build files or compat sources."""
-    return [path for path in changed if any(fnmatchcase(path, p) for p in BUILD_TRIGGERS)]
+    """The changed paths that are Ollama's build files or compat sources, in path order (the pull request's
+    paths may come as a set: the box must read the same on every run)."""
+    return sorted(path for path in changed if any(fnmatchcase(path, p) for p in BUILD_TRIGGERS))
 
 
 def _auto_notes(auto: AutoValidation | None, prefix: str) -> list[str]:
