@@ -72,3 +72,25 @@ class RepoBuilder:
 
     def read(self, path: str) -> bytes:
         return self.files[path]
+
+
+def review_one_commit(tmp_path: Path, upstream: Mapping[str, str], changes: Mapping[str, str], ollama):
+    """The llama.cpp review of one upstream commit (tags b1 -> b2) that makes `changes` (path -> new text)
+    to the `upstream` files, against Ollama's files `ollama` (path -> text) at the head."""
+    from bot.config import parse_config
+    from bot.repos.history import History
+    from bot.repos.snapshot import GitSnapshot, MemorySnapshot
+    from bot.repos.upstream import Upstream
+    from bot.review import ReviewContext, review
+
+    b = RepoBuilder(tmp_path / "u.git")
+    b.commit("base", dict(upstream))
+    b.tag("b1")
+    b.commit("change (#1)", dict(changes))
+    b.tag("b2")
+    up = Upstream(b.repo, "https://github.com/ggml-org/llama.cpp")
+    old, new = up.commit("b1", "V"), up.commit("b2", "V")
+    pin = parse_config(None).pins[0]
+    snapshots = (GitSnapshot(b.repo, old), GitSnapshot(b.repo, new))
+    ctx = ReviewContext(pin, *snapshots, History(up, old, new), MemorySnapshot(ollama), [], {})
+    return review(ctx)

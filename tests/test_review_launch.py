@@ -6,13 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.config import parse_config
 from bot.model import LocalRef
-from bot.repos.history import History
-from bot.repos.snapshot import GitSnapshot, MemorySnapshot
-from bot.repos.upstream import Upstream
-from bot.review import ReviewContext, review
-from tests.fixtures import RepoBuilder
+from tests.fixtures import review_one_commit
 
 WEB = "https://github.com/ggml-org/llama.cpp"
 
@@ -305,23 +300,7 @@ def _line(text: str, needle: str) -> int:
 
 def _review(tmp_path, changes: dict[str, str], ollama=OLLAMA):
     """The review of one upstream commit that makes `changes` (path -> new text) to UPSTREAM."""
-    b = RepoBuilder(tmp_path / "u.git")
-    b.commit("base", UPSTREAM)
-    b.tag("b1")
-    b.commit("change (#1)", changes)
-    b.tag("b2")
-    up = Upstream(b.repo, WEB)
-    old, new = up.commit("b1", "V"), up.commit("b2", "V")
-    ctx = ReviewContext(
-        parse_config(None).pins[0],
-        GitSnapshot(b.repo, old),
-        GitSnapshot(b.repo, new),
-        History(up, old, new),
-        MemorySnapshot(ollama),
-        [],
-        {},
-    )
-    return review(ctx)
+    return review_one_commit(tmp_path, UPSTREAM, changes, ollama)
 
 
 def _raising(findings):
