@@ -240,3 +240,35 @@ def test_a_real_llama_cpp_clone_without_some_blobs():
     assert second.status == "clean", second.message
     (unreadable,) = [f for f in pin.findings if f.title.endswith("(missing from the upstream clone)")]
     assert unreadable.area == "patch-context" and f"- `{missing}` at " in unreadable.detail
+
+
+def test_a_blob_none_clone_fetches_the_unchanged_server_sources_the_wire_check_reads(tmp_path):
+    """The wire check reads every llama-server source at the new ref, changed or not: a partial clone must
+    fetch the unchanged ones with the rest, or the review skips them and says so."""
+    src = RepoBuilder(tmp_path / "src.git")
+    src.repo.config["uploadpack.allowFilter"] = True
+    server = {
+        "tools/server/server-http.cpp": 'void send(Sink & s) { s.write("data: " + body + "\\n\\n"); }\n',
+        "tools/server/server-context.cpp": 'json reply() { return {{"content", text}}; }\n',
+    }
+    src.commit(
+        "base", {"src/big.c": BIG_V1, "src/small.c": SMALL_V1, "CMakeLists.txt": "project(up)\n", **server}
+    )
+    src.tag("v1")
+    src.commit(
+        "server: say more (#13)",
+        {
+            "tools/server/server-context.cpp": server["tools/server/server-context.cpp"].replace(
+                "text", "text + more"
+            )
+        },
+    )
+    src.tag("v2")
+    full = _analyse(src.path)
+    part = _clone(src, tmp_path / "part.git", "blob:none")
+
+    report = _analyse(part)
+
+    titles = [f.title for f in report.pins[0].findings]
+    assert not [t for t in titles if t.endswith("(missing from the upstream clone)")], titles
+    assert report.to_json() == full.to_json()

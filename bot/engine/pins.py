@@ -28,6 +28,7 @@ from bot.repos.upstream import Upstream
 from bot.review import PinReview, ReviewContext, review_pin
 from bot.review.cmake import CMAKE_FILES
 from bot.review.source import glob_match
+from bot.review.wire import SERVER_SOURCES
 
 
 def patch_order(snapshot: Snapshot, directory: str) -> list[str]:
@@ -151,11 +152,12 @@ def _paths_in(head: Snapshot, path: str) -> set[str]:
 
 
 def _upstream_reads(head: Snapshot, pin: Pin) -> Callable[[str], bool]:
-    """The upstream files read at both refs besides those that changed: the patched files, and the CMake
-    files (the review parses them all); a partial clone fetches them first."""
+    """The upstream files read at both refs besides those that changed: the patched files, the CMake files
+    (the review parses them all) and llama-server's sources (the wire check reads them all at the new ref);
+    a partial clone fetches them first."""
     patched = _patched_files(head, pin)
     copied = tuple(f"{v.upstream}/{v.files}" for v in pin.vendored)  # compared with Ollama's copies
-    return lambda path: path in patched or glob_match(path, (*CMAKE_FILES, *copied))
+    return lambda path: path in patched or glob_match(path, (*CMAKE_FILES, *SERVER_SOURCES, *copied))
 
 
 def _patched_files(head: Snapshot, pin: Pin) -> set[str]:
