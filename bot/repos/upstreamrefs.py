@@ -106,18 +106,36 @@ def advertised_tips(git_dir: str, url: str, progress: Callable[[str], None] | No
     """The commits of every branch and tag the upstream at `url` advertises now (annotated tags peeled),
     asked with `git ls-remote --heads --tags`, which asks the server for nothing else (no refs/pull/*).
     AnalysisError when it cannot be asked, or answers more than MAX_LISTING."""
-    command = ["git", "--git-dir", git_dir, "-c", "credential.helper=", "ls-remote", "--heads", "--tags"]
+    command = [
+        "git",
+        "--git-dir",
+        git_dir,
+        "-c",
+        "credential.helper=",
+        "ls-remote",
+        "--heads",
+        "--tags",
+        REMOTE,
+    ]
+    return parse_listing(_listing(command, git_env(url), url, "branches and tags", progress))
+
+
+def _listing(
+    command: list[str], env: dict[str, str], url: str, what: str, progress: Callable[[str], None] | None
+) -> str:
+    """The output of a `git ls-remote` of the upstream at `url`, held to MAX_LISTING (in a file, not in
+    memory, while git writes it); AnalysisError naming `what` was listed when git fails or it is longer."""
     shown = public_url(url)
-    what = f"listing the branches and tags of {shown}"
     with tempfile.TemporaryFile() as listing:
-        code, stderr = run_git([*command, REMOTE], git_env(url), what, progress=progress, output=listing)
+        code, stderr = run_git(
+            command, env, f"listing the {what} of {shown}", progress=progress, output=listing
+        )
         if code != 0:
-            raise AnalysisError(f"cannot list the branches and tags of {shown}: {git_error(stderr)}")
+            raise AnalysisError(f"cannot list the {what} of {shown}: {git_error(stderr)}")
         if os.fstat(listing.fileno()).st_size > MAX_LISTING:
-            raise AnalysisError(f"{shown} lists more than {MAX_LISTING >> 20} MiB of branches and tags")
+            raise AnalysisError(f"{shown} lists more than {MAX_LISTING >> 20} MiB of {what}")
         listing.seek(0)
-        text = listing.read().decode(errors="replace")
-    return parse_listing(text)
+        return listing.read().decode(errors="replace")
 
 
 def parse_listing(text: str) -> list[pygit2.Oid]:
@@ -141,20 +159,10 @@ def advertised_tags(url: str, progress: Callable[[str], None] | None = None) -> 
     (the release tags a bump chooses from). AnalysisError when it cannot be asked, or answers more than
     MAX_LISTING."""
     command = ["git", "-c", "credential.helper=", "ls-remote", "--tags", "--refs", REMOTE]
-    shown = public_url(url)
     # No repository (a path below /dev/null never is one): the one around the working directory would lend
     # its own `origin` URL first.
     env = {**git_env(url), "GIT_DIR": os.path.join(os.devnull, "no-repository")}
-    with tempfile.TemporaryFile() as listing:
-        code, stderr = run_git(
-            command, env, f"listing the tags of {shown}", progress=progress, output=listing
-        )
-        if code != 0:
-            raise AnalysisError(f"cannot list the tags of {shown}: {git_error(stderr)}")
-        if os.fstat(listing.fileno()).st_size > MAX_LISTING:
-            raise AnalysisError(f"{shown} lists more than {MAX_LISTING >> 20} MiB of tags")
-        listing.seek(0)
-        text = listing.read().decode(errors="replace")
+    text = _listing(command, env, url, "tags", progress)
     return [found[1] for line in text.splitlines() if (found := _TAG_LINE.fullmatch(line.strip()))]
 
 
