@@ -159,3 +159,24 @@ def test_every_extractor_names_source_files_that_exist():
         for source in extractor.sources:
             assert (facts.ROOT / source).is_file(), f"{extractor.name}: {source}"
         assert extractor.fingerprint
+
+
+def test_an_entry_naming_one_of_the_bots_classes_that_is_not_plain_data_is_a_miss(tmp_path):
+    """Only data classes and named tuples are loaded: another class's constructor (here the server-code
+    reader's, which parses what it is given) is never called from an entry."""
+    import hashlib
+    import pickle
+
+    from bot.review.servercode import ServerCode
+
+    class Calls:
+        def __reduce__(self):
+            return (ServerCode, ({},))
+
+    store = FactStore(tmp_path / "facts")
+    store.put(FACT, ("blob-a",), "the fact")
+    (entry,) = _entries(store)
+    label = pickle.loads(entry.read_bytes().split(b"\n", 2)[2])[0]
+    payload = pickle.dumps((label, Calls()))
+    entry.write_bytes(facts.MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+    assert store.get(FACT, ("blob-a",)) == (False, None)

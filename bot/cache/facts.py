@@ -15,6 +15,7 @@ The store is bounded: when it outgrows its size, the least recently used entries
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import io
 import os
@@ -45,7 +46,9 @@ class _PlainUnpickler(pickle.Unpickler):
         if module == "builtins" and name in ("frozenset", "set", "tuple", "list", "dict", "range"):
             return super().find_class(module, name)
         if module.startswith("bot.") and name[:1].isupper():
-            return super().find_class(module, name)
+            found = super().find_class(module, name)
+            if isinstance(found, type) and (dataclasses.is_dataclass(found) or issubclass(found, tuple)):
+                return found  # a data class or a named tuple: its constructor only keeps its fields
         raise pickle.UnpicklingError(f"{module}.{name} is not a plain fact")
 
 
