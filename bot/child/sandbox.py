@@ -129,7 +129,11 @@ def run_limited(
     """
     context: Any = multiprocessing.get_context(start_method)
     parent_end, child_end = context.Pipe()
-    process = context.Process(target=_child, args=(child_end, target, limits.memory_mb), daemon=True)
+    # the caller's environment as it is now: a forkserver started earlier would hand down its own, older one
+    environment = dict(os.environ)
+    process = context.Process(
+        target=_child, args=(child_end, target, limits.memory_mb, environment), daemon=True
+    )
     process.start()
     child_end.close()
     try:
@@ -248,9 +252,14 @@ def _kill(process: Any) -> None:
 # -- the child --
 
 
-def _child(conn: Connection, target: Callable[[Channel], Any], memory_mb: int) -> None:
-    """The child's whole life: its own process group, its limits, the target, one last message."""
+def _child(
+    conn: Connection, target: Callable[[Channel], Any], memory_mb: int, environment: dict[str, str]
+) -> None:
+    """The child's whole life: its own process group, the caller's environment, its limits, the target,
+    one last message."""
     os.setpgid(0, 0)
+    os.environ.clear()
+    os.environ.update(environment)
     _die_with_parent()
     _limit_memory(memory_mb)
     activity.listen(lambda what: conn.send(("doing", what)))
