@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
@@ -32,7 +32,7 @@ from bot.review.consumers.contracts.resolve import Resolver, Where, where_of
 Labels = frozenset[str]
 EMPTY: Labels = frozenset()
 
-MAX_ANALYSES = 20_000  # function analyses in one run: the fixpoint's bound on a pathological tree
+MAX_VISITS = 20_000  # functions taken up in one run, analysed or not: the bound on a pathological tree
 _PASSES = 4  # passes over one function's assignments (loops feed values back)
 
 _PIPES = {
@@ -53,11 +53,16 @@ _ZERO = {'""', "nil", "0", "false", "``"}
 
 @dataclass
 class _State:
-    """One function's analysis: the labels of its locals, and what it hands on."""
+    """One function's analysis: the labels of its locals, what it hands on, and the shared entries it read (the
+    parameters it was given, the results of the functions it calls, the fields it reads) as it read them."""
 
     func: Func
     env: dict[str, Labels]
     pending: dict[FuncKey, dict[int, Labels]]
+    params: dict[int, Labels] = field(default_factory=dict)
+    returns: dict[tuple[FuncKey, int], Labels] = field(default_factory=dict)
+    fields: dict[tuple[str, str], Labels] = field(default_factory=dict)
+    writers: dict[tuple[str, str], Labels | None] = field(default_factory=dict)
 
 
 class Flow:
@@ -80,7 +85,9 @@ class Flow:
         self._sent = {(r.func.path, r.node.start_byte): r.label for r in requests if not r.variable}
         self._edges: dict[FuncKey, list[tuple[str | Node, Node, int, int]]] = {}
         self._kinds: dict[tuple[FuncKey, str], tuple[str, str] | None] = {}
-        self.analyses = 0
+        self._analysed: dict[FuncKey, _State] = {}  # each function's last analysis that left fields unchanged
+        self.analyses = 0  # functions analysed; one taken up again with what it reads unchanged is not
+        self.visits = 0
         for command in commands:
             self._seed_streams(command)
         self._run(self._seeds(commands, requests))
@@ -146,10 +153,10 @@ class Flow:
 
     def _drain(self, queue: list[Func]) -> None:
         queued = {f.key for f in queue}
-        while queue and self.analyses < MAX_ANALYSES:
+        while queue and self.visits < MAX_VISITS:
             func = queue.pop(0)
             queued.discard(func.key)
-            for follow in self._analyse(func):
+            for follow in self._visit(func):
                 if follow.key not in queued:
                     queue.append(follow)
                     queued.add(follow.key)
@@ -162,16 +169,34 @@ class Flow:
             for method in self.program.package(directory).methods.get("Write", []):
                 given = self.params.get(method.key, {}).get(0, EMPTY) if method.receiver == kind else EMPTY
                 grown |= _merge(self.writers, (directory, kind), given)
-        if not grown or self.analyses >= MAX_ANALYSES:
+        if not grown or self.visits >= MAX_VISITS:
             return []
         self._kinds.clear()
         return list(self.funcs.values())
+
+    def _visit(self, func: Func) -> list[Func]:
+        """Analyse one function, unless what its last analysis read is as it was then (the analysis would find
+        the same again): then only what it hands on is offered again, as a new analysis would."""
+        self.visits += 1
+        last = self._analysed.get(func.key)
+        if last is not None and self._reads_unchanged(last):
+            return self._hand_on(last)
+        return self._analyse(func)
+
+    def _reads_unchanged(self, state: _State) -> bool:
+        return (
+            self.params.get(state.func.key, {}) == state.params
+            and all(self._returned(key, index) == read for (key, index), read in state.returns.items())
+            and all(self.fields.get(key, EMPTY) == read for key, read in state.fields.items())
+            and all(self.writers.get(kind) == read for kind, read in state.writers.items())
+        )
 
     def _analyse(self, func: Func) -> list[Func]:
         """Analyse one function; the functions to look at again because of what it found."""
         self.analyses += 1
         self.funcs[func.key] = func
-        state = _State(func, self._initial_env(func), {})
+        state = _State(func, {}, {}, dict(self.params.get(func.key, {})))
+        state.env = self._initial_env(state)
         fields_before = dict(self.fields)
         for _ in range(_PASSES):
             if not self._pass(state):
@@ -183,9 +208,13 @@ class Flow:
         follow += self._hand_on(state)
         if self.fields != fields_before:
             follow += [f for k, f in self.funcs.items() if k != func.key and f.package == func.package]
+            self._analysed.pop(func.key, None)  # what it read of the fields is not what they began as
+        else:
+            self._analysed[func.key] = state
         return follow
 
-    def _initial_env(self, func: Func) -> dict[str, Labels]:
+    def _initial_env(self, state: _State) -> dict[str, Labels]:
+        func = state.func
         env = dict(self._seeded.get(func.key, {}))
         params = func.params()
         for index, labels in self.params.get(func.key, {}).items():
@@ -194,7 +223,7 @@ class Flow:
         receiver = func.receiver_param()
         if receiver is not None and receiver[0]:
             kind = self.resolver.type_ref(receiver[1], where_of(func))
-            if kind in self.writers:
+            if kind is not None and self._writer(state, kind) is not None:
                 env[receiver[0]] = self.writers[kind]
         return env
 
@@ -295,8 +324,13 @@ class Flow:
         found = state.env.get(name, EMPTY)
         if self.writers and not _ERROR_NAME.match(name):
             kind = self._kind_of(state.func, expr)
-            found = found | self.writers.get(kind, EMPTY) if kind else found
+            found = found | (self._writer(state, kind) or EMPTY) if kind else found
         return found
+
+    def _writer(self, state: _State, kind: tuple[str, str]) -> Labels | None:
+        """What the writers of a type hold (None for a type not a writer's), read by the analysis."""
+        state.writers.setdefault(kind, self.writers.get(kind))
+        return self.writers.get(kind)
 
     def _kind_of(self, func: Func, expr: Node) -> tuple[str, str] | None:
         """The module type of a name or field read in a function, asked once."""
@@ -318,11 +352,12 @@ class Flow:
         operand = named(expr, "operand")
         if self.resolver.is_package_alias(operand, where):
             return EMPTY
-        field = node_text(named(expr, "field"))
-        found = self._labels(operand, state) | self.fields.get((state.func.package, field), EMPTY)
+        key = (state.func.package, node_text(named(expr, "field")))
+        state.fields.setdefault(key, self.fields.get(key, EMPTY))
+        found = self._labels(operand, state) | self.fields.get(key, EMPTY)
         if self.writers:
             kind = self._kind_of(state.func, expr)
-            found |= self.writers.get(kind, EMPTY) if kind else EMPTY
+            found |= (self._writer(state, kind) or EMPTY) if kind else EMPTY
         return found
 
     def _binary(self, expr: Node, state: _State, index: int) -> Labels:
@@ -409,8 +444,12 @@ class Flow:
                 labels = self._labels(arg, state)
                 if labels:
                     updates[i] = updates.get(i, EMPTY) | labels
-            found |= self.returns.get(callee.key, {}).get(index, EMPTY)
+            state.returns.setdefault((callee.key, index), self._returned(callee.key, index))
+            found |= self._returned(callee.key, index)
         return found
+
+    def _returned(self, key: FuncKey, index: int) -> Labels:
+        return self.returns.get(key, {}).get(index, EMPTY)
 
     def _union(self, nodes: list[Node], state: _State) -> Labels:
         found: Labels = EMPTY

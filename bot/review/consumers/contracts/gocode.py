@@ -236,6 +236,10 @@ class Package:
     def methods_named(self, name: str) -> list[Func]:
         return [f for file in self._spelling(name) for f in file.methods.get(name, [])]
 
+    def fields_named(self, name: str) -> list[tuple[Node, str]]:
+        """The declarations of struct fields called `name` (of every type), in file order."""
+        return [f for file in self._spelling(name) for f in file.fields.get(name, [])]
+
     def value(self, name: str) -> Value | None:
         found = [file.values[name] for file in self._spelling(name) if name in file.values]
         return found[-1] if found else None
@@ -265,10 +269,6 @@ class Package:
     @property
     def methods(self) -> dict[str, list[Func]]:
         return self.declared.methods
-
-    @property
-    def fields(self) -> dict[str, list[tuple[Node, str]]]:
-        return self.declared.fields
 
     def all_functions(self) -> Iterator[Func]:
         for group in (self.functions, self.methods):

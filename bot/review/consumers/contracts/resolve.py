@@ -281,7 +281,7 @@ class Resolver:
             found = self.struct_field(owner, name)
             if found is not None:
                 return found
-        candidates = self.program.package(where.directory).fields.get(name, [])
+        candidates = self.program.package(where.directory).fields_named(name)
         return candidates[0] if len(candidates) == 1 else None
 
     def struct_field(self, owner: tuple[str, str], name: str) -> tuple[Node, str] | None:

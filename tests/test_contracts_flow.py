@@ -1,0 +1,71 @@
+"""The data flow of the contract inventory: which values hold what an upstream program printed, and the work it
+takes to find them (a function is analysed again only when something it read has changed)."""
+
+from __future__ import annotations
+
+from bot.review.consumers.contracts import Contracts
+
+CMAKE = "install(TARGETS llama-server RUNTIME DESTINATION bin)\n"
+
+SERVER_GO = """package runner
+
+import (
+	"bufio"
+	"io"
+	"os/exec"
+	"strings"
+)
+
+type Server struct {
+	last   string
+	status string
+}
+
+func (s *Server) Start() error {
+	cmd := exec.Command("llama-server", "--port", "8080")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
+	go s.watch(stderr)
+	return cmd.Start()
+}
+
+func (s *Server) watch(r io.Reader) {
+	scanner := bufio.NewScanner(r)
+	for scanner.Scan() {
+		s.keep(scanner.Text())
+	}
+}
+
+func (s *Server) keep(line string) {
+	s.last = trimmed(line)
+}
+
+func trimmed(line string) string {
+	return strings.TrimSpace(line)
+}
+"""
+
+STDERR = frozenset({"llama-server --port 8080 stderr"})
+
+
+def _flow():
+    return Contracts(
+        {"go.mod": "module example.com/ollama\n", "CMakeLists.txt": CMAKE, "runner/server.go": SERVER_GO}
+    ).flow
+
+
+def test_a_value_is_followed_through_calls_results_and_fields():
+    flow = _flow()
+    assert flow.envs[("runner", "Server", "keep")]["line"] == STDERR
+    assert flow.returns[("runner", "", "trimmed")] == {0: STDERR}
+    assert flow.fields[("runner", "last")] == STDERR
+
+
+def test_a_function_is_analysed_again_only_when_what_it_read_changed():
+    """`keep` is analysed again once `trimmed`'s result is known; its store into `s.last` then offers every
+    function of the package again, and none of them reads that field: four functions, five analyses."""
+    flow = _flow()
+    assert len(flow.funcs) == 4
+    assert flow.analyses == 5
