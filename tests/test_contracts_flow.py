@@ -69,3 +69,52 @@ def test_a_function_is_analysed_again_only_when_what_it_read_changed():
     flow = _flow()
     assert len(flow.funcs) == 4
     assert flow.analyses == 5
+
+
+GROUPED_GO = """package runner
+
+import (
+	"os"
+	str "strings"
+)
+
+var (
+	home, _ = os.UserHomeDir()
+	mode    = str.ToLower("Fast")
+)
+
+const port = 8080
+
+type (
+	Options struct{ Threads int }
+	alias   = Options
+)
+
+func (o Options) Args() []string {
+	type local struct{ hidden int }
+	var inner = 1
+	_ = inner
+	return nil
+}
+"""
+
+
+def test_grouped_declarations_are_read_and_locals_are_not_package_level():
+    program = Contracts({"go.mod": "module example.com/ollama\n", "runner/a.go": GROUPED_GO}).resolver.program
+    assert program.imports_of("runner/a.go") == {"os": "os", "str": "strings"}
+    assert [program.value("runner", n) is not None for n in ("home", "mode", "port", "inner")] == [
+        True,
+        True,
+        True,
+        False,
+    ]
+    assert program.type_decl("runner", "Options") is not None
+    assert program.type_decl("runner", "local") is None
+    assert [f.name for f in program.methods_named("runner/a.go", "Args")] == ["Args"]
+
+
+def test_a_file_the_parser_reads_with_an_error_still_gives_its_declarations():
+    broken = GROUPED_GO + "\nfunc Broken( {\n\nfunc After() int { return port }\n"
+    program = Contracts({"go.mod": "module example.com/ollama\n", "runner/a.go": broken}).resolver.program
+    assert program.value("runner", "port") is not None
+    assert program.type_decl("runner", "Options") is not None

@@ -21,7 +21,6 @@ from bot.review.consumers.shared import go_string, text_of
 
 _CALLS = syntax.pattern("go", "(call_expression) @c")
 _FIELD_DECLARATIONS = syntax.pattern("go", "(field_declaration) @f")
-_RETURNS = syntax.pattern("go", "(return_statement) @r")
 
 FuncKey = tuple[str, str, str]  # (package directory, receiver type or "", name)
 
@@ -41,9 +40,24 @@ _TOP_LEVEL = syntax.pattern(
 """,
 )
 
-_BINDINGS = syntax.pattern(
+_DECLARATIONS = {
+    "function_declaration": "function",
+    "method_declaration": "method",
+    "type_declaration": "type",
+    "var_declaration": "value",
+    "const_declaration": "value",
+    "import_declaration": "import",
+}
+_SPECS = {"type_spec": "type", "var_spec": "value", "const_spec": "value", "import_spec": "import"}
+
+# What the questions about a function body ask for, found in one walk of it (a query's cost is the walk: one
+# with every pattern costs what one with a single pattern does).
+_BODY = syntax.pattern(
     "go",
     """
+(call_expression) @call
+(return_statement) @return
+(keyed_element) @keyed
 (short_var_declaration) @assign
 (assignment_statement) @assign
 (var_spec) @var
@@ -124,14 +138,25 @@ class Func:
         return named(self.node, "body")
 
     @cached_property
-    def calls(self) -> list[Node]:
-        """Every call expression of the body, in file order: read once, asked for by every question."""
-        return calls_in(self.body)
+    def captured(self) -> dict[str, list[Node]]:
+        """The body's calls, returns, keyed elements and bindings (its closures' too), each kind in file order:
+        read once, asked for by every question."""
+        return syntax.captures(_BODY, self.body) if self.body is not None else {}
 
-    @cached_property
+    @property
+    def calls(self) -> list[Node]:
+        """Every call expression of the body, in file order."""
+        return self.captured.get("call", [])
+
+    @property
     def returns(self) -> list[Node]:
         """Every return statement of the body (its closures' too), in file order."""
-        return syntax.captures(_RETURNS, self.body).get("r", []) if self.body is not None else []
+        return self.captured.get("return", [])
+
+    @property
+    def keyed_elements(self) -> list[Node]:
+        """Every `key: value` element of the body's composite literals, in file order."""
+        return self.captured.get("keyed", [])
 
     @cached_property
     def own_returns(self) -> list[Node]:
@@ -386,7 +411,9 @@ def _read_package(program: GoProgram, directory: str) -> Package:
 
 
 def _index_file(package: Declarations, directory: str, path: str, root: Node) -> None:
-    captured = syntax.captures(_TOP_LEVEL, root)
+    captured = _top_level(root)
+    if captured is None:
+        captured = syntax.captures(_TOP_LEVEL, root)
     for node in captured.get("function", []):
         _add(package.functions, Func(directory, "", node_text(named(node, "name")), path, node))
     for node in captured.get("method", []):
@@ -399,6 +426,34 @@ def _index_file(package: Declarations, directory: str, path: str, root: Node) ->
         if enclosing_function(node) is None:
             _index_value(package, path, node)
     package.imports[path] = dict(_imports(captured.get("import", [])))
+
+
+def _top_level(root: Node) -> dict[str, list[Node]] | None:
+    """What `_TOP_LEVEL` captures in a file, read off its top-level declarations (a query walks every node of
+    the file): None for a file with a syntax error or a statement outside functions, whose declarations may be
+    deeper down."""
+    if root.has_error:
+        return None
+    found: dict[str, list[Node]] = {}
+    for child in root.named_children:
+        kind = _DECLARATIONS.get(child.type)
+        if kind in ("function", "method"):
+            found.setdefault(kind, []).append(child)
+        elif kind is not None:
+            for spec in _specs(child):
+                found.setdefault(_SPECS[spec.type], []).append(spec)
+        elif child.type not in ("package_clause", "comment"):
+            return None
+    return found
+
+
+def _specs(declaration: Node) -> Iterator[Node]:
+    """The specs of a `type`, `var`, `const` or `import` declaration, grouped in parentheses or not."""
+    for child in declaration.named_children:
+        if child.type in _SPECS:
+            yield child
+        elif child.type.endswith("_list"):
+            yield from (spec for spec in child.named_children if spec.type in _SPECS)
 
 
 def _add(table: dict[str, list[Func]], func: Func) -> None:
@@ -461,10 +516,11 @@ class Scope:
         receiver = func.receiver_param()
         if receiver is not None:
             scope.bind(receiver[0], Binding("receiver", None, 0, 0, receiver[1]))
-        if func.body is not None:
-            for capture, nodes in syntax.captures(_BINDINGS, func.body).items():
+        for capture, nodes in func.captured.items():
+            binder = _BINDERS.get(capture)
+            if binder is not None:
                 for node in nodes:
-                    _BINDERS[capture](scope, node)
+                    binder(scope, node)
         return scope
 
     def bind(self, name: str, binding: Binding) -> None:

@@ -32,7 +32,6 @@ from bot.review.consumers.contracts.gocode import (
 )
 
 _FIELD_DECLARATIONS = syntax.pattern("go", "(field_declaration) @f")
-_KEYED_ELEMENTS = syntax.pattern("go", "(keyed_element) @k")
 
 DEPTH = 5  # how many bindings, call sites and returns one question follows
 MAX_VALUES = 16  # a value set larger than this is cut, and says so
@@ -507,7 +506,7 @@ class Resolver:
         table: dict[str, list[tuple[Node, Where]]] = {}
         for func in self.program.package(directory).all_functions():
             where = where_of(func)
-            for key, value in _keyed_fields(func.body):
+            for key, value in _keyed_fields(func.keyed_elements):
                 table.setdefault(key, []).append((value, where))
             for target, value in self.program.scope(func).stores:
                 if target.type == "selector_expression":
@@ -535,11 +534,9 @@ def _formatted(qualifier: str, name: str, args: list[Node]) -> list[str] | None:
     return None
 
 
-def _keyed_fields(body: Node | None) -> Iterator[tuple[str, Node]]:
-    """(field name, value) of the `name: value` elements of the composite literals under a node."""
-    if body is None:
-        return
-    for element in syntax.captures(_KEYED_ELEMENTS, body).get("k", []):
+def _keyed_fields(elements: list[Node]) -> Iterator[tuple[str, Node]]:
+    """(field name, value) of the `name: value` elements of composite literals."""
+    for element in elements:
         key, value = unwrap(named(element, "key")), named(element, "value")
         if key is not None and key.type == "identifier" and value is not None:
             yield node_text(key), value
