@@ -118,3 +118,31 @@ def test_a_file_the_parser_reads_with_an_error_still_gives_its_declarations():
     program = Contracts({"go.mod": "module example.com/ollama\n", "runner/a.go": broken}).resolver.program
     assert program.value("runner", "port") is not None
     assert program.type_decl("runner", "Options") is not None
+
+
+RUNNER_GO = """package runner
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+)
+
+func Serve(ctx context.Context) error {
+	return exec.CommandContext(ctx, "llama-server", "--port", "8080").Start()
+}
+
+func Clean(name string) string {
+	return strings.TrimSpace(name)
+}
+"""
+
+
+def test_a_command_is_found_and_the_functions_that_name_none_are_not_read():
+    contracts = Contracts(
+        {"go.mod": "module example.com/ollama\n", "CMakeLists.txt": CMAKE, "runner/run.go": RUNNER_GO}
+    )
+    assert [(c.func.name, c.program) for c in contracts.commands] == [("Serve", "llama-server")]
+    package = contracts.resolver.program.package("runner")
+    read = {f.name: "captured" in vars(f) for f in package.functions_in("runner/run.go")}
+    assert read == {"Serve": True, "Clean": False}

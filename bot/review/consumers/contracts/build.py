@@ -192,12 +192,16 @@ def _list_variables(root: Node) -> tuple[dict[str, str], dict[str, int]]:
     lists: dict[str, list[str]] = {}
     written: dict[str, int] = {}
     for command in cmakelang.commands(root):
-        listed = _listed(cmakelang.name(command), cmakelang.arguments(command))
+        name = cmakelang.name(command)
+        listed = _listed(name, cmakelang.arguments(command)) if name in _LISTING else None
         if listed is not None:
             lists.setdefault(listed[0], []).extend(listed[1])
             for value in listed[1]:
                 written.setdefault(value, cmakelang.line(command))
     return {k: ";".join(dict.fromkeys(v)) for k, v in lists.items()}, written
+
+
+_LISTING = ("set", "list")  # the commands that give a list variable values (their arguments alone are read)
 
 
 def _listed(name: str, args: list[str]) -> tuple[str, list[str]] | None:

@@ -129,7 +129,7 @@ class Func:
     path: str
     node: Node = field(compare=False, hash=False)
 
-    @property
+    @cached_property
     def key(self) -> FuncKey:
         return (self.package, self.receiver, self.name)
 
@@ -272,6 +272,10 @@ class Package:
     def type_decl(self, name: str) -> tuple[Node, str] | None:
         found = [file.types[name] for file in self._spelling(name) if name in file.types]
         return found[-1] if found else None
+
+    def text_of(self, path: str) -> str:
+        """A file's text; "" for a path not of this package."""
+        return self._text_of.get(path, "")
 
     def imports_of(self, path: str) -> dict[str, str]:
         """The file's imports (alias -> import path); {} for a path not of this package."""

@@ -10,7 +10,7 @@ function that starts the program, its results and the fields they are stored in)
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -22,6 +22,7 @@ from bot.review.consumers.contracts.gocode import (
     Binding,
     Func,
     GoProgram,
+    Package,
     arguments,
     callee_parts,
     enclosing_function,
@@ -124,9 +125,18 @@ def find_commands(program: GoProgram, resolver: Resolver, programs: frozenset[st
         if any("exec.Command" in program.text(p) for p in program.files(directory)):
             for path in program.files(directory):
                 if "os/exec" in program.text(path):  # a file that does not import it starts nothing
-                    for func in program.package(directory).functions_in(path):
+                    for func in _spelling(program.package(directory), path, _EXEC):
                         found += _commands_in(func, names)
     return sorted(found, key=lambda c: (c.func.path, c.node.start_byte))
+
+
+def _spelling(package: Package, path: str, names: Iterable[str]) -> Iterator[Func]:
+    """The functions of a file whose code spells one of the names (a call of one must): the others' calls are
+    not read."""
+    if any(name in package.text_of(path) for name in names):
+        for func in package.functions_in(path):
+            if any(name.encode() in func.node.text for name in names):
+                yield func
 
 
 def _commands_in(func: Func, names: _ProgramNames) -> Iterator[Command]:
@@ -533,7 +543,7 @@ def find_requests(commands: list[Command], resolver: Resolver) -> list[Request]:
     for directory in sorted({c.func.package for c in commands}):
         for path in program.files(directory):
             if "net/http" in program.text(path):  # a file that does not import it sends nothing
-                for func in program.package(directory).functions_in(path):
+                for func in _spelling(program.package(directory), path, _HTTP_SENDERS):
                     found += _requests_in(func, resolver, ports)
     return sorted(found, key=lambda r: (r.func.path, r.node.start_byte))
 
