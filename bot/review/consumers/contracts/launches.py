@@ -135,7 +135,8 @@ def _spelling(package: Package, path: str, names: Iterable[str]) -> Iterator[Fun
     not read."""
     if any(name in package.text_of(path) for name in names):
         for func in package.functions_in(path):
-            if any(name.encode() in func.node.text for name in names):
+            code = func.node.text or b""
+            if any(name.encode() in code for name in names):
                 yield func
 
 
