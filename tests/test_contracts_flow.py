@@ -146,3 +146,32 @@ def test_a_command_is_found_and_the_functions_that_name_none_are_not_read():
     package = contracts.resolver.program.package("runner")
     read = {f.name: "captured" in vars(f) for f in package.functions_in("runner/run.go")}
     assert read == {"Serve": True, "Clean": False}
+
+
+CALLERS = {
+    "go.mod": "module example.com/ollama\n",
+    "runner/a.go": """package runner
+
+type T struct{}
+
+func (t T) Method() string { return target("method") }
+
+func unrelated() int { return len("x") }
+""",
+    "runner/b.go": """package runner
+
+func plain() string { return target("plain") }
+
+func target(s string) string { return s }
+""",
+}
+
+
+def test_call_sites_come_in_the_packages_function_order_and_only_functions_naming_the_callee_are_read():
+    resolver = Contracts(CALLERS).resolver
+    package = resolver.program.package("runner")
+    (target,) = package.functions_named("target")
+    sites = resolver.call_sites(target)
+    assert [caller.name for caller, _ in sites] == ["plain", "Method"]  # functions, then methods
+    (unrelated,) = package.functions_named("unrelated")
+    assert "captured" not in vars(unrelated)

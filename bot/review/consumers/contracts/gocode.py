@@ -137,6 +137,10 @@ class Func:
     def body(self) -> Node | None:
         return named(self.node, "body")
 
+    def spells(self, name: str) -> bool:
+        """Whether the function's code holds the name's text (a call of it must)."""
+        return name.encode() in (self.node.text or b"")
+
     @cached_property
     def captured(self) -> dict[str, list[Node]]:
         """The body's calls, returns, keyed elements and bindings (its closures' too), each kind in file order:
@@ -229,6 +233,13 @@ class Package:
     def spells(self, name: str) -> bool:
         """Whether a file may declare or use the name (a name not an ASCII identifier is not looked for)."""
         return name in self._words or not _WORD.fullmatch(name)
+
+    def paths_spelling(self, name: str) -> frozenset[str]:
+        """The files that may declare or use the name (every file for a name not an ASCII identifier)."""
+        plain = _WORD.fullmatch(name) is not None
+        return frozenset(
+            path for (path, _), words in zip(self._texts, self._file_words) if name in words or not plain
+        )
 
     def _file(self, path: str, text: str) -> Declarations:
         """What one file declares, parsed on first use."""

@@ -135,8 +135,7 @@ def _spelling(package: Package, path: str, names: Iterable[str]) -> Iterator[Fun
     not read."""
     if any(name in package.text_of(path) for name in names):
         for func in package.functions_in(path):
-            code = func.node.text or b""
-            if any(name.encode() in code for name in names):
+            if any(func.spells(name) for name in names):
                 yield func
 
 

@@ -82,7 +82,7 @@ class Resolver:
 
     def __init__(self, program: GoProgram):
         self.program = program
-        self._callers: dict[str, dict[str, list[tuple[Func, Node]]]] = {}
+        self._callers: dict[tuple[str, str], list[tuple[Func, Node]]] = {}
         self._field_values: dict[str, dict[str, list[tuple[Node, Where]]]] = {}
         self._struct_fields: dict[tuple[str, str], dict[str, tuple[Node, str]]] = {}
         self._callees: dict[tuple[str, int, int, int, bool], list[Func]] = {}
@@ -172,19 +172,25 @@ class Resolver:
         for package in self.program.loaded():
             if not package.spells(func.name):
                 continue  # no call of it there: its calls need not be read
-            for caller, call in self._calls_named(package.directory).get(func.name, []):
+            for caller, call in self._calls_named(package.directory, func.name):
                 if func in self.callees(call, where_of(caller)):
                     sites.append((caller, call))
         return sites
 
-    def _calls_named(self, directory: str) -> dict[str, list[tuple[Func, Node]]]:
-        if directory not in self._callers:
-            table: dict[str, list[tuple[Func, Node]]] = {}
-            for func in self.program.package(directory).all_functions():
-                for call in func.calls:
-                    table.setdefault(callee_parts(call)[1], []).append((func, call))
-            self._callers[directory] = table
-        return self._callers[directory]
+    def _calls_named(self, directory: str, name: str) -> list[tuple[Func, Node]]:
+        """The calls of a function called `name` in a package, in the order of its functions: only the
+        functions whose code spells the name have their calls read."""
+        if (directory, name) not in self._callers:
+            package = self.program.package(directory)
+            paths = package.paths_spelling(name)
+            self._callers[(directory, name)] = [
+                (func, call)
+                for func in package.all_functions()
+                if func.path in paths and func.spells(name)
+                for call in func.calls
+                if callee_parts(call)[1] == name
+            ]
+        return self._callers[(directory, name)]
 
     def returned(self, func: Func, index: int = 0) -> list[tuple[Node, Where]]:
         """The expressions a function returns at result `index` (named results through their bindings)."""
