@@ -673,6 +673,9 @@ def test_a_second_review_of_the_same_go_code_reads_the_inventory_kept_by_the_fir
     store = facts.FactStore(tmp_path / "facts")
     with facts.using(store):
         assert titles(OLLAMA, "first") == uncached
+        read = inventory._LAST[0]
+        assert "resolver" not in read.__dict__  # the Go program let go once the review is done with it
+        assert read.output_patterns == Contracts(read.ollama.texts).output_patterns  # read again when asked
         programs = []
         monkeypatch.setattr(
             inventory, "GoProgram", lambda *a: programs.append(a) or pytest.fail("read again")

@@ -43,6 +43,7 @@ INVENTORY = facts.Extractor(
     ("tree-sitter", "tree-sitter-go", "tree-sitter-cmake"),
 )
 KEPT = ("launch", "request_fields", "response_fields", "output_patterns", "calls_upstream")
+_PROGRAM = ("resolver", "commands", "requests", "flow")  # what the groups are read from
 
 
 class _Reads(Mapping[str, str]):
@@ -97,12 +98,16 @@ class Contracts:
             return None
 
     def keep(self) -> None:
-        """Keeps the groups read here that the store lacked, with the ids of every text read for them."""
+        """Keeps the groups read here that the store lacked, with the ids of every text read for them, and
+        lets go of the Go program they were read from (its syntax trees and what was resolved in them): a
+        group asked for later reads it again."""
         groups = {name: self.__dict__[name] for name in KEPT if name in self.__dict__}
         if groups.keys() - self._loaded:
             read = {p: facts.text_id(t) if t is not None else None for p, t in self.ollama.read.items()}
             facts.put(INVENTORY, self._key(), (read, groups))
             self._loaded = frozenset(groups)
+        for name in _PROGRAM:
+            self.__dict__.pop(name, None)
 
     def same_input(self, ollama: Mapping[str, str]) -> bool:
         """Whether another tree has the same files and the same text in each file read so far."""
