@@ -151,10 +151,17 @@ def test_every_extractor_names_source_files_that_exist():
     import bot.review
     import bot.review.changes
     import bot.review.cmake
+    import bot.review.consumers.contracts
 
-    modules = (bot.lang.cppvalues, bot.review, bot.review.changes, bot.review.cmake)
+    modules = (
+        bot.lang.cppvalues,
+        bot.review,
+        bot.review.changes,
+        bot.review.cmake,
+        bot.review.consumers.contracts,
+    )
     extractors = [v for m in modules for v in vars(m).values() if isinstance(v, facts.Extractor)]
-    assert len(extractors) >= 6
+    assert len(extractors) >= 7
     for extractor in extractors:
         for source in extractor.sources:
             assert (facts.ROOT / source).is_file(), f"{extractor.name}: {source}"

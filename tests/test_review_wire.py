@@ -646,3 +646,43 @@ def test_a_tree_that_reads_the_same_keeps_its_inventory_and_one_that_does_not_ge
     other = contracts_of(changed)
     assert other is not first
     assert {p.value for p in other.output_patterns} >= {"length"}
+
+
+# ---- the inventory kept across reviews ------------------------------------------------------------------------
+
+
+def test_a_second_review_of_the_same_go_code_reads_the_inventory_kept_by_the_first(tmp_path, monkeypatch):
+    """A re-check finds what Ollama's Go code sends in the facts store, and finds it again when a file the
+    inventory read changes: a kept inventory is never another tree's."""
+    from bot.cache import facts
+    from bot.review.consumers import contracts as inventory
+    from tests.fixtures import review_one_commit
+
+    path, old = "tools/server/server-schema.cpp", 'field_num("n_predict", params.n_predict))'
+    changes = {path: UPSTREAM[path].replace(old, 'field_num("max_tokens", params.n_predict))')}
+
+    def titles(ollama, at):
+        inventory._LAST.clear()  # no reuse within the process: only the store can serve it
+        found = review_one_commit(
+            tmp_path / at, UPSTREAM, changes, {p: t.encode() for p, t in ollama.items()}
+        )
+        return [f.title for f in found if f.severity == "high"]
+
+    uncached = titles(OLLAMA, "uncached")
+    assert any("`n_predict` of POST /completion" in t for t in uncached)
+    store = facts.FactStore(tmp_path / "facts")
+    with facts.using(store):
+        assert titles(OLLAMA, "first") == uncached
+        read = inventory._LAST[0]
+        assert "resolver" not in read.__dict__  # the Go program let go once the review is done with it
+        assert read.output_patterns == Contracts(read.ollama.texts).output_patterns  # read again when asked
+        programs = []
+        monkeypatch.setattr(
+            inventory, "GoProgram", lambda *a: programs.append(a) or pytest.fail("read again")
+        )
+        assert titles(OLLAMA, "again") == uncached
+        assert not programs
+        monkeypatch.undo()
+        # Ollama's request no longer sends n_predict: the kept inventory is not this tree's
+        renamed = {**OLLAMA, "runner/server.go": SERVER_GO.replace('json:"n_predict', 'json:"n_keep_x')}
+        assert not any("`n_predict`" in t for t in titles(renamed, "renamed"))

@@ -272,3 +272,22 @@ def test_a_blob_none_clone_fetches_the_unchanged_server_sources_the_wire_check_r
     titles = [f.title for f in report.pins[0].findings]
     assert not [t for t in titles if t.endswith("(missing from the upstream clone)")], titles
     assert report.to_json() == full.to_json()
+
+
+def test_a_blob_the_remote_cannot_send_costs_only_its_own_file(tmp_path):
+    """git fetches a batch of blobs whole or not at all: one the remote lacks is set aside, the rest are
+    fetched, and only its file is reported unreadable."""
+    src = _upstream(tmp_path / "src.git")
+    src.repo.config["uploadpack.allowAnySHA1InWant"] = True
+    full = _analyse(src.path).pins[0].to_json()
+    part = _clone(src, tmp_path / "part.git", "blob:none")
+    lost = str(_blob(src.repo, "v2", "docs/table.csv"))
+    (src.path / "objects" / lost[:2] / lost[2:]).unlink()  # the remote's only copy of it
+
+    pin = _analyse(part).pins[0].to_json()
+
+    assert pin["patches"] == full["patches"]  # every blob the patches read was fetched
+    unreadable = [f for f in pin["findings"] if f["title"].endswith("(missing from the upstream clone)")]
+    (note,) = unreadable
+    assert re.findall(r"^- `([^`]+)`", note["detail"], re.MULTILINE) == ["docs/table.csv"]
+    assert f"not our ref {lost}" in note["detail"]

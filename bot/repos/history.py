@@ -138,6 +138,11 @@ class History:
             self._changes[key] = None if before is None or after is None else _file_change(before, after)
         return self._changes[key]
 
+    def _text(self, blob: pygit2.Oid) -> bytes:
+        """A copy a file change names, read again (the change keeps ids, not texts: a long jump's history
+        of a large file would hold every copy)."""
+        return b"" if blob == EMPTY_BLOB else self._blobs.read(blob)
+
     def commits_for_lines(
         self, path: str, start: int, end: int, removed: Iterable[bytes] = ()
     ) -> list[Commit]:
@@ -147,6 +152,7 @@ class History:
         if not touching:
             return []
         text = self.read(self.new, path) or b""
+        copy = _blob_id(text)
         followed = _followed(text, start, end)
         gone = _meaningful_set(removed)
         found = []
@@ -154,34 +160,33 @@ class History:
             change = self._changed(commit, path)
             if change is None:
                 continue
-            brought, text, followed = change.followed_back(text, followed)
+            brought, followed = self._followed_back(change, copy, followed)
             if brought or change.deleted & gone:
                 found.append(self.upstream.describe(commit))
+            copy = change.before
         return found
+
+    def _followed_back(
+        self, change: _FileChange, copy: pygit2.Oid, followed: dict[int, bytes]
+    ) -> tuple[bool, dict[int, bytes]]:
+        """Whether the change wrote one of the `followed` lines of `copy` (its new copy), and the lines it
+        kept, followed back to its old copy. A new copy that is not `copy` (history that is not a line) is
+        followed by the lines' text."""
+        if change.after != copy:
+            followed = _by_text(self._text(change.after), set(followed.values()))
+        brought = {n for n in followed if change.added_at(n)}
+        return bool(brought), {change.before_line(n): t for n, t in followed.items() if n not in brought}
 
 
 @dataclass(frozen=True)
 class _FileChange:
-    """One commit's change of a file: both copies, its hunks as (old start, old count, new start, new
-    count), 1-based, and the meaningful lines it removed."""
+    """One commit's change of a file: the blob ids of both copies, its hunks as (old start, old count, new
+    start, new count), 1-based, and the meaningful lines it removed."""
 
-    before: bytes
-    after: bytes
+    before: pygit2.Oid
+    after: pygit2.Oid
     hunks: tuple[tuple[int, int, int, int], ...]
     deleted: frozenset[bytes]
-
-    def followed_back(self, text: bytes, followed: dict[int, bytes]) -> tuple[bool, bytes, dict[int, bytes]]:
-        """Whether the change wrote one of the `followed` lines of `text` (its new copy), and the copy and the
-        lines it kept, followed back to the old copy. A new copy that is not `text` (history that is not a
-        line) is followed by the lines' text."""
-        if self.after != text:
-            followed = _by_text(self.after, set(followed.values()))
-        brought = {n for n in followed if self.added_at(n)}
-        return (
-            bool(brought),
-            self.before,
-            {self.before_line(n): t for n, t in followed.items() if n not in brought},
-        )
 
     def added_at(self, line: int) -> bool:
         """Whether the change wrote line `line` of the new copy."""
@@ -203,7 +208,15 @@ def _file_change(before: bytes, after: bytes) -> _FileChange:
         if line.origin == "-" and (text := _meaningful(line.raw_content)) is not None
     }
     hunks = tuple((h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks)
-    return _FileChange(before, after, hunks, frozenset(deleted))
+    return _FileChange(_blob_id(before), _blob_id(after), hunks, frozenset(deleted))
+
+
+def _blob_id(text: bytes) -> pygit2.Oid:
+    """The id git gives a copy (no file at all reads as the empty one, as `History.read` gives it)."""
+    return pygit2.hash(text)
+
+
+EMPTY_BLOB = _blob_id(b"")
 
 
 def _followed(text: bytes, start: int, end: int) -> dict[int, bytes]:

@@ -58,6 +58,8 @@ log.addHandler(logging.NullHandler())  # the CLI configures no logging: its user
 
 NO_FILTER = "filtering not recognized by server"  # git's warning when the source sends every blob
 UPSTREAM_TIPS = "refs/llama-bot/upstream"  # a mirror's copy of the upstream's branches and tags
+REFUSED_BLOB = re.compile(r"not our ref ([0-9a-f]{40})")  # the object a remote's upload-pack cannot send
+MAX_REFUSED = 8  # blobs one remote may refuse before the rest of a fetch is given up on
 # What a mirror fetches, in turn, while the tips it holds do not tell whether a pinned commit is on one.
 FETCHED_TIPS = (
     ("the default branch", (f"+HEAD:{UPSTREAM_TIPS}/HEAD",)),
@@ -332,12 +334,28 @@ class Upstream:
         problems = []
         for remote in promisor_remotes(self.repo):
             url = self.fetch_url if remote == REMOTE else None
-            problem = fetch_blobs(self.repo, missing, remote, url, self.announce)
+            problem = self._fetch_from(remote, url, missing)
             missing = [oid for oid in missing if not self.repo.odb.exists(oid)]
             if not missing:
                 break
             problems.append(problem or f"the remote {remote!r} did not send them")
         return missing, problems
+
+    def _fetch_from(self, remote: str, url: str | None, wanted: list[str]) -> str | None:
+        """Fetch `wanted` from one remote; None when it sent them all, else why not. git fetches a batch
+        whole or not at all: a blob the remote says it lacks is set aside and the rest asked for again, up
+        to MAX_REFUSED blobs, so a few the remote cannot send do not cost the review every other file."""
+        first = None
+        for _ in range(MAX_REFUSED + 1):
+            problem = fetch_blobs(self.repo, wanted, remote, url, self.announce)
+            if problem is None:
+                return first
+            first = first or problem
+            refused = REFUSED_BLOB.search(problem)
+            if refused is None or refused[1] not in wanted or len(wanted) == 1:
+                return first
+            wanted = [oid for oid in wanted if oid != refused[1]]
+        return first
 
     def note_unreadable(self, path: str, commit: str) -> None:
         self.unreadable.setdefault(path, commit)

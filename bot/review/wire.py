@@ -30,7 +30,7 @@ def server_texts(
 
 def wire_drafts(old: Mapping[str, str], new: Mapping[str, str], contracts: Contracts) -> list[Draft]:
     """Every wire item of one bump: `old` and `new` are the server sources at each ref (path -> code)."""
-    if not contracts.requests:
+    if not contracts.calls_upstream:
         return []
     old_code, new_code = _server_code(old), _server_code(new)
     drafts = requests.request_drafts(

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from functools import cached_property
+from pathlib import Path
 
+from bot.cache import facts
 from bot.model import LocalRef
 from bot.review.consumers.contracts.arguments import launch_settings
 from bot.review.consumers.contracts.behaviours import behaviours
@@ -26,6 +28,22 @@ from bot.review.consumers.contracts.resolve import Resolver
 from bot.review.consumers.contracts.wire import request_fields, response_fields
 
 __all__ = ["GROUPS", "Contracts", "Inventory", "contract_inventory", "contracts_of"]
+
+# What the inventory reads depends only on the texts of Ollama's tree it reads and on this code, so the groups a
+# review asks for are kept with the ids of those texts: a re-check, another push that leaves them as they were,
+# or a second pull request on the same Ollama tree finds them instead of reading the Go program again.
+INVENTORY = facts.Extractor(
+    "contract-inventory",
+    1,
+    tuple(
+        sorted(f"review/consumers/contracts/{p.name}" for p in Path(__file__).parent.glob("*.py"))
+        + ["review/consumers/shared.py", "review/consumers/settings.py", "review/source.py", "lang/syntax.py"]
+        + ["lang/cmakelang.py", "model.py"]
+    ),
+    ("tree-sitter", "tree-sitter-go", "tree-sitter-cmake"),
+)
+KEPT = ("launch", "request_fields", "response_fields", "output_patterns", "calls_upstream")
+_PROGRAM = ("resolver", "commands", "requests", "flow")  # what the groups are read from
 
 
 class _Reads(Mapping[str, str]):
@@ -59,6 +77,37 @@ class Contracts:
     def __init__(self, ollama: Mapping[str, str]):
         self.ollama = _Reads(ollama)
         self.paths = list(ollama)
+        self._loaded = self._stored()
+
+    def _key(self) -> tuple[str, ...]:
+        return (facts.text_id("\n".join(self.paths)),)
+
+    def _stored(self) -> frozenset[str]:
+        """The groups an analysis of a tree with the same files kept, when each text it read is the same here
+        (they are then this tree's too); none otherwise."""
+        found, kept = facts.get(INVENTORY, self._key())
+        if not found or not all(self._read_id(path) == read for path, read in kept[0].items()):
+            return frozenset()
+        self.__dict__.update(kept[1])  # the cached properties' values, as if computed
+        return frozenset(kept[1])
+
+    def _read_id(self, path: str) -> str | None:
+        try:
+            return facts.text_id(self.ollama[path])
+        except KeyError:
+            return None
+
+    def keep(self) -> None:
+        """Keeps the groups read here that the store lacked, with the ids of every text read for them, and
+        lets go of the Go program they were read from (its syntax trees and what was resolved in them): a
+        group asked for later reads it again."""
+        groups = {name: self.__dict__[name] for name in KEPT if name in self.__dict__}
+        if groups.keys() - self._loaded:
+            read = {p: facts.text_id(t) if t is not None else None for p, t in self.ollama.read.items()}
+            facts.put(INVENTORY, self._key(), (read, groups))
+            self._loaded = frozenset(groups)
+        for name in _PROGRAM:
+            self.__dict__.pop(name, None)
 
     def same_input(self, ollama: Mapping[str, str]) -> bool:
         """Whether another tree has the same files and the same text in each file read so far."""
@@ -77,6 +126,11 @@ class Contracts:
     @cached_property
     def requests(self) -> list[Request]:
         return find_requests(self.commands, self.resolver)
+
+    @cached_property
+    def calls_upstream(self) -> bool:
+        """Whether Ollama's code sends an upstream program any request."""
+        return bool(self.requests)
 
     @cached_property
     def flow(self) -> Flow:
