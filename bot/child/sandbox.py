@@ -35,8 +35,12 @@ T = TypeVar("T")
 
 MIN_MEMORY_MB = 256  # below this the engine's working memory on a real bump does not fit
 POLL_SECONDS = 0.2  # how often the parent looks at the clock and its stop flag while the child is silent
-PACK_WINDOW = 32 << 20  # libgit2's pack mappings count against the address space: small windows, ...
-PACK_MAPPED_SHARE = 4  # ... and at most this share of the limit mapped at once
+# libgit2 keeps windows of the pack files mapped as a cache, and every page it reads through them counts in
+# the process's resident memory: a few small windows (re-read from the page cache when dropped) keep a long
+# jump, which reads blobs all over the pack, from holding tens of MB of them (b9452 -> b10587: peak RSS 314
+# -> 283 MB, the same time). They also count against the address-space limit.
+PACK_WINDOW = 8 << 20
+PACK_MAPPED = 32 << 20
 
 
 @dataclass(frozen=True)
@@ -293,15 +297,14 @@ def _portable(exc: BaseException) -> BaseException | None:
 def _limit_memory(memory_mb: int) -> None:
     """The address-space limit: what the analysis may add to the address space its process starts with (a
     child forked from a larger program inherits that program's mappings, which the analysis did not make).
-    Soft, so a git fetch may lift it (its input is the upstream's); libgit2's pack mappings kept well under
-    it."""
+    Soft, so a git fetch may lift it (its input is the upstream's); libgit2's pack mappings kept small."""
     limit = _address_space() + (memory_mb << 20)
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     resource.setrlimit(
         resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard)
     )
-    pygit2.settings.mwindow_size = min(PACK_WINDOW, (memory_mb << 20) // 8)
-    pygit2.settings.mwindow_mapped_limit = (memory_mb << 20) // PACK_MAPPED_SHARE
+    pygit2.settings.mwindow_size = min(PACK_WINDOW, (memory_mb << 20) // 32)
+    pygit2.settings.mwindow_mapped_limit = min(PACK_MAPPED, (memory_mb << 20) // 8)
 
 
 def _address_space() -> int:
