@@ -81,7 +81,6 @@ def review_pin(ctx: ReviewContext) -> PinReview:
         if ctx.pin.review != "llama.cpp"
         else _llama_cpp_drafts(ctx, run, rules, changes)
     )
-    run.keep_inventory()
     build = _build_changes(ctx.history, run.build_files())
     attribution = Attribution(ctx)
     if any(glob_match(d.path, cmake.CMAKE_FILES) for d in drafts):

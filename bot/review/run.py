@@ -80,12 +80,7 @@ class Run:
     @cached_property
     def contracts(self) -> Contracts:
         """What Ollama's code relies on of upstream (read on first use, once per review)."""
-        return contracts_of(self.local)
-
-    def keep_inventory(self) -> None:
-        """Keeps what this review read of the inventory for the next one (nothing when it read none)."""
-        if "contracts" in self.__dict__:
-            self.contracts.keep()
+        return contracts_of(self.local).read_groups()
 
     def wire(self) -> list[Draft]:
         """Request fields, answers, compared values and stream frames of llama-server that Ollama relies on,

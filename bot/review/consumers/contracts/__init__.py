@@ -97,17 +97,19 @@ class Contracts:
         except KeyError:
             return None
 
-    def keep(self) -> None:
-        """Keeps the groups read here that the store lacked, with the ids of every text read for them, and
-        lets go of the Go program they were read from (its syntax trees and what was resolved in them): a
-        group asked for later reads it again."""
-        groups = {name: self.__dict__[name] for name in KEPT if name in self.__dict__}
+    def read_groups(self) -> Contracts:
+        """Every group a review checks, read together so that the Go program they are read from (its syntax
+        trees and what was resolved in them, a review's largest holding) is let go at once; kept in the
+        facts store, with the ids of every text read for them, when it lacked them. A group or program
+        part asked for later is read again."""
+        groups = {name: getattr(self, name) for name in KEPT}
         if groups.keys() - self._loaded:
             read = {p: facts.text_id(t) if t is not None else None for p, t in self.ollama.read.items()}
             facts.put(INVENTORY, self._key(), (read, groups))
             self._loaded = frozenset(groups)
         for name in _PROGRAM:
             self.__dict__.pop(name, None)
+        return self
 
     def same_input(self, ollama: Mapping[str, str]) -> bool:
         """Whether another tree has the same files and the same text in each file read so far."""
