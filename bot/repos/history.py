@@ -133,9 +133,11 @@ class History:
         """The commit's change of `path`; None when the clone lacks a side (no evidence either way)."""
         key = (str(commit.id), path)
         if key not in self._changes:
-            before = self.read(commit.parents[0], path) if commit.parents else b""
+            parent = commit.parents[0] if commit.parents else None
+            before = self.read(parent, path) if parent is not None else b""
             after = self.read(commit, path)
-            self._changes[key] = None if before is None or after is None else _file_change(before, after)
+            ids = (_copy(parent, path), _copy(commit, path))
+            self._changes[key] = None if before is None or after is None else _file_change(before, after, ids)
         return self._changes[key]
 
     def _text(self, blob: pygit2.Oid) -> bytes:
@@ -152,7 +154,7 @@ class History:
         if not touching:
             return []
         text = self.read(self.new, path) or b""
-        copy = _blob_id(text)
+        copy = _copy(self.new, path)
         followed = _followed(text, start, end)
         gone = _meaningful_set(removed)
         found = []
@@ -198,7 +200,7 @@ class _FileChange:
         return line + shift
 
 
-def _file_change(before: bytes, after: bytes) -> _FileChange:
+def _file_change(before: bytes, after: bytes, ids: tuple[pygit2.Oid, pygit2.Oid]) -> _FileChange:
     # Both buffers must stay referenced while the patch's lines are read: libgit2 points into them.
     patch = pygit2.Patch.create_from(before, after, context_lines=0)
     deleted = {
@@ -208,15 +210,21 @@ def _file_change(before: bytes, after: bytes) -> _FileChange:
         if line.origin == "-" and (text := _meaningful(line.raw_content)) is not None
     }
     hunks = tuple((h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks)
-    return _FileChange(_blob_id(before), _blob_id(after), hunks, frozenset(deleted))
+    return _FileChange(*ids, hunks, frozenset(deleted))
 
 
-def _blob_id(text: bytes) -> pygit2.Oid:
-    """The id git gives a copy (no file at all reads as the empty one, as `History.read` gives it)."""
-    return pygit2.hash(text)
+EMPTY_BLOB = pygit2.hash(b"")
 
 
-EMPTY_BLOB = _blob_id(b"")
+def _copy(commit: pygit2.Commit | None, path: str) -> pygit2.Oid:
+    """The blob id of `path` at `commit`; no such file (or no commit) is the empty one, as `read` gives it."""
+    if commit is None:
+        return EMPTY_BLOB
+    try:
+        entry = commit.tree[path]
+    except KeyError:
+        return EMPTY_BLOB
+    return entry.id if isinstance(entry, pygit2.Blob) else EMPTY_BLOB
 
 
 def _followed(text: bytes, start: int, end: int) -> dict[int, bytes]:
