@@ -686,3 +686,21 @@ def test_a_second_review_of_the_same_go_code_reads_the_inventory_kept_by_the_fir
         # Ollama's request no longer sends n_predict: the kept inventory is not this tree's
         renamed = {**OLLAMA, "runner/server.go": SERVER_GO.replace('json:"n_predict', 'json:"n_keep_x')}
         assert not any("`n_predict`" in t for t in titles(renamed, "renamed"))
+
+
+def test_a_re_check_reads_llama_servers_code_from_the_facts_store(tmp_path, contracts, monkeypatch):
+    """What the wire check reads of the server sources is kept by their texts: a second review of the same
+    refs finds it without parsing, and says the same."""
+    from bot.cache import facts
+    from bot.review import servercode, wire
+
+    path, old = "tools/server/server-schema.cpp", 'field_num("n_predict", params.n_predict))'
+    changed = {**UPSTREAM, path: UPSTREAM[path].replace(old, 'field_num("max_tokens", params.n_predict))')}
+    uncached = wire_drafts(_texts(UPSTREAM), _texts(changed), contracts)
+    assert _raising(uncached)
+    with facts.using(facts.FactStore(tmp_path / "facts")):
+        wire._RECENT.clear()
+        assert wire_drafts(_texts(UPSTREAM), _texts(changed), contracts) == uncached
+        wire._RECENT.clear()
+        monkeypatch.setattr(servercode, "ServerReading", lambda *a: pytest.fail("parsed again"))
+        assert wire_drafts(_texts(UPSTREAM), _texts(changed), contracts) == uncached

@@ -70,7 +70,7 @@ def _written(writers: Writers, unit: Unit | None, key: str) -> list[str]:
     if unit is None:
         return []
     units = writers.by_qualified.get(unit.qualified, [])
-    return [s for u in units for e in u.emissions if e.key == key for s in writers.code.strings(e.value, u)]
+    return [s for u in units for e in u.emissions if e.key == key for s in e.values]
 
 
 def _lost_values(old: Writers, new: Writers, f: Decoded, pattern, expression: str) -> Iterator[Draft]:

@@ -12,11 +12,12 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 
 from tree_sitter import Node
 
+from bot.cache import facts
 from bot.lang import syntax
 from bot.lang.syntax import node_text
 from bot.review.serverjson import (
@@ -65,26 +66,93 @@ class Unit:
     )
     path: str
     line: int
-    node: Node
+    node: Node | None  # its syntax, while the sources are read (None once they are)
     nodes: dict[str, list[Node]] = field(default_factory=dict)  # the query's captures inside it, by kind
     strings: dict[str, int] = field(default_factory=dict)  # string constant -> first line
     locals: dict[str, list[Node]] = field(default_factory=dict)  # name -> values given to it
     reads: dict[str, int] = field(default_factory=dict)  # request key -> first line reading it
     schema: list = field(default_factory=list)  # serverjson.SchemaField
     emissions: list = field(default_factory=list)  # serverjson.Emission
-
-    @cached_property
-    def calls(self) -> tuple[str, ...]:
-        """The names it calls, in order."""
-        return tuple(dict.fromkeys(callee_name(c) for c in self.nodes.get("call", [])))
+    calls: tuple[str, ...] = ()  # the names it calls, in order
 
     def frames(self) -> dict[str, int]:
         """The stream frames among its string constants (`data: `, `:\\n\\n`, `data: [DONE]\\n\\n`)."""
         return {s: n for s, n in self.strings.items() if FRAME.match(s)}
 
 
+# What is kept of a reading of the server sources: the functions without their syntax, and each route's
+# handlers by name. It depends on the texts alone, so a re-check of the same refs finds it in the store.
+SERVER_CODE = facts.Extractor(
+    "server-code",
+    1,
+    ("review/servercode.py", "review/serverjson.py", "lang/syntax.py"),
+    ("tree-sitter", "tree-sitter-cpp"),
+)
+
+
+def read_server(texts: Mapping[str, str]) -> ServerCode:
+    """The server sources (path -> comment-free text) read, or found in the facts store."""
+    key = tuple(part for path in sorted(texts) for part in (path, facts.text_id(texts[path])))
+    units, routes = facts.remembered(SERVER_CODE, key, lambda: ServerReading(texts).plain())
+    return ServerCode(texts, units, routes)
+
+
 class ServerCode:
-    """The units of a set of server sources (path -> comment-free text) and the questions asked of them."""
+    """The functions of a set of server sources (path -> comment-free text), as plain data, and the
+    questions the wire checks ask of them."""
+
+    def __init__(self, texts: Mapping[str, str], units: list[Unit], route_names: Mapping[str, list[str]]):
+        self.texts = texts
+        self.units = units
+        self.route_names = route_names  # route -> the names of its handlers
+        self.by_name: dict[str, list[Unit]] = {}
+        for unit in units:
+            self.by_name.setdefault(unit.name, []).append(unit)
+
+    def line_text(self, path: str, line: int) -> str:
+        lines = self.texts.get(path, "").split("\n")
+        return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+    # ---- reachability -----------------------------------------------------------------------------------------
+
+    @cached_property
+    def routes(self) -> dict[str, list[Unit]]:
+        """Every route a call registers -> its handlers."""
+        return {
+            r: [u for n in names for u in self.by_name.get(n, [])] for r, names in self.route_names.items()
+        }
+
+    def foreign(self, routes: Iterable[str], depth: int) -> set[int]:
+        """The units (by id) that only handlers of routes other than `routes` reach, `depth` calls deep: code
+        of endpoints Ollama never calls."""
+        wanted = set(routes)
+        mine = {id(u) for route in wanted for u in self.reached(self.routes.get(route, []), depth)}
+        theirs = {
+            id(u)
+            for route, handlers in self.routes.items()
+            if route not in wanted
+            for u in self.reached(handlers, depth)
+        }
+        return theirs - mine
+
+    def handlers(self, route: str) -> list[Unit]:
+        """The units a route (`/completion`) is registered with: the names in the call that names it."""
+        return self.routes.get(route, [])
+
+    def reached(self, start: Iterable[Unit], depth: int) -> list[Unit]:
+        """`start` and the units it calls by name, `depth` calls deep."""
+        seen: dict[int, Unit] = {id(u): u for u in start}
+        frontier = list(seen.values())
+        for _ in range(depth):
+            called = [c for u in frontier for name in u.calls for c in self.by_name.get(name, ())]
+            frontier = [c for c in dict.fromkeys(called) if id(c) not in seen]
+            seen.update((id(c), c) for c in frontier)
+        return list(seen.values())
+
+
+class ServerReading:
+    """One reading of the server sources with tree-sitter: the units, their nodes, the string constants they
+    name, what they read and write."""
 
     def __init__(self, texts: Mapping[str, str]):
         self.texts = texts
@@ -101,10 +169,25 @@ class ServerCode:
         for unit in self.units:
             unit.reads, unit.schema = reads(unit, self, readers)
             unit.emissions = emissions(unit, self)
+            unit.calls = tuple(dict.fromkeys(callee_name(c) for c in unit.nodes.get("call", [])))
+
+    def plain(self) -> tuple[list[Unit], dict[str, list[str]]]:
+        """The units without their syntax, and the handlers' names of every route a call registers (a
+        `"/path"` argument beside a handler's name)."""
+        found: dict[str, set[str]] = {}
+        for unit in self.units:
+            if not any(s.startswith("/") for s in unit.strings):
+                continue
+            for call in unit.nodes.get("call", []):
+                route = _route_of(call)
+                if route is not None:
+                    found.setdefault(route, set()).update(_handler_names(call, route))
+        routes = {r: sorted(names) for r, names in found.items() if names}
+        return [replace(u, node=None, nodes={}, locals={}) for u in self.units], routes
 
     def _read(self, path: str, text: str) -> None:
         found = _captures(text)
-        index = _UnitIndex([_unit(node, path) for node in found.get("unit", [])])
+        index = _UnitIndex([(_unit(node, path), node) for node in found.get("unit", [])])
         for kind, nodes in found.items():
             for node in nodes if kind != "unit" else []:
                 holder = index.at(node.start_byte)
@@ -136,10 +219,6 @@ class ServerCode:
                     line = data.count(b"\n", 0, m.start()) + 1
                     for value in self.constants[name]:
                         unit.strings.setdefault(value, line)
-
-    def line_text(self, path: str, line: int) -> str:
-        lines = self.texts.get(path, "").split("\n")
-        return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
     # ---- constants --------------------------------------------------------------------------------------------
 
@@ -178,52 +257,6 @@ class ServerCode:
         """The JSON keys a key expression can be (its short, non-blank constants)."""
         return [s for s in self.strings(node, unit, 2) if s.strip() and len(s) <= 64]
 
-    # ---- reachability -----------------------------------------------------------------------------------------
-
-    @cached_property
-    def routes(self) -> dict[str, list[Unit]]:
-        """Every route a call registers (a `"/path"` argument beside a handler's name) -> its handlers."""
-        found: dict[str, set[str]] = {}
-        for unit in self.units:
-            if not any(s.startswith("/") for s in unit.strings):
-                continue
-            for call in unit.nodes.get("call", []):
-                route = _route_of(call)
-                if route is not None:
-                    found.setdefault(route, set()).update(_handler_names(call, route))
-        return {
-            r: [u for n in sorted(names) for u in self.by_name.get(n, [])]
-            for r, names in found.items()
-            if names
-        }
-
-    def foreign(self, routes: Iterable[str], depth: int) -> set[int]:
-        """The units (by id) that only handlers of routes other than `routes` reach, `depth` calls deep: code
-        of endpoints Ollama never calls."""
-        wanted = set(routes)
-        mine = {id(u) for route in wanted for u in self.reached(self.routes.get(route, []), depth)}
-        theirs = {
-            id(u)
-            for route, handlers in self.routes.items()
-            if route not in wanted
-            for u in self.reached(handlers, depth)
-        }
-        return theirs - mine
-
-    def handlers(self, route: str) -> list[Unit]:
-        """The units a route (`/completion`) is registered with: the names in the call that names it."""
-        return self.routes.get(route, [])
-
-    def reached(self, start: Iterable[Unit], depth: int) -> list[Unit]:
-        """`start` and the units it calls by name, `depth` calls deep."""
-        seen: dict[int, Unit] = {id(u): u for u in start}
-        frontier = list(seen.values())
-        for _ in range(depth):
-            called = [c for u in frontier for name in u.calls for c in self.by_name.get(name, ())]
-            frontier = [c for c in dict.fromkeys(called) if id(c) not in seen]
-            seen.update((id(c), c) for c in frontier)
-        return list(seen.values())
-
 
 @lru_cache(maxsize=64)
 def _captures(text: str) -> dict[str, list[Node]]:
@@ -236,22 +269,24 @@ class _UnitIndex:
     """The innermost unit holding a byte offset (units nest: handler lambdas inside an init function, each
     named after it)."""
 
-    def __init__(self, units: list[Unit]):
-        self.units = sorted(units, key=lambda u: u.node.start_byte)
-        self.starts = [u.node.start_byte for u in self.units]
+    def __init__(self, units: list[tuple[Unit, Node]]):
+        ordered = sorted(units, key=lambda pair: pair[1].start_byte)
+        self.units = [unit for unit, _ in ordered]
+        self.starts = [node.start_byte for _, node in ordered]
+        self.ends = [node.end_byte for _, node in ordered]
         self.outer: list[int] = []
         stack: list[int] = []
-        for i, unit in enumerate(self.units):
-            while stack and self.units[stack[-1]].node.end_byte <= unit.node.start_byte:
+        for i, (unit, node) in enumerate(ordered):
+            while stack and self.ends[stack[-1]] <= node.start_byte:
                 stack.pop()
             self.outer.append(stack[-1] if stack else -1)
             stack.append(i)
-            if unit.node.type == "lambda_expression" and stack[:-1]:  # known by its function's name too
+            if node.type == "lambda_expression" and stack[:-1]:  # known by its function's name too
                 unit.qualified = f"{self.units[stack[-2]].qualified}/{unit.name}"
 
     def at(self, offset: int) -> Unit | None:
         i = bisect.bisect_right(self.starts, offset) - 1
-        while i >= 0 and self.units[i].node.end_byte <= offset:
+        while i >= 0 and self.ends[i] <= offset:
             i = self.outer[i]
         return self.units[i] if i >= 0 else None
 

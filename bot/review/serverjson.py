@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from typing import TYPE_CHECKING
 
 from tree_sitter import Node
@@ -27,7 +26,7 @@ from bot.review.source import c_unescape, squash
 _IDENTIFIERS = syntax.pattern("cpp", "(identifier) @i")
 
 if TYPE_CHECKING:
-    from bot.review.servercode import ServerCode, Unit
+    from bot.review.servercode import ServerReading, Unit
 
 _RAW = re.compile(r'\w*R"([^(]*)\((.*)\)\1"$', re.DOTALL)
 STRINGS = ("string_literal", "concatenated_string", "raw_string_literal")
@@ -86,23 +85,25 @@ def declared_name(node: Node) -> str:
 
 @dataclass(eq=False)
 class Emission:
-    """A JSON key a function writes."""
+    """A JSON key a function writes, as plain data (kept in the facts store with its function)."""
 
     key: str
     parents: tuple[str, ...]  # the keys of the objects around it in its function, outermost first
+    owner: str  # the variable it is written into, "" for an object written in place
+    line: int
+    guards: frozenset[str]  # the conditions it is written under, whitespace out (`!(c)` for an else branch)
+    values: tuple[str, ...]  # the string constants its value can be
+
+
+@dataclass(eq=False)
+class _Written:
+    """An entry or assignment that writes a key, read off the syntax tree."""
+
+    key: str
+    parents: tuple[str, ...]
     value: Node | None
     node: Node  # the entry or the assignment
-    unit: Node  # the function it is in
-    owner: str = ""  # the variable it is written into, "" for an object written in place
-
-    @property
-    def line(self) -> int:
-        return self.node.start_point[0] + 1
-
-    @cached_property
-    def guards(self) -> frozenset[str]:
-        """The conditions it is written under, whitespace out (`!(c)` for an else branch)."""
-        return _guards(self.node, self.unit)
+    owner: str = ""
 
 
 @dataclass(frozen=True)
@@ -115,17 +116,25 @@ class SchemaField:
     line: int
 
 
-def emissions(unit: Unit, code: ServerCode) -> list[Emission]:
+def emissions(unit: Unit, code: ServerReading) -> list[Emission]:
     """Every key the unit writes, with its parents through the variables it stores objects in."""
     found = [e for node in unit.nodes.get("list", []) for e in _entries(node, unit, code)]
     found += [e for node in unit.nodes.get("store", []) for e in _stored(node, unit, code)]
     above = _variable_parents(found)
-    for e in found:
-        e.parents = _chain(e.owner, above, set()) + e.parents
-    return found
+    return [
+        Emission(
+            e.key,
+            _chain(e.owner, above, set()) + e.parents,
+            e.owner,
+            e.node.start_point[0] + 1,
+            _guards(e.node, unit.node),
+            tuple(code.strings(e.value, unit)),
+        )
+        for e in found
+    ]
 
 
-def _entries(node: Node, unit: Unit, code: ServerCode) -> list[Emission]:
+def _entries(node: Node, unit: Unit, code: ServerReading) -> list[_Written]:
     """`{"key", value}`: an initializer list of two whose first element is a key."""
     children = node.named_children
     if len(children) != 2 or children[0].type not in (
@@ -138,10 +147,10 @@ def _entries(node: Node, unit: Unit, code: ServerCode) -> list[Emission]:
     if not keys:
         return []
     parents, owner = _context(node, unit, code)
-    return [Emission(k, parents, children[1], node, unit.node, owner) for k in keys]
+    return [_Written(k, parents, children[1], node, owner) for k in keys]
 
 
-def _stored(node: Node, unit: Unit, code: ServerCode) -> list[Emission]:
+def _stored(node: Node, unit: Unit, code: ServerReading) -> list[_Written]:
     """`object["a"]["key"] = value`."""
     chain, target = _subscripts(node.child_by_field_name("left"), unit, code)
     if not chain or not chain[-1] or not all(chain[:-1]):
@@ -149,10 +158,10 @@ def _stored(node: Node, unit: Unit, code: ServerCode) -> list[Emission]:
     parents = tuple(keys[0] for keys in chain[:-1])
     value = node.child_by_field_name("right")
     owner = _root_name(target)
-    return [Emission(k, parents, value, node, unit.node, owner) for k in chain[-1]]
+    return [_Written(k, parents, value, node, owner) for k in chain[-1]]
 
 
-def _subscripts(target: Node | None, unit: Unit, code: ServerCode) -> tuple[list[list[str]], Node | None]:
+def _subscripts(target: Node | None, unit: Unit, code: ServerReading) -> tuple[list[list[str]], Node | None]:
     """(the keys of each subscript of `x["a"]["b"]`, outermost first; what they subscript)."""
     chain: list[list[str]] = []
     while target is not None and target.type == "subscript_expression":
@@ -163,7 +172,7 @@ def _subscripts(target: Node | None, unit: Unit, code: ServerCode) -> tuple[list
     return chain, target
 
 
-def _context(node: Node, unit: Unit, code: ServerCode) -> tuple[tuple[str, ...], str]:
+def _context(node: Node, unit: Unit, code: ServerReading) -> tuple[tuple[str, ...], str]:
     """(the keys of the entries whose values hold the object `node` is an entry of, the variable holding
     the outermost one)."""
     parents: list[str] = []
@@ -223,7 +232,7 @@ def _declared(declarator: Node) -> str:
     return node_text(inner) if inner is not None and inner.type == "identifier" else ""
 
 
-def _guards(node: Node, stop: Node) -> frozenset[str]:
+def _guards(node: Node, stop: Node | None) -> frozenset[str]:
     """The conditions a node inside its unit is reached under: each conjunct of the `if`s and `?:`s around it
     (`a && b` gives `a` and `b`), an else branch's condition negated whole."""
     guards: list[str] = []
@@ -267,7 +276,7 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
-def _variable_parents(found: list[Emission]) -> dict[str, tuple[str, tuple[str, ...]]]:
+def _variable_parents(found: list[_Written]) -> dict[str, tuple[str, tuple[str, ...]]]:
     """Variable -> (the variable it is stored into, under which keys): a variable holding an object that is
     the value (or an element of the value) of another key."""
     owners = {e.owner for e in found if e.owner}
@@ -298,7 +307,7 @@ def _chain(owner: str, above: dict[str, tuple[str, tuple[str, ...]]], seen: set[
 # ---- request schema ----------------------------------------------------------------------------------------------
 
 
-def schema_field(new: Node, names: list[str], code: ServerCode, unit: Unit) -> SchemaField | None:
+def schema_field(new: Node, names: list[str], code: ServerReading, unit: Unit) -> SchemaField | None:
     """The schema field a `new T("name", ...)` declares, with what its method chain adds; None when its
     first argument is no key."""
     if not names:
@@ -339,7 +348,7 @@ def _chain_calls(node: Node) -> list[tuple[str, list[Node]]]:
 
 
 def reads(
-    unit: Unit, code: ServerCode, readers: Mapping[str, int]
+    unit: Unit, code: ServerReading, readers: Mapping[str, int]
 ) -> tuple[dict[str, int], list[SchemaField]]:
     """(request key -> first line reading it, the schema fields the unit declares): the keys of the calls
     that read one, and every name of its schema fields."""
@@ -364,7 +373,7 @@ def reader_functions(units: list[Unit]) -> dict[str, int]:
     name -> the key parameter's position."""
     readers = {}
     for unit in units:
-        names = _parameter_names(unit.node)
+        names = _parameter_names(unit.node) if unit.node is not None else []
         for call in unit.nodes.get("call", []) if names else []:
             key = _read_key(call, {})
             if key is not None and key.type == "identifier" and node_text(key) in names:

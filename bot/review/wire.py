@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from bot.review import compared, frames, payloads, requests
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts import Contracts
-from bot.review.servercode import ServerCode
+from bot.review.servercode import ServerCode, read_server
 
 SERVER_SOURCES = ("tools/server/**/*.{cpp,h,hpp}",)
 _FIELD_NAME = re.compile(r"\s*([A-Za-z_]\w*)")
@@ -57,7 +57,7 @@ def _server_code(texts: Mapping[str, str]) -> ServerCode:
     for code in _RECENT:
         if code.texts == texts:
             return code
-    _RECENT[:] = [ServerCode(texts), *_RECENT[:1]]
+    _RECENT[:] = [read_server(texts), *_RECENT[:1]]
     return _RECENT[0]
 
 
