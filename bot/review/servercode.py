@@ -13,7 +13,7 @@ import bisect
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 from tree_sitter import Node
 
@@ -258,10 +258,8 @@ class ServerReading:
         return [s for s in self.strings(node, unit, 2) if s.strip() and len(s) <= 64]
 
 
-@lru_cache(maxsize=64)
 def _captures(text: str) -> dict[str, list[Node]]:
-    """The query's captures of a text, parsed once however many refs share it (a file the bump leaves alone;
-    the old ref of consecutive reviews)."""
+    """The query's captures of a text (its syntax tree lives as long as the reading that asked)."""
     return syntax.captures(_QUERY, syntax.root("cpp", text))
 
 
