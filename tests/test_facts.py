@@ -187,3 +187,27 @@ def test_an_entry_naming_one_of_the_bots_classes_that_is_not_plain_data_is_a_mis
     payload = pickle.dumps((label, Calls()))
     entry.write_bytes(facts.MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
     assert store.get(FACT, ("blob-a",)) == (False, None)
+
+
+def test_a_c_files_interface_is_read_once_for_its_text(tmp_path, monkeypatch):
+    """The declarations of an upstream file are kept by its bytes: another analysis finds them without
+    parsing, and a changed text is read again."""
+    from bot.review import cppapi
+
+    source = b"struct s { int a; };\nint f(int x, float y = 1);\n"
+    store = FactStore(tmp_path / "facts")
+    with facts.using(store):
+        cppapi.interface.cache_clear()
+        first = cppapi.interface(source)
+        cppapi.interface.cache_clear()  # another analysis: nothing of this one's in memory
+        monkeypatch.setattr(cppapi, "_Interface", lambda: pytest.fail("parsed again"))
+        assert cppapi.interface(source) == first
+        monkeypatch.undo()
+        changed = cppapi.interface(source.replace(b"float y", b"double y"))
+    assert [(d.kind, d.name, d.parameters) for d in first] == [
+        ("type", "s", ()),
+        ("field", "a", ()),
+        ("function", "f", ("int", "float=")),
+    ]
+    assert changed[-1].parameters == ("int", "double=")
+    assert (store.hits, store.misses) == (1, 2)

@@ -16,6 +16,7 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
+from bot.cache import facts
 from bot.lang.cpp import DECLARATOR_NAMES, compact, last_name, node_pattern, nodes, root
 
 
@@ -277,11 +278,24 @@ def _alias_name(node: Node | None) -> Node | None:
     return node
 
 
+# A file's interface depends on its text alone: a re-check of the same refs finds it in the facts store.
+INTERFACE = facts.Extractor(
+    "cpp-interface",
+    1,
+    ("review/cppapi.py", "lang/cpp.py", "lang/syntax.py"),
+    ("tree-sitter", "tree-sitter-cpp"),
+)
+
+
 @lru_cache(maxsize=256)
 def interface(source: bytes) -> tuple[Declared, ...]:
     """What the file declares outside function bodies, in file order: macros, types, functions (with
     their parameter types), fields, namespace-scope variables and enum values. A body's locals are
     nobody's interface, so bodies are never entered."""
+    return facts.remembered(INTERFACE, (facts.bytes_id(source),), lambda: _read_interface(source))
+
+
+def _read_interface(source: bytes) -> tuple[Declared, ...]:
     found = _Interface()
     found.block(root(source), "", False)
     return tuple(sorted(found.out, key=lambda d: d.line))
