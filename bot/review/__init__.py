@@ -112,20 +112,24 @@ def _build_changes(history: History, paths: list[str]) -> list[BuildChange]:
 
 def _llama_cpp_drafts(ctx: ReviewContext, run: Run, rules, changes: list[FileChange]) -> list[Draft]:
     """Every shipped and repository rule and every detector of llama.cpp's profile."""
-    return [
+    drafts = [
         *rule_drafts(rules, changes, run.local, run.consumers.builds),
         *run.build(),
         *run.ggml_api(),
         *run.server_flags(),
         *launch_drafts(run),  # the values, environment and defaults of Ollama's llama-server starts
         *run.log_lines(),
+    ]
+    run.settle_inventory()  # the Go program those two read goes before the detectors that hold the most
+    drafts += [
         *run.architectures(),
         *hookparams.parameter_drafts(run.hook_names, run.by_old_path),  # before a field of the same name
         *run.compat_sources(),
         *run.request_limits(),
         *run.wire(),
-        *patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained),
     ]
+    run.settle_inventory()
+    return drafts + patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained)
 
 
 def _other_upstream_drafts(ctx: ReviewContext, run: Run) -> list[Draft]:

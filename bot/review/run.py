@@ -80,7 +80,12 @@ class Run:
     @cached_property
     def contracts(self) -> Contracts:
         """What Ollama's code relies on of upstream (read on first use, once per review)."""
-        return contracts_of(self.local).read_groups()
+        return contracts_of(self.local)
+
+    def settle_inventory(self) -> None:
+        """When this review read the inventory: its groups kept, its Go program let go."""
+        if "contracts" in self.__dict__:
+            self.contracts.settle()
 
     def wire(self) -> list[Draft]:
         """Request fields, answers, compared values and stream frames of llama-server that Ollama relies on,

@@ -42,7 +42,8 @@ INVENTORY = facts.Extractor(
     ),
     ("tree-sitter", "tree-sitter-go", "tree-sitter-cmake"),
 )
-KEPT = ("launch", "request_fields", "response_fields", "output_patterns", "calls_upstream")
+WIRE_GROUPS = ("calls_upstream", "request_fields", "response_fields", "output_patterns")
+KEPT = ("launch", *WIRE_GROUPS)
 _PROGRAM = ("resolver", "commands", "requests", "flow")  # what the groups are read from
 
 
@@ -97,19 +98,20 @@ class Contracts:
         except KeyError:
             return None
 
-    def read_groups(self) -> Contracts:
-        """Every group a review checks, read together so that the Go program they are read from (its syntax
-        trees and what was resolved in them, a review's largest holding) is let go at once; kept in the
-        facts store, with the ids of every text read for them, when it lacked them. A group or program
-        part asked for later is read again."""
-        groups = {name: getattr(self, name) for name in KEPT}
+    def settle(self) -> None:
+        """Reads the wire check's groups (cheap once the Go program is read), keeps every group read in the
+        facts store when it lacked them, with the ids of every text read for them, and lets go of the Go
+        program (its syntax trees and what was resolved in them, a review's largest holding). A group or
+        program part asked for later is read again."""
+        for name in WIRE_GROUPS:
+            getattr(self, name)
+        groups = {name: self.__dict__[name] for name in KEPT if name in self.__dict__}
         if groups.keys() - self._loaded:
             read = {p: facts.text_id(t) if t is not None else None for p, t in self.ollama.read.items()}
             facts.put(INVENTORY, self._key(), (read, groups))
             self._loaded = frozenset(groups)
         for name in _PROGRAM:
             self.__dict__.pop(name, None)
-        return self
 
     def same_input(self, ollama: Mapping[str, str]) -> bool:
         """Whether another tree has the same files and the same text in each file read so far."""
