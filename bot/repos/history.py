@@ -109,14 +109,12 @@ class History:
     def read(self, commit: pygit2.Commit, path: str) -> bytes | None:
         """`path` at `commit` (b"" when there is no such file); None when the clone lacks its object, which
         is noted in `upstream.unreadable`."""
+        return self._read(commit, path, _copy(commit, path))
+
+    def _read(self, commit: pygit2.Commit, path: str, blob: pygit2.Oid) -> bytes | None:
+        """The copy `blob` of `path` at `commit` (`read`)."""
         try:
-            entry = commit.tree[path]
-        except KeyError:
-            return b""
-        if not isinstance(entry, pygit2.Blob):
-            return b""  # a directory or a submodule: no file text
-        try:
-            return self._blobs.read(entry.id)
+            return self._text(blob)
         except KeyError:
             self.upstream.note_unreadable(path, str(commit.id))
             return None
@@ -134,15 +132,15 @@ class History:
         key = (str(commit.id), path)
         if key not in self._changes:
             parent = commit.parents[0] if commit.parents else None
-            before = self.read(parent, path) if parent is not None else b""
-            after = self.read(commit, path)
             ids = (_copy(parent, path), _copy(commit, path))
+            before = self._read(parent, path, ids[0]) if parent is not None else b""
+            after = self._read(commit, path, ids[1])
             self._changes[key] = None if before is None or after is None else _file_change(before, after, ids)
         return self._changes[key]
 
     def _text(self, blob: pygit2.Oid) -> bytes:
-        """A copy a file change names, read again (the change keeps ids, not texts: a long jump's history
-        of a large file would hold every copy)."""
+        """A copy by its blob id (the empty one for no file); KeyError when the clone lacks it. A file change
+        keeps ids and reads its copies again: a long jump's history of a large file would hold every copy."""
         return b"" if blob == EMPTY_BLOB else self._blobs.read(blob)
 
     def commits_for_lines(
@@ -153,8 +151,8 @@ class History:
         touching = self.touching(path)
         if not touching:
             return []
-        text = self.read(self.new, path) or b""
         copy = _copy(self.new, path)
+        text = self._read(self.new, path, copy) or b""
         followed = _followed(text, start, end)
         gone = _meaningful_set(removed)
         found = []
