@@ -19,7 +19,6 @@ from bot.lang import syntax
 from bot.lang.syntax import node_text
 from bot.review.consumers.shared import go_string, text_of
 
-_CALLS = syntax.pattern("go", "(call_expression) @c")
 _FIELD_DECLARATIONS = syntax.pattern("go", "(field_declaration) @f")
 
 FuncKey = tuple[str, str, str]  # (package directory, receiver type or "", name)
@@ -599,11 +598,6 @@ _BINDERS = {
     "range": _bind_range,
     "param": _bind_parameter,
 }
-
-
-def calls_in(node: Node | None) -> list[Node]:
-    """Every call expression under a node, in file order."""
-    return syntax.captures(_CALLS, node).get("c", []) if node is not None else []
 
 
 def arguments(call: Node) -> list[Node]:
