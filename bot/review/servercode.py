@@ -97,6 +97,14 @@ def read_server(texts: Mapping[str, str]) -> ServerCode:
     return ServerCode(texts, units, routes)
 
 
+def _by_name(units: Iterable[Unit]) -> dict[str, list[Unit]]:
+    """The units by their (last) name, in order."""
+    found: dict[str, list[Unit]] = {}
+    for unit in units:
+        found.setdefault(unit.name, []).append(unit)
+    return found
+
+
 class ServerCode:
     """The functions of a set of server sources (path -> comment-free text), as plain data, and the
     questions the wire checks ask of them."""
@@ -105,9 +113,7 @@ class ServerCode:
         self.texts = texts
         self.units = units
         self.route_names = route_names  # route -> the names of its handlers
-        self.by_name: dict[str, list[Unit]] = {}
-        for unit in units:
-            self.by_name.setdefault(unit.name, []).append(unit)
+        self.by_name = _by_name(units)
 
     def line_text(self, path: str, line: int) -> str:
         lines = self.texts.get(path, "").split("\n")
@@ -162,9 +168,7 @@ class ServerReading:
         for path, text in texts.items():
             self._read(path, text)
         self._name_constants()
-        self.by_name: dict[str, list[Unit]] = {}
-        for unit in self.units:
-            self.by_name.setdefault(unit.name, []).append(unit)
+        self.by_name = _by_name(self.units)
         readers = reader_functions(self.units)
         for unit in self.units:
             unit.reads, unit.schema = reads(unit, self, readers)
