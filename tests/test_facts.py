@@ -174,11 +174,11 @@ def test_an_entry_naming_one_of_the_bots_classes_that_is_not_plain_data_is_a_mis
     import hashlib
     import pickle
 
-    from bot.review.servercode import ServerCode
+    from bot.review.servercode import ServerReading
 
     class Calls:
         def __reduce__(self):
-            return (ServerCode, ({},))
+            return (ServerReading, ({},))
 
     store = FactStore(tmp_path / "facts")
     store.put(FACT, ("blob-a",), "the fact")
