@@ -2,9 +2,12 @@
 
 import re
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from bot.review.changes import FileChange
 from bot.review.needles import may_match, needles
-from bot.review.source import code_text, glob_match, region_code, split_args, string_value
+from bot.review.source import code_text, glob_match, region_code, same_code, split_args, squash, string_value
 
 
 def test_code_text_blanks_comments_and_keeps_strings_and_lines():
@@ -82,3 +85,54 @@ def test_real_changes_are_significant_and_lines_map_to_the_new_ref():
     assert change.new_line(11) == 13  # inside the changed hunk
     gone = FileChange.from_texts("a.c", BODY, None)
     assert gone.new_path is None and gone.new_line(3) is None and gone.significant
+
+
+def test_code_reflowed_across_hunks_is_not_significant_but_moved_code_is():
+    old = BODY + "int x = g(a,\n// between\nb);\n" + BODY
+    reflowed = BODY + "int x = g(\n// between\na, b);\n" + BODY  # each hunk alone changes code
+    assert FileChange.from_texts("a.c", old, reflowed).significant == []
+    # each hunk alone changes code and the changes cancel in length, not in place: still a change
+    moved = BODY.replace("return 3;", "return 3; x();").replace("x(); return 20;", "return 20;")
+    moved = moved.replace("int f20(void) { return 20; }", "int f20(void) { return 20; } y();")
+    assert len(FileChange.from_texts("a.c", BODY, moved).significant) == 2
+
+
+def _same_code_by_reading_all(old: str, new: str, path: str) -> bool:
+    return squash(code_text(old, path)) == squash(code_text(new, path))
+
+
+# pieces that open, close and continue comments and literals, so that an edit can change how the rest reads
+_PIECES = ["/*", "*/", "//", '"', "'", 'R"x(', ')x"', "`", "\\", "\n", "a", " ", "#", "#[[", "]]", "*", "/"]
+_LINE = st.lists(st.sampled_from([p for p in _PIECES if p != "\n"]), max_size=6).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(_LINE, max_size=8),
+    st.lists(
+        st.tuples(st.integers(0, 8), st.sampled_from(["replace", "insert", "delete"]), _LINE), max_size=3
+    ),
+    st.sampled_from(["a.cpp", "CMakeLists.txt", "a.py", "a.txt"]),
+)
+def test_same_code_reads_only_part_of_the_texts_and_answers_as_reading_all(lines, edits, path):
+    old = "\n".join(lines)
+    new_lines = list(lines)
+    for at, kind, text in edits:
+        at = min(at, len(new_lines))
+        if kind == "insert":
+            new_lines.insert(at, text)
+        elif at < len(new_lines):
+            new_lines[at : at + 1] = [text] if kind == "replace" else []
+    new = "\n".join(new_lines)
+    assert same_code(old, path, new, path) == _same_code_by_reading_all(old, new, path)
+
+
+def test_same_code_across_a_comment_opened_before_the_first_difference():
+    head = "/* license */\nint a;\n/* open\n"
+    assert same_code(head + "x\n*/ int b;\n", "a.c", head + "y\n*/ int b;\n", "a.c")
+    assert not same_code(head + "*/ int b;\n", "a.c", head + "*/ int c;\n", "a.c")
+    unclosed = "int a;\n/* never closed\n"  # what the other text adds is inside it, or closes it
+    assert same_code(unclosed, "a.c", unclosed + "more words\n", "a.c")
+    assert not same_code(unclosed, "a.c", unclosed + "*/ int b;\n", "a.c")
+    continued = 's = "\\\n'  # a literal over an escaped newline: what follows is in the literal
+    assert not same_code(continued + '/* x */ a";\n', "a.c", continued + '/* y */ a";\n', "a.c")

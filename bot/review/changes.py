@@ -17,7 +17,7 @@ import pygit2
 from bot.cache import facts
 from bot.cache.facts import text_id
 from bot.model import LocalRef
-from bot.review.source import code_text, may_hold_comments, region_code, squash
+from bot.review.source import code_text, may_hold_comments, region_code, same_code, squash
 
 T = TypeVar("T")
 # What the review reads out of one upstream text, or a pair: kept in the facts store by blob id
@@ -270,7 +270,9 @@ class FileChange:
             )
             if self._changes_code(s, [t for _, t in removed], [t for _, t in added])
         ]
-        if len(found) > 1 and squash(self.old_code) == squash(self.new_code):
+        if len(found) > 1 and same_code(
+            self.old_text, self.old_path or "", self.new_text, self.new_path or ""
+        ):
             return []  # code reflowed across hunks
         return found
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 
 from bot.model import LocalRef
@@ -168,6 +168,80 @@ def may_hold_comments(lines: list[str], path: str) -> bool:
 def squash(text: str) -> str:
     """`text` without any whitespace: equal squashes mean a reformat, not a change."""
     return "".join(text.split())
+
+
+def same_code(old: str, old_path: str, new: str, new_path: str) -> bool:
+    """Whether two versions of a file hold the same code, comments and whitespace aside (their `code_text`
+    squashes are equal): read from where they can first differ, and only as far as they agree."""
+    syntax = comment_syntax(old_path)
+    if syntax != comment_syntax(new_path) or syntax is None:
+        return squash(code_text(old, old_path)) == squash(code_text(new, new_path))
+    start = _resync_point(old, new, syntax)
+    return _same_stream(_code_pieces(old, start, syntax), _code_pieces(new, start, syntax))
+
+
+def _resync_point(old: str, new: str, syntax: str) -> int:
+    """An offset where scanning both texts for comments gives what a scan from their start gives, and before
+    which their code is the same: within the lines both begin with, after the last comment or string that
+    ends there. Only C-like texts qualify (a CMake string can span lines), and only without a raw string, a
+    template literal or an escaped newline before their first difference (each can read past it)."""
+    same = _common_prefix(old, new)
+    prefix = old.rfind("\n", 0, same) + 1  # the lines both texts begin with, each whole
+    if syntax != "c" or any(old.find(token, 0, prefix) >= 0 for token in _SPANS_LINES):
+        return 0
+    opener = old.find("/*", 0, prefix)
+    if opener < 0:
+        return prefix  # every comment and string before it ends on its own line
+    resume = old.rfind("\n", 0, opener) + 1
+    for m in _C_SCAN.finditer(old, resume):
+        if m.end() > prefix or m.end() == len(old):  # the latter an unclosed comment: longer in the other
+            break
+        resume = m.end()
+    return resume
+
+
+_SPANS_LINES = ('R"', "`", "\\\n")  # a raw string, a template literal, an escaped newline in a literal
+
+
+def _common_prefix(old: str, new: str) -> int:
+    """The length of the longest prefix the texts share."""
+    low, high = 0, min(len(old), len(new))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if old.startswith(new[low:middle], low):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _code_pieces(text: str, start: int, syntax: str) -> Iterator[str]:
+    """The text from `start` between its comments, in order."""
+    at = start
+    for m in _SCANNERS[syntax].finditer(text, start):
+        if text[m.start()] in "/#":
+            yield text[at : m.start()]
+            at = m.end()
+    yield text[at:]
+
+
+def _same_stream(left: Iterator[str], right: Iterator[str]) -> bool:
+    """Whether two streams of text squash to the same text, read no further than their first difference."""
+    pending = ["", ""]
+    sources = [left, right]
+    live = [True, True]
+    while any(live):
+        side = 0 if live[0] and (len(pending[0]) <= len(pending[1]) or not live[1]) else 1
+        piece = next(sources[side], None)
+        if piece is None:
+            live[side] = False
+        else:
+            pending[side] += squash(piece)
+        shared = min(len(pending[0]), len(pending[1]))
+        if pending[0][:shared] != pending[1][:shared]:
+            return False
+        pending = [pending[0][shared:], pending[1][shared:]]
+    return pending[0] == pending[1]
 
 
 def tokens(text: str) -> list[str]:
