@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from bot.cache import facts
 from bot.model import LocalRef
+from bot.review import argvalues
 from tests.fixtures import review_one_commit
 
 WEB = "https://github.com/ggml-org/llama.cpp"
@@ -470,3 +472,22 @@ def test_a_default_ollama_overrides_or_that_cannot_act_is_not_reported_beside_on
     assert [f.title for f in _raising(_review(tmp_path, {"common/common.h": changed}))] == [
         relied_on + "--context-shift out"
     ]
+
+
+def test_a_recheck_finds_which_handlers_lose_a_value_in_the_facts_store(tmp_path, monkeypatch):
+    lost = {"common/arg.cpp": ARG.replace('value == "dio"', 'value == "direct-io"')}
+    kept = {"common/arg.cpp": ARG.replace('"model loading mode"', '"how the model is loaded"')}
+    with facts.using(facts.FactStore(tmp_path / "facts")):
+        first = {
+            name: _review(tmp_path / f"{name}-1", changes)
+            for name, changes in (("lost", lost), ("kept", kept))
+        }
+
+        def unreached(*args, **kwargs):
+            raise AssertionError("a handler's code was reached again")
+
+        monkeypatch.setattr(argvalues, "accepted", unreached)
+        assert _review(tmp_path / "kept-2", kept) == first["kept"]
+        monkeypatch.undo()
+        again = _review(tmp_path / "lost-2", lost)
+    assert again == first["lost"] and _one(again, "llama-server no longer accepts `dio` for --load-mode")

@@ -169,7 +169,7 @@ class FileChange:
     def new_code(self) -> str:
         return self._remembered(CODE, "+", lambda: code_text(self.new_text, self.new_path or ""))
 
-    def _key(self, side: str) -> tuple[str, ...]:
+    def fact_key(self, side: str) -> tuple[str, ...]:
         """What the facts of one side ("-", "+" or "-+" for both) of the change are keyed by."""
         key: tuple[str, ...] = ()
         if "-" in side:
@@ -179,7 +179,7 @@ class FileChange:
         return key
 
     def _remembered(self, extractor: facts.Extractor, side: str, compute: Callable[[], T]) -> T:
-        return facts.remembered(extractor, self._key(side), compute)
+        return facts.remembered(extractor, self.fact_key(side), compute)
 
     @cached_property
     def old_code_lines(self) -> list[str]:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
-from functools import partial
+from functools import cache, partial
 from typing import TYPE_CHECKING
 
+from bot.cache import facts
+from bot.cache.facts import text_id
 from bot.model import LocalRef
 from bot.review import argvalues, envnames, paramdefaults
 from bot.review.changes import Draft, FileChange
@@ -45,13 +47,16 @@ def launch_drafts(run: Run) -> list[Draft]:
 # ------------------------------------------------------------------------------------------ values
 
 
-def _tables(run: Run) -> tuple[tuple[dict[str, Flag], Index], tuple[dict[str, Flag], Index]]:
+_Tables = tuple[tuple[dict[str, Flag], Index], tuple[dict[str, Flag], Index]]
+
+
+def _tables(run: Run) -> _Tables:
     """The argument table and the index of the code its handlers can reach, at the old and the new ref: the
     table's own file and the changed C/C++ files Ollama builds whose change moves a constant (an unchanged
     file reads the same at both refs, and a value leaves a handler's reach through a change of a constant or
     of the table's file); widened to every changed file for a call the narrow index cannot resolve."""
     old_code, new_code = run.code_at_both(ARG_TABLE)
-    built = [c for c in run.c_changes if c.path != ARG_TABLE and run.consumers.builds(c.path)]
+    built = _built(run)
     moving = [c for c in built if _moves_a_constant(c)]
     sides = []
     for side, code in (("old", old_code), ("new", new_code)):
@@ -59,6 +64,11 @@ def _tables(run: Run) -> tuple[tuple[dict[str, Flag], Index], tuple[dict[str, Fl
         index = Index(narrow, ARG_TABLE, narrow.holding, partial(Index, wide, ARG_TABLE, wide.holding))
         sides.append((flag_table(code or ""), index))
     return sides[0], sides[1]
+
+
+def _built(run: Run) -> list[FileChange]:
+    """The changed C/C++ files Ollama builds, the argument table's aside."""
+    return [c for c in run.c_changes if c.path != ARG_TABLE and run.consumers.builds(c.path)]
 
 
 _CONSTANT = re.compile(r'"[A-Za-z0-9][\w.+:/-]*"')
@@ -104,9 +114,10 @@ class _ChangedCode(Mapping[str, str]):
 
 
 def _value_drafts(run: Run) -> list[Draft]:
-    old, new = _tables(run)
-    if not _some_name_lost(old, new, run.consumers.flags):
+    tables = cache(partial(_tables, run))
+    if not _some_name_lost(run, tables):
         return []
+    old, new = tables()
     settings = [_passed(s) for s in run.contracts.launch]
     refused = argvalues.refused_values(settings, old, new, lambda path: _old_code(run, path))
     return [
@@ -123,20 +134,38 @@ def _with_value_lines(run: Run, item: argvalues.Refused) -> argvalues.Passed:
     return replace(item.passed, refs=tuple(dict.fromkeys(item.passed.refs + written)))
 
 
-def _some_name_lost(
-    old: tuple[Mapping[str, Flag], Index], new: tuple[Mapping[str, Flag], Index], passed: Iterable[str]
-) -> bool:
-    """Whether the handler of a flag Ollama's Go code spells (`passed`) knew a value by name at the old ref
-    that it no longer names: the inventory, which says what values Ollama passes, is read only then."""
-    for name in passed:
-        before, after = old[0].get(name), new[0].get(name)
-        if before is None or after is None or not argvalues.takes_text(before):
-            continue
-        reached = argvalues.accepted(before, old[1])
-        known = names(set(reached.literals))
-        if known and not known <= argvalues.accepted(after, new[1], than=reached).literals:
-            return True
-    return False
+# Whether a flag's handler stops naming a value it named: it depends on the argument table and the changed
+# files Ollama builds alone, so a re-check of the same refs reaches no handler's code again.
+NAME_LOST = facts.Extractor(
+    "launch-name-lost",
+    1,
+    ("review/launch.py", "review/argvalues.py", "review/cppreach.py", "review/flags.py", "review/changes.py"),
+)
+
+
+def _some_name_lost(run: Run, tables: Callable[[], _Tables]) -> bool:
+    """Whether the handler of a flag Ollama's Go code spells knew a value by name at the old ref that it no
+    longer names: the inventory, which says what values Ollama passes, is read only then."""
+    old_code, new_code = run.code_at_both(ARG_TABLE)
+    read = (
+        text_id(old_code or ""),
+        text_id(new_code or ""),
+        *(k for c in _built(run) for k in c.fact_key("-+")),
+    )
+    return any(
+        facts.remembered(NAME_LOST, (*read, name), partial(_name_lost, tables, name))
+        for name in run.consumers.flags
+    )
+
+
+def _name_lost(tables: Callable[[], _Tables], name: str) -> bool:
+    (old_flags, old_index), (new_flags, new_index) = tables()
+    before, after = old_flags.get(name), new_flags.get(name)
+    if before is None or after is None or not argvalues.takes_text(before):
+        return False
+    reached = argvalues.accepted(before, old_index)
+    known = names(set(reached.literals))
+    return bool(known) and not known <= argvalues.accepted(after, new_index, than=reached).literals
 
 
 def _passed(setting: LaunchSetting) -> argvalues.Passed:
