@@ -226,22 +226,25 @@ def _code_pieces(text: str, start: int, syntax: str) -> Iterator[str]:
 
 
 def _same_stream(left: Iterator[str], right: Iterator[str]) -> bool:
-    """Whether two streams of text squash to the same text, read no further than their first difference."""
-    pending = ["", ""]
-    sources = [left, right]
-    live = [True, True]
+    """Whether two streams of text squash to the same text, read no further than their first difference (each
+    squashed piece is compared once, so the time is the length of what is read, whatever the pieces)."""
+    texts, at = ["", ""], [0, 0]  # the last piece squashed, per side, and how much of it was matched
+    sources, live = [left, right], [True, True]
     while any(live):
-        side = 0 if live[0] and (len(pending[0]) <= len(pending[1]) or not live[1]) else 1
+        rest = [len(texts[0]) - at[0], len(texts[1]) - at[1]]
+        side = 0 if live[0] and (rest[0] <= rest[1] or not live[1]) else 1
+        if rest[side]:
+            return False  # the other stream ended short of this one
         piece = next(sources[side], None)
         if piece is None:
             live[side] = False
-        else:
-            pending[side] += squash(piece)
-        shared = min(len(pending[0]), len(pending[1]))
-        if pending[0][:shared] != pending[1][:shared]:
+            continue
+        texts[side], at[side] = squash(piece), 0
+        shared = min(len(texts[0]) - at[0], len(texts[1]) - at[1])
+        if texts[0][at[0] : at[0] + shared] != texts[1][at[1] : at[1] + shared]:
             return False
-        pending = [pending[0][shared:], pending[1][shared:]]
-    return pending[0] == pending[1]
+        at = [at[0] + shared, at[1] + shared]
+    return len(texts[0]) - at[0] == len(texts[1]) - at[1]
 
 
 def tokens(text: str) -> list[str]:
