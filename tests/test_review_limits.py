@@ -52,6 +52,9 @@ def test_request_fields_come_from_parsing_calls_that_bind_the_member():
     assert request_fields(PARSERS, "penalty_repeat") == {"repeat_penalty"}
     assert request_fields(PARSERS, "dry_sequence_breakers") == {"dry_sequence_breakers"}
     assert request_fields(PARSERS, "key") == set()  # el.key() is a call next to a field, not a binding
+    other = {"a.cpp": '    add((new my_field_num("top_k", params.sampling.top_k))\n'}  # not a schema field
+    assert request_fields(other, "top_k") == set()
+    assert request_fields({"a.cpp": other["a.cpp"].replace("my_", "")}, "top_k") == {"top_k"}
 
 
 def _drafts(limits):

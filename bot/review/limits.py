@@ -72,8 +72,8 @@ def request_fields(parsers: Mapping[str, str], member: str) -> set[str]:
     binding = re.compile(
         rf"[.>]\s*{m}\s*=\s*json_value\s*\(\s*\w+\s*,\s*\"(\w+)\""
         rf"|json_value\s*\(\s*\w+\s*,\s*\"(\w+)\"\s*,[^;\n]*?[.>]\s*{m}\b(?!\s*\()"
-        rf"|\bfield_\w+\s*\(\s*\"(\w+)\"\s*,[^;\n]*?[.>]\s*{m}\b(?!\s*\()"
-    )
+        rf"|f(?<!\wf)ield_\w+\s*\(\s*\"(\w+)\"\s*,[^;\n]*?[.>]\s*{m}\b(?!\s*\()"
+    )  # `f(?<!\wf)` is `\bf`: spelt so that every branch begins with a character, which the scan skips to
     return {
         next(g for g in found.groups() if g)
         for text in parsers.values()
