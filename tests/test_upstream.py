@@ -122,3 +122,24 @@ def test_branch_names_do_not_resolve_tags_and_commit_ids_do(tmp_path):
         up.commit("main", "V")
     assert up.commit("b2", "V").id == src.head
     assert up.commit(str(src.head), "V").id == src.head
+
+
+def test_what_each_commit_between_the_refs_changes_is_diffed_once_per_facts_store(tmp_path, monkeypatch):
+    from bot.cache import facts
+    from bot.repos import history as history_module
+    from bot.repos.history import History
+
+    src = _source(tmp_path)
+    src.tag("v1")
+    src.commit("add (#3)", {"f.c": "alpha();\n", "g.c": "y\n"})
+    src.commit("remove (#4)", {"g.c": None})
+    src.tag("v2")
+    up = Upstream(src.repo, "https://github.com/ggml-org/llama.cpp")
+    store = facts.FactStore(tmp_path / "facts")
+    with facts.using(store):
+        diffed = History(up, up.commit("v1", "V"), up.commit("v2", "V")).file_changes
+        monkeypatch.setattr(history_module, "_first_parent_diff", lambda commit: pytest.fail("diffed again"))
+        again = History(up, up.commit("v1", "V"), up.commit("v2", "V"))
+        assert again.file_changes == diffed
+        assert [c.message.strip() for c in again.touching("g.c")] == ["remove (#4)", "add (#3)"]
+    assert sorted(p for sides in diffed for p, _, _ in sides) == ["f.c", "f.c", "g.c", "g.c", "g.c", "g.c"]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pygit2
 
+from bot.cache import facts
 from bot.model import Commit
 from bot.repos.snapshot import GitSnapshot, blob_cache
 
@@ -40,6 +41,11 @@ def _changed_blobs(history: History) -> set[pygit2.Oid]:
 def _sides(diff: pygit2.Diff) -> list[tuple[str, pygit2.Oid, int]]:
     """Both sides (path, blob id, mode) of every file a diff touches."""
     return [(f.path, f.id, f.mode) for delta in diff.deltas for f in (delta.old_file, delta.new_file)]
+
+
+# What each commit between two refs changes, as `History.file_changes` gives it: it never changes, so a
+# re-check of the same refs diffs no commit again (on b10091 -> b10242, 151 diffs: 0.1 s).
+COMMIT_FILES = facts.Extractor("commit-files", 1, ("repos/history.py",), ("pygit2",))
 
 
 def _first_parent_diff(commit: pygit2.Commit) -> pygit2.Diff:
@@ -99,7 +105,17 @@ class History:
         """For each of `commits`, both sides (path, blob id, mode) of every file its change against its first
         parent touches: diffed once for the blobs a partial clone fetches and for `touching`."""
         if self._file_changes is None:
-            self._file_changes = [_sides(_first_parent_diff(c)) for c in self.commits]
+            stored = facts.remembered(
+                COMMIT_FILES,
+                (str(self.old.id), str(self.new.id)),
+                lambda: [
+                    [(p, str(oid), int(mode)) for p, oid, mode in _sides(_first_parent_diff(c))]
+                    for c in self.commits
+                ],
+            )
+            self._file_changes = [
+                [(p, pygit2.Oid(hex=oid), mode) for p, oid, mode in sides] for sides in stored
+            ]
         return self._file_changes
 
     @property
