@@ -1,6 +1,9 @@
 """Obsolete patches: what the new upstream already provides, by names or at the hunk's place, on real git
 repositories, with the real `git apply` on what is rebuilt."""
 
+import pytest
+
+from bot.cache import facts
 from bot.lang import cpp
 from bot.patches.obsolete import FileSides, assess
 from bot.patches.patchfile import parse
@@ -204,6 +207,17 @@ def test_definitions_are_read_by_the_tokenizer_not_by_the_look_of_a_line():
         ("case", "A_ONE", "f"),
         ("match", 'name=="laguna"', "f"),
     }
+
+
+def test_a_files_definitions_are_read_once_per_facts_store(tmp_path, monkeypatch):
+    source = (
+        b"enum e {\n    A_ONE,\n};\nvoid f(int x) {\n    switch (x) {\n        case A_ONE: break;\n    }\n}\n"
+    )
+    with facts.using(facts.FactStore(tmp_path / "facts")):
+        read = cpp.definitions(source)
+        cpp.definitions.cache_clear()
+        monkeypatch.setattr(cpp, "nodes", lambda *args: pytest.fail("parsed again"))
+        assert cpp.definitions(source) == read and len(read) == 3
 
 
 def test_assess_needs_the_old_file_to_know_what_the_patch_introduces():

@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from tree_sitter import Node
 
+from bot.cache import facts
 from bot.lang import syntax
 
 C_FAMILY = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".metal")
@@ -194,9 +195,20 @@ _DEFINING = (
 _DEFINING_NODES = node_pattern(*_DEFINING)
 
 
+# The patch stage's reading of the files a patch edits, kept in the facts store by content: a re-check of the
+# same refs parses none of them again (on b10091 -> b10242, 6 parses: 0.1 s).
+DEFINITIONS = facts.Extractor(
+    "cpp-definitions", 1, ("lang/cpp.py", "lang/syntax.py"), ("tree-sitter", "tree-sitter-cpp")
+)
+
+
 @lru_cache(maxsize=64)
 def definitions(source: bytes) -> tuple[Definition, ...]:
     """The entries the file defines, in file order."""
+    return facts.remembered(DEFINITIONS, (facts.bytes_id(source),), lambda: _definitions(source))
+
+
+def _definitions(source: bytes) -> tuple[Definition, ...]:
     out: list[Definition] = []
     for node in nodes(source, _DEFINING_NODES):
         defined = _DEFINES.get(node.type)
