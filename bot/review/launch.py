@@ -139,7 +139,14 @@ def _with_value_lines(run: Run, item: argvalues.Refused) -> argvalues.Passed:
 NAME_LOST = facts.Extractor(
     "launch-name-lost",
     1,
-    ("review/launch.py", "review/argvalues.py", "review/cppreach.py", "review/flags.py", "review/changes.py"),
+    (
+        "review/launch.py",
+        "review/argvalues.py",
+        "review/cppreach.py",
+        "review/flags.py",
+        "review/changes.py",
+        "review/source.py",
+    ),
 )
 
 
