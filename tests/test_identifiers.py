@@ -2,6 +2,9 @@
 diff shows it, else named with upstream's line and commit; on real git repositories, with the real
 `git apply` on what is rebuilt."""
 
+import pytest
+
+from bot.cache import facts
 from bot.patches import identifiers
 from tests.gitutil import git_apply_stack, make_patch, run, upstream_pair
 
@@ -112,6 +115,14 @@ def test_a_rename_needs_one_token_changed_on_a_line_of_its_own():
     assert change.renamed_to is None and change.new_text == "load_mode mode, int n) {"
     renamed = identifiers.removed_declarations("src/f.cpp", old, old.replace(b"use_mmap", b"mmap"))
     assert [c.renamed_to for c in renamed] == ["mmap"]
+
+
+def test_what_a_file_pair_removes_is_read_once_per_facts_store(tmp_path, monkeypatch):
+    old, new = PARAMS_H.encode(), PARAMS_H.replace("    bool flash_attn;\n", "").encode()
+    with facts.using(facts.FactStore(tmp_path / "facts")):
+        read = identifiers.removed_declarations("src/context.h", old, new)
+        monkeypatch.setattr(identifiers, "_gone", lambda *args: pytest.fail("read again"))
+        assert identifiers.removed_declarations("src/context.h", old, new) == read and read
 
 
 def test_headers_beside_a_source_are_read_with_it():

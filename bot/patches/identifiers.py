@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 import pygit2
 
+from bot.cache import facts
 from bot.lang import cpp
 from bot.model import Commit
 from bot.patches.hunks import Image, find_exact
@@ -168,10 +169,25 @@ def _removal(
     )
 
 
+# What the patch stage reads out of each file a patch edits at both refs: kept in the facts store by content,
+# a re-check of the same refs parses none of them again (on b10091 -> b10242, 12 files: 0.08 s).
+REMOVED = facts.Extractor(
+    "removed-declarations",
+    1,
+    ("patches/identifiers.py", "lang/cpp.py", "lang/syntax.py"),
+    ("tree-sitter", "tree-sitter-cpp", "pygit2"),
+)
+
+
 def removed_declarations(path: str, old: bytes, new: bytes) -> list[UpstreamChange]:
     """The parameters, fields and functions declared in `old` and not in `new`, with the diff's lines."""
     if old == new or not cpp.is_c_family(path):
         return []
+    key = (path, facts.bytes_id(old), facts.bytes_id(new))
+    return facts.remembered(REMOVED, key, lambda: _removed_declarations(path, old, new))
+
+
+def _removed_declarations(path: str, old: bytes, new: bytes) -> list[UpstreamChange]:
     gone, now = _gone(old, new)
     if not gone:
         return []
