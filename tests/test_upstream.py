@@ -143,3 +143,32 @@ def test_what_each_commit_between_the_refs_changes_is_diffed_once_per_facts_stor
         assert again.file_changes == diffed
         assert [c.message.strip() for c in again.touching("g.c")] == ["remove (#4)", "add (#3)"]
     assert sorted(p for sides in diffed for p, _, _ in sides) == ["f.c", "f.c", "g.c", "g.c", "g.c", "g.c"]
+
+
+def test_a_shallow_clone_of_the_same_refs_does_not_take_the_full_historys_commit_changes(tmp_path):
+    import subprocess
+
+    import pygit2
+
+    from bot.cache import facts
+    from bot.repos.history import History
+
+    src = _source(tmp_path)
+    src.tag("v1")
+    src.commit("add (#3)", {"f.c": "alpha();\n"})
+    src.commit("more (#4)", {"g.c": "y\n"})
+    src.tag("v2")
+    shallow = tmp_path / "shallow.git"
+    git = ["git", "-c", "protocol.file.allow=always"]
+    subprocess.run([*git, "init", "-q", "--bare", str(shallow)], check=True)
+    fetch = [*git, "-C", str(shallow), "fetch", "-q", "--depth", "1", f"file://{src.path}"]
+    subprocess.run([*fetch, "refs/tags/v1:refs/tags/v1", "refs/tags/v2:refs/tags/v2"], check=True)
+
+    def changes(repo: pygit2.Repository) -> list:
+        up = Upstream(repo, "https://github.com/ggml-org/llama.cpp")
+        return History(up, up.commit("v1", "V"), up.commit("v2", "V")).file_changes
+
+    uncached = changes(pygit2.Repository(str(shallow))), changes(src.repo)
+    assert len(uncached[0]) == 1 and len(uncached[1]) == 2  # the cut-off commit alone, against nothing
+    with facts.using(facts.FactStore(tmp_path / "facts")):
+        assert (changes(pygit2.Repository(str(shallow))), changes(src.repo)) == uncached

@@ -3,6 +3,7 @@ brought a line; and the blobs reading that takes, for a partial clone to fetch f
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -46,6 +47,15 @@ def _sides(diff: pygit2.Diff) -> list[tuple[str, pygit2.Oid, int]]:
 # What each commit between two refs changes, as `History.file_changes` gives it: it never changes, so a
 # re-check of the same refs diffs no commit again (on b10091 -> b10242, 151 diffs: 0.1 s).
 COMMIT_FILES = facts.Extractor("commit-files", 1, ("repos/history.py",), ("pygit2",))
+
+
+def _lineage(commits: list[pygit2.Commit]) -> str:
+    """The commits and the first parent each is diffed against, as this repository has them: a shallow
+    clone's cut-off commit has none, and its change is not the one a full history shows."""
+    digest = hashlib.sha256()
+    for c in commits:
+        digest.update(f"{c.id}:{c.parents[0].id if c.parents else ''}\n".encode())
+    return digest.hexdigest()
 
 
 def _first_parent_diff(commit: pygit2.Commit) -> pygit2.Diff:
@@ -107,7 +117,7 @@ class History:
         if self._file_changes is None:
             stored = facts.remembered(
                 COMMIT_FILES,
-                (str(self.old.id), str(self.new.id)),
+                (_lineage(self.commits),),
                 lambda: [
                     [(p, str(oid), int(mode)) for p, oid, mode in _sides(_first_parent_diff(c))]
                     for c in self.commits
