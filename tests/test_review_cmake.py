@@ -1,5 +1,7 @@
 """CMake cache options, new dependencies, and build-time generators, against what Ollama's build sets."""
 
+import pytest
+
 from bot.model import LocalRef
 from bot.review.cmake import dependency_drafts, ollama_mentions, option_drafts, options, packages_and_tools
 from bot.review.generators import generator_drafts, steps, target_sources
@@ -202,3 +204,18 @@ set(GGML_SYCL_LINK_JOBS ${_nproc} CACHE STRING "parallel link jobs")
         ),
         "GGML_SYCL_LINK_JOBS": ("${_nproc}", ""),  # ProcessorCount() writes it too: not known
     }
+
+
+def test_a_files_commands_and_branches_are_read_once_per_facts_store(tmp_path, monkeypatch):
+    from bot.cache import facts
+    from bot.lang import cmakelang
+    from bot.review import buildcontracts, cmake
+
+    text = "if (IOS)\n    set(D OFF)\nelse()\n    set(D ON)\n    find_package(X)\nendif()\noption(LLAMA_Y y ${D})\n"
+    with facts.using(facts.FactStore(tmp_path / "facts")):
+        read = _opts(text), buildcontracts._guards_a_lookup(text, {3})
+        for cached in (cmake.commands, cmake._branch_conditions, buildcontracts._lookup_guards):
+            cached.cache_clear()
+        monkeypatch.setattr(cmakelang, "parse", lambda *args: pytest.fail("parsed again"))
+        assert (_opts(text), buildcontracts._guards_a_lookup(text, {3})) == read
+    assert read[0][0].expression == "`${D}`, which is `OFF` where `IOS`; `ON` otherwise" and read[1]

@@ -4,8 +4,10 @@ and the packages upstream's build must find with Ollama's settings (`lookups`)."
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from bot.cache import facts
 from bot.lang import cmakelang, syntax
 from bot.review import cmake, lookups, targets
 from bot.review.changes import Draft, FileChange
@@ -54,10 +56,28 @@ def _touches_a_lookup(change: FileChange) -> bool:
 
 def _guards_a_lookup(code: str, changed: set[int]) -> bool:
     """Whether one of the `changed` lines is the condition of a block whose body looks for a package."""
+    return not _lookup_guards(code).isdisjoint(changed)
+
+
+# The lines of a CMake file's conditions over package lookups depend on its text alone: kept by content.
+LOOKUP_GUARDS = facts.Extractor(
+    "cmake-lookup-guards",
+    1,
+    ("review/buildcontracts.py", "lang/cmakelang.py", "lang/syntax.py"),
+    ("tree-sitter", "tree-sitter-cmake"),
+)
+
+
+@lru_cache(maxsize=64)
+def _lookup_guards(code: str) -> frozenset[int]:
+    """The lines of the `if()`/`elseif()`/`else()` heads of every block whose body looks for a package."""
+    return facts.remembered(LOOKUP_GUARDS, (facts.text_id(code),), lambda: _read_lookup_guards(code))
+
+
+def _read_lookup_guards(code: str) -> frozenset[int]:
+    lines: set[int] = set()
     for block in syntax.captures(_CONDITIONS, cmakelang.parse(code)).get("i", []):
-        if "find_package" not in syntax.node_text(block).lower():
-            continue
-        heads = (c for c in block.children if c.type in ("if_command", "elseif_command", "else_command"))
-        if any(cmakelang.line(head) in changed for head in heads):
-            return True
-    return False
+        if "find_package" in syntax.node_text(block).lower():
+            heads = (c for c in block.children if c.type in ("if_command", "elseif_command", "else_command"))
+            lines.update(cmakelang.line(head) for head in heads)
+    return frozenset(lines)

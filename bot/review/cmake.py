@@ -177,9 +177,24 @@ def _set_values(code: str, variable: str) -> list[tuple[str, str]] | None:
     return values
 
 
+# Which `if()` branch each command of a file is in: asked once per option whose default is a variable, at
+# both refs; kept like the commands themselves.
+BRANCHES = facts.Extractor(
+    "cmake-branch-conditions",
+    1,
+    ("review/cmake.py", "lang/cmakelang.py", "lang/syntax.py"),
+    ("tree-sitter", "tree-sitter-cmake"),
+)
+
+
+@lru_cache(maxsize=256)
 def _branch_conditions(code: str) -> dict[int, str]:
     """The condition of the innermost `if()`/`elseif()` branch each command's line is in; a line at the
     top or in an `else()` is not listed."""
+    return facts.remembered(BRANCHES, (facts.text_id(code),), lambda: _read_branch_conditions(code))
+
+
+def _read_branch_conditions(code: str) -> dict[int, str]:
     found: dict[int, str] = {}
     stack: list[tuple[Node, str]] = [(cmakelang.parse(code), "")]
     while stack:
