@@ -46,6 +46,15 @@ PATCH_PATH = "llama/compat/0001-hook.patch"
 HOOK_PATCH = make_patch(OLD_SOURCE, OLD_SOURCE.replace("d();\n", "d();\n    ollama_hook();\n"), "src/f.c")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def cli_cache_of_this_run(tmp_path_factory):
+    """The CLI keeps its mirrors and facts in the user's cache: a run of the tests gets its own, so that
+    neither an earlier run's facts nor the user's decide what a test sees."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def reports_match_the_schema(monkeypatch):
     """Every report a test makes through `Report.to_json` must fit docs/report.schema.json, so the
