@@ -51,8 +51,9 @@ def main() -> int:
     bot.cli.analysis.run_limited = _in_process
     bot.engine.pins.check_pin = _timed("patches", bot.engine.pins.check_pin)
     bot.engine.pins.review_pin = _timed("review", bot.engine.pins.review_pin)
-    parse = bot.lang.syntax.root.__wrapped__  # the parse behind the cache: hits cost nothing
-    bot.lang.syntax.root = functools.lru_cache(maxsize=16)(_timed("parsing", parse))
+    bot.lang.syntax.parse = _timed(
+        "parsing", bot.lang.syntax.parse
+    )  # behind the kept trees: hits cost nothing
     sys.argv = ["llama-bot", *sys.argv[1:]]
     try:
         code = bot.cli.main()

@@ -15,6 +15,7 @@ import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.lang import syntax
 from bot.model import LocalRef
 from bot.review import cppapi
 from bot.review.changes import Draft, FileChange, Span
@@ -33,6 +34,13 @@ def declared(code_lines: list[str]) -> tuple[Declared, ...]:
     """What comment-free lines declare outside function bodies, with owners and signatures (one parse
     per text: the parse is cached by the text)."""
     return cppapi.interface("\n".join(code_lines).encode())
+
+
+def declared_after(change: FileChange) -> tuple[Declared, ...]:
+    """`declared` of a change's new code, parsed from its old code's tree where that is still kept."""
+    earlier = "\n".join(change.old_code_lines).encode()
+    with syntax.edited_from([(earlier, "\n".join(change.new_code_lines).encode())]):
+        return declared(change.new_code_lines)
 
 
 def declarations(code_lines: list[str]) -> list[tuple[int, str, str]]:
@@ -182,7 +190,7 @@ def compat_drafts(
     old_at = _used_at(old, uses, reaches)
     if not old_at:
         return []
-    new = declared(change.new_code_lines) if change.new_path else ()
+    new = declared_after(change) if change.new_path else ()
     members, arrived = _new_declarations(old, new)
     header = _HeaderChange(
         change, uses, tuple(new), members, arrived, added_elsewhere, still_declared, called

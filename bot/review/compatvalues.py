@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.lang import cpp, cppvalues
+from bot.lang import cpp, cppvalues, syntax
 from bot.model import LocalRef
 from bot.review import cppapi
 from bot.review.changes import Draft, FileChange
@@ -67,9 +67,10 @@ class _Lost:
 
 def _dropped_cases(change: FileChange, old: bytes, new: bytes, reach) -> list[_Lost]:
     """A case dropped from a switch that still exists."""
+    old_switches = cppvalues.switches(old)  # first: the new code is parsed from its tree
     new_switches = _cases_by_switch(new)
     lost = []
-    for s in cppvalues.switches(old):
+    for s in old_switches:
         now = new_switches.get((s.function, s.subject))
         if now is None:
             continue  # a switch that is gone drops no case of its own
@@ -128,9 +129,10 @@ def _enum_values(source: bytes) -> dict[str, dict[str, int]]:
 
 def _removed_enum_values(change: FileChange, old: bytes, new: bytes, reach) -> list[_Lost]:
     """An enum value removed or renamed, of an enum that still exists, that Ollama's code produces."""
+    old_enums = _enum_values(old)  # first: the new code is parsed from its tree
     new_enums = _enum_values(new)
     lost = []
-    for enum, values in _enum_values(old).items():
+    for enum, values in old_enums.items():
         for value, line in values.items() if enum in new_enums else ():
             produced, refs = reach(value) if value not in new_enums[enum] else ([], ())
             if not refs or not produced:
@@ -225,17 +227,18 @@ def value_drafts(
     if not _drops_what_ollama_value_refs(gone, names, strings, paired):
         return []
     old, new = change.old_code.encode(), change.new_code.encode()
-    old_rows, new_rows = cppvalues.string_tables(old), cppvalues.string_tables(new)
-    pairs = _pairs(paired, (*old_rows, *new_rows))
+    with syntax.edited_from([(old, new)]):  # the new code parsed from the old code's tree
+        old_rows, new_rows = cppvalues.string_tables(old), cppvalues.string_tables(new)
+        pairs = _pairs(paired, (*old_rows, *new_rows))
 
-    def reach(value: str) -> tuple[list[str], tuple[LocalRef, ...]]:
-        return _value_refs(value, names, strings, pairs)
+        def reach(value: str) -> tuple[list[str], tuple[LocalRef, ...]]:
+            return _value_refs(value, names, strings, pairs)
 
-    lost = [
-        *_dropped_cases(change, old, new, reach),
-        *_removed_enum_values(change, old, new, reach),
-        *_dropped_rows(change, old_rows, new_rows, names, strings),
-    ]
+        lost = [
+            *_dropped_cases(change, old, new, reach),
+            *_removed_enum_values(change, old, new, reach),
+            *_dropped_rows(change, old_rows, new_rows, names, strings),
+        ]
     return [_lost_draft(change, item) for item in lost]
 
 

@@ -118,7 +118,7 @@ def parameter_drafts(names: Sequence[HookName], by_old_path: Mapping[str, FileCh
 
 def _parameter_draft(change: FileChange, function: str, name: str, at: tuple[LocalRef, ...]) -> Draft | None:
     old = _definitions(compat.declared(change.old_code_lines), function)
-    new = _definitions(compat.declared(change.new_code_lines), function)
+    new = _definitions(compat.declared_after(change), function)
     took = next((d for d in old if name in d.parameter_names), None)
     if took is None or not new or any(name in d.parameter_names for d in new):
         return None
