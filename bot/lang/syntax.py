@@ -1,6 +1,7 @@
 """tree-sitter in one place: a parser per grammar, one parse per text, query captures in file order.
 
-The CMake, C/C++ and Go readers ask many questions of the same files; each text is parsed once. Every query
+The CMake, C/C++ and Go readers ask many questions of the same files; each text is parsed once, and the new
+side of a changed file, where a reader asks about both sides in turn, from the old side's tree. Every query
 is declared where its module is defined (`pattern`), so a process that forks analyses compiles them all
 once beforehand (`compile_patterns`): a C++ query takes 7 to 40 ms to compile, more than a small check.
 """
