@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from bot.lang import cppvalues
 from bot.model import LocalRef
 from bot.patches.patchfile import parse
@@ -50,6 +52,22 @@ def _uses(files, patches=()):
 def _drafts(new_text, uses=None, elsewhere=_none):
     change = FileChange.from_texts("src/llama-cparams.h", CONTEXT_H, new_text)
     return compat_drafts(uses or _uses(COMPAT).names, change, elsewhere)
+
+
+def test_what_each_compat_source_uses_is_read_once_per_facts_store(tmp_path, monkeypatch):
+    from bot.cache import facts
+    from bot.review.consumers import compat_sources
+
+    two = {**COMPAT, "llama/compat/more.cpp": "int more() { return cparams.n_ctx + llama_other(); }\n"}
+    uncached = _uses(two)
+    with facts.using(facts.FactStore(tmp_path / "facts")):
+        assert _uses(two) == uncached
+        monkeypatch.setattr(compat_sources, "_read_source_uses", lambda *args: pytest.fail("read again"))
+        assert _uses(two) == uncached
+    assert uncached.names["n_ctx"] == (
+        LocalRef("llama/compat/hooks.cpp", 2),
+        LocalRef("llama/compat/more.cpp", 1),
+    )
 
 
 def test_declarations_know_their_scope_and_skip_function_bodies():

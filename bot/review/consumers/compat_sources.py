@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
+from bot.cache import facts
 from bot.lang import syntax
 from bot.lang.syntax import node_text
 from bot.model import LocalRef
@@ -149,11 +150,13 @@ def compat_uses(sources: list[tuple[str, str, str]]) -> CompatUses:
     locals_: set[str] = set()
     uses = _Uses()
     for path, text, _side in sources:
-        root = syntax.root("cpp", text)
-        _add_own(root, own, locals_)
-        _add_uses(
-            root, path.split(":", 1)[0], uses
-        )  # a patch's lines are shown where they stand in the patch
+        # a patch's lines are shown where they stand in the patch
+        file_own, file_locals, strong, bare, strings = _source_uses(text, path.split(":", 1)[0])
+        own |= file_own
+        locals_ |= file_locals
+        for found, more in ((uses.strong, strong), (uses.bare, bare), (uses.strings, strings)):
+            for name, refs in more.items():
+                found.setdefault(name, {}).update(refs)
     names = _upstream_names(uses.strong, own)
     for name, refs in uses.bare.items():
         if name in names:
@@ -161,6 +164,33 @@ def compat_uses(sources: list[tuple[str, str, str]]) -> CompatUses:
         elif name not in own and name not in locals_:
             names[name] = refs
     return CompatUses(frozen_refs(names), frozen_refs(uses.strings))
+
+
+# Ollama's compat sources change rarely: what each one declares and uses is kept by its text, as
+# (its own names, its locals, its strong uses, its bare uses, its strings), the places given in `ref_path`.
+SOURCE_USES = facts.Extractor(
+    "compat-source-uses",
+    1,
+    ("review/consumers/compat_sources.py", "review/consumers/shared.py", "lang/syntax.py"),
+    ("tree-sitter", "tree-sitter-cpp"),
+)
+_SourceUses = tuple[frozenset[str], frozenset[str], Refs, Refs, Refs]
+
+
+def _source_uses(text: str, ref_path: str) -> _SourceUses:
+    return facts.remembered(
+        SOURCE_USES, (facts.text_id(text), ref_path), lambda: _read_source_uses(text, ref_path)
+    )
+
+
+def _read_source_uses(text: str, ref_path: str) -> _SourceUses:
+    root = syntax.root("cpp", text)
+    own: set[str] = set()
+    locals_: set[str] = set()
+    uses = _Uses()
+    _add_own(root, own, locals_)
+    _add_uses(root, ref_path, uses)
+    return frozenset(own), frozenset(locals_), uses.strong, uses.bare, uses.strings
 
 
 def _add_own(root: Node, own: set[str], locals_: set[str]) -> None:
