@@ -185,6 +185,27 @@ def test_a_directory_is_off_only_when_every_build_leaves_its_option_off():
     assert "y" not in forced_y.off_dirs and "z" in _model({}).off_dirs
 
 
+def test_upstreams_build_walk_is_kept_with_the_texts_it_read_and_walked_again_when_one_changes(
+    tmp_path, monkeypatch
+):
+    import sys
+
+    from bot.cache import facts
+
+    walks = sys.modules["bot.review.consumers.upstream_build"]  # the package exports its function's name
+    forced = {"llama/server/CMakeLists.txt": 'set(LLAMA_BUILD_X OFF CACHE BOOL "" FORCE)\n'}
+    with facts.using(facts.FactStore(tmp_path / "facts")):
+        first = _model(forced)
+        walk = walks._cmake_tree
+        monkeypatch.setattr(walks, "_cmake_tree", lambda *args: pytest.fail("walked again"))
+        assert _model(forced) == first and first.off_dirs["x"] == "LLAMA_BUILD_X"
+        monkeypatch.setattr(walks, "_cmake_tree", walk)
+        top = UPSTREAM["CMakeLists.txt"].replace("add_subdirectory(x)", "add_subdirectory(w)")
+        assert (
+            "x" not in _model(forced, {**UPSTREAM, "CMakeLists.txt": top}).off_dirs
+        )  # a text it read changed
+
+
 def test_a_backend_is_built_when_a_visible_preset_turns_it_on_through_inherits():
     presets = (
         '{"configurePresets": ['

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from tree_sitter import Node
 
+from bot.cache import facts
 from bot.lang.syntax import node_text
 from bot.model import LocalRef
 from bot.review.source import globs
@@ -129,3 +131,60 @@ def add_ref(found: Refs, key: str, ref: LocalRef) -> None:
 
 def frozen_refs(found: Refs) -> dict[str, tuple[LocalRef, ...]]:
     return {k: tuple(v) for k, v in sorted(found.items())}
+
+
+class TextsRead(Mapping[str, str]):
+    """A tree's texts, each one read kept (None for a path that is not there): another tree whose listing
+    and those texts are the same gives the same answers."""
+
+    def __init__(self, texts: Mapping[str, str]):
+        self.texts = texts
+        self.read: dict[str, str | None] = {}
+
+    def __getitem__(self, path: str) -> str:
+        try:
+            text = self.texts[path]
+        except KeyError:
+            self.read[path] = None
+            raise
+        self.read[path] = text
+        return text
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.texts)
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+
+T = TypeVar("T")
+
+
+def text_ids(read: Mapping[str, str | None]) -> dict[str, str | None]:
+    """The ids of the texts read (None for a path that was not there)."""
+    return {path: facts.text_id(text) if text is not None else None for path, text in read.items()}
+
+
+def remembered_reading(
+    extractor: facts.Extractor,
+    key: tuple[str, ...],
+    texts: Mapping[str, str],
+    compute: Callable[[Mapping[str, str]], T],
+) -> T:
+    """What `compute` makes of `texts`, from the facts store when each text it read there reads the same in
+    `texts` (a path that was not there still is not); else computed, and kept with the ids of what it read."""
+    found, kept = facts.get(extractor, key)
+    if found and all(text_id_in(texts, path) == read for path, read in kept[0].items()):
+        return kept[1]
+    recorded = TextsRead(texts)
+    value = compute(recorded)
+    facts.put(extractor, key, (text_ids(recorded.read), value))
+    return value
+
+
+def text_id_in(texts: Mapping[str, str], path: str) -> str | None:
+    """The id of a path's text (None when it is not there)."""
+    try:
+        return facts.text_id(texts[path])
+    except KeyError:
+        return None

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
+from bot.cache import facts
 from bot.lang import cmakelang, syntax
 from bot.lang.syntax import node_text
 from bot.review.consumers.conditions import condition, condition_tokens, guard
@@ -19,6 +20,7 @@ from bot.review.consumers.shared import (
     PARTIAL_SETTERS,
     SETTABLE,
     OptionSetting,
+    remembered_reading,
     text_of,
     truth_of,
 )
@@ -52,11 +54,37 @@ def package_lookups(
     return walk.lookups
 
 
+# Both walks of upstream's CMake files depend on the texts they read, the listing and Ollama's options alone:
+# kept with the ids of the texts read, a re-check of the same refs walks none of them again.
+_WALK_SOURCES = (
+    "review/consumers/upstream_build.py",
+    "review/consumers/conditions.py",
+    "review/consumers/shared.py",
+    "lang/cmakelang.py",
+    "lang/syntax.py",
+    "model.py",
+)
+UPSTREAM_BUILD = facts.Extractor("upstream-build", 1, _WALK_SOURCES, ("tree-sitter", "tree-sitter-cmake"))
+UNBUILT = facts.Extractor("unbuilt-commands", 1, _WALK_SOURCES, ("tree-sitter", "tree-sitter-cmake"))
+
+
+def _walk_key(paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]) -> tuple[str, str]:
+    return facts.text_id("\n".join(paths)), facts.text_id(repr(sorted(options.items())))
+
+
 def unbuilt_commands(
     upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
 ) -> dict[str, list[tuple[int, int]]]:
     """Per CMake file upstream's build reaches from the top, the commands (first and last line) in branches
     Ollama's option values never take: what they look for, run or name, Ollama's build never meets."""
+    return remembered_reading(
+        UNBUILT, _walk_key(paths, options), upstream, lambda texts: _unbuilt_commands(texts, paths, options)
+    )
+
+
+def _unbuilt_commands(
+    upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
+) -> dict[str, list[tuple[int, int]]]:
     trees = _cmake_tree(upstream, paths)
     _, defaults = _declared_options(trees)
     walk = _UnbuiltWalk(_option_values(defaults, options))
@@ -175,6 +203,17 @@ def upstream_build(
     """Walk upstream's CMake files from the top (through every `add_subdirectory`), find each directory an
     `if(...)` Ollama's settings make false keeps out of the build, each directory whose sources a `-P`
     script handles only when an option Ollama leaves OFF is on, and the options read only in such places."""
+    return remembered_reading(
+        UPSTREAM_BUILD,
+        _walk_key(paths, options),
+        upstream,
+        lambda texts: _upstream_build(texts, paths, options),
+    )
+
+
+def _upstream_build(
+    upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
+) -> UpstreamBuild:
     trees = _cmake_tree(upstream, paths)
     homes, defaults = _declared_options(trees)
     value = _option_values(defaults, options)

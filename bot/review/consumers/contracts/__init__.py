@@ -10,7 +10,7 @@ behaviours among those (`behaviours`), and what its build configuration relies o
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from bot.review.consumers.contracts.model import GROUPS, Inventory, LaunchSettin
 from bot.review.consumers.contracts.outputs import output_patterns
 from bot.review.consumers.contracts.resolve import Resolver
 from bot.review.consumers.contracts.wire import request_fields, response_fields
+from bot.review.consumers.shared import TextsRead, text_id_in, text_ids
 
 __all__ = ["GROUPS", "Contracts", "Inventory", "contract_inventory", "contracts_of"]
 
@@ -47,36 +48,12 @@ KEPT = ("launch", *WIRE_GROUPS)
 _PROGRAM = ("resolver", "commands", "requests", "flow")  # what the groups are read from
 
 
-class _Reads(Mapping[str, str]):
-    """A tree's texts, each one read kept (None for a path that is not there): another tree whose listing
-    and those texts are the same gives the same inventory."""
-
-    def __init__(self, texts: Mapping[str, str]):
-        self.texts = texts
-        self.read: dict[str, str | None] = {}
-
-    def __getitem__(self, path: str) -> str:
-        try:
-            text = self.texts[path]
-        except KeyError:
-            self.read[path] = None
-            raise
-        self.read[path] = text
-        return text
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.texts)
-
-    def __len__(self) -> int:
-        return len(self.texts)
-
-
 class Contracts:
     """The inventory of one Ollama tree (path -> comment-free text), each group read on first use: a review
     asks for the few it checks, and the program's commands, requests and data flow are read once for all."""
 
     def __init__(self, ollama: Mapping[str, str]):
-        self.ollama = _Reads(ollama)
+        self.ollama = TextsRead(ollama)
         self.paths = list(ollama)
         self._loaded = self._stored()
 
@@ -87,16 +64,10 @@ class Contracts:
         """The groups an analysis of a tree with the same files kept, when each text it read is the same here
         (they are then this tree's too); none otherwise."""
         found, kept = facts.get(INVENTORY, self._key())
-        if not found or not all(self._read_id(path) == read for path, read in kept[0].items()):
+        if not found or not all(text_id_in(self.ollama, path) == read for path, read in kept[0].items()):
             return frozenset()
         self.__dict__.update(kept[1])  # the cached properties' values, as if computed
         return frozenset(kept[1])
-
-    def _read_id(self, path: str) -> str | None:
-        try:
-            return facts.text_id(self.ollama[path])
-        except KeyError:
-            return None
 
     def settle(self) -> None:
         """Reads the wire check's groups (cheap once the Go program is read), keeps every group read in the
@@ -107,8 +78,7 @@ class Contracts:
             getattr(self, name)
         groups = {name: self.__dict__[name] for name in KEPT if name in self.__dict__}
         if groups.keys() - self._loaded:
-            read = {p: facts.text_id(t) if t is not None else None for p, t in self.ollama.read.items()}
-            facts.put(INVENTORY, self._key(), (read, groups))
+            facts.put(INVENTORY, self._key(), (text_ids(self.ollama.read), groups))
             self._loaded = frozenset(groups)
         for name in _PROGRAM:
             self.__dict__.pop(name, None)
