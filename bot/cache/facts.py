@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import io
 import os
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+S = TypeVar("S", str, bytes)
 
 FACTS_DIR = "facts"
 DEFAULT_MAX_MB = 256
@@ -219,6 +221,21 @@ def remembered(extractor: Extractor, key: tuple[str, ...], compute: Callable[[],
     if _active is None:
         return compute()
     return _active.remembered(extractor, key, compute)
+
+
+def by_content(extractor: Extractor) -> Callable[[Callable[[S], T]], Callable[[S], T]]:
+    """A reading of one text (or blob's bytes) made a fact kept under its content: the store in use serves
+    it to any later reading of the same content by the same code."""
+
+    def keep(read: Callable[[S], T]) -> Callable[[S], T]:
+        @functools.wraps(read)
+        def kept(source: S) -> T:
+            key = bytes_id(source) if isinstance(source, bytes) else text_id(source)
+            return remembered(extractor, (key,), lambda: read(source))
+
+        return kept
+
+    return keep
 
 
 def get(extractor: Extractor, key: tuple[str, ...]) -> tuple[bool, Any]:

@@ -203,12 +203,9 @@ DEFINITIONS = facts.Extractor(
 
 
 @lru_cache(maxsize=64)
+@facts.by_content(DEFINITIONS)
 def definitions(source: bytes) -> tuple[Definition, ...]:
     """The entries the file defines, in file order."""
-    return facts.remembered(DEFINITIONS, (facts.bytes_id(source),), lambda: _definitions(source))
-
-
-def _definitions(source: bytes) -> tuple[Definition, ...]:
     out: list[Definition] = []
     for node in nodes(source, _DEFINING_NODES):
         defined = _DEFINES.get(node.type)

@@ -59,12 +59,9 @@ STRING_TABLES = facts.Extractor(
 
 
 @lru_cache(maxsize=64)
+@facts.by_content(SWITCHES)
 def switches(source: bytes) -> tuple[Switch, ...]:
     """Every switch in the file, in file order."""
-    return facts.remembered(SWITCHES, (facts.bytes_id(source),), lambda: _parsed_switches(source))
-
-
-def _parsed_switches(source: bytes) -> tuple[Switch, ...]:
     out = []
     for node in cpp.nodes(source, _SWITCHES):
         body = node.child_by_field_name("body")
@@ -115,10 +112,11 @@ def string_tables(source: bytes) -> tuple[TableRow, ...]:
     """Rows of every table in the file that pairs an enum value with a string, in file order."""
     if not _ROW.search(source):
         return ()  # most files hold no such row: no need to parse them
-    return facts.remembered(STRING_TABLES, (facts.bytes_id(source),), lambda: _parsed_rows(source))
+    return _rows(source)
 
 
-def _parsed_rows(source: bytes) -> tuple[TableRow, ...]:
+@facts.by_content(STRING_TABLES)
+def _rows(source: bytes) -> tuple[TableRow, ...]:
     rows = (_string_row(node) for node in cpp.nodes(source, _INITIALIZER_LISTS))
     return tuple(row for row in rows if row is not None)
 

@@ -69,12 +69,9 @@ LOOKUP_GUARDS = facts.Extractor(
 
 
 @lru_cache(maxsize=64)
+@facts.by_content(LOOKUP_GUARDS)
 def _lookup_guards(code: str) -> frozenset[int]:
     """The lines of the `if()`/`elseif()`/`else()` heads of every block whose body looks for a package."""
-    return facts.remembered(LOOKUP_GUARDS, (facts.text_id(code),), lambda: _read_lookup_guards(code))
-
-
-def _read_lookup_guards(code: str) -> frozenset[int]:
     lines: set[int] = set()
     for block in syntax.captures(_CONDITIONS, cmakelang.parse(code)).get("i", []):
         if "find_package" in syntax.node_text(block).lower():

@@ -99,14 +99,11 @@ COMMANDS = facts.Extractor(
 
 
 @lru_cache(maxsize=1024)
+@facts.by_content(COMMANDS)
 def commands(code: str) -> tuple[Command, ...]:
     """CMake command invocations of comment-free text, with their arguments as CMake splits them: parsed
     once per text, since options, packages and generators each walk every CMake file at both refs (and
     kept in the facts store, since most CMake files are the same at the next review)."""
-    return facts.remembered(COMMANDS, (facts.text_id(code),), lambda: _parsed_commands(code))
-
-
-def _parsed_commands(code: str) -> tuple[Command, ...]:
     return tuple(
         Command(cmakelang.name(node), tuple(cmakelang.arguments(node)), cmakelang.line(node))
         for node in cmakelang.commands(cmakelang.parse(code))
@@ -188,13 +185,10 @@ BRANCHES = facts.Extractor(
 
 
 @lru_cache(maxsize=256)
+@facts.by_content(BRANCHES)
 def _branch_conditions(code: str) -> dict[int, str]:
     """The condition of the innermost `if()`/`elseif()` branch each command's line is in; a line at the
     top or in an `else()` is not listed."""
-    return facts.remembered(BRANCHES, (facts.text_id(code),), lambda: _read_branch_conditions(code))
-
-
-def _read_branch_conditions(code: str) -> dict[int, str]:
     found: dict[int, str] = {}
     stack: list[tuple[Node, str]] = [(cmakelang.parse(code), "")]
     while stack:

@@ -288,14 +288,11 @@ INTERFACE = facts.Extractor(
 
 
 @lru_cache(maxsize=256)
+@facts.by_content(INTERFACE)
 def interface(source: bytes) -> tuple[Declared, ...]:
     """What the file declares outside function bodies, in file order: macros, types, functions (with
     their parameter types), fields, namespace-scope variables and enum values. A body's locals are
     nobody's interface, so bodies are never entered."""
-    return facts.remembered(INTERFACE, (facts.bytes_id(source),), lambda: _read_interface(source))
-
-
-def _read_interface(source: bytes) -> tuple[Declared, ...]:
     found = _Interface()
     found.block(root(source), "", False)
     return tuple(sorted(found.out, key=lambda d: d.line))
