@@ -37,7 +37,7 @@ class MissingBlob(AnalysisError):
         self.path = path
 
 
-BLOB_CACHE_BYTES = 4 << 20  # what one repository's cache keeps: the re-read files, not the whole diff
+BLOB_CACHE_BYTES = 4 << 20
 
 
 class BlobCache:
@@ -46,6 +46,7 @@ class BlobCache:
 
     def __init__(self, repo: pygit2.Repository, budget: int = BLOB_CACHE_BYTES):
         self.repo = repo
+        self.odb = repo.odb
         self.budget = budget
         self._data: OrderedDict[pygit2.Oid, bytes] = OrderedDict()
         self._size = 0
@@ -56,7 +57,7 @@ class BlobCache:
         if data is not None:
             self._data.move_to_end(oid)
             return data
-        data = self.repo[oid].read_raw()
+        data = self.odb.read(oid)[1]  # not `repo[oid]`, which inflates the object once more to look it up
         if len(data) <= self.budget:
             self._data[oid] = data
             self._size += len(data)

@@ -290,8 +290,8 @@ class Run:
             entry = new.entry(path)
             if entry is None or not new.repo.odb.exists(entry.id):
                 yield path, None
-            elif any(n in new.repo[entry.id].read_raw().lower() for n in needles):
-                yield path, new.read(path)
+            elif any(n in (data := new.blobs.odb.read(entry.id)[1]).lower() for n in needles):
+                yield path, data
 
     def request_limits(self) -> list[Draft]:
         """New checks that reject values of a request field Ollama sends."""
