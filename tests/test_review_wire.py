@@ -653,10 +653,14 @@ def test_a_tree_that_reads_the_same_keeps_its_inventory_and_one_that_does_not_ge
 
 def test_a_second_review_of_the_same_go_code_reads_the_inventory_kept_by_the_first(tmp_path, monkeypatch):
     """A re-check finds what Ollama's Go code sends in the facts store, and finds it again when a file the
-    inventory read changes: a kept inventory is never another tree's."""
+    inventory read changes: a kept inventory is never another tree's. In one process, as on one CPU (the
+    wire check's own process lets its memory go when it ends)."""
     from bot.cache import facts
+    from bot.review import beside
     from bot.review.consumers import contracts as inventory
     from tests.fixtures import review_one_commit
+
+    monkeypatch.setattr(beside, "_may_fork", lambda: False)
 
     path, old = "tools/server/server-schema.cpp", 'field_num("n_predict", params.n_predict))'
     changes = {path: UPSTREAM[path].replace(old, 'field_num("max_tokens", params.n_predict))')}

@@ -25,6 +25,7 @@ from bot.repos.history import History
 from bot.repos.snapshot import BlobCache, GitSnapshot, Snapshot, blob_cache
 from bot.review import api, buildreach, cmake, grouping, hookparams
 from bot.review.attribution import Attribution, merge
+from bot.review.beside import forked
 from bot.review.changes import Draft, FileChange, Span, hunk_lines
 from bot.review.launch import launch_drafts
 from bot.review.patchcontext import patch_context_drafts
@@ -111,23 +112,25 @@ def _build_changes(history: History, paths: list[str]) -> list[BuildChange]:
 
 
 def _llama_cpp_drafts(ctx: ReviewContext, run: Run, rules, changes: list[FileChange]) -> list[Draft]:
-    """Every shipped and repository rule and every detector of llama.cpp's profile."""
-    drafts = [
-        *rule_drafts(rules, changes, run.local, run.consumers.builds),
-        *run.build(),
-        *run.ggml_api(),
-        *run.server_flags(),
-        *launch_drafts(run),  # the values, environment and defaults of Ollama's llama-server starts
-        *run.log_lines(),
-    ]
-    run.settle_inventory()  # the Go program those two read goes before the detectors that hold the most
-    drafts += [
-        *run.architectures(),
-        *hookparams.parameter_drafts(run.hook_names, run.by_old_path),  # before a field of the same name
-        *run.compat_sources(),
-        *run.request_limits(),
-        *run.wire(),
-    ]
+    """Every shipped and repository rule and every detector of llama.cpp's profile (the wire check, the
+    longest, beside the others when a second CPU is free)."""
+    with forked(run.wire, ctx.history.upstream.unreadable) as wire:
+        drafts = [
+            *rule_drafts(rules, changes, run.local, run.consumers.builds),
+            *run.build(),
+            *run.ggml_api(),
+            *run.server_flags(),
+            *launch_drafts(run),  # the values, environment and defaults of Ollama's llama-server starts
+            *run.log_lines(),
+        ]
+        run.settle_inventory()  # the Go program those two read goes before the detectors that hold the most
+        drafts += [
+            *run.architectures(),
+            *hookparams.parameter_drafts(run.hook_names, run.by_old_path),  # before a field of the same name
+            *run.compat_sources(),
+            *run.request_limits(),
+            *wire.result(),
+        ]
     run.settle_inventory()
     return drafts + patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained)
 

@@ -48,6 +48,7 @@ from bot.repos.upstream import Upstream
 from bot.review import (
     archs,
     argvalues,
+    beside,
     cmake,
     compat,
     compatvalues,
@@ -144,6 +145,9 @@ class Recorder:
             stack.enter_context(
                 mock.patch.object(bot.review, "rule_drafts", self.rules(bot.review.rule_drafts))
             )
+            # the wire check's drafts, drafted in a forked child, reach this process here
+            result = self.wrap("wire.wire_drafts", beside.Beside.result)
+            stack.enter_context(mock.patch.object(beside.Beside, "result", result))
             stack.enter_context(
                 mock.patch.object(bot.engine.pins, "review_pin", self.timed(bot.engine.pins.review_pin))
             )
