@@ -74,9 +74,12 @@ class RepoBuilder:
         return self.files[path]
 
 
-def review_one_commit(tmp_path: Path, upstream: Mapping[str, str], changes: Mapping[str, str], ollama):
+def review_one_commit(
+    tmp_path: Path, upstream: Mapping[str, str], changes: Mapping[str, str], ollama, snapshot=None
+):
     """The llama.cpp review of one upstream commit (tags b1 -> b2) that makes `changes` (path -> new text)
-    to the `upstream` files, against Ollama's files `ollama` (path -> text) at the head."""
+    to the `upstream` files, against Ollama's files `ollama` (path -> text) at the head, read through
+    `snapshot(ollama)` (a MemorySnapshot by default)."""
     from bot.config import parse_config
     from bot.repos.history import History
     from bot.repos.snapshot import GitSnapshot, MemorySnapshot
@@ -92,5 +95,5 @@ def review_one_commit(tmp_path: Path, upstream: Mapping[str, str], changes: Mapp
     old, new = up.commit("b1", "V"), up.commit("b2", "V")
     pin = parse_config(None).pins[0]
     snapshots = (GitSnapshot(b.repo, old), GitSnapshot(b.repo, new))
-    ctx = ReviewContext(pin, *snapshots, History(up, old, new), MemorySnapshot(ollama), [], {})
+    ctx = ReviewContext(pin, *snapshots, History(up, old, new), (snapshot or MemorySnapshot)(ollama), [], {})
     return review(ctx)

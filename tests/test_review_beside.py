@@ -5,6 +5,7 @@ Real forks, real pipes; a child that fails in any way leaves the work to the par
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import re
 import signal
@@ -13,9 +14,11 @@ import time
 
 import pytest
 
+from bot.child.sandbox import AskFailed, Channel
+from bot.repos.snapshot import MemorySnapshot
 from bot.review import beside
 from bot.review.beside import forked
-from tests.fixtures import RepoBuilder
+from tests.fixtures import RepoBuilder, review_one_commit
 from tests.test_upstream_partial import BIG_V1, SMALL_V1, _analyse, _blob, _clone
 
 
@@ -134,3 +137,98 @@ def test_a_server_source_the_child_cannot_read_is_reported_by_the_review(tmp_pat
 
     (note,) = [f for f in pin["findings"] if f["title"].endswith("(missing from the upstream clone)")]
     assert re.findall(r"^- `([^`]+)`", note["detail"], re.MULTILINE) == ["tools/server/server-http.cpp"]
+
+
+class AskedOnlyHere(MemorySnapshot):
+    """Ollama's files as the service's analysis child reads them: only that process may ask for them."""
+
+    def __init__(self, files):
+        super().__init__(files)
+        self.pid = os.getpid()
+
+    def read(self, path):
+        if os.getpid() != self.pid:
+            raise AskFailed(f"a forked copy of the analysis cannot ask for {path}")
+        return super().read(path)
+
+
+def _wire_review(tmp_path, old: str, new: str):
+    from tests.test_review_wire import OLLAMA, UPSTREAM
+
+    path = "tools/server/server-schema.cpp"
+    assert UPSTREAM[path].count(old) == 1
+    ollama = {p: t.encode() for p, t in OLLAMA.items()}
+    changes = {path: UPSTREAM[path].replace(old, new)}
+    return review_one_commit(tmp_path, UPSTREAM, changes, ollama, AskedOnlyHere)
+
+
+def test_the_forked_checks_read_only_what_the_review_read_before_the_fork(tmp_path, monkeypatch, caplog):
+    """With Ollama's files readable in the review's process alone (the service's analysis child asks the
+    service for each), the forked checks find what one process finds without asking for any."""
+    rename = ('field_num("n_predict", params.n_predict))', 'field_num("max_tokens", params.n_predict))')
+    monkeypatch.setattr(beside, "_may_fork", lambda: False)
+    alone = _wire_review(tmp_path / "alone", *rename)
+    monkeypatch.setattr(beside, "_may_fork", lambda: True)
+
+    with caplog.at_level("WARNING", logger="bot.review.beside"):
+        forked_review = _wire_review(tmp_path / "forked", *rename)
+
+    assert any("`n_predict` of POST /completion" in f.title for f in alone if f.severity == "high")
+    assert forked_review == alone
+    assert not caplog.records
+
+
+def test_checks_that_need_a_file_read_only_for_some_bumps_run_in_the_review_process(
+    tmp_path, monkeypatch, caplog
+):
+    """A value llama-server now refuses sends the wire check to Ollama's documentation, which nothing read
+    before the fork: the copy cannot ask for it, and the checks run again where it can."""
+    bound = ("params.penalty_last_n))\n        ->set_hard_limits(-1, INT32_MAX)",) * 2
+    bound = (bound[0], bound[0].replace("(-1, INT32_MAX)", "(0, INT32_MAX)"))
+    monkeypatch.setattr(beside, "_may_fork", lambda: False)
+    alone = _wire_review(tmp_path / "alone", *bound)
+    monkeypatch.setattr(beside, "_may_fork", lambda: True)
+
+    with caplog.at_level("WARNING", logger="bot.review.beside"):
+        forked_review = _wire_review(tmp_path / "forked", *bound)
+
+    (refused,) = [f for f in alone if "rejects `repeat_last_n` -1" in f.title]
+    assert any(r.path == "docs/modelfile.md" for r in refused.local_refs)
+    assert forked_review == alone
+    assert [r.getMessage() for r in caplog.records] == [
+        "the forked checks failed (wait status 256): they run in the review's process"
+    ]
+
+
+def test_a_forked_copy_of_the_analysis_child_never_writes_to_its_channel(two_cpus):
+    """The sandbox's channel carries one process's questions: a copy's question fails, its note is dropped,
+    and the child's own exchange goes on in order."""
+    parent_end, child_end = multiprocessing.Pipe()
+    channel = Channel(child_end)
+
+    def in_copy():
+        if os.getpid() == channel._pid:
+            return "ran in the child itself"
+        channel.tell("facts", 1, 2)
+        with pytest.raises(AskFailed, match="forked copy"):
+            channel.ask("read", "head", "go.mod")
+        return "asked nothing"
+
+    with forked(in_copy, {}) as copy:
+        assert copy.result() == "asked nothing"
+    assert not parent_end.poll(0.1)
+    parent_end.send(("answer", b"module x\n"))
+    assert channel.ask("read", "head", "go.mod") == b"module x\n"
+    assert parent_end.recv() == ("ask", ("read", "head", "go.mod"))
+
+
+def test_the_childs_look_ups_in_the_facts_store_are_counted_here(tmp_path, two_cpus):
+    from bot.cache import facts
+
+    kind = facts.Extractor("beside-test", 1, ("review/beside.py",))
+    store = facts.FactStore(tmp_path / "facts")
+    with facts.using(store):
+        facts.remembered(kind, ("kept",), lambda: 1)
+        with forked(lambda: [facts.remembered(kind, (k,), lambda: 2) for k in ("kept", "new")], {}) as child:
+            assert child.result() == [1, 2]
+    assert (store.hits, store.misses) == (1, 2)  # the parent's miss, the child's hit and miss

@@ -238,6 +238,18 @@ def by_content(extractor: Extractor) -> Callable[[Callable[[S], T]], Callable[[S
     return keep
 
 
+def looked_up() -> tuple[int, int]:
+    """The store in use's (hits, misses) so far; (0, 0) when none is in use."""
+    return (_active.hits, _active.misses) if _active is not None else (0, 0)
+
+
+def count_looked_up(hits: int, misses: int) -> None:
+    """Adds the look-ups of a forked copy of this process to the counts of the store in use."""
+    if _active is not None:
+        _active.hits += hits
+        _active.misses += misses
+
+
 def get(extractor: Extractor, key: tuple[str, ...]) -> tuple[bool, Any]:
     """(True, the fact) from the store in use; (False, None) when it lacks it or none is in use."""
     return _active.get(extractor, key) if _active is not None else (False, None)

@@ -87,16 +87,22 @@ class ChildFailed(Exception):
 
 
 class AskFailed(Exception):
-    """In the child: the parent could not answer (it keeps the reason, and raises it when the child ends)."""
+    """In the child: the parent could not answer (it keeps the reason, and raises it when the child ends), or
+    a forked copy of the child asked."""
 
 
 class Channel:
-    """The child's end: questions the parent answers, and notes it hears without answering."""
+    """The child's end: questions the parent answers, and notes it hears without answering. Only the child
+    uses it: a copy of the child forked later (`bot.review.beside`) would interleave its messages with the
+    child's on the one pipe, so there a question fails and a note is dropped."""
 
     def __init__(self, conn: Connection):
         self._conn = conn
+        self._pid = os.getpid()
 
     def ask(self, *question: Any) -> Any:
+        if os.getpid() != self._pid:
+            raise AskFailed(f"a forked copy of the analysis cannot ask for {question[:1]}")
         self._conn.send(("ask", question))
         kind, answer = self._conn.recv()
         if kind != "answer":
@@ -104,7 +110,8 @@ class Channel:
         return answer
 
     def tell(self, *note: Any) -> None:
-        self._conn.send(("note", note))
+        if os.getpid() == self._pid:
+            self._conn.send(("note", note))
 
 
 @dataclass

@@ -112,27 +112,41 @@ def _build_changes(history: History, paths: list[str]) -> list[BuildChange]:
 
 
 def _llama_cpp_drafts(ctx: ReviewContext, run: Run, rules, changes: list[FileChange]) -> list[Draft]:
-    """Every shipped and repository rule and every detector of llama.cpp's profile (the wire check, the
-    longest, beside the others when a second CPU is free)."""
-    with forked(run.wire, ctx.history.upstream.unreadable) as wire:
+    """Every shipped and repository rule and every detector of llama.cpp's profile. When a second CPU is
+    free, the build and wire checks run in a forked copy beside the others, once what they read of Ollama's
+    tree is read here (the copy may not ask the service for a file)."""
+    run.read_before_fork()
+    with forked(_beside_drafts(run), ctx.history.upstream.unreadable) as beside:
+        rule_found = rule_drafts(rules, changes, run.local, run.consumers.builds)
         drafts = [
-            *rule_drafts(rules, changes, run.local, run.consumers.builds),
-            *run.build(),
             *run.ggml_api(),
             *run.server_flags(),
             *launch_drafts(run),  # the values, environment and defaults of Ollama's llama-server starts
             *run.log_lines(),
         ]
-        run.settle_inventory()  # the Go program those two read goes before the detectors that hold the most
+        # the Go program those two read goes before the detectors that hold the most
+        run.settle_inventory(wire=not beside.forked)
         drafts += [
             *run.architectures(),
             *hookparams.parameter_drafts(run.hook_names, run.by_old_path),  # before a field of the same name
             *run.compat_sources(),
             *run.request_limits(),
-            *wire.result(),
         ]
-    run.settle_inventory()
-    return drafts + patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained)
+        build, wire = beside.result()
+    ordered = [*rule_found, *build, *drafts, *wire]
+    return ordered + patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained)
+
+
+def _beside_drafts(run: Run) -> Callable[[], tuple[list[Draft], list[Draft]]]:
+    """The checks that may run in a forked copy, the build's and the wire's; what the wire check read of
+    the inventory is kept for a re-check."""
+
+    def drafts() -> tuple[list[Draft], list[Draft]]:
+        found = run.build(), run.wire()
+        run.settle_inventory()
+        return found
+
+    return drafts
 
 
 def _other_upstream_drafts(ctx: ReviewContext, run: Run) -> list[Draft]:

@@ -1,19 +1,22 @@
-"""One detector computed in a forked process while the review goes on with the others.
+"""Checks computed in a forked process while the review goes on with the others.
 
 tree-sitter holds the GIL while it parses, so a second core helps a review only as a second process. The
-wire check is the longest detector and reads nothing the others write: forked at the start of a review, it
-runs beside them and its drafts are taken where the review would have computed it. The child starts from
-the parent's memory (no re-import, no re-read) and returns plain data through a pipe.
+checks forked (the build's and the wire's, `bot.review._llama_cpp_drafts`) read nothing the others write;
+their drafts are taken where the review puts them. The child starts from the parent's memory (no re-import,
+no re-read of what the parent read before the fork) and returns plain data through a pipe: its drafts,
+what it noted of the upstream clone (files it could not read) and its look-ups in the facts store.
 
-What the child notes of the upstream clone (files it could not read) comes back with its drafts. Where it
-cannot help or may not be safe, nothing forks and the detector runs in its place: one CPU, another thread in
-the process (a fork copies whatever lock that thread holds), no `os.fork`. A child that fails in any way is
-reaped and the detector runs in the parent: the drafts and the errors are those of a review in one process.
+Where it cannot help or may not be safe, nothing forks and the checks run in the parent: one CPU, another
+thread in the process (a fork copies whatever lock that thread holds), no `os.fork`. A child that fails in
+any way (an error, a signal, a file only the parent may ask the service for) is reaped and the checks run
+in the parent: the drafts and the errors are those of a review in one process.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
+import logging
 import os
 import pickle
 import signal
@@ -21,9 +24,11 @@ import threading
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Generic, TypeVar
 
+from bot.cache import facts
 from bot.child import activity
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 def _may_fork() -> bool:
@@ -38,7 +43,7 @@ def _may_fork() -> bool:
 
 class Beside(Generic[T]):
     """`compute` started in a forked child; `result()` is what it returns, with the notes it added to
-    `notes` added here too."""
+    `notes` added here too, and its look-ups counted in the facts store in use here."""
 
     def __init__(self, compute: Callable[[], T], notes: MutableMapping[str, str]):
         self._compute = compute
@@ -47,9 +52,11 @@ class Beside(Generic[T]):
         self._pipe = -1
         if _may_fork():
             self._start()
+        self.forked = self._pid != 0  # whether `compute` runs in a child (else here, when asked)
 
     def _start(self) -> None:
         read, write = os.pipe()
+        gc.freeze()  # the collector would write into every object's header: each page copied in both
         pid = os.fork()
         if pid == 0:  # the child: compute, answer, and leave without running the parent's exit handlers
             os.close(read)
@@ -62,23 +69,24 @@ class Beside(Generic[T]):
         if self._pid:
             answer = self._taken()
             if answer is not None:
-                value, added = answer
+                value, added, counts = answer
                 for path, commit in added:
                     self._notes.setdefault(path, commit)
+                facts.count_looked_up(*counts)
                 return value
         return self._compute()
 
-    def _taken(self) -> tuple[T, list[tuple[str, str]]] | None:
+    def _taken(self) -> tuple[T, list[tuple[str, str]], tuple[int, int]] | None:
         with os.fdopen(self._pipe, "rb") as pipe:
             data = pipe.read()
         _, status = os.waitpid(self._pid, 0)
         self._pid = 0
-        if status != 0 or not data:
-            return None
-        try:
-            return pickle.loads(data)
-        except Exception:  # noqa: BLE001 - a child that wrote a broken answer is a failed child
-            return None
+        gc.unfreeze()
+        if status == 0 and data:
+            with contextlib.suppress(Exception):  # a broken answer is a failed child
+                return pickle.loads(data)
+        log.warning("the forked checks failed (wait status %d): they run in the review's process", status)
+        return None
 
     def close(self) -> None:
         """The child, if its result was never taken (the review stopped on an error), killed and reaped."""
@@ -88,15 +96,20 @@ class Beside(Generic[T]):
             os.close(self._pipe)
             os.waitpid(self._pid, 0)
             self._pid = 0
+            gc.unfreeze()
 
 
 def _answer(pipe: int, compute: Callable[[], T], notes: MutableMapping[str, str]) -> int:
-    """In the child: the exit status, 0 once `compute`'s result and the notes it added are written."""
+    """In the child: the exit status, 0 once `compute`'s result, the notes it added and its look-ups in the
+    facts store (hits, misses) are written."""
     try:
         activity.listen(None)  # the parent's channel is the parent's to write
         before = set(notes)
+        hits, misses = facts.looked_up()
         value = compute()
-        data = pickle.dumps((value, [(k, v) for k, v in notes.items() if k not in before]))
+        added = [(k, v) for k, v in notes.items() if k not in before]
+        counts = tuple(now - then for now, then in zip(facts.looked_up(), (hits, misses), strict=True))
+        data = pickle.dumps((value, added, counts))
         with os.fdopen(pipe, "wb") as out:
             out.write(data)
         return 0

@@ -82,19 +82,39 @@ class Run:
         """What Ollama's code relies on of upstream (read on first use, once per review)."""
         return contracts_of(self.local)
 
-    def settle_inventory(self) -> None:
-        """When this review read the inventory: its groups kept, its Go program let go."""
+    def settle_inventory(self, wire: bool = True) -> None:
+        """When this review read the inventory: its groups kept, its Go program let go (the wire check's
+        groups read first unless `wire` is False: the check runs in a process of its own)."""
         if "contracts" in self.__dict__:
-            self.contracts.settle()
+            self.contracts.settle(wire)
 
     def wire(self) -> list[Draft]:
         """Request fields, answers, compared values and stream frames of llama-server that Ollama relies on,
-        when the bump changes the server's code (a space inside a string, such as a frame's, counts)."""
-        server = [c for c in self.changes if glob_match(c.path, wire.SERVER_SOURCES)]
-        if not any(c.old_code != c.new_code for c in server):
+        when the bump changes the server's code."""
+        if not self._server_changes:
             return []
         paths = [p for p in self.ctx.new.files("tools/server") if glob_match(p, wire.SERVER_SOURCES)]
-        return wire.wire_drafts(*wire.server_texts(paths, self.new_code, server), self.contracts)
+        return wire.wire_drafts(
+            *wire.server_texts(paths, self.new_code, self._server_changes), self.contracts
+        )
+
+    def read_before_fork(self) -> None:
+        """What the checks forked beside the others read of Ollama's tree, read in this process (the only
+        one that may ask the service for a file): the consumer model's files and, when the wire check will
+        run, the Go program its inventory reads (a file it reads only for some bumps, a markdown table of
+        documented values, the copy asks for in vain: the checks then run here)."""
+        self.consumers  # noqa: B018 - read for what it reads
+        if self._server_changes:
+            for path in self.local:
+                if path == "go.mod" or (path.endswith(".go") and not path.endswith("_test.go")):
+                    self.local.get(path)
+
+    @cached_property
+    def _server_changes(self) -> list[FileChange]:
+        """The changed llama-server sources; none when no change reaches their code (a space inside a
+        string, such as a frame's, counts)."""
+        server = [c for c in self.changes if glob_match(c.path, wire.SERVER_SOURCES)]
+        return server if any(c.old_code != c.new_code for c in server) else []
 
     def where_now(self, path: str, line: int) -> int | None:
         change = self.by_old_path.get(path)

@@ -145,9 +145,8 @@ class Recorder:
             stack.enter_context(
                 mock.patch.object(bot.review, "rule_drafts", self.rules(bot.review.rule_drafts))
             )
-            # the wire check's drafts, drafted in a forked child, reach this process here
-            result = self.wrap("wire.wire_drafts", beside.Beside.result)
-            stack.enter_context(mock.patch.object(beside.Beside, "result", result))
+            # every detector in this process, where its drafts are recorded
+            stack.enter_context(mock.patch.object(beside, "_may_fork", lambda: False))
             stack.enter_context(
                 mock.patch.object(bot.engine.pins, "review_pin", self.timed(bot.engine.pins.review_pin))
             )

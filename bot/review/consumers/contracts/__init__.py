@@ -35,7 +35,7 @@ __all__ = ["GROUPS", "Contracts", "Inventory", "contract_inventory", "contracts_
 # or a second pull request on the same Ollama tree finds them instead of reading the Go program again.
 INVENTORY = facts.Extractor(
     "contract-inventory",
-    1,
+    2,
     tuple(
         sorted(f"review/consumers/contracts/{p.name}" for p in Path(__file__).parent.glob("*.py"))
         + ["review/consumers/shared.py", "review/consumers/settings.py", "review/source.py", "lang/syntax.py"]
@@ -57,31 +57,40 @@ class Contracts:
         self.paths = list(ollama)
         self._loaded = self._stored()
 
-    def _key(self) -> tuple[str, ...]:
-        return (facts.text_id("\n".join(self.paths)),)
+    def _key(self, group: str) -> tuple[str, ...]:
+        return facts.text_id("\n".join(self.paths)), group
 
     def _stored(self) -> frozenset[str]:
-        """The groups an analysis of a tree with the same files kept, when each text it read is the same here
-        (they are then this tree's too); none otherwise."""
-        found, kept = facts.get(INVENTORY, self._key())
-        if not found or not all(text_id_in(self.ollama, path) == read for path, read in kept[0].items()):
-            return frozenset()
-        self.__dict__.update(kept[1])  # the cached properties' values, as if computed
-        return frozenset(kept[1])
+        """The groups an analysis of a tree with the same files kept, each when every text read for it is the
+        same here (it is then this tree's too)."""
+        loaded = set()
+        for group in KEPT:
+            found, kept = facts.get(INVENTORY, self._key(group))
+            if found and all(text_id_in(self.ollama, path) == read for path, read in kept[0].items()):
+                self.__dict__[group] = kept[1]  # the cached property's value, as if computed
+                loaded.add(group)
+        return frozenset(loaded)
 
-    def settle(self) -> None:
-        """Reads the wire check's groups (cheap once the Go program is read), keeps every group read in the
-        facts store when it lacked them, with the ids of every text read for them, and lets go of the Go
-        program (its syntax trees and what was resolved in them, a review's largest holding). A group or
-        program part asked for later is read again."""
-        for name in WIRE_GROUPS:
-            getattr(self, name)
-        groups = {name: self.__dict__[name] for name in KEPT if name in self.__dict__}
-        if groups.keys() - self._loaded:
-            facts.put(INVENTORY, self._key(), (text_ids(self.ollama.read), groups))
-            self._loaded = frozenset(groups)
+    def settle(self, wire: bool = True) -> None:
+        """Reads the wire check's groups unless `wire` is False (cheap once the Go program is read; False
+        when the wire check runs in a process of its own), keeps every group read in the facts store when
+        it lacked it, with the ids of every text read so far, and lets go of the Go program (its syntax
+        trees and what was resolved in them, a review's largest holding). A group or program part asked
+        for later is read again."""
+        if wire:
+            self.read_wire_groups()
+        read = text_ids(self.ollama.read)
+        for group in KEPT:
+            if group in self.__dict__ and group not in self._loaded:
+                facts.put(INVENTORY, self._key(group), (read, self.__dict__[group]))
+        self._loaded = frozenset(g for g in KEPT if g in self.__dict__)
         for name in _PROGRAM:
             self.__dict__.pop(name, None)
+
+    def read_wire_groups(self) -> None:
+        """The groups the wire check reads, read now."""
+        for name in WIRE_GROUPS:
+            getattr(self, name)
 
     def same_input(self, ollama: Mapping[str, str]) -> bool:
         """Whether another tree has the same files and the same text in each file read so far."""
