@@ -312,3 +312,32 @@ def test_what_ollama_does_not_compare_with_a_programs_output_or_code_it_does_not
     }
     assert _drafts({"common/arg.cpp": ARG.replace("MiB free", "MiB avail")}, ollama=no_launch) == []
     assert _drafts({"common/arg.cpp": ARG.replace("MiB free", "MiB avail")}, runs=lambda path: False) == []
+
+
+def test_a_re_check_finds_what_a_changes_templates_print_in_the_facts_store(tmp_path, monkeypatch):
+    """What a change's removed and added templates print of Ollama's patterns is kept by the change's texts
+    and the patterns: a second review of the same change renders nothing, and says the same; a pattern that
+    matches differently is not served what another pattern matched."""
+    from bot.cache import facts
+    from bot.review import logformats
+
+    bump = {"common/arg.cpp": ARG.replace("MiB, %zu MiB free", "MiB total, %zu MiB free")}
+    uncached = _drafts(bump)
+    store = facts.FactStore(tmp_path / "facts")
+    with facts.using(store):
+        assert _drafts(bump) == uncached
+        rendered = []
+        monkeypatch.setattr(logformats, "_matched", lambda *a: rendered.append(a) or [])
+        assert _drafts(bump) == uncached
+        assert not rendered
+        monkeypatch.undo()
+        widened = DISCOVER_GO.replace(r"\s+MiB,", r"\s+MiB(?:\s+total)?,")  # matches the new line too
+        assert widened != DISCOVER_GO and _drafts_uncached(bump, widened) == []
+        assert _drafts(bump, {**OLLAMA, "llm/discover.go": widened}) == []
+
+
+def _drafts_uncached(bump, discover):
+    from bot.cache import facts
+
+    with facts.using(None):
+        return _drafts(bump, {**OLLAMA, "llm/discover.go": discover})

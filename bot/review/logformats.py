@@ -17,6 +17,7 @@ from collections.abc import Callable, Collection, Container, Iterable, Iterator,
 from dataclasses import dataclass
 from functools import lru_cache
 
+from bot.cache import facts
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange, Span
 from bot.review.consumers.contracts.model import OutputPattern
@@ -103,19 +104,53 @@ def _loses_a_string(change: FileChange, runs: Callable[[str], bool]) -> bool:
     return bool(change.old_path and runs(change.old_path) and any('"' in line for line in change.removed_raw))
 
 
+# What a change's templates print of Ollama's patterns depends on the change's two blobs and the patterns alone:
+# kept by those (the patterns by what they match, their lines aside), a re-check renders none of it again.
+PRINTED = facts.Extractor(
+    "log-lines-printed",
+    1,
+    (
+        "review/logformats.py",
+        "review/producers.py",
+        "review/cpieces.py",
+        "review/samplelines.py",
+        "review/gopatterns.py",
+        "review/changes.py",
+        "review/source.py",
+    ),
+)
+
+
+def _kept(
+    change: FileChange,
+    patterns: list[LogPattern],
+    found: Callable[[], list[tuple[Template, LogPattern, Sample]]],
+    side: str,
+) -> list[tuple[Template, LogPattern, Sample]]:
+    """`found()`, or what the facts store kept of it for the same change and patterns."""
+    matched = repr([(p.source, p.regex.pattern, p.regex.flags, p.kind) for p in patterns])
+    key = (*change.fact_key("-+"), side, facts.text_id(matched))
+    index = {id(p): i for i, p in enumerate(patterns)}
+    kept = facts.remembered(PRINTED, key, lambda: [(t, index[id(p)], s) for t, p, s in found()])
+    return [(t, patterns[i], s) for t, i, s in kept]
+
+
 def _lost_in(change: FileChange, patterns: list[LogPattern]) -> list[Lost]:
     """The lines the change's removed templates printed that a pattern matches and that nothing in the new
     file prints in the same preprocessor branch."""
+    lost = _kept(change, patterns, lambda: _lost_lines(change, patterns), "lost")
+    return [Lost(change, p, t, s) for t, p, s in lost]
+
+
+def _lost_lines(change: FileChange, patterns: list[LogPattern]) -> list[tuple[Template, LogPattern, Sample]]:
     removed = sorted(n for s in change.significant for n in s.old_lines)
     found = _matched(change.old_lines, lambda: SourceFile(change.old_text, change.path), removed, patterns)
     if not found or not change.new_path:
-        return [Lost(change, p, t, s) for t, p, s in found]
+        return found
     new = SourceFile(change.new_text, change.path)
     successors = new.templates_for(_needle_texts(p for _, p, _ in found))
     return [
-        Lost(change, p, t, s)
-        for t, p, s in found
-        if not any(_succeeds(n, t, p, s, new.branches) for n in successors)
+        (t, p, s) for t, p, s in found if not any(_succeeds(n, t, p, s, new.branches) for n in successors)
     ]
 
 
@@ -249,8 +284,12 @@ def _moved(item: Lost, added: list[tuple[str, Template]]) -> bool:
 
 def _added(change: FileChange, patterns: list[LogPattern]) -> list[tuple[Template, LogPattern, Sample]]:
     """The templates on the lines a change adds that print a line of the patterns."""
-    lines = sorted(n for s in change.significant for n in s.new_lines)
-    return _matched(change.new_lines, lambda: SourceFile(change.new_text, change.path), lines, patterns)
+
+    def found() -> list[tuple[Template, LogPattern, Sample]]:
+        lines = sorted(n for s in change.significant for n in s.new_lines)
+        return _matched(change.new_lines, lambda: SourceFile(change.new_text, change.path), lines, patterns)
+
+    return _kept(change, patterns, found, "added")
 
 
 def _searched_elsewhere(
