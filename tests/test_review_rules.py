@@ -1,5 +1,7 @@
 """Data-driven rules: shipped rules.toml, repository overrides, validation, line and block rules."""
 
+import re
+
 import pytest
 
 from bot.model import AnalysisError, LocalRef
@@ -248,3 +250,31 @@ def test_hunk_code_stays_on_its_own_line_numbers_after_a_pure_insertion():
     change = FileChange.from_texts("src/x.cpp", old, new)
     removed = [(n, code) for s in change.significant for n, code in change.removed_code(s)]
     assert removed == [(6, '    return f(x, "wav");')]
+
+
+def test_a_re_check_finds_the_lines_a_rule_matches_in_the_facts_store(tmp_path, monkeypatch):
+    """Which changed lines match a rule's pattern is kept by the change's texts and the pattern: a second
+    review of the same change matches nothing again and says the same; another pattern is not served what
+    the first one matched."""
+    from bot.cache import facts
+    from bot.review import rules
+
+    renamed = ARCH_KV.replace('"%s.rope.freq_base_swa"      ', '"%s.rope.swa.freq_base"      ')
+    local = {"convert/convert_laguna.go": CONVERTER}
+    shipped = load_rules({})
+    uncached = rule_drafts(shipped, [_arch_change(renamed)], local)
+    assert uncached
+    with facts.using(facts.FactStore(tmp_path / "facts")):
+        assert rule_drafts(shipped, [_arch_change(renamed)], local) == uncached
+        matched = []
+        monkeypatch.setattr(rules, "_matching_lines", lambda *a: matched.append(a) or ([], []))
+        assert rule_drafts(shipped, [_arch_change(renamed)], local) == uncached
+        assert not matched
+        monkeypatch.undo()
+        (keys,) = [r for r in shipped if r.id == "gguf-keys"]
+        added_only = re.compile(r'"%s\.rope\.swa\.freq_base"')
+        with facts.using(None):
+            expected = rules._changed_lines(_arch_change(renamed), added_only)
+        assert expected[1] and not expected[0]
+        assert rules._changed_lines(_arch_change(renamed), added_only) == expected
+        assert rules._changed_lines(_arch_change(renamed), keys.pattern) != expected

@@ -14,6 +14,7 @@ from dataclasses import replace
 from functools import partial
 from itertools import islice
 
+from bot.cache import facts
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange, Span
 from bot.review.needles import may_match
@@ -25,8 +26,20 @@ def _title(rule: Rule, path: str) -> str:
     return rule.title.replace("{path}", path).replace("{file}", path.rsplit("/", 1)[-1])
 
 
-def _changed_lines(change: FileChange, pattern: re.Pattern | None):
+# Which changed lines match a rule's pattern depends on the change's two blobs and the pattern alone: a re-check
+# of the same refs matches none of them again.
+CHANGED_LINES = facts.Extractor(
+    "rule-changed-lines", 1, ("review/rules.py", "review/changes.py", "review/source.py", "review/needles.py")
+)
+
+
+def _changed_lines(change: FileChange, pattern: re.Pattern | None) -> tuple[list, list]:
     """(span, old line, raw) removed and (span, new line, raw) added code lines that really changed and match."""
+    key = (*change.fact_key("-+"), repr((pattern.pattern, pattern.flags)) if pattern else "")
+    return facts.remembered(CHANGED_LINES, key, lambda: _matching_lines(change, pattern))
+
+
+def _matching_lines(change: FileChange, pattern: re.Pattern | None) -> tuple[list, list]:
     removed, added = [], []
     for span in change.significant:
         if pattern is None or may_match(pattern, *change.span_code(span)):
