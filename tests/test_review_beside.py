@@ -18,8 +18,8 @@ from bot.child.sandbox import AskFailed, Channel
 from bot.repos.snapshot import MemorySnapshot
 from bot.review import beside
 from bot.review.beside import forked
-from tests.fixtures import RepoBuilder, review_one_commit
-from tests.test_upstream_partial import BIG_V1, SMALL_V1, _analyse, _blob, _clone
+from tests.fixtures import review_one_commit
+from tests.test_upstream_partial import _analyse, _blob, _clone, server_upstream
 
 
 @pytest.fixture
@@ -115,20 +115,8 @@ def test_no_fork_while_another_thread_runs():
 def test_a_server_source_the_child_cannot_read_is_reported_by_the_review(tmp_path, two_cpus):
     """The wire check, in its child, finds an unchanged llama-server source missing from a partial clone
     (the remote cannot send it): the review names it as one process does."""
-    src = RepoBuilder(tmp_path / "src.git")
-    src.repo.config["uploadpack.allowFilter"] = True
+    src = server_upstream(tmp_path / "src.git")
     src.repo.config["uploadpack.allowAnySHA1InWant"] = True
-    server = {
-        "tools/server/server-http.cpp": 'void send(Sink & s) { s.write("data: " + body + "\\n\\n"); }\n',
-        "tools/server/server-context.cpp": 'json reply() { return {{"content", text}}; }\n',
-    }
-    src.commit(
-        "base", {"src/big.c": BIG_V1, "src/small.c": SMALL_V1, "CMakeLists.txt": "project(up)\n", **server}
-    )
-    src.tag("v1")
-    changed = server["tools/server/server-context.cpp"].replace("text", "text + more")
-    src.commit("server: say more (#13)", {"tools/server/server-context.cpp": changed})
-    src.tag("v2")
     part = _clone(src, tmp_path / "part.git", "blob:none")
     lost = str(_blob(src.repo, "v2", "tools/server/server-http.cpp"))
     (src.path / "objects" / lost[:2] / lost[2:]).unlink()

@@ -242,10 +242,10 @@ def test_a_real_llama_cpp_clone_without_some_blobs():
     assert unreadable.area == "patch-context" and f"- `{missing}` at " in unreadable.detail
 
 
-def test_a_blob_none_clone_fetches_the_unchanged_server_sources_the_wire_check_reads(tmp_path):
-    """The wire check reads every llama-server source at the new ref, changed or not: a partial clone must
-    fetch the unchanged ones with the rest, or the review skips them and says so."""
-    src = RepoBuilder(tmp_path / "src.git")
+def server_upstream(path: Path) -> RepoBuilder:
+    """An upstream whose v1 -> v2 changes one llama-server source (server-context.cpp) and leaves the other
+    (server-http.cpp) as it was."""
+    src = RepoBuilder(path)
     src.repo.config["uploadpack.allowFilter"] = True
     server = {
         "tools/server/server-http.cpp": 'void send(Sink & s) { s.write("data: " + body + "\\n\\n"); }\n',
@@ -255,15 +255,16 @@ def test_a_blob_none_clone_fetches_the_unchanged_server_sources_the_wire_check_r
         "base", {"src/big.c": BIG_V1, "src/small.c": SMALL_V1, "CMakeLists.txt": "project(up)\n", **server}
     )
     src.tag("v1")
-    src.commit(
-        "server: say more (#13)",
-        {
-            "tools/server/server-context.cpp": server["tools/server/server-context.cpp"].replace(
-                "text", "text + more"
-            )
-        },
-    )
+    changed = server["tools/server/server-context.cpp"].replace("text", "text + more")
+    src.commit("server: say more (#13)", {"tools/server/server-context.cpp": changed})
     src.tag("v2")
+    return src
+
+
+def test_a_blob_none_clone_fetches_the_unchanged_server_sources_the_wire_check_reads(tmp_path):
+    """The wire check reads every llama-server source at the new ref, changed or not: a partial clone must
+    fetch the unchanged ones with the rest, or the review skips them and says so."""
+    src = server_upstream(tmp_path / "src.git")
     full = _analyse(src.path)
     part = _clone(src, tmp_path / "part.git", "blob:none")
 
