@@ -220,3 +220,13 @@ def test_the_childs_look_ups_in_the_facts_store_are_counted_here(tmp_path, two_c
         with forked(lambda: [facts.remembered(kind, (k,), lambda: 2) for k in ("kept", "new")], {}) as child:
             assert child.result() == [1, 2]
     assert (store.hits, store.misses) == (1, 2)  # the parent's miss, the child's hit and miss
+
+
+def test_a_fork_the_system_refuses_leaves_the_work_to_the_review(two_cpus, monkeypatch):
+    def refused():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refused)
+    with forked(os.getpid, {}) as child:
+        assert not child.forked
+        assert child.result() == os.getpid()

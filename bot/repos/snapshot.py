@@ -37,7 +37,7 @@ class MissingBlob(AnalysisError):
         self.path = path
 
 
-BLOB_CACHE_BYTES = 4 << 20
+BLOB_CACHE_BYTES = 4 << 20  # what one repository's cache keeps: the re-read files, not the whole diff
 
 
 class BlobCache:

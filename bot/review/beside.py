@@ -57,7 +57,14 @@ class Beside(Generic[T]):
     def _start(self) -> None:
         read, write = os.pipe()
         gc.freeze()  # the collector would write into every object's header: each page copied in both
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError as exc:  # no process to be had (a limit on processes, on memory)
+            log.warning("the checks run in the review's process: no fork (%s)", exc)
+            gc.unfreeze()
+            os.close(read)
+            os.close(write)
+            return
         if pid == 0:  # the child: compute, answer, and leave without running the parent's exit handlers
             os.close(read)
             os._exit(_answer(write, self._compute, self._notes))
