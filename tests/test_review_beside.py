@@ -1,4 +1,5 @@
-"""The wire check in a forked child beside the other detectors: what comes back is what one process gives.
+"""The build and wire checks in a forked copy beside the other detectors: what comes back is what one
+process gives.
 
 Real forks, real pipes; a child that fails in any way leaves the work to the parent.
 """
@@ -99,17 +100,27 @@ def test_a_review_that_stops_early_kills_and_reaps_its_child(two_cpus):
     assert pids[0] and not _alive(pids[0])
 
 
-def test_no_fork_while_another_thread_runs():
-    """A fork copies the locks other threads hold: with one running, the detector runs in this process."""
+def test_a_fork_needs_a_second_cpu_and_no_other_thread(monkeypatch):
+    """A fork copies the locks other threads hold: with one running, or with one CPU, the checks run in
+    this process."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    alone = threading.active_count
+    monkeypatch.setattr(threading, "active_count", lambda: 1)  # whatever threads earlier tests left
+    with forked(os.getpid, {}) as child:
+        assert child.forked and child.result() != os.getpid()
+    monkeypatch.setattr(threading, "active_count", alone)
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
         with forked(os.getpid, {}) as child:
-            assert child.result() == os.getpid()
+            assert not child.forked and child.result() == os.getpid()
     finally:
         stop.set()
         other.join()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    with forked(os.getpid, {}) as child:
+        assert not child.forked and child.result() == os.getpid()
 
 
 def test_a_server_source_the_child_cannot_read_is_reported_by_the_review(tmp_path, two_cpus):
