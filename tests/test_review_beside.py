@@ -241,3 +241,19 @@ def test_a_fork_the_system_refuses_leaves_the_work_to_the_review(two_cpus, monke
     with forked(os.getpid, {}) as child:
         assert not child.forked
         assert child.result() == os.getpid()
+
+
+def test_what_the_copy_read_of_the_inventory_serves_the_next_review(tmp_path, monkeypatch, two_cpus):
+    """The copy keeps the inventory groups the wire check read in the facts store: the next review of the
+    same trees reads Ollama's Go program in neither process, and says the same."""
+    from bot.cache import facts
+    from bot.review.consumers import contracts as inventory
+
+    rename = ('field_num("n_predict", params.n_predict))', 'field_num("max_tokens", params.n_predict))')
+    with facts.using(facts.FactStore(tmp_path / "facts")):
+        first = _wire_review(tmp_path / "first", *rename)
+        inventory._LAST.clear()  # nothing kept in this process: only the store can serve it
+        monkeypatch.setattr(inventory, "GoProgram", lambda *a: pytest.fail("the Go program read again"))
+        again = _wire_review(tmp_path / "again", *rename)
+    assert again == first
+    assert any("`n_predict` of POST /completion" in f.title for f in first if f.severity == "high")

@@ -238,6 +238,11 @@ def by_content(extractor: Extractor) -> Callable[[Callable[[S], T]], Callable[[S
     return keep
 
 
+def in_use() -> bool:
+    """Whether a store is in use (else every fact is computed, and none kept)."""
+    return _active is not None
+
+
 def looked_up() -> tuple[int, int]:
     """The store in use's (hits, misses) so far; (0, 0) when none is in use."""
     return (_active.hits, _active.misses) if _active is not None else (0, 0)

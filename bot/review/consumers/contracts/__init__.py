@@ -79,11 +79,12 @@ class Contracts:
         for later is read again."""
         if wire:
             self.read_wire_groups()
-        read = text_ids(self.ollama.read)
-        for group in KEPT:
-            if group in self.__dict__ and group not in self._loaded:
-                facts.put(INVENTORY, self._key(group), (read, self.__dict__[group]))
-        self._loaded = frozenset(g for g in KEPT if g in self.__dict__)
+        if facts.in_use():  # else nothing is kept, and a later review with a store keeps them then
+            read = text_ids(self.ollama.read)
+            for group in KEPT:
+                if group in self.__dict__ and group not in self._loaded:
+                    facts.put(INVENTORY, self._key(group), (read, self.__dict__[group]))
+            self._loaded = frozenset(g for g in KEPT if g in self.__dict__)
         for name in _PROGRAM:
             self.__dict__.pop(name, None)
 
