@@ -185,7 +185,9 @@ def build_upstream(path: Path, commits_between: int = 250) -> RepoBuilder:
 
 
 def _patch(old: str, new: str, path: str, subject: str) -> bytes:
-    body = pygit2.Patch.create_from(old.encode(), new.encode(), path, path, context_lines=3).data
+    # Both buffers must stay referenced while the patch's text is read: libgit2 points into them.
+    before, after = old.encode(), new.encode()
+    body = pygit2.Patch.create_from(before, after, path, path, context_lines=3).data
     return (
         (
             f"From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"

@@ -19,7 +19,9 @@ def make_patch(old: str | bytes, new: str | bytes, path: str, context: int = 3) 
     def b(x):
         return x.encode() if isinstance(x, str) else x
 
-    return pygit2.Patch.create_from(b(old), b(new), path, path, context_lines=context).data
+    # Both buffers must stay referenced while the patch's text is read: libgit2 points into them.
+    before, after = b(old), b(new)
+    return pygit2.Patch.create_from(before, after, path, path, context_lines=context).data
 
 
 def upstream_pair(tmp: Path, old_files: dict, new_files: dict, name: str = "up.git") -> RepoBuilder:
