@@ -63,9 +63,11 @@ def _loose_key(line: bytes) -> bytes:
 def edits(base: list[bytes], other: list[bytes], loose: bool = False) -> list[Edit]:
     """git's line diff from base to other (ignoring whitespace when `loose`), as edits in base order."""
     key = _loose_key if loose else _exact_key
+    # Both buffers stay referenced while the patch is read: libgit2 points into them.
+    before, after = b"".join(map(key, base)), b"".join(map(key, other))
     patch = pygit2.Patch.create_from(
-        b"".join(map(key, base)),
-        b"".join(map(key, other)),
+        before,
+        after,
         flag=pygit2.enums.DiffOption.FORCE_TEXT,
         context_lines=0,
     )
