@@ -352,3 +352,66 @@ def test_check_explains_the_consumer_model_and_still_checks(tmp_path):
     assert "  cpu: always built\n" in explained.stderr
     assert "llama-server flags Ollama passes: --ctx-size, --flash-attn, --n-gpu-layers\n" in explained.stderr
     assert "  GGML_CUDA=OFF (llama/server/CMakeLists.txt:2)\n" in explained.stderr
+
+
+def test_the_model_is_kept_and_read_again_only_where_a_text_it_read_changed(tmp_path, monkeypatch):
+    """A re-check reads Ollama's files again but builds the model from them only when one it was built from
+    reads otherwise, a path appears or goes, or a carried patch changes."""
+    from bot.cache import facts
+    from bot.review import consumers
+
+    def trees(**ollama_edits: str) -> tuple[Tree, Tree]:
+        ollama = Tree({**_files(DATA / "ollama"), **ollama_edits})
+        upstream = Tree(_files(DATA / "upstream"), (DATA / "upstream" / "paths.txt").read_text().split())
+        return ollama, upstream
+
+    def remembered(ollama: Tree, upstream: Tree) -> consumers.Consumers:
+        return consumers.remembered_model(ollama, upstream, _patches(ollama))
+
+    store = facts.FactStore(tmp_path / "facts")
+    with facts.using(store):
+        first = remembered(*trees())
+        assert first == consumer_model(*trees(), _patches(trees()[0]))
+        build = consumers.consumer_model
+        monkeypatch.setattr(consumers, "consumer_model", lambda *a: pytest.fail("built again"))
+        ollama, upstream = trees()
+        assert remembered(ollama, upstream) == first
+        assert "CMakePresets.json" in ollama.read  # read again, to compare
+        unread = [p for p in ollama.paths if p not in ollama.read]
+        assert unread  # files the model does not read ...
+        assert remembered(*trees(**{unread[0]: "changed\n"})) == first  # ... change nothing
+        monkeypatch.setattr(consumers, "consumer_model", build)
+        presets = ollama.texts["CMakePresets.json"].replace(
+            '"CMAKE_BUILD_TYPE": "Release"', '"CMAKE_BUILD_TYPE": "Debug"'
+        )
+        edited = trees(**{"CMakePresets.json": presets})
+        assert remembered(*edited) == consumer_model(*edited, _patches(edited[0]))
+        assert remembered(*edited).options["CMAKE_BUILD_TYPE"][0].value == "Debug"
+        added = trees(**{"llama/compat/extra.cpp": "int ggml_extra_use() { return ggml_nbytes(0); }\n"})
+        assert remembered(*added).names.keys() - first.names.keys() == {"ggml_nbytes"} - first.names.keys()
+        assert "llama/compat/extra.cpp" in {
+            r.path for refs in remembered(*added).names.values() for r in refs
+        }
+
+
+def test_the_models_fingerprint_covers_every_module_its_readers_import():
+    """A change to any module the model's code runs makes the kept models miss."""
+    import ast
+
+    from bot.cache.facts import ROOT
+    from bot.review.consumers import MODEL
+
+    seen, pending = set(), ["bot.review.consumers"]
+    while pending:
+        module = pending.pop()
+        relative = module.removeprefix("bot.").replace(".", "/")
+        path = next((p for p in (f"{relative}.py", f"{relative}/__init__.py") if (ROOT / p).is_file()), None)
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        for node in ast.walk(ast.parse((ROOT / path).read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("bot."):
+                pending += [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                pending += [a.name for a in node.names if a.name.startswith("bot.")]
+    assert len(seen) > 10 and seen <= set(MODEL.sources), sorted(seen - set(MODEL.sources))

@@ -6,35 +6,32 @@ The top layer: imports any package, the engine and the service only in the subco
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
 from bot.child.sandbox import ChildFailed
-from bot.cli.bump import cmd_bump
-from bot.cli.check import cmd_check
 from bot.cli.console import UsageError
-from bot.cli.contracts import cmd_contracts
 from bot.cli.parser import build_parser
-from bot.cli.regenerate import cmd_regenerate
-from bot.cli.service import cmd_jobs, cmd_serve
-from bot.cli.verify import cmd_verify_source
 from bot.model import AnalysisError
 
+# subcommand -> (module, function): a command imports what it runs, and nothing another command needs
 COMMANDS = {
-    "check": cmd_check,
-    "regenerate": cmd_regenerate,
-    "serve": cmd_serve,
-    "jobs": cmd_jobs,
-    "verify-source": cmd_verify_source,
-    "contracts": cmd_contracts,
-    "bump": cmd_bump,
+    "check": ("bot.cli.check", "cmd_check"),
+    "regenerate": ("bot.cli.regenerate", "cmd_regenerate"),
+    "serve": ("bot.cli.service", "cmd_serve"),
+    "jobs": ("bot.cli.service", "cmd_jobs"),
+    "verify-source": ("bot.cli.verify", "cmd_verify_source"),
+    "contracts": ("bot.cli.contracts", "cmd_contracts"),
+    "bump": ("bot.cli.bump", "cmd_bump"),
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    module, function = COMMANDS[args.command]
     try:
-        return COMMANDS[args.command](args)
+        return getattr(importlib.import_module(module), function)(args)
     except (AnalysisError, UsageError) as exc:
         print(f"llama-bot: {exc}", file=sys.stderr)
         return 2

@@ -27,10 +27,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _rendered(output_format: str, report: Report, changed: set[str], change: Change) -> str:
     """The report as `--format` asks: JSON, or the checklist the pull request gets."""
-    from bot.render.checklist import render_markdown
-
     if output_format == "json":
         return json.dumps(report.to_json(), indent=2)
+    from bot.render.checklist import render_markdown
+
     return render_markdown(
         report,
         changed,

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from bot.cache import facts
 from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.source import LineIndex, globs, split_args, string_value
@@ -78,7 +79,11 @@ def _tail(code: str, at: int) -> str:
     return code[at : at + 600].split(";", 1)[0]
 
 
+TABLE = facts.Extractor("flag-table", 1, ("review/flags.py", "review/source.py", "model.py"))
+
+
 @lru_cache(maxsize=4)
+@facts.by_content(TABLE)
 def flag_table(code: str) -> dict[str, Flag]:
     """Every flag of arg.cpp's `common_arg(...)` entries (comment-free code), by spelling (read once per text:
     the flag, value and default checks all ask)."""

@@ -154,13 +154,17 @@ def _some_name_lost(run: Run, tables: Callable[[], _Tables]) -> bool:
     """Whether the handler of a flag Ollama's Go code spells knew a value by name at the old ref that it no
     longer names: the inventory, which says what values Ollama passes, is read only then."""
     old_code, new_code = run.code_at_both(ARG_TABLE)
-    read = (
-        text_id(old_code or ""),
-        text_id(new_code or ""),
-        *(k for c in _built(run) for k in c.fact_key("-+")),
-    )
+    read = text_id(
+        "\n".join(
+            (
+                text_id(old_code or ""),
+                text_id(new_code or ""),
+                *(k for c in _built(run) for k in c.fact_key("-+")),
+            )
+        )
+    )  # one id for what every answer depends on: the key of each is short
     return any(
-        facts.remembered(NAME_LOST, (*read, name), partial(_name_lost, tables, name))
+        facts.remembered(NAME_LOST, (read, name), partial(_name_lost, tables, name))
         for name in run.consumers.flags
     )
 

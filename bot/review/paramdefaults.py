@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from bot.cache import facts
 from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.cppreach import Member, defines, member_paths, resolved, structs
@@ -102,8 +103,19 @@ def _number(text: str) -> float | None:
         return None
 
 
+DEFAULTS_CHANGED = facts.Extractor(
+    "defaults-changed", 1, ("review/paramdefaults.py", "review/cppreach.py", "review/source.py", "model.py")
+)
+
+
 def _header_changes(header: str, old_code: str, new_code: str) -> list[Changed]:
-    """The members of one header whose default differs between the refs (no paths yet)."""
+    """The members of one header whose default differs between the refs (no paths yet), kept by the two
+    texts."""
+    key = (header, facts.text_id(old_code), facts.text_id(new_code))
+    return facts.remembered(DEFAULTS_CHANGED, key, lambda: _read_header_changes(header, old_code, new_code))
+
+
+def _read_header_changes(header: str, old_code: str, new_code: str) -> list[Changed]:
     old_structs, new_structs = structs(old_code), structs(new_code)
     old_macros, new_macros = defines(old_code), defines(new_code)
     found = []

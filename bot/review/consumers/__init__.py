@@ -13,17 +13,25 @@ everything its code relies on of upstream (`python -m bot contracts` prints it).
 
 from __future__ import annotations
 
+import pickle
 import posixpath
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from bot.cache import facts
 from bot.model import LocalRef
 from bot.repos.snapshot import MissingBlob, Snapshot
 from bot.review.consumers.compat_sources import compat_source_texts, compat_uses, included_headers
 from bot.review.consumers.server import go_flags, server_interface
 from bot.review.consumers.settings import ollama_options
-from bot.review.consumers.shared import BACKEND_ROOT, SETTABLE, OptionSetting, truth_of
+from bot.review.consumers.shared import (
+    BACKEND_ROOT,
+    SETTABLE,
+    OptionSetting,
+    remembered_readings,
+    truth_of,
+)
 from bot.review.consumers.upstream_build import shared_backend_dirs, upstream_build
 from bot.review.source import code_text
 
@@ -106,6 +114,51 @@ class Consumers:
         if home is not None and self.off_dir(posixpath.dirname(home)) is not None:
             return False
         return option not in self.dead_options
+
+
+# Every module the model's readers import (tests/test_consumers_store.py holds the list to the imports).
+MODEL_SOURCES = (
+    "cache/__init__.py",
+    "cache/facts.py",
+    "lang/__init__.py",
+    "lang/cmakelang.py",
+    "lang/syntax.py",
+    "model.py",
+    "patches/patchfile.py",
+    "patches/patchheaders.py",
+    "repos/snapshot.py",
+    "review/changes.py",
+    "review/consumers/__init__.py",
+    "review/consumers/compat_sources.py",
+    "review/consumers/conditions.py",
+    "review/consumers/server.py",
+    "review/consumers/settings.py",
+    "review/consumers/shared.py",
+    "review/consumers/upstream_build.py",
+    "review/flags.py",
+    "review/source.py",
+)
+MODEL = facts.Extractor(
+    "consumer-model",
+    1,
+    MODEL_SOURCES,
+    ("tree-sitter", "tree-sitter-cmake", "tree-sitter-cpp", "tree-sitter-go"),
+)
+
+
+def remembered_model(
+    ollama: Mapping[str, str], upstream: Mapping[str, str], patches: Iterable[tuple[str, object]] = ()
+) -> Consumers:
+    """The consumer model, from the facts store when both trees list the same files, the carried patches
+    are the same, and every text the model was read from reads the same in its tree now (Ollama's files are
+    read again, not parsed again); else read, and kept."""
+    patch_list = list(patches)
+    key = (
+        facts.text_id("\n".join(ollama)),
+        facts.text_id("\n".join(upstream)),
+        facts.bytes_id(pickle.dumps(patch_list, protocol=5)),
+    )
+    return remembered_readings(MODEL, key, (ollama, upstream), lambda o, u: consumer_model(o, u, patch_list))
 
 
 def consumer_model(

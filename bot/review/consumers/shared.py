@@ -173,12 +173,32 @@ def remembered_reading(
 ) -> T:
     """What `compute` makes of `texts`, from the facts store when each text it read there reads the same in
     `texts` (a path that was not there still is not); else computed, and kept with the ids of what it read."""
+    return remembered_readings(extractor, key, (texts,), compute)
+
+
+def remembered_readings(
+    extractor: facts.Extractor,
+    key: tuple[str, ...],
+    trees: tuple[Mapping[str, str], ...],
+    compute: Callable[..., T],
+) -> T:
+    """What `compute` makes of the trees (given one argument per tree), from the facts store when each text
+    it read there reads the same in its tree now; else computed, and kept with the ids of what it read of
+    each. The key names what else the answer depends on (the trees' listings, say)."""
     found, kept = facts.get(extractor, key)
-    if found and all(text_id_in(texts, path) == read for path, read in kept[0].items()):
+    if (
+        found
+        and len(kept[0]) == len(trees)
+        and all(
+            text_id_in(texts, path) == read
+            for texts, reads in zip(trees, kept[0])
+            for path, read in reads.items()
+        )
+    ):
         return kept[1]
-    recorded = TextsRead(texts)
-    value = compute(recorded)
-    facts.put(extractor, key, (text_ids(recorded.read), value))
+    recorded = tuple(TextsRead(texts) for texts in trees)
+    value = compute(*recorded)
+    facts.put(extractor, key, (tuple(text_ids(r.read) for r in recorded), value))
     return value
 
 
