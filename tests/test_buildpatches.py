@@ -233,3 +233,28 @@ def test_a_version_file_that_pinned_another_repository_is_not_compared_with_it(t
         "https://github.com/ml-explore/mlx-c.git, not from https://github.com/ml-explore/mlx: set "
         "this pin's `upstream` in .github/llama-bot.toml"
     )
+
+
+def test_a_reading_is_kept_with_the_answers_it_was_read_from(tmp_path, monkeypatch):
+    """Another snapshot that answers the same (a pull request's base and head, a re-check) is not interpreted
+    again; one whose CMake file, listed directory or version file's presence differs is."""
+    from bot.cache import facts
+    from bot.repos import buildpatches
+
+    base = {**TODAY, "MLX_C_VERSION": b"c" * 40 + b"\n"}  # what the bump changes: a file the build reads
+    store = facts.FactStore(tmp_path / "facts")
+    with facts.using(store):
+        found = {
+            name: build_patches(MemorySnapshot(files)) for name, files in (("head", TODAY), ("base", base))
+        }
+        interpret = buildpatches._Interpreter
+        monkeypatch.setattr(buildpatches, "_Interpreter", lambda _: pytest.fail("interpreted again"))
+        assert build_patches(MemorySnapshot(TODAY)) == found["head"]
+        assert build_patches(MemorySnapshot(base)) == found["base"]
+        monkeypatch.setattr(buildpatches, "_Interpreter", interpret)
+        moved = {**TODAY, "cmake/local.cmake": LOCAL_CMAKE.replace(b"0001-x", b"0003-y")}
+        assert build_patches(MemorySnapshot(moved))[0].patches == ("mlx/compat/0003-y.patch",)
+        gone = {k: v for k, v in TODAY.items() if k != "MLX_C_VERSION"}
+        gone["MLX_C_VERSION.txt"] = b"same listing size\n"
+        assert build_patches(MemorySnapshot(gone)) == []  # the version file the GIT_TAG is read from is gone
+    assert store.hits == 2

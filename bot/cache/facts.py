@@ -101,8 +101,11 @@ class FactStore:
     misses: int = 0
     _written: int = field(default=0, repr=False)
 
-    def get(self, extractor: Extractor, key: tuple[str, ...]) -> tuple[bool, Any]:
-        """(True, the fact) when the store holds it whole, else (False, None)."""
+    def get(
+        self, extractor: Extractor, key: tuple[str, ...], pick: Callable[[Any], Any] | None = None
+    ) -> tuple[bool, Any]:
+        """(True, the fact) when the store holds it whole, else (False, None). `pick` makes the fact of what
+        is held (a reading among those kept, say): None from it is a miss too."""
         path, label = self._where(extractor, key)
         try:
             data = path.read_bytes()
@@ -114,6 +117,9 @@ class FactStore:
             self.misses += 1
             with contextlib.suppress(OSError):
                 path.unlink()
+            return False, None
+        if pick is not None and (value := pick(value)) is None:
+            self.misses += 1
             return False, None
         self.hits += 1
         with contextlib.suppress(OSError):
@@ -255,9 +261,12 @@ def count_looked_up(hits: int, misses: int) -> None:
         _active.misses += misses
 
 
-def get(extractor: Extractor, key: tuple[str, ...]) -> tuple[bool, Any]:
-    """(True, the fact) from the store in use; (False, None) when it lacks it or none is in use."""
-    return _active.get(extractor, key) if _active is not None else (False, None)
+def get(
+    extractor: Extractor, key: tuple[str, ...], pick: Callable[[Any], Any] | None = None
+) -> tuple[bool, Any]:
+    """(True, the fact) from the store in use; (False, None) when it lacks it, `pick` finds nothing in what
+    it holds, or none is in use."""
+    return _active.get(extractor, key, pick) if _active is not None else (False, None)
 
 
 def put(extractor: Extractor, key: tuple[str, ...], value: Any) -> None:

@@ -19,9 +19,10 @@ from fnmatch import fnmatchcase
 
 from tree_sitter import Node
 
+from bot.cache import facts
 from bot.lang import cmakelang
 from bot.model import LocalRef
-from bot.repos.snapshot import Snapshot
+from bot.repos.snapshot import NotedSnapshot, Snapshot, gives
 
 _VERSION = "\x00version:"  # the value of a variable read from a version file: the marker, then the file
 _ROOT = "/"  # CMAKE_SOURCE_DIR of the repository's top-level project; paths below it are repository paths
@@ -165,18 +166,58 @@ def fetch_sources(snapshot: Snapshot, version_file: str) -> list[FetchSource]:
     return [s for s in _interpreted(snapshot).sources if s.version_file == version_file]
 
 
-def _interpreted(snapshot: Snapshot) -> _Interpreter:
+@dataclass(frozen=True)
+class BuildReading:
+    """What the interpretation of a repository's CMake files found."""
+
+    found: list[BuildPatches]
+    sources: list[FetchSource]
+    overlong: list[LocalRef]
+
+
+# The reading depends on the snapshot's answers alone (its listing, the files read): kept with them, a
+# re-check reads the CMake files again but interprets none. A pull request's base and head often differ only
+# in a file the build reads (a version file), so a few readings are kept per listing.
+READING = facts.Extractor(
+    "build-patches",
+    1,
+    ("repos/buildpatches.py", "repos/snapshot.py", "lang/cmakelang.py", "lang/syntax.py", "model.py"),
+    ("tree-sitter", "tree-sitter-cmake"),
+)
+KEPT_READINGS = 4
+
+
+def _interpreted(snapshot: Snapshot) -> BuildReading:
     try:
         return _CACHE[snapshot]
     except (KeyError, TypeError):
         pass
-    interpreter = _Interpreter(snapshot)
-    interpreter.run()
+    reading = _remembered(snapshot)
     try:
-        _CACHE[snapshot] = interpreter
+        _CACHE[snapshot] = reading
     except TypeError:
         pass
-    return interpreter
+    return reading
+
+
+def _remembered(snapshot: Snapshot) -> BuildReading:
+    """The reading of a snapshot that answers as one read before, from the facts store; else read now."""
+    key = (facts.text_id("\n".join(snapshot.files())),)
+    kept: list[tuple[dict, BuildReading]] = []
+
+    def pick(readings: list[tuple[dict, BuildReading]]) -> BuildReading | None:
+        kept[:] = readings
+        return next((reading for answers, reading in readings if gives(snapshot, answers)), None)
+
+    found, reading = facts.get(READING, key, pick)
+    if found:
+        return reading
+    noted = NotedSnapshot(snapshot)
+    interpreter = _Interpreter(noted)
+    interpreter.run()
+    reading = BuildReading(interpreter.found, interpreter.sources, interpreter.overlong)
+    facts.put(READING, key, [(noted.answers, reading), *kept[: KEPT_READINGS - 1]])
+    return reading
 
 
 def is_cmake_file(path: str) -> bool:

@@ -23,6 +23,7 @@ from typing import Protocol
 
 import pygit2
 
+from bot.cache import facts
 from bot.model import AnalysisError
 
 
@@ -199,3 +200,37 @@ def size_text(size: int) -> str:
             value = size / (1 << shift)
             return f"{value:.0f} {unit}" if value >= 10 or value == int(value) else f"{value:.1f} {unit}"
     return f"{size} bytes"
+
+
+class NotedSnapshot:
+    """A snapshot that notes every answer it gives (a file's content address for a read): another snapshot
+    that gives the same answers to the same questions gives the same reading of it (`gives`)."""
+
+    def __init__(self, under: Snapshot):
+        self.under = under
+        self.answers: dict[tuple[str, str], str | int | None] = {}
+
+    def read(self, path: str) -> bytes | None:
+        data = self.under.read(path)
+        self.answers["read", path] = None if data is None else facts.bytes_id(data)
+        return data
+
+    def size(self, path: str) -> int | None:
+        size = self.under.size(path)
+        self.answers["size", path] = size
+        return size
+
+    def files(self, prefix: str = "") -> list[str]:
+        listed = self.under.files(prefix)
+        self.answers["files", prefix] = facts.text_id("\n".join(listed))
+        return listed
+
+
+def gives(snapshot: Snapshot, answers: dict[tuple[str, str], str | int | None]) -> bool:
+    """Whether `snapshot` answers each noted question as noted."""
+    noted = NotedSnapshot(snapshot)
+    for (question, path), answer in answers.items():
+        getattr(noted, question)(path)
+        if noted.answers[question, path] != answer:
+            return False
+    return True

@@ -185,16 +185,18 @@ def remembered_readings(
     """What `compute` makes of the trees (given one argument per tree), from the facts store when each text
     it read there reads the same in its tree now; else computed, and kept with the ids of what it read of
     each. The key names what else the answer depends on (the trees' listings, say)."""
-    found, kept = facts.get(extractor, key)
-    if (
-        found
-        and len(kept[0]) == len(trees)
-        and all(
+
+    def pick(kept: tuple[tuple[dict[str, str | None], ...], T]) -> tuple[tuple, T] | None:
+        reads = kept[0]
+        same = len(reads) == len(trees) and all(
             text_id_in(texts, path) == read
-            for texts, reads in zip(trees, kept[0])
-            for path, read in reads.items()
+            for texts, read_of in zip(trees, reads)
+            for path, read in read_of.items()
         )
-    ):
+        return kept if same else None  # the entry, not its value: a value may be None
+
+    found, kept = facts.get(extractor, key, pick)
+    if found:
         return kept[1]
     recorded = tuple(TextsRead(texts) for texts in trees)
     value = compute(*recorded)
