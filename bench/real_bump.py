@@ -237,9 +237,8 @@ async def _service_cold(ollama: Path, llama: Path, resolver, commit: str, old: s
     import aiohttp
 
     from bench.service import free_port
-    from bot.render.env import RUNNING
     from tests.conftest import SECRET, Scenario
-    from tests.fakegithub import FakeGitHub, sign
+    from tests.fakegithub import FakeGitHub
 
     with tempfile.TemporaryDirectory(prefix="bench-real-service-") as tmp:
         root = Path(tmp)
@@ -276,25 +275,10 @@ async def _service_cold(ollama: Path, llama: Path, resolver, commit: str, old: s
                                 break
                     except aiohttp.ClientError:
                         await asyncio.sleep(0.05)
-                body = json.dumps(scenario.pull_event("opened")).encode()
-                headers = {
-                    "X-GitHub-Event": "pull_request",
-                    "X-GitHub-Delivery": str(uuid.uuid4()),
-                    "X-Hub-Signature-256": sign(body, SECRET),
-                    "Content-Type": "application/json",
-                }
-                started = time.perf_counter()
-                async with session.post(url + "webhook", data=body, headers=headers) as resp:
-                    if resp.status != 202:
-                        raise SystemExit(f"bench-real: the service answered the delivery with {resp.status}")
-                finished = f"Describes commit `{head[:12]}`"
-                while not any(
-                    finished in c["body"] and RUNNING not in c["body"] for c in scenario.bot_comments()
-                ):
-                    if time.perf_counter() - started > SERVICE_DEADLINE:
-                        raise SystemExit(f"bench-real: no finished checklist within {SERVICE_DEADLINE:.0f} s")
-                    await asyncio.sleep(0.02)
-                seconds = time.perf_counter() - started
+                seconds = await _checklist_seconds(session, url, scenario, 7, head)
+                again = _pull_again(git, head)
+                fake.add_pull("ollama", "ollama", 8, again, "bump-again", base_sha=base)
+                recheck = await _checklist_seconds(session, url, scenario, 8, again)
                 peak = _peak_rss_mb(server.pid)
         finally:
             server.terminate()
@@ -304,6 +288,51 @@ async def _service_cold(ollama: Path, llama: Path, resolver, commit: str, old: s
     print(
         f"  PR delivery to finished checklist, cold data dir: {seconds:.1f} s, the service's peak RSS "
         f"{peak:.0f} MB  (aim < 20 s)"
+    )
+    print(
+        f"  a second PR making the same change: {recheck:.2f} s from delivery to finished checklist (the "
+        "service's re-check)"
+    )
+
+
+async def _checklist_seconds(session, url: str, scenario, number: int, head: str) -> float:
+    """Seconds from the delivery of pull request `number`'s opening to its finished checklist."""
+    from bot.render.env import RUNNING
+    from tests.conftest import SECRET
+    from tests.fakegithub import sign
+
+    body = json.dumps(scenario.pull_event("opened", number=number)).encode()
+    headers = {
+        "X-GitHub-Event": "pull_request",
+        "X-GitHub-Delivery": str(uuid.uuid4()),
+        "X-Hub-Signature-256": sign(body, SECRET),
+        "Content-Type": "application/json",
+    }
+    started = time.perf_counter()
+    async with session.post(url + "webhook", data=body, headers=headers) as resp:
+        if resp.status != 202:
+            raise SystemExit(f"bench-real: the service answered the delivery with {resp.status}")
+    finished = f"Describes commit `{head[:12]}`"
+    while not any(finished in c["body"] and RUNNING not in c["body"] for c in scenario.bot_comments(number)):
+        if time.perf_counter() - started > SERVICE_DEADLINE:
+            raise SystemExit(f"bench-real: no finished checklist within {SERVICE_DEADLINE:.0f} s")
+        await asyncio.sleep(0.02)
+    return time.perf_counter() - started
+
+
+def _pull_again(repo: pygit2.Repository, head: str) -> str:
+    """A commit with `head`'s tree on its parent, on branch `bump-again`: a second pull request making the
+    same change (the service reviews it as it would `/llama recheck` the first)."""
+    commit = repo[head].peel(pygit2.Commit)
+    return str(
+        repo.create_commit(
+            "refs/heads/bump-again",
+            commit.author,
+            commit.committer,
+            "again",
+            commit.tree_id,
+            commit.parent_ids,
+        )
     )
 
 

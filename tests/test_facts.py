@@ -183,6 +183,48 @@ def test_every_extractor_names_source_files_that_exist():
         assert extractor.fingerprint
 
 
+def _imported_sources(module: str) -> set[str]:
+    """The source files (named from bot/) a module imports, transitively: `from bot.x import y` reads y's
+    file when y is a module, else x's."""
+    import ast
+
+    def file_of(name: str) -> str | None:
+        relative = name.removeprefix("bot.").replace(".", "/")
+        return next(
+            (p for p in (f"{relative}.py", f"{relative}/__init__.py") if (facts.ROOT / p).is_file()), None
+        )
+
+    seen: set[str] = set()
+    pending = [module]
+    while pending:
+        path = file_of(pending.pop())
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        for node in ast.walk(ast.parse((facts.ROOT / path).read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("bot."):
+                modules = [
+                    f"{node.module}.{a.name}" for a in node.names if file_of(f"{node.module}.{a.name}")
+                ]
+                pending += modules if len(modules) == len(node.names) else [node.module, *modules]
+            elif isinstance(node, ast.Import):
+                pending += [a.name for a in node.names if a.name.startswith("bot.")]
+    return seen
+
+
+def test_the_fingerprint_of_a_reading_of_whole_trees_covers_every_module_its_code_imports():
+    """A change to any module the consumer model's or the wire check's code runs makes their kept readings
+    miss."""
+    from bot.review import wire
+    from bot.review.consumers import MODEL
+
+    for extractor, module in ((MODEL, "bot.review.consumers"), (wire.WIRE, "bot.review.wire")):
+        imported = _imported_sources(module)
+        assert len(imported) > 10 and imported <= set(extractor.sources), sorted(
+            imported - set(extractor.sources)
+        )
+
+
 def test_an_entry_naming_one_of_the_bots_classes_that_is_not_plain_data_is_a_miss(tmp_path):
     """Only data classes and named tuples are loaded: another class's constructor (here the server-code
     reader's, which parses what it is given) is never called from an entry."""

@@ -152,7 +152,11 @@ class AskedOnlyHere(MemorySnapshot):
 
 
 def _wire_review(tmp_path, old: str, new: str):
+    """The review in a process of its own, as the service's analysis child: no inventory of an earlier one."""
+    from bot.review.consumers import contracts
     from tests.test_review_wire import OLLAMA, UPSTREAM
+
+    contracts._LAST.clear()
 
     path = "tools/server/server-schema.cpp"
     assert UPSTREAM[path].count(old) == 1
@@ -256,4 +260,22 @@ def test_what_the_copy_read_of_the_inventory_serves_the_next_review(tmp_path, mo
         monkeypatch.setattr(inventory, "GoProgram", lambda *a: pytest.fail("the Go program read again"))
         again = _wire_review(tmp_path / "again", *rename)
     assert again == first
+    assert any("`n_predict` of POST /completion" in f.title for f in first if f.severity == "high")
+
+
+def test_a_re_check_whose_wire_items_were_kept_forks_nothing(tmp_path, monkeypatch):
+    """What is left beside the others once the wire check's items are found kept (the build check) would not
+    pay for a process: a re-check runs it in the review's, and finds the same."""
+    from bot.cache import facts
+
+    rename = ('field_num("n_predict", params.n_predict))', 'field_num("max_tokens", params.n_predict))')
+    monkeypatch.setattr(beside, "_may_fork", lambda: True)
+    forks = []
+    fork = os.fork
+    monkeypatch.setattr(beside.os, "fork", lambda: forks.append(1) or fork())
+    with facts.using(facts.FactStore(tmp_path / "facts")):
+        first = _wire_review(tmp_path / "first", *rename)
+        assert len(forks) == 1
+        again = _wire_review(tmp_path / "again", *rename)
+    assert len(forks) == 1 and again == first
     assert any("`n_predict` of POST /completion" in f.title for f in first if f.severity == "high")

@@ -693,8 +693,8 @@ def test_a_second_review_of_the_same_go_code_reads_the_inventory_kept_by_the_fir
 
 
 def test_a_re_check_reads_llama_servers_code_from_the_facts_store(tmp_path, contracts, monkeypatch):
-    """What the wire check reads of the server sources is kept by their texts: a second review of the same
-    refs finds it without parsing, and says the same."""
+    """What the wire check reads of the server sources is kept by their texts: a review of the same refs
+    whose Ollama side reads otherwise (here its documentation) finds it without parsing."""
     from bot.cache import facts
     from bot.review import servercode, wire
 
@@ -707,4 +707,30 @@ def test_a_re_check_reads_llama_servers_code_from_the_facts_store(tmp_path, cont
         assert wire_drafts(_texts(UPSTREAM), _texts(changed), contracts) == uncached
         wire._RECENT.clear()
         monkeypatch.setattr(servercode, "ServerReading", lambda *a: pytest.fail("parsed again"))
-        assert wire_drafts(_texts(UPSTREAM), _texts(changed), contracts) == uncached
+        documented = Contracts(_texts({**OLLAMA, "docs/modelfile.md": DOCS + "| seed | random |\n"}))
+        assert wire_drafts(_texts(UPSTREAM), _texts(changed), documented) == uncached
+
+
+def test_a_re_check_of_the_same_server_and_ollama_texts_compares_nothing_again(tmp_path, monkeypatch):
+    """The wire items depend on the server sources, the inventory's wire groups and the texts of Ollama's
+    tree the check reads: the same again is found kept; a documentation text that reads otherwise is
+    compared again, and the item says what it says now."""
+    from bot.cache import facts
+    from bot.review import wire
+
+    path = "tools/server/server-schema.cpp"
+    bound = "params.penalty_last_n))\n        ->set_hard_limits({}, INT32_MAX)"
+    limited = {**UPSTREAM, path: UPSTREAM[path].replace(bound.format(-1), bound.format(0))}
+
+    def raising(ollama: dict[str, str]):
+        return _raising(wire_drafts(_texts(UPSTREAM), _texts(limited), Contracts(_texts(ollama))))
+
+    uncached = raising(OLLAMA)
+    with facts.using(facts.FactStore(tmp_path / "facts")):
+        assert raising(OLLAMA) == uncached
+        compare = wire._drafts
+        monkeypatch.setattr(wire, "_drafts", lambda *a: pytest.fail("compared again"))
+        assert raising(OLLAMA) == uncached
+        monkeypatch.setattr(wire, "_drafts", compare)
+        (draft,) = raising({**OLLAMA, "docs/modelfile.md": DOCS.replace("-1 = num_ctx", "-1 = the context")})
+    assert "-1 = num_ctx" in uncached[0].detail and "-1 = the context" in draft.detail

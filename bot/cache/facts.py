@@ -25,7 +25,6 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -74,10 +73,24 @@ class Extractor:
 def _fingerprint(sources: tuple[str, ...], packages: tuple[str, ...]) -> str:
     digest = hashlib.sha256()
     for source in sources:
-        digest.update(source.encode() + b"\0" + (ROOT / source).read_bytes() + b"\0")
+        digest.update(source.encode() + b"\0" + _source_digest(source) + b"\0")
     for package in packages:
-        digest.update(f"{package}=={metadata.version(package)}\0".encode())
+        digest.update(f"{package}=={_version(package)}\0".encode())
     return digest.hexdigest()[:16]
+
+
+@cache
+def _source_digest(source: str) -> bytes:
+    """A source file's digest, read once however many extractors name it."""
+    return hashlib.sha256((ROOT / source).read_bytes()).digest()
+
+
+@cache
+def _version(package: str) -> str:
+    """An installed package's version, looked up once (each look-up reads the installed packages' metadata)."""
+    from importlib import metadata
+
+    return metadata.version(package)
 
 
 def text_id(text: str) -> str:

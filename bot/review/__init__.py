@@ -114,9 +114,13 @@ def _build_changes(history: History, paths: list[str]) -> list[BuildChange]:
 def _llama_cpp_drafts(ctx: ReviewContext, run: Run, rules, changes: list[FileChange]) -> list[Draft]:
     """Every shipped and repository rule and every detector of llama.cpp's profile. When a second CPU is
     free, the build and wire checks run in a forked copy beside the others, once what they read of Ollama's
-    tree is read here (the copy may not ask the service for a file)."""
-    run.read_before_fork()
-    with forked(_beside_drafts(run), ctx.history.upstream.unreadable) as beside:
+    tree is read here (the copy may not ask the service for a file); not when the wire check's items were
+    kept (a re-check): what is left, the build check, would not pay for the copy."""
+    kept_wire = run.kept_wire()
+    if kept_wire is None:
+        run.read_before_fork()
+    beside_drafts = _beside_drafts(run, kept_wire)
+    with forked(beside_drafts, ctx.history.upstream.unreadable, worth=kept_wire is None) as beside:
         rule_found = rule_drafts(rules, changes, run.local, run.consumers.builds)
         drafts = [
             *run.ggml_api(),
@@ -137,12 +141,12 @@ def _llama_cpp_drafts(ctx: ReviewContext, run: Run, rules, changes: list[FileCha
     return ordered + patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained)
 
 
-def _beside_drafts(run: Run) -> Callable[[], tuple[list[Draft], list[Draft]]]:
-    """The checks that may run in a forked copy, the build's and the wire's; what the wire check read of
-    the inventory is kept for a re-check."""
+def _beside_drafts(run: Run, kept_wire: list[Draft] | None) -> Callable[[], tuple[list[Draft], list[Draft]]]:
+    """The checks that may run in a forked copy, the build's and the wire's (unless its items were kept);
+    what the wire check read of the inventory is kept for a re-check."""
 
     def drafts() -> tuple[list[Draft], list[Draft]]:
-        found = run.build(), run.wire()
+        found = run.build(), run.wire() if kept_wire is None else kept_wire
         run.settle_inventory()
         return found
 
@@ -195,7 +199,7 @@ def _unreadable(ctx: ReviewContext) -> list[Finding]:
 # A diff whose hunk lines pass this many characters (a long jump) is not stored: loaded back whole, it would
 # hold what the text budget keeps out of memory.
 STORED_DIFF_BYTES = 8 << 20
-DIFF = facts.Extractor("upstream-diff", 1, ("review/__init__.py", "review/changes.py"))
+DIFF = facts.Extractor("upstream-diff", 2, ("review/__init__.py", "review/changes.py"))
 
 
 def upstream_changes(
@@ -240,7 +244,7 @@ def _diffed(
             change, plain = found
             changes.append(change)
             if deltas is not None:
-                stored_bytes += sum(len(t) for side in plain[4:] for _, t in side)
+                stored_bytes += sum(len(text) for _, text in plain[4:])
                 if stored_bytes <= STORED_DIFF_BYTES:
                     deltas.append(plain)
                 else:
@@ -257,9 +261,8 @@ def _stored_change(repo: pygit2.Repository, budget: TextBudget, plain: tuple) ->
     old_path, new_path, spans, sides, removed, added = plain
     (_, old_id), (_, new_id) = sides
     oids = (pygit2.Oid(hex=old_id), pygit2.Oid(hex=new_id))
-    return _charged_change(
-        repo, budget, (old_path, new_path), [Span(*s) for s in spans], oids, (dict(removed), dict(added))
-    )
+    hunks = ((array("L", removed[0]), removed[1]), (array("L", added[0]), added[1]))
+    return _charged_change(repo, budget, (old_path, new_path), [Span(*s) for s in spans], oids, hunks)
 
 
 def _lacks(odb: pygit2.Odb, f: pygit2.DiffFile) -> bool:
@@ -295,7 +298,7 @@ def _file_change(
     added, deleted = delta.status == pygit2.GIT_DELTA_ADDED, delta.status == pygit2.GIT_DELTA_DELETED
     old_path = None if added else delta.old_file.path
     new_path = None if deleted else delta.new_file.path
-    lines = hunk_lines(hunks)
+    lines = _compact(hunk_lines(hunks))
     ids = (str(delta.old_file.id), str(delta.new_file.id))
     change = _charged_change(
         repo, budget, (old_path, new_path), spans, (delta.old_file.id, delta.new_file.id), lines
@@ -306,10 +309,19 @@ def _file_change(
         new_path,
         [(s.old_start, s.old_count, s.new_start, s.new_count) for s in spans],
         sides,
-        list(lines[0].items()),
-        list(lines[1].items()),
+        *((tuple(numbers), text) for numbers, text in lines),  # a few objects per file: quick to load back
     )
     return change, plain
+
+
+_Compact = tuple[tuple[array, str], tuple[array, str]]
+
+
+def _compact(lines: tuple[dict[int, str], dict[int, str]]) -> _Compact:
+    """The removed and the added lines each as their numbers and one text (a line of code in a dict costs
+    several times its size)."""
+    removed, added = ((array("L", side), "\n".join(side.values())) for side in lines)
+    return removed, added
 
 
 def _charged_change(
@@ -318,7 +330,7 @@ def _charged_change(
     paths: tuple[str | None, str | None],
     spans: list[Span],
     oids: tuple[pygit2.Oid, pygit2.Oid],
-    lines: tuple[dict[int, str], dict[int, str]],
+    lines: _Compact,
 ) -> FileChange:
     """A FileChange whose texts and hunk lines are charged to the review's text budget."""
     texts = _ChargedTexts(blob_cache(repo), budget, oids[0], oids[1], lines)
@@ -330,8 +342,8 @@ def _charged_change(
 
 class _ChargedTexts:
     """One change's two blobs, read through the repository's cache (the patch stage and the attribution
-    read some of the same), and its hunks' lines, kept as two texts (a line of code in a dict costs
-    several times its size); each load is charged to the review's text budget."""
+    read some of the same), and its hunks' lines (`_compact`); each load is charged to the review's text
+    budget."""
 
     def __init__(
         self,
@@ -339,11 +351,11 @@ class _ChargedTexts:
         budget: TextBudget,
         old: pygit2.Oid,
         new: pygit2.Oid,
-        lines: tuple[dict[int, str], dict[int, str]],
+        lines: _Compact,
     ):
         self.blobs, self.budget, self.ids = blobs, budget, (old, new)
         self.change: FileChange | None = None
-        self._hunks = tuple((array("L", side), "\n".join(side.values())) for side in lines)
+        self._hunks = lines
 
     def hunk_lines(self) -> tuple[dict[int, str], dict[int, str]]:
         """(old line -> removed text, new line -> added text), as `changes.hunk_lines` gave them."""

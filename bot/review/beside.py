@@ -45,12 +45,12 @@ class Beside(Generic[T]):
     """`compute` started in a forked child; `result()` is what it returns, with the notes it added to
     `notes` added here too, and its look-ups counted in the facts store in use here."""
 
-    def __init__(self, compute: Callable[[], T], notes: MutableMapping[str, str]):
+    def __init__(self, compute: Callable[[], T], notes: MutableMapping[str, str], worth: bool = True):
         self._compute = compute
         self._notes = notes
         self._pid = 0
         self._pipe = -1
-        if _may_fork():
+        if worth and _may_fork():
             self._start()
         self.forked = self._pid != 0  # whether `compute` runs in a child (else here, when asked)
 
@@ -125,9 +125,12 @@ def _answer(pipe: int, compute: Callable[[], T], notes: MutableMapping[str, str]
 
 
 @contextlib.contextmanager
-def forked(compute: Callable[[], T], notes: MutableMapping[str, str]) -> Iterator[Beside[T]]:
-    """`Beside(compute, notes)`, its child gone when the block is left."""
-    started = Beside(compute, notes)
+def forked(
+    compute: Callable[[], T], notes: MutableMapping[str, str], worth: bool = True
+) -> Iterator[Beside[T]]:
+    """`Beside(compute, notes)`, its child gone when the block is left; computed here when not `worth` a
+    process of its own."""
+    started = Beside(compute, notes, worth)
     try:
         yield started
     finally:

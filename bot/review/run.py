@@ -93,10 +93,18 @@ class Run:
         when the bump changes the server's code."""
         if not self._server_changes:
             return []
+        return wire.wire_drafts(*self._server_texts(), self.contracts)
+
+    def kept_wire(self) -> list[Draft] | None:
+        """The wire items of a bump that changes the server's code, as a review of the same texts kept them
+        (a re-check); None when they are to be read."""
+        if not self._server_changes:
+            return None
+        return wire.kept_drafts(*self._server_texts(), self.contracts)
+
+    def _server_texts(self) -> tuple[dict[str, str], dict[str, str]]:
         paths = [p for p in self.ctx.new.files("tools/server") if glob_match(p, wire.SERVER_SOURCES)]
-        return wire.wire_drafts(
-            *wire.server_texts(paths, self.new_code, self._server_changes), self.contracts
-        )
+        return wire.server_texts(paths, self.new_code, self._server_changes)
 
     def read_before_fork(self) -> None:
         """What the checks forked beside the others read of Ollama's tree, read in this process (the only

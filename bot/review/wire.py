@@ -9,9 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 
+from bot.cache import facts
 from bot.review import compared, frames, payloads, requests
 from bot.review.changes import Draft, FileChange
-from bot.review.consumers.contracts import Contracts
+from bot.review.consumers.contracts import WIRE_GROUPS, Contracts
+from bot.review.consumers.contracts.model import OutputPattern, WireField
+from bot.review.consumers.shared import kept_reading, remembered_readings
 from bot.review.servercode import ServerCode, read_server
 
 SERVER_SOURCES = ("tools/server/**/*.{cpp,h,hpp}",)
@@ -28,24 +31,95 @@ def server_texts(
     return old | {c.old_path: c.old_code for c in changed if c.old_path}, new
 
 
+# Every module the check's code imports (tests/test_facts.py holds the list to the imports).
+WIRE_SOURCES = (
+    "cache/facts.py",
+    "lang/cmakelang.py",
+    "lang/syntax.py",
+    "model.py",
+    "review/bounds.py",
+    "review/changes.py",
+    "review/compared.py",
+    "review/consumers/contracts/__init__.py",
+    "review/consumers/contracts/arguments.py",
+    "review/consumers/contracts/behaviours.py",
+    "review/consumers/contracts/build.py",
+    "review/consumers/contracts/flow.py",
+    "review/consumers/contracts/gocode.py",
+    "review/consumers/contracts/launches.py",
+    "review/consumers/contracts/model.py",
+    "review/consumers/contracts/outputs.py",
+    "review/consumers/contracts/resolve.py",
+    "review/consumers/contracts/wire.py",
+    "review/consumers/settings.py",
+    "review/consumers/shared.py",
+    "review/frames.py",
+    "review/payloads.py",
+    "review/requests.py",
+    "review/servercode.py",
+    "review/serverjson.py",
+    "review/source.py",
+    "review/wire.py",
+)
+WIRE = facts.Extractor("wire-drafts", 1, WIRE_SOURCES, ("tree-sitter", "tree-sitter-cpp"))
+
+
 def wire_drafts(old: Mapping[str, str], new: Mapping[str, str], contracts: Contracts) -> list[Draft]:
-    """Every wire item of one bump: `old` and `new` are the server sources at each ref (path -> code)."""
+    """Every wire item of one bump: `old` and `new` are the server sources at each ref (path -> code). They
+    depend on those texts, the inventory's wire groups and the texts of Ollama's tree the check reads (its
+    documentation, its Go structs) alone: kept with all of them, a re-check reads Ollama's texts again and
+    compares nothing again."""
     if not contracts.calls_upstream:
         return []
+    groups = contracts.request_fields, contracts.response_fields, contracts.output_patterns
+    return remembered_readings(
+        WIRE, _key(old, new, contracts), (contracts.ollama,), lambda ollama: _drafts(old, new, groups, ollama)
+    )
+
+
+def kept_drafts(old: Mapping[str, str], new: Mapping[str, str], contracts: Contracts) -> list[Draft] | None:
+    """The wire items a review of the same texts kept; None when there are none to be had without reading
+    Ollama's Go program (its wire groups were not kept) or none were kept."""
+    if not contracts.holds(WIRE_GROUPS):
+        return None
+    if not contracts.calls_upstream:
+        return []
+    found, drafts = kept_reading(WIRE, _key(old, new, contracts), (contracts.ollama,))
+    return drafts if found else None
+
+
+def _key(old: Mapping[str, str], new: Mapping[str, str], contracts: Contracts) -> tuple[str, ...]:
+    groups = contracts.request_fields, contracts.response_fields, contracts.output_patterns
+    return (
+        _texts_id(old),
+        _texts_id(new),
+        facts.text_id(repr(groups)),  # plain data whose repr says all of it, in an order of its own
+        facts.text_id("\n".join(contracts.paths)),
+    )
+
+
+def _texts_id(texts: Mapping[str, str]) -> str:
+    return facts.text_id("\n".join(f"{path}\0{facts.text_id(texts[path])}" for path in sorted(texts)))
+
+
+def _drafts(
+    old: Mapping[str, str],
+    new: Mapping[str, str],
+    groups: tuple[tuple[WireField, ...], tuple[WireField, ...], tuple[OutputPattern, ...]],
+    ollama: Mapping[str, str],
+) -> list[Draft]:
+    request_fields, response_fields, patterns = groups
     old_code, new_code = _server_code(old), _server_code(new)
     drafts = requests.request_drafts(
-        old_code, new_code, contracts.request_fields, requests.Documentation(contracts.ollama).values
+        old_code, new_code, request_fields, requests.Documentation(ollama).values
     )
-    decoded = payloads.decoded_fields(contracts.response_fields)
-    patterns = contracts.output_patterns
+    decoded = payloads.decoded_fields(response_fields)
     if decoded:
-        routes = {
-            f.endpoint.split(" ", 1)[-1] for f in (*contracts.request_fields, *contracts.response_fields)
-        }
+        routes = {f.endpoint.split(" ", 1)[-1] for f in (*request_fields, *response_fields)}
         before = payloads.Writers(old_code, decoded, routes)
         after = payloads.Writers(new_code, decoded, routes)
         drafts += payloads.field_drafts(before, after, decoded)
-        drafts += compared.value_drafts(before, after, decoded, patterns, _go_name(contracts.ollama))
+        drafts += compared.value_drafts(before, after, decoded, patterns, _go_name(ollama))
     return drafts + frames.frame_drafts(old_code, new_code, patterns)
 
 

@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from tree_sitter import Node
 
@@ -185,8 +185,22 @@ def remembered_readings(
     """What `compute` makes of the trees (given one argument per tree), from the facts store when each text
     it read there reads the same in its tree now; else computed, and kept with the ids of what it read of
     each. The key names what else the answer depends on (the trees' listings, say)."""
+    found, value = kept_reading(extractor, key, trees)
+    if found:
+        return value
+    recorded = tuple(TextsRead(texts) for texts in trees)
+    value = compute(*recorded)
+    facts.put(extractor, key, (tuple(text_ids(r.read) for r in recorded), value))
+    return value
 
-    def pick(kept: tuple[tuple[dict[str, str | None], ...], T]) -> tuple[tuple, T] | None:
+
+def kept_reading(
+    extractor: facts.Extractor, key: tuple[str, ...], trees: tuple[Mapping[str, str], ...]
+) -> tuple[bool, Any]:
+    """(True, what `remembered_readings` kept under `key`) when each text it was read from reads the same in
+    its tree now; (False, None) otherwise."""
+
+    def pick(kept: tuple[tuple[dict[str, str | None], ...], Any]) -> tuple[tuple, Any] | None:
         reads = kept[0]
         same = len(reads) == len(trees) and all(
             text_id_in(texts, path) == read
@@ -196,12 +210,7 @@ def remembered_readings(
         return kept if same else None  # the entry, not its value: a value may be None
 
     found, kept = facts.get(extractor, key, pick)
-    if found:
-        return kept[1]
-    recorded = tuple(TextsRead(texts) for texts in trees)
-    value = compute(*recorded)
-    facts.put(extractor, key, (tuple(text_ids(r.read) for r in recorded), value))
-    return value
+    return (True, kept[1]) if found else (False, None)
 
 
 def text_id_in(texts: Mapping[str, str], path: str) -> str | None:

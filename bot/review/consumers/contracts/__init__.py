@@ -88,6 +88,10 @@ class Contracts:
         for name in _PROGRAM:
             self.__dict__.pop(name, None)
 
+    def holds(self, groups: tuple[str, ...]) -> bool:
+        """Whether these groups are at hand (kept, or read already): asking for them reads nothing."""
+        return all(group in self.__dict__ for group in groups)
+
     def read_wire_groups(self) -> None:
         """The groups the wire check reads, read now."""
         for name in WIRE_GROUPS:
