@@ -392,3 +392,27 @@ def test_the_model_is_kept_and_read_again_only_where_a_text_it_read_changed(tmp_
         assert "llama/compat/extra.cpp" in {
             r.path for refs in remembered(*added).names.values() for r in refs
         }
+
+
+def test_a_kept_model_is_compared_with_a_snapshots_files_by_their_bytes(tmp_path, monkeypatch):
+    """A re-check reads each file the model was read from again, and compares its bytes: no comment-free
+    text is made of a file only compared; a file whose bytes changed makes the model read again."""
+    from bot.cache import facts
+    from bot.repos.snapshot import MemorySnapshot
+    from bot.review import consumers
+
+    def snapshots(**edits: str) -> tuple[SnapshotTexts, SnapshotTexts]:
+        ollama = {p: t.encode() for p, t in {**_files(DATA / "ollama"), **edits}.items()}
+        upstream = {p: t.encode() for p, t in _files(DATA / "upstream").items()}
+        return SnapshotTexts(MemorySnapshot(ollama)), SnapshotTexts(MemorySnapshot(upstream))
+
+    patches = _patches(Tree(_files(DATA / "ollama")))
+    with facts.using(facts.FactStore(tmp_path / "facts")):
+        first = consumers.remembered_model(*snapshots(), patches)
+        made = []
+        monkeypatch.setattr(consumers, "code_text", lambda *a: made.append(a) or code_text(*a))
+        assert consumers.remembered_model(*snapshots(), patches) == first
+        assert made == []
+        presets = _files(DATA / "ollama")["CMakePresets.json"].replace('"Release"', '"Debug"', 1)
+        again = consumers.remembered_model(*snapshots(**{"CMakePresets.json": presets}), patches)
+    assert again.options["CMAKE_BUILD_TYPE"][0].value == "Debug" and made

@@ -241,6 +241,7 @@ class SnapshotTexts(Mapping[str, str]):
     def __init__(self, snapshot: Snapshot):
         self._snapshot = snapshot
         self._texts: dict[str, str] = {}
+        self._ids: dict[str, str | None] = {}
 
     @cached_property
     def _paths(self) -> list[str]:
@@ -254,14 +255,26 @@ class SnapshotTexts(Mapping[str, str]):
 
     def __getitem__(self, path: str) -> str:
         if path not in self._texts:
-            try:
-                data = self._snapshot.read(path)
-            except MissingBlob:
-                data = None
+            data = self._read(path)
             if data is None:
                 raise KeyError(path)
             self._texts[path] = code_text(data.decode("utf-8", "replace"), path)
         return self._texts[path]
+
+    def source_id(self, path: str) -> str | None:
+        """The content address of the file's bytes (None: not there), read without making its text: its
+        text is a function of them and its path."""
+        if path not in self._ids:
+            self._read(path)
+        return self._ids[path]
+
+    def _read(self, path: str) -> bytes | None:
+        try:
+            data = self._snapshot.read(path)
+        except MissingBlob:
+            data = None
+        self._ids[path] = None if data is None else facts.bytes_id(data)
+        return data
 
 
 def explain(c: Consumers) -> str:

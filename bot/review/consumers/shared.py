@@ -134,8 +134,8 @@ def frozen_refs(found: Refs) -> dict[str, tuple[LocalRef, ...]]:
 
 
 class TextsRead(Mapping[str, str]):
-    """A tree's texts, each one read kept (None for a path that is not there): another tree whose listing
-    and those texts are the same gives the same answers."""
+    """A tree's texts, the id of each one read kept (`text_id_in`; None for a path that is not there):
+    another tree whose listing and those texts are the same gives the same answers."""
 
     def __init__(self, texts: Mapping[str, str]):
         self.texts = texts
@@ -147,8 +147,13 @@ class TextsRead(Mapping[str, str]):
         except KeyError:
             self.read[path] = None
             raise
-        self.read[path] = text
+        self.read[path] = text_id_in(self.texts, path)
         return text
+
+    def source_id(self, path: str) -> str | None:
+        """The id of a path's text in the tree read (`text_id_in`), noted as read."""
+        self.read[path] = found = text_id_in(self.texts, path)
+        return found
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.texts)
@@ -158,11 +163,6 @@ class TextsRead(Mapping[str, str]):
 
 
 T = TypeVar("T")
-
-
-def text_ids(read: Mapping[str, str | None]) -> dict[str, str | None]:
-    """The ids of the texts read (None for a path that was not there)."""
-    return {path: facts.text_id(text) if text is not None else None for path, text in read.items()}
 
 
 def remembered_reading(
@@ -190,7 +190,7 @@ def remembered_readings(
         return value
     recorded = tuple(TextsRead(texts) for texts in trees)
     value = compute(*recorded)
-    facts.put(extractor, key, (tuple(text_ids(r.read) for r in recorded), value))
+    facts.put(extractor, key, (tuple(r.read for r in recorded), value))
     return value
 
 
@@ -214,7 +214,11 @@ def kept_reading(
 
 
 def text_id_in(texts: Mapping[str, str], path: str) -> str | None:
-    """The id of a path's text (None when it is not there)."""
+    """The id of a path's text (None when it is not there): of the bytes it is read from, where the tree
+    tells it (a snapshot's texts: comparing needs no comment stripping), else of the text."""
+    source_id = getattr(texts, "source_id", None)
+    if source_id is not None:
+        return source_id(path)
     try:
         return facts.text_id(texts[path])
     except KeyError:

@@ -26,7 +26,7 @@ from bot.review.consumers.contracts.model import GROUPS, Inventory, LaunchSettin
 from bot.review.consumers.contracts.outputs import output_patterns
 from bot.review.consumers.contracts.resolve import Resolver
 from bot.review.consumers.contracts.wire import request_fields, response_fields
-from bot.review.consumers.shared import TextsRead, text_id_in, text_ids
+from bot.review.consumers.shared import TextsRead, text_id_in
 
 __all__ = ["GROUPS", "Contracts", "Inventory", "contract_inventory", "contracts_of"]
 
@@ -80,7 +80,7 @@ class Contracts:
         if wire:
             self.read_wire_groups()
         if facts.in_use():  # else nothing is kept, and a later review with a store keeps them then
-            read = text_ids(self.ollama.read)
+            read = dict(self.ollama.read)
             for group in KEPT:
                 if group in self.__dict__ and group not in self._loaded:
                     facts.put(INVENTORY, self._key(group), (read, self.__dict__[group]))
@@ -99,7 +99,9 @@ class Contracts:
 
     def same_input(self, ollama: Mapping[str, str]) -> bool:
         """Whether another tree has the same files and the same text in each file read so far."""
-        return list(ollama) == self.paths and all(ollama.get(p) == t for p, t in self.ollama.read.items())
+        return list(ollama) == self.paths and all(
+            text_id_in(ollama, path) == read for path, read in self.ollama.read.items()
+        )
 
     @cached_property
     def resolver(self) -> Resolver:
