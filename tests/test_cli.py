@@ -181,3 +181,21 @@ def test_mirror_fetch_through_url_rewrite(tmp_path, scenario):
     )
     assert result.returncode == 1, result.stderr
     assert mirror_path(tmp_path / "data", "llama.cpp", f"{tmp_path}/srv/ggml-org/llama.cpp").is_dir()
+
+
+def test_a_second_check_of_the_same_commits_interprets_no_cmake_file(scenario, tmp_path, monkeypatch, capsys):
+    """Which pins a change concerns is read from the head's CMake files, as the patch stage reads where the
+    build applies patches: kept in the data dir's facts store, a second check interprets none of them."""
+    import bot.cli
+    from bot.cli import analysis
+    from bot.repos import buildpatches
+
+    monkeypatch.setenv("LLAMA_BOT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr(analysis, "run_limited", lambda target, limits: target(None))  # in this process
+    args = ["check", "--repo", str(scenario.ollama), "--upstream-dir", f"llama.cpp={scenario.upstream}"]
+    args += ["--format", "json", "--quiet"]
+    assert bot.cli.main(args) == 1
+    first = capsys.readouterr().out
+    monkeypatch.setattr(buildpatches, "_Interpreter", lambda *a: pytest.fail("interpreted again"))
+    assert bot.cli.main(args) == 1
+    assert capsys.readouterr().out == first

@@ -27,12 +27,14 @@ def analyse_change(args: argparse.Namespace, change: Change, review: bool) -> tu
     opener = upstream_opener(args.upstream_dir, change.config, args.quiet)
     # The CLI checks only the pins whose own files changed (the service also reacts to also_watch paths).
     base, head = GitSnapshot(change.repo, change.base), GitSnapshot(change.repo, change.head)
-    selected = dataclasses.replace(
-        change.config, pins=tuple(change.config.touched_pins(changed, head, False))
-    )
+    store = facts.store_in(cli_data_dir())
+    with facts.using(store):  # which pins the head's build patches is a reading of its CMake files
+        selected = dataclasses.replace(
+            change.config, pins=tuple(change.config.touched_pins(changed, head, False))
+        )
 
     def analysed(_channel) -> Report:
-        with facts.using(facts.store_in(cli_data_dir())):
+        with facts.using(store):
             return analyse(
                 change.config, base, head, opener, changed, review=review, errors={}, also_watch=False
             )
