@@ -73,6 +73,26 @@ async def test_blob_cache_is_shared_by_sha(fake_github, gh, sha):
     assert len(blob_gets(fake_github)) == 1
 
 
+async def test_a_tree_is_listed_once_for_every_commit_that_has_it(fake_github, gh, sha, tmp_path):
+    """A second pull request, or a push that leaves the base where it was, lists no tree GitHub listed
+    before: a tree's files are those of its sha."""
+    git = pygit2.Repository(str(tmp_path / "r.git"))
+    head = git[sha].peel(pygit2.Commit)
+    same_tree = git.create_commit(None, head.author, head.committer, "again", head.tree_id, [head.id])
+    other = commit(git, {"a.txt": "A2\n"}, parents=[sha])
+    blobs = BlobCache()
+    first = await RestSnapshot.load(gh, "o", "r", sha, blobs)
+    again = await RestSnapshot.load(gh, "o", "r", str(same_tree), blobs)
+    changed = await RestSnapshot.load(gh, "o", "r", other, blobs)
+    listed = [r["path"] for r in fake_github.requests if "/git/trees/" in r["path"]]
+    assert listed == [
+        f"/repos/o/r/git/trees/{head.tree_id}",
+        f"/repos/o/r/git/trees/{git[other].peel(pygit2.Commit).tree_id}",
+    ]
+    assert again.files() == first.files() and again.commit_sha == str(same_tree)
+    assert changed.entries["a.txt"][0] != first.entries["a.txt"][0]
+
+
 def test_a_worker_thread_reads_while_the_loop_that_loaded_the_snapshot_is_blocked(tmp_path):
     """The analysis thread's reads never wait on the service's event loop: here that loop is stuck until
     the thread has read, which would deadlock a read handed to it."""

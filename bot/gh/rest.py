@@ -3,8 +3,9 @@
 The file list comes from one recursive git tree listing; file contents are
 git blobs fetched when the engine first reads them. The engine runs in a
 worker thread, which reads through a `ThreadReader`: its own event loop and
-HTTP session, so no read waits on the service's loop. Blobs are immutable, so
-they are cached by sha across jobs.
+HTTP session, so no read waits on the service's loop. Blobs and trees are
+immutable, so they are cached by sha across jobs: another pull request, or a
+push that leaves the base where it was, lists no tree twice.
 """
 
 from __future__ import annotations
@@ -24,14 +25,26 @@ from bot.gh.github import GitHubClient
 from bot.model import AnalysisError
 
 BLOB_CACHE_BYTES = 64 * 1024 * 1024
+KEPT_LISTINGS = 16  # tree listings (Ollama's: some 1,200 files, a few hundred kB each)
 
 
 class BlobCache:
-    """Blob contents by sha, bounded by total size; safe to share between worker threads."""
+    """Blob contents by sha, bounded by total size, and the files of the last trees listed; safe to share
+    between worker threads."""
 
     def __init__(self, max_bytes: int = BLOB_CACHE_BYTES):
         self._cache: LRUCache[str, bytes] = LRUCache(maxsize=max_bytes, getsizeof=len)
+        self._listings: LRUCache[str, dict[str, tuple[str, str, int]]] = LRUCache(maxsize=KEPT_LISTINGS)
         self._lock = threading.Lock()
+
+    def listing(self, tree_sha: str) -> dict[str, tuple[str, str, int]] | None:
+        """A tree's files as listed before (path -> blob sha, mode, size), or None."""
+        with self._lock:
+            return self._listings.get(tree_sha)
+
+    def keep_listing(self, tree_sha: str, entries: dict[str, tuple[str, str, int]]) -> None:
+        with self._lock:
+            self._listings[tree_sha] = entries
 
     def get(self, sha: str) -> bytes | None:
         with self._lock:
@@ -129,20 +142,24 @@ class RestSnapshot:
     ) -> RestSnapshot:
         names = {"owner": owner, "repo": repo}
         commit = await gh.getitem("/repos/{owner}/{repo}/git/commits/{sha}", {**names, "sha": commit_sha})
-        tree = await gh.getitem(
-            "/repos/{owner}/{repo}/git/trees/{sha}?recursive=1", {**names, "sha": commit["tree"]["sha"]}
-        )
-        if tree.get("truncated"):
-            raise AnalysisError(
-                f"the file tree of {owner}/{repo} at {commit_sha[:12]} is too large for GitHub "
-                "to list (over 100,000 entries)"
+        tree_sha = commit["tree"]["sha"]
+        entries = blobs.listing(tree_sha)
+        if entries is None:
+            tree = await gh.getitem(
+                "/repos/{owner}/{repo}/git/trees/{sha}?recursive=1", {**names, "sha": tree_sha}
             )
-        entries = {
-            item["path"]: (item["sha"], item["mode"], item.get("size") or 0)
-            for item in tree["tree"]
-            if item["type"] == "blob"
-        }
-        return cls(gh, owner, repo, commit_sha, entries, blobs)
+            if tree.get("truncated"):
+                raise AnalysisError(
+                    f"the file tree of {owner}/{repo} at {commit_sha[:12]} is too large for GitHub "
+                    "to list (over 100,000 entries)"
+                )
+            entries = {
+                item["path"]: (item["sha"], item["mode"], item.get("size") or 0)
+                for item in tree["tree"]
+                if item["type"] == "blob"
+            }
+            blobs.keep_listing(tree_sha, entries)
+        return cls(gh, owner, repo, commit_sha, dict(entries), blobs)
 
     async def thread_reader(self) -> ThreadReader:
         """A reader for a worker thread, holding the installation token valid now."""
