@@ -296,3 +296,17 @@ def test_the_argument_table_and_a_headers_changed_defaults_are_read_once_for_the
     assert [(c.after.name, c.old_value, c.new_value) for c in changed] == [("top_p", "0.95f", "0.9f")]
     assert other["-c"].help == "size of the context"
     assert (store.hits, store.misses) == (2, 3)
+
+
+def test_the_request_fields_of_a_member_are_kept_by_the_parsers_texts(tmp_path, monkeypatch):
+    from bot.review import limits
+
+    code = 'params.penalty_last_n = json_value(data, "repeat_last_n", defaults.penalty_last_n);\n'
+    parsers = {"tools/server/server-context.cpp": code}
+    with facts.using(FactStore(tmp_path / "facts")):
+        assert limits.fields_of(parsers)("penalty_last_n") == {"repeat_last_n"}
+        monkeypatch.setattr(limits, "request_fields", lambda *a: pytest.fail("read again"))
+        assert limits.fields_of(parsers)("penalty_last_n") == {"repeat_last_n"}
+        monkeypatch.undo()
+        renamed = {path: text.replace('"repeat_last_n"', '"last_n"') for path, text in parsers.items()}
+        assert limits.fields_of(renamed)("penalty_last_n") == {"last_n"}

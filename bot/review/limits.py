@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from bot.cache import facts
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
 from bot.review.source import globs
@@ -63,6 +64,15 @@ def _tested_members(above: list[tuple[int, str]]) -> list[str] | None:
         if _CONDITION.search(code):
             return members
     return None
+
+
+FIELDS = facts.Extractor("request-fields", 1, ("review/limits.py",))
+
+
+def fields_of(parsers: Mapping[str, str]) -> Callable[[str], set[str]]:
+    """`request_fields` of the parsers for a member, kept by the parsers' texts."""
+    texts = facts.text_id("\n".join(f"{path}\0{facts.text_id(parsers[path])}" for path in sorted(parsers)))
+    return lambda member: facts.remembered(FIELDS, (texts, member), lambda: request_fields(parsers, member))
 
 
 def request_fields(parsers: Mapping[str, str], member: str) -> set[str]:

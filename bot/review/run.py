@@ -328,7 +328,7 @@ class Run:
             return []
         return limits.limit_drafts(
             found,
-            partial(limits.request_fields, self.request_parsers()),
+            limits.fields_of(self.request_parsers()),
             lambda field: ollama_uses(self.local, ("llm/**/*.go",), field, whole=True),
         )
 
