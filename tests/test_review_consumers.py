@@ -416,3 +416,27 @@ def test_a_kept_model_is_compared_with_a_snapshots_files_by_their_bytes(tmp_path
         presets = _files(DATA / "ollama")["CMakePresets.json"].replace('"Release"', '"Debug"', 1)
         again = consumers.remembered_model(*snapshots(**{"CMakePresets.json": presets}), patches)
     assert again.options["CMAKE_BUILD_TYPE"][0].value == "Debug" and made
+
+
+def test_a_commits_files_are_compared_by_the_blob_ids_its_tree_lists(tmp_path, monkeypatch):
+    """A snapshot of a commit gives a file's content address from its tree, nothing read; a file whose object
+    the clone lacks reads as no file, as `read` has it."""
+    from bot.cache import facts
+    from bot.repos import snapshot
+
+    repo = pygit2.init_repository(str(tmp_path / "r"), bare=True)
+    texts = {"CMakeLists.txt": b"set(LLAMA_BUILD_X OFF)\n", "lost.go": b"package lost\n"}
+    builder = repo.TreeBuilder()
+    for path, data in texts.items():
+        builder.insert(path, repo.create_blob(data), pygit2.GIT_FILEMODE_BLOB)
+    sig = pygit2.Signature("t", "t@example.com")
+    commit = repo[repo.create_commit(None, sig, sig, "c", builder.write(), [])]
+    lost = facts.bytes_id(texts["lost.go"])
+    (tmp_path / "r" / "objects" / lost[:2] / lost[2:]).unlink()  # a partial clone's missing blob
+    monkeypatch.setattr(snapshot.BlobCache, "read", lambda *a: pytest.fail("a blob was read"))
+    ids = SnapshotTexts(GitSnapshot(repo, commit))
+    assert ids.source_id("CMakeLists.txt") == facts.bytes_id(texts["CMakeLists.txt"])
+    assert ids.source_id("lost.go") is None and ids.source_id("none.go") is None
+    monkeypatch.undo()
+    read = SnapshotTexts(GitSnapshot(repo, commit))
+    assert "lost.go" not in read and read.source_id("CMakeLists.txt") == ids.source_id("CMakeLists.txt")

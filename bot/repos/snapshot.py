@@ -141,6 +141,14 @@ class GitSnapshot:
         except KeyError:  # the tree names a blob the clone does not hold
             raise MissingBlob(path, self.commit, self.repo) from None
 
+    def blob_id(self, path: str) -> str | None:
+        """The file's git blob id, from the tree, nothing read; None where `read` has no bytes to give (no
+        such file, or one whose object the clone lacks)."""
+        obj = self.entry(path)
+        if not isinstance(obj, pygit2.Blob) or not self.repo.odb.exists(obj.id):
+            return None
+        return str(obj.id)
+
     def missing(self, path: str) -> bool:
         """Whether `path` is a file at this commit whose object the repository lacks."""
         obj = self.entry(path)
@@ -188,6 +196,11 @@ class EditedSnapshot:
     def size(self, path: str) -> int | None:
         return len(self._files[path]) if path in self._files else self._under.size(path)
 
+    def blob_id(self, path: str) -> str | None:
+        if path in self._files:
+            return facts.bytes_id(self._files[path])
+        return blob_id_of(self._under, path)
+
     def files(self, prefix: str = "") -> list[str]:
         below = prefix.rstrip("/") + "/" if prefix else ""
         return sorted({*self._under.files(prefix), *(p for p in self._files if p.startswith(below))})
@@ -200,6 +213,16 @@ def size_text(size: int) -> str:
             value = size / (1 << shift)
             return f"{value:.0f} {unit}" if value >= 10 or value == int(value) else f"{value:.1f} {unit}"
     return f"{size} bytes"
+
+
+def blob_id_of(snapshot: Snapshot, path: str) -> str | None:
+    """A file's git blob id (its content address), from the snapshot's listing where it has one (`blob_id`),
+    else of its bytes; None for no such file."""
+    listed = getattr(snapshot, "blob_id", None)
+    if listed is not None:
+        return listed(path)
+    data = snapshot.read(path)
+    return None if data is None else facts.bytes_id(data)
 
 
 class NotedSnapshot:

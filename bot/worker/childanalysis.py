@@ -59,6 +59,11 @@ class AskedSnapshot:
         entry = self._spec.entries.get(path)
         return entry[2] if entry else None
 
+    def blob_id(self, path: str) -> str | None:
+        """The file's blob sha, as the listing gives it: nothing asked for."""
+        entry = self._spec.entries.get(path)
+        return entry[0] if entry else None
+
     def files(self, prefix: str = "") -> list[str]:
         return files_under(self._paths, prefix)
 

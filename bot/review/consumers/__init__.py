@@ -21,7 +21,7 @@ from functools import cached_property
 
 from bot.cache import facts
 from bot.model import LocalRef
-from bot.repos.snapshot import MissingBlob, Snapshot
+from bot.repos.snapshot import MissingBlob, Snapshot, blob_id_of
 from bot.review.consumers.compat_sources import compat_source_texts, compat_uses, included_headers
 from bot.review.consumers.server import go_flags, server_interface
 from bot.review.consumers.settings import ollama_options
@@ -262,10 +262,13 @@ class SnapshotTexts(Mapping[str, str]):
         return self._texts[path]
 
     def source_id(self, path: str) -> str | None:
-        """The content address of the file's bytes (None: not there), read without making its text: its
-        text is a function of them and its path."""
+        """The content address of the file's bytes (None: not there), from the snapshot's listing where it
+        has one, nothing read: its text is a function of them and its path."""
         if path not in self._ids:
-            self._read(path)
+            try:
+                self._ids[path] = blob_id_of(self._snapshot, path)
+            except MissingBlob:
+                self._ids[path] = None
         return self._ids[path]
 
     def _read(self, path: str) -> bytes | None:
