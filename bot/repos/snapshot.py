@@ -142,8 +142,8 @@ class GitSnapshot:
             raise MissingBlob(path, self.commit, self.repo) from None
 
     def blob_id(self, path: str) -> str | None:
-        """The file's git blob id, from the tree, nothing read; None where `read` has no bytes to give (no
-        such file, or one whose object the clone lacks)."""
+        """The file's git blob id, from the tree, nothing read; None for no such file, and for one whose
+        object the clone lacks (`read` raises MissingBlob: a reading of the texts does without it)."""
         obj = self.entry(path)
         if not isinstance(obj, pygit2.Blob) or not self.repo.odb.exists(obj.id):
             return None
@@ -250,10 +250,19 @@ class NotedSnapshot:
 
 
 def gives(snapshot: Snapshot, answers: dict[tuple[str, str], str | int | None]) -> bool:
-    """Whether `snapshot` answers each noted question as noted."""
+    """Whether `snapshot` answers each noted question as noted (a read by the file's content address: from
+    the listing, where the snapshot has one, nothing read)."""
     noted = NotedSnapshot(snapshot)
     for (question, path), answer in answers.items():
-        getattr(noted, question)(path)
-        if noted.answers[question, path] != answer:
+        now: str | int | None
+        if question == "read":
+            try:
+                now = blob_id_of(snapshot, path)
+            except MissingBlob:
+                return False
+        else:
+            getattr(noted, question)(path)
+            now = noted.answers[question, path]
+        if now != answer:
             return False
     return True
