@@ -100,7 +100,7 @@ class Run:
         (a re-check); None when they are to be read."""
         if not self._server_changes:
             return None
-        return wire.kept_drafts(*self._server_texts(), self.contracts)
+        return wire.kept_drafts(self._server_texts, self.contracts)
 
     def _server_texts(self) -> tuple[dict[str, str], dict[str, str]]:
         paths = [p for p in self.ctx.new.files("tools/server") if glob_match(p, wire.SERVER_SOURCES)]

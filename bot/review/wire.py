@@ -77,14 +77,17 @@ def wire_drafts(old: Mapping[str, str], new: Mapping[str, str], contracts: Contr
     )
 
 
-def kept_drafts(old: Mapping[str, str], new: Mapping[str, str], contracts: Contracts) -> list[Draft] | None:
-    """The wire items a review of the same texts kept; None when there are none to be had without reading
-    Ollama's Go program (its wire groups were not kept) or none were kept."""
+def kept_drafts(
+    texts: Callable[[], tuple[dict[str, str], dict[str, str]]], contracts: Contracts
+) -> list[Draft] | None:
+    """The wire items a review of the same server sources (`texts()`: old, new) kept; None when there are
+    none to be had without reading Ollama's Go program (its wire groups were not kept; the sources are then
+    not read either) or none were kept."""
     if not contracts.holds(WIRE_GROUPS):
         return None
     if not contracts.calls_upstream:
         return []
-    found, drafts = kept_reading(WIRE, _key(old, new, contracts), (contracts.ollama,))
+    found, drafts = kept_reading(WIRE, _key(*texts(), contracts), (contracts.ollama,))
     return drafts if found else None
 
 
