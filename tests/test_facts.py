@@ -310,3 +310,41 @@ def test_the_request_fields_of_a_member_are_kept_by_the_parsers_texts(tmp_path, 
         monkeypatch.undo()
         renamed = {path: text.replace('"repeat_last_n"', '"last_n"') for path, text in parsers.items()}
         assert limits.fields_of(renamed)("penalty_last_n") == {"last_n"}
+
+
+def test_a_changes_lines_read_the_same_from_the_diff_from_the_store_and_from_its_two_texts(tmp_path):
+    """The removed and added lines (as written, and as one text for the prefilters) of each change are those
+    of the two texts' own diff, whether the review reads them from the diff of the trees or from the store."""
+    import pygit2
+
+    from bot.review import upstream_changes
+    from bot.review.changes import FileChange
+    from tests.fixtures import RepoBuilder
+
+    old = {
+        "a.cpp": "int a;\n\nint b;\nint c;\n// note\nint d;\n",
+        "gone.h": "#define GONE 1\n",
+        "same.h": "x\n",
+        "blank.cpp": "one\n\ntwo\n",
+    }
+    new = {
+        "a.cpp": "int a;\nint b2;\nint c;\nint d;\nint e;\n",
+        "added.h": "#define NEW 2\n\n",
+        "same.h": "x\n",
+        "blank.cpp": "one\ntwo\n",
+    }
+    up = RepoBuilder(tmp_path / "up.git")
+    before = up.repo[up.commit("old", old)].peel(pygit2.Commit).tree
+    after = up.repo[up.commit("new", {**new, "gone.h": None})].peel(pygit2.Commit).tree  # None: deleted
+    with facts.using(FactStore(tmp_path / "facts")):
+        first, again = (upstream_changes(up.repo, before, after)[0] for _ in range(2))
+    for changes in (first, again):
+        assert {c.old_path or c.new_path for c in changes} == {"a.cpp", "gone.h", "added.h", "blank.cpp"}
+        for c in changes:
+            path = c.old_path or c.new_path
+            reference = FileChange.from_texts(path, old.get(path), new.get(path))
+            assert (c.removed_raw, c.added_raw, c.changed_raw) == (
+                reference.removed_raw,
+                reference.added_raw,
+                reference.changed_raw,
+            ), path

@@ -335,7 +335,14 @@ def _charged_change(
     """A FileChange whose texts and hunk lines are charged to the review's text budget."""
     texts = _ChargedTexts(blob_cache(repo), budget, oids[0], oids[1], lines)
     texts.change = FileChange(
-        paths[0], paths[1], spans, texts.old, texts.new, texts.hunk_lines, (str(oids[0]), str(oids[1]))
+        paths[0],
+        paths[1],
+        spans,
+        texts.old,
+        texts.new,
+        texts.hunk_lines,
+        (str(oids[0]), str(oids[1])),
+        texts.raw_lines,
     )
     return texts.change
 
@@ -362,6 +369,12 @@ class _ChargedTexts:
         removed, added = (
             {} if not numbers else dict(zip(numbers, text.split("\n"))) for numbers, text in self._hunks
         )
+        self._charge(sum(len(text) for _, text in self._hunks))
+        return removed, added
+
+    def raw_lines(self) -> tuple[list[str], list[str]]:
+        """The removed and the added lines in the diff's order, without their numbers."""
+        removed, added = ([] if not numbers else text.split("\n") for numbers, text in self._hunks)
         self._charge(sum(len(text) for _, text in self._hunks))
         return removed, added
 

@@ -95,6 +95,7 @@ class FileChange:
         load_new: Callable[[], bytes | None],
         load_hunk_lines: Callable[[], tuple[dict[int, str], dict[int, str]]],
         blob_ids: tuple[str, str] | None = None,
+        load_raw: Callable[[], tuple[list[str], list[str]]] | None = None,
     ):
         self.old_path = old_path
         self.new_path = new_path
@@ -111,6 +112,9 @@ class FileChange:
         self._sides: dict[str, list[list[tuple[int, str]]]] = {}
         # (old, new) git blob ids: the facts store's key for what is read out of the texts (None: the texts')
         self._blob_ids = blob_ids
+        # the removed and the added lines as written, in order, where the loader has them without the hunks'
+        # lines by number (else read from those)
+        self._load_raw = load_raw
 
     def release(self) -> None:
         """Drop the texts, the hunks' lines and all that was derived from them; kept are the spans and the
@@ -244,10 +248,14 @@ class FileChange:
     @cached_property
     def removed_raw(self) -> list[str]:
         """Every removed line as written, comments included: a cheap first look before any parsing."""
+        if self._load_raw is not None:
+            return self._load_raw()[0]
         return [t for region in self._side_lines("-") for _, t in region]
 
     @cached_property
     def added_raw(self) -> list[str]:
+        if self._load_raw is not None:
+            return self._load_raw()[1]
         return [t for region in self._side_lines("+") for _, t in region]
 
     @cached_property

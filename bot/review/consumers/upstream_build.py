@@ -45,6 +45,14 @@ def package_lookups(
 ) -> dict[str, list[Lookup]]:
     """Every `find_package()` of the CMake files upstream's build reaches from the top, with whether Ollama's
     build runs it and whether it is REQUIRED."""
+    return remembered_reading(
+        LOOKUPS, _walk_key(paths, options), upstream, lambda texts: _package_lookups(texts, paths, options)
+    )
+
+
+def _package_lookups(
+    upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
+) -> dict[str, list[Lookup]]:
     trees = _cmake_tree(upstream, paths)
     _, defaults = _declared_options(trees)
     walk = _PackageWalk(_option_values(defaults, options))
@@ -54,7 +62,7 @@ def package_lookups(
     return walk.lookups
 
 
-# Both walks of upstream's CMake files depend on the texts they read, the listing and Ollama's options alone:
+# The walks of upstream's CMake files depend on the texts they read, the listing and Ollama's options alone:
 # kept with the ids of the texts read, a re-check of the same refs walks none of them again.
 _WALK_SOURCES = (
     "review/consumers/upstream_build.py",
@@ -66,6 +74,7 @@ _WALK_SOURCES = (
 )
 UPSTREAM_BUILD = facts.Extractor("upstream-build", 1, _WALK_SOURCES, ("tree-sitter", "tree-sitter-cmake"))
 UNBUILT = facts.Extractor("unbuilt-commands", 1, _WALK_SOURCES, ("tree-sitter", "tree-sitter-cmake"))
+LOOKUPS = facts.Extractor("package-lookups", 1, _WALK_SOURCES, ("tree-sitter", "tree-sitter-cmake"))
 
 
 def _walk_key(paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]) -> tuple[str, str]:
