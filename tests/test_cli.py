@@ -199,3 +199,19 @@ def test_a_second_check_of_the_same_commits_interprets_no_cmake_file(scenario, t
     monkeypatch.setattr(buildpatches, "_Interpreter", lambda *a: pytest.fail("interpreted again"))
     assert bot.cli.main(args) == 1
     assert capsys.readouterr().out == first
+
+
+def test_the_script_leaves_after_its_exit_handlers_with_all_its_output(tmp_path):
+    """`run` ends the process without tearing the interpreter down: what is buffered is written, the exit
+    handlers run, the status is main's."""
+    code = (
+        "import atexit, sys\n"
+        "from bot import cli\n"
+        "atexit.register(lambda: print('exit handler ran', file=sys.stderr))\n"
+        "print('x' * 100000, end='')\n"  # still in stdout's buffer when run() leaves
+        f"sys.argv = ['llama-bot', 'check', '--repo', {str(tmp_path / 'none')!r}]\n"
+        "cli.run()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and done.stdout == "x" * 100000
+    assert "not a git repository" in done.stderr and done.stderr.rstrip().endswith("exit handler ran")

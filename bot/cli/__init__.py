@@ -6,6 +6,8 @@ The top layer: imports any package, the engine and the service only in the subco
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import importlib
 import os
 import sys
@@ -52,3 +54,15 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+
+
+def run() -> None:
+    """`python -m bot` and the `llama-bot` script: `main`, then the process ends once the exit handlers ran
+    and the output is flushed, without tearing the interpreter down (freeing an analysis's objects one by
+    one took 40 ms of a 0.7 s re-check)."""
+    code = main()
+    atexit._run_exitfuncs()  # what `sys.exit` would run: children joined, logs and finalizers done
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a reader gone away, a stream closed
+            stream.flush()
+    os._exit(code)
