@@ -20,7 +20,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 import pygit2
@@ -300,19 +299,14 @@ async def _service_cold(ollama: Path, llama: Path, resolver, commit: str, old: s
 
 async def _checklist_seconds(session, url: str, scenario, number: int, head: str) -> float:
     """Seconds from the delivery of pull request `number`'s opening to its finished checklist."""
+    from bench.service import delivery_headers
     from bot.render.env import RUNNING
-    from tests.conftest import SECRET
-    from tests.fakegithub import sign
 
     body = json.dumps(scenario.pull_event("opened", number=number)).encode()
-    headers = {
-        "X-GitHub-Event": "pull_request",
-        "X-GitHub-Delivery": str(uuid.uuid4()),
-        "X-Hub-Signature-256": sign(body, SECRET),
-        "Content-Type": "application/json",
-    }
     started = time.perf_counter()
-    async with session.post(url + "webhook", data=body, headers=headers) as resp:
+    async with session.post(
+        url + "webhook", data=body, headers=delivery_headers("pull_request", body)
+    ) as resp:
         if resp.status != 202:
             raise SystemExit(f"bench-real: the service answered the delivery with {resp.status}")
     finished = f"Describes commit `{head[:12]}`"

@@ -24,6 +24,16 @@ DELIVERIES, CONCURRENCY, BURSTS = 1000, 50, 3
 PRS = 20  # pull requests timed from delivery to checklist, one after another
 
 
+def delivery_headers(event: str, body: bytes) -> dict[str, str]:
+    """The headers of a webhook delivery of `body`, signed with the tests' secret, as GitHub sends them."""
+    return {
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": str(uuid.uuid4()),
+        "X-Hub-Signature-256": sign(body, SECRET),
+        "Content-Type": "application/json",
+    }
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -69,16 +79,10 @@ async def _to_comment(url: str, scenario: Scenario) -> float:
     """Seconds from an `opened` delivery to the finished checklist comment (the mirror is warm by now)."""
     scenario.fake.comments.clear()
     body = json.dumps(scenario.pull_event("opened")).encode()
-    headers = {
-        "X-GitHub-Event": "pull_request",
-        "X-GitHub-Delivery": str(uuid.uuid4()),
-        "X-Hub-Signature-256": sign(body, SECRET),
-        "Content-Type": "application/json",
-    }
     started = time.perf_counter()
     async with (
         aiohttp.ClientSession() as session,
-        session.post(url + "webhook", data=body, headers=headers) as resp,
+        session.post(url + "webhook", data=body, headers=delivery_headers("pull_request", body)) as resp,
     ):
         assert resp.status == 202, resp.status
     while True:
