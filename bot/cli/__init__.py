@@ -11,6 +11,7 @@ import contextlib
 import importlib
 import os
 import sys
+import threading
 
 from bot.child.sandbox import ChildFailed
 from bot.cli.console import UsageError
@@ -59,8 +60,11 @@ def main(argv: list[str] | None = None) -> int:
 def run() -> None:
     """`python -m bot` and the `llama-bot` script: `main`, then the process ends once the exit handlers ran
     and the output is flushed, without tearing the interpreter down (freeing an analysis's objects one by
-    one took 40 ms of a 0.7 s re-check)."""
+    one took 40 ms of a 0.7 s re-check); an ordinary exit while another thread runs (the service's workers,
+    which stop their analysis children as they end: only that exit waits for them)."""
     code = main()
+    if threading.active_count() > 1:
+        raise SystemExit(code)
     atexit._run_exitfuncs()  # what `sys.exit` would run: children joined, logs and finalizers done
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a reader gone away, a stream closed
