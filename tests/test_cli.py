@@ -215,3 +215,16 @@ def test_the_script_leaves_after_its_exit_handlers_with_all_its_output(tmp_path)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 2 and done.stdout == "x" * 100000
     assert "not a git repository" in done.stderr and done.stderr.rstrip().endswith("exit handler ran")
+
+
+def test_the_script_waits_for_a_thread_still_running(tmp_path):
+    """With another thread running (the service's workers), `run` exits as Python does: after the thread."""
+    code = (
+        "import sys, threading, time\n"
+        "from bot import cli\n"
+        "threading.Thread(target=lambda: (time.sleep(0.3), print('thread done', file=sys.stderr))).start()\n"
+        f"sys.argv = ['llama-bot', 'check', '--repo', {str(tmp_path / 'none')!r}]\n"
+        "cli.run()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and done.stderr.rstrip().endswith("thread done")
