@@ -116,7 +116,7 @@ class Consumers:
         return option not in self.dead_options
 
 
-# Every module the model's readers import (tests/test_consumers_store.py holds the list to the imports).
+# Every module the model's readers import (tests/test_facts.py holds the list to the imports).
 MODEL_SOURCES = (
     "cache/__init__.py",
     "cache/facts.py",
