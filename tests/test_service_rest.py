@@ -141,3 +141,21 @@ def test_blob_cache_is_bounded_by_size():
     assert cache.get("a") is None and cache.get("c") == b"12345"
     cache.put("huge", b"x" * 11)  # larger than the whole cache: simply not kept
     assert cache.get("huge") is None
+
+
+def test_the_listings_kept_are_bounded_by_their_files(monkeypatch):
+    """A pull request's tree of many files is not kept whole many times over: the listings kept hold at most
+    KEPT_LISTED_FILES files together, the least recently used out first, one larger than that not at all."""
+    from bot.gh import rest
+
+    monkeypatch.setattr(rest, "KEPT_LISTED_FILES", 10)
+    cache = BlobCache()
+
+    def listing(files: int) -> dict[str, tuple[str, str, int]]:
+        return {f"f{n}": ("0" * 40, "100644", 1) for n in range(files)}
+
+    for tree in ("a", "b", "c"):
+        cache.keep_listing(tree, listing(4))
+    assert cache.listing("a") is None and cache.listing("c") == listing(4)
+    cache.keep_listing("huge", listing(11))
+    assert cache.listing("huge") is None and cache.listing("c") == listing(4)

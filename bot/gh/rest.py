@@ -25,7 +25,9 @@ from bot.gh.github import GitHubClient
 from bot.model import AnalysisError
 
 BLOB_CACHE_BYTES = 64 * 1024 * 1024
-KEPT_LISTINGS = 16  # tree listings (Ollama's: some 1,200 files, a few hundred kB each)
+# Files of the tree listings kept, all listings together (Ollama's tree: some 1,200 files, a few hundred kB):
+# a pull request's tree of up to 100,000 files would otherwise be kept whole, a dozen times over.
+KEPT_LISTED_FILES = 50_000
 
 
 class BlobCache:
@@ -34,7 +36,9 @@ class BlobCache:
 
     def __init__(self, max_bytes: int = BLOB_CACHE_BYTES):
         self._cache: LRUCache[str, bytes] = LRUCache(maxsize=max_bytes, getsizeof=len)
-        self._listings: LRUCache[str, dict[str, tuple[str, str, int]]] = LRUCache(maxsize=KEPT_LISTINGS)
+        self._listings: LRUCache[str, dict[str, tuple[str, str, int]]] = LRUCache(
+            maxsize=KEPT_LISTED_FILES, getsizeof=len
+        )
         self._lock = threading.Lock()
 
     def listing(self, tree_sha: str) -> dict[str, tuple[str, str, int]] | None:
@@ -44,7 +48,10 @@ class BlobCache:
 
     def keep_listing(self, tree_sha: str, entries: dict[str, tuple[str, str, int]]) -> None:
         with self._lock:
-            self._listings[tree_sha] = entries
+            try:
+                self._listings[tree_sha] = entries
+            except ValueError:  # more files than all listings may hold: not kept
+                pass
 
     def get(self, sha: str) -> bytes | None:
         with self._lock:
