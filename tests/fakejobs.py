@@ -125,7 +125,7 @@ class FakeChecks:
             f"{p.name}{s}": 100 + i
             for i, (p, s) in enumerate((p, s) for p in pins for s in (": patches", ": upstream review"))
         }
-        self.progress.checks_sha, self.progress.check_runs, self.progress.checks_done = head_sha, runs, False
+        self.progress.checks_sha, self.progress.check_runs = head_sha, runs
         return runs
 
     async def made(self, head_sha, name, made):
@@ -145,11 +145,9 @@ class FakeChecks:
     async def complete_all(self, conclusion: str, output: dict) -> None:
         for check_id in self.progress.check_runs.values():
             await self.complete(check_id, conclusion, output)
-        self.progress.checks_done = True
 
     async def fail_all(self, head_sha: str, title: str, message: str, hint: str = "") -> None:
         self.failed.append((head_sha, message))
-        self.progress.checks_done = True
 
 
 @dataclass

@@ -3,6 +3,7 @@
 import asyncio
 import json
 import re
+import sqlite3
 import time
 
 import pygit2
@@ -11,7 +12,7 @@ from bot import cli
 from bot.render.env import MARKER
 from bot.service.app import SERVICE, SETTINGS
 from bot.stores.jobs import JobRequest
-from bot.stores.sqlitejobs import SqliteJobQueue
+from bot.stores.sqlitejobs import DB_NAME, SqliteJobQueue
 from tests.conftest import HOOK_PATCH, NAME, NEW_SOURCE, OWNER, PATCH_PATH, Bot, bot_settings
 from tests.fakegithub import commit
 from tests.gitutil import make_patch
@@ -140,6 +141,54 @@ async def test_job_of_a_dead_worker_is_resumed_after_a_restart(fake_github, scen
         ] == 200
     finally:
         await restarted.close()
+
+
+async def _run_again_as_if_killed_before_it_ended(fake_github, scenario, tmp_path):
+    """The job of an `opened` delivery runs to its end; then its row is left as SIGKILL would have left it
+    just before the job was marked done, and a restarted service runs the job again."""
+    data_dir = tmp_path / "var"
+    first = Bot(bot_settings(fake_github, scenario, data_dir, workers=1))
+    await first.start()
+    await first.deliver("pull_request", scenario.pull_event("opened"))
+    await first.settle()
+    await first.close()
+    made = {r["name"]: r["id"] for r in scenario.check_runs()}
+    with sqlite3.connect(data_dir / DB_NAME) as db:
+        (job_id,) = db.execute("SELECT id FROM jobs").fetchone()
+        db.execute("UPDATE jobs SET status = 'running', lease_owner = 'dead-host:1:0', lease_expires = 0")
+    restarted = Bot(bot_settings(fake_github, scenario, data_dir, workers=1))
+    await restarted.start()
+    try:
+        await restarted.settle()
+        job = await restarted.queue.get(job_id)
+        assert (job.status, job.attempts) == ("done", 2)
+    finally:
+        await restarted.close()
+    return made
+
+
+async def test_a_job_stopped_after_completing_its_check_runs_does_not_make_a_second_pair(
+    fake_github, scenario, tmp_path
+):
+    made = await _run_again_as_if_killed_before_it_ended(fake_github, scenario, tmp_path)
+    runs = scenario.check_runs()
+    assert len(runs) == 2 and all(r["status"] == "completed" for r in runs)
+    assert {r["name"]: r["id"] for r in runs} == made
+    assert len(scenario.bot_comments()) == 1
+
+
+async def test_a_job_stopped_after_failing_its_general_check_run_does_not_make_a_second(
+    fake_github, scenario, tmp_path
+):
+    commit(
+        scenario.git,
+        {".github/llama-bot.toml": "command_prefix = [broken\n"},
+        parents=[scenario.base_sha],
+        ref="refs/heads/main",
+    )
+    made = await _run_again_as_if_killed_before_it_ended(fake_github, scenario, tmp_path)
+    (run,) = scenario.check_runs()
+    assert {run["name"]: run["id"]} == made and run["conclusion"] == "failure"
 
 
 async def test_502_and_rate_limits_still_post_exactly_once(bot, scenario):
@@ -353,6 +402,7 @@ async def test_unreadable_config_fails_a_check_run_saying_what_to_fix(bot, scena
         ref="refs/heads/main",
     )
     assert main
+    scenario.fake.fail("POST", r"/check-runs$", 502, times=1, after=True)  # made, its answer lost
     await bot.deliver("pull_request", scenario.pull_event("opened"))
     await bot.settle()
     (run,) = scenario.check_runs(scenario.head_sha)

@@ -41,13 +41,21 @@ def started_by_job(job_id: int, check_run: dict) -> bool:
     return f"(llama-bot job {job_id})" in ((check_run.get("output") or {}).get("summary") or "")
 
 
+def failed_by_job(job_id: int, check_run: dict) -> bool:
+    """Whether a general check run is the one job `job_id` made: its summary names the job
+    (templates/check_failed.md.j2)."""
+    summary = (check_run.get("output") or {}).get("summary") or ""
+    return summary.endswith(f"llama-bot job {job_id}\n")
+
+
 class CheckRuns(PostedByJob):
     """A pull request's check runs as one job makes and completes them."""
 
     async def start(self, head_sha: str, pins: list[Pin], since: dt.datetime) -> dict[str, int]:
-        """`<pin>: patches` and `<pin>: upstream review`, in progress, reused when the job resumes."""
-        if self.progress.checks_open_for(head_sha):
-            return self.progress.check_runs
+        """`<pin>: patches` and `<pin>: upstream review`, in progress. The ones this job made on `head_sha` are
+        reused, completed ones too: a job stopped between completing them and ending runs again, and a
+        second pair would show the commit's checks twice."""
+        made = self.progress.check_runs if self.progress.checks_sha == head_sha else {}
         summary = render_template(
             "check_in_progress.md.j2", head_sha=head_sha, since=human(since), job_id=self.job_id
         )
@@ -55,8 +63,8 @@ class CheckRuns(PostedByJob):
         for pin in pins:
             for name in (pin.name + suffix for suffix in PIN_CHECKS):
                 output = {"title": f"Checking {pin.name} at {head_sha[:12]}", "summary": summary}
-                runs[name] = await self._started(head_sha, name, since, output)
-        self.progress.checks_sha, self.progress.check_runs, self.progress.checks_done = head_sha, runs, False
+                runs[name] = made.get(name) or await self._started(head_sha, name, since, output)
+        self.progress.checks_sha, self.progress.check_runs = head_sha, runs
         await self.save()
         return runs
 
@@ -102,29 +110,32 @@ class CheckRuns(PostedByJob):
         """Every analysis check run this job started ends with `conclusion`."""
         for check_id in self.progress.check_runs.values():
             await self.complete(check_id, conclusion, output)
-        self.progress.checks_done = True
-        await self.save()
 
     async def fail_all(self, head_sha: str, title: str, message: str, hint: str = "") -> None:
-        """Every check run of this job ends as failed with `message`; one general run when there are none."""
+        """Every check run this job made on `head_sha` ends as failed with `message`; one general run when
+        there are none."""
         summary = render_template(
-            "check_failed.md.j2", message=message, hint=hint, head_sha=head_sha, job_id=self.job_id
+            "check_failed.md.j2",
+            message=message[: CHECK_TEXT_LIMIT // 2],  # the job's line at the end stays
+            hint=hint,
+            head_sha=head_sha,
+            job_id=self.job_id,
         )
         output = {"title": title[:200], "summary": summary[:CHECK_TEXT_LIMIT]}
-        if self.progress.checks_open_for(head_sha):
+        if self.progress.checks_sha == head_sha and self.progress.check_runs:
             await self.complete_all("failure", output)
             return
-        await self.gh.post(
-            "/repos/{owner}/{repo}/check-runs",
-            self.ref.names,
-            data={
-                "name": GENERAL_CHECK,
-                "head_sha": head_sha,
-                "status": "completed",
-                "conclusion": "failure",
-                "external_id": str(self.ref.number),
-                "output": output,
-            },
+        body = {
+            "name": GENERAL_CHECK,
+            "head_sha": head_sha,
+            "status": "completed",
+            "conclusion": "failure",
+            "external_id": str(self.ref.number),
+            "output": output,
+        }
+        find = functools.partial(
+            self.made, head_sha, GENERAL_CHECK, functools.partial(failed_by_job, self.job_id)
         )
-        self.progress.checks_done = True
+        made = (await find() if self.resumed else None) or await self.create(body, find)
+        self.progress.checks_sha, self.progress.check_runs = head_sha, {GENERAL_CHECK: made["id"]}
         await self.save()

@@ -14,7 +14,6 @@ class JobProgress:
     replies: int = 0  # reply comments posted, the next one's key
     checks_sha: str | None = None  # the commit whose analysis check runs this job started
     check_runs: dict[str, int] = field(default_factory=dict)  # their ids by name
-    checks_done: bool = True  # False while those check runs are in progress
     refused: bool = False  # a command author without write access was answered
     commands_done: int = 0  # commands of the comment already run
     approved_head: str | None = None  # the head the comment's commands act on, once approved
@@ -35,7 +34,3 @@ class JobProgress:
             for f in fields(self)
             if getattr(self, f.name) != getattr(fresh, f.name)
         }
-
-    def checks_open_for(self, head_sha: str) -> bool:
-        """Whether this job's analysis check runs for `head_sha` are still in progress."""
-        return self.checks_sha == head_sha and not self.checks_done

@@ -238,5 +238,3 @@ async def _complete_checks(
             conclusion, output = _unreported_output(ctx, pin, errors, head_sha)
             for suffix in PIN_CHECKS:
                 await ctx.checks.complete(checks[pin.name + suffix], conclusion, output)
-    ctx.progress.checks_done = True
-    await ctx.save()
