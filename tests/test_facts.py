@@ -28,6 +28,24 @@ def test_a_fact_kept_is_found_again_and_another_version_is_a_miss(tmp_path):
     assert (store.hits, store.misses) == (1, 2)
 
 
+def test_an_extractors_packages_are_fingerprinted_by_their_installed_versions(tmp_path, monkeypatch):
+    """Read from the dist-info directories' names, they are the versions the packages' metadata gives, and a
+    package installed at another version makes the facts that parse with it miss."""
+    from importlib import metadata
+
+    for package in ("pygit2", "tree-sitter", "tree-sitter-cmake", "tree-sitter-cpp", "tree-sitter-go"):
+        assert facts._version(package) == metadata.version(package)
+    parsed = Extractor("test-parsed", 1, ("cache/facts.py",), ("tree-sitter",))
+    store = FactStore(tmp_path / "facts")
+    store.put(parsed, ("blob-a",), "tree")
+    monkeypatch.setattr(facts, "_version", lambda package: "0.0.1")
+    facts._fingerprint.cache_clear()
+    try:
+        assert store.get(parsed, ("blob-a",)) == (False, None)
+    finally:
+        facts._fingerprint.cache_clear()
+
+
 def test_what_a_pick_finds_nothing_in_is_a_miss(tmp_path):
     store = FactStore(tmp_path / "facts")
     store.put(FACT, ("listing",), [("answers-a", "reading a"), ("answers-b", "reading b")])

@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import functools
 import hashlib
+import importlib.util
 import io
 import os
 import pickle
@@ -87,7 +88,18 @@ def _source_digest(source: str) -> bytes:
 
 @cache
 def _version(package: str) -> str:
-    """An installed package's version, looked up once (each look-up reads the installed packages' metadata)."""
+    """An installed package's version, looked up once: the name of the dist-info directory beside its
+    module, as pip installs it (importlib.metadata reads every installed package's metadata, 11 ms for
+    five packages), else its metadata."""
+    module = package.replace("-", "_")
+    spec = importlib.util.find_spec(module)
+    if spec is not None and spec.origin is not None:
+        installed = Path(spec.origin).parent.parent
+        prefix, suffix = module + "-", ".dist-info"
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(installed):
+                if entry.name.startswith(prefix) and entry.name.endswith(suffix):
+                    return entry.name[len(prefix) : -len(suffix)]
     from importlib import metadata
 
     return metadata.version(package)

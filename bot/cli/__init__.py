@@ -6,8 +6,10 @@ The top layer: imports any package, the engine and the service only in the subco
 
 from __future__ import annotations
 
+import argparse
 import atexit
 import contextlib
+import gc
 import importlib
 import os
 import sys
@@ -30,8 +32,19 @@ COMMANDS = {
 }
 
 
+# The cyclic collector's thresholds in a command that analyses once and ends (all but `serve`): with the
+# defaults it made 200 passes over the imported modules' and the facts' objects in a re-check, 30 ms of
+# 0.6 s, and found next to nothing (reference counts free the analysis's garbage); the process's memory
+# is bounded by its own limits.
+ONE_RUN_GC = (200_000, 30, 30)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    return run_command(build_parser().parse_args(argv))
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """The subcommand `args` names, its failures as an exit status and one line on stderr."""
     module, function = COMMANDS[args.command]
     try:
         return getattr(importlib.import_module(module), function)(args)
@@ -62,7 +75,10 @@ def run() -> None:
     and the output is flushed, without tearing the interpreter down (freeing an analysis's objects one by
     one took 40 ms of a 0.7 s re-check); an ordinary exit while another thread runs (the service's workers,
     which stop their analysis children as they end: only that exit waits for them)."""
-    code = main()
+    args = build_parser().parse_args()
+    if args.command != "serve":
+        gc.set_threshold(*ONE_RUN_GC)
+    code = run_command(args)
     if threading.active_count() > 1:
         raise SystemExit(code)
     atexit._run_exitfuncs()  # what `sys.exit` would run: children joined, logs and finalizers done

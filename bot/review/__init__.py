@@ -199,7 +199,8 @@ def _unreadable(ctx: ReviewContext) -> list[Finding]:
 # A diff whose hunk lines pass this many characters (a long jump) is not stored: loaded back whole, it would
 # hold what the text budget keeps out of memory.
 STORED_DIFF_BYTES = 8 << 20
-DIFF = facts.Extractor("upstream-diff", 2, ("review/__init__.py", "review/changes.py"))
+DIFF = facts.Extractor("upstream-diff", 3, ("review/__init__.py", "review/changes.py"))
+LINE_NUMBERS = f"line numbers as {array('L').itemsize}-byte words"  # how a stored diff keeps them
 
 
 def upstream_changes(
@@ -208,7 +209,7 @@ def upstream_changes(
     """The text files that differ between two trees, with their hunks (blobs are read later, on demand), and
     the (path, "old" or "new") whose object a partial clone lacks, left out. A diff the facts store holds
     serves while the clone holds every blob it names."""
-    key = (str(old.id), str(new.id))
+    key = (str(old.id), str(new.id), LINE_NUMBERS)
     found, stored = facts.get(DIFF, key)
     if found and not any(_lacks_id(repo.odb, mode, oid) for d in stored for mode, oid in d[3]):
         budget = TextBudget()
@@ -261,8 +262,14 @@ def _stored_change(repo: pygit2.Repository, budget: TextBudget, plain: tuple) ->
     old_path, new_path, spans, sides, removed, added = plain
     (_, old_id), (_, new_id) = sides
     oids = (pygit2.Oid(hex=old_id), pygit2.Oid(hex=new_id))
-    hunks = ((array("L", removed[0]), removed[1]), (array("L", added[0]), added[1]))
+    hunks = ((_line_numbers(removed[0]), removed[1]), (_line_numbers(added[0]), added[1]))
     return _charged_change(repo, budget, (old_path, new_path), [Span(*s) for s in spans], oids, hunks)
+
+
+def _line_numbers(stored: bytes) -> array:
+    numbers = array("L")
+    numbers.frombytes(stored)
+    return numbers
 
 
 def _lacks(odb: pygit2.Odb, f: pygit2.DiffFile) -> bool:
@@ -309,7 +316,7 @@ def _file_change(
         new_path,
         [(s.old_start, s.old_count, s.new_start, s.new_count) for s in spans],
         sides,
-        *((tuple(numbers), text) for numbers, text in lines),  # a few objects per file: quick to load back
+        *((numbers.tobytes(), text) for numbers, text in lines),  # a few objects per file: quick to load back
     )
     return change, plain
 
