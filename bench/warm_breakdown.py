@@ -15,11 +15,16 @@ import time
 STARTED = time.perf_counter()
 
 import functools
+import gc
 import json
+import os
 import sys
 from collections.abc import Callable
 
 import bot.cli
+
+gc.set_threshold(*bot.cli.ONE_RUN_GC)  # as `python -m bot check` runs
+
 import bot.cli.analysis
 import bot.engine.pins
 import bot.lang.syntax
@@ -65,4 +70,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    status = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)  # as `python -m bot` ends: no teardown of the interpreter

@@ -201,6 +201,62 @@ def test_a_second_check_of_the_same_commits_interprets_no_cmake_file(scenario, t
     assert capsys.readouterr().out == first
 
 
+def _check_twice(scenario, tmp_path, monkeypatch, capsys, between) -> tuple[str, str]:
+    """The JSON report of two checks of the scenario's bump in this process, on one data dir; `between()`
+    runs before the second."""
+    import bot.cli
+    from bot.cli import analysis
+
+    monkeypatch.setenv("LLAMA_BOT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr(analysis, "run_limited", lambda target, limits: target(None))  # in this process
+    args = ["check", "--repo", str(scenario.ollama), "--upstream-dir", f"llama.cpp={scenario.upstream}"]
+    args += ["--format", "json", "--quiet"]
+    assert bot.cli.main(args) == 1
+    first = capsys.readouterr().out
+    between()
+    assert bot.cli.main(args) == 1
+    return first, capsys.readouterr().out
+
+
+def test_a_second_check_of_the_same_commits_places_no_hunk_and_runs_no_git(
+    scenario, tmp_path, monkeypatch, capsys
+):
+    """What checking each patch found (a rebuilt one here) and git's verdict on the stack are kept by the
+    patches' texts and the trees they go on: the second check of the same commits reports the same."""
+    from bot.engine import patch
+    from bot.patches import gitapply
+
+    def neither_again():
+        monkeypatch.setattr(patch, "_check_parsed", lambda *a: pytest.fail("placed again"))
+        monkeypatch.setattr(gitapply, "_refusals", lambda *a: pytest.fail("git apply ran again"))
+
+    first, second = _check_twice(scenario, tmp_path, monkeypatch, capsys, neither_again)
+    assert second == first and '"status": "regenerated"' in first
+
+
+def test_what_a_patch_gave_while_upstream_blobs_could_not_be_fetched_is_not_kept(
+    scenario, tmp_path, monkeypatch, capsys
+):
+    """Checked without some upstream files, a patch may come out otherwise than with them: such a check
+    is neither kept nor served."""
+    from bot.engine import patch
+    from bot.repos.upstream import Upstream
+
+    def unfetchable(self, history, wanted):
+        self.fetch_problem = "the promisor remote is gone"
+
+    monkeypatch.setattr(Upstream, "fetch_missing", unfetchable)
+    checked = []
+    monkeypatch.setattr(
+        patch, "_check_parsed", lambda *a, real=patch._check_parsed: checked.append(1) or real(*a)
+    )
+    at_first = []
+    first, second = _check_twice(
+        scenario, tmp_path, monkeypatch, capsys, lambda: at_first.append(len(checked))
+    )
+    assert second == first and at_first[0] > 0 and len(checked) == 2 * at_first[0]
+
+
 def test_the_script_leaves_after_its_exit_handlers_with_all_its_output(tmp_path):
     """`run` ends the process without tearing the interpreter down: what is buffered is written, the exit
     handlers run, the status is main's."""

@@ -76,7 +76,6 @@ def test_a_damaged_entry_is_a_miss_never_a_wrong_fact(tmp_path, damage):
 
 
 def test_an_entry_that_would_run_code_when_loaded_is_a_miss(tmp_path):
-    import hashlib
     import pickle
 
     store = FactStore(tmp_path / "facts")
@@ -84,7 +83,7 @@ def test_an_entry_that_would_run_code_when_loaded_is_a_miss(tmp_path):
     (entry,) = _entries(store)
     label = pickle.loads(entry.read_bytes().split(b"\n", 2)[2])[0]
     payload = pickle.dumps((label, os.getcwd))  # a function, not plain data: checksummed all the same
-    entry.write_bytes(facts.MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+    entry.write_bytes(facts.MAGIC + facts.checksum(payload) + b"\n" + payload)
     assert store.get(FACT, ("blob-a",)) == (False, None)
 
 
@@ -180,13 +179,19 @@ async def test_the_services_second_pull_request_on_the_same_refs_reads_the_facts
 
 def test_every_extractor_names_source_files_that_exist():
     """An extractor's fingerprint reads its sources: a moved or renamed module must be renamed there too."""
+    import bot.engine.patch
     import bot.lang.cppvalues
+    import bot.patches.gitapply
+    import bot.repos.history
     import bot.review
     import bot.review.changes
     import bot.review.cmake
     import bot.review.consumers.contracts
 
     modules = (
+        bot.engine.patch,
+        bot.patches.gitapply,
+        bot.repos.history,
         bot.lang.cppvalues,
         bot.review,
         bot.review.changes,
@@ -231,12 +236,17 @@ def _imported_sources(module: str) -> set[str]:
 
 
 def test_the_fingerprint_of_a_reading_of_whole_trees_covers_every_module_its_code_imports():
-    """A change to any module the consumer model's or the wire check's code runs makes their kept readings
-    miss."""
+    """A change to any module the consumer model's, the wire check's or a patch's check runs makes their kept
+    readings miss."""
+    from bot.engine import patch
     from bot.review import wire
     from bot.review.consumers import MODEL
 
-    for extractor, module in ((MODEL, "bot.review.consumers"), (wire.WIRE, "bot.review.wire")):
+    for extractor, module in (
+        (MODEL, "bot.review.consumers"),
+        (wire.WIRE, "bot.review.wire"),
+        (patch.CHECKED, "bot.engine.patch"),
+    ):
         imported = _imported_sources(module)
         assert len(imported) > 10 and imported <= set(extractor.sources), sorted(
             imported - set(extractor.sources)
@@ -246,7 +256,6 @@ def test_the_fingerprint_of_a_reading_of_whole_trees_covers_every_module_its_cod
 def test_an_entry_naming_one_of_the_bots_classes_that_is_not_plain_data_is_a_miss(tmp_path):
     """Only data classes and named tuples are loaded: another class's constructor (here the server-code
     reader's, which parses what it is given) is never called from an entry."""
-    import hashlib
     import pickle
 
     from bot.review.servercode import ServerReading
@@ -260,7 +269,7 @@ def test_an_entry_naming_one_of_the_bots_classes_that_is_not_plain_data_is_a_mis
     (entry,) = _entries(store)
     label = pickle.loads(entry.read_bytes().split(b"\n", 2)[2])[0]
     payload = pickle.dumps((label, Calls()))
-    entry.write_bytes(facts.MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+    entry.write_bytes(facts.MAGIC + facts.checksum(payload) + b"\n" + payload)
     assert store.get(FACT, ("blob-a",)) == (False, None)
 
 

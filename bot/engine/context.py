@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import pygit2
 
+from bot.cache import facts
 from bot.config import Pin
 from bot.model import Commit, HunkResult
 from bot.patches.patchfile import FilePatch, Hunk
@@ -29,6 +30,19 @@ class PinContext:
     new_tree: Tree
     local_sources: dict[str, bytes] = field(default_factory=dict)  # Ollama's own files beside the patches
     binary_bytes: int = 0  # binary data the patches checked so far carry (binarypatch.BINARY_BYTES in all)
+    # What the stacked trees hold, as one id: the upstream commits and each patch checked on them so far
+    # (only checking a patch changes them); with the patch, what checking the next one depends on.
+    stacked: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.stacked:
+            old = str(self.history.old.id) if self.old_tree is not None else "none"
+            local = sorted((path, facts.bytes_id(data)) for path, data in self.local_sources.items())
+            self.stacked = facts.text_id(f"{old}:{self.history.new.id}:{local}")
+
+    def stack(self, path: str, data: bytes) -> None:
+        """The patch `data` at `path` was checked: the stacked trees hold what it changed."""
+        self.stacked = facts.text_id(f"{self.stacked}:{path}:{facts.bytes_id(data)}")
 
     def old_blob(self, fp: FilePatch) -> bytes | None:
         """The file the patch was written against: the old stacked tree, else the `index` line's blob."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pygit2
 
+from bot.cache import facts
 from bot.engine.context import PinContext, commits_at
 from bot.engine.placing import all_clean, place
 from bot.engine.sections import file_section, render
@@ -26,17 +27,88 @@ def check_patch(ctx: PinContext, path: str, head: Snapshot) -> PatchResult:
     except PatchError as exc:
         return PatchResult(path, "error", f"Not checked: {exc}.")
     try:
+        return _checked_and_stacked(ctx, path, data)
+    finally:
+        ctx.stack(path, data)  # whatever became of it, as the trees now hold it
+
+
+def _checked_and_stacked(ctx: PinContext, path: str, data: bytes) -> PatchResult:
+    try:
         pf = parse(data)
         carried = ctx.binary_bytes + carried_bytes(pf)
         refused = _refused(ctx, pf, carried)
         if refused:
             return PatchResult(path, "error", refused)
         ctx.binary_bytes = carried
-        result = _check_parsed(ctx, path, pf, data)
+        result = _kept_check(ctx, path, pf, data)
     except PatchError as exc:
         return PatchResult(path, "error", f"Malformed patch: {exc}.")
     if ctx.old_tree is not None:  # the old stack always carries the patch as written
         _apply_all(ctx.old_tree, pf)
+    return result
+
+
+# Every module checking a patch runs (tests/test_facts.py holds the list to the imports).
+CHECK_SOURCES = (
+    "cache/facts.py",
+    "child/activity.py",
+    "child/sandbox.py",
+    "commands.py",
+    "config.py",
+    "engine/context.py",
+    "engine/patch.py",
+    "engine/placing.py",
+    "engine/renumbering.py",
+    "engine/sections.py",
+    "engine/strategies.py",
+    "lang/cmakelang.py",
+    "lang/cpp.py",
+    "lang/syntax.py",
+    "model.py",
+    "patches/binarypatch.py",
+    "patches/enumentries.py",
+    "patches/hunks.py",
+    "patches/identifiers.py",
+    "patches/merge.py",
+    "patches/obsolete.py",
+    "patches/obsolete_place.py",
+    "patches/obsolete_report.py",
+    "patches/patchfile.py",
+    "patches/patchheaders.py",
+    "patches/patchsafety.py",
+    "patches/tree.py",
+    "repos/buildpatches.py",
+    "repos/gitcli.py",
+    "repos/history.py",
+    "repos/mirrors.py",
+    "repos/snapshot.py",
+    "repos/upstream.py",
+    "repos/upstreamrefs.py",
+    "times.py",
+)
+# What checking a patch finds (its result, and what it changed in the new stacked tree) depends on the patch,
+# where it stands, the stacked trees it is checked on and the ref's name alone: kept by those, a re-check of
+# the same bump places no hunk again.
+CHECKED = facts.Extractor("patch-checked", 1, CHECK_SOURCES, ("pygit2", "tree-sitter", "tree-sitter-cpp"))
+
+
+def _kept_check(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResult:
+    """`_check_parsed`, or what the facts store kept of it. Kept only when every upstream file it could need
+    was read: a partial clone's missing blob would make it a different answer."""
+    key = (ctx.stacked, path, facts.bytes_id(data), ctx.new_ref)
+    complete = ctx.upstream.fetch_problem is None
+    if complete:
+        found, kept = facts.get(CHECKED, key)
+        if found:
+            result, changes = kept
+            ctx.new_tree.update(changes)
+            return result
+    before, unreadable = dict(ctx.new_tree.overlay), len(ctx.upstream.unreadable)
+    result = _check_parsed(ctx, path, pf, data)
+    if complete and len(ctx.upstream.unreadable) == unreadable:
+        overlay = ctx.new_tree.overlay
+        changes = {p: v for p, v in overlay.items() if p not in before or before[p] is not v}
+        facts.put(CHECKED, key, (result, changes))
     return result
 
 

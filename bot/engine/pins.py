@@ -157,7 +157,8 @@ def _upstream_reads(head: Snapshot, pin: Pin) -> Callable[[str], bool]:
     a partial clone fetches them first."""
     patched = _patched_files(head, pin)
     copied = tuple(f"{v.upstream}/{v.files}" for v in pin.vendored)  # compared with Ollama's copies
-    return lambda path: path in patched or glob_match(path, (*CMAKE_FILES, *SERVER_SOURCES, *copied))
+    read_all = (*CMAKE_FILES, *SERVER_SOURCES, *copied)
+    return lambda path: path in patched or glob_match(path, read_all)
 
 
 def _patched_files(head: Snapshot, pin: Pin) -> set[str]:

@@ -8,19 +8,48 @@ applicable when CMake's `git apply` would refuse it.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import tempfile
+from functools import cache
 from pathlib import Path
 
+from bot.cache import facts
 from bot.model import AnalysisError
 
 TIMEOUT = 60  # seconds for one `git apply`: it reads a few files
+
+
+# What git says of a stack depends on the patches' texts, the files they go on and git itself alone: kept by
+# those, a re-check of the same stack runs no git.
+REFUSALS = facts.Extractor("git-apply-refusals", 1, ("patches/gitapply.py",))
 
 
 def refusals(files: dict[str, bytes], stack: list[tuple[str, bytes]]) -> dict[str, str]:
     """Apply `stack` (patch path, text) in order with `git apply` to `files` (path -> content at the
     upstream ref); the patches git refuses, each with the first line git gives. A refused patch is
     left out and the next ones go on the tree as it then is, as a later patch would be checked."""
+    key = (
+        _git_identity(),
+        *(f"{path}:{facts.bytes_id(data)}" for path, data in sorted(files.items())),
+        "stack",
+        *(f"{path}:{facts.bytes_id(text)}" for path, text in stack),
+    )
+    return facts.remembered(REFUSALS, key, lambda: _refusals(files, stack))
+
+
+@cache
+def _git_identity() -> str:
+    """The git that runs: its resolved path, size and time (another git may say otherwise)."""
+    found = shutil.which("git")
+    if found is None:
+        return "no git"
+    real = os.path.realpath(found)
+    stat = os.stat(real)
+    return f"{real}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def _refusals(files: dict[str, bytes], stack: list[tuple[str, bytes]]) -> dict[str, str]:
     refused: dict[str, str] = {}
     try:
         with tempfile.TemporaryDirectory(prefix="llama-bot-apply-") as work:
@@ -46,25 +75,22 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def _apply(root: Path, patch: Path) -> str | None:
-    """None when git applied the patch in `root`, else git's first line of complaint."""
+    """None when git applied the patch in `root`, else git's first line of complaint. `git apply` is all
+    or nothing: a refused patch leaves the tree as it was."""
     env = {
         **os.environ,
-        "GIT_CEILING_DIRECTORIES": str(root.parent),
+        "GIT_CEILING_DIRECTORIES": str(root.parent),  # not inside a repository
+        "GIT_CONFIG_NOSYSTEM": "1",  # git's own defaults, as a build machine's git has them
+        "GIT_CONFIG_GLOBAL": os.devnull,
         "LC_ALL": "C",
-    }  # not inside a repository
-    for args in (["--check"], []):
-        try:
-            done = subprocess.run(
-                ["git", "apply", *args, str(patch)],
-                cwd=root,
-                env=env,
-                capture_output=True,
-                timeout=TIMEOUT,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return f"git apply could not run ({exc})"
-        if done.returncode != 0:
-            lines = done.stderr.decode(errors="replace").strip().splitlines()
-            return lines[0] if lines else f"git apply exited {done.returncode}"
+    }
+    try:
+        done = subprocess.run(
+            ["git", "apply", str(patch)], cwd=root, env=env, capture_output=True, timeout=TIMEOUT, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"git apply could not run ({exc})"
+    if done.returncode != 0:
+        lines = done.stderr.decode(errors="replace").strip().splitlines()
+        return lines[0] if lines else f"git apply exited {done.returncode}"
     return None

@@ -34,7 +34,13 @@ def needed_blobs(history: History, wanted: Callable[[str], bool]) -> set[pygit2.
 def _changed_blobs(history: History) -> set[pygit2.Oid]:
     """Both sides of every file the change between the refs and each commit between them touch, submodules
     aside (their ids name commits of another repository)."""
-    sides = _sides(history.old.tree.diff_to_tree(history.new.tree))
+    old, new = history.old.tree, history.new.tree
+    stored = facts.remembered(
+        TREE_SIDES,
+        (str(old.id), str(new.id)),
+        lambda: [(p, str(oid), int(mode)) for p, oid, mode in _sides(old.diff_to_tree(new))],
+    )
+    sides = [(p, pygit2.Oid(hex=oid), mode) for p, oid, mode in stored]
     sides += [side for files in history.file_changes for side in files]
     return {oid for _, oid, mode in sides if mode != pygit2.GIT_FILEMODE_COMMIT}
 
@@ -47,6 +53,9 @@ def _sides(diff: pygit2.Diff) -> list[tuple[str, pygit2.Oid, int]]:
 # What each commit between two refs changes, as `History.file_changes` gives it: it never changes, so a
 # re-check of the same refs diffs no commit again (on b10091 -> b10242, 151 diffs: 0.1 s).
 COMMIT_FILES = facts.Extractor("commit-files", 1, ("repos/history.py",), ("pygit2",))
+TREE_SIDES = facts.Extractor(
+    "tree-change-sides", 1, ("repos/history.py",), ("pygit2",)
+)  # the same, of two trees
 
 
 def _lineage(commits: list[pygit2.Commit]) -> str:

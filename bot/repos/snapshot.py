@@ -17,6 +17,7 @@ each reads them from the object database once.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections import OrderedDict
 from typing import Protocol
@@ -92,6 +93,27 @@ class Snapshot(Protocol):
         """Paths of all files under `prefix` (a directory, '' for all), sorted."""
 
 
+KEPT_LISTINGS = 8  # trees whose file listing is kept, by tree id: each analysis lists the same few trees
+_listings: OrderedDict[pygit2.Oid, list[str]] = OrderedDict()
+_listings_lock = threading.Lock()
+
+
+def _tree_files(root: pygit2.Tree) -> list[str]:
+    """Every file's path under `root`, sorted (the list is shared: never changed). The patch stage, the
+    blob fetch and the review list the same trees through snapshots of their own: the walk is done once."""
+    with _listings_lock:
+        found = _listings.get(root.id)
+        if found is not None:
+            _listings.move_to_end(root.id)
+            return found
+    found = _blob_paths(root)
+    with _listings_lock:
+        _listings[root.id] = found
+        while len(_listings) > KEPT_LISTINGS:
+            _listings.popitem(last=False)
+    return found
+
+
 def _blob_paths(root: pygit2.Tree) -> list[str]:
     """Every file's path under `root`, sorted."""
     found: list[str] = []
@@ -156,7 +178,7 @@ class GitSnapshot:
 
     def files(self, prefix: str = "") -> list[str]:
         if self._files is None:
-            self._files = _blob_paths(self.tree)
+            self._files = _tree_files(self.tree)
         if not prefix:
             return list(self._files)
         prefix = prefix.rstrip("/") + "/"

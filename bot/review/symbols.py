@@ -24,7 +24,7 @@ OLLAMA_USERS = globs(
     "llama/**/*.{go,c,cc,cpp,h,hpp}",
 )
 _DECL = re.compile(r"\b(GGML_API|GGML_BACKEND_API)\b([^;{}()]*?)\b((?:ggml|gguf)_\w+)\s*\(")
-_USE = re.compile(r"\b(?:ggml|gguf)_\w+")
+_USE = re.compile(r"(?=gg)\b(?:ggml|gguf)_\w+")  # led by letters, not `\b`: tried only where they stand
 _TYPE_WORDS = frozenset(
     [
         "void",
