@@ -186,6 +186,7 @@ def test_every_extractor_names_source_files_that_exist():
     import bot.review
     import bot.review.changes
     import bot.review.cmake
+    import bot.review.compatvalues
     import bot.review.consumers.contracts
 
     modules = (
@@ -196,6 +197,7 @@ def test_every_extractor_names_source_files_that_exist():
         bot.review,
         bot.review.changes,
         bot.review.cmake,
+        bot.review.compatvalues,
         bot.review.consumers.contracts,
     )
     extractors = [v for m in modules for v in vars(m).values() if isinstance(v, facts.Extractor)]

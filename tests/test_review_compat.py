@@ -234,7 +234,8 @@ def test_signature_of_a_free_function_ollama_calls():
 def _gemma4_value_drafts(clip_old, clip_new, compat=None, tables=None):
     files = compat or _compat("llama/compat/llama-ollama-compat.cpp", "llama-ollama-compat-gemma4-clip.cpp")
     change = FileChange.from_texts("tools/mtmd/clip.cpp", clip_old, clip_new)
-    pairs = value_strings([code_text(_excerpt("clip-impl-b9479.h"), "x.h")]) if tables is None else tables
+    header = FileChange.from_texts("x.h", _excerpt("clip-impl-b9479.h"), "")
+    pairs = value_strings([header]) if tables is None else tables
     uses = _uses(files)
     return value_drafts(change, uses.names, uses.strings, pairs)
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
+from bot.cache import facts
 from bot.lang import cpp, cppvalues, syntax
 from bot.model import LocalRef
 from bot.review import cppapi
@@ -22,14 +24,27 @@ _LITERAL = re.compile(r'"([^"\\\n]*)"')
 _IDENT = re.compile(r"\b[A-Za-z_]\w{2,}")  # an identifier of three characters or more
 
 
-def value_strings(texts: Iterable[str]) -> dict[str, set[str]]:
-    """The strings name<->string tables of comment-free upstream texts pair with each enum value
+# A file's table rows depend on its blob alone: kept by it, a re-check reads no file's code for them.
+OLD_TABLE_ROWS = facts.Extractor(
+    "old-table-rows",
+    1,
+    ("review/compatvalues.py", "review/changes.py", "review/source.py", *cppvalues.STRING_TABLES.sources),
+    cppvalues.STRING_TABLES.packages,
+)
+
+
+def value_strings(changes: Iterable[FileChange]) -> dict[str, set[str]]:
+    """The strings name<->string tables of the changes' old code pair with each enum value
     (`{ PROJECTOR_TYPE_GEMMA4A, "gemma4a" }`): how a string Ollama writes becomes a value."""
     found: dict[str, set[str]] = {}
-    for text in texts:
-        for row in cppvalues.string_tables(text.encode()):
+    for change in changes:
+        for row in facts.remembered(OLD_TABLE_ROWS, change.fact_key("-"), partial(_old_rows, change)):
             found.setdefault(row.value, set()).add(row.string)
     return found
+
+
+def _old_rows(change: FileChange) -> tuple[cppvalues.TableRow, ...]:
+    return cppvalues.string_tables(change.old_code.encode())
 
 
 def _value_refs(

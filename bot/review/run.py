@@ -413,9 +413,7 @@ class Run:
 
     def _value_drafts(self, uses: Mapping[str, Sequence[LocalRef]]) -> list[Draft]:
         """Enum values the compat code names or produces that the built code stops handling."""
-        strings_of = compatvalues.value_strings(
-            c.old_code for c in self.c_changes if c.path.endswith(compat.HEADERS)
-        )
+        strings_of = compatvalues.value_strings(c for c in self.c_changes if c.path.endswith(compat.HEADERS))
         return [
             draft
             for change in self._built_c_changes()
