@@ -183,24 +183,6 @@ def test_mirror_fetch_through_url_rewrite(tmp_path, scenario):
     assert mirror_path(tmp_path / "data", "llama.cpp", f"{tmp_path}/srv/ggml-org/llama.cpp").is_dir()
 
 
-def test_a_second_check_of_the_same_commits_interprets_no_cmake_file(scenario, tmp_path, monkeypatch, capsys):
-    """Which pins a change concerns is read from the head's CMake files, as the patch stage reads where the
-    build applies patches: kept in the data dir's facts store, a second check interprets none of them."""
-    import bot.cli
-    from bot.cli import analysis
-    from bot.repos import buildpatches
-
-    monkeypatch.setenv("LLAMA_BOT_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setattr(analysis, "run_limited", lambda target, limits: target(None))  # in this process
-    args = ["check", "--repo", str(scenario.ollama), "--upstream-dir", f"llama.cpp={scenario.upstream}"]
-    args += ["--format", "json", "--quiet"]
-    assert bot.cli.main(args) == 1
-    first = capsys.readouterr().out
-    monkeypatch.setattr(buildpatches, "_Interpreter", lambda *a: pytest.fail("interpreted again"))
-    assert bot.cli.main(args) == 1
-    assert capsys.readouterr().out == first
-
-
 def _check_twice(scenario, tmp_path, monkeypatch, capsys, between) -> tuple[str, str]:
     """The JSON report of two checks of the scenario's bump in this process, on one data dir; `between()`
     runs before the second."""
@@ -216,6 +198,23 @@ def _check_twice(scenario, tmp_path, monkeypatch, capsys, between) -> tuple[str,
     between()
     assert bot.cli.main(args) == 1
     return first, capsys.readouterr().out
+
+
+def test_a_second_check_of_the_same_commits_interprets_no_cmake_file(scenario, tmp_path, monkeypatch, capsys):
+    """Which pins a change concerns is read from the head's CMake files, as the patch stage reads where the
+    build applies patches: kept in the data dir's facts store, a second check interprets none of them."""
+    from bot.repos import buildpatches
+
+    first, second = _check_twice(
+        scenario,
+        tmp_path,
+        monkeypatch,
+        capsys,
+        lambda: monkeypatch.setattr(
+            buildpatches, "_Interpreter", lambda *a: pytest.fail("interpreted again")
+        ),
+    )
+    assert second == first
 
 
 def test_a_second_check_of_the_same_commits_places_no_hunk_and_runs_no_git(
