@@ -37,3 +37,23 @@ def test_a_rebuilt_patch_git_would_refuse_is_reported_as_a_conflict(tmp_path, mo
         "llama-bot placed its hunks, but the real `git apply` refuses the rebuilt "
         "patch on v2 in stack order (error: patch failed: src/f.c:"
     )
+
+
+def test_a_git_that_ran_out_of_time_is_asked_again_the_next_time(tmp_path, monkeypatch):
+    """Its verdict on a stack is kept, but a run that did not end (a loaded machine) says nothing of the
+    patches: the next check runs git again instead of reporting the same failure."""
+    import subprocess
+
+    from bot.cache import facts
+
+    files, stack = {"f.c": OLD.encode()}, [("1", make_patch(OLD, OLD.replace("b();", "b(1);"), "f.c"))]
+
+    def too_slow(*args, **kwargs):
+        raise subprocess.TimeoutExpired(args[0], gitapply.TIMEOUT)
+
+    with facts.using(facts.FactStore(tmp_path / "facts")):
+        with monkeypatch.context() as slow:
+            slow.setattr(gitapply.subprocess, "run", too_slow)
+            assert gitapply.refusals(files, stack)["1"].startswith("git apply could not run")
+        assert gitapply.refusals(files, stack) == {}
+        assert gitapply.refusals(files, stack) == {}  # now kept

@@ -35,7 +35,13 @@ def refusals(files: dict[str, bytes], stack: list[tuple[str, bytes]]) -> dict[st
         "stack",
         *(f"{path}:{facts.bytes_id(text)}" for path, text in stack),
     )
-    return facts.remembered(REFUSALS, key, lambda: _refusals(files, stack))
+    found, kept = facts.get(REFUSALS, key)
+    if found:
+        return kept
+    refused, every_one_ran = _refusals(files, stack)
+    if every_one_ran:  # a git that could not run (or ran out of time) says nothing of the patches
+        facts.put(REFUSALS, key, refused)
+    return refused
 
 
 @cache
@@ -49,8 +55,10 @@ def _git_identity() -> str:
     return f"{real}:{stat.st_size}:{stat.st_mtime_ns}"
 
 
-def _refusals(files: dict[str, bytes], stack: list[tuple[str, bytes]]) -> dict[str, str]:
+def _refusals(files: dict[str, bytes], stack: list[tuple[str, bytes]]) -> tuple[dict[str, str], bool]:
+    """The refusals, and whether git ran to its end on every patch."""
     refused: dict[str, str] = {}
+    every_one_ran = True
     try:
         with tempfile.TemporaryDirectory(prefix="llama-bot-apply-") as work:
             root = Path(work) / "tree"
@@ -60,12 +68,13 @@ def _refusals(files: dict[str, bytes], stack: list[tuple[str, bytes]]) -> dict[s
             for index, (path, text) in enumerate(stack):
                 patch = Path(work) / f"{index}.patch"
                 _write(patch, text)
-                why = _apply(root, patch)
+                why, ran = _apply(root, patch)
+                every_one_ran &= ran
                 if why is not None:
                     refused[path] = why
     except OSError as exc:
         raise AnalysisError(f"cannot check the patches with git apply: {exc.strerror or exc}") from None
-    return refused
+    return refused, every_one_ran
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -74,9 +83,9 @@ def _write(path: Path, data: bytes) -> None:
         out.write(data)
 
 
-def _apply(root: Path, patch: Path) -> str | None:
-    """None when git applied the patch in `root`, else git's first line of complaint. `git apply` is all
-    or nothing: a refused patch leaves the tree as it was."""
+def _apply(root: Path, patch: Path) -> tuple[str | None, bool]:
+    """None when git applied the patch in `root`, else git's first line of complaint (`git apply` is all
+    or nothing: a refused patch leaves the tree as it was); and whether git ran to its end."""
     env = {
         **os.environ,
         "GIT_CEILING_DIRECTORIES": str(root.parent),  # not inside a repository
@@ -89,8 +98,8 @@ def _apply(root: Path, patch: Path) -> str | None:
             ["git", "apply", str(patch)], cwd=root, env=env, capture_output=True, timeout=TIMEOUT, check=False
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"git apply could not run ({exc})"
+        return f"git apply could not run ({exc})", False
     if done.returncode != 0:
         lines = done.stderr.decode(errors="replace").strip().splitlines()
-        return lines[0] if lines else f"git apply exited {done.returncode}"
-    return None
+        return (lines[0] if lines else f"git apply exited {done.returncode}"), True
+    return None, True
