@@ -48,11 +48,12 @@ def refusals(files: dict[str, bytes], stack: list[tuple[str, bytes]]) -> dict[st
 def _git_identity() -> str:
     """The git that runs: its resolved path, size and time (another git may say otherwise)."""
     found = shutil.which("git")
-    if found is None:
-        return "no git"
-    real = os.path.realpath(found)
-    stat = os.stat(real)
-    return f"{real}:{stat.st_size}:{stat.st_mtime_ns}"
+    real = os.path.realpath(found) if found else None
+    try:
+        stat = os.stat(real) if real else None
+    except OSError:  # gone since: it will not run, and a verdict is kept only when git ran
+        stat = None
+    return f"{real}:{stat.st_size}:{stat.st_mtime_ns}" if stat else "no git"
 
 
 def _refusals(files: dict[str, bytes], stack: list[tuple[str, bytes]]) -> tuple[dict[str, str], bool]:
