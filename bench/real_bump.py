@@ -342,8 +342,8 @@ def _peak_rss_mb(pid: int) -> float:
 
 def _compiled() -> None:
     """The bot's modules compiled to bytecode first, as installing the package compiles them: a checkout run
-    with PYTHONDONTWRITEBYTECODE set (as in CI) compiles each module it imports again on every run, and its
-    runs would time the compiler (0.25 s of a 0.55 s re-check)."""
+    with PYTHONDONTWRITEBYTECODE set (this sandbox sets it) compiles each module it imports again on every
+    run, and its runs would time the compiler (0.25 s of a 0.55 s re-check)."""
     import bot
 
     compileall.compile_dir(Path(bot.__file__).parent, quiet=1)

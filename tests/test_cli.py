@@ -233,29 +233,6 @@ def test_a_second_check_of_the_same_commits_places_no_hunk_and_runs_no_git(
     assert second == first and '"status": "regenerated"' in first
 
 
-def test_what_a_patch_gave_while_upstream_blobs_could_not_be_fetched_is_not_kept(
-    scenario, tmp_path, monkeypatch, capsys
-):
-    """Checked without some upstream files, a patch may come out otherwise than with them: such a check
-    is neither kept nor served."""
-    from bot.engine import patch
-    from bot.repos.upstream import Upstream
-
-    def unfetchable(self, history, wanted):
-        self.fetch_problem = "the promisor remote is gone"
-
-    monkeypatch.setattr(Upstream, "fetch_missing", unfetchable)
-    checked = []
-    monkeypatch.setattr(
-        patch, "_check_parsed", lambda *a, real=patch._check_parsed: checked.append(1) or real(*a)
-    )
-    at_first = []
-    first, second = _check_twice(
-        scenario, tmp_path, monkeypatch, capsys, lambda: at_first.append(len(checked))
-    )
-    assert second == first and at_first[0] > 0 and len(checked) == 2 * at_first[0]
-
-
 def test_the_script_leaves_after_its_exit_handlers_with_all_its_output(tmp_path):
     """`run` ends the process without tearing the interpreter down: what is buffered is written, the exit
     handlers run, the status is main's."""

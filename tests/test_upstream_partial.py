@@ -181,6 +181,35 @@ def test_blobs_that_cannot_be_fetched_are_named_and_the_rest_is_checked(tmp_path
     assert others == full.to_json()["findings"]  # the review of what could be read is complete
 
 
+def test_a_patch_checked_while_blobs_could_not_be_fetched_is_checked_again_the_next_time(
+    tmp_path, monkeypatch, capsys
+):
+    """Checked without some upstream files (here the clone's source is gone), a patch may come out otherwise
+    than with them: what its check found is not kept, and the next check of the same commits checks it again."""
+    from bot import cli
+    from bot.cli import analysis
+    from bot.engine import patch
+
+    src = _upstream(tmp_path / "src.git")
+    part = _clone(src, tmp_path / "part.git", "blob:limit=1k")
+    _source_deleted(src, part)
+    ollama = _ollama(tmp_path / "ollama.git")
+    monkeypatch.setenv("LLAMA_BOT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr(analysis, "run_limited", lambda target, limits: target(None))  # in this process
+    checked = []
+    monkeypatch.setattr(
+        patch, "_check_parsed", lambda *a, real=patch._check_parsed: checked.append(a[1]) or real(*a)
+    )
+    args = ["check", "--repo", str(ollama), "--base", "HEAD~1", "--upstream-dir", f"llama.cpp={part}"]
+    args += ["--format", "json", "--quiet"]
+    reports = []
+    for _ in range(2):
+        assert cli.main(args) == 1
+        reports.append(capsys.readouterr().out)
+    assert reports[0] == reports[1]
+    assert checked == ["llama/compat/0002-small.patch"] * 2  # the big one cannot be checked at all
+
+
 def _real_pair(repo: pygit2.Repository) -> tuple[str, str, str, str] | None:
     """Two consecutive tags (by commit time, among the newest 100) whose diff has a file the clone lacks:
     (old tag, new tag, path, whether its copy at the new tag is missing)."""

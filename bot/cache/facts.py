@@ -24,7 +24,7 @@ import os
 import pickle
 import tempfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -109,6 +109,11 @@ def _version(package: str) -> str:
 def text_id(text: str) -> str:
     """A text's content address, where no blob id is at hand."""
     return "text:" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def texts_id(texts: Mapping[str, str]) -> str:
+    """One content address for named texts (path -> text): their paths and each text's."""
+    return text_id("\n".join(f"{path}\0{text_id(texts[path])}" for path in sorted(texts)))
 
 
 def bytes_id(data: bytes) -> str:

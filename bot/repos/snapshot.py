@@ -17,12 +17,14 @@ each reads them from the object database once.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import weakref
 from collections import OrderedDict
 from typing import Protocol
 
 import pygit2
+from cachetools import LRUCache
 
 from bot.cache import facts
 from bot.model import AnalysisError
@@ -93,8 +95,10 @@ class Snapshot(Protocol):
         """Paths of all files under `prefix` (a directory, '' for all), sorted."""
 
 
-KEPT_LISTINGS = 8  # trees whose file listing is kept, by tree id: each analysis lists the same few trees
-_listings: OrderedDict[pygit2.Oid, list[str]] = OrderedDict()
+# Files of the tree listings kept, all listings together, by tree id: an analysis lists the same few trees
+# (llama.cpp's: some 2,000 files); one larger than the bound is not kept.
+KEPT_LISTED_FILES = 50_000
+_listings: LRUCache[pygit2.Oid, list[str]] = LRUCache(maxsize=KEPT_LISTED_FILES, getsizeof=len)
 _listings_lock = threading.Lock()
 
 
@@ -103,14 +107,10 @@ def _tree_files(root: pygit2.Tree) -> list[str]:
     blob fetch and the review list the same trees through snapshots of their own: the walk is done once."""
     with _listings_lock:
         found = _listings.get(root.id)
-        if found is not None:
-            _listings.move_to_end(root.id)
-            return found
-    found = _blob_paths(root)
-    with _listings_lock:
-        _listings[root.id] = found
-        while len(_listings) > KEPT_LISTINGS:
-            _listings.popitem(last=False)
+    if found is None:
+        found = _blob_paths(root)
+        with _listings_lock, contextlib.suppress(ValueError):  # more files than all listings may hold
+            _listings[root.id] = found
     return found
 
 

@@ -71,7 +71,7 @@ FIELDS = facts.Extractor("request-fields", 1, ("review/limits.py",))
 
 def fields_of(parsers: Mapping[str, str]) -> Callable[[str], set[str]]:
     """`request_fields` of the parsers for a member, kept by the parsers' texts."""
-    texts = facts.text_id("\n".join(f"{path}\0{facts.text_id(parsers[path])}" for path in sorted(parsers)))
+    texts = facts.texts_id(parsers)
     return lambda member: facts.remembered(FIELDS, (texts, member), lambda: request_fields(parsers, member))
 
 

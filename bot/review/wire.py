@@ -71,9 +71,12 @@ def wire_drafts(old: Mapping[str, str], new: Mapping[str, str], contracts: Contr
     compares nothing again."""
     if not contracts.calls_upstream:
         return []
-    groups = contracts.request_fields, contracts.response_fields, contracts.output_patterns
+    groups = _groups(contracts)
     return remembered_readings(
-        WIRE, _key(old, new, contracts), (contracts.ollama,), lambda ollama: _drafts(old, new, groups, ollama)
+        WIRE,
+        _key(old, new, groups, contracts),
+        (contracts.ollama,),
+        lambda ollama: _drafts(old, new, groups, ollama),
     )
 
 
@@ -87,28 +90,33 @@ def kept_drafts(
         return None
     if not contracts.calls_upstream:
         return []
-    found, drafts = kept_reading(WIRE, _key(*texts(), contracts), (contracts.ollama,))
+    found, drafts = kept_reading(WIRE, _key(*texts(), _groups(contracts), contracts), (contracts.ollama,))
     return drafts if found else None
 
 
-def _key(old: Mapping[str, str], new: Mapping[str, str], contracts: Contracts) -> tuple[str, ...]:
-    groups = contracts.request_fields, contracts.response_fields, contracts.output_patterns
+_Groups = tuple[tuple[WireField, ...], tuple[WireField, ...], tuple[OutputPattern, ...]]
+
+
+def _groups(contracts: Contracts) -> _Groups:
+    """The inventory's groups the check reads: the request and response fields, the output patterns."""
+    return contracts.request_fields, contracts.response_fields, contracts.output_patterns
+
+
+def _key(
+    old: Mapping[str, str], new: Mapping[str, str], groups: _Groups, contracts: Contracts
+) -> tuple[str, ...]:
     return (
-        _texts_id(old),
-        _texts_id(new),
+        facts.texts_id(old),
+        facts.texts_id(new),
         facts.text_id(repr(groups)),  # plain data whose repr says all of it, in an order of its own
         facts.text_id("\n".join(contracts.paths)),
     )
 
 
-def _texts_id(texts: Mapping[str, str]) -> str:
-    return facts.text_id("\n".join(f"{path}\0{facts.text_id(texts[path])}" for path in sorted(texts)))
-
-
 def _drafts(
     old: Mapping[str, str],
     new: Mapping[str, str],
-    groups: tuple[tuple[WireField, ...], tuple[WireField, ...], tuple[OutputPattern, ...]],
+    groups: _Groups,
     ollama: Mapping[str, str],
 ) -> list[Draft]:
     request_fields, response_fields, patterns = groups
