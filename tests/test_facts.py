@@ -1,12 +1,15 @@
 """The upstream facts store: a re-check reads what the first analysis found, and the report is the same."""
 
 import os
+import pickle
 import re
+import sqlite3
+from contextlib import closing
 from dataclasses import asdict
 
 import pytest
 
-from bot.cache import facts
+from bot.cache import entries, facts
 from bot.cache.facts import Extractor, FactStore
 from bot.review import beside
 from tests.test_app_nested_json import metric
@@ -15,8 +18,30 @@ from tests.test_review_e2e import _real_bump, _review
 FACT = Extractor("test-fact", 1, ("cache/facts.py",))
 
 
-def _entries(store: FactStore) -> list:
-    return sorted(p for p in store.root.glob("*/*") if not p.name.startswith(".tmp-"))
+def _entries(store: FactStore) -> list[bytes]:
+    """The ids of the entries the store has written (what waited written first)."""
+    store.flush()
+    with closing(sqlite3.connect(store.root / entries.DB_NAME)) as db:
+        return [row[0] for row in db.execute("SELECT id FROM entry ORDER BY id")]
+
+
+def _rewrite(store: FactStore, entry_id: bytes, change) -> None:
+    """The entry's data changed behind the store's back, as a damaged disk or another program would."""
+    store.close()
+    with closing(sqlite3.connect(store.root / entries.DB_NAME)) as db, db:
+        (data,) = db.execute("SELECT data FROM entry WHERE id = ?", (entry_id,)).fetchone()
+        db.execute("UPDATE entry SET data = ? WHERE id = ?", (change(data), entry_id))
+
+
+def _with_value(value):
+    """An entry's data rewritten to hold `value` under its own key, checksummed all the same."""
+
+    def change(data: bytes) -> bytes:
+        label = pickle.loads(data.split(b"\n", 2)[2])[0]
+        payload = pickle.dumps((label, value))
+        return facts.MAGIC + facts.checksum(payload) + b"\n" + payload
+
+    return change
 
 
 def test_a_fact_kept_is_found_again_and_another_version_is_a_miss(tmp_path):
@@ -59,8 +84,8 @@ def test_what_a_pick_finds_nothing_in_is_a_miss(tmp_path):
 @pytest.mark.parametrize(
     "damage",
     [
-        lambda data: data[: len(data) // 2],  # a writer killed halfway through (no rename would show it)
-        lambda data: data[:-3] + b"xyz",  # a flipped byte in the payload
+        lambda data: data[: len(data) // 2],  # cut short
+        lambda data: data[:-3] + b"xyz",  # altered bytes in the payload
         lambda data: b"",
         lambda data: b"something else entirely",
     ],
@@ -69,43 +94,118 @@ def test_a_damaged_entry_is_a_miss_never_a_wrong_fact(tmp_path, damage):
     store = FactStore(tmp_path / "facts")
     store.put(FACT, ("blob-a",), "the fact")
     (entry,) = _entries(store)
-    entry.write_bytes(damage(entry.read_bytes()))
+    _rewrite(store, entry, damage)
     assert store.get(FACT, ("blob-a",)) == (False, None)
+    assert _entries(store) == []  # gone from the file
     assert store.remembered(FACT, ("blob-a",), lambda: "computed again") == "computed again"
     assert store.get(FACT, ("blob-a",)) == (True, "computed again")
 
 
 def test_an_entry_that_would_run_code_when_loaded_is_a_miss(tmp_path):
-    import pickle
-
     store = FactStore(tmp_path / "facts")
     store.put(FACT, ("blob-a",), "the fact")
     (entry,) = _entries(store)
-    label = pickle.loads(entry.read_bytes().split(b"\n", 2)[2])[0]
-    payload = pickle.dumps((label, os.getcwd))  # a function, not plain data: checksummed all the same
-    entry.write_bytes(facts.MAGIC + facts.checksum(payload) + b"\n" + payload)
+    _rewrite(store, entry, _with_value(os.getcwd))  # a function, not plain data
     assert store.get(FACT, ("blob-a",)) == (False, None)
+
+
+def _used_long_ago(store: FactStore) -> None:
+    store.close()
+    with closing(sqlite3.connect(store.root / entries.DB_NAME)) as db, db:
+        db.execute("UPDATE entry SET used = 1000000")
 
 
 def test_past_its_bound_the_store_drops_the_least_recently_used_entries(tmp_path):
     probe = FactStore(tmp_path / "probe")
     probe.put(FACT, ("blob-0",), "x" * 1000)
-    (entry,) = _entries(probe)
-    size = entry.stat().st_size
+    size = probe._entries.total() if _entries(probe) else 0
     bound = 12 * size + 64  # twelve entries (a two-digit key is a byte longer)
     store = FactStore(tmp_path / "facts", max_bytes=bound)
     for n in range(8):
         store.put(FACT, (f"blob-{n}",), "x" * 1000)
-    for entry in _entries(store):
-        os.utime(entry, (1_000_000, 1_000_000))  # written long ago
+    _entries(store)
+    _used_long_ago(store)
     assert store.get(FACT, ("blob-0",))[0]  # used now: among the newest
     for n in range(8, 16):
         store.put(FACT, (f"blob-{n}",), "x" * 1000)
     store.sweep()
-    assert sum(p.stat().st_size for p in _entries(store)) <= bound
+    assert 9 * size <= store._entries.total() <= bound
     kept = {n for n in range(16) if store.get(FACT, (f"blob-{n}",))[0]}
     assert {0, *range(8, 16)} <= kept  # the entries used lately stay ...
     assert len(kept) < 16  # ... and those unused the longest went
+
+
+def test_an_entry_found_has_its_time_of_use_written_once_an_hour_at_most(tmp_path):
+    """A re-check within the hour writes nothing; one after writes the entries it found as used now."""
+    store = FactStore(tmp_path / "facts")
+    store.put(FACT, ("blob-a",), "the fact")
+    store.put(FACT, ("blob-b",), "another")
+    _entries(store)
+    again = FactStore(store.root)
+    assert again.get(FACT, ("blob-a",))[0]
+    assert again._entries._used == set()
+    _used_long_ago(store)
+    later = FactStore(store.root)
+    assert later.get(FACT, ("blob-a",))[0]
+    later.flush()
+    with closing(sqlite3.connect(store.root / entries.DB_NAME)) as db:
+        used = dict(db.execute("SELECT id, used FROM entry"))
+    found, other = (facts._where(FACT, (key,))[0] for key in ("blob-a", "blob-b"))
+    assert used[other] == 1000000 and used[found] > 1000000
+
+
+def test_a_file_that_is_not_a_store_is_started_again_and_old_entry_files_are_removed(tmp_path):
+    root = tmp_path / "facts"
+    (root / "ab").mkdir(parents=True)
+    (root / "ab" / "cdef0123").write_bytes(b"an entry of a file of its own, as earlier versions kept")
+    (root / "notes").mkdir()
+    (root / entries.DB_NAME).write_bytes(b"not SQLite at all" * 100)
+    store = FactStore(root)
+    store.put(FACT, ("blob-a",), "the fact")
+    store.close()
+    assert FactStore(root).get(FACT, ("blob-a",)) == (True, "the fact")
+    assert not (root / "ab").exists() and (root / "notes").is_dir()
+
+
+def test_a_store_it_cannot_open_or_write_costs_only_time(tmp_path, monkeypatch, caplog):
+    blocked = tmp_path / "facts"
+    blocked.write_text("a file where the store's directory would be")
+    store = FactStore(blocked)
+    assert store.remembered(FACT, ("blob-a",), lambda: "computed") == "computed"
+    store.close()
+    assert (store.hits, store.misses) == (0, 1)
+    assert "cannot be used" in caplog.text
+    # another process writing for longer than a write waits: what waited is not kept, and nothing fails
+    monkeypatch.setattr(entries, "BUSY_SECONDS", 0.05)
+    store = FactStore(tmp_path / "busy")
+    store.put(FACT, ("blob-a",), "first")
+    store.flush()
+    with closing(sqlite3.connect(store.root / entries.DB_NAME, isolation_level=None)) as other:
+        other.execute("BEGIN IMMEDIATE")
+        store.put(FACT, ("blob-b",), "second")
+        store.flush()
+        other.execute("ROLLBACK")
+    again = FactStore(store.root)
+    assert again.get(FACT, ("blob-a",)) == (True, "first")
+    assert again.get(FACT, ("blob-b",)) == (False, None)
+
+
+def test_a_forked_copy_reads_what_waited_in_its_parent_and_writes_only_its_own(tmp_path):
+    store = FactStore(tmp_path / "facts")
+    store.put(FACT, ("before",), "written")
+    store.flush()
+    store.put(FACT, ("waiting",), "not written yet")
+    pid = os.fork()
+    if pid == 0:  # the copy: reads both, keeps its own, and writes it
+        ok = store.get(FACT, ("waiting",)) == (True, "not written yet") and store.get(FACT, ("before",))[0]
+        store.put(FACT, ("copy",), "the copy's")
+        store.flush()
+        os._exit(0 if ok and store._entries._waiting == {} else 1)
+    _, status = os.waitpid(pid, 0)
+    assert status == 0
+    assert store.get(FACT, ("copy",)) == (True, "the copy's")  # written by the copy, read here
+    assert len(_entries(store)) == 3  # the parent's waiting entry written by the parent
+    assert FactStore(store.root).get(FACT, ("waiting",)) == (True, "not written yet")
 
 
 def _findings(b):
@@ -131,7 +231,7 @@ def test_a_review_with_an_empty_a_filled_or_a_damaged_store_is_the_same(tmp_path
     # every fact found, nothing computed twice (a fact found spares the look-ups of those it was made of)
     assert 0 < again.hits <= store.misses and again.misses == 0
     for entry in kept:
-        entry.write_bytes(entry.read_bytes()[:-1])  # truncated
+        _rewrite(again, entry, lambda data: data[:-1])  # truncated
     damaged = FactStore(store.root)
     with facts.using(damaged):
         assert _findings(history) == uncached
@@ -258,8 +358,6 @@ def test_the_fingerprint_of_a_reading_of_whole_trees_covers_every_module_its_cod
 def test_an_entry_naming_one_of_the_bots_classes_that_is_not_plain_data_is_a_miss(tmp_path):
     """Only data classes and named tuples are loaded: another class's constructor (here the server-code
     reader's, which parses what it is given) is never called from an entry."""
-    import pickle
-
     from bot.review.servercode import ServerReading
 
     class Calls:
@@ -269,9 +367,7 @@ def test_an_entry_naming_one_of_the_bots_classes_that_is_not_plain_data_is_a_mis
     store = FactStore(tmp_path / "facts")
     store.put(FACT, ("blob-a",), "the fact")
     (entry,) = _entries(store)
-    label = pickle.loads(entry.read_bytes().split(b"\n", 2)[2])[0]
-    payload = pickle.dumps((label, Calls()))
-    entry.write_bytes(facts.MAGIC + facts.checksum(payload) + b"\n" + payload)
+    _rewrite(store, entry, _with_value(Calls()))
     assert store.get(FACT, ("blob-a",)) == (False, None)
 
 

@@ -6,10 +6,10 @@ them. A re-check of the same refs (another push to the pull request, `/llama rec
 request on the same bump) finds every such fact here instead of computing it again.
 
 An entry's key is the extractor's name, its version, a fingerprint of the source files it runs, and the
-ids of its inputs (git blob or tree ids, or the SHA-1 of a text); never a report. Entries are written
-to a temporary file and renamed into place, so a reader sees a whole entry or none; each carries the
-CRC-32 of its payload and its own key, and one that is truncated, corrupt or for another key is a miss.
-The store is bounded: when it outgrows its size, the least recently used entries go first.
+ids of its inputs (git blob or tree ids, or the SHA-1 of a text); never a report. The entries live in
+one SQLite file (`bot.cache.entries`); each carries the CRC-32 of its payload and its own key, and one
+that is truncated, corrupt or for another key is a miss. The store is bounded: when it outgrows its
+size, the least recently used entries go first.
 """
 
 from __future__ import annotations
@@ -22,13 +22,14 @@ import importlib.util
 import io
 import os
 import pickle
-import tempfile
 import zlib
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
+
+from bot.cache.entries import Entries
 
 T = TypeVar("T")
 S = TypeVar("S", str, bytes)
@@ -37,8 +38,6 @@ FACTS_DIR = "facts"
 DEFAULT_MAX_MB = 256
 MAX_MB_SETTING = "LLAMA_BOT_FACTS_MAX_MB"
 MAGIC = b"llama-bot fact 2\n"
-SWEEP_SHARE = 8  # written bytes past this share of the bound since the last look: look at the total again
-KEPT_SHARE = 0.75  # an eviction frees the store down to this share of its bound
 ROOT = Path(__file__).resolve().parent.parent  # bot/: an extractor's sources are named from here
 
 
@@ -121,60 +120,41 @@ def bytes_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-@dataclass
 class FactStore:
     """The facts under `root`, at most `max_bytes` of them; `hits` and `misses` count this process's
     look-ups."""
 
-    root: Path
-    max_bytes: int = DEFAULT_MAX_MB << 20
-    hits: int = 0
-    misses: int = 0
-    _written: int = field(default=0, repr=False)
+    def __init__(self, root: Path, max_bytes: int = DEFAULT_MAX_MB << 20) -> None:
+        self.root = root
+        self.hits = 0
+        self.misses = 0
+        self._entries = Entries(root, max_bytes)
 
     def get(
         self, extractor: Extractor, key: tuple[str, ...], pick: Callable[[Any], Any] | None = None
     ) -> tuple[bool, Any]:
         """(True, the fact) when the store holds it whole, else (False, None). `pick` makes the fact of what
         is held (a reading among those kept, say): None from it is a miss too."""
-        path, label = self._where(extractor, key)
-        try:
-            data = path.read_bytes()
-        except OSError:
-            self.misses += 1
-            return False, None
-        value = _decoded(data, label)
+        entry_id, label = _where(extractor, key)
+        data = self._entries.read(entry_id)
+        value = _CORRUPT if data is None else _decoded(data, label)
         if value is _CORRUPT:
             self.misses += 1
-            with contextlib.suppress(OSError):
-                path.unlink()
+            if data is not None:
+                self._entries.drop(entry_id)
             return False, None
         if pick is not None and (value := pick(value)) is None:
             self.misses += 1
             return False, None
         self.hits += 1
-        with contextlib.suppress(OSError):
-            os.utime(path)  # recently used: the last to go
         return True, value
 
     def put(self, extractor: Extractor, key: tuple[str, ...], value: Any) -> None:
-        """Keeps a fact (a full disk or an unwritable store only costs the next run its time)."""
-        path, label = self._where(extractor, key)
+        """Keeps a fact (written with others; a full disk or an unwritable store only costs the next run its
+        time)."""
+        entry_id, label = _where(extractor, key)
         payload = pickle.dumps((label, value), protocol=5)
-        data = MAGIC + checksum(payload) + b"\n" + payload
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-            os.replace(temp, path)
-        except OSError:
-            with contextlib.suppress(OSError, UnboundLocalError):
-                os.unlink(temp)
-            return
-        self._written += len(data)
-        if self._written > self.max_bytes // SWEEP_SHARE:
-            self.sweep()
+        self._entries.write(entry_id, MAGIC + checksum(payload) + b"\n" + payload)
 
     def remembered(self, extractor: Extractor, key: tuple[str, ...], compute: Callable[[], T]) -> T:
         """The fact, from the store or computed (and kept)."""
@@ -185,31 +165,26 @@ class FactStore:
         self.put(extractor, key, value)
         return value
 
-    def sweep(self) -> None:
-        """Removes the least recently used entries while the store is over its bound, and temporary files
-        that a killed writer left behind."""
-        self._written = 0
-        entries = []
-        for path in self.root.glob("*/*"):
-            try:
-                stat = path.stat()
-            except OSError:
-                continue
-            entries.append((stat.st_mtime, stat.st_size, path))
-        total = sum(size for _, size, _ in entries)
-        if total <= self.max_bytes:
-            return
-        for _, size, path in sorted(entries, key=lambda e: e[0]):
-            if total <= self.max_bytes * KEPT_SHARE:
-                break
-            with contextlib.suppress(OSError):
-                path.unlink()
-            total -= size
+    def flush(self) -> None:
+        """Writes the facts kept since the last flush."""
+        self._entries.flush()
 
-    def _where(self, extractor: Extractor, key: tuple[str, ...]) -> tuple[Path, str]:
-        label = "\0".join((extractor.name, str(extractor.version), extractor.fingerprint, *key))
-        digest = hashlib.sha256(label.encode("utf-8", "surrogatepass")).hexdigest()
-        return self.root / digest[:2] / digest[2:], label
+    def sweep(self) -> None:
+        """Writes what waits, then removes the least recently used entries while the store is over its
+        bound."""
+        self._entries.flush()
+        self._entries.sweep()
+
+    def close(self) -> None:
+        """Writes what waits and lets the file go (a later use opens it again)."""
+        self._entries.flush()
+        self._entries.close()
+
+
+def _where(extractor: Extractor, key: tuple[str, ...]) -> tuple[bytes, str]:
+    """An entry's id and the label it carries: the extractor's name, version and fingerprint, and the key."""
+    label = "\0".join((extractor.name, str(extractor.version), extractor.fingerprint, *key))
+    return hashlib.sha256(label.encode("utf-8", "surrogatepass")).digest(), label
 
 
 _CORRUPT = object()
@@ -257,6 +232,8 @@ def using(store: FactStore | None) -> Iterator[FactStore | None]:
         yield store
     finally:
         _active = previous
+        if store is not None:
+            store.flush()
 
 
 def remembered(extractor: Extractor, key: tuple[str, ...], compute: Callable[[], T]) -> T:
@@ -296,6 +273,12 @@ def count_looked_up(hits: int, misses: int) -> None:
     if _active is not None:
         _active.hits += hits
         _active.misses += misses
+
+
+def flush() -> None:
+    """Writes what the store in use keeps waiting (a forked copy does before it answers)."""
+    if _active is not None:
+        _active.flush()
 
 
 def get(

@@ -50,6 +50,7 @@ def _checked_and_stacked(ctx: PinContext, path: str, data: bytes) -> PatchResult
 
 # Every module checking a patch runs (tests/test_facts.py holds the list to the imports).
 CHECK_SOURCES = (
+    "cache/entries.py",
     "cache/facts.py",
     "child/activity.py",
     "child/sandbox.py",

@@ -114,6 +114,7 @@ def _answer(pipe: int, compute: Callable[[], T], notes: MutableMapping[str, str]
         before = set(notes)
         hits, misses = facts.looked_up()
         value = compute()
+        facts.flush()  # what it kept is its to write: the parent writes only its own
         added = [(k, v) for k, v in notes.items() if k not in before]
         counts = tuple(now - then for now, then in zip(facts.looked_up(), (hits, misses), strict=True))
         data = pickle.dumps((value, added, counts))

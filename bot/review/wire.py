@@ -33,6 +33,7 @@ def server_texts(
 
 # Every module the check's code imports (tests/test_facts.py holds the list to the imports).
 WIRE_SOURCES = (
+    "cache/entries.py",
     "cache/facts.py",
     "lang/cmakelang.py",
     "lang/syntax.py",

@@ -119,6 +119,7 @@ class Consumers:
 # Every module the model's readers import (tests/test_facts.py holds the list to the imports).
 MODEL_SOURCES = (
     "cache/__init__.py",
+    "cache/entries.py",
     "cache/facts.py",
     "lang/__init__.py",
     "lang/cmakelang.py",
