@@ -1,7 +1,7 @@
 """The facts store's entries in one SQLite file: id -> bytes, the least recently used out past a bound.
 
 One file rather than a file per entry: a first analysis keeps about a thousand entries, and creating as
-many files cost more than computing some of them. Writes wait in memory (a few MB at most) and go in one
+many files cost more than computing some of them. Writes wait in memory (about a megabyte) and go in one
 transaction when they outgrow that or at `flush`, so a process holds the write lock for milliseconds,
 never for an analysis; other processes (the service's jobs, a review's forked copy) read and write the
 same file meanwhile (write-ahead log).
@@ -25,12 +25,13 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 DB_NAME = "facts.sqlite3"  # in the store's directory
-WAITING_BYTES = 4 << 20  # entries kept waiting in memory before they are written
+WAITING_BYTES = 1 << 20  # entries kept waiting in memory before they are written
 USED_GRAIN = (
     3600  # a found entry's time of use is written again only when older: least recently used to the hour
 )
 SWEEP_SHARE = 8  # written bytes past this share of the bound since the last look: look at the total again
 KEPT_SHARE = 0.75  # an eviction frees the store down to this share of its bound
+CACHE_KB = 512  # SQLite's page cache: an entry is read once per analysis, and the peak RSS is bounded
 BUSY_SECONDS = 5.0  # how long a write waits for another process's
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entry (
@@ -175,6 +176,7 @@ class Entries:
             db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # takes effect in a new file only
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")  # a crash may lose the last writes, never the file
+            db.execute(f"PRAGMA cache_size = -{CACHE_KB}")
             db.executescript(SCHEMA)
             return db
         except (OSError, sqlite3.Error) as exc:
