@@ -31,8 +31,6 @@ KNOWN_MISSES = {
     "discovery-list-devices-lists-cpu": "a behaviour change (the CPU filter removed) changes no text any detector compares",
     "discovery-backend-search-no-exe-dir": "the backend-registry rule fires (high) but points at native_probe's dlsym calls, not at the runner layout that relies on the executable's directory",
     # server: log lines and payloads
-    # models
-    "models-clip-image-size-key-renamed": "the key is a #define in tools/mtmd/clip-impl.h; the GGUF-key rule reads src/llama-arch.cpp only and nothing follows KEY_* macros to the strings the compat code writes",
 }
 
 # The harmless edits the review raises a high or medium finding on today, each with why.

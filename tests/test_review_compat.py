@@ -1,5 +1,6 @@
 """Ollama's compat C/C++ code against the upstream internals it uses: removed, renamed, re-kinded."""
 
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ from bot.model import LocalRef
 from bot.patches.patchfile import parse
 from bot.review.changes import FileChange
 from bot.review.compat import compat_drafts, declarations, declared
-from bot.review.compatvalues import value_drafts, value_strings
+from bot.review.compatvalues import Elsewhere, value_drafts, value_strings
 from bot.review.consumers.compat_sources import compat_source_texts, compat_uses
 from bot.review.source import code_text
 
@@ -344,3 +345,70 @@ def test_a_local_in_an_inline_body_is_no_declaration():
     change = FileChange.from_texts("common/regex-partial.h", header, header.replace("begin", "start"))
     assert compat_drafts(uses, change, _none) == []
     assert [d.name for d in declared(header.split("\n"))] == ["common_string_range", "first", "length"]
+
+
+# ---- names Ollama writes that upstream stops reading
+
+DEEPSTACK_WRITER = (
+    "void fill(gguf_context * meta, const std::vector<uint8_t> & bools) {\n"
+    '    gguf_set_arr_data(meta, "clip.vision.is_deepstack_layers", GGUF_TYPE_BOOL, bools.data(), bools.size());\n'
+    "}\n"
+)
+
+
+def _key_drafts(new_text, compat=None, others=()):
+    """The drafts of a change to clip-impl.h's key macros (b9509's, real) against compat code writing keys,
+    with the bump's other changes."""
+    files = compat or _compat("llama/compat/llama-ollama-compat.cpp", "llama-ollama-compat-gemma4-clip.cpp")
+    change = FileChange.from_texts("tools/mtmd/clip-impl.h", _excerpt("clip-impl-keys-b9509.h"), new_text)
+    uses = _uses(files)
+    spelled = partial(Elsewhere, [change, *others], uses.strings)
+    return value_drafts(change, uses.names, uses.strings, None, spelled)
+
+
+def test_a_key_macro_that_names_another_key_now_is_high_at_the_lines_that_write_the_old_one():
+    old = _excerpt("clip-impl-keys-b9509.h")
+    renamed = old.replace('"clip.vision.image_size"', '"clip.vision.input_size"')
+    (draft,) = _key_drafts(renamed)
+    assert (draft.severity, draft.title) == ("high", '`"clip.vision.image_size"` was renamed upstream')
+    assert 'probably `"clip.vision.input_size"` now' in draft.detail
+    assert "KEY_IMAGE_SIZE" in draft.detail and "compatibility code writes" in draft.detail
+    assert draft.local_refs == (LocalRef("llama/compat/llama-ollama-compat.cpp", 17),)
+    assert renamed.split("\n")[draft.line - 1].startswith("#define KEY_IMAGE_SIZE")
+
+
+def test_a_key_macro_removed_with_the_code_that_read_it_is_high_and_a_dead_one_is_quiet():
+    """b9509 -> b9626 realigned every key macro and dropped KEY_IS_DEEPSTACK_LAYERS, which nothing read any
+    more: Ollama's write of the key was already ignored, and the bump changes nothing for it."""
+    writer = {"llama/compat/deepstack.cpp": code_text(DEEPSTACK_WRITER, "llama/compat/deepstack.cpp")}
+    assert _key_drafts(_excerpt("clip-impl-keys-b9626.h")) == []
+    assert _key_drafts(_excerpt("clip-impl-keys-b9626.h"), writer) == []
+    reader = FileChange.from_texts(
+        "tools/mtmd/clip.cpp",
+        "void load() {\n    get_arr_bool(KEY_IS_DEEPSTACK_LAYERS, hparams.is_deepstack_layers, false);\n}\n",
+        "void load() {\n}\n",
+    )
+    (draft,) = _key_drafts(_excerpt("clip-impl-keys-b9626.h"), writer, [reader])
+    assert draft.title == '`"clip.vision.is_deepstack_layers"` was removed upstream'
+    assert draft.local_refs == (LocalRef("llama/compat/deepstack.cpp", 2),)
+
+
+def test_no_key_finding_for_includes_comments_moves_or_names_still_spelled():
+    old = _excerpt("clip-impl-keys-b9509.h")
+    include_writer = {"llama/compat/inc.cpp": code_text('#include "clip-impl.h"\n', "llama/compat/inc.cpp")}
+    assert _key_drafts('#include "clip-impl.h"\n' + old, include_writer) == []
+    with_include = FileChange.from_texts("tools/mtmd/x.h", '#include "clip-impl.h"\nint x;\n', "int x;\n")
+    uses = _uses(include_writer)
+    assert value_drafts(with_include, uses.names, uses.strings, None, lambda: Elsewhere([], {})) == []
+    commented = old.replace(
+        '#define KEY_IMAGE_SIZE          "clip.vision.image_size"',
+        '// was "clip.vision.image_size"\n#define KEY_IMAGE_SIZE          "clip.vision.input_size"',
+    )
+    assert [d.title for d in _key_drafts(commented)] == ['`"clip.vision.image_size"` was renamed upstream']
+    moved = old.replace('#define KEY_IMAGE_SIZE          "clip.vision.image_size"\n', "")
+    elsewhere = FileChange.from_texts(
+        "tools/mtmd/keys.h", "", '#define KEY_IMAGE_SIZE "clip.vision.image_size"\n'
+    )
+    assert _key_drafts(moved, others=[elsewhere]) == []
+    realigned = old.replace('KEY_IMAGE_SIZE          "', 'KEY_IMAGE_SIZE              "')
+    assert _key_drafts(realigned) == []

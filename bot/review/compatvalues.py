@@ -8,8 +8,11 @@ the Ollama lines that reach the value.
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -198,6 +201,101 @@ def _dropped_rows(change: FileChange, old_rows, new_rows, names, strings) -> lis
     return lost
 
 
+# A string that names something (a key, a type's name): no spaces, formats or escapes.
+_KEY = re.compile(r"[A-Za-z][\w.\-]*[A-Za-z0-9]")
+_DEFINE = re.compile(r"\s*#\s*define\s+(\w+)")
+_INCLUDE = re.compile(r"\s*#\s*include\b")
+
+
+class Elsewhere:
+    """What the bump's lines spell, for a name Ollama writes that one change stops spelling: whether a line
+    it adds spells the name in code (the name moved), and how many removed lines spell each identifier (a
+    macro's readers that changed with it)."""
+
+    def __init__(self, changes: Iterable[FileChange], strings: Mapping[str, Sequence[LocalRef]]) -> None:
+        self._adding: dict[str, list[FileChange]] = {}
+        self.removed_words: Counter[str] = Counter()
+        for change in changes:
+            for name in {s for line in change.added_raw if '"' in line for s in _LITERAL.findall(line)}:
+                if name in strings:
+                    self._adding.setdefault(name, []).append(change)
+            self.removed_words.update(w for line in change.removed_raw for w in set(_IDENT.findall(line)))
+
+    def adds(self, name: str) -> bool:
+        """Whether a line the bump adds spells the name, in code (a comment that recalls it does not)."""
+        return any(f'"{name}"' in change.new_code for change in self._adding.get(name, ()))
+
+
+def _dropped_strings(
+    change: FileChange, strings: Mapping[str, Sequence[LocalRef]], elsewhere: Callable[[], Elsewhere]
+) -> list[_Lost]:
+    """A name Ollama's compat code writes (a GGUF key, a type's name) that upstream's code read and spells
+    nowhere now: a macro that named it names another string, or is gone with the code that read it; a
+    literal in code gone from this file and from every line the bump adds."""
+    lost: list[_Lost] = []
+    new_names = {  # what may have taken a name's place: a name the file did not spell before
+        s
+        for line in change.added_raw
+        if '"' in line
+        for s in _LITERAL.findall(line)
+        if f'"{s}"' not in change.old_code and s not in strings
+    }
+    for line in change.removed_raw:
+        if '"' not in line or _INCLUDE.match(line):
+            continue
+        for name in _LITERAL.findall(line):
+            quoted = f'"{name}"'
+            if name not in strings or not _KEY.fullmatch(name) or any(item.value == name for item in lost):
+                continue
+            if quoted not in change.old_code or quoted in change.new_code:  # in a comment, or still there
+                continue
+            if elsewhere().adds(name) or not _read_upstream(line, change.new_code, elsewhere()):
+                continue
+            old_line = change.old_code.count("\n", 0, change.old_code.find(quoted)) + 1
+            twin = _renamed_to(name, new_names)
+            lost.append(_dropped_string(change, name, old_line, tuple(strings[name]), twin))
+    return lost
+
+
+def _renamed_to(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate most like `name` past the dotted prefix they share (`clip.vision.` says nothing of a
+    rename), if any is half alike there."""
+
+    def alike(candidate: str) -> float:
+        shared = len(os.path.commonprefix([name, candidate]).rpartition(".")[0])
+        return difflib.SequenceMatcher(None, name[shared:], candidate[shared:]).ratio()
+
+    best = max(sorted(candidates), key=alike, default=None)
+    return best if best is not None and alike(best) >= 0.5 else None
+
+
+def _read_upstream(line: str, new_code: str, other: Elsewhere) -> bool:
+    """Whether upstream read the name the removed line spells: a macro's name still defined (it names
+    another string now) or spelled by removed lines besides its definition (code that read it changed); a
+    literal in code, always."""
+    define = _DEFINE.match(line)
+    if define is None:
+        return True
+    macro = define.group(1)
+    return bool(re.search(rf"#\s*define\s+{macro}\b", new_code)) or other.removed_words.get(macro, 0) > 1
+
+
+def _dropped_string(
+    change: FileChange, name: str, old_line: int, refs: tuple[LocalRef, ...], twin: str | None
+) -> _Lost:
+    """What to say of a name Ollama writes that upstream no longer spells (`twin`: the one in its place)."""
+    spelled = change.old_lines[old_line - 1].strip()
+    detail = (
+        f'Upstream no longer spells `"{name}"` (`{change.path}`: `{spelled[:120]}`)'
+        + (f'; it is probably `"{twin}"` now' if twin else "")
+        + f'. Ollama\'s compatibility code writes `"{name}"` for upstream to read: upstream no longer looks it '
+        + "up, so what Ollama writes there is ignored, or a model that needs it fails to load. Write the new "
+        + "name in the compat code, or carry a patch."
+    )
+    title = f'`"{name}"` was {"renamed" if twin else "removed"} upstream'
+    return _Lost(name, title, detail, old_line, refs)
+
+
 def _drops_what_ollama_value_refs(gone: list[tuple[str, list[str]]], names, strings, paired) -> bool:
     """Whether the removed lines hold a case Ollama reaches, a value it produces or a string it writes."""
     return _drops_reached_case(gone, names, strings, paired) or _drops_written(gone, strings, paired)
@@ -222,11 +320,14 @@ def value_drafts(
     names: Mapping[str, Sequence[LocalRef]],
     strings: Mapping[str, Sequence[LocalRef]],
     strings_of: Mapping[str, set[str]] | None = None,
+    elsewhere: Callable[[], Elsewhere] | None = None,
 ) -> list[Draft]:
     """Enum values Ollama's compat code names or produces (as the string a table pairs with them) that
     this upstream change stops recognising: an enum value removed or renamed, a `case` dropped from a
     switch, a row dropped from a name<->string table. Such a value still compiles; at run time the
-    switch falls to its default (often an abort) or the lookup answers 'unknown'.
+    switch falls to its default (often an abort) or the lookup answers 'unknown'. And a name Ollama writes
+    (a GGUF key) that upstream's code read and no longer spells (`elsewhere`: what the bump's other lines
+    spell, asked for only then).
 
     `strings_of` pairs values with strings from tables in other files (see `value_strings`); this
     file's own tables, at both refs, are always read."""
@@ -254,6 +355,12 @@ def value_drafts(
             *_removed_enum_values(change, old, new, reach),
             *_dropped_rows(change, old_rows, new_rows, names, strings),
         ]
+    reached = {item.value for item in lost} | {s for item in lost for s in pairs.get(item.value, ())}
+    lost += [
+        item
+        for item in _dropped_strings(change, strings, elsewhere or (lambda: Elsewhere([change], strings)))
+        if item.value not in reached
+    ]
     return [_lost_draft(change, item) for item in lost]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from functools import cached_property, partial
+from functools import cache, cached_property, partial
 from typing import TYPE_CHECKING, TypeVar
 
 from bot.build import presets
@@ -414,10 +414,12 @@ class Run:
     def _value_drafts(self, uses: Mapping[str, Sequence[LocalRef]]) -> list[Draft]:
         """Enum values the compat code names or produces that the built code stops handling."""
         strings_of = compatvalues.value_strings(c for c in self.c_changes if c.path.endswith(compat.HEADERS))
+        strings = self.consumers.strings
+        elsewhere = cache(partial(compatvalues.Elsewhere, self.changes, strings))
         return [
             draft
             for change in self._built_c_changes()
-            for draft in compatvalues.value_drafts(change, uses, self.consumers.strings, strings_of)
+            for draft in compatvalues.value_drafts(change, uses, strings, strings_of, elsewhere)
         ]
 
     def _built_c_changes(self) -> list[FileChange]:
