@@ -26,9 +26,8 @@ log = logging.getLogger(__name__)
 
 DB_NAME = "facts.sqlite3"  # in the store's directory
 WAITING_BYTES = 1 << 20  # entries kept waiting in memory before they are written
-USED_GRAIN = (
-    3600  # a found entry's time of use is written again only when older: least recently used to the hour
-)
+# A found entry's time of use is written again only when older than this: least recently used to the hour.
+USED_GRAIN = 3600
 SWEEP_SHARE = 8  # written bytes past this share of the bound since the last look: look at the total again
 KEPT_SHARE = 0.75  # an eviction frees the store down to this share of its bound
 CACHE_KB = 512  # SQLite's page cache: an entry is read once per analysis, and the peak RSS is bounded

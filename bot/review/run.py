@@ -412,7 +412,8 @@ class Run:
         return hookparams.hook_names(self.ctx.patches)
 
     def _value_drafts(self, uses: Mapping[str, Sequence[LocalRef]]) -> list[Draft]:
-        """Enum values the compat code names or produces that the built code stops handling."""
+        """Enum values the compat code names or produces, and names it writes, that the built code stops
+        handling or reading."""
         strings_of = compatvalues.value_strings(c for c in self.c_changes if c.path.endswith(compat.HEADERS))
         strings = self.consumers.strings
         elsewhere = cache(partial(compatvalues.Elsewhere, self.changes, strings))
