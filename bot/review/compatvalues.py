@@ -12,7 +12,7 @@ import difflib
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -232,7 +232,7 @@ def _dropped_strings(
     """A name Ollama's compat code writes (a GGUF key, a type's name) that upstream's code read and spells
     nowhere now: a macro that named it names another string, or is gone with the code that read it; a
     literal in code gone from this file and from every line the bump adds."""
-    lost: list[_Lost] = []
+    lost: dict[str, _Lost] = {}
     new_names = {  # what may have taken a name's place: a name the file did not spell before
         s
         for line in change.added_raw
@@ -240,21 +240,33 @@ def _dropped_strings(
         for s in _LITERAL.findall(line)
         if f'"{s}"' not in change.old_code and s not in strings
     }
+    for line, name in _names_gone(change, strings):
+        if name in lost or elsewhere().adds(name) or not _read_upstream(line, change.new_code, elsewhere()):
+            continue
+        quoted = f'"{name}"'
+        old_line = change.old_code.count("\n", 0, change.old_code.find(quoted)) + 1
+        twin = _renamed_to(name, new_names)
+        lost[name] = _dropped_string(change, name, old_line, tuple(strings[name]), twin)
+    return list(lost.values())
+
+
+def _names_gone(change: FileChange, strings: Mapping[str, Sequence[LocalRef]]) -> Iterator[tuple[str, str]]:
+    """(removed line, name) for each name Ollama writes that a removed line spells, in the old code and not in
+    the new (a comment that spells it is no code); never an include's file name."""
     for line in change.removed_raw:
         if '"' not in line or _INCLUDE.match(line):
             continue
         for name in _LITERAL.findall(line):
-            quoted = f'"{name}"'
-            if name not in strings or not _KEY.fullmatch(name) or any(item.value == name for item in lost):
-                continue
-            if quoted not in change.old_code or quoted in change.new_code:  # in a comment, or still there
-                continue
-            if elsewhere().adds(name) or not _read_upstream(line, change.new_code, elsewhere()):
-                continue
-            old_line = change.old_code.count("\n", 0, change.old_code.find(quoted)) + 1
-            twin = _renamed_to(name, new_names)
-            lost.append(_dropped_string(change, name, old_line, tuple(strings[name]), twin))
-    return lost
+            if (
+                name in strings
+                and _KEY.fullmatch(name)
+                and _only_in(f'"{name}"', change.old_code, change.new_code)
+            ):
+                yield line, name
+
+
+def _only_in(text: str, old: str, new: str) -> bool:
+    return text in old and text not in new
 
 
 def _renamed_to(name: str, candidates: Iterable[str]) -> str | None:
@@ -355,13 +367,17 @@ def value_drafts(
             *_removed_enum_values(change, old, new, reach),
             *_dropped_rows(change, old_rows, new_rows, names, strings),
         ]
-    reached = {item.value for item in lost} | {s for item in lost for s in pairs.get(item.value, ())}
-    lost += [
-        item
-        for item in _dropped_strings(change, strings, elsewhere or (lambda: Elsewhere([change], strings)))
-        if item.value not in reached
-    ]
+    lost += _other_names(
+        lost, pairs, _dropped_strings(change, strings, elsewhere or (lambda: Elsewhere([change], strings)))
+    )
     return [_lost_draft(change, item) for item in lost]
+
+
+def _other_names(lost: list[_Lost], pairs: Mapping[str, set[str]], names: list[_Lost]) -> list[_Lost]:
+    """The names Ollama writes that upstream stopped reading, but those of a value already lost (a dropped
+    table row says so)."""
+    reached = {item.value for item in lost} | {s for item in lost for s in pairs.get(item.value, ())}
+    return [item for item in names if item.value not in reached]
 
 
 def _pairs(paired: Mapping[str, set[str]], rows: Iterable[cppvalues.TableRow]) -> dict[str, set[str]]:
