@@ -288,6 +288,8 @@ def test_every_extractor_names_source_files_that_exist():
     import bot.review.cmake
     import bot.review.compatvalues
     import bot.review.consumers.contracts
+    import bot.review.logformats
+    import bot.review.printguards
 
     modules = (
         bot.engine.patch,
@@ -299,6 +301,8 @@ def test_every_extractor_names_source_files_that_exist():
         bot.review.cmake,
         bot.review.compatvalues,
         bot.review.consumers.contracts,
+        bot.review.logformats,
+        bot.review.printguards,
     )
     extractors = [v for m in modules for v in vars(m).values() if isinstance(v, facts.Extractor)]
     assert len(extractors) >= 7

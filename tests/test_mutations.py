@@ -28,7 +28,6 @@ HARMLESS = [m.id for m in MUTATIONS if not m.breaking]
 # the Ollama line), each with why: what the detector work starts from.
 KNOWN_MISSES = {
     # discovery
-    "discovery-list-devices-lists-cpu": "a behaviour change (the CPU filter removed) changes no text any detector compares",
     "discovery-backend-search-no-exe-dir": "the backend-registry rule fires (high) but points at native_probe's dlsym calls, not at the runner layout that relies on the executable's directory",
     # server: log lines and payloads
 }

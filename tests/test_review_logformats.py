@@ -9,11 +9,12 @@ file the way a release might and asks the detector, as the review calls it, what
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
+from functools import partial
 
 from bot.model import LocalRef
 from bot.review.changes import FileChange
 from bot.review.consumers.contracts import contract_inventory
-from bot.review.logformats import Program, log_line_drafts
+from bot.review.logformats import Program, log_line_drafts, printed_patterns
 from bot.review.source import code_text
 
 GO_MOD = "module example.com/ollama\n\ngo 1.22\n"
@@ -195,7 +196,9 @@ def _drafts(
         asked.append(needles)
         yield from (built or {}).items()
 
-    program = Program(runs, lambda: contract_inventory(local).output_patterns, sources)
+    program = Program(
+        runs, lambda: contract_inventory(local).output_patterns, partial(printed_patterns, local), sources
+    )
     return log_line_drafts(changes, local, program)
 
 
@@ -327,7 +330,7 @@ def test_a_re_check_finds_what_a_changes_templates_print_in_the_facts_store(tmp_
     with facts.using(store):
         assert _drafts(bump) == uncached
         rendered = []
-        monkeypatch.setattr(logformats, "_matched", lambda *a: rendered.append(a) or [])
+        monkeypatch.setattr(logformats, "matched_templates", lambda *a: rendered.append(a) or [])
         assert _drafts(bump) == uncached
         assert not rendered
         monkeypatch.undo()

@@ -42,7 +42,16 @@ from bot.review.producers import (
 )
 from bot.review.samplelines import Sample, rendered_lines, samples, shape
 
-__all__ = ["OLLAMA_PARSERS", "Program", "log_draft", "log_line_drafts"]
+__all__ = [
+    "OLLAMA_PARSERS",
+    "Program",
+    "log_draft",
+    "log_line_drafts",
+    "matched_templates",
+    "needles_of",
+    "patterns_id",
+    "printed_patterns",
+]
 
 MAX_PATTERN_SHOWN = 70
 
@@ -53,6 +62,7 @@ class Program:
 
     runs: Callable[[str], bool]  # whether code at an upstream path writes to a program Ollama runs
     contracts: Callable[[], Sequence[OutputPattern]]  # Ollama's output contracts (the inventory's)
+    patterns: Callable[[], list[LogPattern]]  # Ollama's patterns that need some text (`printed_patterns`)
     # the C/C++ files Ollama builds at the new ref that hold one of the needles (None: not in the clone)
     sources: Callable[[Collection[bytes]], Iterator[tuple[str, bytes | None]]]
 
@@ -69,7 +79,7 @@ class Lost:
 
 def log_line_drafts(changes: list[FileChange], local: Mapping[str, str], program: Program) -> list[Draft]:
     """One draft per line Ollama matches that the bump stops printing in a program Ollama runs."""
-    lost = _lost(changes, local, program.runs)
+    lost = _lost(changes, program)
     if not lost:
         return []
     contracts = program.contracts()
@@ -82,11 +92,16 @@ def log_line_drafts(changes: list[FileChange], local: Mapping[str, str], program
     ]
 
 
-def _lost(changes: list[FileChange], local: Mapping[str, str], runs: Callable[[str], bool]) -> list[Lost]:
+def printed_patterns(local: Mapping[str, str]) -> list[LogPattern]:
+    """Ollama's patterns that a line must hold some text to match: those a template can be tested with."""
+    return [p for p in ollama_patterns(local) if shape(p.regex).needles]
+
+
+def _lost(changes: list[FileChange], program: Program) -> list[Lost]:
     """The lines removed templates printed that Ollama's patterns match, printed nowhere the bump kept or
     put them: before any contract is asked for."""
-    losing = [c for c in changes if _loses_a_string(c, runs)]
-    patterns = [p for p in ollama_patterns(local) if shape(p.regex).needles] if losing else []
+    losing = [c for c in changes if _loses_a_string(c, program.runs)]
+    patterns = program.patterns() if losing else []
     lost = [item for c in losing for item in _lost_in(c, patterns)] if patterns else []
     return _not_added(lost, changes) if lost else []
 
@@ -128,11 +143,15 @@ def _kept(
     side: str,
 ) -> list[tuple[Template, LogPattern, Sample]]:
     """`found()`, or what the facts store kept of it for the same change and patterns."""
-    matched = repr([(p.source, p.regex.pattern, p.regex.flags, p.kind) for p in patterns])
-    key = (*change.fact_key("-+"), side, facts.text_id(matched))
+    key = (*change.fact_key("-+"), side, patterns_id(patterns))
     index = {id(p): i for i, p in enumerate(patterns)}
     kept = facts.remembered(PRINTED, key, lambda: [(t, index[id(p)], s) for t, p, s in found()])
     return [(t, patterns[i], s) for t, i, s in kept]
+
+
+def patterns_id(patterns: Sequence[LogPattern]) -> str:
+    """The patterns' content address by what they match (their lines aside), for facts read with them."""
+    return facts.text_id(repr([(p.source, p.regex.pattern, p.regex.flags, p.kind) for p in patterns]))
 
 
 def _lost_in(change: FileChange, patterns: list[LogPattern]) -> list[Lost]:
@@ -144,7 +163,9 @@ def _lost_in(change: FileChange, patterns: list[LogPattern]) -> list[Lost]:
 
 def _lost_lines(change: FileChange, patterns: list[LogPattern]) -> list[tuple[Template, LogPattern, Sample]]:
     removed = sorted(n for s in change.significant for n in s.old_lines)
-    found = _matched(change.old_lines, lambda: SourceFile(change.old_text, change.path), removed, patterns)
+    found = matched_templates(
+        change.old_lines, lambda: SourceFile(change.old_text, change.path), removed, patterns
+    )
     if not found or not change.new_path:
         return found
     new = SourceFile(change.new_text, change.path)
@@ -159,7 +180,7 @@ def _needle_texts(patterns: Iterable[LogPattern]) -> set[str]:
     return {n for p in patterns for n in shape(p.regex).needles or ()}
 
 
-def _matched(
+def matched_templates(
     lines: list[str], code: Callable[[], SourceFile], numbers: list[int], patterns: list[LogPattern]
 ) -> list[tuple[Template, LogPattern, Sample]]:
     """(template, pattern, sample) for each line a template reaching onto the numbered lines prints that a
@@ -170,6 +191,11 @@ def _matched(
     source, on = code(), set(numbers)
     templates = [t for t in source.templates_in(held) if _reaches(t, on)]
     return [(t, p, s) for t in templates for p in patterns for s in _printed(t, p)]
+
+
+def needles_of(patterns: Iterable[LogPattern]) -> _Needles:
+    """The (lower-case) texts one of which every line some pattern matches holds."""
+    return _Needles.of(patterns)
 
 
 def _holding(
@@ -287,7 +313,9 @@ def _added(change: FileChange, patterns: list[LogPattern]) -> list[tuple[Templat
 
     def found() -> list[tuple[Template, LogPattern, Sample]]:
         lines = sorted(n for s in change.significant for n in s.new_lines)
-        return _matched(change.new_lines, lambda: SourceFile(change.new_text, change.path), lines, patterns)
+        return matched_templates(
+            change.new_lines, lambda: SourceFile(change.new_text, change.path), lines, patterns
+        )
 
     return _kept(change, patterns, found, "added")
 

@@ -91,6 +91,18 @@ class SourceFile:
         at = bisect.bisect_right(rows, line) - 1
         return names[at] if at >= 0 else None
 
+    def function_span(self, line: int | None = None, name: str | None = None) -> tuple[int, int] | None:
+        """The lines (first, last) from the definition of the function starting nearest above `line`, or of
+        the first function named `name`, to the line before the next definition."""
+        rows, names = self._definitions
+        if line is not None:
+            at = bisect.bisect_right(rows, line) - 1
+        else:
+            at = names.index(name) if name in names else -1
+        if at < 0:
+            return None
+        return rows[at], (rows[at + 1] - 1 if at + 1 < len(rows) else len(self.lines))
+
     @cached_property
     def _branches(self) -> tuple[list[int], list[tuple[str, ...]]]:
         """(first line, branch stack) of each run of lines between preprocessor conditionals."""

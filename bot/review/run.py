@@ -26,13 +26,14 @@ from bot.review import (
     logformats,
     mlxbuild,
     mlxfloors,
+    printguards,
     symbols,
     wire,
 )
 from bot.review.buildcontracts import build_contract_drafts
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts import Contracts, contracts_of
-from bot.review.consumers.contracts.model import OutputPattern
+from bot.review.consumers.contracts.model import LaunchSetting, OutputPattern
 from bot.review.consumers.settings import builds_leaving_default
 from bot.review.consumers.upstream_build import unbuilt_commands
 from bot.review.rules import ollama_uses
@@ -56,7 +57,8 @@ class Run:
         self.by_path = {c.path: c for c in changes}
         self.by_old_path = {c.old_path: c for c in changes if c.old_path}
         self.c_changes = [c for c in changes if extension(c.path) in C_SOURCES]
-        self._runs: dict[str, bool] = {}
+        self._runs: dict[tuple[bool, frozenset[str]], bool] = {}
+        self._tools: dict[str, tuple[bool, frozenset[str]]] = {}
 
     @cached_property
     def consumers(self) -> consumers.Consumers:
@@ -296,12 +298,20 @@ class Run:
         )
 
     def log_lines(self) -> list[Draft]:
-        """Lines upstream printed that a pattern of Ollama matches, with nothing printing them now."""
-        program = logformats.Program(self.ollama_runs, self._output_contracts, self._built_sources)
-        return logformats.log_line_drafts(self.c_changes, self.local, program)
+        """Lines upstream printed that a pattern of Ollama matches, with nothing printing them now, or
+        printed once per item of a collection the bump fills under other conditions."""
+        patterns = cache(partial(logformats.printed_patterns, self.local))
+        program = logformats.Program(self.ollama_runs, self._output_contracts, patterns, self._built_sources)
+        return [
+            *logformats.log_line_drafts(self.c_changes, self.local, program),
+            *printguards.guard_drafts(self.c_changes, program, self._launch_contracts, self.named_programs),
+        ]
 
     def _output_contracts(self) -> tuple[OutputPattern, ...]:
         return self.contracts.output_patterns
+
+    def _launch_contracts(self) -> tuple[LaunchSetting, ...]:
+        return self.contracts.launch
 
     def _built_sources(self, needles: Collection[bytes]) -> Iterator[tuple[str, bytes | None]]:
         """The C/C++ files at the new ref that Ollama builds into a program it runs and that hold one of
@@ -345,25 +355,35 @@ class Run:
     def ollama_runs(self, path: str) -> bool:
         """Whether code at `path` can write to the output of a program Ollama runs: everything but a
         `tools/<dir>/` that builds only programs (no library) none of whose names Ollama's Go code mentions."""
+        tool = self._tool(path)
+        if tool is None or tool[0]:
+            return True
+        if tool not in self._runs:
+            self._runs[tool] = any(
+                program in self.local[p]
+                for p in self.local
+                if glob_match(p, logformats.OLLAMA_PARSERS)
+                for program in tool[1]
+            )
+        return self._runs[tool]
+
+    def named_programs(self, path: str) -> frozenset[str] | None:
+        """The programs the build file of code under `tools/<dir>/` names (its own, and those it builds a
+        library for by name); None for code outside `tools/`, which any program may hold."""
+        tool = self._tool(path)
+        return None if tool is None else tool[1]
+
+    def _tool(self, path: str) -> tuple[bool, frozenset[str]] | None:
+        """For code under `tools/<dir>/`: whether the directory builds a library, and the `llama-*` names
+        its build file spells."""
         parts = path.split("/")
         if parts[0] != "tools" or len(parts) < 3:
-            return True
-        if parts[1] not in self._runs:
-            self._runs[parts[1]] = self._runs_tool(parts[1])
-        return self._runs[parts[1]]
-
-    def _runs_tool(self, tool: str) -> bool:
-        cmake_file = f"tools/{tool}/CMakeLists.txt"
-        text = (self.ctx.new.read(cmake_file) or b"").decode("utf-8", "replace")
-        if not text or re.search(r"\badd_library\s*\(", text):
-            return True
-        programs = set(re.findall(r"\bllama-[\w-]+", text))
-        return any(
-            program in self.local[p]
-            for p in self.local
-            if glob_match(p, logformats.OLLAMA_PARSERS)
-            for program in programs
-        )
+            return None
+        if parts[1] not in self._tools:
+            text = (self.ctx.new.read(f"tools/{parts[1]}/CMakeLists.txt") or b"").decode("utf-8", "replace")
+            library = not text or re.search(r"\badd_library\s*\(", text) is not None
+            self._tools[parts[1]] = (library, frozenset(re.findall(r"\bllama-[\w-]+", text)))
+        return self._tools[parts[1]]
 
     def architectures(self) -> list[Draft]:
         change = self.by_old_path.get(archs.ARCH_FILE) or self.by_path.get(archs.ARCH_FILE)

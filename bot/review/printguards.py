@@ -1,0 +1,283 @@
+"""Lines Ollama matches, printed once per item of a collection the bump fills under other conditions.
+
+A line template one of Ollama's patterns matches (found as `logformats` finds them) that a loop prints once per
+item (`for (auto * dev : devices) printf("  %s: ...", ...)`) prints as many lines as the function put items in
+the collection. When the bump changes the conditions under which the function adds to it (`if (type != CPU)
+devices.push_back(dev)` becomes an unconditional `devices.push_back(dev)`), Ollama sees other lines (a device it
+never saw, or none of one it relied on) with no text changed anywhere: the log-line check sees nothing, and this
+names the condition before and after, the function, and Ollama's pattern and line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache, partial
+
+from tree_sitter import Node
+
+from bot.cache import facts
+from bot.lang import cpp, syntax
+from bot.model import LocalRef
+from bot.review.changes import Draft, FileChange
+from bot.review.consumers.contracts.model import LaunchSetting, OutputPattern
+from bot.review.gopatterns import (
+    LogPattern,
+    contract_of,
+    distinct_refs,
+    program_of,
+    streams_of,
+)
+from bot.review.logformats import Program, matched_templates, needles_of, patterns_id
+from bot.review.producers import SourceFile, Template
+
+_FUNCTIONS = cpp.node_pattern("function_definition")
+_ADDS = cpp.node_pattern("call_expression")
+ADDING = frozenset(("push_back", "emplace_back", "insert", "emplace", "push", "append"))
+
+Guards = frozenset[tuple[str, ...]]  # for each call that adds to the collection, the conditions it is under
+
+
+@dataclass(frozen=True)
+class Refiltered:
+    """A template a pattern matches, printed per item of `collection`, whose adding conditions changed."""
+
+    change: FileChange
+    pattern: LogPattern
+    template: Template
+    function: str
+    collection: str
+    before: Guards
+    after: Guards
+
+
+def guard_drafts(
+    changes: list[FileChange],
+    program: Program,
+    launches: Callable[[], Sequence[LaunchSetting]],
+    named_programs: Callable[[str], frozenset[str] | None],
+) -> list[Draft]:
+    """One medium draft per line Ollama matches that a loop prints per item of a collection whose adding
+    conditions the bump changed, in code of the program whose output Ollama reads (`named_programs`: the
+    programs a `tools/<dir>/` build file names, None outside `tools/`: a tool's library that another
+    tool's program links is left out); pointed at Ollama's pattern, where it is applied, and where Ollama
+    starts the program with the flags of the output it reads."""
+    found = []
+    patterns = cache(program.patterns)
+    patterns_key = cache(lambda: patterns_id(patterns()))
+    for change in changes:
+        if _may_add(change, program):
+            found += _kept(change, patterns(), patterns_key(), partial(_refiltered, change, patterns()))
+    if not found:
+        return []
+    contracts = program.contracts()
+    once: dict[tuple[str, int, str], Draft] = {}
+    for item in found:
+        contract = contract_of(item.pattern, contracts)
+        programs = named_programs(item.change.path)
+        if contract is not None and (programs is None or program_of(contract) in programs):
+            key = (item.change.path, item.template.line, item.pattern.source)
+            once.setdefault(key, _draft(item, contract, _started_at(contract, launches())))
+    return list(once.values())
+
+
+# An addition to a collection, and a range loop over one: text searches, led by their punctuation, that leave
+# a file unparsed unless a changed line adds to a collection the file loops over printing.
+_ADDING = re.compile(r"(?:\.|->)\s*(?:" + "|".join(ADDING) + r")\s*\(")
+_ADDED_TO = re.compile(r"(\w+)\s*$")  # the name before an addition's `.` or `->`
+LOOP_LINES = 6  # the lines of a loop's body read for what it prints
+
+
+def _may_add(change: FileChange, program: Program) -> bool:
+    """Whether a changed line of the file, in code of a program Ollama runs, may add to a collection."""
+    if not (change.old_path and change.new_path and cpp.is_c_family(change.path)):
+        return False
+    changed = change.changed_raw[0]  # the prefilters' text, most likely made already
+    return any(word in changed for word in ADDING) and program.runs(change.old_path)
+
+
+# What a change's loops print per item under other conditions depends on the change's two blobs and the
+# patterns alone: kept by those (the patterns by what they match), a re-check reads none of it again.
+REFILTERED = facts.Extractor(
+    "printed-per-item-refiltered",
+    1,
+    (
+        "review/printguards.py",
+        "review/logformats.py",
+        "review/producers.py",
+        "review/cpieces.py",
+        "review/samplelines.py",
+        "review/gopatterns.py",
+        "review/changes.py",
+        "review/source.py",
+        "lang/cpp.py",
+        "lang/syntax.py",
+    ),
+    ("tree-sitter", "tree-sitter-cpp"),
+)
+
+
+def _kept(
+    change: FileChange, patterns: list[LogPattern], patterns_key: str, found: Callable[[], list[Refiltered]]
+) -> list[Refiltered]:
+    """`found()`, or what the facts store kept of it for the same change and patterns (`patterns_key`)."""
+    index = {id(p): i for i, p in enumerate(patterns)}
+
+    def plain() -> list[tuple[Template, int, str, str, Guards, Guards]]:
+        return [
+            (r.template, index[id(r.pattern)], r.function, r.collection, r.before, r.after) for r in found()
+        ]
+
+    kept = facts.remembered(REFILTERED, (*change.fact_key("-+"), patterns_key), plain)
+    return [Refiltered(change, patterns[i], t, f, c, b, a) for t, i, f, c, b, a in kept]
+
+
+def _printing_loops_touched(change: FileChange, needles: Callable[[str], bool]) -> dict[str, list[int]]:
+    """The collections a changed line adds to that the file loops over printing a line that may be one
+    Ollama matches, with the loops' lines. (A changed condition whose addition line the change leaves alone
+    is not seen.)"""
+    changed = change.changed_raw[0]
+    names = {
+        m[1]
+        for a in _ADDING.finditer(changed)
+        if (m := _ADDED_TO.search(changed, max(0, a.start() - 64), a.start()))
+    }
+    return _printing_loops(change.new_text, names, needles) if names else {}
+
+
+def _printing_loops(text: str, names: set[str], needles: Callable[[str], bool]) -> dict[str, list[int]]:
+    """Of the collections named, those a range loop iterates whose first lines hold a text one of Ollama's
+    patterns needs, with each such loop's line (1-based)."""
+    found: dict[str, list[int]] = {}
+    loop = re.compile(r":\s*(" + "|".join(re.escape(n) for n in sorted(names)) + r")\s*\)")
+    for match in loop.finditer(text):
+        start = text.rfind("\n", 0, match.start()) + 1
+        if "for" not in text[start : match.start()]:
+            continue
+        end = match.end()
+        for _ in range(LOOP_LINES):
+            end = text.find("\n", end + 1)
+            if end < 0:
+                end = len(text)
+                break
+        if needles(text[match.end() : end].lower()):
+            found.setdefault(match[1], []).append(text.count("\n", 0, match.start()) + 1)
+    return found
+
+
+def _refiltered(change: FileChange, patterns: list[LogPattern]) -> list[Refiltered]:
+    """The templates the change's printing loops print that a pattern matches, whose function adds to the
+    collection under other conditions than the same function before the change."""
+    loops = _printing_loops_touched(change, needles_of(patterns).in_text)
+    if not loops:
+        return []
+    sources = SourceFile(change.old_text, change.path), SourceFile(change.new_text, change.path)
+    found = []
+    for collection, lines in loops.items():
+        body = sorted({n for line in lines for n in range(line, line + LOOP_LINES + 1)})
+        for template, pattern, _ in matched_templates(change.new_lines, lambda: sources[1], body, patterns):
+            guards = _guards_around(change, sources, template.line, collection)
+            if guards is not None:
+                found.append(Refiltered(change, pattern, template, *guards))
+    return found
+
+
+def _guards_around(
+    change: FileChange, sources: tuple[SourceFile, SourceFile], line: int, collection: str
+) -> tuple[str, str, Guards, Guards] | None:
+    """(function, collection, conditions before, after) when the line prints once per item of the collection
+    and the function (the same name before) adds to it under other conditions; else None."""
+    name = sources[1].function_at(line)
+    new = _function(change.new_code, sources[1].function_span(line))
+    old = _function(change.old_code, sources[0].function_span(name=name)) if name else None
+    if new is None or old is None or _printed_per_item(new[0], line - new[1] + 1) != collection:
+        return None
+    before, after = _guards(old[0], collection), _guards(new[0], collection)
+    return (name or "", collection, before, after) if before and after and before != after else None
+
+
+def _function(code: str, span: tuple[int, int] | None) -> tuple[Node, int] | None:
+    """The definition of the function on the lines of `span` (1-based, inclusive) of the comment-free code,
+    parsed alone, and its first line."""
+    if span is None:
+        return None
+    text = "\n".join(code.split("\n")[span[0] - 1 : span[1]]).encode()
+    definitions = cpp.nodes(text, _FUNCTIONS)
+    return (definitions[0], span[0]) if definitions else None
+
+
+def _printed_per_item(function: Node, line: int) -> str | None:
+    """The collection a range loop around the line (1-based) iterates, when it is a plain name."""
+    node = function.descendant_for_point_range((line - 1, 0), (line - 1, 0))
+    while node is not None and node != function:
+        if node.type == "for_range_loop":
+            right = node.child_by_field_name("right")
+            return syntax.node_text(right) if right is not None and right.type == "identifier" else None
+        node = node.parent
+    return None
+
+
+def _guards(function: Node, collection: str) -> Guards:
+    """For each call in the function that adds to the collection, the conditions it runs under (outermost
+    first; `!(...)` for an `else` branch), spaces squeezed."""
+    found = set()
+    for call in syntax.captures(_ADDS, function).get("node", []):
+        callee = call.child_by_field_name("function")
+        if callee is None or callee.type != "field_expression":
+            continue
+        target, field = callee.child_by_field_name("argument"), callee.child_by_field_name("field")
+        if syntax.node_text(target) == collection and syntax.node_text(field) in ADDING:
+            found.add(_conditions(call, function))
+    return frozenset(found)
+
+
+def _conditions(node: Node, function: Node) -> tuple[str, ...]:
+    conditions = []
+    child, parent = node, node.parent
+    while parent is not None and parent != function:
+        if parent.type == "if_statement":
+            condition = " ".join(syntax.node_text(parent.child_by_field_name("condition")).split())
+            if condition.startswith("(") and condition.endswith(")"):
+                condition = condition[1:-1].strip()
+            alternative = parent.child_by_field_name("alternative")
+            inside_else = alternative is not None and alternative.start_byte <= child.start_byte
+            conditions.append(f"!{condition}" if inside_else else condition)
+        child, parent = parent, parent.parent
+    return tuple(reversed(conditions))
+
+
+def _shown(guards: Guards) -> str:
+    return "; ".join(" && ".join(g) if g else "always" for g in sorted(guards))
+
+
+def _started_at(contract: OutputPattern, launches: Sequence[LaunchSetting]) -> tuple[LocalRef, ...]:
+    """Where Ollama passes the flags of the output the contract reads (`llama-server --list-devices ...`)."""
+    flags = {word for source in contract.sources for word in source.split() if word.startswith("--")}
+    return tuple(r for s in launches if s.kind == "flag" and s.name in flags for r in s.refs)
+
+
+def _draft(item: Refiltered, contract: OutputPattern, started: tuple[LocalRef, ...]) -> Draft:
+    change, pattern = item.change, item.pattern
+    program = program_of(contract)
+    where = f"{contract.ref.path}:{contract.ref.line}"
+    detail = (
+        f"`{item.function}` prints `{item.template.code.strip()[:120]}` once per item of `{item.collection}`, "
+        f"a line Ollama's pattern `{pattern.source}` ({where}) matches in {streams_of(contract)}. "
+        f"The bump changed when it adds to `{item.collection}`: before `{_shown(item.before)}`, now "
+        f"`{_shown(item.after)}`. {program} now prints other lines of this kind than Ollama saw before (items "
+        "it left out, or none of some it listed): check what Ollama makes of each line it matches."
+    )
+    line = item.template.line  # the template is read from the new text
+    return Draft(
+        "server",
+        "medium",
+        f"What {program} lists changed: `{item.function}` fills `{item.collection}` under other conditions",
+        detail,
+        change.path,
+        line,
+        ((line, line),),
+        None,
+        distinct_refs((contract.ref, *contract.used_at, *started)),
+        cause=f"output pattern {where}",
+    )
