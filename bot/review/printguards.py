@@ -29,7 +29,7 @@ from bot.review.gopatterns import (
     program_of,
     streams_of,
 )
-from bot.review.logformats import Program, matched_templates, needles_of, patterns_id
+from bot.review.logformats import PRINTED, Program, matched_templates, needles_of, patterns_id
 from bot.review.producers import SourceFile, Template
 
 _FUNCTIONS = cpp.node_pattern("function_definition")
@@ -102,18 +102,7 @@ def _may_add(change: FileChange, program: Program) -> bool:
 REFILTERED = facts.Extractor(
     "printed-per-item-refiltered",
     1,
-    (
-        "review/printguards.py",
-        "review/logformats.py",
-        "review/producers.py",
-        "review/cpieces.py",
-        "review/samplelines.py",
-        "review/gopatterns.py",
-        "review/changes.py",
-        "review/source.py",
-        "lang/cpp.py",
-        "lang/syntax.py",
-    ),
+    (*PRINTED.sources, "review/printguards.py", "lang/cpp.py", "lang/syntax.py"),
     ("tree-sitter", "tree-sitter-cpp"),
 )
 
