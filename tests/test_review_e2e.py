@@ -459,6 +459,46 @@ def test_log_lines_count_only_in_code_that_writes_to_what_ollama_runs(tmp_path, 
     assert any(f.title.startswith("llama-server output Ollama parses changed") for f in findings) is reported
 
 
+DEVICES_CPP = """void list_devices() {
+    std::vector<ggml_backend_dev_t> devices;
+    for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
+        auto * dev = ggml_backend_dev_get(i);
+        if (ggml_backend_dev_type(dev) != GGML_BACKEND_DEVICE_TYPE_CPU) {
+            devices.push_back(dev);
+        }
+    }
+    for (auto * dev : devices) {
+        printf("  %s: %s (%zu MiB, %zu MiB free)\\n", name(dev), description(dev), total / MiB, free / MiB);
+    }
+}
+"""
+BENCH_CMAKE = "set(TARGET llama-bench-impl)\nadd_library(${TARGET} bench.cpp)\nset(TARGET llama-bench)\nadd_executable(${TARGET} main.cpp)\n"
+
+
+@pytest.mark.parametrize("path, reported", [("common/devices.cpp", True), ("tools/bench/bench.cpp", False)])
+def test_a_device_list_filled_under_other_conditions_counts_in_the_program_ollama_reads(
+    tmp_path, path, reported
+):
+    """The CPU filter dropped from a device list llama-server prints is medium, at Ollama's pattern and its
+    start with `--list-devices`; the same code in a tool whose build names only other programs (a library of
+    llama-bench's) is not llama-server's output."""
+    base = {**UPSTREAM, path: DEVICES_CPP, "tools/bench/CMakeLists.txt": BENCH_CMAKE}
+    unfiltered = DEVICES_CPP.replace(
+        "        if (ggml_backend_dev_type(dev) != GGML_BACKEND_DEVICE_TYPE_CPU) {\n"
+        "            devices.push_back(dev);\n        }\n",
+        "        devices.push_back(dev);\n",
+    )
+    b = _history(tmp_path, [("devices: list the CPU too (#601)", {path: unfiltered})], base=base)
+    findings, _ = _review(b, ollama={**OLLAMA, "discover/devices.go": DISCOVERY_GO}, patches=())
+    found = [f for f in findings if f.title.startswith("What llama-server lists changed")]
+    assert bool(found) is reported
+    if reported:
+        (finding,) = found
+        assert finding.severity == "medium" and "`devices`" in finding.title
+        assert {r.path for r in finding.local_refs} == {"discover/devices.go"}
+        assert [c.subject for c in finding.upstream_commits] == ["devices: list the CPU too (#601)"]
+
+
 def test_what_ollamas_build_never_compiles_or_runs_is_information(tmp_path):
     top = (
         CMAKE

@@ -233,21 +233,26 @@ def _dropped_strings(
     nowhere now: a macro that named it names another string, or is gone with the code that read it; a
     literal in code gone from this file and from every line the bump adds."""
     lost: dict[str, _Lost] = {}
-    new_names = {  # what may have taken a name's place: a name the file did not spell before
+    for line, name in _names_gone(change, strings):
+        if name in lost or elsewhere().adds(name) or not _read_upstream(line, change.new_code, elsewhere()):
+            continue
+        quoted = f'"{name}"'
+        old_line = change.old_code.count("\n", 0, change.old_code.find(quoted)) + 1
+        twin = _renamed_to(name, _new_names(change, strings))
+        lost[name] = _dropped_string(change, name, old_line, tuple(strings[name]), twin)
+    return list(lost.values())
+
+
+def _new_names(change: FileChange, strings: Mapping[str, Sequence[LocalRef]]) -> set[str]:
+    """What may have taken a name's place: a string an added line spells that the file did not before (and
+    that is not one Ollama writes)."""
+    return {
         s
         for line in change.added_raw
         if '"' in line
         for s in _LITERAL.findall(line)
         if f'"{s}"' not in change.old_code and s not in strings
     }
-    for line, name in _names_gone(change, strings):
-        if name in lost or elsewhere().adds(name) or not _read_upstream(line, change.new_code, elsewhere()):
-            continue
-        quoted = f'"{name}"'
-        old_line = change.old_code.count("\n", 0, change.old_code.find(quoted)) + 1
-        twin = _renamed_to(name, new_names)
-        lost[name] = _dropped_string(change, name, old_line, tuple(strings[name]), twin)
-    return list(lost.values())
 
 
 def _names_gone(change: FileChange, strings: Mapping[str, Sequence[LocalRef]]) -> Iterator[tuple[str, str]]:

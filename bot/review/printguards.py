@@ -86,6 +86,8 @@ def guard_drafts(
 # a file unparsed unless a changed line adds to a collection the file loops over printing.
 _ADDING = re.compile(r"(?:\.|->)\s*(?:" + "|".join(ADDING) + r")\s*\(")
 _ADDED_TO = re.compile(r"(\w+)\s*$")  # the name before an addition's `.` or `->`
+_RANGE_END = re.compile(r":\s*(\w+)\s*\)")  # `: devices)`, the end of a range loop's head
+_FOR = re.compile(r"\bfor\s*\(")
 LOOP_LINES = 6  # the lines of a loop's body read for what it prints
 
 
@@ -139,10 +141,9 @@ def _printing_loops(text: str, names: set[str], needles: Callable[[str], bool]) 
     """Of the collections named, those a range loop iterates whose first lines hold a text one of Ollama's
     patterns needs, with each such loop's line (1-based)."""
     found: dict[str, list[int]] = {}
-    loop = re.compile(r":\s*(" + "|".join(re.escape(n) for n in sorted(names)) + r")\s*\)")
-    for match in loop.finditer(text):
+    for match in _RANGE_END.finditer(text):
         start = text.rfind("\n", 0, match.start()) + 1
-        if "for" not in text[start : match.start()]:
+        if match[1] not in names or not _FOR.search(text, start, match.start()):
             continue
         end = match.end()
         for _ in range(LOOP_LINES):
@@ -178,20 +179,20 @@ def _guards_around(
     """(function, collection, conditions before, after) when the line prints once per item of the collection
     and the function (the same name before) adds to it under other conditions; else None."""
     name = sources[1].function_at(line)
-    new = _function(change.new_code, sources[1].function_span(line))
-    old = _function(change.old_code, sources[0].function_span(name=name)) if name else None
+    new = _function(change.new_code_lines, sources[1].function_span(line))
+    old = _function(change.old_code_lines, sources[0].function_span(name=name)) if name else None
     if new is None or old is None or _printed_per_item(new[0], line - new[1] + 1) != collection:
         return None
     before, after = _guards(old[0], collection), _guards(new[0], collection)
     return (name or "", collection, before, after) if before and after and before != after else None
 
 
-def _function(code: str, span: tuple[int, int] | None) -> tuple[Node, int] | None:
+def _function(code_lines: list[str], span: tuple[int, int] | None) -> tuple[Node, int] | None:
     """The definition of the function on the lines of `span` (1-based, inclusive) of the comment-free code,
     parsed alone, and its first line."""
     if span is None:
         return None
-    text = "\n".join(code.split("\n")[span[0] - 1 : span[1]]).encode()
+    text = "\n".join(code_lines[span[0] - 1 : span[1]]).encode()
     definitions = cpp.nodes(text, _FUNCTIONS)
     return (definitions[0], span[0]) if definitions else None
 
