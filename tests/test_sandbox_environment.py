@@ -1,11 +1,13 @@
-"""An analysis child runs with its caller's environment as it is when the child starts."""
+"""An analysis child runs with its caller's environment as it is when the child starts, less its secrets."""
 
 from __future__ import annotations
 
 import os
 import uuid
 
+from bot.child.environment import SECRET_SETTINGS
 from bot.child.sandbox import Limits, run_limited
+from bot.repos.gitcli import git_env
 
 NAME = "LLAMA_BOT_TEST_CHILD_ENVIRONMENT"
 
@@ -24,3 +26,17 @@ def test_a_forkserver_child_sees_the_environment_set_after_the_forkserver_starte
     assert run_limited(_read_name, Limits(timeout=60), start_method="forkserver") == value
     monkeypatch.delenv(NAME)
     assert run_limited(_read_name, Limits(timeout=60), start_method="forkserver") is None
+
+
+def _secret_settings(channel) -> dict[str, str]:
+    return {name: os.environ[name] for name in SECRET_SETTINGS if name in os.environ}
+
+
+def test_a_child_holds_none_of_the_secret_settings_its_caller_still_holds(monkeypatch):
+    """The CLI does not read the service's secrets, so they stay in its environment: its child and the git
+    runs under it get none of them, like the service's."""
+    for name in SECRET_SETTINGS:
+        monkeypatch.setenv(name, f"secret-{name}")
+    for start_method in ("fork", "forkserver"):
+        assert run_limited(_secret_settings, Limits(timeout=60), start_method=start_method) == {}
+    assert "GIT_TERMINAL_PROMPT" in git_env(None) and not set(SECRET_SETTINGS) & set(git_env(None))

@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 import pygit2
 
 from bot.child import activity
+from bot.child.environment import working_environment
 from bot.model import AnalysisError
 
 T = TypeVar("T")
@@ -140,8 +141,9 @@ def run_limited(
     """
     context: Any = multiprocessing.get_context(start_method)
     parent_end, child_end = context.Pipe()
-    # the caller's environment as it is now: a forkserver started earlier would hand down its own, older one
-    environment = dict(os.environ)
+    # the caller's environment as it is now (a forkserver started earlier would hand down its own, older
+    # one), without what the child has no use for
+    environment = working_environment()
     process = context.Process(
         target=_child, args=(child_end, target, limits.memory_mb, environment), daemon=True
     )

@@ -15,6 +15,7 @@ from functools import cache
 from pathlib import Path
 
 from bot.cache import facts
+from bot.child.environment import working_environment
 from bot.model import AnalysisError
 
 TIMEOUT = 60  # seconds for one `git apply`: it reads a few files
@@ -88,7 +89,7 @@ def _apply(root: Path, patch: Path) -> tuple[str | None, bool]:
     """None when git applied the patch in `root`, else git's first line of complaint (`git apply` is all
     or nothing: a refused patch leaves the tree as it was); and whether git ran to its end."""
     env = {
-        **os.environ,
+        **working_environment(),
         "GIT_CEILING_DIRECTORIES": str(root.parent),  # not inside a repository
         "GIT_CONFIG_NOSYSTEM": "1",  # git's own defaults, as a build machine's git has them
         "GIT_CONFIG_GLOBAL": os.devnull,

@@ -14,6 +14,7 @@ from typing import IO
 
 import pygit2
 
+from bot.child.environment import working_environment
 from bot.child.sandbox import unlimited_memory
 
 log = logging.getLogger("bot.upstream")  # the mirrors' log: a fetch's progress is part of their story
@@ -55,7 +56,7 @@ def latest_progress(stderr: str) -> str | None:
 def git_env(url: str | None) -> dict[str, str]:
     """git's environment: no prompt, no credential helper storing the URL's password, and the remote's URL
     as configuration that lives only in this process's environment (GIT_CONFIG_COUNT), never on disk."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    env = {**working_environment(), "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
     if url is not None:
         index = int(env.get("GIT_CONFIG_COUNT") or 0)
         env.update(

@@ -29,6 +29,7 @@ from gidgethub import sansio
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 import handlers
+from bot.child.environment import forget_secrets
 from bot.gh.github import GitHubApp
 from bot.gh.retries import GitHubHealth, RetryPolicy
 from bot.service.logs import configure_logging
@@ -319,6 +320,7 @@ def serve(host: str | None = None, port: int | None = None) -> None:
     }
     try:
         settings = Settings.from_env(env)
+        forget_secrets()  # read once: nothing the service starts from here on inherits them
         sock = listen(settings.host, settings.port)
     except SettingsError as exc:
         print(f"llama-bot serve: {exc}", file=sys.stderr)
