@@ -226,7 +226,9 @@ class FakeGitHub:
         self.comment = FakeComment(self.progress)
         self.checks = FakeChecks(self.progress)
 
-    async def _analyse(self, config, base, head, changed, review, errors=None, fetching=None) -> Report:
+    async def _analyse(
+        self, config, base, head, changed, review, errors=None, fetching=None, pull=None
+    ) -> Report:
         if errors is not None:
             errors.update(self.errors)
         return self.report

@@ -46,7 +46,7 @@ class ChooseRefs:
             return choose_ref(pin, current, self.request.ref, [], self.prefix)
         url = (self.local or {}).get(name) or rewrite_url(pin.upstream, self.url_instead_of)
         try:
-            tags = advertised_tags(url) if pin.release_tags else []
+            tags = advertised_tags(url, pin.upstream) if pin.release_tags else []
         except AnalysisError as exc:
             return RefChoice(name, current, None, refusal=str(exc))
         return choose_ref(pin, current, None, tags, self.prefix)

@@ -12,8 +12,6 @@ import time
 from collections.abc import Callable
 from typing import IO
 
-import pygit2
-
 from bot.child.environment import working_environment
 from bot.child.sandbox import unlimited_memory
 
@@ -29,6 +27,14 @@ _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]*@")
 def public_url(text: str) -> str:
     """`text` with the user and password taken out of every URL in it: what links, logs and messages show."""
     return _USERINFO.sub(r"\1", text)
+
+
+def in_public(text: str, url: str, shown: str) -> str:
+    """`text` with the URL fetched from, `url`, named `shown` (the pin's own URL, as configured), and no
+    credentials: what LLAMA_BOT_URL_INSTEADOF made of the pin's URL is this server's, like its paths."""
+    for form in sorted({url, public_url(url), url.removeprefix("file://")}, key=len, reverse=True):
+        text = text.replace(form, shown) if form else text
+    return public_url(text)
 
 
 def git_error(stderr: str) -> str:
@@ -162,15 +168,15 @@ def _waited(
 
 
 def fetch_blobs(
-    repo: pygit2.Repository,
+    git_dir: str,
     oids: list[str],
     remote: str,
     url: str | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> str | None:
-    """Fetch `oids` from `remote` (at `url` when the repository does not record it) in one request, as
-    git's lazy fetch of a partial clone does; None when git succeeded, else why not."""
-    command = fetch_command(repo.path, "--filter=blob:none", "--stdin", "--", remote)
+    """Fetch `oids` from `remote` (at `url` when the repository does not record it) into `git_dir` in one
+    request, as git's lazy fetch of a partial clone does; None when git succeeded, else why not."""
+    command = fetch_command(git_dir, "--filter=blob:none", "--stdin", "--", remote)
     command[3:3] = ["-c", "fetch.negotiationAlgorithm=noop"]  # blobs by id: no history to negotiate
     code, stderr = run_git(
         command, git_env(url), f"fetching {len(oids)} blobs", "".join(f"{o}\n" for o in oids), progress
@@ -187,13 +193,13 @@ def missing_remote_ref(stderr: str) -> str | None:
 
 
 def ref_specs(refs: list[str], by_id: bool) -> list[str]:
-    """The refspecs that bring `refs` into a mirror: each tag by name, and each commit id either by id
-    (kept under refs/llama-bot/commits/, so it stays reachable) or, when `by_id` is off, through every
-    branch, since it is on one of them."""
+    """The refspecs that bring `refs` into a repository: each tag by name, and each commit id either by id
+    (kept under refs/llama-bot/pinned/, so it stays reachable: in a store of pinned commits, not the
+    mirror) or, when `by_id` is off, through every branch, since it is on one of them."""
     specs = [f"+refs/tags/{r}:refs/tags/{r}" for r in refs if not is_commit_id(r)]
     ids = [r for r in refs if is_commit_id(r)]
     if by_id:
-        specs += [f"+{r}:refs/llama-bot/commits/{r}" for r in ids]
+        specs += [f"+{r}:refs/llama-bot/pinned/{r}" for r in ids]
     elif ids:
         specs.append("+refs/heads/*:refs/heads/*")
     return specs

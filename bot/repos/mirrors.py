@@ -70,9 +70,10 @@ def check_source(url: str, fetch_url: str) -> None:
     path = local_path(fetch_url)
     if path is None or os.path.exists(path):
         return
-    if fetch_url != url:
+    if fetch_url != url:  # the path is this server's: the log names it, the public text does not
+        log.warning("the rewritten upstream does not exist", extra={"url": public_url(url), "path": path})
         raise AnalysisError(
-            f"LLAMA_BOT_URL_INSTEADOF rewrites {public_url(url)} to {public_url(path)}, which does not exist"
+            f"LLAMA_BOT_URL_INSTEADOF rewrites {public_url(url)} to a path that does not exist"
         )
     raise AnalysisError(f"the upstream {public_url(path)} does not exist")
 
@@ -134,9 +135,9 @@ def _remove(paths: list[Path]) -> None:
             path.unlink(missing_ok=True)
 
 
-def open_mirror(path: Path, url: str) -> pygit2.Repository:
-    """The bare mirror at `path`, created on first use; one that records another URL is not trusted.
-    Call it holding `mirror_lock(path)`."""
+def open_mirror(path: Path, url: str, pin_url: str) -> pygit2.Repository:
+    """The bare mirror at `path` of `url` (the pin's `pin_url` after the rewrites), created on first use;
+    one that records another URL is not trusted. Call it holding `mirror_lock(path)`."""
     shown = public_url(url)
     _remove_leftovers(path)
     if not path.exists():
@@ -144,11 +145,18 @@ def open_mirror(path: Path, url: str) -> pygit2.Repository:
     try:
         repo = pygit2.Repository(str(path))
     except pygit2.GitError:
+        log.warning("a mirror is not a git repository", extra={"mirror": str(path)})
         raise AnalysisError(
-            f"the mirror {path} is not a git repository: remove it to fetch {shown} afresh"
+            f"{mirror_name(path, pin_url)} is not a git repository: remove it to fetch afresh"
         ) from None
-    _check_url(repo, path, shown)
+    _check_url(repo, path, shown, pin_url)
     return repo
+
+
+def mirror_name(path: Path, pin_url: str) -> str:
+    """How public text names the mirror at `path`: by the pin's URL and its place in the data directory,
+    never by this server's path or the URL it is fetched from."""
+    return f"the mirror of {public_url(pin_url)} (LLAMA_BOT_DATA_DIR/mirrors/{path.name})"
 
 
 def _remove_leftovers(path: Path) -> None:
@@ -162,7 +170,7 @@ def _remove_leftovers(path: Path) -> None:
         _remove(leftovers)
 
 
-def _check_url(repo: pygit2.Repository, path: Path, shown: str) -> None:
+def _check_url(repo: pygit2.Repository, path: Path, shown: str, pin_url: str) -> None:
     """Refuse a mirror that records another URL than `shown`; record it in one created but not yet used."""
     try:
         stored = repo.config[URL_KEY]
@@ -171,7 +179,11 @@ def _check_url(repo: pygit2.Repository, path: Path, shown: str) -> None:
     if stored is None and not list(repo.references):  # created, then interrupted before the URL was recorded
         repo.config[URL_KEY] = stored = shown
     if stored != shown:
+        log.warning(
+            "a mirror holds another upstream",
+            extra={"mirror": str(path), "holds": stored, "wanted": shown},
+        )
         raise AnalysisError(
-            f"the mirror {path} holds {stored or 'an unrecorded upstream'}, not {shown}: "
-            f"remove it to fetch {shown} afresh"
+            f"{mirror_name(path, pin_url)} holds {'another' if stored else 'an unrecorded'} upstream: "
+            "remove it to fetch afresh"
         )

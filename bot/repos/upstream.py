@@ -4,9 +4,11 @@ Upstream files are read from git objects at exact commits. A mirror
 (`bot/repos/mirrors.py`) is a blobless partial clone kept by the git CLI: it fetches
 only the refs it lacks (`tag X`, a commit id by id, else the branches), with
 every commit and tree but no blob (`--filter=blob:none`; a source that cannot
-filter sends everything, and the log says so). The remote's URL, which may
-carry credentials, is handed to git in its environment for each run and never
-written into the mirror.
+filter sends everything, and the log says so). A commit id is fetched into a
+store of the pull request's beside the mirror, never into it, and so are the
+blobs read at it (`bot/repos/pinned.py`): what a fork pins is pruned. The
+remote's URL, which may carry credentials, is handed to git in its environment
+for each run and never written into the mirror.
 
 Before the analysis reads a partial clone (a mirror, or an `--upstream-dir`
 made with `--filter=blob:none` or lacking its largest blobs), the blobs it will
@@ -21,7 +23,9 @@ tags a mirror fetches for it (commits and trees, pruned as upstream drops them)
 live under `refs/llama-bot/upstream/`, apart from the refs `resolve` reads.
 
 Credentials in an upstream URL are used to fetch and shown nowhere: every URL
-and message leaving this module goes through `public_url`.
+and message leaving this module goes through `public_url`. Its errors are public
+text (check runs show them): they name the upstream by the pin's URL, not the
+one LLAMA_BOT_URL_INSTEADOF made of it, and no path of the server's.
 """
 
 from __future__ import annotations
@@ -37,12 +41,14 @@ from pathlib import Path
 import pygit2
 
 from bot.model import AnalysisError, Commit
+from bot.repos import pinned
 from bot.repos.gitcli import (
     REMOTE,
     fetch_blobs,
     fetch_command,
     git_env,
     git_error,
+    in_public,
     is_commit_id,
     missing_remote_ref,
     public_url,
@@ -50,7 +56,7 @@ from bot.repos.gitcli import (
     run_git,
 )
 from bot.repos.history import History, needed_blobs
-from bot.repos.mirrors import check_source, mirror_lock, mirror_path, open_mirror, rewrite_url
+from bot.repos.mirrors import check_source, mirror_lock, mirror_name, mirror_path, open_mirror, rewrite_url
 from bot.repos.upstreamrefs import Listings, advertised_tips, contains, local_tips, peeled
 
 log = logging.getLogger("bot.upstream")
@@ -130,6 +136,8 @@ class Upstream:
         # Told True when a fetch from the upstream starts and False when it ends (the service's banner).
         self.fetching: Callable[[bool], None] | None = None
         self.listings: Listings | None = None  # the upstream's recent listings of branches and tags
+        self.pull: str | None = None  # the pull request whose analysis this is (`owner/repo#7`), if any
+        self.pinned: Path | None = None  # the store of its pinned commits, where their blobs are fetched
 
     @classmethod
     def open_dir(cls, git_dir: str, web_url: str) -> Upstream:
@@ -149,20 +157,21 @@ class Upstream:
         announce: Callable[[str], None] | None = None,
         fetching: Callable[[bool], None] | None = None,
         listings: Listings | None = None,
+        pull: str | None = None,
     ) -> Upstream:
-        """Open (or create) the mirror of the pin's URL and fetch when one of `refs` is missing;
-        `announce` hears what is fetched from where into where, before the fetch starts, and how a fetch
-        longer than a few seconds is getting on; `fetching` hears when each fetch, of refs now or of
-        blobs later, starts and ends; `listings` keeps what the upstream advertised."""
+        """Open (or create) the mirror of the pin's URL and fetch when one of `refs` is missing (a commit id
+        into a store of pull request `pull`'s, bot/repos/pinned.py); `announce` hears what is fetched from
+        where into where, before the fetch starts, and how a fetch longer than a few seconds is getting on;
+        `fetching` hears when each fetch, of refs now or of blobs later, starts and ends; `listings` keeps
+        what the upstream advertised."""
         fetch_url = rewrite_url(url, instead_of)
         path = mirror_path(data_dir, name, fetch_url)
         with mirror_lock(path):
             created = not path.exists()
-            upstream = cls(
-                open_mirror(path, fetch_url), url, f"the mirror {path}, fetched from {public_url(fetch_url)}"
-            )
+            upstream = cls(open_mirror(path, fetch_url, url), url, mirror_name(path, url))
             upstream.fetch_url, upstream.lock_path, upstream.announce = fetch_url, path, announce
-            upstream.fetching, upstream.listings = fetching, listings
+            upstream.fetching, upstream.listings, upstream.pull = fetching, listings, pull
+            upstream._with_stores(pinned.stores_of(data_dir, path, pull), refs)
             missing = [ref for ref in refs if resolve(upstream.repo, ref) is None]
             if missing:
                 check_source(url, fetch_url)
@@ -173,9 +182,38 @@ class Upstream:
                 log.info(line)
                 if announce is not None:
                     announce(line)
-                with upstream._fetching():
-                    upstream._fetch(fetch_url, missing, path)
+                with upstream._fetching(), upstream._in_public():
+                    upstream._fetch(fetch_url, missing)
         return upstream
+
+    def _with_stores(self, stores: list[Path], refs: list[str]) -> None:
+        """Read the objects of the pull request's `stores` too; the first that holds a commit of `refs` the
+        mirror lacks takes the blobs this analysis fetches."""
+        odb = self.repo.odb
+        lacked = [r for r in refs if is_commit_id(r) and not odb.exists(r)]
+        for store in stores:
+            odb.add_disk_alternate(str(store / "objects"))
+        holders = (s for s in stores if any(pygit2.Repository(str(s)).odb.exists(r) for r in lacked))
+        self.pinned = next(holders, None)
+        if self.pinned is not None:
+            pinned.used(self.pinned)
+
+    @contextlib.contextmanager
+    def _in_public(self) -> Iterator[None]:
+        """Errors as public text: the pin's URL for the one fetched from, no path of the data directory."""
+        try:
+            yield
+        except AnalysisError as exc:
+            raise AnalysisError(self._public(str(exc))) from None
+
+    def _public(self, text: str) -> str:
+        """`text` naming the upstream by the pin's URL, the mirror by `mirror_name`, and no other path under
+        the data directory."""
+        if self.fetch_url is None or self.lock_path is None:
+            return public_url(text)
+        text = text.replace(str(self.lock_path), self.source)
+        text = text.replace(str(self.lock_path.parent.parent), "LLAMA_BOT_DATA_DIR")
+        return in_public(text, self.fetch_url, self.web_url)
 
     @contextlib.contextmanager
     def _fetching(self) -> Iterator[None]:
@@ -187,27 +225,43 @@ class Upstream:
             if self.fetching is not None:
                 self.fetching(False)
 
-    def _fetch(self, url: str, refs: list[str], path: Path) -> None:
-        """Fetch `refs` into the mirror: commit ids by id first (GitHub serves any commit), through the
-        branches when the source refuses that; a tag or id the source lacks is left for `commit` to name."""
-        wanted, problem = list(refs), None
-        for by_id in (True, False) if any(map(is_commit_id, refs)) else (True,):
-            problem = self._fetch_refs(url, wanted, by_id)
-            wanted = [r for r in refs if resolve(self.repo, r) is None]
-            if not any(map(is_commit_id, wanted)):
-                break
+    def _fetch(self, url: str, refs: list[str]) -> None:
+        """Fetch `refs`: tags into the mirror, commit ids by id into a store of the pull request's (GitHub
+        serves any commit), through the mirror's branches when the source refuses that; a tag or id the
+        source lacks is left for `commit` to name."""
+        tags = [r for r in refs if not is_commit_id(r)]
+        problem = self._fetch_refs(self.repo.path, url, tags, by_id=True) if tags else None
+        ids = [r for r in refs if is_commit_id(r)]
+        if ids:
+            problem = self._fetch_pinned(url, ids) or problem
+            if unresolved := [r for r in ids if resolve(self.repo, r) is None]:
+                problem = self._fetch_refs(self.repo.path, url, unresolved, by_id=False)
+        wanted = [r for r in refs if resolve(self.repo, r) is None]
         if problem is not None and wanted:
-            raise AnalysisError(
-                f"cannot fetch {', '.join(wanted)} from {public_url(url)} into {path}: {problem}"
-            )
+            raise AnalysisError(f"cannot fetch {', '.join(wanted)} from {self.web_url}: {problem}")
 
-    def _fetch_refs(self, url: str, refs: list[str], by_id: bool) -> str | None:
-        """One `git fetch` of `refs`, again without each tag the source says it lacks; why git failed, or
-        None."""
+    def _fetch_pinned(self, url: str, ids: list[str]) -> str | None:
+        """Fetch commit `ids` by id into a new store of the pull request's, which this analysis then reads
+        and fetches its blobs into; why git failed (the store is dropped), or None."""
+        assert self.lock_path is not None
+        data_dir = self.lock_path.parent.parent
+        store = pinned.create_store(data_dir, self.lock_path, self.pull, ids)
+        problem = self._fetch_refs(str(store), url, ids, by_id=True)
+        if problem is not None:
+            pinned.remove(store)
+            return problem
+        self.repo.odb.add_disk_alternate(str(store / "objects"))
+        self.pinned = store
+        pinned.prune(data_dir, keep=store)
+        return None
+
+    def _fetch_refs(self, git_dir: str, url: str, refs: list[str], by_id: bool) -> str | None:
+        """One `git fetch` of `refs` into `git_dir`, again without each tag the source says it lacks; why git
+        failed, or None."""
         wanted = list(refs)
         while wanted:
             code, stderr = run_git(
-                fetch_command(self.repo.path, "--filter=blob:none", REMOTE, *ref_specs(wanted, by_id)),
+                fetch_command(git_dir, "--filter=blob:none", REMOTE, *ref_specs(wanted, by_id)),
                 git_env(url),
                 f"fetching {', '.join(wanted)}",
                 progress=self.announce,
@@ -232,7 +286,7 @@ class Upstream:
         if self.fetch_url is None:
             default, others = local_tips(self.repo, self.web_url)
             return contains(self.repo, commit, default) or contains(self.repo, commit, others)
-        with mirror_lock(self.lock_path) if self.lock_path else contextlib.nullcontext():
+        with mirror_lock(self.lock_path) if self.lock_path else contextlib.nullcontext(), self._in_public():
             return self._advertised_contains(commit, self.fetch_url)
 
     def _advertised_contains(self, commit: pygit2.Oid, url: str) -> bool:
@@ -242,7 +296,7 @@ class Upstream:
         recent = self.listings.recent(url) if self.listings is not None else None
         if recent is not None and contains(self.repo, commit, recent):
             return True  # listed a moment ago; what that listing does not show is asked again
-        tips = advertised_tips(self.repo.path, url, self.announce)
+        tips = advertised_tips(self.repo.path, url, self.web_url, self.announce)
         if self.listings is not None:
             self.listings.remember(url, tips)
         if contains(self.repo, commit, tips):
@@ -309,8 +363,12 @@ class Upstream:
         locked = mirror_lock(self.lock_path) if self.lock_path else contextlib.nullcontext()
         with locked, self._fetching():
             unfetched, problems = self._fetch_blobs(missing)
+            if self.pinned is not None and self.lock_path is not None:  # the store grew: keep the bound
+                pinned.prune(self.lock_path.parent.parent, keep=self.pinned)
         if unfetched:
-            self.fetch_problem = "; ".join(problems) or "the clone has no promisor remote to fetch them from"
+            self.fetch_problem = self._public(
+                "; ".join(problems) or "the clone has no promisor remote to fetch them from"
+            )
         log.info(
             "fetched missing upstream blobs",
             extra={
@@ -334,20 +392,21 @@ class Upstream:
         problems = []
         for remote in promisor_remotes(self.repo):
             url = self.fetch_url if remote == REMOTE else None
-            problem = self._fetch_from(remote, url, missing)
+            into = str(self.pinned) if self.pinned is not None and remote == REMOTE else self.repo.path
+            problem = self._fetch_from(into, remote, url, missing)
             missing = [oid for oid in missing if not self.repo.odb.exists(oid)]
             if not missing:
                 break
             problems.append(problem or f"the remote {remote!r} did not send them")
         return missing, problems
 
-    def _fetch_from(self, remote: str, url: str | None, wanted: list[str]) -> str | None:
-        """Fetch `wanted` from one remote; None when it sent them all, else why not. git fetches a batch
+    def _fetch_from(self, git_dir: str, remote: str, url: str | None, wanted: list[str]) -> str | None:
+        """Fetch `wanted` from one remote into `git_dir`; None when it sent them all, else why not. git fetches a batch
         whole or not at all: a blob the remote says it lacks is set aside and the rest asked for again, up
         to MAX_REFUSED blobs, so a few the remote cannot send do not cost the review every other file."""
         first = None
         for _ in range(MAX_REFUSED + 1):
-            problem = fetch_blobs(self.repo, wanted, remote, url, self.announce)
+            problem = fetch_blobs(git_dir, wanted, remote, url, self.announce)
             if problem is None:
                 return first
             first = first or problem
@@ -377,6 +436,7 @@ class Mirrors:
     local: Mapping[str, str] = field(default_factory=dict)  # pin name -> a git directory used as it is
     announce: Callable[[str], None] | None = None  # hears what is fetched, and how a slow fetch goes
     listings: Listings | None = None  # keeps what the upstreams advertised, for the analyses that follow
+    pull: str | None = None  # the pull request analysed (`owner/repo#7`): where its pinned commits are kept
     _locks: dict[str, threading.Lock] = field(default_factory=dict, init=False)
     _guard: threading.Lock = field(default_factory=threading.Lock, init=False)
 
@@ -400,4 +460,5 @@ class Mirrors:
                 announce=self.announce,
                 fetching=fetching,
                 listings=self.listings,
+                pull=self.pull,
             )

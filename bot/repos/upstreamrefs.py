@@ -24,7 +24,7 @@ from typing import Protocol
 import pygit2
 
 from bot.model import AnalysisError
-from bot.repos.gitcli import REMOTE, git_env, git_error, public_url, run_git
+from bot.repos.gitcli import REMOTE, git_env, git_error, in_public, public_url, run_git
 
 MAX_LISTING = 64 << 20  # bytes of `git ls-remote` output read: some 700,000 branches and tags
 RECENT_SECONDS = 60.0  # how long one listing of an upstream's branches and tags may confirm a commit again
@@ -102,10 +102,12 @@ def peeled(repo: pygit2.Repository, name: str) -> pygit2.Oid | None:
         return None
 
 
-def advertised_tips(git_dir: str, url: str, progress: Callable[[str], None] | None) -> list[pygit2.Oid]:
-    """The commits of every branch and tag the upstream at `url` advertises now (annotated tags peeled),
-    asked with `git ls-remote --heads --tags`, which asks the server for nothing else (no refs/pull/*).
-    AnalysisError when it cannot be asked, or answers more than MAX_LISTING."""
+def advertised_tips(
+    git_dir: str, url: str, shown: str, progress: Callable[[str], None] | None
+) -> list[pygit2.Oid]:
+    """The commits of every branch and tag the upstream at `url` (the pin's `shown`) advertises now
+    (annotated tags peeled), asked with `git ls-remote --heads --tags`, which asks the server for nothing
+    else (no refs/pull/*). AnalysisError when it cannot be asked, or answers more than MAX_LISTING."""
     command = [
         "git",
         "--git-dir",
@@ -117,21 +119,29 @@ def advertised_tips(git_dir: str, url: str, progress: Callable[[str], None] | No
         "--tags",
         REMOTE,
     ]
-    return parse_listing(_listing(command, git_env(url), url, "branches and tags", progress))
+    return parse_listing(_listing(command, git_env(url), url, shown, "branches and tags", progress))
 
 
 def _listing(
-    command: list[str], env: dict[str, str], url: str, what: str, progress: Callable[[str], None] | None
+    command: list[str],
+    env: dict[str, str],
+    url: str,
+    pin_url: str,
+    what: str,
+    progress: Callable[[str], None] | None,
 ) -> str:
     """The output of a `git ls-remote` of the upstream at `url`, held to MAX_LISTING (in a file, not in
-    memory, while git writes it); AnalysisError naming `what` was listed when git fails or it is longer."""
-    shown = public_url(url)
+    memory, while git writes it); AnalysisError naming `what` was listed, and the upstream by the pin's
+    `pin_url`, when git fails or it is longer."""
+    shown = public_url(pin_url)
     with tempfile.TemporaryFile() as listing:
         code, stderr = run_git(
-            command, env, f"listing the {what} of {shown}", progress=progress, output=listing
+            command, env, f"listing the {what} of {public_url(url)}", progress=progress, output=listing
         )
         if code != 0:
-            raise AnalysisError(f"cannot list the {what} of {shown}: {git_error(stderr)}")
+            raise AnalysisError(
+                f"cannot list the {what} of {shown}: {in_public(git_error(stderr), url, shown)}"
+            )
         if os.fstat(listing.fileno()).st_size > MAX_LISTING:
             raise AnalysisError(f"{shown} lists more than {MAX_LISTING >> 20} MiB of {what}")
         listing.seek(0)
@@ -154,15 +164,15 @@ def parse_listing(text: str) -> list[pygit2.Oid]:
     return [pygit2.Oid(hex=oid) for oid in dict.fromkeys(named.values())]
 
 
-def advertised_tags(url: str, progress: Callable[[str], None] | None = None) -> list[str]:
-    """The names of the tags the upstream at `url` advertises now, asked with `git ls-remote --tags --refs`
-    (the release tags a bump chooses from). AnalysisError when it cannot be asked, or answers more than
-    MAX_LISTING."""
+def advertised_tags(url: str, shown: str, progress: Callable[[str], None] | None = None) -> list[str]:
+    """The names of the tags the upstream at `url` (the pin's `shown`) advertises now, asked with `git
+    ls-remote --tags --refs` (the release tags a bump chooses from). AnalysisError when it cannot be asked,
+    or answers more than MAX_LISTING."""
     command = ["git", "-c", "credential.helper=", "ls-remote", "--tags", "--refs", REMOTE]
     # No repository (a path below /dev/null never is one): the one around the working directory would lend
     # its own `origin` URL first.
     env = {**git_env(url), "GIT_DIR": os.path.join(os.devnull, "no-repository")}
-    text = _listing(command, env, url, "tags", progress)
+    text = _listing(command, env, url, shown, "tags", progress)
     return [found[1] for line in text.splitlines() if (found := _TAG_LINE.fullmatch(line.strip()))]
 
 

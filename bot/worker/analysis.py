@@ -108,7 +108,9 @@ async def _report(
     errors: dict[str, str] = {}
     try:
         base, head = await ctx.pulls.snapshots(pr)
-        report = await ctx.shared.analyse(config, base, head, changed, True, errors=errors, fetching=fetching)
+        report = await ctx.shared.analyse(
+            config, base, head, changed, True, errors=errors, fetching=fetching, pull=ctx.pull.key
+        )
     except AnalysisError as exc:
         return Report(), {"": str(exc)}
     return report, errors

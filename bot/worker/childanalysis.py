@@ -94,12 +94,13 @@ class ChildAnalysis:
     review: bool
     data_dir: Path
     url_instead_of: str | None
+    pull: str | None = None  # the pull request analysed (`owner/repo#7`): its pinned commits are its own
 
     def __call__(self, channel: Channel) -> tuple[Report, dict[str, str]]:
         from bot.engine import analyse
 
         blobs = BlobCache(CHILD_BLOB_CACHE)
-        mirrors = Mirrors(self.data_dir, self.url_instead_of, listings=AskedListings(channel))
+        mirrors = Mirrors(self.data_dir, self.url_instead_of, listings=AskedListings(channel), pull=self.pull)
 
         def open_upstream(pin: Pin, refs: list[str]) -> Upstream:
             return mirrors.open(

@@ -59,6 +59,7 @@ class Analyse(Protocol):
         review: bool,
         errors: dict[str, str] | None = None,
         fetching: Callable[[str, bool], None] | None = None,
+        pull: str | None = None,
     ) -> Awaitable[Report]: ...
 
 
@@ -80,6 +81,7 @@ class Shared:
     wake: Callable[[], None]
     catch_up_after: float  # seconds after which an unfinished dispatch's run is looked up
     choose_refs: RefChooser
+    forget_pinned: Callable[[str], None] = lambda pull: None  # drops the commits a closed pull request pinned
 
 
 @dataclass

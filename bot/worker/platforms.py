@@ -355,11 +355,13 @@ async def revalidate_job(ctx: JobContext) -> Outcome:
 
 
 async def closed_job(ctx: JobContext) -> Outcome:
-    """A closed PR: the `llama-bot/pr-<n>` branches made for its fork are deleted."""
+    """A closed PR: the `llama-bot/pr-<n>` branches made for its fork are deleted, and the upstream commits
+    it pinned by id (bot/repos/pinned.py)."""
     number = ctx.payload["number"]
     branches = set(ctx.shared.store.forks_to_clean(ctx.pull.full_name, number))
     if ctx.payload.get("fork"):
         branches.add(fork_branch(number))
     for branch in sorted(branches):
         await ctx.git().delete_branch(branch)
+    ctx.shared.forget_pinned(pull_key(ctx.pull.owner, ctx.pull.repo, number))
     return Outcome.DONE

@@ -174,7 +174,7 @@ async def _rebuilt(
     ctx: JobContext, config: Config, pr: dict, scope: list[str] | None
 ) -> tuple[RestSnapshot, Report]:
     base, head = await ctx.pulls.snapshots(pr)
-    return head, await ctx.shared.analyse(config, base, head, scope, False)
+    return head, await ctx.shared.analyse(config, base, head, scope, False, pull=ctx.pull.key)
 
 
 async def _current_patches(head: RestSnapshot, report: Report) -> dict[str, bytes | None]:

@@ -38,6 +38,7 @@ from bot.gh.pulls import PullRequests
 from bot.gh.rest import BlobCache, RestSnapshot
 from bot.gh.retries import transient
 from bot.model import AnalysisError, Report
+from bot.repos import pinned
 from bot.repos.upstreamrefs import RecentListings
 from bot.stores.jobs import Job, JobQueue, JobRequest
 from bot.stores.validationstore import ValidationStore
@@ -154,7 +155,15 @@ class Service:
         self.url_instead_of = url_instead_of
         self.limits = limits
         multiprocessing.set_forkserver_preload(PRELOADED)
-        self.shared = Shared(self.store, queue, self.analyse, self.wake, catch_up_after, self.choose_refs)
+        self.shared = Shared(
+            self.store,
+            queue,
+            self.analyse,
+            self.wake,
+            catch_up_after,
+            self.choose_refs,
+            lambda pull: pinned.forget_pull(self.data_dir, pull),
+        )
         self._wakeup = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self._stopping = False
@@ -213,6 +222,7 @@ class Service:
         review: bool,
         errors: dict[str, str] | None = None,
         fetching: Callable[[str, bool], None] | None = None,
+        pull: str | None = None,
     ) -> Report:
         """The engine's report, computed in a child process within the analysis limits; a worker thread
         serves the child's reads of the pull request over its own connection, and kills the child when
@@ -227,6 +237,7 @@ class Service:
             review,
             self.data_dir,
             self.url_instead_of,
+            pull,
         )
 
         def answer(question: tuple) -> bytes | None:
