@@ -79,7 +79,7 @@ def test_many_files_are_counted_past_the_first_three():
 
 def test_a_hostile_upstream_path_stays_one_code_span_on_the_boxs_line():
     line = _build_box(_report([BuildChange("we`ird\n- [x] forged <!-- id:go-test -->/CMakeLists.txt")]))
-    assert "``we`ird - [x] forged <!-- id:go-test -->/CMakeLists.txt``" in line
+    assert "``we`ird\\n- [x] forged <!-- id:go-test -->/CMakeLists.txt``" in line
     assert line.endswith("<!-- id:build-cpu -->")
     # a person's tick on the box is read back as that box's, not as the id the path spells
     assert ticked_ids(line.replace("- [ ]", "- [x]") + "\r\n") == {"build-cpu"}

@@ -129,7 +129,7 @@ def test_the_checklist_names_where_the_patches_were_found():
     pin = _pin("mlx-c")
     pin.patch_source = "from cmake/local.cmake:13, PATCH_COMMAND git apply"
     text = render_markdown(Report(pins=[pin]), ["MLX_C_VERSION"])
-    assert "patches: mlx/compat/0001-x.patch (from cmake/local.cmake:13, PATCH_COMMAND git apply)" in text
+    assert "patches: `mlx/compat/0001-x.patch` (from cmake/local.cmake:13, PATCH_COMMAND git apply)" in text
 
 
 @pytest.mark.parametrize("profile", ["mlx", "none"])

@@ -265,8 +265,8 @@ def test_one_reproduce_block_per_pin_names_every_conflict_and_never_clones():
     text = render_markdown(report, [])
     assert text.count("```sh") == 1 and text.count("Reproduce locally") == 1
     (block,) = re.findall(r"```sh\n(.*?)```", text, re.DOTALL)
-    assert 'git apply --check "$OLLAMA/llama/compat/0002.patch"' in block
-    assert 'git apply --check "$OLLAMA/llama/compat/0004.patch"' in block
+    assert 'git apply --check "$OLLAMA"/llama/compat/0002.patch' in block
+    assert 'git apply --check "$OLLAMA"/llama/compat/0004.patch' in block
     assert f"git apply --index {REGENERATED_DIR}/llama/compat/0001.patch" in block
     assert f"git fetch -q --depth 1 {UPSTREAM} tag b1 tag b2" in block and "clone" not in block
     assert "0005.patch" not in block  # after the last conflict: nothing left to reproduce
@@ -345,7 +345,7 @@ def test_the_reproduce_steps_reproduce_the_conflicts(sample, tmp_path):
         steps[i] for i, code in results.items() if code and not (" -m bot check " in steps[i] and code == 1)
     ]
     assert failed == [
-        f'git apply --check "$OLLAMA/{p}"  # conflict (see above); --3way leaves markers'
+        f'git apply --check "$OLLAMA"/{p}  # conflict (see above); --3way leaves markers'
         for p in ("llama/compat/0005-clip-warmup.patch", "llama/compat/models/0007-laguna.patch")
     ], out
     assert "error: patch failed: tools/mtmd/clip.cpp:11" in out

@@ -75,7 +75,7 @@ def test_markdown_is_the_checklist(scenario):
     assert result.returncode == 1
     assert f"### llama.cpp: `{demo.OLD_TAG}` → `{demo.NEW_TAG}`" in result.stdout
     assert "- [ ] Run `go test ./...` <!-- id:go-test -->" in result.stdout
-    assert 'git apply --check "$OLLAMA/llama/compat/0005-clip-warmup.patch"' in result.stdout
+    assert 'git apply --check "$OLLAMA"/llama/compat/0005-clip-warmup.patch' in result.stdout
 
 
 def test_regenerate_rewrites_only_rebuilt_patches_and_is_idempotent(scenario, tmp_path):

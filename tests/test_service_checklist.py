@@ -160,8 +160,8 @@ async def test_regenerate_commits_what_it_rebuilt_and_names_what_it_could_not(bo
     (block,) = re.findall(r"```sh\n(.*?)```", text, re.DOTALL)
     assert "git fetch -q --depth 1 https://github.com/ggml-org/llama.cpp tag v1 tag v2" in block
     # 0001 is on the branch now, as rebuilt: the steps read it from the checkout, nothing to rebuild first
-    assert f'git apply --index "$OLLAMA/{PATCH_PATH}"' in block and "-m bot check" not in block
-    assert f'git apply --check "$OLLAMA/{CONFLICT_PATH}"' in block and "clone" not in block
+    assert f'git apply --index "$OLLAMA"/{PATCH_PATH}' in block and "-m bot check" not in block
+    assert f'git apply --check "$OLLAMA"/{CONFLICT_PATH}' in block and "clone" not in block
     assert "Nothing to regenerate" not in text
 
 
@@ -183,4 +183,4 @@ async def test_regenerate_with_only_a_conflict_commits_nothing_and_says_why(bot,
     assert "Nothing committed for llama.cpp v1 → v2: no patch could be rebuilt automatically." in text
     assert f"**`{CONFLICT_PATH}`** (conflict): 1 of 1 hunks conflict: rebase it by hand." in text
     assert "-m bot check" not in text  # nothing rebuilt comes before it
-    assert f'git apply --check "$OLLAMA/{CONFLICT_PATH}"' in text
+    assert f'git apply --check "$OLLAMA"/{CONFLICT_PATH}' in text

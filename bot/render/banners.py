@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from bot.render.env import MARKER, RUNNING, render_template
+from bot.render.markdown import plain
 
 _RESULTS = re.compile(r"^<!-- llama-bot:results ([0-9a-f]{7,40}) -->$", re.MULTILINE)
 
@@ -36,13 +37,13 @@ def under_banner(results: str, banner: str, running: bool) -> str:
 def rechecking_banner(head_sha: str, since: str, results_sha: str, fetching: str | None = None) -> str:
     """The banner over the last checklist while a run is under way; `fetching` names the upstream whose
     mirror it is fetching, which on a cold start is most of the wait."""
-    doing = f", fetching upstream {fetching}" if fetching else ""
+    doing = f", fetching upstream {plain(fetching)}" if fetching else ""
     return f"⏳ Re-checking `{head_sha[:12]}` since {since}{doing}; the results below are for `{results_sha[:12]}`."
 
 
 def failed_banner(head_sha: str, ran_at: str, message: str, hint: str, results_sha: str) -> str:
     """The banner over the last checklist when a later commit could not be checked."""
     return (
-        f"⛔ Could not check `{head_sha[:12]}` ({ran_at}): {message} {hint} "
+        f"⛔ Could not check `{head_sha[:12]}` ({ran_at}): {plain(message)} {hint} "
         f"The results below are for `{results_sha[:12]}`."
     )

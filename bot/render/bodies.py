@@ -11,7 +11,8 @@ from bot.render.env import MARKER, render_template
 from bot.render.items import ticked_ids
 from bot.times import human, utc_now
 
-_TICKS_NOTE = re.compile(r"<!-- llama-bot:ticked ([\w.:\- ]*) -->")
+# the note `with_ticks` writes, on a line of its own
+_TICKS_NOTE = re.compile(r"^<!-- llama-bot:ticked ([\w.:\- ]*) -->\r?$", re.MULTILINE)
 
 
 def carried_ticks(body: str | None) -> set[str]:

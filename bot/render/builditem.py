@@ -7,13 +7,13 @@ the rebuilt patches and Ollama's own build files, and what became of the `auto` 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
 from bot.decisions.validation import AutoValidation, check_name
 from bot.model import REBUILT, BuildChange, Report
 from bot.render.items import Item
+from bot.render.markdown import code
 from bot.render.words import plural
 
 BUILD_TRIGGERS = (
@@ -34,14 +34,6 @@ _HELD = {
     "failed": "the dispatch failed (see {checks}): comment {command} to try again",
     "patches": "{checks} {starts} once the committed patches apply",
 }
-
-
-def code(text: str) -> str:
-    """`text` as one markdown code span, whatever backticks or line breaks it holds."""
-    flat = " ".join(text.splitlines())
-    fence = "`" * (max((len(run) for run in re.findall(r"`+", flat)), default=0) + 1)
-    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
-    return f"{fence}{pad}{flat}{pad}{fence}"
 
 
 def _joined(parts: list[str]) -> str:

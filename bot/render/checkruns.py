@@ -10,6 +10,7 @@ from bot.decisions.validation import Dispatch, check_name, run_fields, run_start
 from bot.model import REBUILT, PatchResult, PinReport
 from bot.render.env import render_template
 from bot.render.findings import review_findings
+from bot.render.markdown import code
 from bot.render.patches import pin_view
 from bot.render.platforms import duration
 from bot.render.words import plural
@@ -135,8 +136,8 @@ def _run_where(run: dict) -> str:
     again = f" attempt {attempt}" if attempt > 1 else ""
     workflow = (run.get("path") or "").rsplit("/", 1)[-1]
     sha = (run.get("head_sha") or "")[:12]
-    branch = f" (branch `{run['head_branch']}`)" if run.get("head_branch") else ""
-    return f"Workflow run [#{run.get('run_number')}]({run['html_url']}){again} of `{workflow}` on commit `{sha}`{branch}"
+    branch = f" (branch {code(run['head_branch'])})" if run.get("head_branch") else ""
+    return f"Workflow run [#{run.get('run_number')}]({run['html_url']}){again} of {code(workflow)} on commit `{sha}`{branch}"
 
 
 def _finished_output(run: dict, conclusion: str, platform: str, where: str) -> dict:

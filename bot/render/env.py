@@ -8,6 +8,7 @@ from pathlib import Path
 import jinja2
 
 from bot.render.findings import after_consequence
+from bot.render.markdown import code, code_cell, fence, html_text, plain, plain_cell, subject
 
 TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
 MARKER = "<!-- llama-bot:checklist -->"
@@ -31,7 +32,16 @@ _env = jinja2.Environment(
     keep_trailing_newline=True,
 )
 _env.globals.update(icon=STATUS_ICON, heading=HEADING)
-_env.filters["after_consequence"] = after_consequence
+_env.filters.update(
+    after_consequence=after_consequence,
+    code=code,
+    code_cell=code_cell,
+    fence=fence,
+    html_text=html_text,
+    plain=plain,
+    plain_cell=plain_cell,
+    subject=subject,
+)
 
 
 def render_template(name: str, **context) -> str:

@@ -6,6 +6,7 @@ import hashlib
 from dataclasses import replace
 
 from bot.model import Finding, PinReport
+from bot.render.markdown import code, plain
 from bot.render.patches import APPLIES
 
 SEVERITY_HEADINGS = {
@@ -47,12 +48,12 @@ def after_consequence(f: Finding) -> Finding:
 
 def review_item(f: Finding) -> str:
     """A review item's one line: severity, title, consequence and the first place in Ollama it touches."""
-    text = f"**{f.severity}** {f.title}"
+    text = f"**{f.severity}** {plain(f.title)}"
     said = consequence(f)
     if said and not said.startswith("Where:"):
-        text += f": {said}"
+        text += f": {plain(said)}"
     if f.local_refs:
         first = f.local_refs[0]
         more = f", +{len(f.local_refs) - 1} more" if len(f.local_refs) > 1 else ""
-        text += f" (Ollama: `{first.path}:{first.line}`{more})"
+        text += f" (Ollama: {code(f'{first.path}:{first.line}')}{more})"
     return text

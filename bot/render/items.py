@@ -2,16 +2,20 @@
 
 Every box carries a stable id in an HTML comment, so a box a person ticked stays ticked when the comment
 is rendered again. The bot ticks only what it checked itself; the rest is the maintainer's to tick.
+A tick is read back only from a line in the exact shape templates/_macros.md.j2 `box` writes, of an id
+that is on one box line alone: the bot writes each id once, so a second line is someone else's.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-# the id that ends the box's line: an id-like comment inside its text (an upstream path's) is not the box's
-_TICKED = re.compile(r"^\s*[-*] \[[xX]\] .*<!-- id:([\w.:-]+) -->[ \t]*\r?$", re.MULTILINE)
+# a box line as `box` renders it: its state, and the id that ends the line (an id-like comment inside its
+# text is not the box's); a line GitHub's editor saved ends in \r\n
+_BOX = re.compile(r"^- \[([ xX])\] .+ <!-- id:([\w.:-]+)( auto)? -->\r?$", re.MULTILINE)
 
 
 @dataclass
@@ -39,6 +43,14 @@ def tick(items: Iterable[Item], ticked: Iterable[str]) -> None:
         item.ticked = item.id in ids
 
 
+def box_id(name: str) -> str:
+    """`name` as a box id: what an id may not hold (it ends an HTML comment on the box's line) as `_`."""
+    return re.sub(r"[^\w.:-]", "_", name)
+
+
 def ticked_ids(body: str) -> set[str]:
-    """Ids of the boxes ticked in an existing comment."""
-    return set(_TICKED.findall(body or ""))
+    """Ids of the boxes a person ticked in an existing comment: of box lines in the shape the bot renders,
+    without `auto` (the bot's own ticks), each id on one box line only."""
+    boxes = _BOX.findall(body or "")
+    lines = Counter(box for _, box, _ in boxes)
+    return {box for mark, box, auto in boxes if mark != " " and not auto and lines[box] == 1}

@@ -1,9 +1,14 @@
 """What the texts show of a pin's patches: the commits a bump brings, each patch's one-line status, the notes
-on hunks that did not apply as they are, and the shell steps that reproduce a conflict."""
+on hunks that did not apply as they are, and the shell steps that reproduce a conflict.
+
+Every name in a shell step is one `shlex.quote`d word; a name holding a character that is not printable (a
+line break among them) is not written into a step at all, as no quoting makes such a line safe to read.
+"""
 
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -119,35 +124,39 @@ def hunk_notes(patch: PatchResult) -> list[HunkNote]:
 
 
 def _fetch_spec(ref: str) -> str:
-    return ref if re.fullmatch(r"[0-9a-f]{40}", ref) else f"tag {ref}"
+    return ref if re.fullmatch(r"[0-9a-f]{40}", ref) else f"tag {shlex.quote(ref)}"
 
 
 def _fetch_steps(pin: PinReport, new_ref: str, url: str, rebuilding: bool) -> list[str]:
     """A fresh repository holding the two refs from a shallow fetch; the CLI rebuilds patches from it."""
     refs = list(dict.fromkeys(r for r in (pin.old_ref, new_ref) if r))
-    work = "/tmp/" + re.sub(r"[^A-Za-z0-9._-]", "_", f"{pin.name}-{new_ref[:12]}")
+    work = shlex.quote("/tmp/" + re.sub(r"[^A-Za-z0-9._-]", "_", f"{pin.name}-{new_ref[:12]}"))
     steps = [
         "# OLLAMA: a checkout of this branch"
         + ("; LLAMA_BOT: a llama-bot checkout set up by `make test`" if rebuilding else ""),
         f"git init -q {work} && cd {work}",
-        f"git fetch -q --depth 1 {url} {' '.join(_fetch_spec(r) for r in refs)}",
+        f"git fetch -q --depth 1 {shlex.quote(url)} {' '.join(_fetch_spec(r) for r in refs)}",
     ]
     if rebuilding:
         steps.append(
-            f'"$LLAMA_BOT/.venv/bin/python" -m bot check --repo "$OLLAMA" --upstream-dir {pin.name}={work} '
-            f"--out {REGENERATED_DIR} > /dev/null  # writes the rebuilt patches"
+            f'"$LLAMA_BOT/.venv/bin/python" -m bot check --repo "$OLLAMA" '
+            f"--upstream-dir {shlex.quote(f'{pin.name}={work}')} --out {shlex.quote(REGENERATED_DIR)} "
+            "> /dev/null  # writes the rebuilt patches"
         )
     return steps
 
 
-def _apply_step(p: PatchResult, rebuilt: list[PatchResult]) -> str:
-    """How one patch of the stack goes on: from the checkout, as the CLI rebuilt it, checked, or skipped."""
+def _apply_step(n: int, p: PatchResult, rebuilt: list[PatchResult]) -> str:
+    """How the `n`th patch of the stack goes on: from the checkout, as the CLI rebuilt it, checked, or
+    skipped; a comment without the name when its name holds a character that is not printable."""
+    if not p.path.isprintable():
+        return f"# patch {n} of the stack is not shown: its file name holds a line break or control character"
     if p.status in REBUILT and p in rebuilt:
-        return f"git apply --index {REGENERATED_DIR}/{p.path}"
+        return f"git apply --index {shlex.quote(f'{REGENERATED_DIR}/{p.path}')}"
     if p.status in APPLIES or p.status in REBUILT:
-        return f'git apply --index "$OLLAMA/{p.path}"'
+        return f'git apply --index "$OLLAMA"/{shlex.quote(p.path)}'
     if p.status == "conflict":
-        return f'git apply --check "$OLLAMA/{p.path}"  # conflict (see above); --3way leaves markers'
+        return f'git apply --check "$OLLAMA"/{shlex.quote(p.path)}  # conflict (see above); --3way leaves markers'
     return f"# skipped: {p.path} ({p.status})"
 
 
@@ -173,12 +182,14 @@ def reproduce_steps(pin: PinReport, committed: Collection[str] = ()) -> list[str
     stack = _up_to_last_conflict(pin.patches)
     if not stack or not pin.compare_url or not pin.new_ref:
         return []
-    rebuilt = _to_rebuild(stack, committed)
     url = pin.compare_url.split("/compare/")[0]
+    if not all(text.isprintable() for text in (pin.name, url, pin.new_ref, pin.old_ref or "")):
+        return ["# not shown: the pin's name, upstream or refs hold a line break or control character"]
+    rebuilt = _to_rebuild(stack, committed)
     return [
         *_fetch_steps(pin, pin.new_ref, url, bool(rebuilt)),
-        f"git checkout -q {pin.new_ref}",
-        *(_apply_step(p, rebuilt) for p in stack),
+        f"git checkout -q {shlex.quote(pin.new_ref)}",
+        *(_apply_step(n, p, rebuilt) for n, p in enumerate(stack, 1)),
     ]
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from bot.config import Config, Platform
 from bot.decisions.validation import Dispatch, is_fork
 from bot.render.env import TEMPLATES, render_template
+from bot.render.markdown import code, plain
 
 TEMPLATE = TEMPLATES / "workflow_dispatch.yml"
 
@@ -87,7 +88,7 @@ def _no_trigger(r: _Refusal) -> str | None:
         return None
     return (
         f"`{r.path}` has no `workflow_dispatch` trigger, so it cannot be started on request "
-        f"(GitHub: {r.message}). Add this {_WHERE}:" + _yaml(_template_block())
+        f"(GitHub: {plain(r.message)}). Add this {_WHERE}:" + _yaml(_template_block())
     )
 
 
@@ -101,7 +102,7 @@ def _undeclared_inputs(r: _Refusal) -> str | None:
     if not unexpected:
         return None
     names = _undeclared_names(unexpected[1])
-    listed = ", ".join(f"`{n}`" for n in names)
+    listed = ", ".join(code(n) for n in names)
     plural = len(names) > 1
     return (
         f"`{r.path}` does not declare the input{'s' if plural else ''} {listed} that the bot "
@@ -114,7 +115,7 @@ def _no_ref(r: _Refusal) -> str | None:
     if r.status != 422 or not r.message.startswith("No ref found"):
         return None
     return (
-        f"GitHub cannot find the branch to run `{r.path}` on ({r.message}). "
+        f"GitHub cannot find the branch to run `{r.path}` on ({plain(r.message)}). "
         "If the branch was deleted, push it again and repeat the command."
     )
 
@@ -123,13 +124,13 @@ def _unprocessable(r: _Refusal) -> str | None:
     if r.status != 422:
         return None
     return (
-        f"GitHub refused to dispatch `{r.path}` (422: {r.message}). The workflow needs this "
+        f"GitHub refused to dispatch `{r.path}` (422: {plain(r.message)}). The workflow needs this "
         f"trigger {_WHERE}:" + _yaml(_template_block())
     )
 
 
 def _refused(r: _Refusal) -> str | None:
-    return f"GitHub refused to dispatch `{r.path}` ({r.status}: {r.message})."
+    return f"GitHub refused to dispatch `{r.path}` ({r.status}: {plain(r.message)})."
 
 
 # The first that recognises the refusal answers it; the last answers any.
@@ -165,7 +166,7 @@ def _started(dispatched: Sequence[Dispatch], pull: dict, requester: str) -> list
     if is_fork(pull):
         fork = (pull["head"].get("repo") or {}).get("full_name") or "a deleted fork"
         parts.append(
-            f"⚠️ This pull request comes from `{fork}`. Its head commit was pushed to the "
+            f"⚠️ This pull request comes from {code(fork)}. Its head commit was pushed to the "
             f"branch `{first.ref}` of this repository, so **the run uses the fork's code with "
             f"this repository's secrets**, because @{requester}, a maintainer, asked for it. "
             "The branch is deleted when the pull request closes."
@@ -178,7 +179,7 @@ def _unknown(unknown: Sequence[str], config: Config) -> list[str]:
     if not unknown:
         return []
     configured = ", ".join(f"`{p.name}`" for p in config.platforms)
-    listed = ", ".join(f"`{n}`" for n in unknown)
+    listed = ", ".join(code(n) for n in unknown)
     offer = (
         f"Configured: {configured}, or `all`."
         if configured

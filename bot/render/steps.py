@@ -7,7 +7,8 @@ from dataclasses import replace
 from bot.decisions.validation import AutoValidation
 from bot.model import Report
 from bot.render.builditem import build_item
-from bot.render.items import Item
+from bot.render.items import Item, box_id
+from bot.render.markdown import code, plain
 from bot.render.patches import APPLIES
 
 MLX_PINS = ("mlx", "mlx-c")  # the platform validations a bump of only these offers (bot/render/platforms.py)
@@ -32,8 +33,9 @@ def _patch_steps(report: Report) -> list[Item]:
     """A box per pin with patches, ticked by the bot alone: it checked that they apply."""
     return [
         Item(
-            f"patches-apply-{pin.name}",
-            f"The committed {pin.name} patches apply to `{pin.new_ref}` in apply order (checked by llama-bot)",
+            box_id(f"patches-apply-{pin.name}"),
+            f"The committed {plain(pin.name)} patches apply to {code(pin.new_ref or '')} in apply order "
+            "(checked by llama-bot)",
             done=all(p.status in APPLIES for p in pin.patches),
             by_bot=True,
         )
@@ -52,7 +54,7 @@ def _llama_cpp_steps(
 def _derived_steps(report: Report) -> list[Item]:
     """The steps the engine read from the tree for the pins whose build it defines, each once."""
     found = {sid: text for pin in report.pins for sid, text in pin.build_steps or ()}
-    return [Item(sid, text) for sid, text in found.items()]
+    return [Item(box_id(sid), plain(text)) for sid, text in found.items()]
 
 
 def merge_steps(

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bot.model import PatchResult, PinReport
+from bot.render.markdown import plain
 from bot.render.patches import APPLIES
 from bot.render.words import plural
 
@@ -46,7 +47,7 @@ _ATTENTION = (
 def _failed_part(failed: list[PinReport]) -> str:
     if not failed:
         return ""
-    return "Could not check " + ", ".join(f"**{pin.name}**" for pin in failed) + " (see below)"
+    return "Could not check " + ", ".join(f"**{plain(pin.name)}**" for pin in failed) + " (see below)"
 
 
 def _attention_part(patches: list[PatchResult], needing: list[PatchResult], prefix: str) -> str:
@@ -87,7 +88,7 @@ def _said(*parts: str) -> list[str]:
 def _nothing_to_do(pins: list[PinReport], patches: list[PatchResult]) -> str:
     """Nothing to do; without patches, it names the pins checked: another pin may carry some."""
     if not patches:
-        names = " and ".join(pin.name for pin in pins)
+        names = " and ".join(plain(pin.name) for pin in pins)
         carry = "carries" if len(pins) == 1 else "carry"
         return f"Nothing to do: {names} {carry} no patches and the review found nothing that affects Ollama."
     return "Nothing to do: every patch applies and the review found nothing that affects Ollama."

@@ -1,0 +1,96 @@
+"""Text a pull request or its upstream controls (file names, refs, titles, messages, commit subjects),
+written into Markdown as data: a name as one code span, free text as one line whose HTML, links and
+mentions are inert. Nothing such a text holds can start a line, a box, a table cell or a comment.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+
+from bot.model import Commit
+
+_BACKTICKS = re.compile(r"`+")
+# outside code spans: what could open HTML, a comment, a link or image, an entity, emphasis, a mention, or
+# a code span with a backtick of the text around
+_INERT = str.maketrans(
+    {
+        "\\": "\\\\",
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        "[": "\\[",
+        "]": "\\]",
+        "*": "\\*",
+        "~": "\\~",
+        "`": "\\`",
+        "@": "@&#8203;",
+    }
+)
+_EMPHASIS = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")  # `_` inside a word emphasises nothing
+
+
+def one_line(text: str) -> str:
+    """`text` with each character that is not printable (a line break, a tab, a control or format
+    character) written as its escape, so nothing in it is hidden or starts a line."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def code(text: str) -> str:
+    """`text` as one code span, whatever backticks it holds: HTML and mentions in a code span are inert."""
+    flat = one_line(text)
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(flat)), default=0) + 1)
+    pad = " " if flat[:1] in ("`", " ") or flat[-1:] in ("`", " ") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def code_cell(text: str) -> str:
+    """`code` for a table cell: GitHub splits cells at a `|` even inside a code span unless escaped."""
+    return code(text).replace("|", "\\|")
+
+
+def fence(lines: Iterable[str]) -> str:
+    """A code block's fence: longer than any backtick run in its `lines`, which so cannot close it."""
+    longest = max((len(run) for line in lines for run in _BACKTICKS.findall(line)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def html_text(text: str) -> str:
+    """`text` for an HTML element (a `<summary>`, where Markdown is not read): escaped, mentions inert."""
+    return html.escape(one_line(text)).replace("@", "@&#8203;")
+
+
+def _spans(text: str) -> list[tuple[bool, str]]:
+    """`text` cut into (is a code span, piece): a backtick run opens a span closed by the next run of its
+    length, and is plain text when none follows."""
+    pieces: list[tuple[bool, str]] = []
+    at = plain_from = 0
+    while (run := _BACKTICKS.search(text, at)) is not None:
+        close = re.compile(f"(?<!`){run[0]}(?!`)").search(text, run.end())
+        if close is None:
+            at = run.end()
+            continue
+        pieces += [(False, text[plain_from : run.start()]), (True, text[run.start() : close.end()])]
+        at = plain_from = close.end()
+    return [*pieces, (False, text[plain_from:])]
+
+
+def plain(text: str) -> str:
+    """Free text (which may hold code spans) as one line of Markdown: outside its code spans, HTML,
+    entities, links and mentions are escaped; the code spans stay as they are, where all of it is inert."""
+    return "".join(
+        piece if is_code else _EMPHASIS.sub(r"\\_", piece.translate(_INERT))
+        for is_code, piece in _spans(one_line(text))
+    )
+
+
+def plain_cell(text: str) -> str:
+    """`plain` for a table cell: every `|` escaped, in a code span too."""
+    return plain(text).replace("|", "\\|")
+
+
+def subject(commit: Commit) -> str:
+    """A commit's subject as inert text, its `(#1234)` linked to the upstream pull request."""
+    base = commit.url.split("/commit/")[0]
+    return re.sub(r"\(#(\d+)\)", lambda m: f"([#{m[1]}]({base}/pull/{m[1]}))", plain(commit.subject))
