@@ -28,6 +28,7 @@ from bot.render.items import ticked_ids
 from bot.render.markdown import one_line
 from bot.render.patches import pin_view
 from bot.render.replies import failed_reply
+from bot.review.vendored import Copy, drift_finding
 from bot.worker.bump import BumpOutcome
 
 UPSTREAM = "https://github.com/ggml-org/llama.cpp"
@@ -293,3 +294,17 @@ def test_a_name_with_a_line_break_is_no_shell_command_and_the_block_says_why(hos
         render_comment(Report([_pin(hostile)]), [], head_sha="d" * 40, ran_at="now", prefix="/llama")
     )
     assert named == "# not shown: the pin's name, upstream or refs hold a line break or control character\n"
+
+
+def test_a_vendored_copy_s_lines_and_name_stay_inside_its_diff():
+    def review(name: str, line: bytes, copy: bytes) -> str:
+        """The review of a copy that shares its first line with upstream, a context line of the diff."""
+        finding = drift_finding(
+            "mlx-c", "x/include", [Copy(name, "include/fast.h", line + b"int a;\n", line + copy)]
+        )
+        return render_template("check_review.md.j2", pin=_pin(BENIGN), findings=[finding])
+
+    benign = review("fast.h", b"int x;\n", b"int b;\n")
+    hostile = review("<img src=x>.h", b"```\n", b"<img src=x> @maintainer")
+    assert _shape(hostile) == _shape(benign), hostile
+    _inert(hostile)

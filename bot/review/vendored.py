@@ -4,6 +4,7 @@ no longer equal the upstream file at the new pin with the carried patches applie
 from __future__ import annotations
 
 import difflib
+import html
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,9 +39,14 @@ def _diff(directory: str, c: Copy) -> str:
             _lines(c.copy), _lines(c.upstream), f"a/{directory}/{c.name}", f"b/{c.upstream_path}"
         )
     )
-    shown = "".join(lines[:MAX_DIFF_LINES])
+    shown = "".join(line if line.endswith("\n") else line + "\n" for line in lines[:MAX_DIFF_LINES])
     cut = f"\n… {len(lines) - MAX_DIFF_LINES} more lines" if len(lines) > MAX_DIFF_LINES else ""
-    return f"<details><summary><code>{c.name}</code></summary>\n\n```diff\n{shown}```{cut}\n\n</details>"
+    # a fence longer than any backtick run in the lines: a copy's ``` line does not close it
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", shown)), default=0))
+    name = html.escape(c.name)
+    return (
+        f"<details><summary><code>{name}</code></summary>\n\n{fence}diff\n{shown}{fence}{cut}\n\n</details>"
+    )
 
 
 def _same_code(a: bytes | None, b: bytes | None) -> bool:
