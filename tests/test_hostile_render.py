@@ -27,6 +27,7 @@ from bot.render.env import render_template
 from bot.render.items import ticked_ids
 from bot.render.markdown import one_line
 from bot.render.patches import pin_view
+from bot.render.platforms import render_platforms
 from bot.render.replies import failed_reply
 from bot.review.vendored import Copy, drift_finding
 from bot.worker.bump import BumpOutcome
@@ -120,6 +121,19 @@ def _inert(markdown: str) -> None:
                 assert "<" not in rest and "@maintainer" not in rest, piece.content
 
 
+def _platform_row(name: str) -> dict:
+    """A platform named `name` in the platform table, its run of the head a success."""
+    return {
+        "name": name,
+        "state": "completed",
+        "conclusion": "success",
+        "url": "https://github.com/o/r/actions/runs/1",
+        "duration": "1m 02s",
+        "sha": "d" * 40,
+        "stale": False,
+    }
+
+
 def _texts(name: str) -> dict[str, str]:
     """Every text the bot writes that shows a name a pull request controls, with `name` as that name."""
     report = _report(name)
@@ -192,6 +206,7 @@ def _texts(name: str) -> dict[str, str]:
         "failed reply": failed_reply("/llama recheck", f"{name} is not an upstream tag", 7),
         "error body": error_body(None, "d" * 40, f"{name} is not an upstream tag.", "Push again."),
         "progress": render_progress("d" * 40, "10:00 UTC", fetching=name),
+        "platform section": render_platforms([_platform_row(name)], report, "/llama"),
     }
 
 

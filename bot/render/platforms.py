@@ -11,7 +11,8 @@ from bot.config import Platform
 from bot.decisions.validation import Dispatch, elapsed, latest_dispatches
 from bot.model import Report
 from bot.render.env import render_template
-from bot.render.items import Item, tick
+from bot.render.items import Item, box_id, tick
+from bot.render.markdown import plain
 from bot.render.steps import bumped
 from bot.render.words import format_duration
 
@@ -94,8 +95,8 @@ def platform_items(rows: list[dict], report: Report) -> list[Item]:
     platforms that build what the bump changed; and the integration tests."""
     items = [
         Item(
-            f"platform-{row['name']}",
-            row.get("label") or PLATFORM_LABELS.get(row["name"], row["name"]),
+            box_id(f"platform-{row['name']}"),
+            plain(row.get("label") or PLATFORM_LABELS.get(row["name"], row["name"])),
             row.get("conclusion") == "success" and not row.get("stale"),
         )
         for row in rows
