@@ -6,7 +6,6 @@ stored, diffed and rendered without the objects that produced it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 
 REBUILT = (
@@ -27,12 +26,6 @@ class Commit:
     sha: str
     subject: str
     url: str
-
-    @property
-    def subject_markdown(self) -> str:
-        """The subject with `(#1234)` turned into a link to the upstream pull request."""
-        base = self.url.split("/commit/")[0]
-        return re.sub(r"\(#(\d+)\)", lambda m: f"([#{m[1]}]({base}/pull/{m[1]}))", self.subject)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import pytest
 
 from bot.engine import patch_order
 from bot.model import AnalysisError
+from bot.render.markdown import subject
 from bot.repos.snapshot import MemorySnapshot
 from tests import hostile
 from tests.gitutil import git_apply_stack, make_patch, run, upstream_pair
@@ -102,7 +103,7 @@ def test_conflict_explains_where_and_which_commits(tmp_path):
     assert result.status == "conflict"
     hunk = result.hunks[0]
     assert "expected near w.c:1" in hunk.detail and "best candidate is line 1" in hunk.detail
-    assert hunk.upstream_commits[0].subject_markdown.endswith(
+    assert subject(hunk.upstream_commits[0]).endswith(
         "([#4242](https://github.com/ggml-org/llama.cpp/pull/4242))"
     )
 

@@ -50,7 +50,9 @@ _MD = MarkdownIt("commonmark").enable("table")
 
 
 def _hunk(name: str, status: str) -> HunkResult:
-    return HunkResult(name, 10, 12, status, [COMMIT], f"hunk 1 expected near {name}:10 at b2", patch_line=7)
+    """A hunk of file `name`, changed upstream by a commit whose subject names it."""
+    commit = Commit("c" * 40, f"touch {name} (#77)", f"{UPSTREAM}/commit/" + "c" * 40)
+    return HunkResult(name, 10, 12, status, [commit], f"hunk 1 expected near {name}:10 at b2", patch_line=7)
 
 
 def _pin(name: str) -> PinReport:

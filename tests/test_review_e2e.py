@@ -8,6 +8,7 @@ import pytest
 from bot.config import parse_config
 from bot.model import AnalysisError, LocalRef
 from bot.patches.patchfile import parse
+from bot.render.markdown import subject
 from bot.repos.history import History
 from bot.repos.snapshot import GitSnapshot, MemorySnapshot
 from bot.repos.upstream import Upstream
@@ -202,10 +203,7 @@ def test_a_real_bump_finds_what_silently_breaks_ollama(tmp_path):
     assert option.local_refs == [LocalRef("llama/server/CMakeLists.txt", 2)]
     assert f"{WEB}/blob/{new_sha}/CMakeLists.txt#L6" in option.detail
     assert option.upstream_commits[0].url == f"{WEB}/commit/{option.upstream_commits[0].sha}"
-    assert (
-        "[#101](https://github.com/ggml-org/llama.cpp/pull/101)"
-        in option.upstream_commits[0].subject_markdown
-    )
+    assert "[#101](https://github.com/ggml-org/llama.cpp/pull/101)" in subject(option.upstream_commits[0])
 
     # the patch-context item of the same commit and file is a part of the architecture's item
     assert "Upstream changed src/llama-arch.cpp near hunk 1 of 0001-laguna.patch" in arch.detail
