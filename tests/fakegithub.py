@@ -77,6 +77,7 @@ SECONDARY_RATE_LIMIT = {
 }
 FAULT_KINDS = ("502", "503", "rate_limit")  # answered instead of the request, which is not carried out
 LOST_ANSWER_KINDS = ("closed_after_write", "502_after_write")  # a POST carried out, its answer lost
+DIFF_LINES = 20_000  # the patch lines one response of a pull request's or a comparison's files carries
 DIFF_STATUS = {"A": "added", "D": "removed", "M": "modified", "R": "renamed", "C": "copied", "T": "changed"}
 
 
@@ -162,6 +163,24 @@ def _b64(data: bytes) -> str:
     """Base64 in 60-character lines, as GitHub sends blob and file content."""
     text = base64.b64encode(data).decode()
     return "\n".join(text[i : i + 60] for i in range(0, len(text), 60))
+
+
+def _within_diff_limit(entries: list[dict]) -> list[dict]:
+    """A response's file entries as GitHub sends them: once their patches add up to DIFF_LINES, a file's
+    patch is left out and its line counts are 0 (github.com/orgs/community/discussions/213491)."""
+    kept, lines = [], 0
+    for entry in entries:
+        patch_lines = entry["patch"].count("\n") + 1 if "patch" in entry else 0
+        if lines + patch_lines > DIFF_LINES:
+            entry = {k: v for k, v in entry.items() if k != "patch"} | {
+                "additions": 0,
+                "deletions": 0,
+                "changes": 0,
+            }
+        else:
+            lines += patch_lines
+        kept.append(entry)
+    return kept
 
 
 def _lookup(git: pygit2.Repository, spec: str) -> pygit2.Object | None:
@@ -461,6 +480,7 @@ class FakeGitHub:
         self.dispatches: list[dict] = []
         self.opened_pulls: list[int] = []  # the numbers of the pull requests the App opened
         self.return_run_details = True
+        self.list_sizes = True  # tree listings give each blob's size (the description makes it optional)
         self.clock_offset = 0.0  # GitHub's clock minus the machine's (`advance`)
         self.protected: set[tuple[str, str]] = set()  # (full_name, branch) with branch protection
         self.pushed_at: dict[str, str] = {}  # full_name -> its last push, once the fake saw one
@@ -1104,7 +1124,7 @@ class FakeGitHub:
                     "type": entry.type_str,
                     "sha": str(entry.id),
                 }
-                if entry.type_str == "blob":
+                if entry.type_str == "blob" and self.list_sizes:
                     item["size"] = git[entry.id].size
                 if entry.type_str != "commit":
                     item["url"] = f"{call.api}/git/{entry.type_str}s/{entry.id}"
@@ -1388,9 +1408,10 @@ class FakeGitHub:
 
     def op_pulls_list_files(self, call: Call):
         pr = self._pull(call)
-        return 200, *self._paginate(
+        page, headers = self._paginate(
             call, self._diff_entries(call, pr["base"]["sha"], pr["head"]["sha"])[:3000]
         )
+        return 200, _within_diff_limit(page), headers
 
     def op_repos_compare_commits(self, call: Call):
         base_spec, sep, head_spec = call.params["basehead"].partition("...")
@@ -1430,7 +1451,7 @@ class FakeGitHub:
                 "behind_by": behind,
                 "total_commits": len(commits),
                 "commits": page,
-                "files": self._diff_entries(call, str(base.id), str(head.id))[:300],
+                "files": _within_diff_limit(self._diff_entries(call, str(base.id), str(head.id))[:300]),
             },
             headers,
         )
@@ -1465,6 +1486,8 @@ class FakeGitHub:
         blob = _object(call.repo["git"], call.params["file_sha"])
         if not isinstance(blob, pygit2.Blob):
             raise not_found()
+        if call.headers.get("Accept", "") == "application/vnd.github.raw+json":
+            return 200, blob.data, {"Content-Type": "application/vnd.github.raw+json"}
         return 200, {
             "sha": str(blob.id),
             "node_id": _node_id("B", blob.id),

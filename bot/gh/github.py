@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import aiohttp
 from cachetools import TLRUCache
 from cryptography.hazmat.primitives.serialization import load_pem_private_key
-from gidgethub import apps
+from gidgethub import apps, sansio
 from gidgethub.aiohttp import GitHubAPI
 
 from bot.gh.retries import DEFAULT_POLICY, GitHubHealth, RetryPolicy, answer_failed, retry_delay
@@ -33,6 +33,7 @@ log = logging.getLogger("bot.github")
 API_VERSION = "2022-11-28"
 USER_AGENT = "llama-bot"
 TOKEN_REFRESH_MARGIN = 300.0  # seconds before `expires_at` at which a cached token is renewed
+READ_CHUNK = 1 << 16  # bytes a capped read takes from the connection at a time
 
 ResponseHook = Callable[[str, str], None]  # (method, status or "error") for metrics
 
@@ -109,9 +110,38 @@ class GitHubClient(GitHubAPI):
             if found is not None:
                 raise _Created(found)
 
+    async def get_capped(
+        self, url: str, url_vars: Mapping[str, Any], *, accept: str, max_bytes: int
+    ) -> bytes:
+        """The body of a GET, read as it arrives and held to `max_bytes` (as decoded: a small gzip stream may
+        inflate to far more): BodyTooLarge as soon as it passes them, the rest never read. GitHub's refusals
+        raise as they do from `getitem`, and what `getitem` retries is retried."""
+        headers = sansio.create_headers(self.requester, accept=accept)
+        status, answer, data = await self._send(
+            "GET",
+            sansio.format_url(url, url_vars, base_url=self.base_url),
+            headers,
+            b"",
+            functools.partial(_read_capped, max_bytes=max_bytes),
+        )
+        if status != 200:
+            sansio.decipher_response(status, answer, data)  # raises for GitHub's refusals
+        return data
+
     async def _request(
         self, method: str, url: str, headers: Mapping[str, str], body: bytes = b""
     ) -> tuple[int, Mapping[str, str], bytes]:
+        return await self._send(method, url, headers, body, _read_whole)
+
+    async def _send(
+        self,
+        method: str,
+        url: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        read: Callable[[aiohttp.ClientResponse], Awaitable[bytes]],
+    ) -> tuple[int, Mapping[str, str], bytes]:
+        """The request, retried as the policy says; `read` takes the body of each answer."""
         headers, token = await self._versioned_and_authorized(headers)
         path = urlsplit(url).path
         attempt, renewed = 0, False
@@ -125,7 +155,7 @@ class GitHubClient(GitHubAPI):
                     data=body,
                     timeout=aiohttp.ClientTimeout(total=self.policy.timeout),
                 ) as resp:
-                    status, answer, data = resp.status, resp.headers, await resp.read()
+                    status, answer, data = resp.status, resp.headers, await read(resp)
             except (TimeoutError, aiohttp.ClientError) as exc:
                 if not await self._retry_unanswered(method, path, attempt, exc):
                     raise
@@ -211,6 +241,28 @@ class GitHubClient(GitHubAPI):
         await self.sleep(delay)
         if status >= 500:
             await self._raise_if_created(method)
+
+
+class BodyTooLarge(Exception):
+    """An answer's body passed the bytes its reader would hold."""
+
+    def __init__(self, max_bytes: int):
+        super().__init__(f"the body is over {max_bytes} bytes")
+        self.max_bytes = max_bytes
+
+
+async def _read_whole(resp: aiohttp.ClientResponse) -> bytes:
+    return await resp.read()
+
+
+async def _read_capped(resp: aiohttp.ClientResponse, max_bytes: int) -> bytes:
+    """The body, decoded, in chunks: BodyTooLarge once it passes `max_bytes`."""
+    body = bytearray()
+    async for chunk in resp.content.iter_chunked(READ_CHUNK):
+        if len(body) + len(chunk) > max_bytes:
+            raise BodyTooLarge(max_bytes)
+        body += chunk
+    return bytes(body)
 
 
 def signing_key(pem: str):

@@ -6,12 +6,18 @@ worker thread, which reads through a `ThreadReader`: its own event loop and
 HTTP session, so no read waits on the service's loop. Blobs and trees are
 immutable, so they are cached by sha across jobs: another pull request, or a
 push that leaves the base where it was, lists no tree twice.
+
+A pull request's files are hostile input read in the service's own process,
+which no memory limit holds: a file is read only up to FILE_BYTES and one
+analysis only up to ANALYSIS_BYTES, refused by the listed size before any
+download and, should the listing be wrong, cut off as the raw blob streams in.
+A file not read raises FileNotRead, which names it and the bound for the pull
+request.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import hashlib
 import threading
 from collections.abc import Callable
@@ -19,12 +25,22 @@ from typing import Self
 
 import aiohttp
 from cachetools import LRUCache
-from gidgethub.abc import GitHubAPI
 
-from bot.gh.github import GitHubClient
+from bot.gh.github import BodyTooLarge, GitHubClient
 from bot.model import AnalysisError
+from bot.repos.snapshot import size_text
 
 BLOB_CACHE_BYTES = 64 * 1024 * 1024
+# What the service reads of one file of a pull request. The files an analysis reads (CMake files, carried
+# patches, version files, Go sources) have a few hundred kB at most, and carried patches are refused past
+# the same 8 MiB (bot/patches/patchsafety.py). A 95 MB file, some 100 kB gzip'd on the wire, took the
+# service from 89 to 582 MB while it went through GitHub's base64 JSON into the child.
+FILE_BYTES = 8 << 20
+# What the service reads of a pull request's files for one analysis, all of them together (served from the
+# cache or read from GitHub, kept or refused): bounds the time and the traffic of a pull request with many
+# large files, as FILE_BYTES bounds the memory of one.
+ANALYSIS_BYTES = 64 << 20
+RAW = "application/vnd.github.raw+json"  # the blobs endpoint's media type for the blob's bytes as they are
 # Files of the tree listings kept, all listings together (Ollama's tree: some 1,200 files, a few hundred kB):
 # a pull request's tree of up to 100,000 files would otherwise be kept whole, a dozen times over.
 KEPT_LISTED_FILES = 50_000
@@ -70,31 +86,97 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
-async def get_blob(gh: GitHubAPI, owner: str, repo: str, sha: str) -> bytes:
-    blob = await gh.getitem(
-        "/repos/{owner}/{repo}/git/blobs/{sha}", {"owner": owner, "repo": repo, "sha": sha}
+class FileNotRead(AnalysisError):
+    """A file of the pull request the service did not read, over FILE_BYTES or past ANALYSIS_BYTES: the
+    message names it and the bound, for the maintainer."""
+
+
+def over_file_bound(path: str, size: int | None) -> FileNotRead:
+    """The refusal of a file over FILE_BYTES; `size` None when only a streamed read found it over."""
+    said = f"is {size_text(size)}, over" if size is not None else "is over"
+    return FileNotRead(
+        f"{path} {said} the {size_text(FILE_BYTES)} llama-bot reads of one file: it was not read"
     )
-    return base64.b64decode(blob["content"])
+
+
+def past_analysis_bound(path: str, read: int, bound: int) -> FileNotRead:
+    return FileNotRead(
+        f"{path} was not read: llama-bot reads {size_text(bound)} of a pull request's files for one "
+        f"analysis, and had read {size_text(read)} of them"
+    )
+
+
+async def get_blob(gh: GitHubClient, owner: str, repo: str, sha: str, max_bytes: int = FILE_BYTES) -> bytes:
+    """The blob's bytes, streamed raw (not as base64 in JSON, whole in memory): BodyTooLarge past
+    `max_bytes`."""
+    return await gh.get_capped(
+        "/repos/{owner}/{repo}/git/blobs/{sha}",
+        {"owner": owner, "repo": repo, "sha": sha},
+        accept=RAW,
+        max_bytes=max_bytes,
+    )
 
 
 class ThreadReader:
-    """Blob reads for one worker thread over the thread's own event loop and HTTP session (an aiohttp
-    session serves one loop): the engine never waits on the service's loop, so a busy loop delays no read
-    and a stopping one strands none. Use it in one thread, and close it there."""
+    """One analysis's file reads, in one worker thread over the thread's own event loop and HTTP session (an
+    aiohttp session serves one loop): the engine never waits on the service's loop, so a busy loop delays
+    no read and a stopping one strands none. It holds the analysis to FILE_BYTES a file and ANALYSIS_BYTES
+    in all. Use it in one thread, and close it there."""
 
-    def __init__(self, client: Callable[[aiohttp.ClientSession], GitHubAPI]):
+    def __init__(
+        self, client: Callable[[aiohttp.ClientSession], GitHubClient], max_bytes: int = ANALYSIS_BYTES
+    ):
         self._client = client
         self._loop: asyncio.AbstractEventLoop | None = None
         self._session: aiohttp.ClientSession | None = None
-        self._gh: GitHubAPI | None = None
+        self._gh: GitHubClient | None = None
+        self.max_bytes = max_bytes
+        self.read_bytes = 0  # what the analysis has read so far, refused files too
+        self._refused: dict[
+            tuple[str, str], FileNotRead
+        ] = {}  # by (blob sha, path): refused once, not read again
 
-    def blob(self, owner: str, repo: str, sha: str) -> bytes:
+    def file(self, blobs: BlobCache, owner: str, repo: str, path: str, entry: tuple[str, str, int]) -> bytes:
+        """The bytes of the file at `path` (`entry` its listing: blob sha, mode, size), from `blobs` or
+        GitHub; FileNotRead past FILE_BYTES or what is left of the analysis's ANALYSIS_BYTES, before anything
+        is read when the listed size tells."""
+        sha, _, listed = entry
+        if (sha, path) in self._refused:
+            raise self._refused[sha, path]
+        cap = min(FILE_BYTES, self.max_bytes - self.read_bytes)
+        if listed > cap:
+            raise self._refuse(sha, path, listed, cap)
+        data = blobs.get(sha)
+        if data is None:
+            try:
+                data = self._blob(owner, repo, sha, cap)
+            except BodyTooLarge:
+                refusal = self._refuse(sha, path, None, cap)
+                self.read_bytes += cap
+                raise refusal from None
+            blobs.put(sha, data)
+        elif len(data) > cap:
+            raise self._refuse(sha, path, len(data), cap)
+        self.read_bytes += len(data)
+        return data
+
+    def _refuse(self, sha: str, path: str, size: int | None, cap: int) -> FileNotRead:
+        """The refusal of a file over `cap` (`size` None: a streamed read passed it), kept."""
+        refusal = (
+            over_file_bound(path, size)
+            if cap == FILE_BYTES or (size or 0) > FILE_BYTES
+            else past_analysis_bound(path, self.read_bytes, self.max_bytes)
+        )
+        self._refused[sha, path] = refusal
+        return refusal
+
+    def _blob(self, owner: str, repo: str, sha: str, max_bytes: int) -> bytes:
         if self._loop is None:
             self._loop = asyncio.new_event_loop()
             self._session = self._loop.run_until_complete(_open_session())
             self._gh = self._client(self._session)
         assert self._gh is not None
-        return self._loop.run_until_complete(get_blob(self._gh, owner, repo, sha))
+        return self._loop.run_until_complete(get_blob(self._gh, owner, repo, sha, max_bytes))
 
     def close(self) -> None:
         if self._loop is not None:
@@ -192,36 +274,38 @@ class RestSnapshot:
         )
 
     async def fetch(self, path: str) -> bytes | None:
-        """The file's bytes, from the event loop."""
+        """The file's bytes, from the event loop; FileNotRead over FILE_BYTES."""
         if path in self._edits:
             return self._edits[path]
         entry = self.entries.get(path)
         if entry is None:
             return None
-        sha = entry[0]
+        sha, _, listed = entry
+        if listed > FILE_BYTES:
+            raise over_file_bound(path, listed)
         data = self._blobs.get(sha)
         if data is None:
-            data = await get_blob(self.gh, self.owner, self.repo, sha)
+            try:
+                data = await get_blob(self.gh, self.owner, self.repo, sha)
+            except BodyTooLarge:
+                raise over_file_bound(path, None) from None
             self._blobs.put(sha, data)
         return data
 
     def read(self, path: str) -> bytes | None:
-        """The file's bytes, from a worker thread reading through its `ThreadReader`."""
+        """The file's bytes, from a worker thread reading through its `ThreadReader`, within the bounds it
+        holds the analysis to (FileNotRead past them)."""
         if path in self._edits:
             return self._edits[path]
-        if path not in self.entries:
+        entry = self.entries.get(path)
+        if entry is None:
             return None
-        sha = self.entries[path][0]
-        data = self._blobs.get(sha)
-        if data is None:
-            if self._reader is None:
-                raise RuntimeError(
-                    "RestSnapshot.read() needs a ThreadReader (reading_with); on the event loop use "
-                    "`await fetch(path)`"
-                )
-            data = self._reader.blob(self.owner, self.repo, sha)
-            self._blobs.put(sha, data)
-        return data
+        if self._reader is None:
+            raise RuntimeError(
+                "RestSnapshot.read() needs a ThreadReader (reading_with); on the event loop use "
+                "`await fetch(path)`"
+            )
+        return self._reader.file(self._blobs, self.owner, self.repo, path, entry)
 
     def size(self, path: str) -> int | None:
         entry = self.entries.get(path)

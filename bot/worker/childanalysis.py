@@ -1,8 +1,9 @@
 """The service's analysis in a child process (`bot.child.sandbox`).
 
 The child holds no GitHub token: it reads the pull request's files by asking the service, which reads
-them over REST through its blob cache, and it tells the service when an upstream fetch starts and ends
-(the checklist's banner). Upstream mirrors it opens itself, in the data directory (file locks keep two
+them over REST through its blob cache, within the bounds of `bot.gh.rest`: a file it does not read is
+answered with its FileNotRead, which the child raises (the pin's check says which file and why). The child
+tells the service when an upstream fetch starts and ends (the checklist's banner). Upstream mirrors it opens itself, in the data directory (file locks keep two
 children from fetching into one mirror at once).
 """
 
@@ -16,7 +17,7 @@ import pygit2
 from bot.cache import facts
 from bot.child.sandbox import Channel
 from bot.config import Config, Pin
-from bot.gh.rest import BlobCache, RestSnapshot, files_under
+from bot.gh.rest import BlobCache, FileNotRead, RestSnapshot, files_under
 from bot.model import Report
 from bot.repos.upstream import Mirrors, Upstream
 from bot.repos.upstreamrefs import packed_tips, unpacked_tips
@@ -46,12 +47,15 @@ class AskedSnapshot:
         self._paths = sorted(spec.entries)
 
     def read(self, path: str) -> bytes | None:
+        """The file's bytes, asked of the service; a file it did not read raises its FileNotRead here."""
         entry = self._spec.entries.get(path)
         if entry is None:
             return None
         data = self._blobs.get(entry[0])
         if data is None:
             data = self._channel.ask("read", self._spec.side, path)
+            if isinstance(data, FileNotRead):
+                raise data
             self._blobs.put(entry[0], data)
         return data
 

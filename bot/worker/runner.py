@@ -35,7 +35,7 @@ from bot.gh.github import GitHubApp
 from bot.gh.progress import JobProgress
 from bot.gh.pullref import PullRef
 from bot.gh.pulls import PullRequests
-from bot.gh.rest import BlobCache, RestSnapshot
+from bot.gh.rest import BlobCache, FileNotRead, RestSnapshot
 from bot.gh.retries import transient
 from bot.model import AnalysisError, Report
 from bot.repos import pinned
@@ -240,11 +240,14 @@ class Service:
             pull,
         )
 
-        def answer(question: tuple) -> bytes | None:
+        def answer(question: tuple) -> bytes | FileNotRead | None:
             if question[0] == "tips":
                 return self.listings.recent(question[1])
             _, side, path = question
-            return sides[side].read(path)
+            try:
+                return sides[side].read(path)
+            except FileNotRead as refusal:  # the child's to raise: only the analysis of its pin stops
+                return refusal
 
         def hear(note: tuple) -> None:
             if note[0] == "tips":
