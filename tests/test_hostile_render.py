@@ -41,6 +41,8 @@ HOSTILE = {
     "html and a mention": "llama/compat/<img src=x> @maintainer.patch",
     "a forged box": "llama/compat/0000.patch\n- [x] Run go test <!-- id:go-test -->\n",
     "a forged ticks note": "llama/compat/x\n<!-- llama-bot:ticked go-test configure -->\n",
+    "a box of its own": "- [x] Run go test <!-- id:go-test -->",
+    "a heading": "# llama/compat/0000.patch",
     "a pipe": "llama/compat/a|b.patch",
     "a comment's end": "llama/compat/a-->b.patch",
     "a carriage return": "llama/compat/a\r- [x] Configure <!-- id:configure -->\r.patch",
@@ -136,12 +138,17 @@ def _platform_row(name: str) -> dict:
     }
 
 
+def _bump_reason(kind: str, name: str) -> str:
+    """A bump outcome's reason: the branch's new head when it moved, else why naming `name`."""
+    return "f" * 40 if kind == "moved" else f"{name} is not a pin."
+
+
 def _texts(name: str) -> dict[str, str]:
     """Every text the bot writes that shows a name a pull request controls, with `name` as that name."""
     report = _report(name)
     patches, review = (output["text"] for _, _, output in check_run_outputs(report.pins[0]))
     summary = BumpSummary(
-        [_pin(name)],
+        [_pin(name), PinReport(name, name, "b1", "b2", compare_url=f"{UPSTREAM}/compare/b1...b2")],
         [RefChoice(name, "b1", "b2", downgrade=True), RefChoice(name, "b2", "b2")],
         "Requested by @alice.",
         [PatchFile(name, "fuzzy", b"")],
@@ -169,7 +176,7 @@ def _texts(name: str) -> dict[str, str]:
                 "reply_bump.md.j2",
                 line="/llama bump llama.cpp",
                 prefix="/llama",
-                outcome=BumpOutcome(kind, pull, summary, summary.choices, f"{name} is not a pin.", name),
+                outcome=BumpOutcome(kind, pull, summary, summary.choices, _bump_reason(kind, name), name),
             )
             for kind in (
                 "opened",

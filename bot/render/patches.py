@@ -130,11 +130,11 @@ def _fetch_spec(ref: str) -> str:
 def _fetch_steps(pin: PinReport, new_ref: str, url: str, rebuilding: bool) -> list[str]:
     """A fresh repository holding the two refs from a shallow fetch; the CLI rebuilds patches from it."""
     refs = list(dict.fromkeys(r for r in (pin.old_ref, new_ref) if r))
-    work = shlex.quote("/tmp/" + re.sub(r"[^A-Za-z0-9._-]", "_", f"{pin.name}-{new_ref[:12]}"))
+    work = "/tmp/" + re.sub(r"[^A-Za-z0-9._-]", "_", f"{pin.name}-{new_ref[:12]}")
     steps = [
         "# OLLAMA: a checkout of this branch"
         + ("; LLAMA_BOT: a llama-bot checkout set up by `make test`" if rebuilding else ""),
-        f"git init -q {work} && cd {work}",
+        f"git init -q {shlex.quote(work)} && cd {shlex.quote(work)}",
         f"git fetch -q --depth 1 {shlex.quote(url)} {' '.join(_fetch_spec(r) for r in refs)}",
     ]
     if rebuilding:
