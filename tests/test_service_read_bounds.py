@@ -1,20 +1,29 @@
-"""A fork's pull request adding a 95 MB CMake file (100 kB on the wire) next to a llama.cpp bump, checked by
-`python -m bot serve`: the service does not read the file, says so on the pull request, and its memory
-stays where it was.
+"""What the service reads of a pull request's files: 8 MiB of one file, 64 MiB for one analysis, a file past
+them named on the pull request, never held in memory.
 
-The service runs as its own process so that its memory is its own: the fake GitHub, which builds what it
-serves in this process, is not counted.
+The 95 MB case runs `python -m bot serve` as its own process so that its memory is its own: the fake
+GitHub, which builds what it serves in this process, is not counted.
 """
 
 from __future__ import annotations
 
+import asyncio
+import tracemalloc
+import zlib
+from collections.abc import Callable
 from pathlib import Path
 
+import aiohttp
+import pygit2
 import pytest
+from aiohttp import web
 
+from bot.gh.github import BodyTooLarge, GitHubClient
+from bot.gh.rest import RAW, BlobCache, FileNotRead, RestSnapshot, ThreadReader, get_blob
 from bot.stores.sqlitejobs import DB_NAME, read_jobs
-from tests.conftest import Scenario
-from tests.fakegithub import FakeGitHub
+from tests.conftest import TEST_POLICY, Bot, Scenario
+from tests.fakegithub import FakeGitHub, commit
+from tests.test_service_rest import blob_gets, installation
 from tests.test_service_restart import Served, serve_env, wait_until
 
 HUGE_PATH = "cmake/huge.cmake"
@@ -75,3 +84,105 @@ async def test_a_95_mb_file_is_not_read_and_the_service_memory_stays_flat(
     for text in [*said, comment["body"]]:
         assert f"{HUGE_PATH} is 95 MiB, over the 8 MiB llama-bot reads of one file" in text, text
     assert growth_mb < PEAK_GROWTH_MB, f"the service's peak RSS grew by {growth_mb:.0f} MB"
+
+
+async def test_a_file_larger_than_its_listing_says_is_cut_off_as_it_streams_in(bot: Bot, scenario: Scenario):
+    """A listing without sizes (the description makes them optional) cannot defeat the bound: the blob is
+    read raw and refused at 8 MiB."""
+    scenario.fake.list_sizes = False
+    head = scenario.push({"cmake/big.cmake": b"# large\n" * (3 << 20)})  # 24 MiB
+    await bot.deliver("pull_request", scenario.pull_event("opened"))
+    await bot.settle()
+    runs = scenario.check_runs(head)
+    assert runs and {r["conclusion"] for r in runs} == {"failure"}
+    for run in runs:
+        assert (
+            "cmake/big.cmake is over the 8 MiB llama-bot reads of one file: it was not read"
+            in (run["output"]["summary"])
+        )
+
+
+def reading(snapshot: RestSnapshot, reader: ThreadReader, paths: list[str]) -> Callable[[], list]:
+    """What reading `paths` in order gives in a worker thread: bytes, or the FileNotRead raised."""
+
+    def read() -> list:
+        found: list = []
+        with reader:
+            for path in paths:
+                try:
+                    found.append(snapshot.reading_with(reader).read(path))
+                except FileNotRead as refusal:
+                    found.append(refusal)
+        return found
+
+    return read
+
+
+@pytest.fixture
+async def gh(fake_github):
+    async with aiohttp.ClientSession() as session:
+        yield installation(session, fake_github)
+
+
+@pytest.fixture
+def git(fake_github, tmp_path) -> pygit2.Repository:
+    repository = pygit2.init_repository(str(tmp_path / "r.git"), bare=True)
+    fake_github.add_repo("o", "r", repository)
+    return repository
+
+
+async def test_a_file_listed_over_the_bound_is_refused_before_any_download(fake_github, gh, git):
+    sha = commit(git, {"huge.cmake": b"x" * (9 << 20), "small.cmake": b"y\n"}, ref="refs/heads/main")
+    snapshot = await RestSnapshot.load(gh, "o", "r", sha, BlobCache())
+    read = reading(snapshot, await snapshot.thread_reader(), ["huge.cmake", "huge.cmake", "small.cmake"])
+    huge, again, small = await asyncio.get_running_loop().run_in_executor(None, read)
+    assert str(huge) == "huge.cmake is 9 MiB, over the 8 MiB llama-bot reads of one file: it was not read"
+    assert again is huge and small == b"y\n"
+    assert len(blob_gets(fake_github)) == 1  # small.cmake's
+
+
+async def test_one_analysis_reads_so_much_of_the_files_in_all(fake_github, gh, git):
+    """Every file served counts, a cached one too; past the bound the next is refused with what was read."""
+    sha = commit(git, {"a.cmake": b"a" * 40, "b.cmake": b"b" * 40}, ref="refs/heads/main")
+    blobs = BlobCache()
+    snapshot = await RestSnapshot.load(gh, "o", "r", sha, blobs)
+    reader = ThreadReader(await gh.for_another_loop(), max_bytes=100)
+    read = reading(snapshot, reader, ["a.cmake", "a.cmake", "b.cmake"])
+    first, cached, refused = await asyncio.get_running_loop().run_in_executor(None, read)
+    assert first == cached == b"a" * 40
+    assert str(refused) == (
+        "b.cmake was not read: llama-bot reads 100 bytes of a pull request's files for one analysis, "
+        "and had read 80 bytes of them"
+    )
+    assert len(blob_gets(fake_github)) == 1
+
+
+def inflating_to(size: int) -> bytes:
+    """A gzip stream of `size` bytes of "x", made a MiB at a time: about a thousandth of `size`."""
+    packer = zlib.compressobj(wbits=31)
+    chunk = b"x" * (1 << 20)
+    return b"".join(packer.compress(chunk) for _ in range(size >> 20)) + packer.flush()
+
+
+async def test_a_blob_that_inflates_to_95_mib_is_never_held_past_the_bound(aiohttp_server):
+    """100 kB on the wire, 95 MiB decoded: the read stops at the bound, and holds no more than it."""
+    bomb = inflating_to(95 << 20)
+
+    async def blob(request: web.Request) -> web.Response:
+        assert request.headers["Accept"] == RAW
+        return web.Response(body=bomb, headers={"Content-Encoding": "gzip", "Content-Type": RAW})
+
+    app = web.Application()
+    app.router.add_get("/repos/o/r/git/blobs/{sha}", blob)
+    server = await aiohttp_server(app)
+    async with aiohttp.ClientSession() as session:
+        gh = GitHubClient(session, base_url=str(server.make_url("")).rstrip("/"), policy=TEST_POLICY)
+        tracemalloc.start()
+        try:
+            with pytest.raises(BodyTooLarge):
+                await get_blob(gh, "o", "r", "0" * 40, 8 << 20)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert len(bomb) < 200_000
+    assert peak < 12 << 20, f"the read held {peak >> 20} MiB"
