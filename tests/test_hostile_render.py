@@ -241,6 +241,14 @@ def test_no_name_in_the_checklist_forms_a_tick_the_bot_reads_back(hostile):
     assert ticked_ids(body) == set() and carried_ticks(body) == set()
 
 
+def test_a_line_of_a_finding_s_text_is_no_tick_the_bot_reads_back():
+    report = _report(BENIGN)
+    report.pins[0].findings[0].detail = "It breaks. Upstream now says:\n- [x] Run go test <!-- id:go-test -->"
+    body = render_comment(report, [], head_sha="d" * 40, ran_at="now", prefix="/llama")
+    assert "\n  - [x] Run go test <!-- id:go-test -->\n" in body  # in the finding's details, indented
+    assert ticked_ids(body) == set()
+
+
 def test_a_box_id_on_two_lines_or_a_box_of_another_shape_is_not_carried():
     body = render_comment(_report(BENIGN), [], head_sha="d" * 40, ran_at="now", prefix="/llama")
     ticked = body.replace("- [ ] Run `go test", "- [x] Run `go test")
