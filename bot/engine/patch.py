@@ -88,15 +88,15 @@ CHECK_SOURCES = (
     "times.py",
 )
 # What checking a patch finds (its result, and what it changed in the new stacked tree) depends on the patch,
-# where it stands, the stacked trees it is checked on and the ref's name alone: kept by those, a re-check of
-# the same bump places no hunk again.
+# where it stands, the stacked trees it is checked on, the ref's name and the upstream's URL (its commits link
+# there) alone: kept by those, a re-check of the same bump places no hunk again.
 CHECKED = facts.Extractor("patch-checked", 1, CHECK_SOURCES, ("pygit2", "tree-sitter", "tree-sitter-cpp"))
 
 
 def _kept_check(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResult:
     """`_check_parsed`, or what the facts store kept of it. Kept only when every upstream file it could need
     was read: a partial clone's missing blob would make it a different answer."""
-    key = (ctx.stacked, path, facts.bytes_id(data), ctx.new_ref)
+    key = (ctx.upstream.web_url, ctx.stacked, path, facts.bytes_id(data), ctx.new_ref)
     complete = ctx.upstream.fetch_problem is None
     if complete:
         found, kept = facts.get(CHECKED, key)
