@@ -1,9 +1,12 @@
 """The upstream facts store: a re-check reads what the first analysis found, and the report is the same."""
 
+import dataclasses
 import os
 import pickle
 import re
 import sqlite3
+import subprocess
+import sys
 from contextlib import closing
 from dataclasses import asdict
 
@@ -33,13 +36,16 @@ def _rewrite(store: FactStore, entry_id: bytes, change) -> None:
         db.execute("UPDATE entry SET data = ? WHERE id = ?", (change(data), entry_id))
 
 
+def _checksummed(payload: bytes) -> bytes:
+    return facts.MAGIC + facts.checksum(payload) + b"\n" + payload
+
+
 def _with_value(value):
     """An entry's data rewritten to hold `value` under its own key, checksummed all the same."""
 
     def change(data: bytes) -> bytes:
         label = pickle.loads(data.split(b"\n", 2)[2])[0]
-        payload = pickle.dumps((label, value))
-        return facts.MAGIC + facts.checksum(payload) + b"\n" + payload
+        return _checksummed(pickle.dumps((label, value)))
 
     return change
 
@@ -88,6 +94,7 @@ def test_what_a_pick_finds_nothing_in_is_a_miss(tmp_path):
         lambda data: data[:-3] + b"xyz",  # altered bytes in the payload
         lambda data: b"",
         lambda data: b"something else entirely",
+        lambda data: _checksummed(b"\x80\x05\x95" + b"\xff" * 8),  # a frame longer than memory can be
     ],
 )
 def test_a_damaged_entry_is_a_miss_never_a_wrong_fact(tmp_path, damage):
@@ -116,21 +123,24 @@ def _used_long_ago(store: FactStore) -> None:
 
 
 def test_past_its_bound_the_store_drops_the_least_recently_used_entries(tmp_path):
+    """The bound is on the file: a write that takes it over removes the entries used the longest ago, and the
+    pages they held leave the file."""
     probe = FactStore(tmp_path / "probe")
-    probe.put(FACT, ("blob-0",), "x" * 1000)
-    size = probe._entries.total() if _entries(probe) else 0
-    bound = 12 * size + 64  # twelve entries (a two-digit key is a byte longer)
+    for n in range(14):
+        probe.put(FACT, (f"blob-{n:02}",), "x" * 20000)
+    probe.close()  # the last connection folds the write-ahead log into the file
+    bound = probe._entries.file_bytes()  # fourteen entries
     store = FactStore(tmp_path / "facts", max_bytes=bound)
     for n in range(8):
-        store.put(FACT, (f"blob-{n}",), "x" * 1000)
+        store.put(FACT, (f"blob-{n:02}",), "x" * 20000)
     _entries(store)
     _used_long_ago(store)
-    assert store.get(FACT, ("blob-0",))[0]  # used now: among the newest
+    assert store.get(FACT, ("blob-00",))[0]  # used now: among the newest
     for n in range(8, 16):
-        store.put(FACT, (f"blob-{n}",), "x" * 1000)
-    store.sweep()
-    assert 9 * size <= store._entries.total() <= bound
-    kept = {n for n in range(16) if store.get(FACT, (f"blob-{n}",))[0]}
+        store.put(FACT, (f"blob-{n:02}",), "x" * 20000)
+    store.flush()
+    assert store._entries.file_bytes() <= bound * entries.KEPT_SHARE
+    kept = {n for n in range(16) if store.get(FACT, (f"blob-{n:02}",))[0]}
     assert {0, *range(8, 16)} <= kept  # the entries used lately stay ...
     assert len(kept) < 16  # ... and those unused the longest went
 
@@ -477,3 +487,98 @@ def test_a_changes_lines_read_the_same_from_the_diff_from_the_store_and_from_its
                 reference.added_raw,
                 reference.changed_raw,
             ), path
+
+
+# One analysis of the service: a fresh process opens the store under the data dir, as the analysis child does,
+# and writes its facts (`analysis` of them, a quarter of the bound) through the store in use.
+ANALYSIS = """
+import random, sys
+from pathlib import Path
+from bot.cache import facts
+from bot.cache.facts import Extractor
+
+data_dir, analysis = Path(sys.argv[1]), int(sys.argv[2])
+store = facts.store_in(data_dir)
+fact, rng, written = Extractor("test-fact", 1, ("cache/facts.py",)), random.Random(analysis), 0
+with facts.using(store):
+    while written < store._entries.max_bytes // 4:
+        size = rng.randrange(1 << 10, 40 << 10)
+        facts.put(fact, (f"analysis-{analysis}", str(written)), rng.randbytes(size))
+        written += size
+"""
+
+
+def _store_file_bytes(root) -> int:
+    """What the store holds on disk: its SQLite file and the write-ahead log beside it."""
+    return sum(
+        (root / name).stat().st_size
+        for name in (entries.DB_NAME, f"{entries.DB_NAME}-wal")
+        if (root / name).exists()
+    )
+
+
+def test_the_bound_holds_on_the_file_after_many_analyses_each_in_a_process_of_its_own(tmp_path):
+    """Forty analyses, each a fresh process writing a quarter of the bound, leave the file within the bound:
+    each write is followed by a look at the file, whichever process wrote before."""
+    env = {**os.environ, facts.MAX_MB_SETTING: "8"}
+    for analysis in range(40):
+        subprocess.run(
+            [sys.executable, "-c", ANALYSIS, str(tmp_path), str(analysis)],
+            env=env,
+            cwd=facts.ROOT.parent,
+            check=True,
+        )
+    assert 4 << 20 < _store_file_bytes(tmp_path / facts.FACTS_DIR) <= 8 << 20  # bounded, not emptied
+    assert facts.store_in(tmp_path).get(FACT, ("analysis-0", "0")) == (False, None)  # the first went
+
+
+@pytest.mark.parametrize("data", ["a text, not bytes", 42, 1.5])
+def test_a_row_whose_data_is_not_a_blob_is_a_miss_and_is_removed(tmp_path, data):
+    store = FactStore(tmp_path / "facts")
+    store.put(FACT, ("blob-a",), "the fact")
+    (entry,) = _entries(store)
+    _rewrite(store, entry, lambda _: data)
+    assert store.get(FACT, ("blob-a",)) == (False, None)
+    assert _entries(store) == []
+    assert store.remembered(FACT, ("blob-a",), lambda: "computed again") == "computed again"
+
+
+def test_a_patchs_upstream_commits_link_to_the_upstream_its_pin_names_whatever_another_pin_kept(tmp_path):
+    """The store is shared by every installation: one whose pin names the same commits at another URL finds
+    nothing another kept of a patch's check, whose report links to the commits."""
+    from bot.config import parse_config
+    from bot.engine import analyse
+    from bot.repos.snapshot import MemorySnapshot
+    from bot.repos.upstream import Upstream
+    from tests.gitutil import make_patch, upstream_pair
+
+    enum = (
+        "enum e {\n    E_A = 1,\n"
+        + "".join(f"    E_{i} = {i + 10},\n" for i in range(8))
+        + "    E_LAST = 30,\n};\n"
+    )
+    ours = enum.replace("    E_LAST = 30,\n", "    E_LAST = 30,\n    E_OURS = 31,\n")
+    up = upstream_pair(
+        tmp_path, {"e.h": enum}, {"e.h": enum.replace("    E_A = 1,\n", "    E_A = 1,\n    E_TOP = 31,\n")}
+    )
+    patches = {"llama/compat/0001.patch": make_patch(enum, ours, "e.h")}
+    default = parse_config(None)
+
+    def commit_urls(url: str) -> list[str]:
+        config = dataclasses.replace(default, pins=(dataclasses.replace(default.pins[0], upstream=url),))
+        with facts.using(FactStore(tmp_path / "facts")):
+            report = analyse(
+                config,
+                MemorySnapshot({"LLAMA_CPP_VERSION": b"v1\n", **patches}),
+                MemorySnapshot({"LLAMA_CPP_VERSION": b"v2\n", **patches}),
+                lambda pin, refs: Upstream(up.repo, pin.upstream),
+                ["LLAMA_CPP_VERSION"],
+            )
+        return [c.url for p in report.pins[0].patches for h in p.hunks for c in h.upstream_commits]
+
+    assert all(
+        u.startswith("https://github.com/one/llama.cpp/commit/")
+        for u in commit_urls("https://github.com/one/llama.cpp")
+    )
+    other = commit_urls("https://github.com/other/llama.cpp")
+    assert other and all(u.startswith("https://github.com/other/llama.cpp/commit/") for u in other)

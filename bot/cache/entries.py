@@ -6,6 +6,9 @@ transaction when they outgrow that or at `flush`, so a process holds the write l
 never for an analysis; other processes (the service's jobs, a review's forked copy) read and write the
 same file meanwhile (write-ahead log).
 
+The bound is on the file (the SQLite file and its write-ahead log), whichever process wrote to it: after each
+write the writer looks at the file's size, and one over the bound loses its least recently used entries.
+
 A connection must not cross a fork (SQLite's locks are the process's): every store closes its connection
 before this process forks, and a copy opens its own. The copy still reads what waited unwritten in the
 parent, and writes only what it kept itself.
@@ -28,8 +31,7 @@ DB_NAME = "facts.sqlite3"  # in the store's directory
 WAITING_BYTES = 1 << 20  # entries kept waiting in memory before they are written
 # A found entry's time of use is written again only when older than this: least recently used to the hour.
 USED_GRAIN = 3600
-SWEEP_SHARE = 8  # written bytes past this share of the bound since the last look: look at the total again
-KEPT_SHARE = 0.75  # an eviction frees the store down to this share of its bound
+KEPT_SHARE = 0.75  # an eviction frees the file down to this share of its bound
 CACHE_KB = 512  # SQLite's page cache: an entry is read once per analysis, and the peak RSS is bounded
 BUSY_SECONDS = 5.0  # how long a write waits for another process's
 SCHEMA = """
@@ -40,6 +42,13 @@ CREATE TABLE IF NOT EXISTS entry (
     data BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entry_used ON entry (used, size, id);
+"""
+# The entries used the longest ago whose data come to at least `?` bytes (at least one entry).
+REMOVE_LEAST_RECENTLY_USED = """
+DELETE FROM entry WHERE id IN (
+    SELECT id FROM (SELECT id, size, sum(size) OVER (ORDER BY used, id) AS running FROM entry)
+    WHERE running - size < ?
+)
 """
 _DAMAGED = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
 
@@ -55,7 +64,6 @@ class Entries:
         self._waiting_bytes = 0
         self._inherited: dict[bytes, bytes] = {}  # what waited in the process this one was forked from
         self._used: set[bytes] = set()  # found, their time of use to be written again
-        self._written = 0
         _STORES.add(self)
 
     def read(self, entry_id: bytes) -> bytes | None:
@@ -73,9 +81,13 @@ class Entries:
             return None
         if row is None:
             return None
-        if row[0] < time.time() - USED_GRAIN:
+        used, data = row
+        if not (isinstance(used, int) and isinstance(data, bytes)):  # not written by a store: never read
+            self.drop(entry_id)
+            return None
+        if used < time.time() - USED_GRAIN:
             self._used.add(entry_id)
-        return row[1]
+        return data
 
     def write(self, entry_id: bytes, data: bytes) -> None:
         """Keeps the entry: written with the others waiting, now if they outgrow WAITING_BYTES."""
@@ -87,7 +99,7 @@ class Entries:
             self.flush()
 
     def drop(self, entry_id: bytes) -> None:
-        """Removes a damaged entry."""
+        """Removes a damaged entry, or a row that is no entry."""
         self._waiting.pop(entry_id, None)
         self._inherited.pop(entry_id, None)
         db = self._connection()
@@ -99,8 +111,9 @@ class Entries:
 
     def flush(self) -> None:
         """Writes the waiting entries and the times of use found old, in one transaction (a full disk or
-        another process holding the file too long only costs the next analysis its time)."""
-        waiting, used, written = self._waiting, self._used, self._waiting_bytes
+        another process holding the file too long only costs the next analysis its time); then keeps the
+        file within its bound."""
+        waiting, used = self._waiting, self._used
         self._waiting, self._used, self._waiting_bytes = {}, set(), 0
         db = self._connection() if waiting or used else None
         if db is None:
@@ -116,36 +129,27 @@ class Entries:
         except sqlite3.Error as exc:
             self._failed(exc)
             return
-        self._written += written
-        if self._written > self.max_bytes // SWEEP_SHARE:
-            self.sweep()
+        self._keep_bound()
 
-    def sweep(self) -> None:
-        """Removes the least recently used entries while the store is over its bound."""
-        self._written = 0
+    def _keep_bound(self) -> None:
+        """Brings a file over its bound back under it: the write-ahead log folded into the file, then, if that
+        is not enough, the least recently used entries removed down to KEPT_SHARE of the bound. Two `stat`
+        calls when the file is within it, once a written batch."""
         db = self._connection()
-        if db is None:
+        if db is None or self.file_bytes() <= self.max_bytes:
             return
         try:
-            total = self.total()
-            if total <= self.max_bytes:
-                return
-            gone = []
-            for entry_id, size in db.execute("SELECT id, size FROM entry ORDER BY used, id").fetchall():
-                if total <= self.max_bytes * KEPT_SHARE:
-                    break
-                gone.append((entry_id,))
-                total -= size
-            with _transaction(db):
-                db.executemany("DELETE FROM entry WHERE id = ?", gone)
-            db.execute("PRAGMA incremental_vacuum")  # the freed pages back to the file system
+            _checkpoint(db)
+            if self.file_bytes() > self.max_bytes:
+                _remove_least_recently_used(db, int(self.max_bytes * KEPT_SHARE))
+                _checkpoint(db)
         except sqlite3.Error as exc:
             self._failed(exc)
 
-    def total(self) -> int:
-        """The bytes of the entries written."""
-        db = self._connection()
-        return int(db.execute("SELECT total(size) FROM entry").fetchone()[0]) if db is not None else 0
+    def file_bytes(self) -> int:
+        """The size of the store on disk: the SQLite file and its write-ahead log."""
+        path = self.root / DB_NAME
+        return sum(_size(file) for file in (path, path.with_name(f"{DB_NAME}-wal")))
 
     def close(self) -> None:
         """Closes the connection (the waiting entries stay waiting; the next use opens it again)."""
@@ -157,7 +161,7 @@ class Entries:
     def _forked(self) -> None:
         """In a forked copy: what waited is the parent's to write, and readable here."""
         self._inherited = {**self._inherited, **self._waiting}
-        self._waiting, self._used, self._waiting_bytes, self._written = {}, set(), 0, 0
+        self._waiting, self._used, self._waiting_bytes = {}, set(), 0
 
     def _connection(self) -> sqlite3.Connection | None:
         if self._db is None and not self._unusable:
@@ -196,6 +200,37 @@ class Entries:
             _remove_database(self.root / DB_NAME)
         else:
             log.info("the facts store %s: %s", self.root / DB_NAME, exc)
+
+
+def _remove_least_recently_used(db: sqlite3.Connection, target: int) -> None:
+    """Removes the entries used the longest ago until the pages in use come to at most `target` bytes (another
+    process may have done it meanwhile), and gives the pages freed back to the file system."""
+    (page_size,) = db.execute("PRAGMA page_size").fetchone()
+    while True:
+        with _transaction(db):
+            (pages,) = db.execute("PRAGMA page_count").fetchone()
+            (free,) = db.execute("PRAGMA freelist_count").fetchone()
+            (stored,) = db.execute("SELECT total(size) FROM entry").fetchone()
+            in_use = (pages - free) * page_size
+            if in_use <= target or not stored:
+                break
+            # the entries' data are that share of the pages in use: as much of the excess is removed
+            db.execute(REMOVE_LEAST_RECENTLY_USED, ((in_use - target) * stored / in_use,))
+    # every free page, one a step: executescript steps it to the end, where `execute` steps it once
+    db.executescript("PRAGMA incremental_vacuum")
+
+
+def _checkpoint(db: sqlite3.Connection) -> None:
+    """Folds the write-ahead log into the file and empties it (a reader in the middle of a read holds it back
+    for BUSY_SECONDS at most; the log then stays as it is, and the next look tries again)."""
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def _damaged(exc: Exception) -> bool:

@@ -8,8 +8,8 @@ request on the same bump) finds every such fact here instead of computing it aga
 An entry's key is the extractor's name, its version, a fingerprint of the source files it runs, and the
 ids of its inputs (git blob or tree ids, or the SHA-1 of a text); never a report. The entries live in
 one SQLite file (`bot.cache.entries`); each carries the CRC-32 of its payload and its own key, and one
-that is truncated, corrupt or for another key is a miss. The store is bounded: when it outgrows its
-size, the least recently used entries go first.
+that is truncated, corrupt or for another key is a miss, and is removed. The store is bounded on disk:
+when its file outgrows the bound, whichever process wrote it, the least recently used entries go first.
 """
 
 from __future__ import annotations
@@ -169,12 +169,6 @@ class FactStore:
         """Writes the facts kept since the last flush."""
         self._entries.flush()
 
-    def sweep(self) -> None:
-        """Writes what waits, then removes the least recently used entries while the store is over its
-        bound."""
-        self._entries.flush()
-        self._entries.sweep()
-
     def close(self) -> None:
         """Writes what waits and lets the file go (a later use opens it again)."""
         self._entries.flush()
@@ -205,8 +199,8 @@ def _decoded(data: bytes, label: str) -> Any:
         return _CORRUPT
     try:
         stored_label, value = _PlainUnpickler(io.BytesIO(payload)).load()
-    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
-        # a checksummed payload that still does not load (a class since renamed): not a fact
+    except Exception:  # noqa: BLE001 - whatever loading it raises (a class since renamed, an opcode's length
+        # past what memory holds, a memo index out of range), a checksummed payload that does not load is no fact
         return _CORRUPT
     return value if stored_label == label else _CORRUPT
 
