@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
+from bot.config import parse_config
 from bot.decisions.bump import BumpSummary, MovesTogether, PatchFile, RefChoice
 from bot.model import BuildChange, Commit, Finding, HunkResult, LocalRef, PatchResult, PinReport, Report
 from bot.render.banners import render_progress
@@ -28,7 +29,7 @@ from bot.render.items import ticked_ids
 from bot.render.markdown import one_line
 from bot.render.patches import pin_view
 from bot.render.platforms import render_platforms
-from bot.render.replies import failed_reply
+from bot.render.replies import failed_reply, validate_reply
 from bot.review.vendored import Copy, drift_finding
 from bot.worker.bump import BumpOutcome
 
@@ -216,6 +217,7 @@ def _texts(name: str) -> dict[str, str]:
         "error body": error_body(None, "d" * 40, f"{name} is not an upstream tag.", "Push again."),
         "progress": render_progress("d" * 40, "10:00 UTC", fetching=name),
         "platform section": render_platforms([_platform_row(name)], report, "/llama"),
+        "validate reply": validate_reply([], [name], [], parse_config(None), {}, "alice"),
     }
 
 

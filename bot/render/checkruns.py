@@ -114,7 +114,7 @@ def check_run_create(dispatch: Dispatch) -> dict:
         "external_id": dispatch.request_id,
         "output": {
             "title": f"{dispatch.platform}: dispatched",
-            "summary": f"Dispatched `{dispatch.workflow}` on `{dispatch.ref}` "
+            "summary": f"Dispatched {code(dispatch.workflow)} on {code(dispatch.ref)} "
             f"(request `{dispatch.request_id}`); waiting for the run to start.",
         },
     }

@@ -77,7 +77,7 @@ def _no_workflow(r: _Refusal) -> str | None:
     if r.status != 404:
         return None
     return (
-        f"this repository has no workflow `{r.path}` (GitHub answered 404). Add it with this "
+        f"this repository has no workflow {code(r.path)} (GitHub answered 404). Add it with this "
         f"trigger {_WHERE}, or point `platforms.{r.platform.name}.workflow` in `.github/llama-bot.toml` "
         f"at an existing workflow:" + _yaml(_template_block())
     )
@@ -87,7 +87,7 @@ def _no_trigger(r: _Refusal) -> str | None:
     if r.status != 422 or "workflow_dispatch" not in r.message:
         return None
     return (
-        f"`{r.path}` has no `workflow_dispatch` trigger, so it cannot be started on request "
+        f"{code(r.path)} has no `workflow_dispatch` trigger, so it cannot be started on request "
         f"(GitHub: {plain(r.message)}). Add this {_WHERE}:" + _yaml(_template_block())
     )
 
@@ -105,7 +105,7 @@ def _undeclared_inputs(r: _Refusal) -> str | None:
     listed = ", ".join(code(n) for n in names)
     plural = len(names) > 1
     return (
-        f"`{r.path}` does not declare the input{'s' if plural else ''} {listed} that the bot "
+        f"{code(r.path)} does not declare the input{'s' if plural else ''} {listed} that the bot "
         f"sends. Add {'them' if plural else 'it'} under `on: workflow_dispatch: inputs:` "
         f"{_WHERE}:" + _yaml(_inputs_snippet(names))
     )
@@ -115,7 +115,7 @@ def _no_ref(r: _Refusal) -> str | None:
     if r.status != 422 or not r.message.startswith("No ref found"):
         return None
     return (
-        f"GitHub cannot find the branch to run `{r.path}` on ({plain(r.message)}). "
+        f"GitHub cannot find the branch to run {code(r.path)} on ({plain(r.message)}). "
         "If the branch was deleted, push it again and repeat the command."
     )
 
@@ -124,13 +124,13 @@ def _unprocessable(r: _Refusal) -> str | None:
     if r.status != 422:
         return None
     return (
-        f"GitHub refused to dispatch `{r.path}` (422: {plain(r.message)}). The workflow needs this "
+        f"GitHub refused to dispatch {code(r.path)} (422: {plain(r.message)}). The workflow needs this "
         f"trigger {_WHERE}:" + _yaml(_template_block())
     )
 
 
 def _refused(r: _Refusal) -> str | None:
-    return f"GitHub refused to dispatch `{r.path}` ({r.status}: {plain(r.message)})."
+    return f"GitHub refused to dispatch {code(r.path)} ({r.status}: {plain(r.message)})."
 
 
 # The first that recognises the refusal answers it; the last answers any.
@@ -155,10 +155,10 @@ def _started(dispatched: Sequence[Dispatch], pull: dict, requester: str) -> list
     """What was started and where its results show; for a fork, whose code runs with whose secrets."""
     if not dispatched:
         return []
-    names = ", ".join(f"`{d.platform}`" for d in dispatched)
+    names = ", ".join(code(d.platform) for d in dispatched)
     first = dispatched[0]
     started = (
-        f"Started validation of {names} on `{first.ref}` (commit `{first.head_sha[:12]}`). "
+        f"Started validation of {names} on {code(first.ref)} (commit `{first.head_sha[:12]}`). "
         "Each platform has a `validate: <platform>` check run on this PR that follows its "
         "workflow run; the checklist's platform table shows the results."
     )
@@ -167,7 +167,7 @@ def _started(dispatched: Sequence[Dispatch], pull: dict, requester: str) -> list
         fork = (pull["head"].get("repo") or {}).get("full_name") or "a deleted fork"
         parts.append(
             f"⚠️ This pull request comes from {code(fork)}. Its head commit was pushed to the "
-            f"branch `{first.ref}` of this repository, so **the run uses the fork's code with "
+            f"branch {code(first.ref)} of this repository, so **the run uses the fork's code with "
             f"this repository's secrets**, because @{requester}, a maintainer, asked for it. "
             "The branch is deleted when the pull request closes."
         )
@@ -178,7 +178,7 @@ def _unknown(unknown: Sequence[str], config: Config) -> list[str]:
     """The names that are no configured platform, and the ones that are."""
     if not unknown:
         return []
-    configured = ", ".join(f"`{p.name}`" for p in config.platforms)
+    configured = ", ".join(code(p.name) for p in config.platforms)
     listed = ", ".join(code(n) for n in unknown)
     offer = (
         f"Configured: {configured}, or `all`."
