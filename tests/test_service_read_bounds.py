@@ -18,8 +18,8 @@ import pygit2
 import pytest
 from aiohttp import web
 
-from bot.gh.github import BodyTooLarge, GitHubClient
-from bot.gh.rest import RAW, BlobCache, FileNotRead, RestSnapshot, ThreadReader, get_blob
+from bot.gh.github import ANSWER_BYTES, BodyTooLarge, GitHubClient
+from bot.gh.rest import FILE_BYTES, RAW, BlobCache, FileNotRead, RestSnapshot, ThreadReader, get_blob
 from bot.stores.sqlitejobs import DB_NAME, read_jobs
 from tests.conftest import TEST_POLICY, Bot, Scenario
 from tests.fakegithub import FakeGitHub, commit
@@ -142,19 +142,23 @@ async def test_a_file_listed_over_the_bound_is_refused_before_any_download(fake_
 
 
 async def test_one_analysis_reads_so_much_of_the_files_in_all(fake_github, gh, git):
-    """Every file served counts, a cached one too; past the bound the next is refused with what was read."""
-    sha = commit(git, {"a.cmake": b"a" * 40, "b.cmake": b"b" * 40}, ref="refs/heads/main")
+    """Each distinct file counts once, one already cached too; past the bound the next is refused, with what
+    was read."""
+    sha = commit(
+        git, {"a.cmake": b"a" * 40, "b.cmake": b"b" * 40, "c.cmake": b"c" * 40}, ref="refs/heads/main"
+    )
     blobs = BlobCache()
+    blobs.put(str(git.create_blob(b"a" * 40)), b"a" * 40)
     snapshot = await RestSnapshot.load(gh, "o", "r", sha, blobs)
     reader = ThreadReader(await gh.for_another_loop(), max_bytes=100)
-    read = reading(snapshot, reader, ["a.cmake", "a.cmake", "b.cmake"])
-    first, cached, refused = await asyncio.get_running_loop().run_in_executor(None, read)
-    assert first == cached == b"a" * 40
+    read = reading(snapshot, reader, ["a.cmake", "a.cmake", "b.cmake", "c.cmake"])
+    first, again, second, refused = await asyncio.get_running_loop().run_in_executor(None, read)
+    assert first == again == b"a" * 40 and second == b"b" * 40
     assert str(refused) == (
-        "b.cmake was not read: llama-bot reads 100 bytes of a pull request's files for one analysis, "
+        "c.cmake was not read: llama-bot reads 100 bytes of a pull request's files for one analysis, "
         "and had read 80 bytes of them"
     )
-    assert len(blob_gets(fake_github)) == 1
+    assert len(blob_gets(fake_github)) == 1  # b.cmake's: a.cmake was cached, c.cmake refused by its size
 
 
 def inflating_to(size: int) -> bytes:
@@ -164,25 +168,34 @@ def inflating_to(size: int) -> bytes:
     return b"".join(packer.compress(chunk) for _ in range(size >> 20)) + packer.flush()
 
 
-async def test_a_blob_that_inflates_to_95_mib_is_never_held_past_the_bound(aiohttp_server):
-    """100 kB on the wire, 95 MiB decoded: the read stops at the bound, and holds no more than it."""
+async def blob_of(gh: GitHubClient) -> object:
+    return await get_blob(gh, "o", "r", "0" * 40)
+
+
+async def listing_of(gh: GitHubClient) -> object:
+    return await gh.getitem("/repos/o/r/pulls/7/files?per_page=100")
+
+
+@pytest.mark.parametrize(("read", "bound"), [(blob_of, FILE_BYTES), (listing_of, ANSWER_BYTES)])
+async def test_an_answer_that_inflates_to_95_mib_is_never_held_past_its_bound(aiohttp_server, read, bound):
+    """100 kB on the wire, 95 MiB decoded (a file's raw blob, or a JSON answer): the read stops at its
+    bound, and holds no more than it."""
     bomb = inflating_to(95 << 20)
 
-    async def blob(request: web.Request) -> web.Response:
-        assert request.headers["Accept"] == RAW
+    async def answer(request: web.Request) -> web.Response:
         return web.Response(body=bomb, headers={"Content-Encoding": "gzip", "Content-Type": RAW})
 
     app = web.Application()
-    app.router.add_get("/repos/o/r/git/blobs/{sha}", blob)
+    app.router.add_get("/{tail:.*}", answer)
     server = await aiohttp_server(app)
     async with aiohttp.ClientSession() as session:
         gh = GitHubClient(session, base_url=str(server.make_url("")).rstrip("/"), policy=TEST_POLICY)
         tracemalloc.start()
         try:
             with pytest.raises(BodyTooLarge):
-                await get_blob(gh, "o", "r", "0" * 40, 8 << 20)
+                await read(gh)
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
     assert len(bomb) < 200_000
-    assert peak < 12 << 20, f"the read held {peak >> 20} MiB"
+    assert peak < bound * 1.5, f"the read held {peak >> 20} MiB"

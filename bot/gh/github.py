@@ -27,6 +27,7 @@ from gidgethub import apps, sansio
 from gidgethub.aiohttp import GitHubAPI
 
 from bot.gh.retries import DEFAULT_POLICY, GitHubHealth, RetryPolicy, answer_failed, retry_delay
+from bot.repos.snapshot import size_text
 
 log = logging.getLogger("bot.github")
 
@@ -34,6 +35,10 @@ API_VERSION = "2022-11-28"
 USER_AGENT = "llama-bot"
 TOKEN_REFRESH_MARGIN = 300.0  # seconds before `expires_at` at which a cached token is renewed
 READ_CHUNK = 1 << 16  # bytes a capped read takes from the connection at a time
+# What the service reads of any one answer of GitHub's. The largest it asks for are a recursive tree listing
+# (GitHub stops at 100,000 entries and 7 MB) and a page of a pull request's files, whose patches GitHub
+# leaves out past 20,000 lines; a pull request's file is read raw, under its own bound (bot/gh/rest.py).
+ANSWER_BYTES = 32 << 20
 
 ResponseHook = Callable[[str, str], None]  # (method, status or "error") for metrics
 
@@ -131,7 +136,7 @@ class GitHubClient(GitHubAPI):
     async def _request(
         self, method: str, url: str, headers: Mapping[str, str], body: bytes = b""
     ) -> tuple[int, Mapping[str, str], bytes]:
-        return await self._send(method, url, headers, body, _read_whole)
+        return await self._send(method, url, headers, body, _read_answer)
 
     async def _send(
         self,
@@ -247,12 +252,14 @@ class BodyTooLarge(Exception):
     """An answer's body passed the bytes its reader would hold."""
 
     def __init__(self, max_bytes: int):
-        super().__init__(f"the body is over {max_bytes} bytes")
+        super().__init__(
+            f"GitHub answered with more than {size_text(max_bytes)}, which llama-bot does not read"
+        )
         self.max_bytes = max_bytes
 
 
-async def _read_whole(resp: aiohttp.ClientResponse) -> bytes:
-    return await resp.read()
+async def _read_answer(resp: aiohttp.ClientResponse) -> bytes:
+    return await _read_capped(resp, ANSWER_BYTES)
 
 
 async def _read_capped(resp: aiohttp.ClientResponse, max_bytes: int) -> bytes:

@@ -36,9 +36,10 @@ BLOB_CACHE_BYTES = 64 * 1024 * 1024
 # the same 8 MiB (bot/patches/patchsafety.py). A 95 MB file, some 100 kB gzip'd on the wire, took the
 # service from 89 to 582 MB while it went through GitHub's base64 JSON into the child.
 FILE_BYTES = 8 << 20
-# What the service reads of a pull request's files for one analysis, all of them together (served from the
-# cache or read from GitHub, kept or refused): bounds the time and the traffic of a pull request with many
-# large files, as FILE_BYTES bounds the memory of one.
+# What the service reads of a pull request's files for one analysis, all of them together (each distinct
+# file once, from the cache or GitHub, kept or refused): bounds the time and the traffic of a pull request
+# with many large files, as FILE_BYTES bounds the memory of one. Ollama's whole tree is some 42 MiB (9 MiB
+# of it Go), and an analysis reads a small part of it.
 ANALYSIS_BYTES = 64 << 20
 RAW = "application/vnd.github.raw+json"  # the blobs endpoint's media type for the blob's bytes as they are
 # Files of the tree listings kept, all listings together (Ollama's tree: some 1,200 files, a few hundred kB):
@@ -132,6 +133,7 @@ class ThreadReader:
         self._gh: GitHubClient | None = None
         self.max_bytes = max_bytes
         self.read_bytes = 0  # what the analysis has read so far, refused files too
+        self._counted: set[str] = set()  # the blobs in `read_bytes`: a file read again is not counted again
         self._refused: dict[
             tuple[str, str], FileNotRead
         ] = {}  # by (blob sha, path): refused once, not read again
@@ -143,7 +145,8 @@ class ThreadReader:
         sha, _, listed = entry
         if (sha, path) in self._refused:
             raise self._refused[sha, path]
-        cap = min(FILE_BYTES, self.max_bytes - self.read_bytes)
+        counted = sha in self._counted
+        cap = FILE_BYTES if counted else min(FILE_BYTES, self.max_bytes - self.read_bytes)
         if listed > cap:
             raise self._refuse(sha, path, listed, cap)
         data = blobs.get(sha)
@@ -157,7 +160,9 @@ class ThreadReader:
             blobs.put(sha, data)
         elif len(data) > cap:
             raise self._refuse(sha, path, len(data), cap)
-        self.read_bytes += len(data)
+        if not counted:
+            self._counted.add(sha)
+            self.read_bytes += len(data)
         return data
 
     def _refuse(self, sha: str, path: str, size: int | None, cap: int) -> FileNotRead:
