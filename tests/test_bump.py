@@ -127,6 +127,16 @@ def test_the_open_bump_pull_request_is_the_bots_own_for_one_of_the_pins():
     assert bump.bump_pins(_pull(8, bump.marker(["a-->b<!--"])), "ollama/ollama") == ("a-->b<!--",)
 
 
+def test_only_the_bots_own_marker_line_names_the_pins():
+    """A ref or title quoted in the body's text that spells a marker names nothing: only a marker on a line
+    of its own, as the bot writes it last, does."""
+    quoted = f"Bumps to `{bump.marker(['llama.cpp'])}`.\n"
+    assert bump.bump_pins(_pull(10, bump.fit_body(quoted, bump.marker(["mlx"]))), "ollama/ollama") == ("mlx",)
+    assert bump.bump_pins(_pull(11, quoted), "ollama/ollama") == ()
+    edited = bump.fit_body("text", bump.marker(["mlx"])).replace("\n", "\r\n")  # saved by GitHub's editor
+    assert bump.bump_pins(_pull(12, edited), "ollama/ollama") == ("mlx",)
+
+
 def test_a_consumer_that_no_longer_compiles_moves_with_its_pin():
     title = "mlx changed the signature of `mlx::core::f`, which mlx-c still uses the old way"
     broken = PinReport("mlx", "MLX_VERSION", "v1", "v2")

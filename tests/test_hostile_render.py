@@ -24,7 +24,7 @@ from bot.render.banners import render_progress
 from bot.render.bodies import carried_ticks, error_body
 from bot.render.checklist import render_comment
 from bot.render.checkruns import check_run_outputs
-from bot.render.env import render_template
+from bot.render.env import HEADING, MARKER, RUNNING, render_template, under_way
 from bot.render.items import ticked_ids
 from bot.render.markdown import one_line
 from bot.render.patches import pin_view
@@ -342,3 +342,11 @@ def test_a_vendored_copy_s_lines_and_name_stay_inside_its_diff():
     hostile = review("<img src=x>.h", b"```\n", b"<img src=x> @maintainer")
     assert _shape(hostile) == _shape(benign), hostile
     _inert(hostile)
+
+
+def test_a_run_is_under_way_only_by_the_mark_the_bot_writes_first():
+    """A finished checklist quoting a name that holds the running mark is not a run under way: a failed job
+    would otherwise write its error over the finished checklist."""
+    finished = f"{MARKER}\n{HEADING}\n\n| `llama/compat/a{RUNNING}.patch` | ✅ clean |\n"
+    assert not under_way(finished)
+    assert under_way(f"{MARKER}{RUNNING}\r\n{HEADING}\n")

@@ -16,7 +16,8 @@ from bot.config import Config, Pin, validate_ref
 from bot.model import REBUILT, UNRESOLVED, AnalysisError, PinReport, Report
 
 BRANCH_PREFIX = "llama-bot/bump-"
-MARKER = re.compile(r"<!-- llama-bot:bump (\{[^<>]*\}) -->")
+# a line of its own, as `fit_body` writes it last: a name quoted in the text above may hold the same words
+MARKER = re.compile(r"^<!-- llama-bot:bump (\{[^<>]*\}) -->\r?$", re.MULTILINE)
 MAX_TAG_LENGTH = 100  # longer tag names are no release a version file could hold
 _BRANCH_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -222,7 +223,7 @@ def _bot_bump_branch(pull: dict, repository: str) -> bool:
 
 def _marked_pins(body: str) -> tuple[str, ...]:
     """The pin names of a body's bump marker; () without a readable one."""
-    found = MARKER.search(body)
+    found = next(reversed(list(MARKER.finditer(body))), None)
     try:
         pins = json.loads(found[1])["pins"] if found else []
     except (ValueError, KeyError, TypeError):

@@ -47,3 +47,9 @@ _env.filters.update(
 def render_template(name: str, **context) -> str:
     """Any of templates/, rendered by the one environment so every text shares its whitespace rules."""
     return _env.get_template(name).render(**context)
+
+
+def under_way(body: str) -> bool:
+    """Whether a checklist comment says a run is under way: the mark beside the marker on its first line,
+    where the bot writes it (a name quoted further down may hold the same text)."""
+    return body.split("\n", 1)[0].rstrip("\r") == MARKER + RUNNING

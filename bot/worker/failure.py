@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from bot.render.bodies import error_body
-from bot.render.env import RUNNING
+from bot.render.env import under_way
 from bot.render.replies import failed_reply
 from bot.worker.context import JobContext
 
@@ -38,7 +38,7 @@ async def _report(ctx: JobContext, reason: str) -> None:
         return
     message = f"The run failed: {reason} (job {ctx.job.id})."
     hint = f"Comment `{ctx.prefix} recheck` to try again."
-    if comment is not None and RUNNING in (comment.get("body") or ""):
+    if comment is not None and under_way(comment.get("body") or ""):
         ctx.progress.comment_id = comment["id"]
         await ctx.comment.put(error_body(comment["body"], head_sha, message, hint))
     await ctx.checks.fail_all(head_sha, "llama-bot could not finish", message, hint)
