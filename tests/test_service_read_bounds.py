@@ -1,7 +1,7 @@
 """What the service reads of a pull request's files: 8 MiB of one file, 64 MiB for one analysis, a file past
 them named on the pull request, never held in memory.
 
-The 95 MB case runs `python -m bot serve` as its own process so that its memory is its own: the fake
+The 95 MiB case runs `python -m bot serve` as its own process so that its memory is its own: the fake
 GitHub, which builds what it serves in this process, is not counted.
 """
 
@@ -28,7 +28,7 @@ from tests.test_service_restart import Served, serve_env, wait_until
 
 HUGE_PATH = "cmake/huge.cmake"
 HUGE_BYTES = 95 << 20
-# 95 MB of comment lines: gzip takes them to some 100 kB, and they parse as CMake
+# 95 MiB of comment lines: gzip takes them to some 100 kB, and they parse as CMake
 HUGE_CMAKE = (b"# " + b"x" * 77 + b"\n") * (HUGE_BYTES // 80)
 FINISHED = ("done", "failed", "superseded")
 PEAK_GROWTH_MB = 50  # what the service's peak RSS may pass its size after a first analysis by
@@ -57,7 +57,7 @@ async def analysed(served: Served, data_dir: Path, scenario: Scenario, event: st
 
 
 @pytest.mark.timeout(300)
-async def test_a_95_mb_file_is_not_read_and_the_service_memory_stays_flat(
+async def test_a_95_mib_file_is_not_read_and_the_service_memory_stays_flat(
     fake_github: FakeGitHub, scenario: Scenario, tmp_path: Path
 ):
     data_dir = tmp_path / "var"
@@ -74,16 +74,18 @@ async def test_a_95_mb_file_is_not_read_and_the_service_memory_stays_flat(
         await served.stop()
     growth_mb = (peak_kb - idle_kb) / 1024
     print(
-        f"service RSS after the first analysis {idle_kb / 1024:.0f} MB, peak with {HUGE_PATH} {peak_kb / 1024:.0f} MB"
+        f"service RSS {idle_kb / 1024:.0f} MB after a first analysis, peak {peak_kb / 1024:.0f} MB with {HUGE_PATH}"
     )
 
     runs = scenario.check_runs(head)
-    assert len(runs) == 2 and {r["status"] for r in runs} == {"completed"}
+    assert len(runs) == 2 and {r["conclusion"] for r in runs} == {"failure"}
     said = [f"{r['output']['title']}\n{r['output']['summary']}" for r in runs]
     (comment,) = scenario.bot_comments()
     for text in [*said, comment["body"]]:
         assert f"{HUGE_PATH} is 95 MiB, over the 8 MiB llama-bot reads of one file" in text, text
     assert growth_mb < PEAK_GROWTH_MB, f"the service's peak RSS grew by {growth_mb:.0f} MB"
+    huge_blob = str(scenario.git[head].peel(pygit2.Tree)[HUGE_PATH].id)
+    assert not [r for r in blob_gets(fake_github) if huge_blob in r["path"]], "refused by its listed size"
 
 
 async def test_a_file_larger_than_its_listing_says_is_cut_off_as_it_streams_in(bot: Bot, scenario: Scenario):

@@ -3,7 +3,9 @@
 Every call goes through gidgethub's aiohttp `GitHubAPI`; `GitHubClient`
 only wraps its raw `_request` so that 5xx answers, timeouts and rate limits
 are retried with backoff as `bot/gh/retries.py` decides, and an installation
-token GitHub rejects with 401 is replaced once.
+token GitHub rejects with 401 is replaced once. An answer is read as it
+arrives and held to ANSWER_BYTES; `get_capped` reads one that is not JSON (a
+raw blob) to a bound of the caller's.
 """
 
 from __future__ import annotations

@@ -33,8 +33,8 @@ from bot.repos.snapshot import size_text
 BLOB_CACHE_BYTES = 64 * 1024 * 1024
 # What the service reads of one file of a pull request. The files an analysis reads (CMake files, carried
 # patches, version files, Go sources) have a few hundred kB at most, and carried patches are refused past
-# the same 8 MiB (bot/patches/patchsafety.py). A 95 MB file, some 100 kB gzip'd on the wire, took the
-# service from 89 to 582 MB while it went through GitHub's base64 JSON into the child.
+# the same 8 MiB (bot/patches/patchsafety.py). A 95 MiB file, some 100 kB gzip'd on the wire, took the
+# service's peak RSS from 81 to 599 MB (two at once: 824 MB) going whole through GitHub's base64 JSON.
 FILE_BYTES = 8 << 20
 # What the service reads of a pull request's files for one analysis, all of them together (each distinct
 # file once, from the cache or GitHub, kept or refused): bounds the time and the traffic of a pull request
@@ -134,9 +134,8 @@ class ThreadReader:
         self.max_bytes = max_bytes
         self.read_bytes = 0  # what the analysis has read so far, refused files too
         self._counted: set[str] = set()  # the blobs in `read_bytes`: a file read again is not counted again
-        self._refused: dict[
-            tuple[str, str], FileNotRead
-        ] = {}  # by (blob sha, path): refused once, not read again
+        # by (blob sha, path): a file refused once is not read again
+        self._refused: dict[tuple[str, str], FileNotRead] = {}
 
     def file(self, blobs: BlobCache, owner: str, repo: str, path: str, entry: tuple[str, str, int]) -> bytes:
         """The bytes of the file at `path` (`entry` its listing: blob sha, mode, size), from `blobs` or
