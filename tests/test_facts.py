@@ -533,6 +533,17 @@ def test_the_bound_holds_on_the_file_after_many_analyses_each_in_a_process_of_it
     assert facts.store_in(tmp_path).get(FACT, ("analysis-0", "0")) == (False, None)  # the first went
 
 
+def test_a_recheck_that_finds_every_fact_within_the_hour_looks_at_no_file_size(tmp_path, monkeypatch):
+    """The bound is looked at after a write only: the hot path of a warm store costs no `stat`."""
+    store = FactStore(tmp_path / "facts")
+    store.put(FACT, ("blob-a",), "the fact")
+    store.close()
+    again = FactStore(store.root)
+    monkeypatch.setattr(entries.Entries, "file_bytes", lambda self: pytest.fail("looked at the file's size"))
+    assert again.get(FACT, ("blob-a",)) == (True, "the fact")
+    again.close()
+
+
 @pytest.mark.parametrize("data", ["a text, not bytes", 42, 1.5])
 def test_a_row_whose_data_is_not_a_blob_is_a_miss_and_is_removed(tmp_path, data):
     store = FactStore(tmp_path / "facts")
