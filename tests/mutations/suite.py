@@ -33,6 +33,7 @@ from bot.config import load_config
 from bot.engine import analyse
 from bot.repos.snapshot import GitSnapshot
 from bot.repos.upstream import Upstream
+from tests.mutations.relocate import Layout, relocate, relocate_mutations
 from tests.mutations.table import Mutation, check_citations, load
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "mutations"
@@ -100,12 +101,6 @@ class Excerpts:
             return plain.read_bytes()
         return None
 
-    def text(self, path: str) -> str:
-        data = self.read(path)
-        if data is None:
-            raise SuiteError(f"{path} is not among the excerpts under {self.root}")
-        return data.decode("utf-8")
-
 
 def _tree(repo: pygit2.Repository, files: Mapping[str, bytes]) -> pygit2.Oid:
     index = pygit2.Index()
@@ -114,13 +109,21 @@ def _tree(repo: pygit2.Repository, files: Mapping[str, bytes]) -> pygit2.Oid:
     return index.write_tree(repo)
 
 
-def excerpt_commits(repo: pygit2.Repository, data: Path = DATA) -> tuple[str, str]:
-    """The upstream's old commit and Ollama's base commit, made in `repo` from the excerpts."""
+def excerpt_files(root: Path, layout: Layout | None = None) -> dict[str, bytes]:
+    """Every path of one side's tree with its kept text (the others empty), relocated by `layout`."""
+    excerpts = Excerpts(root)
+    files = {p: excerpts.read(p) or b"" for p in excerpts.paths}
+    return files if layout is None else relocate(files, layout)
+
+
+def excerpt_commits(
+    repo: pygit2.Repository, data: Path = DATA, layout: Layout | None = None
+) -> tuple[str, str]:
+    """The upstream's old commit and Ollama's base commit (its tree relocated by `layout`), made in `repo`
+    from the excerpts."""
     commits = []
     for side in ("upstream", "ollama"):
-        excerpts = Excerpts(data / side)
-        files = {p: excerpts.read(p) or b"" for p in excerpts.paths}
-        tree = _tree(repo, files)
+        tree = _tree(repo, excerpt_files(data / side, layout if side == "ollama" else None))
         commits.append(str(repo.create_commit(None, SIGNATURE, SIGNATURE, f"{side} excerpt", tree, [])))
     return commits[0], commits[1]
 
@@ -339,13 +342,17 @@ def run_suite(
     mutations: list[Mutation] | None = None,
     workers: int | None = None,
     where: Path | None = None,
+    layout: Layout | None = None,
 ) -> SuiteResult:
-    """The suite on the committed excerpts, in a repository made at `where` (kept), else in a scratch one."""
+    """The suite on the committed excerpts, Ollama's tree relocated by `layout` and the mutations' cited
+    lines with it, in a repository made at `where` (kept), else in a scratch one."""
     mutations = load() if mutations is None else mutations
-    ollama = Excerpts(data / "ollama")
+    if layout is not None:
+        mutations = relocate_mutations(mutations, layout)
+    ollama = excerpt_files(data / "ollama", layout)
     cited = {c.path for m in mutations for c in m.consumers}
-    check_citations(mutations, {p: ollama.text(p) for p in cited})
+    check_citations(mutations, {p: ollama.get(p, b"").decode() for p in cited})
     with tempfile.TemporaryDirectory(prefix="llama-bot-mutations-") as tmp:
         repo = pygit2.init_repository(str(where or Path(tmp) / "mutations.git"), bare=True)
-        upstream_old, ollama_base = excerpt_commits(repo, data)
+        upstream_old, ollama_base = excerpt_commits(repo, data, layout)
         return run_cases(repo, upstream_old, ollama_base, mutations, workers or default_workers())
