@@ -17,6 +17,7 @@ from pathlib import Path
 from bot.cache import facts
 from bot.child.environment import working_environment
 from bot.model import AnalysisError
+from bot.repos.gitcli import dies_with_this_process
 
 TIMEOUT = 60  # seconds for one `git apply`: it reads a few files
 
@@ -97,7 +98,13 @@ def _apply(root: Path, patch: Path) -> tuple[str | None, bool]:
     }
     try:
         done = subprocess.run(
-            ["git", "apply", str(patch)], cwd=root, env=env, capture_output=True, timeout=TIMEOUT, check=False
+            ["git", "apply", str(patch)],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            timeout=TIMEOUT,
+            check=False,
+            preexec_fn=dies_with_this_process(),  # the analysis killed, its git apply goes too
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"git apply could not run ({exc})", False

@@ -3,10 +3,14 @@ read from git's own counting lines, and errors as git's one-line reason, every U
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import logging
 import os
 import re
+import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -22,6 +26,8 @@ FETCH_TIMEOUT = 600  # seconds for one git fetch (refs, or a partial clone's mis
 PROGRESS_AFTER = 2.0  # seconds a fetch runs silently before its progress is shown
 PROGRESS_EVERY = 5.0  # seconds between progress lines after that
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]*@")
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when the thread that started it ends
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
 
 
 def public_url(text: str) -> str:
@@ -97,6 +103,23 @@ def fetch_command(git_dir: str, *args: str) -> list[str]:
     ]
 
 
+def dies_with_this_process(lift_memory: bool = False) -> Callable[[], None]:
+    """What a git does before it runs (`preexec_fn`): it gets SIGKILL when the process starting it ends,
+    even by SIGKILL (Linux), and ends at once when that process ended before it could ask; with
+    `lift_memory`, without the analysis's memory limit (a fetch's input is the upstream's)."""
+    parent = os.getpid()
+
+    def prepare() -> None:
+        if lift_memory:
+            unlimited_memory()
+        if _LIBC is not None:
+            _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(128 + signal.SIGKILL)
+
+    return prepare
+
+
 def run_git(
     command: list[str],
     env: dict[str, str],
@@ -104,11 +127,16 @@ def run_git(
     stdin: str = "",
     progress: Callable[[str], None] | None = None,
     output: IO[bytes] | None = None,
+    hold: tuple[int, ...] = (),
 ) -> tuple[int, str]:
     """Run git, and when it takes longer than PROGRESS_AFTER, tell `progress` (and the log) every
     PROGRESS_EVERY seconds how long it has run and git's latest object counts. Returns git's exit status
     (-1 when it could not start or took longer than FETCH_TIMEOUT) and its stderr; its stdout goes to
-    `output` (a file, so that its size can be judged before it is read), else nowhere."""
+    `output` (a file, so that its size can be judged before it is read), else nowhere.
+
+    git runs in a process group of its own, killed whole when it runs out of time (its helpers with it),
+    and dies with this process. It inherits the descriptors `hold` (a mirror's lock): whatever of it
+    outlives this process keeps the lock held, so that nobody cleans up what it still writes."""
     try:
         proc = subprocess.Popen(
             command,
@@ -116,9 +144,10 @@ def run_git(
             stdout=output if output is not None else subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             env=env,
-            # The analysis's memory limit lifted: a fetch's input is the upstream's, not the pull request's.
+            process_group=0,
+            pass_fds=hold,
             # Fetches run in single-threaded processes (the CLI, the analysis child), where this is safe.
-            preexec_fn=unlimited_memory,  # noqa: PLW1509
+            preexec_fn=dies_with_this_process(lift_memory=True),  # noqa: PLW1509
         )
     except FileNotFoundError:
         return -1, "fatal: git is not installed"
@@ -130,17 +159,26 @@ def run_git(
     )
     reader.start()
     try:
+        _write_input(proc, stdin)
+        ended = _waited(proc, what, chunks, progress)
+    finally:
+        if proc.poll() is None:  # out of time, or this thread was interrupted: not reaped, so still its group
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        reader.join()
+    if not ended:
+        return -1, f"fatal: {what} took longer than {FETCH_TIMEOUT} s"
+    return proc.returncode, b"".join(chunks).decode(errors="replace")
+
+
+def _write_input(proc: subprocess.Popen, stdin: str) -> None:
+    assert proc.stdin is not None
+    try:
         proc.stdin.write(stdin.encode())
         proc.stdin.close()
     except BrokenPipeError:  # git ended before reading: its stderr says why
         pass
-    if not _waited(proc, what, chunks, progress):
-        proc.kill()
-        proc.wait()
-        reader.join()
-        return -1, f"fatal: {what} took longer than {FETCH_TIMEOUT} s"
-    reader.join()
-    return proc.returncode, b"".join(chunks).decode(errors="replace")
 
 
 def _waited(
@@ -173,13 +211,20 @@ def fetch_blobs(
     remote: str,
     url: str | None = None,
     progress: Callable[[str], None] | None = None,
+    hold: tuple[int, ...] = (),
 ) -> str | None:
     """Fetch `oids` from `remote` (at `url` when the repository does not record it) into `git_dir` in one
-    request, as git's lazy fetch of a partial clone does; None when git succeeded, else why not."""
+    request, as git's lazy fetch of a partial clone does, git holding `hold` (`run_git`); None when git
+    succeeded, else why not."""
     command = fetch_command(git_dir, "--filter=blob:none", "--stdin", "--", remote)
     command[3:3] = ["-c", "fetch.negotiationAlgorithm=noop"]  # blobs by id: no history to negotiate
     code, stderr = run_git(
-        command, git_env(url), f"fetching {len(oids)} blobs", "".join(f"{o}\n" for o in oids), progress
+        command,
+        git_env(url),
+        f"fetching {len(oids)} blobs",
+        "".join(f"{o}\n" for o in oids),
+        progress,
+        hold=hold,
     )
     if code != 0:
         return f"git fetch from the remote {remote!r} failed: {git_error(stderr)}"

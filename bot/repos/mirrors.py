@@ -4,10 +4,13 @@ A mirror lives at `<data dir>/mirrors/<pin>-<sha1(url)[:12]>.git`, named after
 the URL it is fetched from (after the LLAMA_BOT_URL_INSTEADOF rewrites, without
 credentials), and records that URL: it refuses to serve another, so a pin moved
 to a fork never reads the old repository's tags. A file lock per mirror
-serialises fetches across threads and processes; a fetch killed halfway leaves
-temporary files and stale lock files, which the next fetch removes before it
-starts (new objects become visible only when whole, and a mirror is created
-under a temporary name).
+serialises fetches across threads and processes, and every git writing into
+the mirror holds it too (it inherits the lock's descriptor): a git, or a helper
+of it, outliving a killed process keeps the mirror locked. A fetch killed
+halfway leaves temporary files and stale lock files, which the next fetch
+removes before it starts, once it holds the lock: nothing is writing them then
+(new objects become visible only when whole, and a mirror is created under a
+temporary name).
 """
 
 from __future__ import annotations
@@ -87,18 +90,17 @@ def mirror_path(data_dir: Path, name: str, url: str) -> Path:
 
 
 @contextlib.contextmanager
-def mirror_lock(path: Path) -> Iterator[None]:
+def mirror_lock(path: Path) -> Iterator[int]:
     """Hold the lock of the mirror at `path` (`<data dir>/locks/<mirror>.lock`, which exists before the
-    mirror does): one fetch at a time per mirror, across threads (each opens the file afresh) and processes."""
+    mirror does): one fetch at a time per mirror, across threads (each opens the file afresh) and processes.
+    Yields the lock's descriptor, for the gits that write into the mirror to inherit (`run_git`): the lock
+    is never unlocked, only closed, so that it is free once the last process holding it is gone."""
     locks = path.parent.parent / "locks"
     locks.mkdir(parents=True, exist_ok=True)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(locks / f"{path.name}.lock", "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+        yield handle.fileno()
 
 
 def _create_mirror(path: Path, shown: str) -> None:
@@ -139,7 +141,7 @@ def open_mirror(path: Path, url: str, pin_url: str) -> pygit2.Repository:
     """The bare mirror at `path` of `url` (the pin's `pin_url` after the rewrites), created on first use;
     one that records another URL is not trusted. Call it holding `mirror_lock(path)`."""
     shown = public_url(url)
-    _remove_leftovers(path)
+    remove_leftovers(path)
     if not path.exists():
         _create_mirror(path, shown)
     try:
@@ -159,7 +161,7 @@ def mirror_name(path: Path, pin_url: str) -> str:
     return f"the mirror of {public_url(pin_url)} (LLAMA_BOT_DATA_DIR/mirrors/{path.name})"
 
 
-def _remove_leftovers(path: Path) -> None:
+def remove_leftovers(path: Path) -> None:
     """Remove what an interrupted fetch left in the mirror, saying so in the log."""
     leftovers = stale_leftovers(path)
     if leftovers:

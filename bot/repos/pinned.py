@@ -26,6 +26,7 @@ from pathlib import Path
 import pygit2
 
 from bot.repos.gitcli import REMOTE
+from bot.repos.mirrors import remove_leftovers
 
 log = logging.getLogger("bot.upstream")
 
@@ -52,7 +53,8 @@ def create_store(data_dir: Path, mirror: Path, pull: str | None, commits: list[s
     """The store for `commits` of pull request `pull`: an empty blobless partial clone whose alternate is
     `mirror`'s objects, made under a temporary name and renamed into place (a kill leaves no half store)."""
     path = data_dir / "pinned" / mirror.name / pull_dir(pull) / f"{_key(commits)}.git"
-    if path.exists():
+    if path.exists():  # its fetch was killed: what that left would stop the next
+        remove_leftovers(path)
         return used(path)
     staging = path.with_name(f"{path.name}.new-{uuid.uuid4().hex}")
     repo = pygit2.init_repository(str(staging), bare=True)

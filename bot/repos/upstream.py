@@ -138,6 +138,7 @@ class Upstream:
         self.listings: Listings | None = None  # the upstream's recent listings of branches and tags
         self.pull: str | None = None  # the pull request whose analysis this is (`owner/repo#7`), if any
         self.pinned: Path | None = None  # the store of its pinned commits, where their blobs are fetched
+        self._held: tuple[int, ...] = ()  # the mirror's lock while this holds it, for every git to hold too
 
     @classmethod
     def open_dir(cls, git_dir: str, web_url: str) -> Upstream:
@@ -166,7 +167,7 @@ class Upstream:
         what the upstream advertised."""
         fetch_url = rewrite_url(url, instead_of)
         path = mirror_path(data_dir, name, fetch_url)
-        with mirror_lock(path):
+        with mirror_lock(path) as held:
             created = not path.exists()
             upstream = cls(open_mirror(path, fetch_url, url), url, mirror_name(path, url))
             upstream.fetch_url, upstream.lock_path, upstream.announce = fetch_url, path, announce
@@ -182,8 +183,12 @@ class Upstream:
                 log.info(line)
                 if announce is not None:
                     announce(line)
-                with upstream._fetching(), upstream._in_public():
-                    upstream._fetch(fetch_url, missing)
+                upstream._held = (held,)
+                try:
+                    with upstream._fetching(), upstream._in_public():
+                        upstream._fetch(fetch_url, missing)
+                finally:
+                    upstream._held = ()
         return upstream
 
     def _with_stores(self, stores: list[Path], refs: list[str]) -> None:
@@ -197,6 +202,19 @@ class Upstream:
         self.pinned = next(holders, None)
         if self.pinned is not None:
             pinned.used(self.pinned)
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Hold the mirror's lock (a local clone has none), and have every git run meanwhile hold it."""
+        if self.lock_path is None:
+            yield
+            return
+        with mirror_lock(self.lock_path) as held:
+            self._held = (held,)
+            try:
+                yield
+            finally:
+                self._held = ()
 
     @contextlib.contextmanager
     def _in_public(self) -> Iterator[None]:
@@ -265,6 +283,7 @@ class Upstream:
                 git_env(url),
                 f"fetching {', '.join(wanted)}",
                 progress=self.announce,
+                hold=self._held,
             )
             self._note_unfiltered(url, stderr)
             absent = (missing_remote_ref(stderr) or "").removeprefix("refs/tags/") if code else ""
@@ -286,7 +305,7 @@ class Upstream:
         if self.fetch_url is None:
             default, others = local_tips(self.repo, self.web_url)
             return contains(self.repo, commit, default) or contains(self.repo, commit, others)
-        with mirror_lock(self.lock_path) if self.lock_path else contextlib.nullcontext(), self._in_public():
+        with self._locked(), self._in_public():
             return self._advertised_contains(commit, self.fetch_url)
 
     def _advertised_contains(self, commit: pygit2.Oid, url: str) -> bool:
@@ -316,7 +335,9 @@ class Upstream:
         an upstream without a default branch (an empty one) is no error."""
         command = fetch_command(self.repo.path, "--filter=blob:none", "--prune", REMOTE, *specs)
         with self._fetching():
-            code, stderr = run_git(command, git_env(url), f"fetching {what}", progress=self.announce)
+            code, stderr = run_git(
+                command, git_env(url), f"fetching {what}", progress=self.announce, hold=self._held
+            )
         self._note_unfiltered(url, stderr)
         if code != 0 and missing_remote_ref(stderr) != "HEAD":
             raise AnalysisError(f"cannot fetch {what} of {public_url(url)}: {git_error(stderr)}")
@@ -360,8 +381,7 @@ class Upstream:
         missing = self._missing_blobs(history, wanted)
         if not missing:
             return
-        locked = mirror_lock(self.lock_path) if self.lock_path else contextlib.nullcontext()
-        with locked, self._fetching():
+        with self._locked(), self._fetching():
             unfetched, problems = self._fetch_blobs(missing)
             if self.pinned is not None and self.lock_path is not None:  # the store grew: keep the bound
                 pinned.prune(self.lock_path.parent.parent, keep=self.pinned)
@@ -406,7 +426,7 @@ class Upstream:
         to MAX_REFUSED blobs, so a few the remote cannot send do not cost the review every other file."""
         first = None
         for _ in range(MAX_REFUSED + 1):
-            problem = fetch_blobs(git_dir, wanted, remote, url, self.announce)
+            problem = fetch_blobs(git_dir, wanted, remote, url, self.announce, self._held)
             if problem is None:
                 return first
             first = first or problem
