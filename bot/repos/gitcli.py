@@ -26,6 +26,7 @@ FETCH_TIMEOUT = 600  # seconds for one git fetch (refs, or a partial clone's mis
 PROGRESS_AFTER = 2.0  # seconds a fetch runs silently before its progress is shown
 PROGRESS_EVERY = 5.0  # seconds between progress lines after that
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]*@")
+NO_SPACE = "No space left on device"  # strerror(ENOSPC), as git and libgit2 say it
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when the thread that started it ends
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
 
@@ -44,9 +45,10 @@ def in_public(text: str, url: str, shown: str) -> str:
 
 
 def git_error(stderr: str) -> str:
-    """git's own reason from its stderr: the first `fatal:`/`error:` line, else the first line."""
+    """git's own reason from its stderr: the line saying the disk is full, else the first `fatal:`/`error:`
+    line, else the first line."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    reason = next(
+    reason = next((line for line in lines if NO_SPACE in line), None) or next(
         (line for line in lines if line.startswith(("fatal:", "error:"))), lines[0] if lines else ""
     )
     return public_url(re.sub(r"^(fatal|error): ", "", reason)) or "no reason given"

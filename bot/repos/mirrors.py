@@ -16,6 +16,7 @@ temporary name).
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import logging
@@ -28,7 +29,8 @@ from pathlib import Path
 import pygit2
 
 from bot.model import AnalysisError
-from bot.repos.gitcli import REMOTE, public_url
+from bot.repos.gitcli import NO_SPACE, REMOTE, public_url
+from bot.repos.snapshot import size_text
 
 log = logging.getLogger("bot.upstream")
 
@@ -87,6 +89,31 @@ def mirror_path(data_dir: Path, name: str, url: str) -> Path:
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", name)
     key = hashlib.sha1(public_url(url).encode()).hexdigest()[:12]
     return data_dir / "mirrors" / f"{safe}-{key}.git"
+
+
+def no_space(data_dir: Path) -> str:
+    """A full disk in one line of public text: how much is free, not where."""
+    try:
+        free = size_text(shutil.disk_usage(data_dir).free)
+    except OSError:
+        free = "how much is free unknown"
+    return f"no space left on the device holding LLAMA_BOT_DATA_DIR ({free} free)"
+
+
+@contextlib.contextmanager
+def disk_full_said(data_dir: Path) -> Iterator[None]:
+    """A full disk while a mirror or its stores are written, by our own writes (ENOSPC) or by git's and
+    libgit2's (`No space left on device`), as AnalysisError(`no_space`): one clear line, not a bug."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        raise AnalysisError(no_space(data_dir)) from None
+    except (AnalysisError, pygit2.GitError) as exc:
+        if NO_SPACE not in str(exc):
+            raise
+        raise AnalysisError(no_space(data_dir)) from None
 
 
 @contextlib.contextmanager

@@ -43,6 +43,7 @@ import pygit2
 from bot.model import AnalysisError, Commit
 from bot.repos import pinned
 from bot.repos.gitcli import (
+    NO_SPACE,
     REMOTE,
     fetch_blobs,
     fetch_command,
@@ -56,7 +57,15 @@ from bot.repos.gitcli import (
     run_git,
 )
 from bot.repos.history import History, needed_blobs
-from bot.repos.mirrors import check_source, mirror_lock, mirror_name, mirror_path, open_mirror, rewrite_url
+from bot.repos.mirrors import (
+    check_source,
+    disk_full_said,
+    mirror_lock,
+    mirror_name,
+    mirror_path,
+    open_mirror,
+    rewrite_url,
+)
 from bot.repos.upstreamrefs import Listings, advertised_tips, contains, local_tips, peeled
 
 log = logging.getLogger("bot.upstream")
@@ -167,7 +176,7 @@ class Upstream:
         what the upstream advertised."""
         fetch_url = rewrite_url(url, instead_of)
         path = mirror_path(data_dir, name, fetch_url)
-        with mirror_lock(path) as held:
+        with disk_full_said(data_dir), mirror_lock(path) as held:
             created = not path.exists()
             upstream = cls(open_mirror(path, fetch_url, url), url, mirror_name(path, url))
             upstream.fetch_url, upstream.lock_path, upstream.announce = fetch_url, path, announce
@@ -205,11 +214,12 @@ class Upstream:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        """Hold the mirror's lock (a local clone has none), and have every git run meanwhile hold it."""
+        """Hold the mirror's lock (a local clone has none), and have every git run meanwhile hold it; a full
+        disk meanwhile is said as such (`disk_full_said`)."""
         if self.lock_path is None:
             yield
             return
-        with mirror_lock(self.lock_path) as held:
+        with disk_full_said(self.lock_path.parent.parent), mirror_lock(self.lock_path) as held:
             self._held = (held,)
             try:
                 yield
@@ -383,6 +393,9 @@ class Upstream:
             return
         with self._locked(), self._fetching():
             unfetched, problems = self._fetch_blobs(missing)
+            full = next((problem for problem in problems if NO_SPACE in problem), None)
+            if full is not None:  # not a few files the upstream lacks: nothing more can be fetched
+                raise AnalysisError(full)
             if self.pinned is not None and self.lock_path is not None:  # the store grew: keep the bound
                 pinned.prune(self.lock_path.parent.parent, keep=self.pinned)
         if unfetched:
