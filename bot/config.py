@@ -11,6 +11,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from bot.commands import PREFIX_SHAPE
+from bot.markup import code_span
 from bot.model import AnalysisError
 from bot.repos import buildpatches
 from bot.repos.buildpatches import glob_matches, is_glob
@@ -168,7 +169,7 @@ def reject_unknown(raw: dict, known: Collection[str], where: str) -> None:
     """A misspelt key would otherwise be ignored and the default used: name it and its nearest valid key."""
     for key in sorted(set(raw) - set(known)):
         close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
-        hint = f"did you mean `{close[0]}`?" if close else f"known keys: {', '.join(sorted(known))}"
+        hint = f"did you mean {code_span(close[0])}?" if close else f"known keys: {', '.join(sorted(known))}"
         name = f"{where} {key}" if where.endswith(":") else f"{where}.{key}"
         raise AnalysisError(f"{name}: unknown key ({hint})")
 

@@ -19,6 +19,7 @@ from markdown_it import MarkdownIt
 
 from bot.config import parse_config
 from bot.decisions.bump import BumpSummary, MovesTogether, PatchFile, RefChoice
+from bot.markup import code_span, one_line
 from bot.model import BuildChange, Commit, Finding, HunkResult, LocalRef, PatchResult, PinReport, Report
 from bot.render.banners import render_progress
 from bot.render.bodies import carried_ticks, error_body
@@ -26,10 +27,11 @@ from bot.render.checklist import render_comment
 from bot.render.checkruns import check_run_outputs
 from bot.render.env import HEADING, MARKER, RUNNING, render_template, under_way
 from bot.render.items import ticked_ids
-from bot.render.markdown import one_line
 from bot.render.patches import pin_view
 from bot.render.platforms import render_platforms
 from bot.render.replies import failed_reply, validate_reply
+from bot.review.rules import _body_diff
+from bot.review.source import excerpt
 from bot.review.vendored import Copy, drift_finding
 from bot.worker.bump import BumpOutcome
 
@@ -350,3 +352,24 @@ def test_a_run_is_under_way_only_by_the_mark_the_bot_writes_first():
     finished = f"{MARKER}\n{HEADING}\n\n| `llama/compat/a{RUNNING}.patch` | ✅ clean |\n"
     assert not under_way(finished)
     assert under_way(f"{MARKER}{RUNNING}\r\n{HEADING}\n")
+
+
+@pytest.mark.parametrize("hostile", ["``` @maintainer", "<img src=x> @maintainer", "a`b``c", "x\n- [x] y"])
+def test_upstream_names_and_lines_the_review_quotes_stay_inside_their_code(hostile):
+    """The review writes upstream's names as code spans and its changed lines as a diff block: a name or
+    line holding backticks, HTML or a mention stays inside them."""
+
+    def review(name: str, line: str) -> str:
+        detail = (
+            f"Upstream's {code_span(name)} no longer takes {code_span(name + '_2')}.\n\n"
+            + excerpt([line, "int a;"], ["int b;"])
+            + "\n\n"
+            + _body_diff(f"{line}\nint a;", "int b;")
+        )
+        finding = Finding("server", "high", f"Parameter {code_span(name)} is gone", detail, "a.cpp", 3)
+        return render_template("check_review.md.j2", pin=_pin(BENIGN), findings=[finding])
+
+    benign, quoted = review("n_ctx", "int x;"), review(hostile, hostile)
+    assert _shape(quoted) == _shape(benign), quoted
+    _inert(quoted)
+    assert _code_spans(quoted)[one_line(hostile)] == _code_spans(benign)["n_ctx"] > 0

@@ -38,7 +38,7 @@ LAYERS = (
     "bot.cli",
     "bot.__main__",
 )
-SPANNING = {"__init__", "__main__", "model", "config", "commands", "times"}  # bot/'s own modules
+SPANNING = {"__init__", "__main__", "model", "markup", "config", "commands", "times"}  # bot/'s own modules
 
 
 def module_of(path: Path) -> str:

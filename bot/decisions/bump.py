@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from bot.config import Config, Pin, validate_ref
+from bot.markup import code_span
 from bot.model import REBUILT, UNRESOLVED, AnalysisError, PinReport, Report
 
 BRANCH_PREFIX = "llama-bot/bump-"
@@ -48,14 +49,14 @@ def parse_request(args: Sequence[str], config: Config) -> BumpRequest | str:
 
 def _misplaced(args: Sequence[str], pins: list[str], rest: list[str], names: list[str]) -> str | None:
     """Why the words do not read as pins then at most one ref (for one pin)."""
-    known = ", ".join(f"`{n}`" for n in names) or "none"
+    known = ", ".join(f"{code_span(n)}" for n in names) or "none"
     if not pins:
-        return f"`{args[0] if args else ''}` is not a pin. The pins are: {known}."
+        return f"{code_span(args[0] if args else '')} is not a pin. The pins are: {known}."
     if len(rest) > 1 or (rest and args[-1] != rest[0]):
-        return f"`{rest[0]}` is not a pin (the pins are: {known}); a ref comes last, after one pin."
+        return f"{code_span(rest[0])} is not a pin (the pins are: {known}); a ref comes last, after one pin."
     if rest and len(pins) > 1:
         return (
-            f"A ref (`{rest[0]}`) moves one pin; several pins move each to its newest release tag: "
+            f"A ref ({code_span(rest[0])}) moves one pin; several pins move each to its newest release tag: "
             "name them without a ref."
         )
     return None
@@ -111,15 +112,18 @@ def choose_ref(
     name_it = f"name the ref: {ask_for(prefix, pin.name, '<ref>')}"
     if pin.release_tags is None:
         return RefChoice(
-            pin.name, current, None, refusal=f"`{pin.name}` has no `release_tags` pattern: {name_it}."
+            pin.name,
+            current,
+            None,
+            refusal=f"{code_span(pin.name)} has no `release_tags` pattern: {name_it}.",
         )
     newest = newest_release(tags, pin.release_tags)
     if newest is None:
-        why = f"no tag of {pin.upstream} matches `{pin.name}`'s `release_tags` pattern `{pin.release_tags}`"
+        why = f"no tag of {pin.upstream} matches {code_span(pin.name)}'s `release_tags` pattern {code_span(pin.release_tags)}"
         return RefChoice(pin.name, current, None, refusal=f"{why}: {name_it}.")
     if _older(newest, current, pin.release_tags):
         why = (
-            f"`{pin.name}`'s newest release `{newest}` is older than the pinned `{current}`. To go back to it "
+            f"{code_span(pin.name)}'s newest release {code_span(newest)} is older than the pinned {code_span(current)}. To go back to it "
             f"anyway, name it: {ask_for(prefix, pin.name, newest)}."
         )
         return RefChoice(pin.name, current, None, refusal=why)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from bot.child.sandbox import Channel
 from bot.config import Config, read_version
 from bot.decisions.bump import BumpRequest, RefChoice, choose_ref
+from bot.markup import code_span
 from bot.model import AnalysisError
 from bot.repos.mirrors import rewrite_url
 from bot.repos.snapshot import MemorySnapshot
@@ -36,7 +37,10 @@ class ChooseRefs:
         data = self.versions.get(pin.version_file)
         if data is None:
             return RefChoice(
-                name, None, None, refusal=f"`{pin.version_file}` does not exist: nothing pins {name}."
+                name,
+                None,
+                None,
+                refusal=f"{code_span(pin.version_file)} does not exist: nothing pins {name}.",
             )
         try:
             current = read_version(MemorySnapshot({pin.version_file: data}), pin.version_file)

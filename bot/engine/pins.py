@@ -15,6 +15,7 @@ from bot.engine.context import OpenUpstream, PinContext
 from bot.engine.patch import check_patch
 from bot.engine.placing import SOURCE_SUFFIXES
 from bot.lang import cmakelang
+from bot.markup import code_span
 from bot.model import REBUILT, AnalysisError, Finding, LocalRef, PatchResult, PinReport, Report
 from bot.ollama import buildsteps, crosspin
 from bot.patches import gitapply, identifiers
@@ -307,20 +308,20 @@ def _judge_pinned_commit(
             return
     except AnalysisError as exc:
         detail = (
-            f"{exc}. Until it is, `{pin.version_file}` may pin a fork's or an unmerged pull request's "
-            f"commit: check that `{sha}` is on a branch or tag of {url}."
+            f"{exc}. Until it is, {code_span(pin.version_file)} may pin a fork's or an unmerged pull request's "
+            f"commit: check that {code_span(sha)} is on a branch or tag of {url}."
         )
-        title = f"Could not tell whether `{sha[:12]}` is on a branch or tag of {url}"
+        title = f"Could not tell whether {code_span(sha[:12])} is on a branch or tag of {url}"
         report.findings.append(Finding("build", "info", title, detail, "", None, local_refs=where))
         return
     looked = "as it advertises them" if upstream.fetch_url else f"looked in {upstream.source}"
     detail = (
-        f"`{pin.version_file}` pins `{sha}`, which no branch or tag of {url} contains ({looked}). "
+        f"{code_span(pin.version_file)} pins {code_span(sha)}, which no branch or tag of {url} contains ({looked}). "
         "A repository's URL serves the commits of its forks and pull requests too, so this may be a fork's "
         "commit or an unmerged pull request's, which upstream never reviewed and need not keep. Pin one of "
         "the upstream's tags, or a commit of its default branch."
     )
-    title = f"`{sha[:12]}` is on no branch or tag of {url}"
+    title = f"{code_span(sha[:12])} is on no branch or tag of {url}"
     report.findings.insert(0, Finding("build", "high", title, detail, "", None, local_refs=where))
 
 
@@ -341,7 +342,7 @@ def _check_new_ref(pin: Pin, base: Snapshot, head: Snapshot, new_ref: str | None
     fetched = _fetched_elsewhere(head, pin) if new_ref else None
     if fetched is not None:
         raise AnalysisError(
-            f"{pin.version_file} names `{new_ref}`, which {fetched.cmake_file}:{fetched.line} fetches "
+            f"{pin.version_file} names {code_span(new_ref)}, which {fetched.cmake_file}:{fetched.line} fetches "
             f"from {fetched.repository}, not from {pin.upstream}: set this pin's `upstream` in "
             f"{CONFIG_PATH}"
         )
@@ -418,7 +419,7 @@ def _other_upstream_finding(pin: Pin, base: Snapshot, source: buildpatches.Fetch
         "build",
         "info",
         f"The base's {pin.version_file} pinned another repository: checked against the new ref alone",
-        f"At the base revision `{source.cmake_file}:{source.line}` fetched `{ref}` from {source.repository}, not "
+        f"At the base revision `{source.cmake_file}:{source.line}` fetched {code_span(ref)} from {source.repository}, not "
         f"from {pin.upstream}: there is no {pin.name} ref to compare the new one with, so the patches were "
         "checked against the new ref alone and the upstream diff was not reviewed.",
         pin.version_file,

@@ -7,6 +7,7 @@ import re
 
 from bot.engine.context import FileOutcome, PinContext, note
 from bot.engine.sections import added_lines
+from bot.markup import code_span
 from bot.model import Commit
 from bot.patches.enumentries import Renumbered, mentions_value, renumber
 from bot.patches.patchfile import lines_of
@@ -65,7 +66,7 @@ def _follow_move(
             if move.name.encode() not in image[j]:
                 return (
                     f"{path}: {move.clash}, but the patch also writes {move.old} at {other}:{j + 1} "
-                    f"(`{image[j].strip().decode(errors='replace')}`): renumber them by hand"
+                    f"({code_span(image[j].strip().decode(errors='replace'))}): renumber them by hand"
                 )
             image[j] = re.sub(
                 rb"(?<![\w.])" + str(move.old).encode() + rb"(?![\w.])", str(move.new).encode(), image[j]
@@ -81,7 +82,7 @@ def _local_use(ctx: PinContext, path: str, move: Renumbered) -> str | None:
             if move.name.encode() in line and mentions_value(line, move.old):
                 return (
                     f"{path}: {move.clash}, but Ollama's {local}:{j + 1} writes {move.old} for {move.name} "
-                    f"(`{line.strip().decode(errors='replace')}`): renumber them by hand"
+                    f"({code_span(line.strip().decode(errors='replace'))}): renumber them by hand"
                 )
     return None
 

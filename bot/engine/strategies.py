@@ -5,6 +5,7 @@ always answers."""
 from __future__ import annotations
 
 from bot.engine.context import FileOutcome, PinContext
+from bot.markup import code_span
 from bot.model import HunkResult
 from bot.patches.hunks import Image, Placement, best_candidate, find_exact, relocate
 from bot.patches.merge import Merged, Overlap, Placed, merge
@@ -204,7 +205,7 @@ def _relocation_note(p: Placement) -> str:
     parts = [f"placed {abs(p.offset)} lines {'below' if p.offset >= 0 else 'above'} the expected position"]
     if p.terminator:
         parts.append(
-            f"anchored on the end of the list (`{p.terminator.decode(errors='replace')}`): "
+            f"anchored on the end of the list ({code_span(p.terminator.decode(errors='replace'))}): "
             "after upstream's last entry"
         )
     elif p.fuzz:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from bot.build import presets
 from bot.config import Config, Pin
 from bot.lang import cmakelang
+from bot.markup import code_span
 from bot.ollama import gobindings
 from bot.repos import buildpatches
 from bot.repos.snapshot import Snapshot
@@ -69,7 +70,7 @@ def _set_here(preset: presets.BuildPreset, word: re.Pattern[str]) -> str:
     shown = [
         f"`{k}={v}`" for k, v in sorted((configure.cache if configure else {}).items()) if word.search(k)
     ]
-    targets = ", ".join(f"`{t}`" for t in preset.targets)
+    targets = ", ".join(f"{code_span(t)}" for t in preset.targets)
     parts = ([f"sets {', '.join(shown)}"] if shown else []) + (
         [f"target{'s' if len(preset.targets) > 1 else ''} {targets}"] if targets else []
     )
@@ -79,10 +80,10 @@ def _set_here(preset: presets.BuildPreset, word: re.Pattern[str]) -> str:
 def preset_step(preset: presets.BuildPreset, word: re.Pattern[str]) -> Step:
     configure = preset.configure.name if preset.configure else preset.name
     command = f"cmake --preset {_quoted(configure)} && cmake --build --preset {_quoted(preset.name)}"
-    where = f"`{command}`" if not preset.source_dir else f"`(cd {preset.source_dir} && {command})`"
+    where = f"{code_span(command)}" if not preset.source_dir else f"`(cd {preset.source_dir} && {command})`"
     return Step(
         f"build-preset-{_slug(preset.source_dir + '-' + preset.name)}",
-        f"Configure and build the `{preset.name}` preset: {where}{_set_here(preset, word)}",
+        f"Configure and build the {code_span(preset.name)} preset: {where}{_set_here(preset, word)}",
     )
 
 
@@ -241,7 +242,7 @@ def _refresh(snapshot: Snapshot, copies: _Copies, build_dir: str) -> str:
         if target
         else f"copy {copies.pin}'s `{copies.upstream}/{copies.files}` at the new pin"
     )
-    return f"Refresh the vendored {copies.pin} files in `{copies.directory}` ({how})"
+    return f"Refresh the vendored {copies.pin} files in {code_span(copies.directory)} ({how})"
 
 
 def _regenerate(snapshot: Snapshot, copies: list[_Copies], build_dir: str) -> str:
@@ -253,7 +254,7 @@ def _regenerate(snapshot: Snapshot, copies: list[_Copies], build_dir: str) -> st
     packages = " ".join(f"./{d}" for d in generated)
     wrapper = next((t for t, args in _custom_targets(snapshot, "generate") if _runs_go_generate(args)), None)
     also = f", or `cmake --build {build_dir} --target {wrapper}`" if wrapper else ""
-    named = ", ".join(f"`{d}`" for d in generated)
+    named = ", ".join(f"{code_span(d)}" for d in generated)
     return f"regenerate the Go bindings of {named} (`go generate {packages}`{also})"
 
 

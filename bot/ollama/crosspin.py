@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from bot.build import patchwiring
 from bot.config import Config, Consumer, Pin, Vendored, read_version
+from bot.markup import code_span
 from bot.model import AnalysisError, Commit, Finding
 from bot.ollama import gobindings
 from bot.patches.patchfile import PatchError, parse
@@ -45,7 +46,7 @@ def _patched(tree: Tree, head: Snapshot, paths: Sequence[str]) -> tuple[list[str
 
 
 def _label(pin: Pin, ref: str, applied: list[str], refused: list[str]) -> str:
-    label = f"{pin.name} at `{ref[:12]}`"
+    label = f"{pin.name} at {code_span(ref[:12])}"
     if applied:
         label += f" with its carried patch{'es' if len(applied) > 1 else ''} {_file_names(applied)}"
     if refused:
@@ -57,7 +58,7 @@ def _label(pin: Pin, ref: str, applied: list[str], refused: list[str]) -> str:
 
 def _file_names(paths: list[str]) -> str:
     """The patches by file name, quoted: the label names them so, wherever their directory."""
-    return ", ".join(f"`{posixpath.basename(p)}`" for p in paths)
+    return ", ".join(f"{code_span(posixpath.basename(p))}" for p in paths)
 
 
 def _consumer_files(tree: Tree, snapshot: Snapshot, consumer: Consumer) -> dict[str, bytes]:
@@ -82,7 +83,7 @@ def _pinned_consumer(consumer: Consumer, pin: Pin, head: Snapshot, open_upstream
     return ConsumerCode(
         pin.name,
         _label(pin, ref, applied, refused),
-        f"Bump `{pin.version_file}` to a {pin.name} commit that follows this change, or carry a {pin.name} "
+        f"Bump {code_span(pin.version_file)} to a {pin.name} commit that follows this change, or carry a {pin.name} "
         f"patch that updates these calls ({patchwiring.applied_where(head, pin)}).",
         files,
         "" if applied else f"{upstream.web_url}/blob/{commit.id}/",

@@ -18,6 +18,7 @@ import pygit2
 
 from bot.cache import facts
 from bot.lang import cpp
+from bot.markup import code_span
 from bot.model import Commit
 from bot.patches.hunks import Image, find_exact
 from bot.patches.patchfile import FilePatch, Line, PatchFile, lines_of
@@ -43,7 +44,7 @@ class UpstreamChange:
     @property
     def what(self) -> str:
         owner = f" of {self.owner}" if self.owner else ""
-        return f"the {self.kind} `{self.name}`{owner}"
+        return f"the {self.kind} {code_span(self.name)}{owner}"
 
 
 @dataclass
@@ -60,14 +61,14 @@ class Use:
         c = self.change
         if c.renamed_to:
             return (
-                f"renamed `{c.name}` to `{c.renamed_to}` in the added lines, as upstream did at "
-                f"{c.path}:{c.new_line} (`{c.old_text}` became `{c.new_text}`)"
+                f"renamed {code_span(c.name)} to {code_span(c.renamed_to)} in the added lines, as upstream did at "
+                f"{c.path}:{c.new_line} ({code_span(c.old_text)} became {code_span(c.new_text)})"
             )
         member = f"; upstream now uses `this->{c.name}` ({c.path}:{c.member_line})" if c.member_line else ""
         return (
-            f"its added lines name {c.what}, which upstream removed: in {c.path}, `{c.old_text}` (line "
-            f"{c.old_line} at the old ref) became `{c.new_text}` (line {c.new_line}){member}; check what "
-            f"`{c.name}` means there now"
+            f"its added lines name {c.what}, which upstream removed: in {c.path}, {code_span(c.old_text)} (line "
+            f"{c.old_line} at the old ref) became {code_span(c.new_text)} (line {c.new_line}){member}; check what "
+            f"{code_span(c.name)} means there now"
         )
 
 
@@ -174,7 +175,7 @@ def _removal(
 REMOVED = facts.Extractor(
     "removed-declarations",
     1,
-    ("patches/identifiers.py", "lang/cpp.py", "lang/syntax.py"),
+    ("markup.py", "patches/identifiers.py", "lang/cpp.py", "lang/syntax.py"),
     ("tree-sitter", "tree-sitter-cpp", "pygit2"),
 )
 

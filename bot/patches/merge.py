@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import pygit2
 
+from bot.markup import code_span
 from bot.patches.hunks import indent_shift, is_terminator, norm, realign
 
 
@@ -217,7 +218,7 @@ class _Merger:
         if terminator:
             notes.append(
                 f"upstream rewrote the end of the list: kept ours after its new entries, right before "
-                f"`{norm(terminator).decode(errors='replace')}`"
+                f"{code_span(norm(terminator).decode(errors='replace'))}"
             )
         lines = list(e.lines)
         if not same:

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from bot.lang import cpp
+from bot.markup import code_span
 from bot.patches.identifiers import apply_to
 from bot.patches.obsolete_place import UpstreamChange, added_lines, change_at_place
 from bot.patches.patchfile import FilePatch, Hunk, PatchFile
@@ -88,7 +89,7 @@ class Assessment:
 
 def _quote(text: str, width: int = 90) -> str:
     text = " ".join(text.split())
-    return f"`{text if len(text) <= width else text[: width - 1] + '…'}`"
+    return f"{code_span(text if len(text) <= width else text[: width - 1] + '…')}"
 
 
 def _quote_line(line: bytes) -> str:

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import jinja2
 
+from bot.markup import fence
 from bot.render.findings import after_consequence
-from bot.render.markdown import code, code_cell, fence, html_text, plain, plain_cell, subject
+from bot.render.markdown import code, code_cell, html_text, plain, plain_cell, subject
 
 TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
 MARKER = "<!-- llama-bot:checklist -->"

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable
 
+from bot.markup import code_span as code
+from bot.markup import one_line
 from bot.model import Commit
 
 _BACKTICKS = re.compile(r"`+")
@@ -31,29 +32,9 @@ _INERT = str.maketrans(
 _EMPHASIS = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")  # `_` inside a word emphasises nothing
 
 
-def one_line(text: str) -> str:
-    """`text` with each character that is not printable (a line break, a tab, a control or format
-    character) written as its escape, so nothing in it is hidden or starts a line."""
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
-
-
-def code(text: str) -> str:
-    """`text` as one code span, whatever backticks it holds: HTML and mentions in a code span are inert."""
-    flat = one_line(text)
-    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(flat)), default=0) + 1)
-    pad = " " if flat[:1] in ("`", " ") or flat[-1:] in ("`", " ") else ""
-    return f"{fence}{pad}{flat}{pad}{fence}"
-
-
 def code_cell(text: str) -> str:
     """`code` for a table cell: GitHub splits cells at a `|` even inside a code span unless escaped."""
     return code(text).replace("|", "\\|")
-
-
-def fence(lines: Iterable[str]) -> str:
-    """A code block's fence: longer than any backtick run in its `lines`, which so cannot close it."""
-    longest = max((len(run) for line in lines for run in _BACKTICKS.findall(line)), default=0)
-    return "`" * max(3, longest + 1)
 
 
 def html_text(text: str) -> str:

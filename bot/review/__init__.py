@@ -19,6 +19,7 @@ import pygit2
 
 from bot.cache import facts
 from bot.config import Pin
+from bot.markup import code_span
 from bot.model import BuildChange, Finding
 from bot.patches.patchfile import PatchFile
 from bot.repos.history import History
@@ -173,11 +174,11 @@ def _unreadable(ctx: ReviewContext) -> list[Finding]:
     if not upstream.unreadable:
         return []
     labels = {
-        str(ctx.old.commit.id): f"the old ref (`{str(ctx.old.commit.id)[:12]}`)",
-        str(ctx.new.commit.id): f"the new ref (`{str(ctx.new.commit.id)[:12]}`)",
+        str(ctx.old.commit.id): f"the old ref ({code_span(str(ctx.old.commit.id)[:12])})",
+        str(ctx.new.commit.id): f"the new ref ({code_span(str(ctx.new.commit.id)[:12])})",
     }
     listed = "\n".join(
-        f"- `{path}` at {labels.get(sha, f'commit `{sha[:12]}`')}"
+        f"- {code_span(path)} at {labels.get(sha, f'commit {code_span(sha[:12])}')}"
         for path, sha in sorted(upstream.unreadable.items())
     )
     why = f" and could not be fetched: {upstream.fetch_problem}" if upstream.fetch_problem else ""
@@ -199,7 +200,7 @@ def _unreadable(ctx: ReviewContext) -> list[Finding]:
 # A diff whose hunk lines pass this many characters (a long jump) is not stored: loaded back whole, it would
 # hold what the text budget keeps out of memory.
 STORED_DIFF_BYTES = 8 << 20
-DIFF = facts.Extractor("upstream-diff", 3, ("review/__init__.py", "review/changes.py"))
+DIFF = facts.Extractor("upstream-diff", 3, ("markup.py", "review/__init__.py", "review/changes.py"))
 LINE_NUMBERS = f"line numbers as {array('L').itemsize}-byte words"  # how a stored diff keeps them
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from bot.lang import cpp, syntax
+from bot.markup import code_span
 from bot.review import cppapi
 from bot.review.changes import Draft
 from bot.review.cppapi import Declared, Use
@@ -261,7 +262,9 @@ def parameter_changes(before: Declared, after: Declared) -> list[str]:
 def _changes_by_name(old: list[tuple[str, str]], new: list[tuple[str, str]]) -> list[str]:
     old_types, new_names = {n: t for t, n in old}, {n for _, n in new}
     said = [_named_change(position, new, old_types) for position in range(len(new))]
-    said += [f"parameter `{_shown((kind, name))}` removed" for kind, name in old if name not in new_names]
+    said += [
+        f"parameter {code_span(_shown((kind, name)))} removed" for kind, name in old if name not in new_names
+    ]
     return [s for s in said if s]
 
 
@@ -270,9 +273,11 @@ def _named_change(position: int, new: list[tuple[str, str]], old_types: dict[str
     kind, name = new[position]
     if name not in old_types:
         following = next((n for _, n in new[position + 1 :] if n in old_types), None)
-        return f"new parameter `{_shown((kind, name))}`" + (f" before `{following}`" if following else "")
+        return f"new parameter {code_span(_shown((kind, name)))}" + (
+            f" before {code_span(following)}" if following else ""
+        )
     was, now = old_types[name].rstrip("="), kind.rstrip("=")
-    return f"parameter `{name}`: `{was}` became `{now}`" if was != now else ""
+    return f"parameter {code_span(name)}: {code_span(was)} became {code_span(now)}" if was != now else ""
 
 
 def _changes_by_position(old: list[tuple[str, str]], new: list[tuple[str, str]]) -> list[str]:
@@ -283,13 +288,13 @@ def _changes_by_position(old: list[tuple[str, str]], new: list[tuple[str, str]])
 def _positional_change(position: int, old: list[tuple[str, str]], new: list[tuple[str, str]]) -> str:
     """What became of the parameter at `position`: added, removed, re-typed, or "" (as it was)."""
     if position >= len(old):
-        return f"new parameter {position + 1}: `{_shown(new[position])}`"
+        return f"new parameter {position + 1}: {code_span(_shown(new[position]))}"
     if position >= len(new):
-        return f"parameter {position + 1} `{_shown(old[position])}` removed"
+        return f"parameter {position + 1} {code_span(_shown(old[position]))} removed"
     was, now = old[position], new[position]
     if was[0].rstrip("=") == now[0].rstrip("="):
         return ""
-    return f"parameter {position + 1}: `{_shown(was)}` became `{_shown(now)}`"
+    return f"parameter {position + 1}: {code_span(_shown(was))} became {code_span(_shown(now))}"
 
 
 def _signature_change(change: ApiChange, sites: list[BrokenUse]) -> list[str]:
@@ -315,10 +320,8 @@ def _site(consumer: ConsumerCode, site: BrokenUse) -> str:
         if consumer.link
         else (f"`{consumer.name}:{where}`")
     )
-    called = (
-        f"calls `{site.use.name}` with {site.use.arguments} argument{'s' if site.use.arguments != 1 else ''}"
-    )
-    return f"- {shown} " + (called if site.use.arguments is not None else f"names `{site.use.name}`")
+    called = f"calls {code_span(site.use.name)} with {site.use.arguments} argument{'s' if site.use.arguments != 1 else ''}"
+    return f"- {shown} " + (called if site.use.arguments is not None else f"names {code_span(site.use.name)}")
 
 
 def _briefly(changed: list[str]) -> str:
@@ -348,13 +351,13 @@ def _consumer_draft(
     changed = _signature_change(change, sites)
     if change.after:
         what = "changed the signature of"
-        sides = "Before: " + ", ".join(f"`{_declared(d)}`" for d in change.before)
-        sides += ".\nNow: " + ", ".join(f"`{_declared(d)}`" for d in change.after) + "."
+        sides = "Before: " + ", ".join(f"{code_span(_declared(d))}" for d in change.before)
+        sides += ".\nNow: " + ", ".join(f"{code_span(_declared(d))}" for d in change.after) + "."
         sides = (f"Changed: {'; '.join(changed)}.\n" if changed else "") + sides
         line = change.after[0].line
     else:
         what = "removed"
-        sides = f"It declared `{_declared(first)}` in `{change.old_path}`."
+        sides = f"It declared {code_span(_declared(first))} in {code_span(change.old_path)}."
         line = where_now(change.old_path, first.line)
     listed = "\n".join(_site(consumer, s) for s in sites[:MAX_SITES])
     more = f"\n- and {len(sites) - MAX_SITES} more" if len(sites) > MAX_SITES else ""
@@ -362,7 +365,7 @@ def _consumer_draft(
     return Draft(
         "build",
         "high",
-        f"{producer} {what} `{change.name}`{named}, which {consumer.name} still uses the old way",
+        f"{producer} {what} {code_span(change.name)}{named}, which {consumer.name} still uses the old way",
         f"{consumer.label} no longer compiles against the new {producer}.\n\n{sides}\n\n"
         f"Calls written for the old declaration:\n{listed}{more}\n\n"
         f"{consumer.advice}",

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.patches.patchfile import PatchFile
 from bot.review.changes import Draft
@@ -99,7 +100,8 @@ def _native_draft(
     """An architecture upstream now has that an Ollama patch adds too, with the GGUF names the two write
     differently (`names`: Ollama's, upstream's, where)."""
     listed = "".join(
-        f"\n- `{ours}` is `{theirs}` upstream (`{ref.path}:{ref.line}`)" for ours, theirs, ref in names
+        f"\n- {code_span(ours)} is {code_span(theirs)} upstream (`{ref.path}:{ref.line}`)"
+        for ours, theirs, ref in names
     )
     translate = (
         f"\n\nModels made for Ollama's implementation name these differently from upstream's, "
@@ -111,8 +113,8 @@ def _native_draft(
     return Draft(
         "models",
         "high",
-        f"Upstream now supports architecture `{arch.name}` natively",
-        f'`{arch.enum}` / `"{arch.name}"` is new upstream, and an Ollama patch adds the same '
+        f"Upstream now supports architecture {code_span(arch.name)} natively",
+        f'{code_span(arch.enum)} / `"{arch.name}"` is new upstream, and an Ollama patch adds the same '
         "architecture: the local patch may need removal or rebase onto upstream's "
         "implementation." + translate,
         path,
@@ -126,8 +128,8 @@ def _new_arch_draft(arch: Arch, path: str) -> Draft:
     return Draft(
         "models",
         "info",
-        f"New architecture `{arch.name}`",
-        f'Upstream added `{arch.enum}` (`"{arch.name}"`).',
+        f"New architecture {code_span(arch.name)}",
+        f'Upstream added {code_span(arch.enum)} (`"{arch.name}"`).',
         path,
         arch.line,
     )
@@ -138,8 +140,8 @@ def _removed_arch_draft(arch: Arch, path: str, where_now: Callable[[int], int | 
     return Draft(
         "models",
         "medium",
-        f"Architecture `{arch.name}` was removed",
-        f'Upstream dropped `{arch.enum}` (`"{arch.name}"`): models of this architecture no longer load.',
+        f"Architecture {code_span(arch.name)} was removed",
+        f'Upstream dropped {code_span(arch.enum)} (`"{arch.name}"`): models of this architecture no longer load.',
         path,
         where_now(arch.line),
         removed=(path, f'"{arch.name}"'),

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.cppreach import Index, Reach, calls, names, reach
@@ -132,13 +133,13 @@ def refused_draft(item: Refused, table_path: str, where_now: Callable[[str, int]
     lines = [_what_changed(item, "" if at_entry else f" (`{path}:{line}`)"), _CONSEQUENCE]
     if unread:
         lines.append(
-            f"The new handler also calls {', '.join(f'`{u}`' for u in unread[:4])}, which the review could "
+            f"The new handler also calls {', '.join(f'{code_span(u)}' for u in unread[:4])}, which the review could "
             "not read: check there before changing Ollama."
         )
     return Draft(
         "server",
         "medium" if unread else "high",
-        f"llama-server no longer accepts `{item.value}` for {item.passed.name}; Ollama passes it",
+        f"llama-server no longer accepts {code_span(item.value)} for {item.passed.name}; Ollama passes it",
         "\n\n".join(lines),
         table_path if at_entry else path,
         item.flag.line if at_entry else where_now(path, line),
@@ -157,14 +158,18 @@ _CONSEQUENCE = (
 def _what_changed(item: Refused, where: str) -> str:
     """Ollama's side, then the handler's before and now."""
     passed = item.passed
-    what = f"`{passed.name}`" if passed.kind == "flag" else f"the environment variable `{passed.name}`"
+    what = (
+        f"{code_span(passed.name)}"
+        if passed.kind == "flag"
+        else f"the environment variable {code_span(passed.name)}"
+    )
     gained = sorted(names(set(item.after.literals)) - names(set(item.before.literals)))
     return (
-        f"Ollama passes `{item.value}` to {what} ({_where(passed.refs)})"
+        f"Ollama passes {code_span(item.value)} to {what} ({_where(passed.refs)})"
         + ("" if passed.always else " on some starts")
-        + f". At the old ref llama-server's handler for `{item.flag.names[-1]}` knew `{item.value}`{where}"
+        + f". At the old ref llama-server's handler for {code_span(item.flag.names[-1])} knew {code_span(item.value)}{where}"
         + "; at the new ref nothing it reads names it"
-        + (f" (new names: {', '.join(f'`{g}`' for g in gained[:6])})" if gained else "")
+        + (f" (new names: {', '.join(f'{code_span(g)}' for g in gained[:6])})" if gained else "")
         + "."
     )
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import pygit2
 
+from bot.markup import code_span
 from bot.model import SEVERITY_ORDER, Commit, Finding
 from bot.review.changes import AREAS, Draft
 
@@ -82,10 +83,10 @@ class Attribution:
     def finding(self, d: Draft) -> Finding:
         if d.line:
             url = f"{self.web_url}/blob/{self.new_sha}/{d.path}#L{d.line}"
-            link = f"Where: [`{d.path}:{d.line}`]({url}) at `{self.new_sha[:12]}`"
+            link = f"Where: [`{d.path}:{d.line}`]({url}) at {code_span(self.new_sha[:12])}"
         else:
             url = f"{self.web_url}/blob/{self.old_sha}/{d.path}"
-            link = f"Where: [`{d.path}`]({url}) (gone at `{self.new_sha[:12]}`; shown at the old ref)"
+            link = f"Where: [{code_span(d.path)}]({url}) (gone at {code_span(self.new_sha[:12])}; shown at the old ref)"
         return Finding(
             d.area,
             d.severity,

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import replace
 
+from bot.markup import code_span
 from bot.review import generators
 from bot.review.changes import Draft
 
@@ -50,7 +51,5 @@ def weighed_by_branch(d: Draft, unbuilt: Mapping[str, Sequence[tuple[int, int]]]
         return d
     if not all(any(a <= start and end <= b for a, b in spans) for start, end in lines):
         return d
-    note = (
-        f"\n\nOllama's build never runs this part of `{d.path}`: it sits in a branch its options do not take."
-    )
+    note = f"\n\nOllama's build never runs this part of {code_span(d.path)}: it sits in a branch its options do not take."
     return replace(d, severity="info", detail=d.detail + note)

@@ -19,6 +19,7 @@ from tree_sitter import Node
 
 from bot.cache import facts
 from bot.lang import cmakelang
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.consumers.settings import setting_anchor
@@ -96,7 +97,7 @@ class Command:
 COMMANDS = facts.Extractor(
     "cmake-commands",
     1,
-    ("review/cmake.py", "lang/cmakelang.py", "lang/syntax.py"),
+    ("markup.py", "review/cmake.py", "lang/cmakelang.py", "lang/syntax.py"),
     ("tree-sitter", "tree-sitter-cmake"),
 )
 
@@ -148,10 +149,10 @@ def _resolved(option: Option, code: str, boolean: bool) -> Option:
         return option
     values = [_default(v) if boolean else v for v, _ in branches]
     decided = "; ".join(
-        f"`{value}` {f'where `{_clipped(cond)}`' if cond else 'otherwise'}"
+        f"{code_span(value)} {f'where {code_span(_clipped(cond))}' if cond else 'otherwise'}"
         for value, (_, cond) in zip(values, branches, strict=True)
     )
-    shown = f"`{option.default}`, which is {decided}"
+    shown = f"{code_span(option.default)}, which is {decided}"
     return replace(option, default=" or ".join(dict.fromkeys(values)), expression=shown)
 
 
@@ -182,7 +183,7 @@ def _set_values(code: str, variable: str) -> list[tuple[str, str]] | None:
 BRANCHES = facts.Extractor(
     "cmake-branch-conditions",
     1,
-    ("review/cmake.py", "lang/cmakelang.py", "lang/syntax.py"),
+    ("markup.py", "review/cmake.py", "lang/cmakelang.py", "lang/syntax.py"),
     ("tree-sitter", "tree-sitter-cmake"),
 )
 
@@ -285,7 +286,7 @@ def _index(opts: list[Option]) -> dict[str, list[Option]]:
 
 
 def _describe(o: Option) -> str:
-    return f"`{o.name}` ({o.doc or 'no description'}; default {shown_default(o)}), declared in `{o.path}`"
+    return f"{code_span(o.name)} ({o.doc or 'no description'}; default {shown_default(o)}), declared in {code_span(o.path)}"
 
 
 def shown_default(o: Option) -> str:
@@ -295,7 +296,7 @@ def shown_default(o: Option) -> str:
         return "empty (false where the build tests it)"
     if o.expression:
         return o.expression
-    return " or ".join(f"`{v}`" for v in o.default.split(" or "))
+    return " or ".join(f"{code_span(v)}" for v in o.default.split(" or "))
 
 
 def _off(default: str) -> bool:
@@ -453,7 +454,7 @@ def _same_defaults(old: Sequence[Option], new: Sequence[Option]) -> bool:
 
 
 def _listed(names: Sequence[str], shown: int = 6) -> str:
-    listed = ", ".join(f"`{n}`" for n in names[:shown])
+    listed = ", ".join(f"{code_span(n)}" for n in names[:shown])
     return (
         ("the builds " if len(names) > 1 else "the build ")
         + listed
@@ -467,7 +468,9 @@ def dependency_drafts(old: Mapping[str, tuple[str, int]], new: Mapping[str, tupl
     for key in sorted(set(new) - set(old)):
         kind, name = key.split(" ", 1)
         path, line = new[key]
-        what = f"`find_package({name})`" if kind == "package" else f"the tool `{name}` (`find_program`)"
+        what = (
+            f"`find_package({name})`" if kind == "package" else f"the tool {code_span(name)} (`find_program`)"
+        )
         drafts.append(
             Draft(
                 "build",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 
+from bot.markup import code_span
 from bot.review.changes import Draft
 from bot.review.payloads import Decoded, Writers
 from bot.review.servercode import Unit
@@ -103,15 +104,15 @@ def _value_draft(
     ollama = pattern.used_at[0] if pattern.used_at else pattern.ref
     shown = ", ".join(f'"{v}"' for v in dict.fromkeys(after)) if after else "no value there"
     detail = (
-        f"Ollama compares `{f.name}` of llama-server's {f.source} ({pattern.kind}) with "
-        f'"{pattern.value}" ({ollama.path}:{ollama.line}: `{expression}`). At the old ref `{qualified}` '
+        f"Ollama compares {code_span(f.name)} of llama-server's {f.source} ({pattern.kind}) with "
+        f'"{pattern.value}" ({ollama.path}:{ollama.line}: {code_span(expression)}). At the old ref {code_span(qualified)} '
         f'({was.path}:{was.line}) wrote "{before[0]}"; at the new ref it writes {shown}. Ollama\'s comparison '
         "no longer holds: what it does on that value (a state, a reason it reports) never happens."
     )
     return Draft(
         "streaming" if f.source.endswith("stream") else "server",
         "high",
-        f"Ollama's \"{pattern.value}\" for `{f.name}` no longer matches what llama-server's {f.source} sends",
+        f"Ollama's \"{pattern.value}\" for {code_span(f.name)} no longer matches what llama-server's {f.source} sends",
         detail,
         now.path if now is not None else was.path,
         now.line if now is not None else None,

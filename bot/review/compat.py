@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.lang import syntax
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review import cppapi
 from bot.review.changes import Draft, FileChange, Span
@@ -139,9 +140,9 @@ class _HeaderChange:
         )
         twin = similar(name, [n for n, kinds in added.items() if old_kinds & kinds and n != name])
         detail = (
-            f"Ollama's compatibility code uses the {'/'.join(sorted(old_kinds))} `{name}`, which "
-            f"`{self.change.path}` no longer declares"
-            + (f"; it was probably renamed to `{twin}`." if twin else ".")
+            f"Ollama's compatibility code uses the {'/'.join(sorted(old_kinds))} {code_span(name)}, which "
+            f"{code_span(self.change.path)} no longer declares"
+            + (f"; it was probably renamed to {code_span(twin)}." if twin else ".")
         )
         return _draft(self.change, span, name, self.uses, removed_title(name), detail)
 
@@ -152,13 +153,18 @@ class _HeaderChange:
             return None  # Ollama's code already calls it
         owner = next((d.owner for d in was_decls if d.owner), "")
         detail = (
-            f"Ollama's compatibility code uses `{name}`; upstream turned it from a {was} into a {became}"
-            + (f" of `{owner}`" if owner else "")
-            + f" in `{self.change.path}`"
+            f"Ollama's compatibility code uses {code_span(name)}; upstream turned it from a {was} into a {became}"
+            + (f" of {code_span(owner)}" if owner else "")
+            + f" in {code_span(self.change.path)}"
             + (f": it must now be called, `{name}()`." if became == "function" else ".")
         )
         return _draft(
-            self.change, span, name, self.uses, f"`{name}` changed from {was} to {became} upstream", detail
+            self.change,
+            span,
+            name,
+            self.uses,
+            f"{code_span(name)} changed from {was} to {became} upstream",
+            detail,
         )
 
 
@@ -272,8 +278,8 @@ def _signature_draft(
     if not lost:
         return None
     return (
-        f"Signature of `{name}` changed upstream",
-        f"Ollama's compatibility code calls `{name}`, declared in `{path}`.\n\n"
+        f"Signature of {code_span(name)} changed upstream",
+        f"Ollama's compatibility code calls {code_span(name)}, declared in {code_span(path)}.\n\n"
         f"Was: `{name}{lost[0].signature}`\n\nNow: " + ", ".join(f"`{name}{d.signature}`" for d in new),
     )
 

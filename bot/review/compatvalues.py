@@ -18,6 +18,7 @@ from functools import partial
 
 from bot.cache import facts
 from bot.lang import cpp, cppvalues, syntax
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review import cppapi
 from bot.review.changes import Draft, FileChange
@@ -31,7 +32,13 @@ _IDENT = re.compile(r"\b[A-Za-z_]\w{2,}")  # an identifier of three characters o
 OLD_TABLE_ROWS = facts.Extractor(
     "old-table-rows",
     1,
-    ("review/compatvalues.py", "review/changes.py", "review/source.py", *cppvalues.STRING_TABLES.sources),
+    (
+        "markup.py",
+        "review/compatvalues.py",
+        "review/changes.py",
+        "review/source.py",
+        *cppvalues.STRING_TABLES.sources,
+    ),
     cppvalues.STRING_TABLES.packages,
 )
 
@@ -65,8 +72,8 @@ def _value_refs(
 def _reached(value: str, produced: list[str]) -> str:
     if produced:
         quoted = ", ".join(f'`"{s}"`' for s in produced)
-        return f"Ollama's compatibility code produces {quoted}, which upstream reads as `{value}`"
-    return f"Ollama's compatibility code uses `{value}`"
+        return f"Ollama's compatibility code produces {quoted}, which upstream reads as {code_span(value)}"
+    return f"Ollama's compatibility code uses {code_span(value)}"
 
 
 _ABORTS = re.compile(r"\b(?:GGML_ABORT|abort|throw|GGML_ASSERT|assert)\b")
@@ -122,19 +129,19 @@ def _dropped_case(
     twin: str | None,
 ) -> _Lost:
     """What to say of a case Ollama reaches that the switch no longer has (`twin`: the case put in its place)."""
-    where = f"`{s.function}`" if s.function else f"a switch of `{change.path}`"
+    where = f"{code_span(s.function)}" if s.function else f"a switch of {code_span(change.path)}"
     outcome = (
-        f"its default branch aborts (`{s.default[:80]}`)"
+        f"its default branch aborts ({code_span(s.default[:80])})"
         if _ABORTS.search(s.default)
         else "it falls to the default branch: an 'unknown' error or a wrong result"
     )
     detail = (
-        f"Upstream dropped `case {value}:` from the switch on `{s.subject}` in {where} (`{change.path}`)"
+        f"Upstream dropped `case {value}:` from the switch on {code_span(s.subject)} in {where} ({code_span(change.path)})"
         + (f", putting `case {twin}:` in its place" if twin else "")
         + f". {_reached(value, produced)}: that value is no longer recognised there, so {outcome}. "
         + "Map it to the value upstream handles now in the compat code, or carry a patch that restores the case."
     )
-    return _Lost(value, f"{where} no longer handles `{value}`", detail, line, refs)
+    return _Lost(value, f"{where} no longer handles {code_span(value)}", detail, line, refs)
 
 
 def _enum_values(source: bytes) -> dict[str, dict[str, int]]:
@@ -171,13 +178,15 @@ def _removed_enum_value(
 ) -> _Lost:
     """What to say of an enum value Ollama produces that the enum no longer has (`twin`: its likely new name)."""
     detail = (
-        f"`{change.path}` no longer declares `{value}`"
-        + (f"; it is probably `{twin}` now" if twin else "")
+        f"{code_span(change.path)} no longer declares {code_span(value)}"
+        + (f"; it is probably {code_span(twin)} now" if twin else "")
         + f". {_reached(value, produced)}: upstream no longer recognises it, so a model that needs "
         + "it fails to load (an 'unknown' error or an abort). Map it to the new value in the compat code, "
         + "or carry a patch."
     )
-    title = f"Enum value `{value}` of `{enum}` was {'renamed' if twin else 'removed'} upstream"
+    title = (
+        f"Enum value {code_span(value)} of {code_span(enum)} was {'renamed' if twin else 'removed'} upstream"
+    )
     return _Lost(value, title, detail, line, refs)
 
 
@@ -192,11 +201,11 @@ def _dropped_rows(change: FileChange, old_rows, new_rows, names, strings) -> lis
         produced, refs = _value_refs(row.value, names, strings, {row.value: {row.string}})
         if refs:
             detail = (
-                f'Upstream dropped `{{ {row.value}, "{row.string}" }}` from `{row.table}` in `{change.path}`. '
+                f'Upstream dropped `{{ {row.value}, "{row.string}" }}` from {code_span(row.table)} in {code_span(change.path)}. '
                 + f"{_reached(row.value, produced)}: the lookup no longer finds it, so upstream reports it "
                 + "unknown or aborts. Map it to the new value in the compat code, or carry a patch."
             )
-            title = f'`{row.table}` no longer pairs `{row.value}` with "{row.string}"'
+            title = f'{code_span(row.table)} no longer pairs {code_span(row.value)} with "{row.string}"'
             lost.append(_Lost(row.value, title, detail, row.line, refs))
     return lost
 
@@ -303,7 +312,7 @@ def _dropped_string(
     """What to say of a name Ollama writes that upstream no longer spells (`twin`: the one in its place)."""
     spelled = change.old_lines[old_line - 1].strip()
     detail = (
-        f'Upstream no longer spells `"{name}"` (`{change.path}`: `{spelled[:120]}`)'
+        f'Upstream no longer spells `"{name}"` ({code_span(change.path)}: {code_span(spelled[:120])})'
         + (f'; it is probably `"{twin}"` now' if twin else "")
         + f'. Ollama\'s compatibility code writes `"{name}"` for upstream to read: upstream no longer looks it '
         + "up, so what Ollama writes there is ignored, or a model that needs it fails to load. Write the new "

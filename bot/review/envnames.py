@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
 from bot.review.source import LineIndex
@@ -81,11 +82,11 @@ def _draft(item: Lost, refs: tuple[LocalRef, ...], always: bool, flags: Sequence
     change = item.change
     old_path = change.old_path or change.path
     successor = _nearest(item)
-    what = f"`{flags[0]}`'s environment variable" if flags else "an environment variable"
+    what = f"{code_span(flags[0])}'s environment variable" if flags else "an environment variable"
     detail = (
-        f"At the old ref `{old_path}:{item.line}` read `{item.name}` ({what}); at the new ref no upstream "
+        f"At the old ref `{old_path}:{item.line}` read {code_span(item.name)} ({what}); at the new ref no upstream "
         "code Ollama builds names it"
-        + (f" (the same change reads `{successor}`)" if successor else "")
+        + (f" (the same change reads {code_span(successor)})" if successor else "")
         + f". Ollama sets it ({_where(refs)})"
         + ("" if always else " on some starts")
         + ": the setting is now silently ignored, and what Ollama chose with it falls back to upstream's "

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from bot.cache import facts
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.source import LineIndex, globs, split_args, string_value
@@ -79,7 +80,7 @@ def _tail(code: str, at: int) -> str:
     return code[at : at + 600].split(";", 1)[0]
 
 
-TABLE = facts.Extractor("flag-table", 1, ("review/flags.py", "review/source.py", "model.py"))
+TABLE = facts.Extractor("flag-table", 1, ("markup.py", "review/flags.py", "review/source.py", "model.py"))
 
 
 @lru_cache(maxsize=4)
@@ -206,8 +207,8 @@ def _removed_draft(
         "server",
         "high",
         f"llama-server flag {name} was removed; Ollama passes it",
-        f"`{name}` is gone from upstream's option table"
-        + (f"; `{successor}` takes over its job" if successor else "")
+        f"{code_span(name)} is gone from upstream's option table"
+        + (f"; {code_span(successor)} takes over its job" if successor else "")
         + ". llama-server rejects unknown flags, so the runner fails to start.",
         path,
         line,
@@ -236,8 +237,8 @@ def _deprecated_draft(
         "server",
         "high",
         f"llama-server flag {name} is deprecated or replaced; Ollama passes it",
-        f'Upstream\'s help for `{name}` now reads: "{after.help}"'
-        + (f"\n\n`{successor}` takes over its job." if successor else ""),
+        f'Upstream\'s help for {code_span(name)} now reads: "{after.help}"'
+        + (f"\n\n{code_span(successor)} takes over its job." if successor else ""),
         path,
         after.line,
         after.lines,
@@ -250,7 +251,7 @@ def _not_for_server_draft(name: str, after: Flag, refs: tuple[LocalRef, ...], pa
         "server",
         "high",
         f"llama-server no longer accepts flag {name}; Ollama passes it",
-        f"`{name}` is now limited to {', '.join(after.examples) or 'other programs'}.",
+        f"{code_span(name)} is now limited to {', '.join(after.examples) or 'other programs'}.",
         path,
         after.line,
         after.lines,
@@ -273,7 +274,7 @@ def _value_draft(name: str, before: Flag, after: Flag, refs: tuple[LocalRef, ...
         # Ollama passes the flag with its value: only a changed value set can refuse what it asks for
         "medium" if before.value_hint != after.value_hint else "info",
         f"llama-server flag {name} changed its {' and '.join(what)}",
-        f"Was: `{before.value_hint}` {before.help}\n\nNow: `{after.value_hint}` {after.help}",
+        f"Was: {code_span(before.value_hint)} {before.help}\n\nNow: {code_span(after.value_hint)} {after.help}",
         path,
         after.line,
         after.lines,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
+from bot.markup import code_span
 from bot.review.changes import Draft
 from bot.review.servercode import ServerCode, Unit
 
@@ -106,16 +107,16 @@ def _shown(line: str) -> str:
 
 def _lost_draft(was: Unit, unit: Unit, pattern, written: tuple[str, int], new_lines: list[str]) -> Draft:
     frame, at = written
-    now = ", ".join(f"`{_shown(x)}`" for x in new_lines[:3]) or "no such frame"
+    now = ", ".join(f"{code_span(_shown(x))}" for x in new_lines[:3]) or "no such frame"
     ollama = pattern.used_at[0] if pattern.used_at else pattern.ref
     file = unit.path.rsplit("/", 1)[-1]
     return Draft(
         "streaming",
         "high",
-        f"llama-server's stream frames changed in {file}: Ollama's `{_shown(pattern.value)}` no longer matches",
+        f"llama-server's stream frames changed in {file}: Ollama's {code_span(_shown(pattern.value))} no longer matches",
         (
-            f"Ollama's stream reader looks for `{_shown(pattern.value)}` ({pattern.kind}, {ollama.path}:"
-            f"{ollama.line}) in what llama-server writes; `{unit.qualified}` wrote `{_shown(frame)}` at the old "
+            f"Ollama's stream reader looks for {code_span(_shown(pattern.value))} ({pattern.kind}, {ollama.path}:"
+            f"{ollama.line}) in what llama-server writes; {code_span(unit.qualified)} wrote {code_span(_shown(frame))} at the old "
             f"ref ({was.path}:{at}) and writes {now} at the new ref. Ollama will not "
             "recognise these frames: it fails the request when it parses one as JSON, or waits for a frame "
             "that never comes."
@@ -129,14 +130,14 @@ def _lost_draft(was: Unit, unit: Unit, pattern, written: tuple[str, int], new_li
 
 
 def _unexpected_draft(unit: Unit, frame: str, at: int, stream: Sequence) -> Draft:
-    listed = ", ".join(f"`{_shown(p.value)}` ({p.ref.path}:{p.ref.line})" for p in stream[:4])
+    listed = ", ".join(f"{code_span(_shown(p.value))} ({p.ref.path}:{p.ref.line})" for p in stream[:4])
     file = unit.path.rsplit("/", 1)[-1]
     return Draft(
         "streaming",
         "high",
-        f"llama-server's stream frames changed in {file}: `{_shown(frame)}` new",
+        f"llama-server's stream frames changed in {file}: {code_span(_shown(frame))} new",
         (
-            f"`{unit.qualified}` writes a new frame `{_shown(frame)}` on the stream Ollama reads, and none "
+            f"{code_span(unit.qualified)} writes a new frame {code_span(_shown(frame))} on the stream Ollama reads, and none "
             f"of Ollama's stream patterns accepts it ({listed}): Ollama's reader will take it for a chunk and "
             "fail the request when it parses it as JSON."
         ),

@@ -13,6 +13,7 @@ import re
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.markup import code_span
 from bot.review.changes import Draft
 from bot.review.cmake import commands
 
@@ -227,8 +228,8 @@ def _code_draft(s: Step, sources: dict[str, set[str]], changed: Container[str]) 
         "build",
         "medium",
         f"Build-time generator {s.program} changed behaviour",
-        f"The build runs `{s.program}`, whose code changed upstream: "
-        + ", ".join(f"`{p}`" for p in touched)
+        f"The build runs {code_span(s.program)}, whose code changed upstream: "
+        + ", ".join(f"{code_span(p)}" for p in touched)
         + ". Check what it generates now.",
         s.path,
         s.line,
@@ -255,7 +256,7 @@ def _asset_draft(s: Step, out: str, was: str | None) -> Draft:
             "build",
             "medium",
             f"Generated asset {name} moved",
-            f"`{was}` is now generated as `{out}` (by `{s.program}`).",
+            f"{code_span(was)} is now generated as {code_span(out)} (by {code_span(s.program)}).",
             s.path,
             s.line,
         )
@@ -263,7 +264,7 @@ def _asset_draft(s: Step, out: str, was: str | None) -> Draft:
         "build",
         "medium",
         f"New generated asset {name}",
-        f"The build now generates `{out}` (by `{s.program}`).",
+        f"The build now generates {code_span(out)} (by {code_span(s.program)}).",
         s.path,
         s.line,
     )

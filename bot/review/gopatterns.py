@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.consumers.contracts.model import OutputPattern
 from bot.review.source import LineIndex, globs, non_test_paths
@@ -137,7 +138,7 @@ def streams_of(contract: OutputPattern) -> str:
     stdout`, `llama-server's `--list-devices` stdout+stderr`."""
     program = program_of(contract)
     parts = [s.removeprefix(program).strip() for s in contract.sources if not _HTTP.match(s)]
-    parts = [f"`{p.rsplit(' ', 1)[0]}` {p.rsplit(' ', 1)[1]}" if " " in p else p for p in parts]
+    parts = [f"{code_span(p.rsplit(' ', 1)[0])} {p.rsplit(' ', 1)[1]}" if " " in p else p for p in parts]
     listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
     return f"{program}'s {listed}"
 

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.patches.patchfile import Hunk
 from bot.review import compat
@@ -127,7 +128,7 @@ def _parameter_draft(change: FileChange, function: str, name: str, at: tuple[Loc
     return Draft(
         compat.area(name, change.path),
         "high",
-        f"Parameter `{name}` of `{function}` is gone upstream; Ollama's patch uses it",
+        f"Parameter {code_span(name)} of {code_span(function)} is gone upstream; Ollama's patch uses it",
         detail,
         change.path,
         now.line,
@@ -142,11 +143,11 @@ def _parameter_detail(path: str, function: str, name: str, took: Declared, now: 
     gone = [n for n in took.parameter_names if n not in now.parameter_names]
     came = [n for n in now.parameter_names if n not in took.parameter_names]
     return (
-        f"Ollama's patch adds code to `{function}` (`{path}`) that names `{name}`, a parameter of that "
-        f"function at the old ref. Upstream's `{function}` no longer takes {_listed(gone)}"
+        f"Ollama's patch adds code to {code_span(function)} ({code_span(path)}) that names {code_span(name)}, a parameter of that "
+        f"function at the old ref. Upstream's {code_span(function)} no longer takes {_listed(gone)}"
         + (f"; it takes {_listed(came)} now" if came else "")
-        + f", so there `{name}` names whatever else is called so"
-        + (f" (a member of `{owner}`, a global)" if owner else " (a global)")
+        + f", so there {code_span(name)} names whatever else is called so"
+        + (f" (a member of {code_span(owner)}, a global)" if owner else " (a global)")
         + ", or nothing: the patch no longer does what it did. Rewrite its use of the parameter."
     )
 
@@ -161,4 +162,4 @@ def _definitions(declared: Sequence[Declared], function: str) -> list[Declared]:
 
 
 def _listed(names: Sequence[str]) -> str:
-    return ", ".join(f"`{n}`" for n in names if n) or "nothing"
+    return ", ".join(f"{code_span(n)}" for n in names if n) or "nothing"

@@ -140,6 +140,7 @@ NAME_LOST = facts.Extractor(
     "launch-name-lost",
     1,
     (
+        "markup.py",
         "review/launch.py",
         "review/argvalues.py",
         "review/cppreach.py",

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from bot.cache import facts
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
 from bot.review.source import globs
@@ -66,7 +67,14 @@ def _tested_members(above: list[tuple[int, str]]) -> list[str] | None:
     return None
 
 
-FIELDS = facts.Extractor("request-fields", 1, ("review/limits.py",))
+FIELDS = facts.Extractor(
+    "request-fields",
+    1,
+    (
+        "markup.py",
+        "review/limits.py",
+    ),
+)
 
 
 def fields_of(parsers: Mapping[str, str]) -> Callable[[str], set[str]]:
@@ -108,13 +116,13 @@ def limit_drafts(
 
 def _limit_draft(limit: Limit, sent: dict[str, tuple[LocalRef, ...]]) -> Draft:
     """The item for a new limit on the fields Ollama sends (`sent`, with where it sends them)."""
-    names = ", ".join(f"`{f}`" for f in sent)
+    names = ", ".join(f"{code_span(f)}" for f in sent)
     said = f' ("{limit.message}")' if limit.message else ""
     return Draft(
         "server",
         "high",
         f"llama-server now rejects some values of {names}, which Ollama forwards",
-        f"Upstream added a check on {', '.join(f'`{m}`' for m in limit.members)}{said}. Ollama sends "
+        f"Upstream added a check on {', '.join(f'{code_span(m)}' for m in limit.members)}{said}. Ollama sends "
         f"{names} from the request's options: a value it accepted and forwarded before now fails the "
         "request. Validate or clamp the value in Ollama, or document the new range.",
         limit.path,

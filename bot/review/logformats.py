@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from bot.cache import facts
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange, Span
 from bot.review.consumers.contracts.model import OutputPattern
@@ -125,6 +126,7 @@ PRINTED = facts.Extractor(
     "log-lines-printed",
     1,
     (
+        "markup.py",
         "review/logformats.py",
         "review/producers.py",
         "review/cpieces.py",
@@ -358,7 +360,7 @@ def log_draft(item: Lost, contract: OutputPattern, local: Mapping[str, str], unr
     span = _replacing_span(change, template)
     where = f"{contract.ref.path}:{contract.ref.line}"
     detail = (
-        f"Ollama's pattern `{pattern.source}` ({where}) no longer matches what {program} prints at the new "
+        f"Ollama's pattern {code_span(pattern.source)} ({where}) no longer matches what {program} prints at the new "
         f"ref: {_before_and_now(item, _now(change, template, pattern, item.sample, span))}; "
         f"{_consequence(contract, pattern, local)}"
     )
@@ -367,7 +369,7 @@ def log_draft(item: Lost, contract: OutputPattern, local: Mapping[str, str], unr
     return Draft(
         "server",
         "high",
-        f"{program} output Ollama parses changed: `{_shortened(pattern.source)}` no longer matches",
+        f"{program} output Ollama parses changed: {code_span(_shortened(pattern.source))} no longer matches",
         detail,
         change.path,
         change.new_line(template.line),
@@ -385,14 +387,14 @@ def _shortened(text: str) -> str:
 def _before_and_now(item: Lost, now: str | None) -> str:
     """Old text and new, with the code that wrote the old one."""
     template, at = item.template, f"`{item.change.old_path}:{item.template.line}`"
-    after = f"now `{now}`" if now else "now no line like it"
+    after = f"now {code_span(now)}" if now else "now no line like it"
     if template.kind == "entry":
         return (
-            f"before, the entry `{template.code}` ({at}) named the value Ollama reads after "
-            f"`{template.pieces[0]}`; {after}"
+            f"before, the entry {code_span(template.code)} ({at}) named the value Ollama reads after "
+            f"{code_span(template.pieces[0])}; {after}"
         )
     how = "printed with" if template.kind == "format" else "written by"
-    return f"before `{item.sample.line.rstrip()}` ({how} `{template.code.strip()}` at {at}), {after}"
+    return f"before {code_span(item.sample.line.rstrip())} ({how} {code_span(template.code.strip())} at {at}), {after}"
 
 
 def _replacing_span(change: FileChange, template: Template) -> Span | None:
@@ -429,7 +431,7 @@ def _consequence(contract: OutputPattern, pattern: LogPattern, local: Mapping[st
     """What Ollama will do without the line: where it reads it, and what it reads from it."""
     use = contract.used_at[0] if contract.used_at else contract.ref
     function = go_function_at(local, use)
-    reader = f"`{function}` ({use.path}:{use.line})" if function else f"{use.path}:{use.line}"
+    reader = f"{code_span(function)} ({use.path}:{use.line})" if function else f"{use.path}:{use.line}"
     streams = streams_of(contract)
     if pattern.extracts:
         count = pattern.regex.groups

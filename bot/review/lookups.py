@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.consumers.upstream_build import Lookup
@@ -51,7 +52,7 @@ def _draft(
         "build",
         "high" if lookup.required else "medium",
         f"Build dependency {package} is now {'required' if lookup.required else 'looked for'} in Ollama's build",
-        f"Upstream's build runs `{call}` (`{lookup.path}:{lookup.line}`) with Ollama's settings; before, it "
+        f"Upstream's build runs {code_span(call)} (`{lookup.path}:{lookup.line}`) with Ollama's settings; before, it "
         f"{_before(ran, guards, refs)}. So {consequence}.",
         lookup.path,
         lookup.line,
@@ -69,7 +70,7 @@ def _before(ran: bool, guards: list[str], refs: tuple[LocalRef, ...]) -> str:
     where = f" ({', '.join(f'{r.path}:{r.line}' for r in refs[:4])})" if refs else ""
     return (
         "looked for it only when "
-        + ", ".join(f"`{g}` is on" for g in guards)
+        + ", ".join(f"{code_span(g)} is on" for g in guards)
         + ", which Ollama's build is not"
         + where
     )

@@ -24,6 +24,7 @@ from tree_sitter import Node
 
 from bot.build import presets
 from bot.lang import cmakelang
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.repos.snapshot import Snapshot
 from bot.review.changes import Draft
@@ -372,7 +373,7 @@ def guard_drafts(up: Upstream, ollama: OllamaBuild) -> list[Draft]:
 def _guarded(body: list[Command]) -> str:
     """The commands a guard skips, a few by name and how many more."""
     doing = [c for c in body if c.name != "message"] or body
-    shown = [f"`{c.shown}`" for c in doing[:MAX_SHOWN]]
+    shown = [f"{code_span(c.shown)}" for c in doing[:MAX_SHOWN]]
     more = len(doing) - len(shown)
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
@@ -385,19 +386,19 @@ def _guard_draft(
     fatal: bool,
     failing: list[tuple[presets.ConfigurePreset, str, LocalRef]],
 ) -> Draft:
-    names = ", ".join(f"`{p.name}` ({comparison.variable}={v})" for p, v, _ in failing)
+    names = ", ".join(f"{code_span(p.name)} ({comparison.variable}={v})" for p, v, _ in failing)
     many = len(failing) > 1
     presets_word = "Presets" if many else "Preset"
     if fatal:
-        title = f"{presets_word} {names} no longer configure{'' if many else 's'}: upstream stops at `{comparison.shown}`"
+        title = f"{presets_word} {names} no longer configure{'' if many else 's'}: upstream stops at {code_span(comparison.shown)}"
         lost = "CMake stops with a fatal error"
     else:
         title = f"{presets_word} {names} now build{'' if many else 's'} without {_guarded(body)}"
         lost = "the build leaves those out"
     who = "these presets of Ollama do" if many else "this preset of Ollama does"
     detail = (
-        f"Upstream now guards this by `{comparison.shown}` (`{path}:{head.line}`), which {who} not meet: "
-        f"{lost}. Raise `{comparison.variable}` in the preset{'s' if many else ''}, or decide that "
+        f"Upstream now guards this by {code_span(comparison.shown)} (`{path}:{head.line}`), which {who} not meet: "
+        f"{lost}. Raise {code_span(comparison.variable)} in the preset{'s' if many else ''}, or decide that "
         f"{'they' if many else 'it'} can do without."
     )
     refs = tuple(dict.fromkeys(where for _, _, where in failing))
@@ -462,15 +463,15 @@ def link_drafts(up: Upstream, ollama: OllamaBuild) -> list[Draft]:
 def _new_library(
     target: str, item: str, declared: tuple[str, str, int], path: str, line: int, ollama: OllamaBuild
 ) -> Draft:
-    shipped = ", ".join(f"`{t}`" for t in ollama.installed_targets)
+    shipped = ", ".join(f"{code_span(t)}" for t in ollama.installed_targets)
     _, where, at = declared
     return Draft(
         "build",
         "high",
-        f"`{target}` now links `{item}`, a shared library upstream builds: Ollama's payload must carry it",
-        f"Upstream's `{target}`, which Ollama installs, now links `{item}` (`{path}:{line}`), built at "
+        f"{code_span(target)} now links {code_span(item)}, a shared library upstream builds: Ollama's payload must carry it",
+        f"Upstream's {code_span(target)}, which Ollama installs, now links {code_span(item)} (`{path}:{line}`), built at "
         f"`{where}:{at}` as a shared library (Ollama builds with BUILD_SHARED_LIBS ON). Ollama's build installs "
-        f"{shipped} only: without `{item}` beside it the library does not load. Install it with the others "
+        f"{shipped} only: without {code_span(item)} beside it the library does not load. Install it with the others "
         "(`install(TARGETS ...)`) and carry it in every package the payload goes into.",
         path,
         line,
@@ -482,8 +483,8 @@ def _dropped_library(target: str, item: str, path: str, line: int, ollama: Ollam
     return Draft(
         "build",
         "medium",
-        f"`{target}` no longer links `{item}`, which Ollama still installs",
-        f"Upstream's `{target}` linked `{item}` at the old ref (`{path}:{line}`) and no longer does: Ollama "
+        f"{code_span(target)} no longer links {code_span(item)}, which Ollama still installs",
+        f"Upstream's {code_span(target)} linked {code_span(item)} at the old ref (`{path}:{line}`) and no longer does: Ollama "
         "installs a library nothing loads now, or one it still needs comes from elsewhere. Check the payload.",
         path,
         None,
@@ -525,15 +526,15 @@ def _installed_what(c: Command) -> str:
 
 def _install_draft(path: str, c: Command, ollama: OllamaBuild) -> Draft:
     what = _installed_what(c)
-    components = ", ".join(f"`{n}`" for n in sorted(ollama.components))
+    components = ", ".join(f"{code_span(n)}" for n in sorted(ollama.components))
     mentioned = tuple(
         dict.fromkeys(r for w in what.split() if w for r in _mentions(ollama, posixpath.basename(w)))
     )
     return Draft(
         "build",
         "info" if mentioned else "medium",
-        f"Upstream now installs `{what}` beside the library; Ollama's component install skips it",
-        f"`{c.shown}` (`{path}:{c.line}`) is new. Ollama installs only the components {components}, and this "
+        f"Upstream now installs {code_span(what)} beside the library; Ollama's component install skips it",
+        f"{code_span(c.shown)} (`{path}:{c.line}`) is new. Ollama installs only the components {components}, and this "
         "rule names none of them, so the payload never gets these files: if the library reads them at run "
         "time (headers a JIT compiles, data files), install them in Ollama's component as well.",
         path,
@@ -586,8 +587,8 @@ def _remade(output: str, before: tuple[str, ...], path: str, c: Command, ollama:
     return Draft(
         "build",
         "medium",
-        f"Upstream now makes `{output}`, which Ollama ships, with another command",
-        f"`{output}` was made by `{' '.join(before)}` and now by `{' '.join(_commands_of(c))}` "
+        f"Upstream now makes {code_span(output)}, which Ollama ships, with another command",
+        f"{code_span(output)} was made by {code_span(' '.join(before))} and now by {code_span(' '.join(_commands_of(c)))} "
         f"(`{path}:{c.line}`). Ollama's build files name it: check that the file it ships still is what they "
         "expect (the tools it needs, the targets it was built for).",
         path,

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from bot.build import presets
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.repos.snapshot import Snapshot
 from bot.review.changes import Draft
@@ -178,7 +179,7 @@ def _cmake_draft(version: str, path: str, line: int, was: str | None, below: lis
 
 def _named(p: Provided, old: str | None) -> str:
     stale = f", already below the old {old}" if old and _below(p.version, old) else ""
-    return f"{p.version} (`{p.how}`, `{p.where.path}:{p.where.line}`{stale})"
+    return f"{p.version} ({code_span(p.how)}, `{p.where.path}:{p.where.line}`{stale})"
 
 
 # -- raised version floors ----------------------------------------------------------------------------
@@ -303,12 +304,12 @@ def _breaks(floor: Floor) -> str:
 
 def _floor_draft(floor: Floor, old: str | None, below: list[Provided]) -> Draft:
     versions = ", ".join(dict.fromkeys(p.version for p in below))
-    listed = ", ".join(f"{p.version} (`{p.how}`, `{p.where.path}:{p.where.line}`)" for p in below)
+    listed = ", ".join(f"{p.version} ({code_span(p.how)}, `{p.where.path}:{p.where.line}`)" for p in below)
     return Draft(
         "build",
         "high",
         f"Upstream now needs {floor.name} {floor.version} (was {old or 'any'}); Ollama's build provides {versions}",
-        f"`{floor.shown}` (`{floor.path}:{floor.line}`), in {_configuration(floor)}, which Ollama builds, "
+        f"{code_span(floor.shown)} (`{floor.path}:{floor.line}`), in {_configuration(floor)}, which Ollama builds, "
         f"raised the floor of {floor.name} from {old or 'none'} to {floor.version}. Ollama's build names an "
         f"older one: {listed}. Below the floor {_breaks(floor)}: raise them to {floor.version} or later.",
         floor.path,
@@ -322,7 +323,7 @@ def _unknown_floor_draft(floor: Floor, old: str | None) -> Draft:
         "build",
         "medium",
         f"Upstream now needs {floor.name} {floor.version} (was {old or 'any'}) where Ollama builds it",
-        f"`{floor.shown}` (`{floor.path}:{floor.line}`), in {_configuration(floor)}, which Ollama builds, "
+        f"{code_span(floor.shown)} (`{floor.path}:{floor.line}`), in {_configuration(floor)}, which Ollama builds, "
         f"raised the floor of {floor.name} from {old or 'none'} to {floor.version}. Ollama's build files name "
         f"no version of it: the environment that builds Ollama must provide {floor.name} {floor.version} or "
         f"later, or {_breaks(floor)}.",

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bot.cache import facts
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.cppreach import Member, defines, member_paths, resolved, structs
@@ -104,7 +105,9 @@ def _number(text: str) -> float | None:
 
 
 DEFAULTS_CHANGED = facts.Extractor(
-    "defaults-changed", 1, ("review/paramdefaults.py", "review/cppreach.py", "review/source.py", "model.py")
+    "defaults-changed",
+    1,
+    ("markup.py", "review/paramdefaults.py", "review/cppreach.py", "review/source.py", "model.py"),
 )
 
 
@@ -197,7 +200,7 @@ def flag_drafts(item: Changed, flags: Sequence[Flag], passed: Mapping[str, FlagU
         if not uses or any(u.always for u in uses):
             continue
         refs = tuple(dict.fromkeys(r for u in uses for r in u.refs))
-        spelled = ", ".join(f"`{u.name}`" for u in uses)
+        spelled = ", ".join(f"{code_span(u.name)}" for u in uses)
         detail = (
             f"Ollama passes {spelled} on some starts only ({_where(refs)}) and leaves llama-server's default "
             f"in force on the others. {_changed_text(item)} Where Ollama leaves the flag out, llama-server now "
@@ -235,11 +238,13 @@ def request_drafts(
         return []
     key = min(keys)
     detail = (
-        f"Ollama's requests leave `{key}` out, so llama-server's default applies: {'; '.join(said)}. "
+        f"Ollama's requests leave {code_span(key)} out, so llama-server's default applies: {'; '.join(said)}. "
         f"{_changed_text(item)} Every such request now behaves differently: send the value Ollama wants, or "
         "check that the new default is right."
     )
-    return [_draft(item, "models", f"; Ollama leaves `{key}` out of its requests", detail, tuple(refs))]
+    return [
+        _draft(item, "models", f"; Ollama leaves {code_span(key)} out of its requests", detail, tuple(refs))
+    ]
 
 
 def _left_out(body: Body, keys: set[str], switches: Sequence[set[str]]) -> tuple[str, list[LocalRef]] | None:
@@ -258,8 +263,8 @@ def _left_out(body: Body, keys: set[str], switches: Sequence[set[str]]) -> tuple
 def _changed_text(item: Changed) -> str:
     return (
         f"Upstream's default of `{item.after.struct}::{item.after.name}` (`{item.header}:{item.after.line}`) "
-        f"changed from `{_shown(item.before.default, item.old_value)}` to "
-        f"`{_shown(item.after.default, item.new_value)}`."
+        f"changed from {code_span(_shown(item.before.default, item.old_value))} to "
+        f"{code_span(_shown(item.after.default, item.new_value))}."
     )
 
 

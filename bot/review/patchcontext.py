@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.patches.patchfile import FilePatch, Hunk, PatchFile
 from bot.review.changes import Draft, FileChange, Span
@@ -77,7 +78,7 @@ def _context_draft(patch_path: str, change: FileChange, hunks: list[_NearHunk], 
         "patch-context",
         "info",
         f"Upstream changed {change.path} near hunk{'s' if len(hunks) > 1 else ''} {numbers} of {name}",
-        f"`{patch_path}` applies as it was, but upstream changed the code within {window} lines of it: "
+        f"{code_span(patch_path)} applies as it was, but upstream changed the code within {window} lines of it: "
         f"{listed}. Check that the patch's intent still holds.\n\n{excerpt(removed, added)}",
         change.path,
         change.where(spans[0]),

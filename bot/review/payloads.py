@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.servercode import ServerCode, Unit
@@ -199,8 +200,8 @@ def _gone_draft(
     assert was is not None
     now = new.unit(qualified)
     detail = (
-        f"Ollama decodes `{f.name}` ({f.go_type or 'a value'}) from llama-server's {f.source} "
-        f"({f.ref.path}:{f.ref.line}). At the old ref `{qualified}` ({was.path}:{hit.line}) wrote it; at the "
+        f"Ollama decodes {code_span(f.name)} ({f.go_type or 'a value'}) from llama-server's {f.source} "
+        f"({f.ref.path}:{f.ref.line}). At the old ref {code_span(qualified)} ({was.path}:{hit.line}) wrote it; at the "
         f"new ref {_what_now(old, new, qualified, hit, elsewhere)}. Ollama will decode {_zero(f.go_type)} there "
         "instead and carry on as if llama-server had sent it."
     )
@@ -208,7 +209,7 @@ def _gone_draft(
     return Draft(
         "streaming" if f.source.endswith("stream") else "server",
         "high",
-        f"`{f.name}` of llama-server's {f.source} is no longer written by `{qualified}`",
+        f"{code_span(f.name)} of llama-server's {f.source} is no longer written by {code_span(qualified)}",
         detail,
         now.path if now is not None else was.path,
         now.line if now is not None else None,
@@ -224,9 +225,9 @@ def _what_now(old: Writers, new: Writers, qualified: str, hit: Emission, elsewhe
     said = "it no longer does"
     replaced = sorted(new.keys_at(qualified, hit.parents) - old.keys_at(qualified, hit.parents))
     if replaced:
-        said += f" (it now writes {', '.join(f'`{k}`' for k in replaced[:4])} beside the other keys)"
+        said += f" (it now writes {', '.join(f'{code_span(k)}' for k in replaced[:4])} beside the other keys)"
     if elsewhere:
-        said += f"; it is written by {', '.join(f'`{q}`' for q in elsewhere[:3])} instead"
+        said += f"; it is written by {', '.join(f'{code_span(q)}' for q in elsewhere[:3])} instead"
     return said
 
 
@@ -237,17 +238,17 @@ def _condition_draft(
     unit = new.unit(qualified)
     assert unit is not None
     old_guards = sorted(set().union(*(e.guards for e in before)))
-    was = " and ".join(f"`{g}`" for g in old_guards) if old_guards else "always"
+    was = " and ".join(f"{code_span(g)}" for g in old_guards) if old_guards else "always"
     detail = (
-        f"Ollama decodes `{f.name}` from llama-server's {f.source} ({f.ref.path}:{f.ref.line}). "
-        f"`{qualified}` wrote it {'when ' + was if old_guards else was}; at the new ref it writes it only when "
-        f"{' and '.join(f'`{g}`' for g in added)} ({unit.path}:{hit.line}). When that does not hold, Ollama "
+        f"Ollama decodes {code_span(f.name)} from llama-server's {f.source} ({f.ref.path}:{f.ref.line}). "
+        f"{code_span(qualified)} wrote it {'when ' + was if old_guards else was}; at the new ref it writes it only when "
+        f"{' and '.join(f'{code_span(g)}' for g in added)} ({unit.path}:{hit.line}). When that does not hold, Ollama "
         f"decodes {_zero(f.go_type)} instead: check that every request Ollama sends meets the condition."
     )
     return Draft(
         "streaming" if f.source.endswith("stream") else "server",
         "medium",
-        f"`{f.name}` of llama-server's {f.source} is written under a new condition in `{qualified}`",
+        f"{code_span(f.name)} of llama-server's {f.source} is written under a new condition in {code_span(qualified)}",
         detail,
         unit.path,
         hit.line,

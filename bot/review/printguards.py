@@ -19,6 +19,7 @@ from tree_sitter import Node
 
 from bot.cache import facts
 from bot.lang import cpp, syntax
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts.model import LaunchSetting, OutputPattern
@@ -104,7 +105,7 @@ def _may_add(change: FileChange, program: Program) -> bool:
 REFILTERED = facts.Extractor(
     "printed-per-item-refiltered",
     1,
-    (*PRINTED.sources, "review/printguards.py", "lang/cpp.py", "lang/syntax.py"),
+    (*PRINTED.sources, "markup.py", "review/printguards.py", "lang/cpp.py", "lang/syntax.py"),
     ("tree-sitter", "tree-sitter-cpp"),
 )
 
@@ -252,17 +253,17 @@ def _draft(item: Refiltered, contract: OutputPattern, started: tuple[LocalRef, .
     program = program_of(contract)
     where = f"{contract.ref.path}:{contract.ref.line}"
     detail = (
-        f"`{item.function}` prints `{item.template.code.strip()[:120]}` once per item of `{item.collection}`, "
-        f"a line Ollama's pattern `{pattern.source}` ({where}) matches in {streams_of(contract)}. "
-        f"The bump changed when it adds to `{item.collection}`: before `{_shown(item.before)}`, now "
-        f"`{_shown(item.after)}`. {program} now prints other lines of this kind than Ollama saw before (items "
+        f"{code_span(item.function)} prints {code_span(item.template.code.strip()[:120])} once per item of {code_span(item.collection)}, "
+        f"a line Ollama's pattern {code_span(pattern.source)} ({where}) matches in {streams_of(contract)}. "
+        f"The bump changed when it adds to {code_span(item.collection)}: before {code_span(_shown(item.before))}, now "
+        f"{code_span(_shown(item.after))}. {program} now prints other lines of this kind than Ollama saw before (items "
         "it left out, or none of some it listed): check what Ollama makes of each line it matches."
     )
     line = item.template.line  # the template is read from the new text
     return Draft(
         "server",
         "medium",
-        f"What {program} lists changed: `{item.function}` fills `{item.collection}` under other conditions",
+        f"What {program} lists changed: {code_span(item.function)} fills {code_span(item.collection)} under other conditions",
         detail,
         change.path,
         line,

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review import bounds
 from bot.review.changes import Draft
@@ -166,10 +167,10 @@ def _unread_draft(
     return Draft(
         "server",
         "high",
-        f"llama-server no longer reads request field `{key}` of {endpoint}, which Ollama sends",
+        f"llama-server no longer reads request field {code_span(key)} of {endpoint}, which Ollama sends",
         (
-            f"Ollama sends `{f.path}` to llama-server's {endpoint} ({f.ref.path}:{f.ref.line}). At the old ref "
-            f"`{unit.qualified}` read it ({unit.path}:{line}){_renamed(key, *parsed)}. llama-server ignores "
+            f"Ollama sends {code_span(f.path)} to llama-server's {endpoint} ({f.ref.path}:{f.ref.line}). At the old ref "
+            f"{code_span(unit.qualified)} read it ({unit.path}:{line}){_renamed(key, *parsed)}. llama-server ignores "
             "the value: what Ollama asks for with it no longer happens."
         ),
         still.path if still is not None else unit.path,
@@ -183,10 +184,10 @@ def _renamed(key: str, before: Parsing, after: Parsing) -> str:
     """The other names of the old schema field, and the schema field that has one of them now."""
     old = before.schema.get(key)
     others = [n for n in old[0].names if n != key] if old is not None else []
-    said = f" (also as {', '.join(f'`{n}`' for n in others)})" if others else ""
+    said = f" (also as {', '.join(f'{code_span(n)}' for n in others)})" if others else ""
     said += "; at the new ref no function the endpoint's handler reaches reads it"
     now = next((after.schema[n][0].names[0] for n in others if n in after.schema), None)
-    return said + (f"; the schema field there is now `{now}`" if now else "")
+    return said + (f"; the schema field there is now {code_span(now)}" if now else "")
 
 
 def _bound_draft(
@@ -239,9 +240,9 @@ def _values(f, promised: list[Documented]) -> list[tuple[str, str]]:
 def _bound_title(key: str, endpoint: str, failing, field: SchemaField) -> str:
     verb = "rejects" if field.rejects else "clamps"
     if not failing:
-        return f"llama-server now {verb} some values of request field `{key}` of {endpoint}, which Ollama forwards"
+        return f"llama-server now {verb} some values of request field {code_span(key)} of {endpoint}, which Ollama forwards"
     shown = ", ".join(v for v, _ in failing[:3])
-    return f"llama-server now {verb} `{key}` {shown} of {endpoint}, which Ollama sends"
+    return f"llama-server now {verb} {code_span(key)} {shown} of {endpoint}, which Ollama sends"
 
 
 def _bound_detail(
@@ -257,7 +258,7 @@ def _bound_detail(
     )
     values = f"Ollama sends {sent} there" if failing else "Ollama forwards its user's value unchecked"
     return (
-        f"Ollama sends `{f.path}` to llama-server's {endpoint} ({f.ref.path}:{f.ref.line}). Its schema field "
-        f"(`{unit.qualified}`, {unit.path}:{field.line}) took {was} at the old ref and takes {now} at the new "
+        f"Ollama sends {code_span(f.path)} to llama-server's {endpoint} ({f.ref.path}:{f.ref.line}). Its schema field "
+        f"({code_span(unit.qualified)}, {unit.path}:{field.line}) took {was} at the old ref and takes {now} at the new "
         f"ref; {values}: {what}. Validate or map the value in Ollama, or document the new range."
     )

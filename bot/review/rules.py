@@ -15,6 +15,7 @@ from functools import partial
 from itertools import islice
 
 from bot.cache import facts
+from bot.markup import code_block, code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange, Span
 from bot.review.needles import may_match
@@ -29,7 +30,9 @@ def _title(rule: Rule, path: str) -> str:
 # Which changed lines match a rule's pattern depends on the change's two blobs and the pattern alone: a re-check
 # of the same refs matches none of them again.
 CHANGED_LINES = facts.Extractor(
-    "rule-changed-lines", 1, ("review/rules.py", "review/changes.py", "review/source.py", "review/needles.py")
+    "rule-changed-lines",
+    1,
+    ("markup.py", "review/rules.py", "review/changes.py", "review/source.py", "review/needles.py"),
 )
 
 
@@ -152,7 +155,7 @@ def _body_diff(old_body: str, new_body: str) -> str:
         for line in difflib.unified_diff(old_body.splitlines(), new_body.splitlines(), lineterm="", n=0)
         if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip()
     ]
-    return "```diff\n" + "\n".join(d.rstrip()[:160] for d in diff[:12]) + "\n```"
+    return code_block([d.rstrip()[:160] for d in diff[:12]], "diff")
 
 
 def _subjects(rule: Rule, text: str) -> list[str]:
@@ -215,7 +218,7 @@ def _kept_subjects(rule: Rule, change: FileChange, candidates: Iterable[str]) ->
 
 def _listed(subjects: list[str], gone: Mapping[str, tuple]) -> tuple[str, str]:
     """(the subjects as the title lists them, what happened to them)."""
-    listed = ", ".join(f"`{s}`" for s in subjects[:6]) + (
+    listed = ", ".join(f"{code_span(s)}" for s in subjects[:6]) + (
         f" and {len(subjects) - 6} more" if len(subjects) > 6 else ""
     )
     if set(subjects) <= set(gone):

@@ -12,6 +12,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 
+from bot.markup import code_block
 from bot.model import LocalRef
 
 # The sized integer types C and C++ code names as often as keywords.
@@ -444,4 +445,4 @@ def excerpt(removed: list[str], added: list[str], limit: int = 8) -> str:
     lines = [f"- {t.rstrip()[:160]}" for t in removed[: limit // 2]] + [
         f"+ {t.rstrip()[:160]}" for t in added[: limit // 2]
     ]
-    return "```diff\n" + "\n".join(lines) + "\n```" if lines else ""
+    return code_block(lines, "diff") if lines else ""

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.source import FIXED_WIDTH_TYPES, LineIndex, globs, refs_by_name, split_args, tokens
@@ -106,7 +107,7 @@ def ollama_uses(files: Mapping[str, str]) -> dict[str, list[LocalRef]]:
 
 def removed_title(name: str) -> str:
     """Shared with the compat detector so that both reports of one removal merge into one finding."""
-    return f"`{name}` was removed upstream"
+    return f"{code_span(name)} was removed upstream"
 
 
 def symbol_drafts(
@@ -124,7 +125,7 @@ def symbol_drafts(
                     "discovery",
                     "high",
                     removed_title(name),
-                    f"`{before.signature}` is no longer declared in `{before.path}`; Ollama uses it.",
+                    f"{code_span(before.signature)} is no longer declared in {code_span(before.path)}; Ollama uses it.",
                     before.path,
                     where_now(before.path, before.line),
                     removed=(before.path, name),
@@ -136,8 +137,8 @@ def symbol_drafts(
                 Draft(
                     "discovery",
                     "high",
-                    f"Signature of `{name}` changed",
-                    f"Was: `{before.signature}`\n\nNow: `{after.signature}`",
+                    f"Signature of {code_span(name)} changed",
+                    f"Was: {code_span(before.signature)}\n\nNow: {code_span(after.signature)}",
                     after.path,
                     after.line,
                     local_refs=refs,
@@ -148,8 +149,8 @@ def symbol_drafts(
                 Draft(
                     "discovery",
                     "medium",
-                    f"`{name}` is now deprecated",
-                    f"Upstream marked `{after.signature}` deprecated; Ollama uses it.",
+                    f"{code_span(name)} is now deprecated",
+                    f"Upstream marked {code_span(after.signature)} deprecated; Ollama uses it.",
                     after.path,
                     after.line,
                     local_refs=refs,

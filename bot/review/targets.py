@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.cmake import commands
@@ -75,11 +76,13 @@ def _draft(
     at: tuple[str, int | None],
 ) -> Draft:
     instead = (
-        f" (the same file now defines {', '.join(f'`{s}`' for s in successors[:3])})" if successors else ""
+        f" (the same file now defines {', '.join(f'{code_span(s)}' for s in successors[:3])})"
+        if successors
+        else ""
     )
     where = ", ".join(f"{r.path}:{r.line}" for r in refs[:4])
     detail = (
-        f"At the old ref `{path}:{line}` defined the target `{name}`; at the new ref no CMake file of "
+        f"At the old ref `{path}:{line}` defined the target {code_span(name)}; at the new ref no CMake file of "
         f"upstream's defines it{instead}. Ollama's build names it ({where}): under `if(TARGET ...)` or an "
         "OPTIONAL install the step is skipped without an error, so what Ollama installs from it or compiles "
         "into it silently goes missing (elsewhere, the configure fails). Use the target's new name."

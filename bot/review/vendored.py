@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.markup import code_span
 from bot.model import Commit, Finding, LocalRef
 
 MAX_DIFF_LINES = 80  # per file, folded
@@ -71,7 +72,7 @@ def drift_finding(
         "build",
         "high",
         _drift_title(pin, directory, drifted),
-        f"Ollama compiles against its copies in `{directory}`, and the bump (or its carried patches) changed "
+        f"Ollama compiles against its copies in {code_span(directory)}, and the bump (or its carried patches) changed "
         f"the {pin} files they copy. Refresh the copies (the build's vendoring step copies them from {pin}'s "
         "sources) and regenerate the bindings that wrap them.\n\n"
         + "\n".join(f"- `{directory}/{c.name}`: {_state(c)}" for c in drifted)
@@ -95,11 +96,11 @@ def _first_drift(directory: str, c: Copy) -> LocalRef:
 
 
 def _drift_title(pin: str, directory: str, drifted: list[Copy]) -> str:
-    names = ", ".join(f"`{c.name}`" for c in drifted)
+    names = ", ".join(f"{code_span(c.name)}" for c in drifted)
     count = len(drifted)
     files = "files" if count > 1 else "file"
     differ = "differs" if count == 1 else "differ"
-    return f"{count} vendored {pin} {files} in `{directory}` {differ} from {pin} at the new pin: {names}"
+    return f"{count} vendored {pin} {files} in {code_span(directory)} {differ} from {pin} at the new pin: {names}"
 
 
 def _state(c: Copy) -> str:

@@ -37,6 +37,7 @@ WIRE_SOURCES = (
     "cache/facts.py",
     "lang/cmakelang.py",
     "lang/syntax.py",
+    "markup.py",
     "model.py",
     "review/bounds.py",
     "review/changes.py",

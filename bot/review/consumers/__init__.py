@@ -124,6 +124,7 @@ MODEL_SOURCES = (
     "lang/__init__.py",
     "lang/cmakelang.py",
     "lang/syntax.py",
+    "markup.py",
     "model.py",
     "patches/patchfile.py",
     "patches/patchheaders.py",
