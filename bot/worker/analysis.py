@@ -10,6 +10,7 @@ from collections.abc import Callable
 from bot.config import CONFIG_PATH, Config, Pin, parse_config
 from bot.decisions.validation import AutoValidation
 from bot.gh.checkruns import PIN_CHECKS
+from bot.markup import code_span
 from bot.model import AnalysisError, Report
 from bot.render.bodies import carried_ticks, error_body, progress_body, untouched_body
 from bot.render.checklist import render_comment
@@ -168,7 +169,7 @@ async def _ensure_head(ctx: JobContext, head_sha: str) -> None:
         return
     output = {
         "title": "Superseded by a newer commit",
-        "summary": f"The pull request moved on to `{current[:12]}`; it is checked there.",
+        "summary": f"The pull request moved on to {code_span(current[:12])}; it is checked there.",
     }
     await ctx.checks.complete_all("cancelled", output)
     raise Superseded(current)
@@ -212,7 +213,7 @@ def _unreported_output(ctx: JobContext, pin: Pin, errors: dict[str, str], head_s
         return "failure", {"title": f"Could not check {pin.name}", "summary": summary}
     return "neutral", {
         "title": f"{pin.version_file} does not exist at this commit",
-        "summary": f"Nothing to check for {pin.name} at `{head_sha[:12]}`.",
+        "summary": f"Nothing to check for {pin.name} at {code_span(head_sha[:12])}.",
     }
 
 

@@ -22,6 +22,7 @@ from bot.decisions import bump
 from bot.decisions.bump import BumpRequest, BumpSummary, RefChoice
 from bot.gh.gitdata import BranchMoved
 from bot.gh.rest import RestSnapshot
+from bot.markup import code_span
 from bot.model import AnalysisError, Report
 from bot.render.env import render_template
 from bot.repos.snapshot import MemorySnapshot
@@ -119,7 +120,7 @@ async def run_bump(ctx: JobContext, config: Config, request: BumpRequest, reques
     if back is not None:
         prefix = config.command_prefix
         why = (
-            f"`{back.new_ref}` is older than `{back.old_ref}` ({back.reverted_count} upstream commits would be "
+            f"{code_span(back.new_ref)} is older than {code_span(back.old_ref)} ({back.reverted_count} upstream commits would be "
             f"taken away). To go back to it anyway, name it: `{prefix} bump {back.name} {back.new_ref}`."
         )
         return BumpOutcome("refused", reason=why, choices=choices)

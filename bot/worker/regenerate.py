@@ -16,6 +16,7 @@ from bot.config import Config
 from bot.gh import refused
 from bot.gh.gitdata import BranchMoved
 from bot.gh.rest import RestSnapshot
+from bot.markup import code_span
 from bot.model import REBUILT, UNRESOLVED, AnalysisError, PinReport, Report
 from bot.render.checklist import COMMENT_LIMIT
 from bot.render.env import render_template
@@ -108,7 +109,7 @@ def push_refusal(pr: dict, branch: str, found: dict | None) -> str | None:
     branch (`GET .../branches/{branch}`); None when it showed none, so the App cannot write there either."""
     head_repo = pr["head"].get("repo") or {}
     if branch == head_repo.get("default_branch"):
-        return f"it is the default branch of `{head_repo.get('full_name')}`"
+        return f"it is the default branch of {code_span(head_repo.get('full_name'))}"
     if found is not None and found.get("protected"):
         return "it is a protected branch"
     return None
