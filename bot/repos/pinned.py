@@ -9,7 +9,9 @@ analysis reads there go into it too. Removing its directory frees all of it.
 
 A pull request keeps its PER_PULL most recently used stores, the data directory MAX_BYTES of them in all
 (the least recently used go first; the one in use is kept, whatever its size), and a closed pull request
-none (`forget_pull`). Stores are created and pruned under their mirror's lock.
+none (`forget_pull`). Stores are created and pruned under their mirror's lock; one pull request's analyses
+run one at a time, so only the bound in all, reached meanwhile by other pull requests, may remove a store
+that an analysis still reads.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from bot.repos.mirrors import remove_leftovers
 
 log = logging.getLogger("bot.upstream")
 
-PER_PULL = 2  # stores one pull request keeps: its head's pinned commits and its base's
+PER_PULL = 2  # stores one pull request keeps: the commits its last two pushes pinned
 MAX_BYTES = 256 << 20  # the stores of every pull request together
 LOCAL = "local"  # the stores of analyses for no pull request (the command line's)
 
