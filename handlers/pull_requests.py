@@ -55,18 +55,14 @@ for _action in ANALYSED_ACTIONS:
 
 
 def closed_request(data: dict) -> JobRequest | None:
-    """A closed PR from a fork: the job deletes the `llama-bot/pr-<n>` branch its validation runs used.
-
-    Only a fork's head gets such a branch, so a same-repository PR's close needs no job (200).
-    """
+    """A closed PR: the job removes the upstream commits it pinned by id (bot/repos/pinned.py) and, for a
+    fork's, deletes the `llama-bot/pr-<n>` branch its validation runs used (only a fork's head gets one)."""
     pr = data["pull_request"]
     job = repository_payload(data)
     if job is None:
         return None
     head_repo = pr["head"].get("repo")
     fork = head_repo is None or head_repo["full_name"] != pr["base"]["repo"]["full_name"]
-    if not fork:
-        return None
     return JobRequest(
         "closed",
         pull_key(job["owner"], job["repo"], pr["number"]),

@@ -86,7 +86,6 @@ async def test_body_over_25_mib_is_413(bot):
 
 async def test_ignored_events_are_200(bot, scenario):
     assert (await bot.deliver("ping", payload("ping")))[0] == 200
-    assert (await bot.deliver("pull_request", scenario.pull_event("closed")))[0] == 200
     assert (await bot.deliver("issue_comment", scenario.comment_event("nice work")))[0] == 200
     assert (await bot.queue.counts())["queued"] == 0
 

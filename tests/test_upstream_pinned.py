@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pygit2
+import pytest
 
 from bot.config import parse_config
 from bot.engine import analyse
@@ -94,9 +95,12 @@ def test_forget_pull_removes_every_store_of_the_pull_request_and_no_other(tmp_pa
     assert len(pinned.stores_of(data, mirror, "ollama/ollama#8")) == 1
 
 
-async def test_the_service_keeps_a_fork_pull_requests_pinned_commit_apart_until_it_closes(bot, scenario):
+@pytest.mark.parametrize("head_repo", ["someone/ollama", None])  # a fork's pull request, a branch's
+async def test_the_service_keeps_a_pull_requests_pinned_commit_apart_until_it_closes(
+    bot, scenario, head_repo
+):
     sha = push_to_pull(pygit2.Repository(str(scenario.upstream_path)), 9, mib=1, tag="v1")
-    scenario.open_pull(9, {"LLAMA_CPP_VERSION": f"{sha}\n"}, "fork-pin", head_repo_full_name="someone/ollama")
+    scenario.open_pull(9, {"LLAMA_CPP_VERSION": f"{sha}\n"}, "pin", head_repo_full_name=head_repo)
     await bot.deliver("pull_request", scenario.pull_event("opened", number=9))
     await bot.settle()
     data = bot.settings.data_dir
