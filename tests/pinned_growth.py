@@ -66,15 +66,16 @@ def main() -> None:
     checkout = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else _CHECKOUT
     with tempfile.TemporaryDirectory() as root:
         sizes = measure(Path(root), checkout)
-    (mirror, stores), (last_mirror, last_stores) = sizes[0], sizes[-1]
     print(f"{PUSHES} pushes of {PUSHED_MIB} MiB each, checked by {checkout}:")
-    for push, (m, s) in enumerate(sizes):
+    for push, (mirrors, stores) in enumerate(sizes):
         print(
-            f"  after {'the base' if push == 0 else f'push {push}'}: mirrors {m / 2**20:.2f} MiB, pinned {s / 2**20:.2f} MiB"
+            f"  after {f'push {push}' if push else 'the base'}: mirrors {_kib(mirrors)}, pinned {_kib(stores)}"
         )
-    print(
-        f"growth: mirrors {(last_mirror - mirror) / 2**20:+.2f} MiB, pinned {(last_stores - stores) / 2**20:+.2f} MiB"
-    )
+    print(f"growth: mirrors {_kib(sizes[-1][0] - sizes[0][0])}, pinned {_kib(sizes[-1][1] - sizes[0][1])}")
+
+
+def _kib(size: int) -> str:
+    return f"{size / 1024:,.0f} KiB"
 
 
 if __name__ == "__main__":
