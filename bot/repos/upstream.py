@@ -434,9 +434,10 @@ class Upstream:
         return missing, problems
 
     def _fetch_from(self, git_dir: str, remote: str, url: str | None, wanted: list[str]) -> str | None:
-        """Fetch `wanted` from one remote into `git_dir`; None when it sent them all, else why not. git fetches a batch
-        whole or not at all: a blob the remote says it lacks is set aside and the rest asked for again, up
-        to MAX_REFUSED blobs, so a few the remote cannot send do not cost the review every other file."""
+        """Fetch `wanted` from one remote into `git_dir`; None when it sent them all, else why not. git
+        fetches a batch whole or not at all: a blob the remote says it lacks is set aside and the rest asked
+        for again, up to MAX_REFUSED blobs, so a few the remote cannot send do not cost the review every
+        other file."""
         first = None
         for _ in range(MAX_REFUSED + 1):
             problem = fetch_blobs(git_dir, wanted, remote, url, self.announce, self._held)
