@@ -85,6 +85,19 @@ def test_a_pinned_commit_is_read_again_from_its_store_without_a_fetch(tmp_path):
     assert other.pinned is None and not other.repo.odb.exists(sha)  # another pull request's are not read
 
 
+def test_what_a_killed_fetch_left_in_a_store_goes_when_the_store_is_used_again(tmp_path):
+    up = _source(tmp_path / "src")
+    sha = push_to_pull(up.repo, 7, 1)
+    _analyse(tmp_path, sha, "ollama/ollama#7")
+    data = tmp_path / "data"
+    (store,) = pinned.stores_of(data, _mirror(tmp_path), "ollama/ollama#7")
+    left = store / "objects" / "pack" / "tmp_pack_XYZ"  # a blob fetch killed halfway
+    left.write_bytes(b"PACK")
+    rules = f"{tmp_path}/src/=https://github.com/"
+    again = Upstream.mirror(data, "llama.cpp", UPSTREAM, ["b1", sha], rules, pull="ollama/ollama#7")
+    assert again.pinned == store and not left.exists()
+
+
 def test_forget_pull_removes_every_store_of_the_pull_request_and_no_other(tmp_path):
     up = _source(tmp_path / "src")
     _analyse(tmp_path, push_to_pull(up.repo, 7, PUSHED_MIB), "ollama/ollama#7")

@@ -64,6 +64,7 @@ from bot.repos.mirrors import (
     mirror_name,
     mirror_path,
     open_mirror,
+    remove_leftovers,
     rewrite_url,
 )
 from bot.repos.upstreamrefs import Listings, advertised_tips, contains, local_tips, peeled
@@ -202,7 +203,8 @@ class Upstream:
 
     def _with_stores(self, stores: list[Path], refs: list[str]) -> None:
         """Read the objects of the pull request's `stores` too; the first that holds a commit of `refs` the
-        mirror lacks takes the blobs this analysis fetches."""
+        mirror lacks takes the blobs this analysis fetches, once what a killed fetch left in it is gone
+        (called holding the mirror's lock, which every git writing into the store holds)."""
         odb = self.repo.odb
         lacked = [r for r in refs if is_commit_id(r) and not odb.exists(r)]
         for store in stores:
@@ -210,6 +212,7 @@ class Upstream:
         holders = (s for s in stores if any(pygit2.Repository(str(s)).odb.exists(r) for r in lacked))
         self.pinned = next(holders, None)
         if self.pinned is not None:
+            remove_leftovers(self.pinned)
             pinned.used(self.pinned)
 
     @contextlib.contextmanager
