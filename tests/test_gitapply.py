@@ -1,5 +1,12 @@
 """The real `git apply` as the last word on a patch stack."""
 
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 from bot.engine import placing
 from bot.patches import gitapply
 from tests.gitutil import make_patch, run, upstream_pair
@@ -57,3 +64,38 @@ def test_a_git_that_ran_out_of_time_is_asked_again_the_next_time(tmp_path, monke
             assert gitapply.refusals(files, stack)["1"].startswith("git apply could not run")
         assert gitapply.refusals(files, stack) == {}
         assert gitapply.refusals(files, stack) == {}  # now kept
+
+
+def test_a_git_apply_dies_with_the_process_that_started_it(tmp_path):
+    """kill -9 of the analysis while its `git apply` runs: the git goes too, not left running alone."""
+    fake = tmp_path / "bin" / "git"
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/sh\necho $$ > "{tmp_path}/git.pid"\nexec sleep 30\n')  # a git apply that hangs
+    fake.chmod(0o755)
+    analysis = subprocess.Popen(
+        [sys.executable, "-c", "from bot.patches import gitapply; gitapply.refusals({}, [('1', b'')])"],
+        env={**os.environ, "PATH": f"{fake.parent}:{os.environ['PATH']}"},
+    )
+    pid_file = tmp_path / "git.pid"
+    give_up = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        assert time.monotonic() < give_up and analysis.poll() is None, "git apply never started"
+        time.sleep(0.02)
+    analysis.kill()
+    analysis.wait()
+    git = int(pid_file.read_text())
+    give_up = time.monotonic() + 5
+    while _runs(git) and time.monotonic() < give_up:
+        time.sleep(0.02)
+    alive = _runs(git)
+    if alive:
+        os.kill(git, signal.SIGKILL)
+    assert not alive, "the git apply of a killed analysis still runs"
+
+
+def _runs(pid: int) -> bool:
+    """Whether `pid` runs (a zombie nobody reaped yet does not)."""
+    try:
+        return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
