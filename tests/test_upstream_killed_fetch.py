@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from tests.test_mirror_cli import _ollama, _source
+from tests.test_sandbox import hanging_upstream, processes_reading
 
 KILL_DEADLINE = 60.0  # seconds to wait for the fetch to start writing its pack before the test gives up
 
@@ -60,12 +61,6 @@ def _check(tmp_path: Path, data: Path, env: dict[str, str] | None = None) -> sub
             **(env or {}),
         },
     )
-
-
-def _end_stall(tmp_path: Path) -> None:
-    """The upstream's stalled side ends, as a real one does at its next write once its reader is gone (it
-    is no child of the check: git started it, and it holds the mirror's lock git handed down)."""
-    _kill_every([int((tmp_path / "stalled").read_text())])
 
 
 def _half_written_pack(data: Path) -> list[Path]:
@@ -118,7 +113,6 @@ def test_a_fetch_killed_halfway_leaves_a_mirror_the_next_analysis_repairs(tmp_pa
     os.killpg(killed.pid, signal.SIGKILL)
     killed.communicate()
     assert killed.returncode == -signal.SIGKILL
-    _end_stall(tmp_path)
 
     out, err = _check(tmp_path, data).communicate()
     fresh_out, _ = _check(tmp_path, tmp_path / "fresh-data").communicate()
@@ -137,21 +131,42 @@ def test_a_fetch_killed_halfway_leaves_a_mirror_the_next_analysis_repairs(tmp_pa
 
 def test_a_check_killed_alone_takes_its_git_with_it(tmp_path):
     """kill -9 of the check's own process, not its group: the git it started (in a group of its own, in
-    the analysis child) is gone at once, not left running without a time limit."""
+    the analysis child) is gone at once with every process git started (the upstream's side, stalled
+    without a write, would not notice), not left running without a time limit."""
     _source(tmp_path / "src")
     _ollama(tmp_path / "ollama.git")
     data = tmp_path / "data"
     killed = _check(tmp_path, data, _stalling_git(tmp_path))
     _writing(data, killed)
+    stalled = int((tmp_path / "stalled").read_text())
     os.kill(killed.pid, signal.SIGKILL)
     killed.communicate()
     give_up = time.monotonic() + 10
-    while _holding(data / "mirrors") and time.monotonic() < give_up:
+    while (_holding(data) or _alive(stalled)) and time.monotonic() < give_up:
         time.sleep(0.05)
-    left = _holding(data / "mirrors")
+    left = _holding(data) + [stalled] * _alive(stalled)
     _kill_every(left)
-    _end_stall(tmp_path)
-    assert left == [], "a git the killed check started still writes into the mirror"
+    assert left == [], "processes of the killed check's git still run"
+
+
+def test_a_check_killed_alone_while_its_upstream_hangs_leaves_nothing_running(tmp_path):
+    """The upstream's side of a local fetch blocked for good (git's upload-pack opening a FIFO): killed
+    with the git that started it, as the shell leading git's process group kills the whole group."""
+    stuck = hanging_upstream(tmp_path / "src" / "ggml-org" / "llama.cpp")
+    _ollama(tmp_path / "ollama.git")
+    killed = _check(tmp_path, tmp_path / "data")
+    give_up = time.monotonic() + KILL_DEADLINE
+    while not processes_reading(stuck) and killed.poll() is None and time.monotonic() < give_up:
+        time.sleep(0.05)
+    assert processes_reading(stuck), "the fetch never reached the upstream"
+    os.kill(killed.pid, signal.SIGKILL)
+    killed.communicate()
+    give_up = time.monotonic() + 10
+    while processes_reading(stuck) and time.monotonic() < give_up:
+        time.sleep(0.05)
+    left = processes_reading(stuck)
+    _kill_every(left)
+    assert left == [], "the upstream's side of the killed check's fetch still runs"
 
 
 def _git_outliving_its_parent(tmp_path: Path) -> str:

@@ -8,6 +8,7 @@ import ctypes
 import logging
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -105,8 +106,10 @@ def fetch_command(git_dir: str, *args: str) -> list[str]:
     ]
 
 
-def dies_with_this_process(lift_memory: bool = False) -> Callable[[], None]:
-    """What a git does before it runs (`preexec_fn`): it gets SIGKILL when the process starting it ends,
+def dies_with_this_process(
+    told: signal.Signals = signal.SIGKILL, lift_memory: bool = False
+) -> Callable[[], None]:
+    """What a git does before it runs (`preexec_fn`): it is sent `told` when the process starting it ends,
     even by SIGKILL (Linux), and ends at once when that process ended before it could ask; with
     `lift_memory`, without the analysis's memory limit (a fetch's input is the upstream's)."""
     parent = os.getpid()
@@ -115,11 +118,21 @@ def dies_with_this_process(lift_memory: bool = False) -> Callable[[], None]:
         if lift_memory:
             unlimited_memory()
         if _LIBC is not None:
-            _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            _LIBC.prctl(PR_SET_PDEATHSIG, told)
         if os.getppid() != parent:
-            os._exit(128 + signal.SIGKILL)
+            os._exit(128 + told)
 
     return prepare
+
+
+def _led_by_a_shell(command: list[str], hold: tuple[int, ...]) -> list[str]:
+    """`command` run by a shell that leads its process group: told SIGTERM when the process that started it
+    ends, the shell kills the whole group (git's helpers with git, which a SIGKILL of git alone would leave
+    running); otherwise it waits for git and ends with its status. git's input is handed on through a
+    spare descriptor (one `hold` does not use): a command run in the background would read /dev/null."""
+    spare = next(fd for fd in range(3, 10) if fd not in hold)
+    script = f'exec {spare}<&0; trap "kill -KILL 0" TERM; "$@" 0<&{spare} {spare}<&- & wait $!'
+    return ["sh", "-c", script, "sh", *command]
 
 
 def run_git(
@@ -136,23 +149,23 @@ def run_git(
     (-1 when it could not start or took longer than FETCH_TIMEOUT) and its stderr; its stdout goes to
     `output` (a file, so that its size can be judged before it is read), else nowhere.
 
-    git runs in a process group of its own, killed whole when it runs out of time (its helpers with it),
-    and dies with this process. It inherits the descriptors `hold` (a mirror's lock): whatever of it
-    outlives this process keeps the lock held, so that nobody cleans up what it still writes."""
-    try:
-        proc = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=output if output is not None else subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            env=env,
-            process_group=0,
-            pass_fds=hold,
-            # Fetches run in single-threaded processes (the CLI, the analysis child), where this is safe.
-            preexec_fn=dies_with_this_process(lift_memory=True),  # noqa: PLW1509
-        )
-    except FileNotFoundError:
+    git runs in a process group of its own, killed whole when it runs out of time or when this process
+    ends, however it ends (`_led_by_a_shell`). It inherits the descriptors `hold` (a mirror's lock):
+    whatever of it might outlive this process keeps the lock held, so that nobody cleans up what it still
+    writes."""
+    if shutil.which(command[0], path=env.get("PATH", os.defpath)) is None:
         return -1, "fatal: git is not installed"
+    proc = subprocess.Popen(
+        _led_by_a_shell(command, hold),
+        stdin=subprocess.PIPE,
+        stdout=output if output is not None else subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        process_group=0,
+        pass_fds=hold,
+        # Fetches run in single-threaded processes (the CLI, the analysis child), where this is safe.
+        preexec_fn=dies_with_this_process(signal.SIGTERM, lift_memory=True),  # noqa: PLW1509
+    )
     chunks: list[bytes] = []
     assert proc.stderr is not None and proc.stdin is not None
     fd = proc.stderr.fileno()  # read what git has written so far, as it comes: its progress lines
