@@ -8,6 +8,7 @@ from gidgethub import BadRequest, GitHubBroken
 from bot.commands import COMMANDS
 from bot.decisions.approval import may_write
 from bot.gh.checkruns import check_run_updates
+from bot.gh.github import BodyTooLarge
 from bot.model import PatchResult, PinReport, Report
 from bot.render.bodies import carried_ticks, with_ticks
 from bot.render.env import MARKER, render_template
@@ -134,6 +135,10 @@ def test_short_reasons_are_one_line():
     assert short_reason(TimeoutError()) == "GitHub did not answer in time"
     assert short_reason(aiohttp.ClientConnectionError()) == "could not reach GitHub (ClientConnectionError)"
     assert short_reason(ValueError("bad\nsecond line")) == "ValueError: bad"
+    assert (
+        short_reason(BodyTooLarge(32 << 20))
+        == "GitHub answered with more than 32 MiB, which llama-bot does not read"
+    )
 
 
 def test_every_command_has_a_handler():

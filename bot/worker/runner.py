@@ -31,7 +31,7 @@ from bot.config import Config
 from bot.decisions.bump import BumpRequest, RefChoice
 from bot.decisions.releases import ChooseRefs
 from bot.gh import message_of
-from bot.gh.github import GitHubApp
+from bot.gh.github import BodyTooLarge, GitHubApp
 from bot.gh.progress import JobProgress
 from bot.gh.pullref import PullRef
 from bot.gh.pulls import PullRequests
@@ -98,7 +98,7 @@ class GaveUp(Exception):
 
 def short_reason(exc: BaseException) -> str:
     """One line for the PR; never a token (gidgethub's messages are GitHub's own)."""
-    if isinstance(exc, GaveUp):
+    if isinstance(exc, (GaveUp, BodyTooLarge)):
         return str(exc)
     if isinstance(exc, HTTPException):
         return _github_answer(exc)
