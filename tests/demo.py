@@ -253,6 +253,25 @@ def carried_patches() -> dict[str, bytes]:
     }
 
 
+# Ollama's Go code starting the llama-server its build installs, with the flags the bump renames one of
+SERVER_GO = """package llm
+
+import (
+	"os/exec"
+	"path/filepath"
+)
+
+func serverPath(dir string) string {
+	return filepath.Join(dir, "llama-server")
+}
+
+func start(dir string) error {
+	params := []string{"--ctx-size", "2048", "--flash-attn", "on", "--n-gpu-layers", "99"}
+	return exec.Command(serverPath(dir), params...).Start()
+}
+"""
+
+
 @dataclass
 class Demo:
     root: Path
@@ -268,8 +287,9 @@ def build(root: Path, commits_between: int = 250) -> Demo:
         {
             "LLAMA_CPP_VERSION": OLD_TAG + "\n",
             **carried_patches(),
-            "llama/server/CMakeLists.txt": "set(LLAMA_BUILD_SERVER ON)\nset(GGML_CUDA OFF)\n",
-            "llm/server.go": 'package llm\n\nvar params = []string{"--ctx-size", "--flash-attn", "--n-gpu-layers"}\n',
+            "llama/server/CMakeLists.txt": "set(LLAMA_BUILD_SERVER ON)\nset(GGML_CUDA OFF)\n"
+            "install(TARGETS llama-server RUNTIME DESTINATION lib/ollama)\n",
+            "llm/server.go": SERVER_GO,
         },
     )
     ollama.branch("main")

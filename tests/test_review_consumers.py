@@ -7,6 +7,7 @@ small trees to pin down one rule each; the last ones run on the real mirrors whe
 
 from __future__ import annotations
 
+import gzip
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -17,6 +18,7 @@ import pytest
 from bot.patches.patchfile import parse
 from bot.repos.snapshot import GitSnapshot
 from bot.review.consumers import SnapshotTexts, consumer_model, explain
+from bot.review.consumers.contracts import Contracts, contract_inventory
 from bot.review.source import code_text
 
 DATA = Path(__file__).parent / "data" / "consumers"
@@ -122,33 +124,39 @@ def test_names_are_uses_never_parameters_or_own_functions(real):
     assert all(r.path.endswith(".patch") for r in hparams)
 
 
-def test_endpoints_fields_and_flags_of_the_go_code(real):
+def _contracts_tree() -> dict[str, str]:
+    """The excerpts of Ollama the contract inventory's tests read (tests/data/contracts/, whole packages)."""
+    root = Path(__file__).parent / "data" / "contracts" / "ollama"
+    return {
+        path: code_text(gzip.decompress(file.read_bytes()).decode(), path)
+        for file in root.rglob("*.gz")
+        if (path := file.relative_to(root).as_posix().removesuffix(".gz"))
+    }
+
+
+def test_the_go_codes_endpoints_fields_and_flags_are_the_inventorys(real):
+    """What the Go code relies on of llama-server is no part of the model: the contract inventory reads it, and
+    the explanation shows it from there."""
     model, ollama, _ = real
-    assert {"/completion", "/health", "/detokenize"} <= set(model.endpoints)
-    (health,) = model.endpoints["/health"]
-    assert "http://127.0.0.1:%d/health" in _line(ollama, health)
-    assert {"prompt", "n_predict", "cache_prompt", "tokens"} <= set(
-        model.request_fields
-    )  # tokens: a map literal
-    assert {"content", "stop_type", "prompt_n", "predicted_ms"} <= set(
-        model.response_fields
-    )  # prompt_n: timings
-    assert "status" in model.response_fields  # getServerStatus' anonymous struct
-    assert "n_predict" not in model.response_fields and "stop_type" not in model.request_fields
-    assert {"--no-webui", "--offline", "--flash-attn", "--log-verbosity", "--port"} <= set(model.flags)
-    assert '"--no-webui",' in _line(ollama, model.flags["--no-webui"][0])
-    assert "--lora" in model.flags and not any(
-        r.path.endswith("_test.go") for refs in model.flags.values() for r in refs
-    )
+    assert not any(path.endswith(".go") for path in ollama.read)
+    text = explain(model, contract_inventory(_contracts_tree()))
+    assert "POST /completion (llm/llama_server.go:" in text and "GET /health (llm/llama_server.go:" in text
+    sent = text.split("JSON fields Ollama sends: ")[1].split("\n")[0].split(", ")
+    read = text.split("JSON fields Ollama reads: ")[1].split("\n")[0].split(", ")
+    assert {"prompt", "n_predict", "cache_prompt"} <= set(sent) and "stop_type" not in sent
+    assert {"content", "stop_type", "timings.prompt_n", "status"} <= set(read) and "n_predict" not in read
+    flags = text.split("llama-server flags Ollama passes: ")[1].split("\n")[0].split(", ")
+    assert {"--no-webui", "--offline", "--flash-attn", "--log-verbosity", "--port", "--lora"} <= set(flags)
 
 
 def test_explain_says_what_is_built_and_from_where(real):
-    text = explain(real[0])
+    text = explain(real[0], contract_inventory(real[1]))
+    assert text.endswith("Flags Ollama starts upstream programs with: none\n")  # the excerpt starts none
     assert "  cuda: GGML_CUDA=ON at llama/server/CMakePresets.json:" in text
     assert "  cpu: always built" in text
     assert "tools/ui/ (needs LLAMA_BUILD_UI: Ollama sets it OFF at llama/server/CMakeLists.txt:" in text
     assert "sycl" in text.split("Backends not built")[1].split("\n")[0]
-    assert "/completion (llm/llama_server.go:" in text and "src/llama-hparams.h" in text
+    assert "src/llama-hparams.h" in text
 
 
 UPSTREAM = {
@@ -255,31 +263,6 @@ def test_compat_names_exclude_locals_and_own_declarations_and_follow_patches():
     assert model.headers == {"src/llama-model.h", "src/llama-hparams.h"}
 
 
-def test_go_fields_are_judged_by_how_the_struct_is_used():
-    go = (
-        "package llm\n\n"
-        'type ask struct {\n\tPrompt string `json:"prompt"`\n\tOpts inner `json:"opts"`\n}\n'
-        'type inner struct {\n\tTopK int `json:"top_k"`\n}\n'
-        'type answer struct {\n\tText string `json:"content"`\n}\n'
-        'type unclear struct {\n\tMaybe string `json:"maybe"`\n}\n'
-        "type notWire struct {\n\tport int\n}\n"
-        "func call(c *http.Client, port int) {\n"
-        '\treq := ask{Prompt: "hi"}\n'
-        "\tdata, _ := json.Marshal(req)\n"
-        '\tr, _ := http.NewRequest("POST", fmt.Sprintf("http://127.0.0.1:%d/completion", port), data)\n'
-        "\tvar out answer\n"
-        "\tjson.NewDecoder(r.Body).Decode(&out)\n"
-        '\tc.Get("/props")\n'
-        '\t_ = "/usr/lib/ollama"\n'
-        "}\n"
-    )
-    model = _model({"llm/server.go": go})
-    assert set(model.request_fields) == {"prompt", "opts", "top_k", "maybe"}
-    assert set(model.response_fields) == {"content", "maybe"}
-    assert set(model.endpoints) == {"/completion", "/props"}
-    assert model.endpoints["/completion"][0].line == 22
-
-
 def test_snapshot_texts_read_a_commit_lazily(tmp_path):
     repo = pygit2.init_repository(str(tmp_path / "r"), bare=True)
     builder = repo.TreeBuilder()
@@ -320,8 +303,8 @@ def test_on_the_real_trees():
     model = consumer_model(ollama, SnapshotTexts(new), [(p, parse(head.read(p) or b"")) for p in paths])
     assert {"cpu", "cuda", "hip", "vulkan", "metal"} <= model.backends and "sycl" not in model.backends
     assert not model.builds("ggml/src/ggml-sycl/ggml-sycl.cpp") and "src/llama-hparams.h" in model.headers
-    assert "/completion" in model.endpoints and "key" not in model.names
-    assert {"--load-mode", "--model", "--port", "--flash-attn"} <= set(model.flags)
+    assert "key" not in model.names
+    assert {"--load-mode", "--model", "--port", "--flash-attn"} <= set(Contracts(ollama).passed_flags)
 
 
 def test_check_explains_the_consumer_model_and_still_checks(tmp_path):

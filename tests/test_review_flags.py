@@ -1,7 +1,8 @@
-"""llama-server flags Ollama passes, against upstream's common/arg.cpp option table at both refs."""
+"""llama-server flags Ollama passes (the contract inventory's), against upstream's common/arg.cpp option table at
+both refs."""
 
 from bot.model import LocalRef
-from bot.review.consumers import go_flags
+from bot.review.consumers.contracts import Contracts
 from bot.review.flags import flag_drafts, flag_table
 from bot.review.source import code_text
 
@@ -36,15 +37,37 @@ ARG = """
         }
     ).set_examples({LLAMA_EXAMPLE_SERVER}));
 """
-GO = 'args := []string{"--ctx-size", strconv.Itoa(n), "--flash-attn", "on", "--no-mmap", "--slots", "--model=x"}\n'
+GO = """package llm
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strconv"
+)
+
+func start(dir string, n int) error {
+	args := []string{"--ctx-size", strconv.Itoa(n), "--flash-attn", "on", "--no-mmap", "--slots", "--model=x"}
+	return exec.Command(serverPath(dir), args...).Start()
+}
+
+func serverPath(dir string) string {
+	return filepath.Join(dir, "llama-server")
+}
+"""
+ARGS_LINE = GO[: GO.index('"--ctx-size"')].count("\n") + 1
+INSTALL = "install(TARGETS llama-server RUNTIME DESTINATION lib/ollama)\n"
 
 
 def _table(text):
     return flag_table(code_text(text, "common/arg.cpp"))
 
 
+def _passed_by(files):
+    return Contracts({"llama/server/CMakeLists.txt": INSTALL, **files}).passed_flags
+
+
 def _passed():
-    return go_flags({"llm/server.go": GO}, ["llm/server.go"])
+    return _passed_by({"llm/server.go": GO})
 
 
 def _drafts(new_text):
@@ -59,11 +82,14 @@ def test_flag_table_reads_names_negations_hints_help_and_examples():
     assert table["--slots"].examples == ("LLAMA_EXAMPLE_SERVER",) and table["--slots"].for_server
 
 
-def test_ollama_flags_come_from_go_string_literals_outside_tests():
-    files = {"llm/server.go": GO, "llm/server_test.go": '"--lora"\n', "api/types.go": '"--threads"\n'}
-    passed = go_flags(files, list(files))
-    assert passed["--ctx-size"] == (LocalRef("llm/server.go", 1),) and "--model" in passed
-    assert "--lora" not in passed and "--threads" not in passed
+def test_ollama_flags_are_those_it_starts_an_installed_program_with_wherever_the_code_lives():
+    for path in ("llm/server.go", "internal/runner/backend/start.go"):
+        test = path.replace(".go", "_test.go")
+        starting_in_test = GO.replace("package llm", "package llm_test").replace('"--slots"', '"--lora"')
+        files = {path: GO, test: starting_in_test, "api/types.go": 'package api\n\nvar x = "--threads"\n'}
+        passed = _passed_by(files)
+        assert passed["--ctx-size"] == (LocalRef(path, ARGS_LINE),) and "--model" in passed
+        assert "--lora" not in passed and "--threads" not in passed
 
 
 def test_removed_flag_ollama_passes_is_high():
@@ -71,7 +97,7 @@ def test_removed_flag_ollama_passes_is_high():
     assert (draft.area, draft.severity) == ("server", "high")
     assert draft.title == "llama-server flag --no-mmap was removed; Ollama passes it"
     assert draft.line == 40 and draft.removed == ("common/arg.cpp", '"--no-mmap"')
-    assert draft.local_refs == (LocalRef("llm/server.go", 1),)
+    assert draft.local_refs == (LocalRef("llm/server.go", ARGS_LINE),)
 
 
 def test_deprecated_or_replaced_flag_is_high():
@@ -116,7 +142,7 @@ def test_no_finding_for_rewrapped_help_or_flags_ollama_does_not_pass():
         flag_drafts(
             _table(ARG),
             _table(other),
-            go_flags({"llm/server.go": '"--flash-attn"\n'}, ["llm/server.go"]),
+            {"--flash-attn": (LocalRef("llm/server.go", 1),)},
             lambda n: n,
         )
         == []

@@ -333,6 +333,34 @@ def test_a_value_the_handler_no_longer_compares_with_is_high_at_the_line_that_pa
     )
 
 
+def test_the_flags_are_read_off_the_code_that_starts_the_server_wherever_it_lives(tmp_path):
+    """Ollama's flags are those the code starting llama-server passes, found by following it (the contract
+    inventory), not by a folder: in a package no review knows by name, a removed flag, a value the handler no
+    longer names and a default behind a flag are each still an item at the Go line."""
+    moved = "internal/runtime/backend/start.go"
+    ollama = {(moved if path == "llm/server.go" else path): text for path, text in OLLAMA.items()}
+    removed = ARG.replace('{"--context-shift"},\n        {"--no-context-shift"},', '{"--no-context-shift"},')
+    renamed = ARG.replace('(value == "dio")  {', '(value == "direct-io") {')
+    default = COMMON_H.replace("bool ctx_shift = false;", "bool ctx_shift = true;")
+    for n, (changes, title, needle) in enumerate(
+        (
+            (
+                {"common/arg.cpp": removed},
+                "llama-server flag --context-shift was removed",
+                '"--context-shift")',
+            ),
+            ({"common/arg.cpp": renamed}, "llama-server no longer accepts `dio` for --load-mode", '"dio")'),
+            (
+                {"common/common.h": default},
+                "Default of llama-server parameter ctx_shift",
+                '"--context-shift")',
+            ),
+        )
+    ):
+        item = _one(_review(tmp_path / str(n), changes, ollama), title)
+        assert LocalRef(moved, _line(SERVER_GO, needle)) in item.local_refs, title
+
+
 def test_a_value_known_through_a_helper_the_handler_stops_calling_is_high(tmp_path):
     new = ARG.replace(
         """            } else if (is_autoy(value)) {

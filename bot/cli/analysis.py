@@ -85,6 +85,7 @@ def _in_neither(pin: Pin, base: GitSnapshot, head: GitSnapshot) -> bool:
 def _explain_consumers(report: Report, config: Config, head: GitSnapshot, opener) -> None:
     """The consumer model of each checked llama.cpp pin: Ollama's head against the pin's new upstream ref."""
     from bot.review.consumers import SnapshotTexts, consumer_model, explain
+    from bot.review.consumers.contracts import contract_inventory
 
     for pin_report in report.pins:
         pin = config.pin(pin_report.name)
@@ -93,9 +94,10 @@ def _explain_consumers(report: Report, config: Config, head: GitSnapshot, opener
         upstream = opener(pin, [pin_report.new_ref])
         new = GitSnapshot(upstream.repo, pin_report.new_commit)
         model = consumer_model(SnapshotTexts(head), SnapshotTexts(new), _parsed_patches(head, pin))
+        inventory = contract_inventory(SnapshotTexts(head))
         print(
             f"llama-bot: {pin.name}: what Ollama ({str(head.commit.id)[:12]}) builds, includes and calls of "
-            f"{pin_report.new_ref} ({pin_report.new_commit[:12]}):\n{explain(model)}",
+            f"{pin_report.new_ref} ({pin_report.new_commit[:12]}):\n{explain(model, inventory)}",
             end="",
             file=sys.stderr,
         )

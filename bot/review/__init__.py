@@ -129,13 +129,14 @@ def _llama_cpp_drafts(ctx: ReviewContext, run: Run, rules, changes: list[FileCha
             *launch_drafts(run),  # the values, environment and defaults of Ollama's llama-server starts
             *run.log_lines(),
         ]
-        # the Go program those two read goes before the detectors that hold the most
+        limits = run.request_limits()  # asks the inventory for the fields Ollama sends: before it lets go
+        # the Go program those read goes before the detectors that hold the most
         run.settle_inventory(wire=not beside.forked)
         drafts += [
             *run.architectures(),
             *hookparams.parameter_drafts(run.hook_names, run.by_old_path),  # before a field of the same name
             *run.compat_sources(),
-            *run.request_limits(),
+            *limits,
         ]
         build, wire = beside.result()
     ordered = [*rule_found, *build, *drafts, *wire]

@@ -1,5 +1,5 @@
 """llama-server flags: the option table of upstream's `common/arg.cpp` at both refs, against the
-flags Ollama's Go code passes.
+flags Ollama starts upstream programs with (the contract inventory's launch settings).
 
 A flag that disappears makes llama-server refuse to start; one that is
 deprecated, replaced, or no longer offered to the server will soon; a
@@ -18,10 +18,9 @@ from bot.cache import facts
 from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft
-from bot.review.source import LineIndex, globs, split_args, string_value
+from bot.review.source import LineIndex, split_args, string_value
 
 ARG_TABLE = "common/arg.cpp"
-OLLAMA_CALLERS = globs("llm/**/*.go", "discover/**/*.go", "server/**/*.go")
 _ENTRY = re.compile(r"\bcommon_arg\s*\(")
 _NAMES_GROUP = re.compile(r'\{\s*"-[^"]*"(?:\s*,\s*"-[^"]*")*\s*,?\s*\}')
 _DEPRECATED = re.compile(

@@ -2,8 +2,9 @@
 to its flags (`argvalues`), the environment variables it sets (`envnames`), and the parameter defaults it relies
 on by leaving a flag or a request field out (`paramdefaults`).
 
-Each check first reads the upstream diff alone, and asks for the inventory (read from Ollama's Go code: the
-costly part) only once the diff touches something it would compare.
+Each check first reads the upstream diff and the flags Ollama passes (the inventory's cheapest group: the
+argument lists of the programs it starts), and asks for the rest of the inventory (the values and the
+environment: the costly part) only once the diff touches something it would compare.
 """
 
 from __future__ import annotations
@@ -152,8 +153,8 @@ NAME_LOST = facts.Extractor(
 
 
 def _some_name_lost(run: Run, tables: Callable[[], _Tables]) -> bool:
-    """Whether the handler of a flag Ollama's Go code spells knew a value by name at the old ref that it no
-    longer names: the inventory, which says what values Ollama passes, is read only then."""
+    """Whether the handler of a flag Ollama passes knew a value by name at the old ref that it no longer
+    names: the inventory's launch settings, which say what values Ollama passes, are read only then."""
     old_code, new_code = run.code_at_both(ARG_TABLE)
     read = text_id(
         "\n".join(
@@ -166,7 +167,7 @@ def _some_name_lost(run: Run, tables: Callable[[], _Tables]) -> bool:
     )  # one id for what every answer depends on: the key of each is short
     return any(
         facts.remembered(NAME_LOST, (read, name), partial(_name_lost, tables, name))
-        for name in run.consumers.flags
+        for name in run.contracts.passed_flags
     )
 
 
@@ -279,13 +280,15 @@ _Links = list[tuple[paramdefaults.Path, list[Flag], set[str]]]
 def _links(
     run: Run, item: paramdefaults.Changed, table: Mapping[str, Flag], parsers: Mapping[str, str]
 ) -> _Links:
-    """Per path to the member: the flags writing it that Ollama's Go code spells, and the request keys of a
+    """Per path to the member: the flags writing it that Ollama passes, and the request keys of a
     behaviour area (sampling, templates, tokens) upstream reads into it. Read from the diff and the flags
-    Ollama spells alone: the inventory is read only when one is found."""
+    Ollama passes alone: the launch settings are read only when one is found."""
     links = []
     for path in item.paths:
         flags = [
-            f for f in paramdefaults.assigning_flags(table, path) if set(f.names) & run.consumers.flags.keys()
+            f
+            for f in paramdefaults.assigning_flags(table, path)
+            if set(f.names) & run.contracts.passed_flags.keys()
         ]
         keys = {k for k in paramdefaults.request_keys(parsers, path) if area_of(k)}
         if flags or keys:

@@ -36,7 +36,6 @@ from bot.review.consumers.contracts import Contracts, contracts_of
 from bot.review.consumers.contracts.model import LaunchSetting, OutputPattern
 from bot.review.consumers.settings import builds_leaving_default
 from bot.review.consumers.upstream_build import unbuilt_commands
-from bot.review.rules import ollama_uses
 from bot.review.source import C_SOURCES, code_text, extension, glob_match
 
 if TYPE_CHECKING:
@@ -292,7 +291,7 @@ class Run:
         return flags.flag_drafts(
             flags.flag_table(change.old_code),
             flags.flag_table(change.new_code),
-            self.consumers.flags,
+            self.contracts.passed_flags,
             change.new_line,
             change.path,
         )
@@ -339,7 +338,18 @@ class Run:
         return limits.limit_drafts(
             found,
             limits.fields_of(self.request_parsers()),
-            lambda field: ollama_uses(self.local, ("llm/**/*.go",), field, whole=True),
+            self._sent_at,
+        )
+
+    def _sent_at(self, field: str) -> tuple[LocalRef, ...]:
+        """Where Ollama's code puts a JSON field of that name, at any depth, into a request to an upstream
+        program (the inventory's request fields)."""
+        return tuple(
+            dict.fromkeys(
+                f.ref
+                for f in self.contracts.request_fields
+                if f.direction == "request" and f.path.rsplit(".", 1)[-1].removesuffix("[]") == field
+            )
         )
 
     def request_parsers(self) -> dict[str, str]:

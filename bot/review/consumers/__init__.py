@@ -2,13 +2,13 @@
 
 An upstream change matters to Ollama only when it lands in something Ollama compiles (a backend some
 build turns on, a directory no option Ollama leaves OFF cuts out), in a header its compat sources
-include, in a name they use, or in the llama-server interface its Go code talks to (endpoints, JSON
-fields, flags). This package reads that from plain texts (one module per source:
-`settings`, `upstream_build`, `compat_sources`, `server`): Ollama's presets, CMake files, Dockerfile and
-workflows, its compat C/C++ sources and carried patches, its Go code; and upstream's CMake files and
+include, or in a name they use. This package reads that from plain texts (one module per source:
+`settings`, `upstream_build`, `compat_sources`): Ollama's presets, CMake files, Dockerfile and
+workflows, its compat C/C++ sources and carried patches; and upstream's CMake files and
 headers. Everything here is a pure function over path -> text mappings (read lazily: only the files a
 question needs are read). The `contracts` subpackage reads, from Ollama's tree alone, the inventory of
-everything its code relies on of upstream (`python -m bot contracts` prints it).
+everything its code relies on of upstream, the llama-server interface its Go code talks to among it
+(endpoints, JSON fields, flags; `python -m bot contracts` prints it).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from bot.cache import facts
 from bot.model import LocalRef
 from bot.repos.snapshot import MissingBlob, Snapshot, blob_id_of
 from bot.review.consumers.compat_sources import compat_source_texts, compat_uses, included_headers
-from bot.review.consumers.server import go_flags, server_interface
+from bot.review.consumers.contracts.model import Inventory
 from bot.review.consumers.settings import ollama_options
 from bot.review.consumers.shared import (
     BACKEND_ROOT,
@@ -48,10 +48,6 @@ class Consumers:
     headers: frozenset[str]  # upstream headers (new ref) the compat sources include, transitively
     names: Mapping[str, tuple[LocalRef, ...]]  # upstream identifiers the compat sources use
     strings: Mapping[str, tuple[LocalRef, ...]]  # string literals of the compat sources
-    endpoints: Mapping[str, tuple[LocalRef, ...]]  # llama-server paths Ollama's Go code requests
-    request_fields: Mapping[str, tuple[LocalRef, ...]]  # JSON fields Ollama sends to llama-server
-    response_fields: Mapping[str, tuple[LocalRef, ...]]  # JSON fields Ollama decodes from llama-server
-    flags: Mapping[str, tuple[LocalRef, ...]]  # llama-server command-line flags Ollama passes
     upstream_backends: frozenset[str] = frozenset()  # every ggml/src/ggml-<name>/ directory upstream has
     shared_dirs: Mapping[str, frozenset[str]] = field(
         default_factory=dict
@@ -133,11 +129,10 @@ MODEL_SOURCES = (
     "review/consumers/__init__.py",
     "review/consumers/compat_sources.py",
     "review/consumers/conditions.py",
-    "review/consumers/server.py",
+    "review/consumers/contracts/model.py",
     "review/consumers/settings.py",
     "review/consumers/shared.py",
     "review/consumers/upstream_build.py",
-    "review/flags.py",
     "review/source.py",
 )
 MODEL = facts.Extractor(
@@ -185,10 +180,6 @@ def consumer_model(
         headers=included_headers(sources, ollama, ollama_paths, upstream, upstream_paths),
         names=uses.names,
         strings=uses.strings,
-        endpoints=(server := server_interface(ollama, ollama_paths)).endpoints,
-        request_fields=server.request_fields,
-        response_fields=server.response_fields,
-        flags=go_flags(ollama, ollama_paths),
         upstream_backends=upstream_backends,
         shared_dirs=shared,
         dead_options=build.dead_options - set(options),
@@ -282,10 +273,11 @@ class SnapshotTexts(Mapping[str, str]):
         return data
 
 
-def explain(c: Consumers) -> str:
-    """The model as text for a person: what is built and why, from where; what the compat code and the Go
-    code rely on."""
-    return "\n".join(line for section in _EXPLAINED for line in section(c)) + "\n"
+def explain(c: Consumers, inventory: Inventory) -> str:
+    """The model as text for a person: what is built and why, from where; what the compat code relies on;
+    and, from the contract inventory, what the Go code relies on of the upstream programs it starts."""
+    lines = [line for section in _EXPLAINED for line in section(c)]
+    return "\n".join([*lines, *_explain_programs(inventory)]) + "\n"
 
 
 def _where(refs: Iterable[LocalRef], limit: int = 3) -> str:
@@ -355,14 +347,22 @@ def _explain_compat(c: Consumers) -> Iterator[str]:
     yield f"String literals they hold: {len(c.strings)}"
 
 
-def _explain_server(c: Consumers) -> Iterator[str]:
-    """What Ollama's Go code relies on of llama-server: endpoints, JSON fields, flags."""
-    yield "llama-server endpoints Ollama requests: " + _listed(
-        f"{e} ({_where(r, 1)})" for e, r in c.endpoints.items()
-    )
-    yield "JSON fields Ollama sends: " + _listed(c.request_fields)
-    yield "JSON fields Ollama reads: " + _listed(c.response_fields)
-    yield "llama-server flags Ollama passes: " + _listed(c.flags)
+def _explain_programs(inventory: Inventory) -> Iterator[str]:
+    """What Ollama's Go code relies on of the upstream programs it starts: endpoints, JSON fields, flags."""
+    endpoints: dict[str, LocalRef] = {}
+    for wire in (*inventory.request_fields, *inventory.response_fields):
+        endpoints.setdefault(wire.endpoint, wire.ref)
+    yield "Endpoints Ollama requests: " + _listed(f"{e} ({_where([r], 1)})" for e, r in endpoints.items())
+    yield "JSON fields Ollama sends: " + _listed(dict.fromkeys(f.path for f in inventory.request_fields))
+    yield "JSON fields Ollama reads: " + _listed(dict.fromkeys(f.path for f in inventory.response_fields))
+    flags: dict[str, set[str]] = {}
+    for setting in inventory.launch:
+        if setting.kind == "flag":
+            flags.setdefault(setting.program, set()).add(setting.name)
+    if not flags:
+        yield "Flags Ollama starts upstream programs with: none"
+    for program, names in flags.items():
+        yield f"{program} flags Ollama passes: " + _listed(sorted(names))
 
 
 _EXPLAINED = (
@@ -371,5 +371,4 @@ _EXPLAINED = (
     _explain_off_dirs,
     _explain_options,
     _explain_compat,
-    _explain_server,
 )

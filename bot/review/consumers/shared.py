@@ -33,11 +33,6 @@ OLLAMA_COMMAND_LINES = globs(
 )
 
 
-OLLAMA_SERVER_CLIENTS = globs(
-    "llm/*.go",
-)
-
-
 DEFAULT_COMPAT_DIR = "llama/compat/"
 
 
@@ -64,19 +59,7 @@ DEFINE = re.compile(r"(?<![\w-])-D([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|[
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
 
 
-FLAG_IN_STRING = re.compile(r"(?:^|(?<=\s))(--?[A-Za-z][\w-]*)")
-
-
-FLAG_HINT = re.compile(r"[\"`\s]--?[A-Za-z]")
-
-
 URL_PATH = re.compile(r"^[a-z][a-z0-9+.-]*://[^/\s]*(/[^\s?#\"]*)")
-
-
-BARE_PATH = re.compile(r"^/[A-Za-z0-9_.{}%-]+(?:/[A-Za-z0-9_.{}%-]+)*$")
-
-
-REQUEST_CALL = re.compile(r"(?:Request\w*|\.(?:Get|Post|Head|PostForm|JoinPath))$")
 
 
 JSON_TAG = re.compile(r'\bjson:"([^",]*)')

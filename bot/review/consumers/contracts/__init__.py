@@ -10,13 +10,14 @@ behaviours among those (`behaviours`), and what its build configuration relies o
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
+from typing import TypeVar
 
 from bot.cache import facts
 from bot.model import LocalRef
-from bot.review.consumers.contracts.arguments import launch_settings
+from bot.review.consumers.contracts.arguments import flag_places, launch_settings, passed_flags
 from bot.review.consumers.contracts.behaviours import behaviours
 from bot.review.consumers.contracts.build import build_items, installed_programs
 from bot.review.consumers.contracts.flow import Flow
@@ -44,32 +45,42 @@ INVENTORY = facts.Extractor(
     ("tree-sitter", "tree-sitter-go", "tree-sitter-cmake"),
 )
 WIRE_GROUPS = ("calls_upstream", "request_fields", "response_fields", "output_patterns")
-KEPT = ("launch", *WIRE_GROUPS)
+KEPT = ("launch", "passed_flags", *WIRE_GROUPS)
 _PROGRAM = ("resolver", "commands", "requests", "flow")  # what the groups are read from
+T = TypeVar("T")
 
 
 class Contracts:
-    """The inventory of one Ollama tree (path -> comment-free text), each group read on first use: a review
-    asks for the few it checks, and the program's commands, requests and data flow are read once for all."""
+    """The inventory of one Ollama tree (path -> comment-free text), each group looked up in the facts store
+    or read on first use: a review asks for the few it checks, and the program's commands, requests and data
+    flow are read once for all."""
 
     def __init__(self, ollama: Mapping[str, str]):
         self.ollama = TextsRead(ollama)
         self.paths = list(ollama)
-        self._loaded = self._stored()
+        self._loaded: set[str] = set()  # the groups found in the facts store
+        self._looked_up: set[str] = set()
 
     def _key(self, group: str) -> tuple[str, ...]:
         return facts.text_id("\n".join(self.paths)), group
 
-    def _stored(self) -> frozenset[str]:
-        """The groups an analysis of a tree with the same files kept, each when every text read for it is the
-        same here (it is then this tree's too)."""
-        loaded = set()
-        for group in KEPT:
-            found, kept = facts.get(INVENTORY, self._key(group))
-            if found and all(text_id_in(self.ollama, path) == read for path, read in kept[0].items()):
-                self.__dict__[group] = kept[1]  # the cached property's value, as if computed
-                loaded.add(group)
-        return frozenset(loaded)
+    def _stored(self, group: str) -> bool:
+        """Whether an analysis of a tree with the same files kept the group, every text read for it reading
+        the same here (it is then this tree's too): it is then the group's value. Looked up on first use
+        only, once: a review that asks for one group costs no look-up of the others."""
+        if group in self._looked_up:
+            return False
+        self._looked_up.add(group)
+        found, kept = facts.get(INVENTORY, self._key(group))
+        if found and all(text_id_in(self.ollama, path) == read for path, read in kept[0].items()):
+            self.__dict__[group] = kept[1]  # the cached property's value, as if computed
+            self._loaded.add(group)
+            return True
+        return False
+
+    def _kept_or(self, group: str, read: Callable[[], T]) -> T:
+        """The group as the facts store kept it, else read."""
+        return self.__dict__[group] if self._stored(group) else read()
 
     def settle(self, wire: bool = True) -> None:
         """Reads the wire check's groups unless `wire` is False (cheap once the Go program is read; False
@@ -84,13 +95,13 @@ class Contracts:
             for group in KEPT:
                 if group in self.__dict__ and group not in self._loaded:
                     facts.put(INVENTORY, self._key(group), (read, self.__dict__[group]))
-            self._loaded = frozenset(g for g in KEPT if g in self.__dict__)
+            self._loaded = {g for g in KEPT if g in self.__dict__}
         for name in _PROGRAM:
             self.__dict__.pop(name, None)
 
     def holds(self, groups: tuple[str, ...]) -> bool:
         """Whether these groups are at hand (kept, or read already): asking for them reads nothing."""
-        return all(group in self.__dict__ for group in groups)
+        return all(group in self.__dict__ or self._stored(group) for group in groups)
 
     def read_wire_groups(self) -> None:
         """The groups the wire check reads, read now."""
@@ -120,7 +131,7 @@ class Contracts:
     @cached_property
     def calls_upstream(self) -> bool:
         """Whether Ollama's code sends an upstream program any request."""
-        return bool(self.requests)
+        return self._kept_or("calls_upstream", lambda: bool(self.requests))
 
     @cached_property
     def flow(self) -> Flow:
@@ -128,19 +139,27 @@ class Contracts:
 
     @cached_property
     def launch(self) -> tuple[LaunchSetting, ...]:
-        return tuple(launch_settings(self.commands, self.resolver))
+        return self._kept_or("launch", lambda: tuple(launch_settings(self.commands, self.resolver)))
+
+    @cached_property
+    def passed_flags(self) -> dict[str, tuple[LocalRef, ...]]:
+        """The flags Ollama starts an upstream program with, each with every line that passes it: from the
+        launch group when it is at hand, else from the argument lists alone (a fraction of its cost)."""
+        if "launch" in self.__dict__:
+            return flag_places((s.name, s.refs) for s in self.launch if s.kind == "flag")
+        return self._kept_or("passed_flags", lambda: passed_flags(self.commands, self.resolver))
 
     @cached_property
     def request_fields(self) -> tuple[WireField, ...]:
-        return tuple(request_fields(self.requests, self.resolver))
+        return self._kept_or("request_fields", lambda: tuple(request_fields(self.requests, self.resolver)))
 
     @cached_property
     def response_fields(self) -> tuple[WireField, ...]:
-        return tuple(response_fields(self.flow, self.requests))
+        return self._kept_or("response_fields", lambda: tuple(response_fields(self.flow, self.requests)))
 
     @cached_property
     def output_patterns(self) -> tuple[OutputPattern, ...]:
-        return tuple(output_patterns(self.flow))
+        return self._kept_or("output_patterns", lambda: tuple(output_patterns(self.flow)))
 
     def inventory(self) -> Inventory:
         endpoints = [(r.label, LocalRef(r.func.path, r.node.start_point[0] + 1)) for r in self.requests]

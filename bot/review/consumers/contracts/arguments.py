@@ -9,7 +9,7 @@ they call, two calls deep) writes into an environment: a map element (`env[K] = 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from tree_sitter import Node
 
@@ -25,7 +25,7 @@ from bot.review.consumers.contracts.gocode import (
     named,
     unwrap,
 )
-from bot.review.consumers.contracts.launches import Command, argument_sites, branchy, flags_of
+from bot.review.consumers.contracts.launches import Command, Flag, argument_sites, branchy, flags_of
 from bot.review.consumers.contracts.model import LaunchSetting
 from bot.review.consumers.contracts.resolve import Resolver, Where, where_of
 from bot.review.consumers.shared import SETTABLE
@@ -39,12 +39,9 @@ _Entry = tuple[list[str], list[bool], dict[LocalRef, None]]  # values, condition
 def launch_settings(commands: list[Command], resolver: Resolver) -> list[LaunchSetting]:
     """Every flag and environment variable per program, merged over the places that set it."""
     table: dict[tuple[str, str, str], _Entry] = {}
-    for command in commands:
-        for site in argument_sites(command, resolver):
-            for flag in flags_of(site, resolver):
-                values = resolver.values(flag.value, flag.where) if flag.value is not None else ()
-                ref = LocalRef(flag.where.path, flag.literal.start_point[0] + 1)
-                _add(table, (command.program, "flag", flag.name), values, flag.conditional, ref)
+    for command, flag, ref in _flags(commands, resolver):
+        values = resolver.values(flag.value, flag.where) if flag.value is not None else ()
+        _add(table, (command.program, "flag", flag.name), values, flag.conditional, ref)
     for programs, func, called in _environment_writers(commands, resolver):
         for name, values, conditional, ref in _environment(func, resolver):
             for program in programs:
@@ -53,6 +50,28 @@ def launch_settings(commands: list[Command], resolver: Resolver) -> list[LaunchS
         LaunchSetting(program, kind, name, tuple(values), not all(conditional), tuple(refs))
         for (program, kind, name), (values, conditional, refs) in table.items()
     ]
+
+
+def passed_flags(commands: list[Command], resolver: Resolver) -> dict[str, tuple[LocalRef, ...]]:
+    """Every flag a program is started with, each with every place that passes it: `launch_settings`' flags
+    without their values, which only the argument lists tell (the values and the environment cost the most)."""
+    return flag_places((flag.name, (ref,)) for _, flag, ref in _flags(commands, resolver))
+
+
+def flag_places(flags: Iterable[tuple[str, tuple[LocalRef, ...]]]) -> dict[str, tuple[LocalRef, ...]]:
+    """(name, places) pairs merged by name, in name order, each place once."""
+    found: dict[str, dict[LocalRef, None]] = {}
+    for name, refs in flags:
+        found.setdefault(name, {}).update(dict.fromkeys(refs))
+    return {name: tuple(refs) for name, refs in sorted(found.items())}
+
+
+def _flags(commands: list[Command], resolver: Resolver) -> Iterator[tuple[Command, Flag, LocalRef]]:
+    """Each flag of each command's argument list, with where its literal is."""
+    for command in commands:
+        for site in argument_sites(command, resolver):
+            for flag in flags_of(site, resolver):
+                yield command, flag, LocalRef(flag.where.path, flag.literal.start_point[0] + 1)
 
 
 def _add(table: dict, key: tuple[str, str, str], values, conditional: bool, ref: LocalRef) -> None:
