@@ -260,16 +260,21 @@ class Upstream:
         """Fetch `refs`: tags into the mirror, commit ids by id into a store of the pull request's (GitHub
         serves any commit), through the mirror's branches when the source refuses that; a tag or id the
         source lacks is left for `commit` to name."""
-        tags = [r for r in refs if not is_commit_id(r)]
-        problem = self._fetch_refs(self.repo.path, url, tags, by_id=True) if tags else None
-        ids = [r for r in refs if is_commit_id(r)]
-        if ids:
-            problem = self._fetch_pinned(url, ids) or problem
-            if unresolved := [r for r in ids if resolve(self.repo, r) is None]:
-                problem = self._fetch_refs(self.repo.path, url, unresolved, by_id=False)
+        problem = self._fetch_refs(self.repo.path, url, [r for r in refs if not is_commit_id(r)], by_id=True)
+        problem = self._fetch_ids(url, [r for r in refs if is_commit_id(r)]) or problem
         wanted = [r for r in refs if resolve(self.repo, r) is None]
         if problem is not None and wanted:
             raise AnalysisError(f"cannot fetch {', '.join(wanted)} from {self.web_url}: {problem}")
+
+    def _fetch_ids(self, url: str, ids: list[str]) -> str | None:
+        """Fetch commit `ids` by id into a store of the pull request's, the ones that still do not resolve
+        through the mirror's branches; why git failed, or None."""
+        if not ids:
+            return None
+        problem = self._fetch_pinned(url, ids)
+        if unresolved := [r for r in ids if resolve(self.repo, r) is None]:
+            problem = self._fetch_refs(self.repo.path, url, unresolved, by_id=False)
+        return problem
 
     def _fetch_pinned(self, url: str, ids: list[str]) -> str | None:
         """Fetch commit `ids` by id into a new store of the pull request's, which this analysis then reads
