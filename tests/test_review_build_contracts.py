@@ -212,3 +212,62 @@ def test_a_tool_looked_for_only_in_a_branch_ollamas_options_never_take_is_not_ra
         _review(tmp_path / "b", {"ggml/CMakeLists.txt": fetch, "ggml/src/CMakeLists.txt": reached})
     )
     assert (item.severity, item.title) == ("medium", "New build dependency: tool 7z")
+
+
+# Ollama's llama.cpp build in a folder of its own naming, with its presets beside it; a helper that only
+# downloads the source (CONFIGURE_COMMAND "") passes a longer block of options elsewhere
+ENGINE_CMAKE = """cmake_minimum_required(VERSION 3.24)
+project(Engine C CXX)
+include(FetchContent)
+file(READ "${CMAKE_CURRENT_SOURCE_DIR}/../../LLAMA_CPP_VERSION" LLAMA_CPP_GIT_TAG)
+string(STRIP "${LLAMA_CPP_GIT_TAG}" LLAMA_CPP_GIT_TAG)
+set(LLAMA_BUILD_TESTS OFF CACHE BOOL "" FORCE)
+set(LLAMA_OPENSSL OFF CACHE BOOL "" FORCE)
+FetchContent_Declare(llama_cpp
+    GIT_REPOSITORY https://github.com/ggml-org/llama.cpp.git
+    GIT_TAG ${LLAMA_CPP_GIT_TAG})
+FetchContent_MakeAvailable(llama_cpp)
+"""
+SOURCE_ONLY_CMAKE = """file(READ "${CMAKE_SOURCE_DIR}/LLAMA_CPP_VERSION" TAG)
+ExternalProject_Add(llama-source
+    GIT_REPOSITORY https://github.com/ggml-org/llama.cpp.git
+    GIT_TAG ${TAG}
+    CONFIGURE_COMMAND ""
+    BUILD_COMMAND "")
+set(_args
+    -DLLAMA_BUILD_TESTS=OFF
+    -DLLAMA_OPENSSL=OFF
+    -DLLAMA_CURL=OFF
+    -DLLAMA_BUILD_EXAMPLES=OFF)
+"""
+ELSEWHERE = {
+    "LLAMA_CPP_VERSION": b"b1\n",
+    "third_party/engine/CMakeLists.txt": ENGINE_CMAKE.encode(),
+    "third_party/engine/CMakePresets.json": PRESETS.encode(),
+    "dev/source.cmake": SOURCE_ONLY_CMAKE.encode(),
+}
+
+
+def test_a_new_option_points_into_the_folder_whose_cmake_fetches_and_configures_the_pin(tmp_path):
+    top = TOP.replace(
+        'option(LLAMA_BUILD_TESTS "llama: build tests" ON)\n',
+        'option(LLAMA_BUILD_TESTS "llama: build tests" ON)\noption(LLAMA_SUBPROCESS "llama: use subprocess" ON)\n',
+    )
+    (item,) = _raising(review_one_commit(tmp_path, UPSTREAM, {"CMakeLists.txt": top}, ELSEWHERE))
+    assert (item.severity, item.title) == ("medium", "New CMake option LLAMA_SUBPROCESS: decide its value")
+    assert item.local_refs == [
+        LocalRef("third_party/engine/CMakeLists.txt", _line(ENGINE_CMAKE, "set(LLAMA_OPENSSL"))
+    ]
+
+
+def test_an_option_renamed_that_presets_in_any_folder_set_is_high_at_their_line(tmp_path):
+    renamed = GGML.replace("GGML_BACKEND_DL ", "GGML_BACKEND_DYNAMIC ")
+    changes = {
+        "ggml/CMakeLists.txt": renamed,
+        "ggml/src/CMakeLists.txt": GGML_SRC.replace("GGML_BACKEND_DL", "GGML_BACKEND_DYNAMIC"),
+    }
+    (item,) = _raising(review_one_commit(tmp_path, UPSTREAM, changes, ELSEWHERE))
+    assert item.title.startswith("CMake option GGML_BACKEND_DL renamed to GGML_BACKEND_DYNAMIC; Ollama still")
+    assert item.local_refs == [
+        LocalRef("third_party/engine/CMakePresets.json", _line(PRESETS, '"GGML_BACKEND_DL"'))
+    ]

@@ -40,9 +40,16 @@ def test_declarations_normalise_away_parameter_names():
     assert "ggml_up" not in decls and decls["ggml_backend_dev_get"].line == 4
 
 
-def test_ollama_uses_ggml_names_in_discovery_ml_and_llama():
-    uses = ollama_uses({"discover/gpu.go": GO, "server/x.go": "C.ggml_nelements(t)\n"})
-    assert uses["ggml_backend_dev_get"] == [LocalRef("discover/gpu.go", 3)] and "ggml_nelements" not in uses
+def test_ollama_uses_ggml_names_in_its_go_c_and_cpp_code_in_any_folder():
+    uses = ollama_uses(
+        {
+            "internal/probe/gpu.go": GO,
+            "engine/bridge.cpp": "int64_t n = ggml_nelements(t);\n",
+            "docs/ggml.md": "ggml_backend_load() loads a backend\n",
+        }
+    )
+    assert uses["ggml_backend_dev_get"] == [LocalRef("internal/probe/gpu.go", 3)]
+    assert uses["ggml_nelements"] == [LocalRef("engine/bridge.cpp", 1)] and "ggml_backend_load" not in uses
 
 
 def test_removed_or_changed_declaration_ollama_uses_is_high():

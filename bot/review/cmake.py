@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -26,25 +27,26 @@ from bot.review.consumers.settings import setting_anchor
 from bot.review.source import globs, refs_by_name
 
 CMAKE_FILES = globs("**/CMakeLists.txt", "**/*.cmake")
+# Wherever Ollama's build sets upstream's options: every CMake file and presets file of its tree, its
+# Dockerfile, workflows and scripts
 OLLAMA_SETTERS = globs(
-    "llama/server/CMakeLists.txt",
-    "llama/server/CMakePresets.json",
     "CMakePresets.json",
+    "**/CMakePresets.json",
     "CMakeLists.txt",
-    "cmake/*.cmake",
+    "**/CMakeLists.txt",
+    "**/*.cmake",
     "Dockerfile",
     ".github/workflows/*",
     "scripts/*",
 )
+_FETCHES = ("externalproject_add", "fetchcontent_declare")
 
 
 @dataclass(frozen=True)
 class OptionNames:
-    """One upstream's cache options: their names, where Ollama sets them, where a new one is set."""
+    """One upstream's cache options: the pattern of their names."""
 
     pattern: re.Pattern[str]
-    setters: tuple[str, ...]  # Ollama's files that set or pass them
-    anchor: str  # the directory of Ollama's build where a new option would be set
 
     @property
     def mention(self) -> re.Pattern[str]:
@@ -54,22 +56,8 @@ class OptionNames:
         return re.compile(rf"(?={names})(?:(?<=-D)|(?<![A-Za-z0-9_]))({names})\b")
 
 
-LLAMA_OPTIONS = OptionNames(re.compile(r"(?:GGML|LLAMA)_[A-Z0-9_]+"), OLLAMA_SETTERS, "llama/server/")
-MLX_OPTIONS = OptionNames(
-    re.compile(r"MLX_[A-Z0-9_]+"),
-    # wherever Ollama's build sets them: every CMake file and presets file of its tree
-    globs(
-        "CMakePresets.json",
-        "**/CMakePresets.json",
-        "CMakeLists.txt",
-        "**/CMakeLists.txt",
-        "**/*.cmake",
-        "Dockerfile",
-        ".github/workflows/*",
-        "scripts/*",
-    ),
-    "cmake/",
-)
+LLAMA_OPTIONS = OptionNames(re.compile(r"(?:GGML|LLAMA)_[A-Z0-9_]+"))
+MLX_OPTIONS = OptionNames(re.compile(r"MLX_[A-Z0-9_]+"))
 _BOOL = {
     "ON": "ON",
     "TRUE": "ON",
@@ -262,7 +250,24 @@ def ollama_mentions(
     files: Mapping[str, str], names: OptionNames = LLAMA_OPTIONS
 ) -> dict[str, list[LocalRef]]:
     """Where Ollama's build sets or passes each option name (GGML_*/LLAMA_*)."""
-    return refs_by_name(files, names.setters, names.mention)
+    return refs_by_name(files, OLLAMA_SETTERS, names.mention)
+
+
+def build_dirs(fetches: Sequence[tuple[str, int]], files: Mapping[str, str]) -> tuple[str, ...]:
+    """The directories of Ollama's build where a new option of a pin would be set, from its fetches of the
+    pin (CMake file, line): those of the fetches that configure it (one whose CONFIGURE_COMMAND is empty
+    only downloads the source), else of every fetch; the whole tree ("") when none was found."""
+    configuring = [path for path, line in fetches if _configures(files.get(path), line)]
+    dirs = {posixpath.dirname(path) for path in configuring or [path for path, _ in fetches]}
+    return tuple(sorted(d + "/" if d else "" for d in dirs)) or ("",)
+
+
+def _configures(code: str | None, line: int) -> bool:
+    """Whether the fetch command at or above `line` of an Ollama CMake file configures what it fetches."""
+    fetch = next((c for c in reversed(commands(code or "")) if c.name in _FETCHES and c.line <= line), None)
+    if fetch is None or "CONFIGURE_COMMAND" not in fetch.args:
+        return True
+    return fetch.args[fetch.args.index("CONFIGURE_COMMAND") + 1 :][:1] != ("",)
 
 
 def _similar(a: Option, b: Option) -> bool:
@@ -347,23 +352,24 @@ def option_drafts(
     mentions: Mapping[str, list[LocalRef]],
     where_now: WhereNow,
     built: Callable[[Option], bool] = lambda option: True,
-    anchor_dir: str = LLAMA_OPTIONS.anchor,
+    anchor_dirs: Sequence[str] = ("",),
     unset_in: Callable[[str], Sequence[str]] = lambda name: (),
 ) -> list[Draft]:
     """Added, removed, renamed and re-defaulted options, weighed by whether Ollama sets them (`unset_in`
-    names the builds of Ollama's that leave an option it sets elsewhere to upstream's default). An option of
-    code Ollama does not build (`built`), or a new one that defaults off, is information."""
+    names the builds of Ollama's that leave an option it sets elsewhere to upstream's default; one it does
+    not set is asked for under `anchor_dirs`). An option of code Ollama does not build (`built`), or a new
+    one that defaults off, is information."""
     before, after = _index(old), _index(new)
     added = [after[n][0] for n in after if n not in before]
     return [
         *_removal_drafts([before[n][0] for n in before if n not in after], added, mentions, where_now, built),
         *(
-            _new_option_draft(o, built, setting_anchor(mentions, anchor_dir, o.name))
+            _new_option_draft(o, built, setting_anchor(mentions, anchor_dirs, o.name))
             for o in added
             if o.name not in mentions
         ),  # one Ollama sets it decided on
         *_default_drafts(
-            before, after, mentions, built, partial(setting_anchor, mentions, anchor_dir), unset_in
+            before, after, mentions, built, partial(setting_anchor, mentions, anchor_dirs), unset_in
         ),
     ]
 

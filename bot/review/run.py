@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from bot.build import presets
 from bot.model import LocalRef
+from bot.repos import buildpatches
 from bot.review import (
     api,
     archs,
@@ -109,10 +110,12 @@ class Run:
 
     def read_before_fork(self) -> None:
         """What the checks forked beside the others read of Ollama's tree, read in this process (the only
-        one that may ask the service for a file): the consumer model's files and, when the wire check will
-        run, the Go program its inventory reads (a file it reads only for some bumps, a markdown table of
-        documented values, the copy asks for in vain: the checks then run here)."""
+        one that may ask the service for a file): the consumer model's files, the CMake files that fetch the
+        pin and, when the wire check will run, the Go program its inventory reads (a file it reads only for
+        some bumps, a markdown table of documented values, the copy asks for in vain: the checks then run
+        here)."""
         self.consumers  # noqa: B018 - read for what it reads
+        self.pin_build_dirs  # noqa: B018 - read for what it reads
         if self._server_changes:
             for path in self.local:
                 if path == "go.mod" or (path.endswith(".go") and not path.endswith("_test.go")):
@@ -239,9 +242,16 @@ class Run:
             cmake.ollama_mentions(self.local, names),
             self.where_now,
             built,
-            names.anchor,
+            self.pin_build_dirs,
             builds_leaving_default(self.local, list(self.local), names.pattern, self.consumers.options),
         )
+
+    @cached_property
+    def pin_build_dirs(self) -> tuple[str, ...]:
+        """The directories of Ollama's build where an option of the pin would be set: where its CMake files
+        fetch the pin, as the build model reads them."""
+        fetches = buildpatches.fetch_sources(self.ctx.ollama, self.ctx.pin.version_file)
+        return cmake.build_dirs([(f.cmake_file, f.line) for f in fetches], self.local)
 
     def mlx_build(self) -> list[Draft]:
         """MLX's build changes (version guards, linked libraries, installed and generated files) against
@@ -265,7 +275,7 @@ class Run:
     def _mlx_reading(self) -> tuple[mlxbuild.OllamaBuild, mlxbuild.Upstream]:
         """Ollama's build of the pin, read from its tree at the head, and upstream's CMake at both refs."""
         old_texts, new_texts = self.cmake_texts
-        build_files = [p for p in self.local if glob_match(p, cmake.MLX_OPTIONS.setters)]
+        build_files = [p for p in self.local if glob_match(p, cmake.OLLAMA_SETTERS)]
         ollama = mlxbuild.ollama_build(
             self.ctx.ollama, self.local, presets.project_word(self.ctx.pin), build_files
         )

@@ -19,11 +19,9 @@ from bot.review.source import FIXED_WIDTH_TYPES, LineIndex, globs, refs_by_name,
 HEADERS = globs(
     "ggml/include/*.h",
 )
-OLLAMA_USERS = globs(
-    "discover/**/*.{go,c,cc,cpp,h,hpp}",
-    "ml/**/*.{go,c,cc,cpp,h,hpp}",
-    "llama/**/*.{go,c,cc,cpp,h,hpp}",
-)
+# Wherever Ollama's code may call ggml: its C and C++ sources, and its Go code (cgo, and the names it
+# looks for in what ggml prints), in whichever folder
+OLLAMA_USERS = globs("**/*.{go,c,cc,cpp,h,hpp}")
 _DECL = re.compile(r"\b(GGML_API|GGML_BACKEND_API)\b([^;{}()]*?)\b((?:ggml|gguf)_\w+)\s*\(")
 _USE = re.compile(r"(?=gg)\b(?:ggml|gguf)_\w+")  # led by letters, not `\b`: tried only where they stand
 _TYPE_WORDS = frozenset(
@@ -101,7 +99,7 @@ def declarations(code: str, path: str) -> dict[str, Declaration]:
 
 
 def ollama_uses(files: Mapping[str, str]) -> dict[str, list[LocalRef]]:
-    """ggml_*/gguf_* names in Ollama's discovery, ml and llama code."""
+    """ggml_*/gguf_* names in Ollama's Go, C and C++ code."""
     return refs_by_name(files, OLLAMA_USERS, _USE, limit=10)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from tree_sitter import Node
 
@@ -235,9 +235,11 @@ def _param_position(arg: str, params: list[str]) -> int | None:
     return params.index(m[1].lower())
 
 
-def setting_anchor(mentions: Mapping[str, list[LocalRef]], anchor_dir: str, name: str) -> LocalRef | None:
+def setting_anchor(
+    mentions: Mapping[str, list[LocalRef]], anchor_dirs: Sequence[str], name: str
+) -> LocalRef | None:
     """Where Ollama would set an option it does not: the end of its longest block of consecutive lines
-    (under `anchor_dir`) setting options of the same prefix (`LLAMA_`, `GGML_`), else of any prefix."""
+    (under one of `anchor_dirs`) setting options of the same prefix (`LLAMA_`, `GGML_`), else of any prefix."""
     prefix = name.split("_", 1)[0] + "_"
     for same in (True, False):
         lines = sorted(
@@ -246,7 +248,7 @@ def setting_anchor(mentions: Mapping[str, list[LocalRef]], anchor_dir: str, name
                 for option, refs in mentions.items()
                 if option.startswith(prefix) or not same
                 for r in refs
-                if r.path.startswith(anchor_dir)
+                if r.path.startswith(tuple(anchor_dirs))
             }
         )
         if lines:

@@ -21,7 +21,7 @@ BACKEND_ROOT = "ggml/src/"
 CPP_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".inc", ".cu", ".cuh", ".m", ".mm")
 
 
-OLLAMA_CMAKE = globs("CMakeLists.txt", "**/CMakeLists.txt", "cmake/*.cmake", "llama/**/*.cmake")
+OLLAMA_CMAKE = globs("CMakeLists.txt", "**/CMakeLists.txt", "**/*.cmake")
 
 
 OLLAMA_COMMAND_LINES = globs(
