@@ -3,7 +3,14 @@
 import pytest
 
 from bot.model import LocalRef
-from bot.review.cmake import dependency_drafts, ollama_mentions, option_drafts, options, packages_and_tools
+from bot.review.cmake import (
+    build_dirs,
+    dependency_drafts,
+    ollama_mentions,
+    option_drafts,
+    options,
+    packages_and_tools,
+)
 from bot.review.generators import generator_drafts, steps, target_sources
 from bot.review.source import code_text
 
@@ -219,3 +226,19 @@ def test_a_files_commands_and_branches_are_read_once_per_facts_store(tmp_path, m
         monkeypatch.setattr(cmakelang, "parse", lambda *args: pytest.fail("parsed again"))
         assert (_opts(text), buildcontracts._guards_a_lookup(text, {3})) == read
     assert read[0][0].expression == "`${D}`, which is `OFF` where `IOS`; `ON` otherwise" and read[1]
+
+
+def test_a_new_option_is_set_where_a_fetch_configures_the_pin_else_beside_any_fetch_else_anywhere():
+    source_only = (
+        'ExternalProject_Add(src\n    GIT_TAG ${TAG}\n    CONFIGURE_COMMAND ""\n    BUILD_COMMAND "")\n'
+    )
+    configuring = "FetchContent_Declare(up\n    GIT_TAG ${TAG})\nFetchContent_MakeAvailable(up)\n"
+    files = {
+        "dev/src.cmake": source_only,
+        "engine/llama/CMakeLists.txt": configuring,
+        "CMakeLists.txt": configuring,
+    }
+    assert build_dirs([("dev/src.cmake", 2), ("engine/llama/CMakeLists.txt", 2)], files) == ("engine/llama/",)
+    assert build_dirs([("dev/src.cmake", 2)], files) == ("dev/",)
+    assert build_dirs([("CMakeLists.txt", 2)], files) == ("",)  # the top-level project: the whole tree
+    assert build_dirs([], files) == ("",)
