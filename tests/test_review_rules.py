@@ -138,12 +138,12 @@ def test_block_rule_reports_a_changed_struct_body():
     drafts = rule_drafts(
         load_rules({}),
         [FileChange.from_texts("ggml/include/ggml-backend.h", HEADER, new)],
-        {"discover/gpu.go": "C.ggml_backend_dev_get_props(d, &props)\n"},
+        {"internal/gpu/probe.go": "C.ggml_backend_dev_get_props(d, &props)\n"},  # any folder of Ollama's
     )
     (draft,) = [d for d in drafts if d.title == "struct ggml_backend_dev_props changed"]
     assert (draft.area, draft.severity, draft.line, draft.blame) == ("discovery", "high", 3, ((3, 8),))
     assert "+    const char * device_id;" in draft.detail
-    assert draft.local_refs == (LocalRef("discover/gpu.go", 1),)
+    assert draft.local_refs == (LocalRef("internal/gpu/probe.go", 1),)
 
 
 def test_block_rule_ignores_comment_changes_inside_the_struct():
