@@ -113,13 +113,15 @@ class Run:
         one that may ask the service for a file): the consumer model's files, the CMake files that fetch the
         pin and, when the wire check will run, the Go program its inventory reads (a file it reads only for
         some bumps, a markdown table of documented values, the copy asks for in vain: the checks then run
-        here)."""
+        here), with the flags the launch checks here ask it for: the commands they are read off then serve
+        the copy too."""
         self.consumers  # noqa: B018 - read for what it reads
         self.pin_build_dirs  # noqa: B018 - read for what it reads
         if self._server_changes:
             for path in self.local:
                 if path == "go.mod" or (path.endswith(".go") and not path.endswith("_test.go")):
                     self.local.get(path)
+            self.contracts.passed_flags  # noqa: B018 - read for what it reads
 
     @cached_property
     def _server_changes(self) -> list[FileChange]:
