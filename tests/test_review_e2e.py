@@ -393,8 +393,10 @@ LOAD_CPP = """static int llama_model_load(const std::string & fname) {
 """
 
 
-def test_lines_ollama_reads_with_multiline_regexps_markers_and_streams_are_checked(tmp_path):
-    """A multi-line `regexp.MustCompile`, a `[]string` of markers and a line written with `<<`."""
+@pytest.mark.parametrize("parser", ["discover/devices.go", "internal/gpus/probe/devices.go"])
+def test_lines_ollama_reads_with_multiline_regexps_markers_and_streams_are_checked(tmp_path, parser):
+    """A multi-line `regexp.MustCompile`, a `[]string` of markers and a line written with `<<`, read by Go
+    code in whichever folder it lives."""
     base = {**UPSTREAM, "common/common.cpp": COMMON_CPP, "src/llama-load.cpp": LOAD_CPP}
     b = _history(
         tmp_path,
@@ -418,9 +420,10 @@ def test_lines_ollama_reads_with_multiline_regexps_markers_and_streams_are_check
         ],
         base=base,
     )
-    ollama = {**OLLAMA, "discover/devices.go": DISCOVERY_GO}
+    ollama = {**OLLAMA, parser: DISCOVERY_GO}
     findings, _ = _review(b, ollama=ollama, patches=())
     found = {f.title: f for f in findings if f.title.startswith("llama-server output Ollama parses changed")}
+    assert {r.path for f in found.values() for r in f.local_refs} == {parser}
     assert {(t.split("`")[1], f.severity, tuple(r.line for r in f.local_refs)) for t, f in found.items()} == {
         ("^\\s+(.+?):\\s+(.+?)\\s+\\((\\d+)\\s+MiB,\\s+(\\d+)\\s+MiB\\s+free\\)", "high", (11, 33)),
         ("error loading model", "high", (15, 29)),
@@ -432,16 +435,48 @@ def test_lines_ollama_reads_with_multiline_regexps_markers_and_streams_are_check
 
 
 TOKENIZE_CPP = 'int main() {\n    LOG("using device %s (%s) - %zu MiB free\\n", a, b, c);\n}\n'
+TOKENIZE_CMAKE = "set(TARGET llama-tokenize)\nadd_executable(${TARGET} tokenize.cpp)\n"
+TOKENIZE_GO = b"""package count
+
+import (
+	"bufio"
+	"os/exec"
+	"regexp"
+)
+
+var freeLine = regexp.MustCompile(`using device (\\S+) .* (\\d+) MiB free`)
+
+func Free() (free string) {
+	cmd := exec.Command("llama-tokenize")
+	out, _ := cmd.StdoutPipe()
+	_ = cmd.Start()
+	scanner := bufio.NewScanner(out)
+	for scanner.Scan() {
+		if m := freeLine.FindStringSubmatch(scanner.Text()); m != nil {
+			free = m[2]
+		}
+	}
+	return free
+}
+"""
+# Ollama starting llama-tokenize, and reading its output, from a folder of its own
+TOKENIZE_READER = {
+    "x/tokens/count/free.go": TOKENIZE_GO,
+    "x/tokens/CMakeLists.txt": b"install(TARGETS llama-tokenize RUNTIME DESTINATION bin)\n",
+}
 
 
 @pytest.mark.parametrize(
-    "cmake, reported",
+    "cmake, reader, reported",
     [
-        ("set(TARGET llama-tokenize)\nadd_executable(${TARGET} tokenize.cpp)\n", False),
-        ("add_library(tokenize-lib tokenize.cpp)\n", True),
+        (TOKENIZE_CMAKE, {}, set()),
+        ("add_library(tokenize-lib tokenize.cpp)\n", {}, {"llama-server"}),
+        (TOKENIZE_CMAKE, TOKENIZE_READER, {"llama-tokenize"}),
     ],
 )
-def test_log_lines_count_only_in_code_that_writes_to_what_ollama_runs(tmp_path, cmake, reported):
+def test_log_lines_count_only_in_code_that_writes_to_what_ollama_runs(tmp_path, cmake, reader, reported):
+    """Code of a tool that builds only programs counts when Ollama's code, wherever it lives, reads the
+    output of one of them, and only for the patterns Ollama applies to that program's output."""
     base = {**UPSTREAM, "tools/tokenize/CMakeLists.txt": cmake, "tools/tokenize/tokenize.cpp": TOKENIZE_CPP}
     b = _history(
         tmp_path,
@@ -453,8 +488,9 @@ def test_log_lines_count_only_in_code_that_writes_to_what_ollama_runs(tmp_path, 
         ],
         base=base,
     )
-    findings, _ = _review(b, patches=())
-    assert any(f.title.startswith("llama-server output Ollama parses changed") for f in findings) is reported
+    findings, _ = _review(b, ollama={**OLLAMA, **reader}, patches=())
+    parsed = {f.title.split()[0] for f in findings if " output Ollama parses changed" in f.title}
+    assert parsed == reported
 
 
 DEVICES_CPP = """void list_devices() {

@@ -9,7 +9,6 @@ file the way a release might and asks the detector, as the review calls it, what
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
-from functools import partial
 
 from bot.model import LocalRef
 from bot.review.changes import FileChange
@@ -184,7 +183,7 @@ def _drafts(
     new: dict[str, str | None],
     ollama: dict[str, str] = OLLAMA,
     built: dict[str, bytes] | None = None,
-    runs=lambda path: True,
+    writes_to=lambda path: None,
 ):
     """The detector's drafts for a bump that changes the given upstream files (None: deleted, a path not in
     UPSTREAM: added), with the other built files at the new ref in `built`."""
@@ -196,9 +195,7 @@ def _drafts(
         asked.append(needles)
         yield from (built or {}).items()
 
-    program = Program(
-        runs, lambda: contract_inventory(local).output_patterns, partial(printed_patterns, local), sources
-    )
+    program = Program(writes_to, lambda: printed_patterns(contract_inventory(local).output_patterns), sources)
     return log_line_drafts(changes, local, program)
 
 
@@ -314,7 +311,13 @@ def test_what_ollama_does_not_compare_with_a_programs_output_or_code_it_does_not
         "llm/discover.go": DISCOVER_GO.replace('exec.Command("llama-server"', 'exec.Command("other"'),
     }
     assert _drafts({"common/arg.cpp": ARG.replace("MiB free", "MiB avail")}, ollama=no_launch) == []
-    assert _drafts({"common/arg.cpp": ARG.replace("MiB free", "MiB avail")}, runs=lambda path: False) == []
+    assert (
+        _drafts(
+            {"common/arg.cpp": ARG.replace("MiB free", "MiB avail")},
+            writes_to=lambda path: frozenset({"llama-bench"}),
+        )
+        == []
+    )
 
 
 def test_a_re_check_finds_what_a_changes_templates_print_in_the_facts_store(tmp_path, monkeypatch):

@@ -42,10 +42,7 @@ def _drafts(old: str, new: str):
     local = {p: code_text(text, p) for p, text in OLLAMA.items()}
     inventory = contract_inventory(local)
     program = Program(
-        lambda p: True,
-        lambda: inventory.output_patterns,
-        partial(printed_patterns, local),
-        lambda n: iter(()),
+        lambda p: None, partial(printed_patterns, inventory.output_patterns), lambda n: iter(())
     )
     return guard_drafts([change], program, lambda: inventory.launch, lambda path: None)
 

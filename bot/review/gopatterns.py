@@ -1,38 +1,24 @@
-"""The patterns Ollama's Go code applies to text, read fast, and the output contracts that confirm them.
+"""The patterns Ollama applies to what an upstream program prints, as the contract inventory finds them.
 
-A first, fast read (regular expressions over the Go sources) finds every regular expression, every literal
-given to a `strings`/`bytes` search and every literal of a `[]string` a loop searches with: a superset of
-what Ollama compares with an upstream program's output. Only when an upstream change removes a line one of
-them matches does the review ask the contract inventory (`bot/review/consumers/contracts/`, which follows
-the values to the program they come from) whether Ollama compares it with a program's output, and where.
+The inventory (`bot/review/consumers/contracts/`) follows each value Ollama's code searches back to the program
+whose output it was read from, wherever in the tree the code lives; its output contracts that search a
+program's printed output with a regular expression or a literal are the patterns a line upstream prints may
+have to match.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.consumers.contracts.model import OutputPattern
-from bot.review.source import LineIndex, globs, non_test_paths
 
-OLLAMA_PARSERS = globs("llm/**/*.go", "discover/**/*.go", "server/**/*.go", "ml/**/*.go")
 MIN_LITERAL = 5  # shorter literals are not evidence of parsing output
-_GO_STRING = r'(`[^`]*`|"(?:\\.|[^"\\\n])*")'
-_GO_REGEX = re.compile(
-    r"regexp\.(?:(?:MustCompile|Compile)(?:POSIX)?|Match(?:String|Reader)?)\(\s*" + _GO_STRING + r"\s*[,)]"
-)
-_GO_LITERAL = re.compile(
-    r"(?:strings|bytes)\.(?:Contains|HasPrefix|HasSuffix|Index|Cut|CutPrefix|TrimPrefix)\(\s*"
-    r"[^,()]*(?:\([^()]*\))?[^,()]*,\s*(?:\[\]byte\(\s*)?" + _GO_STRING
-)
-_GO_SLICE = re.compile(r"\[\]string\s*\{([^{}]*)\}")
-_ASSIGNED = re.compile(r"(\w+)\s*:?=\s*$")  # the name a slice literal is given, just before it
-_MATCHING_CALLS = ("regexp.", "Contains(", "Prefix(")  # a file with none applies no pattern: never scanned
 _HTTP = re.compile(r"^(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) ")  # a source that is an HTTP answer
-_SEARCHES = {"regexp": ("regexp",), "literal": ("substring", "prefix", "suffix")}
+_LITERAL_SEARCHES = ("substring", "prefix", "suffix")
 _GO_FUNC = re.compile(r"^func\s+(?:\(\s*(?:\w+\s+)?\*?(\w+)[^)]*\)\s*)?(\w+)", re.MULTILINE)
 
 
@@ -40,8 +26,7 @@ _GO_FUNC = re.compile(r"^func\s+(?:\(\s*(?:\w+\s+)?\*?(\w+)[^)]*\)\s*)?(\w+)", r
 class LogPattern:
     source: str  # as Ollama wrote it (decoded)
     regex: re.Pattern
-    ref: LocalRef  # the line of the literal
-    kind: str  # regexp, literal
+    contract: OutputPattern  # the inventory's: where Ollama writes and applies it, and to which output
 
     @property
     def extracts(self) -> bool:
@@ -50,36 +35,20 @@ class LogPattern:
         return self.regex.groups > 0
 
 
-def _go_value(literal: str) -> str:
-    if literal.startswith("`"):
-        return literal[1:-1]
-    return re.sub(
-        r"\\(.)", lambda m: {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}.get(m[1], "\\" + m[1]), literal[1:-1]
-    )
-
-
-def ollama_patterns(files: Mapping[str, str]) -> list[LogPattern]:
-    """The regular expressions and literals Ollama's Go code may apply to a program's output."""
+def output_searches(contracts: Iterable[OutputPattern]) -> list[LogPattern]:
+    """The regular expressions and literals Ollama's Go code applies to a program's printed output."""
     found = []
-    for path in non_test_paths(files, OLLAMA_PARSERS):
-        text = files[path]
-        if not any(call in text for call in _MATCHING_CALLS):
+    for contract in contracts:
+        if not is_program_output(contract):
             continue
-        index = LineIndex(text)
-        found += _regex_patterns(text, path, index)
-        found += _literal_patterns(text, path, index)
-        found += _slice_patterns(text, path, index)
-    return found
-
-
-def _regex_patterns(text: str, path: str, index: LineIndex) -> list[LogPattern]:
-    """The regular expressions (written on one line or several) that Python's `re` can compile."""
-    found = []
-    for m in _GO_REGEX.finditer(text):
-        source = _go_value(m[1])
-        regex = _compiled(source)
+        if contract.kind == "regexp":
+            regex = _compiled(contract.value)
+        elif contract.kind in _LITERAL_SEARCHES and _telling(contract.value):
+            regex = re.compile(re.escape(contract.value))
+        else:
+            continue
         if regex is not None:
-            found.append(LogPattern(source, regex, LocalRef(path, index.line(m.start(1))), "regexp"))
+            found.append(LogPattern(contract.value, regex, contract))
     return found
 
 
@@ -91,40 +60,14 @@ def _compiled(source: str) -> re.Pattern | None:
         return None
 
 
-def _literal(source: str, path: str, line: int) -> list[LogPattern]:
-    if len(source.strip()) < MIN_LITERAL or not re.search(r"[A-Za-z]", source):
-        return []
-    return [LogPattern(source, re.compile(re.escape(source)), LocalRef(path, line), "literal")]
-
-
-def _literal_patterns(text: str, path: str, index: LineIndex) -> list[LogPattern]:
-    """The literals given to `strings.Contains(x, "...")`-style searches."""
-    return [
-        p for m in _GO_LITERAL.finditer(text) for p in _literal(_go_value(m[1]), path, index.line(m.start(1)))
-    ]
-
-
-def _slice_patterns(text: str, path: str, index: LineIndex) -> list[LogPattern]:
-    """The literals of a `[]string{...}` that the file loops over (`range name`): a list of markers."""
-    found = []
-    for m in _GO_SLICE.finditer(text):
-        named = _ASSIGNED.search(text, max(0, m.start() - 80), m.start())
-        if named and re.search(rf"\brange\s+{re.escape(named[1])}\b", text):
-            for s in re.finditer(_GO_STRING, m[1]):
-                found += _literal(_go_value(s[1]), path, index.line(m.start(1) + s.start(1)))
-    return found
+def _telling(literal: str) -> bool:
+    """Whether a literal is long enough, and holds a letter, to be evidence of parsing output."""
+    return len(literal.strip()) >= MIN_LITERAL and re.search(r"[A-Za-z]", literal) is not None
 
 
 def is_program_output(contract: OutputPattern) -> bool:
     """Whether the contract compares a program's printed output (not an HTTP answer)."""
     return any(not _HTTP.match(source) for source in contract.sources)
-
-
-def contract_of(pattern: LogPattern, contracts: Sequence[OutputPattern]) -> OutputPattern | None:
-    """The inventory's contract for a pattern found fast: the same text, compared with a program's output."""
-    kinds = _SEARCHES[pattern.kind]
-    same = [c for c in contracts if c.value == pattern.source and c.kind in kinds and is_program_output(c)]
-    return next((c for c in same if c.ref == pattern.ref), same[0] if same else None)
 
 
 def program_of(contract: OutputPattern) -> str:

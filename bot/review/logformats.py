@@ -2,12 +2,12 @@
 
 Every line template (bot/review/producers.py) a change removes from code that writes to a program Ollama
 runs is rendered to sample lines (bot/review/samplelines.py) and tested with the patterns Ollama's Go code
-applies (bot/review/gopatterns.py). A pattern that matched a removed template and matches nothing the
-program prints at the new ref is a line Ollama stops recognising with no error anywhere (a device list,
-free memory, system info, an error). "Nothing" means: no template of the same file in the same
-preprocessor branch, none the bump added elsewhere and, for a pattern that only tests for text (no capture
-group), none in any file Ollama builds. The contract inventory then confirms that Ollama compares the
-pattern with the program's output, and says where.
+applies to that program's output, as the contract inventory finds them (bot/review/gopatterns.py). A
+pattern that matched a removed template and matches nothing the program prints at the new ref is a line
+Ollama stops recognising with no error anywhere (a device list, free memory, system info, an error).
+"Nothing" means: no template of the same file in the same preprocessor branch, none the bump added
+elsewhere and, for a pattern that only tests for text (no capture group), none in any file Ollama builds.
+The pattern's contract says where Ollama applies it, and to what.
 """
 
 from __future__ import annotations
@@ -24,12 +24,10 @@ from bot.review.changes import Draft, FileChange, Span
 from bot.review.consumers.contracts.model import OutputPattern
 from bot.review.cpieces import FUNCTION_NAMES
 from bot.review.gopatterns import (
-    OLLAMA_PARSERS,
     LogPattern,
-    contract_of,
     distinct_refs,
     go_function_at,
-    ollama_patterns,
+    output_searches,
     program_of,
     streams_of,
 )
@@ -44,7 +42,6 @@ from bot.review.producers import (
 from bot.review.samplelines import Sample, rendered_lines, samples, shape
 
 __all__ = [
-    "OLLAMA_PARSERS",
     "Program",
     "log_draft",
     "log_line_drafts",
@@ -61,11 +58,21 @@ MAX_PATTERN_SHOWN = 70
 class Program:
     """What the detector asks of the review beyond the diff, each asked only when a candidate needs it."""
 
-    runs: Callable[[str], bool]  # whether code at an upstream path writes to a program Ollama runs
-    contracts: Callable[[], Sequence[OutputPattern]]  # Ollama's output contracts (the inventory's)
+    # the programs code at an upstream path writes to the output of (None: any, a library's code)
+    writes_to: Callable[[str], frozenset[str] | None]
     patterns: Callable[[], list[LogPattern]]  # Ollama's patterns that need some text (`printed_patterns`)
     # the C/C++ files Ollama builds at the new ref that hold one of the needles (None: not in the clone)
     sources: Callable[[Collection[bytes]], Iterator[tuple[str, bytes | None]]]
+
+    def runs(self, path: str) -> bool:
+        """Whether code at `path` writes to the output of a program Ollama runs and reads with a pattern."""
+        programs = self.writes_to(path)
+        return programs is None or any(program_of(p.contract) in programs for p in self.patterns())
+
+    def reads(self, path: str, pattern: LogPattern) -> bool:
+        """Whether code at `path` writes to the output of the program `pattern` reads."""
+        programs = self.writes_to(path)
+        return programs is None or program_of(pattern.contract) in programs
 
 
 @dataclass(frozen=True)
@@ -83,41 +90,38 @@ def log_line_drafts(changes: list[FileChange], local: Mapping[str, str], program
     lost = _lost(changes, program)
     if not lost:
         return []
-    contracts = program.contracts()
-    confirmed = [(item, c) for item in lost if (c := contract_of(item.pattern, contracts)) is not None]
-    unread, printed = _searched_elsewhere(confirmed, changes, program)
-    return [
-        log_draft(item, contract, local, unread)
-        for item, contract in _once(confirmed)
-        if item.pattern.source not in printed
-    ]
+    unread, printed = _searched_elsewhere(lost, changes, program)
+    return [log_draft(item, local, unread) for item in _once(lost) if item.pattern.source not in printed]
 
 
-def printed_patterns(local: Mapping[str, str]) -> list[LogPattern]:
-    """Ollama's patterns that a line must hold some text to match: those a template can be tested with."""
-    return [p for p in ollama_patterns(local) if shape(p.regex).needles]
+def printed_patterns(contracts: Iterable[OutputPattern]) -> list[LogPattern]:
+    """Ollama's patterns (of its output contracts) that a line must hold some text to match: those a
+    template can be tested with."""
+    return [p for p in output_searches(contracts) if shape(p.regex).needles]
 
 
 def _lost(changes: list[FileChange], program: Program) -> list[Lost]:
     """The lines removed templates printed that Ollama's patterns match, printed nowhere the bump kept or
-    put them: before any contract is asked for."""
+    put them."""
     losing = [c for c in changes if _loses_a_string(c, program.runs)]
     patterns = program.patterns() if losing else []
     lost = [item for c in losing for item in _lost_in(c, patterns)] if patterns else []
+    lost = [item for item in lost if program.reads(item.change.path, item.pattern)]
     return _not_added(lost, changes) if lost else []
 
 
-def _once(confirmed: list[tuple[Lost, OutputPattern]]) -> list[tuple[Lost, OutputPattern]]:
+def _once(lost: list[Lost]) -> list[Lost]:
     """One per template and pattern, whichever sample showed it."""
-    once: dict[tuple[str, int, LocalRef], tuple[Lost, OutputPattern]] = {}
-    for item, contract in confirmed:
-        once.setdefault((item.change.path, item.template.line, item.pattern.ref), (item, contract))
+    once: dict[tuple[str, int, LocalRef], Lost] = {}
+    for item in lost:
+        once.setdefault((item.change.path, item.template.line, item.pattern.contract.ref), item)
     return list(once.values())
 
 
 def _loses_a_string(change: FileChange, runs: Callable[[str], bool]) -> bool:
-    """Whether the change removes a line holding a string from a file of a program Ollama runs."""
-    return bool(change.old_path and runs(change.old_path) and any('"' in line for line in change.removed_raw))
+    """Whether the change removes a line holding a string from a file of a program Ollama runs (asked last:
+    it may read the inventory)."""
+    return bool(change.old_path and any('"' in line for line in change.removed_raw) and runs(change.old_path))
 
 
 # What a change's templates print of Ollama's patterns depends on the change's two blobs and the patterns alone:
@@ -153,7 +157,7 @@ def _kept(
 
 def patterns_id(patterns: Sequence[LogPattern]) -> str:
     """The patterns' content address by what they match (their lines aside), for facts read with them."""
-    return facts.text_id(repr([(p.source, p.regex.pattern, p.regex.flags, p.kind) for p in patterns]))
+    return facts.text_id(repr([(p.source, p.regex.pattern, p.regex.flags) for p in patterns]))
 
 
 def _lost_in(change: FileChange, patterns: list[LogPattern]) -> list[Lost]:
@@ -323,11 +327,11 @@ def _added(change: FileChange, patterns: list[LogPattern]) -> list[tuple[Templat
 
 
 def _searched_elsewhere(
-    confirmed: list[tuple[Lost, OutputPattern]], changes: list[FileChange], program: Program
+    lost: list[Lost], changes: list[FileChange], program: Program
 ) -> tuple[int, set[str]]:
     """For the patterns that only test for text: (the files that could not be searched, the patterns some
     unchanged file Ollama builds still prints a line for)."""
-    tested = {item.pattern.source: item.pattern for item, _ in confirmed if not item.pattern.extracts}
+    tested = {item.pattern.source: item.pattern for item in lost if not item.pattern.extracts}
     if not tested:
         return 0, set()
     changed = {path for c in changes for path in (c.path, c.old_path)}
@@ -353,9 +357,10 @@ def _printing(path: str, data: bytes | None, tested: Mapping[str, LogPattern]) -
 # ------------------------------------------------------------------------------------------ the finding
 
 
-def log_draft(item: Lost, contract: OutputPattern, local: Mapping[str, str], unread: int) -> Draft:
+def log_draft(item: Lost, local: Mapping[str, str], unread: int) -> Draft:
     """The finding: Ollama's pattern and line, what upstream printed before and prints now, what breaks."""
     change, template, pattern = item.change, item.template, item.pattern
+    contract = pattern.contract
     program = program_of(contract)
     span = _replacing_span(change, template)
     where = f"{contract.ref.path}:{contract.ref.line}"

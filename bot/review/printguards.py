@@ -23,13 +23,7 @@ from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts.model import LaunchSetting, OutputPattern
-from bot.review.gopatterns import (
-    LogPattern,
-    contract_of,
-    distinct_refs,
-    program_of,
-    streams_of,
-)
+from bot.review.gopatterns import LogPattern, distinct_refs, program_of, streams_of
 from bot.review.logformats import PRINTED, Program, matched_templates, needles_of, patterns_id
 from bot.review.producers import SourceFile, Template
 
@@ -72,12 +66,11 @@ def guard_drafts(
             found += _kept(change, patterns(), patterns_key(), partial(_refiltered, change, patterns()))
     if not found:
         return []
-    contracts = program.contracts()
     once: dict[tuple[str, int, str], Draft] = {}
     for item in found:
-        contract = contract_of(item.pattern, contracts)
+        contract = item.pattern.contract
         programs = named_programs(item.change.path)
-        if contract is not None and (programs is None or program_of(contract) in programs):
+        if programs is None or program_of(contract) in programs:
             key = (item.change.path, item.template.line, item.pattern.source)
             once.setdefault(key, _draft(item, contract, _started_at(contract, launches())))
     return list(once.values())

@@ -34,7 +34,7 @@ from bot.review import (
 from bot.review.buildcontracts import build_contract_drafts
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts import Contracts, contracts_of
-from bot.review.consumers.contracts.model import LaunchSetting, OutputPattern
+from bot.review.consumers.contracts.model import LaunchSetting
 from bot.review.consumers.settings import builds_leaving_default
 from bot.review.consumers.upstream_build import unbuilt_commands
 from bot.review.source import C_SOURCES, code_text, extension, glob_match
@@ -57,7 +57,6 @@ class Run:
         self.by_path = {c.path: c for c in changes}
         self.by_old_path = {c.old_path: c for c in changes if c.old_path}
         self.c_changes = [c for c in changes if extension(c.path) in C_SOURCES]
-        self._runs: dict[tuple[bool, frozenset[str]], bool] = {}
         self._tools: dict[str, tuple[bool, frozenset[str]]] = {}
 
     @cached_property
@@ -113,8 +112,9 @@ class Run:
         one that may ask the service for a file): the consumer model's files, the CMake files that fetch the
         pin and, when the wire check will run, the Go program its inventory reads (a file it reads only for
         some bumps, a markdown table of documented values, the copy asks for in vain: the checks then run
-        here), with the flags the launch checks here ask it for: the commands they are read off then serve
-        the copy too."""
+        here), with the flags the launch checks here ask it for and the wire check's groups, the output
+        patterns the log-line checks here ask it for among them: what they are read off then serves the copy
+        too."""
         self.consumers  # noqa: B018 - read for what it reads
         self.pin_build_dirs  # noqa: B018 - read for what it reads
         if self._server_changes:
@@ -122,6 +122,7 @@ class Run:
                 if path == "go.mod" or (path.endswith(".go") and not path.endswith("_test.go")):
                     self.local.get(path)
             self.contracts.passed_flags  # noqa: B018 - read for what it reads
+            self.contracts.read_wire_groups()
 
     @cached_property
     def _server_changes(self) -> list[FileChange]:
@@ -311,15 +312,18 @@ class Run:
     def log_lines(self) -> list[Draft]:
         """Lines upstream printed that a pattern of Ollama matches, with nothing printing them now, or
         printed once per item of a collection the bump fills under other conditions."""
-        patterns = cache(partial(logformats.printed_patterns, self.local))
-        program = logformats.Program(self.ollama_runs, self._output_contracts, patterns, self._built_sources)
+        program = self._printing
         return [
             *logformats.log_line_drafts(self.c_changes, self.local, program),
             *printguards.guard_drafts(self.c_changes, program, self._launch_contracts, self.named_programs),
         ]
 
-    def _output_contracts(self) -> tuple[OutputPattern, ...]:
-        return self.contracts.output_patterns
+    @cached_property
+    def _printing(self) -> logformats.Program:
+        """What the log-line checks ask of this review: which programs code writes to, Ollama's patterns
+        (the inventory's), the built files that print a line."""
+        patterns = cache(lambda: logformats.printed_patterns(self.contracts.output_patterns))
+        return logformats.Program(self.writes_to, patterns, self._built_sources)
 
     def _launch_contracts(self) -> tuple[LaunchSetting, ...]:
         return self.contracts.launch
@@ -333,7 +337,7 @@ class Run:
             if (
                 extension(path) not in C_SOURCES
                 or not self.consumers.builds(path)
-                or not self.ollama_runs(path)
+                or not self._printing.runs(path)
             ):
                 continue
             entry = new.entry(path)
@@ -374,20 +378,11 @@ class Run:
                     parsers[path] = code
         return parsers
 
-    def ollama_runs(self, path: str) -> bool:
-        """Whether code at `path` can write to the output of a program Ollama runs: everything but a
-        `tools/<dir>/` that builds only programs (no library) none of whose names Ollama's Go code mentions."""
+    def writes_to(self, path: str) -> frozenset[str] | None:
+        """The programs code at `path` can write to the output of: those a `tools/<dir>/` that builds only
+        programs (no library) builds; None (any) for other code."""
         tool = self._tool(path)
-        if tool is None or tool[0]:
-            return True
-        if tool not in self._runs:
-            self._runs[tool] = any(
-                program in self.local[p]
-                for p in self.local
-                if glob_match(p, logformats.OLLAMA_PARSERS)
-                for program in tool[1]
-            )
-        return self._runs[tool]
+        return None if tool is None or tool[0] else tool[1]
 
     def named_programs(self, path: str) -> frozenset[str] | None:
         """The programs the build file of code under `tools/<dir>/` names (its own, and those it builds a
