@@ -13,6 +13,8 @@ from collections.abc import Collection, Iterator
 from bot.model import LocalRef
 from bot.review.changes import FileChange
 from bot.review.consumers.contracts import contract_inventory
+from bot.review.consumers.contracts.model import OutputPattern
+from bot.review.gopatterns import output_searches
 from bot.review.logformats import Program, log_line_drafts, printed_patterns
 from bot.review.source import code_text
 
@@ -318,6 +320,27 @@ def test_what_ollama_does_not_compare_with_a_programs_output_or_code_it_does_not
         )
         == []
     )
+
+
+def test_the_patterns_are_the_inventorys_searches_of_what_a_program_prints():
+    """A regular expression or a telling literal compared with a program's printed output is a pattern, with
+    its contract; an equality, a short literal, an HTTP answer's text or a Go-only construct is not."""
+    at = LocalRef("internal/probe/read.go", 7)
+
+    def contract(kind: str, value: str, source: str = "llama-server stderr") -> OutputPattern:
+        return OutputPattern(kind, value, (source,), at, (at,), ("line",))
+
+    searched = [
+        contract("regexp", r"offloaded (\d+)/(\d+) layers"),
+        contract("suffix", "MiB free"),
+        contract("equals", "model buffer"),
+        contract("substring", "gfx"),
+        contract("substring", "loading model", "POST /completion response"),
+        contract("regexp", r"(?P<x>a)\C"),
+    ]
+    patterns = output_searches(searched)
+    assert [(p.source, p.contract) for p in patterns] == [(c.value, c) for c in searched[:2]]
+    assert patterns[0].extracts and not patterns[1].extracts
 
 
 def test_a_re_check_finds_what_a_changes_templates_print_in_the_facts_store(tmp_path, monkeypatch):
