@@ -336,12 +336,18 @@ def test_a_value_the_handler_no_longer_compares_with_is_high_at_the_line_that_pa
 def test_the_flags_are_read_off_the_code_that_starts_the_server_wherever_it_lives(tmp_path):
     """Ollama's flags are those the code starting llama-server passes, found by following it (the contract
     inventory), not by a folder: in a package no review knows by name, a removed flag, a value the handler no
-    longer names and a default behind a flag are each still an item at the Go line."""
+    longer names, a default behind a flag and a new limit on a field Ollama sends are each still an item at the
+    Go line."""
     moved = "internal/runtime/backend/start.go"
     ollama = {(moved if path == "llm/server.go" else path): text for path, text in OLLAMA.items()}
     removed = ARG.replace('{"--context-shift"},\n        {"--no-context-shift"},', '{"--no-context-shift"},')
     renamed = ARG.replace('(value == "dio")  {', '(value == "direct-io") {')
     default = COMMON_H.replace("bool ctx_shift = false;", "bool ctx_shift = true;")
+    limited = SCHEMA.replace(
+        '    add((new field_num("dry_multiplier"',
+        '    if (params.sampling.temp < 0.0f) {\n        throw std::invalid_argument("temp must not be negative");\n'
+        '    }\n    add((new field_num("dry_multiplier"',
+    )
     for n, (changes, title, needle) in enumerate(
         (
             (
@@ -354,6 +360,11 @@ def test_the_flags_are_read_off_the_code_that_starts_the_server_wherever_it_live
                 {"common/common.h": default},
                 "Default of llama-server parameter ctx_shift",
                 '"--context-shift")',
+            ),
+            (
+                {"tools/server/server-schema.cpp": limited},
+                "llama-server now rejects some values of `temperature`",
+                '`json:"temperature"`',
             ),
         )
     ):
