@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from tests.demo import SERVER_GO_STARTING
 from tests.fixtures import RepoBuilder
 from tests.gitutil import make_patch
 
@@ -260,31 +261,12 @@ def build_review(
     return up
 
 
-# Ollama's Go code starting the llama-server its build installs, with the flags it passes in for FLAGS
-SERVER_GO = """package llm
-
-import (
-	"os/exec"
-	"path/filepath"
-)
-
-func serverPath(dir string) string {
-	return filepath.Join(dir, "llama-server")
-}
-
-func start(dir string) error {
-	params := []string{FLAGS}
-	return exec.Command(serverPath(dir), params...).Start()
-}
-"""
-
-
 def ollama_consumers(patches: dict[str, bytes]) -> dict[str, bytes]:
     """An Ollama tree's consumer files: flags it passes, GGML calls, CMake settings, log parsing."""
     go_flags = ", ".join(f'"--flag-{i}"' for i in range(0, 150, 3))
     calls = "".join(f"\tC.ggml_backend_fn_{i}(b, 1)\n" for i in range(0, 80, 2))
     return {
-        "llm/server.go": SERVER_GO.replace("FLAGS", go_flags).encode(),
+        "llm/server.go": SERVER_GO_STARTING.replace("FLAGS", go_flags).encode(),
         "discover/gpu.go": f"package discover\n\nfunc probe() {{\n{calls}}}\n".encode(),
         "llm/status.go": b"package llm\n\nvar re = regexp.MustCompile(`stage (\\d+) took (\\d+) ms`)\n",
         "llama/server/CMakeLists.txt": (

@@ -253,8 +253,8 @@ def carried_patches() -> dict[str, bytes]:
     }
 
 
-# Ollama's Go code starting the llama-server its build installs, with the flags the bump renames one of
-SERVER_GO = """package llm
+# Ollama's Go code starting the llama-server its build installs, with the flags it passes in for FLAGS
+SERVER_GO_STARTING = """package llm
 
 import (
 	"os/exec"
@@ -266,10 +266,14 @@ func serverPath(dir string) string {
 }
 
 func start(dir string) error {
-	params := []string{"--ctx-size", "2048", "--flash-attn", "on", "--n-gpu-layers", "99"}
+	params := []string{FLAGS}
 	return exec.Command(serverPath(dir), params...).Start()
 }
 """
+# the demo's, with the flags the bump renames one of
+SERVER_GO = SERVER_GO_STARTING.replace(
+    "FLAGS", '"--ctx-size", "2048", "--flash-attn", "on", "--n-gpu-layers", "99"'
+)
 
 
 @dataclass
