@@ -53,6 +53,7 @@ def test_one_item_per_patch_and_file_listing_its_hunks():
     patches = [("llama/compat/0002-two.patch", parse(TWO_HUNKS))]
     (draft,) = _drafts(OLD.replace("step_25();", "step_25(1);").replace("step_75();", "step_75(1);"), patches)
     assert draft.title == "Upstream changed src/llama.cpp near hunks 1, 2 of 0002-two.patch"
+    assert draft.detail.startswith("Hunks 1, 2 of `llama/compat/0002-two.patch` apply as they were, but")
     assert [r.line for r in draft.local_refs] == [h.header_line for h in parse(TWO_HUNKS).files[0].hunks]
 
 
@@ -62,5 +63,8 @@ def test_a_hunk_the_patch_section_explains_gets_no_item():
     new = OLD.replace("step_25();", "step_25(1);").replace("step_75();", "step_75(1);")
     (draft,) = _drafts(new, patches, frozenset({("llama/compat/0002-two.patch", first.header_line)}))
     assert draft.title == "Upstream changed src/llama.cpp near hunk 2 of 0002-two.patch"
+    # the patch section tells what became of the patch (its first hunk did not apply as it was): the item
+    # speaks of the hunk it is about
+    assert draft.detail.startswith("Hunk 2 of `llama/compat/0002-two.patch` applies as it was, but upstream")
     both = frozenset({("llama/compat/0002-two.patch", h.header_line) for h in (first, second)})
     assert _drafts(new, patches, both) == []

@@ -74,12 +74,17 @@ def _context_draft(patch_path: str, change: FileChange, hunks: list[_NearHunk], 
     numbers = ", ".join(str(number) for number, _, _ in hunks)
     listed = "; ".join(_listing(number, hunk, near) for number, hunk, near in hunks)
     name = patch_path.rsplit("/", 1)[-1]
+    many = len(hunks) > 1
+    # of the hunks, not the patch: the patch section says what became of the patch, which another hunk of it
+    # may have made fuzzy
+    these = f"{'Hunks' if many else 'Hunk'} {numbers} of {code_span(patch_path)}"
     return Draft(
         "patch-context",
         "info",
-        f"Upstream changed {change.path} near hunk{'s' if len(hunks) > 1 else ''} {numbers} of {name}",
-        f"{code_span(patch_path)} applies as it was, but upstream changed the code within {window} lines of it: "
-        f"{listed}. Check that the patch's intent still holds.\n\n{excerpt(removed, added)}",
+        f"Upstream changed {change.path} near hunk{'s' if many else ''} {numbers} of {name}",
+        f"{these} {'apply as they were' if many else 'applies as it was'}, but upstream changed the code within "
+        f"{window} lines of {'them' if many else 'it'}: {listed}. Check that the patch's intent still holds."
+        f"\n\n{excerpt(removed, added)}",
         change.path,
         change.where(spans[0]),
         blame,
