@@ -412,3 +412,38 @@ def test_no_key_finding_for_includes_comments_moves_or_names_still_spelled():
     assert _key_drafts(moved, others=[elsewhere]) == []
     realigned = old.replace('KEY_IMAGE_SIZE          "', 'KEY_IMAGE_SIZE              "')
     assert _key_drafts(realigned) == []
+
+
+PREDICATE = """bool clip_is_dense(const clip_ctx * ctx) {
+    switch (ctx->proj_type()) {
+        case PROJECTOR_TYPE_GEMMA4A:
+        case PROJECTOR_TYPE_GEMMA4V:
+            return false;
+        default:
+            return true;
+    }
+}
+"""
+
+
+def test_a_case_dropped_from_a_switch_that_only_answers_is_the_default_answer_now():
+    """b9452 -> b10587 took `case LLM_ARCH_LFM2:` out of `llm_arch_supports_sm_tensor`'s `return false` list:
+    the value is still known and gets the default's `return true` (upstream gave it the capability), which
+    is worth a look, not an unrecognised value."""
+    dropped = PREDICATE.replace("        case PROJECTOR_TYPE_GEMMA4A:\n", "")
+    (draft,) = _gemma4_value_drafts(PREDICATE, dropped)
+    assert (draft.severity, draft.title) == (
+        "medium",
+        "`clip_is_dense` answers `PROJECTOR_TYPE_GEMMA4A` by its default now",
+    )
+    assert "`return true;` where its case gave `return false;`" in draft.detail
+    assert "no longer recognised" not in draft.detail
+
+
+def test_a_case_dropped_whose_branch_the_default_runs_too_is_no_finding():
+    same = PREDICATE.replace("            return true;", "            return false;")
+    assert _gemma4_value_drafts(same, same.replace("        case PROJECTOR_TYPE_GEMMA4A:\n", "")) == []
+    # a default that does something else than answer keeps the case's loss high
+    failing = PREDICATE.replace("            return true;", '            throw std::runtime_error("unknown");')
+    (draft,) = _gemma4_value_drafts(failing, failing.replace("        case PROJECTOR_TYPE_GEMMA4A:\n", ""))
+    assert draft.severity == "high" and "aborts" in draft.detail

@@ -24,6 +24,10 @@ class Switch:
     line: int  # 1-based line of `switch`
     cases: tuple[tuple[str, int], ...]  # (value's last name, 1-based line) of every named case
     default: str  # the default branch's code on one line ("" when it has none)
+    # what runs for each of `cases` (its statements, or those it falls through to) and for the default, on
+    # one line each
+    bodies: tuple[str, ...] = ()
+    default_body: str = ""
 
 
 def _case_name(value: Node) -> str:
@@ -70,21 +74,38 @@ def switches(source: bytes) -> tuple[Switch, ...]:
     return tuple(out)
 
 
+def _statements(case: Node) -> str:
+    """The statements of one case label on one line, its value left out ("" for a label that falls
+    through)."""
+    value = case.child_by_field_name("value")
+    parts = [syntax.node_text(c) for c in case.named_children if value is None or c.id != value.id]
+    return " ".join(" ".join(parts).split())
+
+
 def _switch(source: bytes, node: Node, body: Node) -> Switch:
     """The switch statement `node` of `source`, whose body is `body`."""
-    cases, default = [], ""
-    for case in _cases(body):
+    labels = _cases(body)
+    runs, after = [], ""
+    for case in reversed(labels):  # a label without statements runs those of the next one
+        after = _statements(case) or after
+        runs.append(after)
+    runs.reverse()
+    cases, bodies, default, default_body = [], [], "", ""
+    for case, run in zip(labels, runs):
         value = case.child_by_field_name("value")
         if value is None:
-            default = " ".join(syntax.node_text(case).split())
+            default, default_body = " ".join(syntax.node_text(case).split()), run
         elif name := _case_name(value):
             cases.append((name, value.start_point[0] + 1))
+            bodies.append(run)
     return Switch(
         cpp.function_at(source, node.start_point[0]),
         cpp.compact(node.child_by_field_name("condition")).removeprefix("(").removesuffix(")"),
         node.start_point[0] + 1,
         tuple(cases),
         default,
+        tuple(bodies),
+        default_body,
     )
 
 

@@ -88,6 +88,7 @@ class _Lost:
     detail: str
     old_line: int
     refs: tuple[LocalRef, ...]
+    severity: str = "high"
 
 
 def _dropped_cases(change: FileChange, old: bytes, new: bytes, reach) -> list[_Lost]:
@@ -100,14 +101,13 @@ def _dropped_cases(change: FileChange, old: bytes, new: bytes, reach) -> list[_L
         if now is None:
             continue  # a switch that is gone drops no case of its own
         handled = {v for v, _ in s.cases}
-        for value, line in s.cases:
-            produced, refs = reach(value) if value not in now else ([], ())
+        for (value, line), body in zip(s.cases, s.bodies):
+            if value in now or body == s.default_body:  # the default does what the case did
+                continue
+            produced, refs = reach(value)
             if refs:
-                lost.append(
-                    _dropped_case(
-                        change, s, value, line, produced, refs, similar(value, sorted(now - handled))
-                    )
-                )
+                twin = similar(value, sorted(now - handled))
+                lost.append(_dropped_case(change, s, value, line, produced, refs, twin, body))
     return lost
 
 
@@ -127,9 +127,13 @@ def _dropped_case(
     produced: list[str],
     refs: tuple[LocalRef, ...],
     twin: str | None,
+    body: str,
 ) -> _Lost:
-    """What to say of a case Ollama reaches that the switch no longer has (`twin`: the case put in its place)."""
+    """What to say of a case Ollama reaches that the switch no longer has (`twin`: the case put in its place,
+    `body`: what the case ran)."""
     where = f"{code_span(s.function)}" if s.function else f"a switch of {code_span(change.path)}"
+    if _answers(body) and _answers(s.default_body):
+        return _default_answer(change, s, where, value, line, produced, refs, body)
     outcome = (
         f"its default branch aborts ({code_span(s.default[:80])})"
         if _ABORTS.search(s.default)
@@ -142,6 +146,33 @@ def _dropped_case(
         + "Map it to the value upstream handles now in the compat code, or carry a patch that restores the case."
     )
     return _Lost(value, f"{where} no longer handles {code_span(value)}", detail, line, refs)
+
+
+def _answers(body: str) -> bool:
+    """Whether a branch only returns a value (a predicate's or a lookup's answer), aborting nothing."""
+    return body.startswith("return ") and body.count(";") == 1 and not _ABORTS.search(body)
+
+
+def _default_answer(
+    change: FileChange,
+    s: cppvalues.Switch,
+    where: str,
+    value: str,
+    line: int,
+    produced: list[str],
+    refs: tuple[LocalRef, ...],
+    body: str,
+) -> _Lost:
+    """A case dropped from a switch whose branches only answer: the value is still recognised, and gets the
+    default's answer now, which upstream chose (a capability it now has, a lookup it now leaves out)."""
+    detail = (
+        f"Upstream dropped `case {value}:` from the switch on {code_span(s.subject)} in {where} "
+        f"({code_span(change.path)}): {_reached(value, produced)}, which now gets the default's "
+        f"{code_span(s.default_body)} where its case gave {code_span(body)}. Check that Ollama's use of "
+        "that value still works with the new answer."
+    )
+    title = f"{where} answers {code_span(value)} by its default now"
+    return _Lost(value, title, detail, line, refs, "medium")
 
 
 def _enum_values(source: bytes) -> dict[str, dict[str, int]]:
@@ -407,7 +438,7 @@ def _lost_draft(change: FileChange, item: _Lost) -> Draft:
     line = change.new_line(item.old_line)
     return Draft(
         area(item.value, change.path),
-        "high",
+        item.severity,
         item.title,
         item.detail,
         change.path,
