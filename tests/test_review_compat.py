@@ -444,6 +444,8 @@ def test_a_case_dropped_whose_branch_the_default_runs_too_is_no_finding():
     same = PREDICATE.replace("            return true;", "            return false;")
     assert _gemma4_value_drafts(same, same.replace("        case PROJECTOR_TYPE_GEMMA4A:\n", "")) == []
     # a default that does something else than answer keeps the case's loss high
-    failing = PREDICATE.replace("            return true;", '            throw std::runtime_error("unknown");')
+    failing = PREDICATE.replace(
+        "            return true;", '            throw std::runtime_error("unknown");'
+    )
     (draft,) = _gemma4_value_drafts(failing, failing.replace("        case PROJECTOR_TYPE_GEMMA4A:\n", ""))
     assert draft.severity == "high" and "aborts" in draft.detail
