@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from bot.markup import code_span
+
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)  # hidden in the rendered comment: not a command
@@ -118,10 +120,10 @@ def looks_like_command(body: str) -> bool:
 def _check_arity(spec: CommandSpec, args: tuple[str, ...], prefix: str) -> str | None:
     usage = f"`{prefix} {spec.name}{' ' + spec.usage if spec.usage else ''}`"
     if len(args) < spec.min_args:
-        return f"`{prefix} {spec.name}` needs arguments: {usage}"
+        return f"{code_span(f'{prefix} {spec.name}')} needs arguments: {usage}"
     if spec.max_args is not None and len(args) > spec.max_args:
         return (
-            f"`{prefix} {spec.name}` takes {'no' if spec.max_args == 0 else f'at most {spec.max_args}'} "
+            f"{code_span(f'{prefix} {spec.name}')} takes {'no' if spec.max_args == 0 else f'at most {spec.max_args}'} "
             f"argument{'' if spec.max_args == 1 else 's'}: {usage}"
         )
     return None
@@ -147,6 +149,6 @@ def _command(words: list[str], line: str, prefix: str) -> Command:
     name, args = (words[1].lower(), tuple(words[2:])) if len(words) > 1 else ("help", ())
     spec = SPECS.get(name)
     if spec is None:
-        return Command("help", (), line, f"I do not know the command `{prefix} {words[1]}`.")
+        return Command("help", (), line, f"I do not know the command {code_span(f'{prefix} {words[1]}')}.")
     problem = _check_arity(spec, args, prefix)
     return Command("help", (), line, problem) if problem else Command(name, args, line)

@@ -50,6 +50,9 @@ def test_unknown_command_and_bare_prefix_become_help():
     assert [c.name for c in commands] == ["help", "help"]
     assert "frobnicate" in commands[0].problem
     assert commands[1].problem is None
+    # the commenter's word is quoted as one code span, whatever backticks it holds
+    (odd,) = parse_commands("/llama fro`b<img>", "/llama")
+    assert odd.problem == "I do not know the command ``/llama fro`b<img>``."
 
 
 def test_wrong_number_of_arguments_becomes_help_with_usage():

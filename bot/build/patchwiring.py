@@ -25,7 +25,7 @@ class Gap:
 
 
 def _where(path: str, line: int) -> str:
-    return f"`{path}:{line}`"
+    return code_span(f"{path}:{line}")
 
 
 def _stage_chains(snapshot: Snapshot) -> list[tuple[dockerstages.Stage, list[dockerstages.Stage]]]:
@@ -92,13 +92,13 @@ def gap_findings(snapshot: Snapshot, pin: Pin) -> list[Finding]:
 
 def _gap_finding(pin: Pin, gap: Gap) -> Finding:
     stage, fetch = gap.stage, gap.fetch
-    listed = ", ".join(f"{code_span(p)}" for p in gap.missing)
+    listed = ", ".join(code_span(p) for p in gap.missing)
     return Finding(
         "build",
         "high",
         f"Docker stage {code_span(stage.name)} builds {pin.name} without its carried patch"
         f"{'es' if len(gap.missing) > 1 else ''}: {listed} not copied",
-        f"`{stage.dockerfile}:{stage.line}` (stage {code_span(stage.name)}) copies {code_span(fetch.cmake_file)}, whose "
+        f"{code_span(f'{stage.dockerfile}:{stage.line}')} (stage {code_span(stage.name)}) copies {code_span(fetch.cmake_file)}, whose "
         f"PATCH_COMMAND (line {fetch.line}) applies {listed} to {pin.name}, and runs CMake, but it never "
         f"copies {'them' if len(gap.missing) > 1 else 'it'} from the build context: the patch step fails "
         f"in that stage. Copy the patch{'es' if len(gap.missing) > 1 else ''} into the stage (a `COPY` of "
@@ -117,7 +117,9 @@ def _stages_text(snapshot: Snapshot, cmake_files: list[str], version_file: str) 
     }
     if not stages:
         return ""
-    listed = ", ".join(f"{code_span(name)} (`{path}:{line}`)" for path, name, line in sorted(stages))
+    listed = ", ".join(
+        f"{code_span(name)} ({code_span(f'{path}:{line}')})" for path, name, line in sorted(stages)
+    )
     return f", and copy it into the Docker stage{'s' if len(stages) > 1 else ''} {listed}, which run{'' if len(stages) > 1 else 's'} that CMake"
 
 
@@ -148,7 +150,7 @@ def _sites(snapshot: Snapshot, fetches: list[buildpatches.FetchSource]) -> str:
             direct.append(_where(f.cmake_file, f.line))
         else:
             handed.append(
-                f"{_where(f.cmake_file, f.line)} takes its source from {code_span(by)} through `FETCHCONTENT_SOURCE_DIR_{f.name.upper()}`"
+                f"{_where(f.cmake_file, f.line)} takes its source from {code_span(by)} through {code_span(f'FETCHCONTENT_SOURCE_DIR_{f.name.upper()}')}"
             )
     text = ", ".join(direct or [_where(f.cmake_file, f.line) for f in fetches])
     return text + (f" ({'; '.join(handed)})" if direct and handed else "")
@@ -180,7 +182,7 @@ def unapplied_finding(snapshot: Snapshot, pin: Pin, carried: list[str]) -> Findi
     fetches = buildpatches.fetch_sources(snapshot, pin.version_file)
     if not fetches:
         return None
-    listed = ", ".join(f"{code_span(p)}" for p in carried)
+    listed = ", ".join(code_span(p) for p in carried)
     sites = ", ".join(_where(f.cmake_file, f.line) for f in fetches)
     return Finding(
         "build",
@@ -219,6 +221,6 @@ def _patches_beside(snapshot: Snapshot, pin: Pin, pins: Sequence[Pin]) -> list[s
         beside = [p for p in fetch.patches if p.split("/", 1)[0] == top]
         if fetch.version_file != pin.version_file and beside:
             owner = names.get(fetch.version_file, f"the project {code_span(fetch.version_file)} pins")
-            listed = ", ".join(f"{code_span(p)}" for p in beside)
+            listed = ", ".join(code_span(p) for p in beside)
             said.append(f"{listed} {'are' if len(beside) > 1 else 'is'} {owner}'s, applied {fetch.origin}")
     return said

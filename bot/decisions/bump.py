@@ -49,7 +49,7 @@ def parse_request(args: Sequence[str], config: Config) -> BumpRequest | str:
 
 def _misplaced(args: Sequence[str], pins: list[str], rest: list[str], names: list[str]) -> str | None:
     """Why the words do not read as pins then at most one ref (for one pin)."""
-    known = ", ".join(f"{code_span(n)}" for n in names) or "none"
+    known = ", ".join(code_span(n) for n in names) or "none"
     if not pins:
         return f"{code_span(args[0] if args else '')} is not a pin. The pins are: {known}."
     if len(rest) > 1 or (rest and args[-1] != rest[0]):
@@ -98,7 +98,7 @@ def newest_release(tags: Iterable[str], pattern: str) -> str | None:
 def ask_for(prefix: str | None, pin: str, ref: str) -> str:
     """How a person asks for the bump of `pin` to `ref`: the command under `prefix`, or without one (None)
     the command line's options."""
-    return f"`{prefix} bump {pin} {ref}`" if prefix is not None else f"--pin {pin} --ref {ref}"
+    return code_span(f"{prefix} bump {pin} {ref}") if prefix is not None else f"--pin {pin} --ref {ref}"
 
 
 def choose_ref(

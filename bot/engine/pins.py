@@ -419,7 +419,7 @@ def _other_upstream_finding(pin: Pin, base: Snapshot, source: buildpatches.Fetch
         "build",
         "info",
         f"The base's {pin.version_file} pinned another repository: checked against the new ref alone",
-        f"At the base revision `{source.cmake_file}:{source.line}` fetched {code_span(ref)} from {source.repository}, not "
+        f"At the base revision {code_span(f'{source.cmake_file}:{source.line}')} fetched {code_span(ref)} from {source.repository}, not "
         f"from {pin.upstream}: there is no {pin.name} ref to compare the new one with, so the patches were "
         "checked against the new ref alone and the upstream diff was not reviewed.",
         pin.version_file,
@@ -440,7 +440,7 @@ def _overlong_cmake_finding(head: Snapshot) -> list[Finding]:
             "build",
             "info",
             f"A CMake value over {size_text(cmakelang.VALUE_CHARS)} was left unknown",
-            f"At `{first.path}:{first.line}`{more}, the variables of a command would expand to more than "
+            f"At {code_span(f'{first.path}:{first.line}')}{more}, the variables of a command would expand to more than "
             f"{size_text(cmakelang.VALUE_CHARS)}, which no real build file needs: llama-bot left them unknown "
             "when it read which patches the build applies. Check those lines.",
             first.path,

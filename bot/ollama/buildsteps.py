@@ -68,9 +68,11 @@ def _quoted(name: str) -> str:
 def _set_here(preset: presets.BuildPreset, word: re.Pattern[str]) -> str:
     configure = preset.configure
     shown = [
-        f"`{k}={v}`" for k, v in sorted((configure.cache if configure else {}).items()) if word.search(k)
+        code_span(f"{k}={v}")
+        for k, v in sorted((configure.cache if configure else {}).items())
+        if word.search(k)
     ]
-    targets = ", ".join(f"{code_span(t)}" for t in preset.targets)
+    targets = ", ".join(code_span(t) for t in preset.targets)
     parts = ([f"sets {', '.join(shown)}"] if shown else []) + (
         [f"target{'s' if len(preset.targets) > 1 else ''} {targets}"] if targets else []
     )
@@ -80,7 +82,9 @@ def _set_here(preset: presets.BuildPreset, word: re.Pattern[str]) -> str:
 def preset_step(preset: presets.BuildPreset, word: re.Pattern[str]) -> Step:
     configure = preset.configure.name if preset.configure else preset.name
     command = f"cmake --preset {_quoted(configure)} && cmake --build --preset {_quoted(preset.name)}"
-    where = f"{code_span(command)}" if not preset.source_dir else f"`(cd {preset.source_dir} && {command})`"
+    where = (
+        code_span(command) if not preset.source_dir else code_span(f"(cd {preset.source_dir} && {command})")
+    )
     return Step(
         f"build-preset-{_slug(preset.source_dir + '-' + preset.name)}",
         f"Configure and build the {code_span(preset.name)} preset: {where}{_set_here(preset, word)}",
@@ -191,7 +195,7 @@ def _alternative(preset: presets.BuildPreset, variable: str, value: str) -> Step
     targets = "".join(f" --target {t}" for t in preset.targets)
     return Step(
         f"build-{_slug(variable)}-{_slug(value)}",
-        f"Build `{variable}={value}`, which no preset builds: `cmake -S {source} -B {directory} "
+        f"Build {code_span(f'{variable}={value}')}, which no preset builds: `cmake -S {source} -B {directory} "
         f"-D{variable}={value} && cmake --build {directory}{targets}`",
     )
 
@@ -238,9 +242,9 @@ def bindings_step(snapshot: Snapshot, pins: Sequence[Pin], build_dir: str) -> St
 def _refresh(snapshot: Snapshot, copies: _Copies, build_dir: str) -> str:
     target = next((t for t, _ in _custom_targets(snapshot, copies.directory)), None)
     how = (
-        f"`cmake --build {build_dir} --target {target}`"
+        code_span(f"cmake --build {build_dir} --target {target}")
         if target
-        else f"copy {copies.pin}'s `{copies.upstream}/{copies.files}` at the new pin"
+        else f"copy {copies.pin}'s {code_span(f'{copies.upstream}/{copies.files}')} at the new pin"
     )
     return f"Refresh the vendored {copies.pin} files in {code_span(copies.directory)} ({how})"
 
@@ -253,9 +257,9 @@ def _regenerate(snapshot: Snapshot, copies: list[_Copies], build_dir: str) -> st
         return ""
     packages = " ".join(f"./{d}" for d in generated)
     wrapper = next((t for t, args in _custom_targets(snapshot, "generate") if _runs_go_generate(args)), None)
-    also = f", or `cmake --build {build_dir} --target {wrapper}`" if wrapper else ""
-    named = ", ".join(f"{code_span(d)}" for d in generated)
-    return f"regenerate the Go bindings of {named} (`go generate {packages}`{also})"
+    also = f", or {code_span(f'cmake --build {build_dir} --target {wrapper}')}" if wrapper else ""
+    named = ", ".join(code_span(d) for d in generated)
+    return f"regenerate the Go bindings of {named} ({code_span(f'go generate {packages}')}{also})"
 
 
 def derived_steps(snapshot: Snapshot, pin: Pin, config: Config) -> list[Step]:

@@ -58,7 +58,7 @@ def _label(pin: Pin, ref: str, applied: list[str], refused: list[str]) -> str:
 
 def _file_names(paths: list[str]) -> str:
     """The patches by file name, quoted: the label names them so, wherever their directory."""
-    return ", ".join(f"{code_span(posixpath.basename(p))}" for p in paths)
+    return ", ".join(code_span(posixpath.basename(p)) for p in paths)
 
 
 def _consumer_files(tree: Tree, snapshot: Snapshot, consumer: Consumer) -> dict[str, bytes]:

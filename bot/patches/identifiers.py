@@ -64,7 +64,11 @@ class Use:
                 f"renamed {code_span(c.name)} to {code_span(c.renamed_to)} in the added lines, as upstream did at "
                 f"{c.path}:{c.new_line} ({code_span(c.old_text)} became {code_span(c.new_text)})"
             )
-        member = f"; upstream now uses `this->{c.name}` ({c.path}:{c.member_line})" if c.member_line else ""
+        member = (
+            f"; upstream now uses {code_span(f'this->{c.name}')} ({c.path}:{c.member_line})"
+            if c.member_line
+            else ""
+        )
         return (
             f"its added lines name {c.what}, which upstream removed: in {c.path}, {code_span(c.old_text)} (line "
             f"{c.old_line} at the old ref) became {code_span(c.new_text)} (line {c.new_line}){member}; check what "

@@ -217,8 +217,8 @@ class _Merger:
         notes = []
         if terminator:
             notes.append(
-                f"upstream rewrote the end of the list: kept ours after its new entries, right before "
-                f"{code_span(norm(terminator).decode(errors='replace'))}"
+                "upstream rewrote the end of the list: kept ours after its new entries, right before "
+                + code_span(norm(terminator).decode(errors="replace"))
             )
         lines = list(e.lines)
         if not same:

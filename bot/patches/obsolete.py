@@ -89,7 +89,7 @@ class Assessment:
 
 def _quote(text: str, width: int = 90) -> str:
     text = " ".join(text.split())
-    return f"{code_span(text if len(text) <= width else text[: width - 1] + '…')}"
+    return code_span(text if len(text) <= width else text[: width - 1] + "…")
 
 
 def _quote_line(line: bytes) -> str:

@@ -316,9 +316,9 @@ def _lost_overload(change: ApiChange, sites: list[BrokenUse]) -> Declared:
 def _site(consumer: ConsumerCode, site: BrokenUse) -> str:
     where = f"{site.path}:{site.use.line}"
     shown = (
-        f"[`{consumer.name}:{where}`]({consumer.link}{site.path}#L{site.use.line})"
+        f"[{code_span(f'{consumer.name}:{where}')}]({consumer.link}{site.path}#L{site.use.line})"
         if consumer.link
-        else (f"`{consumer.name}:{where}`")
+        else (code_span(f"{consumer.name}:{where}"))
     )
     called = f"calls {code_span(site.use.name)} with {site.use.arguments} argument{'s' if site.use.arguments != 1 else ''}"
     return f"- {shown} " + (called if site.use.arguments is not None else f"names {code_span(site.use.name)}")
@@ -351,8 +351,8 @@ def _consumer_draft(
     changed = _signature_change(change, sites)
     if change.after:
         what = "changed the signature of"
-        sides = "Before: " + ", ".join(f"{code_span(_declared(d))}" for d in change.before)
-        sides += ".\nNow: " + ", ".join(f"{code_span(_declared(d))}" for d in change.after) + "."
+        sides = "Before: " + ", ".join(code_span(_declared(d)) for d in change.before)
+        sides += ".\nNow: " + ", ".join(code_span(_declared(d)) for d in change.after) + "."
         sides = (f"Changed: {'; '.join(changed)}.\n" if changed else "") + sides
         line = change.after[0].line
     else:

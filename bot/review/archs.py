@@ -100,7 +100,7 @@ def _native_draft(
     """An architecture upstream now has that an Ollama patch adds too, with the GGUF names the two write
     differently (`names`: Ollama's, upstream's, where)."""
     listed = "".join(
-        f"\n- {code_span(ours)} is {code_span(theirs)} upstream (`{ref.path}:{ref.line}`)"
+        f"\n- {code_span(ours)} is {code_span(theirs)} upstream ({code_span(f'{ref.path}:{ref.line}')})"
         for ours, theirs, ref in names
     )
     translate = (

@@ -130,7 +130,7 @@ def refused_draft(item: Refused, table_path: str, where_now: Callable[[str, int]
     path, line = item.place
     at_entry = not path or path == table_path
     unread = sorted(item.after.unresolved - item.before.unresolved)
-    lines = [_what_changed(item, "" if at_entry else f" (`{path}:{line}`)"), _CONSEQUENCE]
+    lines = [_what_changed(item, "" if at_entry else f" ({code_span(f'{path}:{line}')})"), _CONSEQUENCE]
     if unread:
         lines.append(
             f"The new handler also calls {', '.join(f'{code_span(u)}' for u in unread[:4])}, which the review could "
@@ -159,7 +159,7 @@ def _what_changed(item: Refused, where: str) -> str:
     """Ollama's side, then the handler's before and now."""
     passed = item.passed
     what = (
-        f"{code_span(passed.name)}"
+        code_span(passed.name)
         if passed.kind == "flag"
         else f"the environment variable {code_span(passed.name)}"
     )

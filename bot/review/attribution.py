@@ -83,7 +83,7 @@ class Attribution:
     def finding(self, d: Draft) -> Finding:
         if d.line:
             url = f"{self.web_url}/blob/{self.new_sha}/{d.path}#L{d.line}"
-            link = f"Where: [`{d.path}:{d.line}`]({url}) at {code_span(self.new_sha[:12])}"
+            link = f"Where: [{code_span(f'{d.path}:{d.line}')}]({url}) at {code_span(self.new_sha[:12])}"
         else:
             url = f"{self.web_url}/blob/{self.old_sha}/{d.path}"
             link = f"Where: [{code_span(d.path)}]({url}) (gone at {code_span(self.new_sha[:12])}; shown at the old ref)"

@@ -301,7 +301,7 @@ def shown_default(o: Option) -> str:
         return "empty (false where the build tests it)"
     if o.expression:
         return o.expression
-    return " or ".join(f"{code_span(v)}" for v in o.default.split(" or "))
+    return " or ".join(code_span(v) for v in o.default.split(" or "))
 
 
 def _off(default: str) -> bool:
@@ -460,7 +460,7 @@ def _same_defaults(old: Sequence[Option], new: Sequence[Option]) -> bool:
 
 
 def _listed(names: Sequence[str], shown: int = 6) -> str:
-    listed = ", ".join(f"{code_span(n)}" for n in names[:shown])
+    listed = ", ".join(code_span(n) for n in names[:shown])
     return (
         ("the builds " if len(names) > 1 else "the build ")
         + listed
@@ -475,7 +475,9 @@ def dependency_drafts(old: Mapping[str, tuple[str, int]], new: Mapping[str, tupl
         kind, name = key.split(" ", 1)
         path, line = new[key]
         what = (
-            f"`find_package({name})`" if kind == "package" else f"the tool {code_span(name)} (`find_program`)"
+            code_span(f"find_package({name})")
+            if kind == "package"
+            else f"the tool {code_span(name)} (`find_program`)"
         )
         drafts.append(
             Draft(

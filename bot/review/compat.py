@@ -156,7 +156,7 @@ class _HeaderChange:
             f"Ollama's compatibility code uses {code_span(name)}; upstream turned it from a {was} into a {became}"
             + (f" of {code_span(owner)}" if owner else "")
             + f" in {code_span(self.change.path)}"
-            + (f": it must now be called, `{name}()`." if became == "function" else ".")
+            + (f": it must now be called, {code_span(f'{name}()')}." if became == "function" else ".")
         )
         return _draft(
             self.change,
@@ -280,7 +280,8 @@ def _signature_draft(
     return (
         f"Signature of {code_span(name)} changed upstream",
         f"Ollama's compatibility code calls {code_span(name)}, declared in {code_span(path)}.\n\n"
-        f"Was: `{name}{lost[0].signature}`\n\nNow: " + ", ".join(f"`{name}{d.signature}`" for d in new),
+        f"Was: {code_span(f'{name}{lost[0].signature}')}\n\nNow: "
+        + ", ".join(code_span(f"{name}{d.signature}") for d in new),
     )
 
 

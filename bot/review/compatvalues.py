@@ -131,7 +131,7 @@ def _dropped_case(
 ) -> _Lost:
     """What to say of a case Ollama reaches that the switch no longer has (`twin`: the case put in its place,
     `body`: what the case ran)."""
-    where = f"{code_span(s.function)}" if s.function else f"a switch of {code_span(change.path)}"
+    where = code_span(s.function) if s.function else f"a switch of {code_span(change.path)}"
     if _answers(body) and _answers(s.default_body):
         return _default_answer(change, s, where, value, line, produced, refs, body)
     outcome = (
@@ -140,8 +140,8 @@ def _dropped_case(
         else "it falls to the default branch: an 'unknown' error or a wrong result"
     )
     detail = (
-        f"Upstream dropped `case {value}:` from the switch on {code_span(s.subject)} in {where} ({code_span(change.path)})"
-        + (f", putting `case {twin}:` in its place" if twin else "")
+        f"Upstream dropped {code_span(f'case {value}:')} from the switch on {code_span(s.subject)} in {where} ({code_span(change.path)})"
+        + (f", putting {code_span(f'case {twin}:')} in its place" if twin else "")
         + f". {_reached(value, produced)}: that value is no longer recognised there, so {outcome}. "
         + "Map it to the value upstream handles now in the compat code, or carry a patch that restores the case."
     )
@@ -166,7 +166,7 @@ def _default_answer(
     """A case dropped from a switch whose branches only answer: the value is still recognised, and gets the
     default's answer now, which upstream chose (a capability it now has, a lookup it now leaves out)."""
     detail = (
-        f"Upstream dropped `case {value}:` from the switch on {code_span(s.subject)} in {where} "
+        f"Upstream dropped {code_span(f'case {value}:')} from the switch on {code_span(s.subject)} in {where} "
         f"({code_span(change.path)}): {_reached(value, produced)}, which now gets the default's "
         f"{code_span(s.default_body)} where its case gave {code_span(body)}. Check that Ollama's use of "
         "that value still works with the new answer."

@@ -84,7 +84,7 @@ def _draft(item: Lost, refs: tuple[LocalRef, ...], always: bool, flags: Sequence
     successor = _nearest(item)
     what = f"{code_span(flags[0])}'s environment variable" if flags else "an environment variable"
     detail = (
-        f"At the old ref `{old_path}:{item.line}` read {code_span(item.name)} ({what}); at the new ref no upstream "
+        f"At the old ref {code_span(f'{old_path}:{item.line}')} read {code_span(item.name)} ({what}); at the new ref no upstream "
         "code Ollama builds names it"
         + (f" (the same change reads {code_span(successor)})" if successor else "")
         + f". Ollama sets it ({_where(refs)})"

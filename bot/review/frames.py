@@ -107,7 +107,7 @@ def _shown(line: str) -> str:
 
 def _lost_draft(was: Unit, unit: Unit, pattern, written: tuple[str, int], new_lines: list[str]) -> Draft:
     frame, at = written
-    now = ", ".join(f"{code_span(_shown(x))}" for x in new_lines[:3]) or "no such frame"
+    now = ", ".join(code_span(_shown(x)) for x in new_lines[:3]) or "no such frame"
     ollama = pattern.used_at[0] if pattern.used_at else pattern.ref
     file = unit.path.rsplit("/", 1)[-1]
     return Draft(

@@ -207,7 +207,7 @@ def _call_draft(s: Step, old_args: set[tuple[str, ...]] | None) -> Draft | None:
         "build",
         "medium",
         f"Arguments of build-time generator {s.program} changed",
-        f"Was: `{s.program} {before}`\n\nNow: `{s.program} {' '.join(s.args)}`",
+        f"Was: {code_span(f'{s.program} {before}')}\n\nNow: `{s.program} {' '.join(s.args)}`",
         s.path,
         s.line,
     )
@@ -229,7 +229,7 @@ def _code_draft(s: Step, sources: dict[str, set[str]], changed: Container[str]) 
         "medium",
         f"Build-time generator {s.program} changed behaviour",
         f"The build runs {code_span(s.program)}, whose code changed upstream: "
-        + ", ".join(f"{code_span(p)}" for p in touched)
+        + ", ".join(code_span(p) for p in touched)
         + ". Check what it generates now.",
         s.path,
         s.line,

@@ -38,7 +38,7 @@ def _parts(lead: Draft | Finding, others: Sequence[Draft | Finding]) -> str:
     lines = []
     for o in others:
         path, line = (o.path, o.line) if isinstance(o, Draft) else (o.upstream_path, o.upstream_line)
-        where = f"`{path}:{line}`" if line else f"{code_span(path)}"
+        where = code_span(f"{path}:{line}") if line else code_span(path)
         lines.append(f"- {where}" if o.title == lead.title else f"- {o.title} ({where})")
     return "The same upstream change also shows in:\n" + "\n".join(dict.fromkeys(lines))
 

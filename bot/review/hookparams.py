@@ -162,4 +162,4 @@ def _definitions(declared: Sequence[Declared], function: str) -> list[Declared]:
 
 
 def _listed(names: Sequence[str]) -> str:
-    return ", ".join(f"{code_span(n)}" for n in names if n) or "nothing"
+    return ", ".join(code_span(n) for n in names if n) or "nothing"

@@ -116,7 +116,7 @@ def limit_drafts(
 
 def _limit_draft(limit: Limit, sent: dict[str, tuple[LocalRef, ...]]) -> Draft:
     """The item for a new limit on the fields Ollama sends (`sent`, with where it sends them)."""
-    names = ", ".join(f"{code_span(f)}" for f in sent)
+    names = ", ".join(code_span(f) for f in sent)
     said = f' ("{limit.message}")' if limit.message else ""
     return Draft(
         "server",

@@ -391,7 +391,7 @@ def _shortened(text: str) -> str:
 
 def _before_and_now(item: Lost, now: str | None) -> str:
     """Old text and new, with the code that wrote the old one."""
-    template, at = item.template, f"`{item.change.old_path}:{item.template.line}`"
+    template, at = item.template, code_span(f"{item.change.old_path}:{item.template.line}")
     after = f"now {code_span(now)}" if now else "now no line like it"
     if template.kind == "entry":
         return (

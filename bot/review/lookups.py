@@ -52,7 +52,7 @@ def _draft(
         "build",
         "high" if lookup.required else "medium",
         f"Build dependency {package} is now {'required' if lookup.required else 'looked for'} in Ollama's build",
-        f"Upstream's build runs {code_span(call)} (`{lookup.path}:{lookup.line}`) with Ollama's settings; before, it "
+        f"Upstream's build runs {code_span(call)} ({code_span(f'{lookup.path}:{lookup.line}')}) with Ollama's settings; before, it "
         f"{_before(ran, guards, refs)}. So {consequence}.",
         lookup.path,
         lookup.line,

@@ -373,7 +373,7 @@ def guard_drafts(up: Upstream, ollama: OllamaBuild) -> list[Draft]:
 def _guarded(body: list[Command]) -> str:
     """The commands a guard skips, a few by name and how many more."""
     doing = [c for c in body if c.name != "message"] or body
-    shown = [f"{code_span(c.shown)}" for c in doing[:MAX_SHOWN]]
+    shown = [code_span(c.shown) for c in doing[:MAX_SHOWN]]
     more = len(doing) - len(shown)
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
@@ -397,7 +397,7 @@ def _guard_draft(
         lost = "the build leaves those out"
     who = "these presets of Ollama do" if many else "this preset of Ollama does"
     detail = (
-        f"Upstream now guards this by {code_span(comparison.shown)} (`{path}:{head.line}`), which {who} not meet: "
+        f"Upstream now guards this by {code_span(comparison.shown)} ({code_span(f'{path}:{head.line}')}), which {who} not meet: "
         f"{lost}. Raise {code_span(comparison.variable)} in the preset{'s' if many else ''}, or decide that "
         f"{'they' if many else 'it'} can do without."
     )
@@ -463,14 +463,14 @@ def link_drafts(up: Upstream, ollama: OllamaBuild) -> list[Draft]:
 def _new_library(
     target: str, item: str, declared: tuple[str, str, int], path: str, line: int, ollama: OllamaBuild
 ) -> Draft:
-    shipped = ", ".join(f"{code_span(t)}" for t in ollama.installed_targets)
+    shipped = ", ".join(code_span(t) for t in ollama.installed_targets)
     _, where, at = declared
     return Draft(
         "build",
         "high",
         f"{code_span(target)} now links {code_span(item)}, a shared library upstream builds: Ollama's payload must carry it",
-        f"Upstream's {code_span(target)}, which Ollama installs, now links {code_span(item)} (`{path}:{line}`), built at "
-        f"`{where}:{at}` as a shared library (Ollama builds with BUILD_SHARED_LIBS ON). Ollama's build installs "
+        f"Upstream's {code_span(target)}, which Ollama installs, now links {code_span(item)} ({code_span(f'{path}:{line}')}), built at "
+        f"{code_span(f'{where}:{at}')} as a shared library (Ollama builds with BUILD_SHARED_LIBS ON). Ollama's build installs "
         f"{shipped} only: without {code_span(item)} beside it the library does not load. Install it with the others "
         "(`install(TARGETS ...)`) and carry it in every package the payload goes into.",
         path,
@@ -484,7 +484,7 @@ def _dropped_library(target: str, item: str, path: str, line: int, ollama: Ollam
         "build",
         "medium",
         f"{code_span(target)} no longer links {code_span(item)}, which Ollama still installs",
-        f"Upstream's {code_span(target)} linked {code_span(item)} at the old ref (`{path}:{line}`) and no longer does: Ollama "
+        f"Upstream's {code_span(target)} linked {code_span(item)} at the old ref ({code_span(f'{path}:{line}')}) and no longer does: Ollama "
         "installs a library nothing loads now, or one it still needs comes from elsewhere. Check the payload.",
         path,
         None,
@@ -526,7 +526,7 @@ def _installed_what(c: Command) -> str:
 
 def _install_draft(path: str, c: Command, ollama: OllamaBuild) -> Draft:
     what = _installed_what(c)
-    components = ", ".join(f"{code_span(n)}" for n in sorted(ollama.components))
+    components = ", ".join(code_span(n) for n in sorted(ollama.components))
     mentioned = tuple(
         dict.fromkeys(r for w in what.split() if w for r in _mentions(ollama, posixpath.basename(w)))
     )
@@ -534,7 +534,7 @@ def _install_draft(path: str, c: Command, ollama: OllamaBuild) -> Draft:
         "build",
         "info" if mentioned else "medium",
         f"Upstream now installs {code_span(what)} beside the library; Ollama's component install skips it",
-        f"{code_span(c.shown)} (`{path}:{c.line}`) is new. Ollama installs only the components {components}, and this "
+        f"{code_span(c.shown)} ({code_span(f'{path}:{c.line}')}) is new. Ollama installs only the components {components}, and this "
         "rule names none of them, so the payload never gets these files: if the library reads them at run "
         "time (headers a JIT compiles, data files), install them in Ollama's component as well.",
         path,
@@ -589,7 +589,7 @@ def _remade(output: str, before: tuple[str, ...], path: str, c: Command, ollama:
         "medium",
         f"Upstream now makes {code_span(output)}, which Ollama ships, with another command",
         f"{code_span(output)} was made by {code_span(' '.join(before))} and now by {code_span(' '.join(_commands_of(c)))} "
-        f"(`{path}:{c.line}`). Ollama's build files name it: check that the file it ships still is what they "
+        f"({code_span(f'{path}:{c.line}')}). Ollama's build files name it: check that the file it ships still is what they "
         "expect (the tools it needs, the targets it was built for).",
         path,
         c.line,

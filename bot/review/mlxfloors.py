@@ -168,7 +168,7 @@ def _cmake_draft(version: str, path: str, line: int, was: str | None, below: lis
         "high",
         f"Upstream now needs CMake {version} (was {was or 'none'}), above the CMake "
         f"{', '.join(dict.fromkeys(p.version for p in below))} Ollama's build declares or installs",
-        f"`cmake_minimum_required(VERSION {version})` (`{path}:{line}`) raised upstream's minimum from "
+        f"{code_span(f'cmake_minimum_required(VERSION {version})')} ({code_span(f'{path}:{line}')}) raised upstream's minimum from "
         f"{was or 'none'}. Ollama's build names an older CMake: {listed}. Configuring the build with that CMake "
         f"fails at upstream's `cmake_minimum_required`: raise them to {version} or later.",
         path,
@@ -179,7 +179,7 @@ def _cmake_draft(version: str, path: str, line: int, was: str | None, below: lis
 
 def _named(p: Provided, old: str | None) -> str:
     stale = f", already below the old {old}" if old and _below(p.version, old) else ""
-    return f"{p.version} ({code_span(p.how)}, `{p.where.path}:{p.where.line}`{stale})"
+    return f"{p.version} ({code_span(p.how)}, {code_span(f'{p.where.path}:{p.where.line}')}{stale})"
 
 
 # -- raised version floors ----------------------------------------------------------------------------
@@ -304,12 +304,14 @@ def _breaks(floor: Floor) -> str:
 
 def _floor_draft(floor: Floor, old: str | None, below: list[Provided]) -> Draft:
     versions = ", ".join(dict.fromkeys(p.version for p in below))
-    listed = ", ".join(f"{p.version} ({code_span(p.how)}, `{p.where.path}:{p.where.line}`)" for p in below)
+    listed = ", ".join(
+        f"{p.version} ({code_span(p.how)}, {code_span(f'{p.where.path}:{p.where.line}')})" for p in below
+    )
     return Draft(
         "build",
         "high",
         f"Upstream now needs {floor.name} {floor.version} (was {old or 'any'}); Ollama's build provides {versions}",
-        f"{code_span(floor.shown)} (`{floor.path}:{floor.line}`), in {_configuration(floor)}, which Ollama builds, "
+        f"{code_span(floor.shown)} ({code_span(f'{floor.path}:{floor.line}')}), in {_configuration(floor)}, which Ollama builds, "
         f"raised the floor of {floor.name} from {old or 'none'} to {floor.version}. Ollama's build names an "
         f"older one: {listed}. Below the floor {_breaks(floor)}: raise them to {floor.version} or later.",
         floor.path,
@@ -323,7 +325,7 @@ def _unknown_floor_draft(floor: Floor, old: str | None) -> Draft:
         "build",
         "medium",
         f"Upstream now needs {floor.name} {floor.version} (was {old or 'any'}) where Ollama builds it",
-        f"{code_span(floor.shown)} (`{floor.path}:{floor.line}`), in {_configuration(floor)}, which Ollama builds, "
+        f"{code_span(floor.shown)} ({code_span(f'{floor.path}:{floor.line}')}), in {_configuration(floor)}, which Ollama builds, "
         f"raised the floor of {floor.name} from {old or 'none'} to {floor.version}. Ollama's build files name "
         f"no version of it: the environment that builds Ollama must provide {floor.name} {floor.version} or "
         f"later, or {_breaks(floor)}.",

@@ -200,7 +200,7 @@ def flag_drafts(item: Changed, flags: Sequence[Flag], passed: Mapping[str, FlagU
         if not uses or any(u.always for u in uses):
             continue
         refs = tuple(dict.fromkeys(r for u in uses for r in u.refs))
-        spelled = ", ".join(f"{code_span(u.name)}" for u in uses)
+        spelled = ", ".join(code_span(u.name) for u in uses)
         detail = (
             f"Ollama passes {spelled} on some starts only ({_where(refs)}) and leaves llama-server's default "
             f"in force on the others. {_changed_text(item)} Where Ollama leaves the flag out, llama-server now "
@@ -262,7 +262,7 @@ def _left_out(body: Body, keys: set[str], switches: Sequence[set[str]]) -> tuple
 
 def _changed_text(item: Changed) -> str:
     return (
-        f"Upstream's default of `{item.after.struct}::{item.after.name}` (`{item.header}:{item.after.line}`) "
+        f"Upstream's default of {code_span(f'{item.after.struct}::{item.after.name}')} ({code_span(f'{item.header}:{item.after.line}')}) "
         f"changed from {code_span(_shown(item.before.default, item.old_value))} to "
         f"{code_span(_shown(item.after.default, item.new_value))}."
     )

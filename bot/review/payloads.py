@@ -238,7 +238,7 @@ def _condition_draft(
     unit = new.unit(qualified)
     assert unit is not None
     old_guards = sorted(set().union(*(e.guards for e in before)))
-    was = " and ".join(f"{code_span(g)}" for g in old_guards) if old_guards else "always"
+    was = " and ".join(code_span(g) for g in old_guards) if old_guards else "always"
     detail = (
         f"Ollama decodes {code_span(f.name)} from llama-server's {f.source} ({f.ref.path}:{f.ref.line}). "
         f"{code_span(qualified)} wrote it {'when ' + was if old_guards else was}; at the new ref it writes it only when "

@@ -218,7 +218,7 @@ def _kept_subjects(rule: Rule, change: FileChange, candidates: Iterable[str]) ->
 
 def _listed(subjects: list[str], gone: Mapping[str, tuple]) -> tuple[str, str]:
     """(the subjects as the title lists them, what happened to them)."""
-    listed = ", ".join(f"{code_span(s)}" for s in subjects[:6]) + (
+    listed = ", ".join(code_span(s) for s in subjects[:6]) + (
         f" and {len(subjects) - 6} more" if len(subjects) > 6 else ""
     )
     if set(subjects) <= set(gone):

@@ -82,7 +82,7 @@ def _draft(
     )
     where = ", ".join(f"{r.path}:{r.line}" for r in refs[:4])
     detail = (
-        f"At the old ref `{path}:{line}` defined the target {code_span(name)}; at the new ref no CMake file of "
+        f"At the old ref {code_span(f'{path}:{line}')} defined the target {code_span(name)}; at the new ref no CMake file of "
         f"upstream's defines it{instead}. Ollama's build names it ({where}): under `if(TARGET ...)` or an "
         "OPTIONAL install the step is skipped without an error, so what Ollama installs from it or compiles "
         "into it silently goes missing (elsewhere, the configure fails). Use the target's new name."

@@ -178,7 +178,7 @@ async def _ensure_head(ctx: JobContext, head_sha: str) -> None:
 async def post_error(ctx: JobContext, head_sha: str, message: str) -> None:
     """An analysis that cannot run ends as failed check runs and a checklist saying what to fix."""
     current = await ctx.comment.find()
-    hint = f"Fix this and push again, or comment `{ctx.prefix} recheck`."
+    hint = f"Fix this and push again, or comment {code_span(f'{ctx.prefix} recheck')}."
     await ctx.comment.put(error_body(current["body"] if current else None, head_sha, message, hint))
     await ctx.checks.fail_all(head_sha, "Could not check the patches", message, hint)
 
@@ -209,7 +209,7 @@ async def _post_checklist(
 def _unreported_output(ctx: JobContext, pin: Pin, errors: dict[str, str], head_sha: str) -> tuple[str, dict]:
     """The conclusion of a pin's check runs when the report has nothing for it: an error, or no pin file."""
     if pin.name in errors:
-        summary = f"{errors[pin.name]}\n\nFix this, then push again or comment `{ctx.prefix} recheck`."
+        summary = f"{errors[pin.name]}\n\nFix this, then push again or comment {code_span(f'{ctx.prefix} recheck')}."
         return "failure", {"title": f"Could not check {pin.name}", "summary": summary}
     return "neutral", {
         "title": f"{pin.version_file} does not exist at this commit",

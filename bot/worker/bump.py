@@ -121,7 +121,7 @@ async def run_bump(ctx: JobContext, config: Config, request: BumpRequest, reques
         prefix = config.command_prefix
         why = (
             f"{code_span(back.new_ref)} is older than {code_span(back.old_ref)} ({back.reverted_count} upstream commits would be "
-            f"taken away). To go back to it anyway, name it: `{prefix} bump {back.name} {back.new_ref}`."
+            f"taken away). To go back to it anyway, name it: {code_span(f'{prefix} bump {back.name} {back.new_ref}')}."
         )
         return BumpOutcome("refused", reason=why, choices=choices)
     current = {p.path: await start.start.fetch(p.path) for pin in report.pins for p in pin.patches}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from bot.markup import code_span
 from bot.render.bodies import error_body
 from bot.render.env import under_way
 from bot.render.replies import failed_reply
@@ -37,7 +38,7 @@ async def _report(ctx: JobContext, reason: str) -> None:
     if head_sha is None:
         return
     message = f"The run failed: {reason} (job {ctx.job.id})."
-    hint = f"Comment `{ctx.prefix} recheck` to try again."
+    hint = f"Comment {code_span(f'{ctx.prefix} recheck')} to try again."
     if comment is not None and under_way(comment.get("body") or ""):
         ctx.progress.comment_id = comment["id"]
         await ctx.comment.put(error_body(comment["body"], head_sha, message, hint))
