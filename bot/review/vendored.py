@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.markup import code_span
+from bot.markup import code_block, code_span
 from bot.model import Commit, Finding, LocalRef
 
 MAX_DIFF_LINES = 80  # per file, folded
@@ -40,14 +40,9 @@ def _diff(directory: str, c: Copy) -> str:
             _lines(c.copy), _lines(c.upstream), f"a/{directory}/{c.name}", f"b/{c.upstream_path}"
         )
     )
-    shown = "".join(line if line.endswith("\n") else line + "\n" for line in lines[:MAX_DIFF_LINES])
+    shown = code_block([line.removesuffix("\n") for line in lines[:MAX_DIFF_LINES]], "diff")
     cut = f"\n… {len(lines) - MAX_DIFF_LINES} more lines" if len(lines) > MAX_DIFF_LINES else ""
-    # a fence longer than any backtick run in the lines: a copy's ``` line does not close it
-    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", shown)), default=0))
-    name = html.escape(c.name)
-    return (
-        f"<details><summary><code>{name}</code></summary>\n\n{fence}diff\n{shown}{fence}{cut}\n\n</details>"
-    )
+    return f"<details><summary><code>{html.escape(c.name)}</code></summary>\n\n{shown}{cut}\n\n</details>"
 
 
 def _same_code(a: bytes | None, b: bytes | None) -> bool:
@@ -75,7 +70,7 @@ def drift_finding(
         f"Ollama compiles against its copies in {code_span(directory)}, and the bump (or its carried patches) changed "
         f"the {pin} files they copy. Refresh the copies (the build's vendoring step copies them from {pin}'s "
         "sources) and regenerate the bindings that wrap them.\n\n"
-        + "\n".join(f"- `{directory}/{c.name}`: {_state(c)}" for c in drifted)
+        + "\n".join(f"- {code_span(f'{directory}/{c.name}')}: {_state(c)}" for c in drifted)
         + "\n\n"
         + "\n\n".join(_diff(directory, c) for c in drifted),
         drifted[0].upstream_path,
@@ -96,7 +91,7 @@ def _first_drift(directory: str, c: Copy) -> LocalRef:
 
 
 def _drift_title(pin: str, directory: str, drifted: list[Copy]) -> str:
-    names = ", ".join(f"{code_span(c.name)}" for c in drifted)
+    names = ", ".join(code_span(c.name) for c in drifted)
     count = len(drifted)
     files = "files" if count > 1 else "file"
     differ = "differs" if count == 1 else "differ"
