@@ -87,11 +87,12 @@ def prune(data_dir: Path, keep: Path) -> None:
             recent = _by_use(pull.glob("*.git"))
             _remove([s for s in recent[PER_PULL:] if s != keep])
             stores += [s for s in recent[:PER_PULL] if s != keep]
-    total = _size(keep) + sum(map(_size, stores))
+    sizes = {store: _size(store) for store in stores}
+    total = _size(keep) + sum(sizes.values())
     for store in reversed(_by_use(stores)):
         if total <= MAX_BYTES:
             break
-        total -= _size(store)
+        total -= sizes[store]
         _remove([store])
 
 
