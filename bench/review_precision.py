@@ -4,7 +4,7 @@
     python -m bench.review_precision --review bump-only
 
 Reads tests/data/real-review/findings/*.json (written by tests/real/review_bumps.py) and the hand labels
-and recall list of tests/data/real-review/labels.toml; needs no mirror. Prints, per detector and severity,
+and recall list of tests/data/real-review/labels.toml; needs no mirror. Prints, per check and severity,
 how many findings there are and how the labelled ones split into actionable, latent, glance and noise; the noise
 per cause; recall over the forced changes; items per bump; the review's time. Exit 2 with one line when
 the data is inconsistent (a label naming no finding, a labelled case with an unlabelled finding).
@@ -60,8 +60,8 @@ def key(case: str, item: dict) -> tuple[str, str, str]:
     return case, item["title"], item["upstream_path"]
 
 
-def detector(finding: dict) -> str:
-    return "+".join(finding["detectors"]) or "(unknown)"
+def check_of(finding: dict) -> str:
+    return finding["check"] or "(unknown)"
 
 
 def problems(data: Data) -> list[str]:
@@ -115,12 +115,12 @@ def label_index(labels: list[dict]) -> dict[tuple[str, str, str], dict]:
 
 
 def precision_rows(review: dict[str, dict], labels: list[dict]) -> list[dict]:
-    """Per (detector, severity): findings on every bump, and the labelled ones by label."""
+    """Per (check, severity): findings on every bump, and the labelled ones by label."""
     index = label_index(labels)
     rows: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for case, data in review.items():
         for f in data["findings"]:
-            row = rows[(detector(f), f["severity"])]
+            row = rows[(check_of(f), f["severity"])]
             row["findings"] += 1
             label = index.get(key(case, f))
             if label is not None:
@@ -128,7 +128,7 @@ def precision_rows(review: dict[str, dict], labels: list[dict]) -> list[dict]:
                 row[label["label"]] += 1
     order = {"high": 0, "medium": 1, "info": 2}
     return [
-        {"detector": d, "severity": s, **{k: c[k] for k in ("findings", "labelled", *LABELS)}}
+        {"check": d, "severity": s, **{k: c[k] for k in ("findings", "labelled", *LABELS)}}
         for (d, s), c in sorted(rows.items(), key=lambda item: (order[item[0][1]], item[0][0]))
     ]
 
@@ -140,17 +140,17 @@ def totals(rows: list[dict], severities=LABELLED_SEVERITIES) -> dict[str, int]:
 
 
 def noise_causes(review: dict[str, dict], labels: list[dict]) -> list[tuple[str, int, list[str]]]:
-    """(cause, how many noise findings of this review it explains, their detectors), most first."""
+    """(cause, how many noise findings of this review it explains, their checks), most first."""
     index = label_index(labels)
     count: Counter = Counter()
-    detectors: dict[str, set[str]] = defaultdict(set)
+    checks: dict[str, set[str]] = defaultdict(set)
     for case, data in review.items():
         for f in data["findings"]:
             label = index.get(key(case, f))
             if label is not None and label["label"] == "noise":
                 count[label["cause"]] += 1
-                detectors[label["cause"]].add(detector(f))
-    return [(cause, n, sorted(detectors[cause])) for cause, n in count.most_common()]
+                checks[label["cause"]].add(check_of(f))
+    return [(cause, n, sorted(checks[cause])) for cause, n in count.most_common()]
 
 
 @dataclass(frozen=True)
@@ -249,11 +249,11 @@ def report(data: Data, name: str) -> list[str]:
             else " (head: the parent with only LLAMA_CPP_VERSION bumped)"
         ),
         "",
-        "| detector | severity | findings | labelled | actionable | latent | glance | noise |",
+        "| check | severity | findings | labelled | actionable | latent | glance | noise |",
         "|---|---|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {r['detector']} | {r['severity']} | {r['findings']} | {r['labelled']} | {r['actionable']} | "
+        f"| {r['check']} | {r['severity']} | {r['findings']} | {r['labelled']} | {r['actionable']} | "
         f"{r['latent']} | {r['glance']} | {r['noise']} |"
         for r in rows
     ]

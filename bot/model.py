@@ -83,6 +83,7 @@ class Finding:
     upstream_line: int | None
     upstream_commits: list[Commit] = field(default_factory=list)
     local_refs: list[LocalRef] = field(default_factory=list)
+    check: str = ""  # the id of the check that raised it: a review check's, or the engine's own
 
     def to_json(self) -> dict:
         """The finding's keys in the report; a finding about a file gone upstream has line 0."""

@@ -127,6 +127,18 @@ BROKEN: list[tuple[str, Callable[[dict], None], str, str]] = [
         "'upstream_commits' is a required",
     ),
     (
+        "finding without the check that raised it",
+        lambda r: r["pins"][0]["findings"][0].pop("check"),
+        "pins/0/findings/0",
+        "'check' is a required",
+    ),
+    (
+        "finding naming no check",
+        lambda r: r["pins"][0]["findings"][0].update(check=""),
+        "pins/0/findings/0/check",
+        "does not match",
+    ),
+    (
         "finding without local_refs",
         lambda r: r["pins"][0]["findings"][0].pop("local_refs"),
         "pins/0/findings/0",

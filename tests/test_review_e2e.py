@@ -179,6 +179,7 @@ def test_a_real_bump_finds_what_silently_breaks_ollama(tmp_path):
     assert (flag.area, flag.severity, flag.upstream_path) == ("server", "high", "common/arg.cpp")
     assert [c.subject for c in flag.upstream_commits] == ["common: drop --no-kv-offload (#102)"]
     assert flag.local_refs == [LocalRef("llm/server.go", 5)]
+    assert flag.check == "server.flags"
 
     log = next(f for f in findings if f.title.startswith("llama-server output Ollama parses changed"))
     assert (log.area, log.severity, log.upstream_path, log.upstream_line) == (
@@ -191,16 +192,19 @@ def test_a_real_bump_finds_what_silently_breaks_ollama(tmp_path):
     assert log.local_refs == [LocalRef("llm/server.go", 3), LocalRef("llm/launch.go", 17)]
     assert "before `llama_model_load: using device CUDA0 (CUDA0) - 1024 MiB free`" in log.detail
     assert "now `llama_model_load: using device CUDA0 (CUDA0) - free 1024 MiB`" in log.detail
+    assert log.check == "output.log-lines"
 
     arch = by_title["Upstream now supports architecture `laguna` natively"]
     assert (arch.area, arch.severity, arch.upstream_line) == ("models", "high", 4)
     assert arch.local_refs[0].path == "llama/compat/0001-laguna.patch"
     assert [c.subject for c in arch.upstream_commits] == ["model: add Laguna (#104)"]
+    assert arch.check == "models.architectures"
 
     option = by_title["New CMake option LLAMA_SUBPROCESS: decide its value"]
     assert (option.area, option.severity, option.upstream_line) == ("build", "medium", 6)
     # where Ollama sets the options of the same prefix (`set(LLAMA_CURL OFF)`), not its GGML_ ones
     assert option.local_refs == [LocalRef("llama/server/CMakeLists.txt", 2)]
+    assert option.check == "build.options"
     assert f"{WEB}/blob/{new_sha}/CMakeLists.txt#L6" in option.detail
     assert option.upstream_commits[0].url == f"{WEB}/commit/{option.upstream_commits[0].sha}"
     assert "[#101](https://github.com/ggml-org/llama.cpp/pull/101)" in subject(option.upstream_commits[0])
@@ -282,7 +286,7 @@ def test_repository_rules_override_shipped_ones_and_bad_ones_are_errors(tmp_path
         for f in _review(b, patches=(), rules={"stream-keepalive": {"severity": "high"}})[0]
         if f.area == "streaming"
     ]
-    assert ping.severity == "high"
+    assert (ping.severity, ping.check) == ("high", "rule.stream-keepalive")
     with pytest.raises(AnalysisError, match=r"rules\.stream-keepalive\.severity"):
         _review(b, patches=(), rules={"stream-keepalive": {"severity": "loud"}})
 

@@ -30,14 +30,14 @@ def test_every_label_names_a_committed_finding_and_every_high_one_is_labelled(da
     assert problems(data) == []
 
 
-def test_both_reviews_of_all_sixteen_bumps_are_committed_with_the_report_keys_and_a_detector(data):
+def test_both_reviews_of_all_sixteen_bumps_are_committed_with_the_report_keys_and_a_check(data):
     for name in rp.REVIEWS:
         assert len(data.reviews[name]) == 16
         for case, review in data.reviews[name].items():
             assert review["error"] is None, case
             for f in review["findings"]:
                 assert REPORT_KEYS <= f.keys()
-                assert f["detectors"], f"{name} {case}: no detector recorded for {f['title']!r}"
+                assert f["check"], f"{name} {case}: no check named for {f['title']!r}"
 
 
 def test_the_rows_split_each_labelled_finding_into_exactly_one_label(data):
@@ -78,7 +78,7 @@ def test_recall_counts_patch_changes_by_their_status_and_the_rest_by_findings():
 
 
 def _finding(severity: str, title: str) -> dict:
-    return {"severity": severity, "title": title, "upstream_path": "a.cpp", "detectors": ["x"]}
+    return {"severity": severity, "title": title, "upstream_path": "a.cpp", "check": "x.y"}
 
 
 def test_problems_names_a_stray_label_an_unlabelled_high_and_noise_without_a_cause():
@@ -98,7 +98,7 @@ def test_problems_names_a_stray_label_an_unlabelled_high_and_noise_without_a_cau
 def test_the_script_prints_the_table_and_recall(capsys):
     assert rp.main([]) == 0
     out = capsys.readouterr().out
-    assert "| compat.compat_drafts | high |" in out
+    assert "| compat.declarations | high |" in out
     assert "recall over 13 forced changes" in out and "missed:" not in out
 
 

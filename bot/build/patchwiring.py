@@ -106,6 +106,7 @@ def _gap_finding(pin: Pin, gap: Gap) -> Finding:
         fetch.cmake_file,
         None,
         local_refs=[LocalRef(stage.dockerfile, stage.line), LocalRef(fetch.cmake_file, fetch.line)],
+        check="build.patch-wiring",
     )
 
 
@@ -194,6 +195,7 @@ def unapplied_finding(snapshot: Snapshot, pin: Pin, carried: list[str]) -> Findi
         pin.version_file,
         None,
         local_refs=[LocalRef(f.cmake_file, f.line) for f in fetches],
+        check="build.patch-wiring",
     )
 
 

@@ -312,7 +312,9 @@ def _judge_pinned_commit(
             f"commit: check that {code_span(sha)} is on a branch or tag of {url}."
         )
         title = f"Could not tell whether {code_span(sha[:12])} is on a branch or tag of {url}"
-        report.findings.append(Finding("build", "info", title, detail, "", None, local_refs=where))
+        report.findings.append(
+            Finding("build", "info", title, detail, "", None, local_refs=where, check="pin.on-branch")
+        )
         return
     looked = "as it advertises them" if upstream.fetch_url else f"looked in {upstream.source}"
     detail = (
@@ -322,7 +324,9 @@ def _judge_pinned_commit(
         "the upstream's tags, or a commit of its default branch."
     )
     title = f"{code_span(sha[:12])} is on no branch or tag of {url}"
-    report.findings.insert(0, Finding("build", "high", title, detail, "", None, local_refs=where))
+    report.findings.insert(
+        0, Finding("build", "high", title, detail, "", None, local_refs=where, check="pin.on-branch")
+    )
 
 
 def _ref_line(head: Snapshot, path: str) -> int:
@@ -424,6 +428,7 @@ def _other_upstream_finding(pin: Pin, base: Snapshot, source: buildpatches.Fetch
         "checked against the new ref alone and the upstream diff was not reviewed.",
         pin.version_file,
         None,
+        check="pin.other-repository",
     )
 
 
@@ -446,6 +451,7 @@ def _overlong_cmake_finding(head: Snapshot) -> list[Finding]:
             first.path,
             first.line,
             local_refs=places,
+            check="build.overlong-value",
         )
     ]
 

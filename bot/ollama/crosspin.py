@@ -130,6 +130,7 @@ def _unreadable(pin: Pin, consumer: str, exc: AnalysisError) -> Finding:
         f"{consumer} compiles against {pin.name}'s headers, but its code could not be read: {exc}",
         pin.version_file,
         None,
+        check="api.consumers",
     )
 
 

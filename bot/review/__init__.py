@@ -24,13 +24,11 @@ from bot.model import BuildChange, Finding
 from bot.patches.patchfile import PatchFile
 from bot.repos.history import History
 from bot.repos.snapshot import BlobCache, GitSnapshot, Snapshot, blob_cache
-from bot.review import api, buildreach, cmake, grouping, hookparams
+from bot.review import api, buildreach, cmake, grouping
 from bot.review.attribution import Attribution, merge
 from bot.review.beside import forked
 from bot.review.changes import Draft, FileChange, Span, hunk_lines
-from bot.review.launch import launch_drafts
-from bot.review.patchcontext import patch_context_drafts
-from bot.review.rules import rule_drafts
+from bot.review.checks import INPUTS, Check, profile_checks
 from bot.review.ruleset import load_rules
 from bot.review.run import Run
 from bot.review.source import glob_match
@@ -76,13 +74,8 @@ def review_pin(ctx: ReviewContext) -> PinReview:
         ctx.history.upstream.note_unreadable(path, str((ctx.old if side == "old" else ctx.new).commit.id))
     if not changes:
         return PinReview(_unreadable(ctx), [])
-    run = Run(ctx, changes)
-    # llama.cpp's rules and detectors say nothing true about another upstream
-    drafts = (
-        _other_upstream_drafts(ctx, run)
-        if ctx.pin.review != "llama.cpp"
-        else _llama_cpp_drafts(ctx, run, rules, changes)
-    )
+    run = Run(ctx, changes, rules)
+    drafts = _profile_drafts(ctx, run)
     build = _build_changes(ctx.history, run.build_files())
     attribution = Attribution(ctx)
     if any(glob_match(d.path, cmake.CMAKE_FILES) for d in drafts):
@@ -112,61 +105,45 @@ def _build_changes(history: History, paths: list[str]) -> list[BuildChange]:
     ]
 
 
-def _llama_cpp_drafts(ctx: ReviewContext, run: Run, rules, changes: list[FileChange]) -> list[Draft]:
-    """Every shipped and repository rule and every detector of llama.cpp's profile. When a second CPU is
-    free, the build and wire checks run in a forked copy beside the others, once what they read of Ollama's
-    tree is read here (the copy may not ask the service for a file); not when the wire check's items were
-    kept (a re-check): what is left, the build check, would not pay for the copy."""
-    kept_wire = run.kept_wire()
-    if kept_wire is None:
-        run.read_before_fork()
-    beside_drafts = _beside_drafts(run, kept_wire)
-    with forked(beside_drafts, ctx.history.upstream.unreadable, worth=kept_wire is None) as beside:
-        rule_found = rule_drafts(rules, changes, run.local, run.consumers.builds)
-        drafts = [
-            *run.ggml_api(),
-            *run.server_flags(),
-            *launch_drafts(run),  # the values, environment and defaults of Ollama's llama-server starts
-            *run.log_lines(),
-        ]
-        limits = run.request_limits()  # asks the inventory for the fields Ollama sends: before it lets go
-        # the Go program those read goes before the detectors that hold the most
-        run.settle_inventory(wire=not beside.forked)
-        drafts += [
-            *run.architectures(),
-            *hookparams.parameter_drafts(run.hook_names, run.by_old_path),  # before a field of the same name
-            *run.compat_sources(),
-            *limits,
-        ]
-        build, wire = beside.result()
-    ordered = [*rule_found, *build, *drafts, *wire]
-    return ordered + patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained)
+def _profile_drafts(ctx: ReviewContext, run: Run) -> list[Draft]:
+    """Every check of the pin's review profile that has something to read, its items in the profile's order.
+    The heavy checks (their inputs say which) run in a forked copy beside the others when a CPU is free,
+    once what their inputs need of Ollama's tree is read here (the copy may not ask the service for a file);
+    not when a review of the same texts kept one's items (a re-check: what is left would not pay for the
+    copy). The inventory's Go program is let go after its last reader here."""
+    checks = [c for c in profile_checks(ctx.pin.review) if c.applies(run)]
+    found = {c.id: c.named(kept) for c in checks if c.kept is not None and (kept := c.kept(run)) is not None}
+    beside = [c for c in checks if c.heavy and c.id not in found]
+    worth = not any(c.heavy for c in checks if c.id in found)
+    if worth:
+        for prepare in dict.fromkeys(INPUTS[name].prepare for c in beside for name in c.inputs):
+            if prepare is not None:
+                prepare(run)
+    # the readers of the inventory's Go program first, so that it goes before the checks that hold the most
+    here = sorted(
+        (c for c in checks if c.id not in found and c not in beside), key=lambda c: not _reads_program(c)
+    )
+    settle_after = max((i for i, c in enumerate(here) if _reads_program(c)), default=len(here) - 1)
+    with forked(partial(_beside_drafts, run, beside), ctx.history.upstream.unreadable, worth=worth) as copy:
+        wire_here = not copy.forked and any("wire-groups" in c.inputs for c in beside)
+        for index, c in enumerate(here):
+            found[c.id] = c.drafts(run)
+            if index == settle_after:
+                run.settle_inventory(wire=wire_here)
+        found |= copy.result()
+    return [d for c in checks for d in found.get(c.id, ())]
 
 
-def _beside_drafts(run: Run, kept_wire: list[Draft] | None) -> Callable[[], tuple[list[Draft], list[Draft]]]:
-    """The checks that may run in a forked copy, the build's and the wire's (unless its items were kept);
-    what the wire check read of the inventory is kept for a re-check."""
-
-    def drafts() -> tuple[list[Draft], list[Draft]]:
-        found = run.build(), run.wire() if kept_wire is None else kept_wire
-        run.settle_inventory()
-        return found
-
-    return drafts
+def _reads_program(c: Check) -> bool:
+    return any(INPUTS[name].releases_program for name in c.inputs)
 
 
-def _other_upstream_drafts(ctx: ReviewContext, run: Run) -> list[Draft]:
-    """What the review checks of an upstream other than llama.cpp: its consumers' breaks, then (unless its
-    review is "none") MLX's CMake options and build, MLX-C's raised minimum versions, and the carried
-    patches' context."""
-    drafts = run.consumer_breaks()
-    if ctx.pin.review == "none":
-        return drafts
-    if ctx.pin.review == "mlx":
-        drafts = drafts + [*run.options(cmake.MLX_OPTIONS), *run.mlx_build()]
-    elif ctx.pin.review == "mlx-c":
-        drafts = drafts + run.version_floors()
-    return drafts + patch_context_drafts(ctx.patches, run.by_old_path, ctx.explained)
+def _beside_drafts(run: Run, checks: list[Check]) -> dict[str, list[Draft]]:
+    """The checks that may run in a forked copy, by id; what they read of the inventory is kept for a
+    re-check."""
+    found = {c.id: c.drafts(run) for c in checks}
+    run.settle_inventory(wire=False)
+    return found
 
 
 def _unreadable(ctx: ReviewContext) -> list[Finding]:
@@ -194,6 +171,7 @@ def _unreadable(ctx: ReviewContext) -> list[Finding]:
             f"upstream commits credited with their lines may be incomplete.\n\n{listed}",
             min(upstream.unreadable),
             None,
+            check="upstream.unreadable",
         )
     ]
 

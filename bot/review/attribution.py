@@ -96,6 +96,7 @@ class Attribution:
             d.line,
             self.commits(d),
             list(d.local_refs),
+            d.check,
         )
 
 

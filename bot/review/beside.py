@@ -1,7 +1,7 @@
 """Checks computed in a forked process while the review goes on with the others.
 
 tree-sitter holds the GIL while it parses, so a second core helps a review only as a second process. The
-checks forked (the build's and the wire's, `bot.review._llama_cpp_drafts`) read nothing the others write;
+checks forked (the heavy ones of `bot.review.checks`, as their inputs declare) read nothing the others write;
 their drafts are taken where the review puts them. The child starts from the parent's memory (no re-import,
 no re-read of what the parent read before the fork) and returns plain data through a pipe: its drafts,
 what it noted of the upstream clone (files it could not read) and its look-ups in the facts store.

@@ -59,6 +59,7 @@ class Draft:
     removed: tuple[str, str] | None = None  # (old path, text) that disappeared: the commits that dropped it
     local_refs: tuple[LocalRef, ...] = ()
     cause: str | None = None  # drafts with the same cause are one upstream change: one item
+    check: str = ""  # the id of the check that raised it (bot.review.checks)
 
 
 def _decode(data: bytes | None) -> str:

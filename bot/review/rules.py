@@ -325,7 +325,7 @@ def rule_drafts(
                 continue
             if not builds(change.path):
                 draft = replace(draft, severity="info")
-            drafts.append(draft)
+            drafts.append(replace(draft, check=f"rule.{rule.id}"))
     return drafts
 
 

@@ -4,7 +4,7 @@ Ollama's tree as it reads it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping
 from dataclasses import replace
 from functools import cache, cached_property, partial
 from typing import TYPE_CHECKING, TypeVar
@@ -31,12 +31,13 @@ from bot.review import (
     symbols,
     wire,
 )
-from bot.review.buildcontracts import build_contract_drafts
 from bot.review.changes import Draft, FileChange
+from bot.review.checks import profile_data
 from bot.review.consumers.contracts import Contracts, contracts_of
 from bot.review.consumers.contracts.model import LaunchSetting
 from bot.review.consumers.settings import builds_leaving_default
 from bot.review.consumers.upstream_build import unbuilt_commands
+from bot.review.ruleset import Rule
 from bot.review.source import C_SOURCES, code_text, extension, glob_match
 
 if TYPE_CHECKING:
@@ -50,9 +51,10 @@ T = TypeVar("T")
 class Run:
     """One review: routes the changed files to the detectors that care about them."""
 
-    def __init__(self, ctx: ReviewContext, changes: list[FileChange]):
+    def __init__(self, ctx: ReviewContext, changes: list[FileChange], rules: list[Rule] | None = None):
         self.ctx = ctx
         self.changes = changes
+        self.rules = rules or []  # the shipped rules and the repository's, loaded
         self.local = consumers.SnapshotTexts(ctx.ollama)
         self.by_path = {c.path: c for c in changes}
         self.by_old_path = {c.old_path: c for c in changes if c.old_path}
@@ -92,40 +94,36 @@ class Run:
     def wire(self) -> list[Draft]:
         """Request fields, answers, compared values and stream frames of llama-server that Ollama relies on,
         when the bump changes the server's code."""
-        if not self._server_changes:
+        if not self.server_changes:
             return []
         return wire.wire_drafts(*self._server_texts(), self.contracts)
 
     def kept_wire(self) -> list[Draft] | None:
         """The wire items of a bump that changes the server's code, as a review of the same texts kept them
         (a re-check); None when they are to be read."""
-        if not self._server_changes:
+        if not self.server_changes:
             return None
         return wire.kept_drafts(self._server_texts, self.contracts)
 
     def _server_texts(self) -> tuple[dict[str, str], dict[str, str]]:
         paths = [p for p in self.ctx.new.files("tools/server") if glob_match(p, wire.SERVER_SOURCES)]
-        return wire.server_texts(paths, self.new_code, self._server_changes)
+        return wire.server_texts(paths, self.new_code, self.server_changes)
 
-    def read_before_fork(self) -> None:
-        """What the checks forked beside the others read of Ollama's tree, read in this process (the only
-        one that may ask the service for a file): the consumer model's files, the CMake files that fetch the
-        pin and, when the wire check will run, the Go program its inventory reads (a file it reads only for
-        some bumps, a markdown table of documented values, the copy asks for in vain: the checks then run
-        here), with the flags the launch checks here ask it for and the wire check's groups, the output
-        patterns the log-line checks here ask it for among them: what they are read off then serves the copy
-        too."""
-        self.consumers  # noqa: B018 - read for what it reads
-        self.pin_build_dirs  # noqa: B018 - read for what it reads
-        if self._server_changes:
-            for path in self.local:
-                if path == "go.mod" or (path.endswith(".go") and not path.endswith("_test.go")):
-                    self.local.get(path)
-            self.contracts.passed_flags  # noqa: B018 - read for what it reads
-            self.contracts.read_wire_groups()
+    def prepare_wire_groups(self) -> None:
+        """What the wire check reads of the inventory, read in this process (the only one that may ask the
+        service for a file) before it runs in a forked copy: the Go program the inventory reads (a file it
+        reads only for some bumps, a markdown table of documented values, the copy asks for in vain: the
+        checks then run here), with the flags the launch checks here ask it for and the wire check's groups,
+        the output patterns the log-line checks here ask it for among them: what they are read off then
+        serves the copy too."""
+        for path in self.local:
+            if path == "go.mod" or (path.endswith(".go") and not path.endswith("_test.go")):
+                self.local.get(path)
+        self.contracts.passed_flags  # noqa: B018 - read for what it reads
+        self.contracts.read_wire_groups()
 
     @cached_property
-    def _server_changes(self) -> list[FileChange]:
+    def server_changes(self) -> list[FileChange]:
         """The changed llama-server sources; none when no change reaches their code (a space inside a
         string, such as a frame's, counts)."""
         server = [c for c in self.changes if glob_match(c.path, wire.SERVER_SOURCES)]
@@ -178,20 +176,34 @@ class Run:
             return code, code
         return (change.old_code if change.old_path else None), (change.new_code if change.new_path else None)
 
-    def build(self) -> list[Draft]:
-        """CMake options, dependencies and generators, parsed in every CMake file at both refs."""
-        if not self._significant(cmake.CMAKE_FILES):
-            return []
-        old_texts, new_texts = self.cmake_texts
+    @cached_property
+    def cmake_changed(self) -> bool:
+        """Whether the bump changes a CMake file beyond comments."""
+        return bool(self._significant(cmake.CMAKE_FILES))
+
+    @cached_property
+    def option_names(self) -> cmake.OptionNames:
+        """The upstream's cache option names, as its review profile gives them."""
+        return cmake.OptionNames(re.compile(profile_data(self.ctx.pin.review)["option_names"]))
+
+    def option_built(self, option: cmake.Option) -> bool:
+        """Whether Ollama's build reads an option's file and can reach it: asked of llama.cpp's consumer
+        model; any option of another upstream."""
+        if self.ctx.pin.review != "llama.cpp":
+            return True
         model = self.consumers
-        options = self.options(
-            cmake.LLAMA_OPTIONS, lambda o: model.builds(o.path) and model.built_option(o.name)
-        )
-        steps = [
-            *self.dependencies(),
-            *_generator_drafts(old_texts, new_texts, self.by_path),
-        ]  # looked for or run by CMake files that Ollama's build may never read
-        return options + [_weighed_by_build(d, new_texts, model) for d in steps] + build_contract_drafts(self)
+        return model.builds(option.path) and model.built_option(option.name)
+
+    def generators(self) -> list[Draft]:
+        """Build-time generators' items, their steps and the in-tree generators' sources read from every
+        CMake file at both refs."""
+        old_texts, new_texts = self.cmake_texts
+        return _generator_drafts(old_texts, new_texts, self.by_path)
+
+    def weighed_by_build(self, d: Draft) -> Draft:
+        """The draft, as information only when Ollama's build never reads its CMake file (CMake files that
+        Ollama's build may never read look for packages and run generators)."""
+        return d if self._build_reads()(d.path) else replace(d, severity="info")
 
     @cached_property
     def unbuilt_commands(self) -> dict[str, list[tuple[int, int]]]:
@@ -219,7 +231,7 @@ class Run:
             texts, model = self.cmake_texts[1], self.consumers
             return lambda path: buildreach.read_by_build(path, texts, model.builds)
         if profile in ("mlx", "mlx-c"):
-            _, upstream = self._mlx_reading
+            _, upstream = self.mlx_reading
             return lambda path: path in upstream.built or path in upstream.old_built
         return lambda path: True
 
@@ -261,7 +273,7 @@ class Run:
         Ollama's build of it; a new package upstream looks for is information where the build never reads it."""
         if not self._significant(cmake.CMAKE_FILES):
             return []
-        ollama, upstream = self._mlx_reading
+        ollama, upstream = self.mlx_reading
         unread = [replace(d, severity="info") for d in self.dependencies() if d.path not in upstream.built]
         read = [d for d in self.dependencies() if d.path in upstream.built]
         return [*mlxbuild.build_drafts(upstream, ollama), *self.version_floors(), *read, *unread]
@@ -271,11 +283,11 @@ class Run:
         versions Ollama's build files declare or install."""
         if not self._significant(cmake.CMAKE_FILES):
             return []
-        ollama, upstream = self._mlx_reading
+        ollama, upstream = self.mlx_reading
         return mlxfloors.version_drafts(upstream, ollama, self.ctx.ollama)
 
     @cached_property
-    def _mlx_reading(self) -> tuple[mlxbuild.OllamaBuild, mlxbuild.Upstream]:
+    def mlx_reading(self) -> tuple[mlxbuild.OllamaBuild, mlxbuild.Upstream]:
         """Ollama's build of the pin, read from its tree at the head, and upstream's CMake at both refs."""
         old_texts, new_texts = self.cmake_texts
         build_files = [p for p in self.local if glob_match(p, cmake.OLLAMA_SETTERS)]
@@ -310,13 +322,15 @@ class Run:
         )
 
     def log_lines(self) -> list[Draft]:
-        """Lines upstream printed that a pattern of Ollama matches, with nothing printing them now, or
-        printed once per item of a collection the bump fills under other conditions."""
-        program = self._printing
-        return [
-            *logformats.log_line_drafts(self.c_changes, self.local, program),
-            *printguards.guard_drafts(self.c_changes, program, self._launch_contracts, self.named_programs),
-        ]
+        """Lines upstream printed that a pattern of Ollama matches, with nothing printing them now."""
+        return logformats.log_line_drafts(self.c_changes, self.local, self._printing)
+
+    def print_guards(self) -> list[Draft]:
+        """Lines a pattern of Ollama matches, printed once per item of a collection the bump fills under
+        other conditions."""
+        return printguards.guard_drafts(
+            self.c_changes, self._printing, self._launch_contracts, self.named_programs
+        )
 
     @cached_property
     def _printing(self) -> logformats.Program:
@@ -420,17 +434,15 @@ class Run:
             ),
         )
 
-    def compat_sources(self) -> list[Draft]:
-        """Upstream declarations Ollama's compat code uses (in the headers it includes) that the diff removes,
-        re-kinds or changes, and enum values it names or produces that upstream stops handling."""
-        uses = self.consumers.names
-        if not self.c_changes or not uses:
-            return []
-        return [*self._declaration_drafts(uses), *self._value_drafts(uses)]
+    @property
+    def compat_used(self) -> bool:
+        """Whether C/C++ changed and Ollama's compatibility code uses upstream names."""
+        return bool(self.c_changes and self.consumers.names)
 
-    def _declaration_drafts(self, uses: Mapping[str, Sequence[LocalRef]]) -> list[Draft]:
+    def declaration_drafts(self) -> list[Draft]:
         """What became of the declarations the compat code uses, in the built headers whose removed lines
         name one."""
+        uses = self.consumers.names
         drafts = []
         for change in self._built_c_changes():
             if change.old_path in self.consumers.headers and _words(change.removed_raw) & uses.keys():
@@ -448,9 +460,10 @@ class Run:
         """The names the carried patches' code spells bare in the upstream functions it edits."""
         return hookparams.hook_names(self.ctx.patches)
 
-    def _value_drafts(self, uses: Mapping[str, Sequence[LocalRef]]) -> list[Draft]:
+    def value_drafts(self) -> list[Draft]:
         """Enum values the compat code names or produces, and names it writes, that the built code stops
         handling or reading."""
+        uses = self.consumers.names
         strings_of = compatvalues.value_strings(c for c in self.c_changes if c.path.endswith(compat.HEADERS))
         strings = self.consumers.strings
         elsewhere = cache(partial(compatvalues.Elsewhere, self.changes, strings))
@@ -541,11 +554,6 @@ def _merged(texts: Mapping[str, str], read: Callable[[str, str], Mapping[K, V]])
 def _gathered(texts: Mapping[str, str], read: Callable[[str, str], Iterable[T]]) -> list[T]:
     """What `read(text, path)` finds in each file, one file after another."""
     return [found for path, text in texts.items() for found in read(text, path)]
-
-
-def _weighed_by_build(d: Draft, cmake_texts: Mapping[str, str], model: consumers.Consumers) -> Draft:
-    """The draft, as information only when Ollama's build never reads its CMake file."""
-    return d if buildreach.read_by_build(d.path, cmake_texts, model.builds) else replace(d, severity="info")
 
 
 def _may_limit(c: FileChange) -> bool:

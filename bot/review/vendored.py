@@ -77,6 +77,7 @@ def drift_finding(
         None,
         _commits(drifted, commits_of),
         local_refs=[_first_drift(directory, c) for c in drifted if c.copy],
+        check="build.vendored-copies",
     )
 
 

@@ -17,8 +17,8 @@ stays quiet once Ollama sets what upstream asked for is quiet there. `<case>.bum
 first push such a pull request has: the parent's tree with only LLAMA_CPP_VERSION changed; recall is
 measured on it.
 
-Each finding keeps the report's keys plus `detectors`: the detector functions (or `rule:<id>` of
-bot/rules.toml) that drafted it, recorded while the review runs.
+Each finding keeps the report's keys, `check` among them: the check that raised it (`rule.<id>` for a
+rule of bot/rules.toml).
 """
 
 from __future__ import annotations
@@ -30,9 +30,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from unittest import mock
 
@@ -45,87 +44,18 @@ from bot.engine import analyse
 from bot.model import AnalysisError, Finding
 from bot.repos.snapshot import GitSnapshot
 from bot.repos.upstream import Upstream
-from bot.review import (
-    archs,
-    argvalues,
-    beside,
-    cmake,
-    compat,
-    compatvalues,
-    envnames,
-    flags,
-    generators,
-    hookparams,
-    limits,
-    logformats,
-    lookups,
-    paramdefaults,
-    symbols,
-    targets,
-    wire,
-)
+from bot.review import beside
 from tests.real.extract import VERSION_FILE, Bump, ExtractError, RefResolver, find_bumps, mirrors
 
 OUT = Path(__file__).resolve().parent.parent / "data" / "real-review" / "findings"
 DETAIL_CHARS = 600  # enough of a finding's text to label it by; the full text is one rerun away
 
-# The functions that draft findings (or, for unreadable files, make them), by the name `detectors` gives.
-DETECTORS: dict[str, tuple[object, str]] = {
-    "cmake.option_drafts": (cmake, "option_drafts"),
-    "cmake.dependency_drafts": (cmake, "dependency_drafts"),
-    "lookups.required_drafts": (lookups, "required_drafts"),
-    "targets.target_drafts": (targets, "target_drafts"),
-    "argvalues.refused_draft": (argvalues, "refused_draft"),
-    "envnames.lost_drafts": (envnames, "lost_drafts"),
-    "paramdefaults.flag_drafts": (paramdefaults, "flag_drafts"),
-    "paramdefaults.request_drafts": (paramdefaults, "request_drafts"),
-    "generators.generator_drafts": (generators, "generator_drafts"),
-    "symbols.symbol_drafts": (symbols, "symbol_drafts"),
-    "flags.flag_drafts": (flags, "flag_drafts"),
-    "logformats.log_draft": (logformats, "log_draft"),
-    "archs.arch_drafts": (archs, "arch_drafts"),
-    "compat.compat_drafts": (compat, "compat_drafts"),
-    "compat.value_drafts": (compatvalues, "value_drafts"),
-    "hookparams.parameter_drafts": (hookparams, "parameter_drafts"),
-    "limits.limit_drafts": (limits, "limit_drafts"),
-    "wire.wire_drafts": (wire, "wire_drafts"),
-    "patchcontext.patch_context_drafts": (bot.review, "patch_context_drafts"),
-    "review.unreadable": (bot.review, "_unreadable"),  # already findings: the files a partial clone lacks
-}
 
-
-class Recorder:
-    """Which detector drafted each (area, title, upstream path), and how long the reviews took."""
+class Timer:
+    """How long the reviews took, every check in this process."""
 
     def __init__(self):
-        self.by_key: dict[tuple[str, str, str], set[str]] = defaultdict(set)
         self.review_seconds = 0.0
-
-    def _note(self, name: str, drafts) -> None:
-        for d in drafts if isinstance(drafts, list) else [drafts]:
-            if d is not None:
-                self.by_key[(d.area, d.title, getattr(d, "path", None) or d.upstream_path)].add(name)
-
-    def wrap(self, name: str, original: Callable) -> Callable:
-        def recorded(*args, **kwargs):
-            drafts = original(*args, **kwargs)
-            self._note(name, drafts)
-            return drafts
-
-        return recorded
-
-    def rules(self, original: Callable) -> Callable:
-        """rule_drafts one rule at a time (its own loop order), so each draft names its rule's id."""
-
-        def recorded(rules, changes, local, *args, **kwargs):
-            drafts = []
-            for rule in rules:
-                found = original([rule], changes, local, *args, **kwargs)
-                self._note(f"rule:{rule.id}", found)
-                drafts += found
-            return drafts
-
-        return recorded
 
     def timed(self, original: Callable) -> Callable:
         def review(ctx):
@@ -138,22 +68,12 @@ class Recorder:
         return review
 
     @contextmanager
-    def installed(self) -> Iterator[Recorder]:
-        with ExitStack() as stack:
-            for name, (module, attr) in DETECTORS.items():
-                stack.enter_context(mock.patch.object(module, attr, self.wrap(name, getattr(module, attr))))
-            stack.enter_context(
-                mock.patch.object(bot.review, "rule_drafts", self.rules(bot.review.rule_drafts))
-            )
-            # every detector in this process, where its drafts are recorded
-            stack.enter_context(mock.patch.object(beside, "_may_fork", lambda: False))
-            stack.enter_context(
-                mock.patch.object(bot.engine.pins, "review_pin", self.timed(bot.engine.pins.review_pin))
-            )
+    def installed(self) -> Iterator[Timer]:
+        with (
+            mock.patch.object(beside, "_may_fork", lambda: False),
+            mock.patch.object(bot.engine.pins, "review_pin", self.timed(bot.engine.pins.review_pin)),
+        ):
             yield self
-
-    def detectors(self, f: Finding) -> list[str]:
-        return sorted(self.by_key.get(f.key, ()))
 
 
 def scratch_upstream(mirror: Path, tags: dict[str, str], where: Path) -> pygit2.Repository:
@@ -182,7 +102,7 @@ class VersionBumpOnly:
         return self.parent.files(prefix)
 
 
-def finding_json(f: Finding, detectors: list[str]) -> dict:
+def finding_json(f: Finding) -> dict:
     detail = f.detail if len(f.detail) <= DETAIL_CHARS else f.detail[: DETAIL_CHARS - 1] + "…"
     return {
         "area": f.area,
@@ -190,7 +110,7 @@ def finding_json(f: Finding, detectors: list[str]) -> dict:
         "title": f.title,
         "upstream_path": f.upstream_path,
         "upstream_line": f.upstream_line,
-        "detectors": detectors,
+        "check": f.check,
         "local_refs": [f"{r.path}:{r.line}" for r in f.local_refs],
         "upstream_commits": [c.sha[:12] for c in f.upstream_commits],
         "detail": detail,
@@ -206,19 +126,19 @@ def review_snapshots(upstream_repo: pygit2.Repository, base, head, source: str) 
     def open_upstream(pin, _refs):
         return Upstream(upstream_repo, pin.upstream, source)
 
-    recorder = Recorder()
+    timer = Timer()
     errors: dict[str, str] = {}
     start = time.perf_counter()
-    with recorder.installed():
+    with timer.installed():
         report = analyse(config, base, head, open_upstream, None, review=True, errors=errors)
     total = time.perf_counter() - start
     pin = report.pins[0] if report.pins else None
     return {
         "error": next(iter(errors.values()), None),
         "analyse_seconds": round(total, 2),
-        "review_seconds": round(recorder.review_seconds, 2),
+        "review_seconds": round(timer.review_seconds, 2),
         "patches": {p.path: p.status for p in pin.patches} if pin else {},
-        "findings": [finding_json(f, recorder.detectors(f)) for f in (pin.findings if pin else [])],
+        "findings": [finding_json(f) for f in (pin.findings if pin else [])],
     }
 
 

@@ -1,0 +1,144 @@
+"""The review's checks: one module per check in this package's themed folders, each declaring an id, the
+area its items usually fall in, the inputs it reads and `run`; `data/profiles.toml` lists the checks of each
+review profile in the order their items are shown.
+
+An input is something of the review a check reads (the upstream diff, upstream's CMake model, Ollama's build
+model, its contract inventory, ...). Inputs are data too: which are heavy (parsed under the GIL: a second
+process helps them), what a forked copy needs read beforehand in the review's process (the only one that may
+ask the service for a file), and which check is the last to read the inventory's Go program, after which
+the review lets it go. So the choice of what runs beside the others follows from the checks' declarations.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import tomllib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot.review.changes import Draft
+
+if TYPE_CHECKING:
+    from bot.review.run import Run
+
+PROFILES = Path(__file__).resolve().parent.parent / "data" / "profiles.toml"
+
+
+@dataclass(frozen=True)
+class Input:
+    """Something of one review that checks read."""
+
+    name: str
+    heavy: bool = False  # parsing it keeps a CPU busy: its checks run beside the others when one is free
+    prepare: Callable[[Run], object] | None = None  # what a forked copy needs read here first
+    releases_program: bool = False  # reads the inventory's Go program (let go after its last reader here)
+
+
+def _read_ollama_build(run: Run) -> None:
+    run.consumers  # noqa: B018 - read for what it reads
+    run.pin_build_dirs  # noqa: B018 - read for what it reads
+
+
+INPUTS = {
+    i.name: i
+    for i in (
+        Input("diff"),  # the changed files, their hunks and texts at both refs
+        Input("patches"),  # the carried patches
+        Input("cmake", heavy=True),  # upstream's CMake files at both refs
+        Input(
+            "ollama-build", prepare=_read_ollama_build
+        ),  # Ollama's build model and where it fetches the pin
+        Input("ollama-code"),  # Ollama's tree, searched for names
+        Input("mlx-build", prepare=lambda run: run.mlx_reading),  # Ollama's build of MLX, and MLX's CMake
+        Input("inventory", releases_program=True),  # the contract inventory (launches, flows, outputs)
+        Input("wire-groups", prepare=lambda run: run.prepare_wire_groups()),  # the inventory's JSON groups
+        Input("server-sources", heavy=True),  # llama-server's request and response code at both refs
+        Input("consumer-pins"),  # code of other pins that compiles against this upstream's headers
+    )
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of the review."""
+
+    id: str
+    area: str
+    inputs: tuple[str, ...]
+    run: Callable[[Run], list[Draft]]
+    applies: Callable[[Run], bool]  # cheap: whether it has anything to read in this review
+    kept: Callable[[Run], list[Draft] | None] | None = (
+        None  # its items as a review of the same texts kept them
+    )
+
+    @property
+    def heavy(self) -> bool:
+        return any(INPUTS[name].heavy for name in self.inputs)
+
+    def drafts(self, run: Run) -> list[Draft]:
+        """Its items, each with its id."""
+        return self.named(self.run(run))
+
+    def named(self, drafts: list[Draft]) -> list[Draft]:
+        """The drafts with this check's id, unless one names a finer one (a rule's)."""
+        return [d if d.check else replace(d, check=self.id) for d in drafts]
+
+
+_REGISTRY: dict[str, Check] = {}
+
+
+def check(
+    id: str,
+    area: str,
+    inputs: tuple[str, ...],
+    applies: Callable[[Run], bool] = lambda run: True,
+    kept: Callable[[Run], list[Draft] | None] | None = None,
+) -> Callable[[Callable[[Run], list[Draft]]], Callable[[Run], list[Draft]]]:
+    """Registers the decorated function as the check `id`."""
+    unknown = [name for name in inputs if name not in INPUTS]
+    if unknown or id in _REGISTRY:
+        raise ValueError(
+            f"check {id}: unknown inputs {unknown}" if unknown else f"check {id} registered twice"
+        )
+
+    def register(run: Callable[[Run], list[Draft]]) -> Callable[[Run], list[Draft]]:
+        _REGISTRY[id] = Check(id, area, inputs, run, applies, kept)
+        return run
+
+    return register
+
+
+@cache
+def registry() -> dict[str, Check]:
+    """Every check, by id (each module of this package imported once)."""
+    for module in _check_modules():
+        importlib.import_module(module)
+    return dict(_REGISTRY)
+
+
+def _check_modules() -> Iterator[str]:
+    for found in pkgutil.walk_packages(__path__, f"{__name__}."):
+        if not found.ispkg:
+            yield found.name
+
+
+@cache
+def profile_checks(profile: str) -> tuple[Check, ...]:
+    """The checks of a review profile, in the order their items are shown."""
+    checks = registry()
+    return tuple(checks[name] for name in _profiles()[profile]["checks"])
+
+
+@cache
+def profile_data(profile: str) -> dict:
+    """A profile's settings beside its checks (upstream idioms its checks read)."""
+    return {k: v for k, v in _profiles()[profile].items() if k != "checks"}
+
+
+@cache
+def _profiles() -> dict[str, dict]:
+    return tomllib.loads(PROFILES.read_text())["profile"]

@@ -1,0 +1,22 @@
+"""Packages and tools upstream's CMake looks for that it did not before (information where Ollama's build
+never reads the file)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bot.review.changes import Draft
+from bot.review.checks import check
+
+if TYPE_CHECKING:
+    from bot.review.run import Run
+
+
+@check(
+    "build.dependencies",
+    area="build",
+    inputs=("cmake", "ollama-build"),
+    applies=lambda run: run.cmake_changed,
+)
+def dependencies(run: Run) -> list[Draft]:
+    return [run.weighed_by_build(d) for d in run.dependencies()]

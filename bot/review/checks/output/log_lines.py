@@ -1,0 +1,16 @@
+"""Lines upstream printed that a pattern of Ollama matches, with nothing printing them now."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bot.review.changes import Draft
+from bot.review.checks import check
+
+if TYPE_CHECKING:
+    from bot.review.run import Run
+
+
+@check("output.log-lines", area="server", inputs=("diff", "inventory", "ollama-build"))
+def log_lines(run: Run) -> list[Draft]:
+    return run.log_lines()
