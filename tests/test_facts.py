@@ -18,7 +18,7 @@ from bot.review import beside
 from tests.test_app_nested_json import metric
 from tests.test_review_e2e import _real_bump, _review
 
-FACT = Extractor("test-fact", 1, ("cache/facts.py",))
+FACT = Extractor("test-fact", 1, "bot.cache.facts")
 
 
 def _entries(store: FactStore) -> list[bytes]:
@@ -55,7 +55,7 @@ def test_a_fact_kept_is_found_again_and_another_version_is_a_miss(tmp_path):
     store.put(FACT, ("blob-a",), {"lines": [1, 2], "code": "x"})
     assert store.get(FACT, ("blob-a",)) == (True, {"lines": [1, 2], "code": "x"})
     assert store.get(FACT, ("blob-b",)) == (False, None)
-    assert store.get(Extractor("test-fact", 2, ("cache/facts.py",)), ("blob-a",)) == (False, None)
+    assert store.get(Extractor("test-fact", 2, "bot.cache.facts"), ("blob-a",)) == (False, None)
     assert (store.hits, store.misses) == (1, 2)
 
 
@@ -64,9 +64,10 @@ def test_an_extractors_packages_are_fingerprinted_by_their_installed_versions(tm
     package installed at another version makes the facts that parse with it miss."""
     from importlib import metadata
 
-    for package in ("pygit2", "tree-sitter", "tree-sitter-cmake", "tree-sitter-cpp", "tree-sitter-go"):
-        assert facts._version(package) == metadata.version(package)
-    parsed = Extractor("test-parsed", 1, ("cache/facts.py",), ("tree-sitter",))
+    for module in ("pygit2", "tree_sitter", "tree_sitter_cmake", "tree_sitter_cpp", "tree_sitter_go"):
+        assert facts._version(module) == metadata.version(module.replace("_", "-"))
+    assert facts._version("jwt") == metadata.version("pyjwt")  # a module named unlike its distribution
+    parsed = Extractor("test-parsed", 1, "bot.lang.syntax")
     store = FactStore(tmp_path / "facts")
     store.put(parsed, ("blob-a",), "tree")
     monkeypatch.setattr(facts, "_version", lambda package: "0.0.1")
@@ -256,7 +257,7 @@ def test_a_new_extractor_version_misses_and_still_reports_the_same(tmp_path, mon
     with facts.using(FactStore(tmp_path / "facts")):
         _findings(history)
     monkeypatch.setattr(
-        changes, "CODE", Extractor("code-text", changes.CODE.version + 1, ("review/source.py",))
+        changes, "CODE", Extractor("code-text", changes.CODE.version + 1, "bot.review.source")
     )
     store = FactStore(tmp_path / "facts")
     with facts.using(store):
@@ -287,38 +288,23 @@ async def test_the_services_second_pull_request_on_the_same_refs_reads_the_facts
     assert first == second  # the same checklist, heads' ids aside
 
 
-def test_every_extractor_names_source_files_that_exist():
-    """An extractor's fingerprint reads its sources: a moved or renamed module must be renamed there too."""
-    import bot.engine.patch
-    import bot.lang.cppvalues
-    import bot.patches.gitapply
-    import bot.repos.history
-    import bot.review
-    import bot.review.changes
-    import bot.review.cmake
-    import bot.review.compatvalues
-    import bot.review.consumers.contracts
-    import bot.review.logformats
-    import bot.review.printguards
+def test_every_extractor_names_the_module_that_computes_it():
+    """Its fingerprint covers that module's code: an extractor declared in one module and named after
+    another would miss the changes of its own."""
+    import importlib
+    import pkgutil
 
-    modules = (
-        bot.engine.patch,
-        bot.patches.gitapply,
-        bot.repos.history,
-        bot.lang.cppvalues,
-        bot.review,
-        bot.review.changes,
-        bot.review.cmake,
-        bot.review.compatvalues,
-        bot.review.consumers.contracts,
-        bot.review.logformats,
-        bot.review.printguards,
-    )
-    extractors = [v for m in modules for v in vars(m).values() if isinstance(v, facts.Extractor)]
-    assert len(extractors) >= 7
-    for extractor in extractors:
-        for source in extractor.sources:
-            assert (facts.ROOT / source).is_file(), f"{extractor.name}: {source}"
+    import bot
+
+    extractors = []
+    for found in pkgutil.walk_packages(bot.__path__, "bot."):
+        if found.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(found.name)
+        extractors += [(found.name, v) for v in vars(module).values() if isinstance(v, facts.Extractor)]
+    assert len(extractors) >= 30
+    for name, extractor in extractors:
+        assert extractor.module == name, extractor.name
         assert extractor.fingerprint
 
 
@@ -351,22 +337,28 @@ def _imported_sources(module: str) -> set[str]:
     return seen
 
 
-def test_the_fingerprint_of_a_reading_of_whole_trees_covers_every_module_its_code_imports():
-    """A change to any module the consumer model's, the wire check's or a patch's check runs makes their kept
-    readings miss."""
+def test_the_fingerprint_of_a_reading_of_whole_trees_covers_every_module_its_code_imports(monkeypatch):
+    """A change to any module the consumer model's, the wire check's or a patch's check runs, or to a package
+    they parse with, makes their kept readings miss (the imports read by `ast` here, by a scan there)."""
+    from bot.cache.imports import code_of
     from bot.engine import patch
     from bot.review import wire
     from bot.review.consumers import MODEL
 
-    for extractor, module in (
-        (MODEL, "bot.review.consumers"),
-        (wire.WIRE, "bot.review.wire"),
-        (patch.CHECKED, "bot.engine.patch"),
-    ):
-        imported = _imported_sources(module)
-        assert len(imported) > 10 and imported <= set(extractor.sources), sorted(
-            imported - set(extractor.sources)
-        )
+    for extractor in (MODEL, wire.WIRE, patch.CHECKED):
+        imported = _imported_sources(extractor.module)
+        sources, packages = code_of(extractor.module)
+        assert len(imported) > 10 and imported <= set(sources), sorted(imported - set(sources))
+        assert {"pygit2", "tree_sitter"} <= set(packages)
+    before = MODEL.fingerprint
+    changed = "lang/syntax.py"  # imported by the consumer model through its CMake reader
+    digest = facts._source_digest
+    monkeypatch.setattr(facts, "_source_digest", lambda path: b"edited" if path == changed else digest(path))
+    facts._fingerprint.cache_clear()
+    try:
+        assert MODEL.fingerprint != before
+    finally:
+        facts._fingerprint.cache_clear()
 
 
 def test_an_entry_naming_one_of_the_bots_classes_that_is_not_plain_data_is_a_miss(tmp_path):
@@ -499,7 +491,7 @@ from bot.cache.facts import Extractor
 
 data_dir, analysis = Path(sys.argv[1]), int(sys.argv[2])
 store = facts.store_in(data_dir)
-fact, rng, written = Extractor("test-fact", 1, ("cache/facts.py",)), random.Random(analysis), 0
+fact, rng, written = Extractor("test-fact", 1, "bot.cache.facts"), random.Random(analysis), 0
 with facts.using(store):
     while written < store._entries.max_bytes // 4:
         size = rng.randrange(1 << 10, 40 << 10)

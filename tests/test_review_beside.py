@@ -228,7 +228,7 @@ def test_a_forked_copy_of_the_analysis_child_never_writes_to_its_channel(two_cpu
 def test_the_childs_look_ups_in_the_facts_store_are_counted_here(tmp_path, two_cpus):
     from bot.cache import facts
 
-    kind = facts.Extractor("beside-test", 1, ("review/beside.py",))
+    kind = facts.Extractor("beside-test", 1, "bot.review.beside")
     store = facts.FactStore(tmp_path / "facts")
     with facts.using(store):
         facts.remembered(kind, ("kept",), lambda: 1)

@@ -5,7 +5,7 @@ them (their diff, which hunks change code) depends on nothing but those blobs an
 them. A re-check of the same refs (another push to the pull request, `/llama recheck`, a second pull
 request on the same bump) finds every such fact here instead of computing it again.
 
-An entry's key is the extractor's name, its version, a fingerprint of the source files it runs, and the
+An entry's key is the extractor's name, its version, a fingerprint of the code it runs, and the
 ids of its inputs (git blob or tree ids, or the SHA-1 of a text); never a report. The entries live in
 one SQLite file (`bot.cache.entries`); each carries the CRC-32 of its payload and its own key, and one
 that is truncated, corrupt or for another key is a miss, and is removed. The store is bounded on disk:
@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.cache.entries import Entries
+from bot.cache.imports import code_of
 
 T = TypeVar("T")
 S = TypeVar("S", str, bytes)
@@ -56,22 +57,23 @@ class _PlainUnpickler(pickle.Unpickler):
 
 @dataclass(frozen=True)
 class Extractor:
-    """One kind of fact: its name, its version (raised when its meaning changes), the source files of the
-    code that computes it and the installed packages it parses with (a change to any of them is a new
-    fingerprint: the old entries miss)."""
+    """One kind of fact: its name, its version (raised when its meaning changes) and the module that computes
+    it. The fingerprint covers the sources of that module and of every llama-bot module it imports, and the
+    versions of the installed packages they import (a change to any of them is a new fingerprint: the old
+    entries miss)."""
 
     name: str
     version: int
-    sources: tuple[str, ...]
-    packages: tuple[str, ...] = ()
+    module: str  # the computing module's __name__
 
     @property
     def fingerprint(self) -> str:
-        return _fingerprint(self.sources, self.packages)
+        return _fingerprint(self.module)
 
 
 @cache
-def _fingerprint(sources: tuple[str, ...], packages: tuple[str, ...]) -> str:
+def _fingerprint(module: str) -> str:
+    sources, packages = code_of(module)
     digest = hashlib.sha256()
     for source in sources:
         digest.update(source.encode() + b"\0" + _source_digest(source) + b"\0")
@@ -87,22 +89,24 @@ def _source_digest(source: str) -> bytes:
 
 
 @cache
-def _version(package: str) -> str:
-    """An installed package's version, looked up once: the name of the dist-info directory beside its
-    module, as pip installs it (importlib.metadata reads every installed package's metadata, 11 ms for
-    five packages), else its metadata."""
-    module = package.replace("-", "_")
+def _version(module: str) -> str:
+    """An installed package's version, looked up once: the name of the dist-info directory beside the module
+    it imports, as pip installs it (importlib.metadata reads every installed package's metadata, 11 ms for
+    five packages), else the version of the distribution metadata says provides it."""
     spec = importlib.util.find_spec(module)
     if spec is not None and spec.origin is not None:
         installed = Path(spec.origin).parent.parent
-        prefix, suffix = module + "-", ".dist-info"
+        prefix, suffix = module.lower() + "-", ".dist-info"
         with contextlib.suppress(OSError):
             for entry in os.scandir(installed):
-                if entry.name.startswith(prefix) and entry.name.endswith(suffix):
+                name = entry.name.lower()
+                if name.startswith(prefix) and name.endswith(suffix):
                     return entry.name[len(prefix) : -len(suffix)]
     from importlib import metadata
 
-    return metadata.version(package)
+    for distribution in metadata.packages_distributions().get(module, ()):
+        return metadata.version(distribution)
+    return "unknown"
 
 
 def text_id(text: str) -> str:

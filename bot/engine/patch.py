@@ -48,52 +48,10 @@ def _checked_and_stacked(ctx: PinContext, path: str, data: bytes) -> PatchResult
     return result
 
 
-# Every module checking a patch runs (tests/test_facts.py holds the list to the imports).
-CHECK_SOURCES = (
-    "cache/entries.py",
-    "cache/facts.py",
-    "child/activity.py",
-    "child/environment.py",
-    "child/sandbox.py",
-    "commands.py",
-    "config.py",
-    "engine/context.py",
-    "engine/patch.py",
-    "engine/placing.py",
-    "engine/renumbering.py",
-    "engine/sections.py",
-    "engine/strategies.py",
-    "lang/cmakelang.py",
-    "lang/cpp.py",
-    "lang/syntax.py",
-    "markup.py",
-    "model.py",
-    "patches/binarypatch.py",
-    "patches/enumentries.py",
-    "patches/hunks.py",
-    "patches/identifiers.py",
-    "patches/merge.py",
-    "patches/obsolete.py",
-    "patches/obsolete_place.py",
-    "patches/obsolete_report.py",
-    "patches/patchfile.py",
-    "patches/patchheaders.py",
-    "patches/patchsafety.py",
-    "patches/tree.py",
-    "repos/buildpatches.py",
-    "repos/gitcli.py",
-    "repos/history.py",
-    "repos/mirrors.py",
-    "repos/pinned.py",
-    "repos/snapshot.py",
-    "repos/upstream.py",
-    "repos/upstreamrefs.py",
-    "times.py",
-)
 # What checking a patch finds (its result, and what it changed in the new stacked tree) depends on the patch,
 # where it stands, the stacked trees it is checked on, the ref's name and the upstream's URL (its commits link
 # there) alone: kept by those, a re-check of the same bump places no hunk again.
-CHECKED = facts.Extractor("patch-checked", 1, CHECK_SOURCES, ("pygit2", "tree-sitter", "tree-sitter-cpp"))
+CHECKED = facts.Extractor("patch-checked", 1, __name__)
 
 
 def _kept_check(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResult:

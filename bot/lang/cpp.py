@@ -197,9 +197,7 @@ _DEFINING_NODES = node_pattern(*_DEFINING)
 
 # The patch stage's reading of the files a patch edits, kept in the facts store by content: a re-check of the
 # same refs parses none of them again (on b10091 -> b10242, 6 parses: 0.1 s).
-DEFINITIONS = facts.Extractor(
-    "cpp-definitions", 1, ("lang/cpp.py", "lang/syntax.py"), ("tree-sitter", "tree-sitter-cpp")
-)
+DEFINITIONS = facts.Extractor("cpp-definitions", 1, __name__)
 
 
 @lru_cache(maxsize=64)

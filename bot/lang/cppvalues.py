@@ -54,12 +54,8 @@ _INITIALIZER_LISTS = cpp.node_pattern("initializer_list")
 
 
 # What these read out of a C/C++ text: kept in the facts store, by the text's blob id
-SWITCHES = facts.Extractor(
-    "cpp-switches", 1, ("lang/cppvalues.py", "lang/cpp.py", "lang/syntax.py"), _PARSERS
-)
-STRING_TABLES = facts.Extractor(
-    "cpp-string-tables", 1, ("lang/cppvalues.py", "lang/cpp.py", "lang/syntax.py"), _PARSERS
-)
+SWITCHES = facts.Extractor("cpp-switches", 1, __name__)
+STRING_TABLES = facts.Extractor("cpp-string-tables", 1, __name__)
 
 
 @lru_cache(maxsize=64)

@@ -24,7 +24,7 @@ TIMEOUT = 60  # seconds for one `git apply`: it reads a few files
 
 # What git says of a stack depends on the patches' texts, the files they go on and git itself alone: kept by
 # those, a re-check of the same stack runs no git.
-REFUSALS = facts.Extractor("git-apply-refusals", 1, ("patches/gitapply.py",))
+REFUSALS = facts.Extractor("git-apply-refusals", 1, __name__)
 
 
 def refusals(files: dict[str, bytes], stack: list[tuple[str, bytes]]) -> dict[str, str]:

@@ -176,12 +176,7 @@ def _removal(
 
 # What the patch stage reads out of each file a patch edits at both refs: kept in the facts store by content,
 # a re-check of the same refs parses none of them again (on b10091 -> b10242, 12 files: 0.08 s).
-REMOVED = facts.Extractor(
-    "removed-declarations",
-    1,
-    ("markup.py", "patches/identifiers.py", "lang/cpp.py", "lang/syntax.py"),
-    ("tree-sitter", "tree-sitter-cpp", "pygit2"),
-)
+REMOVED = facts.Extractor("removed-declarations", 1, __name__)
 
 
 def removed_declarations(path: str, old: bytes, new: bytes) -> list[UpstreamChange]:

@@ -178,12 +178,7 @@ class BuildReading:
 # The reading depends on the snapshot's answers alone (its listing, the files read): kept with them, a
 # re-check reads the CMake files again but interprets none. A pull request's base and head often differ only
 # in a file the build reads (a version file), so a few readings are kept per listing.
-READING = facts.Extractor(
-    "build-patches",
-    1,
-    ("repos/buildpatches.py", "repos/snapshot.py", "lang/cmakelang.py", "lang/syntax.py", "model.py"),
-    ("tree-sitter", "tree-sitter-cmake"),
-)
+READING = facts.Extractor("build-patches", 1, __name__)
 KEPT_READINGS = 4
 
 

@@ -52,9 +52,9 @@ def _sides(diff: pygit2.Diff) -> list[tuple[str, pygit2.Oid, int]]:
 
 # What each commit between two refs changes, as `History.file_changes` gives it: it never changes, so a
 # re-check of the same refs diffs no commit again (on b10091 -> b10242, 151 diffs: 0.1 s).
-COMMIT_FILES = facts.Extractor("commit-files", 1, ("repos/history.py",), ("pygit2",))
+COMMIT_FILES = facts.Extractor("commit-files", 1, __name__)
 # The same of the two refs' trees: a re-check of them diffs no tree to list the blobs a partial clone fetches.
-TREE_SIDES = facts.Extractor("tree-change-sides", 1, ("repos/history.py",), ("pygit2",))
+TREE_SIDES = facts.Extractor("tree-change-sides", 1, __name__)
 
 
 def _lineage(commits: list[pygit2.Commit]) -> str:

@@ -179,7 +179,7 @@ def _unreadable(ctx: ReviewContext) -> list[Finding]:
 # A diff whose hunk lines pass this many characters (a long jump) is not stored: loaded back whole, it would
 # hold what the text budget keeps out of memory.
 STORED_DIFF_BYTES = 8 << 20
-DIFF = facts.Extractor("upstream-diff", 3, ("markup.py", "review/__init__.py", "review/changes.py"))
+DIFF = facts.Extractor("upstream-diff", 3, __name__)
 LINE_NUMBERS = f"line numbers as {array('L').itemsize}-byte words"  # how a stored diff keeps them
 
 

@@ -60,12 +60,7 @@ def _guards_a_lookup(code: str, changed: set[int]) -> bool:
 
 
 # The lines of a CMake file's conditions over package lookups depend on its text alone: kept by content.
-LOOKUP_GUARDS = facts.Extractor(
-    "cmake-lookup-guards",
-    1,
-    ("review/buildcontracts.py", "lang/cmakelang.py", "lang/syntax.py"),
-    ("tree-sitter", "tree-sitter-cmake"),
-)
+LOOKUP_GUARDS = facts.Extractor("cmake-lookup-guards", 1, __name__)
 
 
 @lru_cache(maxsize=64)

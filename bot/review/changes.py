@@ -21,8 +21,8 @@ from bot.review.source import code_text, may_hold_comments, region_code, same_co
 
 T = TypeVar("T")
 # What the review reads out of one upstream text, or a pair: kept in the facts store by blob id
-CODE = facts.Extractor("code-text", 1, ("review/source.py",))
-SIGNIFICANT = facts.Extractor("significant-hunks", 1, ("review/changes.py", "review/source.py"))
+CODE = facts.Extractor("code-text", 1, __name__)
+SIGNIFICANT = facts.Extractor("significant-hunks", 1, __name__)
 
 AREAS = ("build", "discovery", "server", "streaming", "models", "patch-context")
 

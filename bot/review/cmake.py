@@ -82,12 +82,7 @@ class Command:
     line: int
 
 
-COMMANDS = facts.Extractor(
-    "cmake-commands",
-    1,
-    ("markup.py", "review/cmake.py", "lang/cmakelang.py", "lang/syntax.py"),
-    ("tree-sitter", "tree-sitter-cmake"),
-)
+COMMANDS = facts.Extractor("cmake-commands", 1, __name__)
 
 
 @lru_cache(maxsize=1024)
@@ -168,12 +163,7 @@ def _set_values(code: str, variable: str) -> list[tuple[str, str]] | None:
 
 # Which `if()` branch each command of a file is in: asked once per option whose default is a variable, at
 # both refs; kept like the commands themselves.
-BRANCHES = facts.Extractor(
-    "cmake-branch-conditions",
-    1,
-    ("markup.py", "review/cmake.py", "lang/cmakelang.py", "lang/syntax.py"),
-    ("tree-sitter", "tree-sitter-cmake"),
-)
+BRANCHES = facts.Extractor("cmake-branch-conditions", 1, __name__)
 
 
 @lru_cache(maxsize=256)

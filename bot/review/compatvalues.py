@@ -29,18 +29,7 @@ _IDENT = re.compile(r"\b[A-Za-z_]\w{2,}")  # an identifier of three characters o
 
 
 # A file's table rows depend on its blob alone: kept by it, a re-check reads no file's code for them.
-OLD_TABLE_ROWS = facts.Extractor(
-    "old-table-rows",
-    1,
-    (
-        "markup.py",
-        "review/compatvalues.py",
-        "review/changes.py",
-        "review/source.py",
-        *cppvalues.STRING_TABLES.sources,
-    ),
-    cppvalues.STRING_TABLES.packages,
-)
+OLD_TABLE_ROWS = facts.Extractor("old-table-rows", 1, __name__)
 
 
 def value_strings(changes: Iterable[FileChange]) -> dict[str, set[str]]:

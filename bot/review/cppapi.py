@@ -279,12 +279,7 @@ def _alias_name(node: Node | None) -> Node | None:
 
 
 # A file's interface depends on its text alone: a re-check of the same refs finds it in the facts store.
-INTERFACE = facts.Extractor(
-    "cpp-interface",
-    1,
-    ("review/cppapi.py", "lang/cpp.py", "lang/syntax.py"),
-    ("tree-sitter", "tree-sitter-cpp"),
-)
+INTERFACE = facts.Extractor("cpp-interface", 1, __name__)
 
 
 @lru_cache(maxsize=256)

@@ -79,7 +79,7 @@ def _tail(code: str, at: int) -> str:
     return code[at : at + 600].split(";", 1)[0]
 
 
-TABLE = facts.Extractor("flag-table", 1, ("markup.py", "review/flags.py", "review/source.py", "model.py"))
+TABLE = facts.Extractor("flag-table", 1, __name__)
 
 
 @lru_cache(maxsize=4)

@@ -137,19 +137,7 @@ def _with_value_lines(run: Run, item: argvalues.Refused) -> argvalues.Passed:
 
 # Whether a flag's handler stops naming a value it named: it depends on the argument table and the changed
 # files Ollama builds alone, so a re-check of the same refs reaches no handler's code again.
-NAME_LOST = facts.Extractor(
-    "launch-name-lost",
-    1,
-    (
-        "markup.py",
-        "review/launch.py",
-        "review/argvalues.py",
-        "review/cppreach.py",
-        "review/flags.py",
-        "review/changes.py",
-        "review/source.py",
-    ),
-)
+NAME_LOST = facts.Extractor("launch-name-lost", 1, __name__)
 
 
 def _some_name_lost(run: Run, tables: Callable[[], _Tables]) -> bool:

@@ -67,14 +67,7 @@ def _tested_members(above: list[tuple[int, str]]) -> list[str] | None:
     return None
 
 
-FIELDS = facts.Extractor(
-    "request-fields",
-    1,
-    (
-        "markup.py",
-        "review/limits.py",
-    ),
-)
+FIELDS = facts.Extractor("request-fields", 1, __name__)
 
 
 def fields_of(parsers: Mapping[str, str]) -> Callable[[str], set[str]]:

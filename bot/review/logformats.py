@@ -126,20 +126,7 @@ def _loses_a_string(change: FileChange, runs: Callable[[str], bool]) -> bool:
 
 # What a change's templates print of Ollama's patterns depends on the change's two blobs and the patterns alone:
 # kept by those (the patterns by what they match, their lines aside), a re-check renders none of it again.
-PRINTED = facts.Extractor(
-    "log-lines-printed",
-    1,
-    (
-        "markup.py",
-        "review/logformats.py",
-        "review/producers.py",
-        "review/cpieces.py",
-        "review/samplelines.py",
-        "review/gopatterns.py",
-        "review/changes.py",
-        "review/source.py",
-    ),
-)
+PRINTED = facts.Extractor("log-lines-printed", 1, __name__)
 
 
 def _kept(

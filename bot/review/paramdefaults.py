@@ -104,11 +104,7 @@ def _number(text: str) -> float | None:
         return None
 
 
-DEFAULTS_CHANGED = facts.Extractor(
-    "defaults-changed",
-    1,
-    ("markup.py", "review/paramdefaults.py", "review/cppreach.py", "review/source.py", "model.py"),
-)
+DEFAULTS_CHANGED = facts.Extractor("defaults-changed", 1, __name__)
 
 
 def _header_changes(header: str, old_code: str, new_code: str) -> list[Changed]:

@@ -24,7 +24,7 @@ from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts.model import LaunchSetting, OutputPattern
 from bot.review.gopatterns import LogPattern, distinct_refs, program_of, streams_of
-from bot.review.logformats import PRINTED, Program, matched_templates, needles_of, patterns_id
+from bot.review.logformats import Program, matched_templates, needles_of, patterns_id
 from bot.review.producers import SourceFile, Template
 
 _FUNCTIONS = cpp.node_pattern("function_definition")
@@ -95,12 +95,7 @@ def _may_add(change: FileChange, program: Program) -> bool:
 
 # What a change's loops print per item under other conditions depends on the change's two blobs and the
 # patterns alone: kept by those (the patterns by what they match), a re-check reads none of it again.
-REFILTERED = facts.Extractor(
-    "printed-per-item-refiltered",
-    1,
-    (*PRINTED.sources, "markup.py", "review/printguards.py", "lang/cpp.py", "lang/syntax.py"),
-    ("tree-sitter", "tree-sitter-cpp"),
-)
+REFILTERED = facts.Extractor("printed-per-item-refiltered", 1, __name__)
 
 
 def _kept(

@@ -29,11 +29,7 @@ def _title(rule: Rule, path: str) -> str:
 
 # Which changed lines match a rule's pattern depends on the change's two blobs and the pattern alone: a re-check
 # of the same refs matches none of them again.
-CHANGED_LINES = facts.Extractor(
-    "rule-changed-lines",
-    1,
-    ("markup.py", "review/rules.py", "review/changes.py", "review/source.py", "review/needles.py"),
-)
+CHANGED_LINES = facts.Extractor("rule-changed-lines", 1, __name__)
 
 
 def _changed_lines(change: FileChange, pattern: re.Pattern | None) -> tuple[list, list]:

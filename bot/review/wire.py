@@ -63,7 +63,7 @@ WIRE_SOURCES = (
     "review/source.py",
     "review/wire.py",
 )
-WIRE = facts.Extractor("wire-drafts", 1, WIRE_SOURCES, ("tree-sitter", "tree-sitter-cpp"))
+WIRE = facts.Extractor("wire-drafts", 1, __name__)
 
 
 def wire_drafts(old: Mapping[str, str], new: Mapping[str, str], contracts: Contracts) -> list[Draft]:

@@ -112,35 +112,7 @@ class Consumers:
         return option not in self.dead_options
 
 
-# Every module the model's readers import (tests/test_facts.py holds the list to the imports).
-MODEL_SOURCES = (
-    "cache/__init__.py",
-    "cache/entries.py",
-    "cache/facts.py",
-    "lang/__init__.py",
-    "lang/cmakelang.py",
-    "lang/syntax.py",
-    "markup.py",
-    "model.py",
-    "patches/patchfile.py",
-    "patches/patchheaders.py",
-    "repos/snapshot.py",
-    "review/changes.py",
-    "review/consumers/__init__.py",
-    "review/consumers/compat_sources.py",
-    "review/consumers/conditions.py",
-    "review/consumers/contracts/model.py",
-    "review/consumers/settings.py",
-    "review/consumers/shared.py",
-    "review/consumers/upstream_build.py",
-    "review/source.py",
-)
-MODEL = facts.Extractor(
-    "consumer-model",
-    1,
-    MODEL_SOURCES,
-    ("tree-sitter", "tree-sitter-cmake", "tree-sitter-cpp", "tree-sitter-go"),
-)
+MODEL = facts.Extractor("consumer-model", 1, __name__)
 
 
 def remembered_model(

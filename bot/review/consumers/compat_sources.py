@@ -168,12 +168,7 @@ def compat_uses(sources: list[tuple[str, str, str]]) -> CompatUses:
 
 # Ollama's compat sources change rarely: what each one declares and uses is kept by its text, as
 # (its own names, its locals, its strong uses, its bare uses, its strings), the places given in `ref_path`.
-SOURCE_USES = facts.Extractor(
-    "compat-source-uses",
-    1,
-    ("review/consumers/compat_sources.py", "review/consumers/shared.py", "lang/syntax.py"),
-    ("tree-sitter", "tree-sitter-cpp"),
-)
+SOURCE_USES = facts.Extractor("compat-source-uses", 1, __name__)
 _SourceUses = tuple[frozenset[str], frozenset[str], Refs, Refs, Refs]
 
 

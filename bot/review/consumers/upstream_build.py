@@ -64,17 +64,9 @@ def _package_lookups(
 
 # The walks of upstream's CMake files depend on the texts they read, the listing and Ollama's options alone:
 # kept with the ids of the texts read, a re-check of the same refs walks none of them again.
-_WALK_SOURCES = (
-    "review/consumers/upstream_build.py",
-    "review/consumers/conditions.py",
-    "review/consumers/shared.py",
-    "lang/cmakelang.py",
-    "lang/syntax.py",
-    "model.py",
-)
-UPSTREAM_BUILD = facts.Extractor("upstream-build", 1, _WALK_SOURCES, ("tree-sitter", "tree-sitter-cmake"))
-UNBUILT = facts.Extractor("unbuilt-commands", 1, _WALK_SOURCES, ("tree-sitter", "tree-sitter-cmake"))
-LOOKUPS = facts.Extractor("package-lookups", 1, _WALK_SOURCES, ("tree-sitter", "tree-sitter-cmake"))
+UPSTREAM_BUILD = facts.Extractor("upstream-build", 1, __name__)
+UNBUILT = facts.Extractor("unbuilt-commands", 1, __name__)
+LOOKUPS = facts.Extractor("package-lookups", 1, __name__)
 
 
 def _walk_key(paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]) -> tuple[str, str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from pathlib import Path
 from typing import TypeVar
 
 from bot.cache import facts
@@ -34,16 +33,7 @@ __all__ = ["GROUPS", "Contracts", "Inventory", "contract_inventory", "contracts_
 # What the inventory reads depends only on the texts of Ollama's tree it reads and on this code, so the groups a
 # review asks for are kept with the ids of those texts: a re-check, another push that leaves them as they were,
 # or a second pull request on the same Ollama tree finds them instead of reading the Go program again.
-INVENTORY = facts.Extractor(
-    "contract-inventory",
-    2,
-    tuple(
-        sorted(f"review/consumers/contracts/{p.name}" for p in Path(__file__).parent.glob("*.py"))
-        + ["review/consumers/shared.py", "review/consumers/settings.py", "review/source.py", "lang/syntax.py"]
-        + ["lang/cmakelang.py", "model.py"]
-    ),
-    ("tree-sitter", "tree-sitter-go", "tree-sitter-cmake"),
-)
+INVENTORY = facts.Extractor("contract-inventory", 2, __name__)
 WIRE_GROUPS = ("calls_upstream", "request_fields", "response_fields", "output_patterns")
 KEPT = ("launch", "passed_flags", *WIRE_GROUPS)
 _PROGRAM = ("resolver", "commands", "requests", "flow")  # what the groups are read from
