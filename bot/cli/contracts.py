@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Iterable
 
 from bot.cli.change import commit_at, open_repo
-from bot.cli.console import emit
+from bot.cli.console import UsageError, emit
 from bot.model import LocalRef
 from bot.review.consumers.contracts.model import (
     GROUPS,
@@ -38,11 +38,84 @@ def cmd_contracts(args: argparse.Namespace) -> int:
             "and no build configuration that names upstream's: is it an Ollama checkout?",
             file=sys.stderr,
         )
+    if getattr(args, "producers", False):
+        return _emit_producers(args, repo, commit, inventory)
     if args.format == "json":
         emit(json.dumps({"rev": args.rev, "commit": str(commit.id), **inventory.to_json()}, indent=2))
     else:
         emit(markdown(inventory, args.rev, str(commit.id)))
     return 0
+
+
+def _emit_producers(args: argparse.Namespace, repo, commit, inventory: Inventory) -> int:
+    """`--producers`: every contract joined with what upstream's tree at the pinned (or named) ref produces."""
+    from bot.review.upstream import join, report
+    from bot.review.upstream.producers import read_producers
+    from bot.review.upstream.tree import read_tree
+
+    snapshot, pin, ref = pinned(repo, commit, args.upstream)
+    upstream = _open_upstream(args, snapshot, pin, ref)
+    where = "--upstream" if args.upstream else f"{pin.version_file} at {args.rev}"
+    upstream_commit = upstream.commit(ref, where)
+    producers = read_producers(
+        read_tree(upstream.repo, upstream_commit, ref), {s.program for s in inventory.launch}
+    )
+    resolutions = join.resolve(inventory, producers, ollama_build(snapshot, pin))
+    if args.format == "json":
+        body = {
+            "rev": args.rev,
+            "commit": str(commit.id),
+            "producers": report.to_json(resolutions, producers),
+        }
+        emit(json.dumps(body, indent=2))
+    else:
+        emit(report.markdown(resolutions, producers, args.rev, str(commit.id)))
+    return 0
+
+
+def pinned(repo, commit, upstream_ref: str | None):
+    """The Ollama snapshot, its llama.cpp pin, and the upstream ref: `--upstream`, else the pin's version file."""
+    from bot.config import load_config, read_version
+    from bot.repos.snapshot import GitSnapshot
+
+    snapshot = GitSnapshot(repo, commit)
+    config = load_config(snapshot)
+    pin = next((p for p in config.pins if p.review == "llama.cpp"), None)
+    if pin is None:
+        raise UsageError("--producers: the repository's configuration has no llama.cpp pin")
+    ref = upstream_ref or read_version(snapshot, pin.version_file)
+    if not ref:
+        raise UsageError(
+            f"--producers: {pin.version_file} is missing at this revision; name one with --upstream"
+        )
+    return snapshot, pin, ref
+
+
+def _open_upstream(args: argparse.Namespace, snapshot, pin, ref: str):
+    """`--upstream-dir` as it is, else the pin's mirror (fetched when it lacks the ref)."""
+    from bot.cli.upstreams import upstream_opener
+    from bot.config import load_config
+    from bot.repos.upstream import Upstream
+
+    if args.upstream_dir:
+        return Upstream.open_dir(args.upstream_dir, pin.upstream)
+    return upstream_opener([], load_config(snapshot))(pin, [ref])
+
+
+def ollama_build(snapshot, pin):
+    """What Ollama's own tree defines that its build items may name: its presets, its other pins."""
+    from bot.config import load_config
+    from bot.review.upstream.join import OllamaBuild
+    from bot.review.upstream.producers import preset_names
+
+    presets = {
+        name
+        for path in snapshot.files()
+        if path.endswith("CMakePresets.json")
+        for name, _ in preset_names((snapshot.read(path) or b"").decode("utf-8", "replace"))
+    }
+    others = tuple(p.name for p in load_config(snapshot).pins if p.name != pin.name)
+    return OllamaBuild(frozenset(presets), others)
 
 
 def markdown(inventory: Inventory, rev: str, commit: str) -> str:

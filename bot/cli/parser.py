@@ -289,7 +289,8 @@ def _add_bump(sub) -> None:
 
 INVENTORY_EXIT_CODES = """exit status:
   0  the inventory was printed
-  2  bad input (not a git repository, an unknown revision)"""
+  2  bad input (not a git repository, an unknown revision; with --producers, an upstream ref that
+     does not resolve)"""
 
 
 def _add_contracts(sub) -> None:
@@ -317,4 +318,22 @@ def _add_contracts(sub) -> None:
         choices=("md", "json"),
         default="md",
         help="md: one table per group (default); json: the groups as lists of objects",
+    )
+    contracts.add_argument(
+        "--producers",
+        action="store_true",
+        help="join every contract with the upstream code that produces it (file:line at the pinned ref), "
+        "or say why none was found",
+    )
+    contracts.add_argument(
+        "--upstream",
+        metavar="REF",
+        help="with --producers: the upstream tag or commit to read (default: what the llama.cpp pin's "
+        "version file holds at --rev)",
+    )
+    contracts.add_argument(
+        "--upstream-dir",
+        metavar="GITDIR",
+        help="with --producers: the llama.cpp git directory to read, used as it is (default: the CLI's "
+        "mirror of the pin's upstream, fetched when it lacks the ref)",
     )
