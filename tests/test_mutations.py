@@ -29,14 +29,42 @@ HARMLESS = [m.id for m in MUTATIONS if not m.breaking]
 KNOWN_MISSES = {
     # discovery
     "discovery-backend-search-no-exe-dir": "the backend-registry rule fires (high) but points at native_probe's dlsym calls, not at the runner layout that relies on the executable's directory",
-    # server: log lines and payloads
+    # the fresh-eyes round (tests/mutations/fresh.toml), as its first scoring left them
+    "fresh-route-completion-legacy-removed": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-route-tokenize-moved-v1": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-health-live-before-ready": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-stream-first-error-in-band": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-embedding-ubatch-error-reworded": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-reasoning-format-default-none": "named by a medium item on the default of reasoning_format, but it points at the request struct, not at where Ollama reads reasoning_content",
+    "fresh-fit-default-off": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-ctx-size-per-slot": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-post-sampling-probs-default-on": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-chat-include-usage-default-on": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-return-progress-default-on": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-preserved-tokens-reject-multi-token": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-stop-at-most-four": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-media-marker-env-validated": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-fit-target-bytes": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-log-library-info-at-debug": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-log-fit-summary-at-debug": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-timings-prompt-n-includes-cached": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-timings-predicted-n-decode-steps": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-log-info-to-stdout": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-system-info-only-with-model": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-list-devices-gpu-type-only": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-backend-path-is-directory": "the backend-registry rule fires (high) but names neither GGML_BACKEND_PATH nor where Ollama sets it",
+    "fresh-quantize-allow-requantize-removed": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-quantize-tensor-type-substring": "no check reads this shape yet (fresh-eyes round, first scoring)",
+    "fresh-build-hip-no-peer-copy-ignored": "no check reads this shape yet (fresh-eyes round, first scoring)",
 }
 
 # The harmless edits the review raises a high or medium finding on today, each with why.
-KNOWN_FALSE_ALARMS: dict[str, str] = {}
+KNOWN_FALSE_ALARMS: dict[str, str] = {
+    "fresh-harmless-partial-stop-omitted": "high: `stop` no longer written by the partial chunk's to_json; Go decodes a missing bool as false, which is what the partial chunk said",
+}
 
 
-# The first test that asks for `result` reviews all 92 edits (about a minute on two cores, twice that on a
+# The first test that asks for `result` reviews all 130 edits (about a minute on two cores, twice that on a
 # loaded machine): the hang limit covers that.
 pytestmark = pytest.mark.timeout(600)
 

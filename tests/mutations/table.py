@@ -1,4 +1,5 @@
-"""The mutation table (mutations.toml) as typed data, checked against the texts it edits and cites."""
+"""The mutation tables (mutations.toml, and fresh.toml: cases written by someone who had not read the review,
+scored once before any fix) as typed data, checked against the texts they edit and cite."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 TABLE = Path(__file__).resolve().parent / "mutations.toml"
+TABLES = (TABLE, TABLE.with_name("fresh.toml"))
 AREAS = ("build", "discovery", "server", "streaming", "models")
 _ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -61,12 +63,14 @@ class Mutation:
         return texts
 
 
-def load(path: Path = TABLE) -> list[Mutation]:
-    """Every mutation of the table, in order; TableError for a malformed entry."""
-    try:
-        entries = tomllib.loads(path.read_text())["mutation"]
-    except (OSError, KeyError, tomllib.TOMLDecodeError) as exc:
-        raise TableError(f"{path}: {exc}") from None
+def load(paths: tuple[Path, ...] = TABLES) -> list[Mutation]:
+    """Every mutation of the tables, in order; TableError for a malformed entry."""
+    entries = []
+    for path in paths:
+        try:
+            entries += tomllib.loads(path.read_text())["mutation"]
+        except (OSError, KeyError, tomllib.TOMLDecodeError) as exc:
+            raise TableError(f"{path}: {exc}") from None
     mutations = [_mutation(entry) for entry in entries]
     seen: set[str] = set()
     for m in mutations:
