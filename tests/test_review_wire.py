@@ -734,3 +734,26 @@ def test_a_re_check_of_the_same_server_and_ollama_texts_compares_nothing_again(t
         monkeypatch.setattr(wire, "_drafts", compare)
         (draft,) = raising({**OLLAMA, "docs/modelfile.md": DOCS.replace("-1 = num_ctx", "-1 = the context")})
     assert "-1 = num_ctx" in uncached[0].detail and "-1 = the context" in draft.detail
+
+
+@pytest.mark.parametrize(
+    ("use", "reported"),
+    [
+        (
+            '    if (!stream.is_boolean()) {\n        throw std::invalid_argument("stream must be a boolean");\n    }\n',
+            False,
+        ),
+        ("    task.params.stream = stream;\n", True),
+    ],
+    ids=["read-only-to-reject", "read-for-its-value"],
+)
+def test_a_field_read_only_to_reject_a_request_is_no_finding_once_unread(contracts, use, reported):
+    """Upstream that stops checking a field Ollama sends accepts what it accepted before: nothing Ollama asks
+    for is lost. A field whose value was used is."""
+    read = '    const auto & stream = data.at("stream");\n' + use
+    anchor = '    const auto & prompt = data.at("prompt");\n'
+    base = {**UPSTREAM, "tools/server/server-context.cpp": CONTEXT_CPP.replace(anchor, anchor + read)}
+    drafts = wire_drafts(_texts(base), _texts(UPSTREAM), contracts)
+    titles = [d.title for d in _raising(drafts)]
+    unread = "llama-server no longer reads request field `stream` of POST /completion, which Ollama sends"
+    assert (unread in titles) == reported, titles

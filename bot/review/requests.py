@@ -148,7 +148,8 @@ def _field_drafts(
 ) -> Iterator[Draft]:
     before, after = parsed
     keys = _keys(f)
-    read = before.readers(keys, siblings)
+    # a field the old ref read only to reject a request with: not reading it rejects less, and does nothing
+    read = [(unit, line) for unit, line in before.readers(keys, siblings) if keys[-1] not in unit.validated]
     if read and not after.reads.get(keys[-1]):
         yield _unread_draft(f, keys[-1], endpoint, read[0], parsed, new)
     elif keys[-1] in after.schema and after.schema[keys[-1]][0].bounds is not None:

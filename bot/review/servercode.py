@@ -71,6 +71,7 @@ class Unit:
     strings: dict[str, int] = field(default_factory=dict)  # string constant -> first line
     locals: dict[str, list[Node]] = field(default_factory=dict)  # name -> values given to it
     reads: dict[str, int] = field(default_factory=dict)  # request key -> first line reading it
+    validated: frozenset[str] = frozenset()  # the keys it reads only to reject a request with
     schema: list = field(default_factory=list)  # serverjson.SchemaField
     emissions: list = field(default_factory=list)  # serverjson.Emission
     calls: tuple[str, ...] = ()  # the names it calls, in order
@@ -166,7 +167,7 @@ class ServerReading:
         self.by_name = _by_name(self.units)
         readers = reader_functions(self.units)
         for unit in self.units:
-            unit.reads, unit.schema = reads(unit, self, readers)
+            unit.reads, unit.schema, unit.validated = reads(unit, self, readers)
             unit.emissions = emissions(unit, self)
             unit.calls = tuple(dict.fromkeys(callee_name(c) for c in unit.nodes.get("call", [])))
 

@@ -349,14 +349,18 @@ def _chain_calls(node: Node) -> list[tuple[str, list[Node]]]:
 
 def reads(
     unit: Unit, code: ServerReading, readers: Mapping[str, int]
-) -> tuple[dict[str, int], list[SchemaField]]:
-    """(request key -> first line reading it, the schema fields the unit declares): the keys of the calls
-    that read one, and every name of its schema fields."""
+) -> tuple[dict[str, int], list[SchemaField], frozenset[str]]:
+    """(request key -> first line reading it, the schema fields the unit declares, the keys it reads only to
+    reject a request): the keys of the calls that read one, and every name of its schema fields."""
     found: dict[str, int] = {}
+    used: set[str] = set()  # keys whose value the unit uses beyond a check that rejects the request
     for call in unit.nodes.get("call", []):
         key = _read_key(call, readers)
-        for name in code.keys(key, unit) if key is not None else []:
+        names = code.keys(key, unit) if key is not None else []
+        for name in names:
             found.setdefault(name, call.start_point[0] + 1)
+        if names and not _only_validated(call, unit.node):
+            used.update(names)
     declared = [
         f
         for new in unit.nodes.get("new", [])
@@ -365,7 +369,50 @@ def reads(
     for f in declared:
         for name in f.names:
             found.setdefault(name, f.line)
-    return found, declared
+            used.add(name)
+    return found, declared, frozenset(found.keys() - used)
+
+
+def _only_validated(call: Node, function: Node | None) -> bool:
+    """Whether a read's value is only checked to reject the request: it initializes a local that the rest
+    of the function names only in the conditions of `if`s that throw (`std::string format = json_value(...);
+    if (format != "wav") { throw ...; }`)."""
+    declarator = call.parent
+    if function is None or declarator is None or declarator.type != "init_declarator":
+        return False
+    uses = list(_identifiers(function, declared_name(declarator).encode(), declarator.end_byte))
+    return bool(uses) and all(_in_throwing_condition(n, function) for n in uses)
+
+
+def _identifiers(node: Node, name: bytes, after: int):
+    """The identifiers spelled `name` in a node, past a byte offset."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.end_byte <= after:
+            continue
+        if current.type == "identifier":
+            if current.text == name:
+                yield current
+        else:
+            stack.extend(current.children)
+
+
+def _in_throwing_condition(node: Node, function: Node) -> bool:
+    """Whether a node is in the condition of an `if` whose branch only throws."""
+    current: Node | None = node
+    while current is not None and current != function:
+        parent = current.parent
+        if parent is not None and parent.type == "if_statement" and current.type == "condition_clause":
+            branch = parent.child_by_field_name("consequence")
+            statements = (
+                branch.named_children
+                if branch is not None and branch.type == "compound_statement"
+                else [branch]
+            )
+            return bool(statements) and all(s is not None and s.type == "throw_statement" for s in statements)
+        current = parent
+    return False
 
 
 def reader_functions(units: list[Unit]) -> dict[str, int]:
