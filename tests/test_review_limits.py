@@ -76,3 +76,73 @@ def test_a_limit_on_a_field_ollama_sends_is_high_and_one_on_a_field_it_never_sen
     assert "penalty_repeat must be finite and greater than 0" in draft.detail
     assert (draft.path, draft.line) == ("common/sampling.cpp", 4)
     assert _drafts([Limit(("n_ctx",), "x", "src/x.cpp", 1)]) == []
+
+
+STOP_OLD = """void add_fields() {
+    add((new field_json("stop"))
+        ->set_handler([&](field_eval_context & ctx, const json & data) {
+            const auto & stop = data.at("stop");
+            if (stop.is_array()) {
+                for (const auto & word : stop) {
+                    ctx.params.antiprompt.push_back(word);
+                }
+            }
+        }));
+    add((new field_json("preserved_tokens"))
+        ->set_handler([&](field_eval_context & ctx, const json & data) {
+            for (const auto & t : data.at("preserved_tokens")) {
+                auto ids = common_tokenize(ctx.vocab, t.get<std::string>(), false, true);
+                if (ids.size() == 1) {
+                    ctx.params.sampling.preserved_tokens.insert(ids[0]);
+                }
+            }
+        }));
+}
+"""
+SCHEMA = "tools/server/server-schema.cpp"
+SENT = {
+    "llm/llama_server.go": 'req := map[string]any{\n\t"stop": opts.Stop,\n\t"preserved_tokens": toks,\n}\n'
+}
+
+
+def _limits_of(old, new, path=SCHEMA):
+    limits = new_limits(FileChange.from_texts(path, old, new))
+    return limits, limit_drafts(
+        limits, lambda m: set(), lambda f: ollama_uses(SENT, ("llm/**/*.go",), f, whole=True)
+    )
+
+
+def test_a_new_rejection_of_a_local_read_from_a_request_field_names_the_field():
+    sized = STOP_OLD.replace(
+        "            if (stop.is_array()) {\n",
+        "            if (stop.is_array()) {\n                if (stop.size() > 4) {\n"
+        '                    throw std::runtime_error("at most 4");\n                }\n',
+    )
+    tokenized = STOP_OLD.replace(
+        "                if (ids.size() == 1) {\n                    ctx",
+        '                if (ids.size() != 1) {\n                    throw std::runtime_error("one token");\n'
+        "                }\n                ctx",
+    )
+    for new, field in ((sized, "stop"), (tokenized, "preserved_tokens")):
+        limits, (draft,) = _limits_of(STOP_OLD, new)
+        assert limits[0].fields == (field,)
+        assert (draft.severity, draft.title) == (
+            "high",
+            f"llama-server now rejects some values of `{field}`, which Ollama forwards",
+        )
+        assert draft.local_refs and draft.local_refs[0].path == "llm/llama_server.go"
+
+
+def test_a_new_rejection_of_what_the_request_never_set_or_outside_the_request_parsing_says_nothing():
+    vocab = STOP_OLD.replace(
+        "            for (const auto & t",
+        '            if (ctx.vocab == nullptr) {\n                throw std::runtime_error("no vocab");\n'
+        "            }\n            for (const auto & t",
+    )
+    assert _limits_of(STOP_OLD, vocab)[1] == []
+    sized = STOP_OLD.replace(
+        "            if (stop.is_array()) {\n",
+        '            if (stop.size() > 4) {\n                throw std::runtime_error("at most 4");\n'
+        "            }\n            if (stop.is_array()) {\n",
+    )
+    assert _limits_of(STOP_OLD, sized, "common/chat.cpp")[1] == []

@@ -17,17 +17,22 @@ from bot.cache import facts
 from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
-from bot.review.source import globs
+from bot.review.source import glob_match, globs
 
 LIMITED_SOURCES = globs("common/**", "src/**", "tools/server/**")
 REQUEST_PARSERS = globs(
     "tools/server/**/*.cpp",
 )
 CONDITION_REACH = 4  # lines above a new rejection where the condition it enforces may start
+READ_REACH = 30  # lines above a condition where a local it tests may have been read from the request
+READ_DEPTH = 3  # locals followed back from a condition to the request field they were read from
 _REJECTION = re.compile(
     r"\bthrow\s+std::\w+\s*\(\s*(?:std::string\s*\()?\s*\"([^\"]*)\"|GGML_ABORT\s*\(\s*\"([^\"]*)\""
 )
 _CONDITION = re.compile(r"\bif\s*\(")
+_THROWS = re.compile(r"\bthrow\b|\bGGML_ABORT\b")
+_FIELD_READ = re.compile(r'\.\s*at\s*\(\s*"(\w+)"\s*\)|\[\s*"(\w+)"\s*\]|json_value\s*\(\s*\w+\s*,\s*"(\w+)"')
+_LOCAL = re.compile(r"(?<![\w.>:])([A-Za-z_]\w*)\b(?!\s*(?:\(|::|<\w))")  # a name, no member, call or scope
 _MEMBER = re.compile(
     r"\b\w+(?:\s*(?:\.|->)\s*\w+)*\s*(?:\.|->)\s*([A-Za-z_]\w*)\b(?!\s*\()"
 )  # a chain's last member
@@ -39,32 +44,67 @@ class Limit:
     message: str  # what the rejection says
     path: str
     line: int  # of the rejection, at the new ref
+    fields: tuple[str, ...] = ()  # the request fields the condition reads, itself or through locals
 
 
 def new_limits(change: FileChange) -> list[Limit]:
-    """Rejections the change adds, with the members their (added) condition tests."""
+    """Rejections the change adds, with the members their (added) condition tests, and in the request
+    parsing the fields it reads."""
+    parser = glob_match(change.path, REQUEST_PARSERS)
     found = []
     for span in change.significant:
         added = change.added_code(span)
         for i, (line, code) in enumerate(added):
             m = _REJECTION.search(code)
-            if m is None:
-                continue
-            members = _tested_members(added[max(0, i - CONDITION_REACH) : i + 1])
-            if members:
-                found.append(Limit(tuple(dict.fromkeys(members)), m[1] or m[2] or "", change.path, line))
+            if m is not None:
+                limit = _limit(change, added[max(0, i - CONDITION_REACH) : i + 1], m[1] or m[2] or "", parser)
+                found += [limit] if limit else []
     return found
 
 
-def _tested_members(above: list[tuple[int, str]]) -> list[str] | None:
+def _limit(change: FileChange, above: list[tuple[int, str]], message: str, parser: bool) -> Limit | None:
+    """The limit a rejection (the last of `above`) enforces, when a new condition guards it and tests a
+    member or (in the request parsing) a field the request sets."""
+    tested = _condition(above)
+    if tested is None:
+        return None
+    members, condition = tested
+    line = above[-1][0]
+    fields = _read_fields(change.new_code_lines, line, condition, READ_DEPTH) if parser else set()
+    if not members and not fields:
+        return None
+    return Limit(tuple(dict.fromkeys(members)), message, change.path, line, tuple(sorted(fields)))
+
+
+def _condition(above: list[tuple[int, str]]) -> tuple[list[str], str] | None:
     """The members the condition over a rejection tests, from the nearest added `if (` down to it (the last
-    of `above`); None without such a condition among them: then it is no new check."""
+    of `above`), and the condition's text; None without such a condition among them: then it is no new
+    check."""
     members: list[str] = []
-    for _, code in reversed(above):
+    for n, (_, code) in enumerate(reversed(above)):
         members = _MEMBER.findall(code) + members
-        if _CONDITION.search(code):
-            return members
+        m = _CONDITION.search(code)
+        if m:
+            text = "\n".join(c for _, c in above[len(above) - 1 - n :])[m.start() :]
+            return members, _THROWS.split(text, 1)[0]
     return None
+
+
+def _read_fields(lines: list[str], line: int, condition: str, depth: int) -> set[str]:
+    """The request fields a condition at `line` reads: itself (`data.at("stop").size()`), or through the
+    locals it tests, followed back to the nearest line above that gives each its value (`auto ids =
+    tokenize(t...)`, `for (auto & t : data.at("f"))`), `depth` locals deep."""
+    fields = {next(g for g in m.groups() if g) for m in _FIELD_READ.finditer(condition)}
+    if fields or depth == 0:
+        return fields
+    for name in dict.fromkeys(_LOCAL.findall(condition)):
+        given = re.compile(rf"(?<![\w.>])\b{re.escape(name)}\s*(?:=(?!=)|:(?!:)|\{{)(.*)")
+        for n in range(line - 1, max(0, line - READ_REACH), -1):
+            m = given.search(lines[n - 1]) if n <= len(lines) else None
+            if m:
+                fields |= _read_fields(lines, n, m[1], depth - 1)
+                break
+    return fields
 
 
 FIELDS = facts.Extractor("request-fields", 1, __name__)
@@ -101,7 +141,8 @@ def limit_drafts(
     """One high item per new limit on a field Ollama sends; the rest say nothing (Ollama cannot send them)."""
     drafts = []
     for limit in limits:
-        sent = {f: refs for m in limit.members for f in sorted(fields_of(m)) if (refs := ollama_sends(f))}
+        named = [*limit.fields, *(f for m in limit.members for f in sorted(fields_of(m)))]
+        sent = {f: refs for f in dict.fromkeys(named) if (refs := ollama_sends(f))}
         if sent:
             drafts.append(_limit_draft(limit, sent))
     return drafts
@@ -111,11 +152,16 @@ def _limit_draft(limit: Limit, sent: dict[str, tuple[LocalRef, ...]]) -> Draft:
     """The item for a new limit on the fields Ollama sends (`sent`, with where it sends them)."""
     names = ", ".join(code_span(f) for f in sent)
     said = f' ("{limit.message}")' if limit.message else ""
+    tested = (
+        f"what a request's {', '.join(map(code_span, limit.fields))} holds"
+        if limit.fields
+        else ", ".join(map(code_span, limit.members))
+    )
     return Draft(
         "server",
         "high",
         f"llama-server now rejects some values of {names}, which Ollama forwards",
-        f"Upstream added a check on {', '.join(f'{code_span(m)}' for m in limit.members)}{said}. Ollama sends "
+        f"Upstream added a check on {tested}{said}. Ollama sends "
         f"{names} from the request's options: a value it accepted and forwarded before now fails the "
         "request. Validate or clamp the value in Ollama, or document the new range.",
         limit.path,
