@@ -30,8 +30,6 @@ KNOWN_MISSES = {
     # discovery
     "discovery-backend-search-no-exe-dir": "the backend-registry rule fires (high) but points at native_probe's dlsym calls, not at the runner layout that relies on the executable's directory",
     # the fresh-eyes round (tests/mutations/fresh.toml), as its first scoring left them
-    "fresh-route-completion-legacy-removed": "no check reads this shape yet (fresh-eyes round, first scoring)",
-    "fresh-route-tokenize-moved-v1": "no check reads this shape yet (fresh-eyes round, first scoring)",
     "fresh-health-live-before-ready": "no check reads this shape yet (fresh-eyes round, first scoring)",
     "fresh-stream-first-error-in-band": "no check reads this shape yet (fresh-eyes round, first scoring)",
     "fresh-embedding-ubatch-error-reworded": "no check reads this shape yet (fresh-eyes round, first scoring)",
@@ -44,7 +42,6 @@ KNOWN_MISSES = {
     "fresh-preserved-tokens-reject-multi-token": "no check reads this shape yet (fresh-eyes round, first scoring)",
     "fresh-stop-at-most-four": "no check reads this shape yet (fresh-eyes round, first scoring)",
     "fresh-media-marker-env-validated": "no check reads this shape yet (fresh-eyes round, first scoring)",
-    "fresh-fit-target-bytes": "no check reads this shape yet (fresh-eyes round, first scoring)",
     "fresh-log-library-info-at-debug": "no check reads this shape yet (fresh-eyes round, first scoring)",
     "fresh-log-fit-summary-at-debug": "no check reads this shape yet (fresh-eyes round, first scoring)",
     "fresh-timings-prompt-n-includes-cached": "no check reads this shape yet (fresh-eyes round, first scoring)",
@@ -53,9 +50,7 @@ KNOWN_MISSES = {
     "fresh-system-info-only-with-model": "no check reads this shape yet (fresh-eyes round, first scoring)",
     "fresh-list-devices-gpu-type-only": "no check reads this shape yet (fresh-eyes round, first scoring)",
     "fresh-backend-path-is-directory": "the backend-registry rule fires (high) but names neither GGML_BACKEND_PATH nor where Ollama sets it",
-    "fresh-quantize-allow-requantize-removed": "no check reads this shape yet (fresh-eyes round, first scoring)",
     "fresh-quantize-tensor-type-substring": "no check reads this shape yet (fresh-eyes round, first scoring)",
-    "fresh-build-hip-no-peer-copy-ignored": "no check reads this shape yet (fresh-eyes round, first scoring)",
 }
 
 # The harmless edits the review raises a high or medium finding on today, each with why.

@@ -17,7 +17,7 @@ from functools import lru_cache
 from bot.cache import facts
 from bot.markup import code_span
 from bot.model import LocalRef
-from bot.review.changes import Draft
+from bot.review.changes import Draft, FileChange
 from bot.review.source import LineIndex, split_args, string_value
 
 ARG_TABLE = "common/arg.cpp"
@@ -173,6 +173,36 @@ def _similar_help(a: str, b: str) -> bool:
     return difflib.SequenceMatcher(None, a, b).ratio() > 0.8
 
 
+def unread_table_draft(
+    change: FileChange, new_commit: str, passed: Mapping[str, Sequence[LocalRef]]
+) -> Draft:
+    """One item where the new ref holds no argument table the review can read: the flags go unchecked."""
+    return Draft(
+        "server",
+        "info",
+        f"llama-server's flags not checked: no argument table found at {code_span(new_commit[:12])}",
+        f"At the old ref {code_span(change.old_path or '')} defined the flags Ollama passes; at the new ref no changed "
+        "file holds entries of that form. Check by hand that every flag Ollama passes is still taken.",
+        change.old_path or "",
+        None,
+        local_refs=tuple(dict.fromkeys(r for refs in passed.values() for r in refs)),
+    )
+
+
+def passed_or_set(
+    passed: Mapping[str, Sequence[LocalRef]], env: Mapping[str, Sequence[LocalRef]], table: Mapping[str, Flag]
+) -> dict[str, tuple[LocalRef, ...]]:
+    """The flags Ollama passes, and those whose entry's environment name it sets (setting
+    `LLAMA_ARG_CTX_SIZE` is passing `--ctx-size`), each with every place."""
+    found = {name: tuple(refs) for name, refs in passed.items()}
+    for flag in dict.fromkeys(table.values()):
+        refs = tuple(r for name in flag.env for r in env.get(name, ()))
+        if refs:
+            name = next((n for n in flag.names if n.startswith("--")), flag.names[0])
+            found[name] = tuple(dict.fromkeys(found.get(name, ()) + refs))
+    return found
+
+
 def flag_drafts(
     old: Mapping[str, Flag],
     new: Mapping[str, Flag],
@@ -213,6 +243,7 @@ def _removed_draft(
         line,
         removed=(path, f'"{name}"'),
         local_refs=refs,
+        cause=f"flag:{name}",
     )
 
 

@@ -203,7 +203,7 @@ class Run:
     def weighed_by_build(self, d: Draft) -> Draft:
         """The draft, as information only when Ollama's build never reads its CMake file (CMake files that
         Ollama's build may never read look for packages and run generators)."""
-        return d if self._build_reads()(d.path) else replace(d, severity="info")
+        return d if self.build_reads()(d.path) else replace(d, severity="info")
 
     @cached_property
     def unbuilt_commands(self) -> dict[str, list[tuple[int, int]]]:
@@ -220,10 +220,10 @@ class Run:
             _gathered(new_texts, generators.steps),
             _merged(new_texts, generators.target_sources),
             _SignificantPaths(self.by_path),
-            self._build_reads(),
+            self.build_reads(),
         )
 
-    def _build_reads(self) -> Callable[[str], bool]:
+    def build_reads(self) -> Callable[[str], bool]:
         """Whether Ollama's build reads an upstream CMake file, as the pin's review profile tells; a pin
         whose build is not reviewed reads them all."""
         profile = self.ctx.pin.review
@@ -309,17 +309,62 @@ class Run:
             self.where_now,
         )
 
+    @cached_property
+    def arg_table(self) -> FileChange | None:
+        """The change of upstream's argument table, found by content: the profile's hint when its old text
+        holds the table's entries, else the changed file whose old text holds the most; None when the bump
+        leaves the table alone."""
+        anchor = profile_data(self.ctx.pin.review).get("arg_table")
+        if anchor is None:
+            return None
+        entry = anchor["entry"]
+        hinted = self.by_old_path.get(anchor["hint"])
+        if hinted is not None and entry in hinted.old_text:
+            return hinted
+        holding = [(c.old_text.count(entry), c) for c in self.c_changes if c.old_path and entry in c.old_text]
+        return max(holding, key=lambda found: found[0])[1] if holding else None
+
     def server_flags(self) -> list[Draft]:
-        change = self.by_old_path.get(flags.ARG_TABLE)
+        """The flags Ollama passes, or sets through the environment names of the table's entries, that the
+        argument table removes, deprecates, replaces or changes."""
+        change = self.arg_table
         if change is None or not change.significant:
             return []
+        old = flags.flag_table(change.old_code)
+        entry = profile_data(self.ctx.pin.review)["arg_table"]["entry"]
+        new = {
+            name: flag
+            for c in self.c_changes
+            if c.new_path and entry in c.new_text
+            for name, flag in flags.flag_table(c.new_code).items()
+        }  # the table's entries wherever the bump puts them
+        passed = flags.passed_or_set(self.contracts.passed_flags, self._env_settings(), old)
+        if old and not new:
+            return [flags.unread_table_draft(change, str(self.ctx.new.commit.id), passed)]
         return flags.flag_drafts(
-            flags.flag_table(change.old_code),
-            flags.flag_table(change.new_code),
-            self.contracts.passed_flags,
+            old,
+            new,
+            passed,
             change.new_line,
             change.path,
         )
+
+    def _env_settings(self) -> dict[str, tuple[LocalRef, ...]]:
+        """The environment variables Ollama sets for the programs it starts, each with where."""
+        return {s.name: s.refs for s in self.contracts.launch if s.kind == "env"}
+
+    def spelled_unchanged(self, needle: str, holds: Callable[[str], bool]) -> bool:
+        """Whether a C/C++ file the bump leaves alone spells `needle` where `holds` says so of its comment-free
+        code (asked of a name gone from the changed files: only the files whose text holds the needle are
+        decoded)."""
+        new, raw = self.ctx.new, needle.encode()
+        for path in new.files():
+            if extension(path) not in C_SOURCES or path in self.by_path or new.missing(path):
+                continue
+            data = new.read(path) or b""
+            if raw in data and holds(code_text(data.decode("utf-8", "replace"), path)):
+                return True
+        return False
 
     def log_lines(self) -> list[Draft]:
         """Lines upstream printed that a pattern of Ollama matches, with nothing printing them now."""

@@ -21,7 +21,13 @@ from bot.review.consumers.contracts.behaviours import behaviours
 from bot.review.consumers.contracts.build import build_items, installed_programs
 from bot.review.consumers.contracts.flow import Flow
 from bot.review.consumers.contracts.gocode import GoProgram
-from bot.review.consumers.contracts.launches import Command, Request, find_commands, find_requests
+from bot.review.consumers.contracts.launches import (
+    Command,
+    Request,
+    endpoint_places,
+    find_commands,
+    find_requests,
+)
 from bot.review.consumers.contracts.model import GROUPS, Inventory, LaunchSetting, OutputPattern, WireField
 from bot.review.consumers.contracts.outputs import output_patterns
 from bot.review.consumers.contracts.resolve import Resolver
@@ -35,7 +41,7 @@ __all__ = ["GROUPS", "Contracts", "Inventory", "contract_inventory", "contracts_
 # or a second pull request on the same Ollama tree finds them instead of reading the Go program again.
 INVENTORY = facts.Extractor("contract-inventory", 2, __name__)
 WIRE_GROUPS = ("calls_upstream", "request_fields", "response_fields", "output_patterns")
-KEPT = ("launch", "passed_flags", *WIRE_GROUPS)
+KEPT = ("launch", "passed_flags", "endpoints", *WIRE_GROUPS)
 _PROGRAM = ("resolver", "commands", "requests", "flow")  # what the groups are read from
 T = TypeVar("T")
 
@@ -138,6 +144,12 @@ class Contracts:
         if "launch" in self.__dict__:
             return flag_places((s.name, s.refs) for s in self.launch if s.kind == "flag")
         return self._kept_or("passed_flags", lambda: passed_flags(self.commands, self.resolver))
+
+    @cached_property
+    def endpoints(self) -> dict[str, tuple[LocalRef, ...]]:
+        """The HTTP endpoints Ollama calls on the programs it starts ("POST /completion"), each with where
+        its path is spelled and the request made."""
+        return self._kept_or("endpoints", lambda: endpoint_places(self.requests))
 
     @cached_property
     def request_fields(self) -> tuple[WireField, ...]:

@@ -17,6 +17,7 @@ from tree_sitter import Node
 
 from bot.lang import syntax
 from bot.lang.syntax import node_text
+from bot.model import LocalRef
 from bot.review.consumers.contracts.gocode import (
     STRING_LITERALS,
     Binding,
@@ -598,3 +599,23 @@ def _endpoint_of(url: Node, where: Where, resolver: Resolver) -> str:
         if m:
             return re.sub(r"%[a-z]", "{}", m[1].rstrip("/")) or "/"
     return node_text(url)
+
+
+def endpoint_places(requests: Iterable[Request]) -> dict[str, tuple[LocalRef, ...]]:
+    """Each endpoint Ollama calls ("POST /completion") with the lines that make the request and, nearest
+    above or on them in the same function, the one that spells its path in a string."""
+    found: dict[str, tuple[LocalRef, ...]] = {}
+    for r in requests:
+        line = r.node.start_point[0] + 1
+        places = (LocalRef(r.func.path, _spelled_at(r, line)), LocalRef(r.func.path, line))
+        found[r.label] = tuple(dict.fromkeys(found.get(r.label, ()) + places))
+    return found
+
+
+def _spelled_at(request: Request, line: int) -> int:
+    """The line, at or above `line` in the request's function, whose string spells its path; `line` when
+    none does."""
+    first = request.func.node.start_point[0] + 1
+    lines = node_text(request.func.node).split("\n")[: line - first + 1]
+    spelled = re.compile(re.escape(request.endpoint) + r'[?"`]')
+    return next((first + i for i in range(len(lines) - 1, -1, -1) if spelled.search(lines[i])), line)

@@ -1,0 +1,26 @@
+"""CMake variables Ollama's build sets that a CMake file of its build stops reading."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bot.review import cmake, cmakereads
+from bot.review.changes import Draft
+from bot.review.checks import check
+from bot.review.source import glob_match
+
+if TYPE_CHECKING:
+    from bot.review.run import Run
+
+
+@check(
+    "build.variable-reads",
+    area="build",
+    inputs=("cmake", "ollama-build"),
+    applies=lambda run: run.cmake_changed,
+)
+def variable_reads(run: Run) -> list[Draft]:
+    changed = [c for c in run.changes if c.significant and glob_match(c.path, cmake.CMAKE_FILES)]
+    return cmakereads.dropped_read_drafts(
+        changed, cmake.ollama_mentions(run.local, run.option_names), run.build_reads()
+    )

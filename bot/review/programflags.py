@@ -1,0 +1,57 @@
+"""Flags Ollama passes to any upstream program it runs (llama-server, llama-quantize, ...) that upstream's
+sources stop spelling: the program then refuses the command line (or ignores the flag). Read as string
+literals (`"--allow-requantize"`), which is how both an argument table and a hand-written `argv` loop name
+their flags, so it needs no anchor file."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from bot.markup import code_span
+from bot.review.changes import Draft, FileChange
+from bot.review.consumers.contracts.model import LaunchSetting
+
+_FLAG = re.compile(r'"(--?[A-Za-z][\w-]*)"')
+
+
+def spelled(code: str) -> set[str]:
+    """The flags a source spells as string literals."""
+    return set(_FLAG.findall(code))
+
+
+def gone_flag_drafts(
+    changes: Iterable[FileChange], launch: Iterable[LaunchSetting], spelled_elsewhere: Callable[[str], bool]
+) -> list[Draft]:
+    """An item for each flag Ollama passes that a changed source spelled at the old ref and that no source
+    spells at the new one (`spelled_elsewhere` asks the files the bump leaves alone)."""
+    passed = {s.name: s for s in launch if s.kind == "flag"}
+    before: dict[str, FileChange] = {}
+    after: set[str] = set()
+    for c in changes:
+        if c.old_path and '"-' in c.old_text:
+            for name in spelled(c.old_code) & passed.keys():
+                before.setdefault(name, c)
+        if c.new_path and '"-' in c.new_text:
+            after |= spelled(c.new_code)
+    return [
+        _gone(name, passed[name], change)
+        for name, change in sorted(before.items())
+        if name not in after and not spelled_elsewhere(name)
+    ]
+
+
+def _gone(name: str, setting: LaunchSetting, change: FileChange) -> Draft:
+    return Draft(
+        "server",
+        "high",
+        f"{setting.program} no longer takes {name}; Ollama passes it",
+        f"At the old ref {code_span(change.old_path or '')} spelled {code_span(name)}; no source of the new ref "
+        f"does. Ollama starts {code_span(setting.program)} with it: an unknown flag stops the program (or is "
+        "ignored), and what Ollama asked for with it no longer happens.",
+        change.old_path or "",
+        None,
+        removed=(change.old_path or "", f'"{name}"'),
+        local_refs=setting.refs,
+        cause=f"flag:{name}",
+    )
