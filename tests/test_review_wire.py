@@ -757,3 +757,26 @@ def test_a_field_read_only_to_reject_a_request_is_no_finding_once_unread(contrac
     titles = [d.title for d in _raising(drafts)]
     unread = "llama-server no longer reads request field `stream` of POST /completion, which Ollama sends"
     assert (unread in titles) == reported, titles
+
+
+def test_a_new_frame_is_compared_when_upstream_inlines_the_lambda_that_writes_the_frames():
+    """A frame written by a named lambda at the old ref and by the function that handed it on at the new one
+    is the same function's frame: the new ping is still a frame Ollama's reader does not accept."""
+    named = CONTEXT_CPP.replace(
+        "    res->set_next([res_this = res.get()](std::string & output) -> bool {",
+        "    res->next = [res_this = res.get()](std::string & output) -> bool {",
+    ).replace(
+        "        return true;\n    });\n    return res;", "        return true;\n    };\n    return res;"
+    )
+    inlined = CONTEXT_CPP.replace(
+        'output = "data: [DONE]\\n\\n";', 'output = "data: [DONE]\\n\\n";\n            output = ":\\n\\n";'
+    )
+    unaware = {
+        **OLLAMA,
+        "runner/server.go": SERVER_GO.replace('strings.HasPrefix(line, ":")', "len(line) == 0"),
+    }
+    blind = Contracts({p: code_text(t, p) for p, t in unaware.items()})
+    old = {**UPSTREAM, "tools/server/server-context.cpp": named}
+    new = {**UPSTREAM, "tools/server/server-context.cpp": inlined}
+    titles = [d.title for d in wire_drafts(_texts(old), _texts(new), blind) if d.severity == "high"]
+    assert titles == ["llama-server's stream frames changed in server-context.cpp: `:\\n\\n` new"]

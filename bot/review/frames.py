@@ -82,9 +82,11 @@ def frame_drafts(old: ServerCode, new: ServerCode, patterns: Sequence) -> list[D
 
 
 def _by_function(units: Sequence[Unit]) -> dict[str, list[Unit]]:
+    """The units by the function they are written in: a lambda's frames are its function's (upstream moves a
+    frame between a function and the lambdas it hands on, `res->next = [...]` or `set_next([...])`)."""
     found: dict[str, list[Unit]] = {}
     for unit in units:
-        found.setdefault(unit.qualified, []).append(unit)
+        found.setdefault(unit.qualified.split("/", 1)[0], []).append(unit)
     return found
 
 
