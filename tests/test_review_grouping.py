@@ -77,3 +77,44 @@ def test_references_into_go_tests_are_left_out_and_an_unlinked_info_item_goes():
     kept = consumer_linked([tested, only_tests, unlinked, grave])
     assert [d.title for d in kept] == ["Split mode changed", "Flag --y removed"]
     assert kept[0].local_refs == (LocalRef("llm/server.go", 4),)
+
+
+def test_changes_near_a_patchs_hunks_are_a_part_of_the_item_that_sends_the_maintainer_to_that_patch():
+    """b9452 -> b10587: the loader's parameter the hooks patch names is gone (one commit), and upstream changed
+    code near three of the patch's hunks (that commit and two more): one item, not two."""
+    patch = "llama/compat/llama-cpp-hooks.patch"
+    gone = _finding(
+        "models",
+        "high",
+        "Parameter `use_mmap` is gone upstream",
+        "src/llama-model-loader.cpp",
+        527,
+        OPENMP,
+        [(patch, 17)],
+    )
+    near = Finding(
+        "patch-context",
+        "info",
+        "Upstream changed src/llama-model-loader.cpp near hunks 2, 3, 5 of llama-cpp-hooks.patch",
+        "...",
+        "src/llama-model-loader.cpp",
+        554,
+        [OPENMP, OTHER],
+        [LocalRef(patch, 13), LocalRef(patch, 21)],
+    )
+    other_file = Finding(
+        "patch-context",
+        "info",
+        "Upstream changed tools/mtmd/clip.cpp near hunk 1",
+        "...",
+        "tools/mtmd/clip.cpp",
+        9,
+        [OTHER],
+        [LocalRef(patch, 41)],
+    )
+    (item, alone) = by_commit([gone, near, other_file])
+    assert (item.title, item.severity) == (gone.title, "high")
+    assert "near hunks 2, 3, 5 of llama-cpp-hooks.patch" in item.detail
+    assert item.local_refs == [LocalRef(patch, 17), LocalRef(patch, 13), LocalRef(patch, 21)]
+    assert item.upstream_commits == [OPENMP, OTHER]
+    assert alone is other_file  # another upstream file: the parameter item says nothing of it

@@ -75,8 +75,49 @@ def _file_key(f: Finding) -> Hashable | None:
 
 
 def by_commit(findings: Sequence[Finding]) -> list[Finding]:
-    """One item per upstream commit (or two) and area, then per such commit and upstream file."""
-    return _merged_by(_merged_by(findings, _area_key), _file_key)
+    """One item per upstream commit (or two) and area, then per such commit and upstream file; then the
+    changes near a patch's hunks folded into an item about the same upstream file and patch."""
+    return _patch_context_folded(_merged_by(_merged_by(findings, _area_key), _file_key))
+
+
+def _patch_context_folded(findings: Sequence[Finding]) -> list[Finding]:
+    """A patch-context item (upstream changed a file near a carried patch's hunks) said as a part of an item
+    about the same upstream file that points into the same patch: that item already sends the maintainer to
+    the patch for what changed there (a parameter gone, an architecture upstreamed)."""
+    kept = [f for f in findings if f.area != "patch-context"]
+    parts: dict[int, list[Finding]] = {}
+    for f in findings:
+        if f.area == "patch-context":
+            host = _host(f, kept)
+            if host is None:
+                kept.append(f)
+            else:
+                parts.setdefault(host, []).append(f)
+    for i, folded in parts.items():
+        lead = kept[i]
+        kept[i] = replace(
+            lead,
+            detail=f"{lead.detail}\n\n{_parts(lead, folded)}",
+            local_refs=list(dict.fromkeys([*lead.local_refs, *(r for f in folded for r in f.local_refs)])),
+            upstream_commits=lead.upstream_commits
+            + [c for f in folded for c in f.upstream_commits if c not in lead.upstream_commits],
+        )
+    return kept
+
+
+def _host(item: Finding, findings: Sequence[Finding]) -> int | None:
+    """The first other-area item about the same upstream file that points into one of the item's patches."""
+    patches = {r.path for r in item.local_refs}
+    return next(
+        (
+            i
+            for i, f in enumerate(findings)
+            if f.area != "patch-context"
+            and f.upstream_path == item.upstream_path
+            and patches & {r.path for r in f.local_refs}
+        ),
+        None,
+    )
 
 
 def _merged_by(findings: Sequence[Finding], key: Callable[[Finding], Hashable | None]) -> list[Finding]:
