@@ -86,7 +86,10 @@ def test_line_rule_reports_a_changed_matching_line_with_local_refs():
     new = new.replace("static void send(", "static void send_partial_response(")
     change = FileChange.from_texts("tools/server/server.cpp", SERVER, new)
     local = {"llm/server.go": "sc := bufio.NewScanner(r)\n", "other.go": "bufio.NewScanner\n"}
-    (draft,) = rule_drafts(load_rules({}), [change], local)
+    readers = {
+        "stream-readers": (LocalRef("llm/server.go", 1),)
+    }  # @stream-readers, as the inventory finds them
+    (draft,) = rule_drafts(load_rules({}), [change], local, scopes=lambda name: readers.get(name, ()))
     assert (draft.area, draft.severity) == ("streaming", "info")
     assert draft.title == "Streaming chunk cadence changed in server.cpp"
     assert draft.path == "tools/server/server.cpp" and draft.line == 1 and draft.blame == ((1, 1), (3, 3))
@@ -101,7 +104,8 @@ def test_rule_local_refs_leave_out_go_test_files():
     change = FileChange.from_texts("tools/server/server.cpp", SERVER, new)
     scanner = "sc := bufio.NewScanner(r)\n"
     local = {"llm/server.go": scanner, "llm/server_test.go": scanner}
-    (draft,) = rule_drafts(load_rules({}), [change], local)
+    readers = (LocalRef("llm/server.go", 1), LocalRef("llm/server_test.go", 1))
+    (draft,) = rule_drafts(load_rules({}), [change], local, scopes=lambda name: readers)
     assert draft.local_refs == (LocalRef("llm/server.go", 1),)  # a test only shows how Ollama reads it
 
 
@@ -278,3 +282,46 @@ def test_a_re_check_finds_the_lines_a_rule_matches_in_the_facts_store(tmp_path, 
         assert expected[1] and not expected[0]
         assert rules._changed_lines(_arch_change(renamed), added_only) == expected
         assert rules._changed_lines(_arch_change(renamed), keys.pattern) != expected
+
+
+def test_a_rules_scope_is_where_the_inventory_finds_ollamas_reader_whatever_its_folder(tmp_path):
+    """@stream-readers: the wire tests' Ollama reads llama-server's stream in runner/server.go; the keep-alive
+    rule points at its stream parser there."""
+    from tests.test_review_e2e import _history, _review
+    from tests.test_review_wire import OLLAMA, UPSTREAM
+
+    context = UPSTREAM["tools/server/server-context.cpp"]
+    pinged = context.replace(
+        "        return true;\n    });",
+        "        send_keep_alive_ping(output);\n        return true;\n    });",
+    )
+    b = _history(
+        tmp_path,
+        [("server: ping idle streams (#12)", {"tools/server/server-context.cpp": pinged})],
+        base=UPSTREAM,
+    )
+    findings, _ = _review(b, ollama={p: t.encode() for p, t in OLLAMA.items()}, patches=())
+    (ping,) = [
+        f for f in findings if f.title == "Stream heartbeats / keep-alive changed in server-context.cpp"
+    ]
+    lines = OLLAMA["runner/server.go"].split("\n")
+    assert ping.local_refs and {r.path for r in ping.local_refs} == {"runner/server.go"}
+    # the lines of its stream parser that compare what it read (a prefix, a stop type), not its timers
+    assert all("Prefix(line" in lines[r.line - 1] or '== "' in lines[r.line - 1] for r in ping.local_refs)
+
+
+def test_an_unknown_scope_in_a_repository_rule_is_an_error_naming_it():
+    with pytest.raises(
+        AnalysisError, match=r"rules\.mine\.local_paths: '@everything' is not one of @stream-readers"
+    ):
+        load_rules(
+            {
+                "mine": {
+                    "area": "server",
+                    "severity": "info",
+                    "paths": ["a.cpp"],
+                    "title": "t",
+                    "local_paths": ["@everything"],
+                }
+            }
+        )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from itertools import islice
@@ -309,13 +309,21 @@ def rule_drafts(
     changes: list[FileChange],
     local: Mapping[str, str],
     builds: Callable[[str], bool] = lambda path: True,
+    scopes: Callable[[str], Sequence[LocalRef]] = lambda name: (),
 ) -> list[Draft]:
     """Every rule against every changed file its globs name. A file of the upstream that Ollama's build
-    does not compile (`builds`) can only give information."""
+    does not compile (`builds`) can only give information. A rule's `@scope` entries of `local_paths` are
+    the Ollama lines `scopes` gives (asked only of a rule that watches a changed file): their files, and,
+    for a rule with only scopes and no `local_pattern`, the lines themselves are its references."""
     drafts = []
     for rule in rules:
         refs: list[tuple] = []  # the rule's Ollama references, found with its first item
-        for change in (c for c in changes if _watches(rule, c)):
+        watched = [c for c in changes if _watches(rule, c)]
+        if watched and any(p.startswith("@") for p in rule.local_paths):
+            rule, scoped = _scoped(rule, scopes)
+            if scoped is not None:
+                refs.append(scoped)
+        for change in watched:
             draft = _rule_draft(rule, change, changes, local, refs)
             if draft is None:
                 continue
@@ -323,6 +331,23 @@ def rule_drafts(
                 draft = replace(draft, severity="info")
             drafts.append(replace(draft, check=f"rule.{rule.id}"))
     return drafts
+
+
+def _scoped(rule: Rule, scopes: Callable[[str], Sequence[LocalRef]]) -> tuple[Rule, tuple | None]:
+    """The rule with its `@scope` entries replaced by the files of the lines they stand for (Go tests aside);
+    and those lines, the rule's references, when it has only scopes and no `local_pattern`."""
+    scoped = tuple(
+        dict.fromkeys(
+            r
+            for p in rule.local_paths
+            if p.startswith("@")
+            for r in scopes(p[1:])
+            if not r.path.endswith("_test.go")
+        )
+    )
+    globs = tuple(p for p in rule.local_paths if not p.startswith("@"))
+    lines = scoped if rule.local_pattern is None and not globs else None
+    return replace(rule, local_paths=globs + tuple(dict.fromkeys(r.path for r in scoped))), lines
 
 
 def _rule_draft(

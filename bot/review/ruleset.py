@@ -137,6 +137,25 @@ def _nonempty(value, where: str) -> str:
     return value
 
 
+# What `@name` in `local_paths` stands for: Ollama's files as its contract inventory and build model find them,
+# wherever they live (bot.review.checks.rules resolves them).
+SCOPES = {
+    "stream-readers": "the Go files that read an upstream program's HTTP stream",
+    "output-readers": "the Go files that match what an upstream program prints",
+    "upstream-callers": "the Go files that start an upstream program or send it requests",
+    "compat": "the sources Ollama's build compiles into upstream's targets",
+}
+
+
+def _local_paths(value, where: str) -> tuple[str, ...]:
+    """Globs of Ollama's files, or `@scope` names (SCOPES)."""
+    paths = _strings(value, where)
+    unknown = [p for p in paths if p.startswith("@") and p[1:] not in SCOPES]
+    if unknown:
+        raise AnalysisError(f"{where}: {unknown[0]!r} is not one of {', '.join('@' + s for s in SCOPES)}")
+    return paths
+
+
 def _optional(raw: dict, key: str, where: str, read: Callable, absent=None):
     """The rule's `key` read and checked by `read`, or `absent` when the rule does not have it."""
     return read(raw[key], f"{where}.{key}") if key in raw else absent
@@ -164,7 +183,7 @@ def parse_rule(rule_id: str, raw, where: str) -> Rule | None:
         _strings(raw["paths"], f"{where}.paths"),
         _optional(raw, "pattern", where, _regex),
         _optional(raw, "block", where, _nonempty),
-        _optional(raw, "local_paths", where, _strings, ()),
+        _optional(raw, "local_paths", where, _local_paths, ()),
         _optional(raw, "local_pattern", where, _regex),
         _optional(raw, "exclude_paths", where, _strings, ()),
         _optional(raw, "subject", where, _regex),
