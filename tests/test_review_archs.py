@@ -22,6 +22,8 @@ PATCH = make_patch(
     "src/llama-arch.cpp",
 )
 
+TABLE = "src/llama-arch.cpp"
+
 
 def _archs(text):
     return architectures(code_text(text, "src/llama-arch.cpp"))
@@ -43,7 +45,7 @@ def test_patch_architectures_points_at_the_adding_line_of_the_patch():
 
 def test_native_support_for_a_patched_architecture_is_high():
     patched = patch_architectures([("llama/compat/0001-laguna.patch", parse(PATCH))])
-    (draft,) = arch_drafts(_archs(ARCH), _archs(WITH_LAGUNA), patched, lambda n: n)
+    (draft,) = arch_drafts(_archs(ARCH), _archs(WITH_LAGUNA), patched, lambda n: n, TABLE)
     assert (draft.area, draft.severity) == ("models", "high")
     assert draft.title == "Upstream now supports architecture `laguna` natively"
     assert "may need removal or rebase" in draft.detail and draft.line == 5
@@ -51,13 +53,14 @@ def test_native_support_for_a_patched_architecture_is_high():
 
 
 def test_new_architecture_without_a_patch_is_info_and_removed_one_is_medium():
-    (draft,) = arch_drafts(_archs(ARCH), _archs(WITH_LAGUNA), [], lambda n: n)
+    (draft,) = arch_drafts(_archs(ARCH), _archs(WITH_LAGUNA), [], lambda n: n, TABLE)
     assert (draft.severity, draft.title) == ("info", "New architecture `laguna`")
     (draft,) = arch_drafts(
         _archs(ARCH),
         _archs(ARCH.replace('    { LLM_ARCH_QWEN3,            "qwen3"            },\n', "")),
         [],
         lambda n: 3,
+        TABLE,
     )
     assert (draft.severity, draft.title, draft.removed) == (
         "medium",
@@ -69,7 +72,7 @@ def test_new_architecture_without_a_patch_is_info_and_removed_one_is_medium():
 def test_renamed_enum_for_the_same_architecture_is_no_finding():
     assert (
         arch_drafts(
-            _archs(ARCH), _archs(ARCH.replace("LLM_ARCH_QWEN3,", "LLM_ARCH_QWEN_3,")), [], lambda n: n
+            _archs(ARCH), _archs(ARCH.replace("LLM_ARCH_QWEN3,", "LLM_ARCH_QWEN_3,")), [], lambda n: n, TABLE
         )
         == []
     )
@@ -132,6 +135,7 @@ def test_a_native_architecture_item_lists_the_names_to_translate():
         _archs(WITH_LAGUNA),
         patch_architectures([("p.patch", parse(PATCH))]),
         lambda line: line,
+        TABLE,
         renamed=lambda arch: [
             ("laguna.rope.swa.freq_base", "laguna.rope.freq_base_swa", LocalRef("c.cpp", 3))
         ],
@@ -139,3 +143,24 @@ def test_a_native_architecture_item_lists_the_names_to_translate():
     assert draft.severity == "high"
     assert "- `laguna.rope.swa.freq_base` is `laguna.rope.freq_base_swa` upstream (`c.cpp:3`)" in draft.detail
     assert ("c.cpp", 3) in [(r.path, r.line) for r in draft.local_refs]
+
+
+def test_the_architecture_table_is_found_by_its_entries_wherever_upstream_keeps_it(tmp_path):
+    """No file at the profile's hint: the changed file whose old text holds the table's entries is it."""
+    from tests.test_review_e2e import ARCH as E2E_ARCH
+    from tests.test_review_e2e import UPSTREAM, _history, _review
+
+    moved = {p: t for p, t in UPSTREAM.items() if p != "src/llama-arch.cpp"} | {
+        "src/arch/names.cpp": E2E_ARCH
+    }
+    laguna = E2E_ARCH.replace(
+        "    { LLM_ARCH_UNKNOWN",
+        '    { LLM_ARCH_LAGUNA,           "laguna"           },\n    { LLM_ARCH_UNKNOWN',
+    )
+    b = _history(tmp_path, [("model: add Laguna (#104)", {"src/arch/names.cpp": laguna})], base=moved)
+    findings, _ = _review(b)
+    (arch,) = [f for f in findings if f.check == "models.architectures"]
+    assert (arch.title, arch.upstream_path) == (
+        "Upstream now supports architecture `laguna` natively",
+        "src/arch/names.cpp",
+    )

@@ -18,7 +18,6 @@ from bot.patches.patchfile import PatchFile
 from bot.review.changes import Draft
 from bot.review.source import LineIndex
 
-ARCH_FILE = "src/llama-arch.cpp"
 _ENTRY = re.compile(r'\{\s*(LLM_ARCH_\w+)\s*,\s*"([^"]+)"\s*\}')
 
 
@@ -61,7 +60,7 @@ def arch_drafts(
     new: dict[str, Arch],
     patched: list[tuple[Arch, LocalRef]],
     where_now: Callable[[int], int | None],
-    path: str = ARCH_FILE,
+    path: str,
     renamed: Callable[[str], list[tuple[str, str, LocalRef]]] = lambda arch: [],
 ) -> list[Draft]:
     """New, natively supported and removed architectures. For one Ollama's patches implement and upstream

@@ -21,12 +21,8 @@ from bot.model import LocalRef
 from bot.review import cppapi
 from bot.review.changes import Draft, FileChange, Span
 from bot.review.cppapi import Declared
-from bot.review.source import globs
 from bot.review.symbols import removed_title
 
-COMPAT_SOURCES = globs(
-    "llama/compat/**/*.{c,cc,cpp,h,hpp}",
-)
 # what another translation unit can see of upstream: a .cpp file's own structs and statics are private
 HEADERS = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc")
 

@@ -311,18 +311,23 @@ class Run:
 
     @cached_property
     def arg_table(self) -> FileChange | None:
-        """The change of upstream's argument table, found by content: the profile's hint when its old text
-        holds the table's entries, else the changed file whose old text holds the most; None when the bump
-        leaves the table alone."""
-        anchor = profile_data(self.ctx.pin.review).get("arg_table")
-        if anchor is None:
+        """The change of upstream's argument table (None when the bump leaves it alone)."""
+        return self._anchored("arg_table")
+
+    def _anchored(self, anchor: str) -> FileChange | None:
+        """The changed file the profile's content anchor finds: its hint, when the hint's old text matches
+        the anchor's entry pattern, else the changed C/C++ file whose old text matches it most often; None
+        when no changed file does (the bump leaves that file alone) or the profile has no such anchor."""
+        found = profile_data(self.ctx.pin.review).get(anchor)
+        if found is None:
             return None
-        entry = anchor["entry"]
-        hinted = self.by_old_path.get(anchor["hint"])
-        if hinted is not None and entry in hinted.old_text:
+        entry = re.compile(found["entry"])
+        hinted = self.by_old_path.get(found["hint"])
+        if hinted is not None and entry.search(hinted.old_text):
             return hinted
-        holding = [(c.old_text.count(entry), c) for c in self.c_changes if c.old_path and entry in c.old_text]
-        return max(holding, key=lambda found: found[0])[1] if holding else None
+        holding = [(len(entry.findall(c.old_text)), c) for c in self.c_changes if c.old_path]
+        count, change = max(holding, key=lambda h: h[0], default=(0, None))
+        return change if count else None
 
     def server_flags(self) -> list[Draft]:
         """The flags Ollama passes, or sets through the environment names of the table's entries, that the
@@ -331,11 +336,11 @@ class Run:
         if change is None or not change.significant:
             return []
         old = flags.flag_table(change.old_code)
-        entry = profile_data(self.ctx.pin.review)["arg_table"]["entry"]
+        entry = re.compile(profile_data(self.ctx.pin.review)["arg_table"]["entry"])
         new = {
             name: flag
             for c in self.c_changes
-            if c.new_path and entry in c.new_text
+            if c.new_path and entry.search(c.new_text)
             for name, flag in flags.flag_table(c.new_code).items()
         }  # the table's entries wherever the bump puts them
         passed = flags.passed_or_set(self.contracts.passed_flags, self._env_settings(), old)
@@ -462,7 +467,8 @@ class Run:
         return self._tools[parts[1]]
 
     def architectures(self) -> list[Draft]:
-        change = self.by_old_path.get(archs.ARCH_FILE) or self.by_path.get(archs.ARCH_FILE)
+        """Architectures upstream's table adds (that Ollama's patches implement), renames or removes."""
+        change = self._anchored("arch_table")
         if change is None or not change.significant:
             return []
         return archs.arch_drafts(
@@ -473,7 +479,7 @@ class Run:
             change.path,
             lambda arch: archs.renamed_model_names(
                 arch,
-                {p: self.local[p] for p in self.local if glob_match(p, compat.COMPAT_SOURCES)},
+                {p: self.local[p] for p in self.consumers.compat_sources if p in self.local},
                 archs.patch_added_lines(self.ctx.patches),
                 change.new_code,
             ),
