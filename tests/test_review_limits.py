@@ -146,3 +146,14 @@ def test_a_new_rejection_of_what_the_request_never_set_or_outside_the_request_pa
         "            }\n            if (stop.is_array()) {\n",
     )
     assert _limits_of(STOP_OLD, sized, "common/chat.cpp")[1] == []
+    counting = STOP_OLD.replace(
+        "void add_fields() {\n",
+        "void count_tokens(const json & body) {\n"
+        '    json stop = body.at("stop");\n'
+        "    if (!stop.is_string()) {\n"
+        '        throw std::runtime_error("stop must be a string");\n'
+        "    }\n"
+        "}\n"
+        "void add_fields() {\n",
+    )
+    assert _limits_of(STOP_OLD, counting)[1] == []  # a new reading with its check: new code, not a new limit

@@ -70,7 +70,7 @@ def _limit(change: FileChange, above: list[tuple[int, str]], message: str, parse
         return None
     members, condition = tested
     line = above[-1][0]
-    fields = _read_fields(change.new_code_lines, line, condition, READ_DEPTH) if parser else set()
+    fields = _read_fields(change, line, condition) if parser else set()
     if not members and not fields:
         return None
     return Limit(tuple(dict.fromkeys(members)), message, change.path, line, tuple(sorted(fields)))
@@ -90,19 +90,34 @@ def _condition(above: list[tuple[int, str]]) -> tuple[list[str], str] | None:
     return None
 
 
-def _read_fields(lines: list[str], line: int, condition: str, depth: int) -> set[str]:
-    """The request fields a condition at `line` reads: itself (`data.at("stop").size()`), or through the
-    locals it tests, followed back to the nearest line above that gives each its value (`auto ids =
-    tokenize(t...)`, `for (auto & t : data.at("f"))`), `depth` locals deep."""
-    fields = {next(g for g in m.groups() if g) for m in _FIELD_READ.finditer(condition)}
-    if fields or depth == 0:
-        return fields
-    for name in dict.fromkeys(_LOCAL.findall(condition)):
+def _read_fields(change: FileChange, line: int, condition: str) -> set[str]:
+    """The request fields a new condition at `line` tests, that the old code already read: read in the
+    condition itself (`data.at("stop").size()`, a field the old text names), or through the locals it
+    tests, given their values from the request on lines the change keeps (a new reading is new code, such
+    as a new route's, not a new check on what Ollama sends)."""
+    direct = {f for f in _fields_in(condition) if f'"{f}"' in change.old_code}
+    added = {n for span in change.significant for n, _ in change.added_code(span)}
+    return direct or _traced(change.new_code_lines, added, line, condition, READ_DEPTH)
+
+
+def _fields_in(text: str) -> set[str]:
+    return {next(g for g in m.groups() if g) for m in _FIELD_READ.finditer(text)}
+
+
+def _traced(lines: list[str], added: set[int], line: int, text: str, depth: int) -> set[str]:
+    """The fields the locals `text` (at `line`) names were read from, followed back to the nearest line
+    above that gives each its value (`auto ids = tokenize(t...)`, `for (auto & t : data.at("f"))`),
+    `depth` locals deep; a reading on an added line does not count."""
+    fields: set[str] = set()
+    for name in dict.fromkeys(_LOCAL.findall(text)) if depth else ():
         given = re.compile(rf"(?<![\w.>])\b{re.escape(name)}\s*(?:=(?!=)|:(?!:)|\{{)(.*)")
         for n in range(line - 1, max(0, line - READ_REACH), -1):
             m = given.search(lines[n - 1]) if n <= len(lines) else None
             if m:
-                fields |= _read_fields(lines, n, m[1], depth - 1)
+                read = _fields_in(m[1])
+                fields |= (
+                    (set() if n in added else read) if read else _traced(lines, added, n, m[1], depth - 1)
+                )
                 break
     return fields
 
