@@ -488,6 +488,46 @@ def test_a_nested_field_renamed_in_its_helper_is_found_by_its_path(contracts):
     assert draft.local_refs == (_ref('`json:"predicted_n"`'),)
 
 
+def test_a_decoded_field_written_with_another_value_is_medium_with_both_values(contracts):
+    (draft,) = _review(
+        contracts,
+        "tools/server/server-task.cpp",
+        '{"predicted_n",  predicted_n},',
+        '{"predicted_n",  n_draft + predicted_n},',
+    )
+    assert (draft.severity, draft.area) == ("medium", "streaming")
+    assert draft.title.startswith(
+        "`timings.predicted_n` of llama-server's POST /completion stream is written with"
+    )
+    assert "`predicted_n`" in draft.detail and "`n_draft + predicted_n`" in draft.detail
+    assert draft.local_refs == (_ref('`json:"predicted_n"`'),)
+
+
+def test_a_value_reformatted_or_its_variable_renamed_is_quiet(contracts):
+    task = "tools/server/server-task.cpp"
+    assert (
+        _review(contracts, task, '{"predicted_n",  predicted_n},', '{"predicted_n", ( predicted_n )},') == []
+    )
+    renamed = UPSTREAM[task].replace("predicted_n}", "n_predicted}")
+    assert _raising(wire_drafts(_texts(UPSTREAM), _texts({**UPSTREAM, task: renamed}), contracts)) == []
+    # an object Ollama decodes into a struct: its own fields are compared
+    assert (
+        _review(contracts, task, '{"timings",   timings.to_json()},', '{"timings",   stats.to_json()},') == []
+    )
+
+
+def test_a_field_no_longer_written_where_it_only_held_its_go_zero_value_is_quiet(contracts):
+    task = "tools/server/server-task.cpp"
+    assert (
+        _review(
+            contracts, task, '{"content", content},\n        {"stop",    false},', '{"content", content},'
+        )
+        == []
+    )
+    (draft,) = _review(contracts, task, '{"stop",      true},\n', "")
+    assert draft.severity == "high"
+
+
 def test_a_field_written_under_a_new_condition_is_medium_and_a_rewritten_condition_is_quiet(contracts):
     (draft,) = _review(
         contracts,

@@ -11,17 +11,40 @@ still writes it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.servercode import ServerCode, Unit
-from bot.review.serverjson import Emission
+from bot.review.serverjson import Emission, unwrapped
 
 ROUTE_REACH = 4  # calls followed from every route's handler to tell the code of endpoints Ollama never calls
 _ZERO = {"bool": "false", "string": '""', "int": "0", "float64": "0", "float32": "0"}
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlLuU]*")
+_NUMERIC = (
+    "int",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+)
+_ZERO_LITERALS: dict[str, Callable[[str], bool]] = {
+    "bool": lambda v: v == "false",
+    "string": lambda v: v in ('""', "std::string()", "std::string{}", "std::string ()"),
+    **dict.fromkeys(_NUMERIC, lambda v: bool(_NUMBER.fullmatch(v)) and float(v.rstrip("fFlLuU")) == 0),
+}
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|\w+|\S')
 
 
 @dataclass(frozen=True)
@@ -145,16 +168,25 @@ def _field_changes(
     judged = list(_judged(f, before, after, new))
     moved = sorted(set(after) - set(before))
     for qualified, hits, kept in judged:
-        draft = (
-            _kept_draft(f, new, qualified, hits, kept)
-            if kept
-            else _gone_draft(f, old, new, qualified, hits[0], moved)
-        )
+        if kept:
+            draft = _kept_draft(f, new, qualified, hits, kept) or _value_draft(
+                f, old, new, qualified, hits, kept
+            )
+        else:
+            draft = None if _only_zero(f, hits) else _gone_draft(f, old, new, qualified, hits[0], moved)
         if draft is not None:
             yield draft
     if before and not after and not judged:
         qualified, hits = next(iter(before.items()))
-        yield _gone_draft(f, old, new, qualified, hits[0], [])
+        if not _only_zero(f, hits):
+            yield _gone_draft(f, old, new, qualified, hits[0], [])
+
+
+def _only_zero(f: Decoded, hits: list[Emission]) -> bool:
+    """Whether every entry that wrote the field wrote the zero value of the Go type Ollama decodes it into
+    (`false` into a bool): left out, it decodes the same."""
+    zero = _ZERO_LITERALS.get(f.go_type)
+    return zero is not None and all(zero(_expression(h.value)) for h in hits)
 
 
 def _judged(
@@ -255,3 +287,83 @@ def _condition_draft(
         blame=((hit.line, hit.line),),
         cause=f"wire-field:{qualified}:{f.keys[-1]}",
     )
+
+
+def _value_draft(
+    f: Decoded, old: Writers, new: Writers, qualified: str, hits: list[Emission], kept: list[Emission]
+) -> Draft | None:
+    """The item for a field Ollama decodes into a scalar (bool, number, string) that a function still
+    writes, with another value."""
+    was, now = old.unit(qualified), new.unit(qualified)
+    assert was is not None and now is not None
+    if f.go_type not in _ZERO_LITERALS or not _other_value(hits, kept, old.code.texts, new.code.texts):
+        return None  # an object's meaning is its fields', each compared itself
+    before = {_tokens(h.value) for h in hits}
+    hit = next(k for k in kept if _tokens(k.value) not in before)
+    quoted = ", ".join(dict.fromkeys(code_span(h.value) for h in hits))
+    detail = (
+        f"Ollama decodes {code_span(f.name)} ({f.go_type or 'a value'}) from llama-server's {f.source} "
+        f"({f.ref.path}:{f.ref.line}). {code_span(qualified)} wrote it as {quoted} ({was.path}); at the new ref "
+        f"it writes {code_span(hit.value)} ({now.path}:{hit.line}). Check that the value still has the type, "
+        "unit and meaning Ollama reads it with."
+    )
+    return Draft(
+        "streaming" if f.source.endswith("stream") else "server",
+        "medium",
+        f"{code_span(f.name)} of llama-server's {f.source} is written with another value by {code_span(qualified)}",
+        detail,
+        now.path,
+        hit.line,
+        blame=((hit.line, hit.line),),
+        cause=f"wire-value:{qualified}:{f.keys[-1]}",
+    )
+
+
+def _other_value(
+    hits: list[Emission], kept: list[Emission], old_texts: Mapping[str, str], new_texts: Mapping[str, str]
+) -> bool:
+    """Whether the entries' value expressions differ beyond their spacing, their outer parentheses and the
+    names the bump renames; the string constants a value can be are the compared values' concern."""
+    before = {_tokens(e.value) for e in hits}
+    after = {_tokens(e.value) for e in kept}
+    if not all(before) or not all(after) or all(e.values for e in [*hits, *kept]):
+        return False
+    return not _renamed(before, after, old_texts, new_texts)
+
+
+def _tokens(value: str) -> tuple[str, ...]:
+    return tuple(_TOKEN.findall(_expression(value)))
+
+
+def _expression(value: str) -> str:
+    """A value's expression, without parentheses around all of it."""
+    return unwrapped(" ".join(value.split()))
+
+
+def _renamed(
+    before: set[tuple[str, ...]],
+    after: set[tuple[str, ...]],
+    old_texts: Mapping[str, str],
+    new_texts: Mapping[str, str],
+) -> bool:
+    """Whether the new values are the old ones, or the old ones with names that the bump renames in the
+    server sources (the old name gone from them, the new one not in them before) put in."""
+    pairs = _replaced(sorted(before - after), sorted(after - before))
+    if pairs is None:
+        return False
+    old_words, new_words = _words(old_texts), _words(new_texts)
+    return all(
+        a.isidentifier() and b.isidentifier() and a not in new_words and b not in old_words for a, b in pairs
+    )
+
+
+def _replaced(gone: list[tuple[str, ...]], came: list[tuple[str, ...]]) -> set[tuple[str, str]] | None:
+    """The tokens put in for others, position by position; None when the values differ in shape."""
+    if len(gone) != len(came) or any(len(x) != len(y) for x, y in zip(gone, came)):
+        return None
+    return {(a, b) for x, y in zip(gone, came) for a, b in zip(x, y) if a != b}
+
+
+def _words(texts: Mapping[str, str]) -> set[str]:
+    """The names the code uses, its strings aside (a key spelled like a variable is not one)."""
+    return {w for text in texts.values() for w in re.findall(r"\w+", _STRING.sub('""', text))}

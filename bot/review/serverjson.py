@@ -93,6 +93,7 @@ class Emission:
     line: int
     guards: frozenset[str]  # the conditions it is written under, whitespace out (`!(c)` for an else branch)
     values: tuple[str, ...]  # the string constants its value can be
+    value: str = ""  # its value's expression as written, whitespace runs as one space
 
 
 @dataclass(eq=False)
@@ -129,6 +130,7 @@ def emissions(unit: Unit, code: ServerReading) -> list[Emission]:
             e.node.start_point[0] + 1,
             _guards(e.node, unit.node),
             tuple(code.strings(e.value, unit)),
+            " ".join(node_text(e.value).split()) if e.value is not None else "",
         )
         for e in found
     ]
@@ -243,24 +245,24 @@ def _guards(node: Node, stop: Node | None) -> frozenset[str]:
             if child == parent.child_by_field_name("consequence"):
                 guards += conjuncts(condition)
             elif child == parent.child_by_field_name("alternative"):
-                guards.append(f"!({_unwrapped(condition)})")
+                guards.append(f"!({unwrapped(condition)})")
         child, parent = parent, parent.parent
     return frozenset(guards)
 
 
 def conjuncts(condition: str) -> list[str]:
     """The parts of a condition joined by a top-level `&&` (outer parentheses off)."""
-    condition = _unwrapped(condition)
+    condition = unwrapped(condition)
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(condition):
         depth += {"(": 1, ")": -1}.get(ch, 0)
         if depth == 0 and condition.startswith("&&", i):
             parts.append(condition[start:i])
             start = i + 2
-    return [_unwrapped(p) for p in [*parts, condition[start:]] if p]
+    return [unwrapped(p) for p in [*parts, condition[start:]] if p]
 
 
-def _unwrapped(text: str) -> str:
+def unwrapped(text: str) -> str:
     """The text without parentheses around all of it."""
     while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
         text = text[1:-1]
