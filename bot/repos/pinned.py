@@ -81,12 +81,7 @@ def prune(data_dir: Path, keep: Path) -> None:
     root = data_dir / "pinned"
     _remove([*root.glob("*/*.gone-*"), *root.glob("*/*/*.gone-*")])  # removals killed halfway
     _remove(list(root.glob(f"{keep.parent.parent.name}/*/*.new-*")))
-    stores = []
-    for pull in root.glob("*/*"):
-        if pull.is_dir() and ".gone-" not in pull.name:
-            recent = _by_use(pull.glob("*.git"))
-            _remove([s for s in recent[PER_PULL:] if s != keep])
-            stores += [s for s in recent[:PER_PULL] if s != keep]
+    stores = _kept_per_pull(root, keep)
     sizes = {store: _size(store) for store in stores}
     total = _size(keep) + sum(sizes.values())
     for store in reversed(_by_use(stores)):
@@ -94,6 +89,17 @@ def prune(data_dir: Path, keep: Path) -> None:
             break
         total -= sizes[store]
         _remove([store])
+
+
+def _kept_per_pull(root: Path, keep: Path) -> list[Path]:
+    """Each pull request's PER_PULL most recently used stores (`keep` aside), the others removed."""
+    stores = []
+    for pull in root.glob("*/*"):
+        if pull.is_dir() and ".gone-" not in pull.name:
+            recent = _by_use(pull.glob("*.git"))
+            _remove([s for s in recent[PER_PULL:] if s != keep])
+            stores += [s for s in recent[:PER_PULL] if s != keep]
+    return stores
 
 
 def forget_pull(data_dir: Path, pull: str) -> None:

@@ -28,7 +28,7 @@ from bot.review import api, buildreach, cmake, grouping
 from bot.review.attribution import Attribution, merge
 from bot.review.beside import forked
 from bot.review.changes import Draft, FileChange, Span, hunk_lines
-from bot.review.checks import INPUTS, Check, profile_checks
+from bot.review.checks import Check, Plan, plan, profile_checks
 from bot.review.ruleset import load_rules
 from bot.review.run import Run
 from bot.review.source import glob_match
@@ -106,39 +106,34 @@ def _build_changes(history: History, paths: list[str]) -> list[BuildChange]:
 
 
 def _profile_drafts(ctx: ReviewContext, run: Run) -> list[Draft]:
-    """Every check of the pin's review profile that has something to read, its items in the profile's order.
-    The heavy checks (their inputs say which) run in a forked copy beside the others when a CPU is free,
-    once what their inputs need of Ollama's tree is read here (the copy may not ask the service for a file);
-    not when a review of the same texts kept one's items (a re-check: what is left would not pay for the
-    copy). The inventory's Go program is let go after its last reader here."""
+    """Every check of the pin's review profile that has something to read, its items in the profile's order,
+    run where the plan says (`checks.plan`): the heavy ones in a forked copy beside the others when a CPU is
+    free, once what their inputs need of Ollama's tree is read here (the copy may not ask the service for a
+    file)."""
     checks = [c for c in profile_checks(ctx.pin.review) if c.applies(run)]
-    found = {c.id: c.named(kept) for c in checks if c.kept is not None and (kept := c.kept(run)) is not None}
-    beside = [c for c in checks if c.heavy and c.id not in found]
-    worth = not any(c.heavy for c in checks if c.id in found)
-    if worth:
-        for prepare in dict.fromkeys(INPUTS[name].prepare for c in beside for name in c.inputs):
-            if prepare is not None:
-                prepare(run)
-    # the readers of the inventory's Go program first, so that it goes before the checks that hold the most
-    here = sorted(
-        (c for c in checks if c.id not in found and c not in beside), key=lambda c: not _reads_program(c)
-    )
-    settle_after = max((i for i, c in enumerate(here) if _reads_program(c)), default=len(here) - 1)
-    with forked(partial(_beside_drafts, run, beside), ctx.history.upstream.unreadable, worth=worth) as copy:
-        wire_here = not copy.forked and any("wire-groups" in c.inputs for c in beside)
-        for index, c in enumerate(here):
-            found[c.id] = c.drafts(run)
-            if index == settle_after:
-                run.settle_inventory(wire=wire_here)
+    where = plan(checks, run)
+    if where.fork:
+        where.prepare(run)
+    with forked(
+        partial(_beside_drafts, run, where.beside), ctx.history.upstream.unreadable, worth=where.fork
+    ) as copy:
+        found = where.kept | _here_drafts(run, where, wire=not copy.forked and where.wire_beside)
         found |= copy.result()
     return [d for c in checks for d in found.get(c.id, ())]
 
 
-def _reads_program(c: Check) -> bool:
-    return any(INPUTS[name].releases_program for name in c.inputs)
+def _here_drafts(run: Run, where: Plan, wire: bool) -> dict[str, list[Draft]]:
+    """The checks of this process, by id; the Go program let go after its last reader (the wire groups read
+    first when `wire`: the checks beside the others run here later)."""
+    found = {}
+    for index, c in enumerate(where.here):
+        found[c.id] = c.drafts(run)
+        if index == where.settle_after:
+            run.settle_inventory(wire=wire)
+    return found
 
 
-def _beside_drafts(run: Run, checks: list[Check]) -> dict[str, list[Draft]]:
+def _beside_drafts(run: Run, checks: tuple[Check, ...]) -> dict[str, list[Draft]]:
     """The checks that may run in a forked copy, by id; what they read of the inventory is kept for a
     re-check."""
     found = {c.id: c.drafts(run) for c in checks}

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from functools import lru_cache
 
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
@@ -16,6 +17,7 @@ _CONDITION = re.compile(r"^[ \t]*(?:if|elseif|while)[ \t]*\((.*)\)[ \t]*$", re.M
 _NAME = re.compile(r"(?<![\w${])([A-Za-z_]\w*)(?![\w}])")
 
 
+@lru_cache(maxsize=64)
 def reads(code: str) -> Counter[str]:
     """The variables a comment-free CMake text reads, with how often: `${X}` anywhere, and the bare names
     an `if`, `elseif` or `while` tests (keywords among them are never a name Ollama sets)."""
@@ -32,15 +34,28 @@ def dropped_read_drafts(
 ) -> list[Draft]:
     """An item per changed CMake file of Ollama's build that read a variable Ollama sets and no longer does,
     unless another changed file reads it more now (the read moved)."""
-    dropped: list[tuple[FileChange, str]] = []
-    gained: set[str] = set()
-    for c in changes:
-        before = reads(c.old_code) if c.old_path else Counter()
-        after = reads(c.new_code) if c.new_path else Counter()
-        gained |= {name for name, n in after.items() if n > before[name]}
-        if c.old_path and c.new_path and built(c.path):
-            dropped += [(c, name) for name in before if name in set_by_ollama and not after[name]]
-    return [_dropped(c, name, set_by_ollama[name]) for c, name in dropped if name not in gained]
+    changed = list(changes)
+    gained = {name for c in changed for name, n in _after(c).items() if n > _before(c)[name]}
+    built_both = [c for c in changed if c.old_path and c.new_path and built(c.path)]
+    return [
+        _dropped(c, name, set_by_ollama[name])
+        for c in built_both
+        for name in _unread(c, set_by_ollama.keys() - gained)
+    ]
+
+
+def _unread(change: FileChange, names: Collection[str]) -> list[str]:
+    """The names the change's file read at the old ref and does not at the new one."""
+    after = _after(change)
+    return [name for name in _before(change) if name in names and not after[name]]
+
+
+def _before(change: FileChange) -> Counter[str]:
+    return reads(change.old_code) if change.old_path else Counter()
+
+
+def _after(change: FileChange) -> Counter[str]:
+    return reads(change.new_code) if change.new_path else Counter()
 
 
 def _dropped(change: FileChange, name: str, refs: Sequence[LocalRef]) -> Draft:

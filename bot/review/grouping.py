@@ -86,23 +86,29 @@ def _patch_context_folded(findings: Sequence[Finding]) -> list[Finding]:
     the patch for what changed there (a parameter gone, an architecture upstreamed)."""
     kept = [f for f in findings if f.area != "patch-context"]
     parts: dict[int, list[Finding]] = {}
-    for f in findings:
-        if f.area == "patch-context":
-            host = _host(f, kept)
-            if host is None:
-                kept.append(f)
-            else:
-                parts.setdefault(host, []).append(f)
+    for f in (f for f in findings if f.area == "patch-context"):
+        host = _host(f, kept)
+        if host is None:
+            kept.append(f)
+        else:
+            parts.setdefault(host, []).append(f)
     for i, folded in parts.items():
-        lead = kept[i]
-        kept[i] = replace(
-            lead,
-            detail=f"{lead.detail}\n\n{_parts(lead, folded)}",
-            local_refs=list(dict.fromkeys([*lead.local_refs, *(r for f in folded for r in f.local_refs)])),
-            upstream_commits=lead.upstream_commits
-            + [c for f in folded for c in f.upstream_commits if c not in lead.upstream_commits],
-        )
+        kept[i] = _with_parts(kept[i], folded)
     return kept
+
+
+def _with_parts(lead: Finding, folded: list[Finding]) -> Finding:
+    """The item with the folded ones listed as its parts, their references and commits added."""
+    commits = list(lead.upstream_commits)
+    for c in (c for f in folded for c in f.upstream_commits):
+        if c not in commits:
+            commits.append(c)
+    return replace(
+        lead,
+        detail=f"{lead.detail}\n\n{_parts(lead, folded)}",
+        local_refs=list(dict.fromkeys([*lead.local_refs, *(r for f in folded for r in f.local_refs)])),
+        upstream_commits=commits,
+    )
 
 
 def _host(item: Finding, findings: Sequence[Finding]) -> int | None:

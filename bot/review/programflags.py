@@ -26,19 +26,22 @@ def gone_flag_drafts(
     """An item for each flag Ollama passes that a changed source spelled at the old ref and that no source
     spells at the new one (`spelled_elsewhere` asks the files the bump leaves alone)."""
     passed = {s.name: s for s in launch if s.kind == "flag"}
+    changed = list(changes)
     before: dict[str, FileChange] = {}
-    after: set[str] = set()
-    for c in changes:
-        if c.old_path and '"-' in c.old_text:
-            for name in spelled(c.old_code) & passed.keys():
-                before.setdefault(name, c)
-        if c.new_path and '"-' in c.new_text:
-            after |= spelled(c.new_code)
-    return [
-        _gone(name, passed[name], change)
-        for name, change in sorted(before.items())
-        if name not in after and not spelled_elsewhere(name)
-    ]
+    for c in changed:
+        for name in sorted(_spelled_at(c, "old") & passed.keys()):
+            before.setdefault(name, c)
+    after = set().union(*(_spelled_at(c, "new") for c in changed))
+    gone = [name for name in sorted(before) if name not in after and not spelled_elsewhere(name)]
+    return [_gone(name, passed[name], before[name]) for name in gone]
+
+
+def _spelled_at(change: FileChange, side: str) -> set[str]:
+    """The flags a changed source spells at one ref ("old" or "new")."""
+    path = change.old_path if side == "old" else change.new_path
+    if not path or '"-' not in (change.old_text if side == "old" else change.new_text):
+        return set()
+    return spelled(change.old_code if side == "old" else change.new_code)
 
 
 def _gone(name: str, setting: LaunchSetting, change: FileChange) -> Draft:

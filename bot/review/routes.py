@@ -44,29 +44,27 @@ def route_drafts(
 ) -> list[Draft]:
     """An item for each endpoint Ollama calls that a changed source registered at the old ref and no source
     registers at the new one (`registered_elsewhere` asks the files the bump leaves alone)."""
-    old: dict[str, Registration] = {}
-    new: dict[str, Registration] = {}
-    for c in changes:
-        if '"/' in (c.old_code or "") + (c.new_code or ""):
-            old |= (
-                {e: r for e, r in registrations(c.old_code, c.old_path).items() if e not in old}
-                if c.old_path
-                else {}
-            )
-            new |= (
-                {e: r for e, r in registrations(c.new_code, c.new_path).items() if e not in new}
-                if c.new_path
-                else {}
-            )
+    changed = list(changes)
+    old, new = _registered(changed, "old"), _registered(changed, "new")
+    gone = [e for e in endpoints if e in old and e not in new and not registered_elsewhere(e)]
     return [
         _gone(
-            old[endpoint],
-            refs,
-            [r for e, r in new.items() if r.handler == old[endpoint].handler and e not in old],
+            old[e], endpoints[e], [r for n, r in new.items() if r.handler == old[e].handler and n not in old]
         )
-        for endpoint, refs in endpoints.items()
-        if endpoint in old and endpoint not in new and not registered_elsewhere(endpoint)
+        for e in gone
     ]
+
+
+def _registered(changes: list[FileChange], side: str) -> dict[str, Registration]:
+    """The routes the changed sources register at one ref ("old" or "new"), the first of each."""
+    found: dict[str, Registration] = {}
+    for c in changes:
+        path = c.old_path if side == "old" else c.new_path
+        code = (c.old_code if side == "old" else c.new_code) if path else ""
+        if path and '"/' in code:
+            for endpoint, registration in registrations(code, path).items():
+                found.setdefault(endpoint, registration)
+    return found
 
 
 def _gone(before: Registration, refs: tuple[LocalRef, ...], now: list[Registration]) -> Draft:

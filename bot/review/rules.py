@@ -317,37 +317,35 @@ def rule_drafts(
     for a rule with only scopes and no `local_pattern`, the lines themselves are its references."""
     drafts = []
     for rule in rules:
-        refs: list[tuple] = []  # the rule's Ollama references, found with its first item
         watched = [c for c in changes if _watches(rule, c)]
-        if watched and any(p.startswith("@") for p in rule.local_paths):
-            rule, scoped = _scoped(rule, scopes)
-            if scoped is not None:
-                refs.append(scoped)
-        for change in watched:
-            draft = _rule_draft(rule, change, changes, local, refs)
-            if draft is None:
-                continue
-            if not builds(change.path):
-                draft = replace(draft, severity="info")
-            drafts.append(replace(draft, check=f"rule.{rule.id}"))
+        rule, refs = (
+            _scoped(rule, scopes) if watched else (rule, [])
+        )  # refs: found with the rule's first item
+        found = ((c, _rule_draft(rule, c, changes, local, refs)) for c in watched)
+        drafts += [_weighed_by_build(d, c, builds, rule) for c, d in found if d is not None]
     return drafts
 
 
-def _scoped(rule: Rule, scopes: Callable[[str], Sequence[LocalRef]]) -> tuple[Rule, tuple | None]:
+def _weighed_by_build(draft: Draft, change: FileChange, builds: Callable[[str], bool], rule: Rule) -> Draft:
+    """The rule's item with its id; information only, in a file Ollama's build does not compile."""
+    return replace(draft, check=f"rule.{rule.id}", severity=draft.severity if builds(change.path) else "info")
+
+
+def _scoped(rule: Rule, scopes: Callable[[str], Sequence[LocalRef]]) -> tuple[Rule, list[tuple]]:
     """The rule with its `@scope` entries replaced by the files of the lines they stand for (Go tests aside);
     and those lines, the rule's references, when it has only scopes and no `local_pattern`."""
-    scoped = tuple(
-        dict.fromkeys(
-            r
-            for p in rule.local_paths
-            if p.startswith("@")
-            for r in scopes(p[1:])
-            if not r.path.endswith("_test.go")
-        )
-    )
+    if not any(p.startswith("@") for p in rule.local_paths):
+        return rule, []
+    scoped = _scope_lines(rule.local_paths, scopes)
     globs = tuple(p for p in rule.local_paths if not p.startswith("@"))
-    lines = scoped if rule.local_pattern is None and not globs else None
+    lines = [scoped] if rule.local_pattern is None and not globs else []
     return replace(rule, local_paths=globs + tuple(dict.fromkeys(r.path for r in scoped))), lines
+
+
+def _scope_lines(paths: Sequence[str], scopes: Callable[[str], Sequence[LocalRef]]) -> tuple[LocalRef, ...]:
+    """The Ollama lines the `@scope` entries stand for, Go tests aside."""
+    lines = (r for p in paths if p.startswith("@") for r in scopes(p[1:]))
+    return tuple(dict.fromkeys(r for r in lines if not r.path.endswith("_test.go")))
 
 
 def _rule_draft(

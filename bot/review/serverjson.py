@@ -406,15 +406,17 @@ def _in_throwing_condition(node: Node, function: Node) -> bool:
     while current is not None and current != function:
         parent = current.parent
         if parent is not None and parent.type == "if_statement" and current.type == "condition_clause":
-            branch = parent.child_by_field_name("consequence")
-            statements = (
-                branch.named_children
-                if branch is not None and branch.type == "compound_statement"
-                else [branch]
-            )
-            return bool(statements) and all(s is not None and s.type == "throw_statement" for s in statements)
+            return _only_throws(parent.child_by_field_name("consequence"))
         current = parent
     return False
+
+
+def _only_throws(branch: Node | None) -> bool:
+    """Whether a branch (a block or one statement) holds only `throw` statements."""
+    statements = (
+        branch.named_children if branch is not None and branch.type == "compound_statement" else [branch]
+    )
+    return bool(statements) and all(s is not None and s.type == "throw_statement" for s in statements)
 
 
 def reader_functions(units: list[Unit]) -> dict[str, int]:

@@ -142,3 +142,57 @@ def profile_data(profile: str) -> dict:
 @cache
 def _profiles() -> dict[str, dict]:
     return tomllib.loads(PROFILES.read_text())["profile"]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Where each check of one review runs, decided from the checks' inputs: `kept` items a review of the same
+    texts kept (not run again); the heavy checks `beside` the others, in a forked copy when `fork`; the rest
+    `here`, the readers of the inventory's Go program first, the program let go after the last of them
+    (`settle_after`, an index into `here`)."""
+
+    kept: dict[str, list[Draft]]
+    beside: tuple[Check, ...]
+    here: tuple[Check, ...]
+    fork: bool  # a re-check (a heavy check's items kept) forks nothing: what is left would not pay for it
+
+    @property
+    def settle_after(self) -> int:
+        return max((i for i, c in enumerate(self.here) if _reads_program(c)), default=len(self.here) - 1)
+
+    @property
+    def wire_beside(self) -> bool:
+        """Whether a check beside the others reads the inventory's JSON groups."""
+        return any("wire-groups" in c.inputs for c in self.beside)
+
+    def prepare(self, run: Run) -> None:
+        """What the checks beside the others need read in this process, read (once per input)."""
+        for prepare in dict.fromkeys(INPUTS[name].prepare for c in self.beside for name in c.inputs):
+            if prepare is not None:
+                prepare(run)
+
+
+def plan(checks: list[Check], run: Run) -> Plan:
+    kept = _kept(checks, run)
+    beside = tuple(c for c in checks if c.heavy and c.id not in kept)
+    here = tuple(sorted((c for c in checks if c.id not in kept and c not in beside), key=_program_last))
+    return Plan(kept, beside, here, not any(c.heavy for c in checks if c.id in kept))
+
+
+def _kept(checks: list[Check], run: Run) -> dict[str, list[Draft]]:
+    """The items of the checks a review of the same texts kept, by id."""
+    found = {}
+    for c in checks:
+        kept = c.kept(run) if c.kept is not None else None
+        if kept is not None:
+            found[c.id] = c.named(kept)
+    return found
+
+
+def _program_last(c: Check) -> bool:
+    """The sort key that runs the readers of the inventory's Go program first."""
+    return not _reads_program(c)
+
+
+def _reads_program(c: Check) -> bool:
+    return any(INPUTS[name].releases_program for name in c.inputs)

@@ -5,6 +5,7 @@ them."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from bot.model import LocalRef
@@ -24,20 +25,44 @@ def rules(run: Run) -> list[Draft]:
 
 
 def scope(run: Run, name: str) -> tuple[LocalRef, ...]:
-    """The Ollama lines a rule's `@name` stands for (ruleset.SCOPES): the compat sources (their first
-    lines), where Ollama starts or calls an upstream program, or where it compares what one printed or
-    streamed."""
-    if name == "compat":
-        return tuple(LocalRef(path, 1) for path in run.consumers.compat_sources)
+    """The Ollama lines a rule's `@name` stands for (ruleset.SCOPES)."""
+    return _SCOPES[name](run)
+
+
+def _compat(run: Run) -> tuple[LocalRef, ...]:
+    """The compat sources (their first lines)."""
+    return tuple(LocalRef(path, 1) for path in run.consumers.compat_sources)
+
+
+def _callers(run: Run) -> tuple[LocalRef, ...]:
+    """Where Ollama starts an upstream program, and where it calls one."""
     k = run.contracts
-    if name == "upstream-callers":
-        return tuple(r for s in k.launch for r in s.refs) + tuple(
-            r for refs in k.endpoints.values() for r in refs
-        )
-    stream = name == "stream-readers"
-    return tuple(
-        r
-        for p in k.output_patterns
-        if any(s.endswith(" stream") == stream and bool(_HTTP.match(s)) == stream for s in p.sources)
-        for r in (p.used_at or (p.ref,))
+    return tuple(r for s in k.launch for r in s.refs) + tuple(
+        r for refs in k.endpoints.values() for r in refs
     )
+
+
+def _readers(kind: str) -> Callable[[Run], tuple[LocalRef, ...]]:
+    """Where Ollama compares what it read from an upstream program's HTTP stream ("stream") or output
+    ("output")."""
+
+    def lines(run: Run) -> tuple[LocalRef, ...]:
+        read = [p for p in run.contracts.output_patterns if any(_kind(s) == kind for s in p.sources)]
+        return tuple(r for p in read for r in (p.used_at or (p.ref,)))
+
+    return lines
+
+
+def _kind(source: str) -> str:
+    """What a pattern's source is: an HTTP "stream", another HTTP "answer", or a program's "output"."""
+    if not _HTTP.match(source):
+        return "output"
+    return "stream" if source.endswith(" stream") else "answer"
+
+
+_SCOPES: dict[str, Callable[[Run], tuple[LocalRef, ...]]] = {
+    "compat": _compat,
+    "upstream-callers": _callers,
+    "stream-readers": _readers("stream"),
+    "output-readers": _readers("output"),
+}
