@@ -107,3 +107,10 @@ def test_the_heavy_checks_run_in_a_forked_copy_when_none_was_kept(profile, monke
     ]
     # what the forked checks' inputs need is read here first; the heavy checks ran in the copy
     assert run.ran == ["wire groups read here", "c.program", "settle (wire groups: False)", "a.light"]
+
+
+def test_docs_report_names_every_check():
+    from pathlib import Path
+
+    report = (Path(__file__).resolve().parent.parent / "docs" / "report.md").read_text()
+    assert [c for c in registry() if c != "rules" and f"| `{c}` |" not in report] == []
