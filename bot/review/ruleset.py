@@ -144,6 +144,7 @@ SCOPES = {
     "output-readers": "the Go files that match what an upstream program prints",
     "upstream-callers": "the Go files that start an upstream program or send it requests",
     "compat": "the sources Ollama's build compiles into upstream's targets",
+    "pin-build": "the CMake files where Ollama's build fetches and configures the pin",
 }
 
 

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING
 from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.checks import check
+from bot.review.cmake import CMAKE_FILES
 from bot.review.rules import rule_drafts
+from bot.review.source import glob_match
 
 if TYPE_CHECKING:
     from bot.review.run import Run
@@ -60,8 +62,18 @@ def _kind(source: str) -> str:
     return "stream" if source.endswith(" stream") else "answer"
 
 
+def _pin_build(run: Run) -> tuple[LocalRef, ...]:
+    """The CMake files in the directories where Ollama's build fetches and configures the pin."""
+    return tuple(
+        LocalRef(path, 1)
+        for path in run.local
+        if glob_match(path, CMAKE_FILES) and any(path.startswith(d) for d in run.pin_build_dirs)
+    )
+
+
 _SCOPES: dict[str, Callable[[Run], tuple[LocalRef, ...]]] = {
     "compat": _compat,
+    "pin-build": _pin_build,
     "upstream-callers": _callers,
     "stream-readers": _readers("stream"),
     "output-readers": _readers("output"),
