@@ -38,14 +38,14 @@ OLLAMA = {
 
 def test_a_new_check_names_the_members_its_condition_tests():
     change = FileChange.from_texts("common/sampling.cpp", SAMPLING_OLD, SAMPLING_NEW)
-    assert [(limit.members, limit.line) for limit in new_limits(change)] == [
+    assert [(limit.members, limit.line) for limit in new_limits(change, False)] == [
         (("penalty_repeat",), 4),
         (("dry_sequence_breakers",), 7),
     ]
     unchanged = FileChange.from_texts(
         "common/sampling.cpp", SAMPLING_NEW, SAMPLING_NEW.replace("vocab =", "vocab  =")
     )
-    assert new_limits(unchanged) == []
+    assert new_limits(unchanged, False) == []
 
 
 def test_request_fields_come_from_parsing_calls_that_bind_the_member():
@@ -67,7 +67,7 @@ def _drafts(limits):
 
 def test_a_limit_on_a_field_ollama_sends_is_high_and_one_on_a_field_it_never_sends_says_nothing():
     change = FileChange.from_texts("common/sampling.cpp", SAMPLING_OLD, SAMPLING_NEW)
-    (draft,) = _drafts(new_limits(change))
+    (draft,) = _drafts(new_limits(change, False))
     assert (draft.severity, draft.title) == (
         "high",
         "llama-server now rejects some values of `repeat_penalty`, which Ollama forwards",
@@ -106,7 +106,7 @@ SENT = {
 
 
 def _limits_of(old, new, path=SCHEMA):
-    limits = new_limits(FileChange.from_texts(path, old, new))
+    limits = new_limits(FileChange.from_texts(path, old, new), path.startswith("tools/server/"))
     return limits, limit_drafts(
         limits, lambda m: set(), lambda f: ollama_uses(SENT, ("llm/**/*.go",), f, whole=True)
     )

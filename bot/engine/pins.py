@@ -27,9 +27,9 @@ from bot.repos.history import History
 from bot.repos.snapshot import GitSnapshot, Snapshot, size_text
 from bot.repos.upstream import Upstream
 from bot.review import PinReview, ReviewContext, review_pin
+from bot.review.checks import profile_data
 from bot.review.cmake import CMAKE_FILES
-from bot.review.source import glob_match
-from bot.review.wire import SERVER_SOURCES
+from bot.review.source import glob_match, globs
 
 
 def patch_order(snapshot: Snapshot, directory: str) -> list[str]:
@@ -158,7 +158,7 @@ def _upstream_reads(head: Snapshot, pin: Pin) -> Callable[[str], bool]:
     a partial clone fetches them first."""
     patched = _patched_files(head, pin)
     copied = tuple(f"{v.upstream}/{v.files}" for v in pin.vendored)  # compared with Ollama's copies
-    read_all = (*CMAKE_FILES, *SERVER_SOURCES, *copied)
+    read_all = (*CMAKE_FILES, *globs(*profile_data(pin.review).get("server_sources", ())), *copied)
     return lambda path: path in patched or glob_match(path, read_all)
 
 

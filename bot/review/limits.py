@@ -17,12 +17,7 @@ from bot.cache import facts
 from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
-from bot.review.source import glob_match, globs
 
-LIMITED_SOURCES = globs("common/**", "src/**", "tools/server/**")
-REQUEST_PARSERS = globs(
-    "tools/server/**/*.cpp",
-)
 CONDITION_REACH = 4  # lines above a new rejection where the condition it enforces may start
 READ_REACH = 30  # lines above a condition where a local it tests may have been read from the request
 READ_DEPTH = 3  # locals followed back from a condition to the request field they were read from
@@ -47,10 +42,9 @@ class Limit:
     fields: tuple[str, ...] = ()  # the request fields the condition reads, itself or through locals
 
 
-def new_limits(change: FileChange) -> list[Limit]:
+def new_limits(change: FileChange, parser: bool) -> list[Limit]:
     """Rejections the change adds, with the members their (added) condition tests, and in the request
-    parsing the fields it reads."""
-    parser = glob_match(change.path, REQUEST_PARSERS)
+    parsing (`parser`: the change is of a file that parses requests) the fields it reads."""
     found = []
     for span in change.significant:
         added = change.added_code(span)

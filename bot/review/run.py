@@ -38,7 +38,7 @@ from bot.review.consumers.contracts.model import LaunchSetting
 from bot.review.consumers.settings import builds_leaving_default
 from bot.review.consumers.upstream_build import unbuilt_commands
 from bot.review.ruleset import Rule
-from bot.review.source import C_SOURCES, code_text, extension, glob_match
+from bot.review.source import C_SOURCES, code_text, extension, glob_match, globs
 
 if TYPE_CHECKING:
     from bot.review import ReviewContext
@@ -106,7 +106,7 @@ class Run:
         return wire.kept_drafts(self._server_texts, self.contracts)
 
     def _server_texts(self) -> tuple[dict[str, str], dict[str, str]]:
-        paths = [p for p in self.ctx.new.files("tools/server") if glob_match(p, wire.SERVER_SOURCES)]
+        paths = [p for p in self.ctx.new.files() if glob_match(p, self.server_sources)]
         return wire.server_texts(paths, self.new_code, self.server_changes)
 
     def prepare_wire_groups(self) -> None:
@@ -126,7 +126,7 @@ class Run:
     def server_changes(self) -> list[FileChange]:
         """The changed llama-server sources; none when no change reaches their code (a space inside a
         string, such as a frame's, counts)."""
-        server = [c for c in self.changes if glob_match(c.path, wire.SERVER_SOURCES)]
+        server = [c for c in self.changes if glob_match(c.path, self.server_sources)]
         return server if any(c.old_code != c.new_code for c in server) else []
 
     def where_now(self, path: str, line: int) -> int | None:
@@ -412,7 +412,13 @@ class Run:
 
     def request_limits(self) -> list[Draft]:
         """New checks that reject values of a request field Ollama sends."""
-        found = [limit for c in self.c_changes if _may_limit(c) for limit in limits.new_limits(c)]
+        limited = self._profile_globs("request_limit_sources")
+        found = [
+            limit
+            for c in self.c_changes
+            if _may_limit(c, limited)
+            for limit in limits.new_limits(c, self._parses_requests(c.path))
+        ]
         if not found:
             return []
         return limits.limit_drafts(
@@ -435,12 +441,24 @@ class Run:
     def request_parsers(self) -> dict[str, str]:
         """The server sources that read a request's fields, comment-free at the new ref."""
         parsers = {}
-        for path in self.ctx.new.files("tools/server"):
-            if glob_match(path, limits.REQUEST_PARSERS):
+        for path in self.ctx.new.files():
+            if self._parses_requests(path):
                 code = self.new_code(path)
                 if code is not None:
                     parsers[path] = code
         return parsers
+
+    @cached_property
+    def server_sources(self) -> tuple[str, ...]:
+        """The profile's globs of llama-server's sources."""
+        return self._profile_globs("server_sources")
+
+    def _parses_requests(self, path: str) -> bool:
+        """Whether a file is one of llama-server's C++ sources (where requests are parsed)."""
+        return path.endswith(".cpp") and glob_match(path, self.server_sources)
+
+    def _profile_globs(self, key: str) -> tuple[str, ...]:
+        return globs(*profile_data(self.ctx.pin.review).get(key, ()))
 
     def writes_to(self, path: str) -> frozenset[str] | None:
         """The programs code at `path` can write to the output of: those a `tools/<dir>/` that builds only
@@ -458,10 +476,13 @@ class Run:
         """For code under `tools/<dir>/`: whether the directory builds a library, and the `llama-*` names
         its build file spells."""
         parts = path.split("/")
-        if parts[0] != "tools" or len(parts) < 3:
+        programs = profile_data(self.ctx.pin.review).get("programs_dir")
+        if parts[0] != programs or len(parts) < 3:
             return None
         if parts[1] not in self._tools:
-            text = (self.ctx.new.read(f"tools/{parts[1]}/CMakeLists.txt") or b"").decode("utf-8", "replace")
+            text = (self.ctx.new.read(f"{programs}/{parts[1]}/CMakeLists.txt") or b"").decode(
+                "utf-8", "replace"
+            )
             library = not text or re.search(r"\badd_library\s*\(", text) is not None
             self._tools[parts[1]] = (library, frozenset(re.findall(r"\bllama-[\w-]+", text)))
         return self._tools[parts[1]]
@@ -607,12 +628,12 @@ def _gathered(texts: Mapping[str, str], read: Callable[[str, str], Iterable[T]])
     return [found for path, text in texts.items() for found in read(text, path)]
 
 
-def _may_limit(c: FileChange) -> bool:
+def _may_limit(c: FileChange, limited: tuple[str, ...]) -> bool:
     """Whether a change can add a check that rejects a request's value: a limited source's new text that
     throws or aborts near a changed line."""
     return bool(
         c.new_path
-        and glob_match(c.path, limits.LIMITED_SOURCES)
+        and glob_match(c.path, limited)
         and ("throw" in c.changed_raw[0] or "ABORT" in c.changed_raw[0])
     )
 

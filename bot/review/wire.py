@@ -17,7 +17,6 @@ from bot.review.consumers.contracts.model import OutputPattern, WireField
 from bot.review.consumers.shared import kept_reading, remembered_readings
 from bot.review.servercode import ServerCode, read_server
 
-SERVER_SOURCES = ("tools/server/**/*.{cpp,h,hpp}",)
 _FIELD_NAME = re.compile(r"\s*([A-Za-z_]\w*)")
 
 
@@ -31,38 +30,6 @@ def server_texts(
     return old | {c.old_path: c.old_code for c in changed if c.old_path}, new
 
 
-# Every module the check's code imports (tests/test_facts.py holds the list to the imports).
-WIRE_SOURCES = (
-    "cache/entries.py",
-    "cache/facts.py",
-    "lang/cmakelang.py",
-    "lang/syntax.py",
-    "markup.py",
-    "model.py",
-    "review/bounds.py",
-    "review/changes.py",
-    "review/compared.py",
-    "review/consumers/contracts/__init__.py",
-    "review/consumers/contracts/arguments.py",
-    "review/consumers/contracts/behaviours.py",
-    "review/consumers/contracts/build.py",
-    "review/consumers/contracts/flow.py",
-    "review/consumers/contracts/gocode.py",
-    "review/consumers/contracts/launches.py",
-    "review/consumers/contracts/model.py",
-    "review/consumers/contracts/outputs.py",
-    "review/consumers/contracts/resolve.py",
-    "review/consumers/contracts/wire.py",
-    "review/consumers/settings.py",
-    "review/consumers/shared.py",
-    "review/frames.py",
-    "review/payloads.py",
-    "review/requests.py",
-    "review/servercode.py",
-    "review/serverjson.py",
-    "review/source.py",
-    "review/wire.py",
-)
 WIRE = facts.Extractor("wire-drafts", 1, __name__)
 
 
