@@ -85,6 +85,14 @@ def test_a_changed_condition_with_its_addition_is_found_and_a_reformatted_one_is
     assert _drafts(FILTERED, respaced) == []
 
 
+def test_a_filter_whose_condition_alone_changed_is_found():
+    gpu_only = FILTERED.replace(
+        GUARD, GUARD.replace("!= GGML_BACKEND_DEVICE_TYPE_CPU", "== GGML_BACKEND_DEVICE_TYPE_GPU")
+    )
+    (draft,) = _drafts(FILTERED, gpu_only)
+    assert "now `ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_GPU`" in draft.detail
+
+
 def test_no_finding_where_the_loop_prints_nothing_ollama_matches_or_loops_over_another_collection():
     header_only = FILTERED.replace('printf("  %s: %s (%zu MiB, %zu MiB free)\\n"', 'printf("  %s\\n"')
     assert _drafts(header_only, header_only.replace(GUARD, "        devices.push_back(dev);\n")) == []

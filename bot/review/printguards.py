@@ -89,8 +89,26 @@ def _may_add(change: FileChange, program: Program) -> bool:
     """Whether a changed line of the file, in code of a program Ollama runs, may add to a collection."""
     if not (change.old_path and change.new_path and cpp.is_c_family(change.path)):
         return False
-    changed = change.changed_raw[0]  # the prefilters' text, most likely made already
+    changed = _adding_text(change)
     return any(word in changed for word in ADDING) and program.runs(change.old_path)
+
+
+_CONDITION = re.compile(r"\b(?:if|else|while|switch)\b")
+
+
+def _adding_text(change: FileChange) -> str:
+    """The changed lines (the prefilters' text, most likely made already), and below each changed hunk
+    holding a condition the lines it governs: an `if` whose condition alone changed still decides what its
+    body adds, on lines the change leaves alone."""
+    changed = change.changed_raw[0]
+    if not _CONDITION.search(changed):
+        return changed
+    lines, governed = change.new_lines, [changed]
+    for span in change.significant:
+        end = span.new_start - 1 + span.new_count
+        if span.new_count and _CONDITION.search("\n".join(lines[span.new_start - 1 : end])):
+            governed += lines[end : end + LOOP_LINES]
+    return "\n".join(governed)
 
 
 # What a change's loops print per item under other conditions depends on the change's two blobs and the
@@ -115,9 +133,8 @@ def _kept(
 
 def _printing_loops_touched(change: FileChange, needles: Callable[[str], bool]) -> dict[str, list[int]]:
     """The collections a changed line adds to that the file loops over printing a line that may be one
-    Ollama matches, with the loops' lines. (A changed condition whose addition line the change leaves alone
-    is not seen.)"""
-    changed = change.changed_raw[0]
+    Ollama matches, with the loops' lines."""
+    changed = _adding_text(change)
     names = {
         m[1]
         for a in _ADDING.finditer(changed)
@@ -168,15 +185,15 @@ def _guards_around(
     """(function, collection, conditions before, after) when the line prints once per item of the collection
     and the function (the same name before) adds to it under other conditions; else None."""
     name = sources[1].function_at(line)
-    new = _function(change.new_code_lines, sources[1].function_span(line))
-    old = _function(change.old_code_lines, sources[0].function_span(name=name)) if name else None
+    new = function_node(change.new_code_lines, sources[1].function_span(line))
+    old = function_node(change.old_code_lines, sources[0].function_span(name=name)) if name else None
     if new is None or old is None or _printed_per_item(new[0], line - new[1] + 1) != collection:
         return None
     before, after = _guards(old[0], collection), _guards(new[0], collection)
     return (name or "", collection, before, after) if before and after and before != after else None
 
 
-def _function(code_lines: list[str], span: tuple[int, int] | None) -> tuple[Node, int] | None:
+def function_node(code_lines: list[str], span: tuple[int, int] | None) -> tuple[Node, int] | None:
     """The definition of the function on the lines of `span` (1-based, inclusive) of the comment-free code,
     parsed alone, and its first line."""
     if span is None:
