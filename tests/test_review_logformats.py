@@ -370,3 +370,22 @@ def _drafts_uncached(bump, discover):
 
     with facts.using(None):
         return _drafts(bump, {**OLLAMA, "llm/discover.go": discover})
+
+
+def test_an_error_text_ollama_finds_in_an_answer_is_compared_like_a_log_line():
+    contract = OutputPattern(
+        "substring",
+        "too large",
+        ("POST /v1/embeddings response",),
+        LocalRef("llm/server.go", 4),
+        (),
+        ("err",),
+    )
+    old = 'void f(int n) {\n    send_error(slot, string_format("input (%d tokens) is too large to process", n));\n}\n'
+    new = old.replace("is too large to process", "exceeds the batch")
+    program = Program(lambda p: None, lambda: printed_patterns([contract]), lambda n: iter(()))
+    (draft,) = log_line_drafts([FileChange.from_texts("tools/server/ctx.cpp", old, new)], {}, program)
+    assert draft.title.startswith("The answer to POST /v1/embeddings Ollama parses changed: `too large`")
+    assert draft.local_refs == (LocalRef("llm/server.go", 4),)
+    kept = old.replace("is too large to process", "is too large to process now")
+    assert log_line_drafts([FileChange.from_texts("tools/server/ctx.cpp", old, kept)], {}, program) == []

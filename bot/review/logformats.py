@@ -13,8 +13,9 @@ The pattern's contract says where Ollama applies it, and to what.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from bot.cache import facts
@@ -27,6 +28,7 @@ from bot.review.gopatterns import (
     LogPattern,
     distinct_refs,
     go_function_at,
+    is_program_output,
     output_searches,
     program_of,
     streams_of,
@@ -95,9 +97,26 @@ def log_line_drafts(changes: list[FileChange], local: Mapping[str, str], program
 
 
 def printed_patterns(contracts: Iterable[OutputPattern]) -> list[LogPattern]:
-    """Ollama's patterns (of its output contracts) that a line must hold some text to match: those a
-    template can be tested with."""
-    return [p for p in output_searches(contracts) if shape(p.regex).needles]
+    """Ollama's patterns (of its output contracts, and the texts it searches an HTTP answer's body for: an
+    error message is made like a log line) that a line must hold some text to match: those a template can be
+    tested with."""
+    contracts = list(contracts)
+    searched = [*output_searches(contracts), *_answer_searches(contracts)]
+    return [p for p in searched if shape(p.regex).needles]
+
+
+def _answer_searches(contracts: Iterable[OutputPattern]) -> list[LogPattern]:
+    """The texts Ollama searches in an HTTP answer's body (`strings.Contains(err.Error(), "too large")`),
+    read as the patterns of a program's output are (each keeps its own contract)."""
+    found = []
+    for c in contracts:
+        if c.sources and all(_ANSWER.match(s) for s in c.sources):
+            found += [LogPattern(p.source, p.regex, c) for p in output_searches([replace(c, sources=("-",))])]
+    return found
+
+
+_ANSWER_SUFFIX = " response"
+_ANSWER = re.compile(r"^[A-Z]+ /\S*" + _ANSWER_SUFFIX + "$")  # an HTTP answer's body, not a stream of frames
 
 
 def _lost(changes: list[FileChange], program: Program) -> list[Lost]:
@@ -348,7 +367,7 @@ def log_draft(item: Lost, local: Mapping[str, str], unread: int) -> Draft:
     """The finding: Ollama's pattern and line, what upstream printed before and prints now, what breaks."""
     change, template, pattern = item.change, item.template, item.pattern
     contract = pattern.contract
-    program = program_of(contract)
+    program = _printer(contract)
     span = _replacing_span(change, template)
     where = f"{contract.ref.path}:{contract.ref.line}"
     detail = (
@@ -361,7 +380,7 @@ def log_draft(item: Lost, local: Mapping[str, str], unread: int) -> Draft:
     return Draft(
         "server",
         "high",
-        f"{program} output Ollama parses changed: {code_span(_shortened(pattern.source))} no longer matches",
+        f"{_output(contract)} Ollama parses changed: {code_span(_shortened(pattern.source))} no longer matches",
         detail,
         change.path,
         change.new_line(template.line),
@@ -370,6 +389,18 @@ def log_draft(item: Lost, local: Mapping[str, str], unread: int) -> Draft:
         distinct_refs((contract.ref, *contract.used_at)),
         cause=f"output pattern {where}",
     )
+
+
+def _printer(contract: OutputPattern) -> str:
+    """The program whose output the contract reads, or the answer it reads (`the answer to POST /x`)."""
+    if is_program_output(contract):
+        return program_of(contract)
+    return "the answer to " + " or ".join(s.removesuffix(_ANSWER_SUFFIX) for s in contract.sources)
+
+
+def _output(contract: OutputPattern) -> str:
+    printer = _printer(contract)
+    return f"{printer} output" if is_program_output(contract) else printer[0].upper() + printer[1:]
 
 
 def _shortened(text: str) -> str:
@@ -424,7 +455,7 @@ def _consequence(contract: OutputPattern, pattern: LogPattern, local: Mapping[st
     use = contract.used_at[0] if contract.used_at else contract.ref
     function = go_function_at(local, use)
     reader = f"{code_span(function)} ({use.path}:{use.line})" if function else f"{use.path}:{use.line}"
-    streams = streams_of(contract)
+    streams = streams_of(contract) if is_program_output(contract) else _printer(contract)
     if pattern.extracts:
         count = pattern.regex.groups
         values = f"the {count} values it reads from it" if count > 1 else "the value it reads from it"

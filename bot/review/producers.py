@@ -26,8 +26,11 @@ from bot.review.cpieces import (
 )
 from bot.review.source import LineIndex, c_unescape, region_code, split_args
 
-# A call that prints or formats a line: LOG*, *printf, and logging macros named *_INF, *_ERR, ..., *_TRC.
-_CALL = re.compile(r"(?:LOG\w*|printf|_(?:INF|WRN|ERR|DBG|CNT|TRC))\s*\(")
+# A call that prints or formats a line: LOG*, *printf, and logging macros named *_INF, *_ERR, ..., *_TRC; or
+# that makes the text of an error a program answers or throws: string_format, send_error, exceptions.
+_CALL = re.compile(
+    r"(?:LOG\w*|printf|_(?:INF|WRN|ERR|DBG|CNT|TRC)|string_format|send_error|runtime_error|invalid_argument)\s*\("
+)
 CALL_LOOKBEHIND = 5  # lines above a line where a call reaching onto it may start
 READ_PAST = 8  # lines below the last one asked for that a call starting on it may reach
 MAX_CALL = 20_000  # characters of one call's arguments read
@@ -60,6 +63,7 @@ class Template:
     last_line: int
     branch: tuple[str, ...]  # the preprocessor branches around it, outermost first
     code: str  # what the code writes: the format string, the statement, the entry
+    call: str = ""  # a format's: the function or macro called (`LOG_TRC`, `fprintf`)
 
     @cached_property
     def literal(self) -> str:
@@ -84,6 +88,11 @@ class SourceFile:
     @cached_property
     def _definitions(self) -> tuple[list[int], list[str]]:
         return definitions(self.text)
+
+    @cached_property
+    def function_names(self) -> frozenset[str]:
+        """The names of the functions the file defines."""
+        return frozenset(self._definitions[1])
 
     def function_at(self, line: int) -> str | None:
         """The name of the function whose definition starts nearest above `line`."""
@@ -172,7 +181,13 @@ class SourceFile:
                     line = index.line(m.start()) + first - 1
                     spliced = conversions(pieces, args[position + 1 :], partial(self._func, line))
                     yield Template(
-                        "format", spliced, line, index.line(end) + first - 1, self.branch_at(line), arg
+                        "format",
+                        spliced,
+                        line,
+                        index.line(end) + first - 1,
+                        self.branch_at(line),
+                        arg,
+                        _called(code, m.end() - 1),
                     )
                     break
 
@@ -232,6 +247,15 @@ def definitions(text: str) -> tuple[list[int], list[str]]:
     index = LineIndex(text)
     found = [(index.line(m.start()), m[1]) for m in _DEFINITION_LINE.finditer(text)]
     return [row for row, _ in found], [name for _, name in found]
+
+
+def _called(code: str, open_at: int) -> str:
+    """The name a call's open parenthesis follows (`COM_TRC` of `COM_TRC(`, `std::runtime_error`)."""
+    m = _CALLED.search(code, max(0, open_at - 80), open_at)
+    return m[1] if m else ""
+
+
+_CALLED = re.compile(r"([\w:]+)\s*$")
 
 
 def windows(numbers: list[int]) -> list[tuple[int, int]]:
