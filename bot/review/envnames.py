@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
+from bot.review.producers import SourceFile
 from bot.review.source import LineIndex
 
 ENV_CONSTANT = re.compile(r'"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"')
@@ -118,3 +119,149 @@ def _nearest(item: Lost) -> str | None:
 def _where(refs: Sequence[LocalRef], shown: int = 4) -> str:
     listed = ", ".join(f"{r.path}:{r.line}" for r in refs[:shown])
     return listed + (f" and {len(refs) - shown} more" if len(refs) > shown else "")
+
+
+# ------------------------------------------------------------------------------------------ values read anew
+
+
+_GETENV = re.compile(r'\bgetenv\s*\(\s*"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"\s*\)')
+_HELD_IN = re.compile(r"(\w+)\s*=\s*(?:std\s*::\s*)?$")  # `const char * value = ` before a getenv
+MAX_SHOWN_LINES = 4
+
+
+@dataclass(frozen=True)
+class Reread:
+    """An environment variable upstream still reads whose value the code around the read now uses
+    otherwise: changed lines of the reading function that name the value (or read it)."""
+
+    name: str
+    change: FileChange
+    function: str
+    line: int  # the first such line at the new ref
+    before: tuple[str, ...]  # the removed lines that used it
+    after: tuple[str, ...]  # the added ones
+
+
+def reread_names(changes: Iterable[FileChange], wanted: Callable[[str], bool]) -> list[Reread]:
+    """The `wanted` variables a changed file reads with `getenv` at both refs, in a function whose changed
+    lines use the value read (the variable holding it, or the read itself); a change elsewhere in the file
+    leaves the value as it was used."""
+    found = []
+    for change in changes:
+        if change.old_path and change.new_path and "getenv" in change.new_code:
+            found += _reread_in(change, wanted)
+    return found
+
+
+def _reread_in(change: FileChange, wanted: Callable[[str], bool]) -> list[Reread]:
+    old, new = SourceFile(change.old_code, change.path), SourceFile(change.new_code, change.path)
+    index, found = LineIndex(change.new_code), {}
+    for m in _GETENV.finditer(change.new_code):
+        line = index.line(m.start())
+        function = new.function_at(line)
+        if wanted(m[1]) and m[1] not in found and function is not None:
+            spans = old.function_span(name=function), new.function_span(line)
+            if spans[0] is not None and spans[1] is not None and m[0] in _lines_text(old.lines, spans[0]):
+                item = _reread(change, m, function, (spans[0], spans[1]))
+                if item is not None:
+                    found[m[1]] = item
+    return list(found.values())
+
+
+def _reread(
+    change: FileChange, read: re.Match[str], function: str, spans: tuple[tuple[int, int], tuple[int, int]]
+) -> Reread | None:
+    """The read's variable, when the function's changed lines use its value (the variable that holds it,
+    or the read itself) at either ref."""
+    uses = _uses(change.old_code, spans[0], read[1]), _uses(change.new_code, spans[1], read[1])
+    before = _using(change, spans[0], "old", uses[0])
+    after = _using(change, spans[1], "new", uses[1])
+    if not (before or after) or _operations(change.old_code_lines, spans[0], uses[0]) == _operations(
+        change.new_code_lines, spans[1], uses[1]
+    ):
+        return None
+    line = after[0][0] if after else change.new_line(before[0][0]) or spans[1][0]
+    return Reread(read[1], change, function, line, tuple(t for _, t in before), tuple(t for _, t in after))
+
+
+def _uses(code: str, span: tuple[int, int], name: str) -> re.Pattern[str]:
+    """What names the value of the variable in the function: its read, and the local that holds it."""
+    index = LineIndex(code)
+    reads = (
+        m for m in _GETENV.finditer(code) if m[1] == name and span[0] <= index.line(m.start()) <= span[1]
+    )
+    read = next(reads, None)
+    if read is None:
+        return re.compile(re.escape(f'"{name}"'))
+    held = _HELD_IN.search(code, max(0, read.start() - 80), read.start())
+    return re.compile(re.escape(read[0]) + (rf"|\b{held[1]}\b" if held else ""))
+
+
+# The innermost call an expression is an argument of, and a constant (a string or a number) on the line.
+_INNER_CALL = re.compile(r"([A-Za-z_][\w:]*)\s*\(([^()]*)\)")
+_LITERAL = re.compile(r'"(?:\\.|[^"\\])*"|(?<![\w.])\d[\w.]*')
+_HOLDER = "\x00"
+
+
+def _operations(lines: list[str], span: tuple[int, int], uses: re.Pattern[str]) -> frozenset[str]:
+    """What the function does with the value: the calls it is passed to (innermost, `std::` aside) and the
+    constants on the lines that use it; the same for code that only renames its local or respells a test."""
+    found = set()
+    for line in lines[span[0] - 1 : span[1]]:
+        if not uses.search(line):
+            continue
+        held = uses.sub(_HOLDER, line)
+        found |= {m[1].removeprefix("std::") for m in _INNER_CALL.finditer(held) if _HOLDER in m[2]}
+        found |= {c for c in _LITERAL.findall(line) if c != "0"}
+    return frozenset(found)
+
+
+def _lines_text(lines: list[str], span: tuple[int, int]) -> str:
+    return "\n".join(lines[span[0] - 1 : span[1]])
+
+
+def _using(
+    change: FileChange, span: tuple[int, int], side: str, uses: re.Pattern[str]
+) -> list[tuple[int, str]]:
+    """The changed lines (number, code) of one side within the function's span that match `uses`."""
+    lines = change.old_code_lines if side == "old" else change.new_code_lines
+    numbers = sorted(
+        n
+        for s in change.significant
+        for n in (s.old_lines if side == "old" else s.new_lines)
+        if span[0] <= n <= span[1]
+    )
+    return [(n, lines[n - 1].strip()) for n in numbers if uses.search(lines[n - 1])]
+
+
+def reread_drafts(
+    reread: Sequence[Reread], settings: Mapping[str, tuple[tuple[LocalRef, ...], bool]]
+) -> list[Draft]:
+    """A medium item for each variable Ollama sets whose value upstream now uses otherwise."""
+    return [_reread_draft(item, *settings[item.name]) for item in reread if item.name in settings]
+
+
+def _reread_draft(item: Reread, refs: tuple[LocalRef, ...], always: bool) -> Draft:
+    detail = (
+        f"{code_span(item.function)} still reads {code_span(item.name)}, but the bump changed how it uses the "
+        f"value: before {_shown(item.before)}, now {_shown(item.after)}. Ollama sets it ({_where(refs)})"
+        + ("" if always else " on some starts")
+        + ": check that the value Ollama gives is still taken, and means what it meant."
+    )
+    return Draft(
+        "discovery" if item.change.path.startswith("ggml/") else "server",
+        "medium",
+        f"Upstream uses environment variable {item.name} differently; Ollama sets it",
+        detail,
+        item.change.path,
+        item.line,
+        local_refs=refs,
+        cause=f"env:{item.name}",
+    )
+
+
+def _shown(lines: tuple[str, ...]) -> str:
+    if not lines:
+        return "no line"
+    shown = " ".join(code_span(line) for line in lines[:MAX_SHOWN_LINES])
+    return shown + (f" and {len(lines) - MAX_SHOWN_LINES} more lines" if len(lines) > MAX_SHOWN_LINES else "")

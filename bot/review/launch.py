@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from bot.cache import facts
 from bot.cache.facts import text_id
 from bot.model import LocalRef
-from bot.review import argvalues, envnames, paramdefaults
+from bot.review import argunits, argvalues, envnames, paramdefaults
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts import Contracts
 from bot.review.consumers.contracts.behaviours import area_of
@@ -42,7 +42,7 @@ def launch_drafts(run: Run) -> list[Draft]:
     """Every launch-contract item of one review."""
     if not run.c_changes:
         return []
-    return [*_value_drafts(run), *_env_drafts(run), *_default_drafts(run)]
+    return [*_value_drafts(run), *_unit_drafts(run), *_env_drafts(run), *_default_drafts(run)]
 
 
 # ------------------------------------------------------------------------------------------ values
@@ -177,13 +177,35 @@ def _old_code(run: Run, path: str) -> str:
     return run.code_at_both(path)[0] or ""
 
 
+def _unit_drafts(run: Run) -> list[Draft]:
+    """Flags Ollama passes whose handler now scales the value it parses otherwise (another unit)."""
+    change = next((c for c in run.c_changes if c.path == ARG_TABLE and c.old_path), None)
+    if change is None or not _SCALED.search(change.changed_raw[0]):
+        return []
+    old, new = flag_table(change.old_code), flag_table(change.new_code)
+    return argunits.unit_drafts(old, new, run.contracts.launch, ARG_TABLE)
+
+
+_SCALED = re.compile(r"[*/]\s*\(?\s*\d|<<\s*\d")  # a changed line that may scale a value by a constant
+
+
 # ------------------------------------------------------------------------------------------ environment
 
 
 def _env_drafts(run: Run) -> list[Draft]:
     changes = [c for c in run.c_changes if run.consumers.builds(c.path)]
-    lost = envnames.lost_names(changes, lambda name: SETTABLE.fullmatch(name) is not None)
-    settings = _env_settings(run.contracts) if lost else {}
+    lost = envnames.lost_names(changes, _settable)
+    reread = envnames.reread_names(changes, _settable)
+    if not lost and not reread:
+        return []
+    settings = _env_settings(run.contracts)
+    return [*_lost_drafts(run, lost, settings), *_reread_drafts(run, reread, settings)]
+
+
+def _lost_drafts(
+    run: Run, lost: list[envnames.Lost], settings: Mapping[str, tuple[tuple[LocalRef, ...], bool]]
+) -> list[Draft]:
+    """The variables Ollama sets that no upstream code it builds names any more."""
     lost = [item for item in lost if item.name in settings and not _still_named(run, item)]
     if not lost:
         return []
@@ -193,6 +215,19 @@ def _env_drafts(run: Run) -> list[Draft]:
         for item in lost
     }
     return envnames.lost_drafts(lost, refs, partial(_flags_reading, old_table))
+
+
+def _reread_drafts(
+    run: Run, reread: list[envnames.Reread], settings: Mapping[str, tuple[tuple[LocalRef, ...], bool]]
+) -> list[Draft]:
+    """The variables Ollama sets whose value the reading function now uses otherwise."""
+    named = {item.name for item in reread if item.name in settings}
+    refs = {n: (_with_literals(run, n, settings[n][0]), settings[n][1]) for n in named}
+    return envnames.reread_drafts(reread, refs)
+
+
+def _settable(name: str) -> bool:
+    return SETTABLE.fullmatch(name) is not None
 
 
 def _flags_reading(table: Mapping[str, Flag], name: str) -> tuple[str, ...]:
