@@ -1,0 +1,383 @@
+"""Lines Ollama matches that the bump still prints, but at another verbosity or under other conditions.
+
+A line one of Ollama's patterns matches is printed by a call (`LOG_TRC(...)`, or a print of what a helper of
+the same file builds) inside the `if`s of its function. The bump can keep the text and change either: a call
+of another level (`LOG_DBG`) is filtered out at the verbosity Ollama starts the program with, and a print
+moved under an `if` it was not under is not printed when Ollama's start does not meet the condition (a test
+it already had, refined, is left alone: an error's test is refined often, and its line printed as before).
+Neither changes a line of text, so the log-line check sees nothing: this names the line, both levels or both
+conditions, Ollama's pattern and the verbosity flag it passes.
+"""
+
+from __future__ import annotations
+
+import math
+import posixpath
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from tree_sitter import Node
+
+from bot.lang import cpp, syntax
+from bot.markup import code_span
+from bot.model import LocalRef
+from bot.review.argvalues import constants
+from bot.review.changes import Draft, FileChange
+from bot.review.consumers.contracts.model import LaunchSetting
+from bot.review.flags import Flag
+from bot.review.gopatterns import LogPattern, distinct_refs, program_of, streams_of
+from bot.review.logformats import Program, needles_of
+from bot.review.printguards import function_node
+from bot.review.producers import SourceFile, Template
+from bot.review.samplelines import samples
+
+_CALLS = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"([^"\n]+)"', re.MULTILINE)
+_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(\([^)\n]*\))?[ \t]+([^\n]*)$", re.MULTILINE)
+_INTEGER = re.compile(r"^\s*\(?\s*(-?\d+)\s*\)?\s*(?://.*)?$")
+INCLUDE_DEPTH = 3  # headers included by headers followed for the macros a call expands through
+MACRO_DEPTH = 4  # macros expanded to find a call's verbosity
+VERBOSITY = "verbosity"  # what a flag's handler sets when it sets the threshold of what is printed
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """What the detector reads of upstream beyond the changed files, each asked only when needed."""
+
+    read: Callable[[str], str | None]  # a file's comment-free code at the new ref
+    flags: Callable[[], Mapping[str, Flag]]  # the argument table at the new ref
+
+
+@dataclass(frozen=True)
+class Reprinted:
+    """A line a pattern matches, printed by the same code before and after with another call or under
+    other conditions."""
+
+    change: FileChange
+    pattern: LogPattern
+    function: str
+    before: Template
+    after: Template
+    sample: str  # the line, as the pattern matches it
+    before_when: tuple[str, ...]  # the conditions around the print, outermost first
+    after_when: tuple[str, ...]
+
+
+def when_drafts(
+    changes: list[FileChange],
+    program: Program,
+    launches: Callable[[], Sequence[LaunchSetting]],
+    upstream: Upstream,
+) -> list[Draft]:
+    """One medium draft per line Ollama matches that the bump prints at a verbosity Ollama's start filters
+    out, or under other conditions, in code of a program whose output Ollama reads."""
+    patterns = cache(program.patterns)
+    drafts: dict[tuple[str, int | None, str], Draft] = {}
+    for change in changes:
+        if not _may_change(change, program):
+            continue
+        for item in _reprinted(change, patterns()):
+            if program.reads(change.path, item.pattern):
+                for draft in _drafts(item, launches(), upstream):
+                    drafts.setdefault((draft.path, draft.line, draft.title), draft)
+    return list(drafts.values())
+
+
+def _may_change(change: FileChange, program: Program) -> bool:
+    return bool(
+        change.old_path
+        and change.new_path
+        and cpp.is_c_family(change.path)
+        and change.significant
+        and program.runs(change.old_path)
+    )
+
+
+def _reprinted(change: FileChange, patterns: list[LogPattern]) -> list[Reprinted]:
+    """The prints of the functions the change touches whose line a pattern matches, paired old to new by
+    what they print, whose call or conditions changed."""
+    sources = SourceFile(change.old_text, change.path), SourceFile(change.new_text, change.path)
+    needles = needles_of(patterns)
+    found: list[Reprinted] = []
+    for name in _touched(change, sources):
+        old, new = sources[0].function_span(name=name), sources[1].function_span(name=name)
+        if old is None or new is None:
+            continue
+        before, after = _text(sources[0], old), _text(sources[1], new)
+        if before != after and (needles.in_text(before) or _calls_a_helper(before, sources[0])):
+            found += _pairs(change, sources, (old, new), name, patterns)
+    return found
+
+
+def _text(source: SourceFile, span: tuple[int, int]) -> str:
+    return "\n".join(source.lines[span[0] - 1 : span[1]]).lower()
+
+
+def _touched(change: FileChange, sources: tuple[SourceFile, SourceFile]) -> set[str]:
+    """The names of the functions a significant hunk of the change is in, at either ref."""
+    names = set()
+    for span in change.significant:
+        names.add(sources[0].function_at(max(span.old_start, 1)))
+        names.add(sources[1].function_at(max(span.new_start, 1)))
+    return {n for n in names if n}
+
+
+def _calls_a_helper(text: str, source: SourceFile) -> bool:
+    """Whether the function's text calls another function the file defines (a helper that builds a line)."""
+    return any(m[1] in source.function_names for m in _CALLS.finditer(text))
+
+
+def _pairs(
+    change: FileChange,
+    sources: tuple[SourceFile, SourceFile],
+    spans: tuple[tuple[int, int], tuple[int, int]],
+    name: str,
+    patterns: list[LogPattern],
+) -> Iterator[Reprinted]:
+    """The prints of one function at both refs that print a line a pattern matches, the n-th print of a
+    text before paired with the n-th after, that changed their call or conditions."""
+    printing = [_printing(source, span, patterns) for source, span in zip(sources, spans, strict=True)]
+    old = function_node(change.old_code_lines, spans[0])
+    new = function_node(change.new_code_lines, spans[1])
+    if old is None or new is None:
+        return
+    for key, olds in printing[0].items():
+        for (before, pattern, sample), (after, _, _) in zip(olds, printing[1].get(key, []), strict=False):
+            when = _around(old, before.line), _around(new, after.line)
+            if before.call != after.call or _narrowed(*when):
+                yield Reprinted(change, pattern, name, before, after, sample, *when)
+
+
+def _printing(
+    source: SourceFile, span: tuple[int, int], patterns: list[LogPattern]
+) -> dict[tuple[str, str], list[tuple[Template, LogPattern, str]]]:
+    """The function's prints of a line a pattern matches (written by the print, or built by a helper the
+    file defines that the print calls), by what they print and the pattern, in order."""
+    found: dict[tuple[str, str], list[tuple[Template, LogPattern, str]]] = {}
+    for template in source.templates(*span):
+        if template.kind != "format":
+            continue
+        for pattern in patterns:
+            line = _printed_line(source, template, pattern)
+            if line is not None:
+                found.setdefault((template.code, pattern.source), []).append((template, pattern, line))
+    return found
+
+
+def _printed_line(source: SourceFile, template: Template, pattern: LogPattern) -> str | None:
+    """A line the print writes that the pattern matches, its own or one its helper builds."""
+    own = samples(template, pattern.regex)
+    if own:
+        return own[0].line
+    called = {
+        m[1] for piece in template.pieces if not isinstance(piece, str) for m in _CALLS.finditer(piece.expr)
+    }
+    for helper in sorted(called - {template.call}):
+        span = source.function_span(name=helper)
+        for built in source.templates(*span) if span else ():
+            lines = samples(built, pattern.regex)
+            if lines:
+                return lines[0].line
+    return None
+
+
+def _around(function: tuple[Node, int], line: int) -> tuple[str, ...]:
+    """The conditions of the `if`s whose body holds a line (1-based, of the file) in its function,
+    outermost first, spaces squeezed; an `else` branch adds none (a new `else if` before the print leaves
+    the print as it was)."""
+    node, first = function
+    child = node.descendant_for_point_range((line - first, 0), (line - first, 0))
+    found = []
+    while child is not None and child.parent is not None and child != node:
+        parent = child.parent
+        alternative = parent.child_by_field_name("alternative") if parent.type == "if_statement" else None
+        if parent.type == "if_statement" and (
+            alternative is None or child.start_byte < alternative.start_byte
+        ):
+            found.append(_condition(parent))
+        child = parent
+    return tuple(reversed(found))
+
+
+def _condition(statement: Node) -> str:
+    text = " ".join(syntax.node_text(statement.child_by_field_name("condition")).split())
+    return text[1:-1].strip() if text.startswith("(") and text.endswith(")") else text
+
+
+# ------------------------------------------------------------------------------------------ verbosity
+
+
+def call_level(call: str, path: str, read: Callable[[str], str | None]) -> int | None:
+    """The verbosity a logging call prints at: the first name its macro's expansion passes that the file's
+    headers define as a number (`LOG_TRC` -> `LOG_TMPL(..., LOG_LEVEL_TRACE, ...)` -> 4); None if none."""
+    macros = _macros(path, read)
+    return _level(call, macros, MACRO_DEPTH)
+
+
+def _level(name: str, macros: Mapping[str, str], depth: int) -> int | None:
+    body = macros.get(name)
+    if body is None or depth == 0:
+        return None
+    number = _INTEGER.match(body)
+    if number:
+        return int(number[1])
+    for word in re.findall(r"\b[A-Za-z_]\w*\b", body):
+        if word != name:
+            level = _level(word, macros, depth - 1)
+            if level is not None:
+                return level
+    return None
+
+
+def _macros(path: str, read: Callable[[str], str | None]) -> dict[str, str]:
+    """The macros the file and the headers it includes (by a relative path, a few levels deep) define, by
+    name: a function-like one's body, an object-like one's value."""
+    macros: dict[str, str] = {}
+    seen, todo = set(), [(path, 0)]
+    while todo:
+        at, depth = todo.pop()
+        text = read(at) if at not in seen else None
+        seen.add(at)
+        if text is None:
+            continue
+        for m in _MACRO.finditer(text):
+            macros.setdefault(m[1], m[3].strip())
+        if depth < INCLUDE_DEPTH:
+            todo += [
+                (posixpath.normpath(posixpath.join(posixpath.dirname(at), h)), depth + 1)
+                for h in _INCLUDE.findall(text)
+            ]
+    return macros
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """The verbosity a start of Ollama's prints up to (math.inf: everything), and where it passes it."""
+
+    value: float
+    flag: str
+    refs: tuple[LocalRef, ...]
+
+
+def thresholds(
+    pattern: LogPattern, launches: Sequence[LaunchSetting], flags: Mapping[str, Flag]
+) -> list[Threshold]:
+    """The verbosity thresholds of the starts whose output the pattern reads: the verbosity flags Ollama
+    passes to its program from the Go package that applies the pattern."""
+    contract = pattern.contract
+    packages = {posixpath.dirname(r.path) for r in (contract.ref, *contract.used_at)}
+    found = []
+    for name, value, refs in verbosity_flags(launches, flags, program_of(contract)):
+        near = tuple(r for r in refs if posixpath.dirname(r.path) in packages)
+        if near:
+            found.append(Threshold(value, name, near))
+    return found
+
+
+def verbosity_flags(
+    launches: Sequence[LaunchSetting], flags: Mapping[str, Flag], program: str | None = None
+) -> list[tuple[str, float, tuple[LocalRef, ...]]]:
+    """(flag, threshold, where) of each verbosity flag Ollama passes (to `program`, or any): a flag whose
+    handler sets the verbosity, to everything when it names INT_MAX, else to the value Ollama passes."""
+    found = []
+    for setting in launches:
+        flag = flags.get(setting.name) if setting.kind == "flag" else None
+        if flag is None or VERBOSITY not in flag.handler or program not in (None, setting.program):
+            continue
+        found += [(setting.name, v, setting.refs) for v in _values(flag, setting)]
+    return found
+
+
+def _values(flag: Flag, setting: LaunchSetting) -> list[float]:
+    if "INT_MAX" in flag.handler:
+        return [math.inf]
+    return [int(v) for v in constants(setting.values) if v.lstrip("-").isdigit()]
+
+
+# ------------------------------------------------------------------------------------------ the findings
+
+
+def _drafts(item: Reprinted, launches: Sequence[LaunchSetting], upstream: Upstream) -> list[Draft]:
+    drafts = []
+    if item.before.call != item.after.call:
+        draft = _level_draft(item, launches, upstream)
+        if draft is not None:
+            drafts.append(draft)
+    if _narrowed(item.before_when, item.after_when):
+        drafts.append(_when_draft(item))
+    return drafts
+
+
+def _level_draft(item: Reprinted, launches: Sequence[LaunchSetting], upstream: Upstream) -> Draft | None:
+    """Medium when the print's new level is filtered out at a verbosity Ollama starts the program with
+    that printed the old one (a start with no verbosity flag is not judged: the default is not read)."""
+    path = item.change.path
+    before = call_level(item.before.call, path, upstream.read)
+    after = call_level(item.after.call, path, upstream.read)
+    if before is None or after is None or before == after:
+        return None
+    starts = thresholds(item.pattern, launches, upstream.flags())
+    lost = [t for t in starts if before <= t.value < after]
+    if not lost:
+        return None
+    detail = (
+        f"{_printed(item)} is now printed with {code_span(item.after.call)} (verbosity {after}) instead of "
+        f"{code_span(item.before.call)} (verbosity {before}). Ollama starts it with {_started(lost)}: "
+        "check that the line is still printed at that verbosity."
+    )
+    refs = tuple(r for t in lost for r in t.refs)
+    return _draft(item, "printed at another verbosity", detail, refs)
+
+
+def _started(lost: list[Threshold]) -> str:
+    return "; ".join(
+        f"{code_span(t.flag)} {'(everything)' if t.value == math.inf else int(t.value)}" for t in lost
+    )
+
+
+def _narrowed(before: tuple[str, ...], after: tuple[str, ...]) -> bool:
+    """Whether the print is now under a condition it was not under, every one it was under kept: a line
+    printed on every run now needs more (one that changed a test it already had, the way an error's test
+    is refined, is left alone)."""
+    return set(before) < set(after)
+
+
+def _when_draft(item: Reprinted) -> Draft:
+    detail = (
+        f"{_printed(item)} is printed under other conditions: before {code_span(_conditions(item.before_when))}, "
+        f"now {code_span(_conditions(item.after_when))}. Check that Ollama's start of the program still "
+        "meets them, or it waits for a line that never comes."
+    )
+    return _draft(item, "emitted under other conditions", detail, ())
+
+
+def _conditions(when: tuple[str, ...]) -> str:
+    return " && ".join(when) if when else "always"
+
+
+def _printed(item: Reprinted) -> str:
+    contract = item.pattern.contract
+    return (
+        f"{code_span(item.function)} prints {code_span(item.sample.rstrip()[:120])} "
+        f"({code_span(item.after.code.strip()[:120])}), a line Ollama's pattern {code_span(item.pattern.source)} "
+        f"({contract.ref.path}:{contract.ref.line}) matches in {streams_of(contract)}. It"
+    )
+
+
+def _draft(item: Reprinted, how: str, detail: str, started: tuple[LocalRef, ...]) -> Draft:
+    contract = item.pattern.contract
+    line = item.after.line
+    return Draft(
+        "server",
+        "medium",
+        f"A line {program_of(contract)} prints that Ollama parses is {how}: {code_span(item.pattern.source[:70])}",
+        detail,
+        item.change.path,
+        line,
+        ((line, item.after.last_line),),
+        None,
+        distinct_refs((contract.ref, *contract.used_at, *started)),
+        cause=f"output pattern {contract.ref.path}:{contract.ref.line}",
+    )

@@ -1,0 +1,170 @@
+"""Lines Ollama matches printed at another verbosity, under other conditions, or through a logger whose sink
+changed; environment variables whose value upstream now uses otherwise; error texts Ollama finds in an answer."""
+
+from __future__ import annotations
+
+from bot.model import LocalRef
+from bot.review import flags
+from bot.review.changes import FileChange
+from bot.review.consumers.contracts import contract_inventory
+from bot.review.logformats import Program, printed_patterns
+from bot.review.logsink import Sink, sink_drafts
+from bot.review.printwhen import Upstream, when_drafts
+from bot.review.source import code_text
+from tests.test_review_logformats import DISCOVER_GO, OLLAMA
+
+LOG_H = """#define LOG_LEVEL_DEBUG 5
+#define LOG_LEVEL_TRACE 4
+#define LOG_TMPL(level, verbosity, ...) do { if ((verbosity) <= thold()) log(level, __VA_ARGS__); } while (0)
+#define LOG_TRC(...) LOG_TMPL(GGML_LOG_LEVEL_INFO, LOG_LEVEL_TRACE, __VA_ARGS__)
+#define LOG_DBG(...) LOG_TMPL(GGML_LOG_LEVEL_DEBUG, LOG_LEVEL_DEBUG, __VA_ARGS__)
+"""
+ARG = """void add_options() {
+    add_opt(common_arg(
+        {"-v", "--verbose"},
+        "log everything",
+        [](common_params & params) {
+            params.verbosity = INT_MAX;
+        }
+    ));
+    add_opt(common_arg(
+        {"-lv", "--log-verbosity"}, "N",
+        "the verbosity threshold",
+        [](common_params & params, int value) {
+            params.verbosity = value;
+        }
+    ));
+}
+"""
+FIT = """#include "log.h"
+
+static void fit_params(int nd) {
+    for (int id = 0; id < nd; id++) {
+        LOG_TRC(
+            "%s:   - %s: %2" PRIu32 " layers (%2" PRIu32 " overflowing), %6" PRId64 " MiB used\\n",
+            __func__, names[id].c_str(), n_layer[id], n_part[id], mem[id]/MiB);
+    }
+}
+"""
+INFO = """#include "log.h"
+
+std::string common_params_get_system_info(const common_params & params) {
+    std::ostringstream os;
+    os << "system_info: n_threads = " << params.n_threads;
+    return os.str();
+}
+
+void print_info(const common_params & params, bool devices) {
+    if (devices) {
+        LOG_TRC("%s", "device_info:\\n");
+    }
+    LOG_TRC("%s\\n", common_params_get_system_info(params).c_str());
+}
+"""
+AT_4 = DISCOVER_GO.replace('"--verbose"', '"--log-verbosity", "4"')
+UPSTREAM = {"common/log.h": LOG_H, "common/arg.cpp": ARG}
+
+
+def _inventory(ollama: dict[str, str]):
+    return contract_inventory({p: code_text(t, p) for p, t in ollama.items()})
+
+
+def _upstream(path: str, new: str) -> Upstream:
+    """Upstream at the new ref: the changed file, the logging header, the argument table."""
+    return Upstream({**UPSTREAM, path: new}.get, lambda: flags.flag_table(ARG))
+
+
+def _when(path: str, old: str, new: str, discover: str = AT_4):
+    inventory = _inventory({**OLLAMA, "llm/discover.go": discover})
+    program = Program(lambda p: None, lambda: printed_patterns(inventory.output_patterns), lambda n: iter(()))
+    change = FileChange.from_texts(path, old, new)
+    return when_drafts([change], program, lambda: inventory.launch, _upstream(path, new))
+
+
+def _line(text: str, needle: str, path: str = "llm/discover.go") -> LocalRef:
+    return LocalRef(path, next(n for n, line in enumerate(text.split("\n"), 1) if needle in line))
+
+
+def test_a_line_now_logged_above_the_verbosity_ollama_passes_is_medium_at_the_pattern_and_flag():
+    (draft,) = _when("common/fit.cpp", FIT, FIT.replace("LOG_TRC(", "LOG_DBG("))
+    assert draft.severity == "medium" and "printed at another verbosity" in draft.title
+    assert "`LOG_DBG` (verbosity 5) instead of `LOG_TRC` (verbosity 4)" in draft.detail
+    assert _line(AT_4, "fitLine   =") in draft.local_refs
+    assert _line(AT_4, '"--log-verbosity"') in draft.local_refs
+    # started with --verbose (everything is printed), or at the same level: nothing
+    assert _when("common/fit.cpp", FIT, FIT.replace("LOG_TRC(", "LOG_DBG("), DISCOVER_GO) == []
+    assert _when("common/fit.cpp", FIT, FIT.replace("MiB used", "MiB used ")) == []
+
+
+def test_a_line_built_by_a_helper_and_printed_under_a_new_condition_is_medium():
+    moved = INFO.replace(
+        """    }
+    LOG_TRC("%s\\n", common_params_get_system_info(params).c_str());
+""",
+        """        LOG_TRC("%s\\n", common_params_get_system_info(params).c_str());
+    }
+""",
+    )
+    (draft,) = _when("common/common.cpp", INFO, moved)
+    assert "emitted under other conditions" in draft.title and "`system_info:`" in draft.title
+    assert "before `always`, now `devices`" in draft.detail
+    assert draft.local_refs[0] == _line(AT_4, '"system_info:"')
+    # the other print of the function changed, the line Ollama matches did not
+    assert _when("common/common.cpp", INFO, INFO.replace("device_info:", "devices:")) == []
+    # a new `else if` before the print, or a test it was already under refined (an error's): nothing
+    sibling = moved.replace(
+        "    if (devices) {", "    if (params.n_threads == 0) {\n        return;\n    } else if (devices) {"
+    )
+    assert _when("common/common.cpp", moved, sibling) == []
+    guarded = moved.replace("if (devices) {", "if (devices && params.n_threads > 0) {")
+    assert _when("common/common.cpp", moved, guarded) == []
+
+
+LOGGER = """void common_log_entry::print(FILE * file) const {
+    FILE * fcur = file;
+    if (!fcur) {
+        fcur = stdout;
+        if (level != GGML_LOG_LEVEL_NONE) {
+            fcur = stderr;
+        }
+    }
+    fprintf(fcur, "%s", msg.data());
+}
+
+static int common_get_verbosity(enum ggml_log_level level) {
+    switch (level) {
+        case GGML_LOG_LEVEL_DEBUG: return LOG_LEVEL_DEBUG;
+        case GGML_LOG_LEVEL_INFO:  return LOG_LEVEL_TRACE;
+        default:                   return 0;
+    }
+}
+"""
+
+
+def _sink(new: str, discover: str = AT_4):
+    inventory = _inventory({**OLLAMA, "llm/discover.go": discover})
+    sink = Sink(lambda p: None, lambda: inventory.output_patterns, lambda: inventory.launch)
+    change = FileChange.from_texts("common/log.cpp", '#include "log.h"\n' + LOGGER, new)
+    return sink_drafts([change], sink, _upstream("common/log.cpp", new))
+
+
+def test_a_logger_writing_a_level_to_the_other_stream_is_medium_at_the_patterns_of_one_stream():
+    moved = '#include "log.h"\n' + LOGGER.replace(
+        "level != GGML_LOG_LEVEL_NONE", "level == GGML_LOG_LEVEL_ERROR"
+    )
+    (draft,) = _sink(moved)
+    assert draft.severity == "medium" and "stdout and stderr" in draft.title
+    assert _line(AT_4, "ccLine    =") in draft.local_refs  # Ollama's patterns, read from stderr alone
+    assert "stderr alone" in draft.detail
+
+
+def test_a_library_level_mapped_above_the_verbosity_ollama_passes_is_medium_at_the_flag():
+    mapped = '#include "log.h"\n' + LOGGER.replace("return LOG_LEVEL_TRACE;", "return LOG_LEVEL_DEBUG;")
+    (draft,) = _sink(mapped)
+    assert "`GGML_LOG_LEVEL_INFO`" in draft.title and "`LOG_LEVEL_DEBUG`" in draft.title
+    assert draft.local_refs == (_line(AT_4, '"--log-verbosity"'),)
+    assert _sink(mapped, DISCOVER_GO) == []  # --verbose prints everything
+    harmless = '#include "log.h"\n' + LOGGER.replace(
+        'fprintf(fcur, "%s"', 'fputs(msg.data(), fcur); (void)"%s"'
+    )
+    assert _sink(harmless) == []
