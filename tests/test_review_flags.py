@@ -71,7 +71,7 @@ def _passed():
 
 
 def _drafts(new_text):
-    return flag_drafts(_table(ARG), _table(new_text), _passed(), lambda line: 40)
+    return flag_drafts(_table(ARG), _table(new_text), _passed(), lambda line: 40, "common/arg.cpp")
 
 
 def test_flag_table_reads_names_negations_hints_help_and_examples():
@@ -144,6 +144,7 @@ def test_no_finding_for_rewrapped_help_or_flags_ollama_does_not_pass():
             _table(other),
             {"--flash-attn": (LocalRef("llm/server.go", 1),)},
             lambda n: n,
+            "common/arg.cpp",
         )
         == []
     )

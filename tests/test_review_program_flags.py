@@ -92,3 +92,20 @@ def test_an_argument_table_the_review_cannot_find_any_more_is_said_once(tmp_path
     assert [(f.severity, f.title.split(":")[0]) for f in flags] == [
         ("info", "llama-server's flags not checked")
     ]
+
+
+def test_the_argument_table_is_found_by_its_entries_wherever_upstream_keeps_it(tmp_path):
+    """No table at the profile's hint: the changed file whose old text holds `common_arg(` entries is it."""
+    from tests.test_review_e2e import ARG
+
+    moved = {p: t for p, t in UPSTREAM.items() if p != "common/arg.cpp"} | {"common/args/options.cpp": ARG}
+    dropped = ARG[: ARG.index('    add_opt(common_arg(\n        {"-nkvo"')]
+    b = _history(
+        tmp_path, [("common: drop --no-kv-offload (#102)", {"common/args/options.cpp": dropped})], base=moved
+    )
+    findings, _ = _review(b, ollama=OLLAMA, patches=())
+    (item,) = [f for f in findings if f.check == "server.flags"]
+    assert (item.title, item.upstream_path) == (
+        "llama-server flag --no-kv-offload was removed; Ollama passes it",
+        "common/args/options.cpp",
+    )

@@ -20,7 +20,6 @@ from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
 from bot.review.source import LineIndex, split_args, string_value
 
-ARG_TABLE = "common/arg.cpp"
 _ENTRY = re.compile(r"\bcommon_arg\s*\(")
 _NAMES_GROUP = re.compile(r'\{\s*"-[^"]*"(?:\s*,\s*"-[^"]*")*\s*,?\s*\}')
 _DEPRECATED = re.compile(
@@ -208,7 +207,7 @@ def flag_drafts(
     new: Mapping[str, Flag],
     passed: Mapping[str, Sequence[LocalRef]],
     where_now: Callable[[int], int | None],
-    path: str = ARG_TABLE,
+    path: str,
 ) -> list[Draft]:
     """Findings for the flags Ollama passes that upstream removed, deprecated, replaced or changed."""
     drafts = []

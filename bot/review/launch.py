@@ -26,7 +26,7 @@ from bot.review.consumers.contracts.behaviours import area_of
 from bot.review.consumers.contracts.model import LaunchSetting
 from bot.review.consumers.shared import SETTABLE
 from bot.review.cppreach import Index, names
-from bot.review.flags import ARG_TABLE, Flag, flag_table
+from bot.review.flags import Flag, flag_table
 from bot.review.rules import ollama_uses
 from bot.review.source import C_SOURCES, extension
 
@@ -56,20 +56,24 @@ def _tables(run: Run) -> _Tables:
     table's own file and the changed C/C++ files Ollama builds whose change moves a constant (an unchanged
     file reads the same at both refs, and a value leaves a handler's reach through a change of a constant or
     of the table's file); widened to every changed file for a call the narrow index cannot resolve."""
-    old_code, new_code = run.code_at_both(ARG_TABLE)
+    table = run.arg_table_path
+    old_code, new_code = run.code_at_both(table)
     built = _built(run)
     moving = [c for c in built if _moves_a_constant(c)]
     sides = []
     for side, code in (("old", old_code), ("new", new_code)):
-        narrow, wide = _ChangedCode(moving, side, code or ""), _ChangedCode(built, side, code or "")
-        index = Index(narrow, ARG_TABLE, narrow.holding, partial(Index, wide, ARG_TABLE, wide.holding))
+        narrow, wide = (
+            _ChangedCode(moving, side, table, code or ""),
+            _ChangedCode(built, side, table, code or ""),
+        )
+        index = Index(narrow, table, narrow.holding, partial(Index, wide, table, wide.holding))
         sides.append((flag_table(code or ""), index))
     return sides[0], sides[1]
 
 
 def _built(run: Run) -> list[FileChange]:
     """The changed C/C++ files Ollama builds, the argument table's aside."""
-    return [c for c in run.c_changes if c.path != ARG_TABLE and run.consumers.builds(c.path)]
+    return [c for c in run.c_changes if c.path != run.arg_table_path and run.consumers.builds(c.path)]
 
 
 _CONSTANT = re.compile(r'"[A-Za-z0-9][\w.+:/-]*"')
@@ -85,23 +89,23 @@ class _ChangedCode(Mapping[str, str]):
     """The argument table's code and some changed C/C++ files, as one side's comment-free code, each read on
     first use."""
 
-    def __init__(self, changes: list[FileChange], side: str, table: str):
-        self._table = table
+    def __init__(self, changes: list[FileChange], side: str, table_path: str, table: str):
+        self._path, self._table = table_path, table
         self._side = side
         self._changes = {
             path: c
             for c in changes
-            if (path := c.old_path if side == "old" else c.new_path) and path != ARG_TABLE
+            if (path := c.old_path if side == "old" else c.new_path) and path != table_path
         }
 
     def __getitem__(self, path: str) -> str:
-        if path == ARG_TABLE:
+        if path == self._path:
             return self._table
         change = self._changes[path]
         return change.old_code if self._side == "old" else change.new_code
 
     def __iter__(self) -> Iterator[str]:
-        return iter([ARG_TABLE, *self._changes])
+        return iter([self._path, *self._changes])
 
     def __len__(self) -> int:
         return 1 + len(self._changes)
@@ -110,7 +114,7 @@ class _ChangedCode(Mapping[str, str]):
         """The paths whose text holds `word` (the changed files by their raw text: no comment is stripped to
         tell)."""
         raw = (lambda c: c.old_text) if self._side == "old" else (lambda c: c.new_text)
-        found = [ARG_TABLE] if word in self._table else []
+        found = [self._path] if word in self._table else []
         return found + [p for p, c in self._changes.items() if word in raw(c)]
 
 
@@ -122,7 +126,9 @@ def _value_drafts(run: Run) -> list[Draft]:
     settings = [_passed(s) for s in run.contracts.launch]
     refused = argvalues.refused_values(settings, old, new, lambda path: _old_code(run, path))
     return [
-        argvalues.refused_draft(replace(r, passed=_with_value_lines(run, r)), ARG_TABLE, run.where_now)
+        argvalues.refused_draft(
+            replace(r, passed=_with_value_lines(run, r)), run.arg_table_path, run.where_now
+        )
         for r in refused
     ]
 
@@ -143,7 +149,7 @@ NAME_LOST = facts.Extractor("launch-name-lost", 1, __name__)
 def _some_name_lost(run: Run, tables: Callable[[], _Tables]) -> bool:
     """Whether the handler of a flag Ollama passes knew a value by name at the old ref that it no longer
     names: the inventory's launch settings, which say what values Ollama passes, are read only then."""
-    old_code, new_code = run.code_at_both(ARG_TABLE)
+    old_code, new_code = run.code_at_both(run.arg_table_path)
     read = text_id(
         "\n".join(
             (
@@ -179,11 +185,11 @@ def _old_code(run: Run, path: str) -> str:
 
 def _unit_drafts(run: Run) -> list[Draft]:
     """Flags Ollama passes whose handler now scales the value it parses otherwise (another unit)."""
-    change = next((c for c in run.c_changes if c.path == ARG_TABLE and c.old_path), None)
+    change = run.arg_table
     if change is None or not _SCALED.search(change.changed_raw[0]):
         return []
     old, new = flag_table(change.old_code), flag_table(change.new_code)
-    return argunits.unit_drafts(old, new, run.contracts.launch, ARG_TABLE)
+    return argunits.unit_drafts(old, new, run.contracts.launch, run.arg_table_path)
 
 
 _SCALED = re.compile(r"[*/]\s*\(?\s*\d|<<\s*\d")  # a changed line that may scale a value by a constant
@@ -209,7 +215,7 @@ def _lost_drafts(
     lost = [item for item in lost if item.name in settings and not _still_named(run, item)]
     if not lost:
         return []
-    old_table = flag_table(run.code_at_both(ARG_TABLE)[0] or "")
+    old_table = flag_table(run.code_at_both(run.arg_table_path)[0] or "")
     refs = {
         item.name: (_with_literals(run, item.name, settings[item.name][0]), settings[item.name][1])
         for item in lost
@@ -269,7 +275,7 @@ def _still_named(run: Run, item: envnames.Lost) -> bool:
 
 def _default_drafts(run: Run) -> list[Draft]:
     headers = _changed_headers(run)
-    table = flag_table(run.code_at_both(ARG_TABLE)[1] or "") if headers else {}
+    table = flag_table(run.code_at_both(run.arg_table_path)[1] or "") if headers else {}
     changed = _changed_defaults(run, headers, table) if headers else []
     parsers = run.request_parsers() if changed else {}
     return [d for item in changed for d in _relied_on(run, item, _links(run, item, table, parsers), parsers)]
@@ -330,8 +336,8 @@ def _changes_an_initializer(change: FileChange) -> bool:
 def _table_headers(run: Run) -> dict[str, str]:
     """The headers the argument table includes from its own directory, at the new ref: where the struct its
     handlers fill is declared."""
-    code = run.code_at_both(ARG_TABLE)[1] or ""
-    base = posixpath.dirname(ARG_TABLE)
+    code = run.code_at_both(run.arg_table_path)[1] or ""
+    base = posixpath.dirname(run.arg_table_path)
     found = {}
     for include in _INCLUDE.findall(code):
         path = posixpath.normpath(posixpath.join(base, include))

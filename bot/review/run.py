@@ -314,6 +314,14 @@ class Run:
         """The change of upstream's argument table (None when the bump leaves it alone)."""
         return self._anchored("arg_table")
 
+    @cached_property
+    def arg_table_path(self) -> str:
+        """Where upstream's argument table is: its change's (old) path, else the profile's hint; "" for a
+        profile without one."""
+        found = profile_data(self.ctx.pin.review).get("arg_table")
+        change = self.arg_table
+        return (change.old_path or change.path) if change is not None else found["hint"] if found else ""
+
     def _anchored(self, anchor: str) -> FileChange | None:
         """The changed file the profile's content anchor finds: its hint, when the hint's old text matches
         the anchor's entry pattern, else the changed C/C++ file whose old text matches it most often; None

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 def print_conditions(run: Run) -> list[Draft]:
     patterns = cache(lambda: logformats.printed_patterns(run.contracts.output_patterns))
     program = logformats.Program(run.writes_to, patterns, lambda _needles: iter(()))
-    table = cache(lambda: flags.flag_table(run.new_code(flags.ARG_TABLE) or ""))
+    table = cache(lambda: flags.flag_table(run.new_code(run.arg_table_path) or ""))
     upstream = Upstream(run.new_code, table)
     sink = Sink(run.writes_to, lambda: run.contracts.output_patterns, partial(_launches, run))
     built = [c for c in run.c_changes if run.consumers.builds(c.path)]
