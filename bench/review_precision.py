@@ -265,8 +265,11 @@ def report(data: Data, name: str) -> list[str]:
             f"({_percent(t['actionable'], t['labelled'])}), {t['latent']} latent, {t['glance']} glance, {t['noise']} noise; "
             f"actionable, latent or glance {_percent(useful, t['labelled'])}"
         )
-    info = sum(r["findings"] for r in rows if r["severity"] == "info")
-    lines.append(f"info: {info} findings (not labelled)")
+    info = totals(rows, ("info",))
+    lines.append(
+        f"info: {info['findings']} findings, {info['labelled']} labelled: {info['noise']} noise "
+        f"({_percent(info['noise'], info['labelled'])}), {info['glance']} glance"
+    )
     lines += ["", "noise by cause (findings of this review):"]
     lines += [f"  {n:3d}  {cause}  ({', '.join(d)})" for cause, n, d in noise_causes(review, data.labels)]
     median, most = items_per_bump(review)

@@ -347,8 +347,8 @@ def option_drafts(
 ) -> list[Draft]:
     """Added, removed, renamed and re-defaulted options, weighed by whether Ollama sets them (`unset_in`
     names the builds of Ollama's that leave an option it sets elsewhere to upstream's default; one it does
-    not set is asked for under `anchor_dirs`). An option of code Ollama does not build (`built`), or a new
-    one that defaults off, is information."""
+    not set is asked for under `anchor_dirs`). A new option of code Ollama does not build (`built`) says
+    nothing; another option of such code, or a new one that defaults off, is information."""
     before, after = _index(old), _index(new)
     added = [after[n][0] for n in after if n not in before]
     return [
@@ -356,8 +356,8 @@ def option_drafts(
         *(
             _new_option_draft(o, built, setting_anchor(mentions, anchor_dirs, o.name))
             for o in added
-            if o.name not in mentions
-        ),  # one Ollama sets it decided on
+            if o.name not in mentions and built(o)
+        ),  # one Ollama sets it decided on; one of code Ollama never builds cannot concern it
         *_default_drafts(
             before, after, mentions, built, partial(setting_anchor, mentions, anchor_dirs), unset_in
         ),
