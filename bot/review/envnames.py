@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.markup import code_span
 from bot.model import LocalRef
@@ -154,12 +155,15 @@ def reread_names(changes: Iterable[FileChange], wanted: Callable[[str], bool]) -
 
 
 def _reread_in(change: FileChange, wanted: Callable[[str], bool]) -> list[Reread]:
+    reads = [m for m in _GETENV.finditer(change.new_code) if wanted(m[1])]
+    if not reads:  # the file reads none of the variables Ollama sets: nothing to parse
+        return []
     old, new = SourceFile(change.old_code, change.path), SourceFile(change.new_code, change.path)
     index, found = LineIndex(change.new_code), {}
-    for m in _GETENV.finditer(change.new_code):
+    for m in reads:
         line = index.line(m.start())
         function = new.function_at(line)
-        if wanted(m[1]) and m[1] not in found and function is not None:
+        if m[1] not in found and function is not None:
             spans = old.function_span(name=function), new.function_span(line)
             if spans[0] is not None and spans[1] is not None and m[0] in _lines_text(old.lines, spans[0]):
                 item = _reread(change, m, function, (spans[0], spans[1]))
@@ -173,7 +177,10 @@ def _reread(
 ) -> Reread | None:
     """The read's variable, when the function's changed lines use its value (the variable that holds it,
     or the read itself) at either ref."""
-    uses = _uses(change.old_code, spans[0], read[1]), _uses(change.new_code, spans[1], read[1])
+    uses = (
+        _uses(change.old_code, _line_index(change.old_code), spans[0], read[1]),
+        _uses(change.new_code, _line_index(change.new_code), spans[1], read[1]),
+    )
     before = _using(change, spans[0], "old", uses[0])
     after = _using(change, spans[1], "new", uses[1])
     if not (before or after) or _operations(change.old_code_lines, spans[0], uses[0]) == _operations(
@@ -184,17 +191,25 @@ def _reread(
     return Reread(read[1], change, function, line, tuple(t for _, t in before), tuple(t for _, t in after))
 
 
-def _uses(code: str, span: tuple[int, int], name: str) -> re.Pattern[str]:
+@lru_cache(maxsize=8)
+def _line_index(code: str) -> LineIndex:
+    return LineIndex(code)
+
+
+@lru_cache(maxsize=8)
+def _getenv_reads(code: str) -> tuple[tuple[str, int, int, str], ...]:
+    """Every `getenv` read of a text: (variable, line, offset, the read as written), found once per text."""
+    index = _line_index(code)
+    return tuple((m[1], index.line(m.start()), m.start(), m[0]) for m in _GETENV.finditer(code))
+
+
+def _uses(code: str, index: LineIndex, span: tuple[int, int], name: str) -> re.Pattern[str]:
     """What names the value of the variable in the function: its read, and the local that holds it."""
-    index = LineIndex(code)
-    reads = (
-        m for m in _GETENV.finditer(code) if m[1] == name and span[0] <= index.line(m.start()) <= span[1]
-    )
-    read = next(reads, None)
+    read = next((r for r in _getenv_reads(code) if r[0] == name and span[0] <= r[1] <= span[1]), None)
     if read is None:
         return re.compile(re.escape(f'"{name}"'))
-    held = _HELD_IN.search(code, max(0, read.start() - 80), read.start())
-    return re.compile(re.escape(read[0]) + (rf"|\b{held[1]}\b" if held else ""))
+    held = _HELD_IN.search(code, max(0, read[2] - 80), read[2])
+    return re.compile(re.escape(read[3]) + (rf"|\b{held[1]}\b" if held else ""))
 
 
 # The innermost call an expression is an argument of, and a constant (a string or a number) on the line.

@@ -205,28 +205,28 @@ def matched_templates(
     return [(t, p, s) for t in templates for p in patterns for s in _printed(t, p)]
 
 
-def needles_of(patterns: Iterable[LogPattern]) -> _Needles:
+def needles_of(patterns: Iterable[LogPattern]) -> Needles:
     """The (lower-case) texts one of which every line some pattern matches holds."""
-    return _Needles.of(patterns)
+    return Needles.of(patterns)
 
 
 def _holding(
     lines: list[str], ranges: list[tuple[int, int]], patterns: list[LogPattern]
 ) -> list[tuple[int, int]]:
     """The line ranges a line some pattern matches may come from."""
-    needles = _Needles.of(patterns)
+    needles = Needles.of(patterns)
     return [r for r in ranges if _may_print(lines, r, needles)]
 
 
 @dataclass(frozen=True)
-class _Needles:
+class Needles:
     """The (lower-case) texts one of which every line of some pattern holds."""
 
     texts: frozenset[str]
     fewest: tuple[str, ...]  # the same test: those holding a shorter one left out
 
     @staticmethod
-    def of(patterns: Iterable[LogPattern]) -> _Needles:
+    def of(patterns: Iterable[LogPattern]) -> Needles:
         return _needles(frozenset(_needle_texts(patterns)))
 
     def in_text(self, text: str) -> bool:
@@ -238,12 +238,12 @@ class _Needles:
 
 
 @lru_cache(maxsize=64)
-def _needles(texts: frozenset[str]) -> _Needles:
+def _needles(texts: frozenset[str]) -> Needles:
     ordered = sorted(texts, key=len)
-    return _Needles(texts, tuple(n for i, n in enumerate(ordered) if not any(m in n for m in ordered[:i])))
+    return Needles(texts, tuple(n for i, n in enumerate(ordered) if not any(m in n for m in ordered[:i])))
 
 
-def _may_print(lines: list[str], lines_range: tuple[int, int], needles: _Needles) -> bool:
+def _may_print(lines: list[str], lines_range: tuple[int, int], needles: Needles) -> bool:
     """Whether the lines (and those a call starting there may reach) hold a needle, or the name of the
     function they are in does and they print that name (`__func__`)."""
     text = "\n".join(lines[lines_range[0] - 1 : lines_range[1] + READ_PAST]).lower()
@@ -291,12 +291,12 @@ def _not_added(lost: list[Lost], changes: list[FileChange]) -> list[Lost]:
     prints)."""
     patterns = list({id(item.pattern): item.pattern for item in lost}.values())
     own = {item.change.path for item in lost}
-    needles = _Needles.of(patterns)
+    needles = Needles.of(patterns)
     added = [(c.path, t) for c in _adding(changes, own, needles) for t, _, _ in _added(c, patterns)]
     return [item for item in lost if not _moved(item, added)]
 
 
-def _adding(changes: list[FileChange], own: set[str], needles: _Needles) -> list[FileChange]:
+def _adding(changes: list[FileChange], own: set[str], needles: Needles) -> list[FileChange]:
     """The changes that add, to a file other than the one (if only one) the lost lines are from, a line
     holding a needle or printing a function's name: only those can print a lost line."""
     return [
@@ -306,7 +306,7 @@ def _adding(changes: list[FileChange], own: set[str], needles: _Needles) -> list
     ]
 
 
-def _may_add(added: list[str], needles: _Needles) -> bool:
+def _may_add(added: list[str], needles: Needles) -> bool:
     text = "\n".join(added).lower()
     return needles.in_text(text) or any(name.lower() in text for name in FUNCTION_NAMES)
 

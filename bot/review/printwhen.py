@@ -28,7 +28,7 @@ from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts.model import LaunchSetting
 from bot.review.flags import Flag
 from bot.review.gopatterns import LogPattern, distinct_refs, program_of, streams_of
-from bot.review.logformats import Program, needles_of
+from bot.review.logformats import Needles, Program, needles_of
 from bot.review.printguards import function_node
 from bot.review.producers import SourceFile, Template
 from bot.review.samplelines import samples
@@ -98,17 +98,40 @@ def _may_change(change: FileChange, program: Program) -> bool:
 def _reprinted(change: FileChange, patterns: list[LogPattern]) -> list[Reprinted]:
     """The prints of the functions the change touches whose line a pattern matches, paired old to new by
     what they print, whose call or conditions changed."""
-    sources = SourceFile(change.old_text, change.path), SourceFile(change.new_text, change.path)
     needles = needles_of(patterns)
+    if not (needles.in_text(change.old_text.lower()) or needles.in_text(change.new_text.lower())):
+        return []  # the file spells no line Ollama matches, neither itself nor through a helper of its own
+    sources = SourceFile(change.old_text, change.path), SourceFile(change.new_text, change.path)
     found: list[Reprinted] = []
     for name in _touched(change, sources):
         old, new = sources[0].function_span(name=name), sources[1].function_span(name=name)
         if old is None or new is None:
             continue
-        before, after = _text(sources[0], old), _text(sources[1], new)
-        if before != after and (needles.in_text(before) or _calls_a_helper(before, sources[0])):
+        if _text(sources[0], old) == _text(sources[1], new):
+            continue
+        near = _near_changes(change, sources, (old, new))  # a print the change reaches is near it
+        if needles.in_text(near) or _calls_a_printing_helper(near, sources[0], needles):
             found += _pairs(change, sources, (old, new), name, patterns)
     return found
+
+
+NEAR = 12  # lines around a changed line where a print whose call or conditions it changes is
+
+
+def _near_changes(
+    change: FileChange, sources: tuple[SourceFile, SourceFile], spans: tuple[tuple[int, int], tuple[int, int]]
+) -> str:
+    """The function's text around the change's significant hunks at both refs, lower-case."""
+    parts = []
+    for hunk in change.significant:
+        for source, span, start, count in (
+            (sources[0], spans[0], hunk.old_start, hunk.old_count),
+            (sources[1], spans[1], hunk.new_start, hunk.new_count),
+        ):
+            near = (max(span[0], start - NEAR), min(span[1], start + count + NEAR))
+            if near[0] <= near[1]:
+                parts.append(_text(source, near))
+    return "\n".join(parts)
 
 
 def _text(source: SourceFile, span: tuple[int, int]) -> str:
@@ -124,9 +147,14 @@ def _touched(change: FileChange, sources: tuple[SourceFile, SourceFile]) -> set[
     return {n for n in names if n}
 
 
-def _calls_a_helper(text: str, source: SourceFile) -> bool:
-    """Whether the function's text calls another function the file defines (a helper that builds a line)."""
-    return any(m[1] in source.function_names for m in _CALLS.finditer(text))
+def _calls_a_printing_helper(text: str, source: SourceFile, needles: Needles) -> bool:
+    """Whether the function's text calls another function the file defines whose text holds a needle of
+    Ollama's patterns (a helper that builds a line Ollama matches)."""
+    for name in {m[1] for m in _CALLS.finditer(text)} & source.function_names:
+        span = source.function_span(name=name)
+        if span is not None and needles.in_text(_text(source, span)):
+            return True
+    return False
 
 
 def _pairs(
@@ -139,6 +167,8 @@ def _pairs(
     """The prints of one function at both refs that print a line a pattern matches, the n-th print of a
     text before paired with the n-th after, that changed their call or conditions."""
     printing = [_printing(source, span, patterns) for source, span in zip(sources, spans, strict=True)]
+    if not printing[0].keys() & printing[1].keys():
+        return  # no matched print at both refs: nothing to parse the function for
     old = function_node(change.old_code_lines, spans[0])
     new = function_node(change.new_code_lines, spans[1])
     if old is None or new is None:
@@ -156,14 +186,22 @@ def _printing(
     """The function's prints of a line a pattern matches (written by the print, or built by a helper the
     file defines that the print calls), by what they print and the pattern, in order."""
     found: dict[tuple[str, str], list[tuple[Template, LogPattern, str]]] = {}
+    needles = needles_of(patterns)
     for template in source.templates(*span):
-        if template.kind != "format":
+        if template.kind != "format" or not _may_print_a_match(template, needles):
             continue
         for pattern in patterns:
             line = _printed_line(source, template, pattern)
             if line is not None:
                 found.setdefault((template.code, pattern.source), []).append((template, pattern, line))
     return found
+
+
+def _may_print_a_match(template: Template, needles: Needles) -> bool:
+    """Whether a print can write a line a pattern matches: its literal text holds a needle, or it prints
+    what a call builds (a helper's line)."""
+    literal = "".join(p for p in template.pieces if isinstance(p, str)).lower()
+    return needles.in_text(literal) or any(not isinstance(p, str) and "(" in p.expr for p in template.pieces)
 
 
 def _printed_line(source: SourceFile, template: Template, pattern: LogPattern) -> str | None:

@@ -80,6 +80,7 @@ class SourceFile:
         self.text = text
         self.path = path
         self.lines = text.split("\n")
+        self._templates: dict[tuple[int, int], list[Template]] = {}
 
     @cached_property
     def defines(self) -> dict[str, str]:
@@ -139,8 +140,12 @@ class SourceFile:
         return frozenset(self._branches[1])
 
     def templates(self, first: int = 1, last: int | None = None) -> list[Template]:
-        """The templates whose code starts on lines `first`..`last` (default: to the end) of the file."""
-        return self.templates_in([(first, len(self.lines) if last is None else last)])
+        """The templates whose code starts on lines `first`..`last` (default: to the end) of the file, read
+        once per range (a function's prints are asked for once per pattern)."""
+        key = (first, len(self.lines) if last is None else last)
+        if key not in self._templates:
+            self._templates[key] = self.templates_in([key])
+        return self._templates[key]
 
     def templates_in(self, ranges: list[tuple[int, int]]) -> list[Template]:
         """The templates whose code starts in one of the (first, last) line ranges, comments read out of
