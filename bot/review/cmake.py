@@ -57,7 +57,6 @@ class OptionNames:
 
 
 LLAMA_OPTIONS = OptionNames(re.compile(r"(?:GGML|LLAMA)_[A-Z0-9_]+"))
-MLX_OPTIONS = OptionNames(re.compile(r"MLX_[A-Z0-9_]+"))
 _BOOL = {
     "ON": "ON",
     "TRUE": "ON",

@@ -154,7 +154,7 @@ class Plan:
     kept: dict[str, list[Draft]]
     beside: tuple[Check, ...]
     here: tuple[Check, ...]
-    fork: bool  # a re-check (a heavy check's items kept) forks nothing: what is left would not pay for it
+    fork: bool  # nothing heavy to run, or a re-check (a heavy check's items kept): what is left would not pay
 
     @property
     def settle_after(self) -> int:
@@ -176,7 +176,7 @@ def plan(checks: list[Check], run: Run) -> Plan:
     kept = _kept(checks, run)
     beside = tuple(c for c in checks if c.heavy and c.id not in kept)
     here = tuple(sorted((c for c in checks if c.id not in kept and c not in beside), key=_program_last))
-    return Plan(kept, beside, here, not any(c.heavy for c in checks if c.id in kept))
+    return Plan(kept, beside, here, bool(beside) and not any(c.heavy for c in checks if c.id in kept))
 
 
 def _kept(checks: list[Check], run: Run) -> dict[str, list[Draft]]:
