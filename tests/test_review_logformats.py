@@ -209,7 +209,7 @@ def test_a_device_line_ollama_reads_with_a_multiline_regexp_is_high_when_its_for
     assert "before `  CUDA0: CUDA0 (1024 MiB, 1024 MiB free)`" in draft.detail
     assert "now `  CUDA0: CUDA0 (1024 MiB total, 1024 MiB free)`" in draft.detail
     assert (
-        "llama-server's `--verbose` stderr: `read` (llm/discover.go:54) goes without the 4 values"
+        "llama-server's `--verbose` stderr: `read` (`llm/discover.go:54`) goes without the 4 values"
         in draft.detail
     )
 
@@ -231,7 +231,7 @@ def test_a_line_written_on_a_stream_is_a_marker_ollama_waits_for():
 
 def test_a_marker_of_a_go_string_slice_is_checked_like_a_literal():
     (draft,) = _drafts({"src/llama.cpp": LLAMA.replace("error loading model", "failed to load model")})
-    assert "`error loading model` (llm/discover.go:23)" in draft.detail
+    assert "`error loading model` (`llm/discover.go:23`)" in draft.detail
     assert "before `llama_model_load: error loading model: CUDA0`" in draft.detail
 
 

@@ -32,7 +32,7 @@ def test_a_flag_ollama_passes_that_no_source_spells_any_more_is_high(tmp_path):
     (item,) = _flags(tmp_path, dropped)
     assert (item.severity, item.title) == (
         "high",
-        "llama-server no longer takes --no-kv-offload; Ollama passes it",
+        "`llama-server` no longer takes --no-kv-offload; Ollama passes it",
     )
     assert item.local_refs == [LocalRef("llm/server.go", 5)]
     assert [c.subject for c in item.upstream_commits] == ["server: parse flags (#8)"]

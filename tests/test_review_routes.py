@@ -31,7 +31,7 @@ def test_a_route_ollama_calls_that_nothing_registers_any_more_is_high(tmp_path):
         "llama-server no longer serves `POST /completion`, which Ollama calls",
     )
     assert LocalRef("runner/server.go", URL_LINE) in item.local_refs  # where Ollama spells the path
-    assert "404" in item.detail and "tools/server/server.cpp:5" in item.detail
+    assert "404" in item.detail and "`tools/server/server.cpp:5`" in item.detail
 
 
 def test_a_route_whose_handler_serves_another_path_now_is_told_as_renamed(tmp_path):

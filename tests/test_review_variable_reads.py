@@ -33,7 +33,7 @@ def test_a_backend_that_stops_reading_a_variable_ollama_sets_is_medium(tmp_path)
     (item,) = _reads(tmp_path, {"ggml/src/ggml-cuda/CMakeLists.txt": DROPPED})
     assert (item.severity, item.title) == (
         "medium",
-        "ggml/src/ggml-cuda/CMakeLists.txt no longer reads GGML_CUDA_NO_PEER_COPY, which Ollama's build sets",
+        "`ggml/src/ggml-cuda/CMakeLists.txt` no longer reads `GGML_CUDA_NO_PEER_COPY`, which Ollama's build sets",
     )
     assert item.local_refs == [LocalRef("llama/server/CMakeLists.txt", 3)]
 
@@ -56,3 +56,15 @@ def test_a_backend_that_stops_reading_a_variable_ollama_sets_is_medium(tmp_path)
 )
 def test_a_read_that_moved_or_a_file_ollama_never_builds_is_quiet(tmp_path, files):
     assert _reads(tmp_path, files) == []
+
+
+def test_an_upstream_path_with_backticks_stays_one_code_span():
+    from bot.review.changes import FileChange
+    from bot.review.cmakereads import dropped_read_drafts
+
+    path = "ggml/src/ggml-`x`/CMakeLists.txt"
+    change = FileChange.from_texts(path, BACKEND, DROPPED)
+    (draft,) = dropped_read_drafts(
+        [change], {"GGML_CUDA_NO_PEER_COPY": [LocalRef("CMakeLists.txt", 3)]}, lambda p: True
+    )
+    assert draft.title.startswith("``ggml/src/ggml-`x`/CMakeLists.txt`` no longer reads")

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from functools import lru_cache
 
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
 
@@ -62,8 +63,8 @@ def _dropped(change: FileChange, name: str, refs: Sequence[LocalRef]) -> Draft:
     return Draft(
         "build",
         "medium",
-        f"{change.path} no longer reads {name}, which Ollama's build sets",
-        f"At the old ref `{change.path}` read `{name}`; at the new ref it does not, and no other changed CMake "
+        f"{code_span(change.path)} no longer reads {code_span(name)}, which Ollama's build sets",
+        f"At the old ref {code_span(change.path)} read {code_span(name)}; at the new ref it does not, and no other changed CMake "
         "file reads it more. What Ollama's setting configured there (a definition, a flag, a branch) no longer "
         "happens in that part of the build: check whether the setting still has an effect.",
         change.path,

@@ -369,7 +369,7 @@ def log_draft(item: Lost, local: Mapping[str, str], unread: int) -> Draft:
     contract = pattern.contract
     program = _printer(contract)
     span = _replacing_span(change, template)
-    where = f"{contract.ref.path}:{contract.ref.line}"
+    where = code_span(f"{contract.ref.path}:{contract.ref.line}")
     detail = (
         f"Ollama's pattern {code_span(pattern.source)} ({where}) no longer matches what {program} prints at the new "
         f"ref: {_before_and_now(item, _now(change, template, pattern, item.sample, span))}; "
@@ -387,7 +387,7 @@ def log_draft(item: Lost, local: Mapping[str, str], unread: int) -> Draft:
         ((span.new_start, span.new_start + span.new_count - 1),) if span else (),
         (change.old_path or change.path, change.old_lines[template.line - 1].strip()),
         distinct_refs((contract.ref, *contract.used_at)),
-        cause=f"output pattern {where}",
+        cause=f"output pattern {contract.ref.path}:{contract.ref.line}",
     )
 
 
@@ -454,7 +454,8 @@ def _consequence(contract: OutputPattern, pattern: LogPattern, local: Mapping[st
     """What Ollama will do without the line: where it reads it, and what it reads from it."""
     use = contract.used_at[0] if contract.used_at else contract.ref
     function = go_function_at(local, use)
-    reader = f"{code_span(function)} ({use.path}:{use.line})" if function else f"{use.path}:{use.line}"
+    at = code_span(f"{use.path}:{use.line}")
+    reader = f"{code_span(function)} ({at})" if function else at
     streams = streams_of(contract) if is_program_output(contract) else _printer(contract)
     if pattern.extracts:
         count = pattern.regex.groups

@@ -134,7 +134,9 @@ def _stream_draft(
     change: FileChange, name: str, line: int, before: list[str], after: list[str], read: list[OutputPattern]
 ) -> Draft:
     streams = sorted({s for c in read for s in c.sources})
-    shown = ", ".join(f"{code_span(c.value)} ({c.ref.path}:{c.ref.line})" for c in read[:MAX_REFS])
+    shown = ", ".join(
+        f"{code_span(c.value)} ({code_span(f'{c.ref.path}:{c.ref.line}')})" for c in read[:MAX_REFS]
+    )
     detail = (
         f"The logger picks the stream ({' or '.join(STREAMS)}) each level is written to as {code_span(name)}, and the bump "
         f"changed how: before {_lines(before)}, now {_lines(after)}. Ollama reads {', '.join(streams)} alone with "

@@ -256,7 +256,7 @@ def _started_at(contract: OutputPattern, launches: Sequence[LaunchSetting]) -> t
 def _draft(item: Refiltered, contract: OutputPattern, started: tuple[LocalRef, ...]) -> Draft:
     change, pattern = item.change, item.pattern
     program = program_of(contract)
-    where = f"{contract.ref.path}:{contract.ref.line}"
+    where = code_span(f"{contract.ref.path}:{contract.ref.line}")
     detail = (
         f"{code_span(item.function)} prints {code_span(item.template.code.strip()[:120])} once per item of {code_span(item.collection)}, "
         f"a line Ollama's pattern {code_span(pattern.source)} ({where}) matches in {streams_of(contract)}. "
@@ -275,5 +275,5 @@ def _draft(item: Refiltered, contract: OutputPattern, started: tuple[LocalRef, .
         ((line, line),),
         None,
         distinct_refs((contract.ref, *contract.used_at, *started)),
-        cause=f"output pattern {where}",
+        cause=f"output pattern {contract.ref.path}:{contract.ref.line}",
     )

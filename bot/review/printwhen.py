@@ -400,7 +400,7 @@ def _printed(item: Reprinted) -> str:
     return (
         f"{code_span(item.function)} prints {code_span(item.sample.rstrip()[:120])} "
         f"({code_span(item.after.code.strip()[:120])}), a line Ollama's pattern {code_span(item.pattern.source)} "
-        f"({contract.ref.path}:{contract.ref.line}) matches in {streams_of(contract)}. It"
+        f"({code_span(f'{contract.ref.path}:{contract.ref.line}')}) matches in {streams_of(contract)}. It"
     )
 
 

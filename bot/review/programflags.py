@@ -48,7 +48,7 @@ def _gone(name: str, setting: LaunchSetting, change: FileChange) -> Draft:
     return Draft(
         "server",
         "high",
-        f"{setting.program} no longer takes {name}; Ollama passes it",
+        f"{code_span(setting.program)} no longer takes {name}; Ollama passes it",
         f"At the old ref {code_span(change.old_path or '')} spelled {code_span(name)}; no source of the new ref "
         f"does. Ollama starts {code_span(setting.program)} with it: an unknown flag stops the program (or is "
         "ignored), and what Ollama asked for with it no longer happens.",

@@ -73,17 +73,17 @@ def _gone(before: Registration, refs: tuple[LocalRef, ...], now: list[Registrati
         title = f"llama-server serves {served} as {code_span(now[0].endpoint)} now; Ollama calls {served}"
         evidence = (
             f"; its handler, {code_span(before.handler)}, is registered as {code_span(now[0].endpoint)} "
-            f"({now[0].path}:{now[0].line})"
+            f"({code_span(f'{now[0].path}:{now[0].line}')})"
         )
     else:
         title = f"llama-server no longer serves {served}, which Ollama calls"
         evidence = ": no source of the new ref registers it"
-    where = ", ".join(f"{r.path}:{r.line}" for r in refs)
+    where = ", ".join(code_span(f"{r.path}:{r.line}") for r in refs)
     return Draft(
         "server",
         "high",
         title,
-        f"At the old ref {before.path}:{before.line} registered {served}{evidence}. Ollama requests it ({where}): "
+        f"At the old ref {code_span(f'{before.path}:{before.line}')} registered {served}{evidence}. Ollama requests it ({where}): "
         "that request now gets an error (404) instead of an answer.",
         now[0].path if now else before.path,
         now[0].line if now else None,
