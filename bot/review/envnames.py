@@ -149,7 +149,12 @@ def reread_names(changes: Iterable[FileChange], wanted: Callable[[str], bool]) -
     leaves the value as it was used."""
     found = []
     for change in changes:
-        if change.old_path and change.new_path and "getenv" in change.new_code:
+        if (
+            change.old_path
+            and change.new_path
+            and "getenv" in change.new_text
+            and "getenv" in change.new_code
+        ):
             found += _reread_in(change, wanted)
     return found
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from bot.markup import code_span
 from bot.model import LocalRef
@@ -366,4 +367,10 @@ def _replaced(gone: list[tuple[str, ...]], came: list[tuple[str, ...]]) -> set[t
 
 def _words(texts: Mapping[str, str]) -> set[str]:
     """The names the code uses, its strings aside (a key spelled like a variable is not one)."""
-    return {w for text in texts.values() for w in re.findall(r"\w+", _STRING.sub('""', text))}
+    return set().union(*map(_code_words, texts.values()))
+
+
+@lru_cache(maxsize=64)
+def _code_words(text: str) -> frozenset[str]:
+    """One text's names; each server source is asked for them once per field compared."""
+    return frozenset(re.findall(r"\w+", _STRING.sub('""', text)))

@@ -16,7 +16,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 
 from tree_sitter import Node
 
@@ -166,8 +166,10 @@ def _pairs(
 ) -> Iterator[Reprinted]:
     """The prints of one function at both refs that print a line a pattern matches, the n-th print of a
     text before paired with the n-th after, that changed their call or conditions."""
-    printing = [_printing(source, span, patterns) for source, span in zip(sources, spans, strict=True)]
-    if not printing[0].keys() & printing[1].keys():
+    printing = [_printing(sources[0], spans[0], patterns)]
+    if printing[0]:
+        printing.append(_printing(sources[1], spans[1], patterns))
+    if len(printing) < 2 or not printing[0].keys() & printing[1].keys():
         return  # no matched print at both refs: nothing to parse the function for
     old = function_node(change.old_code_lines, spans[0])
     new = function_node(change.new_code_lines, spans[1])
@@ -190,8 +192,9 @@ def _printing(
     for template in source.templates(*span):
         if template.kind != "format" or not _may_print_a_match(template, needles):
             continue
+        helpers = cache(partial(_helper_templates, source, template))
         for pattern in patterns:
-            line = _printed_line(source, template, pattern)
+            line = _printed_line(template, helpers, pattern)
             if line is not None:
                 found.setdefault((template.code, pattern.source), []).append((template, pattern, line))
     return found
@@ -204,21 +207,27 @@ def _may_print_a_match(template: Template, needles: Needles) -> bool:
     return needles.in_text(literal) or any(not isinstance(p, str) and "(" in p.expr for p in template.pieces)
 
 
-def _printed_line(source: SourceFile, template: Template, pattern: LogPattern) -> str | None:
-    """A line the print writes that the pattern matches, its own or one its helper builds."""
+def _printed_line(
+    template: Template, helpers: Callable[[], list[Template]], pattern: LogPattern
+) -> str | None:
+    """A line the print writes that the pattern matches, its own or one a helper it calls builds."""
     own = samples(template, pattern.regex)
     if own:
         return own[0].line
+    for built in helpers():
+        lines = samples(built, pattern.regex)
+        if lines:
+            return lines[0].line
+    return None
+
+
+def _helper_templates(source: SourceFile, template: Template) -> list[Template]:
+    """The templates of the functions the file defines that the print calls for a value it prints."""
     called = {
         m[1] for piece in template.pieces if not isinstance(piece, str) for m in _CALLS.finditer(piece.expr)
     }
-    for helper in sorted(called - {template.call}):
-        span = source.function_span(name=helper)
-        for built in source.templates(*span) if span else ():
-            lines = samples(built, pattern.regex)
-            if lines:
-                return lines[0].line
-    return None
+    spans = (source.function_span(name=helper) for helper in sorted(called - {template.call}))
+    return [built for span in spans if span for built in source.templates(*span)]
 
 
 def _around(function: tuple[Node, int], line: int) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ their flags, so it needs no anchor file."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 
 from bot.markup import code_span
 from bot.review.changes import Draft, FileChange
@@ -29,19 +29,22 @@ def gone_flag_drafts(
     changed = list(changes)
     before: dict[str, FileChange] = {}
     for c in changed:
-        for name in sorted(_spelled_at(c, "old") & passed.keys()):
+        for name in sorted(_spelled_at(c, "old", passed.keys())):
             before.setdefault(name, c)
-    after = set().union(*(_spelled_at(c, "new") for c in changed))
+    after = set().union(*(_spelled_at(c, "new", before.keys()) for c in changed))
     gone = [name for name in sorted(before) if name not in after and not spelled_elsewhere(name)]
     return [_gone(name, passed[name], before[name]) for name in gone]
 
 
-def _spelled_at(change: FileChange, side: str) -> set[str]:
-    """The flags a changed source spells at one ref ("old" or "new")."""
+def _spelled_at(change: FileChange, side: str, names: Collection[str]) -> set[str]:
+    """Which of `names` a changed source spells at one ref ("old" or "new"); only a text that holds one
+    has its comments read out."""
     path = change.old_path if side == "old" else change.new_path
-    if not path or '"-' not in (change.old_text if side == "old" else change.new_text):
+    raw = change.old_text if side == "old" else change.new_text
+    candidates = {n for n in names if f'"{n}"' in raw} if path else set()
+    if not candidates:
         return set()
-    return spelled(change.old_code if side == "old" else change.new_code)
+    return spelled(change.old_code if side == "old" else change.new_code) & candidates
 
 
 def _gone(name: str, setting: LaunchSetting, change: FileChange) -> Draft:

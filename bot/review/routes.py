@@ -60,8 +60,10 @@ def _registered(changes: list[FileChange], side: str) -> dict[str, Registration]
     found: dict[str, Registration] = {}
     for c in changes:
         path = c.old_path if side == "old" else c.new_path
-        code = (c.old_code if side == "old" else c.new_code) if path else ""
-        if path and '"/' in code:
+        if not path or '"/' not in (c.old_text if side == "old" else c.new_text):
+            continue  # no path spelled: no comment to read out first
+        code = c.old_code if side == "old" else c.new_code
+        if '"/' in code:
             for endpoint, registration in registrations(code, path).items():
                 found.setdefault(endpoint, registration)
     return found

@@ -43,6 +43,11 @@ def _read_ollama_build(run: Run) -> None:
     run.pin_build_dirs  # noqa: B018 - read for what it reads
 
 
+def _read_launches_and_outputs(run: Run) -> None:
+    run.contracts.launch  # noqa: B018 - read for what it reads
+    run.contracts.output_patterns  # noqa: B018 - read for what it reads
+
+
 INPUTS = {
     i.name: i
     for i in (
@@ -54,9 +59,12 @@ INPUTS = {
         ),  # Ollama's build model and where it fetches the pin
         Input("ollama-code"),  # Ollama's tree, searched for names
         Input("mlx-build", prepare=lambda run: run.mlx_reading),  # Ollama's build of MLX, and MLX's CMake
-        Input("inventory", releases_program=True),  # the contract inventory (launches, flows, outputs)
+        Input(
+            "inventory", prepare=_read_launches_and_outputs, releases_program=True
+        ),  # the contract inventory (launches, flows, outputs)
         Input("wire-groups", prepare=lambda run: run.prepare_wire_groups()),  # the inventory's JSON groups
         Input("server-sources", heavy=True),  # llama-server's request and response code at both refs
+        Input("prints", heavy=True),  # the print statements of upstream's changed functions, parsed
         Input("consumer-pins"),  # code of other pins that compiles against this upstream's headers
     )
 }

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from bot.review.run import Run
 
 
-@check("output.print-conditions", area="server", inputs=("diff", "inventory", "ollama-build"))
+@check("output.print-conditions", area="server", inputs=("diff", "inventory", "ollama-build", "prints"))
 def print_conditions(run: Run) -> list[Draft]:
     patterns = cache(lambda: logformats.printed_patterns(run.contracts.output_patterns))
     program = logformats.Program(run.writes_to, patterns, lambda _needles: iter(()))
