@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from bot.review.consumers.contracts import contract_inventory
+from bot.review.consumers.contracts.build import OPTIONAL
 from bot.review.source import code_text
 from tests.fixtures import RepoBuilder
 
@@ -418,17 +419,33 @@ def test_sampler_and_template_behaviours_say_what_ollama_sets_and_leaves_to_upst
 def test_the_build_names_options_targets_packages_programs_tools_and_presets(inventory):
     items = {(i.kind, i.name, i.value): [(r.path, r.line) for r in i.refs] for i in inventory.build}
     assert items[("option", "GGML_CUDA", "ON")] == [("CMakeLists.txt", 4)]
-    # the loop that writes the name, and the commands that use it
-    assert items[("target", "llama", "")] == [
+    # the loop that writes the name, and the commands that use it, all where `if(TARGET ...)` holds
+    assert items[("target", "llama", OPTIONAL)] == [
         ("CMakeLists.txt", 6),
         ("CMakeLists.txt", 7),
         ("CMakeLists.txt", 8),
     ]
-    assert ("target", "mtmd", "") in items and ("target", "llama-server", "") in items
+    assert ("target", "mtmd", OPTIONAL) in items and ("target", "llama-server", "") in items
     assert items[("package", "Threads", "")] == [("CMakeLists.txt", 3)]
     assert ("program", "git", "") in items and ("tool", "cmake", "") in items
     assert items[("preset", "cpu", "")] == [("Dockerfile", 2)]
     assert not {k for k in items if k[1] in ("OLLAMA_RUNNER_DIR", "ollama-docs")}  # Ollama's own
+
+
+def test_a_target_named_also_where_no_guard_holds_is_needed():
+    cmake = (
+        "if(WIN32 AND TARGET dl)\n  install(TARGETS dl)\nendif()\n"
+        "if(NOT TARGET zlib)\n  install(TARGETS zlib)\nelse()\n  install(TARGETS png)\nendif()\n"
+        "if(TARGET ggml)\n  target_sources(ggml PRIVATE a.c)\nendif()\ntarget_link_libraries(ggml m)\n"
+    )
+    build = contract_inventory({"CMakeLists.txt": cmake}).build
+    items = {(i.kind, i.name, i.value): [r.line for r in i.refs] for i in build if i.kind == "target"}
+    assert items == {
+        ("target", "dl", OPTIONAL): [1, 2],
+        ("target", "zlib", ""): [4, 5],  # `NOT TARGET` guards the branch where it is absent
+        ("target", "png", ""): [7],  # an `else()` branch guards nothing
+        ("target", "ggml", ""): [9, 10, 12],
+    }
 
 
 def test_without_an_installed_program_no_go_code_counts():

@@ -136,6 +136,17 @@ def test_what_upstream_removed_has_no_producer_and_says_why(tmp_path, inventory)
     assert behaviour.status == UNRESOLVED and "top_k" in behaviour.why
 
 
+def test_a_target_ollama_names_only_under_a_guard_needs_none_when_upstream_has_none(tmp_path, inventory):
+    _, resolutions = _resolved(tmp_path, inventory, {"tools/mtmd/CMakeLists.txt": None})
+    mtmd = _by_label(resolutions)["target mtmd"]
+    assert (mtmd.status, mtmd.producers) == (NOT_UPSTREAMS, ())
+    assert mtmd.why == (
+        "Ollama's build names it only under `if(TARGET mtmd)`, and no CMake file at b2 defines it: "
+        "what the guard holds is skipped"
+    )
+    assert _by_label(resolutions)["target llama"].status == RESOLVED
+
+
 def test_a_removed_route_leaves_its_fields_without_a_producer(tmp_path, inventory):
     server = SERVER.replace('ctx_http.post("/completion", handle_completion);', "")
     _, resolutions = _resolved(tmp_path, inventory, {"tools/server/server.cpp": server})
@@ -236,5 +247,5 @@ def test_most_real_contracts_resolve_and_every_other_says_why(rev, release, comm
     )
     resolutions = resolve(inventory, producers, ollama_build(snapshot, pin))
     resolved, total = summary(resolutions)
-    assert resolved / total >= 0.945, [r.label for r in resolutions if r.status == UNRESOLVED]
+    assert resolved / total >= 0.95, [r.label for r in resolutions if r.status == UNRESOLVED]
     assert all(r.why for r in resolutions if r.status != RESOLVED)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from bot.cache import facts
 from bot.lang import cmakelang, syntax
+from bot.model import LocalRef
 from bot.review import cmake, lookups, targets
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts.build import build_items
@@ -27,7 +28,10 @@ def build_contract_drafts(run: Run) -> list[Draft]:
     old_targets, new_targets = targets.defined(old_texts), targets.defined(new_texts)
     lost = targets.lost_targets(old_targets, new_targets)
     if lost:
-        used = {i.name: i.refs for i in build_items(run.local, list(run.local)) if i.kind == "target"}
+        used: dict[str, tuple[LocalRef, ...]] = {}
+        for i in build_items(run.local, list(run.local)):
+            if i.kind == "target":
+                used[i.name] = used.get(i.name, ()) + i.refs
         drafts += targets.target_drafts(lost, old_targets, new_targets, used, run.where_now)
     if _changes_lookups(run):
         old = package_lookups(old_texts, list(old_texts), run.consumers.options)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from bot.model import LocalRef
+from bot.review.consumers.contracts.build import OPTIONAL
 from bot.review.consumers.contracts.model import (
     GROUPS,
     Behaviour,
@@ -299,6 +300,12 @@ def _option(item: BuildItem, producers: Producers, _ollama: OllamaBuild):
 
 def _target(item: BuildItem, producers: Producers, _ollama: OllamaBuild):
     place = producers.targets.get(item.name)
+    if place is None and item.value == OPTIONAL:
+        why = (
+            f"Ollama's build names it only under `if(TARGET {item.name})`, and no CMake file at "
+            f"{producers.ref} defines it: what the guard holds is skipped"
+        )
+        return (), why, NOT_UPSTREAMS
     return _found(
         [place] if place else [],
         "defined by upstream's CMake"

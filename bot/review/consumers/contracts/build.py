@@ -36,6 +36,7 @@ _DEFINING = {
     "fetchcontent_declare",
 }
 _GENERATOR_TARGET = re.compile(r"\$<TARGET_[A-Z_]+:([\w.+-]+)>")
+OPTIONAL = "if present"  # the value of a target Ollama names only where `if(TARGET x)` holds
 _COMMAND_LINE_NAMED = re.compile(r"--(preset|target)[ =]([\w.+-]+)")
 _TOOL_VARIABLES = {"${CMAKE_COMMAND}": "cmake", "${CMAKE_CTEST_COMMAND}": "ctest"}
 
@@ -56,11 +57,21 @@ def build_items(ollama: Mapping[str, str], paths: list[str]) -> list[BuildItem]:
         own |= named_project if path == "CMakeLists.txt" else set()
     for path, text in _texts(ollama, paths, OLLAMA_COMMAND_LINES):
         _command_line_items(found, path, text)
+    _merge_optional(found)
     return [
         BuildItem(kind, name, value, tuple(sorted(refs, key=lambda r: (r.path, r.line))))
         for (kind, name, value), refs in sorted(found.items())
         if _relied_on(kind, name, value, defined, tuple(own))
     ]
+
+
+def _merge_optional(found: _Found) -> None:
+    """A target also named where no `if(TARGET x)` guards it is one Ollama's build needs: its guarded
+    places join that item."""
+    for kind, name, value in [k for k in found if k[0] == "target" and k[2] == OPTIONAL]:
+        needed = found.get((kind, name, ""))
+        if needed is not None:
+            needed.update(found.pop((kind, name, value)))
 
 
 def _texts(
@@ -141,14 +152,36 @@ def _command_items(
     """Record one command's items; the variable prefix it names, if it is a `project()`."""
     name = cmakelang.name(command)
     own: set[str] = set()
-    for args, loop in _expansions(command, lists):
+    for env, loop in _expansions(command, lists):
+        args, guarded = cmakelang.arguments(command, env), _tested_targets(command, env)
         own |= _declared(name, args, defined)
         for kind, item, value in _items_of(name, args):
+            value = OPTIONAL if kind == "target" and item in guarded else value
             _add(found, kind, item, value, ref)
             origin = _written_at(item, loop, written)
             if kind == "target" and origin and origin != ref.line:
                 _add(found, kind, item, value, LocalRef(ref.path, origin))
     return own
+
+
+def _tested_targets(command: Node, env: Mapping[str, str]) -> frozenset[str]:
+    """The targets whose presence decides whether the command runs: those an `if(TARGET x)` or
+    `elseif(TARGET x)` tests, of the command itself or of the branch it is in."""
+    tests = [command] if command.type in ("if_command", "elseif_command") else []
+    node = command
+    while node.parent is not None:
+        if node.type == "body":
+            header = node.prev_named_sibling
+            if header is not None and header.type in ("if_command", "elseif_command"):
+                tests.append(header)
+        node = node.parent
+    found = set()
+    for test in tests:
+        args = cmakelang.arguments(test, env)
+        found |= {
+            args[i + 1] for i, a in enumerate(args[:-1]) if a == "TARGET" and args[i - 1 : i] != ["NOT"]
+        }
+    return frozenset(found)
 
 
 def _may_name_target(name: str, command: Node) -> bool:
@@ -215,16 +248,16 @@ def _listed(name: str, args: list[str]) -> tuple[str, list[str]] | None:
 
 def _expansions(
     command: Node, lists: dict[str, str]
-) -> Iterator[tuple[list[str], tuple[str | None, int | None]]]:
-    """A command's arguments once per item of each enclosing `foreach(VAR IN ITEMS ...)` (or once), with the
-    item and the line of the loop that gives it."""
+) -> Iterator[tuple[dict[str, str], tuple[str | None, int | None]]]:
+    """The variables a command's arguments expand with, once per item of each enclosing
+    `foreach(VAR IN ITEMS ...)` (or once), with the item and the line of the loop that gives it."""
     loops = _enclosing_loops(command, lists)
     if not loops:
-        yield cmakelang.arguments(command, lists), (None, None)
+        yield lists, (None, None)
         return
     variable, items, line = loops[0]
     for item in items:
-        yield cmakelang.arguments(command, {**lists, variable: item}), (item, line)
+        yield {**lists, variable: item}, (item, line)
 
 
 def _enclosing_loops(command: Node, lists: dict[str, str]) -> list[tuple[str, list[str], int]]:
