@@ -22,7 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "real-review"
-REVIEWS = {"merged": "", "bump-only": ".bump-only"}  # review name -> findings file suffix
+# review name -> findings file suffix
+REVIEWS = {"merged": "", "bump-only": ".bump-only", "long jump": ".long-jump"}
+HEADS = {
+    "merged": "the bump commit",
+    "bump-only": "the parent with only LLAMA_CPP_VERSION bumped",
+    "long jump": "an Ollama commit with only LLAMA_CPP_VERSION moved many releases on",
+}
 LABELS = ("actionable", "latent", "glance", "noise")
 LABELLED_SEVERITIES = ("high", "medium")
 
@@ -43,7 +49,7 @@ def load(root: Path = DATA) -> Data:
     reviews: dict[str, dict[str, dict]] = {name: {} for name in REVIEWS}
     for path in sorted((root / "findings").glob("*.json")):
         stem = path.name.removesuffix(".json")
-        name = "bump-only" if stem.endswith(".bump-only") else "merged"
+        name = next((n for n, suffix in REVIEWS.items() if suffix and stem.endswith(suffix)), "merged")
         try:
             data = json.loads(path.read_text())
         except json.JSONDecodeError as exc:
@@ -242,12 +248,7 @@ def report(data: Data, name: str) -> list[str]:
     review = data.reviews[name]
     rows = precision_rows(review, data.labels)
     lines = [
-        f"## {name}: {len(review)} bumps"
-        + (
-            " (head: the bump commit)"
-            if name == "merged"
-            else " (head: the parent with only LLAMA_CPP_VERSION bumped)"
-        ),
+        f"## {name}: {len(review)} {'bump' if len(review) == 1 else 'bumps'} (head: {HEADS[name]})",
         "",
         "| check | severity | findings | labelled | actionable | latent | glance | noise |",
         "|---|---|---|---|---|---|---|---|",
@@ -263,6 +264,7 @@ def report(data: Data, name: str) -> list[str]:
         lines.append(
             f"{'+'.join(severities)}: {t['findings']} findings, {t['labelled']} labelled: {t['actionable']} actionable "
             f"({_percent(t['actionable'], t['labelled'])}), {t['latent']} latent, {t['glance']} glance, {t['noise']} noise; "
+            f"actionable or latent {_percent(t['actionable'] + t['latent'], t['labelled'])}, "
             f"actionable, latent or glance {_percent(useful, t['labelled'])}"
         )
     info = totals(rows, ("info",))

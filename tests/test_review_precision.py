@@ -30,9 +30,11 @@ def test_every_label_names_a_committed_finding_and_every_high_one_is_labelled(da
     assert problems(data) == []
 
 
-def test_both_reviews_of_all_sixteen_bumps_are_committed_with_the_report_keys_and_a_check(data):
+def test_both_reviews_of_all_sixteen_bumps_and_the_long_jump_are_committed_with_the_report_keys_and_a_check(
+    data,
+):
     for name in rp.REVIEWS:
-        assert len(data.reviews[name]) == 16
+        assert len(data.reviews[name]) == (1 if name == "long jump" else 16)
         for case, review in data.reviews[name].items():
             assert review["error"] is None, case
             for f in review["findings"]:

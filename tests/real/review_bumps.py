@@ -12,6 +12,9 @@ instead of being fetched.
                                                  # and <case>.bump-only.json
     python -m tests.real.review_bumps --list     # the bumps, write nothing
 
+and the long jump (`LONG_JUMP`: an Ollama commit's tree with only the version file moved many releases on) as
+`<old>-<new>.long-jump.json`, the review of a pull request that skips months of upstream.
+
 `<case>.json` reviews the bump as merged: the maintainers' own fixes are in the head, so a detector that
 stays quiet once Ollama sets what upstream asked for is quiet there. `<case>.bump-only.json` reviews the
 first push such a pull request has: the parent's tree with only LLAMA_CPP_VERSION changed; recall is
@@ -48,6 +51,7 @@ from bot.review import beside
 from tests.real.extract import VERSION_FILE, Bump, ExtractError, RefResolver, find_bumps, mirrors
 
 OUT = Path(__file__).resolve().parent.parent / "data" / "real-review" / "findings"
+LONG_JUMP = ("630882621", "b9452", "b10587")  # an Ollama commit, the ref it pins, a ref months later
 DETAIL_CHARS = 600  # enough of a finding's text to label it by; the full text is one rerun away
 
 
@@ -143,14 +147,22 @@ def review_snapshots(upstream_repo: pygit2.Repository, base, head, source: str) 
 
 
 def review_bump(
-    bump: Bump, ollama: pygit2.Repository, llama_dir: Path, refs: RefResolver, scratch: Path, bump_only: bool
+    bump: Bump,
+    ollama: pygit2.Repository,
+    llama_dir: Path,
+    refs: RefResolver,
+    scratch: Path,
+    bump_only: bool,
+    version: bytes | None = None,
 ) -> dict:
-    """The review of one bump as the committed JSON: provenance, timings, patch statuses, findings."""
+    """The review of one bump as the committed JSON: provenance, timings, patch statuses, findings
+    (`version`: the version file's bytes at the head, else the bump commit's)."""
     old_commit, new_commit = refs.resolve(bump.old_ref), refs.resolve(bump.new_ref)
     upstream_repo = scratch_upstream(llama_dir, {bump.old_ref: old_commit, bump.new_ref: new_commit}, scratch)
     base = GitSnapshot(ollama, bump.parent)
     merged = GitSnapshot(ollama, bump.commit)
-    head = VersionBumpOnly(base, VERSION_FILE, merged.read(VERSION_FILE) or b"") if bump_only else merged
+    version = merged.read(VERSION_FILE) or b"" if version is None else version
+    head = VersionBumpOnly(base, VERSION_FILE, version) if bump_only else merged
     return {
         "case": bump.case_id,
         "ollama_commit": bump.commit,
@@ -205,6 +217,26 @@ def main(argv: list[str] | None = None) -> int:
                 s: sum(f["severity"] == s for f in data["findings"]) for s in ("high", "medium", "info")
             }
             print(f"wrote {path}: {counts}, review {data['review_seconds']} s")
+    if not args.case:
+        return _write_long_jump(ollama, llama_dir, refs, args.out)
+    return 0
+
+
+def _write_long_jump(ollama: pygit2.Repository, llama_dir: Path, refs: RefResolver, out: Path) -> int:
+    commit, old_ref, new_ref = LONG_JUMP
+    full = str(ollama.revparse_single(commit).id)
+    jump = Bump(full, f"{old_ref} -> {new_ref} on {commit}", full, old_ref, new_ref)
+    with tempfile.TemporaryDirectory(prefix="review-jump-") as tmp:
+        try:
+            data = review_bump(
+                jump, ollama, llama_dir, refs, Path(tmp) / "upstream.git", True, f"{new_ref}\n".encode()
+            )
+        except (ExtractError, AnalysisError, subprocess.SubprocessError) as exc:
+            print(f"review_bumps: {jump.case_id}: {exc}", file=sys.stderr)
+            return 2
+    path = out / f"{jump.case_id}.long-jump.json"
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote {path}: review {data['review_seconds']} s")
     return 0
 
 
