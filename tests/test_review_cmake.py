@@ -241,3 +241,40 @@ def test_a_new_option_is_set_where_a_fetch_configures_the_pin_else_beside_any_fe
     assert build_dirs([("dev/src.cmake", 2)], files) == ("dev/",)
     assert build_dirs([("CMakeLists.txt", 2)], files) == ("",)  # the top-level project: the whole tree
     assert build_dirs([], files) == ("",)
+
+
+def test_an_item_about_lines_only_a_branch_ollamas_options_never_take_runs_says_nothing():
+    from bot.review.buildreach import reached_by_build
+    from bot.review.changes import Draft
+    from bot.review.consumers.upstream_build import unbuilt_commands
+
+    text = (
+        'option(LLAMA_FETCH_OMP "fetch omp" OFF)\n'
+        "add_library(llama llama.cpp)\n"
+        "if (LLAMA_FETCH_OMP)\n"
+        "    set(OMP_RUNTIME libomp.dll)\n"
+        "    file(DOWNLOAD https://x/omp.zip omp.zip)\n"
+        "endif()\n"
+        "set(OMP_OTHER libomp.dll)\n"
+    )
+    unbuilt = unbuilt_commands({"CMakeLists.txt": text}, ["CMakeLists.txt"], {})
+
+    def about(*lines: int, path: str = "CMakeLists.txt") -> Draft:
+        return Draft("build", "medium", "t", "d", path, lines[0], blame=tuple((n, n) for n in lines))
+
+    assert not reached_by_build(about(4, 5), unbuilt)  # the download branch: the option stays OFF
+    assert reached_by_build(about(4, 7), unbuilt)  # one line Ollama's build runs is enough
+    assert reached_by_build(about(4, path="ggml/CMakeLists.txt"), unbuilt)
+    assert reached_by_build(Draft("build", "info", "t", "d", "CMakeLists.txt", None), unbuilt)
+
+
+def test_a_re_defaulted_option_of_code_ollama_does_not_build_says_nothing():
+    old = _opts(CMAKE) + _opts(
+        'option(GGML_SYCL_F16 "sycl: 16 bit" OFF)\n', "ggml/src/ggml-sycl/CMakeLists.txt"
+    )
+    new = _opts(CMAKE) + _opts(
+        'option(GGML_SYCL_F16 "sycl: 16 bit" ON)\n', "ggml/src/ggml-sycl/CMakeLists.txt"
+    )
+    assert option_drafts(old, new, {}, _same, built=lambda o: "sycl" not in o.path) == []
+    (built,) = option_drafts(old, new, {}, _same)
+    assert (built.severity, built.title) == ("medium", "Default of CMake option GGML_SYCL_F16 changed")

@@ -428,16 +428,22 @@ PREDICATE = """bool clip_is_dense(const clip_ctx * ctx) {
 
 def test_a_case_dropped_from_a_switch_that_only_answers_is_the_default_answer_now():
     """b9452 -> b10587 took `case LLM_ARCH_LFM2:` out of `llm_arch_supports_sm_tensor`'s `return false` list:
-    the value is still known and gets the default's `return true` (upstream gave it the capability), which
-    is worth a look, not an unrecognised value."""
+    the value is still known and gets the default's `return true` (upstream gave it the capability), not an
+    unrecognised value. Ollama's compat code produces the value but never calls the predicate: upstream's
+    own handling changed, worth knowing; where Ollama's code calls it and reads the answer, worth a look."""
     dropped = PREDICATE.replace("        case PROJECTOR_TYPE_GEMMA4A:\n", "")
     (draft,) = _gemma4_value_drafts(PREDICATE, dropped)
     assert (draft.severity, draft.title) == (
-        "medium",
+        "info",
         "`clip_is_dense` answers `PROJECTOR_TYPE_GEMMA4A` by its default now",
     )
     assert "`return true;` where its case gave `return false;`" in draft.detail
-    assert "no longer recognised" not in draft.detail
+    assert "no longer recognised" not in draft.detail and "does not call it" in draft.detail
+    compat = _compat("llama/compat/llama-ollama-compat.cpp", "llama-ollama-compat-gemma4-clip.cpp")
+    path, text = next(iter(compat.items()))
+    calling = {path: text + "\nstatic bool dense(const clip_ctx * c) { return clip_is_dense(c); }\n"}
+    (draft,) = _gemma4_value_drafts(PREDICATE, dropped, calling)
+    assert draft.severity == "medium" and "Check that Ollama's use" in draft.detail
 
 
 def test_a_case_dropped_whose_branch_the_default_runs_too_is_no_finding():

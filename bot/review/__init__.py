@@ -79,7 +79,7 @@ def review_pin(ctx: ReviewContext) -> PinReview:
     build = _build_changes(ctx.history, run.build_files())
     attribution = Attribution(ctx)
     if any(glob_match(d.path, cmake.CMAKE_FILES) for d in drafts):
-        drafts = [buildreach.weighed_by_branch(d, run.unbuilt_commands) for d in drafts]
+        drafts = [d for d in drafts if buildreach.reached_by_build(d, run.unbuilt_commands)]
     drafts = consumer_linked(grouping.by_cause(drafts))
     findings = [attribution.finding(d) for d in drafts]  # notes what it could not read
     return PinReview(merge(grouping.by_commit(merge(findings)) + _unreadable(ctx)), build)

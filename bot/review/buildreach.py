@@ -9,9 +9,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
-from dataclasses import replace
 
-from bot.markup import code_span
 from bot.review import generators
 from bot.review.changes import Draft
 
@@ -42,14 +40,12 @@ def changed_build_files(
     return sorted(files | tools)
 
 
-def weighed_by_branch(d: Draft, unbuilt: Mapping[str, Sequence[tuple[int, int]]]) -> Draft:
-    """The draft, as information when every line it is about sits in a command of a CMake branch that
-    Ollama's option values never take (`unbuilt`: per file, the commands' first and last lines)."""
+def reached_by_build(d: Draft, unbuilt: Mapping[str, Sequence[tuple[int, int]]]) -> bool:
+    """Whether some line the draft is about can run in Ollama's build: not every one of them sits in a
+    command of a CMake branch that Ollama's option values never take (`unbuilt`: per file, the commands'
+    first and last lines). A draft with no line is kept."""
     spans = unbuilt.get(d.path)
     lines = d.blame or (((d.line, d.line),) if d.line else ())
-    if d.severity == "info" or not spans or not lines:
-        return d
-    if not all(any(a <= start and end <= b for a, b in spans) for start, end in lines):
-        return d
-    note = f"\n\nOllama's build never runs this part of {code_span(d.path)}: it sits in a branch its options do not take."
-    return replace(d, severity="info", detail=d.detail + note)
+    if not spans or not lines:
+        return True
+    return not all(any(a <= start and end <= b for a, b in spans) for start, end in lines)

@@ -346,8 +346,9 @@ def option_drafts(
 ) -> list[Draft]:
     """Added, removed, renamed and re-defaulted options, weighed by whether Ollama sets them (`unset_in`
     names the builds of Ollama's that leave an option it sets elsewhere to upstream's default; one it does
-    not set is asked for under `anchor_dirs`). A new option of code Ollama does not build (`built`) says
-    nothing; another option of such code, or a new one that defaults off, is information."""
+    not set is asked for under `anchor_dirs`). A new or re-defaulted option of code Ollama does not build
+    (`built`) says nothing; a removed or renamed one of such code, or a new one that defaults off, is
+    information."""
     before, after = _index(old), _index(new)
     added = [after[n][0] for n in after if n not in before]
     return [
@@ -415,14 +416,14 @@ def _default_drafts(
         old_defaults = sorted({shown_default(o) for o in before[name]})
         new_defaults = sorted({shown_default(o) for o in after[name]})
         relying = unset_in(name) if name in mentions else ("every build",)
-        if _same_defaults(before[name], after[name]) or not relying:
-            continue
         option = after[name][0]
+        if _same_defaults(before[name], after[name]) or not relying or not built(option):
+            continue  # a default no build of Ollama's reads cannot change what it builds
         change = f"The default of {_describe(option)} changed from {', '.join(old_defaults)} to {', '.join(new_defaults)}."
         title = f"Default of CMake option {name} changed"
         if name not in mentions:
             detail = f"{change} Ollama does not set it and so relies on the default."
-            drafts.append(_unset(option, _weighed(option, "medium", built), title, detail, anchor_of(name)))
+            drafts.append(_unset(option, "medium", title, detail, anchor_of(name)))
             continue
         sets = ", ".join(f"{r.path}:{r.line}" for r in mentions[name][:4])
         detail = (
@@ -432,7 +433,7 @@ def _default_drafts(
         drafts.append(
             Draft(
                 "build",
-                _weighed(option, "medium", built),
+                "medium",
                 title,
                 detail,
                 option.path,

@@ -80,8 +80,11 @@ class _Lost:
     severity: str = "high"
 
 
-def _dropped_cases(change: FileChange, old: bytes, new: bytes, reach) -> list[_Lost]:
-    """A case dropped from a switch that still exists."""
+def _dropped_cases(
+    change: FileChange, old: bytes, new: bytes, reach, names: Mapping[str, Sequence[LocalRef]]
+) -> list[_Lost]:
+    """A case dropped from a switch that still exists (`names`: what Ollama's code names, the functions it
+    calls among them)."""
     old_switches = cppvalues.switches(old)  # first: the new code is parsed from its tree
     new_switches = _cases_by_switch(new)
     lost = []
@@ -96,7 +99,9 @@ def _dropped_cases(change: FileChange, old: bytes, new: bytes, reach) -> list[_L
             produced, refs = reach(value)
             if refs:
                 twin = similar(value, sorted(now - handled))
-                lost.append(_dropped_case(change, s, value, line, produced, refs, twin, body))
+                lost.append(
+                    _dropped_case(change, s, value, line, (produced, refs), twin, body, s.function in names)
+                )
     return lost
 
 
@@ -113,16 +118,17 @@ def _dropped_case(
     s: cppvalues.Switch,
     value: str,
     line: int,
-    produced: list[str],
-    refs: tuple[LocalRef, ...],
+    reached: tuple[list[str], tuple[LocalRef, ...]],
     twin: str | None,
     body: str,
+    called: bool,
 ) -> _Lost:
     """What to say of a case Ollama reaches that the switch no longer has (`twin`: the case put in its place,
-    `body`: what the case ran)."""
+    `body`: what the case ran, `called`: whether Ollama's code calls the function itself)."""
     where = code_span(s.function) if s.function else f"a switch of {code_span(change.path)}"
+    produced, refs = reached
     if _answers(body) and _answers(s.default_body):
-        return _default_answer(change, s, where, value, line, produced, refs, body)
+        return _default_answer(change, s, where, value, line, reached, body, called)
     outcome = (
         f"its default branch aborts ({code_span(s.default[:80])})"
         if _ABORTS.search(s.default)
@@ -148,20 +154,27 @@ def _default_answer(
     where: str,
     value: str,
     line: int,
-    produced: list[str],
-    refs: tuple[LocalRef, ...],
+    reached: tuple[list[str], tuple[LocalRef, ...]],
     body: str,
+    called: bool,
 ) -> _Lost:
     """A case dropped from a switch whose branches only answer: the value is still recognised, and gets the
-    default's answer now, which upstream chose (a capability it now has, a lookup it now leaves out)."""
+    default's answer now, which upstream chose (a capability it now has, a lookup it now leaves out). Medium
+    where Ollama's code calls the function and so reads the answer; where it only produces the value, upstream
+    answers itself, and that is worth knowing."""
+    produced, refs = reached
     detail = (
         f"Upstream dropped {code_span(f'case {value}:')} from the switch on {code_span(s.subject)} in {where} "
         f"({code_span(change.path)}): {_reached(value, produced)}, which now gets the default's "
-        f"{code_span(s.default_body)} where its case gave {code_span(body)}. Check that Ollama's use of "
-        "that value still works with the new answer."
+        f"{code_span(s.default_body)} where its case gave {code_span(body)}. "
+        + (
+            "Check that Ollama's use of that value still works with the new answer."
+            if called
+            else "Ollama's code does not call it: upstream's own handling of the value changed."
+        )
     )
     title = f"{where} answers {code_span(value)} by its default now"
-    return _Lost(value, title, detail, line, refs, "medium")
+    return _Lost(value, title, detail, line, refs, "medium" if called else "info")
 
 
 def _enum_values(source: bytes) -> dict[str, dict[str, int]]:
@@ -397,7 +410,7 @@ def value_drafts(
             return _value_refs(value, names, strings, pairs)
 
         lost = [
-            *_dropped_cases(change, old, new, reach),
+            *_dropped_cases(change, old, new, reach, names),
             *_removed_enum_values(change, old, new, reach),
             *_dropped_rows(change, old_rows, new_rows, names, strings),
         ]
