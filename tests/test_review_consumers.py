@@ -423,3 +423,25 @@ def test_a_commits_files_are_compared_by_the_blob_ids_its_tree_lists(tmp_path, m
     monkeypatch.undo()
     read = SnapshotTexts(GitSnapshot(repo, commit))
     assert "lost.go" not in read and read.source_id("CMakeLists.txt") == ids.source_id("CMakeLists.txt")
+
+
+def test_a_patchs_lines_see_the_headers_of_the_upstream_file_it_edits():
+    """A patch's added lines compile inside the upstream file they edit: a member they use is declared in a
+    header that file includes, which the patch never spells."""
+    from bot.review.consumers.compat_sources import compat_source_texts, included_headers
+
+    patch = parse(
+        b"diff --git a/tools/mtmd/clip.cpp b/tools/mtmd/clip.cpp\n"
+        b"--- a/tools/mtmd/clip.cpp\n+++ b/tools/mtmd/clip.cpp\n"
+        b"@@ -1,2 +1,3 @@\n int clip_n_embd(const clip_ctx * ctx) {\n"
+        b"+    return ctx->model.hparams.projection_dim;\n }\n"
+    )
+    upstream = {
+        "tools/mtmd/clip.cpp": '#include "clip-model.h"\nint clip_n_embd(const clip_ctx * ctx) {\n}\n',
+        "tools/mtmd/clip-model.h": '#include "ggml.h"\nstruct clip_hparams { int projection_dim = 0; };\n',
+        "ggml/include/ggml.h": "struct ggml_tensor;\n",
+        "tools/mtmd/other.h": "int unrelated;\n",
+    }
+    sources = compat_source_texts({}, [], [("llama/compat/001-hooks.patch", patch)])
+    headers = included_headers(sources, {}, [], upstream, list(upstream))
+    assert headers == {"tools/mtmd/clip-model.h", "ggml/include/ggml.h"}

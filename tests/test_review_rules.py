@@ -325,3 +325,35 @@ def test_an_unknown_scope_in_a_repository_rule_is_an_error_naming_it():
                 }
             }
         )
+
+
+ENUM = """enum ggml_backend_dev_type {
+    GGML_BACKEND_DEVICE_TYPE_CPU,
+    GGML_BACKEND_DEVICE_TYPE_GPU,
+    GGML_BACKEND_DEVICE_TYPE_IGPU,
+    GGML_BACKEND_DEVICE_TYPE_ACCEL
+};
+"""
+GO_COPY = {
+    "discover/platform.go": "const (\n\tggmlBackendDeviceTypeGPU  = 1\n\tggmlBackendDeviceTypeIGPU = 2\n)\n",
+}
+
+
+def test_an_enum_whose_values_move_is_high_and_points_at_ollamas_copy_of_its_values():
+    inserted = ENUM.replace("_CPU,\n", "_CPU,\n    GGML_BACKEND_DEVICE_TYPE_REMOTE,\n")
+    change = FileChange.from_texts("ggml/include/ggml-backend.h", ENUM, inserted)
+    (draft,) = rule_drafts(load_rules({}), [change], GO_COPY)
+    assert draft.severity == "high" and draft.title == "enum ggml_backend_dev_type changed"
+    assert "`GGML_BACKEND_DEVICE_TYPE_GPU` 1 -> 2" in draft.detail
+    assert LocalRef("discover/platform.go", 2) in draft.local_refs  # ggmlBackendDeviceTypeGPU
+
+
+def test_an_enum_that_only_gains_values_at_its_end_is_information():
+    appended = ENUM.replace("_ACCEL\n", "_ACCEL,\n    GGML_BACKEND_DEVICE_TYPE_REMOTE\n")
+    change = FileChange.from_texts("ggml/include/ggml-backend.h", ENUM, appended)
+    (draft,) = rule_drafts(load_rules({}), [change], GO_COPY)
+    assert draft.severity == "info" and "values were only added" in draft.detail
+    explicit = ENUM.replace("_CPU,", "_CPU = 0,")
+    renumbered = explicit.replace("_CPU = 0,", "_CPU = 1,")
+    change = FileChange.from_texts("ggml/include/ggml-backend.h", explicit, renumbered)
+    assert [d.severity for d in rule_drafts(load_rules({}), [change], GO_COPY)] == ["high"]

@@ -548,6 +548,34 @@ def test_a_field_written_under_a_new_condition_is_medium_and_a_rewritten_conditi
     )
 
 
+def test_a_field_left_out_only_where_it_holds_the_zero_value_ollama_decodes_is_quiet(contracts):
+    old = """    return json {
+        {"predicted_n",  predicted_n},
+        {"predicted_ms", predicted_ms},
+    };"""
+
+    def only_when(condition: str) -> str:
+        return (
+            """    json base = json {
+        {"predicted_ms", predicted_ms},
+    };
+    if ("""
+            + condition
+            + """) {
+        base["predicted_n"] = predicted_n;
+    }
+    return base;"""
+        )
+
+    task = "tools/server/server-task.cpp"
+    assert _raising(_review(contracts, task, old, only_when("predicted_n > 0"))) == []
+    # left out for another reason, or for a value that is not Go's zero: Ollama decodes 0 where it was not
+    (draft,) = _raising(_review(contracts, task, old, only_when("predicted_n > 1")))
+    assert draft.title.startswith(
+        "`timings.predicted_n` of llama-server's POST /completion stream is written under"
+    )
+
+
 def test_a_new_field_and_a_change_to_code_ollama_never_calls_are_quiet(contracts):
     assert (
         _review(

@@ -207,7 +207,25 @@ def _kept_draft(
     f: Decoded, new: Writers, qualified: str, hits: list[Emission], kept: list[Emission]
 ) -> Draft | None:
     added = _new_guards(hits, kept)
-    return _condition_draft(f, new, qualified, kept[0], hits, added) if added else None
+    if not added or all(_leaves_out_only_zero(f, e, added) for e in kept):
+        return None  # the field left out only where it held what Ollama decodes a missing one as
+    return _condition_draft(f, new, qualified, kept[0], hits, added)
+
+
+def _leaves_out_only_zero(f: Decoded, entry: Emission, guards: list[str]) -> bool:
+    """Whether the new conditions only leave the field out when its value is the zero value of the Go type
+    Ollama decodes it into (`if (n > 0)` around a count it decodes as an int): missing, it decodes the
+    same."""
+    value = "".join(_expression(entry.value).split())
+    if f.go_type in _NUMERIC:
+        zero_tests = {f"{value}>0", f"{value}!=0", f"0<{value}", f"0!={value}"}
+    elif f.go_type == "bool":
+        zero_tests = {value}
+    elif f.go_type == "string":
+        zero_tests = {f"!{value}.empty()"}
+    else:
+        return False
+    return all("".join(_expression(g).split()) in zero_tests for g in guards)
 
 
 def _new_guards(before: list[Emission], after: list[Emission]) -> list[str]:

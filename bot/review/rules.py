@@ -116,15 +116,56 @@ def _block_draft(rule: Rule, change: FileChange) -> Draft | None:
     new_body = change.new_code[new[0] : new[1]] if new else ""
     if squash(old_body) == squash(new_body):
         return None
+    severity, note = rule.severity, ""
+    if rule.block.startswith("enum ") and old_body and new_body:
+        severity, note = _enum_weighed(rule.severity, enumerators(old_body), enumerators(new_body))
     draft = Draft(
         rule.area,
-        rule.severity,
+        severity,
         _title(rule, change.path),
-        _joined(rule.text, _body_diff(old_body, new_body)),
+        _joined(rule.text + note, _body_diff(old_body, new_body)),
         change.path,
         None,
     )
     return _placed_on_block(draft, change, rule.block, old, new)
+
+
+_ENUMERATOR = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:=\s*([^,}]+?))?\s*(?:,|$)")
+
+
+def enumerators(body: str) -> dict[str, int | None]:
+    """An enum block's enumerators in order, each with its value where the literals give it (None after
+    one they do not)."""
+    inside = body[body.find("{") + 1 : body.rfind("}")]
+    found: dict[str, int | None] = {}
+    last: int | None = -1
+    for part in inside.replace("\n", ",").split(","):
+        m = _ENUMERATOR.match(part)
+        if m is None:
+            continue
+        if m[2] is None:
+            last = None if last is None else last + 1
+        else:
+            try:
+                last = int(m[2].strip(), 0)
+            except ValueError:
+                last = None
+        found[m[1]] = last
+    return found
+
+
+def _enum_weighed(
+    severity: str, old: Mapping[str, int | None], new: Mapping[str, int | None]
+) -> tuple[str, str]:
+    """An enum's item: information when every old enumerator keeps its known value (values added only:
+    a copy of the old values still holds), else the rule's severity, naming what moved."""
+    moved = [n for n, v in old.items() if v is None or new.get(n) != v]
+    if not moved:
+        return "info", " Every value it had keeps its number: values were only added."
+    shown = ", ".join(
+        f"{code_span(n)} {old[n]} -> {new[n]}" if n in new else f"{code_span(n)} removed" for n in moved[:6]
+    )
+    return severity, f" Values that moved: {shown}."
 
 
 def _placed_on_block(
@@ -359,8 +400,28 @@ def _rule_draft(
     if draft is None:
         return None
     if not refs:
-        refs.append(local_refs(local, rule.local_paths, rule.local_pattern) if rule.local_paths else ())
+        refs.append(_block_refs(rule, change, local) if rule.local_paths else ())
     return replace(draft, local_refs=refs[0])
+
+
+def _block_refs(rule: Rule, change: FileChange, local: Mapping[str, str]) -> tuple[LocalRef, ...]:
+    """The rule's Ollama lines; for a block, first the lines of Ollama's own copies of it: identifiers that
+    spell the block's name or its enumerators in another case (`ggmlBackendDevProps` for
+    `ggml_backend_dev_props`)."""
+    found = local_refs(local, rule.local_paths, rule.local_pattern)
+    if rule.block is None:
+        return found
+    span = block_span(change.old_code, rule.block)
+    body = change.old_code[span[0] : span[1]] if span else ""
+    names = [rule.block.split()[-1], *(enumerators(body) if rule.block.startswith("enum ") else ())]
+    copies = local_refs(local, rule.local_paths, _any_case(names))
+    return tuple(dict.fromkeys([*copies, *found]))[:10]
+
+
+def _any_case(names: Iterable[str]) -> re.Pattern[str]:
+    """Identifiers that spell one of the snake-case names in any case, underscores kept or left out."""
+    spelled = ("_?".join(map(re.escape, n.split("_"))) for n in names if len(n) > 3)
+    return re.compile(rf"(?i)(?<![\w]){'|'.join(f'(?:{s})' for s in spelled)}(?![\w])")
 
 
 def _added_elsewhere(rule: Rule, changes: list[FileChange], skip: FileChange, subject: str) -> bool:

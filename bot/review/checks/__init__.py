@@ -41,6 +41,7 @@ class Input:
 def _read_ollama_build(run: Run) -> None:
     run.consumers  # noqa: B018 - read for what it reads
     run.pin_build_dirs  # noqa: B018 - read for what it reads
+    run.ollama_settings  # noqa: B018 - read for what it reads
 
 
 def _read_launches_and_outputs(run: Run) -> None:

@@ -269,13 +269,15 @@ def included_headers(
 ) -> frozenset[str]:
     """Upstream headers the compat sources include, transitively: `#include "x.h"` resolved in the
     includer's directory, else among upstream files named x.h (the one in the includer's directory first,
-    then the shortest path), else among Ollama's compat files of that name."""
+    then the shortest path), else among Ollama's compat files of that name. A patch's lines are compiled in
+    the upstream file it edits, so they see that file's includes too."""
     walk = _Includes(sources, ollama, ollama_paths, upstream, upstream_paths)
     queue: list[tuple[str, str, str]] = []  # (includer dir, include text, tree "upstream" | "ollama")
     for path, text, side in sources:
         includer = path.split(":", 1)[-1]
         tree = "ollama" if side == "ollama" else "upstream"  # a patch's lines land in upstream's tree
-        queue += [(posixpath.dirname(includer), m[1], tree) for m in INCLUDE.finditer(text)]
+        edited = (text_of(upstream, includer) or "") if side == "patch" else ""
+        queue += [(posixpath.dirname(includer), m[1], tree) for m in INCLUDE.finditer(f"{text}\n{edited}")]
     while queue:
         resolved = walk.resolve(*queue.pop())
         if resolved is not None:

@@ -21,6 +21,4 @@ if TYPE_CHECKING:
 )
 def variable_reads(run: Run) -> list[Draft]:
     changed = [c for c in run.changes if c.significant and glob_match(c.path, cmake.CMAKE_FILES)]
-    return cmakereads.dropped_read_drafts(
-        changed, cmake.ollama_mentions(run.local, run.option_names), run.build_reads()
-    )
+    return cmakereads.dropped_read_drafts(changed, run.ollama_settings, run.build_reads())
