@@ -8,8 +8,9 @@ upstream commit with the old tree (CONTROL) checks that an unchanged upstream gi
 the cases run in a few worker processes.
 
 A breaking mutation is caught when a high or medium finding names it (one of its `names`, in the title or
-the text) and points at one of the Ollama lines it breaks (`consumers`, in the finding's local_refs);
-anything else is a miss, described. A harmless one raises a false alarm with any finding above info.
+the text) and points at one of the Ollama lines it breaks (`consumers`, in the finding's local_refs), or when
+a carried patch it cites gets a status that asks for a change (fuzzy, conflict, ...: the check run's patch
+section, above the findings); anything else is a miss, described. A harmless one raises a false alarm with any finding above info.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import pygit2
 
 from bot.config import load_config
 from bot.engine import analyse
+from bot.model import NEEDS_CHANGE
 from bot.repos.snapshot import GitSnapshot
 from bot.repos.upstream import Upstream
 from tests.mutations.relocate import Layout, relocate, relocate_mutations
@@ -274,10 +276,27 @@ def verdict(mutation: Mutation, outcome: Outcome) -> Verdict:
             mutation, outcome, False, not mutation.breaking, f"the review crashed: {outcome.error}"
         )
     raising = [f for f in outcome.findings if f["severity"] in RAISING]
+    flagged = _flagged_patches(mutation, outcome)
+    if mutation.breaking and flagged:
+        return Verdict(mutation, outcome, True, False, f"caught: the patch section says {flagged}")
     if not mutation.breaking:
+        rebuilt = [f"{path} {status}" for path, status in outcome.patches if status in NEEDS_CHANGE]
+        if rebuilt:
+            return Verdict(
+                mutation, outcome, False, True, f"false alarm: the patch section says {rebuilt[0]}"
+            )
         why = f"false alarm: {_titles(raising)}" if raising else "quiet (nothing above info)"
         return Verdict(mutation, outcome, False, bool(raising), why)
     return Verdict(mutation, outcome, *_breaking(mutation, outcome.findings, raising))
+
+
+def _flagged_patches(mutation: Mutation, outcome: Outcome) -> str:
+    """The carried patches the mutation cites whose status asks for a change (a patch that no longer applies
+    as it is: the check run's patch section says so before any finding), as one phrase; "" when none."""
+    cited = {c.path for c in mutation.consumers}
+    return ", ".join(
+        f"{path} {status}" for path, status in outcome.patches if path in cited and status in NEEDS_CHANGE
+    )
 
 
 def _breaking(mutation: Mutation, findings: tuple[dict, ...], raising: list[dict]) -> tuple[bool, bool, str]:

@@ -1,0 +1,3 @@
+#include "llama.h"
+
+int main(void) {}
