@@ -34,7 +34,6 @@ from bot.review import (
 from bot.review.changes import Draft, FileChange
 from bot.review.checks import profile_data
 from bot.review.consumers.contracts import Contracts, contracts_of
-from bot.review.consumers.contracts.build import build_items
 from bot.review.consumers.contracts.model import LaunchSetting
 from bot.review.consumers.settings import builds_leaving_default
 from bot.review.consumers.upstream_build import unbuilt_commands
@@ -190,13 +189,12 @@ class Run:
     @cached_property
     def ollama_settings(self) -> dict[str, list[LocalRef]]:
         """Every CMake variable Ollama's build sets or passes, with where: the profile's option names where
-        its CMake files set them, and every option of its build's contracts (presets, `-D` of its command
-        lines), whatever its name."""
+        its CMake files set them, and every variable its presets, CMake files and command lines set
+        (the consumer model's), whatever its name."""
         found = cmake.ollama_mentions(self.local, self.option_names)
-        for item in build_items(self.local, list(self.local)):
-            if item.kind == "option":
-                found.setdefault(item.name, [])
-                found[item.name] += [r for r in item.refs if r not in found[item.name]]
+        for name, settings in self.consumers.options.items():
+            refs = found.setdefault(name, [])
+            refs += [s.ref for s in settings if s.ref not in refs]
         return found
 
     def option_built(self, option: cmake.Option) -> bool:
