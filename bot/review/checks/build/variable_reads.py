@@ -20,5 +20,5 @@ if TYPE_CHECKING:
     applies=lambda run: run.cmake_changed,
 )
 def variable_reads(run: Run) -> list[Draft]:
-    changed = [c for c in run.changes if c.significant and glob_match(c.path, cmake.CMAKE_FILES)]
+    changed = [c for c in run.changes if glob_match(c.path, cmake.CMAKE_FILES) and c.significant]
     return cmakereads.dropped_read_drafts(changed, run.ollama_settings, run.build_reads())
