@@ -149,12 +149,7 @@ def reread_names(changes: Iterable[FileChange], wanted: Callable[[str], bool]) -
     leaves the value as it was used."""
     found = []
     for change in changes:
-        if (
-            change.old_path
-            and change.new_path
-            and "getenv" in change.new_text
-            and "getenv" in change.new_code
-        ):
+        if change.old_path and change.new_path and "getenv" in change.new_text:  # else no comment to read out
             found += _reread_in(change, wanted)
     return found
 
@@ -163,18 +158,28 @@ def _reread_in(change: FileChange, wanted: Callable[[str], bool]) -> list[Reread
     reads = [m for m in _GETENV.finditer(change.new_code) if wanted(m[1])]
     if not reads:  # the file reads none of the variables Ollama sets: nothing to parse
         return []
-    old, new = SourceFile(change.old_code, change.path), SourceFile(change.new_code, change.path)
+    sources = SourceFile(change.old_code, change.path), SourceFile(change.new_code, change.path)
     index, found = LineIndex(change.new_code), {}
     for m in reads:
-        line = index.line(m.start())
-        function = new.function_at(line)
-        if m[1] not in found and function is not None:
-            spans = old.function_span(name=function), new.function_span(line)
-            if spans[0] is not None and spans[1] is not None and m[0] in _lines_text(old.lines, spans[0]):
-                item = _reread(change, m, function, (spans[0], spans[1]))
-                if item is not None:
-                    found[m[1]] = item
+        if m[1] not in found:
+            item = _reread_at(change, sources, m, index.line(m.start()))
+            if item is not None:
+                found[m[1]] = item
     return list(found.values())
+
+
+def _reread_at(
+    change: FileChange, sources: tuple[SourceFile, SourceFile], read: re.Match[str], line: int
+) -> Reread | None:
+    """The read at `line` of the new text, when its function read it at the old ref too."""
+    old, new = sources
+    function = new.function_at(line)
+    if function is None:
+        return None
+    spans = old.function_span(name=function), new.function_span(line)
+    if spans[0] is None or spans[1] is None or read[0] not in _lines_text(old.lines, spans[0]):
+        return None
+    return _reread(change, read, function, (spans[0], spans[1]))
 
 
 def _reread(
