@@ -56,7 +56,6 @@ KNOWN_MISSES = {
     "fresh2-streaming-final-chunk-full-content": "what the final chunk repeats is not compared",
     "fresh2-streaming-tool-call-id-name-repeated": "which chunks carry a field (every delta, not the first) is not compared",
     "fresh2-streaming-stop-type-context": "a new value of an enum-like string Ollama compares is written by a new case, not a changed one",
-    "fresh2-streaming-probs-final-only": "named by a high item (completion_probabilities no longer written by the partial chunk), but it points at the struct, not where Ollama reads the probabilities",
     "fresh2-models-gemma4-add-bos-override-removed": "a removed special case for an architecture Ollama ships is not read",
     "fresh2-models-sampler-chain-drops-min-p": "the order and members of the default sampler chain are not compared",
     "fresh2-models-apply-template-no-generation-prompt": "a per-request default of an endpoint Ollama calls without the field",

@@ -473,7 +473,8 @@ def test_a_field_renamed_in_one_chunk_builder_is_high_though_another_builder_kee
         "`stop` of llama-server's POST /completion stream is no longer written by "
         "`server_task_result_cmpl_final::to_json`"
     )
-    assert draft.local_refs == (_ref('`json:"stop"`'),)
+    # the field's declaration, then where Ollama's code reads it
+    assert draft.local_refs == (_ref('`json:"stop"`'), _ref("if chunk.Stop {"))
     assert "it now writes `done`" in draft.detail and "false" in draft.detail
 
 

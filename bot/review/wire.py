@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from itertools import islice
 
 from bot.cache import facts
+from bot.model import LocalRef
 from bot.review import compared, frames, payloads, requests
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts import WIRE_GROUPS, Contracts
@@ -98,9 +101,27 @@ def _drafts(
         routes = {f.endpoint.split(" ", 1)[-1] for f in (*request_fields, *response_fields)}
         before = payloads.Writers(old_code, decoded, routes)
         after = payloads.Writers(new_code, decoded, routes)
-        drafts += payloads.field_drafts(before, after, decoded)
-        drafts += compared.value_drafts(before, after, decoded, patterns, _go_name(ollama))
+        decoding = payloads.field_drafts(before, after, decoded)
+        decoding += compared.value_drafts(before, after, decoded, patterns, _go_name(ollama))
+        drafts += [_with_reads(d, ollama) for d in decoding]
     return drafts + frames.frame_drafts(old_code, new_code, patterns)
+
+
+READS_SHOWN = 3  # the lines reading a decoded field an item adds after its declaration
+
+
+def _with_reads(draft: Draft, ollama: Mapping[str, str]) -> Draft:
+    """The item with, after each Go struct field it cites, the lines of that file that read the field
+    (`resp.CompletionProbabilities`): where Ollama uses what it decodes."""
+    reads: list[LocalRef] = []
+    for ref in draft.local_refs:
+        lines = (ollama.get(ref.path) or "").split("\n")
+        m = _FIELD_NAME.match(lines[ref.line - 1]) if 0 < ref.line <= len(lines) else None
+        if m is not None:
+            selector = re.compile(rf"\.{re.escape(m[1])}\b")
+            found = (n for n, line in enumerate(lines, start=1) if n != ref.line and selector.search(line))
+            reads += [LocalRef(ref.path, n) for n in islice(found, READS_SHOWN)]
+    return replace(draft, local_refs=tuple(dict.fromkeys([*draft.local_refs, *reads]))) if reads else draft
 
 
 _RECENT: list[ServerCode] = []  # the last few server sources read, for consecutive reviews of one ref
