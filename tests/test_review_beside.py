@@ -279,3 +279,34 @@ def test_a_re_check_whose_wire_items_were_kept_forks_nothing(tmp_path, monkeypat
         again = _wire_review(tmp_path / "again", *rename)
     assert len(forks) == 1 and again == first
     assert any("`n_predict` of POST /completion" in f.title for f in first if f.severity == "high")
+
+
+def test_what_the_parent_hands_after_the_fork_reaches_the_child_and_nothing_is_handed_in_one_process(
+    two_cpus,
+):
+    handover = beside.Handover()
+
+    def compute():
+        return [os.getpid(), handover.received()]
+
+    with forked(compute, {}, handover=handover) as child:
+        handover.hand({"launch": ("--port",)})  # read here while the child works
+        pid, received = child.result()
+    assert pid != os.getpid() and received == {"launch": ("--port",)}
+
+    alone = beside.Handover()
+    with forked(lambda: alone.received(), {}, worth=False, handover=alone) as here:
+        alone.hand("never sent: there is no child")
+        assert here.result() is None
+
+
+def test_a_child_handed_nothing_leaves_the_work_to_the_parent(two_cpus):
+    handover = beside.Handover()
+
+    def compute():
+        return [os.getpid(), handover.received()]
+
+    with forked(compute, {}, handover=handover) as child:
+        handover.close()  # the parent closes the pipe without a word: the child's wait fails
+        pid, received = child.result()
+    assert pid == os.getpid() and received is None

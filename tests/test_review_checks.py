@@ -97,7 +97,12 @@ def test_items_come_in_the_profiles_order_each_with_its_checks_id(profile):
 def test_the_heavy_checks_run_in_a_forked_copy_when_none_was_kept(profile, monkeypatch):
     checks = (*profile[:3], _check("d.fresh", ("server-sources", "wire-groups"), "fresh"))
     monkeypatch.setattr("bot.review.profile_checks", lambda name: checks)
-    run = _Run(ran=[], prepare_wire_groups=lambda: run.ran.append("wire groups read here"))
+    run = _Run(
+        ran=[],
+        read_go_texts=lambda: run.ran.append("Go texts read here"),
+        inventory_groups=lambda names: run.ran.append(f"{', '.join(names)} read here") or {},
+        take_inventory_groups=lambda groups: run.ran.append("groups taken"),
+    )
     drafts = _profile_drafts(_context(), run)
     assert [(d.title, d.check) for d in drafts] == [
         ("light", "a.light"),
@@ -105,8 +110,15 @@ def test_the_heavy_checks_run_in_a_forked_copy_when_none_was_kept(profile, monke
         ("program", "c.program"),
         ("fresh", "d.fresh"),
     ]
-    # what the forked checks' inputs need is read here first; the heavy checks ran in the copy
-    assert run.ran == ["wire groups read here", "c.program", "settle (wire groups: False)", "a.light"]
+    # what the forked checks' inputs need of Ollama's tree is read here first, the inventory's groups read
+    # here after the fork and handed over (taken in the copy); the heavy checks ran in the copy
+    assert run.ran == [
+        "Go texts read here",
+        "calls_upstream, request_fields, response_fields, output_patterns, passed_flags read here",
+        "c.program",
+        "settle (wire groups: False)",
+        "a.light",
+    ]
 
 
 def test_docs_report_names_every_check():

@@ -26,9 +26,9 @@ from bot.repos.history import History
 from bot.repos.snapshot import BlobCache, GitSnapshot, Snapshot, blob_cache
 from bot.review import api, buildreach, cmake, grouping
 from bot.review.attribution import Attribution, merge
-from bot.review.beside import forked
+from bot.review.beside import Handover, forked
 from bot.review.changes import Draft, FileChange, Span, hunk_lines
-from bot.review.checks import Check, Plan, plan, profile_checks
+from bot.review.checks import Plan, plan, profile_checks
 from bot.review.ruleset import load_rules
 from bot.review.run import Run
 from bot.review.source import glob_match
@@ -109,14 +109,16 @@ def _profile_drafts(ctx: ReviewContext, run: Run) -> list[Draft]:
     """Every check of the pin's review profile that has something to read, its items in the profile's order,
     run where the plan says (`checks.plan`): the heavy ones in a forked copy beside the others when a CPU is
     free, once what their inputs need of Ollama's tree is read here (the copy may not ask the service for a
-    file)."""
+    file); the inventory's groups they read are read here after the fork and handed to the copy."""
     checks = [c for c in profile_checks(ctx.pin.review) if c.applies(run)]
     where = plan(checks, run)
     if where.fork:
         where.prepare(run)
-    with forked(
-        partial(_beside_drafts, run, where.beside), ctx.history.upstream.unreadable, worth=where.fork
-    ) as copy:
+    handover = Handover()
+    compute = partial(_beside_drafts, run, where, handover.received)
+    with forked(compute, ctx.history.upstream.unreadable, where.fork, handover) as copy:
+        if copy.forked and any(map(where.waits, where.beside)):
+            handover.hand(where.handed(run))  # the copy meanwhile runs the checks that need none of it
         found = where.kept | _here_drafts(run, where, wire=not copy.forked and where.wire_beside)
         found |= copy.result()
     return [d for c in checks for d in found.get(c.id, ())]
@@ -133,10 +135,15 @@ def _here_drafts(run: Run, where: Plan, wire: bool) -> dict[str, list[Draft]]:
     return found
 
 
-def _beside_drafts(run: Run, checks: tuple[Check, ...]) -> dict[str, list[Draft]]:
-    """The checks that may run in a forked copy, by id; what they read of the inventory is kept for a
-    re-check."""
-    found = {c.id: c.drafts(run) for c in checks}
+def _beside_drafts(run: Run, where: Plan, received: Callable[[], object]) -> dict[str, list[Draft]]:
+    """The checks that may run in a forked copy, by id: those that need nothing the review's process hands
+    the copy first, then (`received`: the inventory's groups, None when they run in that process) the
+    others; what they read of the inventory is kept for a re-check."""
+    found = {c.id: c.drafts(run) for c in where.beside if not where.waits(c)}
+    groups = received()
+    if isinstance(groups, dict):
+        run.take_inventory_groups(groups)
+    found |= {c.id: c.drafts(run) for c in where.beside if where.waits(c)}
     run.settle_inventory(wire=False)
     return found
 

@@ -41,21 +41,83 @@ def _may_fork() -> bool:
         return (os.cpu_count() or 1) > 1
 
 
+class Handover:
+    """Plain data the parent hands a forked child after the fork, while both go on: `received()` in the child
+    waits for it; in a process with no child (the work done here) it is None."""
+
+    def __init__(self) -> None:
+        self._read, self._write = -1, -1
+        self._in_child = False
+
+    def open(self) -> None:
+        self._read, self._write = os.pipe()
+
+    def forked(self, child: bool) -> None:
+        """After the fork, each process keeps its own end."""
+        if self._read == -1:
+            return
+        os.close(self._write if child else self._read)
+        self._in_child = child
+        if child:
+            self._write = -1
+        else:
+            self._read = -1
+
+    def hand(self, value: object) -> None:
+        """Give the child `value`; nothing without a child. Written from a thread of its own, as the child
+        reads it only when it needs it."""
+        if self._write == -1:
+            return
+        fd, self._write = self._write, -1
+        threading.Thread(target=_written, args=(fd, pickle.dumps(value)), daemon=True).start()
+
+    def received(self) -> object:
+        """In the child, what the parent handed it (an error when the parent closed the pipe without a word:
+        the work is then done in the parent); None elsewhere."""
+        if not self._in_child:
+            return None
+        with os.fdopen(self._read, "rb") as pipe:
+            data = pipe.read()
+        if not data:
+            raise EOFError("the review's process handed nothing")
+        return pickle.loads(data)
+
+    def close(self) -> None:
+        for fd in (self._read, self._write):
+            if fd != -1:
+                os.close(fd)
+        self._read = self._write = -1
+
+
+def _written(fd: int, data: bytes) -> None:
+    with contextlib.suppress(OSError), os.fdopen(fd, "wb") as out:  # a child gone reads nothing
+        out.write(data)
+
+
 class Beside(Generic[T]):
     """`compute` started in a forked child; `result()` is what it returns, with the notes it added to
-    `notes` added here too, and its look-ups counted in the facts store in use here."""
+    `notes` added here too, and its look-ups counted in the facts store in use here. `handover` carries what
+    this process reads after the fork to the child."""
 
-    def __init__(self, compute: Callable[[], T], notes: MutableMapping[str, str], worth: bool = True):
+    def __init__(
+        self,
+        compute: Callable[[], T],
+        notes: MutableMapping[str, str],
+        worth: bool = True,
+        handover: Handover | None = None,
+    ):
         self._compute = compute
         self._notes = notes
         self._pid = 0
         self._pipe = -1
+        self._handover = handover or Handover()
         if worth and _may_fork():
             self._start()
         self.forked = self._pid != 0  # whether `compute` runs in a child (else here, when asked)
 
     def _start(self) -> None:
         read, write = os.pipe()
+        self._handover.open()
         gc.freeze()  # the collector would write into every object's header: each page copied in both
         try:
             pid = os.fork()
@@ -64,7 +126,9 @@ class Beside(Generic[T]):
             gc.unfreeze()
             os.close(read)
             os.close(write)
+            self._handover.close()
             return
+        self._handover.forked(child=pid == 0)
         if pid == 0:  # the child: compute, answer, and leave without running the parent's exit handlers
             os.close(read)
             os._exit(_answer(write, self._compute, self._notes))
@@ -97,6 +161,7 @@ class Beside(Generic[T]):
 
     def close(self) -> None:
         """The child, if its result was never taken (the review stopped on an error), killed and reaped."""
+        self._handover.close()
         if self._pid:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self._pid, signal.SIGKILL)
@@ -127,11 +192,14 @@ def _answer(pipe: int, compute: Callable[[], T], notes: MutableMapping[str, str]
 
 @contextlib.contextmanager
 def forked(
-    compute: Callable[[], T], notes: MutableMapping[str, str], worth: bool = True
+    compute: Callable[[], T],
+    notes: MutableMapping[str, str],
+    worth: bool = True,
+    handover: Handover | None = None,
 ) -> Iterator[Beside[T]]:
     """`Beside(compute, notes)`, its child gone when the block is left; computed here when not `worth` a
     process of its own."""
-    started = Beside(compute, notes, worth)
+    started = Beside(compute, notes, worth, handover)
     try:
         yield started
     finally:

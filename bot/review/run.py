@@ -109,18 +109,20 @@ class Run:
         paths = [p for p in self.ctx.new.files() if glob_match(p, self.server_sources)]
         return wire.server_texts(paths, self.new_code, self.server_changes)
 
-    def prepare_wire_groups(self) -> None:
-        """What the wire check reads of the inventory, read in this process (the only one that may ask the
-        service for a file) before it runs in a forked copy: the Go program the inventory reads (a file it
-        reads only for some bumps, a markdown table of documented values, the copy asks for in vain: the
-        checks then run here), with the flags the launch checks here ask it for and the wire check's groups,
-        the output patterns the log-line checks here ask it for among them: what they are read off then
-        serves the copy too."""
+    def read_go_texts(self) -> None:
+        """Ollama's Go program read in this process (the only one that may ask the service for a file), for a
+        forked copy that reads it: the wire check's documented values and Go names."""
         for path in self.local:
             if path == "go.mod" or (path.endswith(".go") and not path.endswith("_test.go")):
                 self.local.get(path)
-        self.contracts.passed_flags  # noqa: B018 - read for what it reads
-        self.contracts.read_wire_groups()
+
+    def inventory_groups(self, names: tuple[str, ...]) -> dict[str, object]:
+        """The inventory's groups of these names, read here (a forked copy is handed them)."""
+        return {name: getattr(self.contracts, name) for name in names}
+
+    def take_inventory_groups(self, groups: Mapping[str, object]) -> None:
+        """Groups read by the review's process, taken as this copy's own."""
+        self.contracts.take(groups)
 
     @cached_property
     def server_changes(self) -> list[FileChange]:

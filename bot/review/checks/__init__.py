@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.review.changes import Draft
+from bot.review.consumers.contracts import WIRE_GROUPS
 
 if TYPE_CHECKING:
     from bot.review.run import Run
@@ -35,6 +36,8 @@ class Input:
     name: str
     heavy: bool = False  # parsing it keeps a CPU busy: its checks run beside the others when one is free
     prepare: Callable[[Run], object] | None = None  # what a forked copy needs read here first
+    # what a forked copy is handed once this process has read it (the copy's checks that need it wait)
+    handed: tuple[str, ...] = ()  # the inventory's groups
     releases_program: bool = False  # reads the inventory's Go program (let go after its last reader here)
 
 
@@ -44,9 +47,8 @@ def _read_ollama_build(run: Run) -> None:
     run.ollama_settings  # noqa: B018 - read for what it reads
 
 
-def _read_launches_and_outputs(run: Run) -> None:
-    run.contracts.launch  # noqa: B018 - read for what it reads
-    run.contracts.output_patterns  # noqa: B018 - read for what it reads
+def _read_go_texts(run: Run) -> None:
+    run.read_go_texts()
 
 
 INPUTS = {
@@ -61,9 +63,11 @@ INPUTS = {
         Input("ollama-code"),  # Ollama's tree, searched for names
         Input("mlx-build", prepare=lambda run: run.mlx_reading),  # Ollama's build of MLX, and MLX's CMake
         Input(
-            "inventory", prepare=_read_launches_and_outputs, releases_program=True
+            "inventory", prepare=_read_go_texts, handed=("launch", "output_patterns"), releases_program=True
         ),  # the contract inventory (launches, flows, outputs)
-        Input("wire-groups", prepare=lambda run: run.prepare_wire_groups()),  # the inventory's JSON groups
+        Input(
+            "wire-groups", prepare=_read_go_texts, handed=(*WIRE_GROUPS, "passed_flags")
+        ),  # the inventory's JSON groups
         Input("server-sources", heavy=True),  # llama-server's request and response code at both refs
         Input("prints", heavy=True),  # the print statements of upstream's changed functions, parsed
         Input("consumer-pins"),  # code of other pins that compiles against this upstream's headers
@@ -175,10 +179,20 @@ class Plan:
         return any("wire-groups" in c.inputs for c in self.beside)
 
     def prepare(self, run: Run) -> None:
-        """What the checks beside the others need read in this process, read (once per input)."""
+        """What the checks beside the others need read in this process before the fork, read (once per
+        input)."""
         for prepare in dict.fromkeys(INPUTS[name].prepare for c in self.beside for name in c.inputs):
             if prepare is not None:
                 prepare(run)
+
+    def handed(self, run: Run) -> dict[str, object]:
+        """The inventory's groups the checks beside the others read, read here to be handed to the copy."""
+        names = (g for c in self.beside for name in c.inputs for g in INPUTS[name].handed)
+        return run.inventory_groups(tuple(dict.fromkeys(names)))
+
+    def waits(self, c: Check) -> bool:
+        """Whether a check beside the others reads what the copy is handed."""
+        return any(INPUTS[name].handed for name in c.inputs)
 
 
 def plan(checks: list[Check], run: Run) -> Plan:

@@ -11,6 +11,6 @@ if TYPE_CHECKING:
     from bot.review.run import Run
 
 
-@check("output.log-lines", area="server", inputs=("diff", "inventory", "ollama-build"))
+@check("output.log-lines", area="server", inputs=("diff", "inventory", "ollama-build", "prints"))
 def log_lines(run: Run) -> list[Draft]:
     return run.log_lines()

@@ -95,6 +95,12 @@ class Contracts:
         for name in _PROGRAM:
             self.__dict__.pop(name, None)
 
+    def take(self, groups: Mapping[str, object]) -> None:
+        """Groups another process read of this same tree, as if read here; not kept in the facts store
+        from here (that process keeps them, with the texts it read for them)."""
+        self.__dict__.update(groups)
+        self._loaded |= set(groups)
+
     def holds(self, groups: tuple[str, ...]) -> bool:
         """Whether these groups are at hand (kept, or read already): asking for them reads nothing."""
         return all(group in self.__dict__ or self._stored(group) for group in groups)
