@@ -310,3 +310,8 @@ def test_a_child_handed_nothing_leaves_the_work_to_the_parent(two_cpus):
         handover.close()  # the parent closes the pipe without a word: the child's wait fails
         pid, received = child.result()
     assert pid == os.getpid() and received is None
+    # a parent that asks for the result without handing anything closes the pipe first: no deadlock
+    handover = beside.Handover()
+    with forked(compute, {}, handover=handover) as child:
+        pid, received = child.result()
+    assert pid == os.getpid() and received is None

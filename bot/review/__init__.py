@@ -140,10 +140,11 @@ def _beside_drafts(run: Run, where: Plan, received: Callable[[], object]) -> dic
     the copy first, then (`received`: the inventory's groups, None when they run in that process) the
     others; what they read of the inventory is kept for a re-check."""
     found = {c.id: c.drafts(run) for c in where.beside if not where.waits(c)}
-    groups = received()
+    waiting = [c for c in where.beside if where.waits(c)]
+    groups = received() if waiting else None
     if isinstance(groups, dict):
         run.take_inventory_groups(groups)
-    found |= {c.id: c.drafts(run) for c in where.beside if where.waits(c)}
+    found |= {c.id: c.drafts(run) for c in waiting}
     run.settle_inventory(wire=False)
     return found
 

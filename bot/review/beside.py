@@ -137,6 +137,7 @@ class Beside(Generic[T]):
 
     def result(self) -> T:
         """The child's result; computed here when there is no child or it failed."""
+        self._handover.close()  # a child still waiting for a word gets none: it fails, and this computes
         if self._pid:
             answer = self._taken()
             if answer is not None:
