@@ -159,7 +159,9 @@ def _enum_weighed(
 ) -> tuple[str, str]:
     """An enum's item: information when every old enumerator keeps its known value (values added only:
     a copy of the old values still holds), else the rule's severity, naming what moved."""
-    moved = [n for n, v in old.items() if v is None or new.get(n) != v]
+    if None in old.values():
+        return severity, ""  # a value the literals do not give: what moved cannot be told
+    moved = [n for n, v in old.items() if new.get(n) != v]
     if not moved:
         return "info", " Every value it had keeps its number: values were only added."
     shown = ", ".join(

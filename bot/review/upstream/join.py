@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.consumers.contracts.build import OPTIONAL
 from bot.review.consumers.contracts.model import (
@@ -302,7 +303,7 @@ def _target(item: BuildItem, producers: Producers, _ollama: OllamaBuild):
     place = producers.targets.get(item.name)
     if place is None and item.value == OPTIONAL:
         why = (
-            f"Ollama's build names it only under `if(TARGET {item.name})`, and no CMake file at "
+            f"Ollama's build names it only under {code_span(f'if(TARGET {item.name})')}, and no CMake file at "
             f"{producers.ref} defines it: what the guard holds is skipped"
         )
         return (), why, NOT_UPSTREAMS
