@@ -5,19 +5,17 @@ their flags, so it needs no anchor file."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Iterable
 
 from bot.markup import code_span
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts.model import LaunchSetting
-
-_FLAG = re.compile(r'"(--?[A-Za-z][\w-]*)"')
+from bot.review.upstream.producers import FLAG_LITERAL
 
 
 def spelled(code: str) -> set[str]:
     """The flags a source spells as string literals."""
-    return set(_FLAG.findall(code))
+    return set(FLAG_LITERAL.findall(code))
 
 
 def gone_flag_drafts(

@@ -5,35 +5,19 @@ evidence."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 
 from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
-
-_ROUTE = re.compile(
-    r"""(?:\.|->)\s*(get|post|put|delete|patch)\s*\(\s*"(/[^"\n]*)"\s*,\s*([^;]{1,200}?)\)\s*;""",
-    re.IGNORECASE,
-)
+from bot.review.upstream.producers import Route, routes
 
 
-@dataclass(frozen=True)
-class Registration:
-    endpoint: str  # METHOD /path
-    handler: str  # the registration's handler expression, spaces squeezed
-    path: str
-    line: int
-
-
-def registrations(code: str, path: str) -> dict[str, Registration]:
+def registrations(code: str, path: str) -> dict[str, Route]:
     """The routes a source registers, by endpoint (the first registration of each)."""
-    found: dict[str, Registration] = {}
-    for m in _ROUTE.finditer(code):
-        endpoint = f"{m[1].upper()} {m[2]}"
-        line = code.count("\n", 0, m.start()) + 1
-        found.setdefault(endpoint, Registration(endpoint, " ".join(m[3].split()), path, line))
+    found: dict[str, Route] = {}
+    for route in routes(path, code):
+        found.setdefault(route.endpoint, route)
     return found
 
 
@@ -55,9 +39,9 @@ def route_drafts(
     ]
 
 
-def _registered(changes: list[FileChange], side: str) -> dict[str, Registration]:
+def _registered(changes: list[FileChange], side: str) -> dict[str, Route]:
     """The routes the changed sources register at one ref ("old" or "new"), the first of each."""
-    found: dict[str, Registration] = {}
+    found: dict[str, Route] = {}
     for c in changes:
         path = c.old_path if side == "old" else c.new_path
         if not path or '"/' not in (c.old_text if side == "old" else c.new_text):
@@ -69,13 +53,13 @@ def _registered(changes: list[FileChange], side: str) -> dict[str, Registration]
     return found
 
 
-def _gone(before: Registration, refs: tuple[LocalRef, ...], now: list[Registration]) -> Draft:
+def _gone(before: Route, refs: tuple[LocalRef, ...], now: list[Route]) -> Draft:
     served = code_span(before.endpoint)
     if now:
         title = f"llama-server serves {served} as {code_span(now[0].endpoint)} now; Ollama calls {served}"
         evidence = (
             f"; its handler, {code_span(before.handler)}, is registered as {code_span(now[0].endpoint)} "
-            f"({code_span(f'{now[0].path}:{now[0].line}')})"
+            f"({code_span(f'{now[0].place}')})"
         )
     else:
         title = f"llama-server no longer serves {served}, which Ollama calls"
@@ -85,11 +69,11 @@ def _gone(before: Registration, refs: tuple[LocalRef, ...], now: list[Registrati
         "server",
         "high",
         title,
-        f"At the old ref {code_span(f'{before.path}:{before.line}')} registered {served}{evidence}. Ollama requests it ({where}): "
+        f"At the old ref {code_span(f'{before.place}')} registered {served}{evidence}. Ollama requests it ({where}): "
         "that request now gets an error (404) instead of an answer.",
-        now[0].path if now else before.path,
-        now[0].line if now else None,
-        removed=None if now else (before.path, f'"{before.endpoint.split(" ", 1)[1]}"'),
+        now[0].place.path if now else before.place.path,
+        now[0].place.line if now else None,
+        removed=None if now else (before.place.path, f'"{before.path}"'),
         local_refs=refs,
         cause=f"route:{before.endpoint}",
     )

@@ -17,7 +17,7 @@ SERVER = "llama-server"
 ARG_ENTRY = re.compile(r"\b(?:common_arg|add_opt)\s*\(")
 MIN_ARG_ENTRIES = 3  # fewer is a use of the table, not the table
 ROUTE = re.compile(
-    r"\.\s*(get|post|put|delete|patch|Get|Post|Put|Delete|Patch)\s*\(\s*\"(/[^\"]*)\"\s*,\s*(?![\s\"])"
+    r"(?:\.|->)\s*(get|post|put|delete|patch|Get|Post|Put|Delete|Patch)\s*(\()\s*\"(/[^\"\n]*)\"\s*,\s*(?![\s\"])"
 )
 ARCH_ENTRY = re.compile(r"\{\s*LLM_ARCH_\w+\s*,\s*\"")
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)

@@ -18,15 +18,16 @@ from re import _constants as sre_constants  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 from bot.review.cmake import commands
+from bot.review.flags import Flag as ArgFlag
+from bot.review.flags import flag_table
 from bot.review.producers import CALL_LOOKBEHIND, SourceFile, Template
-from bot.review.source import c_unescape, split_args
-from bot.review.upstream.anchors import ARG_ENTRY, ROUTE, SERVER, Anchors, find_anchors
+from bot.review.source import c_unescape, code_text, split_args
+from bot.review.upstream.anchors import ROUTE, SERVER, Anchors, find_anchors
 from bot.review.upstream.tree import UpstreamTree, is_cmake
 
 _STRING = re.compile(r'"((?:\\.|[^"\\\n])*)"')
 _LITERALS = re.compile(r'"(?:\\.|[^"\\\n])*"(?:\s*"(?:\\.|[^"\\\n])*")*')  # adjacent literals: one string
-_FLAG = re.compile(r'"(--?[A-Za-z][\w-]*)"')
-_ENV_SET = re.compile(r'\.set_env\s*\(\s*"(\w+)"')
+FLAG_LITERAL = re.compile(r'"(--?[A-Za-z][\w-]*)"')
 _GETENV = re.compile(r'\b(?:getenv|_wgetenv|secure_getenv|GetEnvironmentVariable\w*)\s*\(\s*L?"(\w+)"')
 _JSON_VALUE = re.compile(r"\bjson_value\s*\(")
 _READ = re.compile(
@@ -46,7 +47,7 @@ _FUNC_PREFIX = re.compile(r"([A-Za-z_]\w*):")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DECLARING = frozenset(["option", "cmake_dependent_option"])
 _DEFINING = re.compile(r"^\w*add_\w*(?:library|executable|target)\w*$")
-MAX_ARG_CHARS = 2_000  # an argument table entry's brace lists, or a json_value call, are read this far
+MAX_ARG_CHARS = 2_000  # a route registration or a json_value call is read this far
 
 
 @dataclass(frozen=True)
@@ -79,15 +80,6 @@ class FieldUse:
 
     name: str
     default: str
-    place: Place
-
-
-@dataclass(frozen=True)
-class Flag:
-    """A flag a program takes: its names (aliases, a negated form), its environment name, where."""
-
-    names: tuple[str, ...]
-    env: str
     place: Place
 
 
@@ -194,11 +186,13 @@ class Lines:
 
 
 def routes(path: str, text: str) -> Iterator[Route]:
-    """The routes a source registers: `.post("/x", handler)`, `.Get("/x", ...)`."""
+    """The routes a source registers: `.post("/x", handler)`, `->Get("/x", ...)`, with the handler
+    expression (spaces squeezed)."""
     lines = Lines(text)
     for m in ROUTE.finditer(text):
-        handler = text[m.end() : text.find(")", m.end())].strip()
-        yield Route(m[1].upper(), m[2], handler, Place(path, lines.line(m.start())))
+        args, _ = split_args(text[m.start(2) : m.start(2) + MAX_ARG_CHARS], 0)
+        handler = " ".join(args[1].split()) if len(args) > 1 else ""
+        yield Route(m[1].upper(), m[3], handler, Place(path, lines.line(m.start())))
 
 
 def field_reads(path: str, text: str) -> Iterator[FieldUse]:
@@ -244,33 +238,6 @@ def field_emits(path: str, text: str) -> Iterator[FieldUse]:
         yield from (FieldUse(name, "", place) for name in m.groups() if name)
 
 
-def arg_table(path: str, text: str) -> Iterator[Flag]:
-    """The entries of an argument table: each `common_arg(` entry's leading brace lists of flag names (an
-    entry and its negation), and the `.set_env("NAME")` chained on it."""
-    lines = Lines(text)
-    starts = [m.end() for m in ARG_ENTRY.finditer(text)]
-    for start, end in zip(starts, [*starts[1:], len(text)]):
-        names = _leading_flags(text[start : min(end, start + MAX_ARG_CHARS)])
-        if names:
-            env = _ENV_SET.search(text, start, end)
-            yield Flag(names, env[1] if env else "", Place(path, lines.line(start)))
-
-
-def _leading_flags(entry: str) -> tuple[str, ...]:
-    """The flag names of the brace lists an entry starts with: `{"-c", "--ctx-size"}, {"--no-x"}`."""
-    names: list[str] = []
-    at = 0
-    while True:
-        rest = entry[at:].lstrip(" \t\n,")
-        if not rest.startswith("{"):
-            return tuple(names)
-        close = rest.find("}")
-        if close < 0:
-            return tuple(names)
-        names += _FLAG.findall(rest[:close])
-        at = len(entry) - len(rest) + close + 1
-
-
 def _program_flags(tree: UpstreamTree, anchors: Anchors, program: str) -> dict[str, Place]:
     """The flags a program takes: the argument table's when the program is built with it, and the `"--flag"`
     literals of its own sources."""
@@ -278,16 +245,20 @@ def _program_flags(tree: UpstreamTree, anchors: Anchors, program: str) -> dict[s
     scope = set(anchors.programs[program].paths)
     for path in anchors.arg_table.paths:
         if path in scope:
-            for flag in arg_table(path, tree.texts[path]):
-                found.update((name, flag.place) for name in flag.names if name not in found)
+            found.update((name, Place(path, f.line)) for name, f in _arg_table(tree, path).items())
     for path in anchors.own.get(program, ()):
         found.update(_literal_flags(path, tree.texts[path], found))
     return found
 
 
+def _arg_table(tree: UpstreamTree, path: str) -> Mapping[str, ArgFlag]:
+    """An argument table file's flags by spelling, read as the flag checks read it."""
+    return flag_table(code_text(tree.texts[path], path))
+
+
 def _literal_flags(path: str, text: str, known: Mapping[str, Place]) -> Iterator[tuple[str, Place]]:
     lines = Lines(text)
-    for m in _FLAG.finditer(text):
+    for m in FLAG_LITERAL.finditer(text):
         if m[1] not in known:
             yield m[1], Place(path, lines.line(m.start()))
 
@@ -299,7 +270,7 @@ def _program_env(tree: UpstreamTree, anchors: Anchors, program: str) -> dict[str
     scope = anchors.programs[program].paths
     for path in anchors.arg_table.paths:
         if path in scope:
-            found.update((f.env, f.place) for f in arg_table(path, tree.texts[path]) if f.env)
+            found.update((env, Place(path, f.line)) for f in _arg_table(tree, path).values() for env in f.env)
     for path in scope:
         text = tree.texts[path]
         if "getenv" in text or "GetEnvironmentVariable" in text:
