@@ -54,6 +54,19 @@ class HunkResult:
     patch_line: int = 0  # not in the JSON: where the hunk's header is in the patch file
 
 
+@dataclass(frozen=True)
+class Doubt:
+    """What a patch that applies as it is may no longer mean (its added lines name what upstream removed):
+    evidence for a finding, never a status."""
+
+    note: str
+    upstream_path: str
+    upstream_line: int
+    patch_line: int  # the header line of the hunk that names it, in the patch file
+    severity: str  # high: the build fails on it (a name upstream renamed); medium: its meaning may have moved
+    commits: tuple[Commit, ...] = ()
+
+
 @dataclass
 class PatchResult:
     path: str
@@ -62,11 +75,13 @@ class PatchResult:
     regenerated: str | None = None
     hunks: list[HunkResult] = field(default_factory=list)
     new_text: bytes | None = None  # the rewritten patch text; not in the JSON report
+    doubts: list[Doubt] = field(default_factory=list)  # not in the JSON: they become the pin's findings
 
     def to_json(self) -> dict:
         """The report's keys (docs/report.schema.json); the explanations are in the markdown and check runs."""
         data = asdict(self)
         data.pop("new_text")
+        data.pop("doubts")
         for hunk in data["hunks"]:
             hunk.pop("patch_line")
             hunk.pop("detail")

@@ -117,15 +117,17 @@ def fixture_upstream(up: RepoBuilder, case: RealCase) -> Upstream:
     return Upstream(up.repo, case.meta["upstream"]["repository"])
 
 
-def run_engine(case: RealCase, upstream: Upstream, refs: tuple[str, str] | None = None) -> PinReport:
-    """The engine's report on the bump (no upstream review), from an Ollama-like base and head that both
-    carry the patches as they were before it: the maintainers' starting point. `refs` (old, new) replace
-    the case's ref names, for an upstream that knows the commits by id only."""
+def run_engine(
+    case: RealCase, upstream: Upstream, refs: tuple[str, str] | None = None, head_side: str = "before"
+) -> PinReport:
+    """The engine's report on the bump (no upstream review), from an Ollama-like base carrying the patches as
+    they were before it and a head carrying them as they were before it (the maintainers' starting point)
+    or, with `head_side="after"`, as the maintainers merged them (the finished bump). `refs` (old, new)
+    replace the case's ref names, for an upstream that knows the commits by id only."""
     old, new = refs or (case.old_ref, case.new_ref)
-    patches = dict(case.stack("before"))
     version = case.meta["version_file"]
-    base = MemorySnapshot({version: f"{old}\n".encode(), **patches})
-    head = MemorySnapshot({version: f"{new}\n".encode(), **patches})
+    base = MemorySnapshot({version: f"{old}\n".encode(), **dict(case.stack("before"))})
+    head = MemorySnapshot({version: f"{new}\n".encode(), **dict(case.stack(head_side))})
     report = analyse(parse_config(None), base, head, lambda pin, refs: upstream, [version], review=False)
     return report.pins[0]
 

@@ -5,6 +5,7 @@ diff shows it, else named with upstream's line and commit; on real git repositor
 import pytest
 
 from bot.cache import facts
+from bot.model import LocalRef
 from bot.patches import identifiers
 from tests.gitutil import git_apply_stack, make_patch, run, upstream_pair
 
@@ -80,10 +81,13 @@ CONTEXT = (
 )
 
 
-def test_a_field_renamed_one_for_one_is_renamed_in_the_added_lines(tmp_path):
+def test_a_field_renamed_one_for_one_is_renamed_in_the_added_lines_of_a_rebuilt_patch(tmp_path):
     renamed_h = PARAMS_H.replace("n_ctx;", "n_ctx_seq;")
     up = upstream_pair(tmp_path, {"src/context.h": PARAMS_H, "src/context.cpp": CONTEXT}, {})
-    up.commit("context : n_ctx is per sequence now (#9500)", {"src/context.h": renamed_h})
+    up.commit(
+        "context : n_ctx is per sequence now (#9500)",
+        {"src/context.h": renamed_h, "src/context.cpp": CONTEXT.replace("warmup();", "warmup(cp);")},
+    )
     up.tag("v3")
     hooked = CONTEXT.replace(
         "    reserve();\n", "    reserve();\n    ollama_reserve(cp.n_ctx, cp.n_batch);\n"
@@ -96,6 +100,43 @@ def test_a_field_renamed_one_for_one_is_renamed_in_the_added_lines(tmp_path):
     assert b"+    ollama_reserve(cp.n_ctx_seq, cp.n_batch);\n" in result.new_text
     git_apply_stack(up.path, "v3", [result.new_text], tmp_path / "work")
     assert "cp.n_ctx_seq, cp.n_batch" in (tmp_path / "work/src/context.cpp").read_text()
+
+
+def test_a_patch_that_applies_as_it_is_keeps_its_status_and_a_removed_name_is_a_finding(tmp_path):
+    """`git apply` takes the patch, so it is clean; that its line names a field upstream renamed is said as a
+    finding with the evidence, high (the build fails on the old name), pointing at the hunk."""
+    renamed_h = PARAMS_H.replace("n_ctx;", "n_ctx_seq;")
+    up = upstream_pair(tmp_path, {"src/context.h": PARAMS_H, "src/context.cpp": CONTEXT}, {})
+    up.commit("context : n_ctx is per sequence now (#9500)", {"src/context.h": renamed_h})
+    up.tag("v3")
+    hooked = CONTEXT.replace(
+        "    reserve();\n", "    reserve();\n    ollama_reserve(cp.n_ctx, cp.n_batch);\n"
+    )
+    patch = make_patch(CONTEXT, hooked, "src/context.cpp")
+    (pin,) = run(up, {"llama/compat/0001-hooks.patch": patch}, new_ref="v3").pins
+    (result,) = pin.patches
+    assert (result.status, result.regenerated) == ("clean", None), result.message
+    (finding,) = [f for f in pin.findings if f.check == "patches.removed-names"]
+    assert finding.severity == "high"
+    assert finding.title == "`0001-hooks.patch` applies as it is, but names what upstream removed"
+    assert "the field `n_ctx` of cparams, which upstream renamed to `n_ctx_seq` at src/context.h:2" in (
+        finding.detail
+    )
+    assert [c.subject for c in finding.upstream_commits] == ["context : n_ctx is per sequence now (#9500)"]
+    assert finding.local_refs == [LocalRef("llama/compat/0001-hooks.patch", 5)]
+
+
+def test_a_member_reached_through_this_is_not_the_removed_parameter(tmp_path):
+    """The finished bump: the hook already writes `this->use_mmap`, the member upstream made of the
+    parameter; the patch applies as it is and names nothing removed."""
+    member_hook = _hook(MEMBER).replace("use_mmap = false", "this->use_mmap = false")
+    up = upstream_pair(tmp_path, {"src/loader.cpp": LOADER}, {})
+    up.commit("loader : a load mode instead of use_mmap (#9400)", {"src/loader.cpp": MEMBER})
+    up.tag("v3")
+    patch = make_patch(MEMBER, member_hook, "src/loader.cpp")
+    (pin,) = run(up, {"llama/compat/0001-hooks.patch": patch}, new_ref="v3").pins
+    assert [r.status for r in pin.patches] == ["clean"], pin.patches[0].message
+    assert not [f for f in pin.findings if f.check == "patches.removed-names"]
 
 
 def test_a_field_removed_without_a_successor_is_named():
@@ -142,3 +183,18 @@ def test_a_field_name_another_type_still_declares_is_no_evidence():
         header.replace("uint32_t n_ctx;\n    uint32_t n_batch", "uint32_t n_batch").encode(),
     )
     assert changes == []
+
+
+def test_a_bare_removed_parameter_in_a_patch_that_applies_is_a_medium_finding(tmp_path):
+    """Written against the new ref, the hook's bare `use_mmap` now means the member: `git apply` takes it,
+    and a person is asked whether that is what it meant."""
+    up = upstream_pair(tmp_path, {"src/loader.cpp": LOADER}, {})
+    up.commit("loader : a load mode instead of use_mmap (#9400)", {"src/loader.cpp": MEMBER})
+    up.tag("v3")
+    patch = make_patch(MEMBER, _hook(MEMBER), "src/loader.cpp")
+    (pin,) = run(up, {"llama/compat/0001-hooks.patch": patch}, new_ref="v3").pins
+    assert [r.status for r in pin.patches] == ["clean"], pin.patches[0].message
+    (finding,) = [f for f in pin.findings if f.check == "patches.removed-names"]
+    assert finding.severity == "medium"
+    assert "the parameter `use_mmap` of loader::loader, which upstream removed" in finding.detail
+    assert "upstream now uses `this->use_mmap` (src/loader.cpp:6)" in finding.detail

@@ -16,6 +16,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
+from bot.model import Report
 from bot.repos.upstream import Upstream
 from tests.fixtures import RepoBuilder
 from tests.gitutil import git_apply_stack
@@ -100,6 +101,18 @@ def test_verdict_is_the_real_git_apply(case, engine_runs):
         f"{case.patch_dir}/{p['before']}": p["applies_at_new_ref"] for p in case.meta["patch"] if p["before"]
     }
     assert recorded == applies == git_apply_files(case.upstream("new"), case.stack("before"))[0]
+
+
+@by_id()
+def test_the_finished_bump_is_clean_where_git_applies_it(case, engine_runs):
+    """The maintainers' merged commit: each patch they committed that `git apply` takes on the new ref, in
+    order, is `clean` or `offset` (whatever its lines name), and the check exits 0 when all are."""
+    up = engine_runs[case.id][0]
+    pin = run_engine(case, fixture_upstream(up, case), head_side="after")
+    applies = git_apply_files(case.upstream("new"), case.stack("after"))[0]
+    statuses = {r.path: r.status for r in pin.patches}
+    assert {p: s in ("clean", "offset") for p, s in statuses.items()} == applies, statuses
+    assert Report([pin]).needs_change is not all(applies.values())
 
 
 @by_id()

@@ -9,7 +9,7 @@ from bot.cache import facts
 from bot.engine.context import PinContext, commits_at
 from bot.engine.placing import all_clean, place
 from bot.engine.sections import file_section, render
-from bot.model import HunkResult, PatchResult
+from bot.model import Doubt, HunkResult, PatchResult
 from bot.patches import identifiers, obsolete, obsolete_report
 from bot.patches.binarypatch import BINARY_BYTES, carried_bytes
 from bot.patches.hunks import Image, find_exact
@@ -129,6 +129,13 @@ def _symlink_over(tree: Tree, path: str) -> str | None:
 
 
 def _apply_all(tree: Tree, pf: PatchFile) -> None:
+    changes = _applied(tree, pf)
+    if changes is not None:
+        tree.update(changes)
+
+
+def _applied(tree: Tree, pf: PatchFile) -> dict[str, bytes | None] | None:
+    """What the patch as written changes in `tree`, the way `git apply` applies it; None when it does not."""
     changes: dict[str, bytes | None] = {}
     scratch = tree.copy()
     try:
@@ -137,15 +144,16 @@ def _apply_all(tree: Tree, pf: PatchFile) -> None:
             scratch.update(file_changes)
             changes.update(file_changes)
     except (NoFit, PatchError):
-        return
-    tree.update(changes)
+        return None
+    return changes
 
 
 def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> PatchResult:
     """What the new upstream already provides comes first (bot/patches/obsolete.py): all of it makes the patch
     `upstreamed`, part of it is dropped and the rest placed. Names upstream removed or renamed that the
     added lines use (bot/patches/identifiers.py) are renamed one for one or named. Either makes a placed patch
-    `fuzzy`: the rebuilt patch is an inference a person should look at."""
+    `fuzzy`: the rebuilt patch is an inference a person should look at. A patch that applies as written keeps
+    the status `git apply` gives it; its names upstream removed are doubts, told as findings."""
     assessment = obsolete.assess(pf, _file_sides(ctx, pf))
     if assessment.whole and reverse_applies(ctx.new_tree, pf):
         return place(ctx, path, pf, data)  # upstream has the very change: the plain `upstreamed`
@@ -159,9 +167,20 @@ def _check_parsed(ctx: PinContext, path: str, pf: PatchFile, data: bytes) -> Pat
         )
     rest = obsolete.without(pf, {(p.file, p.index) for p in assessment.provided})
     rest, uses = identifiers.adapt(rest, _removed_declarations(ctx, rest), _old_files(ctx, rest))
-    if not assessment.provided and not uses:
-        return place(ctx, path, pf, data)
+    if not assessment.provided and (not uses or _applied(ctx.new_tree, pf) is not None):
+        result = place(ctx, path, pf, data)  # what git does decides the status; a doubt is a finding
+        result.doubts = [_doubt(ctx, pf, use) for use in uses]
+        return result
     return _amended(ctx, path, pf, data, assessment, rest, uses)
+
+
+def _doubt(ctx: PinContext, pf: PatchFile, use: identifiers.Use) -> Doubt:
+    """A use of a removed name in a patch that applies as it is, with the commits that removed it."""
+    c = use.change
+    commits = commits_at(ctx, c.path, [c.new_line], [c.old_text.encode()])
+    hunks = next((fp.hunks for fp in pf.files if fp.path == use.file), [])
+    at = hunks[use.hunk].header_line if use.hunk < len(hunks) else 1
+    return Doubt(use.doubt, c.path, c.new_line, at, "high" if c.renamed_to else "medium", tuple(commits))
 
 
 def _old_files(ctx: PinContext, pf: PatchFile) -> dict[str, bytes | None]:

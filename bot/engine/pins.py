@@ -3,6 +3,7 @@ applied, the stack verified with the real `git apply`, then the upstream review.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Iterable
 
@@ -16,7 +17,7 @@ from bot.engine.patch import check_patch
 from bot.engine.placing import SOURCE_SUFFIXES
 from bot.lang import cmakelang
 from bot.markup import code_span
-from bot.model import REBUILT, AnalysisError, Finding, LocalRef, PatchResult, PinReport, Report
+from bot.model import REBUILT, AnalysisError, Doubt, Finding, LocalRef, PatchResult, PinReport, Report
 from bot.ollama import buildsteps, crosspin
 from bot.patches import gitapply, identifiers
 from bot.patches.patchfile import PatchError, parse
@@ -268,6 +269,7 @@ def _analyse_pin(
     if elsewhere is not None:
         pin_report.findings.append(_other_upstream_finding(pin, base, elsewhere))
     pin_report.findings += _overlong_cmake_finding(head)
+    pin_report.findings += [_doubt_finding(r.path, d) for r in pin_report.patches for d in r.doubts]
     if review:
         doing(f"reading where {pin.name}'s patches reach")
         pin_report.findings += _wiring_findings(head, pin, pin_report)
@@ -278,6 +280,23 @@ def _analyse_pin(
         if new_ref != old_ref:  # the base's pin is not this change's to judge
             _judge_pinned_commit(pin_report, pin, head, upstream, ctx.history.new)
     return pin_report
+
+
+def _doubt_finding(patch: str, doubt: Doubt) -> Finding:
+    """A patch that applies as it is but names what upstream removed: `git apply` takes it, the compiler or
+    its meaning may not."""
+    return Finding(
+        "patch-context",
+        doubt.severity,
+        f"{code_span(posixpath.basename(patch))} applies as it is, but names what upstream removed",
+        f"{doubt.note[:1].upper()}{doubt.note[1:]}. The patch applies as it is, so it is not rebuilt: check that "
+        "its added lines still mean what they did, and change them by hand if not.",
+        doubt.upstream_path,
+        doubt.upstream_line,
+        list(doubt.commits),
+        [LocalRef(patch, doubt.patch_line)],
+        check="patches.removed-names",
+    )
 
 
 def _read_build(report: PinReport, pin: Pin, config: Config, head: Snapshot) -> None:

@@ -57,6 +57,18 @@ class Use:
     commits: list[Commit] = field(default_factory=list, compare=False)  # the engine attributes the change
 
     @property
+    def doubt(self) -> str:
+        """The use, said of a patch that is not rebuilt (it applies as it is)."""
+        c = self.change
+        if not c.renamed_to:
+            return self.note
+        return (
+            f"its added lines name {c.what}, which upstream renamed to {code_span(c.renamed_to)} at "
+            f"{c.path}:{c.new_line} ({code_span(c.old_text)} became {code_span(c.new_text)}): the build fails "
+            f"on the old name; rename it in the patch"
+        )
+
+    @property
     def note(self) -> str:
         c = self.change
         if c.renamed_to:
@@ -209,12 +221,13 @@ def _member_uses(source: bytes) -> list[tuple[str, int]]:
 
 
 def _applies_here(change: UpstreamChange, token: cpp.Token, function: str) -> bool:
-    """Whether a name in an added line means that declaration: a parameter only inside its function, a
-    field only as a member access, a function anywhere."""
-    if change.kind == "parameter":
-        return bool(change.owner) and change.owner == function
+    """Whether a name in an added line means that declaration: a parameter only inside its function and not
+    as a member access (`this->x` is a member, whatever parameter was called x), a field only as a member
+    access, a function anywhere."""
     if change.kind == "field":
         return token.kind == "field_identifier"
+    if change.kind == "parameter" and (not change.owner or change.owner != function):
+        return False
     return token.kind == "identifier"
 
 
