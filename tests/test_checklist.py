@@ -268,7 +268,8 @@ def test_one_reproduce_block_per_pin_names_every_conflict_and_never_clones():
     assert 'git apply --check "$OLLAMA"/llama/compat/0002.patch' in block
     assert 'git apply --check "$OLLAMA"/llama/compat/0004.patch' in block
     assert f"git apply --index {REGENERATED_DIR}/llama/compat/0001.patch" in block
-    assert f"git fetch -q --depth 1 {UPSTREAM} tag b1 tag b2" in block and "clone" not in block
+    assert f"git remote add upstream {UPSTREAM}\ngit fetch -q --filter=blob:none upstream tag b1 tag b2" in block
+    assert "clone" not in block and "--depth" not in block  # a shallow clone would be refused
     assert "0005.patch" not in block  # after the last conflict: nothing left to reproduce
     assert reproduce_steps(_report(("clean", "regenerated")).pins[0]) == []
 

@@ -324,7 +324,7 @@ def test_a_name_with_a_line_break_is_no_shell_command_and_the_block_says_why(hos
     )
     assert block.count("is not shown: its file name holds a line break or control character") == 2
     assert not [line for line in block.splitlines() if "llama/compat/" in line]
-    assert [call[0] for call in _pasted(block, tmp_path)] == ["init", "fetch", "-m", "checkout"]
+    assert [call[0] for call in _pasted(block, tmp_path)] == ["init", "remote", "fetch", "-m", "checkout"]
     # a pin whose name holds one gets no commands at all
     named = _reproduce_block(
         render_comment(Report([_pin(hostile)]), [], head_sha="d" * 40, ran_at="now", prefix="/llama")

@@ -158,7 +158,8 @@ async def test_regenerate_commits_what_it_rebuilt_and_names_what_it_could_not(bo
     )
     assert "Changed by: [`" in text and "upstream moves things ([#4242]" in text
     (block,) = re.findall(r"```sh\n(.*?)```", text, re.DOTALL)
-    assert "git fetch -q --depth 1 https://github.com/ggml-org/llama.cpp tag v1 tag v2" in block
+    assert "git remote add upstream https://github.com/ggml-org/llama.cpp\n" in block
+    assert "git fetch -q --filter=blob:none upstream tag v1 tag v2" in block
     # 0001 is on the branch now, as rebuilt: the steps read it from the checkout, nothing to rebuild first
     assert f'git apply --index "$OLLAMA"/{PATCH_PATH}' in block and "-m bot check" not in block
     assert f'git apply --check "$OLLAMA"/{CONFLICT_PATH}' in block and "clone" not in block

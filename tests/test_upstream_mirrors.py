@@ -180,7 +180,7 @@ def test_credentials_in_the_upstream_url_appear_in_no_link_report_or_error(tmp_p
     assert pin.compare_url == f"{UPSTREAM}/compare/b1...b2"
     assert pin.patches[0].status == "conflict"
     shown = json.dumps(report.to_json()) + render_markdown(report, ["LLAMA_CPP_VERSION"], head_sha="a" * 40)
-    assert f"git fetch -q --depth 1 {UPSTREAM} " in shown  # the reproduce steps name the upstream, bare
+    assert f"git remote add upstream {UPSTREAM}" in shown  # the reproduce steps name the upstream, bare
     assert "s3cret" not in shown and "builder" not in shown
     upstream = open_upstream(config.pins[0], ["b2"])
     assert upstream.describe(upstream.commit("b2", "V")).url.startswith(f"{UPSTREAM}/commit/")

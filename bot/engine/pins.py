@@ -24,7 +24,7 @@ from bot.patches.patchfile import PatchError, parse
 from bot.patches.patchsafety import read_patch
 from bot.patches.tree import Tree
 from bot.repos import buildpatches
-from bot.repos.history import History
+from bot.repos.history import History, cut_off
 from bot.repos.snapshot import GitSnapshot, Snapshot, size_text
 from bot.repos.upstream import Upstream
 from bot.review import PinReview, ReviewContext, review_pin
@@ -51,6 +51,7 @@ def check_pin(
     new_commit = _resolve(upstream, new_ref, pin.version_file)
     old_commit = _resolve(upstream, old_ref, f"{pin.version_file} at the base revision") if old_ref else None
     base_commit = old_commit or new_commit
+    _refuse_cut_history(upstream, old_ref, new_ref, base_commit, new_commit)
     history = History(upstream, base_commit, new_commit)
     doing(f"fetching the upstream files {pin.name}'s patches and review read")
     upstream.fetch_missing(history, _upstream_reads(head, pin))
@@ -72,6 +73,20 @@ def check_pin(
     doing(f"applying {pin.name}'s patches with git apply")
     _confirm_with_git_apply(report.patches, head, GitSnapshot(upstream.repo, new_commit), new_ref)
     return report, ctx
+
+
+def _refuse_cut_history(
+    upstream: Upstream, old_ref: str | None, new_ref: str, old: pygit2.Commit, new: pygit2.Commit
+) -> None:
+    """Stop when the clone's history between the refs is cut (a shallow clone): its commit count, reverts and
+    attribution would be wrong without a word."""
+    cut = cut_off(upstream.repo, old, new)
+    if cut is not None:
+        raise AnalysisError(
+            f"{upstream.source} is a shallow clone: its history from {old_ref} to {new_ref} stops at "
+            f"{str(cut)[:12]}, whose parents it lacks; deepen it (git fetch --unshallow) or give a full or "
+            "blobless clone (git fetch --filter=blob:none)"
+        )
 
 
 def _local_sources(head: Snapshot, pin: Pin) -> dict[str, bytes]:

@@ -128,14 +128,17 @@ def _fetch_spec(ref: str) -> str:
 
 
 def _fetch_steps(pin: PinReport, new_ref: str, url: str, rebuilding: bool) -> list[str]:
-    """A fresh repository holding the two refs from a shallow fetch; the CLI rebuilds patches from it."""
+    """A fresh repository holding the two refs with their whole history but no file contents until they are
+    read (a blobless fetch: the CLI refuses a shallow clone, whose history is cut); the CLI rebuilds patches
+    from it, fetching the blobs it reads."""
     refs = list(dict.fromkeys(r for r in (pin.old_ref, new_ref) if r))
     work = "/tmp/" + re.sub(r"[^A-Za-z0-9._-]", "_", f"{pin.name}-{new_ref[:12]}")
     steps = [
         "# OLLAMA: a checkout of this branch"
         + ("; LLAMA_BOT: a llama-bot checkout set up by `make test`" if rebuilding else ""),
         f"git init -q {shlex.quote(work)} && cd {shlex.quote(work)}",
-        f"git fetch -q --depth 1 {shlex.quote(url)} {' '.join(_fetch_spec(r) for r in refs)}",
+        f"git remote add upstream {shlex.quote(url)}",
+        f"git fetch -q --filter=blob:none upstream {' '.join(_fetch_spec(r) for r in refs)}",
     ]
     if rebuilding:
         steps.append(
@@ -174,9 +177,10 @@ def _to_rebuild(stack: list[PatchResult], committed: Collection[str]) -> list[Pa
 def reproduce_steps(pin: PinReport, committed: Collection[str] = ()) -> list[str]:
     """Shell steps that stack the pin's patches on its new ref the way the check did, through every conflict.
 
-    Upstream comes from a shallow fetch of the two refs, never a full clone: the old ref holds the blobs
-    `git apply --3way` merges from, and the CLI the README installs rebuilds the earlier patches from the
-    same fetch (`check --upstream-dir`), writing them where `--out` says. Rebuilt patches already
+    Upstream comes from a blobless fetch of the two refs (their history, file contents fetched as they are
+    read): the old ref holds the blobs `git apply --3way` merges from, and the CLI the README installs
+    rebuilds the earlier patches from the same fetch (`check --upstream-dir`), writing them where `--out`
+    says. Rebuilt patches already
     `committed` to the branch are read from the checkout like the others.
     """
     stack = _up_to_last_conflict(pin.patches)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pygit2
@@ -55,6 +56,33 @@ def _sides(diff: pygit2.Diff) -> list[tuple[str, pygit2.Oid, int]]:
 COMMIT_FILES = facts.Extractor("commit-files", 1, __name__)
 # The same of the two refs' trees: a re-check of them diffs no tree to list the blobs a partial clone fetches.
 TREE_SIDES = facts.Extractor("tree-change-sides", 1, __name__)
+
+
+def cut_off(repo: pygit2.Repository, old: pygit2.Commit, new: pygit2.Commit) -> pygit2.Oid | None:
+    """The first commit from `new` back to `old` whose parents this clone lacks (the boundary of a shallow
+    clone, a grafted commit): the commits between the refs are then not the upstream's. None when the
+    history between them is whole."""
+    cut = _boundary(repo)
+    if not cut:
+        return None
+    walker = repo.walk(new.id)
+    walker.hide(old.id)
+    return next((c.id for c in walker if c.id in cut), None)
+
+
+def _boundary(repo: pygit2.Repository) -> set[pygit2.Oid]:
+    """The commits a shallow clone (`shallow`) or a graft (`info/grafts`) cuts the parents of."""
+    found: set[pygit2.Oid] = set()
+    for name in ("shallow", "info/grafts"):
+        try:
+            text = (Path(repo.path) / name).read_text(errors="replace")
+        except OSError:
+            continue
+        for line in text.splitlines()[:1_000_000]:
+            word = line.split(" ", 1)[0].strip()
+            if len(word) == 40 and all(ch in "0123456789abcdef" for ch in word):
+                found.add(pygit2.Oid(hex=word))
+    return found
 
 
 def _lineage(commits: list[pygit2.Commit]) -> str:
