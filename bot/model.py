@@ -136,6 +136,9 @@ class PinReport:
     build_steps: list[tuple[str, str]] | None = None
     patches: list[PatchResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    # what of the pin could not be checked (a consumer pin unreadable, upstream files a fetch could not get),
+    # one line each: said in the verdict, never read as nothing found
+    unchecked: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """The report's keys (docs/report.schema.json)."""
@@ -189,6 +192,11 @@ class Report:
         change, or (with "high"/"medium") a finding of that severity or graver exists."""
         graver = FAIL_ON_SEVERITIES[fail_on]
         return self.needs_change or any(f.severity in graver for pin in self.pins for f in pin.findings)
+
+    @property
+    def unchecked(self) -> list[tuple[str, str]]:
+        """(pin, what) for everything of a checked pin that could not be checked."""
+        return [(pin.name, line) for pin in self.pins for line in pin.unchecked]
 
     @property
     def unresolved(self) -> list[PatchResult]:

@@ -121,6 +121,24 @@ def test_conclusions_follow_the_contract():
     assert check_run_outputs(_report().pins[0])[1][1] == "success"
 
 
+def test_what_could_not_be_checked_is_at_the_top_and_never_nothing_to_do():
+    report = _report(("clean",))
+    report.pins[0].unchecked = [
+        "mlx-c, which compiles against llama.cpp's headers, against this bump: *no* host"
+    ]
+    text = render_comment(report, [], head_sha="d" * 40, ran_at="now", prefix="/llama")
+    assert _heading_and_verdict(text)[1] == (
+        "Not everything of **llama.cpp** could be checked (see below); every patch applies as it is."
+    )
+    assert "Nothing to do" not in text
+    assert (
+        "⚠️ Not checked: mlx-c, which compiles against llama.cpp's headers, against this bump: \\*no\\* host."
+        in text
+    )
+    review = check_run_outputs(report.pins[0])[1]
+    assert review[1] == "neutral" and "⚠️ Not checked: mlx-c" in review[2]["summary"]
+
+
 def test_the_verdict_under_the_heading_says_what_to_do():
     report = _report(
         ("clean", "regenerated", "fuzzy", "conflict", "upstreamed", "offset", "clean"),
@@ -268,7 +286,9 @@ def test_one_reproduce_block_per_pin_names_every_conflict_and_never_clones():
     assert 'git apply --check "$OLLAMA"/llama/compat/0002.patch' in block
     assert 'git apply --check "$OLLAMA"/llama/compat/0004.patch' in block
     assert f"git apply --index {REGENERATED_DIR}/llama/compat/0001.patch" in block
-    assert f"git remote add upstream {UPSTREAM}\ngit fetch -q --filter=blob:none upstream tag b1 tag b2" in block
+    assert (
+        f"git remote add upstream {UPSTREAM}\ngit fetch -q --filter=blob:none upstream tag b1 tag b2" in block
+    )
     assert "clone" not in block and "--depth" not in block  # a shallow clone would be refused
     assert "0005.patch" not in block  # after the last conflict: nothing left to reproduce
     assert reproduce_steps(_report(("clean", "regenerated")).pins[0]) == []

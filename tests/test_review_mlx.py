@@ -6,6 +6,7 @@ import pytest
 
 from bot.config import parse_config
 from bot.model import AnalysisError
+from bot.render.checklist import render_markdown
 from bot.review import api
 from bot.review.cppapi import Use
 from tests.gitutil import make_patch
@@ -259,9 +260,14 @@ def test_mlx_cmake_options_and_build_requirements_are_weighed_against_what_ollam
         lambda pin, refs: Upstream(mlx.repo, pin.upstream),
         ["MLX_VERSION"],
     )
-    (problem,) = [f for f in report.pin("mlx").findings if f.severity == "info"]
-    assert problem.title == "Could not check mlx-c against this mlx bump" and "1111111111" in problem.detail
-    assert len(report.pin("mlx").findings) == 4
+    (problem,) = report.pin("mlx").unchecked
+    assert problem.startswith("mlx-c, which compiles against mlx's headers, against this bump: ")
+    assert "1111111111" in problem
+    assert len(report.pin("mlx").findings) == 3
+    assert report.to_json()["pins"][0]["unchecked"] == [problem]
+    verdict = render_markdown(report, ["MLX_VERSION"]).split("\n\n")[1]
+    assert verdict.startswith("Not everything of **mlx** could be checked (see below)")
+    assert "Nothing to do" not in render_markdown(report, ["MLX_VERSION"])
 
 
 def test_ollama_go_code_calling_a_re_signed_c_function_through_cgo_is_a_consumer():

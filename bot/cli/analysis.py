@@ -134,10 +134,13 @@ def _explain_untouched(change: Change, base: GitSnapshot, head: GitSnapshot) -> 
 
 
 def failures(report: Report) -> int:
-    """Exit 2 after the report when a pin could not be checked: its error is in the report too."""
+    """Exit 2 after the report when a pin, or something of one, could not be checked: it is in the report
+    too."""
     for pin in report.failed:
         print(f"llama-bot: {pin.name}: {pin.error}", file=sys.stderr)
-    return 2 if report.failed else 0
+    for name, line in report.unchecked:
+        print(f"llama-bot: {name}: not checked: {line}", file=sys.stderr)
+    return 2 if report.failed or report.unchecked else 0
 
 
 def rebuilt_patches(report: Report) -> list[tuple[str, bytes]]:

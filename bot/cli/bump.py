@@ -46,7 +46,7 @@ def cmd_bump(args: argparse.Namespace) -> int:
     emit(_done(repo, head, branch, made))
     emit(f"The bump's checklist: {made[0][0][:12]}, the version files moved, against HEAD.\n")
     emit(_checklist(report, config, sorted(edits), made[0][0]))
-    return 1 if report.fails("patches") else 0
+    return failures(report) or (1 if report.fails("patches") else 0)
 
 
 def _moving(choices: list[RefChoice]) -> list[RefChoice]:

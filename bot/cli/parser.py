@@ -35,9 +35,10 @@ EXIT_CODES = """exit status of check and regenerate (verify-source: see its --he
   0  every patch applies as it is (clean or offset)
   1  the analysis ran and some patch needs a change (regenerated, fuzzy, conflict, upstreamed, error), or
      with check --fail-on high|medium, a finding of that severity or graver exists
-  2  the analysis could not run: bad arguments, an unknown revision or ref, a version file that names no
-     upstream ref, a bad .github/llama-bot.toml; one line on stderr says why (with pins that could be
-     checked, their report is still printed)"""
+  2  the analysis could not run, or not all of it: bad arguments, an unknown revision or ref, a version
+     file that names no upstream ref, a bad .github/llama-bot.toml, a shallow --upstream-dir clone, a
+     pin's consumer or upstream files that could not be read; one line on stderr says each (with pins
+     that could be checked, their report is still printed)"""
 SERVE_ENV = """environment:
   GITHUB_APP_ID                 the App's id (required)
   GITHUB_PRIVATE_KEY            the App's private key, PEM text (or GITHUB_PRIVATE_KEY_PATH: a path to it)

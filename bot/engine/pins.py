@@ -294,7 +294,18 @@ def _analyse_pin(
         )
         if new_ref != old_ref:  # the base's pin is not this change's to judge
             _judge_pinned_commit(pin_report, pin, head, upstream, ctx.history.new)
+    pin_report.unchecked += _unread(upstream)
     return pin_report
+
+
+def _unread(upstream: Upstream) -> list[str]:
+    """The upstream files the analysis needed and could not read (a partial clone whose fetch failed)."""
+    count = len(upstream.unreadable)
+    if not count:
+        return []
+    why = f": {upstream.fetch_problem}" if upstream.fetch_problem else ""
+    files = f"{count} upstream file{'s' if count != 1 else ''}"
+    return [f"{files} it needed, missing from {upstream.source} and not fetched{why}"]
 
 
 def _doubt_finding(patch: str, doubt: Doubt) -> Finding:
@@ -406,7 +417,8 @@ def _review_findings(
     pin_report: PinReport,
 ) -> list[Finding]:
     """The review's findings: vendored copies, the upstream diff, and what the consumer code raised."""
-    code, problems = crosspin.consumer_code(pin, config, head, open_upstream)
+    code, unread_consumers = crosspin.consumer_code(pin, config, head, open_upstream)
+    pin_report.unchecked += unread_consumers
     old = GitSnapshot(ctx.upstream.repo, ctx.history.old) if has_old_ref else None
     history = ctx.history
     return [
@@ -418,7 +430,6 @@ def _review_findings(
             lambda path: [ctx.upstream.describe(c) for c in history.touching(path)],
         ),
         *_reviewed_upstream(ctx, head, config, pin_report, tuple(code)),
-        *problems,
     ]
 
 

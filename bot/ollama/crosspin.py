@@ -92,9 +92,9 @@ def _pinned_consumer(consumer: Consumer, pin: Pin, head: Snapshot, open_upstream
 
 def consumer_code(
     pin: Pin, config: Config, head: Snapshot, open_upstream
-) -> tuple[list[ConsumerCode], list[Finding]]:
-    """The code of every consumer of `pin`, and an info finding for each one that could not be read (the
-    review of the pin itself goes on without it)."""
+) -> tuple[list[ConsumerCode], list[str]]:
+    """The code of every consumer of `pin`, and a line saying what was not checked for each one that could
+    not be read (the review of the pin itself goes on without it)."""
     found, problems = [], []
     pins = {p.name: p for p in config.pins}
     for consumer in pin.consumers:
@@ -121,17 +121,9 @@ def _ollama_code(consumer: Consumer, pin: Pin, head: Snapshot) -> ConsumerCode:
     return ConsumerCode("Ollama", "Ollama's code", "Update these calls in Ollama.", files)
 
 
-def _unreadable(pin: Pin, consumer: str, exc: AnalysisError) -> Finding:
-    """The info finding for a pinned consumer whose code could not be read."""
-    return Finding(
-        "build",
-        "info",
-        f"Could not check {consumer} against this {pin.name} bump",
-        f"{consumer} compiles against {pin.name}'s headers, but its code could not be read: {exc}",
-        pin.version_file,
-        None,
-        check="api.consumers",
-    )
+def _unreadable(pin: Pin, consumer: str, exc: AnalysisError) -> str:
+    """What was not checked of a pinned consumer whose code could not be read."""
+    return f"{consumer}, which compiles against {pin.name}'s headers, against this bump: {exc}"
 
 
 def _copies(vendored: Vendored, head: Snapshot) -> str | None:

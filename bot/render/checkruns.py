@@ -96,7 +96,7 @@ def check_run_outputs(pin: PinReport, prefix: str = "/llama") -> list[tuple[str,
         ),
         (
             f"{pin.name}: upstream review",
-            "neutral" if findings else "success",
+            "neutral" if findings or pin.unchecked else "success",
             _output(review_title, review_text),
         ),
     ]

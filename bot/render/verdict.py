@@ -50,6 +50,18 @@ def _failed_part(failed: list[PinReport]) -> str:
     return "Could not check " + ", ".join(f"**{plain(pin.name)}**" for pin in failed) + " (see below)"
 
 
+def _unchecked_part(pins: list[PinReport]) -> str:
+    """The pins something of which could not be checked: never "nothing to do"."""
+    partly = [pin for pin in pins if pin.unchecked]
+    if not partly:
+        return ""
+    return (
+        "Not everything of "
+        + ", ".join(f"**{plain(pin.name)}**" for pin in partly)
+        + " could be checked (see below)"
+    )
+
+
 def _attention_part(patches: list[PatchResult], needing: list[PatchResult], prefix: str) -> str:
     """How many patches need attention, by kind, each with what to do."""
     if not needing:
@@ -113,9 +125,11 @@ def verdict(
     patches = [p for pin in pins for p in pin.patches]
     needing = _needing(patches)
     questions = _questions(patches)
-    something_else = bool(failed or questions or any(review_counts.values()))
+    unchecked = _unchecked_part(pins)
+    something_else = bool(failed or unchecked or questions or any(review_counts.values()))
     parts = _said(
         _failed_part(failed),
+        unchecked,
         _attention_part(patches, needing, prefix),
         _applies_part(patches, needing, something_else),
         _questions_part(questions),
