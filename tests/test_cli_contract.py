@@ -15,9 +15,14 @@ from tests import demo
 from tests.fixtures import RepoBuilder
 
 
-def bot(*args: str, stdout=subprocess.PIPE) -> subprocess.CompletedProcess:
+def bot(*args: str, stdout=subprocess.PIPE, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "bot", *args], stdout=stdout, stderr=subprocess.PIPE, text=True, check=False
+        [sys.executable, "-m", "bot", *args],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+        cwd=cwd,
     )
 
 
@@ -104,6 +109,19 @@ def test_regenerate_refuses_uncommitted_changes_under_a_pin(scenario, work, path
     line = one_line(bot("regenerate", "--repo", str(work), *_upstream(scenario)))
     assert line.startswith(f"llama-bot: uncommitted changes to {path}: commit or stash them first")
     assert (work / path).read_bytes() == content and _status(work) == before  # nothing written
+
+
+@pytest.mark.parametrize("out", [".", "{work}"])
+def test_check_out_at_the_working_tree_refuses_uncommitted_patch_edits(scenario, work, out):
+    """`check --out .` would write the rebuilt patch over the edit: refused like regenerate, nothing written."""
+    path = "llama/compat/0003-clip-hooks.patch"
+    (work / path).write_bytes(b"my unfinished edit\n")
+    before = _status(work)
+    result = bot("check", "--repo", str(work), *_upstream(scenario), "--out", out.format(work=work), cwd=work)
+    line = one_line(result)
+    assert line.startswith(f"llama-bot: --out {out.format(work=work)} is the working tree, with uncommitted ")
+    assert f"changes to {path}: commit or stash them first" in line
+    assert (work / path).read_bytes() == b"my unfinished edit\n" and _status(work) == before
 
 
 def test_regenerate_ignores_uncommitted_changes_elsewhere(scenario, work):

@@ -10,12 +10,13 @@ from pathlib import Path
 
 from bot.cli.analysis import analyse_change, failures, rebuilt_patches, write_rebuilt
 from bot.cli.change import Change, open_change, shown, uncommitted, working_tree
-from bot.cli.console import emit
+from bot.cli.console import UsageError, emit
 from bot.model import Report
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     change = open_change(args)
+    _refuse_overwriting_edits(args.out, change)
     _warn_unchecked_edits(change)
     report, changed = analyse_change(args, change, review=True)
     written = write_rebuilt(args.out, report) if args.out else []
@@ -38,6 +39,20 @@ def _rendered(output_format: str, report: Report, changed: set[str], change: Cha
         prefix=change.config.command_prefix,
         patch_dirs={p.name: p.patches for p in change.config.pins},
     )
+
+
+def _refuse_overwriting_edits(out: Path | None, change: Change) -> None:
+    """`--out` at the repository's own working tree would write the rebuilt patches over uncommitted edits
+    of them: refused before anything runs, as `regenerate` refuses."""
+    root = working_tree(change.repo) if out is not None else None
+    if root is None or out is None or out.resolve() != root.resolve():
+        return
+    dirty = uncommitted(change.repo, change.config)
+    if dirty:
+        raise UsageError(
+            f"--out {out} is the working tree, with uncommitted changes to {shown(dirty)}: commit or stash "
+            "them first, or write elsewhere (check reads the committed revision)"
+        )
 
 
 def _warn_unchecked_edits(change: Change) -> None:
