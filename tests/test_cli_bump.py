@@ -102,11 +102,8 @@ def test_already_at_the_ref_and_bad_arguments(checkout):
 
     for ref, hint in (("b999", "b200"), ("b20", "b200"), ("main", "b200")):  # the error names what was typed
         missing = _bump(up, repo, env, "--ref", ref)
-        assert (missing.returncode, missing.stderr) == (
-            2,
-            f"llama-bot: --ref {ref} is not a tag of https://github.com/ggml-org/llama.cpp (give a tag or a "
-            f"40-hex commit id); {hint}, perhaps.\n",
-        )
+        said = f"--ref {ref} is not a tag of https://github.com/ggml-org/llama.cpp (give a tag or a 40-hex commit id)"
+        assert (missing.returncode, missing.stderr) == (2, f"llama-bot: {said}; {hint}, perhaps.\n")
         assert "LLAMA_CPP_VERSION" not in missing.stderr
 
     commit(repo, {"LLAMA_CPP_VERSION": "b300\n"}, ref="refs/heads/work")  # a release upstream no longer has

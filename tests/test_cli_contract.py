@@ -215,3 +215,25 @@ def test_closed_stdout_is_quiet(scenario, work, command):
     finally:
         os.close(write)
     assert result.stderr == "" and result.returncode == 1  # the command's own status: patches need a change
+
+
+# 5. Ctrl-C: one line, exit 130, and no file half-written.
+
+
+def test_an_interrupted_run_says_so_in_one_line_and_leaves_every_patch_whole(
+    scenario, work, monkeypatch, capsys
+):
+    from bot.cli import analysis
+
+    target = work / "llama/compat/0003-clip-hooks.patch"
+    before = target.read_bytes()
+
+    def interrupted(src, dst):
+        assert Path(src).read_bytes() != before  # the new text was all written beside it
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(analysis.os, "replace", interrupted)
+    code = cli.main(["regenerate", "--repo", str(work), *_upstream(scenario)])
+    assert (code, capsys.readouterr().err) == (130, "llama-bot: interrupted\n")
+    assert target.read_bytes() == before  # the old patch, whole
+    assert sorted(p.name for p in target.parent.iterdir() if "llama-bot-part" in p.name) == []

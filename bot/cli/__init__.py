@@ -51,7 +51,8 @@ def run_command(args: argparse.Namespace) -> int:
     except (AnalysisError, UsageError) as exc:
         print(f"llama-bot: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # every file is written whole or not at all (`write_whole`)
+        print("llama-bot: interrupted", file=sys.stderr)
         return 130
     except (
         Exception

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from pathlib import Path
 
@@ -170,10 +171,25 @@ def _write_patch(target: Path, text: bytes) -> bool:
         if target.is_file() and target.read_bytes() == text:
             return False
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(text)
+        write_whole(target, text)
     except OSError as exc:
         raise _unwritable(target, exc) from None
     return True
+
+
+def write_whole(target: Path, data: bytes) -> None:
+    """`data` into `target` through a file beside it renamed over it: an interrupted write leaves the old
+    file, never half of the new one."""
+    part = target.with_name(f".{target.name}.llama-bot-part")
+    try:
+        part.write_bytes(data)
+        os.replace(part, target)
+    except OSError as exc:
+        if exc.filename in (str(part), part):  # the file beside it is the target's, to the person told
+            raise OSError(exc.errno, exc.strerror, str(target)) from None
+        raise
+    finally:
+        part.unlink(missing_ok=True)
 
 
 def _unwritable(target: Path, exc: OSError) -> UsageError:
