@@ -7,6 +7,8 @@ stored, diffed and rendered without the objects that produced it.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from functools import cache
+from importlib import metadata
 
 REBUILT = (
     "regenerated",
@@ -15,6 +17,15 @@ REBUILT = (
 UNRESOLVED = ("conflict", "error", "upstreamed")  # the statuses a person must resolve: no patch was rebuilt
 NEEDS_CHANGE = {*REBUILT, *UNRESOLVED}
 SEVERITY_ORDER = {"high": 0, "medium": 1, "info": 2}
+
+
+@cache
+def bot_version() -> str:
+    """The installed llama-bot's version (its package metadata); "unknown" run from a tree never installed."""
+    try:
+        return metadata.version("llama-bot")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 class AnalysisError(Exception):
@@ -170,9 +181,16 @@ FAIL_ON_SEVERITIES: dict[str, frozenset[str]] = {
 class Report:
     pins: list[PinReport] = field(default_factory=list)  # the pins that were checked
     failed: list[PinReport] = field(default_factory=list)  # the pins that could not be, each with its error
+    base: str | None = None  # the Ollama commits compared; None for a tree no commit holds (a bump's edit)
+    head: str | None = None
 
     def to_json(self) -> dict:
-        return {"pins": [p.to_json() for p in [*self.pins, *self.failed]]}
+        return {
+            "version": bot_version(),
+            "base": self.base,
+            "head": self.head,
+            "pins": [p.to_json() for p in [*self.pins, *self.failed]],
+        }
 
     def pin(self, name: str) -> PinReport | None:
         """The checked pin of that name."""

@@ -49,7 +49,7 @@ MAINTAINER = "maintainer"
 FINAL = ("done", "superseded", "failed")
 COMMANDS = ("/llama recheck", "/llama help", "/llama regenerate-patches", "/llama validate cuda")
 # How often each kind of delivery is picked after the PRs are opened.
-_JOB_IN_SUMMARY = re.compile(r"\(llama-bot job (\d+)\)")  # in a check run's first summary (templates/)
+_JOB_IN_SUMMARY = re.compile(r"\(llama-bot job (\d+)\)")  # in a check run's first summary (bot/templates/)
 MIX = {"synchronize": 3, "comment": 4, "workflow_run": 1.5, "redelivery": 1.5}
 
 

@@ -157,7 +157,15 @@ def test_unchanged_pin_reports_nothing_and_exits_0(tmp_path):
     repo.branch("main")
     repo.commit("docs", {"README.md": "hi\n"})
     result = bot("check", "--repo", str(tmp_path / "o"), "--format", "json")
-    assert result.returncode == 0 and json.loads(result.stdout) == {"pins": []}
+    head = repo.repo.revparse_single("HEAD")
+    version = bot("--version").stdout.strip().removeprefix("llama-bot ")
+    assert version and version != "unknown"  # the installed package's
+    assert result.returncode == 0 and json.loads(result.stdout) == {
+        "version": version,
+        "base": str(head.id),  # the merge-base with main, which is HEAD here
+        "head": str(head.id),
+        "pins": [],
+    }
 
 
 def test_mirror_fetch_through_url_rewrite(tmp_path, scenario):

@@ -91,7 +91,7 @@ def test_help_lists_the_exit_codes_and_serve_the_env_vars_it_needs():
 def test_an_untouched_pin_says_what_was_compared_and_how_to_choose_another_base(tmp_path, scenario):
     path = _ollama(tmp_path, {"LLAMA_CPP_VERSION": "b100\n"}, {"README.md": "hi\n"})
     result = _check(path, scenario, "--format", "json")
-    assert result.returncode == 0 and json.loads(result.stdout) == {"pins": []}
+    assert result.returncode == 0 and json.loads(result.stdout)["pins"] == []
     assert "(--base HEAD~1) .. " in result.stderr and "(HEAD)" in result.stderr
     assert "choose another base with --base REV" in result.stderr
 

@@ -124,6 +124,7 @@ def test_json_report_has_exactly_the_contract_keys_even_for_a_conflict(tmp_path)
         "error",
         "patches",
         "findings",
+        "unchecked",
     }
     (result,) = pin["patches"]
     assert set(result) == {"path", "status", "message", "regenerated", "hunks"}

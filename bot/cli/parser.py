@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from bot.child.sandbox import MIN_MEMORY_MB, Limits
-from bot.model import FAIL_ON_SEVERITIES
+from bot.model import FAIL_ON_SEVERITIES, bot_version
 from bot.stores.jobs import STATUSES
 
 DESCRIPTION = """`python -m bot`: check, regenerate and verify Ollama's carried upstream patches, show what the review
@@ -83,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"llama-bot {bot_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     serve = sub.add_parser(
         "serve",

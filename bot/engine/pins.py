@@ -207,6 +207,11 @@ def _abbreviation_hint(repo: pygit2.Repository | None, ref: str) -> str:
     return ""
 
 
+def _commit_id(snapshot: Snapshot) -> str | None:
+    """The commit a snapshot reads, when it is one."""
+    return str(snapshot.commit.id) if isinstance(snapshot, GitSnapshot) else None
+
+
 def _base_ref(base: Snapshot, pin: Pin) -> str | None:
     try:
         return read_version(base, pin.version_file)
@@ -236,7 +241,7 @@ def analyse(
     A pin that cannot be analysed raises AnalysisError; with `errors`, it is recorded there
     (pin name -> why) and in `Report.failed`, and the other pins are still analysed.
     """
-    report = Report()
+    report = Report(base=_commit_id(base), head=_commit_id(head))
     for pin in config.touched_pins(changed_paths, head, also_watch):
         try:
             pin_report = _analyse_pin(pin, config, base, head, open_upstream, review)

@@ -37,13 +37,13 @@ def check_run_updates(conclusion: str, output: dict) -> list[dict]:
 
 def started_by_job(job_id: int, check_run: dict) -> bool:
     """Whether an analysis check run is the one job `job_id` started: its summary names the job
-    (templates/check_in_progress.md.j2)."""
+    (bot/templates/check_in_progress.md.j2)."""
     return f"(llama-bot job {job_id})" in ((check_run.get("output") or {}).get("summary") or "")
 
 
 def failed_by_job(job_id: int, check_run: dict) -> bool:
     """Whether a general check run is the one job `job_id` made: its summary names the job
-    (templates/check_failed.md.j2)."""
+    (bot/templates/check_failed.md.j2)."""
     summary = (check_run.get("output") or {}).get("summary") or ""
     return summary.endswith(f"llama-bot job {job_id}\n")
 

@@ -11,7 +11,7 @@ from bot.markup import fence
 from bot.render.findings import after_consequence
 from bot.render.markdown import code, code_cell, html_text, plain, plain_cell, subject
 
-TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 MARKER = "<!-- llama-bot:checklist -->"
 RUNNING = "<!-- llama-bot:running -->"  # in the comment while a run is under way
 HEADING = "## 🦙 llama-bot: upstream bump checklist"
@@ -46,7 +46,7 @@ _env.filters.update(
 
 
 def render_template(name: str, **context) -> str:
-    """Any of templates/, rendered by the one environment so every text shares its whitespace rules."""
+    """Any of bot/templates/, rendered by the one environment so every text shares its whitespace rules."""
     return _env.get_template(name).render(**context)
 
 

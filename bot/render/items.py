@@ -2,7 +2,7 @@
 
 Every box carries a stable id in an HTML comment, so a box a person ticked stays ticked when the comment
 is rendered again. The bot ticks only what it checked itself; the rest is the maintainer's to tick.
-A tick is read back only from a line in the exact shape templates/_macros.md.j2 `box` writes, of an id
+A tick is read back only from a line in the exact shape bot/templates/_macros.md.j2 `box` writes, of an id
 that is on one box line alone: the bot writes each id once, so a second line is someone else's.
 """
 

@@ -27,7 +27,7 @@ PLATFORM_LABELS = {
 }
 STATE_TEXT = {"queued": "queued", "in_progress": "in progress", "completed": "completed"}
 PLATFORM_HEADING = "### Platform validation"
-# The section's tags, as templates/_platforms.md.j2 writes them.
+# The section's tags, as bot/templates/_platforms.md.j2 writes them.
 OPEN_TAG = "<!-- llama-bot:platforms -->\n"
 CLOSE_TAG = "<!-- /llama-bot:platforms -->\n"
 _TAGGED = re.compile(re.escape(OPEN_TAG) + ".*?" + re.escape(CLOSE_TAG), re.DOTALL)

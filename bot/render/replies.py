@@ -33,7 +33,7 @@ _WHERE = (
 
 
 def _template_block() -> str:
-    """The YAML of templates/workflow_dispatch.yml without its header comment, for replies."""
+    """The YAML of bot/templates/workflow_dispatch.yml without its header comment, for replies."""
     lines = TEMPLATE.read_text().splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("run-name:"))
     return "\n".join(lines[start:]).strip() + "\n"
