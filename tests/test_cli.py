@@ -70,6 +70,26 @@ def test_json_report_has_every_status_and_exit_1(scenario, tmp_path):
     git_apply_stack(scenario.upstream, demo.NEW_TAG, stack, tmp_path / "work")
 
 
+def test_text_is_the_checklist_for_a_terminal(scenario, monkeypatch):
+    """`--format text` (the default on a terminal): no HTML, no ids, no pull-request commands; the advice
+    is the command line's."""
+    result = _check(scenario, "--format", "text")
+    assert result.returncode == 1
+    text = result.stdout
+    assert f"### llama.cpp: `{demo.OLD_TAG}` → `{demo.NEW_TAG}`" in text
+    assert "- [ ] Run `go test ./...`\n" in text
+    assert "1 rebuilt (`llama-bot regenerate` writes it in place)" in text
+    for html in ("<!--", "<details>", "<summary>", "</details>", "<sub>", "`/llama ", "regenerate-patches"):
+        assert html not in text, html
+    assert "Patch details:\n" in text and "  Details:\n" in text
+    from bot.cli import analysis
+
+    monkeypatch.setattr(analysis.sys.stdout, "isatty", lambda: True)
+    assert analysis.checklist_format(None) == "text" and analysis.checklist_format("md") == "md"
+    monkeypatch.setattr(analysis.sys.stdout, "isatty", lambda: False)
+    assert analysis.checklist_format(None) == "md"  # piped: the pull request's, as scripts read it
+
+
 def test_markdown_is_the_checklist(scenario):
     result = _check(scenario)
     assert result.returncode == 1

@@ -7,6 +7,7 @@ import argparse
 import dataclasses
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from bot.cache import facts
@@ -49,6 +50,30 @@ def analyse_change(args: argparse.Namespace, change: Change, review: bool) -> tu
         _explain_consumers(report, selected, head, opener)
     _warn_missing_patch_dirs(report, selected, base, head)
     return report, changed
+
+
+def checklist_format(requested: str | None) -> str:
+    """The checklist's form: the one asked for, else text on a terminal and the pull request's Markdown
+    anywhere else (a pipe, a file, CI)."""
+    return requested or ("text" if sys.stdout.isatty() else "md")
+
+
+def rendered_checklist(
+    report: Report, changed: Iterable[str], head_sha: str, config: Config, form: str
+) -> str:
+    """The checklist as `form` ("md" or "text") says: the pull request's, or in the command line's voice
+    without its HTML (no ids, no pull-request commands)."""
+    from bot.render.checklist import render_markdown
+    from bot.render.markdown import terminal_text
+
+    text = render_markdown(
+        report,
+        changed,
+        head_sha=head_sha,
+        prefix=config.command_prefix if form == "md" else None,
+        patch_dirs={p.name: p.patches for p in config.pins},
+    )
+    return text if form == "md" else terminal_text(text)
 
 
 def cli_limits(args: argparse.Namespace) -> Limits:

@@ -11,9 +11,9 @@ import os
 import pygit2
 
 from bot.child.sandbox import run_limited
-from bot.cli.analysis import cli_limits, failures
+from bot.cli.analysis import checklist_format, cli_limits, failures, rendered_checklist
 from bot.cli.change import commit_at, open_repo
-from bot.cli.console import UsageError, emit
+from bot.cli.console import UsageError, emit, say
 from bot.cli.upstreams import local_upstreams, upstream_opener
 from bot.config import Config, load_config
 from bot.decisions import bump
@@ -43,9 +43,9 @@ def cmd_bump(args: argparse.Namespace) -> int:
     files = bump.rebuilt_files(report, _patches_at(base, report))
     branch = bump.branch_name(moving)
     made = _commit(repo, head, branch, edits, files, report)
-    emit(_done(repo, head, branch, made))
-    emit(f"The bump's checklist: {made[0][0][:12]}, the version files moved, against HEAD.\n")
-    emit(_checklist(report, config, sorted(edits), made[0][0]))
+    say(_done(repo, head, branch, made))
+    say(f"The bump's checklist (stdout): {made[0][0][:12]}, the version files moved, against HEAD.")
+    emit(rendered_checklist(report, sorted(edits), made[0][0], config, checklist_format(None)))
     return failures(report) or (1 if report.fails("patches") else 0)
 
 
@@ -53,7 +53,7 @@ def _moving(choices: list[RefChoice]) -> list[RefChoice]:
     """The pins that move; those already at their ref are said so."""
     for choice in choices:
         if choice.already:
-            emit(f"{choice.pin} is already at {choice.ref}: nothing to bump.")
+            say(f"{choice.pin} is already at {choice.ref}: nothing to bump.")
     return [c for c in choices if not c.already]
 
 
@@ -200,15 +200,3 @@ def _done(repo: pygit2.Repository, head: pygit2.Commit, branch: str, made: list[
     look = f"Look at it with `git log -p {str(head.id)[:12]}..{branch}`; nothing was pushed "
     lines += [look + f"(`git push origin {branch}` does, and opens the way to a pull request).", ""]
     return "\n".join(lines)
-
-
-def _checklist(report: Report, config: Config, changed: list[str], head_sha: str) -> str:
-    from bot.render.checklist import render_markdown
-
-    return render_markdown(
-        report,
-        set(changed),
-        head_sha=head_sha,
-        prefix=config.command_prefix,
-        patch_dirs={p.name: p.patches for p in config.pins},
-    )

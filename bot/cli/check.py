@@ -8,7 +8,14 @@ import json
 import sys
 from pathlib import Path
 
-from bot.cli.analysis import analyse_change, failures, rebuilt_patches, write_rebuilt
+from bot.cli.analysis import (
+    analyse_change,
+    checklist_format,
+    failures,
+    rebuilt_patches,
+    rendered_checklist,
+    write_rebuilt,
+)
 from bot.cli.change import Change, open_change, shown, uncommitted, working_tree
 from bot.cli.console import UsageError, emit
 from bot.model import Report
@@ -26,19 +33,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     return failures(report) or (1 if report.fails(args.fail_on) else 0)
 
 
-def _rendered(output_format: str, report: Report, changed: set[str], change: Change) -> str:
-    """The report as `--format` asks: JSON, or the checklist the pull request gets."""
+def _rendered(output_format: str | None, report: Report, changed: set[str], change: Change) -> str:
+    """The report as `--format` asks: JSON, or the checklist (for a terminal, or as the pull request gets
+    it)."""
     if output_format == "json":
         return json.dumps(report.to_json(), indent=2)
-    from bot.render.checklist import render_markdown
-
-    return render_markdown(
-        report,
-        changed,
-        head_sha=str(change.head.id),
-        prefix=change.config.command_prefix,
-        patch_dirs={p.name: p.patches for p in change.config.pins},
-    )
+    form = checklist_format(output_format)
+    return rendered_checklist(report, changed, str(change.head.id), change.config, form)
 
 
 def _refuse_overwriting_edits(out: Path | None, change: Change) -> None:

@@ -10,6 +10,12 @@ class UsageError(Exception):
     """Bad arguments or an unreadable repository: exit 2 with one line."""
 
 
+def say(text: str) -> None:
+    """A line for the person running the command, beside its output: on stderr, so stdout holds only what
+    a script reads (the checklist, the report)."""
+    print(text, file=sys.stderr, flush=True)
+
+
 def emit(text: str) -> None:
     """Print to stdout; a reader that went away (`| head -1`) only ends the output, not the command.
 

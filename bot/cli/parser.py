@@ -132,9 +132,11 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "check":
             cmd.add_argument(
                 "--format",
-                choices=("md", "json"),
-                default="md",
-                help="md: the checklist the pull request gets (default); json: the report of docs/report.md",
+                choices=("text", "md", "json"),
+                default=None,
+                help="text: the checklist for a person at a terminal (the default when stdout is one); md: "
+                "the checklist the pull request gets (the default otherwise); json: the report of "
+                "docs/report.md",
             )
             cmd.add_argument(
                 "--fail-on",

@@ -71,7 +71,7 @@ def _build_edits(changed: Iterable[str]) -> list[str]:
     return sorted(path for path in changed if any(fnmatchcase(path, p) for p in BUILD_TRIGGERS))
 
 
-def _auto_notes(auto: AutoValidation | None, prefix: str) -> list[str]:
+def _auto_notes(auto: AutoValidation | None, prefix: str | None) -> list[str]:
     """What became of the `auto` platforms: dispatched, or not started and why (with the command)."""
     if auto is None:
         return []
@@ -86,7 +86,9 @@ def _auto_notes(auto: AutoValidation | None, prefix: str) -> list[str]:
     return notes
 
 
-def build_item(report: Report, changed: Iterable[str], auto: AutoValidation | None, prefix: str) -> Item:
+def build_item(
+    report: Report, changed: Iterable[str], auto: AutoValidation | None, prefix: str | None
+) -> Item:
     """The CPU build's box: why a build is worth running and what the `auto` platforms did, or that
     nothing of Ollama's build changed upstream."""
     reasons = _build_reasons(report, changed)

@@ -85,7 +85,7 @@ def build_checklist(
     ticked: Iterable[str] = (),
     platforms: list[dict] | None = None,
     max_findings: int | None = None,
-    prefix: str = "/llama",
+    prefix: str | None = "/llama",
     patch_dirs: Mapping[str, str] | None = None,
     auto: AutoValidation | None = None,
 ) -> Checklist:
@@ -120,7 +120,7 @@ def render_markdown(
     platforms: list[dict] | None = None,
     marker: bool = False,
     limit: int = COMMENT_LIMIT,
-    prefix: str = "/llama",
+    prefix: str | None = "/llama",
     patch_dirs: Mapping[str, str] | None = None,
     auto: AutoValidation | None = None,
 ) -> str:

@@ -57,6 +57,18 @@ def _spans(text: str) -> list[tuple[bool, str]]:
     return [*pieces, (False, text[plain_from:])]
 
 
+_COMMENT = re.compile(r"[ \t]*<!--.*?-->", re.DOTALL)
+_FOLD = re.compile(r"^([ \t]*)<details><summary>(.*?)</summary>[ \t]*$", re.MULTILINE)
+_TAG = re.compile(r"</?(?:details|sub)>")
+
+
+def terminal_text(markdown: str) -> str:
+    """A text rendered for GitHub, for a terminal: its HTML comments (ids, markers) gone, a folded section's
+    summary a line of its own, no tags; the rest is Markdown a person reads as it is."""
+    text = _TAG.sub("", _FOLD.sub(r"\1\2:", _COMMENT.sub("", markdown)))
+    return re.sub(r"\n{3,}", "\n\n", text)
+
+
 def plain(text: str) -> str:
     """Free text (which may hold code spans) as one line of Markdown: outside its code spans, HTML,
     entities, links and mentions are escaped; the code spans stay as they are, where all of it is inert."""

@@ -13,7 +13,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from bot.model import REBUILT, Commit, HunkResult, PatchResult, PinReport
-from bot.render.words import plural
+from bot.render.words import plural, rebuilt_advice
 
 APPLIES = ("clean", "offset")  # the committed patch applies as it is
 REGENERATED_DIR = "/tmp/llama-bot-regenerated"  # where the reproduce steps have `check --out` write
@@ -22,8 +22,8 @@ REGENERATED_DIR = "/tmp/llama-bot-regenerated"  # where the reproduce steps have
 _STATUS_TEXT = {
     "clean": "applies exactly as it is",
     "offset": "applies as it is, {moved} of {hunks} hunks at shifted lines",
-    "regenerated": "rebuilt by a clean three-way merge: `{prefix} regenerate-patches` commits it",
-    "fuzzy": "rebuilt with tolerance: review it, `{prefix} regenerate-patches` commits it",
+    "regenerated": "rebuilt by a clean three-way merge: {rebuild}",
+    "fuzzy": "rebuilt with tolerance: review it, {rebuild}",
 }
 
 
@@ -79,7 +79,7 @@ def commits_text(pin: PinReport) -> str:
     return plural(added, "upstream commit")
 
 
-def patch_status(patch: PatchResult, prefix: str) -> str:
+def patch_status(patch: PatchResult, prefix: str | None) -> str:
     """The table's one-line status of a patch; the details say the specifics."""
     failed = sum(1 for h in patch.hunks if h.status == "conflict")
     if patch.status == "conflict" and failed:
@@ -89,7 +89,7 @@ def patch_status(patch: PatchResult, prefix: str) -> str:
         message = patch.message.rstrip(".")
         return message[:1].lower() + message[1:]
     moved = sum(1 for h in patch.hunks if h.status == "offset")
-    return text.format(moved=moved, hunks=len(patch.hunks), prefix=prefix)
+    return text.format(moved=moved, hunks=len(patch.hunks), rebuild=rebuilt_advice(prefix))
 
 
 def _hunk_note(h: HunkResult) -> HunkNote | None:
@@ -197,7 +197,9 @@ def reproduce_steps(pin: PinReport, committed: Collection[str] = ()) -> list[str
     ]
 
 
-def pin_view(pin: PinReport, prefix: str, patch_dir: str | None, committed: Collection[str] = ()) -> PinView:
+def pin_view(
+    pin: PinReport, prefix: str | None, patch_dir: str | None, committed: Collection[str] = ()
+) -> PinView:
     rows = [(p, patch_status(p, prefix)) for p in pin.patches]
     notes = {p.path: found for p in pin.patches if (found := hunk_notes(p))}
     return PinView(pin, commits_text(pin), rows, notes, reproduce_steps(pin, committed), patch_dir)

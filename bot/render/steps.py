@@ -45,7 +45,7 @@ def _patch_steps(report: Report) -> list[Item]:
 
 
 def _llama_cpp_steps(
-    report: Report, changed: list[str], auto: AutoValidation | None, prefix: str
+    report: Report, changed: list[str], auto: AutoValidation | None, prefix: str | None
 ) -> list[Item]:
     """Configure and verify the source, then build: the build's box says what makes it worth running."""
     return [_CONFIGURE, build_item(report, changed, auto, prefix)]
@@ -58,7 +58,7 @@ def _derived_steps(report: Report) -> list[Item]:
 
 
 def merge_steps(
-    report: Report, changed: list[str], auto: AutoValidation | None = None, prefix: str = "/llama"
+    report: Report, changed: list[str], auto: AutoValidation | None = None, prefix: str | None = "/llama"
 ) -> list[Item]:
     """The boxes under "Before merging", fresh ones each time (ticks are set on them afterwards); `auto`
     is what became of the `auto` platforms for this head, which the build's box tells."""

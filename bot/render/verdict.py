@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from bot.model import PatchResult, PinReport
 from bot.render.markdown import plain
 from bot.render.patches import APPLIES
-from bot.render.words import plural
+from bot.render.words import plural, rebuilt_advice
 
 REVIEW_SEVERITIES = ("high", "medium")  # the review items the verdict counts
 
@@ -23,10 +23,10 @@ class _Attention:
     do_one: str
     do_many: str
 
-    def said(self, count: int, prefix: str) -> str:
+    def said(self, count: int, prefix: str | None) -> str:
         if count == 1:
-            return f"1 {self.one} ({self.do_one.format(prefix=prefix)})"
-        return f"{count} {self.many} ({self.do_many.format(prefix=prefix)})"
+            return f"1 {self.one} ({self.do_one.format(rebuild=rebuilt_advice(prefix))})"
+        return f"{count} {self.many} ({self.do_many.format(rebuild=rebuilt_advice(prefix, many=True))})"
 
 
 _ATTENTION = (
@@ -34,8 +34,8 @@ _ATTENTION = (
         "regenerated",
         "rebuilt",
         "rebuilt",
-        "`{prefix} regenerate-patches` commits it",
-        "`{prefix} regenerate-patches` commits them",
+        "{rebuild}",
+        "{rebuild}",
     ),
     _Attention("fuzzy", "fuzzy", "fuzzy", "review it", "review them"),
     _Attention("conflict", "conflict", "conflicts", "rebase it by hand", "rebase them by hand"),
@@ -62,7 +62,7 @@ def _unchecked_part(pins: list[PinReport]) -> str:
     )
 
 
-def _attention_part(patches: list[PatchResult], needing: list[PatchResult], prefix: str) -> str:
+def _attention_part(patches: list[PatchResult], needing: list[PatchResult], prefix: str | None) -> str:
     """How many patches need attention, by kind, each with what to do."""
     if not needing:
         return ""
@@ -117,7 +117,7 @@ def _questions(patches: list[PatchResult]) -> int:
 
 
 def verdict(
-    pins: list[PinReport], failed: list[PinReport], review_counts: Mapping[str, int], prefix: str
+    pins: list[PinReport], failed: list[PinReport], review_counts: Mapping[str, int], prefix: str | None
 ) -> str:
     """One sentence: what the maintainer must do, from the patches, the review items and the failed pins."""
     if not (pins or failed):

@@ -8,6 +8,15 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count} {word if count == 1 else many or word + 's'}"
 
 
+def rebuilt_advice(prefix: str | None, many: bool = False) -> str:
+    """What makes rebuilt patches the branch's: the pull request's command (`prefix`), or with None the
+    command line's."""
+    them = "them" if many else "it"
+    if prefix is None:
+        return f"`llama-bot regenerate` writes {them} in place"
+    return f"`{prefix} regenerate-patches` commits {them}"
+
+
 def format_duration(seconds: float) -> str:
     """'12m 03s', '1h 02m 03s' or '45s': short enough for a table cell."""
     total = max(0, round(seconds))
