@@ -7,6 +7,7 @@ import pytest
 from bot.cache import facts
 from bot.model import LocalRef
 from bot.patches import identifiers
+from bot.patches.patchfile import parse
 from tests.gitutil import git_apply_stack, make_patch, run, upstream_pair
 
 LOADER = (
@@ -198,3 +199,22 @@ def test_a_bare_removed_parameter_in_a_patch_that_applies_is_a_medium_finding(tm
     assert finding.severity == "medium"
     assert "the parameter `use_mmap` of loader::loader, which upstream removed" in finding.detail
     assert "upstream now uses `this->use_mmap` (src/loader.cpp:6)" in finding.detail
+
+
+def test_a_local_of_the_removed_parameters_name_is_the_local():
+    """A block of the hook declares its own `use_mmap`: the bare name there is that local, and the patch
+    names nothing upstream removed; the same name after the block is the parameter again."""
+    scoped = LOADER.replace(
+        "    read_metadata();\n",
+        "    read_metadata();\n    {\n        bool use_mmap = ollama_translate(this);\n        hook(use_mmap);\n    }\n",
+    )
+    change = identifiers.removed_declarations("src/loader.cpp", LOADER.encode(), MEMBER.encode())
+    pf = parse(make_patch(LOADER, scoped, "src/loader.cpp"))
+    _, uses = identifiers.adapt(pf, {"src/loader.cpp": change}, {"src/loader.cpp": LOADER.encode()})
+    assert uses == []
+    after = scoped.replace(
+        "        hook(use_mmap);\n    }\n", "        hook(use_mmap);\n    }\n    log(use_mmap);\n"
+    )
+    pf = parse(make_patch(LOADER, after, "src/loader.cpp"))
+    _, uses = identifiers.adapt(pf, {"src/loader.cpp": change}, {"src/loader.cpp": LOADER.encode()})
+    assert [u.change.name for u in uses] == ["use_mmap"]

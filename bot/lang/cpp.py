@@ -173,6 +173,33 @@ def function_at(source: bytes, row: int) -> str:
     return enclosing_name(node.children[-1]) if node.children else ""
 
 
+def locals_at(source: bytes, row: int) -> frozenset[str]:
+    """The local variables in scope on line `row` (0-based) of a function body: those declared up to that
+    line (the line's own declaration included) in a block that holds it. A bare name among them is the
+    local, not a parameter of the same name."""
+    node = root(source).descendant_for_point_range((row, 0), (row, 0))
+    found: set[str] = set()
+    while node is not None and node.type != "function_definition":
+        if node.type == "compound_statement":
+            for child in node.named_children:
+                if child.type == "declaration" and child.start_point[0] <= row:
+                    found.update(_declared_names(child))
+        node = node.parent
+    return frozenset(found)
+
+
+def _declared_names(declaration: Node) -> list[str]:
+    """The names a declaration statement declares: `int a = 1, *b;` declares a and b."""
+    names = []
+    for declarator in declaration.children_by_field_name("declarator"):
+        if declarator.type == "init_declarator":
+            declarator = declarator.child_by_field_name("declarator")
+        name = _declared_name(declarator)
+        if name is not None:
+            names.append(compact(name))
+    return names
+
+
 def member_uses(source: bytes) -> list[tuple[str, int]]:
     """(name, 0-based line) of every `this-><name>` in the file, in file order."""
     out = []

@@ -220,13 +220,23 @@ def _member_uses(source: bytes) -> list[tuple[str, int]]:
     return [(name, row + 1) for name, row in cpp.member_uses(source)]
 
 
-def _applies_here(change: UpstreamChange, token: cpp.Token, function: str) -> bool:
-    """Whether a name in an added line means that declaration: a parameter only inside its function and not
-    as a member access (`this->x` is a member, whatever parameter was called x), a field only as a member
-    access, a function anywhere."""
+@dataclass(frozen=True)
+class Scope:
+    """Where an added line stands once the patch is applied: its function, and the locals in scope there."""
+
+    function: str
+    locals: frozenset[str] = frozenset()
+
+
+def _applies_here(change: UpstreamChange, token: cpp.Token, scope: Scope) -> bool:
+    """Whether a name in an added line means that declaration: a parameter only inside its function, not
+    as a member access (`this->x` is a member, whatever parameter was called x) and not where a local of
+    that name is in scope; a field only as a member access; a function anywhere."""
     if change.kind == "field":
         return token.kind == "field_identifier"
-    if change.kind == "parameter" and (not change.owner or change.owner != function):
+    if change.kind == "parameter" and (
+        not change.owner or change.owner != scope.function or change.name in scope.locals
+    ):
         return False
     return token.kind == "identifier"
 
@@ -237,14 +247,17 @@ def _rename(text: bytes, renames: list[tuple[cpp.Token, str]]) -> bytes:
     return text
 
 
-def _functions(old: bytes | None, fp: FilePatch) -> list[list[str]]:
-    """For each hunk, the function each of its added lines is in once the patch is applied to `old`
-    (the file it was written against); the hunk header's function where it does not apply there."""
+def _scopes(old: bytes | None, fp: FilePatch) -> list[list[Scope]]:
+    """For each hunk, the scope of each of its added lines once the patch is applied to `old` (the file it
+    was written against); the hunk header's function, with no locals known, where it does not apply there."""
     built = apply_to(old, fp) if old is not None else None
     if built is None:
-        return [[_section_function(hunk.section)] * len(hunk.added_rows) for hunk in fp.hunks]
+        return [[Scope(_section_function(hunk.section))] * len(hunk.added_rows) for hunk in fp.hunks]
     source, rows = built
-    return [[cpp.function_at(source, row) for row in sorted(added)] for added in rows]
+    return [
+        [Scope(cpp.function_at(source, row), cpp.locals_at(source, row)) for row in sorted(added)]
+        for added in rows
+    ]
 
 
 def _section_function(section: bytes) -> str:
@@ -257,21 +270,21 @@ def _section_function(section: bytes) -> str:
     return "".join(name)
 
 
-def _change_meant(token: cpp.Token, found: list[UpstreamChange], function: str) -> UpstreamChange | None:
-    """The removed declaration a token of an added line in `function` means, if any."""
+def _change_meant(token: cpp.Token, found: list[UpstreamChange], scope: Scope) -> UpstreamChange | None:
+    """The removed declaration a token of an added line standing in `scope` means, if any."""
     if not token.is_name:
         return None
     text = token.text.decode()
-    return next((c for c in found if text == c.name and _applies_here(c, token, function)), None)
+    return next((c for c in found if text == c.name and _applies_here(c, token, scope)), None)
 
 
 def _adapt_line(
-    line: Line, path: str, index: int, function: str, found: list[UpstreamChange], uses: list[Use]
+    line: Line, path: str, index: int, scope: Scope, found: list[UpstreamChange], uses: list[Use]
 ) -> Line:
     """An added line with the one-for-one renames applied; its uses of removed declarations join `uses`."""
     renames: list[tuple[cpp.Token, str]] = []
     for token in cpp.tokens(line.text):
-        change = _change_meant(token, found, function)
+        change = _change_meant(token, found, scope)
         if change is None:
             continue
         if Use(path, index, change) not in uses:
@@ -284,13 +297,15 @@ def _adapt_line(
 def _adapt_file(
     fp: FilePatch, found: list[UpstreamChange], written_against: bytes | None, uses: list[Use]
 ) -> FilePatch:
-    """The file's hunks with their added lines adapted (`_adapt_line`), each in its function."""
-    functions = _functions(written_against, fp)
+    """The file's hunks with their added lines adapted (`_adapt_line`), each in its scope."""
+    scopes = _scopes(written_against, fp)
     hunks = []
     for index, hunk in enumerate(fp.hunks):
-        added = iter(functions[index])
+        added = iter(scopes[index])
         lines = [
-            _adapt_line(line, fp.path, index, next(added, ""), found, uses) if line.kind == "+" else line
+            _adapt_line(line, fp.path, index, next(added, Scope("")), found, uses)
+            if line.kind == "+"
+            else line
             for line in hunk.lines
         ]
         hunks.append(replace(hunk, lines=lines))
