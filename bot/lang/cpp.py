@@ -192,9 +192,12 @@ def _declared_names(declaration: Node) -> list[str]:
     """The names a declaration statement declares: `int a = 1, *b;` declares a and b."""
     names = []
     for declarator in declaration.children_by_field_name("declarator"):
-        if declarator.type == "init_declarator":
-            declarator = declarator.child_by_field_name("declarator")
-        name = _declared_name(declarator)
+        inner = (
+            declarator.child_by_field_name("declarator")
+            if declarator.type == "init_declarator"
+            else declarator
+        )
+        name = _declared_name(inner)
         if name is not None:
             names.append(compact(name))
     return names
