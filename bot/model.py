@@ -205,6 +205,13 @@ class Report:
     def needs_change(self) -> bool:
         return any(p.status in NEEDS_CHANGE for pin in self.pins for p in pin.patches)
 
+    def exit_status(self, fail_on: str = "patches") -> int:
+        """`check`'s exit status: 2 when a pin, or something of one, could not be checked; 1 when it fails
+        on `fail_on`; else 0."""
+        if self.failed or self.unchecked:
+            return 2
+        return 1 if self.fails(fail_on) else 0
+
     def fails(self, fail_on: str) -> bool:
         """Whether a CI gating on `fail_on` ("patches", "high" or "medium") should fail: a patch needs a
         change, or (with "high"/"medium") a finding of that severity or graver exists."""

@@ -111,7 +111,12 @@ def test_the_bump_commits_against_the_maintainers(tmp_path, commit, old, new, fe
         check=False,
     )
     seconds = time.perf_counter() - started
-    assert done.returncode in (0, 1), done.stderr
+    # the partial mirror lacks a few large blobs: a file the review needed and could not fetch is said, and
+    # the exit status says so (2), the branch made all the same
+    errors = [line for line in done.stderr.splitlines() if line.startswith("llama-bot: ")]
+    assert done.returncode in (0, 1) or (
+        done.returncode == 2 and errors and all("not checked: " in e and "not fetched" in e for e in errors)
+    ), done.stderr
     branch = repo.references[f"refs/heads/llama-bot/bump-llama.cpp-{new}"].peel(pygit2.Commit)
     main = repo.references["refs/heads/main"].peel(pygit2.Commit)
     ours = [branch]

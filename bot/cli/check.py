@@ -30,7 +30,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     emit(_rendered(args.format, report, changed, change))
     if args.out:
         _list_written(args.out, report, written)
-    return failures(report) or (1 if report.fails(args.fail_on) else 0)
+    failures(report)  # each on stderr
+    return report.exit_status(args.fail_on)
 
 
 def _rendered(output_format: str | None, report: Report, changed: set[str], change: Change) -> str:

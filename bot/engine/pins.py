@@ -299,18 +299,25 @@ def _analyse_pin(
         )
         if new_ref != old_ref:  # the base's pin is not this change's to judge
             _judge_pinned_commit(pin_report, pin, head, upstream, ctx.history.new)
-    pin_report.unchecked += _unread(upstream)
+    pin_report.unchecked += _unread(upstream, ctx.history)
     return pin_report
 
 
-def _unread(upstream: Upstream) -> list[str]:
-    """The upstream files the analysis needed and could not read (a partial clone whose fetch failed)."""
+def _unread(upstream: Upstream, history: History, shown: int = 3) -> list[str]:
+    """The upstream files the analysis needed and could not read (a partial clone whose fetch failed): what
+    the review skipped, and why the commits credited with their lines may be incomplete."""
     count = len(upstream.unreadable)
     if not count:
         return []
+    refs = {str(history.old.id): "the old ref", str(history.new.id): "the new ref"}
+    named = [
+        f"{code_span(path)} at {refs.get(sha, f'commit {sha[:12]}')}"
+        for path, sha in sorted(upstream.unreadable.items())[:shown]
+    ]
+    more = f" and {count - shown} more" if count > shown else ""
     why = f": {upstream.fetch_problem}" if upstream.fetch_problem else ""
-    files = f"{count} upstream file{'s' if count != 1 else ''}"
-    return [f"{files} it needed, missing from {upstream.source} and not fetched{why}"]
+    files = f"{count} upstream file{'s' if count != 1 else ''} it needed ({', '.join(named)}{more})"
+    return [f"{files}, missing from {upstream.source} and not fetched{why}"]
 
 
 def _doubt_finding(patch: str, doubt: Doubt) -> Finding:

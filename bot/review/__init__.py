@@ -19,7 +19,6 @@ import pygit2
 
 from bot.cache import facts
 from bot.config import Pin
-from bot.markup import code_span
 from bot.model import BuildChange, Finding
 from bot.patches.patchfile import PatchFile
 from bot.repos.history import History
@@ -73,7 +72,7 @@ def review_pin(ctx: ReviewContext) -> PinReview:
     for path, side in skipped:
         ctx.history.upstream.note_unreadable(path, str((ctx.old if side == "old" else ctx.new).commit.id))
     if not changes:
-        return PinReview(_unreadable(ctx), [])
+        return PinReview([], [])
     run = Run(ctx, changes, rules)
     drafts = _profile_drafts(ctx, run)
     build = _build_changes(ctx.history, run.build_files())
@@ -82,7 +81,7 @@ def review_pin(ctx: ReviewContext) -> PinReview:
         drafts = [d for d in drafts if buildreach.reached_by_build(d, run.unbuilt_commands)]
     drafts = consumer_linked(grouping.by_cause(drafts))
     findings = [attribution.finding(d) for d in drafts]  # notes what it could not read
-    return PinReview(merge(grouping.by_commit(merge(findings)) + _unreadable(ctx)), build)
+    return PinReview(merge(grouping.by_commit(merge(findings))), build)
 
 
 def consumer_linked(drafts: list[Draft]) -> list[Draft]:
@@ -147,36 +146,6 @@ def _beside_drafts(run: Run, where: Plan, received: Callable[[], object]) -> dic
     found |= {c.id: c.drafts(run) for c in waiting}
     run.settle_inventory(wire=False)
     return found
-
-
-def _unreadable(ctx: ReviewContext) -> list[Finding]:
-    """One info finding naming the upstream files a partial clone lacks: the review had to skip them."""
-    upstream = ctx.history.upstream
-    if not upstream.unreadable:
-        return []
-    labels = {
-        str(ctx.old.commit.id): f"the old ref ({code_span(str(ctx.old.commit.id)[:12])})",
-        str(ctx.new.commit.id): f"the new ref ({code_span(str(ctx.new.commit.id)[:12])})",
-    }
-    listed = "\n".join(
-        f"- {code_span(path)} at {labels.get(sha, f'commit {code_span(sha[:12])}')}"
-        for path, sha in sorted(upstream.unreadable.items())
-    )
-    why = f" and could not be fetched: {upstream.fetch_problem}" if upstream.fetch_problem else ""
-    count = len(upstream.unreadable)
-    return [
-        Finding(
-            "patch-context",
-            "info",
-            f"{count} upstream file{'s' if count != 1 else ''} could not be read "
-            "(missing from the upstream clone)",
-            f"The files below are missing from {upstream.source}{why}: the review skipped them, and the "
-            f"upstream commits credited with their lines may be incomplete.\n\n{listed}",
-            min(upstream.unreadable),
-            None,
-            check="upstream.unreadable",
-        )
-    ]
 
 
 # A diff whose hunk lines pass this many characters (a long jump) is not stored: loaded back whole, it would

@@ -142,6 +142,8 @@ def review_snapshots(upstream_repo: pygit2.Repository, base, head, source: str) 
         "analyse_seconds": round(total, 2),
         "review_seconds": round(timer.review_seconds, 2),
         "patches": {p.path: p.status for p in pin.patches} if pin else {},
+        "exit": report.exit_status(),  # what `check` would exit with
+        "unchecked": pin.unchecked if pin else [],
         "findings": [finding_json(f) for f in (pin.findings if pin else [])],
     }
 
