@@ -64,6 +64,7 @@ class Pin:
     vendored: tuple[Vendored, ...] = ()
     release_tags: str | None = None  # the pattern of the upstream's release tags, its groups numbers
     bump_every: int | None = None  # seconds between the service's own bumps of this pin; None: never
+    track: str | None = None  # the branch whose head a pin holding a commit moves to
 
     @property
     def patch_sets(self) -> tuple[str, ...]:
@@ -148,6 +149,7 @@ PIN_KEYS = (
     "vendored",
     "release_tags",
     "bump_every",
+    "track",
 )
 CONSUMER_KEYS = ("pin", "sources")
 VENDORED_KEYS = ("upstream", "copies", "files")
@@ -256,6 +258,7 @@ def _pin(raw: object, where: str) -> Pin:
         _vendored(raw.get("vendored", []), f"{where}.vendored"),
         _release_tags(raw.get("release_tags"), f"{where}.release_tags"),
         _bump_every(raw.get("bump_every"), f"{where}.bump_every"),
+        _track(raw.get("track"), f"{where}.track"),
     )
 
 
@@ -280,6 +283,19 @@ def _release_tags(value: object, where: str) -> str | None:
             'like "b(\\\\d+)"'
         )
     return pattern
+
+
+_BRANCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}")
+
+
+def _track(value: object, where: str) -> str | None:
+    """A branch name git would take: letters, digits, `.`, `_`, `/`, `-`, no `..`, at most 100 characters."""
+    if value is None:
+        return None
+    name = _expect(value, str, where)
+    if not _BRANCH.fullmatch(name) or ".." in name or name.endswith((".lock", "/", ".")):
+        raise AnalysisError(f"{where}: {name!r} is not a branch name")
+    return name
 
 
 _DURATION = re.compile(r"(\d+)\s*([dhm])")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pygit2
 import pytest
 
 from bot.config import parse_config
@@ -182,7 +183,52 @@ def test_refs_are_chosen_from_the_upstreams_tags(tmp_path):
     assert "does not exist" in missing.refusal
     gone = {"llama.cpp": str(tmp_path / "nowhere")}
     (unlisted,) = ChooseRefs(CONFIG, BumpRequest(("llama.cpp",)), versions, None, gone)()
-    assert unlisted.ref is None and "cannot list the tags" in unlisted.refusal
+    assert unlisted.ref is None and "cannot list the tags and branches" in unlisted.refusal
     garbage = {"LLAMA_CPP_VERSION": b"not a ref at all\n"}  # the bump repairs it
     (repaired,) = ChooseRefs(CONFIG, BumpRequest(("llama.cpp",)), garbage, None, local)()
     assert (repaired.current, repaired.ref) == (None, "b200")
+
+
+def test_a_pin_holding_a_commit_follows_its_branch_and_one_holding_a_tag_its_releases(tmp_path):
+    """Ollama pins MLX at commits of main, ahead of its newest tag: a bump moves it to main's head, never
+    back to the tag; a pin holding a release tag moves to the newest release."""
+    up = RepoBuilder(tmp_path / "mlx.git")
+    pinned = str(up.commit("one", {"f": "1"}))
+    up.commit("two", {"f": "2"})
+    up.tag("v0.31.0")
+    head = str(up.commit("three", {"f": "3"}))
+    up.branch("feature", up.commit("side", {"f": "side"}))
+    up.branch("main", pygit2.Oid(hex=head))
+    local = {"mlx": str(up.path)}
+
+    def chosen(version: bytes, ref: str | None = None, prefix: str | None = None) -> RefChoice:
+        request = BumpRequest(("mlx",), ref)
+        (choice,) = ChooseRefs(CONFIG, request, {"MLX_VERSION": version}, None, local, prefix=prefix)()
+        return choice
+
+    assert (chosen(f"{pinned}\n".encode()).ref, chosen(f"{pinned}\n".encode()).explicit) == (head, False)
+    assert chosen(f"{head}\n".encode()).already  # at the head already: nothing to do
+    assert chosen(b"v0.30.0\n").ref == "v0.31.0"  # a tag: the newest release
+    named = chosen(f"{pinned}\n".encode(), "feature")  # a branch named: its head commit, as named
+    assert (named.ref, named.explicit) == (str(up.repo.references["refs/heads/feature"].target), True)
+    assert chosen(f"{pinned}\n".encode(), "v0.31.0").ref == "v0.31.0"
+    refused = chosen(f"{pinned}\n".encode(), "mian", prefix="/llama")
+    assert refused.ref is None and refused.refusal == (
+        "`mian` is not a tag or branch of https://github.com/ml-explore/mlx (give a tag, a branch or a 40-hex "
+        "commit id); `main` or `v0.31.0`, perhaps."
+    )
+    untracked = dataclasses.replace(CONFIG.pin("mlx"), track="stable")
+    config = dataclasses.replace(CONFIG, pins=(untracked,))
+    (gone,) = ChooseRefs(
+        config, BumpRequest(("mlx",)), {"MLX_VERSION": f"{pinned}\n".encode()}, None, local
+    )()
+    assert gone.ref is None and "has no branch `stable` (`mlx`'s `track`)" in gone.refusal
+    assert bump.branch_name([chosen(f"{pinned}\n".encode())]) == f"llama-bot/bump-mlx-{head[:12]}"
+
+
+def test_track_must_be_a_branch_name():
+    pin = '[[pin]]\nname = "x"\nversion_file = "X"\npatches = "p"\nupstream = "https://example.com/x"\n'
+    assert parse_config(pin + 'track = "main"\n').pins[0].track == "main"
+    for bad in ("../up", "-x", "a..b", "main.lock", "two words"):
+        with pytest.raises(AnalysisError, match="is not a branch name"):
+            parse_config(pin + f"track = {bad!r}\n".replace("'", '"'))

@@ -101,9 +101,12 @@ def test_already_at_the_ref_and_bad_arguments(checkout):
     garbage = _bump(up, repo, env, "--ref", "b100..b200")
     assert garbage.returncode == 2 and "not an upstream tag" in garbage.stderr
 
-    for ref, hint in (("b999", "b200"), ("b20", "b200"), ("main", "b200")):  # the error names what was typed
+    for ref, hint in (("b999", "b200"), ("b20", "b200"), ("nope", "b200")):  # the error names what was typed
         missing = _bump(up, repo, env, "--ref", ref)
-        said = f"--ref {ref} is not a tag of https://github.com/ggml-org/llama.cpp (give a tag or a 40-hex commit id)"
+        said = (
+            f"--ref {ref} is not a tag or branch of https://github.com/ggml-org/llama.cpp (give a tag, a branch "
+            "or a 40-hex commit id)"
+        )
         assert (missing.returncode, missing.stderr) == (2, f"llama-bot: {said}; {hint}, perhaps.\n")
         assert "LLAMA_CPP_VERSION" not in missing.stderr
 

@@ -215,8 +215,9 @@ async def test_already_at_the_newest_release_and_a_downgrade_needs_its_ref_named
 
 @pytest.fixture
 async def mlx_world(fake_github, scenario, tmp_path):
-    """Ollama's real MLX bump that broke mlx-c, as releases: main pins MLX and mlx-c at commits, MLX's newer
-    commit is its release v0.31.0, mlx-c's release v0.5.0 a commit past its pin."""
+    """Ollama's real MLX bump that broke mlx-c: main pins MLX and mlx-c at commits of their `main`
+    branches (which they track), MLX's newer commit is its head (and release v0.31.0), mlx-c's head (and
+    release v0.5.0) a commit past its pin."""
     case = mlx_case(tmp_path, "mlx-breaks-mlx-c")
     case.mlx.tag("v0.31.0", pygit2.Oid(hex=case.new))
     case.mlx_c.commit("mlx-c moves on", {"NEWS.md": "v0.5.0\n"})
@@ -240,16 +241,21 @@ async def test_a_bump_that_breaks_a_consumer_pin_offers_the_bump_that_moves_both
     world, case = mlx_world
     await world.command("/llama bump mlx")
     (pull,) = world.bump_pulls()
-    assert pull["title"] == f"mlx: {case.old[:12]} -> v0.31.0"
+    assert pull["title"] == f"mlx: {case.old[:12]} -> {case.new[:12]}"  # the head of the branch it tracks
+    assert pull["head"]["ref"] == f"llama-bot/bump-mlx-{case.new[:12]}"
     assert "no longer compiles against the new `mlx`" in pull["body"]
     assert "`/llama bump mlx mlx-c`" in pull["body"] and "/llama bump mlx mlx-c" in world.replies()[-1]
 
     await world.command("/llama bump mlx mlx-c")
     (both,) = world.bump_pulls()  # the same pull request, moving both pins
     assert both["number"] == pull["number"] and world.fake.opened_pulls == [pull["number"]]
-    assert both["title"] == f"mlx: {case.old[:12]} -> v0.31.0, mlx-c: {case.pin[:12]} -> v0.5.0"
-    assert world.read(both["head"]["sha"], "MLX_C_VERSION") == b"v0.5.0\n"
-    assert world.read(both["head"]["sha"], "MLX_VERSION") == b"v0.31.0\n"
+    mlx_c_head = str(case.mlx_c.head)
+    assert (
+        both["title"]
+        == f"mlx: {case.old[:12]} -> {case.new[:12]}, mlx-c: {case.pin[:12]} -> {mlx_c_head[:12]}"
+    )
+    assert world.read(both["head"]["sha"], "MLX_C_VERSION") == f"{mlx_c_head}\n".encode()
+    assert world.read(both["head"]["sha"], "MLX_VERSION") == f"{case.new}\n".encode()
     assert "/llama bump mlx mlx-c`" not in both["body"]  # nothing left to offer
     assert world.fake.violations == []
 

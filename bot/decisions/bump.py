@@ -176,7 +176,7 @@ def version_text(old: bytes | None, ref: str) -> bytes:
 
 def branch_name(choices: Sequence[RefChoice]) -> str:
     """`llama-bot/bump-<pin>-<ref>`, each pin and ref in turn; what git refuses in a branch becomes `-`."""
-    parts = (f"{c.pin}-{c.ref}" for c in choices)
+    parts = (f"{c.pin}-{_short(c.ref)}" for c in choices)
     safe = _BRANCH_UNSAFE.sub("-", "-".join(parts)).replace("..", "-").strip(".-")
     return BRANCH_PREFIX + (safe.removesuffix(".lock") or "pin")
 

@@ -10,24 +10,33 @@ from dataclasses import dataclass
 
 from bot.child.sandbox import Channel
 from bot.config import Config, Pin, read_version
-from bot.decisions.bump import BumpRequest, RefChoice, choose_ref, newest_release
+from bot.decisions.bump import BumpRequest, RefChoice, ask_for, choose_ref, newest_release
 from bot.markup import code_span
 from bot.model import AnalysisError
 from bot.repos.mirrors import rewrite_url
 from bot.repos.snapshot import MemorySnapshot
-from bot.repos.upstreamrefs import advertised_tags
+from bot.repos.upstreamrefs import advertised_refs
 
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
-def _not_a_tag(pin: Pin, requested: str, tags: list[str], prefix: str | None) -> str:
-    """Why a named ref is refused, naming it as the person gave it, with the nearest tags that exist."""
+def _follows_branch(pin: Pin, current: str | None) -> bool:
+    """Whether a pin moves to its branch's head: its version file holds a commit (or garbage, with no
+    release pattern to go by), not a release tag."""
+    if current is not None and _COMMIT.fullmatch(current):
+        return True
+    return current is None and pin.release_tags is None
+
+
+def _unknown_ref(pin: Pin, requested: str, tags: list[str], heads: dict[str, str], prefix: str | None) -> str:
+    """Why a named ref is refused, naming it as the person gave it, with the nearest tags and branches."""
     given = code_span(requested) if prefix is not None else f"--ref {requested}"
-    near = difflib.get_close_matches(requested, tags, n=2, cutoff=0.6)
+    near = difflib.get_close_matches(requested, [*tags, *heads], n=2, cutoff=0.6)
     newest = newest_release(tags, pin.release_tags) if pin.release_tags else None
-    offered = [code_span(t) for t in dict.fromkeys([*near, *([newest] if newest else [])])]
+    tracked = [pin.track] if pin.track in heads else []
+    offered = [code_span(t) for t in dict.fromkeys([*near, *([newest] if newest else []), *tracked])]
     hint = f"; {' or '.join(offered)}, perhaps" if offered else ""
-    return f"{given} is not a tag of {pin.upstream} (give a tag or a 40-hex commit id){hint}."
+    return f"{given} is not a tag or branch of {pin.upstream} (give a tag, a branch or a 40-hex commit id){hint}."
 
 
 @dataclass(frozen=True)
@@ -65,9 +74,42 @@ class ChooseRefs:
         if requested is not None and _COMMIT.fullmatch(requested):
             return choose_ref(pin, current, requested, [], self.prefix)  # a commit: the analysis resolves it
         try:
-            tags = advertised_tags(url, pin.upstream) if pin.release_tags or requested else []
+            listed = (
+                advertised_refs(url, pin.upstream) if pin.release_tags or pin.track or requested else None
+            )
         except AnalysisError as exc:
             return RefChoice(name, current, None, refusal=str(exc))
-        if requested is not None and requested not in tags:
-            return RefChoice(name, current, None, refusal=_not_a_tag(pin, requested, tags, self.prefix))
-        return choose_ref(pin, current, requested, tags, self.prefix)
+        tags, heads = (listed.tags, listed.heads) if listed else ([], {})
+        if requested is not None:
+            return self._named(pin, current, requested, tags, heads)
+        if pin.track and _follows_branch(pin, current):
+            return self._tracked(pin, current, heads)
+        return choose_ref(pin, current, None, tags, self.prefix)
+
+    def _named(
+        self, pin: Pin, current: str | None, requested: str, tags: list[str], heads: dict[str, str]
+    ) -> RefChoice:
+        """A ref the person named: a tag as it is, a branch as its head commit (what the version file then
+        names); anything else refused, naming what they gave."""
+        if requested in tags:
+            return choose_ref(pin, current, requested, tags, self.prefix)
+        if requested in heads:
+            return choose_ref(pin, current, heads[requested], tags, self.prefix)
+        return RefChoice(
+            pin.name, current, None, refusal=_unknown_ref(pin, requested, tags, heads, self.prefix)
+        )
+
+    def _tracked(self, pin: Pin, current: str | None, heads: dict[str, str]) -> RefChoice:
+        """The head of the branch the pin tracks."""
+        head = heads.get(pin.track or "")
+        if head is None:
+            why = (
+                f"{pin.upstream} has no branch {code_span(pin.track or '')} ({code_span(pin.name)}'s `track`)"
+            )
+            return RefChoice(
+                pin.name,
+                current,
+                None,
+                refusal=f"{why}: name the ref: {ask_for(self.prefix, pin.name, '<ref>')}.",
+            )
+        return RefChoice(pin.name, current, head)

@@ -19,6 +19,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Protocol
 
 import pygit2
@@ -33,6 +34,7 @@ MAX_KEPT_TIPS = 200_000  # ... each of at most this many tips (llama.cpp adverti
 OID_SIZE = 20  # bytes of a raw commit id
 _LISTED = re.compile(r"([0-9a-f]{40})\t(refs/(?:heads|tags)/\S+)")
 _TAG_LINE = re.compile(r"[0-9a-f]{40}\trefs/tags/(\S+)")
+_HEAD_LINE = re.compile(r"([0-9a-f]{40})\trefs/heads/(\S+)")
 
 
 def repository_key(url: str) -> str:
@@ -164,16 +166,30 @@ def parse_listing(text: str) -> list[pygit2.Oid]:
     return [pygit2.Oid(hex=oid) for oid in dict.fromkeys(named.values())]
 
 
-def advertised_tags(url: str, shown: str, progress: Callable[[str], None] | None = None) -> list[str]:
-    """The names of the tags the upstream at `url` (the pin's `shown`) advertises now, asked with `git
-    ls-remote --tags --refs` (the release tags a bump chooses from). AnalysisError when it cannot be asked,
-    or answers more than MAX_LISTING."""
-    command = ["git", "-c", "credential.helper=", "ls-remote", "--tags", "--refs", REMOTE]
+@dataclass(frozen=True)
+class Advertised:
+    """What an upstream advertises now: its tags' names, and each branch's head commit."""
+
+    tags: list[str]
+    heads: dict[str, str]  # branch name -> 40-hex commit id
+
+
+def advertised_refs(url: str, shown: str, progress: Callable[[str], None] | None = None) -> Advertised:
+    """The tags and branch heads the upstream at `url` (the pin's `shown`) advertises now, asked with `git
+    ls-remote --tags --heads --refs` (the release tags and tracked branches a bump chooses from).
+    AnalysisError when it cannot be asked, or answers more than MAX_LISTING."""
+    command = ["git", "-c", "credential.helper=", "ls-remote", "--tags", "--heads", "--refs", REMOTE]
     # No repository (a path below /dev/null never is one): the one around the working directory would lend
     # its own `origin` URL first.
     env = {**git_env(url), "GIT_DIR": os.path.join(os.devnull, "no-repository")}
-    text = _listing(command, env, url, shown, "tags", progress)
-    return [found[1] for line in text.splitlines() if (found := _TAG_LINE.fullmatch(line.strip()))]
+    text = _listing(command, env, url, shown, "tags and branches", progress)
+    tags, heads = [], {}
+    for line in text.splitlines():
+        if found := _TAG_LINE.fullmatch(line.strip()):
+            tags.append(found[1])
+        elif found := _HEAD_LINE.fullmatch(line.strip()):
+            heads[found[2]] = found[1]
+    return Advertised(tags, heads)
 
 
 class Listings(Protocol):
