@@ -260,9 +260,9 @@ def _add_bump(sub) -> None:
         description=textwrap.fill(
             "In the checkout at --repo, create the branch llama-bot/bump-<pin>-<ref> from the current HEAD with "
             "two commits: the version files moved to --ref (default: each pin's newest release tag, by its "
-            "release_tags pattern), then the carried patches rebuilt for it. HEAD, the current branch, the "
-            "index and the working tree do not change, and nothing is pushed. Prints what it made and the "
-            "checklist of the bump.",
+            "release_tags pattern, or for a pin holding a commit the head of the branch it tracks), then the "
+            "carried patches rebuilt for it. HEAD, the current branch, the index and the working tree do not "
+            "change, and nothing is pushed. Says what it made on stderr and prints the checklist of the bump.",
             100,
             break_on_hyphens=False,
         ),
@@ -281,8 +281,8 @@ def _add_bump(sub) -> None:
         "--ref",
         default=None,
         metavar="REF",
-        help="the upstream tag or 40-hex commit to move the one pin to (default: its newest release tag); "
-        "needed to go back to an older one",
+        help="the upstream tag, branch (its head commit) or 40-hex commit to move the one pin to (default: its "
+        "newest release tag, or its tracked branch's head); needed to go back to an older one",
     )
     bump.add_argument(
         "--upstream-dir", action="append", default=[], metavar="NAME=GITDIR", help=UPSTREAM_DIR_HELP
