@@ -17,6 +17,7 @@ REBUILT = (
 UNRESOLVED = ("conflict", "error", "upstreamed")  # the statuses a person must resolve: no patch was rebuilt
 NEEDS_CHANGE = {*REBUILT, *UNRESOLVED}
 SEVERITY_ORDER = {"high": 0, "medium": 1, "info": 2}
+MAX_BROUGHT = 500  # the upstream commits a pin's report lists; the count says how many there are
 
 
 @cache
@@ -147,6 +148,8 @@ class PinReport:
     build_steps: list[tuple[str, str]] | None = None
     patches: list[PatchResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    # the upstream commits the bump brings (old..new), newest first, at most MAX_BROUGHT (not in JSON)
+    brought: list[Commit] = field(default_factory=list)
     # what of the pin could not be checked (a consumer pin unreadable, upstream files a fetch could not get),
     # one line each: said in the verdict, never read as nothing found
     unchecked: list[str] = field(default_factory=list)
@@ -162,6 +165,7 @@ class PinReport:
             "patch_source",
             "build_note",
             "build_steps",
+            "brought",
         )
         data = {k: v for k, v in asdict(self).items() if k not in counts}
         data["patches"] = [p.to_json() for p in self.patches]

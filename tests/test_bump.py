@@ -12,7 +12,8 @@ from bot.config import parse_config
 from bot.decisions import bump
 from bot.decisions.bump import BumpRequest, RefChoice
 from bot.decisions.releases import ChooseRefs
-from bot.model import AnalysisError, Finding, PinReport, Report
+from bot.model import AnalysisError, BuildChange, Commit, Finding, PinReport, Report
+from bot.render.env import render_template
 from tests.fixtures import RepoBuilder
 
 CONFIG = parse_config(None)
@@ -232,3 +233,45 @@ def test_track_must_be_a_branch_name():
     for bad in ("../up", "-x", "a..b", "main.lock", "two words"):
         with pytest.raises(AnalysisError, match="is not a branch name"):
             parse_config(pin + f"track = {bad!r}\n".replace("'", '"'))
+
+
+def _commits(n: int) -> list[Commit]:
+    url = "https://github.com/ggml-org/llama.cpp/commit/"
+    return [Commit(f"{i:040x}", f"change {i} (#{9000 + i})", url + f"{i:040x}") for i in range(n, 0, -1)]
+
+
+def test_the_bump_names_the_upstream_commits_those_touching_ollama_first():
+    """The commits between the refs, newest first: those the review credits with an item or with a build
+    file of Ollama's first, each saying what; the others folded and bounded; the version commit's
+    message lists them as plain lines."""
+    pin = PinReport(
+        "llama.cpp", "LLAMA_CPP_VERSION", "b100", "b350", compare_url="https://x/compare/b100...b350"
+    )
+    pin.commit_count = 250
+    pin.brought = _commits(250)
+    flag = Finding(
+        "server", "high", "llama-server flag --flash-attn was removed; Ollama passes it", "", "a", 1
+    )
+    flag.upstream_commits = [pin.brought[200]]
+    build = BuildChange("CMakeLists.txt", (pin.brought[3],))
+    pin.findings, pin.build_changes = [flag], [build]
+    summary = bump.BumpSummary([pin], [RefChoice("llama.cpp", "b100", "b350")], "@alice asked")
+
+    body = render_template("bump_body.md.j2", s=summary, prefix="/llama")
+
+    credited = body.index("these touch what Ollama builds or reads:")
+    flash = body.index(f"[`{pin.brought[200].sha[:12]}`]({pin.brought[200].url}) change 50")
+    cmake = body.index(f"[`{pin.brought[3].sha[:12]}`]")
+    folded = body.index("<details><summary>The other 248 commits</summary>")
+    assert credited < cmake < flash < folded  # newest first among the credited, before the rest
+    assert "  - high: llama-server flag --flash-attn was removed; Ollama passes it" in body
+    assert "  - changes CMakeLists.txt, which Ollama's build reads" in body
+    assert "[#9050](https://github.com/ggml-org/llama.cpp/pull/9050)" in body  # the PR linked
+    assert body.count("- [`") == 2 + bump.BODY_COMMITS and "- … and 148 more (see the compare link)" in body
+
+    message = bump.version_message([pin], "Asked by @alice.")
+    lines = message.splitlines()
+    start = lines.index("llama.cpp brings 250 upstream commits:")
+    assert lines[start + 1] == f"- {pin.brought[3].sha[:12]} change 247 (#9247)"  # credited first
+    assert lines[start + 2] == f"- {pin.brought[200].sha[:12]} change 50 (#9050)"
+    assert lines[start + 1 + bump.MESSAGE_COMMITS] == f"- ... and {250 - bump.MESSAGE_COMMITS} more"

@@ -75,6 +75,11 @@ def test_bump_makes_the_branch_and_two_commits_and_leaves_the_checkout_alone(che
     assert version.parents[0].id == head  # from the current HEAD
     assert version.tree["LLAMA_CPP_VERSION"].data == b"b200\n"
     assert {d.new_file.path for d in repo.diff(version.parents[0], version).deltas} == {"LLAMA_CPP_VERSION"}
+    moved = str(up.repo.references["refs/tags/b200"].peel(pygit2.Commit).id)
+    assert (
+        f"llama.cpp brings 1 upstream commit:\n- {moved[:12]} upstream moves things (#4242)\n"
+        in version.message
+    )
     assert {d.new_file.path for d in repo.diff(version, patches).deltas} == {PATCH_PATH}
     git_apply_stack(up.path, "b200", [patches.tree[PATCH_PATH].data], tmp_path / "apply")
     # HEAD, the current branch, the index and the working tree did not move

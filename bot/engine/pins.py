@@ -17,7 +17,17 @@ from bot.engine.patch import check_patch
 from bot.engine.placing import SOURCE_SUFFIXES
 from bot.lang import cmakelang
 from bot.markup import code_span
-from bot.model import REBUILT, AnalysisError, Doubt, Finding, LocalRef, PatchResult, PinReport, Report
+from bot.model import (
+    MAX_BROUGHT,
+    REBUILT,
+    AnalysisError,
+    Doubt,
+    Finding,
+    LocalRef,
+    PatchResult,
+    PinReport,
+    Report,
+)
 from bot.ollama import buildsteps, crosspin
 from bot.patches import gitapply, identifiers
 from bot.patches.patchfile import PatchError, parse
@@ -116,6 +126,7 @@ def _pin_report(
         f"{upstream.web_url}/compare/{old_ref}...{new_ref}",
         len(history.between),
         len(History(upstream, new_commit, old_commit).between),
+        brought=[upstream.describe(c) for c in history.commits[:MAX_BROUGHT]],
     )
 
 
