@@ -314,3 +314,22 @@ async def test_a_branch_someone_opened_a_pull_request_from_is_never_overwritten(
     (pull,) = [p for p in world.bump_pulls() if p["state"] == "open"]
     assert pull["head"]["ref"] == BRANCH and world.fake.opened_pulls == [pull["number"]]
     assert world.fake.violations == []
+
+
+async def test_two_maintainers_bumping_one_pin_at_once_get_one_pull_request(world):
+    """Two `/llama bump llama.cpp` on two issues, delivered together: the bumps run one after the other
+    (one queue key for the repository's bumps, decided where jobs are claimed), so the second finds the
+    first's pull request and answers with it: one pull request, opened once."""
+    other = ISSUE + 1
+    for number, login in ((ISSUE, "maintainer"), (other, "maintainer")):
+        status, _ = await world.bot.deliver(
+            "issue_comment", world.comment("/llama bump llama.cpp", login, number)
+        )
+        assert status == 202
+    await world.bot.settle(120)
+    (pull,) = world.bump_pulls()
+    assert world.fake.opened_pulls == [pull["number"]]
+    assert (
+        f"#{pull['number']}" in world.replies(ISSUE)[-1] and f"#{pull['number']}" in world.replies(other)[-1]
+    )
+    assert world.fake.violations == []

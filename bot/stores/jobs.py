@@ -130,3 +130,9 @@ def head_rows(rows: list[Any]) -> list[HeadSeen]:
 def pull_key(owner: str, repo: str, number: int) -> str:
     """The key of every job about one pull request: they run one at a time."""
     return f"{owner}/{repo}#{number}".lower()
+
+
+def bump_key(owner: str, repo: str) -> str:
+    """The key of every bump of one repository, asked for or scheduled: they run one at a time, so the
+    second of two bumps of a pin finds the first's pull request."""
+    return f"{owner}/{repo}:bump".lower()

@@ -26,6 +26,7 @@ from bot.markup import code_span
 from bot.model import AnalysisError, Report
 from bot.render.env import render_template
 from bot.repos.snapshot import MemorySnapshot
+from bot.stores.jobs import JobRequest, bump_key
 from bot.worker.analysis import read_config
 from bot.worker.context import JobContext, Outcome
 
@@ -57,17 +58,37 @@ class BumpOutcome:
 
 
 async def bump_command(ctx: JobContext, command: Command, config: Config) -> None:
-    """`bump <pin> [<pin> ...] [<ref>]` from a comment: the bump, then a reply linking its pull request."""
-    request = bump.parse_request(command.args, config)
+    """`bump <pin> [<pin> ...] [<ref>]` from a comment, by someone with write access: queued under the
+    repository's bump key (`bump_command_job` runs it and replies), never beside another bump."""
+    payload = ctx.payload
+    request = JobRequest(
+        "bump_command",
+        bump_key(payload["owner"], payload["repo"]),
+        {**payload, "line": command.line, "args": list(command.args)},
+    )
+    delivery = ctx.job.delivery_id or f"job-{ctx.job.id}"
+    await ctx.shared.queue.enqueue(f"{delivery}:bump:{ctx.progress.commands_done}", "bump", [request])
+    ctx.shared.wake()
+
+
+async def bump_command_job(ctx: JobContext) -> Outcome:
+    """A queued `bump` command: the bump on the default branch as configured there, then a reply on the
+    comment's issue or pull request linking its pull request."""
+    payload = ctx.payload
+    config, error = await read_config(ctx, payload["default_branch"])
+    request: BumpRequest | str = error or bump.parse_request(tuple(payload["args"]), config)
     if isinstance(request, str):
         outcome = BumpOutcome("refused", reason=request)
     else:
-        author, link = ctx.payload["author"], ctx.payload.get("comment_url")
+        author, link = payload["author"], payload.get("comment_url")
         asked = f"@{author}" + (f" in {link}" if link else "")
         outcome = await run_bump(ctx, config, request, f"Requested by {asked}.")
     await ctx.comment.reply(
-        render_template("reply_bump.md.j2", line=command.line, outcome=outcome, prefix=config.command_prefix)
+        render_template(
+            "reply_bump.md.j2", line=payload["line"], outcome=outcome, prefix=config.command_prefix
+        )
     )
+    return Outcome.DONE
 
 
 async def scheduled_bump_job(ctx: JobContext) -> Outcome:

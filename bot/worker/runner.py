@@ -40,7 +40,7 @@ from bot.gh.retries import transient
 from bot.model import AnalysisError, Report
 from bot.repos import pinned
 from bot.repos.upstreamrefs import RecentListings
-from bot.stores.jobs import Job, JobQueue, JobRequest
+from bot.stores.jobs import Job, JobQueue, JobRequest, bump_key
 from bot.stores.validationstore import ValidationStore
 from bot.worker import analysis, bump, commands, platforms
 from bot.worker.childanalysis import PRELOADED, ChildAnalysis, SnapshotSpec
@@ -68,6 +68,7 @@ JOBS: dict[str, Callable[[JobContext], Awaitable[Outcome]]] = {
     "closed": platforms.closed_job,
     "catch_up": platforms.catch_up_job,
     "bump": bump.scheduled_bump_job,
+    "bump_command": bump.bump_command_job,
 }
 
 
@@ -460,7 +461,7 @@ class Service:
                 "pin": pin.name,
                 "default_branch": branch,
             }
-            key = f"{owner}/{name}:bump:{pin.name}".lower()
+            key = bump_key(owner, name)
             await self.queue.enqueue(
                 f"bump:{owner}/{name}:{pin.name}:{period}", "bump", [JobRequest("bump", key, payload)]
             )
