@@ -333,3 +333,23 @@ async def test_two_maintainers_bumping_one_pin_at_once_get_one_pull_request(worl
         f"#{pull['number']}" in world.replies(ISSUE)[-1] and f"#{pull['number']}" in world.replies(other)[-1]
     )
     assert world.fake.violations == []
+
+
+async def test_a_bump_to_a_commit_only_a_pull_request_reaches_says_so_in_the_reply_and_the_body(world):
+    """A 40-hex commit that no branch or tag of the upstream holds (only `refs/pull/7/head`): the bump is
+    made as asked, and the reply and the pull request's body both warn, not only the checklist."""
+    up = world.upstream
+    tip = up.repo.references["refs/heads/main"].target
+    fork = up.repo.create_commit(
+        "refs/pull/7/head",
+        up.repo[tip].author,
+        up.repo[tip].author,
+        "a fork's change",
+        up.repo[tip].tree.id,
+        [tip],
+    )
+    await world.command(f"/llama bump llama.cpp {fork}")
+    (pull,) = world.bump_pulls()
+    assert f"⚠️ **`{fork}` is on no branch or tag of https://github.com/ggml-org/llama.cpp**" in pull["body"]
+    assert f"⚠️ `{fork}` is on no branch or tag of `llama.cpp`'s upstream" in world.replies()[-1]
+    assert world.fake.violations == []

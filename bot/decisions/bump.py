@@ -379,6 +379,13 @@ class BumpSummary:
         shown = others[:BODY_COMMITS]
         return credited, shown, pin.commit_count - len(credited) - len(shown)
 
+    def off_branch(self) -> list[PinReport]:
+        """The pins moved to a commit that no branch or tag of their upstream contains (a fork's, an
+        unmerged pull request's): said where the person asking looks, not only in the checklist."""
+        return [
+            p for p in self.pins if any(f.check == "pin.on-branch" and f.severity == "high" for f in p.findings)
+        ]
+
     def downgrade(self, name: str) -> bool:
         """Whether the bump takes pin `name` back to an older release."""
         choice = next((c for c in self.choices if c.pin == name), None)
