@@ -66,7 +66,13 @@ def closed_request(data: dict) -> JobRequest | None:
     return JobRequest(
         "closed",
         pull_key(job["owner"], job["repo"], pr["number"]),
-        {**job, "number": pr["number"], "fork": fork},
+        {
+            **job,
+            "number": pr["number"],
+            "fork": fork,
+            "head_ref": pr["head"]["ref"],
+            "head_sha": pr["head"]["sha"],
+        },
     )
 
 

@@ -144,7 +144,12 @@ def test_migrations_apply_once_even_when_instances_start_together(database_url):
         t.start()
     for t in threads:
         t.join()
-    assert sorted(applied, key=len) == [[], [], [], ["001_jobs.sql", "002_pull_heads.sql"]]
+    assert sorted(applied, key=len) == [
+        [],
+        [],
+        [],
+        ["001_jobs.sql", "002_pull_heads.sql", "003_bump_branches.sql"],
+    ]
 
 
 def test_the_dispatch_store_keeps_its_queries_on_postgresql(database_url):

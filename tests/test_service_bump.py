@@ -309,10 +309,29 @@ async def test_a_branch_someone_opened_a_pull_request_from_is_never_overwritten(
     assert "is the head of [#9]" in world.replies()[-1] and world.fake.opened_pulls == []
     assert str(world.git.references[f"refs/heads/{BRANCH}"].target) == theirs
 
-    world.fake.pulls[(world.full_name, 9)]["state"] = "closed"  # left behind: the bot's name, reused
+    world.fake.pulls[(world.full_name, 9)]["state"] = "closed"  # the bot's name, but a person's branch
     await world.command("/llama bump llama.cpp")
-    (pull,) = [p for p in world.bump_pulls() if p["state"] == "open"]
-    assert pull["head"]["ref"] == BRANCH and world.fake.opened_pulls == [pull["number"]]
+    assert f"a branch `{BRANCH}` exists (at `{theirs[:12]}`) that I did not make" in world.replies()[-1]
+    assert str(world.git.references[f"refs/heads/{BRANCH}"].target) == theirs  # their commit kept
+    assert world.fake.opened_pulls == [] and world.fake.violations == []
+
+
+async def test_the_bots_own_branch_left_by_a_closed_bump_is_reused_and_a_moved_one_is_not(world):
+    """A bump pull request closed while its close event was missed leaves the bot's branch: the next
+    bump reuses it; once a person pushed to it, it is theirs and left alone."""
+    await world.command("/llama bump llama.cpp")
+    (first,) = world.bump_pulls()
+    world.fake.pulls[(world.full_name, first["number"])]["state"] = "closed"
+    await world.command("/llama bump llama.cpp")
+    (second,) = [p for p in world.bump_pulls() if p["state"] == "open"]
+    assert second["head"]["ref"] == BRANCH and world.fake.opened_pulls == [first["number"], second["number"]]
+    world.fake.pulls[(world.full_name, second["number"])]["state"] = "closed"
+    pushed = commit(
+        world.git, {"README.md": "mine\n"}, parents=[second["head"]["sha"]], ref=f"refs/heads/{BRANCH}"
+    )
+    await world.command("/llama bump llama.cpp")
+    assert "that I did not make, or that moved since I last set it" in world.replies()[-1]
+    assert str(world.git.references[f"refs/heads/{BRANCH}"].target) == pushed
     assert world.fake.violations == []
 
 
@@ -352,4 +371,26 @@ async def test_a_bump_to_a_commit_only_a_pull_request_reaches_says_so_in_the_rep
     (pull,) = world.bump_pulls()
     assert f"⚠️ **`{fork}` is on no branch or tag of https://github.com/ggml-org/llama.cpp**" in pull["body"]
     assert f"⚠️ `{fork}` is on no branch or tag of `llama.cpp`'s upstream" in world.replies()[-1]
+    assert world.fake.violations == []
+
+
+async def test_a_merged_or_closed_bump_pull_request_takes_its_branch_with_it(world):
+    await world.command("/llama bump llama.cpp")
+    (pull,) = world.bump_pulls()
+    data = payload(
+        "pull_request.closed",
+        repository=world.fake._repo_json(world.full_name),
+        installation={
+            "id": world.fake.installation_id,
+            "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ==",
+        },
+    )
+    data["number"] = pull["number"]
+    data["pull_request"] = {**data["pull_request"], **copy.deepcopy(pull), "state": "closed", "merged": True}
+    data["pull_request"]["head"]["repo"] = world.fake._repo_json(world.full_name)
+    data["pull_request"]["base"]["repo"] = world.fake._repo_json(world.full_name)
+    status, _ = await world.bot.deliver("pull_request", data)
+    assert status == 202
+    await world.bot.settle(120)
+    assert f"refs/heads/{BRANCH}" not in world.git.references
     assert world.fake.violations == []

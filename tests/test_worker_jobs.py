@@ -11,7 +11,7 @@ from bot.model import PatchResult, PinReport, Report
 from bot.render.env import RUNNING
 from bot.stores.validationstore import ValidationStore
 from bot.times import utc_now
-from bot.worker import analysis, commands, platforms
+from bot.worker import analysis, closed, commands, platforms
 from bot.worker.context import Outcome
 from tests.fakejobs import COMMENTED_AT, FakeGit, FakeGitHub, job, pull
 
@@ -167,8 +167,20 @@ async def test_a_dispatch_makes_its_check_run_and_records_it_before_the_call(sto
 async def test_a_closed_fork_pr_deletes_the_branch_made_for_it(store):
     gh = FakeGitHub(job("closed", fork=True), store)
 
-    assert await platforms.closed_job(gh.context()) is Outcome.DONE
+    assert await closed.closed_job(gh.context()) is Outcome.DONE
     assert gh.git.deleted == ["llama-bot/pr-7"]
+
+
+@pytest.mark.parametrize(("head", "deleted"), [("c0ffee", ["llama-bot/bump-llama.cpp-b200"]), ("beef", [])])
+async def test_a_closed_bump_pr_deletes_its_branch_only_where_the_bot_left_it(store, head, deleted):
+    """The branch goes when its head is the commit the bot last set it to; one a person moved since stays."""
+    branch = "llama-bot/bump-llama.cpp-b200"
+    store.made_branch("ollama/ollama", branch, "c0ffee")
+    gh = FakeGitHub(job("closed", fork=False, head_ref=branch, head_sha=head), store)
+
+    assert await closed.closed_job(gh.context()) is Outcome.DONE
+    assert gh.git.deleted == deleted
+    assert store.branch_made("ollama/ollama", branch) == (None if deleted else "c0ffee")
 
 
 def test_progress_keeps_the_keys_a_stored_job_has():

@@ -383,7 +383,9 @@ class BumpSummary:
         """The pins moved to a commit that no branch or tag of their upstream contains (a fork's, an
         unmerged pull request's): said where the person asking looks, not only in the checklist."""
         return [
-            p for p in self.pins if any(f.check == "pin.on-branch" and f.severity == "high" for f in p.findings)
+            p
+            for p in self.pins
+            if any(f.check == "pin.on-branch" and f.severity == "high" for f in p.findings)
         ]
 
     def downgrade(self, name: str) -> bool:

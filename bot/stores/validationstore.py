@@ -1,4 +1,5 @@
-"""Where `/llama validate` keeps its dispatches: SQLite, or PostgreSQL shared by several instances.
+"""Where `/llama validate` keeps its dispatches, and `/llama bump` the branches it made: SQLite, or
+PostgreSQL shared by several instances.
 
 A dispatch that is still waiting for its run must survive a restart, so the record is written before
 the dispatch call (`bot.decisions.validation.new_dispatch`). `PostgresValidationStore` runs the same queries with
@@ -41,7 +42,18 @@ CREATE TABLE IF NOT EXISTS validation_dispatches (
 CREATE INDEX IF NOT EXISTS validation_by_repo_status ON validation_dispatches (repo, status);
 CREATE INDEX IF NOT EXISTS validation_by_pr ON validation_dispatches (repo, pr);
 CREATE INDEX IF NOT EXISTS validation_by_run ON validation_dispatches (repo, run_id);
+CREATE TABLE IF NOT EXISTS bump_branches (
+    repo TEXT NOT NULL,
+    branch TEXT NOT NULL,
+    sha TEXT NOT NULL,
+    made_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (repo, branch)
+);
 """
+_MADE_BRANCH = (
+    "INSERT INTO bump_branches (repo, branch, sha, made_at) VALUES (?, ?, ?, ?)"
+    " ON CONFLICT (repo, branch) DO UPDATE SET sha = excluded.sha, made_at = excluded.made_at"
+)
 
 
 class ValidationStore:
@@ -68,6 +80,10 @@ class ValidationStore:
     def _write(self, sql: str, args: tuple) -> None:
         with self._lock, self._db:
             self._db.execute(sql, args)
+
+    def _execute(self, sql: str, args: tuple) -> list[tuple]:
+        with self._lock, self._db:
+            return self._db.execute(sql, args).fetchall()
 
     def _select(self, where: str, args: tuple) -> list[Dispatch]:
         with self._lock:
@@ -127,6 +143,18 @@ class ValidationStore:
     def forks_to_clean(self, repo: str, pr: int) -> list[str]:
         """The llama-bot/pr-<n> branches this PR's dispatches ran on: delete them when it closes."""
         return sorted({d.ref for d in self.for_pr(repo, pr) if d.ref.startswith(FORK_BRANCH_PREFIX)})
+
+    def made_branch(self, repo: str, branch: str, sha: str) -> None:
+        """Record that the bot set bump branch `branch` of `repo` to `sha`."""
+        self._execute(_MADE_BRANCH, (repo, branch, sha, time.time()))
+
+    def branch_made(self, repo: str, branch: str) -> str | None:
+        """The commit the bot last set `branch` to; None for a branch it never made."""
+        rows = self._execute("SELECT sha FROM bump_branches WHERE repo = ? AND branch = ?", (repo, branch))
+        return rows[0][0] if rows else None
+
+    def forget_branch(self, repo: str, branch: str) -> None:
+        self._execute("DELETE FROM bump_branches WHERE repo = ? AND branch = ?", (repo, branch))
 
 
 class PostgresValidationStore(ValidationStore):

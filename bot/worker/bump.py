@@ -49,7 +49,7 @@ class Start:
 class BumpOutcome:
     """What a bump did, for the reply: `kind` names the template's case."""
 
-    kind: str  # opened | updated | already | already_open | refused | failed | moved | protected | taken
+    kind: str  # opened | updated | already | already_open | refused | failed | moved | protected | taken | not_mine
     pull: dict | None = None
     summary: BumpSummary | None = None
     choices: list[RefChoice] | None = None
@@ -69,6 +69,19 @@ async def bump_command(ctx: JobContext, command: Command, config: Config) -> Non
     delivery = ctx.job.delivery_id or f"job-{ctx.job.id}"
     await ctx.shared.queue.enqueue(f"{delivery}:bump:{ctx.progress.commands_done}", "bump", [request])
     ctx.shared.wake()
+
+
+async def delete_closed_branch(ctx: JobContext) -> None:
+    """A bump pull request closed (merged or not): its branch goes, when it is still at the commit the bot
+    last set it to (a branch a person moved since is theirs to keep)."""
+    payload = ctx.payload
+    branch, sha = payload.get("head_ref") or "", payload.get("head_sha")
+    if payload.get("fork") or not branch.startswith(bump.BRANCH_PREFIX):
+        return
+    store, repo = ctx.shared.store, ctx.pull.full_name
+    if store.branch_made(repo, branch) == sha:
+        await ctx.git().delete_branch(branch)
+        store.forget_branch(repo, branch)
 
 
 async def bump_command_job(ctx: JobContext) -> Outcome:
@@ -258,19 +271,23 @@ async def _publish(
     body = bump.fit_body(text, bump.marker(pins))
     if start.pull is None:
         await git.force_branch(branch, sha)
+        ctx.shared.store.made_branch(ctx.pull.full_name, branch, sha)
         pull = await ctx.bumps.open_pull(branch, ctx.payload["default_branch"], title, body)
         return BumpOutcome("opened", pull=pull, summary=summary, branch=branch)
     try:
         await git.advance(branch, start.pull["head"]["sha"], sha)
     except BranchMoved as moved:
         return BumpOutcome("moved", pull=start.pull, summary=summary, branch=branch, reason=moved.now_sha)
+    ctx.shared.store.made_branch(ctx.pull.full_name, branch, sha)
     pull = await ctx.bumps.refresh_pull(start.pull["number"], title, body)
     return BumpOutcome("updated", pull=pull, summary=summary, branch=branch)
 
 
 async def _blocked(ctx: JobContext, start: Start, branch: str, summary: BumpSummary) -> BumpOutcome | None:
     """Why the bump's branch cannot take its commits: protected, or (a new branch name that exists) the head
-    of a pull request. A branch left by a bump pull request closed unmerged is the bot's to reuse."""
+    of a pull request, or a branch the bot did not make or that moved since (its store records the commit
+    it last set each bump branch to). A branch it left at a bump pull request closed unmerged is its to
+    reuse."""
     found = await ctx.git().branch(branch)
     if found is not None and found.get("protected"):
         return BumpOutcome("protected", pull=start.pull, summary=summary, branch=branch)
@@ -279,7 +296,13 @@ async def _blocked(ctx: JobContext, start: Start, branch: str, summary: BumpSumm
     users = await ctx.bumps.open_from(branch)
     mine = [u for u in users if bump.bump_pins(u, ctx.pull.full_name)]  # a bump that ran meanwhile
     if not users:
-        return None
+        head = (found.get("commit") or {}).get("sha")
+        made = ctx.shared.store.branch_made(ctx.pull.full_name, branch)
+        return (
+            None
+            if made == head
+            else BumpOutcome("not_mine", summary=summary, branch=branch, reason=head or "")
+        )
     kind = "already_open" if mine else "taken"
     return BumpOutcome(kind, pull=(mine or users)[0], summary=summary, choices=summary.choices, branch=branch)
 

@@ -354,14 +354,11 @@ async def revalidate_job(ctx: JobContext) -> Outcome:
     return Outcome.DONE
 
 
-async def closed_job(ctx: JobContext) -> Outcome:
-    """A closed PR: the `llama-bot/pr-<n>` branches made for its fork are deleted, and the upstream commits
-    it pinned by id (bot/repos/pinned.py)."""
+async def delete_fork_branches(ctx: JobContext) -> None:
+    """A closed PR's `llama-bot/pr-<n>` branches, made for its fork's validation runs, are deleted."""
     number = ctx.payload["number"]
     branches = set(ctx.shared.store.forks_to_clean(ctx.pull.full_name, number))
     if ctx.payload.get("fork"):
         branches.add(fork_branch(number))
     for branch in sorted(branches):
         await ctx.git().delete_branch(branch)
-    ctx.shared.forget_pinned(pull_key(ctx.pull.owner, ctx.pull.repo, number))
-    return Outcome.DONE

@@ -42,7 +42,7 @@ from bot.repos import pinned
 from bot.repos.upstreamrefs import RecentListings
 from bot.stores.jobs import Job, JobQueue, JobRequest, bump_key
 from bot.stores.validationstore import ValidationStore
-from bot.worker import analysis, bump, commands, platforms
+from bot.worker import analysis, bump, closed, commands, platforms
 from bot.worker.childanalysis import PRELOADED, ChildAnalysis, SnapshotSpec
 from bot.worker.context import JobContext, Outcome, Shared, on_github
 from bot.worker.failure import report_failure
@@ -65,7 +65,7 @@ JOBS: dict[str, Callable[[JobContext], Awaitable[Outcome]]] = {
     "workflow_run": platforms.workflow_run_job,
     "platforms": platforms.platforms_job,
     "revalidate": platforms.revalidate_job,
-    "closed": platforms.closed_job,
+    "closed": closed.closed_job,
     "catch_up": platforms.catch_up_job,
     "bump": bump.scheduled_bump_job,
     "bump_command": bump.bump_command_job,
