@@ -45,18 +45,20 @@ class BumpWorld:
     def full_name(self) -> str:
         return f"{OWNER}/{NAME}"
 
+    def delivery(self, name: str, **overrides) -> dict:
+        """The payload `name` (e.g. "pull_request.closed") from this repository's installation."""
+        installation = {
+            "id": self.fake.installation_id,
+            "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ==",
+        }
+        return payload(
+            name, repository=self.fake._repo_json(self.full_name), installation=installation, **overrides
+        )
+
     def comment(self, body: str, login: str = "maintainer", number: int = ISSUE) -> dict:
         """An `issue_comment.created` delivery on the plain issue `number`."""
         comment = self.fake.add_comment(OWNER, NAME, number, body, login)
-        data = payload(
-            "issue_comment.created",
-            repository=self.fake._repo_json(self.full_name),
-            installation={
-                "id": self.fake.installation_id,
-                "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ==",
-            },
-            comment=copy.deepcopy(comment),
-        )
+        data = self.delivery("issue_comment.created", comment=copy.deepcopy(comment))
         data["issue"].update(number=number)
         return data
 
@@ -377,14 +379,7 @@ async def test_a_bump_to_a_commit_only_a_pull_request_reaches_says_so_in_the_rep
 async def test_a_merged_or_closed_bump_pull_request_takes_its_branch_with_it(world):
     await world.command("/llama bump llama.cpp")
     (pull,) = world.bump_pulls()
-    data = payload(
-        "pull_request.closed",
-        repository=world.fake._repo_json(world.full_name),
-        installation={
-            "id": world.fake.installation_id,
-            "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ==",
-        },
-    )
+    data = world.delivery("pull_request.closed")
     data["number"] = pull["number"]
     data["pull_request"] = {**data["pull_request"], **copy.deepcopy(pull), "state": "closed", "merged": True}
     data["pull_request"]["head"]["repo"] = world.fake._repo_json(world.full_name)
