@@ -389,3 +389,19 @@ async def test_a_merged_or_closed_bump_pull_request_takes_its_branch_with_it(wor
     await world.bot.settle(120)
     assert f"refs/heads/{BRANCH}" not in world.git.references
     assert world.fake.violations == []
+
+
+async def test_the_open_bump_is_found_past_a_hundred_old_bump_branches(world):
+    """A hundred stale `llama-bot/bump-` branches sort before the bot's open bump: GitHub's listing is cut
+    before it, the store's record is not, so a newer release updates that pull request (no second one)."""
+    await world.command("/llama bump llama.cpp")
+    (pull,) = world.bump_pulls()
+    for n in range(100):
+        world.git.references.create(f"refs/heads/llama-bot/bump-a-{n:03}", pygit2.Oid(hex=world.main))
+    world.upstream.commit("upstream moves on (#4300)", {"README.md": "b300\n"})
+    world.upstream.tag("b300")
+    await world.command("/llama bump llama.cpp")
+    (updated,) = world.bump_pulls()
+    assert updated["number"] == pull["number"] and world.fake.opened_pulls == [pull["number"]]
+    assert world.read(updated["head"]["sha"], "LLAMA_CPP_VERSION") == b"b300\n"
+    assert world.fake.violations == []

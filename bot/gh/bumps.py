@@ -3,13 +3,14 @@ requests on the bot's branches (found, opened, refreshed)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from urllib.parse import quote
 
 from bot.decisions.bump import BRANCH_PREFIX
 from bot.gh.github import GitHubClient
 from bot.gh.rest import BlobCache, RestSnapshot
 
-MAX_BUMP_BRANCHES = 100  # the bot's bump branches looked at for an open pull request
+MAX_BUMP_BRANCHES = 100  # the bump branches GitHub lists that are looked at, beside those the store recorded
 
 
 class BumpPulls:
@@ -34,10 +35,12 @@ class BumpPulls:
         )
         return (compare.get("merge_base_commit") or {}).get("sha") or base_sha
 
-    async def open_bumps(self) -> list[dict]:
-        """The open pull requests whose head is one of the bot's bump branches in this repository."""
+    async def open_bumps(self, recorded: Iterable[str] = ()) -> list[dict]:
+        """The open pull requests whose head is one of the bot's bump branches in this repository: those
+        its store `recorded` (however many), then those GitHub lists under the prefix (a branch made before
+        the store kept them; at most MAX_BUMP_BRANCHES)."""
         found: list[dict] = []
-        for branch in await self._bump_branches():
+        for branch in dict.fromkeys([*recorded, *await self._bump_branches()]):
             found += await self.open_from(branch)
         return found
 

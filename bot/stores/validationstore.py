@@ -153,6 +153,11 @@ class ValidationStore:
         rows = self._execute("SELECT sha FROM bump_branches WHERE repo = ? AND branch = ?", (repo, branch))
         return rows[0][0] if rows else None
 
+    def branches_made(self, repo: str) -> list[str]:
+        """Every bump branch of `repo` the bot set and has not deleted, oldest first."""
+        rows = self._execute("SELECT branch FROM bump_branches WHERE repo = ? ORDER BY made_at", (repo,))
+        return [row[0] for row in rows]
+
     def forget_branch(self, repo: str, branch: str) -> None:
         self._execute("DELETE FROM bump_branches WHERE repo = ? AND branch = ?", (repo, branch))
 

@@ -185,7 +185,8 @@ async def _start(ctx: JobContext, config: Config, request: BumpRequest) -> Start
     the commit it is compared with."""
     tip_sha = await ctx.git().branch_sha(ctx.payload["default_branch"])
     tip = await ctx.bumps.snapshot(tip_sha)
-    pull = bump.open_bump(await ctx.bumps.open_bumps(), request.pins, ctx.pull.full_name)
+    recorded = ctx.shared.store.branches_made(ctx.pull.full_name)
+    pull = bump.open_bump(await ctx.bumps.open_bumps(recorded), request.pins, ctx.pull.full_name)
     if pull is None:
         return Start(tip, tip, tip, None)
     head = await ctx.bumps.snapshot(pull["head"]["sha"])
