@@ -55,6 +55,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
         None,
         True,
     ),
+    CommandSpec(
+        "skip",
+        "<pin> <ref>",
+        "leave `<ref>` out of the pin's scheduled bumps (a bump that names it still takes it); on an issue too",
+        2,
+        2,
+        True,
+    ),
     CommandSpec("help", "", "show this help", on_issues=True),
 )
 SPECS = {spec.name: spec for spec in COMMANDS}

@@ -148,7 +148,7 @@ def test_migrations_apply_once_even_when_instances_start_together(database_url):
         [],
         [],
         [],
-        ["001_jobs.sql", "002_pull_heads.sql", "003_bump_branches.sql"],
+        ["001_jobs.sql", "002_pull_heads.sql", "003_bump_branches.sql", "004_skipped_refs.sql"],
     ]
 
 

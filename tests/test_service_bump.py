@@ -405,3 +405,29 @@ async def test_the_open_bump_is_found_past_a_hundred_old_bump_branches(world):
     assert updated["number"] == pull["number"] and world.fake.opened_pulls == [pull["number"]]
     assert world.read(updated["head"]["sha"], "LLAMA_CPP_VERSION") == b"b300\n"
     assert world.fake.violations == []
+
+
+async def test_a_skipped_release_is_left_out_of_scheduled_bumps_but_not_of_a_named_one(world):
+    commit(world.git, {".github/llama-bot.toml": SCHEDULED}, parents=[world.main], ref="refs/heads/main")
+    service = world.bot.app[SERVICE]
+    await world.command("/llama skip llama.cpp b200")
+    assert "Scheduled bumps of `llama.cpp` leave `b200` out from now on" in world.replies()[-1]
+    await world.command("/llama skip llama.cpp")  # a ref is needed: the help says so
+    assert "`/llama skip` needs arguments: `/llama skip <pin> <ref>`" in world.replies()[-1]
+    await world.command("/llama skip llama.cpp b20..0")
+    assert "I did not skip anything: " in world.replies()[-1]
+
+    await service.queue_bumps(now=1000 * WEEK + 3600)
+    await world.bot.settle(120)
+    assert world.bump_pulls() == []  # b200 skipped, and nothing newer
+
+    world.upstream.commit("upstream goes on", {"README": "newer\n"})
+    world.upstream.tag("b300")
+    await service.queue_bumps(now=1001 * WEEK + 3600)
+    await world.bot.settle(120)
+    (pull,) = world.bump_pulls()
+    assert pull["title"] == "llama.cpp: b100 -> b300"
+
+    await world.command("/llama bump llama.cpp b200")  # named: taken all the same
+    (named,) = world.bump_pulls()
+    assert named["title"] == "llama.cpp: b100 -> b200" and world.fake.violations == []

@@ -29,6 +29,7 @@ class BumpRequest:
 
     pins: tuple[str, ...]
     ref: str | None = None
+    skipped: frozenset[str] = frozenset()  # refs a scheduled bump leaves out (`/llama skip`)
 
 
 def parse_request(args: Sequence[str], config: Config) -> BumpRequest | str:

@@ -84,7 +84,7 @@ class ChooseRefs:
             return self._named(pin, current, requested, tags, heads)
         if pin.track and _follows_branch(pin, current):
             return self._tracked(pin, current, heads)
-        return choose_ref(pin, current, None, tags, self.prefix)
+        return choose_ref(pin, current, None, [t for t in tags if t not in self.request.skipped], self.prefix)
 
     def _named(
         self, pin: Pin, current: str | None, requested: str, tags: list[str], heads: dict[str, str]
@@ -102,6 +102,13 @@ class ChooseRefs:
     def _tracked(self, pin: Pin, current: str | None, heads: dict[str, str]) -> RefChoice:
         """The head of the branch the pin tracks."""
         head = heads.get(pin.track or "")
+        if head is not None and head in self.request.skipped:
+            return RefChoice(
+                pin.name,
+                current,
+                None,
+                refusal=f"{code_span(head)} is skipped (`skip`): waiting for the next.",
+            )
         if head is None:
             why = (
                 f"{pin.upstream} has no branch {code_span(pin.track or '')} ({code_span(pin.name)}'s `track`)"

@@ -49,6 +49,14 @@ CREATE TABLE IF NOT EXISTS bump_branches (
     made_at DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (repo, branch)
 );
+CREATE TABLE IF NOT EXISTS skipped_refs (
+    repo TEXT NOT NULL,
+    pin TEXT NOT NULL,
+    ref TEXT NOT NULL,
+    skipped_by TEXT NOT NULL,
+    skipped_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (repo, pin, ref)
+);
 """
 _MADE_BRANCH = (
     "INSERT INTO bump_branches (repo, branch, sha, made_at) VALUES (?, ?, ?, ?)"
@@ -157,6 +165,18 @@ class ValidationStore:
         """Every bump branch of `repo` the bot set and has not deleted, oldest first."""
         rows = self._execute("SELECT branch FROM bump_branches WHERE repo = ? ORDER BY made_at", (repo,))
         return [row[0] for row in rows]
+
+    def skip_ref(self, repo: str, pin: str, ref: str, by: str) -> None:
+        """Record that scheduled bumps of `pin` leave `ref` out, as `by` asked."""
+        self._execute(
+            "INSERT INTO skipped_refs (repo, pin, ref, skipped_by, skipped_at) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT (repo, pin, ref) DO NOTHING",
+            (repo, pin, ref, by, time.time()),
+        )
+
+    def skipped_refs(self, repo: str, pin: str) -> frozenset[str]:
+        rows = self._execute("SELECT ref FROM skipped_refs WHERE repo = ? AND pin = ?", (repo, pin))
+        return frozenset(row[0] for row in rows)
 
     def forget_branch(self, repo: str, branch: str) -> None:
         self._execute("DELETE FROM bump_branches WHERE repo = ? AND branch = ?", (repo, branch))

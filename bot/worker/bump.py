@@ -71,6 +71,25 @@ async def bump_command(ctx: JobContext, command: Command, config: Config) -> Non
     ctx.shared.wake()
 
 
+async def skip_command(ctx: JobContext, command: Command, config: Config) -> None:
+    """`skip <pin> <ref>`: scheduled bumps of the pin leave the ref out from now on."""
+    request = bump.parse_request(command.args, config)
+    if isinstance(request, BumpRequest) and request.ref is None:
+        request = f"{code_span('skip')} takes one pin and the ref to leave out."
+    if isinstance(request, BumpRequest):
+        ctx.shared.store.skip_ref(
+            ctx.pull.full_name, request.pins[0], request.ref or "", ctx.payload["author"]
+        )
+    reply = render_template(
+        "reply_skip.md.j2",
+        line=command.line,
+        request=request,
+        problem=request if isinstance(request, str) else None,
+        prefix=config.command_prefix,
+    )
+    await ctx.comment.reply(reply)
+
+
 async def delete_closed_branch(ctx: JobContext) -> None:
     """A bump pull request closed (merged or not): its branch goes, when it is still at the commit the bot
     last set it to (a branch a person moved since is theirs to keep)."""
@@ -116,7 +135,8 @@ async def scheduled_bump_job(ctx: JobContext) -> Outcome:
         )
         return Outcome.DONE
     requested_by = f'Scheduled by `bump_every = "{every_text(pin.bump_every)}"` for {pin.name}.'
-    done = await run_bump(ctx, config, BumpRequest((pin.name,)), requested_by)
+    skipped = ctx.shared.store.skipped_refs(ctx.pull.full_name, pin.name)
+    done = await run_bump(ctx, config, BumpRequest((pin.name,), skipped=skipped), requested_by)
     log.info(
         "scheduled bump",
         extra={"job_id": ctx.job.id, "pin": pin.name, "outcome": done.kind, "reason": done.reason},

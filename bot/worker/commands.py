@@ -106,6 +106,7 @@ async def recheck_command(ctx: JobContext, command: Command, config: Config) -> 
 
 HANDLERS: dict[str, Callable[[JobContext, Command, Config], Awaitable[None]]] = {
     "bump": bump.bump_command,
+    "skip": bump.skip_command,
     "help": help_command,
     "recheck": recheck_command,
     "regenerate-patches": regenerate.regenerate_command,
