@@ -43,6 +43,8 @@ SERVE_ENV = """environment:
   GITHUB_APP_ID                 the App's id (required)
   GITHUB_PRIVATE_KEY            the App's private key, PEM text (or GITHUB_PRIVATE_KEY_PATH: a path to it)
   GITHUB_WEBHOOK_SECRET         the webhook secret, at least 16 characters (required)
+  GITHUB_WEBHOOK_SECRET_PREVIOUS  the secret before a rotation, accepted too while set
+  (SIGHUP reads the private key again: a replaced GITHUB_PRIVATE_KEY_PATH file takes over)
   GITHUB_API_URL                REST base URL (default https://api.github.com)
   HOST, PORT                    listen address (default 0.0.0.0, 8080; --host/--port win)
   LLAMA_BOT_DATA_DIR            job store and upstream mirrors (default ./var)

@@ -315,7 +315,7 @@ class GitHubApp:
         health: GitHubHealth | None = None,
     ):
         self.app_id = app_id
-        self._private_key = signing_key(private_key)
+        self.use_private_key(private_key)
         self._session = session
         self.base_url = base_url
         self.policy = policy
@@ -328,6 +328,10 @@ class GitHubApp:
         self.app_client = GitHubClient(
             session, base_url=base_url, policy=policy, on_response=on_response, health=self.health
         )
+
+    def use_private_key(self, pem: str) -> None:
+        """Sign the App's next tokens with `pem` (a rotated key; the ones issued stay valid)."""
+        self._private_key = signing_key(pem)
 
     async def installation_token(self, installation_id: int, rejected: str | None = None) -> str:
         """A valid token for the installation; a new one if `rejected` is the one cached."""

@@ -18,7 +18,7 @@ import socket
 import sqlite3
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from hashlib import sha256
 
 import aiohttp
@@ -32,8 +32,8 @@ import handlers
 from bot.child.environment import forget_secrets
 from bot.gh.github import GitHubApp
 from bot.gh.retries import GitHubHealth, RetryPolicy
-from bot.service.logs import configure_logging
-from bot.service.settings import Settings, SettingsError
+from bot.service.logs import add_secret, configure_logging
+from bot.service.settings import Settings, SettingsError, private_key
 from bot.stores.jobs import JobQueue, JobRequest
 from bot.stores.pgstore import PostgresJobQueue
 from bot.stores.sqlitejobs import DB_NAME, SqliteJobQueue
@@ -72,6 +72,14 @@ def signature_valid(body: bytes, signature: str | None, secret: str) -> bool:
         return False
     expected = "sha256=" + hmac.new(secret.encode(), body, sha256).hexdigest()
     return hmac.compare_digest(signature, expected)
+
+
+def _secret_used(body: bytes, signature: str | None, settings: Settings) -> str | None:
+    """Which webhook secret signed the delivery: "current", "previous" (during a rotation) or None."""
+    if signature_valid(body, signature, settings.webhook_secret):
+        return "current"
+    previous = settings.previous_webhook_secret
+    return "previous" if previous and signature_valid(body, signature, previous) else None
 
 
 def event_label(event_name: str) -> str:
@@ -159,8 +167,11 @@ async def webhook(request: web.Request) -> web.Response:
     body = await _body(request)
     if body is None:
         return outcome("too_large", 413, error="body larger than 25 MiB")
-    if not signature_valid(body, request.headers.get("X-Hub-Signature-256"), app[SETTINGS].webhook_secret):
+    signed_with = _secret_used(body, request.headers.get("X-Hub-Signature-256"), app[SETTINGS])
+    if signed_with is None:
         return outcome("unauthorized", 401, error="missing or wrong X-Hub-Signature-256")
+    if signed_with == "previous":  # the operator drops GITHUB_WEBHOOK_SECRET_PREVIOUS once these stop
+        context["signed_with"] = "GITHUB_WEBHOOK_SECRET_PREVIOUS"
     event_name = request.headers.get("X-GitHub-Event", "")
     delivery = delivery_key(request.headers.get("X-GitHub-Delivery", ""), body)
     context.update(event=event_label(event_name), delivery_id=delivery)
@@ -274,12 +285,28 @@ def listen(host: str, port: int) -> socket.socket:
         raise SettingsError(f"cannot listen on {host}:{port}: {reason}") from None
 
 
+def reload_private_key(app: web.Application, env: Mapping[str, str]) -> bool:
+    """SIGHUP: the App's private key read again from the environment (a replaced GITHUB_PRIVATE_KEY_PATH
+    file), used for the next tokens; one that cannot sign leaves the running key in place, and the log says
+    why. Tokens already issued stay valid until they expire."""
+    try:
+        key = private_key(env)
+    except SettingsError as exc:
+        log.error("private key not reloaded: %s", exc)
+        return False
+    app[SERVICE].github.use_private_key(key)
+    add_secret(key)
+    log.info("private key reloaded")
+    return True
+
+
 async def _run(app: web.Application, sock: socket.socket) -> None:
     """Serve on `sock` until SIGTERM or SIGINT, then stop the workers and close the job store."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+    loop.add_signal_handler(signal.SIGHUP, reload_private_key, app, os.environ)
     runner = web.AppRunner(app, access_log=None)
     try:
         await runner.setup()

@@ -108,9 +108,17 @@ def _basic_redacted(found: re.Match[str]) -> str:
     return found[1] + REDACTED if b":" in credentials else found[0]
 
 
+def add_secret(secret: str) -> None:
+    """Mask `secret` too (a private key read again on SIGHUP) in every line the service logs."""
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler.formatter, JsonFormatter) and secret.strip():
+            handler.formatter.secrets = handler.formatter.secrets | {secret.strip()}
+
+
 def configure_logging(settings: Settings, stream=None) -> logging.Handler:
     handler = logging.StreamHandler(stream or sys.stdout)
-    handler.setFormatter(JsonFormatter((settings.webhook_secret, settings.private_key.strip())))
+    secrets = (settings.webhook_secret, settings.previous_webhook_secret or "", settings.private_key)
+    handler.setFormatter(JsonFormatter(secrets))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)

@@ -34,6 +34,7 @@ class Settings:
     workers: int = 2
     database_url: str | None = None  # the shared job store; None: SQLite in data_dir
     analysis_limits: Limits = DEFAULT_LIMITS
+    previous_webhook_secret: str | None = None  # still accepted while the App's secret is being rotated
 
     def __repr__(self) -> str:  # never print the key, the secret or the database's password
         return f"Settings(app_id={self.app_id!r}, api_url={self.api_url!r}, data_dir={str(self.data_dir)!r})"
@@ -41,7 +42,7 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
         """The service's environment variables; the first that cannot work is a one-line SettingsError."""
-        secret, app_id, key = _webhook_secret(env), _app_id(env), _private_key(env)
+        secret, app_id, key = _webhook_secret(env), _app_id(env), private_key(env)
         port, workers = _port(env), _workers(env)
         _check_url_rewrites(env)
         return cls(
@@ -56,6 +57,7 @@ class Settings:
             workers=workers,
             database_url=_database_url(env.get("DATABASE_URL")),
             analysis_limits=_analysis_limits(env),
+            previous_webhook_secret=_previous_secret(env),
         )
 
 
@@ -95,9 +97,19 @@ def _webhook_secret(env: Mapping[str, str]) -> str:
     secret = env.get("GITHUB_WEBHOOK_SECRET")
     if not secret:
         raise SettingsError("GITHUB_WEBHOOK_SECRET is not set: refusing to accept unsigned webhooks")
+    return _long_enough("GITHUB_WEBHOOK_SECRET", secret)
+
+
+def _previous_secret(env: Mapping[str, str]) -> str | None:
+    """The secret the App had before a rotation, accepted beside the new one until it is unset."""
+    secret = env.get("GITHUB_WEBHOOK_SECRET_PREVIOUS")
+    return _long_enough("GITHUB_WEBHOOK_SECRET_PREVIOUS", secret) if secret else None
+
+
+def _long_enough(name: str, secret: str) -> str:
     if len(secret) < MIN_SECRET:
         raise SettingsError(
-            f"GITHUB_WEBHOOK_SECRET is {len(secret)} characters long: use at least {MIN_SECRET} "
+            f"{name} is {len(secret)} characters long: use at least {MIN_SECRET} "
             "random ones (e.g. `openssl rand -hex 32`), set the same on the App"
         )
     return secret
@@ -114,8 +126,9 @@ def _app_id(env: Mapping[str, str]) -> str:
     return app_id
 
 
-def _private_key(env: Mapping[str, str]) -> str:
-    """The App's key, as PEM text or from a file; one that cannot sign is refused here, not at the first call."""
+def private_key(env: Mapping[str, str]) -> str:
+    """The App's key, as PEM text or from a file; one that cannot sign is refused here, not at the first call
+    (and on SIGHUP, when the service reads it again: a replaced file takes over)."""
     key = env.get("GITHUB_PRIVATE_KEY")
     if not key and env.get("GITHUB_PRIVATE_KEY_PATH"):
         try:
