@@ -5,10 +5,11 @@ import json
 import logging
 import statistics
 import time
+from pathlib import Path
 
 import pytest
 
-from bot.service.app import MAX_BODY, signature_valid
+from bot.service.app import MAX_BODY, name_old_state, signature_valid
 from bot.service.logs import JsonFormatter, configure_logging
 from bot.service.settings import Settings, SettingsError
 from tests.conftest import SECRET
@@ -140,17 +141,32 @@ ENV = {
 }
 
 
-def test_settings_defaults_follow_the_contract():
+def test_settings_defaults_follow_the_contract(tmp_path, monkeypatch, caplog):
     settings = Settings.from_env(ENV)
     assert (
         settings.api_url,
         settings.host,
         settings.port,
-        str(settings.data_dir),
+        settings.data_dir,
         settings.workers,
         settings.url_instead_of,
-    ) == ("https://api.github.com", "0.0.0.0", 8080, "var", 2, None)
+    ) == ("https://api.github.com", "0.0.0.0", 8080, Path.home() / ".local/state/llama-bot", 2, None)
     assert "s3cret" not in repr(settings) and "PRIVATE" not in repr(settings)
+    state = Settings.from_env({**ENV, "XDG_STATE_HOME": str(tmp_path / "state")})
+    assert state.data_dir == tmp_path / "state" / "llama-bot"
+    # a ./var an earlier version kept its jobs in is named at start, not read
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "var").mkdir()
+    (tmp_path / "var" / "jobs.sqlite3").write_bytes(b"")
+    caplog.set_level(logging.WARNING)
+    name_old_state(state.data_dir)
+    (record,) = [
+        r for r in caplog.records if r.getMessage().startswith("found the state of an earlier version")
+    ]
+    assert f"set LLAMA_BOT_DATA_DIR={tmp_path / 'var'} to keep using it" in record.getMessage()
+    caplog.clear()
+    name_old_state(tmp_path / "var")  # the data directory it is: nothing to say
+    assert caplog.records == []
 
 
 def test_settings_read_every_variable(tmp_path):

@@ -48,7 +48,9 @@ async def test_a_delivery_signed_with_the_previous_secret_is_accepted_during_a_r
     try:
         status, _ = await bot.deliver("pull_request", _push(), secret=PREVIOUS)
         assert status == 202
-        assert any(getattr(r, "signed_with", None) == "GITHUB_WEBHOOK_SECRET_PREVIOUS" for r in caplog.records)
+        assert any(
+            getattr(r, "signed_with", None) == "GITHUB_WEBHOOK_SECRET_PREVIOUS" for r in caplog.records
+        )
         assert (await bot.deliver("pull_request", _push(), secret=SECRET))[0] == 202
         assert (await bot.deliver("pull_request", _push(), secret="some other secret, long enough"))[0] == 401
     finally:

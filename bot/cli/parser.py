@@ -47,7 +47,8 @@ SERVE_ENV = """environment:
   (SIGHUP reads the private key again: a replaced GITHUB_PRIVATE_KEY_PATH file takes over)
   GITHUB_API_URL                REST base URL (default https://api.github.com)
   HOST, PORT                    listen address (default 0.0.0.0, 8080; --host/--port win)
-  LLAMA_BOT_DATA_DIR            job store and upstream mirrors (default ./var)
+  LLAMA_BOT_DATA_DIR            job store and upstream mirrors (default $XDG_STATE_HOME/llama-bot, else
+                                ~/.local/state/llama-bot)
   LLAMA_BOT_URL_INSTEADOF       NEW=OLD,... prefix rewrites of upstream URLs, like git's url.NEW.insteadOf OLD
   LLAMA_BOT_WORKERS             concurrent analysis jobs (default 2)
   LLAMA_BOT_ANALYSIS_MEMORY_MB  address space one analysis (a child process) may add (default 1024)
@@ -170,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
         "jobs",
         help="show the service's jobs (a failed check run names its job id)",
         description="Read the service's job store ($LLAMA_BOT_DATA_DIR/jobs.sqlite3, default "
-        "./var) read-only: one JSON object a line, newest first.",
+        "~/.local/state/llama-bot) read-only: one JSON object a line, newest first.",
     )
     jobs.add_argument("id", type=int, nargs="?", help="one job, with its payload and progress")
     jobs.add_argument("--status", choices=STATUSES, default=None, help="only jobs with this status")

@@ -7,9 +7,9 @@ import dataclasses
 import json
 import os
 import sqlite3
-from pathlib import Path
 
 from bot.cli.console import UsageError, emit
+from bot.service.settings import data_dir
 from bot.stores.jobs import Job
 from bot.stores.sqlitejobs import DB_NAME, read_jobs
 
@@ -35,7 +35,7 @@ def cmd_jobs(args: argparse.Namespace) -> int:
 def _find_jobs(args: argparse.Namespace) -> tuple[list[Job], str]:
     """The jobs the options ask for, and where they were looked for (for messages)."""
     database = os.environ.get("DATABASE_URL")
-    path = Path(os.environ.get("LLAMA_BOT_DATA_DIR") or "./var") / DB_NAME
+    path = data_dir(os.environ) / DB_NAME
     where = "the database DATABASE_URL names" if database else str(path)
     try:
         if database:

@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Mapping
 from hashlib import sha256
+from pathlib import Path
 
 import aiohttp
 import psycopg
@@ -33,7 +34,7 @@ from bot.child.environment import forget_secrets
 from bot.gh.github import GitHubApp
 from bot.gh.retries import GitHubHealth, RetryPolicy
 from bot.service.logs import add_secret, configure_logging
-from bot.service.settings import Settings, SettingsError, private_key
+from bot.service.settings import OLD_DATA_DIR, Settings, SettingsError, private_key
 from bot.stores.jobs import JobQueue, JobRequest
 from bot.stores.pgstore import PostgresJobQueue
 from bot.stores.sqlitejobs import DB_NAME, SqliteJobQueue
@@ -285,6 +286,19 @@ def listen(host: str, port: int) -> socket.socket:
         raise SettingsError(f"cannot listen on {host}:{port}: {reason}") from None
 
 
+def name_old_state(data_dir: Path) -> None:
+    """A `./var` an earlier version kept its job store in, not the data directory now: named, not read."""
+    if (OLD_DATA_DIR / DB_NAME).exists() and OLD_DATA_DIR.resolve() != data_dir.resolve():
+        log.warning(
+            "found the state of an earlier version in %s, which this one does not read (its data directory is "
+            "%s): set LLAMA_BOT_DATA_DIR=%s to keep using it, or move it there",
+            OLD_DATA_DIR.resolve(),
+            data_dir,
+            OLD_DATA_DIR.resolve(),
+            extra={"old_data_dir": str(OLD_DATA_DIR.resolve()), "data_dir": str(data_dir)},
+        )
+
+
 def reload_private_key(app: web.Application, env: Mapping[str, str]) -> bool:
     """SIGHUP: the App's private key read again from the environment (a replaced GITHUB_PRIVATE_KEY_PATH
     file), used for the next tokens; one that cannot sign leaves the running key in place, and the log says
@@ -328,6 +342,7 @@ async def _run(app: web.Application, sock: socket.socket) -> None:
                 "api_url": app[SETTINGS].api_url,
             },
         )
+        name_old_state(app[SETTINGS].data_dir)
         await stop.wait()
         log.info("service stopping")
     finally:

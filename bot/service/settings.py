@@ -15,6 +15,16 @@ from bot.repos.gitcli import public_url
 from bot.repos.mirrors import parse_url_rewrites
 
 MIN_SECRET = 16  # characters a webhook secret needs: a shorter one is within reach of guessing
+OLD_DATA_DIR = Path("./var")  # where versions before the XDG default kept their state
+
+
+def data_dir(env: Mapping[str, str]) -> Path:
+    """Where the service keeps its state: LLAMA_BOT_DATA_DIR, else the XDG state directory of the user
+    running it ($XDG_STATE_HOME/llama-bot, else ~/.local/state/llama-bot), never the current directory."""
+    if env.get("LLAMA_BOT_DATA_DIR"):
+        return Path(env["LLAMA_BOT_DATA_DIR"])
+    state = env.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "llama-bot"
 
 
 class SettingsError(Exception):
@@ -29,7 +39,7 @@ class Settings:
     api_url: str = "https://api.github.com"
     host: str = "0.0.0.0"
     port: int = 8080
-    data_dir: Path = Path("./var")
+    data_dir: Path = OLD_DATA_DIR
     url_instead_of: str | None = None
     workers: int = 2
     database_url: str | None = None  # the shared job store; None: SQLite in data_dir
@@ -52,7 +62,7 @@ class Settings:
             api_url=(env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
             host=env.get("HOST") or "0.0.0.0",
             port=port,
-            data_dir=Path(env.get("LLAMA_BOT_DATA_DIR") or "./var"),
+            data_dir=data_dir(env),
             url_instead_of=env.get("LLAMA_BOT_URL_INSTEADOF") or None,
             workers=workers,
             database_url=_database_url(env.get("DATABASE_URL")),
