@@ -5,7 +5,6 @@ aiohttp server, the fake GitHub checking the App's JWT, and a real `python -m bo
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import logging
@@ -110,6 +109,5 @@ async def test_sighup_reloads_the_key_of_a_running_service(fake_github, scenario
         await wait_until(lambda: said("private key reloaded"), timeout=10)
         assert served.process.returncode is None
         assert "PRIVATE KEY" not in served.log.read_text()  # never logged
-        await asyncio.sleep(0)
     finally:
         await served.stop()

@@ -5,7 +5,6 @@ matched against it are both outside input."""
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 
 from bot.child.sandbox import Channel
@@ -13,17 +12,16 @@ from bot.config import Config, Pin, read_version
 from bot.decisions.bump import BumpRequest, RefChoice, ask_for, choose_ref, newest_release
 from bot.markup import code_span
 from bot.model import AnalysisError
+from bot.repos.gitcli import is_commit_id
 from bot.repos.mirrors import rewrite_url
 from bot.repos.snapshot import MemorySnapshot
 from bot.repos.upstreamrefs import advertised_refs
-
-_COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
 def _follows_branch(pin: Pin, current: str | None) -> bool:
     """Whether a pin moves to its branch's head: its version file holds a commit (or garbage, with no
     release pattern to go by), not a release tag."""
-    if current is not None and _COMMIT.fullmatch(current):
+    if current is not None and is_commit_id(current):
         return True
     return current is None and pin.release_tags is None
 
@@ -71,7 +69,7 @@ class ChooseRefs:
             current = None  # garbage in the version file: the bump repairs it
         requested = self.request.ref
         url = (self.local or {}).get(name) or rewrite_url(pin.upstream, self.url_instead_of)
-        if requested is not None and _COMMIT.fullmatch(requested):
+        if requested is not None and is_commit_id(requested):
             return choose_ref(pin, current, requested, [], self.prefix)  # a commit: the analysis resolves it
         try:
             listed = (

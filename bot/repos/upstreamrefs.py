@@ -33,8 +33,6 @@ MAX_KEPT_LISTINGS = 16  # upstream URLs whose last listing is kept, ...
 MAX_KEPT_TIPS = 200_000  # ... each of at most this many tips (llama.cpp advertises some 10,000)
 OID_SIZE = 20  # bytes of a raw commit id
 _LISTED = re.compile(r"([0-9a-f]{40})\t(refs/(?:heads|tags)/\S+)")
-_TAG_LINE = re.compile(r"[0-9a-f]{40}\trefs/tags/(\S+)")
-_HEAD_LINE = re.compile(r"([0-9a-f]{40})\trefs/heads/(\S+)")
 
 
 def repository_key(url: str) -> str:
@@ -185,10 +183,12 @@ def advertised_refs(url: str, shown: str, progress: Callable[[str], None] | None
     text = _listing(command, env, url, shown, "tags and branches", progress)
     tags, heads = [], {}
     for line in text.splitlines():
-        if found := _TAG_LINE.fullmatch(line.strip()):
-            tags.append(found[1])
-        elif found := _HEAD_LINE.fullmatch(line.strip()):
-            heads[found[2]] = found[1]
+        if found := _LISTED.fullmatch(line.strip()):
+            kind, _, name = found[2].removeprefix("refs/").partition("/")
+            if kind == "tags":
+                tags.append(name)
+            else:
+                heads[name] = found[1]
     return Advertised(tags, heads)
 
 
