@@ -63,6 +63,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
         2,
         True,
     ),
+    CommandSpec(
+        "dashboard",
+        "",
+        "refresh the pin dashboard issue now (how far behind each pin is), and link it; on an issue too",
+        on_issues=True,
+    ),
     CommandSpec("help", "", "show this help", on_issues=True),
 )
 SPECS = {spec.name: spec for spec in COMMANDS}

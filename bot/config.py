@@ -99,12 +99,23 @@ class Platform:
 
 
 @dataclass(frozen=True)
+class Dashboard:
+    """The pin dashboard: one issue the service keeps, listing how far behind each pin is."""
+
+    enabled: bool = False
+    title: str = "llama-bot: pin dashboard"
+    label: str = "llama-bot"
+    every: int = 6 * 3600  # seconds between refreshes when no upstream moved
+
+
+@dataclass(frozen=True)
 class Config:
     command_prefix: str
     pins: tuple[Pin, ...]
     platforms: tuple[Platform, ...]
     cancel_superseded: bool = False
     rules: dict = field(default_factory=dict)
+    dashboard: Dashboard = Dashboard()
 
     def pin(self, name: str) -> Pin | None:
         return next((p for p in self.pins if p.name == name), None)
@@ -137,7 +148,8 @@ def _expect(value, kind, where: str):
     return value
 
 
-TOP_KEYS = ("command_prefix", "cancel_superseded", "pin", "platforms", "rules")
+TOP_KEYS = ("command_prefix", "cancel_superseded", "pin", "platforms", "rules", "dashboard")
+DASHBOARD_KEYS = ("enabled", "title", "label", "every")
 PIN_KEYS = (
     "name",
     "version_file",
@@ -193,7 +205,30 @@ def parse_config(text: str | None, source: str = CONFIG_PATH) -> Config:
     rules = _expect(data.get("rules", {}), dict, f"{source}: rules")
     for rule_id, rule in rules.items():  # checked here so the message names the file like the others
         _expect(rule, dict, f"{source}: rules.{rule_id}")
-    return Config(prefix, tuple(pins), tuple(platforms), cancel, rules)
+    dashboard = _dashboard(merged.get("dashboard", {}), f"{source}: dashboard")
+    return Config(prefix, tuple(pins), tuple(platforms), cancel, rules, dashboard)
+
+
+MAX_TITLE = 200  # characters of the dashboard issue's title
+MAX_LABEL = 50  # GitHub's limit on a label's name
+
+
+def _dashboard(raw: object, where: str) -> Dashboard:
+    """The `[dashboard]` table: off unless `enabled = true`."""
+    _expect(raw, dict, where)
+    assert isinstance(raw, dict)
+    reject_unknown(raw, DASHBOARD_KEYS, where)
+    default = Dashboard()
+    title = _expect(raw.get("title", default.title), str, f"{where}.title").strip()
+    label = _expect(raw.get("label", default.label), str, f"{where}.label").strip()
+    if not title or len(title) > MAX_TITLE:
+        raise AnalysisError(f"{where}.title: must be 1 to {MAX_TITLE} characters")
+    if not label or len(label) > MAX_LABEL or "," in label:
+        raise AnalysisError(f"{where}.label: must be 1 to {MAX_LABEL} characters, without a comma")
+    every = _duration(raw.get("every", "6h"), f"{where}.every")
+    return Dashboard(
+        _expect(raw.get("enabled", False), bool, f"{where}.enabled"), title, label, every or default.every
+    )
 
 
 def _toml(text: str, source: str) -> dict:
@@ -257,7 +292,7 @@ def _pin(raw: object, where: str) -> Pin:
         _consumers(raw.get("consumers", []), f"{where}.consumers"),
         _vendored(raw.get("vendored", []), f"{where}.vendored"),
         _release_tags(raw.get("release_tags"), f"{where}.release_tags"),
-        _bump_every(raw.get("bump_every"), f"{where}.bump_every"),
+        _duration(raw.get("bump_every"), f"{where}.bump_every"),
         _track(raw.get("track"), f"{where}.track"),
     )
 
@@ -304,7 +339,7 @@ MIN_BUMP_EVERY = 3600  # seconds: the upstream is asked for its tags at most thi
 MAX_BUMP_EVERY = KEEP_SECONDS  # the job store remembers that a period's scheduled bump was queued this long
 
 
-def _bump_every(value: object, where: str) -> int | None:
+def _duration(value: object, where: str) -> int | None:
     """`"7d"`, `"12h"` or `"90m"` as seconds; an hour at least, 30 days at most."""
     if value is None:
         return None

@@ -150,6 +150,9 @@ class PinReport:
     findings: list[Finding] = field(default_factory=list)
     # the upstream commits the bump brings (old..new), newest first, at most MAX_BROUGHT (not in JSON)
     brought: list[Commit] = field(default_factory=list)
+    # when the old and new commits were made (committer time, seconds since the epoch; not in JSON)
+    old_time: int | None = None
+    new_time: int | None = None
     # what of the pin could not be checked (a consumer pin unreadable, upstream files a fetch could not get),
     # one line each: said in the verdict, never read as nothing found
     unchecked: list[str] = field(default_factory=list)
@@ -166,6 +169,8 @@ class PinReport:
             "build_note",
             "build_steps",
             "brought",
+            "old_time",
+            "new_time",
         )
         data = {k: v for k, v in asdict(self).items() if k not in counts}
         data["patches"] = [p.to_json() for p in self.patches]

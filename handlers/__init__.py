@@ -9,11 +9,13 @@ from __future__ import annotations
 from gidgethub import routing, sansio
 
 from bot.stores.jobs import JobRequest
-from handlers import check_runs, comments, pull_requests, workflow_runs
+from handlers import check_runs, comments, issues, pull_requests, workflow_runs
 
-router = routing.Router(pull_requests.router, comments.router, check_runs.router, workflow_runs.router)
+router = routing.Router(
+    pull_requests.router, comments.router, issues.router, check_runs.router, workflow_runs.router
+)
 # The events the routers act on (a test holds this to the routers' registrations).
-EVENTS = frozenset({"pull_request", "issue_comment", "check_run", "check_suite", "workflow_run"})
+EVENTS = frozenset({"pull_request", "issue_comment", "issues", "check_run", "check_suite", "workflow_run"})
 
 
 async def job_requests(event: sansio.Event) -> list[JobRequest]:

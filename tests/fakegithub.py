@@ -58,6 +58,9 @@ JWT_OPERATIONS = {
     "apps/create-installation-access-token",
     "apps/get-repo-installation",
 }
+# Operations GitHub answers without authentication: the manifest flow's code is the credential.
+NO_AUTH_OPERATIONS = {"apps/create-from-manifest"}
+MANIFEST_FORMS = ("/settings/apps/new", "/organizations/{org}/settings/apps/new")  # github.com pages, not API
 GREEDY_PARAMS = {"path", "ref", "basehead", "branch"}  # these path parameters may contain "/"
 JWT_MAX_LIFETIME = 600 + 30  # GitHub allows 10 minutes; a little slack for clock rounding
 MAX_COMMENT = 65536  # GitHub's limit on issue comment bodies
@@ -470,6 +473,7 @@ class FakeGitHub:
         self.repos: dict[str, dict] = {}  # full_name -> {owner, name, full_name, git, default_branch}
         self.pulls: dict[tuple[str, int], dict] = {}
         self.comments: dict[int, dict] = {}
+        self.issues: dict[tuple[str, int], dict] = {}  # plain issues (pull requests are in `pulls`)
         self.reactions: dict[int, list[dict]] = {}  # comment id -> reactions
         self.check_runs: dict[int, dict] = {}
         self.check_run_requests: list[dict] = []  # {"method", "id", "body"}
@@ -479,6 +483,12 @@ class FakeGitHub:
         self.workflow_runs: dict[int, dict] = {}
         self.dispatches: list[dict] = []
         self.opened_pulls: list[int] = []  # the numbers of the pull requests the App opened
+        # The App manifest flow: each form GitHub's web pages took ({"manifest", "org", "state", "code"}), the
+        # one-time codes not exchanged yet, the Apps the exchanges made (with their secrets), the signed-in user.
+        self.manifests: list[dict] = []
+        self.manifest_codes: dict[str, dict] = {}
+        self.apps_created: list[dict] = []
+        self.web_login = "octocat"
         self.return_run_details = True
         self.list_sizes = True  # tree listings give each blob's size (the description makes it optional)
         self.clock_offset = 0.0  # GitHub's clock minus the machine's (`advance`)
@@ -497,6 +507,8 @@ class FakeGitHub:
 
     async def start(self) -> Self:
         app = web.Application(client_max_size=64 * 1024 * 1024)
+        for form in MANIFEST_FORMS:
+            app.router.add_post(form, self._manifest_form)
         app.router.add_route("*", "/{tail:.*}", self._handle)
         # closing waits at most a second for held requests (`delay`) before cancelling them
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
@@ -734,6 +746,70 @@ class FakeGitHub:
         self.comments[cid] = comment
         return comment
 
+    def _next_number(self, full: str) -> int:
+        """The number the next issue or pull request of `full` gets: past every one a PR, an issue or a
+        comment names."""
+        taken = [n for (f, n) in [*self.pulls, *self.issues] if f == full]
+        taken += [
+            int(c["issue_url"].rsplit("/", 1)[1])
+            for c in self.comments.values()
+            if f"/repos/{full}/" in c["issue_url"]
+        ]
+        return max(taken, default=0) + 1
+
+    def add_issue(
+        self,
+        owner: str,
+        name: str,
+        title: str,
+        body: str = "",
+        user_login: str = "contributor",
+        user_type: str = "User",
+        labels: tuple[str, ...] = (),
+    ) -> dict:
+        """Open a plain issue, by default as someone other than the bot."""
+        full = f"{owner}/{name}"
+        number, now = self._next_number(full), self._iso()
+        issue = copy.deepcopy(self._example("issue"))
+        text = json.dumps(issue).replace(
+            "https://api.github.com/repos/octocat/Hello-World", f"{self.url}/repos/{full}"
+        )
+        issue = json.loads(text.replace("octocat/Hello-World/issues/1347", f"{full}/issues/{number}"))
+        issue.update(
+            id=zlib.crc32(f"{full}#issue{number}".encode()),
+            node_id=_node_id("I", f"{full}#{number}"),
+            url=f"{self.url}/repos/{full}/issues/{number}",
+            html_url=f"https://github.com/{full}/issues/{number}",
+            number=number,
+            title=title,
+            body=body,
+            user=self._user(user_login, user_type),
+            labels=[self._label(full, label) for label in labels],
+            assignee=None,
+            assignees=[],
+            milestone=None,
+            pull_request=None,
+            closed_at=None,
+            closed_by=None,
+            created_at=now,
+            updated_at=now,
+            comments=0,
+        )
+        issue.pop("pull_request")
+        self.issues[(full, number)] = issue
+        return issue
+
+    def _label(self, full: str, name: str) -> dict:
+        return {
+            "id": zlib.crc32(f"{full}:{name}".encode()),
+            "node_id": _node_id("LA", f"{full}:{name}"),
+            "url": f"{self.url}/repos/{full}/labels/{urllib.parse.quote(name)}",
+            "name": name,
+            "description": None,
+            "color": "ededed",
+            "default": False,
+        }
+
     def add_workflow(self, owner: str, name: str, file_name: str, dispatchable: bool = True) -> dict:
         """Register .github/workflows/<file_name>; ``dispatchable`` = it has an ``on: workflow_dispatch``."""
         full, wid, now = f"{owner}/{name}", next(self._ids), self._iso()
@@ -892,6 +968,8 @@ class FakeGitHub:
     def _auth_problem(self, operation_id: str, header: str) -> str | None:
         """Why GitHub would answer 401, or None."""
         scheme, _, credential = header.partition(" ")
+        if operation_id in NO_AUTH_OPERATIONS:
+            return None
         if operation_id in JWT_OPERATIONS:
             if scheme.lower() != "bearer":
                 return "A JSON web token could not be decoded"
@@ -1301,6 +1379,75 @@ class FakeGitHub:
             "repository_selection": "selected",
         }
 
+    async def _manifest_form(self, request: web.Request) -> web.Response:
+        """github.com's "new App from a manifest" page, as the browser's form POST reaches it (the person
+        confirming is taken as done): the manifest recorded, a one-time code made, and the browser sent to
+        the manifest's `redirect_url` with the code and the `state` of the form's URL."""
+        where = f"POST {request.path}"
+        form = await request.post()
+        try:
+            manifest = json.loads(str(form["manifest"]))
+        except (KeyError, ValueError):
+            manifest = None
+        problems = (
+            ["the form has no JSON `manifest` field"]
+            if not isinstance(manifest, dict)
+            else [
+                f"the manifest lacks `{key}`"
+                for key in ("name", "url", "redirect_url")
+                if key not in manifest
+            ]
+        )
+        if request.content_type != "application/x-www-form-urlencoded":
+            problems.append(f"a form POST is application/x-www-form-urlencoded, not {request.content_type}")
+        if problems:
+            self.violations += [f"{where}: {p}" for p in problems]
+            return web.Response(status=422, text="; ".join(problems), content_type="text/html")
+        assert isinstance(manifest, dict)
+        code = secrets.token_hex(10)
+        state = request.query.get("state")
+        record = {"manifest": manifest, "org": request.match_info.get("org"), "state": state, "code": code}
+        self.manifests.append(record)
+        self.manifest_codes[code] = record
+        back = {"code": code, **({"state": state} if state is not None else {})}
+        url = manifest["redirect_url"]
+        location = f"{url}{'&' if '?' in url else '?'}{urllib.parse.urlencode(back)}"
+        return web.Response(status=302, headers={"Location": location})
+
+    def op_apps_create_from_manifest(self, call: Call):
+        made = self.manifest_codes.pop(call.params["code"], None)  # a code is good once
+        if made is None:
+            raise not_found()
+        manifest, now, app_id = made["manifest"], self._iso(), next(self._ids)
+        slug = re.sub(r"[^a-z0-9]+", "-", manifest["name"].lower()).strip("-")
+        owner = self._user(made["org"], "Organization") if made["org"] else self._user(self.web_login)
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        app = copy.deepcopy(self._example("integration-from-manifest"))
+        app.update(
+            id=app_id,
+            slug=slug,
+            node_id=_node_id("A", app_id),
+            owner=owner,
+            name=manifest["name"],
+            description=manifest.get("description"),
+            external_url=manifest["url"],
+            html_url=f"{self.url}/apps/{slug}",
+            created_at=now,
+            updated_at=now,
+            permissions=dict(manifest.get("default_permissions", {})),
+            events=list(manifest.get("default_events", [])),
+            client_id=f"Iv1.{secrets.token_hex(8)}",
+            client_secret=secrets.token_hex(20),
+            webhook_secret=secrets.token_hex(20),
+            pem=key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.TraditionalOpenSSL,
+                serialization.NoEncryption(),
+            ).decode(),
+        )
+        self.apps_created.append(app)
+        return 201, app
+
     def op_apps_get_repo_installation(self, call: Call):
         return 200, self._installation_json(call.repo["owner"])
 
@@ -1375,13 +1522,7 @@ class FakeGitHub:
                     }
                 ],
             )
-        taken = [n for (f, n) in self.pulls if f == full]
-        taken += [
-            int(c["issue_url"].rsplit("/", 1)[1])
-            for c in self.comments.values()
-            if f"/repos/{full}/" in c["issue_url"]
-        ]
-        number = max(taken, default=0) + 1
+        number = self._next_number(full)
         owner, name = full.split("/")
         pr = self.add_pull(
             owner,
@@ -1651,6 +1792,78 @@ class FakeGitHub:
         git.references.delete(name)
         self._pushed(call.repo["full_name"])
         return 204, None
+
+    def op_issues_list_for_repo(self, call: Call):
+        """The repository's plain issues, newest first, filtered by state, labels (all of them) and creator."""
+        full, query = call.repo["full_name"], call.query
+        state = query.get("state", "open")
+        wanted = {label for label in str(query.get("labels", "")).split(",") if label}
+        found = [
+            issue
+            for (f, _), issue in sorted(self.issues.items(), key=lambda item: -item[0][1])
+            if f == full
+            and state in ("all", issue["state"])
+            and wanted <= {label["name"] for label in issue["labels"]}
+            and query.get("creator", issue["user"]["login"]) == issue["user"]["login"]
+        ]
+        return 200, *self._paginate(call, found)
+
+    def op_issues_create(self, call: Call):
+        """An issue opened by the App; labels that do not exist yet are made, as GitHub does for writers."""
+        owner, name = call.repo["full_name"].split("/")
+        body = call.body
+        self._check_comment_body(body.get("body") or "")
+        labels = tuple(
+            item if isinstance(item, str) else item.get("name", "") for item in body.get("labels") or []
+        )
+        issue = self.add_issue(
+            owner, name, str(body["title"]), body.get("body") or "", self.bot_login, "Bot", labels
+        )
+        return 201, issue, {"Location": issue["url"]}
+
+    def _issue(self, call: Call) -> dict:
+        """Issue `issue_number` as the issues API shows it (a pull request too, with its `pull_request` key)."""
+        key = (call.repo["full_name"], int(call.params["issue_number"]))
+        if key in self.issues:
+            return self.issues[key]
+        if key in self.pulls:
+            pr = self.pulls[key]
+            issue = copy.deepcopy(self._example("issue"))
+            issue.update(
+                number=pr["number"],
+                title=pr["title"],
+                body=pr["body"],
+                state=pr["state"],
+                user=pr["user"],
+                html_url=pr["html_url"],
+                pull_request={
+                    "url": pr["url"],
+                    "html_url": pr["html_url"],
+                    "diff_url": None,
+                    "patch_url": None,
+                },
+            )
+            return issue
+        raise not_found()
+
+    def op_issues_get(self, call: Call):
+        return 200, self._issue(call)
+
+    def op_issues_update(self, call: Call):
+        issue = self._issue(call)
+        if "pull_request" in issue:
+            raise HTTPError(422, "Validation Failed: edit a pull request with the pulls API in this fake")
+        body = call.body or {}
+        if "body" in body:
+            self._check_comment_body(body["body"] or "")
+        for key in ("title", "body", "state"):
+            if key in body:
+                issue[key] = body[key]
+        if "labels" in body:
+            issue["labels"] = [self._label(call.repo["full_name"], str(label)) for label in body["labels"]]
+        issue["closed_at"] = self._iso() if issue["state"] == "closed" else None
+        issue["updated_at"] = self._iso()
+        return 200, issue
 
     def op_issues_list_comments(self, call: Call):
         issue_url = f"{call.api}/issues/{call.params['issue_number']}"

@@ -251,6 +251,7 @@ class FakeGitHub:
             lambda owner, repo: self.git,
             self.context,
             None,  # type: ignore[arg-type]  (no job of these tests opens a bump pull request)
+            None,  # type: ignore[arg-type]  (nor keeps a dashboard)
         )
 
 

@@ -135,7 +135,7 @@ def test_also_watch_can_be_left_out():
         ),
         (
             'colour = "red"\n',
-            "colour: unknown key \\(known keys: cancel_superseded, command_prefix, pin, platforms, rules\\)",
+            "colour: unknown key \\(known keys: cancel_superseded, command_prefix, dashboard, pin, platforms, rules\\)",
         ),
     ],
 )

@@ -14,7 +14,7 @@ import pytest
 from bot.decisions.validation import Dispatch
 from bot.stores.jobs import JobRequest
 from bot.stores.pgstore import PostgresJobQueue, migrate
-from bot.stores.validationstore import PostgresValidationStore
+from bot.stores.validationstore import PostgresValidationStore, ValidationStore
 from tests.test_jobs import (  # noqa: F401 - the contract, collected again with this file's `queue`
     Clock,
     analysis,
@@ -148,7 +148,13 @@ def test_migrations_apply_once_even_when_instances_start_together(database_url):
         [],
         [],
         [],
-        ["001_jobs.sql", "002_pull_heads.sql", "003_bump_branches.sql", "004_skipped_refs.sql"],
+        [
+            "001_jobs.sql",
+            "002_pull_heads.sql",
+            "003_bump_branches.sql",
+            "004_skipped_refs.sql",
+            "005_dashboards.sql",
+        ],
     ]
 
 
@@ -165,6 +171,34 @@ def test_the_dispatch_store_keeps_its_queries_on_postgresql(database_url):
         assert [x.request_id for x in store.find_open("o/r", 99)] == ["req-1"]
         assert store.superseded("o/r", 7, "b" * 40)[0].request_id == "req-1"
         assert store.unfinished("2026-12-03T11:00:00Z")[0].platform == "metal"
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
+def test_bump_branches_skipped_refs_and_the_dashboard_keep_their_queries_on_both_stores(
+    engine, request, tmp_path
+):
+    if engine == "postgresql":
+        url = request.getfixturevalue("database_url")
+        with psycopg.connect(url, autocommit=True) as db:
+            migrate(db)
+        store = PostgresValidationStore(url)
+    else:
+        store = ValidationStore(tmp_path / "validation.sqlite3")
+    try:
+        store.made_branch("o/r", "llama-bot/bump-x", "a" * 40)
+        store.made_branch("o/r", "llama-bot/bump-x", "b" * 40)
+        assert store.branch_made("o/r", "llama-bot/bump-x") == "b" * 40
+        assert store.branches_made("o/r") == ["llama-bot/bump-x"]
+        store.skip_ref("o/r", "llama.cpp", "b200", "maintainer")
+        store.skip_ref("o/r", "llama.cpp", "b200", "maintainer")  # twice: kept once
+        assert store.skipped_refs("o/r", "llama.cpp") == {"b200"}
+        assert store.dashboard("o/r") is None
+        store.dashboard_shown("o/r", 12, {"llama.cpp": "b200"})
+        store.dashboard_shown("o/r", 14, {"llama.cpp": "b300", "mlx": "v1"})
+        record = store.dashboard("o/r")
+        assert (record.issue, record.newest) == (14, {"llama.cpp": "b300", "mlx": "v1"})
     finally:
         store.close()
 

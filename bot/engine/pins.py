@@ -127,6 +127,8 @@ def _pin_report(
         len(history.between),
         len(History(upstream, new_commit, old_commit).between),
         brought=[upstream.describe(c) for c in history.commits[:MAX_BROUGHT]],
+        old_time=old_commit.commit_time,
+        new_time=new_commit.commit_time,
     )
 
 

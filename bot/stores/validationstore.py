@@ -1,5 +1,5 @@
-"""Where `/llama validate` keeps its dispatches, and `/llama bump` the branches it made: SQLite, or
-PostgreSQL shared by several instances.
+"""Where `/llama validate` keeps its dispatches, `/llama bump` the branches it made and the refs it skips,
+and the pin dashboard its issue: SQLite, or PostgreSQL shared by several instances.
 
 A dispatch that is still waiting for its run must survive a restart, so the record is written before
 the dispatch call (`bot.decisions.validation.new_dispatch`). `PostgresValidationStore` runs the same queries with
@@ -9,10 +9,11 @@ as `bot.stores.pgstore` does.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
-from dataclasses import astuple, fields
+from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 
 import psycopg
@@ -57,7 +58,24 @@ CREATE TABLE IF NOT EXISTS skipped_refs (
     skipped_at DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (repo, pin, ref)
 );
+CREATE TABLE IF NOT EXISTS dashboards (
+    repo TEXT PRIMARY KEY,
+    issue INTEGER NOT NULL,
+    newest TEXT NOT NULL,
+    refreshed_at DOUBLE PRECISION NOT NULL
+);
 """
+
+
+@dataclass(frozen=True)
+class DashboardRecord:
+    """A repository's pin dashboard as last refreshed."""
+
+    issue: int
+    newest: dict[str, str]  # pin -> the newest ref it showed
+    refreshed_at: float
+
+
 _MADE_BRANCH = (
     "INSERT INTO bump_branches (repo, branch, sha, made_at) VALUES (?, ?, ?, ?)"
     " ON CONFLICT (repo, branch) DO UPDATE SET sha = excluded.sha, made_at = excluded.made_at"
@@ -180,6 +198,20 @@ class ValidationStore:
 
     def forget_branch(self, repo: str, branch: str) -> None:
         self._execute("DELETE FROM bump_branches WHERE repo = ? AND branch = ?", (repo, branch))
+
+    def dashboard(self, repo: str) -> DashboardRecord | None:
+        """The pin dashboard issue of `repo` and what its last refresh showed; None before the first."""
+        rows = self._execute("SELECT issue, newest, refreshed_at FROM dashboards WHERE repo = ?", (repo,))
+        return DashboardRecord(rows[0][0], json.loads(rows[0][1]), rows[0][2]) if rows else None
+
+    def dashboard_shown(self, repo: str, issue: int, newest: dict[str, str]) -> None:
+        """Record that issue `issue` of `repo` now shows the pins' newest refs `newest` (pin -> ref)."""
+        self._execute(
+            "INSERT INTO dashboards (repo, issue, newest, refreshed_at) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (repo) DO UPDATE SET issue = excluded.issue, newest = excluded.newest,"
+            " refreshed_at = excluded.refreshed_at",
+            (repo, issue, json.dumps(newest, sort_keys=True), time.time()),
+        )
 
 
 class PostgresValidationStore(ValidationStore):

@@ -157,7 +157,7 @@ async def run_bump(ctx: JobContext, config: Config, request: BumpRequest, reques
     start = await _start(ctx, config, request)
     try:  # past the analysis limits while listing the tags is an AnalysisError too
         choices = await ctx.shared.choose_refs(
-            config, request, await _versions(start.tip, config, request.pins)
+            config, request, await versions_at(start.tip, config, request.pins)
         )
     except AnalysisError as exc:
         return BumpOutcome("failed", reason=str(exc))
@@ -215,7 +215,7 @@ async def _start(ctx: JobContext, config: Config, request: BumpRequest) -> Start
     return Start(tip, head, base, pull, bump.bump_pins(pull, ctx.pull.full_name))
 
 
-async def _versions(
+async def versions_at(
     snapshot: RestSnapshot, config: Config, names: tuple[str, ...]
 ) -> dict[str, bytes | None]:
     """The bytes of the pins' version files at `snapshot` (the child reads them: they are outside input)."""
@@ -243,11 +243,11 @@ async def _not_moving(start: Start, config: Config, choices: list[RefChoice]) ->
 
 async def _at_refs(snapshot: RestSnapshot, config: Config, choices: list[RefChoice]) -> bool:
     """Whether every pin's version file at `snapshot` already names its chosen ref."""
-    versions = await _versions(snapshot, config, tuple(c.pin for c in choices))
-    return all(_ref_in(versions, bump.version_file(config, c.pin)) == c.ref for c in choices)
+    versions = await versions_at(snapshot, config, tuple(c.pin for c in choices))
+    return all(ref_in(versions, bump.version_file(config, c.pin)) == c.ref for c in choices)
 
 
-def _ref_in(versions: dict[str, bytes | None], path: str) -> str | None:
+def ref_in(versions: dict[str, bytes | None], path: str) -> str | None:
     """The ref a version file (at most MAX_VERSION_FILE bytes) names; None when it names none."""
     data = versions.get(path)
     try:

@@ -11,7 +11,7 @@ from bot.decisions.approval import may_write, permission_of
 from bot.decisions.validation import select_platforms
 from bot.render.env import render_template
 from bot.render.replies import failed_reply, untouched_reply, validate_reply
-from bot.worker import autovalidate, bump, platforms, regenerate
+from bot.worker import autovalidate, bump, dashboard, platforms, regenerate
 from bot.worker.analysis import analyse_pull, read_config
 from bot.worker.approve import approved_head, moved_reply
 from bot.worker.context import JobContext, Outcome, Superseded
@@ -107,6 +107,7 @@ async def recheck_command(ctx: JobContext, command: Command, config: Config) -> 
 HANDLERS: dict[str, Callable[[JobContext, Command, Config], Awaitable[None]]] = {
     "bump": bump.bump_command,
     "skip": bump.skip_command,
+    "dashboard": dashboard.dashboard_command,
     "help": help_command,
     "recheck": recheck_command,
     "regenerate-patches": regenerate.regenerate_command,

@@ -15,12 +15,14 @@ from bot.gh.checkruns import CheckRuns
 from bot.gh.comments import ChecklistComment
 from bot.gh.gitdata import GitData
 from bot.gh.github import GitHubClient
+from bot.gh.issues import DashboardIssue
 from bot.gh.progress import JobProgress
 from bot.gh.protocols import (
     ActionsAPI,
     BumpPullsAPI,
     CheckRunsAPI,
     CommentAPI,
+    DashboardAPI,
     GitDataAPI,
     PullRequestsAPI,
 )
@@ -103,6 +105,7 @@ class JobContext:
     git_of: Callable[[str, str], GitDataAPI]  # a repository's git data, by owner and name
     reopen: Callable[[PullRef], JobContext]  # the same job on another pull request of the repository
     bumps: BumpPullsAPI  # the repository's bump pull requests
+    dashboard: DashboardAPI  # the repository's pin dashboard issue
     prefix: str = parse_config(None).command_prefix  # the repository's, once its configuration is read
 
     @property
@@ -147,4 +150,5 @@ def on_github(
         git_of=lambda owner, repo: GitData(gh, owner, repo),
         reopen=lambda other: on_github(job, gh, other, progress, save, shared, blobs),
         bumps=BumpPulls(gh, pull.owner, pull.repo, blobs),
+        dashboard=DashboardIssue(gh, pull.owner, pull.repo),
     )

@@ -42,7 +42,7 @@ from bot.repos import pinned
 from bot.repos.upstreamrefs import RecentListings
 from bot.stores.jobs import Job, JobQueue, JobRequest, bump_key
 from bot.stores.validationstore import ValidationStore
-from bot.worker import analysis, bump, closed, commands, platforms
+from bot.worker import analysis, bump, closed, commands, dashboard, platforms
 from bot.worker.childanalysis import PRELOADED, ChildAnalysis, SnapshotSpec
 from bot.worker.context import JobContext, Outcome, Shared, on_github
 from bot.worker.failure import report_failure
@@ -69,6 +69,8 @@ JOBS: dict[str, Callable[[JobContext], Awaitable[Outcome]]] = {
     "catch_up": platforms.catch_up_job,
     "bump": bump.scheduled_bump_job,
     "bump_command": bump.bump_command_job,
+    "dashboard": dashboard.dashboard_job,
+    "dashboard_tick": dashboard.tick_job,
 }
 
 
@@ -422,12 +424,13 @@ class Service:
                 log.exception("catching up on workflow runs failed")
             await asyncio.sleep(self.catch_up_every)
 
-    # -- scheduled bumps --
+    # -- scheduled bumps and dashboards --
 
-    async def queue_bumps(self, now: float | None = None) -> None:
+    async def queue_bumps(self, now: float | None = None, started: bool = False) -> None:
         """One bump job for each pin with `bump_every` in each repository the App is installed on, per
         period: the delivery id names the period, so the job store takes it once (across instances and
-        restarts), and after downtime only the current period's is queued, never the ones missed."""
+        restarts), and after downtime only the current period's is queued, never the ones missed. With a
+        pin dashboard, a look at it each time (a refresh when due), forced on the first pass after a start."""
         stamp = time.time() if now is None else now
         for installation in await self.github.installations():
             gh = self.github.installation(installation)
@@ -435,11 +438,12 @@ class Service:
                 "/installation/repositories?per_page=100", iterable_key="repositories"
             ):
                 if not repo.get("archived"):
-                    await self._queue_repo_bumps(installation, repo, stamp)
+                    await self._queue_repo_bumps(installation, repo, stamp, started)
         self.wake()
 
-    async def _queue_repo_bumps(self, installation: int, repo: dict, now: float) -> None:
-        """The bump jobs of one repository's scheduled pins, by its configuration on its default branch."""
+    async def _queue_repo_bumps(self, installation: int, repo: dict, now: float, started: bool) -> None:
+        """The bump jobs of one repository's scheduled pins and the look at its dashboard, by its
+        configuration on its default branch."""
         owner, name, branch = repo["owner"]["login"], repo["name"], repo["default_branch"]
         pulls = PullRequests(self.github.installation(installation), PullRef(owner, name), self.blobs)
         try:
@@ -465,14 +469,34 @@ class Service:
             await self.queue.enqueue(
                 f"bump:{owner}/{name}:{pin.name}:{period}", "bump", [JobRequest("bump", key, payload)]
             )
+        if config.dashboard.enabled:
+            await self._queue_dashboard(installation, owner, name, branch, now, started)
+
+    async def _queue_dashboard(
+        self, installation: int, owner: str, name: str, branch: str, now: float, started: bool
+    ) -> None:
+        """A look at the repository's dashboard: one per pass of the schedule (the job refreshes it when
+        due), forced on the first pass after this worker's start."""
+        when = f"start:{self._worker_prefix}:{int(now)}" if started else str(int(now // self.schedule[1]))
+        payload = {
+            "installation_id": installation,
+            "owner": owner,
+            "repo": name,
+            "default_branch": branch,
+            "reason": "start" if started else "schedule",
+        }
+        request = JobRequest("dashboard", bump_key(owner, name), payload)
+        await self.queue.enqueue(f"dashboard:{owner}/{name}:{when}", "dashboard", [request])
 
     async def _scheduled_bumps(self) -> None:
         """`schedule[0]` seconds after start, then every `schedule[1]`: the scheduled bumps of the period."""
         first, every = self.schedule
         await asyncio.sleep(first)
+        started = True
         while not self._stopping:
             try:
-                await self.queue_bumps()
+                await self.queue_bumps(started=started)
+                started = False
             except Exception:
                 log.exception("queueing the scheduled bumps failed")
             await asyncio.sleep(every)

@@ -69,6 +69,13 @@ OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/collaborators/{username}/permission"),
     ("get", "/repos/{owner}/{repo}/branches/{branch}"),  # whether a branch is protected
     ("get", "/rate_limit"),
+    ("get", "/repos/{owner}/{repo}"),  # a repository (its default branch)
+    # the pin dashboard issue: found among the label's open issues, opened, read and rewritten
+    ("get", "/repos/{owner}/{repo}/issues"),
+    ("post", "/repos/{owner}/{repo}/issues"),
+    ("get", "/repos/{owner}/{repo}/issues/{issue_number}"),
+    ("patch", "/repos/{owner}/{repo}/issues/{issue_number}"),
+    ("post", "/app-manifests/{code}/conversions"),  # registering the App from its manifest
 ]
 
 # Siblings that a bot writing a commit / following a check run also needs.
@@ -110,6 +117,9 @@ WEBHOOKS = [
     "installation-repositories-removed",
     "ping",
     "push",
+    "issues-opened",
+    "issues-edited",
+    "issues-closed",
 ]
 
 HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
