@@ -51,7 +51,7 @@ def test_choosing_a_ref_refuses_an_older_release_unless_named():
     assert older.ref is None and "older than the pinned `b300`" in older.refusal
     assert "/llama bump llama.cpp b200" in older.refusal
     named = bump.choose_ref(LLAMA, "b300", "b200", [], "/llama")
-    assert (named.ref, named.explicit, named.downgrade) == ("b200", True, True)
+    assert (named.ref, named.explicit) == ("b200", True)  # the engine's commit counts say it goes back
     sha = "a" * 40  # a commit id is no release: the engine's commit counts judge it
     assert bump.choose_ref(LLAMA, sha, None, ["b200"], "/llama").ref == "b200"
     none = bump.choose_ref(LLAMA, "b100", None, ["v1.0.0"], "!bot")
@@ -60,6 +60,18 @@ def test_choosing_a_ref_refuses_an_older_release_unless_named():
     assert "--pin llama.cpp --ref b200" in on_the_command_line.refusal
     unpatterned = dataclasses.replace(LLAMA, release_tags=None)
     assert "no `release_tags` pattern" in bump.choose_ref(unpatterned, "b1", None, ["b2"], "/llama").refusal
+
+
+def test_going_back_is_told_by_ancestry_not_by_the_tags_numbers():
+    """A named tag numbered lower but on a side branch (it brings commits too) is no downgrade; one whose
+    commit is an ancestor of the pinned one is, whatever its number."""
+    side = PinReport("mlx", "MLX_VERSION", "v0.32.0", "v0.31.9", commit_count=2, reverted_count=30)
+    back = PinReport("llama.cpp", "LLAMA_CPP_VERSION", "b200", "b300", commit_count=0, reverted_count=4)
+    choices = [RefChoice("mlx", "v0.32.0", "v0.31.9", True), RefChoice("llama.cpp", "b200", "b300", True)]
+    summary = bump.BumpSummary([side, back], choices, "@alice asked")
+    assert not summary.downgrade("mlx") and summary.downgrade("llama.cpp")
+    listed = bump.choose_ref(LLAMA, "b200", None, ["b200", "b300"], "/llama")
+    assert listed.ref == "b300"  # the engine's commit counts refuse it if b300 is b200's ancestor
 
 
 def test_a_downgrade_by_ancestry_is_refused_unless_named():

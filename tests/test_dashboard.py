@@ -74,6 +74,9 @@ def test_a_pins_line_carries_the_forecast_of_its_bump():
     failed = state_of(RefChoice("llama.cpp", "b100", "b200"), None, "the analysis ran out of memory")
     assert failed.behind and failed.why == "the analysis ran out of memory"
     assert days_between(100, 50) == 0 and days_between(None, 5) is None
+    back = PinReport("mlx", "MLX_VERSION", "a" * 40, "v0.31.0", commit_count=0, reverted_count=21)
+    older = state_of(RefChoice("mlx", "a" * 40, "v0.31.0"), back)
+    assert not older.behind and "(21 upstream commits would be taken away)" in older.why
 
 
 def test_the_body_keeps_its_marker_first_and_fits_githubs_limit():

@@ -151,8 +151,11 @@ def _texts(name: str) -> dict[str, str]:
     report = _report(name)
     patches, review = (output["text"] for _, _, output in check_run_outputs(report.pins[0]))
     summary = BumpSummary(
-        [_pin(name), PinReport(name, name, "b1", "b2", compare_url=f"{UPSTREAM}/compare/b1...b2")],
-        [RefChoice(name, "b1", "b2", downgrade=True), RefChoice(name, "b2", "b2")],
+        [
+            _pin(name),
+            PinReport(name, name, "b1", "b2", compare_url=f"{UPSTREAM}/compare/b1...b2", reverted_count=2),
+        ],
+        [RefChoice(name, "b1", "b2", explicit=True), RefChoice(name, "b2", "b2")],
         "Requested by @alice.",
         [PatchFile(name, "fuzzy", b"")],
         [MovesTogether(name, (name,), f"/llama bump {name}")],

@@ -71,7 +71,6 @@ class RefChoice:
     current: str | None  # the version file's ref before the bump (None: no file, or not a ref)
     ref: str | None  # None when refused
     explicit: bool = False  # the person named the ref
-    downgrade: bool = False  # the ref is an older release than the current one, by the pattern's numbers
     refusal: str | None = None
 
     @property
@@ -105,11 +104,13 @@ def ask_for(prefix: str | None, pin: str, ref: str) -> str:
 def choose_ref(
     pin: Pin, current: str | None, requested: str | None, tags: Iterable[str], prefix: str | None
 ) -> RefChoice:
-    """The ref `pin` moves to: the one named, else the upstream's newest release tag. A release older than
-    the current one is taken only when named (a downgrade); `prefix` is the command's, for the advice (None:
-    the command line's)."""
+    """The ref `pin` moves to: the one named, else the upstream's newest release tag. Whether that goes back
+    is the engine's to say, by ancestry (`ancestry_downgrade`); only a current tag the upstream no longer
+    lists, whose history cannot be asked, is judged by the pattern's numbers here. `prefix` is the command's,
+    for the advice (None: the command line's)."""
+    tags = list(tags)
     if requested is not None:
-        return RefChoice(pin.name, current, requested, True, _older(requested, current, pin.release_tags))
+        return RefChoice(pin.name, current, requested, True)
     name_it = f"name the ref: {ask_for(prefix, pin.name, '<ref>')}"
     if pin.release_tags is None:
         return RefChoice(
@@ -122,7 +123,7 @@ def choose_ref(
     if newest is None:
         why = f"no tag of {pin.upstream} matches {code_span(pin.name)}'s `release_tags` pattern {code_span(pin.release_tags)}"
         return RefChoice(pin.name, current, None, refusal=f"{why}: {name_it}.")
-    if _older(newest, current, pin.release_tags):
+    if current not in tags and _older(newest, current, pin.release_tags):
         why = (
             f"{code_span(pin.name)}'s newest release {code_span(newest)} is older than the pinned {code_span(current)}. To go back to it "
             f"anyway, name it: {ask_for(prefix, pin.name, newest)}."
@@ -133,7 +134,7 @@ def choose_ref(
 
 def _older(ref: str, current: str | None, pattern: str | None) -> bool:
     """Whether `ref` is an older release than `current`, by the pattern's numbers (False when either is no
-    release: the engine's commit counts judge those, `ancestry_downgrade`)."""
+    release)."""
     if pattern is None or current is None:
         return False
     new, old = release_key(ref, pattern), release_key(current, pattern)
@@ -390,7 +391,6 @@ class BumpSummary:
         ]
 
     def downgrade(self, name: str) -> bool:
-        """Whether the bump takes pin `name` back to an older release."""
-        choice = next((c for c in self.choices if c.pin == name), None)
+        """Whether the bump takes pin `name` back: its new ref an ancestor of the old one."""
         pin = next((p for p in self.pins if p.name == name), None)
-        return bool(choice and choice.downgrade) or bool(pin and ancestry_downgrade(pin))
+        return bool(pin and ancestry_downgrade(pin))

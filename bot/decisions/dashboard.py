@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.decisions.bump import RefChoice
+from bot.decisions.bump import RefChoice, ancestry_downgrade
 from bot.model import PinReport
 
 MARKER = "<!-- llama-bot:dashboard -->"
@@ -81,6 +81,9 @@ def state_of(
         return PinState(choice.pin, choice.current, None, choice.refusal or "", pull=pull)
     if report is None:
         return PinState(choice.pin, choice.current, choice.ref, failure, pull=pull)
+    if ancestry_downgrade(report):  # never offered: a bump without a named ref refuses it
+        back = f"{choice.ref} is older than {choice.current} ({report.reverted_count} upstream commits would be taken away)"
+        return PinState(choice.pin, choice.current, None, back, pull=pull)
     severe = [(f.severity, f.title) for f in report.findings if f.severity in SEVERE]
     severe.sort(key=lambda item: SEVERE.index(item[0]))
     return PinState(
