@@ -18,10 +18,23 @@ import pygit2
 
 from tests.conftest import HOOK_PATCH, NEW_SOURCE, OLD_SOURCE, PATCH_PATH, SECRET, UPSTREAM_URL, Scenario
 from tests.fakegithub import FakeGitHub, commit, sign
+from tests.fixtures import RepoBuilder
 from tests.gitutil import upstream_pair
 
 DELIVERIES, CONCURRENCY, BURSTS = 1000, 50, 3
 PRS = 20  # pull requests timed from delivery to checklist, one after another
+RELEASES = 3  # new upstream releases timed from their bump PR's delivery to its checklist, each way
+# the repository's configuration: the one pin, and the pin dashboard on
+CONFIG = f"""[[pin]]
+name = "llama.cpp"
+version_file = "LLAMA_CPP_VERSION"
+patches = "llama/compat"
+upstream = "{UPSTREAM_URL}"
+release_tags = 'v(\\d+)'
+
+[dashboard]
+enabled = true
+"""
 
 
 def delivery_headers(event: str, body: bytes) -> dict[str, str]:
@@ -40,19 +53,16 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-async def _scenario(fake: FakeGitHub, root: Path) -> Scenario:
+async def _scenario(fake: FakeGitHub, root: Path) -> tuple[Scenario, RepoBuilder]:
     up = upstream_pair(root, {"src/f.c": OLD_SOURCE}, {"src/f.c": NEW_SOURCE})
     git = pygit2.init_repository(str(root / "ollama.git"), bare=True)
-    base = commit(
-        git,
-        {"README.md": "ollama\n", "LLAMA_CPP_VERSION": "v1\n", PATCH_PATH: HOOK_PATCH},
-        ref="refs/heads/main",
-        message="pin",
-    )
+    files = {"README.md": "ollama\n", "LLAMA_CPP_VERSION": "v1\n", PATCH_PATH: HOOK_PATCH}
+    base = commit(git, {**files, ".github/llama-bot.toml": CONFIG}, ref="refs/heads/main", message="pin")
     head = commit(git, {"LLAMA_CPP_VERSION": "v2\n"}, parents=[base], ref="refs/heads/bump", message="bump")
     fake.add_repo("ollama", "ollama", git)
     fake.add_pull("ollama", "ollama", 7, head, "bump")
-    return Scenario(fake, git, up.path, base, head)
+    fake.permissions[("ollama/ollama", "maintainer")] = "maintain"  # who asks for the dashboard
+    return Scenario(fake, git, up.path, base, head), up
 
 
 async def _latency(url: str, scenario: Scenario, root: Path, concurrency: int = CONCURRENCY) -> list[float]:
@@ -91,6 +101,45 @@ async def _to_comment(url: str, scenario: Scenario) -> float:
             return time.perf_counter() - started
         if time.perf_counter() - started > 60:
             raise RuntimeError("no checklist comment within 60 s")
+        await asyncio.sleep(0.005)
+
+
+async def _new_release_to_comment(
+    url: str, scenario: Scenario, up: RepoBuilder, release: int, dashboard: bool
+) -> float:
+    """Seconds from the `opened` delivery of the PR bumping to a new upstream release to its checklist: with
+    `dashboard`, after `/llama dashboard` has forecast that release (its analysis leaves the facts behind)."""
+    tag = f"v{release}"
+    up.commit(f"release {tag} (#{release})", {"src/f.c": NEW_SOURCE + f"/* {tag} */\n"})
+    up.tag(tag)
+    if dashboard:
+        body = json.dumps(scenario.comment_event("/llama dashboard")).encode()
+        await _post(url, "issue_comment", body)
+        await _until(lambda: any(f"to `{tag}`" in i["body"] for i in scenario.fake.issues.values()), 120)
+    head = commit(scenario.git, {"LLAMA_CPP_VERSION": f"{tag}\n"}, parents=[scenario.base_sha])
+    number = 1000 + release  # clear of the dashboard issue's number
+    scenario.fake.add_pull("ollama", "ollama", number, head, f"bump-{tag}")
+    body = json.dumps(scenario.pull_event("opened", number=number)).encode()
+    started = time.perf_counter()
+    await _post(url, "pull_request", body)
+    await _until(lambda: any("### Before merging" in c["body"] for c in scenario.bot_comments(number)), 60)
+    return time.perf_counter() - started
+
+
+async def _post(url: str, event: str, body: bytes) -> None:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(url + "webhook", data=body, headers=delivery_headers(event, body)) as resp,
+    ):
+        assert resp.status == 202, resp.status
+
+
+async def _until(done, seconds: float) -> None:
+    """Wait for `done()`, `seconds` at most."""
+    started = time.perf_counter()
+    while not done():
+        if time.perf_counter() - started > seconds:
+            raise RuntimeError(f"not done within {seconds} s")
         await asyncio.sleep(0.005)
 
 
@@ -137,7 +186,7 @@ async def run() -> None:
         root = Path(tmp)
         fake = FakeGitHub()
         await fake.start()
-        scenario = await _scenario(fake, root)
+        scenario, up = await _scenario(fake, root)
         port = free_port()
         log_path = root / "service.log"
         with log_path.open("wb") as log_file:
@@ -156,11 +205,19 @@ async def run() -> None:
                 await asyncio.sleep(1)  # the analyses the bursts queued end before the clock starts
                 timed_from = log_path.stat().st_size  # the service writes its log lines unbuffered
                 to_comment = sorted([await _to_comment(url, scenario) for _ in range(PRS)])
+                timed_to = log_path.stat().st_size
+                # each release newer than those before it: the dashboard offers the newest
+                unseen = [
+                    await _new_release_to_comment(url, scenario, up, 100 + n, False) for n in range(RELEASES)
+                ]
+                seen = [
+                    await _new_release_to_comment(url, scenario, up, 200 + n, True) for n in range(RELEASES)
+                ]
             finally:
                 server.terminate()
                 await server.wait()
                 await fake.close()
-        analyses = sorted(_analysis_seconds(log_path.read_bytes()[timed_from:].decode()))
+        analyses = sorted(_analysis_seconds(log_path.read_bytes()[timed_from:timed_to].decode()))
 
     def figures(bursts: list[list[float]]) -> str:
         return (
@@ -179,6 +236,9 @@ async def run() -> None:
         f"PR delivery to checklist comment on the fake GitHub, warm mirror, {PRS} PRs: {_median_p90(to_comment)}"
     )
     print(f"  the analysis in its child process ({len(analyses)} analyses): {_median_p90(analyses)}")
+    print(f"a new upstream release's bump PR, delivery to checklist ({RELEASES} releases each way):")
+    print(f"  the pin dashboard had not seen the release: {_median_p90(unseen)}")
+    print(f"  the pin dashboard had forecast it first: {_median_p90(seen)}  (aim < 2000 ms)")
 
 
 def _analysis_seconds(log: str) -> list[float]:

@@ -58,6 +58,7 @@ async def test_the_dashboard_forecasts_the_newest_release_and_its_box_opens_the_
     body = board["body"]
     assert BOX in body
     assert "1 upstream commit behind" in body and "/compare/b100...b200" in body
+    assert "No forecast" not in body and "The review found nothing high or medium." in body
     # the forecast: the carried patch does not apply as it is at b200, and is rebuilt
     assert "| `llama/compat/0001-hook.patch` | 🔁 regenerated |" in body
     assert f"[#{board['number']}]({board['html_url']})" in world.replies()[-1]

@@ -165,7 +165,8 @@ async def _state(
     except AnalysisError as exc:
         return state_of(choice, None, str(exc), pull)
     found = next((p for p in report.pins if p.name == choice.pin), None)
-    return state_of(choice, found, "; ".join(errors.values()) or "the analysis checked no pin", pull)
+    failure = "; ".join(errors.values()) or ("" if found else "the analysis checked no pin")
+    return state_of(choice, found, failure, pull)
 
 
 async def _open_bump(ctx: JobContext, config: Config, pin: str, pulls: list[dict]) -> OpenBump | None:
