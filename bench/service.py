@@ -218,6 +218,7 @@ async def run() -> None:
                 await server.wait()
                 await fake.close()
         analyses = sorted(_analysis_seconds(log_path.read_bytes()[timed_from:timed_to].decode()))
+        unseen, seen = sorted(unseen), sorted(seen)
 
     def figures(bursts: list[list[float]]) -> str:
         return (

@@ -29,6 +29,7 @@ COMMANDS = {
     "verify-source": ("bot.cli.verify", "cmd_verify_source"),
     "contracts": ("bot.cli.contracts", "cmd_contracts"),
     "bump": ("bot.cli.bump", "cmd_bump"),
+    "register": ("bot.cli.register", "cmd_register"),
 }
 
 

@@ -13,7 +13,7 @@ from bot.model import FAIL_ON_SEVERITIES, bot_version
 from bot.stores.jobs import STATUSES
 
 DESCRIPTION = """`python -m bot`: check, regenerate and verify Ollama's carried upstream patches, show what the review
-protects; serve the GitHub App.
+protects; register and serve the GitHub App.
 
 docs/cli.md describes every command; docs/report.md the JSON report.
 """
@@ -31,7 +31,7 @@ VERIFY_EXIT_CODES = """exit status:
   0  the fetched source is the pinned ref plus the carried patches, nothing else
   1  it is not: each differing file is listed, with the patch that should have produced it
   2  bad input (no such build directory, not a git checkout, unknown pin, unreadable version file)"""
-EXIT_CODES = """exit status of check and regenerate (verify-source: see its --help; serve and jobs: 0, or 2 on bad input):
+EXIT_CODES = """exit status of check and regenerate (verify-source: see its --help; serve, jobs, register: 0, or 2):
   0  every patch applies as it is (clean or offset)
   1  the analysis ran and some patch needs a change (regenerated, fuzzy, conflict, upstreamed, error), or
      with check --fail-on high|medium, a finding of that severity or graver exists
@@ -222,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     _add_contracts(sub)
     _add_bump(sub)
+    _add_register(sub)
     return parser
 
 
@@ -343,4 +344,82 @@ def _add_contracts(sub) -> None:
         metavar="GITDIR",
         help="with --producers: the llama.cpp git directory to read, used as it is (default: the CLI's "
         "mirror of the pin's upstream, fetched when it lacks the ref)",
+    )
+
+
+REGISTER_EXIT_CODES = """exit status:
+  0  the App was created and its credentials written
+  2  nothing was written: bad arguments, --out (or the key file beside it) already there, no answer from GitHub
+     within --timeout, GitHub refused the code's exchange or answered something else; one line on stderr
+     says why
+
+environment:
+  GITHUB_URL                    GitHub's web address (default https://github.com; --github-url wins)
+  GITHUB_API_URL                REST base URL the code is exchanged at (default https://api.github.com)"""
+
+
+def _add_register(sub) -> None:
+    register = sub.add_parser(
+        "register",
+        help="create the GitHub App from app.yml (GitHub's manifest flow) and write its credentials",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.fill(
+            "Serve on 127.0.0.1 a page whose form posts the App manifest (app.yml, with --webhook-url and "
+            "--name) to GitHub, for your user or --org. Open it in a browser signed in to GitHub and confirm; "
+            "GitHub sends the browser back with a one-time code, which is exchanged for the App's id, private "
+            "key, webhook secret and client credentials. They are written to --out (the key to the .pem file "
+            "beside it), readable by you alone; the install link and the command that serves the App follow. "
+            "No secret is printed.",
+            100,
+            break_on_hyphens=False,
+        ),
+        epilog=REGISTER_EXIT_CODES,
+    )
+    register.add_argument(
+        "--webhook-url",
+        required=True,
+        metavar="URL",
+        help="the public URL of the service's /webhook, e.g. https://llama-bot.example.com/webhook",
+    )
+    register.add_argument(
+        "--name", default=None, metavar="NAME", help="the App's name, unique on GitHub (default: app.yml's)"
+    )
+    register.add_argument(
+        "--org",
+        default=None,
+        metavar="ORG",
+        help="create the App for this organisation (you must own it) instead of for your user",
+    )
+    register.add_argument(
+        "--out",
+        default="llama-bot-credentials.env",
+        metavar="PATH",
+        help="the credentials file to create, never overwritten; the private key goes beside it with the "
+        "suffix .pem (default: llama-bot-credentials.env)",
+    )
+    register.add_argument(
+        "--port",
+        type=_at_least(0),
+        default=0,
+        metavar="PORT",
+        help="the loopback port of the form and of GitHub's redirect (default: 0, any free one)",
+    )
+    register.add_argument(
+        "--github-url",
+        default=None,
+        metavar="URL",
+        help="GitHub's web address, for GitHub Enterprise Server (default: $GITHUB_URL, else https://github.com)",
+    )
+    register.add_argument(
+        "--manifest",
+        default=None,
+        metavar="PATH",
+        help="the App manifest (default: app.yml of the llama-bot checkout, else ./app.yml)",
+    )
+    register.add_argument(
+        "--timeout",
+        type=_at_least(1),
+        default=600,
+        metavar="SECONDS",
+        help="how long to wait for GitHub to send the browser back (default: 600); past it, exit 2",
     )
