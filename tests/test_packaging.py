@@ -22,6 +22,7 @@ SHIPPED = (
     "bot/review/data/profiles.toml",
     "bot/rules.toml",
     "bot/defaults.toml",
+    "bot/app.yml",
     "bot/stores/migrations/001_jobs.sql",
 )
 

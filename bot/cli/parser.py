@@ -414,7 +414,7 @@ def _add_register(sub) -> None:
         "--manifest",
         default=None,
         metavar="PATH",
-        help="the App manifest (default: app.yml of the llama-bot checkout, else ./app.yml)",
+        help="the App manifest (default: bot/app.yml, shipped with the package)",
     )
     register.add_argument(
         "--timeout",
