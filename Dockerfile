@@ -1,6 +1,6 @@
 # llama-bot's webhook service as a container (docs/deploy.md, "In a container"):
 #   docker build -t llama-bot .
-#   docker run -d --name llama-bot -p 8080:8080 -v llama-bot-data:/data --env-file ... llama-bot
+#   docker run -d --name llama-bot -p 127.0.0.1:8080:8080 -v llama-bot-data:/data --env-file ... llama-bot
 # Python as pyproject.toml's requires-python (>=3.11), git for the upstream mirrors, tini as PID 1 (it reaps
 # the git processes an analysis leaves and passes SIGTERM and SIGHUP on to the service).
 FROM python:3.11-slim

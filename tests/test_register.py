@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import re
+import shlex
 import shutil
 import stat
 import subprocess
@@ -179,7 +180,7 @@ async def test_register_writes_the_apps_credentials_for_its_owner_alone(fake_git
     (app,) = fake_github.apps_created
     terminal = "".join(printed) + out + err
     assert f"{app['html_url']}/installations/new" in terminal
-    assert f"set -a && . {out_file} && set +a && python -m bot serve" in terminal
+    assert f"set -a && . {out_file} && set +a && {shlex.quote(sys.executable)} -m bot serve" in terminal
     assert not [secret for secret in _secrets(fake_github) if secret in terminal]
 
     (received,) = fake_github.manifests

@@ -15,6 +15,7 @@ import re
 import secrets
 import shlex
 import socket
+import sys
 import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
@@ -235,7 +236,7 @@ def _next_steps(app: dict, out: Path, key_path: Path, api_url: str) -> list[str]
         f"Wrote {out} and the private key {key_path} (both readable by you alone).",
         f"Install it on the repository: {app['html_url']}/installations/new",
         "Then start the service with those credentials:",
-        f"  set -a && . {shlex.quote(str(out))} && set +a && python -m bot serve",
+        f"  set -a && . {shlex.quote(str(out))} && set +a && {shlex.quote(sys.executable)} -m bot serve",
     ]
 
 
