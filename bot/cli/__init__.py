@@ -30,6 +30,7 @@ COMMANDS = {
     "contracts": ("bot.cli.contracts", "cmd_contracts"),
     "bump": ("bot.cli.bump", "cmd_bump"),
     "register": ("bot.cli.register", "cmd_register"),
+    "probe": ("bot.cli.probe", "cmd_probe"),
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -223,6 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_contracts(sub)
     _add_bump(sub)
     _add_register(sub)
+    _add_probe(sub)
     return parser
 
 
@@ -293,6 +295,65 @@ def _add_bump(sub) -> None:
     )
     bump.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     _add_limits(bump)
+
+
+PROBE_EXIT_CODES = """exit status:
+  0  nothing Ollama reads differs between the two builds (or the change moves no llama.cpp pin)
+  1  something does: a high or medium finding (a refused request, a field gone, a pattern that no longer
+     matches, a new stream frame, a new ref that does not build or start)
+  2  the probe could not run: bad arguments, an unknown revision or ref, the old ref not building, no
+     vocab file for the model"""
+
+
+def _add_probe(sub) -> None:
+    probe = sub.add_parser(
+        "probe",
+        help="build llama-server at both refs of a bump and compare what it answers to Ollama's requests",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.fill(
+            "For each llama.cpp pin whose version file differs between --base and --head: build llama-server at "
+            "the old and the new ref the way Ollama's CMake builds it for the CPU preset (from the local mirror, "
+            "with each side's carried patches; one build directory per pin, so later runs rebuild only what "
+            "changed), write a tiny random-weight model with each tree's own gguf-py, start the server with the "
+            "flags and environment Ollama's code at --head gives it, send the requests Ollama sends (one per "
+            "value its code or documentation can put in a field), and report what differs on something Ollama "
+            "reads. It builds and runs upstream code and the change's CMake: run it on your own machine or a CI "
+            "runner, never on the bot's host.",
+            100,
+            break_on_hyphens=False,
+        ),
+        epilog=f"{PROBE_EXIT_CODES}\n\n{CLI_ENV}",
+    )
+    probe.add_argument("--repo", required=True, metavar="PATH", help="the Ollama git repository")
+    probe.add_argument("--head", default="HEAD", metavar="REV", help="the revision to probe (default: HEAD)")
+    probe.add_argument(
+        "--base",
+        default=None,
+        metavar="REV",
+        help="the revision to compare with (default: the merge-base of --head with origin/main, else main)",
+    )
+    probe.add_argument(
+        "--upstream-dir", action="append", default=[], metavar="NAME=GITDIR", help=UPSTREAM_DIR_HELP
+    )
+    probe.add_argument(
+        "--work-dir",
+        default=None,
+        metavar="DIR",
+        help="where the sources, the build and the model go (default: <data dir>/probe/<pin>, kept for the "
+        "next run)",
+    )
+    probe.add_argument(
+        "--jobs", type=_at_least(1), default=os.cpu_count() or 2, metavar="N", help="parallel compile jobs"
+    )
+    probe.add_argument(
+        "--build-timeout",
+        type=_at_least(1),
+        default=3600,
+        metavar="SECONDS",
+        help="each of the configure and build steps at most this long (default 3600)",
+    )
+    probe.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json")
+    probe.add_argument("--quiet", action="store_true", help=QUIET_HELP)
 
 
 INVENTORY_EXIT_CODES = """exit status:

@@ -1,0 +1,182 @@
+"""What differs between two runs of llama-server, on something Ollama reads: each difference a finding with
+the probe's check id, its severity by what Ollama does with it, and both answers as evidence. Pure."""
+
+from __future__ import annotations
+
+from bot.model import Finding, LocalRef
+from bot.probe.plan import PROGRAM, Plan, Probe
+from bot.probe.session import Answer, Observation, pattern_key
+from bot.review.consumers.contracts.model import OutputPattern
+
+
+def compare(before: Observation, after: Observation, plan: Plan) -> list[Finding]:
+    """The findings of moving from `before`'s build to `after`'s."""
+    if not after.started:
+        return [
+            _finding(
+                "probe.launch",
+                "high",
+                "server",
+                f"llama-server at {after.ref} does not start as Ollama starts it",
+                after.failure,
+            )
+        ]
+    if not before.started:
+        return [
+            _finding(
+                "probe.launch",
+                "info",
+                "server",
+                f"llama-server at {before.ref} did not start; nothing compared",
+                before.failure,
+            )
+        ]
+    found = [*_health(before, after)]
+    for probe in plan.probes:
+        old, new = before.answers.get(probe.name), after.answers.get(probe.name)
+        if old is not None and new is not None:
+            found += _answers(probe, old, new, plan, before.ref, after.ref)
+    found += _patterns(before.matched, after.matched, plan, False, before.ref, after.ref)
+    found += _patterns(before.listing_matched, after.listing_matched, plan, True, before.ref, after.ref)
+    return found
+
+
+def _finding(
+    check: str, severity: str, area: str, title: str, detail: str, refs: tuple[LocalRef, ...] = ()
+) -> Finding:
+    return Finding(area, severity, title, detail, "", None, local_refs=list(refs), check=check)
+
+
+def _health(before: Observation, after: Observation) -> list[Finding]:
+    if before.health == after.health:
+        return []
+    return [
+        _finding(
+            "probe.health",
+            "medium",
+            "server",
+            "llama-server's /health answers differently while it loads",
+            f"At {before.ref}: {_statuses(before.health)}. At {after.ref}: {_statuses(after.health)}. Ollama waits on "
+            "/health to know when the model is loaded.",
+        )
+    ]
+
+
+def _statuses(statuses: list[int]) -> str:
+    return " then ".join(str(s) for s in statuses) or "no answer"
+
+
+def _answers(probe: Probe, old: Answer, new: Answer, plan: Plan, was: str, now: str) -> list[Finding]:
+    refs = (probe.ref,) if probe.ref else ()
+    asked = f"{probe.method} {probe.path}" + (
+        f" with {probe.field} = {probe.value} ({probe.why})" if probe.field else ""
+    )
+    if _ok(old.status) and not _ok(new.status):
+        return [
+            _finding(
+                "probe.refused",
+                "high",
+                "server",
+                f"llama-server now refuses {probe.name}, which Ollama can send",
+                f"{asked}: {old.status} at {was}; {new.status} at {now} ({new.error or 'no message'}).",
+                refs,
+            )
+        ]
+    if not _ok(old.status) and _ok(new.status):
+        detail = f"{asked}: {old.status} at {was} ({old.error or 'no message'}); {new.status} at {now}."
+        return [
+            _finding(
+                "probe.accepted", "info", "server", f"llama-server now accepts {probe.name}", detail, refs
+            )
+        ]
+    if not _ok(new.status):
+        return []
+    return [*_fields(probe, old, new, plan, was, now), *_frames(probe, old, new, was, now)]
+
+
+def _ok(status: int) -> bool:
+    return 200 <= status < 300
+
+
+def _read_paths(plan: Plan, probe: Probe) -> set[str]:
+    """The fields Ollama decodes from this endpoint's answer, as `shape` names them."""
+    endpoint = f"{probe.method} {probe.path}"
+    direction = "stream" if probe.stream else "response"
+    return {f.path for f in plan.decoded if f.endpoint == endpoint and f.direction == direction}
+
+
+def _fields(probe: Probe, old: Answer, new: Answer, plan: Plan, was: str, now: str) -> list[Finding]:
+    """A field Ollama decodes that is gone, or has another type, in the answer (a stream: in its first or
+    last chunk)."""
+    found = []
+    for path in sorted(_read_paths(plan, probe)):
+        for key in [f"first:{path}", f"last:{path}"] if probe.stream else [path]:
+            before, after = old.fields.get(key), new.fields.get(key)
+            if before is None or before == after:
+                continue
+            where = f" ({key.split(':')[0]} chunk)" if probe.stream else ""
+            what = "is gone" if after is None else f"is now {after} (was {before})"
+            found.append(
+                _finding(
+                    "probe.field",
+                    "high",
+                    "streaming" if probe.stream else "server",
+                    f"Field {path} of {probe.name}{where} {what}; Ollama decodes it",
+                    f"At {was} the answer held {path} as {before}; at {now} {what.removeprefix('is ')}.",
+                )
+            )
+    return found
+
+
+def _frames(probe: Probe, old: Answer, new: Answer, was: str, now: str) -> list[Finding]:
+    new_kinds = [k for k in dict.fromkeys(new.frames) if k not in old.frames]
+    if not probe.stream or not new_kinds:
+        return []
+    return [
+        _finding(
+            "probe.frames",
+            "high",
+            "streaming",
+            f"The stream of {probe.name} has new kinds of frames: {', '.join(new_kinds)}",
+            f"Frames at {was}: {' '.join(old.frames)}. At {now}: {' '.join(new.frames)}. Ollama's stream reader "
+            "must take every frame it is sent.",
+        )
+    ]
+
+
+def _read_streams(pattern: OutputPattern, listing: bool) -> set[str]:
+    """The streams Ollama reads the pattern's lines from, in the listing or while serving: its sources'
+    last word (`llama-server stderr`, `llama-server --list-devices stdout+stderr`)."""
+    streams: set[str] = set()
+    for source in pattern.sources:
+        words = source.split()
+        if words and words[0] == PROGRAM and ("--list-devices" in words) == listing:
+            streams.update(words[-1].split("+"))
+    return streams & {"stdout", "stderr"}
+
+
+def _patterns(
+    old: dict[str, list[str]], new: dict[str, list[str]], plan: Plan, listing: bool, was: str, now: str
+) -> list[Finding]:
+    """A pattern Ollama looks for that matched a stream it reads and no longer matches any it reads."""
+    found = []
+    when = "in the device listing" if listing else "while serving"
+    for pattern in plan.patterns:
+        read = _read_streams(pattern, listing)
+        key = pattern_key(pattern)
+        before, after = set(old.get(key, [])) & read, set(new.get(key, []))
+        if not before or after & read:
+            continue
+        elsewhere = f" (it matches on {', '.join(sorted(after))} now)" if after else ""
+        found.append(
+            _finding(
+                "probe.pattern",
+                "high",
+                "server",
+                f"Ollama's {pattern.kind} {pattern.value!r} no longer matches llama-server's output {when}",
+                f"At {was} it matched lines on {', '.join(sorted(before))}; at {now} none that Ollama reads "
+                f"({', '.join(sorted(read))}){elsewhere}.",
+                (pattern.ref, *pattern.used_at),
+            )
+        )
+    return found

@@ -1,0 +1,194 @@
+"""What the probe asks llama-server, read from Ollama's contract inventory: the flags and environment Ollama
+starts it with, the device listing it runs first, and the requests it sends, one per value Ollama's code or
+documentation can put in a field. Pure: the inventory and the documented values in, a plan out."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.model import LocalRef
+from bot.review.consumers.contracts.model import Inventory, LaunchSetting, OutputPattern, WireField
+
+RULES = Path(__file__).with_name("probe.toml")
+PROGRAM = "llama-server"
+# the endpoints a CPU run answers with a plain text model; the others (embeddings, templates) need a model
+# the probe does not make, and are named in the plan's `skipped`
+SPOKEN = ("POST /completion", "POST /tokenize", "POST /detokenize")
+MAX_PROBES = 200
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One request: the base body of an endpoint, or that body with one field set to one value."""
+
+    name: str  # "POST /completion repeat_last_n=-1"
+    method: str
+    path: str
+    body: dict[str, Any]
+    stream: bool
+    field: str = ""  # the field this probe varies ("" for the base request)
+    value: str = ""  # the value it tries, as Ollama's code or documentation spells it
+    why: str = ""  # where that value comes from ("documented: -1 = num_ctx")
+    ref: LocalRef | None = None  # Ollama's line that sends the field
+
+
+@dataclass(frozen=True)
+class Plan:
+    args: tuple[str, ...]  # the flags after the probe's own (model, host, port)
+    env: dict[str, str]
+    listing: tuple[str, ...]  # the device listing's flags
+    probes: tuple[Probe, ...]
+    patterns: tuple[OutputPattern, ...]  # what Ollama looks for in the program's output
+    decoded: tuple[WireField, ...]  # the response and stream fields Ollama reads
+    skipped: tuple[str, ...] = field(default=())  # what Ollama gives that the probe leaves out, and why
+
+
+Documented = Callable[[Sequence[str]], list[tuple[str, str]]]  # options -> (value, what the docs say)
+
+
+def make_plan(inventory: Inventory, documented: Documented, rules: dict | None = None) -> Plan:
+    """The plan for llama-server from `inventory`; `documented` gives the values Ollama's documentation
+    promises for the options a field forwards."""
+    rules = rules if rules is not None else tomllib.loads(RULES.read_text())
+    skipped: list[str] = []
+    args = _flags(inventory.launch, rules, skipped)
+    env = {
+        s.name: constant
+        for s in inventory.launch
+        if s.program == PROGRAM
+        and s.kind == "env"
+        and s.always
+        and (constant := _first_constant(s.values)) is not None
+    }
+    probes = _probes(inventory.request_fields, documented, rules, skipped)
+    patterns = tuple(p for p in inventory.output_patterns if any(s.startswith(PROGRAM) for s in p.sources))
+    decoded = tuple(
+        f for f in inventory.response_fields if f.endpoint in SPOKEN or f.endpoint == "GET /health"
+    )
+    return Plan(tuple(args), env, tuple(rules["listing"]), probes, patterns, decoded, tuple(skipped))
+
+
+def _flags(settings: Sequence[LaunchSetting], rules: dict, skipped: list[str]) -> list[str]:
+    """The flags Ollama gives on every start, each with a constant of its code or the rules' value."""
+    args: list[str] = []
+    for s in settings:
+        if s.program != PROGRAM or s.kind != "flag" or not s.always or s.name in rules["owned_flags"]:
+            continue
+        if not s.values:
+            args.append(s.name)
+            continue
+        value = _first_constant(s.values)
+        value = value if value is not None else rules["flag_values"].get(s.name)
+        if value is None:
+            skipped.append(
+                f"flag {s.name}: Ollama computes its value ({', '.join(s.values)}); no probe value"
+            )
+            continue
+        args += [s.name, str(value)]
+    return args
+
+
+def _first_constant(values: Sequence[str]) -> str | None:
+    """The first JSON-quoted constant of an inventory entry's values, as text."""
+    for value in values:
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            continue
+        if isinstance(decoded, str | int | float | bool):
+            return decoded if isinstance(decoded, str) else json.dumps(decoded)
+    return None
+
+
+def _probes(
+    fields: Sequence[WireField], documented: Documented, rules: dict, skipped: list[str]
+) -> tuple[Probe, ...]:
+    """Per endpoint spoken: the base request streaming and not, then one request per other value a field can
+    hold."""
+    probes: list[Probe] = []
+    for endpoint in SPOKEN:
+        top = [f for f in fields if f.endpoint == endpoint and "." not in f.path and "[]" not in f.path]
+        if not top:
+            continue
+        base = {f.path: v for f in top if (v := _base_value(f, rules)) is not None}
+        method, path = endpoint.split(" ", 1)
+        streams = (False, True) if "stream" in base else (False,)
+        for stream in streams:
+            body = {**base, "stream": stream} if "stream" in base else base
+            probes.append(Probe(f"{endpoint}{' stream' if stream else ''}", method, path, body, stream))
+        for f in top:
+            for value, why in _variants(f, base.get(f.path), documented):
+                body = {**base, f.path: value, **({"stream": False} if "stream" in base else {})}
+                probes.append(
+                    Probe(
+                        f"{endpoint} {f.path}={json.dumps(value)}",
+                        method,
+                        path,
+                        body,
+                        False,
+                        f.path,
+                        json.dumps(value),
+                        why,
+                        f.ref,
+                    )
+                )
+    skipped += [
+        f"requests to {e}: the probe's model cannot answer them"
+        for e in sorted({f.endpoint for f in fields} - set(SPOKEN))
+    ]
+    return tuple(probes[:MAX_PROBES])
+
+
+def _base_value(f: WireField, rules: dict) -> Any:
+    """What the base request puts in a field: the rules' value by name, else Ollama's first constant, else
+    (a field Ollama always sends) the rules' value for its Go type; None leaves it out, as Ollama leaves an
+    optional field out."""
+    if f.path in rules["field_values"]:
+        return rules["field_values"][f.path]
+    constants = _constants(f)
+    if constants:
+        return constants[0]
+    return None if f.optional else rules["type_values"].get(f.go_type)
+
+
+def _constants(f: WireField) -> list[Any]:
+    """The whole constants of Ollama's code for a field (one the inventory shortened is no value to send)."""
+    values = (_decoded(x) for x in f.values)
+    return [v for v in values if v is not None and not (isinstance(v, str) and v.endswith("..."))]
+
+
+NUMBERS = ("int", "int32", "int64", "float32", "float64")
+EDGES = (0, -1)  # what a user may put in a number Ollama forwards unchecked, tried on every such field
+
+
+def _variants(f: WireField, base: Any, documented: Documented) -> list[tuple[Any, str]]:
+    """The other values Ollama can send in a field: its code's constants, the numbers its documentation
+    promises for the options the field forwards, and for a number it forwards from its user, 0 and -1."""
+    found: list[tuple[Any, str]] = [(v, "a constant of Ollama's code") for v in _constants(f)]
+    if f.go_type in NUMBERS and f.forwards:
+        for value, says in documented(f.forwards):
+            number = _decoded(value)
+            if isinstance(number, int | float) and not isinstance(number, bool):
+                found.append((number, f"documented: {says}"))
+        options = ", ".join(f.forwards)
+        found += [(edge, f"a user's value of {options}, forwarded unchecked") for edge in EDGES]
+    seen, out = {json.dumps(base)}, []
+    for value, why in found:
+        if json.dumps(value) not in seen:
+            seen.add(json.dumps(value))
+            out.append((value, why))
+    return out
+
+
+def _decoded(value: str) -> Any:
+    """A JSON constant of the inventory as a value; None for a kind of value ("integer", "string")."""
+    try:
+        decoded = json.loads(value)
+    except ValueError:
+        return None
+    return decoded if isinstance(decoded, str | int | float | bool) else None

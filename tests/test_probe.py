@@ -1,0 +1,290 @@
+"""`python -m bot probe` end to end on real git repositories, a real CMake build and a real server process: a
+synthetic upstream whose CMake "builds" llama-server by installing a small Python HTTP server (its behaviour
+per ref in the tree), an Ollama tree whose CMake fetches it by FetchContent with a CPU preset and whose Go
+code is the contract inventory's test tree, and the tiny model written by the tree's own gguf-py."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.model import LocalRef
+from bot.probe import compare, plan, session
+from bot.review.consumers.contracts.model import OutputPattern
+from tests.fixtures import RepoBuilder
+from tests.test_contracts import SERVER_GO, TREE
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("cmake") is None, reason="no cmake on PATH (the probe builds with it)"
+)
+ROOT = Path(__file__).resolve().parent.parent
+
+UPSTREAM_CMAKE = """cmake_minimum_required(VERSION 3.16)
+project(fake_llama NONE)
+add_custom_target(llama-server ALL
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/bin
+  COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_CURRENT_SOURCE_DIR}/server.py ${CMAKE_BINARY_DIR}/bin/llama-server
+  COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_CURRENT_SOURCE_DIR}/behaviour.json ${CMAKE_BINARY_DIR}/bin/behaviour.json
+  COMMAND chmod +x ${CMAKE_BINARY_DIR}/bin/llama-server)
+"""
+
+SERVER = """#!PYTHON
+import json, os, sys, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+B = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "behaviour.json")))
+args = sys.argv[1:]
+if "--list-devices" in args:
+    print("Available devices:")
+    print("  CPU: Fake CPU (1000 MiB, 900 MiB free)")
+    sys.exit(0)
+port = int(args[args.index("--port") + 1])
+assert os.path.getsize(args[args.index("--model") + 1]) > 0
+assert args[args.index("--cache-type-k") + 1] == "q8_0" and os.environ.get("LLAMA_ARG_FLASH_ATTN") == "on"
+started = time.monotonic()
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def answer(self, status, obj):
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        if self.path != "/health":
+            return self.answer(404, {"error": {"message": "no route"}})
+        if time.monotonic() - started < 0.3:
+            return self.answer(503, {"error": {"message": "Loading model"}})
+        return self.answer(200, {"status": "ok"})
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if self.path != "/completion":
+            return self.answer(404, {"error": {"message": "no route"}})
+        if B.get("refuse_negative_temperature") and body.get("temperature", 0) < 0:
+            return self.answer(400, {"error": {"message": "temperature must be >= 0"}})
+        timings = {B.get("predicted_n", "predicted_n"): int(time.monotonic() * 1000) % 7}
+        if not body.get("stream"):
+            return self.answer(200, {"content": "hi %f" % time.monotonic(), "stop": True, "timings": timings})
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        frames = [": ping\\n\\n"] if B.get("ping") else []
+        frames.append("data: " + json.dumps({"content": "h", "stop": False}) + "\\n\\n")
+        frames.append("data: " + json.dumps({"content": "i", "stop": True, "timings": timings}) + "\\n\\n")
+        for frame in frames:
+            self.wfile.write(frame.encode())
+
+
+print("main: server is listening on port %d" % port, file=sys.stdout if B.get("listening_on") == "stdout" else sys.stderr, flush=True)
+ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+"""
+
+OLLAMA_CMAKE = """cmake_minimum_required(VERSION 3.16)
+project(ollama-llama-server NONE)
+include(FetchContent)
+file(READ "${CMAKE_CURRENT_SOURCE_DIR}/../../LLAMA_CPP_VERSION" LLAMA_CPP_GIT_TAG)
+string(STRIP "${LLAMA_CPP_GIT_TAG}" LLAMA_CPP_GIT_TAG)
+FetchContent_Declare(llama_cpp GIT_REPOSITORY https://github.com/ggml-org/llama.cpp GIT_TAG ${LLAMA_CPP_GIT_TAG})
+FetchContent_MakeAvailable(llama_cpp)
+"""
+PRESETS = {
+    "version": 3,
+    "configurePresets": [
+        {"name": "default", "cacheVariables": {"CMAKE_BUILD_TYPE": "Release", "GGML_NATIVE": "OFF"}},
+        {"name": "cpu", "inherits": ["default"], "cacheVariables": {"GGML_CPU_ALL_VARIANTS": "ON"}},
+    ],
+}
+# Ollama's code sends a greedy warm-up request: temperature -1 is a value it sends
+WARM = (
+    SERVER_GO
+    + """
+// Warm loads the model with a request that samples greedily.
+func (s *Server) Warm() error {
+	return s.Complete("", -1, func(string) {})
+}
+"""
+)
+
+
+def _vocab(path: Path) -> None:
+    """A small SentencePiece-style vocab file, as llama.cpp's models/ggml-vocab-*.gguf hold."""
+    import gguf
+
+    writer = gguf.GGUFWriter(str(path), "llama")
+    tokens = ["<unk>", "<s>", "</s>", *[chr(c) for c in range(97, 123)]]
+    writer.add_tokenizer_model("llama")
+    writer.add_token_list(tokens)
+    writer.add_token_scores([0.0] * len(tokens))
+    writer.add_token_types([2, 3, 3, *([1] * 26)])
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+
+
+@pytest.fixture(scope="module")
+def repos(tmp_path_factory):
+    """The upstream (v1; v2 changing what Ollama reads; v3 that does not build) and Ollama (base pins v1)."""
+    import gguf
+
+    root = tmp_path_factory.mktemp("probe")
+    vocab = root / "vocab.gguf"
+    _vocab(vocab)
+    package = Path(gguf.__file__).parent
+    gguf_py = {f"gguf-py/gguf/{p.relative_to(package)}": p.read_bytes() for p in package.rglob("*.py")}
+    up = RepoBuilder(root / "llama.git")
+    server = SERVER.replace("PYTHON", sys.executable)
+    files = {
+        "CMakeLists.txt": UPSTREAM_CMAKE,
+        "server.py": server,
+        "models/ggml-vocab-llama-spm.gguf": vocab.read_bytes(),
+        **gguf_py,
+    }
+    up.commit("base", {**files, "behaviour.json": "{}"})
+    up.tag("v1")
+    up.commit("a comment", {"README.md": "nothing Ollama reads\n"})
+    up.tag("v1.1")
+    changed = {
+        "refuse_negative_temperature": True,
+        "ping": True,
+        "listening_on": "stdout",
+        "predicted_n": "n_predicted",
+    }
+    up.commit("server changes (#10)", {"behaviour.json": json.dumps(changed)})
+    up.tag("v2")
+    up.commit("broken build", {"CMakeLists.txt": UPSTREAM_CMAKE + "message(FATAL_ERROR broken)\n"})
+    up.tag("v3")
+    ollama = RepoBuilder(root / "ollama.git")
+    tree = {**TREE, "runner/server.go": WARM, "llama/server/CMakeLists.txt": OLLAMA_CMAKE}
+    tree["llama/server/CMakePresets.json"] = json.dumps(PRESETS)
+    ollama.commit("pin v1", {**tree, "LLAMA_CPP_VERSION": "v1\n"})
+    ollama.tag("base")
+    for ref in ("v1.1", "v2", "v3"):
+        ollama.commit(f"bump to {ref}", {"LLAMA_CPP_VERSION": f"{ref}\n"})
+        ollama.tag(f"to-{ref}")
+    return root, up.path, ollama.path
+
+
+def probe(repos, head: str, work: str = "work") -> tuple[int, dict, str]:
+    root, upstream, ollama = repos
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bot",
+            "probe",
+            "--repo",
+            str(ollama),
+            "--base",
+            "base",
+            "--head",
+            head,
+            "--upstream-dir",
+            f"llama.cpp={upstream}",
+            "--work-dir",
+            str(root / work),
+            "--format",
+            "json",
+            "--jobs",
+            "2",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+        env={**os.environ, "LLAMA_BOT_DATA_DIR": str(root / "data")},
+    )
+    return done.returncode, json.loads(done.stdout) if done.stdout.strip() else {}, done.stderr
+
+
+def test_what_changed_on_something_ollama_reads_is_found_with_its_evidence(repos):
+    code, out, err = probe(repos, "to-v2")
+    assert code == 1, err
+    (pin,) = out["pins"]
+    assert (pin["old_ref"], pin["new_ref"]) == ("v1", "v2")
+    by_check = {}
+    for f in pin["findings"]:
+        by_check.setdefault(f["check"], []).append(f)
+    (refused,) = by_check["probe.refused"]
+    assert (
+        refused["title"] == "llama-server now refuses POST /completion temperature=-1, which Ollama can send"
+    )
+    assert "400 at v2 (temperature must be >= 0)" in refused["detail"]
+    assert refused["local_refs"][0]["path"] == "runner/server.go"
+    (frames,) = by_check["probe.frames"]
+    assert "new kinds of frames: comment" in frames["title"]
+    (field,) = by_check["probe.field"]
+    assert field["title"].startswith(
+        "Field timings.predicted_n of POST /completion stream (last chunk) is gone"
+    )
+    (pattern,) = by_check["probe.pattern"]
+    assert (
+        "'main: server is listening' no longer matches" in pattern["title"]
+        and "stdout now" in pattern["detail"]
+    )
+    seen = pin["observations"]
+    assert seen[0]["health"][-1] == 200 and 503 in seen[0]["health"]  # /health polled while it loads
+    assert "regexp" in next(iter(seen[0]["listing_matched"]))  # Ollama's device-line pattern, in the listing
+
+
+def test_a_bump_that_changes_nothing_ollama_reads_says_so_although_answers_differ_in_text(repos):
+    code, out, err = probe(repos, "to-v1.1")
+    assert code == 0, err
+    assert out["pins"][0]["findings"] == []
+
+
+def test_a_new_ref_that_does_not_build_is_a_finding_and_an_old_one_stops_the_probe(repos):
+    code, out, err = probe(repos, "to-v3")
+    assert code == 1, err
+    (finding,) = out["pins"][0]["findings"]
+    assert finding["check"] == "probe.build" and "the configure step failed" in finding["detail"]
+    assert "broken" in finding["detail"]
+
+
+def test_the_plan_sends_each_value_ollama_can_send_and_gives_its_flags_and_environment():
+    from bot.review.consumers.contracts import contract_inventory
+
+    inventory = contract_inventory({**TREE, "runner/server.go": WARM})
+    made = plan.make_plan(inventory, lambda options: [])
+    assert made.args == ("--cache-type-k", "q8_0") and made.env == {"LLAMA_ARG_FLASH_ATTN": "on"}
+    names = [p.name for p in made.probes]
+    assert names[:2] == ["POST /completion", "POST /completion stream"]
+    assert "POST /completion temperature=-1" in names
+    base = made.probes[0].body
+    assert base["temperature"] == 0.8 and "top_k" not in base  # an optional field Ollama leaves out
+
+
+def test_a_pattern_that_moves_between_streams_ollama_reads_together_is_no_finding():
+    listing = OutputPattern(
+        "prefix", "  CPU", ("llama-server --list-devices stdout+stderr",), LocalRef("d.go", 3), (), ()
+    )
+    serving = OutputPattern("prefix", "main: ready", ("llama-server stderr",), LocalRef("s.go", 9), (), ())
+    made = plan.Plan((), {}, (), (), (listing, serving), ())
+    before = session.Observation(
+        "v1",
+        True,
+        listing_matched={"prefix '  CPU'": ["stdout"]},
+        matched={"prefix 'main: ready'": ["stderr"]},
+    )
+    after = session.Observation(
+        "v2",
+        True,
+        listing_matched={"prefix '  CPU'": ["stderr"]},
+        matched={"prefix 'main: ready'": ["stdout"]},
+    )
+    (moved,) = compare.compare(before, after, made)
+    assert "'main: ready' no longer matches llama-server's output while serving" in moved.title
