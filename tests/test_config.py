@@ -23,6 +23,7 @@ def test_defaults_fit_ollama():
         "windows",
         "mlx-metal",
         "mlx-cuda",
+        "contract-probe",
     ]
     mlx, mlx_c = config.pin("mlx"), config.pin("mlx-c")
     assert (llama.review, mlx.review, mlx_c.review) == ("llama.cpp", "mlx", "mlx-c")

@@ -178,8 +178,9 @@ def repos(tmp_path_factory):
     return root, up.path, ollama.path
 
 
-def probe(repos, head: str, work: str = "work") -> tuple[int, dict, str]:
-    root, upstream, ollama = repos
+def probe(repos, head: str, work: str = "work", upstream: Path | None = None) -> tuple[int, dict, str]:
+    root, source, ollama = repos
+    upstream = upstream or source
     done = subprocess.run(
         [
             sys.executable,
@@ -245,6 +246,19 @@ def test_a_bump_that_changes_nothing_ollama_reads_says_so_although_answers_diffe
     code, out, err = probe(repos, "to-v1.1")
     assert code == 0, err
     assert out["pins"][0]["findings"] == []
+
+
+def test_a_blobless_clone_of_the_upstream_is_enough(repos):
+    """The files to build are fetched from the clone's promisor remote, as a CI runner's clone has it."""
+    root, source, _ = repos
+    subprocess.run(["git", "-C", str(source), "config", "uploadpack.allowFilter", "true"], check=True)
+    blobless = root / "blobless.git"
+    subprocess.run(
+        ["git", "clone", "-q", "--bare", "--filter=blob:none", f"file://{source}", str(blobless)], check=True
+    )
+    code, out, err = probe(repos, "to-v2", work="blobless-work", upstream=blobless)
+    assert code == 1, err
+    assert {f["check"] for f in out["pins"][0]["findings"]} >= {"probe.refused", "probe.frames"}
 
 
 def test_a_new_ref_that_does_not_build_is_a_finding_and_an_old_one_stops_the_probe(repos):

@@ -16,7 +16,7 @@ from tests.conftest import NAME, OWNER, Bot, bot_settings
 from tests.fakegithub import commit, payload
 
 WORKFLOW = "test-llamacpp-update.yaml"
-PLATFORMS = ("metal", "cuda", "rocm", "vulkan", "windows", "mlx-metal", "mlx-cuda")
+PLATFORMS = ("metal", "cuda", "rocm", "vulkan", "windows", "mlx-metal", "mlx-cuda", "contract-probe")
 
 
 @pytest.fixture
@@ -77,6 +77,7 @@ async def test_validate_metal_dispatches_the_workflow_on_the_head_branch(bot, sc
 
 
 async def test_validate_all_dispatches_every_configured_platform(bot, scenario, workflow):
+    scenario.fake.add_workflow(OWNER, NAME, "llama-bot-probe.yaml")  # the probe's, from deploy/
     await command(bot, scenario, "/llama validate all")
     assert [d["inputs"]["platform"] for d in scenario.fake.dispatches] == list(PLATFORMS)
     assert len({d["inputs"]["request_id"] for d in scenario.fake.dispatches}) == len(PLATFORMS)

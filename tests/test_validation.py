@@ -217,7 +217,7 @@ def test_validate_reply_for_a_fork_warns_about_secrets():
     assert "the run uses the fork's code with this repository's secrets" in text and "@maintainer" in text
     assert (
         "Unknown platform `tpu`" in text
-        and "`metal`, `cuda`, `rocm`, `vulkan`, `windows`, `mlx-metal`, `mlx-cuda`, or `all`" in text
+        and "`metal`, `cuda`, `rocm`, `vulkan`, `windows`, `mlx-metal`, `mlx-cuda`, `contract-probe`, or `all`" in text
     )
     assert text.rstrip().endswith("**rocm**: refused")
     same_repo = validate_reply([dispatch()], [], [], CONFIG, pull(), "maintainer")
@@ -463,6 +463,7 @@ def test_rows_show_the_latest_dispatch_per_platform_and_mark_old_commits_stale()
         "windows",
         "mlx-metal",
         "mlx-cuda",
+        "contract-probe",
     ]
     by = {r["name"]: r for r in rows}
     assert by["cuda"] == {

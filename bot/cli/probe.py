@@ -87,6 +87,7 @@ def _probe_pin(
             f"{pin.name}: building llama-server at {ref} with the carried patches of {side} (first build: minutes)",
         )
         build.write_tree(change.repo, ollama_commit, work / "ollama")
+        upstream.fetch_tree(commit)  # a blobless clone: the files to build
         missing = build.write_tree(upstream.repo, commit, work / "src")
         try:
             project = build.find_project(work / "ollama", pin.version_file)

@@ -24,6 +24,7 @@ PLATFORM_LABELS = {
     "windows": "Windows (CPU and GPU runners)",
     "mlx-metal": "MLX Metal on macOS arm64",
     "mlx-cuda": "MLX CUDA on Linux",
+    "contract-probe": "llama-server at both refs, spoken to as Ollama does (docs/probe.md)",
 }
 STATE_TEXT = {"queued": "queued", "in_progress": "in progress", "completed": "completed"}
 PLATFORM_HEADING = "### Platform validation"

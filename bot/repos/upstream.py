@@ -420,6 +420,22 @@ class Upstream:
             },
         )
 
+    def fetch_tree(self, commit: pygit2.Commit) -> None:
+        """In a partial clone, fetch every blob of `commit`'s tree it lacks, in one batch (the probe writes
+        the whole tree out); what cannot be fetched stays missing."""
+        if not _may_lack_objects(self.repo):
+            return
+        odb, missing, trees = self.repo.odb, [], [commit.tree]
+        while trees:
+            for entry in trees.pop():
+                if entry.filemode == pygit2.enums.FileMode.TREE:
+                    trees.append(self.repo[entry.id].peel(pygit2.Tree))
+                elif entry.filemode != pygit2.enums.FileMode.COMMIT and not odb.exists(entry.id):
+                    missing.append(str(entry.id))
+        if missing:
+            with self._locked(), self._fetching():
+                self._fetch_blobs(sorted(set(missing)))
+
     def _missing_blobs(self, history: History, wanted: Callable[[str], bool]) -> list[str]:
         """The blobs the analysis of `history` will read that this clone lacks; none outside a partial clone."""
         if not _may_lack_objects(self.repo):
