@@ -40,13 +40,7 @@ def cmd_register(args: argparse.Namespace) -> int:
 
 async def register(args: argparse.Namespace, tell: Callable[[str], None] = emit) -> int:
     """The whole flow; what goes wrong is a UsageError (one line, exit 2)."""
-    out = Path(args.out).absolute()
-    key_path = out.with_suffix(".pem") if out.suffix != ".pem" else out.with_name(out.name + ".key")
-    for path in (out, key_path):
-        if path.exists() or path.is_symlink():
-            raise UsageError(f"{path} already exists: refusing to overwrite credentials (give another --out)")
-    if not out.parent.is_dir():
-        raise UsageError(f"--out {args.out}: no directory {out.parent}")
+    out, key_path = _credential_paths(args.out)
     manifest = app_manifest(
         read_app_yml(Path(args.manifest) if args.manifest else MANIFEST), args.webhook_url, args.name
     )
@@ -63,21 +57,38 @@ async def register(args: argparse.Namespace, tell: Callable[[str], None] = emit)
             f"{'an owner of ' + org if org else 'the user who will own the App'}, and create the App there."
         )
         tell(f"Waiting for GitHub to send the browser back (at most {args.timeout} s; Ctrl-C stops) ...")
-        try:
-            app = await asyncio.wait_for(asyncio.shield(flow.done), args.timeout)
-        except TimeoutError:
-            if flow.exchanging:  # the code came back: the App exists, so its credentials are worth the wait
-                app = await flow.done
-            else:
-                raise UsageError(
-                    f"GitHub did not send the browser back to http://127.0.0.1:{port}/redirect within "
-                    f"{args.timeout} s: nothing was written; run register again (--timeout SECONDS waits longer)"
-                ) from None
+        app = await _answered(flow, port, args.timeout)
     finally:
         await runner.cleanup()
     for line in _next_steps(app, out, key_path, api_url):
         tell(line)
     return 0
+
+
+def _credential_paths(given: str) -> tuple[Path, Path]:
+    """The credentials file and the key file beside it; neither may exist yet."""
+    out = Path(given).absolute()
+    key_path = out.with_suffix(".pem") if out.suffix != ".pem" else out.with_name(out.name + ".key")
+    for path in (out, key_path):
+        if path.exists() or path.is_symlink():
+            raise UsageError(f"{path} already exists: refusing to overwrite credentials (give another --out)")
+    if not out.parent.is_dir():
+        raise UsageError(f"--out {given}: no directory {out.parent}")
+    return out, key_path
+
+
+async def _answered(flow: Flow, port: int, timeout: float) -> dict:
+    """The App once GitHub sent the browser back and the code was exchanged, `timeout` seconds at most (an
+    exchange under way when they end is waited for: the App exists, its credentials are worth it)."""
+    try:
+        return await asyncio.wait_for(asyncio.shield(flow.done), timeout)
+    except TimeoutError:
+        if flow.exchanging:
+            return await flow.done
+        raise UsageError(
+            f"GitHub did not send the browser back to http://127.0.0.1:{port}/redirect within "
+            f"{timeout} s: nothing was written; run register again (--timeout SECONDS waits longer)"
+        ) from None
 
 
 class Flow:

@@ -57,20 +57,23 @@ def make_plan(inventory: Inventory, documented: Documented, rules: dict | None =
     rules = rules if rules is not None else tomllib.loads(RULES.read_text())
     skipped: list[str] = []
     args = _flags(inventory.launch, rules, skipped)
-    env = {
-        s.name: constant
-        for s in inventory.launch
-        if s.program == PROGRAM
-        and s.kind == "env"
-        and s.always
-        and (constant := _first_constant(s.values)) is not None
-    }
     probes = _probes(inventory.request_fields, documented, rules, skipped)
     patterns = tuple(p for p in inventory.output_patterns if any(s.startswith(PROGRAM) for s in p.sources))
     decoded = tuple(
         f for f in inventory.response_fields if f.endpoint in SPOKEN or f.endpoint == "GET /health"
     )
+    env = _environment(inventory.launch)
     return Plan(tuple(args), env, tuple(rules["listing"]), probes, patterns, decoded, tuple(skipped))
+
+
+def _environment(settings: Sequence[LaunchSetting]) -> dict[str, str]:
+    """The variables Ollama sets on every start to a constant."""
+    found = {}
+    for s in settings:
+        constant = _first_constant(s.values) if s.program == PROGRAM and s.kind == "env" else None
+        if constant is not None and s.always:
+            found[s.name] = constant
+    return found
 
 
 def _flags(settings: Sequence[LaunchSetting], rules: dict, skipped: list[str]) -> list[str]:
@@ -108,40 +111,37 @@ def _first_constant(values: Sequence[str]) -> str | None:
 def _probes(
     fields: Sequence[WireField], documented: Documented, rules: dict, skipped: list[str]
 ) -> tuple[Probe, ...]:
-    """Per endpoint spoken: the base request streaming and not, then one request per other value a field can
-    hold."""
+    """Per endpoint spoken, its probes; the endpoints Ollama calls that the probe does not, in `skipped`."""
     probes: list[Probe] = []
     for endpoint in SPOKEN:
         top = [f for f in fields if f.endpoint == endpoint and "." not in f.path and "[]" not in f.path]
-        if not top:
-            continue
-        base = {f.path: v for f in top if (v := _base_value(f, rules)) is not None}
-        method, path = endpoint.split(" ", 1)
-        streams = (False, True) if "stream" in base else (False,)
-        for stream in streams:
-            body = {**base, "stream": stream} if "stream" in base else base
-            probes.append(Probe(f"{endpoint}{' stream' if stream else ''}", method, path, body, stream))
-        for f in top:
-            for value, why in _variants(f, base.get(f.path), documented):
-                body = {**base, f.path: value, **({"stream": False} if "stream" in base else {})}
-                probes.append(
-                    Probe(
-                        f"{endpoint} {f.path}={json.dumps(value)}",
-                        method,
-                        path,
-                        body,
-                        False,
-                        f.path,
-                        json.dumps(value),
-                        why,
-                        f.ref,
-                    )
-                )
+        probes += _endpoint_probes(endpoint, top, documented, rules)
     skipped += [
         f"requests to {e}: the probe's model cannot answer them"
         for e in sorted({f.endpoint for f in fields} - set(SPOKEN))
     ]
     return tuple(probes[:MAX_PROBES])
+
+
+def _endpoint_probes(endpoint: str, top: list[WireField], documented: Documented, rules: dict) -> list[Probe]:
+    """The base request streaming and not, then one request per other value a field can hold."""
+    if not top:
+        return []
+    base = {f.path: v for f in top if (v := _base_value(f, rules)) is not None}
+    method, path = endpoint.split(" ", 1)
+    streamed = "stream" in base
+    probes = [
+        Probe(f"{endpoint}{' stream' if stream else ''}", method, path, {**base, "stream": stream}, stream)
+        for stream in ((False, True) if streamed else ())
+    ] or [Probe(endpoint, method, path, base, False)]
+    for f in top:
+        for value, why in _variants(f, base.get(f.path), documented):
+            body = {**base, f.path: value, **({"stream": False} if streamed else {})}
+            shown = json.dumps(value)
+            probes.append(
+                Probe(f"{endpoint} {f.path}={shown}", method, path, body, False, f.path, shown, why, f.ref)
+            )
+    return probes
 
 
 def _base_value(f: WireField, rules: dict) -> Any:

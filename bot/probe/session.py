@@ -236,26 +236,16 @@ def shape(value: object, prefix: str = "", depth: int = 0) -> dict[str, str]:
 
 
 def _stream_answer(status: int, text: str) -> Answer:
-    """An SSE answer: the kinds of its frames (data JSON, comment, [DONE], other) and the fields of its first
-    and last data chunks."""
+    """An SSE answer: the kinds of its frames, repeats folded, and the fields of its first and last data
+    chunks."""
     frames: list[str] = []
     chunks: list[object] = []
     for line in text.splitlines():
         if not line.strip():
             continue
-        if line.startswith(":"):
-            kind = "comment"
-        elif line.startswith("data: [DONE]"):
-            kind = "done"
-        elif line.startswith("data:"):
-            chunk = _json(line[5:].strip())
-            kind = "data" if chunk is not None else "data (not JSON)"
-            if chunk is not None:
-                chunks.append(chunk)
-        elif line.startswith(("event:", "id:", "retry:")):
-            kind = line.split(":", 1)[0]
-        else:
-            kind = "other"
+        kind, chunk = _frame(line)
+        if chunk is not None:
+            chunks.append(chunk)
         if not frames or frames[-1] != kind:
             frames.append(kind)
     fields: dict[str, str] = {}
@@ -263,3 +253,17 @@ def _stream_answer(status: int, text: str) -> Answer:
         fields.update({f"first:{k}": v for k, v in shape(chunks[0]).items()})
         fields.update({f"last:{k}": v for k, v in shape(chunks[-1]).items()})
     return Answer(status, fields, frames)
+
+
+def _frame(line: str) -> tuple[str, object]:
+    """The kind of one SSE line (data, data (not JSON), comment, done, event, id, retry, other) and its
+    JSON chunk when it is data."""
+    if line.startswith(":"):
+        return "comment", None
+    if line.startswith("data: [DONE]"):
+        return "done", None
+    if line.startswith("data:"):
+        chunk = _json(line[5:].strip())
+        return ("data" if chunk is not None else "data (not JSON)"), chunk
+    field_name = line.split(":", 1)[0]
+    return (field_name if field_name in ("event", "id", "retry") else "other"), None
