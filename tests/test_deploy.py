@@ -1,8 +1,8 @@
 """The ways docs/deploy.md runs the service: the systemd unit in deploy/ is one systemd reads, with the state
 directory, the environment file, the reload signal and the hardening the page names; the Dockerfile runs it as
 a user of its own, with the data directory a volume and a health check on /healthz that really answers; and,
-where a docker daemon is at hand and LLAMA_BOT_DOCKER_TEST=1 asks for it (a build takes minutes), the image
-builds, runs, is healthy and stops cleanly."""
+where a docker daemon is at hand (and LLAMA_BOT_DOCKER_TEST=0 does not turn it off; a build takes minutes),
+the image builds, runs, is healthy and stops cleanly; without one, or without the base image, it says so."""
 
 from __future__ import annotations
 
@@ -193,8 +193,8 @@ def _docker(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
 
 
 def _docker_skip_reason() -> str | None:
-    if os.environ.get("LLAMA_BOT_DOCKER_TEST") != "1":
-        return "builds an image for minutes: set LLAMA_BOT_DOCKER_TEST=1 to run it"
+    if os.environ.get("LLAMA_BOT_DOCKER_TEST") == "0":
+        return "LLAMA_BOT_DOCKER_TEST=0"
     if shutil.which("docker") is None:
         return "no docker on PATH"
     try:
@@ -222,6 +222,9 @@ def test_the_image_builds_runs_healthy_and_stops_cleanly(tmp_path):
     (keys / "app.pem").write_text(_key())
     (keys / "app.pem").chmod(0o644)  # a throwaway key the container's user (10001) reads
     tag, name = f"llama-bot-test:{uuid.uuid4().hex[:12]}", f"llama-bot-test-{uuid.uuid4().hex[:12]}"
+    pulled = _docker("pull", "python:3.11-slim", timeout=300)
+    if pulled.returncode != 0:
+        pytest.skip(f"the base image cannot be pulled here: {' '.join(pulled.stderr.split())[:200]}")
     built = _docker("build", "--tag", tag, str(ROOT), timeout=900)
     assert built.returncode == 0, built.stderr[-3000:]
     try:

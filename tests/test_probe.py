@@ -16,7 +16,7 @@ import pytest
 
 from bot.model import LocalRef
 from bot.probe import compare, plan, session
-from bot.review.consumers.contracts.model import OutputPattern
+from bot.review.consumers.contracts.model import OutputPattern, WireField
 from tests.fixtures import RepoBuilder
 from tests.test_contracts import SERVER_GO, TREE
 
@@ -302,3 +302,51 @@ def test_a_pattern_that_moves_between_streams_ollama_reads_together_is_no_findin
     )
     (moved,) = compare.compare(before, after, made)
     assert "'main: ready' no longer matches llama-server's output while serving" in moved.title
+
+
+# -- real bumps, as tests/real/probe_bumps.py saw them --------------------------------------------------------
+
+REAL = sorted((ROOT / "tests" / "data" / "probe-real").glob("*.json"))
+
+
+def _real_plan(data: dict) -> plan.Plan:
+    def ref(r: dict | None) -> LocalRef | None:
+        return LocalRef(**r) if r else None
+
+    probes = tuple(plan.Probe(**{**p, "ref": ref(p["ref"])}) for p in data["probes"])
+    patterns = tuple(
+        OutputPattern(
+            p["kind"], p["value"], tuple(p["sources"]), ref(p["ref"]), tuple(ref(u) for u in p["used_at"]), ()
+        )
+        for p in data["patterns"]
+    )
+    decoded = tuple(
+        WireField(
+            **{**f, "values": tuple(f["values"]), "ref": ref(f["ref"]), "forwards": tuple(f["forwards"])}
+        )
+        for f in data["decoded"]
+    )
+    return plan.Plan(tuple(data["args"]), data["env"], tuple(data["listing"]), probes, patterns, decoded)
+
+
+def _observation(data: dict) -> session.Observation:
+    answers = {name: session.Answer(**a) for name, a in data["answers"].items()}
+    return session.Observation(**{**data, "answers": answers})
+
+
+@pytest.mark.parametrize("path", REAL, ids=[p.stem for p in REAL])
+def test_real_bumps_compare_as_they_did_when_probed(path):
+    """The comparison of two real llama-server runs, kept as data: the same findings, and each one is a real
+    difference (a refusal with upstream's message), none from sampling, timings or ids."""
+    data = json.loads(path.read_text())
+    found = compare.compare(*(_observation(o) for o in data["observations"]), _real_plan(data["plan"]))
+    assert [f.to_json() for f in found] == data["findings"]
+    assert all(o["started"] for o in data["observations"])
+
+
+def test_the_real_repeat_last_n_rejection_is_the_one_difference_of_its_bump():
+    """b10242 -> b10353: the schema's limits for repeat_last_n became 0..INT32_MAX; Ollama documents -1."""
+    data = json.loads((ROOT / "tests" / "data" / "probe-real" / "b10242-b10353.json").read_text())
+    (finding,) = data["findings"]
+    assert finding["check"] == "probe.refused" and "repeat_last_n=-1" in finding["title"]
+    assert "400 at b10353" in finding["detail"] and "documented: -1 = num_ctx" in finding["detail"]

@@ -1,0 +1,99 @@
+"""Run the runtime contract probe on real llama.cpp bumps of Ollama and write what it saw as test data.
+
+Runs only where the mirrors are: LLAMA_BOT_REAL_OLLAMA and LLAMA_BOT_REAL_LLAMA_CPP name git directories of
+ollama/ollama and of llama.cpp (a fork whose `master` tracks upstream will do: `bNNNN` is the commit of its
+first-parent line whose `rev-list --count` is NNNN). For each Ollama bump commit named, it does what
+`python -m bot probe --base <bump>^ --head <bump>` does: llama-server built at both refs with each side's
+carried patches as Ollama's CMake builds its CPU preset, the tiny model, the requests of the head's
+inventory, and the comparison; the upstream refs resolve in a scratch repository borrowing the mirror's
+objects (tests/real/review_bumps.py). It writes tests/data/probe-real/<old>-<new>.json: the plan, both
+observations, the findings and the wall times, which tests/test_probe.py compares again without the
+mirrors. One build directory serves every bump (`--work-dir`): the first build is cold, the next rebuild
+what changed.
+
+    python -m tests.real.probe_bumps c82ebbd5b 4f066a6fb --work-dir /tmp/probe-work
+
+llama.cpp and Ollama are MIT licensed (tests/data/real-review/NOTICE); the files hold field names, flags,
+Ollama's patterns and file:line references, and llama-server's own refusal messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import pygit2
+
+from bot.cli.probe import _plan
+from bot.probe import build, compare, session
+from bot.repos.snapshot import GitSnapshot
+from tests.real.extract import RefResolver
+from tests.real.review_bumps import scratch_upstream
+
+OUT = Path(__file__).resolve().parent.parent / "data" / "probe-real"
+TINYMODEL = Path(__file__).resolve().parent.parent.parent / "bot" / "probe" / "tinymodel.py"
+
+
+def probe_bump(ollama: pygit2.Repository, mirror: Path, bump: str, work: Path) -> dict:
+    head = ollama.revparse_single(bump).peel(pygit2.Commit)
+    base = head.parents[0]
+    refs = [GitSnapshot(ollama, c).read("LLAMA_CPP_VERSION").decode().strip() for c in (base, head)]
+    resolver = RefResolver(mirror)
+    upstream = scratch_upstream(mirror, {r: resolver.resolve(r) for r in refs}, work / "upstream.git")
+    plan = _plan(GitSnapshot(ollama, head))
+    seen, times = [], []
+    for commit, ref in zip((base, head), refs, strict=True):
+        started = time.monotonic()
+        build.write_tree(ollama, commit, work / "ollama")
+        build.write_tree(upstream, upstream.revparse_single(ref).peel(pygit2.Commit), work / "src")
+        project = build.find_project(work / "ollama", "LLAMA_CPP_VERSION")
+        binary = build.build(project, work / "src", work / "build", 3600, os.cpu_count() or 2)
+        built = time.monotonic() - started
+        model = work / f"tiny-{ref}.gguf"
+        env = {**os.environ, "PYTHONPATH": str(work / "src" / "gguf-py")}
+        vocab = work / "src" / "models" / "ggml-vocab-llama-spm.gguf"
+        subprocess.run([sys.executable, str(TINYMODEL), str(model), str(vocab)], check=True, env=env)
+        started = time.monotonic()
+        seen.append(session.run(binary, model, plan, ref, work))
+        times.append(
+            {"ref": ref, "build_seconds": round(built), "speak_seconds": round(time.monotonic() - started, 1)}
+        )
+    findings = compare.compare(seen[0], seen[1], plan)
+    return {
+        "ollama_bump": str(head.id),
+        "old_ref": refs[0],
+        "new_ref": refs[1],
+        "plan": asdict(plan),
+        "observations": [asdict(o) for o in seen],
+        "findings": [f.to_json() for f in findings],
+        "times": times,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("bumps", nargs="+", help="Ollama commits that moved LLAMA_CPP_VERSION")
+    parser.add_argument("--work-dir", type=Path, required=True)
+    args = parser.parse_args()
+    if not (os.environ.get("LLAMA_BOT_REAL_OLLAMA") and os.environ.get("LLAMA_BOT_REAL_LLAMA_CPP")):
+        sys.exit("set LLAMA_BOT_REAL_OLLAMA and LLAMA_BOT_REAL_LLAMA_CPP to the mirrors' git directories")
+    ollama = pygit2.Repository(os.environ["LLAMA_BOT_REAL_OLLAMA"])
+    OUT.mkdir(parents=True, exist_ok=True)
+    for bump in args.bumps:
+        args.work_dir.mkdir(parents=True, exist_ok=True)
+        data = probe_bump(ollama, Path(os.environ["LLAMA_BOT_REAL_LLAMA_CPP"]), bump, args.work_dir)
+        path = OUT / f"{data['old_ref']}-{data['new_ref']}.json"
+        path.write_text(json.dumps(data, indent=1, default=str) + "\n")
+        print(f"wrote {path}: {len(data['findings'])} findings, {data['times']}")
+
+
+if __name__ == "__main__":
+    main()
