@@ -217,7 +217,8 @@ def test_validate_reply_for_a_fork_warns_about_secrets():
     assert "the run uses the fork's code with this repository's secrets" in text and "@maintainer" in text
     assert (
         "Unknown platform `tpu`" in text
-        and "`metal`, `cuda`, `rocm`, `vulkan`, `windows`, `mlx-metal`, `mlx-cuda`, `contract-probe`, or `all`" in text
+        and "`metal`, `cuda`, `rocm`, `vulkan`, `windows`, `mlx-metal`, `mlx-cuda`, `contract-probe`, or `all`"
+        in text
     )
     assert text.rstrip().endswith("**rocm**: refused")
     same_repo = validate_reply([dispatch()], [], [], CONFIG, pull(), "maintainer")
