@@ -30,6 +30,7 @@ LAYERS = (
     "bot.review",
     "bot.ollama",
     "bot.engine",
+    "bot.probe",
     "bot.render",
     "bot.gh",
     "bot.worker",
