@@ -16,7 +16,7 @@ import pytest
 
 from bot.model import LocalRef
 from bot.probe import compare, plan, session
-from bot.review.consumers.contracts.model import OutputPattern, WireField
+from bot.review.consumers.contracts.model import Inventory, OutputPattern, WireField
 from tests.fixtures import RepoBuilder
 from tests.test_contracts import SERVER_GO, TREE
 
@@ -350,3 +350,35 @@ def test_the_real_repeat_last_n_rejection_is_the_one_difference_of_its_bump():
     (finding,) = data["findings"]
     assert finding["check"] == "probe.refused" and "repeat_last_n=-1" in finding["title"]
     assert "400 at b10353" in finding["detail"] and "documented: -1 = num_ctx" in finding["detail"]
+
+
+def test_a_chat_request_is_built_with_its_nested_fields_and_varies_its_top_level_ones():
+    """`messages[].role` lands in the one message of `messages`; a plain value keeps its place against a
+    nested path under it; only top-level fields are varied."""
+
+    def wire(
+        path: str, go_type: str, values: tuple = (), optional: bool = False, forwards: tuple = ()
+    ) -> WireField:
+        endpoint = "POST /v1/chat/completions"
+        return WireField(endpoint, "request", path, go_type, values, optional, LocalRef("r.go", 1), forwards)
+
+    fields = [
+        wire("messages", ""),
+        wire("messages[].role", "string", ('"assistant"',)),
+        wire("messages[].content", "string", ("string",), optional=True),
+        wire("messages[].content[].type", "string", ('"text"',), optional=True),
+        wire("stream", "bool", ("false", "true")),
+        wire("repeat_last_n", "integer", ("integer", "64"), forwards=("repeat_last_n",)),
+        wire("response_format.type", "string", ('"json_object"',), optional=True),
+    ]
+    inventory = Inventory((), (), tuple(fields), (), (), ())
+    made = plan.make_plan(inventory, lambda options: [("-1", "-1 = num_ctx")])
+    base = made.probes[0].body
+    assert base["messages"] == [{"role": "user", "content": "Hello"}]
+    assert base["repeat_last_n"] == 64 and "response_format" not in base
+    assert [p.name for p in made.probes] == [
+        "POST /v1/chat/completions",
+        "POST /v1/chat/completions stream",
+        "POST /v1/chat/completions repeat_last_n=-1",
+        "POST /v1/chat/completions repeat_last_n=0",
+    ]  # the stream field is the two base requests; nested fields keep their base values

@@ -16,9 +16,15 @@ from bot.review.consumers.contracts.model import Inventory, LaunchSetting, Outpu
 
 RULES = Path(__file__).with_name("probe.toml")
 PROGRAM = "llama-server"
-# the endpoints a CPU run answers with a plain text model; the others (embeddings, templates) need a model
-# the probe does not make, and are named in the plan's `skipped`
-SPOKEN = ("POST /completion", "POST /tokenize", "POST /detokenize")
+# the endpoints a CPU run answers with a plain text model (chat through llama-server's fallback template);
+# embeddings need a model the probe does not make, and are named in the plan's `skipped`
+SPOKEN = (
+    "POST /completion",
+    "POST /tokenize",
+    "POST /detokenize",
+    "POST /apply-template",
+    "POST /v1/chat/completions",
+)
 MAX_PROBES = 200
 
 
@@ -114,8 +120,7 @@ def _probes(
     """Per endpoint spoken, its probes; the endpoints Ollama calls that the probe does not, in `skipped`."""
     probes: list[Probe] = []
     for endpoint in SPOKEN:
-        top = [f for f in fields if f.endpoint == endpoint and "." not in f.path and "[]" not in f.path]
-        probes += _endpoint_probes(endpoint, top, documented, rules)
+        probes += _endpoint_probes(endpoint, list(fields), documented, rules)
     skipped += [
         f"requests to {e}: the probe's model cannot answer them"
         for e in sorted({f.endpoint for f in fields} - set(SPOKEN))
@@ -123,18 +128,23 @@ def _probes(
     return tuple(probes[:MAX_PROBES])
 
 
-def _endpoint_probes(endpoint: str, top: list[WireField], documented: Documented, rules: dict) -> list[Probe]:
-    """The base request streaming and not, then one request per other value a field can hold."""
-    if not top:
+def _endpoint_probes(
+    endpoint: str, fields: list[WireField], documented: Documented, rules: dict
+) -> list[Probe]:
+    """The base request streaming and not, then one request per other value a top-level field can hold."""
+    fields = [f for f in fields if f.endpoint == endpoint]
+    if not fields:
         return []
-    base = {f.path: v for f in top if (v := _base_value(f, rules)) is not None}
+    base = _body(fields, rules)
     method, path = endpoint.split(" ", 1)
     streamed = "stream" in base
     probes = [
         Probe(f"{endpoint}{' stream' if stream else ''}", method, path, {**base, "stream": stream}, stream)
         for stream in ((False, True) if streamed else ())
     ] or [Probe(endpoint, method, path, base, False)]
-    for f in top:
+    for f in fields:
+        if "." in f.path or "[]" in f.path or f.path == "stream":  # streaming is the two base requests
+            continue
         for value, why in _variants(f, base.get(f.path), documented):
             body = {**base, f.path: value, **({"stream": False} if streamed else {})}
             shown = json.dumps(value)
@@ -144,16 +154,40 @@ def _endpoint_probes(endpoint: str, top: list[WireField], documented: Documented
     return probes
 
 
+def _body(fields: list[WireField], rules: dict) -> dict[str, Any]:
+    """The base request: each field with a base value at its path (`messages[].role` in the one element of
+    `messages`); a field whose place another already holds as a plain value is left out."""
+    body: dict[str, Any] = {}
+    for f in sorted(fields, key=lambda f: f.path):
+        value = _base_value(f, rules)
+        if value is not None:
+            _put(body, f.path.split("."), value)
+    return body
+
+
+def _put(container: dict[str, Any], steps: list[str], value: Any) -> None:
+    """`value` at the path `steps` of `container`, making its objects and one-element lists on the way."""
+    name, is_list = steps[0].removesuffix("[]"), steps[0].endswith("[]")
+    if len(steps) == 1 and not is_list:
+        container.setdefault(name, value)
+        return
+    holder = container.setdefault(name, [{}] if is_list else {})
+    if is_list and isinstance(holder, list) and holder and isinstance(holder[0], dict):
+        holder = holder[0]
+    if isinstance(holder, dict) and len(steps) > 1:
+        _put(holder, steps[1:], value)
+
+
 def _base_value(f: WireField, rules: dict) -> Any:
-    """What the base request puts in a field: the rules' value by name, else Ollama's first constant, else
-    (a field Ollama always sends) the rules' value for its Go type; None leaves it out, as Ollama leaves an
-    optional field out."""
+    """What the base request puts in a field: the rules' value by name; else, for a field Ollama always
+    sends, its code's first constant or the rules' value for its type. An optional field is left out, as
+    Ollama leaves it out (its constants are tried one by one as variants)."""
     if f.path in rules["field_values"]:
         return rules["field_values"][f.path]
+    if f.optional:
+        return None
     constants = _constants(f)
-    if constants:
-        return constants[0]
-    return None if f.optional else rules["type_values"].get(f.go_type)
+    return constants[0] if constants else rules["type_values"].get(f.go_type)
 
 
 def _constants(f: WireField) -> list[Any]:
@@ -162,7 +196,7 @@ def _constants(f: WireField) -> list[Any]:
     return [v for v in values if v is not None and not (isinstance(v, str) and v.endswith("..."))]
 
 
-NUMBERS = ("int", "int32", "int64", "float32", "float64")
+NUMBERS = ("int", "int32", "int64", "float32", "float64", "integer", "number")
 EDGES = (0, -1)  # what a user may put in a number Ollama forwards unchecked, tried on every such field
 
 
