@@ -18,6 +18,7 @@ from bot.model import LocalRef
 from bot.probe import compare, plan, session
 from bot.review.consumers.contracts.model import Inventory, OutputPattern, WireField
 from tests.fixtures import RepoBuilder
+from tests.real.probe_bumps import kept_plan, observation
 from tests.test_contracts import SERVER_GO, TREE
 
 pytestmark = pytest.mark.skipif(
@@ -309,37 +310,12 @@ def test_a_pattern_that_moves_between_streams_ollama_reads_together_is_no_findin
 REAL = sorted((ROOT / "tests" / "data" / "probe-real").glob("*.json"))
 
 
-def _real_plan(data: dict) -> plan.Plan:
-    def ref(r: dict | None) -> LocalRef | None:
-        return LocalRef(**r) if r else None
-
-    probes = tuple(plan.Probe(**{**p, "ref": ref(p["ref"])}) for p in data["probes"])
-    patterns = tuple(
-        OutputPattern(
-            p["kind"], p["value"], tuple(p["sources"]), ref(p["ref"]), tuple(ref(u) for u in p["used_at"]), ()
-        )
-        for p in data["patterns"]
-    )
-    decoded = tuple(
-        WireField(
-            **{**f, "values": tuple(f["values"]), "ref": ref(f["ref"]), "forwards": tuple(f["forwards"])}
-        )
-        for f in data["decoded"]
-    )
-    return plan.Plan(tuple(data["args"]), data["env"], tuple(data["listing"]), probes, patterns, decoded)
-
-
-def _observation(data: dict) -> session.Observation:
-    answers = {name: session.Answer(**a) for name, a in data["answers"].items()}
-    return session.Observation(**{**data, "answers": answers})
-
-
 @pytest.mark.parametrize("path", REAL, ids=[p.stem for p in REAL])
 def test_real_bumps_compare_as_they_did_when_probed(path):
     """The comparison of two real llama-server runs, kept as data: the same findings, and each one is a real
     difference (a refusal with upstream's message), none from sampling, timings or ids."""
     data = json.loads(path.read_text())
-    found = compare.compare(*(_observation(o) for o in data["observations"]), _real_plan(data["plan"]))
+    found = compare.compare(*(observation(o) for o in data["observations"]), kept_plan(data["plan"]))
     assert [f.to_json() for f in found] == data["findings"]
     assert all(o["started"] for o in data["observations"])
 
@@ -384,3 +360,21 @@ def test_a_chat_request_is_built_with_its_nested_fields_and_varies_its_top_level
         "POST /v1/chat/completions repeat_last_n=-1",
         "POST /v1/chat/completions repeat_last_n=0",
     ]  # the stream field is the two base requests; nested fields keep their base values
+
+
+def test_an_error_while_generating_is_no_refusal_and_its_going_away_says_nothing():
+    """A 5xx is the server failing on what it sampled, not a request refused: 2xx -> 5xx is a medium
+    `probe.failed`; 5xx -> 2xx says nothing (a seed of -1 samples differently each run); 4xx -> 2xx is info."""
+    probe = plan.Probe(
+        "POST /completion seed=-1", "POST", "/completion", {}, False, "seed", "-1", "a constant"
+    )
+    made = plan.Plan((), {}, (), (probe,), (), ())
+
+    def runs(old: int, new: int) -> list:
+        before = session.Observation("v1", True, answers={probe.name: session.Answer(old, error="x")})
+        after = session.Observation("v2", True, answers={probe.name: session.Answer(new, error="y")})
+        return [(f.check, f.severity) for f in compare.compare(before, after, made)]
+
+    assert runs(200, 500) == [("probe.failed", "medium")]
+    assert runs(500, 200) == [] and runs(400, 200) == [("probe.accepted", "info")]
+    assert runs(200, 400) == [("probe.refused", "high")]

@@ -72,17 +72,18 @@ def _answers(probe: Probe, old: Answer, new: Answer, plan: Plan, was: str, now: 
         f" with {probe.field} = {probe.value} ({probe.why})" if probe.field else ""
     )
     if _ok(old.status) and not _ok(new.status):
+        failed = new.status >= 500  # an error while generating, not the request refused
         return [
             _finding(
-                "probe.refused",
-                "high",
+                "probe.failed" if failed else "probe.refused",
+                "medium" if failed else "high",
                 "server",
-                f"llama-server now refuses {probe.name}, which Ollama can send",
+                f"llama-server now {'fails on' if failed else 'refuses'} {probe.name}, which Ollama can send",
                 f"{asked}: {old.status} at {was}; {new.status} at {now} ({new.error or 'no message'}).",
                 refs,
             )
         ]
-    if not _ok(old.status) and _ok(new.status):
+    if 400 <= old.status < 500 and _ok(new.status):
         detail = f"{asked}: {old.status} at {was} ({old.error or 'no message'}); {new.status} at {now}."
         return [
             _finding(

@@ -31,8 +31,11 @@ from pathlib import Path
 import pygit2
 
 from bot.cli.probe import _plan
+from bot.model import LocalRef
 from bot.probe import build, compare, session
+from bot.probe.plan import Plan, Probe
 from bot.repos.snapshot import GitSnapshot
+from bot.review.consumers.contracts.model import OutputPattern, WireField
 from tests.real.extract import RefResolver
 from tests.real.review_bumps import scratch_upstream
 
@@ -76,13 +79,58 @@ def probe_bump(ollama: pygit2.Repository, mirror: Path, bump: str, work: Path) -
     }
 
 
+def kept_plan(data: dict) -> Plan:
+    """A plan as `probe_bump` wrote it."""
+
+    def ref(r: dict | None) -> LocalRef | None:
+        return LocalRef(**r) if r else None
+
+    probes = tuple(Probe(**{**p, "ref": ref(p["ref"])}) for p in data["probes"])
+    patterns = tuple(
+        OutputPattern(
+            p["kind"], p["value"], tuple(p["sources"]), ref(p["ref"]), tuple(ref(u) for u in p["used_at"]), ()
+        )
+        for p in data["patterns"]
+    )
+    decoded = tuple(
+        WireField(
+            **{**f, "values": tuple(f["values"]), "ref": ref(f["ref"]), "forwards": tuple(f["forwards"])}
+        )
+        for f in data["decoded"]
+    )
+    return Plan(tuple(data["args"]), data["env"], tuple(data["listing"]), probes, patterns, decoded)
+
+
+def observation(data: dict) -> session.Observation:
+    """An observation as `probe_bump` wrote it."""
+    answers = {name: session.Answer(**a) for name, a in data["answers"].items()}
+    return session.Observation(**{**data, "answers": answers})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("bumps", nargs="+", help="Ollama commits that moved LLAMA_CPP_VERSION")
-    parser.add_argument("--work-dir", type=Path, required=True)
+    parser.add_argument("bumps", nargs="*", help="Ollama commits that moved LLAMA_CPP_VERSION")
+    parser.add_argument("--work-dir", type=Path)
+    parser.add_argument(
+        "--recompare",
+        action="store_true",
+        help="compare the kept observations again with today's code; build nothing",
+    )
     args = parser.parse_args()
+    if args.recompare:
+        for path in sorted(OUT.glob("*.json")):
+            data = json.loads(path.read_text())
+            findings = compare.compare(
+                *(observation(o) for o in data["observations"]), kept_plan(data["plan"])
+            )
+            data["findings"] = [f.to_json() for f in findings]
+            path.write_text(json.dumps(data, indent=1, default=str) + "\n")
+            print(f"{path.name}: {len(findings)} findings")
+        return
+    if not args.bumps or args.work_dir is None:
+        parser.error("name the bumps and --work-dir, or give --recompare")
     if not (os.environ.get("LLAMA_BOT_REAL_OLLAMA") and os.environ.get("LLAMA_BOT_REAL_LLAMA_CPP")):
         sys.exit("set LLAMA_BOT_REAL_OLLAMA and LLAMA_BOT_REAL_LLAMA_CPP to the mirrors' git directories")
     ollama = pygit2.Repository(os.environ["LLAMA_BOT_REAL_OLLAMA"])
