@@ -378,3 +378,22 @@ def test_an_error_while_generating_is_no_refusal_and_its_going_away_says_nothing
     assert runs(200, 500) == [("probe.failed", "medium")]
     assert runs(500, 200) == [] and runs(400, 200) == [("probe.accepted", "info")]
     assert runs(200, 400) == [("probe.refused", "high")]
+
+
+def test_a_tree_entry_that_would_leave_the_directory_is_never_written(tmp_path):
+    """A hostile tree (written raw: git refuses such names) naming `..` or `.git` writes nothing outside."""
+    import pygit2
+
+    from bot.probe import build
+
+    repo = pygit2.init_repository(str(tmp_path / "r.git"), bare=True)
+    blob = repo.create_blob(b"x")
+    raw = b"".join(b"100644 " + name + b"\0" + blob.raw for name in (b"..", b".git", b"ok"))
+    tree = repo.odb.write(pygit2.enums.ObjectType.TREE, raw)
+    sig = pygit2.Signature("t", "t@example.com")
+    commit = repo[repo.create_commit(None, sig, sig, "m", tree, [])]
+    dest = tmp_path / "out" / "in"
+    dest.mkdir(parents=True)
+    skipped = build.write_tree(repo, commit.peel(pygit2.Commit), dest)
+    assert sorted(skipped) == ["..", ".git"]
+    assert sorted(p.name for p in (tmp_path / "out").rglob("*")) == ["in", "ok"]

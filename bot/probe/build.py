@@ -37,12 +37,15 @@ class Project:
 
 def write_tree(repo: pygit2.Repository, commit: pygit2.Commit, dest: Path) -> list[str]:
     """`commit`'s files under `dest`, only those whose bytes differ rewritten, files it lacks removed; the
-    paths whose blobs a partial clone does not have (left out)."""
+    paths left out: blobs a partial clone does not have, and names that would leave `dest` or write a `.git`."""
     wanted: set[str] = set()
     missing: list[str] = []
 
     def walk(tree: pygit2.Tree, prefix: str) -> None:
         for entry in tree:
+            if entry.name in ("", ".", "..", ".git") or "/" in entry.name or "\\" in entry.name:
+                missing.append(f"{prefix}{entry.name}")  # a name git itself refuses: never written
+                continue
             path = f"{prefix}{entry.name}"
             if entry.filemode == pygit2.enums.FileMode.TREE:
                 walk(repo[entry.id].peel(pygit2.Tree), f"{path}/")
