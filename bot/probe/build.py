@@ -43,10 +43,11 @@ def write_tree(repo: pygit2.Repository, commit: pygit2.Commit, dest: Path) -> li
 
     def walk(tree: pygit2.Tree, prefix: str) -> None:
         for entry in tree:
-            if entry.name in ("", ".", "..", ".git") or "/" in entry.name or "\\" in entry.name:
-                missing.append(f"{prefix}{entry.name}")  # a name git itself refuses: never written
+            name = entry.name or ""
+            if name in ("", ".", "..", ".git") or "/" in name or "\\" in name:
+                missing.append(f"{prefix}{name}")  # a name git itself refuses: never written
                 continue
-            path = f"{prefix}{entry.name}"
+            path = f"{prefix}{name}"
             if entry.filemode == pygit2.enums.FileMode.TREE:
                 walk(repo[entry.id].peel(pygit2.Tree), f"{path}/")
             elif entry.filemode != pygit2.enums.FileMode.COMMIT:
