@@ -397,3 +397,35 @@ def test_a_tree_entry_that_would_leave_the_directory_is_never_written(tmp_path):
     skipped = build.write_tree(repo, commit.peel(pygit2.Commit), dest)
     assert sorted(skipped) == ["..", ".git"]
     assert sorted(p.name for p in (tmp_path / "out").rglob("*")) == ["in", "ok"]
+
+
+def test_a_symlink_an_earlier_tree_left_is_never_written_through(tmp_path):
+    """One tree makes `a` a link to a directory outside; the next has a directory `a`: its files land inside."""
+    import pygit2
+
+    from bot.probe import build
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    repo = pygit2.init_repository(str(tmp_path / "r.git"), bare=True)
+    sig = pygit2.Signature("t", "t@example.com")
+
+    def commit(entries: dict[str, tuple[bytes, int]]) -> pygit2.Commit:
+        top = repo.TreeBuilder()
+        for name, (data, mode) in entries.items():
+            if "/" in name:
+                sub = repo.TreeBuilder()
+                sub.insert(name.split("/")[1], repo.create_blob(data), mode)
+                top.insert(name.split("/")[0], sub.write(), pygit2.enums.FileMode.TREE)
+            else:
+                top.insert(name, repo.create_blob(data), mode)
+        return repo[repo.create_commit(None, sig, sig, "m", top.write(), [])].peel(pygit2.Commit)
+
+    dest = tmp_path / "work"
+    dest.mkdir()
+    build.write_tree(repo, commit({"a": (str(outside).encode(), pygit2.enums.FileMode.LINK)}), dest)
+    assert (dest / "a").is_symlink()
+    build.write_tree(repo, commit({"a/b": (b"x", pygit2.enums.FileMode.BLOB)}), dest)
+    assert list(outside.iterdir()) == [] and (dest / "a" / "b").read_bytes() == b"x"
+    build.write_tree(repo, commit({"a": (b"now a file", pygit2.enums.FileMode.BLOB)}), dest)
+    assert (dest / "a").read_bytes() == b"now a file"

@@ -49,6 +49,7 @@ def write_tree(repo: pygit2.Repository, commit: pygit2.Commit, dest: Path) -> li
                 continue
             path = f"{prefix}{name}"
             if entry.filemode == pygit2.enums.FileMode.TREE:
+                _make_directory(dest / path)
                 walk(repo[entry.id].peel(pygit2.Tree), f"{path}/")
             elif entry.filemode != pygit2.enums.FileMode.COMMIT:
                 try:
@@ -67,7 +68,17 @@ def write_tree(repo: pygit2.Repository, commit: pygit2.Commit, dest: Path) -> li
     return missing
 
 
+def _make_directory(path: Path) -> None:
+    """`path` a real directory: a symlink or file an earlier tree left there goes first, so nothing is
+    written through a link to outside the work directory."""
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        path.unlink()
+    path.mkdir(parents=True, exist_ok=True)
+
+
 def _write(path: Path, data: bytes, mode: int) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)  # a directory an earlier tree had where this one has a file
     if mode == pygit2.enums.FileMode.LINK:
         if path.is_symlink() and os.readlink(path) == data.decode():
             return
