@@ -212,8 +212,9 @@ def unlabelled(data: Data) -> list[str]:
 
 
 def figures(data: Data) -> dict[str, float]:
-    """The floors' figures over both reviews: high precision, the high+medium share that is not noise,
-    recall over the forced changes, and how many high and medium findings are unlabelled."""
+    """The floors' figures over both reviews: high precision, the high+medium shares that are actionable or
+    latent and that are not noise, recall over the forced changes, and how many high and medium findings
+    are unlabelled."""
     rows = [r for review in data.reviews.values() for r in precision_rows(review, data.labels)]
     high, both = totals(rows, ("high",)), totals(rows)
     shown, total, _ = shown_recall(data.forced, data.reviews["bump-only"])
@@ -221,6 +222,7 @@ def figures(data: Data) -> dict[str, float]:
         "high_precision": (high["actionable"] + high["latent"]) / high["labelled"]
         if high["labelled"]
         else 1.0,
+        "acted_share": (both["actionable"] + both["latent"]) / both["labelled"] if both["labelled"] else 1.0,
         "useful_share": (both["labelled"] - both["noise"]) / both["labelled"] if both["labelled"] else 1.0,
         "recall": shown / total if total else 1.0,
         "unlabelled": len(unlabelled(data)),

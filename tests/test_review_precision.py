@@ -143,6 +143,7 @@ def test_the_current_review_holds_the_precision_and_recall_floors(live):
     found = rp.figures(live)
     print(found)
     assert found["high_precision"] >= FLOORS["high_precision"]
+    assert found["acted_share"] >= FLOORS["acted_share"]
     assert found["useful_share"] >= FLOORS["useful_share"]
     assert found["recall"] >= FLOORS["recall"], rp.shown_recall(live.forced, live.reviews["bump-only"])[2]
 

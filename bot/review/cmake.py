@@ -343,23 +343,30 @@ def option_drafts(
     built: Callable[[Option], bool] = lambda option: True,
     anchor_dirs: Sequence[str] = ("",),
     unset_in: Callable[[str], Sequence[str]] = lambda name: (),
+    chooses_text: Callable[[str], tuple[str, ...]] = lambda name: (),
 ) -> list[Draft]:
     """Added, removed, renamed and re-defaulted options, weighed by whether Ollama sets them (`unset_in`
     names the builds of Ollama's that leave an option it sets elsewhere to upstream's default; one it does
     not set is asked for under `anchor_dirs`). A new or re-defaulted option of code Ollama does not build
-    (`built`) says nothing; a removed or renamed one of such code, or a new one that defaults off, is
-    information."""
+    (`built`) says nothing; a removed or renamed one of such code, a new one that defaults off, or one that
+    only chooses text (`chooses_text` names the variables whose text it picks) is information."""
     before, after = _index(old), _index(new)
     added = [after[n][0] for n in after if n not in before]
     return [
         *_removal_drafts([before[n][0] for n in before if n not in after], added, mentions, where_now, built),
         *(
-            _new_option_draft(o, built, setting_anchor(mentions, anchor_dirs, o.name))
+            _new_option_draft(o, built, setting_anchor(mentions, anchor_dirs, o.name), chooses_text(o.name))
             for o in added
             if o.name not in mentions and built(o)
         ),  # one Ollama sets it decided on; one of code Ollama never builds cannot concern it
         *_default_drafts(
-            before, after, mentions, built, partial(setting_anchor, mentions, anchor_dirs), unset_in
+            before,
+            after,
+            mentions,
+            built,
+            partial(setting_anchor, mentions, anchor_dirs),
+            unset_in,
+            chooses_text,
         ),
     ]
 
@@ -391,14 +398,27 @@ def _removal_drafts(
     return drafts
 
 
-def _new_option_draft(option: Option, built: Callable[[Option], bool], anchor: LocalRef | None) -> Draft:
-    """A new option Ollama does not set: medium unless it defaults off."""
+def _new_option_draft(
+    option: Option, built: Callable[[Option], bool], anchor: LocalRef | None, text: tuple[str, ...]
+) -> Draft:
+    """A new option Ollama does not set: medium unless it defaults off or only chooses `text`."""
     detail = (
         f"Upstream added {_describe(option)}. Ollama does not set it, so its build now takes the "
         f"default {shown_default(option)}; set it explicitly where Ollama configures the build."
     )
+    if text:
+        detail = f"Upstream added {_describe(option)}. {_only_text(text)} Ollama's build takes the default."
+        return _unset(option, "info", f"New CMake option {option.name} only chooses text", detail, anchor)
     severity = _weighed(option, "info" if _off(option.default) else "medium", built)
     return _unset(option, severity, f"New CMake option {option.name}: decide its value", detail, anchor)
+
+
+def _only_text(variables: tuple[str, ...]) -> str:
+    names = ", ".join(code_span(v) for v in variables)
+    return (
+        f"All it chooses is the text of {names} (messages, version or description arguments, string "
+        "definitions), not what is compiled, linked or found; it matters only where Ollama reads that text."
+    )
 
 
 def _default_drafts(
@@ -408,9 +428,11 @@ def _default_drafts(
     built: Callable[[Option], bool],
     anchor_of: Callable[[str], LocalRef | None],
     unset_in: Callable[[str], Sequence[str]],
+    chooses_text: Callable[[str], tuple[str, ...]],
 ) -> list[Draft]:
     """Each option kept whose default changed while some build of Ollama's relies on it: Ollama never sets
-    it, or sets it only for some builds (`unset_in` names the others)."""
+    it, or sets it only for some builds (`unset_in` names the others); information when it only chooses
+    text."""
     drafts = []
     for name in sorted(set(before) & set(after)):
         old_defaults = sorted({shown_default(o) for o in before[name]})
@@ -421,9 +443,19 @@ def _default_drafts(
             continue  # a default no build of Ollama's reads cannot change what it builds
         change = f"The default of {_describe(option)} changed from {', '.join(old_defaults)} to {', '.join(new_defaults)}."
         title = f"Default of CMake option {name} changed"
+        text = chooses_text(name)
         if name not in mentions:
             detail = f"{change} Ollama does not set it and so relies on the default."
-            drafts.append(_unset(option, "medium", title, detail, anchor_of(name)))
+            severity = "info" if text else "medium"
+            drafts.append(
+                _unset(
+                    option,
+                    severity,
+                    title,
+                    f"{detail} {_only_text(text)}" if text else detail,
+                    anchor_of(name),
+                )
+            )
             continue
         sets = ", ".join(f"{r.path}:{r.line}" for r in mentions[name][:4])
         detail = (
@@ -433,9 +465,9 @@ def _default_drafts(
         drafts.append(
             Draft(
                 "build",
-                "medium",
+                "info" if text else "medium",
                 title,
-                detail,
+                f"{detail} {_only_text(text)}" if text else detail,
                 option.path,
                 option.line,
                 local_refs=tuple(mentions[name]),

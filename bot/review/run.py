@@ -39,6 +39,7 @@ from bot.review.consumers.settings import builds_leaving_default
 from bot.review.consumers.upstream_build import unbuilt_commands
 from bot.review.ruleset import Rule
 from bot.review.source import C_SOURCES, code_text, extension, glob_match, globs
+from bot.review.upstream import optioneffect
 
 if TYPE_CHECKING:
     from bot.review import ReviewContext
@@ -272,6 +273,7 @@ class Run:
             built,
             self.pin_build_dirs,
             builds_leaving_default(self.local, list(self.local), names.pattern, self.consumers.options),
+            partial(optioneffect.text_only, new_texts),
         )
 
     @cached_property

@@ -1,0 +1,137 @@
+"""What a CMake option chooses in upstream's build, read from the commands its `if()` branches hold: whether
+all it does is pick some text (a version suffix, a message) rather than what is compiled, linked or found.
+
+A new option that only picks text cannot change what Ollama builds; it is still said, as information, with
+the variables whose text it picks, since a program may print that text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+
+from tree_sitter import Node
+
+from bot.lang import cmakelang, syntax
+
+MAX_VARIABLES = 16  # followed from one option before its effect is called unknown
+# keywords whose next argument is metadata (a version or a description), not a build input
+_TEXT_KEYWORDS = ("VERSION", "SOVERSION", "DESCRIPTION")
+_DECLARES = ("option", "cmake_dependent_option")
+
+
+def text_only(texts: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """The variables whose text the option `name` chooses, when that is all it does in the CMake files
+    `texts`: every command of its `if()` branches sets a variable or prints, and each such variable reaches
+    only messages, version and description arguments, string definitions (`NAME="${VAR}"`) and variables
+    that do the same. Empty when it does anything else, or nothing found."""
+    trees = {path: cmakelang.parse(text) for path, text in texts.items() if _word(name).search(text)}
+    gated: list[Node] = []
+    for root in trees.values():
+        branches = list(_branches_on(root, name))
+        gated += [c for branch in branches for c in cmakelang.commands(branch)]
+        inside = {c.id for branch in branches for c in _all(branch)}
+        if any(_mentions(c, name) and c.id not in inside and not _declares(c, name) for c in _all(root)):
+            return ()  # read outside its branches: in a generator expression, a list, another command
+    variables = _set_variables(gated)
+    if not gated or variables is None:
+        return ()
+    return _text_reach(texts, variables)
+
+
+def _set_variables(gated: list[Node]) -> list[str] | None:
+    """The variables the branches' commands set, None when one of them does anything but set one or print."""
+    found = []
+    for command in gated:
+        kind, args = cmakelang.name(command), cmakelang.arguments(command)
+        if kind == "set" and args and "CACHE" not in args:
+            found.append(args[0])
+        elif kind != "message":
+            return None
+    return list(dict.fromkeys(found))
+
+
+def _text_reach(texts: Mapping[str, str], variables: list[str]) -> tuple[str, ...]:
+    """The variables and those set from them, when each is only ever read as text; empty otherwise."""
+    seen, queue = list(variables), list(variables)
+    while queue:
+        variable = queue.pop()
+        for text in texts.values():
+            if variable not in text:
+                continue
+            for command in _all(cmakelang.parse(text)):
+                derived = _read_as_text(command, variable)
+                if derived is None or len(seen) > MAX_VARIABLES:
+                    return ()
+                for name in derived:
+                    if name not in seen:
+                        seen.append(name)
+                        queue.append(name)
+    return tuple(seen)
+
+
+def _read_as_text(command: Node, variable: str) -> list[str] | None:
+    """How a command reads `variable`: [] when not at all or only as text, [X] when it sets X from it (X's
+    readers are then asked), None when it reads it any other way (a condition, a build input)."""
+    if not _mentions(command, variable):
+        return []
+    kind = cmakelang.name(command)
+    if command.type != "normal_command":
+        return None  # a condition: what it chooses is unknown
+    args = cmakelang.arguments(command)
+    if kind == "set" and args and "CACHE" not in args:
+        return [] if args[0] == variable else [args[0]]
+    if kind == "message":
+        return []
+    text = syntax.node_text(command)
+    for m in _word(variable).finditer(text):
+        read = text[m.start() - 2 : m.start()] == "${" and text[m.end() : m.end() + 1] == "}"
+        if read and not _as_text(text, m.start() - 2, m.end() + 1):
+            return None
+        if not read and not text.startswith('="', m.end()):
+            return None  # named bare (a list, a condition) unless it names a definition
+    return []
+
+
+def _as_text(text: str, start: int, end: int) -> bool:
+    """Whether the `${VAR}` at text[start:end] is inside a string definition or after a metadata keyword."""
+    before, after = text[:start], text[end:]
+    quoted = re.search(r'\b\w+="[^"\n]*$', before) is not None and re.match(r'[^"\n]*"', after) is not None
+    keyword = re.search(rf"\b(?:{'|'.join(_TEXT_KEYWORDS)})\s+\"?$", before) is not None
+    return quoted or keyword
+
+
+def _branches_on(root: Node, name: str) -> Iterator[Node]:
+    """Each `if()` block whose condition (of any branch) names the option."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "if_condition" and any(
+            c.type in ("if_command", "elseif_command") and _mentions(c, name) for c in node.children
+        ):
+            yield node
+            continue
+        stack.extend(node.children)
+
+
+def _all(root: Node) -> Iterator[Node]:
+    """Every command and branch condition of a file."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in ("normal_command", "if_command", "elseif_command", "while_command"):
+            yield node
+        stack.extend(node.children)
+
+
+def _mentions(node: Node, name: str) -> bool:
+    return _word(name).search(syntax.node_text(node)) is not None
+
+
+def _declares(command: Node, name: str) -> bool:
+    args = cmakelang.arguments(command) if command.type == "normal_command" else []
+    return cmakelang.name(command) in _DECLARES and args[:1] == [name]
+
+
+def _word(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])")
