@@ -96,6 +96,7 @@ class Platform:
     auto: bool = (
         False  # dispatched on its own when a bump changes upstream's build (bot/worker/autovalidate.py)
     )
+    report: str = ""  # the artifact of its run holding a probe report, read into the checklist when it ends
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ VENDORED_KEYS = ("upstream", "copies", "files")
 REVIEW_PROFILES = ("llama.cpp", "mlx", "mlx-c", "none")
 
 
-PLATFORM_KEYS = ("workflow", "inputs", "auto")
+PLATFORM_KEYS = ("workflow", "inputs", "auto", "report")
 _PIN_REQUIRED = {"name": str, "version_file": str, "patches": (str, list), "upstream": str}  # key -> its type
 
 
@@ -390,7 +391,10 @@ def _platform(name: str, raw: object, where: str) -> Platform:
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
         raise AnalysisError(f"{where}.auto: expected true or false, got {shown}")
     workflow = _expect(workflow, str, f"{where}.workflow")
-    return Platform(name, workflow, {k: str(v) for k, v in inputs.items()}, auto)
+    report = _expect(raw.get("report", ""), str, f"{where}.report")
+    if report and not re.fullmatch(r"[A-Za-z0-9._-]{1,100}", report):
+        raise AnalysisError(f"{where}.report: an artifact name of letters, digits, '.', '_' and '-'")
+    return Platform(name, workflow, {k: str(v) for k, v in inputs.items()}, auto, report)
 
 
 def _strings(value: object, where: str) -> tuple[str, ...]:

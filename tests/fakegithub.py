@@ -500,6 +500,9 @@ class FakeGitHub:
         self.random_faults: RandomFaults | None = None  # off unless `inject_faults`
         self._delays: list[tuple[str, float]] = []
         self._ids = itertools.count(1001)
+        self.artifacts: dict[int, dict] = {}  # artifact id -> the artifact as GitHub lists it
+        self.artifact_blobs: dict[int, bytes] = {}  # artifact id -> its zip archive
+        self.blob_requests: list[dict] = []  # the headers of each download of an archive's address
         self._tempdirs: list[str] = []
         self._runner: web.AppRunner | None = None
 
@@ -509,6 +512,7 @@ class FakeGitHub:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         for form in MANIFEST_FORMS:
             app.router.add_post(form, self._manifest_form)
+        app.router.add_get("/_blobs/artifacts/{id}", self._artifact_blob)
         app.router.add_route("*", "/{tail:.*}", self._handle)
         # closing waits at most a second for held requests (`delay`) before cancelling them
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
@@ -833,6 +837,39 @@ class FakeGitHub:
             "workflow": workflow,
         }
         return workflow
+
+    def add_artifact(self, run_id: int, name: str, archive: bytes, expired: bool = False) -> dict:
+        """An artifact uploaded by a run: `archive` is what downloading it gives (a zip archive)."""
+        run, aid = self.workflow_runs[run_id], next(self._ids)
+        api = run["url"].split("/actions/runs/")[0]
+        artifact = {
+            "id": aid,
+            "node_id": f"A_{aid}",
+            "name": name,
+            "size_in_bytes": len(archive),
+            "url": f"{api}/actions/artifacts/{aid}",
+            "archive_download_url": f"{api}/actions/artifacts/{aid}/zip",
+            "expired": expired,
+            "created_at": self._iso(),
+            "expires_at": None,
+            "updated_at": self._iso(),
+            "digest": None,
+            "workflow_run": {"id": run_id, "head_sha": run["head_sha"]},
+            "run_id": run_id,
+        }
+        self.artifacts[aid], self.artifact_blobs[aid] = artifact, archive
+        return artifact
+
+    async def _artifact_blob(self, request: web.Request) -> web.Response:
+        """The short-lived address GitHub redirects an archive download to: another origin than the API's,
+        which must never be sent the installation token."""
+        self.blob_requests.append(dict(request.headers))
+        if "Authorization" in request.headers:
+            self.violations.append("an artifact's download address was sent the Authorization header")
+        blob = self.artifact_blobs.get(int(request.match_info["id"]))
+        if blob is None:
+            return web.Response(status=404)
+        return web.Response(body=blob, content_type="application/zip")
 
     # -- webhook payloads built from the fake's state ------------------------------------------------
 
@@ -2050,6 +2087,26 @@ class FakeGitHub:
         ]
         page, headers = self._paginate(call, runs)
         return 200, {"total_count": len(runs), "workflow_runs": page}, headers
+
+    def op_actions_list_workflow_run_artifacts(self, call: Call):
+        run = self._owned(self.workflow_runs, call, "run_id")
+        found = [
+            {k: v for k, v in a.items() if k != "run_id"}
+            for a in self.artifacts.values()
+            if a["run_id"] == run["id"] and call.query.get("name", a["name"]) == a["name"]
+        ]
+        page, headers = self._paginate(call, found)
+        return 200, {"total_count": len(found), "artifacts": page}, headers
+
+    def op_actions_download_artifact(self, call: Call):
+        artifact = self._owned(self.artifacts, call, "artifact_id")
+        if call.params["archive_format"] != "zip":
+            raise not_found()
+        if artifact["expired"]:
+            raise HTTPError(410, "Artifact has expired")
+        # GitHub's answer points elsewhere (a storage host): another origin than the API's
+        blob = self.url.replace("127.0.0.1", "localhost") + f"/_blobs/artifacts/{artifact['id']}"
+        return 302, None, {"Location": blob}
 
     def op_actions_cancel_workflow_run(self, call: Call):
         run = self._owned(self.workflow_runs, call, "run_id")

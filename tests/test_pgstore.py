@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import sqlite3
 import threading
+from dataclasses import replace
 
 import psycopg
 import pytest
@@ -154,6 +156,7 @@ def test_migrations_apply_once_even_when_instances_start_together(database_url):
             "003_bump_branches.sql",
             "004_skipped_refs.sql",
             "005_dashboards.sql",
+            "006_dispatch_reports.sql",
         ],
     ]
 
@@ -230,3 +233,44 @@ async def test_jobs_lists_the_shared_database_s_jobs(tmp_path, database_url, clo
     assert done.returncode == 0, done.stderr
     (line,) = done.stdout.splitlines()
     assert json.loads(line)["error"] == "GitHub answered 502"
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
+def test_a_dispatch_keeps_its_runs_report_on_both_stores(engine, request, tmp_path):
+    if engine == "postgresql":
+        url = request.getfixturevalue("database_url")
+        with psycopg.connect(url, autocommit=True) as db:
+            migrate(db)
+        store = PostgresValidationStore(url)
+    else:
+        store = ValidationStore(tmp_path / "validation.sqlite3")
+    try:
+        d = Dispatch("o/r", 7, "contract-probe", "p.yaml", "bump", "a" * 40, "req-2", "2026-12-03T10:00:00Z")
+        store.add(d)
+        assert store.get("req-2").report is None
+        store.update(
+            replace(d, status="completed", conclusion="failure", report='{"error": null, "pins": []}')
+        )
+        assert store.get("req-2").report == '{"error": null, "pins": []}'
+    finally:
+        store.close()
+
+
+def test_a_sqlite_store_written_before_reports_gains_the_column(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE validation_dispatches (repo TEXT NOT NULL, pr INTEGER NOT NULL, platform TEXT NOT NULL,"
+            " workflow TEXT NOT NULL, ref TEXT NOT NULL, head_sha TEXT NOT NULL, request_id TEXT PRIMARY KEY,"
+            " dispatched_at TEXT NOT NULL, check_run_id INTEGER, run_id INTEGER, run_url TEXT,"
+            " status TEXT NOT NULL DEFAULT 'queued', conclusion TEXT, started_at TEXT, completed_at TEXT)"
+        )
+        db.execute(
+            "INSERT INTO validation_dispatches (repo, pr, platform, workflow, ref, head_sha, request_id,"
+            " dispatched_at) VALUES ('o/r', 1, 'metal', 'w.yaml', 'b', 'sha', 'req-old', 'now')"
+        )
+    store = ValidationStore(path)
+    try:
+        assert store.get("req-old").report is None and store.get("req-old").platform == "metal"
+    finally:
+        store.close()

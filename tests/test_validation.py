@@ -476,6 +476,9 @@ def test_rows_show_the_latest_dispatch_per_platform_and_mark_old_commits_stale()
         "duration": "12m 03s",
         "sha": SHA,
         "stale": False,
+        "reported": False,
+        "findings": [],
+        "report_error": None,
     }
     assert by["metal"]["stale"] and by["metal"]["sha"] == OLD_SHA and by["metal"]["duration"] == "1m 00s"
     assert (by["rocm"]["state"], by["rocm"]["conclusion"], by["rocm"]["duration"]) == (

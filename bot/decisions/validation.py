@@ -54,6 +54,9 @@ class Dispatch:
     conclusion: str | None = None  # a check-run conclusion once completed
     started_at: str | None = None
     completed_at: str | None = None
+    report: str | None = (
+        None  # what the run's report artifact said, as bot/decisions/runreport.py keeps it (JSON)
+    )
 
 
 def parse_time(stamp: str) -> dt.datetime:
@@ -294,6 +297,7 @@ def apply_run(dispatch: Dispatch, run: dict, action: str) -> Dispatch | None:
         conclusion=check_conclusion(run.get("conclusion")) if done else None,
         started_at=started,
         completed_at=run.get("updated_at") if done else None,
+        report=dispatch.report if done else None,  # a run started over brings a report of its own
     )
 
 

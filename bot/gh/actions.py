@@ -46,6 +46,25 @@ class Actions:
         )
         return found.get("workflow_runs") or []
 
+    async def artifact(self, run_id: int, name: str) -> dict | None:
+        """The run's unexpired artifact called `name`, None when it has none."""
+        found = await self.gh.getitem(
+            "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts{?name,per_page}",
+            {**self.names, "run_id": run_id, "name": name, "per_page": 10},
+        )
+        listed = found.get("artifacts") or []
+        return next((a for a in listed if a.get("name") == name and not a.get("expired")), None)
+
+    async def archive(self, artifact_id: int, max_bytes: int) -> bytes:
+        """An artifact's zip archive, held to `max_bytes`. GitHub answers with a redirect to a short-lived
+        address elsewhere, which is followed without the installation token (another origin)."""
+        return await self.gh.get_capped(
+            "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/zip",
+            {**self.names, "artifact_id": artifact_id},
+            accept="application/vnd.github+json",
+            max_bytes=max_bytes,
+        )
+
     async def cancel(self, run_id: int) -> bool:
         """Cancel a run; False when it had already finished (409) or is gone (404)."""
         try:

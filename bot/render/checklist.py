@@ -10,12 +10,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from bot.decisions.validation import AutoValidation
-from bot.model import SEVERITY_ORDER, Finding, PinReport, Report
+from bot.model import Finding, PinReport, Report
 from bot.render.env import MARKER, render_template
 from bot.render.findings import SEVERITY_HEADINGS, finding_id, review_findings, review_item
 from bot.render.items import Item, tick
 from bot.render.patches import PinView, pin_view
 from bot.render.platforms import platform_items
+from bot.render.runfindings import joined, run_findings
 from bot.render.steps import merge_steps
 from bot.render.verdict import REVIEW_SEVERITIES, verdict
 
@@ -50,10 +51,10 @@ class _Review:
         return [item for _, listed in self.sections for item, _ in listed]
 
 
-def _findings(report: Report) -> list[Finding]:
-    """Every pin's shown findings, the most severe first."""
-    found = (f for pin in report.pins for f in review_findings(pin))
-    return sorted(found, key=lambda f: SEVERITY_ORDER[f.severity])
+def _findings(report: Report, rows: list[dict]) -> list[Finding]:
+    """Every pin's shown findings with the platform runs' joined to them, the most severe first."""
+    found = [f for pin in report.pins for f in review_findings(pin)]
+    return joined(found, run_findings(rows))
 
 
 def _sections(findings: list[Finding]) -> list[tuple[str, list[tuple[Item, Finding]]]]:
@@ -69,9 +70,9 @@ def _counts(findings: list[Finding]) -> dict[str, int]:
     return {s: sum(1 for f in findings if f.severity == s) for s in REVIEW_SEVERITIES}
 
 
-def _review(report: Report, max_findings: int | None) -> _Review:
+def _review(report: Report, rows: list[dict], max_findings: int | None) -> _Review:
     """The review items, at most `max_findings` of them (None: all); once any folds, the info list goes too."""
-    findings = _findings(report)
+    findings = _findings(report, rows)
     actionable = [f for f in findings if f.severity != "info"]
     kept = actionable if max_findings is None else actionable[:max_findings]
     folded = len(actionable) - len(kept)
@@ -92,8 +93,8 @@ def build_checklist(
     """Which items the PR needs, and which are already done (by the bot or by a person); `auto` is what
     became of the `auto` platforms for the head."""
     steps = merge_steps(report, list(changed_paths), auto, prefix)
-    review = _review(report, max_findings)
     rows = platforms or []
+    review = _review(report, rows, max_findings)
     items = platform_items(rows, report)
     tick([*steps, *review.items, *items], ticked)
     dirs = patch_dirs or {}
@@ -130,7 +131,7 @@ def render_markdown(
     """
     changed = list(changed_paths)
     ticked = set(ticked)
-    total = sum(1 for pin in report.pins for f in review_findings(pin) if f.severity != "info")
+    total = sum(1 for f in _findings(report, platforms or []) if f.severity != "info")
     for keep in [None, *range(total, -1, -1)]:
         checklist = build_checklist(report, changed, ticked, platforms, keep, prefix, patch_dirs, auto)
         text = render_template(

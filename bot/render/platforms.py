@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from bot.config import Platform
+from bot.decisions.runreport import from_stored
 from bot.decisions.validation import Dispatch, elapsed, latest_dispatches
 from bot.model import Report
 from bot.render.env import render_template
@@ -42,8 +43,9 @@ def duration(start: str | None, end: str | None) -> str | None:
 
 
 def _row(name: str, last: Dispatch | None, head_sha: str) -> dict:
-    """A platform's row: its latest dispatch's state, or `not run`; a run of an older commit is stale."""
-    row = {
+    """A platform's row: its latest dispatch's state, or `not run`; a run of an older commit is stale. A run
+    that uploads a report has its findings (joined with the review's), or why the report was not read."""
+    row: dict = {
         "name": name,
         "label": PLATFORM_LABELS.get(name, name),
         "state": "not run",
@@ -52,8 +54,17 @@ def _row(name: str, last: Dispatch | None, head_sha: str) -> dict:
         "duration": None,
         "sha": None,
         "stale": False,
+        "reported": False,
+        "findings": [],
+        "report_error": None,
     }
     if last:
+        pins, error = from_stored(last.report)
+        row.update(
+            reported=last.report is not None,
+            findings=[f for pin in pins for f in pin.findings],
+            report_error=error,
+        )
         row.update(
             state=STATE_TEXT[last.status],
             conclusion=last.conclusion,

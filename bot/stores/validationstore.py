@@ -38,7 +38,8 @@ CREATE TABLE IF NOT EXISTS validation_dispatches (
     status TEXT NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'in_progress', 'completed')),
     conclusion TEXT,
     started_at TEXT,
-    completed_at TEXT
+    completed_at TEXT,
+    report TEXT
 );
 CREATE INDEX IF NOT EXISTS validation_by_repo_status ON validation_dispatches (repo, status);
 CREATE INDEX IF NOT EXISTS validation_by_pr ON validation_dispatches (repo, pr);
@@ -98,6 +99,9 @@ class ValidationStore:
         self._lock = threading.Lock()
         with self._lock, self._db:
             self._db.executescript(_SCHEMA)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(validation_dispatches)")}
+            if "report" not in columns:  # a store written before platform runs had reports
+                self._db.execute("ALTER TABLE validation_dispatches ADD COLUMN report TEXT")
 
     def close(self) -> None:
         if self._owned:

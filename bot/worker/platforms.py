@@ -226,10 +226,10 @@ async def cancel_superseded(ctx: JobContext, head_sha: str) -> None:
     """`cancel_superseded = true`: stop the runs still going for commits that are no longer the head."""
     for d in ctx.shared.store.superseded(ctx.pull.full_name, ctx.pull.pr_number, head_sha):
         if d.run_id is not None:  # not matched yet: its first workflow_run event cancels it
-            await _cancel_run(ctx, d)
+            await cancel_run(ctx, d)
 
 
-async def _cancel_run(ctx: JobContext, d: Dispatch) -> None:
+async def cancel_run(ctx: JobContext, d: Dispatch) -> None:
     assert d.run_id is not None, "only a dispatch matched to its run is cancelled"
     if await ctx.actions.cancel(d.run_id):  # False: it already finished
         log.info(
@@ -303,19 +303,7 @@ async def catch_up_job(ctx: JobContext) -> Outcome:
     return Outcome.DONE
 
 
-async def platforms_job(ctx: JobContext) -> Outcome:
-    """After a workflow_run update: the checklist's platform table, and `cancel_superseded`."""
-    pull = await ctx.pulls.get()
-    config = await ctx.pulls.repo_config(pull)
-    await refresh_platforms(ctx, pull, config)
-    if config.cancel_superseded:
-        d = ctx.shared.store.get(ctx.payload.get("request_id") or "")
-        if d is not None and _superseded_run(d, pull["head"]["sha"]):
-            await _cancel_run(ctx, d)
-    return Outcome.DONE
-
-
-def _superseded_run(d: Dispatch, head_sha: str) -> bool:
+def superseded_run(d: Dispatch, head_sha: str) -> bool:
     """Whether `d`'s run is still going for a commit that is no longer the head (and known, so it can be
     cancelled)."""
     return d.head_sha != head_sha and d.status != "completed" and bool(d.run_id)

@@ -42,7 +42,7 @@ from bot.repos import pinned
 from bot.repos.upstreamrefs import RecentListings
 from bot.stores.jobs import Job, JobQueue, JobRequest, bump_key
 from bot.stores.validationstore import ValidationStore
-from bot.worker import analysis, bump, closed, commands, dashboard, platforms
+from bot.worker import analysis, bump, closed, commands, dashboard, platforms, runreports
 from bot.worker.childanalysis import PRELOADED, ChildAnalysis, SnapshotSpec
 from bot.worker.context import JobContext, Outcome, Shared, on_github
 from bot.worker.failure import report_failure
@@ -63,7 +63,7 @@ JOBS: dict[str, Callable[[JobContext], Awaitable[Outcome]]] = {
     "analysis": analysis.analysis_job,
     "command": commands.command_job,
     "workflow_run": platforms.workflow_run_job,
-    "platforms": platforms.platforms_job,
+    "platforms": runreports.platforms_job,
     "revalidate": platforms.revalidate_job,
     "closed": closed.closed_job,
     "catch_up": platforms.catch_up_job,

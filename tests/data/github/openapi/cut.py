@@ -34,12 +34,7 @@ OPERATIONS = [
     ("get", "/app"),
     ("post", "/app/installations/{installation_id}/access_tokens"),
     ("get", "/repos/{owner}/{repo}/installation"),
-    ("get", "/app/installations"),  # scheduled bumps: where the App is installed ...
-    ("get", "/installation/repositories"),  # ... and on which repositories
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}"),
-    ("patch", "/repos/{owner}/{repo}/pulls/{pull_number}"),  # a bump pull request's title and body
-    ("get", "/repos/{owner}/{repo}/pulls"),  # the open pull request of a bump branch
-    ("post", "/repos/{owner}/{repo}/pulls"),  # a bump's pull request
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/files"),
     ("get", "/repos/{owner}/{repo}/compare/{basehead}"),
     ("get", "/repos/{owner}/{repo}/contents/{path}"),
@@ -67,15 +62,7 @@ OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"),
     ("post", "/repos/{owner}/{repo}/actions/runs/{run_id}/cancel"),
     ("get", "/repos/{owner}/{repo}/collaborators/{username}/permission"),
-    ("get", "/repos/{owner}/{repo}/branches/{branch}"),  # whether a branch is protected
     ("get", "/rate_limit"),
-    ("get", "/repos/{owner}/{repo}"),  # a repository (its default branch)
-    # the pin dashboard issue: found among the label's open issues, opened, read and rewritten
-    ("get", "/repos/{owner}/{repo}/issues"),
-    ("post", "/repos/{owner}/{repo}/issues"),
-    ("get", "/repos/{owner}/{repo}/issues/{issue_number}"),
-    ("patch", "/repos/{owner}/{repo}/issues/{issue_number}"),
-    ("post", "/app-manifests/{code}/conversions"),  # registering the App from its manifest
 ]
 
 # Siblings that a bot writing a commit / following a check run also needs.
@@ -84,6 +71,25 @@ EXTRA_OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/git/matching-refs/{ref}"),  # list refs by prefix
     ("get", "/repos/{owner}/{repo}/check-runs/{check_run_id}"),
     ("get", "/repos/{owner}/{repo}/issues/comments/{comment_id}"),
+    # never push to the default or a protected branch; propose a bump as a pull request
+    ("get", "/repos/{owner}/{repo}"),
+    ("get", "/repos/{owner}/{repo}/branches/{branch}"),
+    ("get", "/repos/{owner}/{repo}/pulls"),
+    ("post", "/repos/{owner}/{repo}/pulls"),
+    ("patch", "/repos/{owner}/{repo}/pulls/{pull_number}"),
+    # scheduled work across installations; the pin dashboard issue; deleting the bot's own merged bump branches
+    ("get", "/app/installations"),
+    ("get", "/installation/repositories"),
+    ("get", "/repos/{owner}/{repo}/issues"),
+    ("post", "/repos/{owner}/{repo}/issues"),
+    ("get", "/repos/{owner}/{repo}/issues/{issue_number}"),
+    ("patch", "/repos/{owner}/{repo}/issues/{issue_number}"),
+    ("delete", "/repos/{owner}/{repo}/git/refs/{ref}"),
+    # registering the App from its manifest
+    ("post", "/app-manifests/{code}/conversions"),
+    # a platform run's report: its artifacts listed, the report's archive downloaded
+    ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"),
+    ("get", "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}"),
 ]
 
 # Keys of "x-webhooks" in the description (event-action, dashes).
