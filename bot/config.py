@@ -93,9 +93,9 @@ class Platform:
     name: str
     workflow: str
     inputs: dict = field(default_factory=dict)
-    auto: bool = (
-        False  # dispatched on its own when a bump changes upstream's build (bot/worker/autovalidate.py)
-    )
+    # dispatched on its own (bot/worker/autovalidate.py): "build" when a bump changes upstream's build, "bump"
+    # whenever the head moves a pin; "" never
+    auto: str = ""
     report: str = ""  # the artifact of its run holding a probe report, read into the checklist when it ends
 
 
@@ -170,6 +170,8 @@ REVIEW_PROFILES = ("llama.cpp", "mlx", "mlx-c", "none")
 
 
 PLATFORM_KEYS = ("workflow", "inputs", "auto", "report")
+# `auto` as written -> when the platform is dispatched on its own
+AUTO_VALUES: dict[bool | str, str] = {False: "", True: "build", "bump": "bump"}
 _PIN_REQUIRED = {"name": str, "version_file": str, "patches": (str, list), "upstream": str}  # key -> its type
 
 
@@ -385,11 +387,11 @@ def _platform(name: str, raw: object, where: str) -> Platform:
     reject_unknown(raw, PLATFORM_KEYS, where)
     workflow = _required(raw, "workflow", where)
     inputs = _expect(raw.get("inputs", {}), dict, f"{where}.inputs")
-    auto = raw.get("auto", False)
-    if not isinstance(auto, bool):
-        shown = repr(auto)
+    auto = AUTO_VALUES.get(raw.get("auto", False)) if isinstance(raw.get("auto", False), bool | str) else None
+    if auto is None:
+        shown = repr(raw["auto"])
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
-        raise AnalysisError(f"{where}.auto: expected true or false, got {shown}")
+        raise AnalysisError(f'{where}.auto: expected true, false or "bump", got {shown}')
     workflow = _expect(workflow, str, f"{where}.workflow")
     report = _expect(raw.get("report", ""), str, f"{where}.report")
     if report and not re.fullmatch(r"[A-Za-z0-9._-]{1,100}", report):

@@ -109,7 +109,7 @@ def test_the_box_is_a_persons_to_tick():
     assert ticked.checked
 
 
-CPU = Platform("cpu", "build.yaml", {"platform": "cpu"}, auto=True)
+CPU = Platform("cpu", "build.yaml", {"platform": "cpu"}, auto="build")
 METAL = Platform("metal", "build.yaml", {"platform": "metal"})
 
 
@@ -121,6 +121,19 @@ def test_auto_platforms_are_due_once_per_head_when_upstreams_build_changed_and_t
     assert auto_due([METAL], changed, set()) == ([], None)  # no platform is `auto`
     conflict = _report([BuildChange("CMakeLists.txt")], status="conflict")
     assert auto_due([CPU], conflict, set()) == ([], AutoValidation((), ("cpu",), "patches"))
+
+
+def test_a_bump_platform_is_due_whenever_the_head_moves_a_pin_build_change_or_not():
+    probe = Platform("contract-probe", "probe.yaml", auto="bump")
+    assert auto_due([CPU, probe], _report(), set()) == ([probe], AutoValidation())
+    same = _report()
+    same.pins[0].new_ref = same.pins[0].old_ref  # a head that only edits a patch
+    assert auto_due([CPU, probe], same, set()) == ([], None)
+    box = _build_box(_report(), auto=AutoValidation(("contract-probe",)))
+    assert box.endswith(
+        "upstream changed no CMake file or build tool Ollama's build uses; dispatched as "
+        "`validate: contract-probe` <!-- id:build-cpu -->"
+    )
 
 
 def test_only_a_head_in_the_base_repository_that_a_writer_approved_is_dispatched():

@@ -154,7 +154,7 @@ async def test_auto_that_is_not_a_boolean_is_a_config_error_and_dispatches_nothi
     (run,) = scenario.check_runs(scenario.head_sha)
     assert run["conclusion"] == "failure"
     assert (
-        ".github/llama-bot.toml: platforms.cpu.auto: expected true or false, got 'yes'"
+        ".github/llama-bot.toml: platforms.cpu.auto: expected true, false or \"bump\", got 'yes'"
         in run["output"]["summary"]
     )
 
@@ -165,3 +165,23 @@ async def test_a_bump_whose_patches_do_not_apply_yet_waits_for_them(bot, scenari
     assert scenario.fake.dispatches == []  # its configure step would fail on the committed patches
     box = build_box(scenario, 8)
     assert "the patches are rebuilt; `validate: cpu` starts once the committed patches apply" in box
+
+
+async def test_a_bump_platform_is_dispatched_on_a_bump_that_changes_no_build_file(bot, scenario):
+    config = CONFIG.replace("auto = true", 'auto = "bump"')
+    base = commit(
+        scenario.git,
+        {"LLAMA_CPP_VERSION": "v1\n", PATCH_PATH: HOOK_PATCH, ".github/llama-bot.toml": config},
+        ref="refs/heads/main",
+    )
+    head = commit(scenario.git, {"LLAMA_CPP_VERSION": "v2\n"}, parents=[base], ref="refs/heads/probe-bump")
+    scenario.fake.add_pull(OWNER, NAME, 8, head, "probe-bump")
+    await analysed(bot, scenario, number=8)
+    (sent,) = (
+        scenario.fake.dispatches
+    )  # v1 -> v2 changes only a source file: a "build" platform would not run
+    assert sent["inputs"]["platform"] == "cpu" and sent["inputs"]["pr"] == "8"
+    assert build_box(scenario, 8).endswith(
+        "upstream changed no CMake file or build tool Ollama's build uses; dispatched as `validate: cpu` "
+        "<!-- id:build-cpu -->"
+    )

@@ -178,10 +178,14 @@ def auto_due(
     platforms: Sequence[Platform], report: Report, ran: Collection[str]
 ) -> tuple[list[Platform], AutoValidation | None]:
     """The `auto` platforms to dispatch for an analysed head, and what to say of the others; (`[]`, None)
-    when there are none or upstream's build did not change. `ran` are the platforms with a dispatch for
-    the head already: each platform runs once per head."""
-    auto = [p for p in platforms if p.auto]
-    if not auto or not report.build_changes:
+    when there are none, or none is due: a "build" platform when upstream's build changed, a "bump" one
+    whenever the head moves a pin. `ran` are the platforms with a dispatch for the head already: each
+    platform runs once per head."""
+    moved = any(pin.old_ref != pin.new_ref for pin in report.pins)
+    auto = [
+        p for p in platforms if (p.auto == "build" and report.build_changes) or (p.auto == "bump" and moved)
+    ]
+    if not auto:
         return [], None
     due, done = _split_ran(auto, ran)
     if due and report.needs_change:

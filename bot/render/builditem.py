@@ -92,10 +92,10 @@ def build_item(
     """The CPU build's box: why a build is worth running and what the `auto` platforms did, or that
     nothing of Ollama's build changed upstream."""
     reasons = _build_reasons(report, changed)
+    notes = "".join(f"; {note}" for note in _auto_notes(auto, prefix))  # a "bump" platform runs either way
     if not reasons:
         return Item(
-            "build-cpu", f"{BUILD_COMMAND}: upstream changed no CMake file or build tool Ollama's build uses"
+            "build-cpu",
+            f"{BUILD_COMMAND}: upstream changed no CMake file or build tool Ollama's build uses{notes}",
         )
-    notes = _auto_notes(auto, prefix)
-    text = f"{BUILD_COMMAND}: worth running, as {_joined(reasons)}"
-    return Item("build-cpu", text + "".join(f"; {note}" for note in notes))
+    return Item("build-cpu", f"{BUILD_COMMAND}: worth running, as {_joined(reasons)}{notes}")
