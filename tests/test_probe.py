@@ -33,6 +33,68 @@ add_custom_target(llama-server ALL
   COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_CURRENT_SOURCE_DIR}/server.py ${CMAKE_BINARY_DIR}/bin/llama-server
   COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_CURRENT_SOURCE_DIR}/behaviour.json ${CMAKE_BINARY_DIR}/bin/behaviour.json
   COMMAND chmod +x ${CMAKE_BINARY_DIR}/bin/llama-server)
+add_custom_target(llama-quantize
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/bin
+  COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_CURRENT_SOURCE_DIR}/quantize.py ${CMAKE_BINARY_DIR}/bin/llama-quantize
+  COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_CURRENT_SOURCE_DIR}/behaviour.json ${CMAKE_BINARY_DIR}/bin/behaviour.json
+  COMMAND chmod +x ${CMAKE_BINARY_DIR}/bin/llama-quantize)
+"""
+
+QUANTIZE = """#!PYTHON
+import json, os, sys
+
+B = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "behaviour.json")))
+args = sys.argv[1:]
+if B.get("quantize_refuses_tensor_type") and "--tensor-type" in args:
+    print("error: unknown argument: --tensor-type", file=sys.stderr)
+    sys.exit(1)
+source, output, kind = args[-3:]
+assert "--allow-requantize" in args and os.path.getsize(source) > 0 and kind == "Q4_K_M"
+for i in (1, 2):
+    print(("[%d of %d] quantizing" if B.get("quantize_progress") == "of" else "[%3d/%3d] quantizing") % (i, 2))
+with open(output, "wb") as out:
+    out.write(b"GGUF" + bytes(16))
+"""
+
+# Ollama's quantization: llama-quantize with a flag it always gives, one it gives for some models, the
+# input, the output and the type; its progress read from stdout
+QUANTIZE_GO = """package server
+
+import (
+	"bufio"
+	"os/exec"
+	"regexp"
+)
+
+// progressRegex matches llama-quantize's progress lines, "[ 42/ 200]"
+var progressRegex = regexp.MustCompile(`\\[\\s*(\\d+)/\\s*(\\d+)\\]`)
+
+func quantizeArgs(input, output, typeName string, keepEmbeddings bool) []string {
+	args := []string{"--allow-requantize"}
+	if keepEmbeddings {
+		args = append(args, "--tensor-type", `^token_embd\\.weight$=f16`)
+	}
+	return append(args, input, output, typeName)
+}
+
+// Quantize runs llama-quantize, reporting its progress.
+func Quantize(input, output, typeName string, keepEmbeddings bool, progress func(string)) error {
+	cmd := exec.Command("llama-quantize", quantizeArgs(input, output, typeName, keepEmbeddings)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	scanner := bufio.NewScanner(stdout)
+	for scanner.Scan() {
+		if m := progressRegex.FindStringSubmatch(scanner.Text()); len(m) == 3 {
+			progress(m[1])
+		}
+	}
+	return cmd.Wait()
+}
 """
 
 SERVER = """#!PYTHON
@@ -151,6 +213,7 @@ def repos(tmp_path_factory):
     files = {
         "CMakeLists.txt": UPSTREAM_CMAKE,
         "server.py": server,
+        "quantize.py": QUANTIZE.replace("PYTHON", sys.executable),
         "models/ggml-vocab-llama-spm.gguf": vocab.read_bytes(),
         **gguf_py,
     }
@@ -163,6 +226,8 @@ def repos(tmp_path_factory):
         "ping": True,
         "listening_on": "stdout",
         "predicted_n": "n_predicted",
+        "quantize_refuses_tensor_type": True,
+        "quantize_progress": "of",
     }
     up.commit("server changes (#10)", {"behaviour.json": json.dumps(changed)})
     up.tag("v2")
@@ -170,6 +235,8 @@ def repos(tmp_path_factory):
     up.tag("v3")
     ollama = RepoBuilder(root / "ollama.git")
     tree = {**TREE, "runner/server.go": WARM, "llama/server/CMakeLists.txt": OLLAMA_CMAKE}
+    tree["server/quantize.go"] = QUANTIZE_GO
+    tree["cmake/quantize.cmake"] = "install(TARGETS llama-quantize RUNTIME DESTINATION lib)\n"
     tree["llama/server/CMakePresets.json"] = json.dumps(PRESETS)
     ollama.commit("pin v1", {**tree, "LLAMA_CPP_VERSION": "v1\n"})
     ollama.tag("base")
@@ -233,11 +300,21 @@ def test_what_changed_on_something_ollama_reads_is_found_with_its_evidence(repos
     assert field["title"].startswith(
         "Field timings.predicted_n of POST /completion stream (last chunk) is gone"
     )
-    (pattern,) = by_check["probe.pattern"]
+    serving, progress = sorted(by_check["probe.pattern"], key=lambda f: "quantize" in f["title"])
     assert (
-        "'main: server is listening' no longer matches" in pattern["title"]
-        and "stdout now" in pattern["detail"]
+        "'main: server is listening' no longer matches" in serving["title"]
+        and "stdout now" in serving["detail"]
     )
+    # llama-quantize, run as Ollama runs it: the flag it gives for some models refused, its progress unread
+    (program,) = by_check["probe.program"]
+    assert program["title"] == (
+        "llama-quantize now fails as Ollama runs it: llama-quantize --tensor-type ^token_embd\\.weight$=f16"
+    )
+    assert (
+        "at v2 it exits 1" in program["detail"] and program["local_refs"][0]["path"] == "server/quantize.go"
+    )
+    assert "no longer matches llama-quantize's output" in progress["title"]
+    assert progress["local_refs"][0]["path"] == "server/quantize.go"
     seen = pin["observations"]
     assert seen[0]["health"][-1] == 200 and 503 in seen[0]["health"]  # /health polled while it loads
     assert "regexp" in next(iter(seen[0]["listing_matched"]))  # Ollama's device-line pattern, in the listing
@@ -429,3 +506,46 @@ def test_a_symlink_an_earlier_tree_left_is_never_written_through(tmp_path):
     assert list(outside.iterdir()) == [] and (dest / "a" / "b").read_bytes() == b"x"
     build.write_tree(repo, commit({"a": (b"now a file", pygit2.enums.FileMode.BLOB)}), dest)
     assert (dest / "a").read_bytes() == b"now a file"
+
+
+def test_another_program_is_run_per_value_ollama_gives_and_one_without_arguments_is_named():
+    from bot.review.consumers.contracts.model import LaunchSetting
+
+    launch = (
+        LaunchSetting("llama-quantize", "flag", "--allow-requantize", (), True, (LocalRef("q.go", 3),)),
+        LaunchSetting(
+            "llama-quantize",
+            "flag",
+            "--tensor-type",
+            ('"a=f16"', '"^b\\.w$=q8_0"'),
+            False,
+            (LocalRef("q.go", 7),),
+        ),
+        LaunchSetting("llama-imatrix", "flag", "--chunks", ('"8"',), True, (LocalRef("i.go", 2),)),
+    )
+    made = plan.make_plan(Inventory((), launch, (), (), (), ()), lambda options: [])
+    assert [(r.name, r.args) for r in made.runs] == [
+        ("llama-quantize", ("--allow-requantize", "{model}", "{output}", "Q4_K_M")),
+        (
+            "llama-quantize --tensor-type a=f16",
+            ("--allow-requantize", "--tensor-type", "a=f16", "{model}", "{output}", "Q4_K_M"),
+        ),
+        (
+            "llama-quantize --tensor-type ^b\\.w$=q8_0",
+            ("--allow-requantize", "--tensor-type", "^b\\.w$=q8_0", "{model}", "{output}", "Q4_K_M"),
+        ),
+    ]
+    assert made.programs == ("llama-server", "llama-quantize")
+    assert "program llama-imatrix: what Ollama gives after its flags is not in probe.toml" in made.skipped
+
+
+def test_a_program_the_new_ref_does_not_build_is_one_finding():
+    run = plan.ProgramRun("llama-quantize", "llama-quantize", ("{model}", "{output}", "Q4_K_M"))
+    made = plan.Plan((), {}, (), (), (), (), runs=(run,))
+    before = session.Observation("v1", started=True, programs={run.name: session.ProgramAnswer(0, True)})
+    (finding,) = compare.compare(before, session.Observation("v2", started=True), made)
+    assert (finding.check, finding.severity) == ("probe.build", "high")
+    assert finding.title == "llama-quantize at v2 does not build as Ollama builds it; Ollama runs it"
+    ran = session.Observation("v2", started=True, programs={run.name: session.ProgramAnswer(0, False)})
+    (quiet,) = compare.compare(before, ran, made)
+    assert quiet.check == "probe.program" and "exits 0 but writes no output" in quiet.detail

@@ -91,7 +91,9 @@ def _probe_pin(
         missing = build.write_tree(upstream.repo, commit, work / "src")
         try:
             project = build.find_project(work / "ollama", pin.version_file)
-            binary = build.build(project, work / "src", work / "build", args.build_timeout, args.jobs)
+            binaries = build.build(
+                project, work / "src", work / "build", args.build_timeout, args.jobs, probe_plan.programs[1:]
+            )
         except build.BuildFailed as exc:
             if side == "base":
                 raise UsageError(
@@ -112,7 +114,8 @@ def _probe_pin(
             args,
             f"{pin.name}: speaking to llama-server at {ref} as Ollama does ({len(probe_plan.probes)} requests)",
         )
-        seen.append(session.run(binary, model, probe_plan, ref, work))
+        seen.append(session.run(binaries[build.TARGET], model, probe_plan, ref, work))
+        seen[-1].programs = session.run_programs(binaries, model, probe_plan, work)
     return _result(pin, refs, seen, compare.compare(seen[0], seen[1], probe_plan))
 
 

@@ -1,4 +1,4 @@
-"""llama-server built as Ollama's CMake builds it for the CPU preset, from local sources only: the Ollama
+"""llama-server (and the other programs Ollama runs) built as Ollama's CMake builds it for the CPU preset, from local sources only: the Ollama
 tree and the upstream tree are written out of their git objects into one directory per pin (a file whose
 bytes did not change keeps its time, so the second ref and later runs rebuild only what changed), and the
 FetchContent that would download the upstream is pointed at the written tree, where Ollama's CMake applies
@@ -127,8 +127,12 @@ def preset_variables(project: Path, name: str = PRESET) -> dict[str, str]:
     return variables(name)
 
 
-def build(project: Project, source: Path, build_dir: Path, timeout: float, jobs: int) -> Path:
-    """Configure and build llama-server; its path. BuildFailed names the step and the output's end."""
+def build(
+    project: Project, source: Path, build_dir: Path, timeout: float, jobs: int, others: tuple[str, ...] = ()
+) -> dict[str, Path]:
+    """Configure and build llama-server, then each of `others` (the other programs Ollama runs); each built
+    program's path. BuildFailed names the step and the output's end when llama-server does not build; another
+    program that does not build is left out (its runs' comparison says so)."""
     variables = {**preset_variables(project.directory), **OVERRIDES}
     variables[f"FETCHCONTENT_SOURCE_DIR_{project.content.upper()}"] = str(source)
     variables["FETCHCONTENT_FULLY_DISCONNECTED"] = "ON"
@@ -137,10 +141,20 @@ def build(project: Project, source: Path, build_dir: Path, timeout: float, jobs:
     configure += [f"-D{k}={v}" for k, v in sorted(variables.items())]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OLLAMA_", "LLAMA_", "GGML_"))}
     _step("configure", configure, env, timeout)
-    _step("build", ["cmake", "--build", str(build_dir), "--target", TARGET, "-j", str(jobs)], env, timeout)
-    found = [p for p in build_dir.rglob(TARGET) if p.is_file() and os.access(p, os.X_OK)]
+    built = {TARGET: _target(build_dir, TARGET, env, timeout, jobs)}
+    for program in others:
+        try:
+            built[program] = _target(build_dir, program, env, timeout, jobs)
+        except BuildFailed:
+            continue
+    return built
+
+
+def _target(build_dir: Path, target: str, env: dict[str, str], timeout: float, jobs: int) -> Path:
+    _step("build", ["cmake", "--build", str(build_dir), "--target", target, "-j", str(jobs)], env, timeout)
+    found = [p for p in build_dir.rglob(target) if p.is_file() and os.access(p, os.X_OK)]
     if not found:
-        raise BuildFailed(f"the build ended without a {TARGET} executable under {build_dir}")
+        raise BuildFailed(f"the build ended without a {target} executable under {build_dir}")
     return found[0]
 
 

@@ -4,7 +4,7 @@ the probe's check id, its severity by what Ollama does with it, and both answers
 from __future__ import annotations
 
 from bot.model import Finding, LocalRef
-from bot.probe.plan import PROGRAM, Plan, Probe
+from bot.probe.plan import PROGRAM, Plan, Probe, ProgramRun
 from bot.probe.session import Answer, Observation, pattern_key
 from bot.review.consumers.contracts.model import OutputPattern
 
@@ -38,6 +38,73 @@ def compare(before: Observation, after: Observation, plan: Plan) -> list[Finding
             found += _answers(probe, old, new, plan, before.ref, after.ref)
     found += _patterns(before.matched, after.matched, plan, False, before.ref, after.ref)
     found += _patterns(before.listing_matched, after.listing_matched, plan, True, before.ref, after.ref)
+    return [*found, *_program_runs(before, after, plan)]
+
+
+def _program_runs(before: Observation, after: Observation, plan: Plan) -> list[Finding]:
+    """Another program Ollama starts that no longer builds, a run of it that worked and now fails (or writes
+    nothing), and a pattern Ollama reads in its output that matched and now does not."""
+    found: list[Finding] = []
+    for program in plan.programs[1:]:
+        runs = [r for r in plan.runs if r.program == program and r.name in before.programs]
+        if not runs:
+            continue
+        if not any(r.name in after.programs for r in runs):
+            found.append(
+                _finding(
+                    "probe.build",
+                    "high",
+                    "build",
+                    f"{program} at {after.ref} does not build as Ollama builds it; Ollama runs it",
+                    f"At {before.ref} it built and ran; at {after.ref} the build made no {program}.",
+                )
+            )
+            continue
+        found += [f for r in runs if (f := _program_run(r, before, after)) is not None]
+        found += _program_patterns(program, runs, before, after, plan)
+    return found
+
+
+def _program_run(run: ProgramRun, before: Observation, after: Observation) -> Finding | None:
+    old, new = before.programs[run.name], after.programs.get(run.name)
+    if new is None or not old.ok or (new.ok and (new.wrote or not old.wrote)):
+        return None
+    what = f"exits {new.exit}" if not new.ok else "exits 0 but writes no output"
+    return _finding(
+        "probe.program",
+        "high",
+        "server",
+        f"{run.program} now fails as Ollama runs it: {run.name}",
+        f"`{' '.join((run.program, *run.args))}`: exit {old.exit}, output written at {before.ref}; at {after.ref} it "
+        f"{what}. Ollama runs {run.program} with these arguments and fails when it does.",
+        (run.ref,) if run.ref else (),
+    )
+
+
+def _program_patterns(
+    program: str, runs: list[ProgramRun], before: Observation, after: Observation, plan: Plan
+) -> list[Finding]:
+    """A pattern Ollama reads in a program's output that some run's output matched and no run matches now."""
+    found = []
+    for pattern in plan.patterns:
+        read = {s.split()[-1] for s in pattern.sources if s.split(" ", 1)[0] == program}
+        key = pattern_key(pattern)
+        was = {stream for r in runs for stream in before.programs[r.name].matched.get(key, [])} & read
+        now = {
+            s for r in runs if r.name in after.programs for s in after.programs[r.name].matched.get(key, [])
+        }
+        if was and not now & read:
+            found.append(
+                _finding(
+                    "probe.pattern",
+                    "high",
+                    "server",
+                    f"Ollama's {pattern.kind} {pattern.value!r} no longer matches {program}'s output",
+                    f"At {before.ref} it matched lines on {', '.join(sorted(was))}; at {after.ref} none that Ollama "
+                    f"reads ({', '.join(sorted(read))}).",
+                    (pattern.ref, *pattern.used_at),
+                )
+            )
     return found
 
 

@@ -1,6 +1,8 @@
 """What the probe asks llama-server, read from Ollama's contract inventory: the flags and environment Ollama
 starts it with, the device listing it runs first, and the requests it sends, one per value Ollama's code or
-documentation can put in a field. Pure: the inventory and the documented values in, a plan out."""
+documentation can put in a field; and the runs of the other upstream programs Ollama starts (llama-quantize),
+once with the flags it always gives and once per other value its code gives a flag. Pure: the inventory and
+the documented values in, a plan out."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ SPOKEN = (
     "POST /v1/chat/completions",
 )
 MAX_PROBES = 200
+MAX_RUNS = 40  # runs of the other programs
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,18 @@ class Probe:
 
 
 @dataclass(frozen=True)
+class ProgramRun:
+    """One run of another upstream program as Ollama runs it: its flags, then the arguments Ollama gives after
+    them (`{model}` is the tiny model, `{output}` a file the run writes)."""
+
+    name: str  # "llama-quantize --tensor-type ^token_embd\.weight$=f16"
+    program: str
+    args: tuple[str, ...]
+    flag: str = ""  # the flag this run adds to the base run ("" for the base run)
+    ref: LocalRef | None = None  # Ollama's line that gives it
+
+
+@dataclass(frozen=True)
 class Plan:
     args: tuple[str, ...]  # the flags after the probe's own (model, host, port)
     env: dict[str, str]
@@ -52,6 +67,12 @@ class Plan:
     patterns: tuple[OutputPattern, ...]  # what Ollama looks for in the program's output
     decoded: tuple[WireField, ...]  # the response and stream fields Ollama reads
     skipped: tuple[str, ...] = field(default=())  # what Ollama gives that the probe leaves out, and why
+    runs: tuple[ProgramRun, ...] = ()  # the other programs Ollama starts
+
+    @property
+    def programs(self) -> tuple[str, ...]:
+        """The upstream programs the probe builds: llama-server and those of the runs."""
+        return (PROGRAM, *dict.fromkeys(r.program for r in self.runs))
 
 
 Documented = Callable[[Sequence[str]], list[tuple[str, str]]]  # options -> (value, what the docs say)
@@ -64,12 +85,65 @@ def make_plan(inventory: Inventory, documented: Documented, rules: dict | None =
     skipped: list[str] = []
     args = _flags(inventory.launch, rules, skipped)
     probes = _probes(inventory.request_fields, documented, rules, skipped)
-    patterns = tuple(p for p in inventory.output_patterns if any(s.startswith(PROGRAM) for s in p.sources))
+    runs = _program_runs(inventory.launch, rules, skipped)
+    programs = (PROGRAM, *(r.program for r in runs))
+    patterns = tuple(
+        p for p in inventory.output_patterns if any(s.split(" ", 1)[0] in programs for s in p.sources)
+    )
     decoded = tuple(
         f for f in inventory.response_fields if f.endpoint in SPOKEN or f.endpoint == "GET /health"
     )
     env = _environment(inventory.launch)
-    return Plan(tuple(args), env, tuple(rules["listing"]), probes, patterns, decoded, tuple(skipped))
+    return Plan(tuple(args), env, tuple(rules["listing"]), probes, patterns, decoded, tuple(skipped), runs)
+
+
+def _program_runs(
+    settings: Sequence[LaunchSetting], rules: dict, skipped: list[str]
+) -> tuple[ProgramRun, ...]:
+    """Per other program Ollama starts: the run with the flags it always gives, then one run per other value
+    its code gives a flag; a program the rules give no arguments for is named in `skipped`."""
+    runs: list[ProgramRun] = []
+    for program in dict.fromkeys(s.program for s in settings if s.program != PROGRAM):
+        flags = [s for s in settings if s.program == program and s.kind == "flag"]
+        after = rules.get("programs", {}).get(program, {}).get("arguments")
+        if after is None:
+            skipped.append(f"program {program}: what Ollama gives after its flags is not in probe.toml")
+            continue
+        base = [arg for s in flags if s.always for arg in _given(s)]
+        skipped += [
+            f"flag {s.name} of {program}: Ollama computes its value ({', '.join(s.values)}); no probe value"
+            for s in flags
+            if s.always and s.values and not _given(s)
+        ]
+        runs.append(ProgramRun(program, program, (*base, *after)))
+        for s in flags:
+            if s.always:
+                continue
+            for value in _all_constants(s.values) if s.values else [None]:
+                added = (s.name,) if value is None else (s.name, value)
+                ref = s.refs[0] if s.refs else None
+                runs.append(
+                    ProgramRun(" ".join((program, *added)), program, (*base, *added, *after), s.name, ref)
+                )
+    return tuple(runs[:MAX_RUNS])
+
+
+def _given(setting: LaunchSetting) -> list[str]:
+    """A flag Ollama always gives, with its first constant value; none when it computes the value."""
+    if not setting.values:
+        return [setting.name]
+    value = _first_constant(setting.values)
+    return [setting.name, value] if value is not None else []
+
+
+def _all_constants(values: Sequence[str]) -> list[str]:
+    """The whole constants of an inventory entry's values, as text (one it shortened is no value to give)."""
+    constants = (_decoded(v) for v in values)
+    return [
+        v if isinstance(v, str) else json.dumps(v)
+        for v in constants
+        if v is not None and not (isinstance(v, str) and v.endswith("..."))
+    ]
 
 
 def _environment(settings: Sequence[LaunchSetting]) -> dict[str, str]:
@@ -103,15 +177,9 @@ def _flags(settings: Sequence[LaunchSetting], rules: dict, skipped: list[str]) -
 
 
 def _first_constant(values: Sequence[str]) -> str | None:
-    """The first JSON-quoted constant of an inventory entry's values, as text."""
-    for value in values:
-        try:
-            decoded = json.loads(value)
-        except ValueError:
-            continue
-        if isinstance(decoded, str | int | float | bool):
-            return decoded if isinstance(decoded, str) else json.dumps(decoded)
-    return None
+    """The first quoted constant of an inventory entry's values, as text."""
+    constants = _all_constants(values)
+    return constants[0] if constants else None
 
 
 def _probes(
@@ -220,9 +288,11 @@ def _variants(f: WireField, base: Any, documented: Documented) -> list[tuple[Any
 
 
 def _decoded(value: str) -> Any:
-    """A JSON constant of the inventory as a value; None for a kind of value ("integer", "string")."""
+    """A quoted constant of the inventory as a value; None for a kind of value ("integer", "string"). A Go
+    raw string is quoted as written (`"^blk\\.weight$"`), which JSON does not read: its text is the value."""
     try:
         decoded = json.loads(value)
     except ValueError:
-        return None
+        quoted = len(value) >= 2 and value[0] == value[-1] == '"'
+        return value[1:-1] if quoted else None
     return decoded if isinstance(decoded, str | int | float | bool) else None

@@ -23,6 +23,7 @@ MAX_LINES = 20000  # output lines kept per stream
 READY_WITHIN = 120.0  # seconds the server may take to answer /health with 200
 ANSWER_WITHIN = 120.0  # seconds one request may take
 MAX_BODY = 4 << 20  # bytes of an answer read
+RUN_WITHIN = 300.0  # seconds one run of another program may take
 
 
 @dataclass
@@ -36,6 +37,20 @@ class Answer:
 
 
 @dataclass
+class ProgramAnswer:
+    """What one run of another program did: its exit status, whether it wrote its output file, and which of
+    Ollama's patterns matched which stream."""
+
+    exit: int  # -1: it did not end within RUN_WITHIN
+    wrote: bool = False
+    matched: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.exit == 0
+
+
+@dataclass
 class Observation:
     """What one build of llama-server did when spoken to as Ollama does."""
 
@@ -46,6 +61,7 @@ class Observation:
     answers: dict[str, Answer] = field(default_factory=dict)  # by probe name
     matched: dict[str, list[str]] = field(default_factory=dict)  # pattern key -> streams it matched on
     listing_matched: dict[str, list[str]] = field(default_factory=dict)
+    programs: dict[str, ProgramAnswer] = field(default_factory=dict)  # by run name
 
 
 def pattern_key(p: OutputPattern) -> str:
@@ -128,6 +144,44 @@ def run(binary: Path, model: Path, plan: Plan, ref: str, workdir: Path) -> Obser
                 reader.join(timeout=5)
     seen.matched = matched(plan.patterns, streams)
     return seen
+
+
+def run_programs(
+    binaries: dict[str, Path], model: Path, plan: Plan, workdir: Path
+) -> dict[str, ProgramAnswer]:
+    """Each run of the other programs Ollama starts, as it starts them, on the tiny model; a program this ref
+    did not build is left out."""
+    answers = {}
+    output = workdir / "probe-output.gguf"
+    for r in plan.runs:
+        binary = binaries.get(r.program)
+        if binary is None:
+            continue
+        output.unlink(missing_ok=True)
+        args = [str(model) if a == "{model}" else str(output) if a == "{output}" else a for a in r.args]
+        patterns = tuple(p for p in plan.patterns if any(s.split(" ", 1)[0] == r.program for s in p.sources))
+        try:
+            done = subprocess.run(
+                [str(binary), *args],
+                check=False,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                env=_clean_env(),
+                cwd=workdir,
+                timeout=RUN_WITHIN,
+            )
+        except subprocess.TimeoutExpired:
+            answers[r.name] = ProgramAnswer(-1)
+            continue
+        streams = {
+            "stdout": done.stdout.splitlines()[:MAX_LINES],
+            "stderr": done.stderr.splitlines()[:MAX_LINES],
+        }
+        wrote = "{output}" in r.args and output.is_file() and output.stat().st_size > 0
+        answers[r.name] = ProgramAnswer(done.returncode, wrote, matched(patterns, streams))
+    output.unlink(missing_ok=True)
+    return answers
 
 
 def _clean_env() -> dict[str, str]:

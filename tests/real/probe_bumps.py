@@ -3,9 +3,9 @@
 Runs only where the mirrors are: LLAMA_BOT_REAL_OLLAMA and LLAMA_BOT_REAL_LLAMA_CPP name git directories of
 ollama/ollama and of llama.cpp (a fork whose `master` tracks upstream will do: `bNNNN` is the commit of its
 first-parent line whose `rev-list --count` is NNNN). For each Ollama bump commit named, it does what
-`python -m bot probe --base <bump>^ --head <bump>` does: llama-server built at both refs with each side's
-carried patches as Ollama's CMake builds its CPU preset, the tiny model, the requests of the head's
-inventory, and the comparison; the upstream refs resolve in a scratch repository borrowing the mirror's
+`python -m bot probe --base <bump>^ --head <bump>` does: llama-server (and llama-quantize) built at both
+refs with each side's carried patches as Ollama's CMake builds its CPU preset, the tiny model, the requests
+and program runs of the head's inventory, and the comparison; the upstream refs resolve in a scratch repository borrowing the mirror's
 objects (tests/real/review_bumps.py). It writes tests/data/probe-real/<old>-<new>.json: the plan, both
 observations, the findings and the wall times, which tests/test_probe.py compares again without the
 mirrors. One build directory serves every bump (`--work-dir`): the first build is cold, the next rebuild
@@ -33,7 +33,7 @@ import pygit2
 from bot.cli.probe import _plan
 from bot.model import LocalRef
 from bot.probe import build, compare, session
-from bot.probe.plan import Plan, Probe
+from bot.probe.plan import Plan, Probe, ProgramRun
 from bot.repos.snapshot import GitSnapshot
 from bot.review.consumers.contracts.model import OutputPattern, WireField
 from tests.real.extract import RefResolver
@@ -56,14 +56,17 @@ def probe_bump(ollama: pygit2.Repository, mirror: Path, bump: str, work: Path) -
         build.write_tree(ollama, commit, work / "ollama")
         build.write_tree(upstream, upstream.revparse_single(ref).peel(pygit2.Commit), work / "src")
         project = build.find_project(work / "ollama", "LLAMA_CPP_VERSION")
-        binary = build.build(project, work / "src", work / "build", 3600, os.cpu_count() or 2)
+        binaries = build.build(
+            project, work / "src", work / "build", 3600, os.cpu_count() or 2, plan.programs[1:]
+        )
         built = time.monotonic() - started
         model = work / f"tiny-{ref}.gguf"
         env = {**os.environ, "PYTHONPATH": str(work / "src" / "gguf-py")}
         vocab = work / "src" / "models" / "ggml-vocab-llama-spm.gguf"
         subprocess.run([sys.executable, str(TINYMODEL), str(model), str(vocab)], check=True, env=env)
         started = time.monotonic()
-        seen.append(session.run(binary, model, plan, ref, work))
+        seen.append(session.run(binaries[build.TARGET], model, plan, ref, work))
+        seen[-1].programs = session.run_programs(binaries, model, plan, work)
         times.append(
             {"ref": ref, "build_seconds": round(built), "speak_seconds": round(time.monotonic() - started, 1)}
         )
@@ -98,13 +101,20 @@ def kept_plan(data: dict) -> Plan:
         )
         for f in data["decoded"]
     )
-    return Plan(tuple(data["args"]), data["env"], tuple(data["listing"]), probes, patterns, decoded)
+    runs = tuple(
+        ProgramRun(**{**r, "args": tuple(r["args"]), "ref": ref(r["ref"])}) for r in data.get("runs", ())
+    )
+    skipped = tuple(data.get("skipped", ()))
+    return Plan(
+        tuple(data["args"]), data["env"], tuple(data["listing"]), probes, patterns, decoded, skipped, runs
+    )
 
 
 def observation(data: dict) -> session.Observation:
     """An observation as `probe_bump` wrote it."""
     answers = {name: session.Answer(**a) for name, a in data["answers"].items()}
-    return session.Observation(**{**data, "answers": answers})
+    programs = {name: session.ProgramAnswer(**a) for name, a in data.get("programs", {}).items()}
+    return session.Observation(**{**data, "answers": answers, "programs": programs})
 
 
 def main() -> None:
