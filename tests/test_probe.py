@@ -107,6 +107,9 @@ if "--list-devices" in args:
     print("Available devices:")
     print("  CPU: Fake CPU (1000 MiB, 900 MiB free)")
     sys.exit(0)
+if B.get("refuse_no_jinja") and "--no-jinja" in args:
+    print("error: invalid argument: --no-jinja", file=sys.stderr)
+    sys.exit(1)
 port = int(args[args.index("--port") + 1])
 assert os.path.getsize(args[args.index("--model") + 1]) > 0
 assert args[args.index("--cache-type-k") + 1] == "q8_0" and os.environ.get("LLAMA_ARG_FLASH_ATTN") == "on"
@@ -227,6 +230,7 @@ def repos(tmp_path_factory):
         "listening_on": "stdout",
         "predicted_n": "n_predicted",
         "quantize_refuses_tensor_type": True,
+        "refuse_no_jinja": True,
         "quantize_progress": "of",
     }
     up.commit("server changes (#10)", {"behaviour.json": json.dumps(changed)})
@@ -304,6 +308,16 @@ def test_what_changed_on_something_ollama_reads_is_found_with_its_evidence(repos
     assert (
         "'main: server is listening' no longer matches" in serving["title"]
         and "stdout now" in serving["detail"]
+    )
+    # a flag Ollama gives on some starts, now refused: the server started with it does not start
+    (launch,) = by_check["probe.launch"]
+    assert (
+        launch["title"]
+        == "llama-server at v2 does not start with --no-jinja, which Ollama gives on some starts"
+    )
+    assert (
+        "invalid argument: --no-jinja" in launch["detail"]
+        and launch["local_refs"][0]["path"] == "runner/server.go"
     )
     # llama-quantize, run as Ollama runs it: the flag it gives for some models refused, its progress unread
     (program,) = by_check["probe.program"]
@@ -549,3 +563,61 @@ def test_a_program_the_new_ref_does_not_build_is_one_finding():
     ran = session.Observation("v2", started=True, programs={run.name: session.ProgramAnswer(0, False)})
     (quiet,) = compare.compare(before, ran, made)
     assert quiet.check == "probe.program" and "exits 0 but writes no output" in quiet.detail
+
+
+def test_each_flag_ollama_gives_on_some_starts_is_a_start_of_its_own():
+    from bot.review.consumers.contracts.model import LaunchSetting
+
+    given = (LocalRef("s.go", 4),)
+    launch = (
+        LaunchSetting("llama-server", "flag", "--load-mode", ('"dio"', '"none"'), False, given),
+        LaunchSetting("llama-server", "flag", "--spec-type", ('""', '"draft-mtp"'), False, given),
+        LaunchSetting("llama-server", "flag", "--embedding", (), False, given),
+        LaunchSetting("llama-server", "flag", "-b", ("integer",), False, given),
+        LaunchSetting("llama-server", "flag", "--lora", ("adapter",), False, given),
+        LaunchSetting("llama-server", "env", "GGML_CUDA_INIT", ('"1"',), False, given),
+    )
+    made = plan.make_plan(Inventory((), launch, (), (), (), ()), lambda options: [])
+    assert [(x.name, x.args, x.env) for x in made.launches] == [
+        ("--load-mode dio", ("--load-mode", "dio"), ()),
+        ("--load-mode none", ("--load-mode", "none"), ()),
+        ("--spec-type draft-mtp", ("--spec-type", "draft-mtp"), ()),
+        ("--embedding", ("--embedding",), ()),
+        ("-b 64", ("-b", "64"), ()),  # the value Ollama computes, from probe.toml
+        ("GGML_CUDA_INIT=1", (), (("GGML_CUDA_INIT", "1"),)),
+    ]
+    assert "flag --lora: Ollama computes its value (adapter); not started with it" in made.skipped
+
+
+def test_a_start_that_no_longer_starts_is_one_finding_and_a_difference_the_base_start_shows_is_not_repeated():
+    base = plan.Probe("POST /completion", "POST", "/completion", {}, False)
+    starts = (
+        plan.Launch("--load-mode dio", ("--load-mode", "dio"), ref=LocalRef("s.go", 4)),
+        plan.Launch("--embedding", ("--embedding",)),
+    )
+    made = plan.Plan((), {}, (), (base,), (), (), launches=starts)
+    ok, refused = session.Answer(200), session.Answer(400, error="no")
+    before = session.Observation(
+        "v1",
+        started=True,
+        answers={base.name: ok},
+        launches={s.name: session.Started(True, answers={base.name: ok}) for s in starts},
+    )
+    after = session.Observation(
+        "v2",
+        started=True,
+        answers={base.name: refused},
+        launches={
+            "--load-mode dio": session.Started(False, "error: unknown value dio"),
+            "--embedding": session.Started(True, answers={base.name: refused}),
+        },
+    )
+    found = compare.compare(before, after, made)
+    assert [(f.check, f.title) for f in found] == [
+        ("probe.refused", "llama-server now refuses POST /completion, which Ollama can send"),
+        (
+            "probe.launch",
+            "llama-server at v2 does not start with --load-mode dio, which Ollama gives on some starts",
+        ),
+    ]
+    assert found[1].detail == "error: unknown value dio" and found[1].local_refs == [LocalRef("s.go", 4)]

@@ -38,7 +38,43 @@ def compare(before: Observation, after: Observation, plan: Plan) -> list[Finding
             found += _answers(probe, old, new, plan, before.ref, after.ref)
     found += _patterns(before.matched, after.matched, plan, False, before.ref, after.ref)
     found += _patterns(before.listing_matched, after.listing_matched, plan, True, before.ref, after.ref)
-    return [*found, *_program_runs(before, after, plan)]
+    return [*found, *_launches(before, after, plan, found), *_program_runs(before, after, plan)]
+
+
+def _launches(before: Observation, after: Observation, plan: Plan, said: list[Finding]) -> list[Finding]:
+    """The server's other starts: one that started and now does not, and an answer to a base request that
+    differs under it and not in the base start (said once, for the first start that shows it)."""
+    found: list[Finding] = []
+    seen = {(f.check, f.title) for f in said}
+    for launch in plan.launches:
+        old, new = before.launches.get(launch.name), after.launches.get(launch.name)
+        if old is None or new is None or not old.started:
+            continue
+        refs = (launch.ref,) if launch.ref else ()
+        if not new.started:
+            found.append(
+                _finding(
+                    "probe.launch",
+                    "high",
+                    "server",
+                    f"llama-server at {after.ref} does not start with {launch.name}, which Ollama gives on some starts",
+                    new.failure,
+                    refs,
+                )
+            )
+            continue
+        for probe in plan.probes:
+            if probe.field or probe.name not in old.answers or probe.name not in new.answers:
+                continue
+            for f in _answers(
+                probe, old.answers[probe.name], new.answers[probe.name], plan, before.ref, after.ref
+            ):
+                if (f.check, f.title) not in seen:
+                    seen.add((f.check, f.title))
+                    f.title = f"{f.title} (started with {launch.name})"
+                    f.local_refs = [*f.local_refs, *refs]
+                    found.append(f)
+    return found
 
 
 def _program_runs(before: Observation, after: Observation, plan: Plan) -> list[Finding]:

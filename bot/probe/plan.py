@@ -18,17 +18,9 @@ from bot.review.consumers.contracts.model import Inventory, LaunchSetting, Outpu
 
 RULES = Path(__file__).with_name("probe.toml")
 PROGRAM = "llama-server"
-# the endpoints a CPU run answers with a plain text model (chat through llama-server's fallback template);
-# embeddings need a model the probe does not make, and are named in the plan's `skipped`
-SPOKEN = (
-    "POST /completion",
-    "POST /tokenize",
-    "POST /detokenize",
-    "POST /apply-template",
-    "POST /v1/chat/completions",
-)
 MAX_PROBES = 200
 MAX_RUNS = 40  # runs of the other programs
+MAX_LAUNCHES = 40  # starts of the server with one more flag or variable
 
 
 @dataclass(frozen=True)
@@ -44,6 +36,17 @@ class Probe:
     value: str = ""  # the value it tries, as Ollama's code or documentation spells it
     why: str = ""  # where that value comes from ("documented: -1 = num_ctx")
     ref: LocalRef | None = None  # Ollama's line that sends the field
+
+
+@dataclass(frozen=True)
+class Launch:
+    """The server started with one more flag or variable Ollama gives on some starts, set to one value its
+    code gives it; the base requests are sent to it too."""
+
+    name: str  # "--load-mode dio", "GGML_CUDA_INIT=1"
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    ref: LocalRef | None = None  # Ollama's line that gives it
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,7 @@ class Plan:
     decoded: tuple[WireField, ...]  # the response and stream fields Ollama reads
     skipped: tuple[str, ...] = field(default=())  # what Ollama gives that the probe leaves out, and why
     runs: tuple[ProgramRun, ...] = ()  # the other programs Ollama starts
+    launches: tuple[Launch, ...] = ()  # the server's other starts
 
     @property
     def programs(self) -> tuple[str, ...]:
@@ -86,15 +90,44 @@ def make_plan(inventory: Inventory, documented: Documented, rules: dict | None =
     args = _flags(inventory.launch, rules, skipped)
     probes = _probes(inventory.request_fields, documented, rules, skipped)
     runs = _program_runs(inventory.launch, rules, skipped)
+    launches = _launches(inventory.launch, rules, skipped)
     programs = (PROGRAM, *(r.program for r in runs))
     patterns = tuple(
         p for p in inventory.output_patterns if any(s.split(" ", 1)[0] in programs for s in p.sources)
     )
-    decoded = tuple(
-        f for f in inventory.response_fields if f.endpoint in SPOKEN or f.endpoint == "GET /health"
-    )
+    spoken = {f"{p.method} {p.path}" for p in probes} | {"GET /health"}
+    decoded = tuple(f for f in inventory.response_fields if f.endpoint in spoken)
     env = _environment(inventory.launch)
-    return Plan(tuple(args), env, tuple(rules["listing"]), probes, patterns, decoded, tuple(skipped), runs)
+    return Plan(
+        tuple(args), env, tuple(rules["listing"]), probes, patterns, decoded, tuple(skipped), runs, launches
+    )
+
+
+def _launches(settings: Sequence[LaunchSetting], rules: dict, skipped: list[str]) -> tuple[Launch, ...]:
+    """One start per flag or variable Ollama gives llama-server on some starts and per value its code (or, for
+    a value it computes, the rules) gives it; a switch is given alone."""
+    found: list[Launch] = []
+    for s in settings:
+        if s.program != PROGRAM or s.always or s.name in rules["owned_flags"]:
+            continue
+        values: list[str | None] = [None]
+        if s.values:  # a flag's empty constant is the code's "not given"
+            values = [v for v in _all_constants(s.values) if v or s.kind == "env"]
+        if not values and s.name in rules["flag_values"]:
+            values = [str(rules["flag_values"][s.name])]
+        if not values or (s.kind == "env" and values == [None]):
+            skipped.append(
+                f"{s.kind} {s.name}: Ollama computes its value ({', '.join(s.values)}); not started with it"
+            )
+            continue
+        ref = s.refs[0] if s.refs else None
+        for value in values:
+            if s.kind == "env":
+                found.append(Launch(f"{s.name}={value}", env=((s.name, str(value)),), ref=ref))
+            else:
+                args = (s.name,) if value is None else (s.name, value)
+                found.append(Launch(" ".join(args), args, ref=ref))
+    return tuple(found[:MAX_LAUNCHES])
 
 
 def _program_runs(
@@ -185,14 +218,13 @@ def _first_constant(values: Sequence[str]) -> str | None:
 def _probes(
     fields: Sequence[WireField], documented: Documented, rules: dict, skipped: list[str]
 ) -> tuple[Probe, ...]:
-    """Per endpoint spoken, its probes; the endpoints Ollama calls that the probe does not, in `skipped`."""
+    """Per endpoint Ollama calls, its probes (an endpoint the base start does not serve, such as embeddings,
+    answers under the start with the flag Ollama gives for it)."""
     probes: list[Probe] = []
-    for endpoint in SPOKEN:
+    for endpoint in dict.fromkeys(f.endpoint for f in fields):
         probes += _endpoint_probes(endpoint, list(fields), documented, rules)
-    skipped += [
-        f"requests to {e}: the probe's model cannot answer them"
-        for e in sorted({f.endpoint for f in fields} - set(SPOKEN))
-    ]
+    if len(probes) > MAX_PROBES:
+        skipped.append(f"{len(probes) - MAX_PROBES} requests past the first {MAX_PROBES}")
     return tuple(probes[:MAX_PROBES])
 
 

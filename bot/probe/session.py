@@ -62,6 +62,7 @@ class Observation:
     matched: dict[str, list[str]] = field(default_factory=dict)  # pattern key -> streams it matched on
     listing_matched: dict[str, list[str]] = field(default_factory=dict)
     programs: dict[str, ProgramAnswer] = field(default_factory=dict)  # by run name
+    launches: dict[str, Started] = field(default_factory=dict)  # the server's other starts, by launch name
 
 
 def pattern_key(p: OutputPattern) -> str:
@@ -97,7 +98,8 @@ def matched(patterns: tuple[OutputPattern, ...], streams: dict[str, list[str]]) 
 
 
 def run(binary: Path, model: Path, plan: Plan, ref: str, workdir: Path) -> Observation:
-    """The listing, then the server with the plan's probes; the server is stopped before this returns."""
+    """The listing, then the server with the plan's probes, then each of its other starts with the base
+    requests; every server is stopped before this returns."""
     seen = Observation(ref)
     env = {**_clean_env(), **plan.env}
     listing = subprocess.run(
@@ -112,9 +114,46 @@ def run(binary: Path, model: Path, plan: Plan, ref: str, workdir: Path) -> Obser
     seen.listing_matched = matched(
         plan.patterns, {"stdout": listing.stdout.splitlines(), "stderr": listing.stderr.splitlines()}
     )
+    started = _serve(binary, model, plan.args, env, workdir, plan.probes)
+    seen.started, seen.failure, seen.health, seen.answers = (
+        started.started,
+        started.failure,
+        started.health,
+        started.answers,
+    )
+    seen.matched = matched(plan.patterns, started.streams)
+    base = tuple(p for p in plan.probes if not p.field)
+    for launch in plan.launches:
+        other = _serve(binary, model, (*plan.args, *launch.args), {**env, **dict(launch.env)}, workdir, base)
+        seen.launches[launch.name] = Started(other.started, other.failure, answers=other.answers)
+    return seen
+
+
+@dataclass
+class Started:
+    """One start of the server: whether it answered /health with 200 (else why not), the statuses /health
+    gave while it loaded, the probes' answers, and its output."""
+
+    started: bool
+    failure: str = ""
+    health: list[int] = field(default_factory=list)
+    answers: dict[str, Answer] = field(default_factory=dict)
+    streams: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _serve(
+    binary: Path,
+    model: Path,
+    flags: tuple[str, ...],
+    env: dict[str, str],
+    workdir: Path,
+    probes: tuple[Probe, ...],
+) -> Started:
+    """The server started with `flags` and `env`, each probe sent once it is ready, then stopped."""
     port = _free_port()
-    args = [str(binary), "--model", str(model), "--host", "127.0.0.1", "--port", str(port), *plan.args]
+    args = [str(binary), "--model", str(model), "--host", "127.0.0.1", "--port", str(port), *flags]
     streams: dict[str, list[str]] = {"stdout": [], "stderr": []}
+    done = Started(False, streams=streams)
     with subprocess.Popen(
         args,
         stdout=subprocess.PIPE,
@@ -126,12 +165,12 @@ def run(binary: Path, model: Path, plan: Plan, ref: str, workdir: Path) -> Obser
     ) as server:
         readers = [_reader(server.stdout, streams["stdout"]), _reader(server.stderr, streams["stderr"])]
         try:
-            seen.started = _wait_ready(server, port, seen.health)
-            if seen.started:
-                seen.answers = {p.name: _ask(port, p) for p in plan.probes}
+            done.started = _wait_ready(server, port, done.health)
+            if done.started:
+                done.answers = {p.name: _ask(port, p) for p in probes}
             else:
                 tail = "\n".join(streams["stderr"][-15:])
-                seen.failure = (
+                done.failure = (
                     f"llama-server exited {server.poll()} before answering /health with 200:\n{tail}"
                 )
         finally:
@@ -142,8 +181,7 @@ def run(binary: Path, model: Path, plan: Plan, ref: str, workdir: Path) -> Obser
                 server.kill()
             for reader in readers:
                 reader.join(timeout=5)
-    seen.matched = matched(plan.patterns, streams)
-    return seen
+    return done
 
 
 def run_programs(

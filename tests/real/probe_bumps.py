@@ -33,7 +33,7 @@ import pygit2
 from bot.cli.probe import _plan
 from bot.model import LocalRef
 from bot.probe import build, compare, session
-from bot.probe.plan import Plan, Probe, ProgramRun
+from bot.probe.plan import Launch, Plan, Probe, ProgramRun
 from bot.repos.snapshot import GitSnapshot
 from bot.review.consumers.contracts.model import OutputPattern, WireField
 from tests.real.extract import RefResolver
@@ -104,9 +104,21 @@ def kept_plan(data: dict) -> Plan:
     runs = tuple(
         ProgramRun(**{**r, "args": tuple(r["args"]), "ref": ref(r["ref"])}) for r in data.get("runs", ())
     )
+    launches = tuple(
+        Launch(x["name"], tuple(x["args"]), tuple(tuple(e) for e in x["env"]), ref(x["ref"]))
+        for x in data.get("launches", ())
+    )
     skipped = tuple(data.get("skipped", ()))
     return Plan(
-        tuple(data["args"]), data["env"], tuple(data["listing"]), probes, patterns, decoded, skipped, runs
+        tuple(data["args"]),
+        data["env"],
+        tuple(data["listing"]),
+        probes,
+        patterns,
+        decoded,
+        skipped,
+        runs,
+        launches,
     )
 
 
@@ -114,7 +126,11 @@ def observation(data: dict) -> session.Observation:
     """An observation as `probe_bump` wrote it."""
     answers = {name: session.Answer(**a) for name, a in data["answers"].items()}
     programs = {name: session.ProgramAnswer(**a) for name, a in data.get("programs", {}).items()}
-    return session.Observation(**{**data, "answers": answers, "programs": programs})
+    launches = {
+        name: session.Started(**{**a, "answers": {n: session.Answer(**x) for n, x in a["answers"].items()}})
+        for name, a in data.get("launches", {}).items()
+    }
+    return session.Observation(**{**data, "answers": answers, "programs": programs, "launches": launches})
 
 
 def main() -> None:
