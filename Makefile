@@ -7,7 +7,7 @@ RUNTIME := $(VENV)/.runtime-installed
 TEST_EXTRAS := $(VENV)/.test-installed
 LINT_EXTRAS := $(VENV)/.lint-installed
 
-.PHONY: demo test soak bench bench-real lint clean
+.PHONY: demo test soak bench bench-real bench-probe lint clean
 
 $(RUNTIME): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -36,6 +36,9 @@ bench: $(TEST_EXTRAS)
 
 bench-real: $(TEST_EXTRAS)
 	$(PY) -m bench.real_bump
+
+bench-probe: $(TEST_EXTRAS)
+	$(PY) -m bench.probe
 
 lint: $(LINT_EXTRAS)
 	$(VENV)/bin/ruff format --check bot handlers tests bench
