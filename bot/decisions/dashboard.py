@@ -30,6 +30,11 @@ def box_id(pin: str) -> str:
     return f"<!-- id:bump-{pin} -->" if _BOX_ID.fullmatch(pin) else ""
 
 
+def any_ticked(body: str) -> bool:
+    """Whether a box the bot wrote is ticked (the webhook's cheap test; the job reads which)."""
+    return any(m[1] in "xX" for m in _BOX.finditer(body))
+
+
 def ticked(body: str, pins: tuple[str, ...]) -> list[str]:
     """The configured pins whose box is ticked in the dashboard's body, in the order shown."""
     found = [m[2] for m in _BOX.finditer(body or "") if m[1] in "xX" and m[2] in pins]
