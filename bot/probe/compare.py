@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.model import Finding, LocalRef
 from bot.probe.plan import PROGRAM, Plan, Probe, ProgramRun
-from bot.probe.session import Answer, Observation, pattern_key
+from bot.probe.session import Answer, Observation, Started, pattern_key
 from bot.review.consumers.contracts.model import OutputPattern
 
 
@@ -52,29 +52,22 @@ def _launches(before: Observation, after: Observation, plan: Plan, said: list[Fi
             continue
         refs = (launch.ref,) if launch.ref else ()
         if not new.started:
-            found.append(
-                _finding(
-                    "probe.launch",
-                    "high",
-                    "server",
-                    f"llama-server at {after.ref} does not start with {launch.name}, which Ollama gives on some starts",
-                    new.failure,
-                    refs,
-                )
-            )
+            title = f"llama-server at {after.ref} does not start with {launch.name}, which Ollama gives on some starts"
+            found.append(_finding("probe.launch", "high", "server", title, new.failure, refs))
             continue
-        for probe in plan.probes:
-            if probe.field or probe.name not in old.answers or probe.name not in new.answers:
-                continue
-            for f in _answers(
-                probe, old.answers[probe.name], new.answers[probe.name], plan, before.ref, after.ref
-            ):
-                if (f.check, f.title) not in seen:
-                    seen.add((f.check, f.title))
-                    f.title = f"{f.title} (started with {launch.name})"
-                    f.local_refs = [*f.local_refs, *refs]
-                    found.append(f)
+        for f in _launch_answers(plan, old, new, before.ref, after.ref):
+            if (f.check, f.title) not in seen:
+                seen.add((f.check, f.title))
+                f.title = f"{f.title} (started with {launch.name})"
+                f.local_refs = [*f.local_refs, *refs]
+                found.append(f)
     return found
+
+
+def _launch_answers(plan: Plan, old: Started, new: Started, was: str, now: str) -> list[Finding]:
+    """What differs in the base requests' answers between two starts with the same extra flag."""
+    asked = [p for p in plan.probes if not p.field and p.name in old.answers and p.name in new.answers]
+    return [f for p in asked for f in _answers(p, old.answers[p.name], new.answers[p.name], plan, was, now)]
 
 
 def _program_runs(before: Observation, after: Observation, plan: Plan) -> list[Finding]:
@@ -124,12 +117,8 @@ def _program_patterns(
     found = []
     for pattern in plan.patterns:
         read = {s.split()[-1] for s in pattern.sources if s.split(" ", 1)[0] == program}
-        key = pattern_key(pattern)
-        was = {stream for r in runs for stream in before.programs[r.name].matched.get(key, [])} & read
-        now = {
-            s for r in runs if r.name in after.programs for s in after.programs[r.name].matched.get(key, [])
-        }
-        if was and not now & read:
+        was = _streams_matched(pattern, runs, before) & read
+        if was and not _streams_matched(pattern, runs, after) & read:
             found.append(
                 _finding(
                     "probe.pattern",
@@ -142,6 +131,17 @@ def _program_patterns(
                 )
             )
     return found
+
+
+def _streams_matched(pattern: OutputPattern, runs: list[ProgramRun], seen: Observation) -> set[str]:
+    """The streams a pattern matched on in any of the runs one build made."""
+    key = pattern_key(pattern)
+    return {
+        stream
+        for r in runs
+        if r.name in seen.programs
+        for stream in seen.programs[r.name].matched.get(key, [])
+    }
 
 
 def _finding(

@@ -108,26 +108,33 @@ def _launches(settings: Sequence[LaunchSetting], rules: dict, skipped: list[str]
     a value it computes, the rules) gives it; a switch is given alone."""
     found: list[Launch] = []
     for s in settings:
-        if s.program != PROGRAM or s.always or s.name in rules["owned_flags"]:
-            continue
-        values: list[str | None] = [None]
-        if s.values:  # a flag's empty constant is the code's "not given"
-            values = [v for v in _all_constants(s.values) if v or s.kind == "env"]
-        if not values and s.name in rules["flag_values"]:
-            values = [str(rules["flag_values"][s.name])]
-        if not values or (s.kind == "env" and values == [None]):
-            skipped.append(
-                f"{s.kind} {s.name}: Ollama computes its value ({', '.join(s.values)}); not started with it"
-            )
-            continue
-        ref = s.refs[0] if s.refs else None
-        for value in values:
-            if s.kind == "env":
-                found.append(Launch(f"{s.name}={value}", env=((s.name, str(value)),), ref=ref))
-            else:
-                args = (s.name,) if value is None else (s.name, value)
-                found.append(Launch(" ".join(args), args, ref=ref))
+        if s.program == PROGRAM and not s.always and s.name not in rules["owned_flags"]:
+            values = _values_given(s, rules)
+            if not values:
+                skipped.append(f"{s.kind} {s.name}: {_computed(s)}; not started with it")
+            found += [_launch(s, value) for value in values]
     return tuple(found[:MAX_LAUNCHES])
+
+
+def _values_given(s: LaunchSetting, rules: dict) -> list[str | None]:
+    """The values Ollama gives a flag or variable on some starts: its code's constants (a flag's empty one is
+    the code's "not given"), else the rules' value for one it computes; [None] for a switch."""
+    if not s.values:
+        return [None] if s.kind == "flag" else []
+    values: list[str | None] = [v for v in _all_constants(s.values) if v or s.kind == "env"]
+    return values or ([str(rules["flag_values"][s.name])] if s.name in rules["flag_values"] else [])
+
+
+def _launch(s: LaunchSetting, value: str | None) -> Launch:
+    ref = s.refs[0] if s.refs else None
+    if s.kind == "env":
+        return Launch(f"{s.name}={value}", env=((s.name, str(value)),), ref=ref)
+    args = (s.name,) if value is None else (s.name, value)
+    return Launch(" ".join(args), args, ref=ref)
+
+
+def _computed(s: LaunchSetting) -> str:
+    return f"Ollama computes its value ({', '.join(s.values)})"
 
 
 def _program_runs(
@@ -137,28 +144,42 @@ def _program_runs(
     its code gives a flag; a program the rules give no arguments for is named in `skipped`."""
     runs: list[ProgramRun] = []
     for program in dict.fromkeys(s.program for s in settings if s.program != PROGRAM):
-        flags = [s for s in settings if s.program == program and s.kind == "flag"]
         after = rules.get("programs", {}).get(program, {}).get("arguments")
         if after is None:
             skipped.append(f"program {program}: what Ollama gives after its flags is not in probe.toml")
             continue
-        base = [arg for s in flags if s.always for arg in _given(s)]
+        flags = [s for s in settings if s.program == program and s.kind == "flag"]
         skipped += [
-            f"flag {s.name} of {program}: Ollama computes its value ({', '.join(s.values)}); no probe value"
-            for s in flags
-            if s.always and s.values and not _given(s)
+            f"flag {s.name} of {program}: {_computed(s)}; no probe value" for s in flags if _unvalued(s)
         ]
-        runs.append(ProgramRun(program, program, (*base, *after)))
-        for s in flags:
-            if s.always:
-                continue
-            for value in _all_constants(s.values) if s.values else [None]:
-                added = (s.name,) if value is None else (s.name, value)
-                ref = s.refs[0] if s.refs else None
-                runs.append(
-                    ProgramRun(" ".join((program, *added)), program, (*base, *added, *after), s.name, ref)
-                )
+        runs += _runs_of(program, flags, tuple(after))
     return tuple(runs[:MAX_RUNS])
+
+
+def _unvalued(s: LaunchSetting) -> bool:
+    """A flag Ollama always gives with a value it computes: left out of the runs."""
+    return s.always and bool(s.values) and not _given(s)
+
+
+def _runs_of(program: str, flags: list[LaunchSetting], after: tuple[str, ...]) -> list[ProgramRun]:
+    """The base run (the flags always given, then `after`), then one per other flag and value."""
+    base = tuple(arg for s in flags if s.always for arg in _given(s))
+    runs = [ProgramRun(program, program, (*base, *after))]
+    for s in flags:
+        ref = s.refs[0] if s.refs else None
+        runs += [
+            ProgramRun(" ".join((program, *added)), program, (*base, *added, *after), s.name, ref)
+            for added in _each_given(s)
+        ]
+    return runs
+
+
+def _each_given(s: LaunchSetting) -> list[tuple[str, ...]]:
+    """A flag Ollama gives on some runs, once per value its code gives it (a switch alone); none when always
+    given (the base run has it)."""
+    if s.always:
+        return []
+    return [(s.name, value) for value in _all_constants(s.values)] if s.values else [(s.name,)]
 
 
 def _given(setting: LaunchSetting) -> list[str]:

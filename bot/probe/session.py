@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.probe.plan import Plan, Probe
+from bot.probe.plan import Plan, Probe, ProgramRun
 from bot.review.consumers.contracts.model import OutputPattern
 
 MAX_LINES = 20000  # output lines kept per stream
@@ -189,37 +189,38 @@ def run_programs(
 ) -> dict[str, ProgramAnswer]:
     """Each run of the other programs Ollama starts, as it starts them, on the tiny model; a program this ref
     did not build is left out."""
-    answers = {}
     output = workdir / "probe-output.gguf"
-    for r in plan.runs:
-        binary = binaries.get(r.program)
-        if binary is None:
-            continue
-        output.unlink(missing_ok=True)
-        args = [str(model) if a == "{model}" else str(output) if a == "{output}" else a for a in r.args]
-        patterns = tuple(p for p in plan.patterns if any(s.split(" ", 1)[0] == r.program for s in p.sources))
-        try:
-            done = subprocess.run(
-                [str(binary), *args],
-                check=False,
-                capture_output=True,
-                text=True,
-                errors="replace",
-                env=_clean_env(),
-                cwd=workdir,
-                timeout=RUN_WITHIN,
-            )
-        except subprocess.TimeoutExpired:
-            answers[r.name] = ProgramAnswer(-1)
-            continue
-        streams = {
-            "stdout": done.stdout.splitlines()[:MAX_LINES],
-            "stderr": done.stderr.splitlines()[:MAX_LINES],
-        }
-        wrote = "{output}" in r.args and output.is_file() and output.stat().st_size > 0
-        answers[r.name] = ProgramAnswer(done.returncode, wrote, matched(patterns, streams))
+    answers = {
+        r.name: _run_program(binaries[r.program], r, model, output, plan.patterns)
+        for r in plan.runs
+        if r.program in binaries
+    }
     output.unlink(missing_ok=True)
     return answers
+
+
+def _run_program(
+    binary: Path, run: ProgramRun, model: Path, output: Path, patterns: tuple[OutputPattern, ...]
+) -> ProgramAnswer:
+    output.unlink(missing_ok=True)
+    args = [str(model) if a == "{model}" else str(output) if a == "{output}" else a for a in run.args]
+    mine = tuple(p for p in patterns if any(s.split(" ", 1)[0] == run.program for s in p.sources))
+    try:
+        done = subprocess.run(
+            [str(binary), *args],
+            check=False,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            env=_clean_env(),
+            cwd=output.parent,
+            timeout=RUN_WITHIN,
+        )
+    except subprocess.TimeoutExpired:
+        return ProgramAnswer(-1)
+    streams = {"stdout": done.stdout.splitlines()[:MAX_LINES], "stderr": done.stderr.splitlines()[:MAX_LINES]}
+    wrote = "{output}" in run.args and output.is_file() and output.stat().st_size > 0
+    return ProgramAnswer(done.returncode, wrote, matched(mine, streams))
 
 
 def _clean_env() -> dict[str, str]:

@@ -435,45 +435,33 @@ def _default_drafts(
     text."""
     drafts = []
     for name in sorted(set(before) & set(after)):
-        old_defaults = sorted({shown_default(o) for o in before[name]})
-        new_defaults = sorted({shown_default(o) for o in after[name]})
         relying = unset_in(name) if name in mentions else ("every build",)
         option = after[name][0]
         if _same_defaults(before[name], after[name]) or not relying or not built(option):
             continue  # a default no build of Ollama's reads cannot change what it builds
-        change = f"The default of {_describe(option)} changed from {', '.join(old_defaults)} to {', '.join(new_defaults)}."
+        old_defaults = ", ".join(sorted({shown_default(o) for o in before[name]}))
+        new_defaults = ", ".join(sorted({shown_default(o) for o in after[name]}))
+        change = f"The default of {_describe(option)} changed from {old_defaults} to {new_defaults}."
         title = f"Default of CMake option {name} changed"
-        text = chooses_text(name)
         if name not in mentions:
             detail = f"{change} Ollama does not set it and so relies on the default."
-            severity = "info" if text else "medium"
-            drafts.append(
-                _unset(
-                    option,
-                    severity,
-                    title,
-                    f"{detail} {_only_text(text)}" if text else detail,
-                    anchor_of(name),
-                )
+            draft = _unset(option, "medium", title, detail, anchor_of(name))
+        else:
+            sets = ", ".join(f"{r.path}:{r.line}" for r in mentions[name][:4])
+            detail = (
+                f"{change} Ollama sets it only in some builds ({sets}); {_listed(relying)} leave it to the "
+                "default, so what they build changes: set it there too, or check that the new default is right."
             )
-            continue
-        sets = ", ".join(f"{r.path}:{r.line}" for r in mentions[name][:4])
-        detail = (
-            f"{change} Ollama sets it only in some builds ({sets}); {_listed(relying)} leave it to the "
-            "default, so what they build changes: set it there too, or check that the new default is right."
-        )
-        drafts.append(
-            Draft(
-                "build",
-                "info" if text else "medium",
-                title,
-                f"{detail} {_only_text(text)}" if text else detail,
-                option.path,
-                option.line,
-                local_refs=tuple(mentions[name]),
+            draft = Draft(
+                "build", "medium", title, detail, option.path, option.line, local_refs=tuple(mentions[name])
             )
-        )
+        drafts.append(_weighed_by_text(draft, chooses_text(name)))
     return drafts
+
+
+def _weighed_by_text(draft: Draft, text: tuple[str, ...]) -> Draft:
+    """A draft about an option that only chooses `text`: information, saying so."""
+    return replace(draft, severity="info", detail=f"{draft.detail} {_only_text(text)}") if text else draft
 
 
 def _same_defaults(old: Sequence[Option], new: Sequence[Option]) -> bool:

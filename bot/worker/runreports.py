@@ -24,18 +24,27 @@ async def platforms_job(ctx: JobContext) -> Outcome:
     pull = await ctx.pulls.get()
     config = await ctx.pulls.repo_config(pull)
     d = ctx.shared.store.get(ctx.payload.get("request_id") or "")
-    platform = _platform_of(config, d) if d is not None else None
-    read = await _read_report(ctx, d, platform) if d is not None and platform is not None else d
-    try:
-        if read is not d and read is not None and read.head_sha == pull["head"]["sha"]:
-            await analyse_pull(ctx, read.head_sha, config)
-        else:
-            await platforms.refresh_platforms(ctx, pull, config)
-    except Superseded:
+    if not await _report_shown(ctx, d, config, pull["head"]["sha"]):
         await platforms.refresh_platforms(ctx, pull, config)
     if config.cancel_superseded and d is not None and platforms.superseded_run(d, pull["head"]["sha"]):
         await platforms.cancel_run(ctx, d)
     return Outcome.DONE
+
+
+async def _report_shown(ctx: JobContext, d: Dispatch | None, config: Config, head: str) -> bool:
+    """Whether the dispatch's run brought a report for the head, now read and shown by writing the checklist
+    again (an analysis of the head, which the head moving on supersedes)."""
+    platform = _platform_of(config, d) if d is not None else None
+    if d is None or platform is None or d.head_sha != head:
+        return False
+    read = await _read_report(ctx, d, platform)
+    if read is d:
+        return False
+    try:
+        await analyse_pull(ctx, head, config)
+    except Superseded:
+        return False
+    return True
 
 
 async def _read_report(ctx: JobContext, d: Dispatch, platform: Platform) -> Dispatch:

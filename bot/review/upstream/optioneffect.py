@@ -25,18 +25,25 @@ def text_only(texts: Mapping[str, str], name: str) -> tuple[str, ...]:
     `texts`: every command of its `if()` branches sets a variable or prints, and each such variable reaches
     only messages, version and description arguments, string definitions (`NAME="${VAR}"`) and variables
     that do the same. Empty when it does anything else, or nothing found."""
-    trees = {path: cmakelang.parse(text) for path, text in texts.items() if _word(name).search(text)}
     gated: list[Node] = []
-    for root in trees.values():
-        branches = list(_branches_on(root, name))
-        gated += [c for branch in branches for c in cmakelang.commands(branch)]
-        inside = {c.id for branch in branches for c in _all(branch)}
-        if any(_mentions(c, name) and c.id not in inside and not _declares(c, name) for c in _all(root)):
-            return ()  # read outside its branches: in a generator expression, a list, another command
-    variables = _set_variables(gated)
-    if not gated or variables is None:
-        return ()
-    return _text_reach(texts, variables)
+    for text in texts.values():
+        if _word(name).search(text):
+            commands = _gated(cmakelang.parse(text), name)
+            if commands is None:
+                return ()
+            gated += commands
+    variables = _set_variables(gated) if gated else None
+    return _text_reach(texts, variables) if variables is not None else ()
+
+
+def _gated(root: Node, name: str) -> list[Node] | None:
+    """The commands of a file's `if()` branches on the option; None when the file reads it anywhere else (in
+    a generator expression, a list, another command)."""
+    branches = list(_branches_on(root, name))
+    inside = {c.id for branch in branches for c in _all(branch)}
+    if any(_mentions(c, name) and c.id not in inside and not _declares(c, name) for c in _all(root)):
+        return None
+    return [c for branch in branches for c in cmakelang.commands(branch)]
 
 
 def _set_variables(gated: list[Node]) -> list[str] | None:
@@ -75,22 +82,21 @@ def _read_as_text(command: Node, variable: str) -> list[str] | None:
     readers are then asked), None when it reads it any other way (a condition, a build input)."""
     if not _mentions(command, variable):
         return []
-    kind = cmakelang.name(command)
     if command.type != "normal_command":
         return None  # a condition: what it chooses is unknown
-    args = cmakelang.arguments(command)
+    kind, args = cmakelang.name(command), cmakelang.arguments(command)
     if kind == "set" and args and "CACHE" not in args:
         return [] if args[0] == variable else [args[0]]
-    if kind == "message":
-        return []
-    text = syntax.node_text(command)
+    return [] if kind == "message" or _only_as_text(syntax.node_text(command), variable) else None
+
+
+def _only_as_text(text: str, variable: str) -> bool:
+    """Whether every mention of `variable` in a command is a `${VAR}` read as text, or a definition's name."""
     for m in _word(variable).finditer(text):
         read = text[m.start() - 2 : m.start()] == "${" and text[m.end() : m.end() + 1] == "}"
-        if read and not _as_text(text, m.start() - 2, m.end() + 1):
-            return None
-        if not read and not text.startswith('="', m.end()):
-            return None  # named bare (a list, a condition) unless it names a definition
-    return []
+        if not (_as_text(text, m.start() - 2, m.end() + 1) if read else text.startswith('="', m.end())):
+            return False
+    return True
 
 
 def _as_text(text: str, start: int, end: int) -> bool:
