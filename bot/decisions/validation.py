@@ -181,10 +181,8 @@ def auto_due(
     when there are none, or none is due: a "build" platform when upstream's build changed, a "bump" one
     whenever the head moves a pin. `ran` are the platforms with a dispatch for the head already: each
     platform runs once per head."""
-    moved = any(pin.old_ref != pin.new_ref for pin in report.pins)
-    auto = [
-        p for p in platforms if (p.auto == "build" and report.build_changes) or (p.auto == "bump" and moved)
-    ]
+    due_on = {"build": bool(report.build_changes), "bump": any(p.old_ref != p.new_ref for p in report.pins)}
+    auto = [p for p in platforms if due_on.get(p.auto)]
     if not auto:
         return [], None
     due, done = _split_ran(auto, ran)
