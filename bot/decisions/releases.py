@@ -18,6 +18,14 @@ from bot.repos.snapshot import MemorySnapshot
 from bot.repos.upstreamrefs import advertised_refs
 
 
+def _current(pin: Pin, data: bytes) -> str | None:
+    """The ref the version file names; None for garbage in it (the bump repairs it)."""
+    try:
+        return read_version(MemorySnapshot({pin.version_file: data}), pin.version_file)
+    except AnalysisError:
+        return None
+
+
 def _follows_branch(pin: Pin, current: str | None) -> bool:
     """Whether a pin moves to its branch's head: its version file holds a commit (or garbage, with no
     release pattern to go by), not a release tag."""
@@ -63,26 +71,27 @@ class ChooseRefs:
                 None,
                 refusal=f"{code_span(pin.version_file)} does not exist: nothing pins {name}.",
             )
-        try:
-            current = read_version(MemorySnapshot({pin.version_file: data}), pin.version_file)
-        except AnalysisError:
-            current = None  # garbage in the version file: the bump repairs it
+        current = _current(pin, data)
         requested = self.request.ref
-        url = (self.local or {}).get(name) or rewrite_url(pin.upstream, self.url_instead_of)
         if requested is not None and is_commit_id(requested):
             return choose_ref(pin, current, requested, [], self.prefix)  # a commit: the analysis resolves it
         try:
-            listed = (
-                advertised_refs(url, pin.upstream) if pin.release_tags or pin.track or requested else None
-            )
+            tags, heads = self._listed(pin)
         except AnalysisError as exc:
             return RefChoice(name, current, None, refusal=str(exc))
-        tags, heads = (listed.tags, listed.heads) if listed else ([], {})
         if requested is not None:
             return self._named(pin, current, requested, tags, heads)
         if pin.track and _follows_branch(pin, current):
             return self._tracked(pin, current, heads)
         return choose_ref(pin, current, None, [t for t in tags if t not in self.request.skipped], self.prefix)
+
+    def _listed(self, pin: Pin) -> tuple[list[str], dict[str, str]]:
+        """The upstream's tags and branch heads, when the choice needs them (nothing to list otherwise)."""
+        if not (pin.release_tags or pin.track or self.request.ref):
+            return [], {}
+        url = (self.local or {}).get(pin.name) or rewrite_url(pin.upstream, self.url_instead_of)
+        listed = advertised_refs(url, pin.upstream)
+        return listed.tags, listed.heads
 
     def _named(
         self, pin: Pin, current: str | None, requested: str, tags: list[str], heads: dict[str, str]
