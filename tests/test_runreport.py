@@ -90,7 +90,7 @@ def test_a_report_without_the_probes_shape_is_one_error(data, said):
         read_report(data)
 
 
-def _static(line=40, severity="medium"):
+def _static(line=40, severity="medium", path="llm/server.go"):
     return Finding(
         "server",
         severity,
@@ -98,7 +98,7 @@ def _static(line=40, severity="medium"):
         "Upstream's schema limits top_k to 0 and above.",
         "tools/server/server-schema.cpp",
         12,
-        local_refs=[LocalRef("llm/server.go", line)],
+        local_refs=[LocalRef(path, line)],
         check="server.request-limits",
     )
 
@@ -137,8 +137,22 @@ def test_a_probe_finding_on_a_line_the_review_names_is_that_item_told_twice():
 
 
 def test_a_probe_finding_on_another_line_is_an_item_of_its_own_and_a_stale_run_says_nothing():
-    text = _checklist([_static(line=99)], _rows(_probe()))
+    text = _checklist([_static(line=99, path="llm/other.go")], _rows(_probe()))
     review = text.split("### Upstream review")[1].split("### Platform validation")[0]
     assert review.count("- [ ] **") == 2 and "**high** llama-server now refuses" in review
-    stale = _checklist([_static(line=99)], _rows(_probe(), stale=True))
+    stale = _checklist([_static(line=99, path="llm/other.go")], _rows(_probe(), stale=True))
     assert "llama-server now refuses" not in stale
+
+
+def test_a_probe_finding_naming_the_field_a_review_item_names_in_the_same_file_joins_it():
+    static = _static(line=1367)
+    static.title = "llama-server now rejects some values of `top_k`, which Ollama forwards"
+    probe = _probe(
+        title="llama-server now refuses top_k = 0 and -1 on POST /completion, which Ollama can send"
+    )
+    text = _checklist([static], _rows(probe))
+    review = text.split("### Upstream review")[1].split("### Platform validation")[0]
+    assert review.count("- [ ] **") == 1 and "The contract-probe run shows it too" in review
+    # the same name in another Ollama file is another cause
+    probe["local_refs"] = [{"path": "server/routes.go", "line": 40}]
+    assert _checklist([static], _rows(probe)).split("### Upstream review")[1].count("- [ ] **") == 2

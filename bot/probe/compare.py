@@ -3,6 +3,8 @@ the probe's check id, its severity by what Ollama does with it, and both answers
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.model import Finding, LocalRef
 from bot.probe.plan import PROGRAM, Plan, Probe, ProgramRun
 from bot.probe.session import Answer, Observation, Started, pattern_key
@@ -31,14 +33,42 @@ def compare(before: Observation, after: Observation, plan: Plan) -> list[Finding
                 before.failure,
             )
         ]
-    found = [*_health(before, after)]
-    for probe in plan.probes:
-        old, new = before.answers.get(probe.name), after.answers.get(probe.name)
-        if old is not None and new is not None:
-            found += _answers(probe, old, new, plan, before.ref, after.ref)
+    found = [*_health(before, after), *_per_field(before, after, plan)]
     found += _patterns(before.matched, after.matched, plan, False, before.ref, after.ref)
     found += _patterns(before.listing_matched, after.listing_matched, plan, True, before.ref, after.ref)
     return [*found, *_launches(before, after, plan, found), *_program_runs(before, after, plan)]
+
+
+def _per_field(before: Observation, after: Observation, plan: Plan) -> list[Finding]:
+    """The answers' findings, one per cause: the values of one field that are refused (or fail) now, on every
+    endpoint, are one finding naming them all."""
+    grouped: dict[tuple[str, str], list[tuple[Probe, Finding]]] = {}
+    found: list[Finding] = []
+    for probe in plan.probes:
+        old, new = before.answers.get(probe.name), after.answers.get(probe.name)
+        for f in _answers(probe, old, new, plan, before.ref, after.ref) if old and new else []:
+            if probe.field and f.check in ("probe.refused", "probe.failed"):
+                grouped.setdefault((f.check, probe.field), []).append((probe, f))
+            else:
+                found.append(f)
+    return [*[_one_cause(field, pairs) for (_, field), pairs in grouped.items()], *found]
+
+
+def _one_cause(field: str, pairs: list[tuple[Probe, Finding]]) -> Finding:
+    """The findings of one field's values as one: the values and endpoints named, each answer kept."""
+    first = pairs[0][1]
+    if len(pairs) == 1:
+        return first
+    values = " and ".join(dict.fromkeys(p.value for p, _ in pairs))
+    endpoints = " and ".join(dict.fromkeys(f"{p.method} {p.path}" for p, _ in pairs))
+    verb = "refuses" if first.check == "probe.refused" else "fails on"
+    refs = list(dict.fromkeys(r for _, f in pairs for r in f.local_refs))
+    return replace(
+        first,
+        title=f"llama-server now {verb} {field} = {values} on {endpoints}, which Ollama can send",
+        detail="\n".join(f.detail for _, f in pairs),
+        local_refs=refs,
+    )
 
 
 def _launches(before: Observation, after: Observation, plan: Plan, said: list[Finding]) -> list[Finding]:
