@@ -413,12 +413,14 @@ def test_real_bumps_compare_as_they_did_when_probed(path):
 
 def test_the_real_repeat_last_n_rejection_is_the_one_difference_of_its_bump():
     """b10242 -> b10353: the schema's limits for repeat_last_n became 0..INT32_MAX; Ollama documents -1. It
-    is refused on every endpoint that takes it, and nothing else differs."""
+    is refused on every endpoint that takes it (one finding naming both), and nothing else differs."""
     data = json.loads((ROOT / "tests" / "data" / "probe-real" / "b10242-b10353.json").read_text())
-    assert data["findings"]
-    for finding in data["findings"]:
-        assert finding["check"] == "probe.refused" and "repeat_last_n=-1" in finding["title"]
-        assert "400 at b10353" in finding["detail"] and "documented: -1 = num_ctx" in finding["detail"]
+    (finding,) = data["findings"]
+    assert finding["check"] == "probe.refused" and finding["title"] == (
+        "llama-server now refuses repeat_last_n = -1 on POST /completion and POST /v1/chat/completions, "
+        "which Ollama can send"
+    )
+    assert finding["detail"].count("400 at b10353") == 2 and "documented: -1 = num_ctx" in finding["detail"]
 
 
 def test_a_chat_request_is_built_with_its_nested_fields_and_varies_its_top_level_ones():
