@@ -178,17 +178,21 @@ def test_the_dispatch_store_keeps_its_queries_on_postgresql(database_url):
         store.close()
 
 
+def _store(engine: str, request, tmp_path) -> ValidationStore | PostgresValidationStore:
+    """The dispatch store on SQLite, or on PostgreSQL with the migrations applied."""
+    if engine == "sqlite":
+        return ValidationStore(tmp_path / "validation.sqlite3")
+    url = request.getfixturevalue("database_url")
+    with psycopg.connect(url, autocommit=True) as db:
+        migrate(db)
+    return PostgresValidationStore(url)
+
+
 @pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
 def test_bump_branches_skipped_refs_and_the_dashboard_keep_their_queries_on_both_stores(
     engine, request, tmp_path
 ):
-    if engine == "postgresql":
-        url = request.getfixturevalue("database_url")
-        with psycopg.connect(url, autocommit=True) as db:
-            migrate(db)
-        store = PostgresValidationStore(url)
-    else:
-        store = ValidationStore(tmp_path / "validation.sqlite3")
+    store = _store(engine, request, tmp_path)
     try:
         store.made_branch("o/r", "llama-bot/bump-x", "a" * 40)
         store.made_branch("o/r", "llama-bot/bump-x", "b" * 40)
@@ -237,13 +241,7 @@ async def test_jobs_lists_the_shared_database_s_jobs(tmp_path, database_url, clo
 
 @pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
 def test_a_dispatch_keeps_its_runs_report_on_both_stores(engine, request, tmp_path):
-    if engine == "postgresql":
-        url = request.getfixturevalue("database_url")
-        with psycopg.connect(url, autocommit=True) as db:
-            migrate(db)
-        store = PostgresValidationStore(url)
-    else:
-        store = ValidationStore(tmp_path / "validation.sqlite3")
+    store = _store(engine, request, tmp_path)
     try:
         d = Dispatch("o/r", 7, "contract-probe", "p.yaml", "bump", "a" * 40, "req-2", "2026-12-03T10:00:00Z")
         store.add(d)
