@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import sys
 
-EMBED, LAYERS, HEADS, FFN, CONTEXT = 64, 2, 4, 128, 512
+# two heads of 32: a quantized KV cache (q8_0, q4_0: blocks of 32) divides the head, as Ollama's
+# OLLAMA_KV_CACHE_TYPE asks of real models
+EMBED, LAYERS, HEADS, FFN, CONTEXT = 64, 2, 2, 128, 512
 
 
 def main(out: str, vocab_path: str) -> None:
@@ -36,6 +38,10 @@ def main(out: str, vocab_path: str) -> None:
     writer.add_head_count_kv(HEADS)
     writer.add_rope_dimension_count(EMBED // HEADS)
     writer.add_layer_norm_rms_eps(1e-5)
+    # mean pooling, as the embedding models Ollama serves declare: the server started with --embedding
+    # answers /v1/embeddings (a model without it has no OpenAI-compatible pooling)
+    if hasattr(writer, "add_pooling_type"):  # a gguf-py older than pooling has no embeddings to serve
+        writer.add_pooling_type(gguf.PoolingType.MEAN)
     writer.add_file_type(gguf.LlamaFileType.ALL_F32)
     rng = np.random.default_rng(0)
 
