@@ -398,7 +398,11 @@ def test_a_pattern_that_moves_between_streams_ollama_reads_together_is_no_findin
 
 # -- real bumps, as tests/real/probe_bumps.py saw them --------------------------------------------------------
 
-REAL = sorted((ROOT / "tests" / "data" / "probe-real").glob("*.json"))
+KEPT = [
+    (p, json.loads(p.read_text())) for p in sorted((ROOT / "tests" / "data" / "probe-real").glob("*.json"))
+]
+REAL = [p for p, data in KEPT if len(data["observations"]) == 2]
+UNBUILT = [p for p, data in KEPT if len(data["observations"]) < 2]
 
 
 @pytest.mark.parametrize("path", REAL, ids=[p.stem for p in REAL])
@@ -409,6 +413,14 @@ def test_real_bumps_compare_as_they_did_when_probed(path):
     found = compare.compare(*(observation(o) for o in data["observations"]), kept_plan(data["plan"]))
     assert [f.to_json() for f in found] == data["findings"]
     assert all(o["started"] for o in data["observations"])
+
+
+@pytest.mark.parametrize("path", UNBUILT, ids=[p.stem for p in UNBUILT])
+def test_a_real_first_push_whose_new_ref_does_not_build_says_so_alone(path):
+    """A pull request's first push whose carried patches no longer apply: the new ref does not build as the
+    head builds it, which is the one finding."""
+    (finding,) = json.loads(path.read_text())["findings"]
+    assert finding["check"] == "probe.build" and "does not build as Ollama builds it" in finding["title"]
 
 
 def test_the_real_repeat_last_n_rejection_is_the_one_difference_of_its_bump():

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -31,7 +32,7 @@ from pathlib import Path
 import pygit2
 
 from bot.cli.probe import _plan
-from bot.model import LocalRef
+from bot.model import Finding, LocalRef
 from bot.probe import build, compare, session
 from bot.probe.plan import Launch, Plan, Probe, ProgramRun
 from bot.repos.snapshot import GitSnapshot
@@ -43,22 +44,61 @@ OUT = Path(__file__).resolve().parent.parent / "data" / "probe-real"
 TINYMODEL = Path(__file__).resolve().parent.parent.parent / "bot" / "probe" / "tinymodel.py"
 
 
-def probe_bump(ollama: pygit2.Repository, mirror: Path, bump: str, work: Path) -> dict:
+def bump_only(
+    ollama: pygit2.Repository, head: pygit2.Commit, where: Path
+) -> tuple[pygit2.Repository, pygit2.Commit]:
+    """The pull request's first push: the bump's parent with only LLAMA_CPP_VERSION taken from the bump, as a
+    commit of a scratch repository borrowing the mirror's objects (the mirror is never written to)."""
+    scratch = pygit2.init_repository(str(where), bare=True)
+    (where / "objects" / "info" / "alternates").write_text(
+        str(Path(ollama.path).resolve() / "objects") + "\n"
+    )
+    scratch = pygit2.Repository(str(where))
+    parent = head.parents[0]
+    tree = scratch.TreeBuilder(parent.tree)
+    tree.insert("LLAMA_CPP_VERSION", head.tree["LLAMA_CPP_VERSION"].id, pygit2.enums.FileMode.BLOB)
+    signature = pygit2.Signature("llama-bot", "llama-bot@example.invalid", 0, 0)
+    oid = scratch.create_commit(None, signature, signature, "bump only", tree.write(), [parent.id])
+    return scratch, scratch[oid].peel(pygit2.Commit)
+
+
+def probe_bump(
+    ollama: pygit2.Repository, mirror: Path, bump: str, work: Path, first_push: bool = False
+) -> dict:
     head = ollama.revparse_single(bump).peel(pygit2.Commit)
+    if first_push:
+        shutil.rmtree(work / "ollama-first-push.git", ignore_errors=True)
+        ollama, head = bump_only(ollama, head, work / "ollama-first-push.git")
     base = head.parents[0]
     refs = [GitSnapshot(ollama, c).read("LLAMA_CPP_VERSION").decode().strip() for c in (base, head)]
     resolver = RefResolver(mirror)
     upstream = scratch_upstream(mirror, {r: resolver.resolve(r) for r in refs}, work / "upstream.git")
     plan = _plan(GitSnapshot(ollama, head))
-    seen, times = [], []
+    seen, times, failed = [], [], []
     for commit, ref in zip((base, head), refs, strict=True):
         started = time.monotonic()
         build.write_tree(ollama, commit, work / "ollama")
         build.write_tree(upstream, upstream.revparse_single(ref).peel(pygit2.Commit), work / "src")
         project = build.find_project(work / "ollama", "LLAMA_CPP_VERSION")
-        binaries = build.build(
-            project, work / "src", work / "build", 3600, os.cpu_count() or 2, plan.programs[1:]
-        )
+        try:
+            binaries = build.build(
+                project, work / "src", work / "build", 3600, os.cpu_count() or 2, plan.programs[1:]
+            )
+        except build.BuildFailed as exc:
+            if commit == base:
+                raise
+            failed.append(
+                Finding(
+                    "build",
+                    "high",
+                    f"llama-server at {ref} does not build as Ollama builds it",
+                    str(exc),
+                    "",
+                    None,
+                    check="probe.build",
+                )
+            )
+            break
         built = time.monotonic() - started
         model = work / f"tiny-{ref}.gguf"
         env = {**os.environ, "PYTHONPATH": str(work / "src" / "gguf-py")}
@@ -70,9 +110,9 @@ def probe_bump(ollama: pygit2.Repository, mirror: Path, bump: str, work: Path) -
         times.append(
             {"ref": ref, "build_seconds": round(built), "speak_seconds": round(time.monotonic() - started, 1)}
         )
-    findings = compare.compare(seen[0], seen[1], plan)
+    findings = failed or compare.compare(seen[0], seen[1], plan)
     return {
-        "ollama_bump": str(head.id),
+        "ollama_bump": str(head.id) if not first_push else f"{bump} (first push: only LLAMA_CPP_VERSION)",
         "old_ref": refs[0],
         "new_ref": refs[1],
         "plan": asdict(plan),
@@ -140,6 +180,12 @@ def main() -> None:
     parser.add_argument("bumps", nargs="*", help="Ollama commits that moved LLAMA_CPP_VERSION")
     parser.add_argument("--work-dir", type=Path)
     parser.add_argument(
+        "--first-push",
+        action="store_true",
+        help="probe each pull request's first push (the parent with only LLAMA_CPP_VERSION bumped): "
+        "<old>-<new>.first-push.json",
+    )
+    parser.add_argument(
         "--recompare",
         action="store_true",
         help="compare the kept observations again with today's code; build nothing",
@@ -148,6 +194,9 @@ def main() -> None:
     if args.recompare:
         for path in sorted(OUT.glob("*.json")):
             data = json.loads(path.read_text())
+            if len(data["observations"]) < 2:
+                print(f"{path.name}: {len(data['findings'])} findings (the new ref did not build: kept)")
+                continue
             findings = compare.compare(
                 *(observation(o) for o in data["observations"]), kept_plan(data["plan"])
             )
@@ -163,8 +212,9 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for bump in args.bumps:
         args.work_dir.mkdir(parents=True, exist_ok=True)
-        data = probe_bump(ollama, Path(os.environ["LLAMA_BOT_REAL_LLAMA_CPP"]), bump, args.work_dir)
-        path = OUT / f"{data['old_ref']}-{data['new_ref']}.json"
+        mirror = Path(os.environ["LLAMA_BOT_REAL_LLAMA_CPP"])
+        data = probe_bump(ollama, mirror, bump, args.work_dir, args.first_push)
+        path = OUT / f"{data['old_ref']}-{data['new_ref']}{'.first-push' if args.first_push else ''}.json"
         path.write_text(json.dumps(data, indent=1, default=str) + "\n")
         print(f"wrote {path}: {len(data['findings'])} findings, {data['times']}")
 
