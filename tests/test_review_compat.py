@@ -46,8 +46,8 @@ def _none(name):
 
 def _uses(files, patches=()):
     """What the app finds Ollama's compat sources (path -> comment-free text) and patches using: the names
-    and strings of `consumer_model`'s tree-sitter pass."""
-    return compat_uses(compat_source_texts(files, list(files), list(patches)))
+    and strings of `consumer_model`'s tree-sitter pass (the pin's patch directory is llama/compat)."""
+    return compat_uses(compat_source_texts(files, list(files), list(patches), "llama/compat"))
 
 
 def _drafts(new_text, uses=None, elsewhere=_none):
@@ -455,3 +455,10 @@ def test_a_case_dropped_whose_branch_the_default_runs_too_is_no_finding():
     )
     (draft,) = _gemma4_value_drafts(failing, failing.replace("        case PROJECTOR_TYPE_GEMMA4A:\n", ""))
     assert draft.severity == "high" and "aborts" in draft.detail
+
+
+def test_a_pin_without_patches_reads_its_compat_sources_from_its_configured_directory():
+    moved = {f"vendor/llama-patches/{p.rsplit('/', 1)[-1]}": t for p, t in COMPAT.items()}
+    sources = compat_source_texts(moved, list(moved), [], "vendor/llama-patches")
+    assert {path for path, _, _ in sources} == set(moved)
+    assert compat_source_texts(moved, list(moved), [], "llama/compat") == []  # no directory is assumed

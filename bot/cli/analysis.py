@@ -119,7 +119,9 @@ def _explain_consumers(report: Report, config: Config, head: GitSnapshot, opener
             continue
         upstream = opener(pin, [pin_report.new_ref])
         new = GitSnapshot(upstream.repo, pin_report.new_commit)
-        model = consumer_model(SnapshotTexts(head), SnapshotTexts(new), _parsed_patches(head, pin))
+        model = consumer_model(
+            SnapshotTexts(head), SnapshotTexts(new), _parsed_patches(head, pin), pin.patches
+        )
         inventory = contract_inventory(SnapshotTexts(head))
         print(
             f"llama-bot: {pin.name}: what Ollama ({str(head.commit.id)[:12]}) builds, includes and calls of "

@@ -24,20 +24,20 @@ from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.consumers.settings import setting_anchor
+from bot.review.consumers.shared import COMMAND_LINE_KINDS
 from bot.review.source import globs, refs_by_name
 
 CMAKE_FILES = globs("**/CMakeLists.txt", "**/*.cmake")
-# Wherever Ollama's build sets upstream's options: every CMake file and presets file of its tree, its
-# Dockerfile, workflows and scripts
+# Wherever Ollama's build sets upstream's options: its CMake and presets files, and the files that run build
+# commands (bot/review/consumers/shared.py)
 OLLAMA_SETTERS = globs(
     "CMakePresets.json",
     "**/CMakePresets.json",
     "CMakeLists.txt",
     "**/CMakeLists.txt",
     "**/*.cmake",
-    "Dockerfile",
-    ".github/workflows/*",
-    "scripts/*",
+    *COMMAND_LINE_KINDS,
+    *(f"**/{kind}" for kind in COMMAND_LINE_KINDS),
 )
 _FETCHES = ("externalproject_add", "fetchcontent_declare")
 

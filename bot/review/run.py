@@ -65,7 +65,9 @@ class Run:
     @cached_property
     def consumers(self) -> consumers.Consumers:
         """What of the new ref Ollama builds, includes and calls: asked by every detector."""
-        return consumers.remembered_model(self.local, consumers.SnapshotTexts(self.ctx.new), self.ctx.patches)
+        return consumers.remembered_model(
+            self.local, consumers.SnapshotTexts(self.ctx.new), self.ctx.patches, self.ctx.pin.patches
+        )
 
     def consumer_breaks(self) -> list[Draft]:
         """Declarations the bump changed in its headers that a consumer's code, at its own pin, still

@@ -116,7 +116,10 @@ MODEL = facts.Extractor("consumer-model", 1, __name__)
 
 
 def remembered_model(
-    ollama: Mapping[str, str], upstream: Mapping[str, str], patches: Iterable[tuple[str, object]] = ()
+    ollama: Mapping[str, str],
+    upstream: Mapping[str, str],
+    patches: Iterable[tuple[str, object]] = (),
+    compat_dir: str = "",
 ) -> Consumers:
     """The consumer model, from the facts store when both trees list the same files, the carried patches
     are the same, and every text the model was read from reads the same in its tree now (Ollama's files are
@@ -126,15 +129,22 @@ def remembered_model(
         facts.text_id("\n".join(ollama)),
         facts.text_id("\n".join(upstream)),
         facts.bytes_id(pickle.dumps(patch_list, protocol=5)),
+        compat_dir,
     )
-    return remembered_readings(MODEL, key, (ollama, upstream), lambda o, u: consumer_model(o, u, patch_list))
+    return remembered_readings(
+        MODEL, key, (ollama, upstream), lambda o, u: consumer_model(o, u, patch_list, compat_dir)
+    )
 
 
 def consumer_model(
-    ollama: Mapping[str, str], upstream: Mapping[str, str], patches: Iterable[tuple[str, object]] = ()
+    ollama: Mapping[str, str],
+    upstream: Mapping[str, str],
+    patches: Iterable[tuple[str, object]] = (),
+    compat_dir: str = "",
 ) -> Consumers:
     """The consumer model of one Ollama tree (path -> comment-free text) against one upstream ref (path ->
-    text); `patches` are (path, bot.patches.patchfile.PatchFile) of the carried patches."""
+    text); `patches` are (path, bot.patches.patchfile.PatchFile) of the carried patches, `compat_dir` the
+    pin's patch directory (where its compat sources are when it carries no patch)."""
     patch_list = list(patches)
     ollama_paths = list(ollama)
     upstream_paths = list(upstream)
@@ -143,7 +153,7 @@ def consumer_model(
     backends = _built_backends(options, preset_backends, upstream_backends)
     build = upstream_build(upstream, upstream_paths, options)
     shared = shared_backend_dirs(upstream, upstream_backends, frozenset(backends))
-    sources = compat_source_texts(ollama, ollama_paths, patch_list)
+    sources = compat_source_texts(ollama, ollama_paths, patch_list, compat_dir)
     uses = compat_uses(sources)
     return Consumers(
         backends=frozenset(backends),

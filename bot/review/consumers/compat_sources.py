@@ -16,7 +16,6 @@ from bot.model import LocalRef
 from bot.patches.patchfile import FilePatch
 from bot.review.consumers.shared import (
     CPP_SOURCES,
-    DEFAULT_COMPAT_DIR,
     INCLUDE,
     Refs,
     add_ref,
@@ -27,12 +26,13 @@ from bot.review.source import code_text
 
 
 def compat_source_texts(
-    ollama: Mapping[str, str], paths: list[str], patches: list[tuple[str, object]]
+    ollama: Mapping[str, str], paths: list[str], patches: list[tuple[str, object]], compat_dir: str = ""
 ) -> list[tuple[str, str, str]]:
     """(path, text, side) of every C/C++ text Ollama adds to the upstream build: the files in and below the
-    patches' directory (side "ollama"), and per file a patch adds or edits, the lines its hunks add (side
-    "patch", path `<patch>:<upstream path>`, each line where it stands in the patch file, the rest blank)."""
-    roots = _compat_roots(patches)
+    patches' directory, or the pin's configured one (`compat_dir`) when it carries none (side "ollama"), and
+    per file a patch adds or edits, the lines its hunks add (side "patch", path `<patch>:<upstream path>`,
+    each line where it stands in the patch file, the rest blank)."""
+    roots = _compat_roots(patches, compat_dir)
     out = [
         (p, t, "ollama")
         for p in paths
@@ -53,9 +53,10 @@ def _patch_sources(patches: list[tuple[str, object]]) -> list[tuple[str, str, st
     return out
 
 
-def _compat_roots(patches: list[tuple[str, object]]) -> list[str]:
-    """The outermost directories holding the patches (else the default compat directory), with a slash."""
-    dirs = sorted({posixpath.dirname(p) + "/" for p, _ in patches}) or [DEFAULT_COMPAT_DIR]
+def _compat_roots(patches: list[tuple[str, object]], compat_dir: str) -> list[str]:
+    """The outermost directories holding the patches (else the configured one), with a slash."""
+    configured = [compat_dir.rstrip("/") + "/"] if compat_dir else []
+    dirs = sorted({posixpath.dirname(p) + "/" for p, _ in patches}) or configured
     return [d for d in dirs if not any(d != o and d.startswith(o) for o in dirs)]
 
 

@@ -24,16 +24,10 @@ CPP_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".inc",
 OLLAMA_CMAKE = globs("CMakeLists.txt", "**/CMakeLists.txt", "**/*.cmake")
 
 
-OLLAMA_COMMAND_LINES = globs(
-    "Dockerfile",
-    "Dockerfile.*",
-    ".github/workflows/*.yml",
-    ".github/workflows/*.yaml",
-    "scripts/*",
-)
-
-
-DEFAULT_COMPAT_DIR = "llama/compat/"
+# Ollama's files that run build commands, known by their kind wherever they are: Dockerfiles, CI workflows
+# and other YAML, shell, PowerShell and batch scripts
+COMMAND_LINE_KINDS = ("Dockerfile", "Dockerfile.*", "*.yml", "*.yaml", "*.sh", "*.ps1", "*.bat", "*.cmd")
+OLLAMA_COMMAND_LINES = globs(*COMMAND_LINE_KINDS, *(f"**/{kind}" for kind in COMMAND_LINE_KINDS))
 
 
 PARTIAL_SETTERS = (
