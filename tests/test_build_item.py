@@ -145,3 +145,13 @@ def test_only_a_head_in_the_base_repository_that_a_writer_approved_is_dispatched
 def test_the_box_wording_is_one_line_without_stray_markup():
     line = _build_box(_report([BuildChange("CMakeLists.txt", (COMMIT,))]), auto=AutoValidation(("cpu",)))
     assert re.fullmatch(r"- \[ \] Build the CPU target .*<!-- id:build-cpu -->", line)
+
+
+def test_build_files_are_known_by_their_kind_wherever_ollamas_tree_keeps_them():
+    moved = ["build/llama-server/CMakeLists.txt", "internal/compat/hooks.cpp", "patches/x/0001-fix.patch"]
+    line = _build_box(_report(), ["README.md", "server/routes.go", *moved])
+    assert (
+        "this change edits `build/llama-server/CMakeLists.txt`, `internal/compat/hooks.cpp` and "
+        "`patches/x/0001-fix.patch`" in line
+    )
+    assert "README" not in line and "routes.go" not in line

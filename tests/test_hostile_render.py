@@ -172,8 +172,11 @@ def _texts(name: str) -> dict[str, str]:
         "views": views,
     }
     change = {"path": name, "status": "fuzzy", "fence": "```", "text": "+x"}
+    # the pull request edits a build file under a directory of that name (the build box lists build files,
+    # known by their kind, whatever the directory)
+    edited = f"{name}/CMakeLists.txt"
     return {
-        "checklist": render_comment(report, [name], head_sha="d" * 40, ran_at="now", prefix="/llama"),
+        "checklist": render_comment(report, [edited], head_sha="d" * 40, ran_at="now", prefix="/llama"),
         "patches check run": patches,
         "review check run": review,
         "bump body": render_template("bump_body.md.j2", s=summary, prefix="/llama"),

@@ -16,15 +16,18 @@ from bot.render.items import Item
 from bot.render.markdown import code
 from bot.render.words import plural
 
+# Ollama's files whose edit is worth a build, by kind wherever they are (fnmatch's `*` crosses directories):
+# its CMake and presets files, the carried patches, and the C and C++ sources it compiles with upstream
 BUILD_TRIGGERS = (
-    "llama/compat/**.c",
-    "llama/compat/**.cc",
-    "llama/compat/**.cpp",
-    "llama/compat/**.h",
-    "llama/compat/**.hpp",
-    "*/models/*.patch",
-    "llama/server/CMakeLists.txt",
-    "cmake/local.cmake",
+    "*CMakeLists.txt",
+    "*.cmake",
+    "*CMakePresets.json",
+    "*.patch",
+    "*.c",
+    "*.cc",
+    "*.cpp",
+    "*.h",
+    "*.hpp",
 )
 BUILD_COMMAND = "Build the CPU target (`cmake --build build/llama-server-cpu --target llama-server`)"
 NAMED_FILES = 3  # files named in the box; the rest are counted
