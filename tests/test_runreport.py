@@ -156,3 +156,18 @@ def test_a_probe_finding_naming_the_field_a_review_item_names_in_the_same_file_j
     # the same name in another Ollama file is another cause
     probe["local_refs"] = [{"path": "server/routes.go", "line": 40}]
     assert _checklist([static], _rows(probe)).split("### Upstream review")[1].count("- [ ] **") == 2
+
+
+def test_a_member_marked_encrypted_or_corrupt_is_one_error():
+    archive = bytearray(_zip("probe.json", _report(_probe())))
+    for header in (b"PK\x03\x04", b"PK\x01\x02"):  # the local and the central header's flag bits
+        at = archive.find(header)
+        flags = 6 if header == b"PK\x03\x04" else 8
+        archive[at + flags] |= 1
+    with pytest.raises(ReportError, match="encrypted"):
+        read_archive(bytes(archive))
+    corrupt = bytearray(_zip("probe.json", _report(_probe()) * 50))
+    middle = corrupt.find(b"probe.json") + 40
+    corrupt[middle : middle + 20] = b"\xff" * 20
+    with pytest.raises(ReportError, match="not a readable zip archive"):
+        read_archive(bytes(corrupt))

@@ -12,6 +12,7 @@ import io
 import json
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 
 from bot.model import Finding, LocalRef
@@ -22,6 +23,7 @@ MAX_FINDINGS = 50  # per pin
 MAX_REFS = 8  # Ollama lines per finding
 _TEXT = {"title": 300, "detail": 4000, "path": 300, "ref": 100, "name": 100}
 _SEVERITIES = ("high", "medium", "info")
+_AREAS = ("build", "discovery", "server", "streaming", "models")
 _CHECK = re.compile(r"probe\.[a-z][a-z-]{0,40}")
 
 
@@ -50,8 +52,17 @@ def read_archive(archive: bytes, member_suffix: str = ".json") -> list[PinProbe]
                 raise ReportError(f"the report is larger than {REPORT_BYTES >> 20} MiB")
             with zipped.open(members[0]) as member:
                 text = member.read(REPORT_BYTES + 1)  # a member that lies about its size stops here
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError, EOFError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        NotImplementedError,
+        OSError,
+        EOFError,
+        zlib.error,
+    ) as exc:
         raise ReportError(f"the artifact is not a readable zip archive ({type(exc).__name__})") from None
+    except RuntimeError:  # a member marked encrypted
+        raise ReportError("the artifact's report is encrypted") from None
     if len(text) > REPORT_BYTES:
         raise ReportError(f"the report is larger than {REPORT_BYTES >> 20} MiB")
     return read_report(text)
@@ -93,8 +104,9 @@ def _finding(data: object) -> Finding:
         raise ReportError("a finding of the report names no probe check")
     listed = data.get("local_refs")
     refs = listed if isinstance(listed, list) else []
+    area = data.get("area")
     return Finding(
-        "server",
+        area if area in _AREAS else "server",
         str(severity),
         _text(data.get("title"), "title"),
         _text(data.get("detail"), "detail"),

@@ -38,7 +38,7 @@ async def _report_shown(ctx: JobContext, d: Dispatch | None, config: Config, hea
     if d is None or platform is None or d.head_sha != head:
         return False
     read = await _read_report(ctx, d, platform)
-    if read is d:
+    if read is d and not (ctx.resumed and d.report is not None):  # a job tried again finishes what it read
         return False
     try:
         await analyse_pull(ctx, head, config)
