@@ -54,9 +54,8 @@ class Dispatch:
     conclusion: str | None = None  # a check-run conclusion once completed
     started_at: str | None = None
     completed_at: str | None = None
-    report: str | None = (
-        None  # what the run's report artifact said, as bot/decisions/runreport.py keeps it (JSON)
-    )
+    # what the run's report artifact said, as bot/decisions/runreport.py keeps it (JSON)
+    report: str | None = None
 
 
 def parse_time(stamp: str) -> dt.datetime:
