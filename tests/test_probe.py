@@ -18,7 +18,7 @@ from bot.model import LocalRef
 from bot.probe import compare, plan, session
 from bot.review.consumers.contracts.model import Inventory, OutputPattern, WireField
 from tests.fixtures import RepoBuilder
-from tests.real.probe_bumps import kept_plan, observation
+from tests.real.probe_bumps import expanded, kept_plan, observation
 from tests.test_contracts import SERVER_GO, TREE
 
 pytestmark = pytest.mark.skipif(
@@ -409,7 +409,7 @@ UNBUILT = [p for p, data in KEPT if len(data["observations"]) < 2]
 def test_real_bumps_compare_as_they_did_when_probed(path):
     """The comparison of two real llama-server runs, kept as data: the same findings, and each one is a real
     difference (a refusal with upstream's message), none from sampling, timings or ids."""
-    data = json.loads(path.read_text())
+    data = expanded(json.loads(path.read_text()))
     found = compare.compare(*(observation(o) for o in data["observations"]), kept_plan(data["plan"]))
     assert [f.to_json() for f in found] == data["findings"]
     assert all(o["started"] for o in data["observations"])

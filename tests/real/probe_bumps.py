@@ -55,7 +55,7 @@ def bump_only(
     )
     scratch = pygit2.Repository(str(where))
     parent = head.parents[0]
-    tree = scratch.TreeBuilder(parent.tree)
+    tree = scratch.TreeBuilder(scratch[parent.tree_id].peel(pygit2.Tree))
     tree.insert("LLAMA_CPP_VERSION", head.tree["LLAMA_CPP_VERSION"].id, pygit2.enums.FileMode.BLOB)
     signature = pygit2.Signature("llama-bot", "llama-bot@example.invalid", 0, 0)
     oid = scratch.create_commit(None, signature, signature, "bump only", tree.write(), [parent.id])
@@ -162,6 +162,41 @@ def kept_plan(data: dict) -> Plan:
     )
 
 
+def written(data: dict) -> str:
+    """A runner's record as the file holds it: each distinct answer shape once (`answer_shapes`), every answer
+    its index there (the same shapes repeat across requests and starts); a started server's output is not
+    kept."""
+    shapes: dict[str, int] = {}
+
+    def indexed(answers: dict) -> dict:
+        return {n: shapes.setdefault(json.dumps(a, sort_keys=True), len(shapes)) for n, a in answers.items()}
+
+    data = expanded(data)
+    for o in data["observations"]:
+        o["answers"] = indexed(o["answers"])
+        for start in o.get("launches", {}).values():
+            start["answers"] = indexed(start["answers"])
+            start.pop("streams", None)
+    data["answer_shapes"] = [json.loads(key) for key in shapes]
+    return json.dumps(data, indent=1, default=str) + "\n"
+
+
+def expanded(data: dict) -> dict:
+    """A record read back with each answer's shape in place of its index (a record written before the index
+    was kept as it is)."""
+    data = json.loads(json.dumps(data, default=str))
+    shapes = data.pop("answer_shapes", [])
+
+    def shaped(answers: dict) -> dict:
+        return {n: shapes[a] if isinstance(a, int) else a for n, a in answers.items()}
+
+    for o in data["observations"]:
+        o["answers"] = shaped(o["answers"])
+        for start in o.get("launches", {}).values():
+            start["answers"] = shaped(start["answers"])
+    return data
+
+
 def observation(data: dict) -> session.Observation:
     """An observation as `probe_bump` wrote it."""
     answers = {name: session.Answer(**a) for name, a in data["answers"].items()}
@@ -193,15 +228,16 @@ def main() -> None:
     args = parser.parse_args()
     if args.recompare:
         for path in sorted(OUT.glob("*.json")):
-            data = json.loads(path.read_text())
+            data = expanded(json.loads(path.read_text()))
             if len(data["observations"]) < 2:
+                path.write_text(written(data))
                 print(f"{path.name}: {len(data['findings'])} findings (the new ref did not build: kept)")
                 continue
             findings = compare.compare(
                 *(observation(o) for o in data["observations"]), kept_plan(data["plan"])
             )
             data["findings"] = [f.to_json() for f in findings]
-            path.write_text(json.dumps(data, indent=1, default=str) + "\n")
+            path.write_text(written(data))
             print(f"{path.name}: {len(findings)} findings")
         return
     if not args.bumps or args.work_dir is None:
@@ -215,7 +251,7 @@ def main() -> None:
         mirror = Path(os.environ["LLAMA_BOT_REAL_LLAMA_CPP"])
         data = probe_bump(ollama, mirror, bump, args.work_dir, args.first_push)
         path = OUT / f"{data['old_ref']}-{data['new_ref']}{'.first-push' if args.first_push else ''}.json"
-        path.write_text(json.dumps(data, indent=1, default=str) + "\n")
+        path.write_text(written(data))
         print(f"wrote {path}: {len(data['findings'])} findings, {data['times']}")
 
 
