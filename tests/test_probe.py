@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bot.model import LocalRef
-from bot.probe import compare, plan, session
+from bot.probe import build, compare, plan, session
 from bot.review.consumers.contracts.model import Inventory, OutputPattern, WireField
 from tests.fixtures import RepoBuilder
 from tests.real.probe_bumps import expanded, kept_plan, observation
@@ -635,3 +635,22 @@ def test_a_start_that_no_longer_starts_is_one_finding_and_a_difference_the_base_
         ),
     ]
     assert found[1].detail == "error: unknown value dio" and found[1].local_refs == [LocalRef("s.go", 4)]
+
+
+def test_a_compiler_cache_on_path_launches_the_compilers(tmp_path, monkeypatch):
+    project = tmp_path / "ollama" / "llama" / "server"
+    project.mkdir(parents=True)
+    (project / "CMakePresets.json").write_text(json.dumps(PRESETS))
+    made = build.Project(project, "llama_cpp")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    plain = build.configure_command(made, tmp_path / "src", tmp_path / "build")
+    assert not any("COMPILER_LAUNCHER" in arg for arg in plain)
+    assert f"-DFETCHCONTENT_SOURCE_DIR_LLAMA_CPP={tmp_path / 'src'}" in plain and "-DGGML_NATIVE=OFF" in plain
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "ccache").write_text('#!/bin/sh\nexec "$@"\n')
+    (tools / "ccache").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tools))
+    cached = build.configure_command(made, tmp_path / "src", tmp_path / "build")
+    assert f"-DCMAKE_CXX_COMPILER_LAUNCHER={tools / 'ccache'}" in cached
+    assert f"-DCMAKE_C_COMPILER_LAUNCHER={tools / 'ccache'}" in cached

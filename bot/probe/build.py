@@ -20,6 +20,7 @@ TARGET = "llama-server"
 PRESET = "cpu"
 # what the probe changes in the preset: one CPU variant instead of all (the same code, built once), no tests
 OVERRIDES = {"GGML_CPU_ALL_VARIANTS": "OFF", "GGML_NATIVE": "OFF", "LLAMA_BUILD_TESTS": "OFF"}
+LAUNCHERS = ("ccache", "sccache")  # compiler caches, the first on PATH used
 _DECLARE = re.compile(r"FetchContent_Declare\s*\(\s*(\w+)", re.IGNORECASE)
 
 
@@ -133,14 +134,8 @@ def build(
     """Configure and build llama-server, then each of `others` (the other programs Ollama runs); each built
     program's path. BuildFailed names the step and the output's end when llama-server does not build; another
     program that does not build is left out (its runs' comparison says so)."""
-    variables = {**preset_variables(project.directory), **OVERRIDES}
-    variables[f"FETCHCONTENT_SOURCE_DIR_{project.content.upper()}"] = str(source)
-    variables["FETCHCONTENT_FULLY_DISCONNECTED"] = "ON"
-    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
-    configure = ["cmake", "-S", str(project.directory), "-B", str(build_dir), *generator]
-    configure += [f"-D{k}={v}" for k, v in sorted(variables.items())]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OLLAMA_", "LLAMA_", "GGML_"))}
-    _step("configure", configure, env, timeout)
+    _step("configure", configure_command(project, source, build_dir), env, timeout)
     built = {TARGET: _target(build_dir, TARGET, env, timeout, jobs)}
     for program in others:
         try:
@@ -148,6 +143,21 @@ def build(
         except BuildFailed:
             continue
     return built
+
+
+def configure_command(project: Project, source: Path, build_dir: Path) -> list[str]:
+    """CMake's configure of Ollama's project with the preset's variables, the upstream tree as the source
+    override, never a download; with a compiler cache on PATH as the compilers' launcher, so that the other
+    ref's objects, built before, are not compiled again when the work directory flips between the two."""
+    variables = {**preset_variables(project.directory), **OVERRIDES}
+    variables[f"FETCHCONTENT_SOURCE_DIR_{project.content.upper()}"] = str(source)
+    variables["FETCHCONTENT_FULLY_DISCONNECTED"] = "ON"
+    launcher = next((found for name in LAUNCHERS if (found := shutil.which(name))), None)
+    if launcher is not None:
+        variables["CMAKE_C_COMPILER_LAUNCHER"] = variables["CMAKE_CXX_COMPILER_LAUNCHER"] = launcher
+    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    configure = ["cmake", "-S", str(project.directory), "-B", str(build_dir), *generator]
+    return configure + [f"-D{k}={v}" for k, v in sorted(variables.items())]
 
 
 def _target(build_dir: Path, target: str, env: dict[str, str], timeout: float, jobs: int) -> Path:
