@@ -1,6 +1,6 @@
 """`make bench-probe`: `python -m bot probe` on a real llama.cpp bump of Ollama, cold (an empty work directory:
-both refs built from nothing) and warm (the same directory again: nothing to rebuild), beside the figures it
-was first measured at. Needs the mirrors (LLAMA_BOT_REAL_OLLAMA, LLAMA_BOT_REAL_LLAMA_CPP), cmake and a C++
+both refs built from nothing) and again (the same directory: each ref's changed files rebuilt as the directory
+flips between them, from the compiler cache when one is on PATH), beside the figures it was first measured at. Needs the mirrors (LLAMA_BOT_REAL_OLLAMA, LLAMA_BOT_REAL_LLAMA_CPP), cmake and a C++
 compiler; minutes on two cores, so it is a benchmark of its own, not part of `make test` (whose probe test
 builds a synthetic upstream in seconds).
 
@@ -19,9 +19,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from bot.probe import build
+
 BUMP = ("4f066a6fb", "b10242", "b10353")  # Ollama's bump commit, the refs it moves between
-# wall seconds when first measured (stop 48, 2 cores): a cold run builds both refs, a warm one neither
-BASELINE = {"cold": 16 + 704 + 5.1 + 2.2, "warm": None}
+# wall seconds when first measured (2026-12-06, 2 cores, no compiler cache on PATH): the run again rebuilds
+# what differs between the refs twice, as the work directory flips back to the old ref and on to the new
+BASELINE = {"cold": 686, "again": 697}
 
 
 def _probe(ollama: Path, upstream: Path, work: Path) -> tuple[float, dict]:
@@ -77,11 +80,12 @@ def main() -> int:
         upstream = root / "upstream.git"
         scratch_upstream(llama, {ref: resolver.resolve(ref) for ref in BUMP[1:]}, upstream)
         rows = []
-        for run in ("cold", "warm"):
+        for run in ("cold", "again"):
             seconds, report = _probe(ollama, upstream, root / "work")
             findings = [f["check"] for pin in report["pins"] for f in pin["findings"]]
             rows.append((run, seconds, len(findings)))
-    print(f"probe of Ollama {BUMP[0]} ({BUMP[1]} -> {BUMP[2]}), CPU preset, {os.cpu_count()} CPUs")
+    cache = next((name for name in build.LAUNCHERS if shutil.which(name)), "no compiler cache")
+    print(f"probe of Ollama {BUMP[0]} ({BUMP[1]} -> {BUMP[2]}), CPU preset, {os.cpu_count()} CPUs, {cache}")
     print("| run | seconds | first measured | findings |")
     print("|---|---|---|---|")
     for run, seconds, count in rows:
