@@ -329,6 +329,12 @@ def test_what_changed_on_something_ollama_reads_is_found_with_its_evidence(repos
     )
     assert "no longer matches llama-quantize's output" in progress["title"]
     assert progress["local_refs"][0]["path"] == "server/quantize.go"
+    # the report says which model each ref was spoken to with
+    assert [(m["ref"], m["architecture"], m["seed"]) for m in pin["models"]] == [
+        ("v1", "llama", 0),
+        ("v2", "llama", 0),
+    ]
+    assert pin["models"][0]["vocab"] == "models/ggml-vocab-llama-spm.gguf"
     seen = pin["observations"]
     assert seen[0]["health"][-1] == 200 and 503 in seen[0]["health"]  # /health polled while it loads
     assert "regexp" in next(iter(seen[0]["listing_matched"]))  # Ollama's device-line pattern, in the listing

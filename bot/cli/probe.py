@@ -19,7 +19,7 @@ from bot.cli.console import UsageError, emit
 from bot.cli.upstreams import cli_data_dir, upstream_opener
 from bot.config import Pin, read_version
 from bot.model import AnalysisError, Finding
-from bot.probe import build, compare, plan, session
+from bot.probe import build, compare, plan, session, tinymodel
 from bot.repos.snapshot import GitSnapshot
 
 
@@ -79,6 +79,7 @@ def _probe_pin(
         raise UsageError(str(exc)) from None
     work = Path(args.work_dir) if args.work_dir else cli_data_dir() / "probe" / pin.name
     seen: list[session.Observation] = []
+    models: list[dict] = []
     for side, ollama_commit, ref, commit in zip(
         ("base", "head"), (change.base, change.head), refs, commits, strict=True
     ):
@@ -108,18 +109,32 @@ def _probe_pin(
                 None,
                 check="probe.build",
             )
-            return _result(pin, refs, seen, [failed])
-        model = _model(work, ref, missing)
+            return _result(pin, refs, seen, [failed], models)
+        model, vocab = _model(work, ref, missing)
+        models.append(_model_said(ref, vocab))
         _say(
             args,
             f"{pin.name}: speaking to llama-server at {ref} as Ollama does ({len(probe_plan.probes)} requests)",
         )
         seen.append(session.run(binaries[build.TARGET], model, probe_plan, ref, work))
         seen[-1].programs = session.run_programs(binaries, model, probe_plan, work)
-    return _result(pin, refs, seen, compare.compare(seen[0], seen[1], probe_plan))
+    return _result(pin, refs, seen, compare.compare(seen[0], seen[1], probe_plan), models)
 
 
-def _model(work: Path, ref: str, missing: list[str]) -> Path:
+def _model_said(ref: str, vocab: str) -> dict:
+    """What the report says of the model a ref was probed with."""
+    return {
+        "ref": ref,
+        "architecture": tinymodel.ARCHITECTURE,
+        "layers": tinymodel.LAYERS,
+        "embedding": tinymodel.EMBED,
+        "heads": tinymodel.HEADS,
+        "seed": tinymodel.SEED,
+        "vocab": vocab,
+    }
+
+
+def _model(work: Path, ref: str, missing: list[str]) -> tuple[Path, str]:
     """The tiny model, written by the tree's own gguf-py with its first vocab file at hand."""
     rules = tomllib.loads(plan.RULES.read_text())
     vocab = next(
@@ -144,16 +159,21 @@ def _model(work: Path, ref: str, missing: list[str]) -> Path:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
         hint = " (install the probe's extra: pip install 'llama-bot[probe]')" if "numpy" in last else ""
         raise UsageError(f"the tiny model could not be written with the gguf-py of {ref}: {last}{hint}")
-    return out
+    return out, str(vocab.relative_to(work / "src"))
 
 
 def _result(
-    pin: Pin, refs: tuple[str, str], seen: list[session.Observation], findings: list[Finding]
+    pin: Pin,
+    refs: tuple[str, str],
+    seen: list[session.Observation],
+    findings: list[Finding],
+    models: list[dict],
 ) -> dict:
     return {
         "name": pin.name,
         "old_ref": refs[0],
         "new_ref": refs[1],
+        "models": models,
         "observations": [asdict(o) for o in seen],
         "findings": [f.to_json() for f in findings],
     }

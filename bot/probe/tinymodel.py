@@ -12,6 +12,7 @@ import sys
 # two heads of 32: a quantized KV cache (q8_0, q4_0: blocks of 32) divides the head, as Ollama's
 # OLLAMA_KV_CACHE_TYPE asks of real models
 EMBED, LAYERS, HEADS, FFN, CONTEXT = 64, 2, 2, 128, 512
+ARCHITECTURE, SEED = "llama", 0
 
 
 def main(out: str, vocab_path: str) -> None:
@@ -19,7 +20,7 @@ def main(out: str, vocab_path: str) -> None:
     import numpy as np
 
     reader = gguf.GGUFReader(vocab_path)
-    writer = gguf.GGUFWriter(out, "llama")
+    writer = gguf.GGUFWriter(out, ARCHITECTURE)
     n_vocab = 0
     for f in reader.fields.values():
         if not f.name.startswith("tokenizer."):
@@ -43,7 +44,7 @@ def main(out: str, vocab_path: str) -> None:
     if hasattr(writer, "add_pooling_type"):  # a gguf-py older than pooling has no embeddings to serve
         writer.add_pooling_type(gguf.PoolingType.MEAN)
     writer.add_file_type(gguf.LlamaFileType.ALL_F32)
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(SEED)
 
     def tensor(name: str, *shape: int) -> None:
         writer.add_tensor(name, (rng.standard_normal(shape) * 0.02).astype(np.float32))
