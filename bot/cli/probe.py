@@ -100,16 +100,7 @@ def _probe_pin(
                 raise UsageError(
                     f"{pin.name} at {ref} (the base) did not build, so nothing can be compared: {exc}"
                 ) from None
-            failed = Finding(
-                "build",
-                "high",
-                f"llama-server at {ref} does not build as Ollama builds it",
-                str(exc),
-                "",
-                None,
-                check="probe.build",
-            )
-            return _result(pin, refs, seen, [failed], models)
+            return _result(pin, refs, seen, [compare.unbuilt(ref, str(exc))], models)
         model, vocab = _model(work, ref, missing)
         models.append(_model_said(ref, vocab))
         _say(

@@ -39,6 +39,13 @@ def compare(before: Observation, after: Observation, plan: Plan) -> list[Finding
     return [*found, *_launches(before, after, plan, found), *_program_runs(before, after, plan)]
 
 
+def unbuilt(ref: str, why: str) -> Finding:
+    """The finding of a new ref that does not build as Ollama builds it (`why`: the step and its output)."""
+    return _finding(
+        "probe.build", "high", "build", f"llama-server at {ref} does not build as Ollama builds it", why
+    )
+
+
 def _per_field(before: Observation, after: Observation, plan: Plan) -> list[Finding]:
     """The answers' findings, one per cause: the values of one field that are refused (or fail) now, on every
     endpoint, are one finding naming them all."""

@@ -32,7 +32,7 @@ from pathlib import Path
 import pygit2
 
 from bot.cli.probe import _plan
-from bot.model import Finding, LocalRef
+from bot.model import LocalRef
 from bot.probe import build, compare, session
 from bot.probe.plan import Launch, Plan, Probe, ProgramRun
 from bot.repos.snapshot import GitSnapshot
@@ -87,17 +87,7 @@ def probe_bump(
         except build.BuildFailed as exc:
             if commit == base:
                 raise
-            failed.append(
-                Finding(
-                    "build",
-                    "high",
-                    f"llama-server at {ref} does not build as Ollama builds it",
-                    str(exc),
-                    "",
-                    None,
-                    check="probe.build",
-                )
-            )
+            failed.append(compare.unbuilt(ref, str(exc)))
             break
         built = time.monotonic() - started
         model = work / f"tiny-{ref}.gguf"
