@@ -660,3 +660,30 @@ def test_a_compiler_cache_on_path_launches_the_compilers(tmp_path, monkeypatch):
     cached = build.configure_command(made, tmp_path / "src", tmp_path / "build")
     assert f"-DCMAKE_CXX_COMPILER_LAUNCHER={tools / 'ccache'}" in cached
     assert f"-DCMAKE_C_COMPILER_LAUNCHER={tools / 'ccache'}" in cached
+
+
+def test_a_program_that_floods_its_output_is_kept_to_a_bounded_part_and_still_finishes(tmp_path):
+    """A program writing one endless line and more lines than are kept: the run ends with its exit status,
+    each kept line cut at its bound, the lines past the bound read and dropped, the pattern still matched."""
+    flood = tmp_path / "flood"
+    flood.write_text(
+        f"#!{sys.executable}\n"
+        "import sys\n"
+        "sys.stdout.write('x' * 1_000_000 + '\\n')\n"
+        f"sys.stdout.write('[  1/  2] quantizing\\n' * {session.MAX_LINES + 5000})\n"
+        "sys.stderr.write('y' * 100_000)\n"
+        "sys.exit(3)\n"
+    )
+    flood.chmod(0o755)
+    at = LocalRef("server/quantize.go", 3)
+    progress = OutputPattern("regexp", r"\[\s*\d+/\s*\d+\]", ("llama-quantize stdout",), at, (at,), ("line",))
+    kept: dict[str, list[str]] = {"stdout": []}
+    with subprocess.Popen([str(flood)], stdout=subprocess.PIPE, text=True) as program:
+        session._reader(program.stdout, kept["stdout"]).join(timeout=60)
+    assert len(kept["stdout"]) == session.MAX_LINES
+    assert len(kept["stdout"][0]) == session.MAX_LINE_CHARS and kept["stdout"][1].startswith("[  1/  2]")
+
+    run = plan.ProgramRun("llama-quantize", "llama-quantize", ("{model}", "{output}"))
+    answer = session._run_program(flood, run, tmp_path / "model.gguf", tmp_path / "out.gguf", (progress,))
+    assert answer.exit == 3 and not answer.wrote
+    assert answer.matched == {session.pattern_key(progress): ["stdout"]}

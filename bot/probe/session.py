@@ -20,6 +20,7 @@ from bot.probe.plan import Plan, Probe, ProgramRun
 from bot.review.consumers.contracts.model import OutputPattern
 
 MAX_LINES = 20000  # output lines kept per stream
+MAX_LINE_CHARS = 4000  # characters kept of one output line (the rest is read and dropped)
 READY_WITHIN = 120.0  # seconds the server may take to answer /health with 200
 ANSWER_WITHIN = 120.0  # seconds one request may take
 MAX_BODY = 4 << 20  # bytes of an answer read
@@ -205,22 +206,28 @@ def _run_program(
     output.unlink(missing_ok=True)
     args = [str(model) if a == "{model}" else str(output) if a == "{output}" else a for a in run.args]
     mine = tuple(p for p in patterns if any(s.split(" ", 1)[0] == run.program for s in p.sources))
-    try:
-        done = subprocess.run(
-            [str(binary), *args],
-            check=False,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            env=_clean_env(),
-            cwd=output.parent,
-            timeout=RUN_WITHIN,
-        )
-    except subprocess.TimeoutExpired:
+    streams: dict[str, list[str]] = {"stdout": [], "stderr": []}
+    with subprocess.Popen(
+        [str(binary), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+        env=_clean_env(),
+        cwd=output.parent,
+    ) as program:
+        readers = [_reader(program.stdout, streams["stdout"]), _reader(program.stderr, streams["stderr"])]
+        try:
+            status = program.wait(timeout=RUN_WITHIN)
+        except subprocess.TimeoutExpired:
+            program.kill()
+            status = -1
+        for reader in readers:
+            reader.join(timeout=5)
+    if status == -1:
         return ProgramAnswer(-1)
-    streams = {"stdout": done.stdout.splitlines()[:MAX_LINES], "stderr": done.stderr.splitlines()[:MAX_LINES]}
     wrote = "{output}" in run.args and output.is_file() and output.stat().st_size > 0
-    return ProgramAnswer(done.returncode, wrote, matched(mine, streams))
+    return ProgramAnswer(status, wrote, matched(mine, streams))
 
 
 def _clean_env() -> dict[str, str]:
@@ -229,10 +236,15 @@ def _clean_env() -> dict[str, str]:
 
 
 def _reader(pipe, lines: list[str]) -> threading.Thread:
+    """A thread keeping a stream's first MAX_LINES lines, each cut at MAX_LINE_CHARS, and reading the rest
+    to its end so the program never blocks on a full pipe."""
+
     def read() -> None:
-        for line in pipe:
-            if len(lines) < MAX_LINES:
-                lines.append(line.rstrip("\n"))
+        whole = True  # the last piece read ended its line
+        while piece := pipe.readline(MAX_LINE_CHARS):
+            if whole and len(lines) < MAX_LINES:
+                lines.append(piece.rstrip("\n"))
+            whole = piece.endswith("\n")
 
     thread = threading.Thread(target=read, daemon=True)
     thread.start()
