@@ -1,45 +1,33 @@
-"""One review's routing: the changed files each detector cares about, the texts it needs at both refs, and
-Ollama's tree as it reads it."""
+"""One review's inputs, which its checks (bot/review/checks/) read: the changed files, upstream's texts at
+both refs, the anchors a profile finds by content, Ollama's build model and contract inventory. Each is read
+on first use, once per review; the checks hold their own logic."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping
 from dataclasses import replace
-from functools import cache, cached_property, partial
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, TypeVar
 
 from bot.build import presets
 from bot.model import LocalRef
 from bot.repos import buildpatches
 from bot.review import (
-    api,
-    archs,
     buildreach,
     cmake,
-    compat,
-    compatvalues,
     consumers,
-    flags,
     generators,
     hookparams,
-    limits,
     logformats,
     mlxbuild,
-    mlxfloors,
-    printguards,
-    symbols,
-    wire,
 )
 from bot.review.changes import Draft, FileChange
 from bot.review.checks import profile_data
 from bot.review.consumers.contracts import Contracts, contracts_of
-from bot.review.consumers.contracts.model import LaunchSetting
-from bot.review.consumers.settings import builds_leaving_default
 from bot.review.consumers.upstream_build import unbuilt_commands
 from bot.review.ruleset import Rule
 from bot.review.source import C_SOURCES, code_text, extension, glob_match, globs
-from bot.review.upstream import optioneffect
 
 if TYPE_CHECKING:
     from bot.review import ReviewContext
@@ -50,7 +38,7 @@ T = TypeVar("T")
 
 
 class Run:
-    """One review: routes the changed files to the detectors that care about them."""
+    """One review's inputs, read on first use."""
 
     def __init__(self, ctx: ReviewContext, changes: list[FileChange], rules: list[Rule] | None = None):
         self.ctx = ctx
@@ -64,24 +52,10 @@ class Run:
 
     @cached_property
     def consumers(self) -> consumers.Consumers:
-        """What of the new ref Ollama builds, includes and calls: asked by every detector."""
+        """What of the new ref Ollama builds, includes and calls: asked by most checks."""
         return consumers.remembered_model(
             self.local, consumers.SnapshotTexts(self.ctx.new), self.ctx.patches, self.ctx.pin.patches
         )
-
-    def consumer_breaks(self) -> list[Draft]:
-        """Declarations the bump changed in its headers that a consumer's code, at its own pin, still
-        uses the old way."""
-        headers = [c for c in self.changes if extension(c.path) in compat.HEADERS and c.significant]
-        if not self.ctx.consumers or not headers:
-            return []
-        changes = api.api_changes(*_header_texts(headers))
-        producer = self.ctx.pin.name
-        return [
-            d
-            for code in self.ctx.consumers
-            for d in api.consumer_drafts(producer, changes, code, self.where_now)
-        ]
 
     @cached_property
     def contracts(self) -> Contracts:
@@ -93,24 +67,6 @@ class Run:
         groups read first unless `wire` is False: the check runs in a process of its own)."""
         if "contracts" in self.__dict__:
             self.contracts.settle(wire)
-
-    def wire(self) -> list[Draft]:
-        """Request fields, answers, compared values and stream frames of llama-server that Ollama relies on,
-        when the bump changes the server's code."""
-        if not self.server_changes:
-            return []
-        return wire.wire_drafts(*self._server_texts(), self.contracts)
-
-    def kept_wire(self) -> list[Draft] | None:
-        """The wire items of a bump that changes the server's code, as a review of the same texts kept them
-        (a re-check); None when they are to be read."""
-        if not self.server_changes:
-            return None
-        return wire.kept_drafts(self._server_texts, self.contracts)
-
-    def _server_texts(self) -> tuple[dict[str, str], dict[str, str]]:
-        paths = [p for p in self.ctx.new.files() if glob_match(p, self.server_sources)]
-        return wire.server_texts(paths, self.new_code, self.server_changes)
 
     def read_go_texts(self) -> None:
         """Ollama's Go program read in this process (the only one that may ask the service for a file), for a
@@ -138,7 +94,7 @@ class Run:
         change = self.by_old_path.get(path)
         return change.new_line(line) if change else line
 
-    def _significant(self, globs) -> list[FileChange]:
+    def significant_changes(self, globs) -> list[FileChange]:
         return [
             c
             for c in self.changes
@@ -184,7 +140,7 @@ class Run:
     @cached_property
     def cmake_changed(self) -> bool:
         """Whether the bump changes a CMake file beyond comments."""
-        return bool(self._significant(cmake.CMAKE_FILES))
+        return bool(self.significant_changes(cmake.CMAKE_FILES))
 
     @cached_property
     def option_names(self) -> cmake.OptionNames:
@@ -202,20 +158,6 @@ class Run:
             refs += [s.ref for s in settings if s.ref not in refs]
         return found
 
-    def option_built(self, option: cmake.Option) -> bool:
-        """Whether Ollama's build reads an option's file and can reach it: asked of llama.cpp's consumer
-        model; any option of another upstream."""
-        if self.ctx.pin.review != "llama.cpp":
-            return True
-        model = self.consumers
-        return model.builds(option.path) and model.built_option(option.name)
-
-    def generators(self) -> list[Draft]:
-        """Build-time generators' items, their steps and the in-tree generators' sources read from every
-        CMake file at both refs."""
-        old_texts, new_texts = self.cmake_texts
-        return _generator_drafts(old_texts, new_texts, self.by_path)
-
     def weighed_by_build(self, d: Draft) -> Draft:
         """The draft, as information only when Ollama's build never reads its CMake file (CMake files that
         Ollama's build may never read look for packages and run generators)."""
@@ -232,10 +174,10 @@ class Run:
         changes beyond comments: what makes a build worth running."""
         _, new_texts = self.cmake_texts
         return buildreach.changed_build_files(
-            [c.path for c in self._significant(cmake.CMAKE_FILES)],
-            _gathered(new_texts, generators.steps),
-            _merged(new_texts, generators.target_sources),
-            _SignificantPaths(self.by_path),
+            [c.path for c in self.significant_changes(cmake.CMAKE_FILES)],
+            gathered(new_texts, generators.steps),
+            merged(new_texts, generators.target_sources),
+            SignificantPaths(self.by_path),
             self.build_reads(),
         )
 
@@ -251,57 +193,12 @@ class Run:
             return lambda path: path in upstream.built or path in upstream.old_built
         return lambda path: True
 
-    def dependencies(self) -> list[Draft]:
-        """Packages and tools upstream's CMake files look for that they did not before."""
-        if not self._significant(cmake.CMAKE_FILES):
-            return []
-        old_texts, new_texts = self.cmake_texts
-        return cmake.dependency_drafts(
-            _merged(old_texts, cmake.packages_and_tools), _merged(new_texts, cmake.packages_and_tools)
-        )
-
-    def options(
-        self, names: cmake.OptionNames, built: Callable[[cmake.Option], bool] = lambda o: True
-    ) -> list[Draft]:
-        """Added, removed, renamed and re-defaulted cache options of those names, against Ollama's settings."""
-        if not self._significant(cmake.CMAKE_FILES):
-            return []
-        old_texts, new_texts = self.cmake_texts
-        return cmake.option_drafts(
-            _gathered(old_texts, partial(cmake.options, names=names.pattern)),
-            _gathered(new_texts, partial(cmake.options, names=names.pattern)),
-            cmake.ollama_mentions(self.local, names),
-            self.where_now,
-            built,
-            self.pin_build_dirs,
-            builds_leaving_default(self.local, list(self.local), names.pattern, self.consumers.options),
-            partial(optioneffect.text_only, new_texts),
-        )
-
     @cached_property
     def pin_build_dirs(self) -> tuple[str, ...]:
         """The directories of Ollama's build where an option of the pin would be set: where its CMake files
         fetch the pin, as the build model reads them."""
         fetches = buildpatches.fetch_sources(self.ctx.ollama, self.ctx.pin.version_file)
         return cmake.build_dirs([(f.cmake_file, f.line) for f in fetches], self.local)
-
-    def mlx_build(self) -> list[Draft]:
-        """MLX's build changes (version guards, linked libraries, installed and generated files) against
-        Ollama's build of it; a new package upstream looks for is information where the build never reads it."""
-        if not self._significant(cmake.CMAKE_FILES):
-            return []
-        ollama, upstream = self.mlx_reading
-        unread = [replace(d, severity="info") for d in self.dependencies() if d.path not in upstream.built]
-        read = [d for d in self.dependencies() if d.path in upstream.built]
-        return [*mlxbuild.build_drafts(upstream, ollama), *self.version_floors(), *read, *unread]
-
-    def version_floors(self) -> list[Draft]:
-        """Raised minimum CMake and version floors of the upstream files Ollama's build reads, against the
-        versions Ollama's build files declare or install."""
-        if not self._significant(cmake.CMAKE_FILES):
-            return []
-        ollama, upstream = self.mlx_reading
-        return mlxfloors.version_drafts(upstream, ollama, self.ctx.ollama)
 
     @cached_property
     def mlx_reading(self) -> tuple[mlxbuild.OllamaBuild, mlxbuild.Upstream]:
@@ -313,23 +210,10 @@ class Run:
         )
         return ollama, mlxbuild.Upstream.of(old_texts, new_texts, ollama)
 
-    def ggml_api(self) -> list[Draft]:
-        headers = self._significant(symbols.HEADERS)
-        if not headers:
-            return []
-        old_code = {c.old_path: c.old_code for c in headers if c.old_path}
-        new_code = {c.new_path: c.new_code for c in headers if c.new_path}
-        return symbols.symbol_drafts(
-            _merged(old_code, symbols.declarations),
-            _merged(new_code, symbols.declarations),
-            symbols.ollama_uses(self.local),
-            self.where_now,
-        )
-
     @cached_property
     def arg_table(self) -> FileChange | None:
         """The change of upstream's argument table (None when the bump leaves it alone)."""
-        return self._anchored("arg_table")
+        return self.anchored("arg_table")
 
     @cached_property
     def arg_table_path(self) -> str:
@@ -339,7 +223,7 @@ class Run:
         change = self.arg_table
         return (change.old_path or change.path) if change is not None else found["hint"] if found else ""
 
-    def _anchored(self, anchor: str) -> FileChange | None:
+    def anchored(self, anchor: str) -> FileChange | None:
         """The changed file the profile's content anchor finds: its hint, when the hint's old text matches
         the anchor's entry pattern, else the changed C/C++ file whose old text matches it most often; None
         when no changed file does (the bump leaves that file alone) or the profile has no such anchor."""
@@ -354,35 +238,6 @@ class Run:
         count, change = max(holding, key=lambda h: h[0], default=(0, None))
         return change if count else None
 
-    def server_flags(self) -> list[Draft]:
-        """The flags Ollama passes, or sets through the environment names of the table's entries, that the
-        argument table removes, deprecates, replaces or changes."""
-        change = self.arg_table
-        if change is None or not change.significant:
-            return []
-        old = flags.flag_table(change.old_code)
-        entry = re.compile(profile_data(self.ctx.pin.review)["arg_table"]["entry"])
-        new = {
-            name: flag
-            for c in self.c_changes
-            if c.new_path and entry.search(c.new_text)
-            for name, flag in flags.flag_table(c.new_code).items()
-        }  # the table's entries wherever the bump puts them
-        passed = flags.passed_or_set(self.contracts.passed_flags, self._env_settings(), old)
-        if old and not new:
-            return [flags.unread_table_draft(change, str(self.ctx.new.commit.id), passed)]
-        return flags.flag_drafts(
-            old,
-            new,
-            passed,
-            change.new_line,
-            change.path,
-        )
-
-    def _env_settings(self) -> dict[str, tuple[LocalRef, ...]]:
-        """The environment variables Ollama sets for the programs it starts, each with where."""
-        return {s.name: s.refs for s in self.contracts.launch if s.kind == "env"}
-
     def spelled_unchanged(self, needle: str, holds: Callable[[str], bool]) -> bool:
         """Whether a C/C++ file the bump leaves alone spells `needle` where `holds` says so of its comment-free
         code (asked of a name gone from the changed files: only the files whose text holds the needle are
@@ -396,26 +251,12 @@ class Run:
                 return True
         return False
 
-    def log_lines(self) -> list[Draft]:
-        """Lines upstream printed that a pattern of Ollama matches, with nothing printing them now."""
-        return logformats.log_line_drafts(self.c_changes, self.local, self._printing)
-
-    def print_guards(self) -> list[Draft]:
-        """Lines a pattern of Ollama matches, printed once per item of a collection the bump fills under
-        other conditions."""
-        return printguards.guard_drafts(
-            self.c_changes, self._printing, self._launch_contracts, self.named_programs
-        )
-
     @cached_property
-    def _printing(self) -> logformats.Program:
+    def printing(self) -> logformats.Program:
         """What the log-line checks ask of this review: which programs code writes to, Ollama's patterns
         (the inventory's), the built files that print a line."""
         patterns = cache(lambda: logformats.printed_patterns(self.contracts.output_patterns))
         return logformats.Program(self.writes_to, patterns, self._built_sources)
-
-    def _launch_contracts(self) -> tuple[LaunchSetting, ...]:
-        return self.contracts.launch
 
     def _built_sources(self, needles: Collection[bytes]) -> Iterator[tuple[str, bytes | None]]:
         """The C/C++ files at the new ref that Ollama builds into a program it runs and that hold one of
@@ -426,7 +267,7 @@ class Run:
             if (
                 extension(path) not in C_SOURCES
                 or not self.consumers.builds(path)
-                or not self._printing.runs(path)
+                or not self.printing.runs(path)
             ):
                 continue
             entry = new.entry(path)
@@ -435,39 +276,11 @@ class Run:
             elif any(n in (data := new.blobs.odb.read(entry.id)[1]).lower() for n in needles):
                 yield path, data
 
-    def request_limits(self) -> list[Draft]:
-        """New checks that reject values of a request field Ollama sends."""
-        limited = self._profile_globs("request_limit_sources")
-        found = [
-            limit
-            for c in self.c_changes
-            if _may_limit(c, limited)
-            for limit in limits.new_limits(c, self._parses_requests(c.path))
-        ]
-        if not found:
-            return []
-        return limits.limit_drafts(
-            found,
-            limits.fields_of(self.request_parsers()),
-            self._sent_at,
-        )
-
-    def _sent_at(self, field: str) -> tuple[LocalRef, ...]:
-        """Where Ollama's code puts a JSON field of that name, at any depth, into a request to an upstream
-        program (the inventory's request fields)."""
-        return tuple(
-            dict.fromkeys(
-                f.ref
-                for f in self.contracts.request_fields
-                if f.direction == "request" and f.path.rsplit(".", 1)[-1].removesuffix("[]") == field
-            )
-        )
-
     def request_parsers(self) -> dict[str, str]:
         """The server sources that read a request's fields, comment-free at the new ref."""
         parsers = {}
         for path in self.ctx.new.files():
-            if self._parses_requests(path):
+            if self.parses_requests(path):
                 code = self.new_code(path)
                 if code is not None:
                     parsers[path] = code
@@ -476,13 +289,13 @@ class Run:
     @cached_property
     def server_sources(self) -> tuple[str, ...]:
         """The profile's globs of llama-server's sources."""
-        return self._profile_globs("server_sources")
+        return self.profile_globs("server_sources")
 
-    def _parses_requests(self, path: str) -> bool:
+    def parses_requests(self, path: str) -> bool:
         """Whether a file is one of llama-server's C++ sources (where requests are parsed)."""
         return path.endswith(".cpp") and glob_match(path, self.server_sources)
 
-    def _profile_globs(self, key: str) -> tuple[str, ...]:
+    def profile_globs(self, key: str) -> tuple[str, ...]:
         return globs(*profile_data(self.ctx.pin.review).get(key, ()))
 
     def writes_to(self, path: str) -> frozenset[str] | None:
@@ -512,104 +325,19 @@ class Run:
             self._tools[parts[1]] = (library, frozenset(re.findall(r"\bllama-[\w-]+", text)))
         return self._tools[parts[1]]
 
-    def architectures(self) -> list[Draft]:
-        """Architectures upstream's table adds (that Ollama's patches implement), renames or removes."""
-        change = self._anchored("arch_table")
-        if change is None or not change.significant:
-            return []
-        return archs.arch_drafts(
-            archs.architectures(change.old_code),
-            archs.architectures(change.new_code),
-            archs.patch_architectures(self.ctx.patches),
-            change.new_line,
-            change.path,
-            lambda arch: archs.renamed_model_names(
-                arch,
-                {p: self.local[p] for p in self.consumers.compat_sources if p in self.local},
-                archs.patch_added_lines(self.ctx.patches),
-                change.new_code,
-            ),
-        )
-
     @property
     def compat_used(self) -> bool:
         """Whether C/C++ changed and Ollama's compatibility code uses upstream names."""
         return bool(self.c_changes and self.consumers.names)
-
-    def declaration_drafts(self) -> list[Draft]:
-        """What became of the declarations the compat code uses, in the built headers whose removed lines
-        name one."""
-        uses = self.consumers.names
-        drafts = []
-        for change in self._built_c_changes():
-            if change.old_path in self.consumers.headers and _words(change.removed_raw) & uses.keys():
-                drafts += compat.compat_drafts(
-                    uses,
-                    change,
-                    partial(self._declared_elsewhere, skip=change),
-                    called=self._called_everywhere,
-                    reaches=hookparams.field_reach(self.hook_names, uses),
-                )
-        return drafts
 
     @cached_property
     def hook_names(self) -> list[hookparams.HookName]:
         """The names the carried patches' code spells bare in the upstream functions it edits."""
         return hookparams.hook_names(self.ctx.patches)
 
-    def value_drafts(self) -> list[Draft]:
-        """Enum values the compat code names or produces, and names it writes, that the built code stops
-        handling or reading."""
-        uses = self.consumers.names
-        strings_of = compatvalues.value_strings(c for c in self.c_changes if c.path.endswith(compat.HEADERS))
-        strings = self.consumers.strings
-        elsewhere = cache(partial(compatvalues.Elsewhere, self.changes, strings))
-        return [
-            draft
-            for change in self._built_c_changes()
-            for draft in compatvalues.value_drafts(change, uses, strings, strings_of, elsewhere)
-        ]
-
-    def _built_c_changes(self) -> list[FileChange]:
+    def built_c_changes(self) -> list[FileChange]:
         """The changed C and C++ files that were there before and that Ollama's build compiles."""
         return [c for c in self.c_changes if c.old_path and self.consumers.builds(c.path)]
-
-    def _called_everywhere(self, name: str) -> bool:
-        """Whether every Ollama line that reaches `name` as a member (`x.name`, `x->name`) calls it: a bare
-        `name` in a function body is a local or another class's member, which a field of an upstream struct
-        turned function does not touch."""
-        member = re.compile(rf"(?:\.|->)\s*{re.escape(name)}\b(\s*\()?")
-        found = []
-        for ref in self.consumers.names.get(name, ()):
-            text = self.local.get(ref.path) or ""
-            line = text.split("\n")[ref.line - 1] if ref.line <= text.count("\n") + 1 else ""
-            found += [m[1] is not None for m in member.finditer(line)]
-        return bool(found) and all(found)
-
-    def _declared_elsewhere(self, name: str, skip: FileChange) -> set[str]:
-        """The kinds of declaration of `name` that the other changes' added lines make."""
-        kinds: set[str] = set()
-        pattern = re.compile(rf"\b{re.escape(name)}\b")
-        for c in self.c_changes:
-            if c is not skip and c.new_path and any(pattern.search(line) for line in c.added_raw):
-                kinds |= _added_kinds(c, name)
-        return kinds
-
-
-_WORD = re.compile(r"\b[A-Za-z_]\w{2,}")
-
-
-def _words(lines: list[str]) -> set[str]:
-    """The names (three characters or more) the lines spell."""
-    return set(_WORD.findall("\n".join(lines)))
-
-
-def _added_kinds(change: FileChange, name: str) -> set[str]:
-    """The kinds of declaration of `name` on the lines a change adds."""
-    added = {n for s in change.spans for n in s.new_lines}
-    return {
-        kind for line, kind, n in compat.declarations(change.new_code_lines) if n == name and line in added
-    }
 
 
 def _changed_cmake_code(changes: list[FileChange]) -> tuple[dict[str, str], dict[str, str]]:
@@ -623,47 +351,17 @@ def _changed_cmake_code(changes: list[FileChange]) -> tuple[dict[str, str], dict
     return old, new
 
 
-def _header_texts(headers: list[FileChange]) -> tuple[dict[str, bytes], dict[str, bytes]]:
-    """The changed headers' texts at the old and at the new ref, by path."""
-    old = {c.old_path: c.old_text.encode() for c in headers if c.old_path}
-    new = {c.new_path: c.new_text.encode() for c in headers if c.new_path}
-    return old, new
-
-
-def _generator_drafts(
-    old_texts: Mapping[str, str], new_texts: Mapping[str, str], by_path: Mapping[str, FileChange]
-) -> list[Draft]:
-    """Build-time generators' items, their steps and the in-tree generators' sources read from every
-    CMake file at both refs."""
-    return generators.generator_drafts(
-        _gathered(old_texts, generators.steps),
-        _gathered(new_texts, generators.steps),
-        _merged(new_texts, generators.target_sources),
-        _SignificantPaths(by_path),
-    )
-
-
-def _merged(texts: Mapping[str, str], read: Callable[[str, str], Mapping[K, V]]) -> dict[K, V]:
+def merged(texts: Mapping[str, str], read: Callable[[str, str], Mapping[K, V]]) -> dict[K, V]:
     """What `read(text, path)` finds in each file, as one table (a later file's entry wins)."""
     return {k: v for path, text in texts.items() for k, v in read(text, path).items()}
 
 
-def _gathered(texts: Mapping[str, str], read: Callable[[str, str], Iterable[T]]) -> list[T]:
+def gathered(texts: Mapping[str, str], read: Callable[[str, str], Iterable[T]]) -> list[T]:
     """What `read(text, path)` finds in each file, one file after another."""
     return [found for path, text in texts.items() for found in read(text, path)]
 
 
-def _may_limit(c: FileChange, limited: tuple[str, ...]) -> bool:
-    """Whether a change can add a check that rejects a request's value: a limited source's new text that
-    throws or aborts near a changed line."""
-    return bool(
-        c.new_path
-        and glob_match(c.path, limited)
-        and ("throw" in c.changed_raw[0] or "ABORT" in c.changed_raw[0])
-    )
-
-
-class _SignificantPaths(Container[str]):
+class SignificantPaths(Container[str]):
     """The upstream paths whose code changed, asked one path at a time: telling needs both texts."""
 
     def __init__(self, by_path: Mapping[str, FileChange]):

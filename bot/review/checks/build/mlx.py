@@ -3,10 +3,14 @@ files, and the packages upstream looks for (information where the build never re
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from bot.review import mlxbuild
 from bot.review.changes import Draft
 from bot.review.checks import check
+from bot.review.checks.build.dependencies import looked_for
+from bot.review.checks.build.version_floors import version_floors
 
 if TYPE_CHECKING:
     from bot.review.run import Run
@@ -19,4 +23,8 @@ if TYPE_CHECKING:
     applies=lambda run: run.cmake_changed,
 )
 def mlx_build(run: Run) -> list[Draft]:
-    return run.mlx_build()
+    ollama, upstream = run.mlx_reading
+    found = looked_for(run)
+    read = [d for d in found if d.path in upstream.built]
+    unread = [replace(d, severity="info") for d in found if d.path not in upstream.built]
+    return [*mlxbuild.build_drafts(upstream, ollama), *version_floors(run), *read, *unread]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bot.review import mlxfloors
 from bot.review.changes import Draft
 from bot.review.checks import check
 
@@ -18,4 +19,6 @@ if TYPE_CHECKING:
     applies=lambda run: run.cmake_changed,
 )
 def version_floors(run: Run) -> list[Draft]:
-    return run.version_floors()
+    """Against the versions Ollama's build files declare or install."""
+    ollama, upstream = run.mlx_reading
+    return mlxfloors.version_drafts(upstream, ollama, run.ctx.ollama)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bot.review import archs
 from bot.review.changes import Draft
 from bot.review.checks import check
 
@@ -14,4 +15,19 @@ if TYPE_CHECKING:
 
 @check("models.architectures", area="models", inputs=("diff", "patches", "ollama-code"))
 def architectures(run: Run) -> list[Draft]:
-    return run.architectures()
+    change = run.anchored("arch_table")
+    if change is None or not change.significant:
+        return []
+    return archs.arch_drafts(
+        archs.architectures(change.old_code),
+        archs.architectures(change.new_code),
+        archs.patch_architectures(run.ctx.patches),
+        change.new_line,
+        change.path,
+        lambda arch: archs.renamed_model_names(
+            arch,
+            {p: run.local[p] for p in run.consumers.compat_sources if p in run.local},
+            archs.patch_added_lines(run.ctx.patches),
+            change.new_code,
+        ),
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bot.review import logformats
 from bot.review.changes import Draft
 from bot.review.checks import check
 
@@ -13,4 +14,4 @@ if TYPE_CHECKING:
 
 @check("output.log-lines", area="server", inputs=("diff", "inventory", "ollama-build", "prints"))
 def log_lines(run: Run) -> list[Draft]:
-    return run.log_lines()
+    return logformats.log_line_drafts(run.c_changes, run.local, run.printing)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bot.review import printguards
 from bot.review.changes import Draft
 from bot.review.checks import check
 
@@ -13,4 +14,6 @@ if TYPE_CHECKING:
 
 @check("output.print-guards", area="discovery", inputs=("diff", "inventory", "ollama-build"))
 def print_guards(run: Run) -> list[Draft]:
-    return run.print_guards()
+    return printguards.guard_drafts(
+        run.c_changes, run.printing, lambda: run.contracts.launch, run.named_programs
+    )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
+from bot.review import flags
 from bot.review.changes import Draft
-from bot.review.checks import check
+from bot.review.checks import check, profile_data
 
 if TYPE_CHECKING:
     from bot.review.run import Run
@@ -13,4 +15,21 @@ if TYPE_CHECKING:
 
 @check("server.flags", area="server", inputs=("diff", "inventory"))
 def server_flags(run: Run) -> list[Draft]:
-    return run.server_flags()
+    """The flags Ollama passes, or sets through the environment names of the table's entries, that the
+    argument table removes, deprecates, replaces or changes."""
+    change = run.arg_table
+    if change is None or not change.significant:
+        return []
+    old = flags.flag_table(change.old_code)
+    entry = re.compile(profile_data(run.ctx.pin.review)["arg_table"]["entry"])
+    new = {
+        name: flag
+        for c in run.c_changes
+        if c.new_path and entry.search(c.new_text)
+        for name, flag in flags.flag_table(c.new_code).items()
+    }  # the table's entries wherever the bump puts them
+    env = {s.name: s.refs for s in run.contracts.launch if s.kind == "env"}
+    passed = flags.passed_or_set(run.contracts.passed_flags, env, old)
+    if old and not new:
+        return [flags.unread_table_draft(change, str(run.ctx.new.commit.id), passed)]
+    return flags.flag_drafts(old, new, passed, change.new_line, change.path)

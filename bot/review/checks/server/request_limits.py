@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot.review.changes import Draft
+from bot.model import LocalRef
+from bot.review import limits
+from bot.review.changes import Draft, FileChange
 from bot.review.checks import check
+from bot.review.source import glob_match
 
 if TYPE_CHECKING:
     from bot.review.run import Run
@@ -13,4 +16,35 @@ if TYPE_CHECKING:
 
 @check("server.request-limits", area="server", inputs=("diff", "inventory"))
 def request_limits(run: Run) -> list[Draft]:
-    return run.request_limits()
+    limited = run.profile_globs("request_limit_sources")
+    found = [
+        limit
+        for c in run.c_changes
+        if _may_limit(c, limited)
+        for limit in limits.new_limits(c, run.parses_requests(c.path))
+    ]
+    if not found:
+        return []
+    return limits.limit_drafts(found, limits.fields_of(run.request_parsers()), lambda f: _sent_at(run, f))
+
+
+def _sent_at(run: Run, field: str) -> tuple[LocalRef, ...]:
+    """Where Ollama's code puts a JSON field of that name, at any depth, into a request to an upstream
+    program (the inventory's request fields)."""
+    return tuple(
+        dict.fromkeys(
+            f.ref
+            for f in run.contracts.request_fields
+            if f.direction == "request" and f.path.rsplit(".", 1)[-1].removesuffix("[]") == field
+        )
+    )
+
+
+def _may_limit(c: FileChange, limited: tuple[str, ...]) -> bool:
+    """Whether a change can add a check that rejects a request's value: a limited source's new text that
+    throws or aborts near a changed line."""
+    return bool(
+        c.new_path
+        and glob_match(c.path, limited)
+        and ("throw" in c.changed_raw[0] or "ABORT" in c.changed_raw[0])
+    )

@@ -5,11 +5,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bot.review import wire as wirefields
 from bot.review.changes import Draft
 from bot.review.checks import check
+from bot.review.source import glob_match
 
 if TYPE_CHECKING:
     from bot.review.run import Run
+
+
+def _kept(run: Run) -> list[Draft] | None:
+    """The items as a review of the same texts kept them (a re-check); None when they are to be read."""
+    if not run.server_changes:
+        return None
+    return wirefields.kept_drafts(lambda: _server_texts(run), run.contracts)
 
 
 @check(
@@ -17,7 +26,12 @@ if TYPE_CHECKING:
     area="server",
     inputs=("server-sources", "wire-groups"),
     applies=lambda run: bool(run.server_changes),
-    kept=lambda run: run.kept_wire(),
+    kept=_kept,
 )
 def wire(run: Run) -> list[Draft]:
-    return run.wire()
+    return wirefields.wire_drafts(*_server_texts(run), run.contracts)
+
+
+def _server_texts(run: Run) -> tuple[dict[str, str], dict[str, str]]:
+    paths = [p for p in run.ctx.new.files() if glob_match(p, run.server_sources)]
+    return wirefields.server_texts(paths, run.new_code, run.server_changes)
