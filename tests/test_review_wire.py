@@ -192,6 +192,7 @@ CONTEXT_CPP = """void server_routes::init_routes() {
     };
     this->get_metrics = [this](const server_http_req & req) {
         auto res = create_response();
+        const bool verbose = json_value(json::parse(req.body), "verbose", false);
         for (const auto & metric_def : metrics) {
             const std::string name = metric_def.at("name");
             const std::string help = metric_def.at("help");
@@ -211,6 +212,7 @@ CONTEXT_CPP = """void server_routes::init_routes() {
 std::unique_ptr<server_res_generator> server_routes::handle_completions_impl(const server_http_req & req, const json & data) {
     auto res = create_response();
     const auto & prompt = data.at("prompt");
+    const bool per_token = json_value(data, "timings_per_token", false);
     task.params = eval_schema(data);
     res->set_next([res_this = res.get()](std::string & output) -> bool {
         if (!res_this->rd.has_next()) {
@@ -255,6 +257,8 @@ SCHEMA_CPP = """std::vector<field *> make_schema(task_params & params) {
         ->set_desc("Last n tokens to consider for penalizing repetition"));
     add((new field_num("seed", params.seed))
         ->set_desc("The random seed"));
+    add((new field_bool("return_progress", params.return_progress))
+        ->set_desc("Report prompt progress in the stream"));
     return fields;
 }
 
@@ -312,7 +316,15 @@ json convert_anthropic_to_oai(const json & body) {
 }
 """
 
-COMMON_CPP = """std::string format_sse(const json & data) {
+COMMON_CPP = """template <typename T>
+static T json_value(const json & body, const std::string & key, const T & default_value) {
+    if (body.contains(key) && !body.at(key).is_null()) {
+        return body.at(key);
+    }
+    return default_value;
+}
+
+std::string format_sse(const json & data) {
     std::ostringstream ss;
     ss << "data: " << safe_json_to_str(data) << "\\n\\n";
     return ss.str();
@@ -326,8 +338,17 @@ std::string format_anthropic_sse(const json & data) {
 }
 """
 
+TASK_H = """struct task_params {
+    int32_t n_predict = -1;
+    int32_t penalty_last_n = 64;
+    uint32_t seed = LLAMA_DEFAULT_SEED;
+    bool return_progress = false;
+};
+"""
+
 UPSTREAM = {
     "tools/server/server.cpp": SERVER_CPP,
+    "tools/server/server-task.h": TASK_H,
     "tools/server/server-context.cpp": CONTEXT_CPP,
     "tools/server/server-http.cpp": HTTP_CPP,
     "tools/server/server-schema.cpp": SCHEMA_CPP,
@@ -370,6 +391,42 @@ def test_an_unchanged_server_gives_nothing(contracts):
 
 
 # ---- requests ------------------------------------------------------------------------------------------------
+
+
+def test_a_changed_default_behind_a_field_ollama_leaves_out_says_both_values(contracts):
+    """A field Ollama never sends: information, at the body's declaration; one it sends only sometimes:
+    medium, at the field's line. The default as a struct member's initializer behind a schema field, or as a
+    handler's own literal."""
+    (progress,) = _review(
+        contracts, "tools/server/server-task.h", "return_progress = false", "return_progress = true"
+    )
+    assert progress.severity == "info" and "`return_progress`" in progress.title
+    assert "before `false`" in progress.detail and "now `true`" in progress.detail
+    assert progress.local_refs == (_ref("type completionRequest struct {"),)
+    assert progress.path == "tools/server/server-task.h"
+
+    (per_token,) = _review(
+        contracts,
+        "tools/server/server-context.cpp",
+        '"timings_per_token", false',
+        '"timings_per_token", true',
+    )
+    assert "`timings_per_token`" in per_token.title and "`POST /completion`" in per_token.title
+
+    (n_predict,) = _raising(
+        _review(contracts, "tools/server/server-task.h", "n_predict = -1", "n_predict = 128")
+    )
+    assert n_predict.severity == "medium" and "leave it out on some requests" in n_predict.detail
+    assert n_predict.local_refs == (_ref("NPredict    int    `json"),)
+
+
+def test_a_default_ollama_always_overrides_or_never_reaches_or_only_rewrites_is_quiet(contracts):
+    """`seed` is always sent; `/metrics` is no endpoint Ollama sends a body to; `false` written as `false`
+    with other spacing is the same value."""
+    assert _review(contracts, "tools/server/server-task.h", "seed = LLAMA_DEFAULT_SEED", "seed = 0") == []
+    assert _review(contracts, "tools/server/server-context.cpp", '"verbose", false', '"verbose", true') == []
+    respaced = ("return_progress = false", "return_progress  =  false")
+    assert _review(contracts, "tools/server/server-task.h", *respaced) == []
 
 
 def test_a_schema_field_renamed_is_a_request_field_no_longer_read(contracts):

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 
 HEADERS = (".h", ".hpp")
 _INCLUDE = re.compile(r'(?m)^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"')
-_DECLARING = re.compile(r"(?:\bstruct\b|\bmap\s*\[[^\]]*\][\w.*]*)\s*\{\s*$")
 
 
 def launch_drafts(run: Run) -> list[Draft]:
@@ -384,14 +383,5 @@ def _bodies(run: Run, inventory: Contracts, area: str | None) -> list[paramdefau
     for endpoint, fields in sorted(by_endpoint.items()):
         if any(area_of(key) == area for key in fields):
             first = min((ref for _, ref in fields.values()), key=lambda r: (r.path, r.line))
-            bodies.append(paramdefaults.Body(endpoint, fields, _declared_at(run, first)))
+            bodies.append(paramdefaults.Body(endpoint, fields, paramdefaults.declared_at(run.local, first)))
     return bodies
-
-
-def _declared_at(run: Run, first: LocalRef) -> LocalRef:
-    """The line that opens the struct type or map literal holding a body's first field."""
-    lines = (run.local.get(first.path) or "").split("\n")
-    for n in range(min(first.line, len(lines)) - 1, max(first.line - 200, 0), -1):
-        if _DECLARING.search(lines[n - 1]):
-            return LocalRef(first.path, n)
-    return first

@@ -22,6 +22,7 @@ from bot.review.flags import Flag
 
 _HANDLER_PARAMS = re.compile(r"^\[[^\]]*\]\s*\(\s*(?:struct\s+)?([\w:]+)\s*&\s*(\w+)")
 _KEY = re.compile(r'"([a-z_][a-z0-9_]*)"')
+_DECLARING = re.compile(r"(?:\bstruct\b|\bmap\s*\[[^\]]*\][\w.*]*)\s*\{\s*$")
 
 Path = tuple[str, ...]
 
@@ -124,12 +125,12 @@ def _read_header_changes(header: str, old_code: str, new_code: str) -> list[Chan
             if before is None or not before.default or not after.default:
                 continue
             old_value, new_value = resolved(before.default, old_macros), resolved(after.default, new_macros)
-            if not _same_value(old_value, new_value):
+            if not same_value(old_value, new_value):
                 found.append(Changed(before, after, old_value, new_value, header, ()))
     return found
 
 
-def _same_value(a: str, b: str) -> bool:
+def same_value(a: str, b: str) -> bool:
     """Whether two initializers are the same value written alike (`0.0f`/`0.00f`, spacing)."""
     return _normal(a) == _normal(b)
 
@@ -241,6 +242,15 @@ def request_drafts(
     return [
         _draft(item, "models", f"; Ollama leaves {code_span(key)} out of its requests", detail, tuple(refs))
     ]
+
+
+def declared_at(ollama: Mapping[str, str], first: LocalRef) -> LocalRef:
+    """The line that opens the struct type or map literal holding a request body's first field."""
+    lines = (ollama.get(first.path) or "").split("\n")
+    for n in range(min(first.line, len(lines)) - 1, max(first.line - 200, 0), -1):
+        if _DECLARING.search(lines[n - 1]):
+            return LocalRef(first.path, n)
+    return first
 
 
 def _left_out(body: Body, keys: set[str], switches: Sequence[set[str]]) -> tuple[str, list[LocalRef]] | None:

@@ -27,6 +27,7 @@ from bot.review.serverjson import (
     emissions,
     function_declarator,
     literal,
+    read_defaults,
     reader_functions,
     reads,
 )
@@ -71,6 +72,7 @@ class Unit:
     strings: dict[str, int] = field(default_factory=dict)  # string constant -> first line
     locals: dict[str, list[Node]] = field(default_factory=dict)  # name -> values given to it
     reads: dict[str, int] = field(default_factory=dict)  # request key -> first line reading it
+    defaults: dict[str, str] = field(default_factory=dict)  # request key -> the default it is read with
     validated: frozenset[str] = frozenset()  # the keys it reads only to reject a request with
     schema: list = field(default_factory=list)  # serverjson.SchemaField
     emissions: list = field(default_factory=list)  # serverjson.Emission
@@ -83,7 +85,7 @@ class Unit:
 
 # What is kept of a reading of the server sources: the functions without their syntax, and each route's
 # handlers by name. It depends on the texts alone, so a re-check of the same refs finds it in the store.
-SERVER_CODE = facts.Extractor("server-code", 1, __name__)
+SERVER_CODE = facts.Extractor("server-code", 2, __name__)
 
 
 def read_server(texts: Mapping[str, str]) -> ServerCode:
@@ -168,6 +170,7 @@ class ServerReading:
         readers = reader_functions(self.units)
         for unit in self.units:
             unit.reads, unit.schema, unit.validated = reads(unit, self, readers)
+            unit.defaults = read_defaults(unit, self, readers)
             unit.emissions = emissions(unit, self)
             unit.calls = tuple(dict.fromkeys(callee_name(c) for c in unit.nodes.get("call", [])))
 

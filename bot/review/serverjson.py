@@ -375,6 +375,36 @@ def reads(
     return found, declared, frozenset(found.keys() - used)
 
 
+def read_defaults(unit: Unit, code: ServerReading, readers: Mapping[str, int]) -> dict[str, str]:
+    """Request key -> the default the unit reads it with, as written: the argument after the key of a reader
+    function or of `x.value(key, default)`, and the value a schema field is declared with
+    (`new field_bool("stream", params.stream)`: the member whose initializer is the default)."""
+    found: dict[str, str] = {}
+    for call in unit.nodes.get("call", []):
+        key = _read_key(call, readers)
+        args = call.child_by_field_name("arguments")
+        if key is None or args is None:
+            continue
+        after = [a for a in args.named_children if a.start_byte > key.start_byte]
+        if after and _reads_with_default(call, readers):
+            for name in code.keys(key, unit):
+                found.setdefault(name, squash(node_text(after[0])))
+    for new in unit.nodes.get("new", []):
+        args = new.child_by_field_name("arguments")
+        if args is not None and len(args.named_children) >= 2:
+            for name in code.keys(args.named_children[0], unit)[:1]:
+                found.setdefault(name, squash(node_text(args.named_children[1])))
+    return found
+
+
+def _reads_with_default(call: Node, readers: Mapping[str, int]) -> bool:
+    """Whether a reading call's argument after the key is the default: `x.value(key, d)`, a reader function."""
+    function = call.child_by_field_name("function")
+    if function is not None and function.type == "field_expression":
+        return node_text(function.child_by_field_name("field")) == "value"
+    return callee_name(call) in readers
+
+
 def _only_validated(call: Node, function: Node | None) -> bool:
     """Whether a read's value is only checked to reject the request: it initializes a local that the rest
     of the function names only in the conditions of `if`s that throw (`std::string format = json_value(...);

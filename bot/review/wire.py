@@ -13,7 +13,7 @@ from itertools import islice
 
 from bot.cache import facts
 from bot.model import LocalRef
-from bot.review import compared, frames, payloads, requests
+from bot.review import compared, frames, payloads, requestdefaults, requests
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts import WIRE_GROUPS, Contracts
 from bot.review.consumers.contracts.model import OutputPattern, WireField
@@ -33,7 +33,7 @@ def server_texts(
     return old | {c.old_path: c.old_code for c in changed if c.old_path}, new
 
 
-WIRE = facts.Extractor("wire-drafts", 1, __name__)
+WIRE = facts.Extractor("wire-drafts", 2, __name__)
 
 
 def wire_drafts(old: Mapping[str, str], new: Mapping[str, str], contracts: Contracts) -> list[Draft]:
@@ -96,6 +96,7 @@ def _drafts(
     drafts = requests.request_drafts(
         old_code, new_code, request_fields, requests.Documentation(ollama).values
     )
+    drafts += requestdefaults.default_drafts(old_code, new_code, request_fields, ollama)
     decoded = payloads.decoded_fields(response_fields)
     if decoded:
         routes = {f.endpoint.split(" ", 1)[-1] for f in (*request_fields, *response_fields)}
