@@ -271,6 +271,35 @@ def test_a_rewording_the_pattern_still_matches_raises_nothing():
     assert _drafts({"common/arg.cpp": ARG.replace('"Available devices:\\n"', '"Devices:\\n"')}) == []
 
 
+def test_a_line_that_still_matches_but_gives_a_group_other_text_is_medium_with_both_captures():
+    """`[%zu] ` put before the device name: the lazy first group now captures the index with the name."""
+    indexed = ARG.replace('printf("  %s: %s', 'printf("  [%zu] %s: %s').replace(
+        "dev_name(dev),", "i, dev_name(dev),"
+    )
+    (draft,) = _drafts({"common/arg.cpp": indexed})
+    assert (draft.severity, draft.path, draft.line) == ("medium", "common/arg.cpp", 4)
+    assert draft.title.endswith("captures other text")
+    assert "group 1: before `%s`, now `[%d] %s`" in draft.detail
+    assert "llama-server's `--verbose` stderr" in draft.detail
+    assert draft.local_refs == (LocalRef("llm/discover.go", 12), LocalRef("llm/discover.go", 54))
+
+
+def test_a_group_that_captures_what_it_did_is_quiet_whatever_the_text_around_it_or_the_value_printed():
+    """More leading spaces (the pattern's `\\s+` takes them), a trailing note outside the groups, another
+    value printed in the same conversion: each group captures what it did."""
+    assert _drafts({"common/arg.cpp": ARG.replace('printf("  %s: %s', 'printf("    %s: %s')}) == []
+    assert (
+        _drafts(
+            {
+                "common/arg.cpp": ARG.replace(
+                    "dev_name(dev), dev_description(dev)", "dev_id(dev), dev_description(dev)"
+                )
+            }
+        )
+        == []
+    )
+
+
 def test_the_preprocessor_branch_that_printed_a_line_must_still_print_it():
     cuda_only = CUDA.replace(
         '#else\n    GGML_LOG_INFO("  Device %d: %s, compute capability',

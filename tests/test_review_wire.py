@@ -511,6 +511,26 @@ def test_a_bound_that_keeps_every_value_ollama_sends_is_quiet_and_one_on_forward
     assert narrower.severity == "info"
 
 
+def test_a_bound_only_the_running_server_knows_is_medium_and_one_still_a_number_is_not(contracts):
+    """`n_predict` capped by the server's context size: no value Ollama sends can be checked against it now."""
+    capped = "->set_hard_limits(-1, params_base.n_ctx > 0 ? params_base.n_ctx : INT32_MAX)"
+    (draft,) = _review(
+        contracts,
+        "tools/server/server-schema.cpp",
+        "->set_hard_limits(-1, INT32_MAX)\n        ->add_alias",
+        capped + "\n        ->add_alias",
+    )
+    assert draft.severity == "medium"
+    assert draft.title == (
+        "llama-server now rejects request field `n_predict` of POST /completion, which Ollama sends, beyond a "
+        "bound its own settings give: `params_base.n_ctx>0?params_base.n_ctx:INT32_MAX`"
+    )
+    assert "only known to the running server" in draft.detail
+    assert draft.local_refs == (_ref('`json:"n_predict,omitempty"`'),)
+    same_cap = ('->add_alias("max_tokens")', '->add_alias("max_tokens")\n        ->set_desc("capped")')
+    assert _review(contracts, "tools/server/server-schema.cpp", *same_cap) == []
+
+
 def test_a_key_an_endpoint_ollama_never_calls_stops_reading_says_nothing(contracts):
     assert (
         _review(contracts, "tools/server/server-context.cpp", 'metric_def.at("name")', 'metric_def.at("id")')

@@ -12,6 +12,9 @@ if TYPE_CHECKING:
     from bot.review.serverjson import SchemaField
 
 _SUFFIX = re.compile(r"(?<=\d)[fFlLuU]+$")
+# a name that is the type's extreme, alone (in an expression, `n > 0 ? n : INT32_MAX`, it is not the bound)
+_HIGHEST = re.compile(r"\w*_MAX|[\w:<>\s]*::max\(\)")
+_LOWEST = re.compile(r"\w*_MIN|[\w:<>\s]*::lowest\(\)")
 
 
 def number(text: str) -> float | None:
@@ -22,9 +25,9 @@ def number(text: str) -> float | None:
         return float(text)
     except ValueError:
         pass
-    if re.search(r"_MAX\b|::max\(\)", text):
+    if _HIGHEST.fullmatch(text):
         return math.inf
-    if re.search(r"_MIN\b|::lowest\(\)", text):
+    if _LOWEST.fullmatch(text):
         return -math.inf
     return None
 
@@ -44,6 +47,19 @@ def failing(
     """The values (with what is said of them) the new bounds stop and the old ref let through as they were."""
     was = before.bounds if before is not None else None
     return [(v, said) for v, said in values if not within(field.bounds, v) and within(was, v)]
+
+
+def runtime_bound(before: SchemaField | None, field: SchemaField) -> str | None:
+    """A rejecting bound of the new ref that only the running server knows (`params_base.n_ctx`), where the
+    old ref bounded that side by a number or not at all: as written; None when there is none."""
+    if field.bounds is None or not field.rejects:
+        return None
+    rejected = before is not None and before.bounds is not None and before.rejects
+    for side, written in enumerate(field.bounds):
+        was = before.bounds[side] if rejected and before is not None and before.bounds else None
+        if number(written) is None and (was is None or number(was) is not None):
+            return written
+    return None
 
 
 def narrower(before: SchemaField | None, field: SchemaField) -> bool:

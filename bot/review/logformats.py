@@ -7,7 +7,9 @@ pattern that matched a removed template and matches nothing the program prints a
 Ollama stops recognising with no error anywhere (a device list, free memory, system info, an error).
 "Nothing" means: no template of the same file in the same preprocessor branch, none the bump added
 elsewhere and, for a pattern that only tests for text (no capture group), none in any file Ollama builds.
-The pattern's contract says where Ollama applies it, and to what.
+A line still printed by the template in the old one's place can still change what Ollama reads: when every
+such template gives a capture group other text (`[%d] %s` where it took `%s`), the values Ollama reads from
+the line are no longer the ones it expects. The pattern's contract says where Ollama applies it, and to what.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from bot.review.producers import (
     function_above,
     windows,
 )
-from bot.review.samplelines import Sample, rendered_lines, samples, shape
+from bot.review.samplelines import PLAIN_VALUES, Sample, plain_lines, rendered_lines, samples, shape
 
 __all__ = [
     "Program",
@@ -79,21 +81,29 @@ class Program:
 
 @dataclass(frozen=True)
 class Lost:
-    """A line a removed template printed that a pattern matched, with no template printing it now."""
+    """A line a removed template printed that a pattern matched, with no template printing it now; or, with
+    `successor`, printed now only with other text where the pattern captures a value."""
 
     change: FileChange
     pattern: LogPattern
     template: Template
     sample: Sample
+    successor: Template | None = None
 
 
 def log_line_drafts(changes: list[FileChange], local: Mapping[str, str], program: Program) -> list[Draft]:
     """One draft per line Ollama matches that the bump stops printing in a program Ollama runs."""
-    lost = _lost(changes, program)
+    found = _lost(changes, program)
+    recaptured = [item for item in _once(found) if item.successor is not None]
+    lost = [item for item in found if item.successor is None]
+    lost = _not_added(lost, changes) if lost else []
+    drafts = [_recaptured_draft(item, local) for item in recaptured]
     if not lost:
-        return []
+        return drafts
     unread, printed = _searched_elsewhere(lost, changes, program)
-    return [log_draft(item, local, unread) for item in _once(lost) if item.pattern.source not in printed]
+    return drafts + [
+        log_draft(item, local, unread) for item in _once(lost) if item.pattern.source not in printed
+    ]
 
 
 def printed_patterns(contracts: Iterable[OutputPattern]) -> list[LogPattern]:
@@ -125,8 +135,7 @@ def _lost(changes: list[FileChange], program: Program) -> list[Lost]:
     losing = [c for c in changes if _loses_a_string(c, program.runs)]
     patterns = program.patterns() if losing else []
     lost = [item for c in losing for item in _lost_in(c, patterns)] if patterns else []
-    lost = [item for item in lost if program.reads(item.change.path, item.pattern)]
-    return _not_added(lost, changes) if lost else []
+    return [item for item in lost if program.reads(item.change.path, item.pattern)]
 
 
 def _once(lost: list[Lost]) -> list[Lost]:
@@ -145,20 +154,20 @@ def _loses_a_string(change: FileChange, runs: Callable[[str], bool]) -> bool:
 
 # What a change's templates print of Ollama's patterns depends on the change's two blobs and the patterns alone:
 # kept by those (the patterns by what they match, their lines aside), a re-check renders none of it again.
-PRINTED = facts.Extractor("log-lines-printed", 1, __name__)
+PRINTED = facts.Extractor("log-lines-printed", 2, __name__)
+
+
+Printed = tuple[Template, LogPattern, Sample, "Template | None"]  # a line, and the successor printing it anew
 
 
 def _kept(
-    change: FileChange,
-    patterns: list[LogPattern],
-    found: Callable[[], list[tuple[Template, LogPattern, Sample]]],
-    side: str,
-) -> list[tuple[Template, LogPattern, Sample]]:
+    change: FileChange, patterns: list[LogPattern], found: Callable[[], list[Printed]], side: str
+) -> list[Printed]:
     """`found()`, or what the facts store kept of it for the same change and patterns."""
     key = (*change.fact_key("-+"), side, patterns_id(patterns))
     index = {id(p): i for i, p in enumerate(patterns)}
-    kept = facts.remembered(PRINTED, key, lambda: [(t, index[id(p)], s) for t, p, s in found()])
-    return [(t, patterns[i], s) for t, i, s in kept]
+    kept = facts.remembered(PRINTED, key, lambda: [(t, index[id(p)], s, n) for t, p, s, n in found()])
+    return [(t, patterns[i], s, n) for t, i, s, n in kept]
 
 
 def patterns_id(patterns: Sequence[LogPattern]) -> str:
@@ -170,26 +179,60 @@ def _lost_in(change: FileChange, patterns: list[LogPattern]) -> list[Lost]:
     """The lines the change's removed templates printed that a pattern matches and that nothing in the new
     file prints in the same preprocessor branch."""
     lost = _kept(change, patterns, lambda: _lost_lines(change, patterns), "lost")
-    return [Lost(change, p, t, s) for t, p, s in lost]
+    return [Lost(change, p, t, s, n) for t, p, s, n in lost]
 
 
-def _lost_lines(change: FileChange, patterns: list[LogPattern]) -> list[tuple[Template, LogPattern, Sample]]:
+def _lost_lines(change: FileChange, patterns: list[LogPattern]) -> list[Printed]:
+    """The removed templates' lines nothing prints now (no successor), and those whose only successors
+    print them with other text where the pattern captures a value (the first such successor)."""
     removed = sorted(n for s in change.significant for n in s.old_lines)
     found = matched_templates(
         change.old_lines, lambda: SourceFile(change.old_text, change.path), removed, patterns
     )
     if not found or not change.new_path:
-        return found
+        return [(t, p, s, None) for t, p, s in found]
     new = SourceFile(change.new_text, change.path)
     successors = new.templates_for(_needle_texts(p for _, p, _ in found))
-    return [
-        (t, p, s) for t, p, s in found if not any(_succeeds(n, t, p, s, new.branches) for n in successors)
-    ]
+    kept: list[Printed] = []
+    for t, p, s in found:
+        same = [n for n in successors if _succeeds(n, t, p, s, new.branches)]
+        if not same:
+            kept.append((t, p, s, None))
+        elif p.extracts and _recaptured(t, same, p):
+            kept.append((t, p, s, same[0]))
+    return kept
 
 
 def _needle_texts(patterns: Iterable[LogPattern]) -> set[str]:
     """The (lower-case) texts one of which every line a pattern matches holds, for all the patterns."""
     return {n for p in patterns for n in shape(p.regex).needles or ()}
+
+
+def _recaptured(old: Template, successors: list[Template], pattern: LogPattern) -> bool:
+    """Whether every successor printing the old line gives a group of the pattern other text (a template
+    whose plain lines the pattern does not match is not judged)."""
+    before = _captures(old, pattern)
+    after = [_captures(n, pattern) for n in successors]
+    return bool(before) and all(a and a != before for a in after)
+
+
+def _captures(template: Template, pattern: LogPattern) -> frozenset[tuple[str, ...]]:
+    """What the pattern's groups capture of the template's lines printed with the plain sample values, each
+    value written as its conversion (`%s`): `[%d] %s` where the group read `%s` is another value."""
+    if template.kind == "entry":
+        return frozenset()
+    found = set()
+    for line in plain_lines(template):
+        m = pattern.regex.search(line)
+        if m is not None:
+            found.add(tuple(_as_conversions(m.group(g) or "") for g in range(1, pattern.regex.groups + 1)))
+    return frozenset(found)
+
+
+def _as_conversions(text: str) -> str:
+    for value, conversion in PLAIN_VALUES:
+        text = text.replace(value, conversion)
+    return text
 
 
 def matched_templates(
@@ -292,7 +335,7 @@ def _not_added(lost: list[Lost], changes: list[FileChange]) -> list[Lost]:
     patterns = list({id(item.pattern): item.pattern for item in lost}.values())
     own = {item.change.path for item in lost}
     needles = Needles.of(patterns)
-    added = [(c.path, t) for c in _adding(changes, own, needles) for t, _, _ in _added(c, patterns)]
+    added = [(c.path, t) for c in _adding(changes, own, needles) for t, _, _, _ in _added(c, patterns)]
     return [item for item in lost if not _moved(item, added)]
 
 
@@ -320,14 +363,17 @@ def _moved(item: Lost, added: list[tuple[str, Template]]) -> bool:
     )
 
 
-def _added(change: FileChange, patterns: list[LogPattern]) -> list[tuple[Template, LogPattern, Sample]]:
+def _added(change: FileChange, patterns: list[LogPattern]) -> list[Printed]:
     """The templates on the lines a change adds that print a line of the patterns."""
 
-    def found() -> list[tuple[Template, LogPattern, Sample]]:
+    def found() -> list[Printed]:
         lines = sorted(n for s in change.significant for n in s.new_lines)
-        return matched_templates(
-            change.new_lines, lambda: SourceFile(change.new_text, change.path), lines, patterns
-        )
+        return [
+            (t, p, s, None)
+            for t, p, s in matched_templates(
+                change.new_lines, lambda: SourceFile(change.new_text, change.path), lines, patterns
+            )
+        ]
 
     return _kept(change, patterns, found, "added")
 
@@ -389,6 +435,51 @@ def log_draft(item: Lost, local: Mapping[str, str], unread: int) -> Draft:
         distinct_refs((contract.ref, *contract.used_at)),
         cause=f"output pattern {contract.ref.path}:{contract.ref.line}",
     )
+
+
+def _recaptured_draft(item: Lost, local: Mapping[str, str]) -> Draft:
+    """The finding: the line still matches, but a group of Ollama's pattern captures other text."""
+    change, pattern, contract = item.change, item.pattern, item.pattern.contract
+    successor = item.successor or item.template
+    before, after = sorted(_captures(item.template, pattern)), sorted(_captures(successor, pattern))
+    changed = _changed_groups(before[0], after[0]) if before and after else []
+    groups = "; ".join(f"group {n}: before {code_span(b)}, now {code_span(a)}" for n, b, a in changed)
+    where = code_span(f"{contract.ref.path}:{contract.ref.line}")
+    at = code_span(f"{change.path}:{change.new_line(successor.line) or successor.line}")
+    detail = (
+        f"Ollama's pattern {code_span(pattern.source)} ({where}) still matches a line of {_read_from(contract)} "
+        f"at the new ref, but captures other text ({groups}; each printed value written as its conversion): "
+        f"before {code_span(item.sample.line.strip())}, now printed by {code_span(successor.code.strip())} "
+        f"at {at}. {_reads_now(contract, local)}"
+    )
+    return Draft(
+        "server",
+        "medium",
+        f"{_output(contract)} Ollama parses changed: {code_span(_shortened(pattern.source))} captures other text",
+        detail,
+        change.path,
+        change.new_line(successor.line),
+        (),
+        None,
+        distinct_refs((contract.ref, *contract.used_at)),
+        cause=f"output pattern {contract.ref.path}:{contract.ref.line}",
+    )
+
+
+def _read_from(contract: OutputPattern) -> str:
+    return streams_of(contract) if is_program_output(contract) else _printer(contract)
+
+
+def _changed_groups(before: tuple[str, ...], after: tuple[str, ...]) -> list[tuple[int, str, str]]:
+    return [(n, b, a) for n, (b, a) in enumerate(zip(before, after, strict=False), start=1) if b != a]
+
+
+def _reads_now(contract: OutputPattern, local: Mapping[str, str]) -> str:
+    use = contract.used_at[0] if contract.used_at else contract.ref
+    function = go_function_at(local, use)
+    at = code_span(f"{use.path}:{use.line}")
+    reader = f"{code_span(function)} ({at})" if function else at
+    return f"{reader} now reads that text as the value: check what it does with it."
 
 
 def _printer(contract: OutputPattern) -> str:
@@ -456,7 +547,7 @@ def _consequence(contract: OutputPattern, pattern: LogPattern, local: Mapping[st
     function = go_function_at(local, use)
     at = code_span(f"{use.path}:{use.line}")
     reader = f"{code_span(function)} ({at})" if function else at
-    streams = streams_of(contract) if is_program_output(contract) else _printer(contract)
+    streams = _read_from(contract)
     if pattern.extracts:
         count = pattern.regex.groups
         values = f"the {count} values it reads from it" if count > 1 else "the value it reads from it"

@@ -213,7 +213,7 @@ def _bound_draft(
     return Draft(
         "server",
         severity,
-        _bound_title(key, endpoint, failing, field),
+        _bound_title(key, endpoint, failing, before, field),
         _bound_detail(f, endpoint, before, field, unit, failing),
         unit.path,
         field.line,
@@ -224,10 +224,13 @@ def _bound_draft(
 
 
 def _bound_severity(f, failing: list, before: SchemaField | None, field: SchemaField) -> str | None:
-    """high: a value Ollama sends now fails the request; medium: it is now clamped; info: the bound only
-    narrows what Ollama forwards of its user's; None: nothing Ollama sends changes."""
+    """high: a value Ollama sends now fails the request; medium: it is now clamped, or rejected beyond a bound
+    only the running server knows; info: the bound only narrows what Ollama forwards of its user's; None:
+    nothing Ollama sends changes."""
     if failing:
         return "high" if field.rejects else "medium"
+    if bounds.runtime_bound(before, field) is not None:
+        return "medium"
     forwarded = any(v in ("integer", "number") for v in f.values)
     return "info" if forwarded and bounds.narrower(before, field) else None
 
@@ -238,12 +241,25 @@ def _values(f, promised: list[Documented]) -> list[tuple[str, str]]:
     return list(dict.fromkeys(own + [(d.value, d.says) for d in promised]))
 
 
-def _bound_title(key: str, endpoint: str, failing, field: SchemaField) -> str:
+def _bound_title(key: str, endpoint: str, failing, before: SchemaField | None, field: SchemaField) -> str:
     verb = "rejects" if field.rejects else "clamps"
+    runtime = bounds.runtime_bound(before, field) if not failing else None
+    if runtime is not None:
+        return (
+            f"llama-server now {verb} request field {code_span(key)} of {endpoint}, which Ollama sends, beyond "
+            f"a bound its own settings give: {code_span(_shortened(runtime))}"
+        )
     if not failing:
         return f"llama-server now {verb} some values of request field {code_span(key)} of {endpoint}, which Ollama forwards"
     shown = ", ".join(v for v, _ in failing[:3])
     return f"llama-server now {verb} {code_span(key)} {shown} of {endpoint}, which Ollama sends"
+
+
+MAX_BOUND_SHOWN = 60
+
+
+def _shortened(text: str) -> str:
+    return text if len(text) <= MAX_BOUND_SHOWN else text[:MAX_BOUND_SHOWN] + "…"
 
 
 def _bound_detail(
@@ -258,6 +274,9 @@ def _bound_detail(
         else "llama-server uses the nearest bound"
     )
     values = f"Ollama sends {sent} there" if failing else "Ollama forwards its user's value unchecked"
+    runtime = bounds.runtime_bound(before, field) if not failing else None
+    if runtime is not None:
+        values = f"the bound {code_span(runtime)} is only known to the running server, so a value Ollama sends may now be out of it"
     return (
         f"Ollama sends {code_span(f.path)} to llama-server's {endpoint} ({f.ref.path}:{f.ref.line}). Its schema field "
         f"({code_span(unit.qualified)}, {unit.path}:{field.line}) took {was} at the old ref and takes {now} at the new "

@@ -4,6 +4,7 @@ on first use, once per review; the checks hold their own logic."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping
 from dataclasses import replace
@@ -28,6 +29,7 @@ from bot.review.consumers.contracts import Contracts, contracts_of
 from bot.review.consumers.upstream_build import unbuilt_commands
 from bot.review.ruleset import Rule
 from bot.review.source import C_SOURCES, code_text, extension, glob_match, globs
+from bot.review.upstream.anchors import ROUTE
 
 if TYPE_CHECKING:
     from bot.review import ReviewContext
@@ -288,8 +290,36 @@ class Run:
 
     @cached_property
     def server_sources(self) -> tuple[str, ...]:
-        """The profile's globs of llama-server's sources."""
-        return self.profile_globs("server_sources")
+        """llama-server's sources, as globs: the profile's when they hold a file at the new ref (a hint), else
+        the directory of the C++ files that register the most HTTP routes there (found by content); none
+        when no file does."""
+        hinted = self.profile_globs("server_sources")
+        if not hinted or any(glob_match(p, hinted) for p in self.ctx.new.files()):
+            return hinted
+        directory = self._routes_directory()
+        return globs(f"{directory}/**/*.{{cpp,h,hpp}}") if directory is not None else ()
+
+    @property
+    def server_lost(self) -> bool:
+        """Whether the old ref had llama-server's sources where the profile says and the new ref has none
+        there nor any source registering an HTTP route: the checks that read them have nothing to read."""
+        hinted = self.profile_globs("server_sources")
+        return (
+            bool(hinted)
+            and not self.server_sources
+            and any(glob_match(p, hinted) for p in self.ctx.old.files())
+        )
+
+    def _routes_directory(self) -> str | None:
+        """The directory of the C++ file at the new ref holding the most route registrations."""
+        new, counts = self.ctx.new, dict[str, int]()
+        for path in new.files():
+            if path.endswith(".cpp") and not new.missing(path):
+                data = new.read(path) or b""
+                if b'"/' in data:
+                    counts[path] = len(ROUTE.findall(data.decode("utf-8", "replace")))
+        most = max(counts, key=lambda p: (counts[p], p), default=None)
+        return posixpath.dirname(most) if most is not None and counts[most] else None
 
     def parses_requests(self, path: str) -> bool:
         """Whether a file is one of llama-server's C++ sources (where requests are parsed)."""

@@ -26,6 +26,10 @@ _DEFAULTS = (
     {"s": "CUDA0", "d": "1024", "f": "1.50", "c": "x", "p": "0x7f00", "x": "1f", "": ""},
     {"s": "NVIDIA GeForce RTX 4090", "d": "24564", "f": "0.25", "c": "x", "p": "0x7f00", "x": "ff", "": ""},
 )
+# the plain sample values, each with the conversion it stands for (longest first: one may hold another)
+PLAIN_VALUES = tuple(
+    sorted(((v, f"%{k}") for k, v in _DEFAULTS[0].items() if len(v) > 1), key=lambda p: -len(p[0]))
+)
 _FITS = {  # what a conversion of each kind can print
     "s": re.compile(r"[^\n]*"),
     "d": re.compile(r"-?\d+"),
@@ -295,6 +299,13 @@ def _fills(pieces: tuple[Piece, ...], witnesses: tuple[str, ...]) -> list[dict[i
 def _slot(piece: Piece) -> Slot:
     assert isinstance(piece, Slot)
     return piece
+
+
+def plain_lines(template: Template) -> tuple[str, ...]:
+    """The lines the template prints with the plain sample values alone."""
+    slots = {i: _DEFAULTS[0][_slot(p).kind] for i, p in enumerate(template.pieces) if isinstance(p, Slot)}
+    text = "".join(slots[i] if i in slots else str(p) for i, p in enumerate(template.pieces))
+    return tuple(line[:MAX_LINE] for line in text.split("\n") if line.strip())
 
 
 def rendered_lines(template: Template, pattern: re.Pattern) -> tuple[str, ...]:
