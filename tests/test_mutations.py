@@ -45,7 +45,6 @@ KNOWN_MISSES = {
     "fresh2-build-backend-modules-subdir": "the backend-registry rule fires (high) but points at native_probe's dlsym calls, not at Ollama's install globs of the build's bin/",
     "fresh2-build-loader-metadata-const": "a member's type gaining const is not compared where a patch passes it on",
     "fresh2-build-server-context-shared": "a library's kind (STATIC to the BUILD_SHARED_LIBS default) is not compared with what Ollama installs",
-    "fresh2-build-server-requires-subprocess": "a new FATAL_ERROR under an option Ollama sets is not read",
     "fresh2-discovery-system-info-features-next-line": "which line a printed text lands on, relative to the one Ollama stops at, is not compared",
     "fresh2-discovery-system-info-to-stdout": "the stream of this print is not resolved (a helper prints it)",
     "fresh2-server-kv-cache-q4-0-dropped": "the accepted values of a flag come from a type list the argument table's handler searches, not from the table",

@@ -357,6 +357,75 @@ class _UnbuiltWalk(_BuildWalk):
         return super().condition(part, guard, earlier_true)
 
 
+@dataclass(frozen=True)
+class Stop:
+    """A `message(FATAL_ERROR ...)` every build Ollama makes reaches: each `if()` around it is surely taken."""
+
+    path: str
+    line: int
+    message: str
+    conditions: tuple[str, ...]  # the conditions of the branches around it, outermost first
+
+
+STOPPING = frozenset(["FATAL_ERROR", "SEND_ERROR"])
+
+
+def configure_stops(
+    upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
+) -> list[Stop]:
+    """The errors that end the configure step of every build Ollama makes: reached from the top through
+    branches whose conditions Ollama's option values surely decide (a condition on what is not known, or a
+    function's body, is not judged)."""
+    trees = _cmake_tree(upstream, paths)
+    _, defaults = _declared_options(trees)
+    walk = _StopWalk(_option_values(defaults, options))
+    for path, root in trees.items():
+        walk.path = path
+        walk.walk(root, posixpath.dirname(path), None)
+    return walk.stops
+
+
+@dataclass
+class _StopWalk(_BuildWalk):
+    """The walk of `_BuildWalk` that records the errors of branches every build of Ollama's takes."""
+
+    path: str = ""
+    stops: list[Stop] = field(default_factory=list)
+    # the conditions of the surely taken branches around the walk, outermost first
+    around: tuple[str, ...] = ()
+
+    def walk(self, node: Node, base: str, guard: str | None) -> None:
+        if node.type not in ("function_def", "macro_def"):
+            super().walk(node, base, guard)
+
+    def command(self, node: Node, base: str, guard: str | None) -> None:
+        args = cmakelang.arguments(node)
+        if cmakelang.name(node) == "message" and args and args[0] in STOPPING:
+            self.stops.append(Stop(self.path, cmakelang.line(node), " ".join(args[1:]), self.around))
+
+    def branches(self, node: Node, base: str, guard: str | None) -> None:
+        """Only a branch surely taken is walked: an `if`/`elseif` whose condition is true after conditions
+        all false, an `else` after conditions all false."""
+        earlier_false = True
+        earlier: list[str] = []  # the conditions before, each false when the branch is taken
+        taken: tuple[str, ...] | None = None
+        for part in node.children:
+            if part.type in ("if_command", "elseif_command", "else_command"):
+                tokens = condition_tokens(part)
+                if part.type == "else_command":
+                    truth: bool | None = earlier_false
+                    label = f"NOT ({' OR '.join(earlier)})"
+                else:
+                    truth, label = condition(tokens, self.value), " ".join(tokens)
+                taken = (*self.around, label) if earlier_false and truth is True else None
+                earlier_false = earlier_false and truth is False
+                earlier.append(label)
+            elif part.type == "body" and taken is not None:
+                outer, self.around = self.around, taken
+                self.walk(part, base, guard)
+                self.around = outer
+
+
 def _script_guard(
     root: Node, directory: str, upstream: Mapping[str, str], value: Mapping[str, bool]
 ) -> str | None:
