@@ -82,15 +82,18 @@ def main() -> int:
         rows = []
         for run in ("cold", "again"):
             seconds, report = _probe(ollama, upstream, root / "work")
-            findings = [f["check"] for pin in report["pins"] for f in pin["findings"]]
-            rows.append((run, seconds, len(findings)))
+            findings = [f"{f['check']}: {f['title']}" for pin in report["pins"] for f in pin["findings"]]
+            rows.append((run, seconds, findings))
     cache = next((name for name in build.LAUNCHERS if shutil.which(name)), "no compiler cache")
     print(f"probe of Ollama {BUMP[0]} ({BUMP[1]} -> {BUMP[2]}), CPU preset, {os.cpu_count()} CPUs, {cache}")
     print("| run | seconds | first measured | findings |")
     print("|---|---|---|---|")
-    for run, seconds, count in rows:
+    for run, seconds, findings in rows:
         was = BASELINE[run]
-        print(f"| {run} | {seconds:.1f} | {'-' if was is None else f'{was:.0f}'} | {count} |")
+        print(f"| {run} | {seconds:.1f} | {'-' if was is None else f'{was:.0f}'} | {len(findings)} |")
+    # each run's findings: a difference between two runs of one build is a flake to find
+    for run, _, findings in rows:
+        print(f"{run}: " + ("; ".join(findings) or "none"))
     return 0
 
 
