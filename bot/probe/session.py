@@ -206,15 +206,25 @@ def _run_program(
     output.unlink(missing_ok=True)
     args = [str(model) if a == "{model}" else str(output) if a == "{output}" else a for a in run.args]
     mine = tuple(p for p in patterns if any(s.split(" ", 1)[0] == run.program for s in p.sources))
+    status, streams = _run_bounded([str(binary), *args], output.parent)
+    if status == -1:
+        return ProgramAnswer(-1)
+    wrote = "{output}" in run.args and output.is_file() and output.stat().st_size > 0
+    return ProgramAnswer(status, wrote, matched(mine, streams))
+
+
+def _run_bounded(argv: list[str], cwd: Path) -> tuple[int, dict[str, list[str]]]:
+    """A program's exit status (-1 when it did not end within RUN_WITHIN) and its streams, read line by line
+    to a bound."""
     streams: dict[str, list[str]] = {"stdout": [], "stderr": []}
     with subprocess.Popen(
-        [str(binary), *args],
+        argv,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         errors="replace",
         env=_clean_env(),
-        cwd=output.parent,
+        cwd=cwd,
     ) as program:
         readers = [_reader(program.stdout, streams["stdout"]), _reader(program.stderr, streams["stderr"])]
         try:
@@ -224,10 +234,7 @@ def _run_program(
             status = -1
         for reader in readers:
             reader.join(timeout=5)
-    if status == -1:
-        return ProgramAnswer(-1)
-    wrote = "{output}" in run.args and output.is_file() and output.stat().st_size > 0
-    return ProgramAnswer(status, wrote, matched(mine, streams))
+    return status, streams
 
 
 def _clean_env() -> dict[str, str]:

@@ -54,12 +54,18 @@ def runtime_bound(before: SchemaField | None, field: SchemaField) -> str | None:
     old ref bounded that side by a number or not at all: as written; None when there is none."""
     if field.bounds is None or not field.rejects:
         return None
-    rejected = before is not None and before.bounds is not None and before.rejects
     for side, written in enumerate(field.bounds):
-        was = before.bounds[side] if rejected and before is not None and before.bounds else None
+        was = _rejecting_side(before, side)
         if number(written) is None and (was is None or number(was) is not None):
             return written
     return None
+
+
+def _rejecting_side(before: SchemaField | None, side: int) -> str | None:
+    """One side (0: lowest, 1: highest) of the old ref's bounds, when they reject a request."""
+    if before is None or before.bounds is None or not before.rejects:
+        return None
+    return before.bounds[side]
 
 
 def narrower(before: SchemaField | None, field: SchemaField) -> bool:

@@ -191,15 +191,18 @@ def _lost_lines(change: FileChange, patterns: list[LogPattern]) -> list[Printed]
     )
     if not found or not change.new_path:
         return [(t, p, s, None) for t, p, s in found]
-    new = SourceFile(change.new_text, change.path)
+    return _unsucceeded(found, SourceFile(change.new_text, change.path))
+
+
+def _unsucceeded(found: list[tuple[Template, LogPattern, Sample]], new: SourceFile) -> list[Printed]:
+    """Of the lines found, those the new file prints with no template in the old one's branch, or only
+    with other text where the pattern captures a value (with the first template printing it)."""
     successors = new.templates_for(_needle_texts(p for _, p, _ in found))
     kept: list[Printed] = []
     for t, p, s in found:
         same = [n for n in successors if _succeeds(n, t, p, s, new.branches)]
-        if not same:
-            kept.append((t, p, s, None))
-        elif p.extracts and _recaptured(t, same, p):
-            kept.append((t, p, s, same[0]))
+        if not same or _recaptured(t, same, p):
+            kept.append((t, p, s, same[0] if same else None))
     return kept
 
 
@@ -210,7 +213,9 @@ def _needle_texts(patterns: Iterable[LogPattern]) -> set[str]:
 
 def _recaptured(old: Template, successors: list[Template], pattern: LogPattern) -> bool:
     """Whether every successor printing the old line gives a group of the pattern other text (a template
-    whose plain lines the pattern does not match is not judged)."""
+    whose plain lines the pattern does not match is not judged; a pattern without groups captures none)."""
+    if not pattern.extracts:
+        return False
     before = _captures(old, pattern)
     after = [_captures(n, pattern) for n in successors]
     return bool(before) and all(a and a != before for a in after)

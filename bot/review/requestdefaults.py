@@ -108,14 +108,22 @@ def _left_out(
 ) -> tuple[str, tuple[LocalRef, ...]] | None:
     """How Ollama's requests leave a field out ("never", with where the body is declared; "only sometimes",
     with where the field is), or None when they always send it."""
-    named = [f for f in bodies if f.path.replace("[]", "").rsplit(".", 1)[-1] == key]
+    named = [f for f in bodies if _last_name(f.path) == key]
     if not named:
-        top = [f for f in bodies if "." not in f.path and "[" not in f.path] or list(bodies)
-        first = min((f.ref for f in top), key=lambda r: (r.path, r.line))
-        return "never", (declared_at(ollama, first),)
+        return "never", (declared_at(ollama, _first_field(bodies)),)
     if all(f.optional for f in named):
         return "only sometimes", tuple(dict.fromkeys(f.ref for f in named))
     return None
+
+
+def _last_name(path: str) -> str:
+    return path.replace("[]", "").rsplit(".", 1)[-1]
+
+
+def _first_field(bodies: Sequence[WireField]) -> LocalRef:
+    """The first line of a body's top-level fields (of any field, when it has none)."""
+    top = [f for f in bodies if "." not in f.path and "[" not in f.path] or list(bodies)
+    return min((f.ref for f in top), key=lambda r: (r.path, r.line))
 
 
 def _draft(

@@ -379,16 +379,24 @@ def read_defaults(unit: Unit, code: ServerReading, readers: Mapping[str, int]) -
     """Request key -> the default the unit reads it with, as written: the argument after the key of a reader
     function or of `x.value(key, default)`, and the value a schema field is declared with
     (`new field_bool("stream", params.stream)`: the member whose initializer is the default)."""
+    return _schema_defaults(unit, code) | _call_defaults(unit, code, readers)
+
+
+def _call_defaults(unit: Unit, code: ServerReading, readers: Mapping[str, int]) -> dict[str, str]:
     found: dict[str, str] = {}
     for call in unit.nodes.get("call", []):
         key = _read_key(call, readers)
         args = call.child_by_field_name("arguments")
-        if key is None or args is None:
+        if key is None or args is None or not _reads_with_default(call, readers):
             continue
         after = [a for a in args.named_children if a.start_byte > key.start_byte]
-        if after and _reads_with_default(call, readers):
-            for name in code.keys(key, unit):
-                found.setdefault(name, squash(node_text(after[0])))
+        for name in code.keys(key, unit) if after else ():
+            found.setdefault(name, squash(node_text(after[0])))
+    return found
+
+
+def _schema_defaults(unit: Unit, code: ServerReading) -> dict[str, str]:
+    found: dict[str, str] = {}
     for new in unit.nodes.get("new", []):
         args = new.child_by_field_name("arguments")
         if args is not None and len(args.named_children) >= 2:

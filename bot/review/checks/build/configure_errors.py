@@ -5,9 +5,11 @@ OFF), which the old ref did not have."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from bot.markup import code_span
+from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.checks import check
 from bot.review.consumers.upstream_build import Stop, configure_stops
@@ -39,17 +41,11 @@ def configure_errors(run: Run) -> list[Draft]:
 def _draft(run: Run, stop: Stop) -> Draft:
     names = dict.fromkeys(_NAME.findall(" ".join(stop.conditions)))
     set_here = {name: run.ollama_settings[name] for name in names if name in run.ollama_settings}
-    where = "; ".join(
-        f"{code_span(name)} at " + ", ".join(code_span(f"{r.path}:{r.line}") for r in refs[:2])
-        for name, refs in set_here.items()
-    )
-    message = (
-        stop.message if len(stop.message) <= MAX_MESSAGE_SHOWN else stop.message[:MAX_MESSAGE_SHOWN] + "…"
-    )
+    where = "; ".join(f"{code_span(name)} at {_places(refs)}" for name, refs in set_here.items())
     conditions = " and ".join(code_span(c) for c in stop.conditions) or "no condition"
     detail = (
         f"At the new ref {code_span(f'{stop.path}:{stop.line}')} ends CMake's configure step with "
-        f"{code_span(message)}, under {conditions}, which every build Ollama makes meets"
+        f"{code_span(_shortened(stop.message))}, under {conditions}, which every build Ollama makes meets"
         + (f" (Ollama's build sets {where})" if where else "")
         + ". The old ref had no such error there: Ollama's build now fails before it compiles anything. Change "
         "the setting, or carry a patch."
@@ -64,3 +60,11 @@ def _draft(run: Run, stop: Stop) -> Draft:
         local_refs=tuple(r for refs in set_here.values() for r in refs),
         cause=f"configure-stop:{stop.path}:{stop.message}",
     )
+
+
+def _places(refs: Sequence[LocalRef]) -> str:
+    return ", ".join(code_span(f"{r.path}:{r.line}") for r in refs[:2])
+
+
+def _shortened(message: str) -> str:
+    return message if len(message) <= MAX_MESSAGE_SHOWN else message[:MAX_MESSAGE_SHOWN] + "…"

@@ -20,16 +20,20 @@ def server_flags(run: Run) -> list[Draft]:
     change = run.arg_table
     if change is None or not change.significant:
         return []
-    old = flags.flag_table(change.old_code)
-    entry = re.compile(profile_data(run.ctx.pin.review)["arg_table"]["entry"])
-    new = {
-        name: flag
-        for c in run.c_changes
-        if c.new_path and entry.search(c.new_text)
-        for name, flag in flags.flag_table(c.new_code).items()
-    }  # the table's entries wherever the bump puts them
+    old, new = flags.flag_table(change.old_code), _new_table(run)
     env = {s.name: s.refs for s in run.contracts.launch if s.kind == "env"}
     passed = flags.passed_or_set(run.contracts.passed_flags, env, old)
     if old and not new:
         return [flags.unread_table_draft(change, str(run.ctx.new.commit.id), passed)]
     return flags.flag_drafts(old, new, passed, change.new_line, change.path)
+
+
+def _new_table(run: Run) -> dict[str, flags.Flag]:
+    """The argument table's entries at the new ref, wherever the bump puts them."""
+    entry = re.compile(profile_data(run.ctx.pin.review)["arg_table"]["entry"])
+    return {
+        name: flag
+        for c in run.c_changes
+        if c.new_path and entry.search(c.new_text)
+        for name, flag in flags.flag_table(c.new_code).items()
+    }
