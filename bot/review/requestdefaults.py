@@ -52,9 +52,10 @@ def default_drafts(
         if f.direction == "request":
             sent.setdefault(f.endpoint, []).append(f)
     drafts = []
+    members = _member_defaults(old.texts), _member_defaults(new.texts)
     for endpoint, bodies in sent.items():
         route = endpoint.split(" ", 1)[-1]
-        before, after = _defaults(old, route), _defaults(new, route)
+        before, after = _defaults(old, route, members[0]), _defaults(new, route, members[1])
         for key in sorted(before.keys() & after.keys()):
             was, now = before[key], after[key]
             left_out = _left_out(key, bodies, ollama)
@@ -63,10 +64,9 @@ def default_drafts(
     return drafts
 
 
-def _defaults(code: ServerCode, route: str) -> dict[str, Default]:
+def _defaults(code: ServerCode, route: str, members: Mapping[str, list[Default]]) -> dict[str, Default]:
     """The request keys an endpoint's handlers (and what they call) read with a default whose value is
-    known: a literal, or a member whose initializer one struct of the sources gives."""
-    members = _member_defaults(code.texts)
+    known: a literal, or a member whose initializer one struct of the sources gives (`members`)."""
     found: dict[str, Default] = {}
     for unit in code.reached(code.handlers(route), REQUEST_REACH):
         for key, written in unit.defaults.items():

@@ -49,9 +49,10 @@ def _not_checked(run: Run) -> Draft:
         "server",
         "info",
         "llama-server's requests, answers and stream frames not checked: its sources were not found",
-        f"At the old ref llama-server's sources were at {', '.join(code_span(g) for g in hinted)}; at {code_span(ref)} no file is there and no "
-        "C++ source registers an HTTP route, so the request fields, answers and frames Ollama relies on were "
-        "not compared. Check where the server went, and set `server_sources` in the review profile.",
+        f"At the old ref llama-server's sources were at {', '.join(code_span(g) for g in hinted)}; at "
+        f"{code_span(ref)} no file is there and no C++ source registers an HTTP route, so the request fields, "
+        "answers and frames Ollama relies on were not compared. Check where the server went, and set "
+        "`server_sources` in the review profile.",
         gone,
         None,
         local_refs=sent[:REFS_SHOWN],
