@@ -4,12 +4,8 @@ registers an HTTP route any more, it says so in one item instead of saying nothi
 
 from __future__ import annotations
 
-from bot.config import parse_config
-from bot.repos.history import History
-from bot.repos.snapshot import GitSnapshot, MemorySnapshot
-from bot.repos.upstream import Upstream
-from bot.review import ReviewContext, review
 from tests.fixtures import RepoBuilder
+from tests.test_review_e2e import _review as review_bump
 from tests.test_review_wire import OLLAMA, UPSTREAM
 
 SCHEMA = "tools/server/server-schema.cpp"
@@ -26,21 +22,10 @@ def _review(tmp_path, old: dict[str, str], new: dict[str, str]):
     b = RepoBuilder(tmp_path / "u.git")
     b.commit("base", {"CMakeLists.txt": "project(llama.cpp C CXX)\n", **old})
     b.tag("b1")
-    gone = {path: None for path in old if path not in new}
-    b.commit("server: move", {**gone, **new})
+    b.commit("server: move", {**{path: None for path in old if path not in new}, **new})
     b.tag("b2")
-    up = Upstream(b.repo, "https://github.com/ggml-org/llama.cpp")
-    first, second = up.commit("b1", "V"), up.commit("b2", "V")
-    ctx = ReviewContext(
-        parse_config(None).pins[0],
-        GitSnapshot(b.repo, first),
-        GitSnapshot(b.repo, second),
-        History(up, first, second),
-        MemorySnapshot({path: text.encode() for path, text in OLLAMA.items()}),
-        [],
-        {},
-    )
-    return review(ctx)
+    findings, _ = review_bump(b, {path: text.encode() for path, text in OLLAMA.items()}, patches=())
+    return findings
 
 
 def test_a_server_that_lives_elsewhere_is_read_where_its_routes_are(tmp_path):

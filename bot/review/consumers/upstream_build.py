@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from tree_sitter import Node
 
@@ -53,13 +54,7 @@ def package_lookups(
 def _package_lookups(
     upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
 ) -> dict[str, list[Lookup]]:
-    trees = _cmake_tree(upstream, paths)
-    _, defaults = _declared_options(trees)
-    walk = _PackageWalk(_option_values(defaults, options))
-    for path, root in trees.items():
-        walk.path = path
-        walk.walk(root, posixpath.dirname(path), None)
-    return walk.lookups
+    return _walked(_PackageWalk, upstream, paths, options).lookups
 
 
 # The walks of upstream's CMake files depend on the texts they read, the listing and Ollama's options alone:
@@ -86,13 +81,27 @@ def unbuilt_commands(
 def _unbuilt_commands(
     upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
 ) -> dict[str, list[tuple[int, int]]]:
+    return _walked(_UnbuiltWalk, upstream, paths, options).unbuilt
+
+
+W = TypeVar("W", "_PackageWalk", "_UnbuiltWalk", "_StopWalk")
+
+
+def _walked(
+    walk_of: Callable[[dict[str, bool]], W],
+    upstream: Mapping[str, str],
+    paths: list[str],
+    options: Mapping[str, tuple[OptionSetting, ...]],
+) -> W:
+    """A walk of upstream's CMake files the build reads from the top, with Ollama's option values, one file
+    after another (its `path` the file walked)."""
     trees = _cmake_tree(upstream, paths)
     _, defaults = _declared_options(trees)
-    walk = _UnbuiltWalk(_option_values(defaults, options))
+    walk = walk_of(_option_values(defaults, options))
     for path, root in trees.items():
         walk.path = path
         walk.walk(root, posixpath.dirname(path), None)
-    return walk.unbuilt
+    return walk
 
 
 @dataclass(frozen=True)
@@ -376,13 +385,7 @@ def configure_stops(
     """The errors that end the configure step of every build Ollama makes: reached from the top through
     branches whose conditions Ollama's option values surely decide (a condition on what is not known, or a
     function's body, is not judged)."""
-    trees = _cmake_tree(upstream, paths)
-    _, defaults = _declared_options(trees)
-    walk = _StopWalk(_option_values(defaults, options))
-    for path, root in trees.items():
-        walk.path = path
-        walk.walk(root, posixpath.dirname(path), None)
-    return walk.stops
+    return _walked(_StopWalk, upstream, paths, options).stops
 
 
 @dataclass
