@@ -1,8 +1,9 @@
 """`make bench-probe`: `python -m bot probe` on a real llama.cpp bump of Ollama, cold (an empty work directory:
 both refs built from nothing) and again (the same directory: each ref's changed files rebuilt as the directory
-flips between them, from the compiler cache when one is on PATH), beside the figures it was first measured at. Needs the mirrors (LLAMA_BOT_REAL_OLLAMA, LLAMA_BOT_REAL_LLAMA_CPP), cmake and a C++
-compiler; minutes on two cores, so it is a benchmark of its own, not part of `make test` (whose probe test
-builds a synthetic upstream in seconds).
+flips between them, from the compiler cache when one is on PATH), beside the figures it was first measured at.
+Needs the mirrors (LLAMA_BOT_REAL_OLLAMA, LLAMA_BOT_REAL_LLAMA_CPP), cmake and a C++ compiler; minutes on two
+cores, so it is a benchmark of its own, not part of `make test` (whose probe test builds a synthetic upstream in
+seconds).
 
 The llama.cpp mirror lacks the bNNNN tags: they are resolved by tests/real/extract.py into a scratch bare
 repository borrowing the mirror's objects, which is what the probe is given as `--upstream-dir`.

@@ -427,6 +427,12 @@ def test_a_default_ollama_always_overrides_or_never_reaches_or_only_rewrites_is_
     assert _review(contracts, "tools/server/server-context.cpp", '"verbose", false', '"verbose", true') == []
     respaced = ("return_progress = false", "return_progress  =  false")
     assert _review(contracts, "tools/server/server-task.h", *respaced) == []
+    # a default argument longer than any literal or member is not kept, so it is never compared or quoted
+    long = f'"timings_per_token", "{"x" * 300}"'
+    edited = UPSTREAM["tools/server/server-context.cpp"].replace('"timings_per_token", false', long)
+    before = {**UPSTREAM, "tools/server/server-context.cpp": edited}
+    after = {**before, "tools/server/server-context.cpp": edited.replace('"x', '"y', 1)}
+    assert wire_drafts(_texts(before), _texts(after), contracts) == []
 
 
 def test_a_schema_field_renamed_is_a_request_field_no_longer_read(contracts):

@@ -56,6 +56,7 @@ __all__ = [
 ]
 
 MAX_PATTERN_SHOWN = 70
+MAX_CODE_SHOWN = 200  # characters of a printed line or a print statement a finding quotes
 
 
 @dataclass(frozen=True)
@@ -454,7 +455,8 @@ def _recaptured_draft(item: Lost, local: Mapping[str, str]) -> Draft:
     detail = (
         f"Ollama's pattern {code_span(pattern.source)} ({where}) still matches a line of {_read_from(contract)} "
         f"at the new ref, but captures other text ({groups}; each printed value written as its conversion): "
-        f"before {code_span(item.sample.line.strip())}, now printed by {code_span(successor.code.strip())} "
+        f"before {code_span(_shortened(item.sample.line.strip(), MAX_CODE_SHOWN))}, now printed by "
+        f"{code_span(_shortened(successor.code.strip(), MAX_CODE_SHOWN))} "
         f"at {at}. {_reads_now(contract, local)}"
     )
     return Draft(
@@ -499,8 +501,8 @@ def _output(contract: OutputPattern) -> str:
     return f"{printer} output" if is_program_output(contract) else printer[0].upper() + printer[1:]
 
 
-def _shortened(text: str) -> str:
-    return text if len(text) <= MAX_PATTERN_SHOWN else text[:MAX_PATTERN_SHOWN] + "…"
+def _shortened(text: str, shown: int = MAX_PATTERN_SHOWN) -> str:
+    return text if len(text) <= shown else text[:shown] + "…"
 
 
 def _before_and_now(item: Lost, now: str | None) -> str:

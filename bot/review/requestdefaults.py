@@ -33,9 +33,8 @@ REFS_SHOWN = 3
 
 @dataclass(frozen=True)
 class Default:
-    """A field's default at one ref: as the handler writes it, its value, and where that value is written."""
+    """A field's default at one ref: its value, and where that value is written."""
 
-    written: str
     value: str
     path: str
     line: int
@@ -79,12 +78,12 @@ def _defaults(code: ServerCode, route: str, members: Mapping[str, list[Default]]
 
 def _valued(written: str, path: str, line: int, members: Mapping[str, list[Default]]) -> Default | None:
     if _LITERAL.match(written):
-        return Default(written, written, path, line)
+        return Default(written, path, line)
     if _MEMBER.match(written):
         name = re.split(r"\.|->", written)[-1].strip()
         known = members.get(name, [])
         if len({d.value for d in known}) == 1:
-            return Default(written, known[0].value, known[0].path, known[0].line, known[0].member)
+            return known[0]
     return None
 
 
@@ -97,9 +96,7 @@ def _member_defaults(texts: Mapping[str, str]) -> dict[str, list[Default]]:
         for struct, members in structs(text).items():
             for name, m in members.items():
                 if m.default:
-                    found.setdefault(name, []).append(
-                        Default(m.default, m.default, path, m.line, f"{struct}::{name}")
-                    )
+                    found.setdefault(name, []).append(Default(m.default, path, m.line, f"{struct}::{name}"))
     return found
 
 

@@ -299,7 +299,7 @@ class Run:
         directory = self._routes_directory()
         return globs(f"{directory}/**/*.{{cpp,h,hpp}}") if directory is not None else ()
 
-    @property
+    @cached_property
     def server_lost(self) -> bool:
         """Whether the old ref had llama-server's sources where the profile says and the new ref has none
         there nor any source registering an HTTP route: the checks that read them have nothing to read."""

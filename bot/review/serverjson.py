@@ -375,11 +375,15 @@ def reads(
     return found, declared, frozenset(found.keys() - used)
 
 
+MAX_DEFAULT_CHARS = 200  # a longer default argument is kept as nothing: no literal or member is that long
+
+
 def read_defaults(unit: Unit, code: ServerReading, readers: Mapping[str, int]) -> dict[str, str]:
     """Request key -> the default the unit reads it with, as written: the argument after the key of a reader
     function or of `x.value(key, default)`, and the value a schema field is declared with
     (`new field_bool("stream", params.stream)`: the member whose initializer is the default)."""
-    return _schema_defaults(unit, code) | _call_defaults(unit, code, readers)
+    found = _schema_defaults(unit, code) | _call_defaults(unit, code, readers)
+    return {key: text for key, text in found.items() if len(text) <= MAX_DEFAULT_CHARS}
 
 
 def _call_defaults(unit: Unit, code: ServerReading, readers: Mapping[str, int]) -> dict[str, str]:
