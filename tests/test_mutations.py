@@ -61,7 +61,6 @@ KNOWN_MISSES = {
     "fresh2-models-reasoning-effort-kwarg-ignored": "a nested request field (chat_template_kwargs) no longer read is not followed",
     # the third fresh-eyes round (tests/mutations/fresh3.toml), as its first scoring left them
     "fresh3-build-projector-type-names-c-strings": "no check reads this shape yet (third fresh-eyes round, first scoring)",
-    "fresh3-build-hip-rccl-default-on": "first scoring: named by medium 'Default of CMake option GGML_HIP_RCCL changed', but it points at llama/server/CMakePresets.json:13",
     "fresh3-build-cuda-min-arch-61": "no check reads this shape yet (third fresh-eyes round, first scoring)",
     "fresh3-discovery-vulkan-device-name-vk": "no check reads this shape yet (third fresh-eyes round, first scoring)",
     "fresh3-discovery-list-devices-sorted-by-type": "no check reads this shape yet (third fresh-eyes round, first scoring)",
@@ -86,7 +85,6 @@ KNOWN_MISSES = {
 KNOWN_FALSE_ALARMS: dict[str, str] = {
     "fresh2-harmless-server-impl-always-installed": "the dropped read gated only an install rule; whether Ollama's install runs it is not modelled",
     # the third fresh-eyes round, as its first scoring left them
-    "fresh3-harmless-cuda-nccl-default-off": "first scoring: false alarm: medium 'Default of CMake option GGML_CUDA_NCCL changed'",
     "fresh3-harmless-backend-path-list": "first scoring: false alarm: high 'Backend registry loading changed in ggml-backend-reg.cpp'",
 }
 

@@ -13,6 +13,32 @@ from tree_sitter import Node
 from bot.lang import syntax
 
 VALUE_CHARS = 64 << 10  # what the variables of one command's arguments may expand to in all
+# the words of `target_link_libraries()` that are not libraries
+LINK_KEYWORDS = frozenset(
+    {"PRIVATE", "PUBLIC", "INTERFACE", "LINK_PRIVATE", "LINK_PUBLIC", "LINK_INTERFACE_LIBRARIES"}
+)
+# the words of `install(TARGETS ...)` that end its list of targets
+INSTALL_TARGETS_END = frozenset(
+    {
+        "EXPORT",
+        "RUNTIME_DEPENDENCIES",
+        "RUNTIME_DEPENDENCY_SET",
+        "ARCHIVE",
+        "LIBRARY",
+        "RUNTIME",
+        "OBJECTS",
+        "FRAMEWORK",
+        "BUNDLE",
+        "PRIVATE_HEADER",
+        "PUBLIC_HEADER",
+        "RESOURCE",
+        "FILE_SET",
+        "CXX_MODULES_BMI",
+        "DESTINATION",
+        "COMPONENT",
+        "INCLUDES",
+    }
+)
 
 
 class _TooLong(Exception):
@@ -91,6 +117,11 @@ def expanded(node: Node, env: Mapping[str, str]) -> tuple[list[str], bool]:
 def children(node: Node, kind: str) -> list[Node]:
     """The node's children of one syntax type, in order."""
     return [c for c in node.children if c.type == kind]
+
+
+def values(argument: Node) -> list[str]:
+    """What one argument gives as written, its variables not expanded."""
+    return _values(argument, _Expansion({}))
 
 
 def _values(argument: Node, env: _Expansion) -> list[str]:

@@ -344,12 +344,14 @@ def option_drafts(
     anchor_dirs: Sequence[str] = ("",),
     unset_in: Callable[[str], Sequence[str]] = lambda name: (),
     chooses_text: Callable[[str], tuple[str, ...]] = lambda name: (),
+    permits: Callable[[str], str | None] = lambda name: None,
 ) -> list[Draft]:
     """Added, removed, renamed and re-defaulted options, weighed by whether Ollama sets them (`unset_in`
     names the builds of Ollama's that leave an option it sets elsewhere to upstream's default; one it does
     not set is asked for under `anchor_dirs`). A new or re-defaulted option of code Ollama does not build
     (`built`) says nothing; a removed or renamed one of such code, a new one that defaults off, or one that
-    only chooses text (`chooses_text` names the variables whose text it picks) is information."""
+    only chooses text (`chooses_text` names the variables whose text it picks) is information, and so is a
+    re-defaulted one that only lets a build use a package when the builder has it (`permits` names it)."""
     before, after = _index(old), _index(new)
     added = [after[n][0] for n in after if n not in before]
     return [
@@ -367,6 +369,7 @@ def option_drafts(
             partial(setting_anchor, mentions, anchor_dirs),
             unset_in,
             chooses_text,
+            permits,
         ),
     ]
 
@@ -429,6 +432,7 @@ def _default_drafts(
     anchor_of: Callable[[str], LocalRef | None],
     unset_in: Callable[[str], Sequence[str]],
     chooses_text: Callable[[str], tuple[str, ...]],
+    permits: Callable[[str], str | None],
 ) -> list[Draft]:
     """Each option kept whose default changed while some build of Ollama's relies on it: Ollama never sets
     it, or sets it only for some builds (`unset_in` names the others); information when it only chooses
@@ -455,8 +459,22 @@ def _default_drafts(
             draft = Draft(
                 "build", "medium", title, detail, option.path, option.line, local_refs=tuple(mentions[name])
             )
-        drafts.append(_weighed_by_text(draft, chooses_text(name)))
+        drafts.append(_weighed_by_package(_weighed_by_text(draft, chooses_text(name)), permits(name)))
     return drafts
+
+
+def _weighed_by_package(draft: Draft, package: str | None) -> Draft:
+    """A re-default of an option that only lets a build use an optional `package`: information, saying so
+    (a build without the package is the same either way; one that links it anew is the runtime-dependency
+    check's)."""
+    if package is None:
+        return draft
+    detail = (
+        f"{draft.detail} All it decides is whether a build uses {code_span(package)} when the builder has it "
+        f"(`find_package({package})` without REQUIRED, the rest under `if({package}_FOUND)`): a build "
+        "without it is the same."
+    )
+    return replace(draft, severity="info", detail=detail)
 
 
 def _weighed_by_text(draft: Draft, text: tuple[str, ...]) -> Draft:

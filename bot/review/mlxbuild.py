@@ -45,26 +45,6 @@ _ORDERED = {
 }
 _VARIABLE = re.compile(r"\$\{(\w+)\}|(\w+)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
-_LINK_KEYWORDS = {"PRIVATE", "PUBLIC", "INTERFACE", "LINK_PRIVATE", "LINK_PUBLIC", "LINK_INTERFACE_LIBRARIES"}
-_INSTALL_TARGETS_END = {
-    "EXPORT",
-    "RUNTIME_DEPENDENCIES",
-    "RUNTIME_DEPENDENCY_SET",
-    "ARCHIVE",
-    "LIBRARY",
-    "RUNTIME",
-    "OBJECTS",
-    "FRAMEWORK",
-    "BUNDLE",
-    "PRIVATE_HEADER",
-    "PUBLIC_HEADER",
-    "RESOURCE",
-    "FILE_SET",
-    "CXX_MODULES_BMI",
-    "DESTINATION",
-    "COMPONENT",
-    "INCLUDES",
-}
 
 
 @dataclass(frozen=True)
@@ -197,7 +177,7 @@ def _read_ollama_file(build: OllamaBuild, path: str, text: str) -> None:
     for c in flat(text):
         if c.name == "install" and c.args[:1] == ("TARGETS",):
             for name in c.args[1:]:
-                if name in _INSTALL_TARGETS_END:
+                if name in cmakelang.INSTALL_TARGETS_END:
                     break
                 build.installed_targets.setdefault(name, LocalRef(path, c.line))
 
@@ -434,7 +414,7 @@ def links(up: Upstream, side: str, targets: Iterable[str]) -> dict[tuple[str, st
     for path, c in up.commands(side):
         if c.name == "target_link_libraries" and c.args and c.args[0] in wanted:
             for item in c.args[1:]:
-                if item not in _LINK_KEYWORDS:
+                if item not in cmakelang.LINK_KEYWORDS:
                     found.setdefault((c.args[0], _linked(item)), (path, c.line))
     return found
 

@@ -62,6 +62,7 @@ def _package_lookups(
 UPSTREAM_BUILD = facts.Extractor("upstream-build", 1, __name__)
 UNBUILT = facts.Extractor("unbuilt-commands", 1, __name__)
 LOOKUPS = facts.Extractor("package-lookups", 1, __name__)
+LINKS = facts.Extractor("linked-libraries", 1, __name__)
 
 
 def _walk_key(paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]) -> tuple[str, str]:
@@ -84,7 +85,7 @@ def _unbuilt_commands(
     return _walked(_UnbuiltWalk, upstream, paths, options).unbuilt
 
 
-W = TypeVar("W", "_PackageWalk", "_UnbuiltWalk", "_StopWalk")
+W = TypeVar("W", "_PackageWalk", "_UnbuiltWalk", "_StopWalk", "_LinkWalk")
 
 
 def _walked(
@@ -92,10 +93,14 @@ def _walked(
     upstream: Mapping[str, str],
     paths: list[str],
     options: Mapping[str, tuple[OptionSetting, ...]],
+    also: list[str] | None = None,
 ) -> W:
     """A walk of upstream's CMake files the build reads from the top, with Ollama's option values, one file
-    after another (its `path` the file walked)."""
+    after another (its `path` the file walked), and then of the files `also` names that it does not reach."""
     trees = _cmake_tree(upstream, paths)
+    for path in also or ():
+        if path not in trees and (text := text_of(upstream, path)) is not None:
+            trees[path] = cmakelang.parse(text)
     _, defaults = _declared_options(trees)
     walk = walk_of(_option_values(defaults, options))
     for path, root in trees.items():
@@ -364,6 +369,57 @@ class _UnbuiltWalk(_BuildWalk):
         """As `_BuildWalk.condition`, recording the lines of a nested block's condition under a guard."""
         self.command(part, "", guard)
         return super().condition(part, guard, earlier_true)
+
+
+@dataclass(frozen=True)
+class Link:
+    """A library a `target_link_libraries()` Ollama's build may run links to a target."""
+
+    target: str
+    library: str
+    path: str
+    line: int
+
+
+def linked_libraries(
+    upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
+) -> list[Link]:
+    """Every library linked by name (not through a variable) by the CMake files upstream's build reaches,
+    where Ollama's option values may take the build (upstream's defaults for what Ollama leaves unset)."""
+    return remembered_reading(
+        LINKS, _walk_key(paths, options), upstream, lambda texts: _linked_libraries(texts, paths, options)
+    )
+
+
+def _linked_libraries(
+    upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
+) -> list[Link]:
+    backends = [p for p in paths if _BACKEND_CMAKE.fullmatch(p)]
+    return _walked(_LinkWalk, upstream, paths, options, backends).links
+
+
+# a backend's CMake file: upstream adds it through a function, by a name no walk computes
+_BACKEND_CMAKE = re.compile(re.escape(BACKEND_ROOT) + r"ggml-[\w-]+/CMakeLists\.txt")
+
+
+@dataclass
+class _LinkWalk(_BuildWalk):
+    """The walk of `_BuildWalk` that records the libraries of `target_link_libraries()` calls no option
+    value of Ollama's keeps out."""
+
+    path: str = ""
+    links: list[Link] = field(default_factory=list)
+
+    def command(self, node: Node, base: str, guard: str | None) -> None:
+        if guard is not None or cmakelang.name(node) != "target_link_libraries":
+            return
+        target, *items = cmakelang.arguments(node) or [""]
+        if "$" in target:
+            return
+        line = cmakelang.line(node)
+        for item in items:
+            if item not in cmakelang.LINK_KEYWORDS and "$" not in item:
+                self.links.append(Link(target, item, self.path, line))
 
 
 @dataclass(frozen=True)

@@ -141,3 +141,42 @@ def _declares(command: Node, name: str) -> bool:
 
 def _word(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])")
+
+
+def optional_package(texts: Mapping[str, str], name: str) -> str | None:
+    """The package the option `name` only lets a build use when the builder has it, when that is all it
+    does: each `if()` branch on it looks for one package without REQUIRED, prints, and acts only under
+    `if(<package>_FOUND)`. A build without the package is the same either way. None otherwise."""
+    packages: set[str] = set()
+    found = False
+    for text in texts.values():
+        if not _word(name).search(text):
+            continue
+        root = cmakelang.parse(text)
+        if _gated(root, name) is None:
+            return None
+        for block in _branches_on(root, name):
+            found = True
+            for body in cmakelang.children(block, "body"):
+                if not _only_optional(body, packages):
+                    return None
+    return packages.pop() if found and len(packages) == 1 else None
+
+
+def _only_optional(body: Node, packages: set[str]) -> bool:
+    """Whether a branch only looks for packages without REQUIRED (added to `packages`), prints, and acts
+    under conditions on a package being found."""
+    for node in body.children:
+        if node.type == "normal_command":
+            kind, args = cmakelang.name(node), cmakelang.arguments(node)
+            if kind == "find_package" and args and "REQUIRED" not in args:
+                packages.add(args[0])
+            elif kind != "message":
+                return False
+        elif node.type == "if_condition":
+            head = next((c for c in node.children if c.type == "if_command"), None)
+            if head is None or not re.search(r"\w+_FOUND\b", syntax.node_text(head)):
+                return False
+        elif node.named_child_count:
+            return False
+    return True

@@ -30,6 +30,7 @@ def options(run: Run) -> list[Draft]:
         run.pin_build_dirs,
         builds_leaving_default(run.local, list(run.local), names, run.consumers.options),
         partial(optioneffect.text_only, new_texts),
+        partial(optioneffect.optional_package, new_texts),
     )
 
 
