@@ -168,15 +168,26 @@ def _only_optional(body: Node, packages: set[str]) -> bool:
     under conditions on a package being found."""
     for node in body.children:
         if node.type == "normal_command":
-            kind, args = cmakelang.name(node), cmakelang.arguments(node)
-            if kind == "find_package" and args and "REQUIRED" not in args:
-                packages.add(args[0])
-            elif kind != "message":
+            if not _optional_lookup(node, packages):
                 return False
         elif node.type == "if_condition":
-            head = next((c for c in node.children if c.type == "if_command"), None)
-            if head is None or not re.search(r"\w+_FOUND\b", syntax.node_text(head)):
+            if not _on_found(node):
                 return False
         elif node.named_child_count:
             return False
     return True
+
+
+def _optional_lookup(command: Node, packages: set[str]) -> bool:
+    """Whether a command prints or looks for a package without REQUIRED (added to `packages`)."""
+    kind, args = cmakelang.name(command), cmakelang.arguments(command)
+    if kind == "find_package" and args and "REQUIRED" not in args:
+        packages.add(args[0])
+        return True
+    return kind == "message"
+
+
+def _on_found(block: Node) -> bool:
+    """Whether an `if()` block's first condition asks whether a package was found."""
+    head = next((c for c in block.children if c.type == "if_command"), None)
+    return head is not None and re.search(r"\w+_FOUND\b", syntax.node_text(head)) is not None

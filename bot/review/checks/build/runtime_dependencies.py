@@ -37,12 +37,12 @@ def runtime_dependencies(run: Run) -> list[Draft]:
     built = {name for text in new_texts.values() for name in _DECLARED.findall(text)}
     drafts: dict[tuple[str, str], Draft] = {}
     for link in linked_libraries(new_texts, list(new_texts), options):
-        bundling = carried.get(link.target)
         key = (link.target, link.library)
-        if bundling is None or key in before or key in drafts or link.library in built:
+        bundling = carried.get(link.target)
+        if bundling is None or key in before or link.library in built:
             continue
         if bundling.carries(link.library) is False:
-            drafts[key] = _draft(link, bundling)
+            drafts.setdefault(key, _draft(link, bundling))
     return list(drafts.values())
 
 
