@@ -51,7 +51,6 @@ KNOWN_MISSES = {
     "fresh2-server-embd-normalize-ignored-oai": "a request field still read by one handler and no longer by another is not told apart by endpoint",
     "fresh2-server-embeddings-base64-default": "a per-request default that changes the encoding of a field Ollama decodes",
     "fresh2-server-n-predict-capped-by-context": "named by a medium item (a bound only the running server knows), at the request fields, not at boundedNumPredict where Ollama computes the value",
-    "fresh2-server-cuda-host-buffer-renamed": "a literal Ollama compares a suffix with, spelled by one backend among several, is not followed",
     "fresh2-streaming-final-chunk-full-content": "what the final chunk repeats is not compared",
     "fresh2-streaming-tool-call-id-name-repeated": "which chunks carry a field (every delta, not the first) is not compared",
     "fresh2-streaming-stop-type-context": "a new value of an enum-like string Ollama compares is written by a new case, not a changed one",
@@ -62,7 +61,6 @@ KNOWN_MISSES = {
     # the third fresh-eyes round (tests/mutations/fresh3.toml), as its first scoring left them
     "fresh3-build-projector-type-names-c-strings": "no check reads this shape yet (third fresh-eyes round, first scoring)",
     "fresh3-build-cuda-min-arch-61": "no check reads this shape yet (third fresh-eyes round, first scoring)",
-    "fresh3-discovery-vulkan-device-name-vk": "no check reads this shape yet (third fresh-eyes round, first scoring)",
     "fresh3-discovery-list-devices-sorted-by-type": "no check reads this shape yet (third fresh-eyes round, first scoring)",
     "fresh3-discovery-backend-path-exclusive": "first scoring: a finding above info that does not name it: high 'Backend registry loading changed in ggml-backend-reg.cpp'",
     "fresh3-discovery-cuda-kernels-side-library": "first scoring: named by medium 'Runtime library names changed in CMakeLists.txt', but it points at discover/native_probe_linux.go:180, discover/native_probe_platform.go:78, discover/native_probe_platform.go:79, discover/native_probe_platform.go:80, discover/native_probe_plat",

@@ -1,0 +1,123 @@
+"""A string value upstream changed in place, a definition's (`#define GGML_VK_NAME "Vulkan"`), an
+assignment's or a return's (`return GGML_CUDA_NAME "_Host";`), where the old value holds text one of Ollama's
+output patterns looks for and the new one does not: names a program prints (devices, buffers, backends) are
+made of such values, so what Ollama recognises in its output stops appearing there, with no print statement
+changed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bot.markup import code_span
+from bot.review.changes import Draft
+from bot.review.checks import check
+from bot.review.consumers.contracts.model import OutputPattern
+
+if TYPE_CHECKING:
+    from bot.review.changes import FileChange
+    from bot.review.run import Run
+
+MIN_LETTERS = 3  # a pattern with fewer letters is found in too many values to say anything
+MAX_SHOWN = 80  # characters of a value shown
+_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_HOLDERS = (
+    ("define", re.compile(r"^\s*#\s*define\s+(\w+)")),
+    ("return", re.compile(r"^\s*(return)\b")),
+    ("assignment", re.compile(r"^[^\"=(]*?\b(\w+)\s*(?:\[\s*\])?\s*=[^=]")),
+)
+
+
+@dataclass(frozen=True)
+class Value:
+    """A line's string value: what holds it (`define GGML_VK_NAME`), its literals joined, its line."""
+
+    holder: tuple[str, str]
+    text: str
+    line: int
+
+
+@check("output.string-values", area="server", inputs=("diff", "inventory", "ollama-build"))
+def string_values(run: Run) -> list[Draft]:
+    patterns = [p for p in run.contracts.output_patterns if _telling(p)]
+    drafts: dict[tuple[str, str, int], Draft] = {}
+    for change in run.built_c_changes() if patterns else ():
+        for old, new in _changed_values(change):
+            for pattern in patterns:
+                if _holds(pattern, old.text) and not _holds(pattern, new.text):
+                    key = (pattern.value, change.path, old.line)
+                    drafts.setdefault(key, _draft(change, old, new, pattern))
+    return list(drafts.values())
+
+
+def _telling(pattern: OutputPattern) -> bool:
+    """A pattern a value can be said to hold: text compared as such, with letters enough to be specific."""
+    kinds = ("substring", "prefix", "suffix", "equals", "equals (any case)")
+    return pattern.kind in kinds and sum(ch.isalpha() for ch in pattern.value) >= MIN_LETTERS
+
+
+def _holds(pattern: OutputPattern, text: str) -> bool:
+    """Whether a value holds what the pattern looks for where it looks (case aside for a substring: Ollama
+    often lowers the text first)."""
+    if pattern.kind == "substring":
+        return pattern.value.lower() in text.lower()
+    if pattern.kind == "prefix":
+        return text.startswith(pattern.value)
+    if pattern.kind == "suffix":
+        return text.endswith(pattern.value)
+    if pattern.kind == "equals (any case)":
+        return text.lower() == pattern.value.lower()
+    return text == pattern.value
+
+
+def _changed_values(change: FileChange) -> Iterator[tuple[Value, Value]]:
+    """Each value a hunk removes with the value the same holder gets in its added lines (in order)."""
+    for span in change.significant:
+        added: dict[tuple[str, str], list[Value]] = {}
+        for value in _values(change.added_code(span)):
+            added.setdefault(value.holder, []).append(value)
+        for old in _values(change.removed_code(span)):
+            if added.get(old.holder):
+                yield old, added[old.holder].pop(0)
+
+
+def _values(lines: list[tuple[int, str]]) -> Iterator[Value]:
+    for number, code in lines:
+        literals = _LITERAL.findall(code)
+        if not literals:
+            continue
+        holder = next(((kind, m[1]) for kind, regex in _HOLDERS if (m := regex.match(code))), None)
+        if holder is not None:
+            yield Value(holder, "".join(literals), number)
+
+
+def _draft(change: FileChange, old: Value, new: Value, pattern: OutputPattern) -> Draft:
+    kind, name = old.holder
+    holder = f"the value {code_span(name)} defines" if kind != "return" else "the value returned"
+    if kind == "assignment":
+        holder = f"the value given to {code_span(name)}"
+    where = ", ".join(f"{r.path}:{r.line}" for r in (pattern.used_at or (pattern.ref,))[:3])
+    detail = (
+        f"At {code_span(f'{change.path}:{old.line}')} {holder} was {code_span(_shown(old.text))} and is "
+        f"now {code_span(_shown(new.text))}. Ollama looks for {code_span(pattern.value)} ({pattern.kind}) in "
+        f"{', '.join(pattern.sources) or 'what upstream prints'} ({code_span(where)}): the old value holds it, "
+        "the new one does not, so where upstream prints or answers with this value Ollama no longer "
+        "recognises it."
+    )
+    return Draft(
+        "server",
+        "medium",
+        f"{code_span(name if kind != 'return' else change.path)} no longer holds {code_span(pattern.value)}, "
+        "which Ollama looks for",
+        detail,
+        change.path,
+        change.new_line(old.line) or new.line,
+        local_refs=pattern.used_at or (pattern.ref,),
+        cause=f"string-value:{change.path}:{pattern.value}",
+    )
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…"
