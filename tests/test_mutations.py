@@ -69,7 +69,6 @@ KNOWN_MISSES = {
     "fresh3-server-sleep-idle-default-300": "no check reads this shape yet (third fresh-eyes round, first scoring)",
     "fresh3-server-lora-opt-in-per-request": "no check reads this shape yet (third fresh-eyes round, first scoring)",
     "fresh3-streaming-stop-string-kept": "no check reads this shape yet (third fresh-eyes round, first scoring)",
-    "fresh3-streaming-chat-finish-reason-empty-string": "no check reads this shape yet (third fresh-eyes round, first scoring)",
     "fresh3-streaming-streams-resumable-by-default": "no check reads this shape yet (third fresh-eyes round, first scoring)",
     "fresh3-streaming-no-utf8-holdback": "no check reads this shape yet (third fresh-eyes round, first scoring)",
     "fresh3-models-gguf-tensor-name-index": "no check reads this shape yet (third fresh-eyes round, first scoring)",

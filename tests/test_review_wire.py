@@ -112,9 +112,10 @@ type completionRequest struct {
 }
 
 type completionChunk struct {
-	Content  string `json:"content"`
-	Stop     bool   `json:"stop"`
-	StopType string `json:"stop_type"`
+	Content  string  `json:"content"`
+	Stop     bool    `json:"stop"`
+	StopType string  `json:"stop_type"`
+	Word     *string `json:"stopping_word"`
 	Timings  struct {
 		PredictedN  int     `json:"predicted_n"`
 		PredictedMS float64 `json:"predicted_ms"`
@@ -157,6 +158,9 @@ func (s *Server) Complete(prompt string, opts api.Options, fn func(string)) (boo
 			return false, err
 		}
 		fn(chunk.Content)
+		if chunk.Word != nil {
+			return true, nil
+		}
 		if chunk.Stop {
 			return chunk.StopType == "limit", nil
 		}
@@ -301,6 +305,7 @@ json server_task_result_cmpl_partial::to_json() {
     json res = json {
         {"content", content},
         {"stop",    false},
+        {"stopping_word", nullptr},
     };
     if (timings.prompt_n >= 0) {
         res.push_back({"timings", timings.to_json()});
@@ -585,6 +590,18 @@ def test_a_decoded_field_written_with_another_value_is_medium_with_both_values(c
     )
     assert "`predicted_n`" in draft.detail and "`n_draft + predicted_n`" in draft.detail
     assert draft.local_refs == (_ref('`json:"predicted_n"`'),)
+
+
+def test_a_field_decoded_into_a_pointer_no_longer_null_is_medium_at_its_nil_check(contracts):
+    """Go decodes null into a pointer as nil and any value, "" too, as not nil: the check goes the other way."""
+    task = "tools/server/server-task.cpp"
+    (draft,) = _review(contracts, task, '{"stopping_word", nullptr},', '{"stopping_word", ""},')
+    assert (draft.severity, draft.area) == ("medium", "streaming")
+    assert "`stopping_word` of llama-server's POST /completion stream is no longer null" in draft.title
+    assert "`*string`" in draft.detail and "`nullptr`" in draft.detail
+    assert draft.local_refs == (_ref('`json:"stopping_word"`'), _ref("chunk.Word != nil"))
+    # null written another way, or a value where Ollama's type is not a pointer, says nothing of nil
+    assert _review(contracts, task, '{"stopping_word", nullptr},', '{"stopping_word", json()},') == []
 
 
 def test_a_value_reformatted_or_its_variable_renamed_is_quiet(contracts):

@@ -44,6 +44,10 @@ _ZERO_LITERALS: dict[str, Callable[[str], bool]] = {
     "string": lambda v: v in ('""', "std::string()", "std::string{}", "std::string ()"),
     **dict.fromkeys(_NUMERIC, lambda v: bool(_NUMBER.fullmatch(v)) and float(v.rstrip("fFlLuU")) == 0),
 }
+# what JSON's null is written as: what Ollama decodes into a pointer, a slice or a map as nil
+_NULLS = frozenset(
+    {"nullptr", "NULL", "json()", "json(nullptr)", "json{}", "nlohmann::json()", "json::value_t::null"}
+)
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|\w+|\S')
 
@@ -315,6 +319,8 @@ def _value_draft(
     writes, with another value."""
     was, now = old.unit(qualified), new.unit(qualified)
     assert was is not None and now is not None
+    if _nil_decoded(f.go_type) and _null(hits) != _null(kept):
+        return _nullness_draft(f, now.path, qualified, hits, kept)
     if f.go_type not in _ZERO_LITERALS or not _other_value(hits, kept, old.code.texts, new.code.texts):
         return None  # an object's meaning is its fields', each compared itself
     before = {_tokens(h.value) for h in hits}
@@ -332,6 +338,43 @@ def _value_draft(
         f"{code_span(f.name)} of llama-server's {f.source} is written with another value by {code_span(qualified)}",
         detail,
         now.path,
+        hit.line,
+        blame=((hit.line, hit.line),),
+        cause=f"wire-value:{qualified}:{f.keys[-1]}",
+    )
+
+
+def _nil_decoded(go_type: str) -> bool:
+    """Whether Go decodes JSON's null into this type as nil, told apart from any value."""
+    return go_type.startswith(("*", "[]", "map["))
+
+
+def _null(entries: list[Emission]) -> bool:
+    """Whether every entry writes JSON's null."""
+    return all(_expression(e.value) in _NULLS for e in entries)
+
+
+def _nullness_draft(
+    f: Decoded, path: str, qualified: str, hits: list[Emission], kept: list[Emission]
+) -> Draft:
+    """The item for a field Ollama decodes into a pointer (nil for null) that a function now writes as a value
+    where it wrote null, or as null where it wrote a value."""
+    hit = next((k for k in kept if _expression(k.value) not in _NULLS), kept[0])
+    was = ", ".join(dict.fromkeys(code_span(h.value) for h in hits))
+    detail = (
+        f"Ollama decodes {code_span(f.name)} into {code_span(f.go_type)} from llama-server's {f.source} "
+        f"({f.ref.path}:{f.ref.line}): null is nil there, any value is not. {code_span(qualified)} wrote it as "
+        f"{was}; at the new ref it writes {code_span(hit.value)} ({path}:{hit.line}), so every check Ollama "
+        "makes of it against nil now goes the other way."
+    )
+    return Draft(
+        "streaming" if f.source.endswith("stream") else "server",
+        "medium",
+        f"{code_span(f.name)} of llama-server's {f.source} is "
+        + ("no longer null" if _null(hits) else "now null")
+        + f" in {code_span(qualified)}",
+        detail,
+        path,
         hit.line,
         blame=((hit.line, hit.line),),
         cause=f"wire-value:{qualified}:{f.keys[-1]}",
