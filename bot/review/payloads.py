@@ -174,9 +174,7 @@ def _field_changes(
     moved = sorted(set(after) - set(before))
     for qualified, hits, kept in judged:
         if kept:
-            draft = _kept_draft(f, new, qualified, hits, kept) or _value_draft(
-                f, old, new, qualified, hits, kept
-            )
+            draft = _still_written_draft(f, old, new, qualified, hits, kept)
         else:
             draft = None if _only_zero(f, hits) else _gone_draft(f, old, new, qualified, hits[0], moved)
         if draft is not None:
@@ -185,6 +183,18 @@ def _field_changes(
         qualified, hits = next(iter(before.items()))
         if not _only_zero(f, hits):
             yield _gone_draft(f, old, new, qualified, hits[0], [])
+
+
+def _still_written_draft(
+    f: Decoded, old: Writers, new: Writers, qualified: str, hits: list[Emission], kept: list[Emission]
+) -> Draft | None:
+    """The item for a field a function still writes: under a new condition, null where it was not (or the
+    reverse), or with another value."""
+    return (
+        _kept_draft(f, new, qualified, hits, kept)
+        or _nullness_draft(f, new, qualified, hits, kept)
+        or _value_draft(f, old, new, qualified, hits, kept)
+    )
 
 
 def _only_zero(f: Decoded, hits: list[Emission]) -> bool:
@@ -319,8 +329,6 @@ def _value_draft(
     writes, with another value."""
     was, now = old.unit(qualified), new.unit(qualified)
     assert was is not None and now is not None
-    if _nil_decoded(f.go_type) and _null(hits) != _null(kept):
-        return _nullness_draft(f, now.path, qualified, hits, kept)
     if f.go_type not in _ZERO_LITERALS or not _other_value(hits, kept, old.code.texts, new.code.texts):
         return None  # an object's meaning is its fields', each compared itself
     before = {_tokens(h.value) for h in hits}
@@ -355,10 +363,14 @@ def _null(entries: list[Emission]) -> bool:
 
 
 def _nullness_draft(
-    f: Decoded, path: str, qualified: str, hits: list[Emission], kept: list[Emission]
-) -> Draft:
+    f: Decoded, new: Writers, qualified: str, hits: list[Emission], kept: list[Emission]
+) -> Draft | None:
     """The item for a field Ollama decodes into a pointer (nil for null) that a function now writes as a value
     where it wrote null, or as null where it wrote a value."""
+    now = new.unit(qualified)
+    if now is None or not _nil_decoded(f.go_type) or _null(hits) == _null(kept):
+        return None
+    path = now.path
     hit = next((k for k in kept if _expression(k.value) not in _NULLS), kept[0])
     was = ", ".join(dict.fromkeys(code_span(h.value) for h in hits))
     detail = (
