@@ -1,4 +1,5 @@
-"""Lines Ollama matches, printed once per item of a collection the bump fills under other conditions."""
+"""Lines Ollama matches, printed once per item of a collection the bump fills under other conditions or now
+sorts."""
 
 from __future__ import annotations
 
@@ -37,14 +38,14 @@ GUARD = """        if (ggml_backend_dev_type(dev) != GGML_BACKEND_DEVICE_TYPE_CP
 UNFILTERED = FILTERED.replace(GUARD, "        devices.push_back(dev);\n")
 
 
-def _drafts(old: str, new: str):
+def _drafts(old: str, new: str, ollama: dict[str, str] = OLLAMA):
     change = FileChange.from_texts("common/arg.cpp", old, new)
-    local = {p: code_text(text, p) for p, text in OLLAMA.items()}
+    local = {p: code_text(text, p) for p, text in ollama.items()}
     inventory = contract_inventory(local)
     program = Program(
         lambda p: None, partial(printed_patterns, inventory.output_patterns), lambda n: iter(())
     )
-    return guard_drafts([change], program, lambda: inventory.launch, lambda path: None)
+    return guard_drafts([change], program, lambda: inventory.launch, lambda path: None, local)
 
 
 def test_a_device_list_filled_without_its_filter_is_medium_at_ollamas_pattern_and_start():
@@ -91,6 +92,44 @@ def test_a_filter_whose_condition_alone_changed_is_found():
     )
     (draft,) = _drafts(FILTERED, gpu_only)
     assert "now `ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_GPU`" in draft.detail
+
+
+SORT = """    std::stable_sort(devices.begin(), devices.end(), [](ggml_backend_dev_t a, ggml_backend_dev_t b) {
+        return ggml_backend_dev_type(a) < ggml_backend_dev_type(b);
+    });
+    printf("Available devices:\\n");"""
+SORTED = FILTERED.replace('    printf("Available devices:\\n");', SORT)
+NUMBERING = OLLAMA["llm/discover.go"].replace(
+    """func read(dev *Device, line string) {
+	if m := deviceLine.FindStringSubmatch(line); m != nil {
+		dev.Name, dev.Free = m[1], m[4]
+	}""",
+    """func read(dev *Device, line string) {
+	index := 0
+	if m := deviceLine.FindStringSubmatch(line); m != nil {
+		dev.Name, dev.Free = m[1], m[4]
+		dev.CC = strings.Repeat("x", index)
+		index++
+	}""",
+)
+
+
+def test_a_list_now_sorted_is_medium_where_ollama_numbers_the_lines_it_matches():
+    (draft,) = _drafts(FILTERED, SORTED, {**OLLAMA, "llm/discover.go": NUMBERING})
+    assert draft.severity == "medium"
+    assert draft.title == "What llama-server lists comes in another order: `list_devices` now sorts `devices`"
+    assert "`std::stable_sort(devices.begin(), devices.end()," in draft.detail
+    lines = NUMBERING.split("\n")
+    counter = next(n for n, line in enumerate(lines, 1) if "index := 0" in line)
+    read = next(n for n, line in enumerate(lines, 1) if 'Repeat("x", index)' in line)
+    assert draft.local_refs[:2] == (LocalRef("llm/discover.go", counter), LocalRef("llm/discover.go", read))
+
+
+def test_a_list_now_sorted_is_information_where_ollama_does_not_number_its_lines_and_quiet_when_it_was():
+    (draft,) = _drafts(FILTERED, SORTED)
+    assert draft.severity == "info" and "numbers" not in draft.detail
+    resorted = SORTED.replace("std::stable_sort", "std::sort")
+    assert _drafts(SORTED, resorted) == []
 
 
 def test_no_finding_where_the_loop_prints_nothing_ollama_matches_or_loops_over_another_collection():

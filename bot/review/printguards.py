@@ -1,17 +1,20 @@
-"""Lines Ollama matches, printed once per item of a collection the bump fills under other conditions.
+"""Lines Ollama matches, printed once per item of a collection the bump fills under other conditions, or
+now puts in another order.
 
 A line template one of Ollama's patterns matches (found as `logformats` finds them) that a loop prints once per
 item (`for (auto * dev : devices) printf("  %s: ...", ...)`) prints as many lines as the function put items in
 the collection. When the bump changes the conditions under which the function adds to it (`if (type != CPU)
 devices.push_back(dev)` becomes an unconditional `devices.push_back(dev)`), Ollama sees other lines (a device it
 never saw, or none of one it relied on) with no text changed anywhere: the log-line check sees nothing, and this
-names the condition before and after, the function, and Ollama's pattern and line.
+names the condition before and after, the function, and Ollama's pattern and line. A sort the bump adds to
+such a collection (`std::stable_sort(devices.begin(), ...)`) changes which line comes first: where Ollama
+numbers the lines it matches (`deviceIndex := 0` ... `deviceIndex++`), each number now names another item.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
 
@@ -45,6 +48,7 @@ class Refiltered:
     collection: str
     before: Guards
     after: Guards
+    reordered: str = ""  # the call that now orders the collection, when that is the change
 
 
 def guard_drafts(
@@ -52,17 +56,19 @@ def guard_drafts(
     program: Program,
     launches: Callable[[], Sequence[LaunchSetting]],
     named_programs: Callable[[str], frozenset[str] | None],
+    ollama: Mapping[str, str],
 ) -> list[Draft]:
     """One medium draft per line Ollama matches that a loop prints per item of a collection whose adding
-    conditions the bump changed, in code of the program whose output Ollama reads (`named_programs`: the
-    programs a `tools/<dir>/` build file names, None outside `tools/`: a tool's library that another
-    tool's program links is left out); pointed at Ollama's pattern, where it is applied, and where Ollama
-    starts the program with the flags of the output it reads."""
+    conditions the bump changed, or that it now sorts, in code of the program whose output Ollama reads
+    (`named_programs`: the programs a `tools/<dir>/` build file names, None outside `tools/`: a tool's
+    library that another tool's program links is left out); pointed at Ollama's pattern, where it is
+    applied, and where Ollama starts the program with the flags of the output it reads. A new order is
+    medium where Ollama numbers the lines it matches (pointed at the counter), information elsewhere."""
     found = []
     patterns = cache(program.patterns)
     patterns_key = cache(lambda: patterns_id(patterns()))
     for change in changes:
-        if _may_add(change, program):
+        if _may_change_listing(change, program):
             found += _kept(change, patterns(), patterns_key(), partial(_refiltered, change, patterns()))
     if not found:
         return []
@@ -72,7 +78,7 @@ def guard_drafts(
         programs = named_programs(item.change.path)
         if programs is None or program_of(contract) in programs:
             key = (item.change.path, item.template.line, item.pattern.source)
-            once.setdefault(key, _draft(item, contract, _started_at(contract, launches())))
+            once.setdefault(key, _draft(item, contract, _started_at(contract, launches()), ollama))
     return list(once.values())
 
 
@@ -85,12 +91,22 @@ _FOR = re.compile(r"\bfor\s*\(")
 LOOP_LINES = 6  # the lines of a loop's body read for what it prints
 
 
-def _may_add(change: FileChange, program: Program) -> bool:
-    """Whether a changed line of the file, in code of a program Ollama runs, may add to a collection."""
+def _may_change_listing(change: FileChange, program: Program) -> bool:
+    """Whether a changed line of the file, in code of a program Ollama runs, may add to a collection or
+    order one."""
     if not (change.old_path and change.new_path and cpp.is_c_family(change.path)):
         return False
     changed = _adding_text(change)
-    return any(word in changed for word in ADDING) and program.runs(change.old_path)
+    listing = any(word in changed for word in ADDING) or _REORDERING.search(changed) is not None
+    return listing and program.runs(change.old_path)
+
+
+# a call that puts a collection in another order, and the collection: `std::stable_sort(devices.begin(), ...`,
+# `std::ranges::sort(devices, ...)`, `std::reverse(std::begin(devices), ...`
+_REORDERING = re.compile(
+    r"\b(?:std::)?(?:ranges::)?(?:sort|stable_sort|partial_sort|reverse|shuffle|rotate)\s*\(\s*"
+    r"(?:std::)?(?:c?begin\s*\(\s*)?(\w+)"
+)
 
 
 _CONDITION = re.compile(r"\b(?:if|else|while|switch)\b")
@@ -113,7 +129,7 @@ def _adding_text(change: FileChange) -> str:
 
 # What a change's loops print per item under other conditions depends on the change's two blobs and the
 # patterns alone: kept by those (the patterns by what they match), a re-check reads none of it again.
-REFILTERED = facts.Extractor("printed-per-item-refiltered", 1, __name__)
+REFILTERED = facts.Extractor("printed-per-item-refiltered", 2, __name__)
 
 
 def _kept(
@@ -122,13 +138,14 @@ def _kept(
     """`found()`, or what the facts store kept of it for the same change and patterns (`patterns_key`)."""
     index = {id(p): i for i, p in enumerate(patterns)}
 
-    def plain() -> list[tuple[Template, int, str, str, Guards, Guards]]:
+    def plain() -> list[tuple[Template, int, str, str, Guards, Guards, str]]:
         return [
-            (r.template, index[id(r.pattern)], r.function, r.collection, r.before, r.after) for r in found()
+            (r.template, index[id(r.pattern)], r.function, r.collection, r.before, r.after, r.reordered)
+            for r in found()
         ]
 
     kept = facts.remembered(REFILTERED, (*change.fact_key("-+"), patterns_key), plain)
-    return [Refiltered(change, patterns[i], t, f, c, b, a) for t, i, f, c, b, a in kept]
+    return [Refiltered(change, patterns[i], t, f, c, b, a, o) for t, i, f, c, b, a, o in kept]
 
 
 def _printing_loops_touched(change: FileChange, needles: Callable[[str], bool]) -> dict[str, list[int]]:
@@ -139,7 +156,7 @@ def _printing_loops_touched(change: FileChange, needles: Callable[[str], bool]) 
         m[1]
         for a in _ADDING.finditer(changed)
         if (m := _ADDED_TO.search(changed, max(0, a.start() - 64), a.start()))
-    }
+    } | {m[1] for m in _REORDERING.finditer(changed)}
     return _printing_loops(change.new_text, names, needles) if names else {}
 
 
@@ -164,7 +181,7 @@ def _printing_loops(text: str, names: set[str], needles: Callable[[str], bool]) 
 
 def _refiltered(change: FileChange, patterns: list[LogPattern]) -> list[Refiltered]:
     """The templates the change's printing loops print that a pattern matches, whose function adds to the
-    collection under other conditions than the same function before the change."""
+    collection under other conditions than the same function before the change, or now orders it."""
     loops = _printing_loops_touched(change, needles_of(patterns).in_text)
     if not loops:
         return []
@@ -181,16 +198,32 @@ def _refiltered(change: FileChange, patterns: list[LogPattern]) -> list[Refilter
 
 def _guards_around(
     change: FileChange, sources: tuple[SourceFile, SourceFile], line: int, collection: str
-) -> tuple[str, str, Guards, Guards] | None:
-    """(function, collection, conditions before, after) when the line prints once per item of the collection
-    and the function (the same name before) adds to it under other conditions; else None."""
+) -> tuple[str, str, Guards, Guards, str] | None:
+    """(function, collection, conditions before, after, the call that now orders it) when the line prints
+    once per item of the collection and the function (the same name before) adds to it under other
+    conditions, or orders it where it did not; else None."""
     name = sources[1].function_at(line)
     new = function_node(change.new_code_lines, sources[1].function_span(line))
     old = function_node(change.old_code_lines, sources[0].function_span(name=name)) if name else None
     if new is None or old is None or _printed_per_item(new[0], line - new[1] + 1) != collection:
         return None
     before, after = _guards(old[0], collection), _guards(new[0], collection)
-    return (name or "", collection, before, after) if before and after and before != after else None
+    if before and after and before != after:
+        return name or "", collection, before, after, ""
+    ordered = _reordering(new[0], collection)
+    if ordered and not _reordering(old[0], collection):
+        return name or "", collection, before, after, ordered
+    return None
+
+
+def _reordering(function: Node, collection: str) -> str:
+    """The first call of the function that orders the collection, as written (spaces squeezed); "" for none."""
+    text = syntax.node_text(function)
+    found = next((m for m in _REORDERING.finditer(text) if m[1] == collection), None)
+    if found is None:
+        return ""
+    end = text.find(";", found.end())
+    return " ".join(text[found.start() : end if end > 0 else found.end()].split())[:120]
 
 
 def function_node(code_lines: list[str], span: tuple[int, int] | None) -> tuple[Node, int] | None:
@@ -253,7 +286,11 @@ def _started_at(contract: OutputPattern, launches: Sequence[LaunchSetting]) -> t
     return tuple(r for s in launches if s.kind == "flag" and s.name in flags for r in s.refs)
 
 
-def _draft(item: Refiltered, contract: OutputPattern, started: tuple[LocalRef, ...]) -> Draft:
+def _draft(
+    item: Refiltered, contract: OutputPattern, started: tuple[LocalRef, ...], ollama: Mapping[str, str]
+) -> Draft:
+    if item.reordered:
+        return _order_draft(item, contract, started, ollama)
     change, pattern = item.change, item.pattern
     program = program_of(contract)
     where = code_span(f"{contract.ref.path}:{contract.ref.line}")
@@ -277,3 +314,67 @@ def _draft(item: Refiltered, contract: OutputPattern, started: tuple[LocalRef, .
         distinct_refs((contract.ref, *contract.used_at, *started)),
         cause=f"output pattern {contract.ref.path}:{contract.ref.line}",
     )
+
+
+COUNTER_USES_SHOWN = 3  # the lines using a counter an item points at, after its declaration
+_COUNTER = re.compile(r"^\s*(?:(\w+)\s*:=\s*0|var\s+(\w+)\s+int)\s*$")
+
+
+def _order_draft(
+    item: Refiltered, contract: OutputPattern, started: tuple[LocalRef, ...], ollama: Mapping[str, str]
+) -> Draft:
+    """A collection printed per item that the function now orders: medium where Ollama numbers the lines it
+    matches (the counter's lines first), information elsewhere."""
+    program = program_of(contract)
+    counted = [ref for use in contract.used_at for ref in _counter_refs(ollama, use)]
+    where = code_span(f"{contract.ref.path}:{contract.ref.line}")
+    numbered = (
+        f" Ollama numbers the lines it matches ({code_span(f'{counted[0].path}:{counted[0].line}')}): each number "
+        "now names another item than on a machine where the order was different."
+        if counted
+        else ""
+    )
+    detail = (
+        f"{code_span(item.function)} prints {code_span(item.template.code.strip()[:120])} once per item of "
+        f"{code_span(item.collection)}, a line Ollama's pattern {code_span(item.pattern.source)} ({where}) matches in "
+        f"{streams_of(contract)}. The bump now orders {code_span(item.collection)} before it is printed "
+        f"({code_span(item.reordered)}): {program} lists the same items in another order.{numbered}"
+    )
+    line = item.template.line
+    return Draft(
+        "server",
+        "medium" if counted else "info",
+        f"What {program} lists comes in another order: {code_span(item.function)} now sorts {code_span(item.collection)}",
+        detail,
+        item.change.path,
+        line,
+        ((line, line),),
+        None,
+        distinct_refs((*counted, contract.ref, *contract.used_at, *started)),
+        cause=f"output pattern {contract.ref.path}:{contract.ref.line}",
+    )
+
+
+def _counter_refs(ollama: Mapping[str, str], use: LocalRef) -> list[LocalRef]:
+    """Where a Go function numbers the lines it matches at `use`: a counter declared zero above it in the
+    same function and incremented below it (its declaration, then the lines that read it); none when no such
+    counter is there."""
+    lines = (ollama.get(use.path) or "").split("\n")
+    if not 0 < use.line <= len(lines):
+        return []
+    start = next((n for n in range(use.line - 1, -1, -1) if lines[n].startswith("func ")), None)
+    end = next((n for n in range(use.line, len(lines)) if lines[n].startswith("}")), len(lines))
+    if start is None:
+        return []
+    for n in range(use.line - 2, start, -1):
+        m = _COUNTER.match(lines[n])
+        name = m and (m[1] or m[2])
+        if name and re.search(rf"\b{name}\s*(?:\+\+|\+=\s*1\b)", "\n".join(lines[use.line : end])):
+            reads = [
+                k + 1
+                for k in range(use.line, end)
+                if re.search(rf"\b{name}\b", lines[k])
+                and not re.search(rf"\b{name}\s*(?:\+\+|\+=)", lines[k])
+            ]
+            return [LocalRef(use.path, k) for k in [n + 1, *reads[:COUNTER_USES_SHOWN]]]
+    return []

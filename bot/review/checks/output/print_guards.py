@@ -1,4 +1,5 @@
-"""A line Ollama matches, printed once per item of a collection the bump now fills under other conditions."""
+"""A line Ollama matches, printed once per item of a collection the bump now fills under other conditions or
+puts in another order."""
 
 from __future__ import annotations
 
@@ -15,5 +16,5 @@ if TYPE_CHECKING:
 @check("output.print-guards", area="discovery", inputs=("diff", "inventory", "ollama-build"))
 def print_guards(run: Run) -> list[Draft]:
     return printguards.guard_drafts(
-        run.c_changes, run.printing, lambda: run.contracts.launch, run.named_programs
+        run.c_changes, run.printing, lambda: run.contracts.launch, run.named_programs, run.local
     )
