@@ -210,10 +210,14 @@ def _guards_around(
     before, after = _guards(old[0], collection), _guards(new[0], collection)
     if before and after and before != after:
         return name or "", collection, before, after, ""
-    ordered = _reordering(new[0], collection)
-    if ordered and not _reordering(old[0], collection):
-        return name or "", collection, before, after, ordered
-    return None
+    ordered = _new_order(old[0], new[0], collection)
+    return (name or "", collection, before, after, ordered) if ordered else None
+
+
+def _new_order(old: Node, new: Node, collection: str) -> str:
+    """The call the new function orders the collection with, when the old one did not; "" otherwise."""
+    ordered = _reordering(new, collection)
+    return ordered if ordered and not _reordering(old, collection) else ""
 
 
 def _reordering(function: Node, collection: str) -> str:
@@ -360,21 +364,32 @@ def _counter_refs(ollama: Mapping[str, str], use: LocalRef) -> list[LocalRef]:
     same function and incremented below it (its declaration, then the lines that read it); none when no such
     counter is there."""
     lines = (ollama.get(use.path) or "").split("\n")
-    if not 0 < use.line <= len(lines):
+    span = _go_function(lines, use.line)
+    if span is None:
         return []
-    start = next((n for n in range(use.line - 1, -1, -1) if lines[n].startswith("func ")), None)
-    end = next((n for n in range(use.line, len(lines)) if lines[n].startswith("}")), len(lines))
-    if start is None:
-        return []
+    start, end = span
+    below = lines[use.line : end]
     for n in range(use.line - 2, start, -1):
         m = _COUNTER.match(lines[n])
-        name = m and (m[1] or m[2])
-        if name and re.search(rf"\b{name}\s*(?:\+\+|\+=\s*1\b)", "\n".join(lines[use.line : end])):
-            reads = [
-                k + 1
-                for k in range(use.line, end)
-                if re.search(rf"\b{name}\b", lines[k])
-                and not re.search(rf"\b{name}\s*(?:\+\+|\+=)", lines[k])
-            ]
+        name = m[1] or m[2] if m else ""
+        if name and re.search(_increment(name), "\n".join(below)):
+            reads = [use.line + k + 1 for k, line in enumerate(below) if _reads_counter(name, line)]
             return [LocalRef(use.path, k) for k in [n + 1, *reads[:COUNTER_USES_SHOWN]]]
     return []
+
+
+def _go_function(lines: list[str], line: int) -> tuple[int, int] | None:
+    """The 0-based lines where the top-level Go function holding `line` (1-based) starts and ends."""
+    if not 0 < line <= len(lines):
+        return None
+    start = next((n for n in range(line - 1, -1, -1) if lines[n].startswith("func ")), None)
+    end = next((n for n in range(line, len(lines)) if lines[n].startswith("}")), len(lines))
+    return None if start is None else (start, end)
+
+
+def _increment(name: str) -> str:
+    return rf"\b{name}\s*(?:\+\+|\+=\s*1\b)"
+
+
+def _reads_counter(name: str, line: str) -> bool:
+    return re.search(rf"\b{name}\b", line) is not None and re.search(_increment(name), line) is None
