@@ -202,16 +202,26 @@ def _guards_around(
     """(function, collection, conditions before, after, the call that now orders it) when the line prints
     once per item of the collection and the function (the same name before) adds to it under other
     conditions, or orders it where it did not; else None."""
-    name = sources[1].function_at(line)
+    name = sources[1].function_at(line) or ""
+    both = _both_functions(change, sources, line, name)
+    if both is None or _printed_per_item(both[1][0], line - both[1][1] + 1) != collection:
+        return None
+    old, new = both[0][0], both[1][0]
+    before, after = _guards(old, collection), _guards(new, collection)
+    if before and after and before != after:
+        return name, collection, before, after, ""
+    ordered = _new_order(old, new, collection)
+    return (name, collection, before, after, ordered) if ordered else None
+
+
+def _both_functions(
+    change: FileChange, sources: tuple[SourceFile, SourceFile], line: int, name: str
+) -> tuple[tuple[Node, int], tuple[Node, int]] | None:
+    """The function holding the line at the new ref and the one of the same name at the old, each with its
+    first line; None when either is not found."""
     new = function_node(change.new_code_lines, sources[1].function_span(line))
     old = function_node(change.old_code_lines, sources[0].function_span(name=name)) if name else None
-    if new is None or old is None or _printed_per_item(new[0], line - new[1] + 1) != collection:
-        return None
-    before, after = _guards(old[0], collection), _guards(new[0], collection)
-    if before and after and before != after:
-        return name or "", collection, before, after, ""
-    ordered = _new_order(old[0], new[0], collection)
-    return (name or "", collection, before, after, ordered) if ordered else None
+    return (old, new) if old is not None and new is not None else None
 
 
 def _new_order(old: Node, new: Node, collection: str) -> str:
