@@ -380,12 +380,17 @@ def _counter_refs(ollama: Mapping[str, str], use: LocalRef) -> list[LocalRef]:
     start, end = span
     below = lines[use.line : end]
     for n in range(use.line - 2, start, -1):
-        m = _COUNTER.match(lines[n])
-        name = m[1] or m[2] if m else ""
+        name = _counter_name(lines[n])
         if name and re.search(_increment(name), "\n".join(below)):
             reads = [use.line + k + 1 for k, line in enumerate(below) if _reads_counter(name, line)]
             return [LocalRef(use.path, k) for k in [n + 1, *reads[:COUNTER_USES_SHOWN]]]
     return []
+
+
+def _counter_name(line: str) -> str:
+    """The variable a Go line declares as an integer zero (`index := 0`, `var index int`); "" otherwise."""
+    m = _COUNTER.match(line)
+    return (m[1] or m[2]) if m else ""
 
 
 def _go_function(lines: list[str], line: int) -> tuple[int, int] | None:
