@@ -51,12 +51,7 @@ def builds_leaving_default(
     """For an option Ollama sets somewhere, the builds of Ollama's that leave it to upstream's default: the
     visible presets (of the presets files that configure options of these `names`) that do not set it, itself
     or by inheritance; none when one of Ollama's CMake files sets it, which every build reads."""
-    presets: dict[str, frozenset[str]] = {}
-    for path in paths:
-        text = text_of(ollama, path) if posixpath.basename(path) == "CMakePresets.json" else None
-        if text is not None:
-            presets.update(_visible_presets(text))
-    configuring = {p: v for p, v in presets.items() if any(names.fullmatch(name) for name in v)}
+    configuring = preset_builds(ollama, paths, names)
 
     def leaving(option: str) -> tuple[str, ...]:
         if any(glob_match(s.ref.path, OLLAMA_CMAKE) for s in options.get(option, ())):
@@ -66,7 +61,20 @@ def builds_leaving_default(
     return leaving
 
 
-def _visible_presets(text: str) -> dict[str, frozenset[str]]:
+def preset_builds(
+    ollama: Mapping[str, str], paths: list[str], names: re.Pattern[str]
+) -> dict[str, dict[str, str]]:
+    """The builds Ollama's presets make of an upstream: the visible configure presets of the presets files that
+    configure options of these `names`, each with every cache variable it sets (or inherits) and its value."""
+    presets: dict[str, dict[str, str]] = {}
+    for path in paths:
+        text = text_of(ollama, path) if posixpath.basename(path) == "CMakePresets.json" else None
+        if text is not None:
+            presets.update(_visible_presets(text))
+    return {p: v for p, v in presets.items() if any(names.fullmatch(name) for name in v)}
+
+
+def _visible_presets(text: str) -> dict[str, dict[str, str]]:
     """A presets file's visible configure presets, each with every cache variable it sets (or inherits)."""
     try:
         presets = json.loads(text).get("configurePresets", [])
@@ -74,9 +82,7 @@ def _visible_presets(text: str) -> dict[str, frozenset[str]]:
         return {}
     by_name = {p.get("name"): p for p in presets if isinstance(p, dict)}
     return {
-        str(name): frozenset(_effective(preset, by_name))
-        for name, preset in by_name.items()
-        if not preset.get("hidden")
+        str(name): _effective(preset, by_name) for name, preset in by_name.items() if not preset.get("hidden")
     }
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from tree_sitter import Node
@@ -85,7 +85,7 @@ def _unbuilt_commands(
     return _walked(_UnbuiltWalk, upstream, paths, options).unbuilt
 
 
-W = TypeVar("W", "_PackageWalk", "_UnbuiltWalk", "_StopWalk", "_LinkWalk")
+W = TypeVar("W", "_PackageWalk", "_UnbuiltWalk", "_LinkWalk")
 
 
 def _walked(
@@ -424,43 +424,115 @@ class _LinkWalk(_BuildWalk):
 
 @dataclass(frozen=True)
 class Stop:
-    """A `message(FATAL_ERROR ...)` every build Ollama makes reaches: each `if()` around it is surely taken."""
+    """A `message(FATAL_ERROR ...)` a build Ollama makes reaches: each `if()` around it is surely taken."""
 
     path: str
     line: int
     message: str
     conditions: tuple[str, ...]  # the conditions of the branches around it, outermost first
+    builds: tuple[str, ...] = ()  # the builds of Ollama's that reach it; none said: every build
 
 
 STOPPING = frozenset(["FATAL_ERROR", "SEND_ERROR"])
+MAX_ITEMS = 64  # items of a `foreach()` list walked one by one (a longer list's body is not judged)
 
 
 def configure_stops(
-    upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
+    upstream: Mapping[str, str],
+    paths: list[str],
+    options: Mapping[str, tuple[OptionSetting, ...]],
+    builds: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[Stop]:
-    """The errors that end the configure step of every build Ollama makes: reached from the top through
-    branches whose conditions Ollama's option values surely decide (a condition on what is not known, or a
-    function's body, is not judged)."""
-    return _walked(_StopWalk, upstream, paths, options).stops
+    """The errors that end the configure step of a build Ollama makes: reached from the top through branches
+    whose conditions its values surely decide (a condition on what is not known, or a function's body, is not
+    judged). `builds` gives each build's own variables (a preset's, by name): each is walked with them, its
+    backend's CMake file too when it turns the backend on, each `foreach()` over a list it gives item by item,
+    each package upstream looks for taken as found; without them, one walk with the values every build shares."""
+    trees = _cmake_tree(upstream, paths)
+    _, defaults = _declared_options(trees)
+    if not builds:
+        return _stops(trees, _option_values(defaults, options), None)
+    shared = _option_values(
+        defaults,
+        {k: v for k, v in options.items() if not any(s.ref.path.endswith(PARTIAL_SETTERS) for s in v)},
+    )
+    reached: dict[Stop, list[str]] = {}
+    for name, strings in builds.items():
+        value = {**shared, **{k: t for k, v in strings.items() if (t := truth_of(v)) is not None}}
+        files = {**trees, **_backend_trees(upstream, paths, value, trees)}
+        for stop in _stops(files, value, dict(strings)):
+            reached.setdefault(stop, []).append(name)
+    return [replace(stop, builds=tuple(names)) for stop, names in reached.items()]
+
+
+def _stops(trees: Mapping[str, Node], value: dict[str, bool], strings: dict[str, str] | None) -> list[Stop]:
+    walk = _StopWalk(value, strings=strings)
+    for path, root in trees.items():
+        walk.path = path
+        walk.walk(root, posixpath.dirname(path), None)
+    return walk.stops
+
+
+def _backend_trees(
+    upstream: Mapping[str, str], paths: list[str], value: Mapping[str, bool], trees: Mapping[str, Node]
+) -> dict[str, Node]:
+    """The CMake files of the backends a build turns on (`ggml/src/ggml-cuda/` for GGML_CUDA ON) that the
+    walk from the top does not reach (upstream adds them through a function)."""
+    found = {}
+    for path in paths:
+        if path in trees or not _BACKEND_CMAKE.fullmatch(path):
+            continue
+        option = posixpath.basename(posixpath.dirname(path)).upper().replace("-", "_")
+        if value.get(option) and (text := text_of(upstream, path)) is not None:
+            found[path] = cmakelang.parse(text)
+    return found
 
 
 @dataclass
 class _StopWalk(_BuildWalk):
-    """The walk of `_BuildWalk` that records the errors of branches every build of Ollama's takes."""
+    """The walk of `_BuildWalk` that records the errors of branches a build of Ollama's surely takes (every
+    build, or one whose variables `strings` gives)."""
 
     path: str = ""
     stops: list[Stop] = field(default_factory=list)
     # the conditions of the surely taken branches around the walk, outermost first
     around: tuple[str, ...] = ()
+    strings: dict[str, str] | None = None
 
     def walk(self, node: Node, base: str, guard: str | None) -> None:
-        if node.type not in ("function_def", "macro_def"):
+        if node.type in ("function_def", "macro_def"):
+            return
+        if node.type == "foreach_loop" and self.strings is not None:
+            self.loop(node, base, guard)
+        else:
             super().walk(node, base, guard)
 
     def command(self, node: Node, base: str, guard: str | None) -> None:
         args = cmakelang.arguments(node)
-        if cmakelang.name(node) == "message" and args and args[0] in STOPPING:
+        name = cmakelang.name(node)
+        if name == "message" and args and args[0] in STOPPING:
             self.stops.append(Stop(self.path, cmakelang.line(node), " ".join(args[1:]), self.around))
+        elif name == "find_package" and args and self.strings is not None:
+            assert isinstance(self.value, dict)
+            self.value[f"{args[0]}_FOUND"] = True  # a builder of this build has what it looks for
+
+    def loop(self, node: Node, base: str, guard: str | None) -> None:
+        """A `foreach()` over a list the build gives: its body walked once per item, the item named among
+        the conditions around; a list not known is not walked."""
+        head = next((c for c in node.children if c.type == "foreach_command"), None)
+        body = next((c for c in node.children if c.type == "body"), None)
+        assert self.strings is not None
+        items = _loop_items(cmakelang.arguments(head, self.strings) if head is not None else [], self.strings)
+        if body is None or items is None:
+            return
+        variable, outer = items[0], self.around
+        head_text = " ".join(syntax.node_text(head).split()) if head is not None else ""
+        for item in items[1:]:
+            self.strings[variable] = item
+            self.around = (*outer, f"{head_text[:200]}: {variable} = {item}")
+            self.walk(body, base, guard)
+        self.around = outer
+        self.strings.pop(variable, None)
 
     def branches(self, node: Node, base: str, guard: str | None) -> None:
         """Only a branch surely taken is walked: an `if`/`elseif` whose condition is true after conditions
@@ -475,7 +547,7 @@ class _StopWalk(_BuildWalk):
                     truth: bool | None = earlier_false
                     label = f"NOT ({' OR '.join(earlier)})"
                 else:
-                    truth, label = condition(tokens, self.value), " ".join(tokens)
+                    truth, label = condition(tokens, self.value, self.strings), " ".join(tokens)
                 taken = (*self.around, label) if earlier_false and truth is True else None
                 earlier_false = earlier_false and truth is False
                 earlier.append(label)
@@ -483,6 +555,21 @@ class _StopWalk(_BuildWalk):
                 outer, self.around = self.around, taken
                 self.walk(part, base, guard)
                 self.around = outer
+
+
+def _loop_items(args: list[str], strings: Mapping[str, str]) -> list[str] | None:
+    """[loop variable, item, ...] of a `foreach()` whose items the build's variables give: `IN LISTS` of
+    lists it gives, `IN ITEMS` or plain items with every variable known; None otherwise."""
+    if len(args) < 2 or "RANGE" in args[1:2] or any("${" in a for a in args):
+        return None
+    variable, rest = args[0], args[1:]
+    if rest[:2] == ["IN", "LISTS"]:
+        if not all(name in strings for name in rest[2:]):
+            return None
+        items = [i for name in rest[2:] for i in strings[name].split(";") if i]
+    else:
+        items = rest[2:] if rest[:2] == ["IN", "ITEMS"] else rest
+    return [variable, *items] if len(items) <= MAX_ITEMS else None
 
 
 def _script_guard(
