@@ -560,16 +560,22 @@ class _StopWalk(_BuildWalk):
 def _loop_items(args: list[str], strings: Mapping[str, str]) -> list[str] | None:
     """[loop variable, item, ...] of a `foreach()` whose items the build's variables give: `IN LISTS` of
     lists it gives, `IN ITEMS` or plain items with every variable known; None otherwise."""
-    if len(args) < 2 or "RANGE" in args[1:2] or any("${" in a for a in args):
+    if len(args) < 2 or args[1] == "RANGE" or any("${" in a for a in args):
         return None
     variable, rest = args[0], args[1:]
-    if rest[:2] == ["IN", "LISTS"]:
-        if not all(name in strings for name in rest[2:]):
-            return None
-        items = [i for name in rest[2:] for i in strings[name].split(";") if i]
-    else:
-        items = rest[2:] if rest[:2] == ["IN", "ITEMS"] else rest
-    return [variable, *items] if len(items) <= MAX_ITEMS else None
+    items = _listed_items(rest[2:], strings) if rest[:2] == ["IN", "LISTS"] else _given_items(rest)
+    return [variable, *items] if items is not None and len(items) <= MAX_ITEMS else None
+
+
+def _listed_items(lists: list[str], strings: Mapping[str, str]) -> list[str] | None:
+    """The items of the lists named, when the build gives each of them."""
+    if not all(name in strings for name in lists):
+        return None
+    return [item for name in lists for item in strings[name].split(";") if item]
+
+
+def _given_items(rest: list[str]) -> list[str]:
+    return rest[2:] if rest[:2] == ["IN", "ITEMS"] else rest
 
 
 def _script_guard(
