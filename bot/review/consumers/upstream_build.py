@@ -522,11 +522,13 @@ class _StopWalk(_BuildWalk):
         head = next((c for c in node.children if c.type == "foreach_command"), None)
         body = next((c for c in node.children if c.type == "body"), None)
         assert self.strings is not None
-        items = _loop_items(cmakelang.arguments(head, self.strings) if head is not None else [], self.strings)
-        if body is None or items is None:
+        if head is None or body is None:
+            return
+        items = _loop_items(cmakelang.arguments(head, self.strings), self.strings)
+        if items is None:
             return
         variable, outer = items[0], self.around
-        head_text = " ".join(syntax.node_text(head).split()) if head is not None else ""
+        head_text = " ".join(syntax.node_text(head).split())
         for item in items[1:]:
             self.strings[variable] = item
             self.around = (*outer, f"{head_text[:200]}: {variable} = {item}")
