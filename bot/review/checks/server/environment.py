@@ -27,17 +27,22 @@ _GETENV = r"\b(?:std::)?(?:getenv|secure_getenv|_wgetenv|GetEnvironmentVariable\
 @check("server.environment", area="discovery", inputs=("diff", "inventory", "ollama-build"))
 def environment(run: Run) -> list[Draft]:
     settings = {s.name: s for s in run.contracts.launch if s.kind == "env"}
-    drafts = []
-    for change in run.built_c_changes() if settings else ():
-        raw = change.changed_raw[0]
-        for name in (
-            n for n in settings if "getenv" in change.old_code + change.new_code and _read(n, change)
-        ):
-            before = _region(change.old_code, name)
-            after = _region(change.new_code, name)
-            if before and after and _code(before) != _code(after) and _touched(raw, before, after):
-                drafts.append(_draft(change, settings[name], before, after))
-    return drafts
+    return [
+        d for change in (run.built_c_changes() if settings else ()) for d in _file_drafts(change, settings)
+    ]
+
+
+def _file_drafts(change: FileChange, settings: dict[str, LaunchSetting]) -> Iterator[Draft]:
+    """One draft per variable whose reading code the change changes in this file."""
+    if "getenv" not in change.old_code + change.new_code:
+        return
+    raw = change.changed_raw[0]
+    for name in settings:
+        if not _read(name, change):
+            continue
+        before, after = _region(change.old_code, name), _region(change.new_code, name)
+        if before and after and _code(before) != _code(after) and _touched(raw, before, after):
+            yield _draft(change, settings[name], before, after)
 
 
 def _read(name: str, change: FileChange) -> bool:
@@ -87,14 +92,10 @@ def _draft(
     added = [line for line in new if line not in old][:MAX_SHOWN]
     removed = [line for line in old if line not in new][:MAX_SHOWN]
     function = SourceFile(change.new_code, change.path).function_at(after[0][0]) or change.path
-    given = ", ".join(setting.values) or "a value"
     detail = (
-        f"Ollama starts {setting.program} with {code_span(setting.name)} set ({given}; "
-        f"{', '.join(f'{r.path}:{r.line}' for r in setting.refs[:3])}). The code of {code_span(function)} "
-        f"that reads it, and what its value decides, changed"
-        + (f": now {', '.join(code_span(a) for a in added)}" if added else "")
-        + (f"; before {', '.join(code_span(r) for r in removed)}" if removed else "")
-        + ". Check that the value Ollama gives still does what Ollama sets it for."
+        f"Ollama starts {setting.program} with {code_span(setting.name)} set ({_given(setting)}). The code of "
+        f"{code_span(function)} that reads it, and what its value decides, changed{_quoted(added, removed)}. "
+        "Check that the value Ollama gives still does what Ollama sets it for."
     )
     line = next((n for n, text in after if " ".join(text.split()) in added), after[0][0])
     return Draft(
@@ -107,3 +108,14 @@ def _draft(
         local_refs=setting.refs,
         cause=f"environment:{setting.name}",
     )
+
+
+def _given(setting: LaunchSetting) -> str:
+    where = ", ".join(f"{r.path}:{r.line}" for r in setting.refs[:3])
+    return f"{', '.join(setting.values) or 'a value'}; {where}"
+
+
+def _quoted(added: list[str], removed: list[str]) -> str:
+    now = f": now {', '.join(code_span(a) for a in added)}" if added else ""
+    before = f"; before {', '.join(code_span(r) for r in removed)}" if removed else ""
+    return now + before
