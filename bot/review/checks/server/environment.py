@@ -37,12 +37,12 @@ def _file_drafts(change: FileChange, settings: dict[str, LaunchSetting]) -> Iter
     if "getenv" not in change.old_code + change.new_code:
         return
     raw = change.changed_raw[0]
-    for name in settings:
+    for name, setting in settings.items():
         if not _read(name, change):
             continue
         before, after = _region(change.old_code, name), _region(change.new_code, name)
         if before and after and _code(before) != _code(after) and _touched(raw, before, after):
-            yield _draft(change, settings[name], before, after)
+            yield _draft(change, setting, before, after)
 
 
 def _read(name: str, change: FileChange) -> bool:
