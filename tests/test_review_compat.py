@@ -229,6 +229,24 @@ def test_signature_of_a_free_function_ollama_calls():
     assert drafts(header.replace("model, int n)", "m, int count)")) == []  # parameter names are no change
 
 
+def test_the_type_of_a_field_or_variable_ollama_uses_changed_is_medium_with_both_types():
+    (draft,) = _drafts(CONTEXT_H.replace("    uint32_t n_ctx;\n", "    const int64_t n_ctx;\n"))
+    assert (draft.severity, draft.title) == ("medium", "Type of `n_ctx` changed upstream")
+    assert "Was: `uint32_t`" in draft.detail and "Now: `const int64_t`" in draft.detail
+    assert draft.local_refs == (LocalRef("llama/compat/hooks.cpp", 2),)
+    table = "static std::map<int, std::string> NAMES = {};\n"
+    uses = {"NAMES": [LocalRef("llama/compat/a.cpp", 3)]}
+    retyped = table.replace("std::map<int, std::string>", "const std::map<int, const char *>")
+    (draft,) = compat_drafts(uses, FileChange.from_texts("tools/mtmd/clip-impl.h", table, retyped), _none)
+    assert "Was: `std::map<int, std::string>`" in draft.detail
+    assert "Now: `const std::map<int, const char *>`" in draft.detail
+
+
+def test_a_type_respaced_or_a_variable_ollama_does_not_use_retyped_is_quiet():
+    assert _drafts(CONTEXT_H.replace("    uint32_t n_ctx;\n", "    uint32_t  n_ctx ;\n")) == []
+    assert _drafts(CONTEXT_H.replace("    bool embeddings = false;\n", "    int embeddings = 0;\n")) == []
+
+
 # ---- values Ollama produces that upstream stops recognising
 
 

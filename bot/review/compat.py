@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.lang import syntax
 from bot.markup import code_span
@@ -25,6 +25,7 @@ from bot.review.symbols import removed_title
 
 # what another translation unit can see of upstream: a .cpp file's own structs and statics are private
 HEADERS = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc")
+_TYPED = ("variable", "field")  # the kinds whose declared type is compared
 
 
 def declared(code_lines: list[str]) -> tuple[Declared, ...]:
@@ -99,7 +100,7 @@ class _HeaderChange:
             return None  # it moved
         if old_kinds & now:  # still declared as the same kind of thing
             signature = _signature_draft(name, was_decls, same_place, self.change.path)
-            return self._re_signed(span, name, signature)
+            return self._re_signed(span, name, signature) or self._re_typed(span, name, was_decls, same_place)
         if now:
             return self._re_kinded(span, name, "/".join(sorted(old_kinds)), "/".join(sorted(now)), was_decls)
         if self.still_declared is not None and any(self.still_declared(name, k) for k in old_kinds):
@@ -113,6 +114,27 @@ class _HeaderChange:
     def _re_signed(self, span: Span, name: str, signature: tuple[str, str] | None) -> Draft | None:
         """The item for a function whose old calls no longer compile, if its signature says so."""
         return _draft(self.change, span, name, self.uses, *signature, gone=False) if signature else None
+
+    def _re_typed(
+        self, span: Span, name: str, was_decls: list[Declared], same_place: list[Declared]
+    ) -> Draft | None:
+        """The item for a variable or field Ollama's code uses whose declared type changed (what it reads or
+        calls on the value may no longer compile, or may mean something else)."""
+        was = {d.value_type for d in was_decls if d.kind in _TYPED and d.value_type}
+        now = {d.value_type for d in same_place if d.kind in _TYPED and d.value_type}
+        if not was or not now or was & now:
+            return None
+        kind = next(d.kind for d in was_decls if d.kind in _TYPED)
+        detail = (
+            f"Ollama's compatibility code uses the {kind} {code_span(name)}, declared in "
+            f"{code_span(self.change.path)}.\n\nWas: {code_span(min(was))}\n\nNow: {code_span(min(now))}\n\n"
+            "What Ollama's code does with its value (the members it calls, what it passes it to) may no longer "
+            "compile, or may mean something else."
+        )
+        draft = _draft(
+            self.change, span, name, self.uses, f"Type of {code_span(name)} changed upstream", detail
+        )
+        return replace(draft, severity="medium")
 
     def _kinds_now(
         self, name: str, was_decls: list[Declared], old_kinds: set[str], same_place: set[str]

@@ -17,6 +17,7 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from bot.cache import facts
+from bot.lang import syntax
 from bot.lang.cpp import DECLARATOR_NAMES, compact, last_name, node_pattern, nodes, root
 
 
@@ -33,6 +34,9 @@ class Declared:
     namespace: str = ""  # the enclosing namespaces, `mlx::core::detail`
     # a function's parameter names ("" for an unnamed one): what a finding calls a parameter, never compared
     parameter_names: tuple[str, ...] = field(default=(), compare=False)
+    # a variable's or field's type as written, spaces squeezed (`const std::map<int, const char *>`): compared
+    # only where a use of the name is judged
+    value_type: str = field(default="", compare=False)
 
     @property
     def qualified(self) -> str:
@@ -141,6 +145,7 @@ class _Interface:
         owner: str,
         name: str = "",
         signature: tuple[tuple[str, ...], str, tuple[str, ...]] = ((), "", ()),
+        value_type: str = "",
     ) -> None:
         name = name or compact(node)
         if name:
@@ -155,6 +160,7 @@ class _Interface:
                     qualifiers,
                     self.namespace,
                     parameter_names=names,
+                    value_type=value_type,
                 )
             )
 
@@ -182,9 +188,12 @@ class _Interface:
         self.namespace = outer
 
     def _declaration(self, node: Node, owner: str, in_type: bool) -> None:
-        self.specifier(node.child_by_field_name("type"), owner)
+        kind = node.child_by_field_name("type")
+        self.specifier(kind, owner)
+        written = [_spaced(c) for c in node.children if c.type == "type_qualifier"]
+        base = " ".join([*written, _spaced(kind)]) if kind is not None else ""
         for declarator in node.children_by_field_name("declarator"):
-            self.declarator(declarator, owner, in_type)
+            self.declarator(declarator, owner, in_type, base)
 
     def _function_definition(self, node: Node, owner: str, in_type: bool) -> None:
         head = node.child_by_field_name("declarator")
@@ -239,7 +248,7 @@ class _Interface:
             if entry.type == "enumerator" and (value := entry.child_by_field_name("name")) is not None:
                 self.add(value, "enum value", type_name)
 
-    def declarator(self, node: Node, owner: str, in_type: bool) -> None:
+    def declarator(self, node: Node, owner: str, in_type: bool, base: str = "") -> None:
         core = _unwrapped(node)
         if core is None:
             return
@@ -247,7 +256,8 @@ class _Interface:
             self._function_declarator(core, owner, in_type)
         elif core.type in DECLARATOR_NAMES:
             scope, text = last_name(core)
-            self.add(core, "field" if in_type or scope else "variable", scope or owner, text)
+            kind = "field" if in_type or scope else "variable"
+            self.add(core, kind, scope or owner, text, value_type=_value_type(base, node, core))
 
     def _function_declarator(self, node: Node, owner: str, in_type: bool) -> None:
         name = node.child_by_field_name("declarator")
@@ -258,6 +268,24 @@ class _Interface:
             return
         scope, text = last_name(name)
         self.add(name, "function", scope or owner, text, _signature(node))
+
+
+def _value_type(base: str, declarator: Node, name: Node) -> str:
+    """The type a declarator gives its name: the declaration's type with the declarator's pointer, reference
+    and array parts (`*`, `&`, `[4]`), its initializer and the name left out."""
+    if not base:
+        return ""
+    if declarator.type == "init_declarator":
+        declarator = declarator.child_by_field_name("declarator") or declarator
+    text = _spaced(declarator)
+    spelled = _spaced(name)
+    parts = text.replace(spelled, " ", 1) if spelled else text
+    return " ".join(f"{base} {parts}".split())
+
+
+def _spaced(node: Node) -> str:
+    """A node's text with its spaces squeezed (a type's words kept apart)."""
+    return " ".join(syntax.node_text(node).split())
 
 
 def _unwrapped(node: Node) -> Node | None:
@@ -279,7 +307,7 @@ def _alias_name(node: Node | None) -> Node | None:
 
 
 # A file's interface depends on its text alone: a re-check of the same refs finds it in the facts store.
-INTERFACE = facts.Extractor("cpp-interface", 1, __name__)
+INTERFACE = facts.Extractor("cpp-interface", 2, __name__)
 
 
 @lru_cache(maxsize=256)

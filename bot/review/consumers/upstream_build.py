@@ -456,13 +456,21 @@ def configure_stops(
         defaults,
         {k: v for k, v in options.items() if not any(s.ref.path.endswith(PARTIAL_SETTERS) for s in v)},
     )
+    found = dict(shared)  # the packages every build surely looks for, taken as found
+    _stops(trees, found, {})
+    stopping = {p: t for p, t in trees.items() if _may_stop(t)}  # a build's walk records nothing elsewhere
     reached: dict[Stop, list[str]] = {}
     for name, strings in builds.items():
-        value = {**shared, **{k: t for k, v in strings.items() if (t := truth_of(v)) is not None}}
-        files = {**trees, **_backend_trees(upstream, paths, value, trees)}
+        value = {**found, **{k: t for k, v in strings.items() if (t := truth_of(v)) is not None}}
+        files = {**stopping, **_backend_trees(upstream, paths, value, trees)}
         for stop in _stops(files, value, dict(strings)):
             reached.setdefault(stop, []).append(name)
     return [replace(stop, builds=tuple(names)) for stop, names in reached.items()]
+
+
+def _may_stop(root: Node) -> bool:
+    text = root.text or b""
+    return any(word.encode() in text for word in STOPPING)
 
 
 def _stops(trees: Mapping[str, Node], value: dict[str, bool], strings: dict[str, str] | None) -> list[Stop]:
@@ -481,7 +489,7 @@ def _backend_trees(
     found = {}
     for path in paths:
         if path in trees or not _BACKEND_CMAKE.fullmatch(path):
-            continue
+            continue  # a file the walk from the top reaches is walked (when it may stop) with the others
         option = posixpath.basename(posixpath.dirname(path)).upper().replace("-", "_")
         if value.get(option) and (text := text_of(upstream, path)) is not None:
             found[path] = cmakelang.parse(text)

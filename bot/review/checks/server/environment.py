@@ -34,10 +34,12 @@ def environment(run: Run) -> list[Draft]:
 
 def _file_drafts(change: FileChange, settings: dict[str, LaunchSetting]) -> Iterator[Draft]:
     """One draft per variable whose reading code the change changes in this file."""
-    if "getenv" not in change.old_code + change.new_code:
-        return
+    named = [n for n in settings if f'"{n}"' in change.old_text and f'"{n}"' in change.new_text]
+    if not named or "getenv" not in change.new_text:
+        return  # a search of the texts as written: the comment-free code is made for the few files left
     raw = change.changed_raw[0]
-    for name, setting in settings.items():
+    for name in named:
+        setting = settings[name]
         if not _read(name, change):
             continue
         before, after = _region(change.old_code, name), _region(change.new_code, name)
