@@ -120,8 +120,7 @@ class _HeaderChange:
     ) -> Draft | None:
         """The item for a variable or field Ollama's code uses whose declared type changed (what it reads or
         calls on the value may no longer compile, or may mean something else)."""
-        was = {d.value_type for d in was_decls if d.kind in _TYPED and d.value_type}
-        now = {d.value_type for d in same_place if d.kind in _TYPED and d.value_type}
+        was, now = _types(was_decls), _types(same_place)
         if not was or not now or was & now:
             return None
         kind = next(d.kind for d in was_decls if d.kind in _TYPED)
@@ -250,6 +249,11 @@ def _new_declarations(
         if (d.owner, d.name, d.kind) not in before:
             arrived.setdefault(d.name, set()).add(d.kind)
     return members, arrived
+
+
+def _types(decls: Iterable[Declared]) -> set[str]:
+    """The declared types of the variables and fields among `decls`."""
+    return {d.value_type for d in decls if d.kind in _TYPED and d.value_type}
 
 
 def _taken_away(span: Span, old_at: Mapping[int, list[Declared]]) -> dict[str, list[Declared]]:

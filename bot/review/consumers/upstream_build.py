@@ -456,6 +456,17 @@ def configure_stops(
         defaults,
         {k: v for k, v in options.items() if not any(s.ref.path.endswith(PARTIAL_SETTERS) for s in v)},
     )
+    return _stops_per_build(upstream, paths, trees, shared, builds)
+
+
+def _stops_per_build(
+    upstream: Mapping[str, str],
+    paths: list[str],
+    trees: Mapping[str, Node],
+    shared: dict[str, bool],
+    builds: Mapping[str, Mapping[str, str]],
+) -> list[Stop]:
+    """The errors each build reaches, walked with its own variables, each with the builds reaching it."""
     found = dict(shared)  # the packages every build surely looks for, taken as found
     _stops(trees, found, {})
     stopping = {p: t for p, t in trees.items() if _may_stop(t)}  # a build's walk records nothing elsewhere

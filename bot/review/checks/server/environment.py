@@ -34,17 +34,20 @@ def environment(run: Run) -> list[Draft]:
 
 def _file_drafts(change: FileChange, settings: dict[str, LaunchSetting]) -> Iterator[Draft]:
     """One draft per variable whose reading code the change changes in this file."""
-    named = [n for n in settings if f'"{n}"' in change.old_text and f'"{n}"' in change.new_text]
-    if not named or "getenv" not in change.new_text:
-        return  # a search of the texts as written: the comment-free code is made for the few files left
     raw = change.changed_raw[0]
-    for name in named:
-        setting = settings[name]
-        if not _read(name, change):
-            continue
+    for name in _named(change, settings):
         before, after = _region(change.old_code, name), _region(change.new_code, name)
         if before and after and _code(before) != _code(after) and _touched(raw, before, after):
-            yield _draft(change, setting, before, after)
+            yield _draft(change, settings[name], before, after)
+
+
+def _named(change: FileChange, settings: dict[str, LaunchSetting]) -> list[str]:
+    """The variables the file reads through the environment at both refs: a search of the texts as written
+    first, so that the comment-free code is made for the few files left."""
+    if "getenv" not in change.new_text:
+        return []
+    quoted = [n for n in settings if f'"{n}"' in change.old_text and f'"{n}"' in change.new_text]
+    return [n for n in quoted if _read(n, change)]
 
 
 def _read(name: str, change: FileChange) -> bool:
