@@ -43,6 +43,16 @@ def test_a_variable_ollama_sets_whose_value_the_reading_function_now_uses_otherw
     assert _reread(MARKER.replace('return "<__marker__>";', 'return "<__other__>";')) == []
 
 
+def test_a_block_the_value_decides_that_now_does_more_is_information_and_one_alike_is_quiet():
+    """`if (env) { ... }` gains a statement that does not use the value: what the value decides changed (often
+    a refactor, so information only)."""
+    logged = MARKER.replace("        return env;\n", '        log_info("marker set");\n        return env;\n')
+    (draft,) = _reread(logged)
+    assert draft.severity == "info" and draft.title.startswith("What environment variable LLAMA_MARKER decides")
+    assert "`log_info(\"marker set\");`" in draft.detail and draft.line == 4
+    assert _reread(MARKER.replace("        return env;\n", "        return  env ;\n")) == []
+
+
 MARGIN = """void add_options() {
     add_opt(common_arg(
         {"-fitt", "--fit-target"}, "MiB0,MiB1",

@@ -141,6 +141,9 @@ class Reread:
     line: int  # the first such line at the new ref
     before: tuple[str, ...]  # the removed lines that used it
     after: tuple[str, ...]  # the added ones
+    # the lines that use it are the same: the changed lines are in a block one of them opens
+    # (`if (path) { ... }`), which its value decides
+    governed: bool = False
 
 
 def reread_names(changes: Iterable[FileChange], wanted: Callable[[str], bool]) -> list[Reread]:
@@ -196,9 +199,55 @@ def _reread(
     if not (before or after) or _operations(change.old_code_lines, spans[0], uses[0]) == _operations(
         change.new_code_lines, spans[1], uses[1]
     ):
-        return None
+        return _governed(change, read[1], function, spans, uses)
     line = after[0][0] if after else change.new_line(before[0][0]) or spans[1][0]
     return Reread(read[1], change, function, line, tuple(t for _, t in before), tuple(t for _, t in after))
+
+
+def _governed(
+    change: FileChange,
+    name: str,
+    function: str,
+    spans: tuple[tuple[int, int], tuple[int, int]],
+    uses: tuple[re.Pattern[str], re.Pattern[str]],
+) -> Reread | None:
+    """The read's variable, used alike, when the blocks that lines using its value open (`if (path) {
+    load(path); return; }`) hold other statements: what the value decides changed."""
+    old = _opened_by(change.old_code_lines, spans[0], uses[0])
+    new = _opened_by(change.new_code_lines, spans[1], uses[1])
+    if old == new:
+        return None
+    before, after = [t for t in old if t not in new], [t for t in new if t not in old]
+    lines = change.new_code_lines
+    line = next(
+        (n for n in range(spans[1][0], spans[1][1] + 1) if lines[n - 1].strip() in after), spans[1][0]
+    )
+    return Reread(name, change, function, line, tuple(before), tuple(after), governed=True)
+
+
+MAX_BLOCK_LINES = 200  # lines of a block a use of the value opens that are read
+
+
+def _opened_by(lines: list[str], span: tuple[int, int], uses: re.Pattern[str]) -> list[str]:
+    """The statements (stripped, in order) of the blocks that lines using the value open within the
+    function, the lines using it left out."""
+    inside: list[str] = []
+    for n in range(span[0] - 1, min(span[1], len(lines))):
+        if uses.search(lines[n]) and lines[n].count("{") > lines[n].count("}"):
+            inside += _block_lines(lines, n, span[1])
+    return [" ".join(t.split()) for t in inside if t.strip() not in ("", "}") and not uses.search(t)]
+
+
+def _block_lines(lines: list[str], start: int, end: int) -> list[str]:
+    """The lines after `start` (0-based) up to the brace that closes the block it opens."""
+    depth, found = 0, []
+    for n in range(start, min(end, len(lines), start + MAX_BLOCK_LINES)):
+        depth += lines[n].count("{") - lines[n].count("}")
+        if n > start:
+            found.append(lines[n])
+        if depth <= 0:
+            break
+    return found
 
 
 @lru_cache(maxsize=8)
@@ -267,6 +316,8 @@ def reread_drafts(
 
 
 def _reread_draft(item: Reread, refs: tuple[LocalRef, ...], always: bool) -> Draft:
+    if item.governed:
+        return _governed_draft(item, refs, always)
     detail = (
         f"{code_span(item.function)} still reads {code_span(item.name)}, but the bump changed how it uses the "
         f"value: before {_shown(item.before)}, now {_shown(item.after)}. Ollama sets it ({_where(refs)})"
@@ -277,6 +328,26 @@ def _reread_draft(item: Reread, refs: tuple[LocalRef, ...], always: bool) -> Dra
         "discovery" if item.change.path.startswith("ggml/") else "server",
         "medium",
         f"Upstream uses environment variable {item.name} differently; Ollama sets it",
+        detail,
+        item.change.path,
+        item.line,
+        local_refs=refs,
+        cause=f"env:{item.name}",
+    )
+
+
+def _governed_draft(item: Reread, refs: tuple[LocalRef, ...], always: bool) -> Draft:
+    """Information: the value is used alike, what the block it opens does changed (often a refactor, so only
+    a pointer to look at; a new use of the value is medium)."""
+    detail = (
+        f"{code_span(item.function)} still reads {code_span(item.name)} and uses the value as before, but the "
+        f"bump changed what the block it decides does: before {_shown(item.before)}, now {_shown(item.after)}. "
+        f"Ollama sets it ({_where(refs)})" + ("" if always else " on some starts") + "."
+    )
+    return Draft(
+        "discovery" if item.change.path.startswith("ggml/") else "server",
+        "info",
+        f"What environment variable {item.name} decides changed upstream; Ollama sets it",
         detail,
         item.change.path,
         item.line,
