@@ -59,7 +59,6 @@ KNOWN_MISSES = {
     "fresh2-models-reasoning-effort-kwarg-ignored": "a nested request field (chat_template_kwargs) no longer read is not followed",
     # the third fresh-eyes round (tests/mutations/fresh3.toml), as its first scoring left them
     "fresh3-discovery-cuda-kernels-side-library": "first scoring: named by medium 'Runtime library names changed in CMakeLists.txt', but it points at discover/native_probe_linux.go:180, discover/native_probe_platform.go:78, discover/native_probe_platform.go:79, discover/native_probe_platform.go:80, discover/native_probe_plat",
-    "fresh3-discovery-cuda-archs-cmake-notation": "no check reads this shape yet (third fresh-eyes round, first scoring)",
     "fresh3-server-quantized-v-needs-explicit-fa": "no check reads this shape yet (third fresh-eyes round, first scoring)",
     "fresh3-server-sleep-idle-default-300": "no check reads this shape yet (third fresh-eyes round, first scoring)",
     "fresh3-server-lora-opt-in-per-request": "no check reads this shape yet (third fresh-eyes round, first scoring)",

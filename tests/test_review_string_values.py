@@ -80,3 +80,69 @@ def test_a_returned_value_that_loses_a_looked_for_suffix_is_told(tmp_path):
 )
 def test_a_value_that_still_holds_it_or_a_new_one_is_quiet(tmp_path, names):
     assert _review_of(tmp_path, names) == []
+
+
+ARCHS_READER = b"""package discover
+
+import (
+	"bufio"
+	"os/exec"
+	"regexp"
+)
+
+var archsLine = regexp.MustCompile(`CUDA\\s*:\\s*ARCHS\\s*=\\s*([\\d,]+)`)
+
+func Archs() (archs string) {
+	cmd := exec.Command("llama-server", "--list-devices")
+	out, _ := cmd.StderrPipe()
+	_ = cmd.Start()
+	scanner := bufio.NewScanner(out)
+	for scanner.Scan() {
+		if m := archsLine.FindStringSubmatch(scanner.Text()); m != nil {
+			archs = m[1]
+		}
+	}
+	return archs
+}
+"""
+FEATURES = """static std::vector<feature> get_features() {
+    std::vector<feature> features;
+    features.push_back({ "ARCHS", STRINGIFY(ARCH_LIST) });
+    features.push_back({ "FORCE_MMQ", "1" });
+    return features;
+}
+"""
+
+
+def _pairs(tmp_path, features: str):
+    base = {**UPSTREAM, "src/llama-features.cpp": FEATURES}
+    b = _history(tmp_path, [("cuda: features (#1)", {"src/llama-features.cpp": features})], base=base)
+    findings, _ = _review(b, ollama={**OLLAMA, "discover/archs.go": ARCHS_READER})
+    return [f for f in findings if f.check == "output.string-values"]
+
+
+def test_a_keyed_value_ollama_parses_computed_otherwise_is_medium_at_its_expression(tmp_path):
+    (item,) = _pairs(tmp_path, FEATURES.replace("STRINGIFY(ARCH_LIST)", "archs.c_str()"))
+    assert (item.severity, item.upstream_line) == ("medium", 3)
+    assert (
+        "`ARCHS`" in item.title
+        and "`STRINGIFY(ARCH_LIST)`" in item.detail
+        and "`archs.c_str()`" in item.detail
+    )
+    assert ("discover/archs.go", 9) in [(r.path, r.line) for r in item.local_refs]
+
+
+@pytest.mark.parametrize(
+    "features",
+    [
+        FEATURES.replace(
+            '{ "FORCE_MMQ", "1" }', '{ "FORCE_MMQ", "0" }'
+        ),  # a key no pattern of Ollama's reads
+        FEATURES.replace(
+            '{ "ARCHS", STRINGIFY(ARCH_LIST) }', '{ "ARCHS",   STRINGIFY(ARCH_LIST)  }'
+        ),  # spacing
+        FEATURES.replace('features.push_back({ "ARCHS"', 'features.emplace_back(feature{ "ARCHS"'),
+    ],
+)
+def test_a_key_no_pattern_reads_or_the_same_expression_is_quiet(tmp_path, features):
+    assert _pairs(tmp_path, features) == []

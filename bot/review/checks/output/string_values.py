@@ -1,13 +1,16 @@
-"""A string value upstream changed in place, a definition's (`#define GGML_VK_NAME "Vulkan"`), an
-assignment's or a return's (`return GGML_CUDA_NAME "_Host";`), where the old value holds text one of Ollama's
-output patterns looks for and the new one does not: names a program prints (devices, buffers, backends) are
-made of such values, so what Ollama recognises in its output stops appearing there, with no print statement
-changed."""
+"""Values a program prints that Ollama reads, changed in place with no print statement changed:
+
+- a string value, a definition's (`#define GGML_VK_NAME "Vulkan"`), an assignment's or a return's (`return
+  GGML_CUDA_NAME "_Host";`), where the old value holds text one of Ollama's output patterns looks for and the
+  new one does not: names a program prints (devices, buffers, backends) are made of such values;
+- a keyed value (`{ "ARCHS", STRINGIFY(__CUDA_ARCH_LIST__) }`) whose key a pattern of Ollama's names and
+  captures a value after, now computed by another expression: what Ollama parses there may be in other
+  units or another notation."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -41,15 +44,85 @@ class Value:
 
 @check("output.string-values", area="server", inputs=("diff", "inventory", "ollama-build"))
 def string_values(run: Run) -> list[Draft]:
-    patterns = [p for p in run.contracts.output_patterns if _telling(p)]
+    patterns = run.contracts.output_patterns
+    if not patterns:
+        return []
     drafts: dict[tuple[str, str, int], Draft] = {}
-    for change in run.built_c_changes() if patterns else ():
-        for old, new in _changed_values(change):
-            for pattern in patterns:
-                if _holds(pattern, old.text) and not _holds(pattern, new.text):
-                    key = (pattern.value, change.path, old.line)
-                    drafts.setdefault(key, _draft(change, old, new, pattern))
+    for change in run.built_c_changes():
+        drafts.update(_value_drafts(change, [p for p in patterns if _telling(p)]))
+        drafts.update(_pair_drafts(change, patterns))
     return list(drafts.values())
+
+
+def _value_drafts(change: FileChange, patterns: list[OutputPattern]) -> dict[tuple[str, str, int], Draft]:
+    """The string values of one file that no longer hold what a pattern looks for, one per pattern and line."""
+    found: dict[tuple[str, str, int], Draft] = {}
+    for old, new in _changed_values(change) if patterns else ():
+        for pattern in patterns:
+            if _holds(pattern, old.text) and not _holds(pattern, new.text):
+                found.setdefault((pattern.value, change.path, old.line), _draft(change, old, new, pattern))
+    return found
+
+
+def _pair_drafts(change: FileChange, patterns: Sequence[OutputPattern]) -> dict[tuple[str, str, int], Draft]:
+    """The keyed values of one file computed otherwise whose key a pattern reads after, one per key and line."""
+    found: dict[tuple[str, str, int], Draft] = {}
+    for name, before, after, line in _changed_pairs(change):
+        for pattern in (p for p in patterns if _reads_after(p, name)):
+            found.setdefault(
+                (name, change.path, -line), _pair_draft(change, name, before, after, line, pattern)
+            )
+    return found
+
+
+_PAIR = re.compile(r'\{\s*"([A-Za-z_][\w-]{2,})"\s*,\s*(.+?)\s*\}')
+
+
+def _changed_pairs(change: FileChange) -> Iterator[tuple[str, str, str, int]]:
+    """(key, old expression, new expression, new line) of each `{ "KEY", value }` a hunk writes with another
+    value expression."""
+    for span in change.significant:
+        before = {
+            m[1]: " ".join(m[2].split())
+            for _, code in change.removed_code(span)
+            for m in _PAIR.finditer(code)
+        }
+        for number, code in change.added_code(span):
+            for m in _PAIR.finditer(code):
+                old, new = before.get(m[1]), " ".join(m[2].split())
+                if old is not None and old != new:
+                    yield m[1], old, new, number
+
+
+def _reads_after(pattern: OutputPattern, key: str) -> bool:
+    """Whether an expression of Ollama's names the key as a word of its own and captures what follows it."""
+    if pattern.kind != "regexp" or "(" not in pattern.value:
+        return False
+    at = re.search(rf"(?<![\w\\]){re.escape(key)}(?!\w)", pattern.value)
+    return at is not None and "(" in pattern.value[at.end() :]
+
+
+def _pair_draft(
+    change: FileChange, key: str, before: str, after: str, line: int, pattern: OutputPattern
+) -> Draft:
+    where = ", ".join(f"{r.path}:{r.line}" for r in (pattern.ref, *pattern.used_at)[:3])
+    detail = (
+        f"At {code_span(f'{change.path}:{line}')} the value given with {code_span(key)} was "
+        f"{code_span(_shown(before))} and is now {code_span(_shown(after))}. Ollama's expression "
+        f"{code_span(pattern.value)} reads what follows {code_span(key)} in "
+        f"{', '.join(pattern.sources) or 'what upstream prints'} ({code_span(where)}): check that the value "
+        "still has the notation and units Ollama parses it with."
+    )
+    return Draft(
+        "server",
+        "medium",
+        f"The value printed with {code_span(key)}, which Ollama parses, is computed otherwise",
+        detail,
+        change.path,
+        line,
+        local_refs=(pattern.ref, *pattern.used_at),
+        cause=f"keyed-value:{change.path}:{key}",
+    )
 
 
 def _telling(pattern: OutputPattern) -> bool:
