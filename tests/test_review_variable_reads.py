@@ -68,3 +68,50 @@ def test_an_upstream_path_with_backticks_stays_one_code_span():
         [change], {"GGML_CUDA_NO_PEER_COPY": [LocalRef("CMakeLists.txt", 3)]}, lambda p: True
     )
     assert draft.title.startswith("``ggml/src/ggml-`x`/CMakeLists.txt`` no longer reads")
+
+
+INSTALLING = """add_library(ggml-cuda cuda.cu)
+if (GGML_CUDA_NO_PEER_COPY)
+    install(TARGETS ggml-cuda LIBRARY)
+endif()
+"""
+DOCKERFILE = (
+    b"RUN cmake --build build \\\n    && cmake --install build \\\n        --component runner --strip\n"
+)
+
+
+def _install_reads(tmp_path, backend: str, dockerfile: bytes = DOCKERFILE, base: str = INSTALLING):
+    """The variable-read items of a bump of the CUDA backend's install rules, against an Ollama whose
+    Dockerfile runs its install (`DOCKERFILE`: the `runner` component alone)."""
+    upstream = {**UPSTREAM, "ggml/src/ggml-cuda/CMakeLists.txt": base}
+    b = _history(
+        tmp_path,
+        [("cuda: always install (#12)", {"ggml/src/ggml-cuda/CMakeLists.txt": backend})],
+        base=upstream,
+    )
+    ollama = {**OLLAMA, "llama/server/CMakeLists.txt": OLLAMA_CMAKE, "Dockerfile": dockerfile}
+    findings, _ = _review(b, ollama=ollama, patches=())
+    return [f for f in findings if f.check == "build.variable-reads"]
+
+
+LIFTED = "add_library(ggml-cuda cuda.cu)\ninstall(TARGETS ggml-cuda LIBRARY)\n"
+
+
+def test_a_read_that_only_decided_install_rules_ollamas_install_never_runs_is_information(tmp_path):
+    (item,) = _install_reads(tmp_path, LIFTED)
+    assert item.severity == "info" and "`runner`" in item.detail
+
+
+@pytest.mark.parametrize(
+    ("backend", "dockerfile"),
+    [
+        (LIFTED, b"RUN cmake --install build --strip\n"),  # Ollama's install runs every rule
+        (LIFTED.replace("LIBRARY)", "LIBRARY COMPONENT runner)"), DOCKERFILE),  # a rule of its component
+    ],
+    ids=["installs-everything", "its-component"],
+)
+def test_a_read_that_decided_what_ollamas_install_runs_stays_medium(tmp_path, backend, dockerfile):
+    rule = backend.split("\n")[1]
+    guarded = f"add_library(ggml-cuda cuda.cu)\nif (GGML_CUDA_NO_PEER_COPY)\n    {rule}\nendif()\n"
+    (item,) = _install_reads(tmp_path, backend, dockerfile, guarded)
+    assert item.severity == "medium"
