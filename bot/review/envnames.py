@@ -316,38 +316,31 @@ def reread_drafts(
 
 
 def _reread_draft(item: Reread, refs: tuple[LocalRef, ...], always: bool) -> Draft:
-    if item.governed:
-        return _governed_draft(item, refs, always)
+    where = f"Ollama sets it ({_where(refs)})" + ("" if always else " on some starts")
+    if item.governed:  # the value used alike: often a refactor, so only a pointer to look at
+        detail = (
+            f"{code_span(item.function)} still reads {code_span(item.name)} and uses the value as before, but the "
+            f"bump changed what the block it decides does: before {_shown(item.before)}, now "
+            f"{_shown(item.after)}. {where}."
+        )
+        return _env_draft(
+            item, refs, "info", f"What environment variable {item.name} decides changed upstream", detail
+        )
     detail = (
         f"{code_span(item.function)} still reads {code_span(item.name)}, but the bump changed how it uses the "
-        f"value: before {_shown(item.before)}, now {_shown(item.after)}. Ollama sets it ({_where(refs)})"
-        + ("" if always else " on some starts")
-        + ": check that the value Ollama gives is still taken, and means what it meant."
+        f"value: before {_shown(item.before)}, now {_shown(item.after)}. {where}: check that the value Ollama "
+        "gives is still taken, and means what it meant."
     )
-    return Draft(
-        "discovery" if item.change.path.startswith("ggml/") else "server",
-        "medium",
-        f"Upstream uses environment variable {item.name} differently; Ollama sets it",
-        detail,
-        item.change.path,
-        item.line,
-        local_refs=refs,
-        cause=f"env:{item.name}",
+    return _env_draft(
+        item, refs, "medium", f"Upstream uses environment variable {item.name} differently", detail
     )
 
 
-def _governed_draft(item: Reread, refs: tuple[LocalRef, ...], always: bool) -> Draft:
-    """Information: the value is used alike, what the block it opens does changed (often a refactor, so only
-    a pointer to look at; a new use of the value is medium)."""
-    detail = (
-        f"{code_span(item.function)} still reads {code_span(item.name)} and uses the value as before, but the "
-        f"bump changed what the block it decides does: before {_shown(item.before)}, now {_shown(item.after)}. "
-        f"Ollama sets it ({_where(refs)})" + ("" if always else " on some starts") + "."
-    )
+def _env_draft(item: Reread, refs: tuple[LocalRef, ...], severity: str, what: str, detail: str) -> Draft:
     return Draft(
         "discovery" if item.change.path.startswith("ggml/") else "server",
-        "info",
-        f"What environment variable {item.name} decides changed upstream; Ollama sets it",
+        severity,
+        f"{what}; Ollama sets it",
         detail,
         item.change.path,
         item.line,
