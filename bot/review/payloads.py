@@ -340,14 +340,21 @@ def _value_draft(
         f"it writes {code_span(hit.value)} ({now.path}:{hit.line}). Check that the value still has the type, "
         "unit and meaning Ollama reads it with."
     )
+    return _written_draft(
+        f, qualified, f"is written with another value by {code_span(qualified)}", detail, now.path, hit.line
+    )
+
+
+def _written_draft(f: Decoded, qualified: str, what: str, detail: str, path: str, line: int) -> Draft:
+    """A medium item on what a function now writes into a field Ollama decodes."""
     return Draft(
         "streaming" if f.source.endswith("stream") else "server",
         "medium",
-        f"{code_span(f.name)} of llama-server's {f.source} is written with another value by {code_span(qualified)}",
+        f"{code_span(f.name)} of llama-server's {f.source} {what}",
         detail,
-        now.path,
-        hit.line,
-        blame=((hit.line, hit.line),),
+        path,
+        line,
+        blame=((line, line),),
         cause=f"wire-value:{qualified}:{f.keys[-1]}",
     )
 
@@ -379,18 +386,8 @@ def _nullness_draft(
         f"{was}; at the new ref it writes {code_span(hit.value)} ({path}:{hit.line}), so every check Ollama "
         "makes of it against nil now goes the other way."
     )
-    return Draft(
-        "streaming" if f.source.endswith("stream") else "server",
-        "medium",
-        f"{code_span(f.name)} of llama-server's {f.source} is "
-        + ("no longer null" if _null(hits) else "now null")
-        + f" in {code_span(qualified)}",
-        detail,
-        path,
-        hit.line,
-        blame=((hit.line, hit.line),),
-        cause=f"wire-value:{qualified}:{f.keys[-1]}",
-    )
+    what = ("is no longer null" if _null(hits) else "is now null") + f" in {code_span(qualified)}"
+    return _written_draft(f, qualified, what, detail, path, hit.line)
 
 
 def _other_value(
