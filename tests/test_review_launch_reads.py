@@ -48,8 +48,10 @@ def test_a_block_the_value_decides_that_now_does_more_is_information_and_one_ali
     a refactor, so information only)."""
     logged = MARKER.replace("        return env;\n", '        log_info("marker set");\n        return env;\n')
     (draft,) = _reread(logged)
-    assert draft.severity == "info" and draft.title.startswith("What environment variable LLAMA_MARKER decides")
-    assert "`log_info(\"marker set\");`" in draft.detail and draft.line == 4
+    assert draft.severity == "info" and draft.title.startswith(
+        "What environment variable LLAMA_MARKER decides"
+    )
+    assert '`log_info("marker set");`' in draft.detail and draft.line == 4
     assert _reread(MARKER.replace("        return env;\n", "        return  env ;\n")) == []
 
 

@@ -133,3 +133,37 @@ def test_re_defaulting_such_an_option_is_information(tmp_path):
     findings, _ = _review(b, ollama=OLLAMA_INSTALLING)
     (item,) = [f for f in findings if "GGML_CUDA_NCCL" in f.title]
     assert item.severity == "info" and "without REQUIRED" in item.detail
+
+
+# ---- a backend's version floors (build.version-floors on the llama.cpp profile)
+
+VULKAN = "find_package(Vulkan COMPONENTS glslc REQUIRED)\nadd_library(ggml-vulkan ggml-vulkan.cpp)\n"
+VULKAN_OLLAMA = {
+    **OLLAMA,
+    "llama/server/CMakeLists.txt": b"set(GGML_VULKAN ON)\nset(LLAMA_CURL OFF)\n",
+    "Dockerfile": b"ARG VULKANVERSION=1.4.321.1\nFROM base AS vulkan-deps\n",
+}
+
+
+def _floors(tmp_path, backend: str, ollama=VULKAN_OLLAMA):
+    base = {**UPSTREAM, "ggml/src/ggml-vulkan/CMakeLists.txt": VULKAN}
+    b = _history(
+        tmp_path, [("vulkan: newer SDK (#3)", {"ggml/src/ggml-vulkan/CMakeLists.txt": backend})], base=base
+    )
+    findings, _ = _review(b, ollama=ollama)
+    return [f for f in findings if f.check == "build.version-floors"]
+
+
+def test_a_backends_package_floor_above_what_ollamas_dockerfile_installs_is_high(tmp_path):
+    raised = VULKAN.replace("find_package(Vulkan COMPONENTS", "find_package(Vulkan 1.4.328 COMPONENTS")
+    (item,) = _floors(tmp_path, raised)
+    assert item.severity == "high" and "1.4.328" in item.title and "1.4.321.1" in item.title
+    assert [(r.path, r.line) for r in item.local_refs] == [("Dockerfile", 1)]
+
+
+def test_a_floor_ollamas_version_meets_or_a_backend_ollama_never_builds_is_quiet(tmp_path):
+    met = VULKAN.replace("find_package(Vulkan COMPONENTS", "find_package(Vulkan 1.4.300 COMPONENTS")
+    assert _floors(tmp_path, met) == []
+    unbuilt = {**VULKAN_OLLAMA, "llama/server/CMakeLists.txt": b"set(LLAMA_CURL OFF)\n"}
+    raised = VULKAN.replace("find_package(Vulkan COMPONENTS", "find_package(Vulkan 1.4.328 COMPONENTS")
+    assert _floors(tmp_path / "unbuilt", raised, unbuilt) == []

@@ -62,7 +62,7 @@ def _package_lookups(
 UPSTREAM_BUILD = facts.Extractor("upstream-build", 1, __name__)
 UNBUILT = facts.Extractor("unbuilt-commands", 1, __name__)
 LOOKUPS = facts.Extractor("package-lookups", 1, __name__)
-LINKS = facts.Extractor("linked-libraries", 1, __name__)
+LINKS = facts.Extractor("linked-libraries", 2, __name__)
 
 
 def _walk_key(paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]) -> tuple[str, str]:
@@ -94,9 +94,12 @@ def _walked(
     paths: list[str],
     options: Mapping[str, tuple[OptionSetting, ...]],
     also: list[str] | None = None,
+    holding: tuple[bytes, ...] = (),
 ) -> W:
     """A walk of upstream's CMake files the build reads from the top, with Ollama's option values, one file
-    after another (its `path` the file walked), and then of the files `also` names that it does not reach."""
+    after another (its `path` the file walked), and then of the files `also` names that it does not reach;
+    with `holding`, only the files whose text holds one of its texts are walked (every file gives the options'
+    defaults)."""
     trees = _cmake_tree(upstream, paths)
     for path in also or ():
         if path not in trees and (text := text_of(upstream, path)) is not None:
@@ -104,8 +107,9 @@ def _walked(
     _, defaults = _declared_options(trees)
     walk = walk_of(_option_values(defaults, options))
     for path, root in trees.items():
-        walk.path = path
-        walk.walk(root, posixpath.dirname(path), None)
+        if not holding or any(h in (root.text or b"") for h in holding):
+            walk.path = path
+            walk.walk(root, posixpath.dirname(path), None)
     return walk
 
 
@@ -382,24 +386,39 @@ class Link:
 
 
 def linked_libraries(
-    upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
+    upstream: Mapping[str, str],
+    paths: list[str],
+    options: Mapping[str, tuple[OptionSetting, ...]],
+    targets: frozenset[str],
 ) -> list[Link]:
-    """Every library linked by name (not through a variable) by the CMake files upstream's build reaches,
-    where Ollama's option values may take the build (upstream's defaults for what Ollama leaves unset)."""
+    """The libraries linked by name (not through a variable) to these targets by the CMake files upstream's
+    build reaches, where Ollama's option values may take the build (upstream's defaults for what Ollama
+    leaves unset)."""
+    key = (*_walk_key(paths, options), facts.text_id("\n".join(sorted(targets))))
     return remembered_reading(
-        LINKS, _walk_key(paths, options), upstream, lambda texts: _linked_libraries(texts, paths, options)
+        LINKS, key, upstream, lambda texts: _linked_libraries(texts, paths, options, targets)
     )
 
 
 def _linked_libraries(
-    upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
+    upstream: Mapping[str, str],
+    paths: list[str],
+    options: Mapping[str, tuple[OptionSetting, ...]],
+    targets: frozenset[str],
 ) -> list[Link]:
-    backends = [p for p in paths if _BACKEND_CMAKE.fullmatch(p)]
-    return _walked(_LinkWalk, upstream, paths, options, backends).links
+    backends = [p for p in paths if backend_cmake(p)]
+    named = tuple(t.encode() for t in sorted(targets))
+    links = _walked(_LinkWalk, upstream, paths, options, backends, named).links
+    return [k for k in links if k.target in targets]
 
 
 # a backend's CMake file: upstream adds it through a function, by a name no walk computes
 _BACKEND_CMAKE = re.compile(re.escape(BACKEND_ROOT) + r"ggml-[\w-]+/CMakeLists\.txt")
+
+
+def backend_cmake(path: str) -> bool:
+    """Whether the path is a backend's own CMake file (`ggml/src/ggml-cuda/CMakeLists.txt`)."""
+    return _BACKEND_CMAKE.fullmatch(path) is not None
 
 
 @dataclass
@@ -471,12 +490,30 @@ def _stops_per_build(
     _stops(trees, found, {})
     stopping = {p: t for p, t in trees.items() if _may_stop(t)}  # a build's walk records nothing elsewhere
     reached: dict[Stop, list[str]] = {}
-    for name, strings in builds.items():
-        value = {**found, **{k: t for k, v in strings.items() if (t := truth_of(v)) is not None}}
+    for strings, names in _alike(builds, upstream, paths).items():
+        variables = dict(strings)
+        value = {**found, **{k: t for k, v in variables.items() if (t := truth_of(v)) is not None}}
         files = {**stopping, **_backend_trees(upstream, paths, value, trees)}
-        for stop in _stops(files, value, dict(strings)):
-            reached.setdefault(stop, []).append(name)
+        for stop in _stops(files, value, variables):
+            reached.setdefault(stop, []).extend(names)
     return [replace(stop, builds=tuple(names)) for stop, names in reached.items()]
+
+
+def _alike(
+    builds: Mapping[str, Mapping[str, str]], upstream: Mapping[str, str], paths: list[str]
+) -> dict[frozenset[tuple[str, str]], list[str]]:
+    """The builds grouped by the variables they give that upstream's CMake files name at all: builds that
+    differ only in what upstream never reads (a destination directory of Ollama's) are walked once."""
+    texts = [text for p in paths if (text := text_of(upstream, p)) is not None]
+    named: dict[str, bool] = {}
+    groups: dict[frozenset[tuple[str, str]], list[str]] = {}
+    for name, strings in builds.items():
+        for variable in strings:
+            if variable not in named:
+                named[variable] = any(variable in text for text in texts)
+        key = frozenset((k, v) for k, v in strings.items() if named[k])
+        groups.setdefault(key, []).append(name)
+    return groups
 
 
 def _may_stop(root: Node) -> bool:
@@ -499,7 +536,7 @@ def _backend_trees(
     walk from the top does not reach (upstream adds them through a function)."""
     found = {}
     for path in paths:
-        if path in trees or not _BACKEND_CMAKE.fullmatch(path):
+        if path in trees or not backend_cmake(path):
             continue  # a file the walk from the top reaches is walked (when it may stop) with the others
         option = posixpath.basename(posixpath.dirname(path)).upper().replace("-", "_")
         if value.get(option) and (text := text_of(upstream, path)) is not None:

@@ -33,10 +33,11 @@ def runtime_dependencies(run: Run) -> list[Draft]:
         return []
     old_texts, new_texts = run.cmake_texts
     options = run.consumers.options
-    before = {(k.target, k.library) for k in linked_libraries(old_texts, list(old_texts), options)}
+    targets = frozenset(carried)
+    before = {(k.target, k.library) for k in linked_libraries(old_texts, list(old_texts), options, targets)}
     built = {name for text in new_texts.values() for name in _DECLARED.findall(text)}
     drafts: dict[tuple[str, str], Draft] = {}
-    for link in linked_libraries(new_texts, list(new_texts), options):
+    for link in linked_libraries(new_texts, list(new_texts), options, targets):
         key = (link.target, link.library)
         bundling = carried.get(link.target)
         if bundling is None or key in before or link.library in built:
