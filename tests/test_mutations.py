@@ -73,7 +73,6 @@ KNOWN_MISSES = {
     # the fourth fresh-eyes round (tests/mutations/fresh4.toml), as its first scoring left them
     "fresh4-build-moe-ffn-gate-up-bias-param-shifts-laguna-patch": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
     "fresh4-build-cuda-toolkit-12-required": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
-    "fresh4-build-clip-loader-buft-local-dropped": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
     "fresh4-build-cuda-blackwell-family-specific-arch": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
     "fresh4-discovery-vulkan-info-physical-index": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
     "fresh4-discovery-vulkan-integrated-only-as-fallback": "first scoring: information only: info 'What environment variable GGML_VK_VISIBLE_DEVICES decides changed upstream; Ollama sets it'",

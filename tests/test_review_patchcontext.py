@@ -68,3 +68,48 @@ def test_a_hunk_the_patch_section_explains_gets_no_item():
     assert draft.detail.startswith("Hunk 2 of `llama/compat/0002-two.patch` applies as it was, but upstream")
     both = frozenset({("llama/compat/0002-two.patch", h.header_line) for h in (first, second)})
     assert _drafts(new, patches, both) == []
+
+
+# ---- a local a hunk uses that upstream's code no longer has where the hunk goes
+
+LOADER = """static void load(const char * fname) {
+    ggml_backend_buffer_type_t buft = default_buffer_type();
+    for (int i = 0; i < n; i++) {
+        const size_t offset = offsets[i];
+        fin.seekg(offset);
+        read_tensor(buft, fin);
+    }
+}
+""" + "".join(f"static void other_{i}() {{ step(); }}\n" for i in range(40))
+HOOKED = LOADER.replace(
+    "        const size_t offset = offsets[i];\n",
+    "        const size_t offset = offsets[i];\n        if (maybe_load(fname, offset, buft)) continue;\n",
+)
+HOOK = [("llama/compat/0002-loader.patch", parse(make_patch(LOADER, HOOKED, "tools/mtmd/clip.cpp")))]
+
+
+def _loader_drafts(new: str):
+    changes = {"tools/mtmd/clip.cpp": FileChange.from_texts("tools/mtmd/clip.cpp", LOADER, new)}
+    return [d for d in patch_context_drafts(HOOK, changes) if d.severity == "medium"]
+
+
+def test_a_local_the_hunk_uses_that_upstream_no_longer_declares_there_is_medium_at_the_added_line():
+    inlined = LOADER.replace("    ggml_backend_buffer_type_t buft = default_buffer_type();\n", "").replace(
+        "read_tensor(buft, fin)", "read_tensor(default_buffer_type(), fin)"
+    )
+    (draft,) = _loader_drafts(inlined)
+    assert (
+        draft.title == "Hunk 1 of 0002-loader.patch uses `buft`, a local upstream's code no longer has there"
+    )
+    patch_lines = make_patch(LOADER, HOOKED, "tools/mtmd/clip.cpp").decode().split("\n")
+    added = next(n for n, line in enumerate(patch_lines, 1) if line.startswith("+") and "maybe_load" in line)
+    assert draft.local_refs == (LocalRef("llama/compat/0002-loader.patch", added),)
+
+
+def test_a_local_renamed_elsewhere_or_still_in_scope_is_no_break():
+    assert _loader_drafts(LOADER.replace("step();", "step(1);")) == []  # far away, the local kept
+    moved = LOADER.replace("    ggml_backend_buffer_type_t buft = default_buffer_type();\n", "").replace(
+        "    for (int i = 0; i < n; i++) {\n",
+        "    for (int i = 0; i < n; i++) {\n        ggml_backend_buffer_type_t buft = default_buffer_type();\n",
+    )
+    assert _loader_drafts(moved) == []  # declared in the loop now: still in scope where the hunk goes
