@@ -28,6 +28,7 @@ def test_a_match_sets_the_groups_the_rest_of_the_condition_reads(arch, truth):
         (["VERSION", "GREATER_EQUAL", "12"], {"VERSION": "twelve"}, None),  # not a number
         (["ARCH", "MATCHES", '"(("'], {"ARCH": "50"}, None),  # not an expression Python reads
         (["ARCH", "MATCHES", '"^5"'], {}, None),
+        (["ARCH", "MATCHES", '"^(a+)+$"'], {"ARCH": "a" * 40 + "!"}, None),  # would backtrack without end
     ],
 )
 def test_what_a_build_gives_decides_and_the_rest_stays_unknown(tokens, strings, truth):

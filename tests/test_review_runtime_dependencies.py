@@ -89,10 +89,13 @@ def test_an_install_that_keeps_every_dependency_carries_any_link():
     assert bundlings({"CMakeLists.txt": text}, ["CMakeLists.txt"]) == {}
 
 
-def test_an_unreadable_pattern_is_not_judged():
-    text = 'install(TARGETS t RUNTIME_DEPENDENCIES PRE_INCLUDE_REGEXES "(" PRE_EXCLUDE_REGEXES ".*")\n'
+@pytest.mark.parametrize("pattern", ["(", "(r+)+x"], ids=["unreadable", "backtracking"])
+def test_a_pattern_that_cannot_be_read_or_would_backtrack_is_not_judged(pattern):
+    text = (
+        f'install(TARGETS t RUNTIME_DEPENDENCIES PRE_INCLUDE_REGEXES "{pattern}" PRE_EXCLUDE_REGEXES ".*")\n'
+    )
     (bundling,) = bundlings({"CMakeLists.txt": text}, ["CMakeLists.txt"]).values()
-    assert bundling.carries("roc::rccl") is None
+    assert bundling.carries("roc::" + "r" * 60) is None
 
 
 NCCL = """option(GGML_CUDA_NCCL "ggml: use NCCL" ON)

@@ -446,3 +446,18 @@ def excerpt(removed: list[str], added: list[str], limit: int = 8) -> str:
         f"+ {t.rstrip()[:160]}" for t in added[: limit // 2]
     ]
     return code_block(lines, "diff") if lines else ""
+
+
+# a group holding a quantifier that is itself quantified (`(a+)+`, `(\w*x)*`): what backtracks exponentially
+_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[*+}](?:[^()\\]|\\.)*\)\s*[*+{]")
+
+
+def searchable(pattern: str, limit: int = 200) -> re.Pattern[str] | None:
+    """A regular expression from a text someone else wrote (a CMake file, a preset), compiled when it is
+    short and cannot backtrack without end on the short texts it is tried on; None otherwise (not judged)."""
+    if len(pattern) > limit or _NESTED_QUANTIFIER.search(pattern):
+        return None
+    try:
+        return re.compile(pattern)
+    except re.error:
+        return None

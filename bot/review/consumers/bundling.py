@@ -6,7 +6,6 @@ Ollama's payload: the user's machine has to provide it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -15,9 +14,9 @@ from tree_sitter import Node
 from bot.lang import cmakelang
 from bot.model import LocalRef
 from bot.review.consumers.shared import OLLAMA_CMAKE, text_of
-from bot.review.source import glob_match
+from bot.review.source import glob_match, searchable
 
-MAX_PATTERN = 200  # characters of one regular expression read (a longer one is not judged)
+MAX_PATTERN = 200  # characters of one regular expression read (a longer or a backtracking one is not judged)
 MAX_NAME = 64  # characters of a library file name a pattern is tried on
 _FILTERS = ("PRE_INCLUDE_REGEXES", "PRE_EXCLUDE_REGEXES")
 _SET_WORDS = frozenset(
@@ -65,13 +64,11 @@ def _matches(patterns: tuple[str, ...], files: tuple[str, ...]) -> bool | None:
     """Whether a pattern finds one of the file names; None when none does and one cannot be read."""
     unread = False
     for pattern in patterns:
-        try:
-            if len(pattern) > MAX_PATTERN:
-                raise re.error("too long")
-            if any(re.search(pattern, f) for f in files):
-                return True
-        except re.error:
+        compiled = searchable(pattern, MAX_PATTERN)
+        if compiled is None:
             unread = True
+        elif any(compiled.search(f) for f in files):
+            return True
     return None if unread else False
 
 

@@ -13,6 +13,7 @@ from tree_sitter import Node
 from bot.lang import cmakelang
 from bot.lang.syntax import node_text
 from bot.review.consumers.shared import CMAKE_TOKEN, ON_VALUES, truth_of
+from bot.review.source import searchable
 
 _UNARY_TESTS = frozenset({"DEFINED", "EXISTS", "TARGET", "COMMAND", "POLICY", "IS_DIRECTORY", "IS_ABSOLUTE"})
 _FALSE_VALUES = frozenset({"OFF", "FALSE", "NO", "0"})
@@ -36,12 +37,10 @@ def _number(text: str) -> float | None:
 
 
 def _matches(left: str, right: str, strings: MutableMapping[str, str]) -> bool | None:
-    if len(right) > MAX_PATTERN or len(left) > MAX_SUBJECT:
+    compiled = searchable(right, MAX_PATTERN)
+    if compiled is None or len(left) > MAX_SUBJECT:
         return None
-    try:
-        found = re.search(right, left)
-    except re.error:
-        return None
+    found = compiled.search(left)
     if found is not None:
         strings.update({f"CMAKE_MATCH_{n}": g or "" for n, g in enumerate([found[0], *found.groups()])})
     return found is not None
