@@ -110,7 +110,7 @@ def _pair_draft(
         f"At {code_span(f'{change.path}:{line}')} the value given with {code_span(key)} was "
         f"{code_span(_shown(before))} and is now {code_span(_shown(after))}. Ollama's expression "
         f"{code_span(pattern.value)} reads what follows {code_span(key)} in "
-        f"{', '.join(pattern.sources) or 'what upstream prints'} ({code_span(where)}): check that the value "
+        f"{', '.join(code_span(s) for s in pattern.sources) or 'what upstream prints'} ({code_span(where)}): check that the value "
         "still has the notation and units Ollama parses it with."
     )
     return Draft(
@@ -175,7 +175,7 @@ def _draft(change: FileChange, old: Value, new: Value, pattern: OutputPattern) -
     detail = (
         f"At {code_span(f'{change.path}:{old.line}')} {holder} was {code_span(_shown(old.text))} and is "
         f"now {code_span(_shown(new.text))}. Ollama looks for {code_span(pattern.value)} ({pattern.kind}) in "
-        f"{', '.join(pattern.sources) or 'what upstream prints'} ({code_span(where)}): the old value holds it, "
+        f"{', '.join(code_span(s) for s in pattern.sources) or 'what upstream prints'} ({code_span(where)}): the old value holds it, "
         "the new one does not, so where upstream prints or answers with this value Ollama no longer "
         "recognises it."
     )
