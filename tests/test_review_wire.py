@@ -122,6 +122,15 @@ type completionChunk struct {
 	} `json:"timings"`
 }
 
+type progress struct {
+	Stop bool
+}
+
+// the same field name on another struct, and a method of that name: no reads of the chunk's field
+func (p progress) Done(t interface{ Stop() bool }) bool {
+	return t.Stop() || p.Stop
+}
+
 func (s *Server) Complete(prompt string, opts api.Options, fn func(string)) (bool, error) {
 	body, err := json.Marshal(completionRequest{
 		Prompt:      prompt,
@@ -422,7 +431,7 @@ def test_a_changed_default_behind_a_field_ollama_leaves_out_says_both_values(con
         _review(contracts, "tools/server/server-task.h", "n_predict = -1", "n_predict = 128")
     )
     assert n_predict.severity == "medium" and "leave it out on some requests" in n_predict.detail
-    assert n_predict.local_refs == (_ref("NPredict    int    `json"),)
+    assert n_predict.local_refs == (_ref("NPredict    int    `json"), _ref("NPredict:    opts.NumPredict,"))
 
 
 def test_a_default_ollama_always_overrides_or_never_reaches_or_only_rewrites_is_quiet(contracts):
@@ -451,7 +460,7 @@ def test_a_schema_field_renamed_is_a_request_field_no_longer_read(contracts):
         "high",
         "llama-server no longer reads request field `n_predict` of POST /completion, which Ollama sends",
     )
-    assert draft.local_refs == (_ref('`json:"n_predict,omitempty"`'),)
+    assert draft.local_refs == (_ref('`json:"n_predict,omitempty"`'), _ref("NPredict:    opts.NumPredict,"))
     assert "now `max_tokens`" in draft.detail and "also as `max_tokens`" in draft.detail
 
 
@@ -499,6 +508,7 @@ def test_a_bound_that_rejects_a_documented_value_points_at_the_documentation(con
     assert "-1 = num_ctx" in draft.detail
     assert set(draft.local_refs) == {
         _ref('`json:"repeat_last_n"`'),
+        _ref("RepeatLastN: opts.RepeatLastN,"),  # where Ollama gives the field its value
         LocalRef("docs/modelfile.md", 5),
     }
 
@@ -537,7 +547,7 @@ def test_a_bound_only_the_running_server_knows_is_medium_and_one_still_a_number_
         "bound its own settings give: `params_base.n_ctx>0?params_base.n_ctx:INT32_MAX`"
     )
     assert "only known to the running server" in draft.detail
-    assert draft.local_refs == (_ref('`json:"n_predict,omitempty"`'),)
+    assert draft.local_refs == (_ref('`json:"n_predict,omitempty"`'), _ref("NPredict:    opts.NumPredict,"))
     same_cap = ('->add_alias("max_tokens")', '->add_alias("max_tokens")\n        ->set_desc("capped")')
     assert _review(contracts, "tools/server/server-schema.cpp", *same_cap) == []
 
@@ -564,6 +574,117 @@ def test_a_field_renamed_in_one_chunk_builder_is_high_though_another_builder_kee
     # the field's declaration, then where Ollama's code reads it
     assert draft.local_refs == (_ref('`json:"stop"`'), _ref("if chunk.Stop {"))
     assert "it now writes `done`" in draft.detail and "false" in draft.detail
+
+
+def _review_from(contracts, path: str, base: tuple[str, str], old: str, new: str):
+    """The wire items of a bump from UPSTREAM with `base` put in to that with `old` replaced by `new` too."""
+    start = {**UPSTREAM, path: UPSTREAM[path].replace(*base)}
+    assert UPSTREAM[path].count(base[0]) == 1 and start[path].count(old) == 1, old
+    changed = {**start, path: start[path].replace(old, new)}
+    return wire_drafts(_texts(start), _texts(changed), contracts)
+
+
+CHUNKS_THROUGH_A_REFERENCE = """json server_task_result_cmpl_partial::to_json() {
+    std::vector<json> chunks;
+    chunks.push_back({
+        {"content", content},
+        {"stop",    false},
+        {"stopping_word", nullptr},
+    });
+    auto & last = chunks[chunks.size() - 1];
+    if (timings.prompt_n >= 0) {
+        last.push_back({"timings", timings.to_json()});
+    }
+    last.at("extra").at(0)["detail"] = json {
+        {"content", piece},
+        {"stop",    done},
+    };
+    return chunks;
+}"""
+PARTIAL = TASK_CPP[
+    TASK_CPP.index("json server_task_result_cmpl_partial::to_json()") : TASK_CPP.index("json convert_")
+].strip()
+
+
+def test_a_field_written_through_a_reference_to_its_chunk_is_that_chunks_field(contracts):
+    """`auto & last = chunks[...]` is the chunk: a key it no longer writes is one the chunk no longer has; keys
+    stored under `.at("extra").at(0)["detail"]` are not the chunk's own."""
+    task, base = "tools/server/server-task.cpp", (PARTIAL, CHUNKS_THROUGH_A_REFERENCE)
+    (draft,) = _review_from(
+        contracts,
+        task,
+        base,
+        '    if (timings.prompt_n >= 0) {\n        last.push_back({"timings", timings.to_json()});\n    }\n',
+        "",
+    )
+    assert draft.severity == "high"
+    assert draft.title == (
+        "`timings` of llama-server's POST /completion stream is no longer written by "
+        "`server_task_result_cmpl_partial::to_json`"
+    )
+    assert _review_from(contracts, task, base, '{"content", piece},', '{"content", piece + suffix},') == []
+
+
+def test_keys_of_separate_objects_built_in_place_are_not_one_objects(contracts):
+    """Two one-key objects written in place in one function are two objects: neither vouches for the other
+    as a field of the chunk Ollama decodes."""
+    common = "tools/server/server-common.cpp"
+    notices = (
+        "std::string format_anthropic_sse(const json & data) {",
+        (
+            "std::string format_notice(const json & data) {\n"
+            '    return format_sse(json {{"content", data.at("text")}}) + format_sse(json {{"stop", data.at("last")}});\n'
+            "}\n\nstd::string format_anthropic_sse(const json & data) {"
+        ),
+    )
+    assert (
+        _review_from(contracts, common, notices, '"content", data.at("text")', '"content", data.at("body")')
+        == []
+    )
+
+
+def test_a_top_level_field_written_by_a_function_the_handler_calls_is_compared(contracts):
+    context = "tools/server/server-context.cpp"
+    helper = (
+        '        res->ok({{"status", "ok"}});',
+        "        res->ok(health_json());",
+    )
+    start = {
+        **UPSTREAM,
+        context: UPSTREAM[context].replace(*helper)
+        + 'static json health_json() {\n    return json {{"status", "ok"}};\n}\n',
+    }
+    changed = {**start, context: start[context].replace('{{"status", "ok"}}', '{{"state", "ok"}}')}
+    drafts = wire_drafts(_texts(start), _texts(changed), contracts)
+    assert {(d.severity, d.title) for d in drafts} == {
+        ("high", "`status` of llama-server's GET /health response is no longer written by `health_json`"),
+        (
+            "high",
+            "Ollama's \"ok\" for `status` no longer matches what llama-server's GET /health response sends",
+        ),
+    }
+
+
+def test_a_field_written_as_json_of_another_kind_than_ollamas_type_takes_is_high(contracts):
+    """Go's decoder fails on the whole answer when a string field arrives as an object or an array."""
+    task = "tools/server/server-task.cpp"
+    old = '{"stop_type", stop_type_to_str(stop)},'
+    drafts = _review(contracts, task, old, '{"stop_type", json {{"name", stop_type_to_str(stop)}}},')
+    (draft,) = [d for d in drafts if "is now" in d.title]
+    assert (draft.severity, draft.title) == (
+        "high",
+        "`stop_type` of llama-server's POST /completion stream is now an object, not a string",
+    )
+    assert "`string`" in draft.detail and "fails on the whole answer" in draft.detail
+    assert draft.local_refs == (_ref('`json:"stop_type"`'), _ref('chunk.StopType == "limit"'))
+    (draft,) = _review(contracts, task, '{"stopping_word", nullptr},', '{"stopping_word", json::array()},')
+    assert (draft.severity, draft.title) == (
+        "high",
+        "`stopping_word` of llama-server's POST /completion stream is now an array, not a string",
+    )
+    # an expression whose kind its form does not say is not judged by kind
+    drafts = _review(contracts, task, old, '{"stop_type", std::string(stop_type_to_str(stop))},')
+    assert not any("is now" in d.title for d in drafts)
 
 
 def test_a_nested_field_renamed_in_its_helper_is_found_by_its_path(contracts):
@@ -749,6 +870,30 @@ def test_a_frame_prefix_ollama_cuts_that_loses_its_space_is_high(contracts):
     assert (draft.severity, draft.area) == ("high", "streaming")
     assert "Ollama's `data: ` no longer matches" in draft.title
     assert _ref('"data: "') in draft.local_refs
+
+
+def test_a_dropped_terminator_is_high_only_where_ollama_does_more_than_skip_it():
+    """A function that stops writing `data: [DONE]` writes no frame Ollama misreads: a reader that skips the
+    terminator (`continue`) is served the same; one that stops reading at it now waits for it."""
+    context = "tools/server/server-context.cpp"
+    for action, raised in (("continue", False), ("return false, nil", True)):
+        reader = SERVER_GO.replace(
+            "\t\tvar chunk completionChunk\n",
+            f'\t\tif evt == "[DONE]" {{\n\t\t\t{action}\n\t\t}}\n\t\tvar chunk completionChunk\n',
+        )
+        assert reader != SERVER_GO
+        contracts = Contracts(_texts({**OLLAMA, "runner/server.go": reader}))
+        drafts = _review(contracts, context, 'output = "data: [DONE]\\n\\n";', 'output = "";')
+        assert [(d.severity, d.title) for d in drafts] == (
+            [
+                (
+                    "high",
+                    "llama-server's stream frames changed in server-context.cpp: Ollama's `[DONE]` no longer matches",
+                )
+            ]
+            if raised
+            else []
+        ), action
 
 
 def test_a_frame_written_the_same_way_or_through_a_constant_is_quiet(contracts):

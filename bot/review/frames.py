@@ -10,7 +10,7 @@ no change.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from bot.markup import code_span
 from bot.review.changes import Draft
@@ -66,9 +66,12 @@ class Reader:
         return [p for p in self.patterns if self.matches_any(p, old) and not self.matches_any(p, new)]
 
 
-def frame_drafts(old: ServerCode, new: ServerCode, patterns: Sequence) -> list[Draft]:
+def frame_drafts(
+    old: ServerCode, new: ServerCode, patterns: Sequence, skipped: Callable[[object], bool] = lambda p: False
+) -> list[Draft]:
     """Per function whose frames Ollama's reader accepts at the old ref: the patterns its new frames no longer
-    match, and the new lines none accepts."""
+    match, and the new lines none accepts. A function that only stops writing some frames (they moved, or a
+    terminator was dropped) loses only the terminators Ollama does more with than skip (`skipped`)."""
     reader = Reader(patterns, {line for unit in old.units for line in frame_lines([unit])})
     if not reader.prefixes:
         return []
@@ -77,7 +80,7 @@ def frame_drafts(old: ServerCode, new: ServerCode, patterns: Sequence) -> list[D
     for qualified, units in _by_function(old.units).items():
         before = frame_lines(units)
         if before and qualified in after and all(reader.accepts(line) for line in before):
-            drafts += list(_frame_changes(units[0], after[qualified], before, reader))
+            drafts += list(_frame_changes(units[0], after[qualified], before, reader, skipped))
     return drafts
 
 
@@ -91,16 +94,31 @@ def _by_function(units: Sequence[Unit]) -> dict[str, list[Unit]]:
 
 
 def _frame_changes(
-    was: Unit, units: Sequence[Unit], before: dict[str, tuple[str, int]], reader: Reader
+    was: Unit,
+    units: Sequence[Unit],
+    before: dict[str, tuple[str, int]],
+    reader: Reader,
+    skipped: Callable[[object], bool],
 ) -> Iterator[Draft]:
     after = frame_lines(units)
     new_lines = [line for line in after if line not in before]
-    for pattern in reader.lost(before, after):
+    for pattern in _lost(reader, before, after, new_lines, skipped):
         shown = next((line for line in before if reader.matched(pattern, line)), next(iter(before)))
         yield _lost_draft(was, units[0], pattern, before[shown], new_lines)
     for line in new_lines:
         if not reader.accepts(line):
             yield _unexpected_draft(units[0], *after[line], reader.patterns)
+
+
+def _lost(
+    reader: Reader, before: Iterable[str], after: Iterable[str], new_lines: list[str], skipped: Callable
+) -> list:
+    """The patterns the function's frames no longer match; where it only dropped frames (none rewritten),
+    the terminators Ollama does more with than skip."""
+    lost = reader.lost(before, after)
+    if new_lines:
+        return lost
+    return [p for p in lost if p.kind != "prefix" and not skipped(p)]
 
 
 def _shown(line: str) -> str:

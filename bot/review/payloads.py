@@ -22,6 +22,9 @@ from bot.review.changes import Draft
 from bot.review.servercode import ServerCode, Unit
 from bot.review.serverjson import Emission, unwrapped
 
+HANDLER_REACH = (
+    1  # calls followed from a route's handler to the code that writes its answer's top-level fields
+)
 ROUTE_REACH = 4  # calls followed from every route's handler to tell the code of endpoints Ollama never calls
 _ZERO = {"bool": "false", "string": '""', "int": "0", "float64": "0", "float32": "0"}
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlLuU]*")
@@ -47,6 +50,14 @@ _ZERO_LITERALS: dict[str, Callable[[str], bool]] = {
 # what JSON's null is written as: what Ollama decodes into a pointer, a slice or a map as nil
 _NULLS = frozenset(
     {"nullptr", "NULL", "json()", "json(nullptr)", "json{}", "nlohmann::json()", "json::value_t::null"}
+)
+# the JSON a value expression writes, by its form: nlohmann::json makes an object of a braced list of pairs
+_SHAPES = (
+    ("an array", re.compile(r"(?:nlohmann::(?:ordered_)?)?json::array\(")),
+    ("an object", re.compile(r"(?:nlohmann::(?:ordered_)?)?json(?:::object\(|\s*\{\s*\{\s*\")")),
+    ("a string", re.compile(r'"(?:[^"\\]|\\.)*"$')),
+    ("a boolean", re.compile(r"(?:true|false)$")),
+    ("a number", re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlLuU]*$")),
 )
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|\w+|\S')
@@ -89,7 +100,8 @@ class Writers:
         for f in fields:
             self.siblings.setdefault((f.source, f.keys[:-1]), set()).add(f.keys[-1])
         self.handlers = {
-            route: {u.qualified for u in code.handlers(route)} for route in {f.route for f in fields}
+            route: {u.qualified for u in code.reached(code.handlers(route), HANDLER_REACH)}
+            for route in {f.route for f in fields}
         }
         self.foreign = code.foreign(routes, ROUTE_REACH)
         self.by_qualified: dict[str, list[Unit]] = {}
@@ -112,7 +124,7 @@ class Writers:
         if len(local) >= 2:
             n = min(len(local), len(f.keys))
             return n >= 2 and local[-n:] == f.keys[-n:]
-        together = {x.key for x in unit.emissions if x.owner == e.owner and x.parents == e.parents}
+        together = {x.key for x in unit.emissions if x.beside(e)}
         if len(together & self.siblings.get((f.source, f.keys[:-1]), set())) >= 2:
             return True
         return len(f.keys) == 1 and unit.qualified in self.handlers.get(f.route, set())
@@ -191,7 +203,8 @@ def _still_written_draft(
     """The item for a field a function still writes: under a new condition, null where it was not (or the
     reverse), or with another value."""
     return (
-        _kept_draft(f, new, qualified, hits, kept)
+        _shape_draft(f, new, qualified, hits, kept)
+        or _kept_draft(f, new, qualified, hits, kept)
         or _nullness_draft(f, new, qualified, hits, kept)
         or _value_draft(f, old, new, qualified, hits, kept)
     )
@@ -356,6 +369,50 @@ def _written_draft(f: Decoded, qualified: str, what: str, detail: str, path: str
         line,
         blame=((line, line),),
         cause=f"wire-value:{qualified}:{f.keys[-1]}",
+    )
+
+
+def _shape(value: str) -> str | None:
+    """What JSON a value expression writes, when the expression says (`json { {"k", v} }`: an object)."""
+    expression = _expression(value)
+    for shape, pattern in _SHAPES:
+        if pattern.match(expression):
+            return shape
+    return None
+
+
+def _expected_shape(go_type: str) -> str | None:
+    """What JSON a Go type decodes without an error (null aside); None when it takes more than one."""
+    bare = go_type.lstrip("*")
+    if bare.startswith("[]"):
+        return "an array"
+    if bare.startswith("map[") or bare == "object":
+        return "an object"
+    return {"string": "a string", "bool": "a boolean", **dict.fromkeys(_NUMERIC, "a number")}.get(bare)
+
+
+def _shape_draft(
+    f: Decoded, new: Writers, qualified: str, hits: list[Emission], kept: list[Emission]
+) -> Draft | None:
+    """The item for a field a function now writes as JSON of another kind than the Go type Ollama decodes it
+    into takes (an object where Ollama decodes a slice): Go's decoder fails on the whole answer."""
+    now, expected = new.unit(qualified), _expected_shape(f.go_type)
+    if now is None or expected is None or any(_shape(h.value) not in (None, expected) for h in hits):
+        return None
+    hit = next((k for k in kept if _shape(k.value) not in (None, expected)), None)
+    if hit is None:
+        return None
+    detail = (
+        f"Ollama decodes {code_span(f.name)} into {code_span(f.go_type)} from llama-server's {f.source} "
+        f"({f.ref.path}:{f.ref.line}), which takes {expected}. {code_span(qualified)} now writes "
+        f"{_shape(hit.value)} there ({now.path}:{hit.line}: {code_span(hit.value)}): Go's JSON decoder fails on "
+        "the whole answer, and Ollama with it."
+    )
+    return replace(
+        _written_draft(
+            f, qualified, f"is now {_shape(hit.value)}, not {expected}", detail, now.path, hit.line
+        ),
+        severity="high",
     )
 
 

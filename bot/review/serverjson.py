@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from tree_sitter import Node
@@ -42,6 +42,8 @@ _PASS_THROUGH = (
     "call_expression",
     "conditional_expression",
 )
+_ACCESSORS = frozenset({"at", "back", "front"})  # methods of nlohmann::json that give part of an object
+_ELEMENT_INDICES = frozenset({"number_literal", "binary_expression"})  # `x[0]`, `x[x.size() - 1]`
 MAX_UP = 16  # syntax levels walked up from an entry to the object it belongs to
 
 
@@ -94,6 +96,15 @@ class Emission:
     guards: frozenset[str]  # the conditions it is written under, whitespace out (`!(c)` for an else branch)
     values: tuple[str, ...]  # the string constants its value can be
     value: str = ""  # its value's expression as written, whitespace runs as one space
+    written_in: int = 0  # the offset of the object literal an entry without an owner is written in place in
+
+    def beside(self, other: Emission) -> bool:
+        """Whether the two keys are written into one object."""
+        return (
+            self.owner == other.owner
+            and self.parents == other.parents
+            and (bool(self.owner) or self.written_in == other.written_in)
+        )
 
 
 @dataclass(eq=False)
@@ -121,6 +132,7 @@ def emissions(unit: Unit, code: ServerReading) -> list[Emission]:
     """Every key the unit writes, with its parents through the variables it stores objects in."""
     found = [e for node in unit.nodes.get("list", []) for e in _entries(node, unit, code)]
     found += [e for node in unit.nodes.get("store", []) for e in _stored(node, unit, code)]
+    found = _through_aliases(found, unit, code)
     above = _variable_parents(found)
     return [
         Emission(
@@ -131,6 +143,7 @@ def emissions(unit: Unit, code: ServerReading) -> list[Emission]:
             _guards(e.node, unit.node),
             tuple(code.strings(e.value, unit)),
             " ".join(node_text(e.value).split()) if e.value is not None else "",
+            e.node.parent.start_byte if not e.owner and e.node.parent is not None else 0,
         )
         for e in found
     ]
@@ -164,14 +177,60 @@ def _stored(node: Node, unit: Unit, code: ServerReading) -> list[_Written]:
 
 
 def _subscripts(target: Node | None, unit: Unit, code: ServerReading) -> tuple[list[list[str]], Node | None]:
-    """(the keys of each subscript of `x["a"]["b"]`, outermost first; what they subscript)."""
+    """(the keys of each subscript of `x["a"].at("b")[0]`, outermost first, an array's element left out as the
+    paths of decoded fields leave out `[]`; what they subscript)."""
     chain: list[list[str]] = []
-    while target is not None and target.type == "subscript_expression":
-        indices = target.child_by_field_name("indices")
-        index = next(iter(indices.named_children), None) if indices is not None else None
-        chain.insert(0, code.keys(index, unit))
-        target = target.child_by_field_name("argument")
+    while target is not None:
+        if target.type == "subscript_expression":
+            indices = target.child_by_field_name("indices")
+            index = next(iter(indices.named_children), None) if indices is not None else None
+            inner = target.child_by_field_name("argument")
+        elif target.type == "call_expression" and _method_name(target) in _ACCESSORS:
+            index = _first_argument(target)
+            inner = _method_object(target)
+        else:
+            break
+        if index is not None and index.type not in _ELEMENT_INDICES:
+            chain.insert(0, code.keys(index, unit))
+        target = inner
     return chain, target
+
+
+def _method_name(call: Node) -> str:
+    function = call.child_by_field_name("function")
+    if function is None or function.type != "field_expression":
+        return ""
+    field = function.child_by_field_name("field")
+    return node_text(field) if field is not None else ""
+
+
+def _through_aliases(found: list[_Written], unit: Unit, code: ServerReading) -> list[_Written]:
+    """The entries written through a reference to part of another variable's object (`auto & last =
+    deltas.back();`, `json & usage = res.at("usage");`) as entries of that variable, under the keys the
+    reference goes through."""
+    aliases = {
+        name: alias for name in {e.owner for e in found if e.owner} if (alias := _alias(name, unit, code))
+    }
+    out = []
+    for e in found:
+        owner, parents, seen = e.owner, e.parents, set()
+        while owner in aliases and owner not in seen:
+            seen.add(owner)
+            owner, keys = aliases[owner]
+            parents = keys + parents
+        out.append(replace(e, owner=owner, parents=parents) if owner != e.owner else e)
+    return out
+
+
+def _alias(name: str, unit: Unit, code: ServerReading) -> tuple[str, tuple[str, ...]] | None:
+    """(the variable, the keys) a local is a reference into, when its one value is part of another's."""
+    values = unit.locals.get(name, [])
+    if len(values) != 1 or values[0].type not in ("subscript_expression", "call_expression"):
+        return None
+    chain, root = _subscripts(values[0], unit, code)
+    if root is values[0] or root is None or root.type != "identifier" or not all(chain):
+        return None
+    return (node_text(root), tuple(keys[0] for keys in chain)) if node_text(root) != name else None
 
 
 def _context(node: Node, unit: Unit, code: ServerReading) -> tuple[tuple[str, ...], str]:
@@ -185,9 +244,17 @@ def _context(node: Node, unit: Unit, code: ServerReading) -> tuple[tuple[str, ..
         if parent.type == "initializer_list" and _is_entry_value(parent, child):
             parents[:0] = code.keys(parent.named_children[0], unit)[:1]
         elif parent.type not in _PASS_THROUGH or _holder(parent) is not None:
-            return tuple(parents), _holder(parent) or ""
+            return _stored_under(parent, unit, code) + tuple(parents), _holder(parent) or ""
         child, parent = parent, parent.parent
     return tuple(parents), ""
+
+
+def _stored_under(node: Node, unit: Unit, code: ServerReading) -> tuple[str, ...]:
+    """The keys an object is stored under by an assignment (`x["a"].at(0)["b"] = {...}`: a, b)."""
+    if node.type != "assignment_expression":
+        return ()
+    chain, _ = _subscripts(node.child_by_field_name("left"), unit, code)
+    return tuple(keys[0] for keys in chain) if all(chain) else ()
 
 
 def _holder(node: Node) -> str | None:

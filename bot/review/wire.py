@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
-from itertools import islice
 
 from bot.cache import facts
-from bot.model import LocalRef
 from bot.review import compared, frames, payloads, requestdefaults, requests
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts import WIRE_GROUPS, Contracts
 from bot.review.consumers.contracts.model import OutputPattern, WireField
+from bot.review.consumers.gofields import only_skips, reading, with_field_lines, writing
 from bot.review.consumers.shared import kept_reading, remembered_readings
 from bot.review.servercode import ServerCode, read_server
 
@@ -33,7 +31,7 @@ def server_texts(
     return old | {c.old_path: c.old_code for c in changed if c.old_path}, new
 
 
-WIRE = facts.Extractor("wire-drafts", 2, __name__)
+WIRE = facts.Extractor("wire-drafts", 3, __name__)
 
 
 def wire_drafts(old: Mapping[str, str], new: Mapping[str, str], contracts: Contracts) -> list[Draft]:
@@ -97,6 +95,7 @@ def _drafts(
         old_code, new_code, request_fields, requests.Documentation(ollama).values
     )
     drafts += requestdefaults.default_drafts(old_code, new_code, request_fields, ollama)
+    drafts = [with_field_lines(d, ollama, writing) for d in drafts]
     decoded = payloads.decoded_fields(response_fields)
     if decoded:
         routes = {f.endpoint.split(" ", 1)[-1] for f in (*request_fields, *response_fields)}
@@ -104,25 +103,9 @@ def _drafts(
         after = payloads.Writers(new_code, decoded, routes)
         decoding = payloads.field_drafts(before, after, decoded)
         decoding += compared.value_drafts(before, after, decoded, patterns, _go_name(ollama))
-        drafts += [_with_reads(d, ollama) for d in decoding]
-    return drafts + frames.frame_drafts(old_code, new_code, patterns)
-
-
-READS_SHOWN = 3  # the lines reading a decoded field an item adds after its declaration
-
-
-def _with_reads(draft: Draft, ollama: Mapping[str, str]) -> Draft:
-    """The item with, after each Go struct field it cites, the lines of that file that read the field
-    (`resp.CompletionProbabilities`): where Ollama uses what it decodes."""
-    reads: list[LocalRef] = []
-    for ref in draft.local_refs:
-        lines = (ollama.get(ref.path) or "").split("\n")
-        m = _FIELD_NAME.match(lines[ref.line - 1]) if 0 < ref.line <= len(lines) else None
-        if m is not None:
-            selector = re.compile(rf"\.{re.escape(m[1])}\b")
-            found = (n for n, line in enumerate(lines, start=1) if n != ref.line and selector.search(line))
-            reads += [LocalRef(ref.path, n) for n in islice(found, READS_SHOWN)]
-    return replace(draft, local_refs=tuple(dict.fromkeys([*draft.local_refs, *reads]))) if reads else draft
+        drafts += [with_field_lines(d, ollama, reading) for d in decoding]
+    skipped = lambda p: bool(p.used_at) and all(only_skips(ollama, ref) for ref in p.used_at)
+    return drafts + frames.frame_drafts(old_code, new_code, patterns, skipped)
 
 
 _RECENT: list[ServerCode] = []  # the last few server sources read, for consecutive reviews of one ref

@@ -126,9 +126,11 @@ def _pair_draft(
 
 
 def _telling(pattern: OutputPattern) -> bool:
-    """A pattern a value can be said to hold: text compared as such, with letters enough to be specific."""
+    """A pattern a value can be said to hold: text compared as such, with letters enough to be specific; not
+    a stream's frame pattern (`data: `), whose frames `server.wire` compares function by function."""
     kinds = ("substring", "prefix", "suffix", "equals", "equals (any case)")
-    return pattern.kind in kinds and sum(ch.isalpha() for ch in pattern.value) >= MIN_LETTERS
+    streamed = bool(pattern.sources) and all(s.endswith(" stream") for s in pattern.sources)
+    return pattern.kind in kinds and sum(ch.isalpha() for ch in pattern.value) >= MIN_LETTERS and not streamed
 
 
 def _holds(pattern: OutputPattern, text: str) -> bool:

@@ -8,6 +8,7 @@ from bot.model import LocalRef
 from bot.review import limits
 from bot.review.changes import Draft, FileChange
 from bot.review.checks import check
+from bot.review.consumers.gofields import with_field_lines, writing
 from bot.review.source import glob_match
 
 if TYPE_CHECKING:
@@ -25,7 +26,8 @@ def request_limits(run: Run) -> list[Draft]:
     ]
     if not found:
         return []
-    return limits.limit_drafts(found, limits.fields_of(run.request_parsers()), lambda f: _sent_at(run, f))
+    drafts = limits.limit_drafts(found, limits.fields_of(run.request_parsers()), lambda f: _sent_at(run, f))
+    return [with_field_lines(d, run.local, writing) for d in drafts]
 
 
 def _sent_at(run: Run, field: str) -> tuple[LocalRef, ...]:

@@ -1,0 +1,98 @@
+"""Where Ollama's Go code uses a field of a struct it exchanges with an upstream program: the lines that read
+it (`resp.Content`) or give it a value (`NPredict: n` in a literal, `req.NPredict = n`), in the functions that
+name the struct (or a struct holding it) when some do, else anywhere in its file.
+
+An item about a field cites the field's declaration; what breaks is where the value is read or made."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from itertools import islice
+
+from bot.model import LocalRef
+from bot.review.changes import Draft
+
+LINES_SHOWN = 3  # the lines using a field an item adds after its declaration
+_DECLARED = re.compile(r"\s*([A-Za-z_]\w*)\s+[^\n]*`json:")  # a struct field with a JSON tag
+_TYPE = re.compile(r"type\s+(\w+)\s+struct\b")
+
+
+def reading(name: str) -> re.Pattern:
+    """A selector that reads the field (a method of the same name is not it)."""
+    return re.compile(rf"\.{re.escape(name)}\b(?!\s*\()")
+
+
+def writing(name: str) -> re.Pattern:
+    """A composite literal's key or an assignment that gives the field a value."""
+    return re.compile(rf"(?:^|[{{,\s]){re.escape(name)}\s*:(?!=)|\.{re.escape(name)}\s*=(?!=)")
+
+
+def with_field_lines(draft: Draft, ollama: Mapping[str, str], use: Callable[[str], re.Pattern]) -> Draft:
+    """The item with, after each struct field it cites, the lines of that file that use the field so."""
+    found = [found for ref in draft.local_refs for found in _field_lines(ref, ollama, use)]
+    if not found:
+        return draft
+    return replace(draft, local_refs=tuple(dict.fromkeys([*draft.local_refs, *found])))
+
+
+def _field_lines(
+    ref: LocalRef, ollama: Mapping[str, str], use: Callable[[str], re.Pattern]
+) -> list[LocalRef]:
+    """The first lines using the field declared at `ref`, in the functions naming its struct when some do."""
+    lines = (ollama.get(ref.path) or "").split("\n")
+    m = _DECLARED.match(lines[ref.line - 1]) if 0 < ref.line <= len(lines) else None
+    if m is None:
+        return []
+    hits = _lines_matching(lines, use(m[1]), ref.line)
+    users = _users(lines, _declaring_types(lines, ref.line))
+    hits = [n for n in hits if n in users] or hits
+    return [LocalRef(ref.path, n) for n in islice(hits, LINES_SHOWN)]
+
+
+def _lines_matching(lines: list[str], pattern: re.Pattern, but: int) -> list[int]:
+    return [n for n, line in enumerate(lines, start=1) if n != but and pattern.search(line)]
+
+
+def _declaring_types(lines: list[str], line: int) -> set[str]:
+    """The struct type whose declaration holds the line, and the struct types that hold a field of it."""
+    above = next((m for n in range(line - 1, -1, -1) if (m := _TYPE.match(lines[n]))), None)
+    if above is None:
+        return set()
+    named = re.compile(rf"\b{above[1]}\b")
+    holders, current = {above[1]}, ""
+    for text in lines:
+        current = m[1] if (m := _TYPE.match(text)) else "" if text.startswith("}") else current
+        if current and current != above[1] and named.search(text):
+            holders.add(current)
+    return holders
+
+
+def _users(lines: list[str], types: set[str]) -> set[int]:
+    """The lines of the functions that name one of the types."""
+    if not types:
+        return set()
+    named = re.compile(rf"\b(?:{'|'.join(map(re.escape, sorted(types)))})\b")
+    found: set[int] = set()
+    start, names = 0, False
+    for n, text in enumerate(lines, start=1):
+        if text.startswith("func "):
+            start, names = n, False
+        names = names or bool(start and named.search(text))
+        if start and text.startswith("}"):
+            found.update(range(start, n + 1) if names else ())
+            start = 0
+    return found
+
+
+def only_skips(ollama: Mapping[str, str], ref: LocalRef) -> bool:
+    """Whether the Go `if` at the line does nothing but `continue` when it holds: what it tests for is
+    skipped, and a line that never comes changes nothing."""
+    lines = (ollama.get(ref.path) or "").split("\n")
+    body = [line.strip() for line in lines[ref.line : ref.line + 2]]
+    return (
+        0 < ref.line <= len(lines)
+        and lines[ref.line - 1].rstrip().endswith("{")
+        and body == ["continue", "}"]
+    )
