@@ -169,7 +169,16 @@ KV = """llama_kv_cache::llama_kv_cache() {
     LLAMA_LOG_INFO("%s: %10s KV buffer size = %8.2f MiB\\n", __func__, buf_name(buf), size(buf));
 }
 """
+QUANT = """static void quantize(llama_model_loader & ml) {
+    int idx = 0;
+    for (auto * tensor : tensors) {
+        LLAMA_LOG_INFO("[%4d/%4d] %-36s - [%s], type = %6s, ",
+               ++idx, ml.n_tensors, ggml_get_name(tensor), shape(tensor).c_str(), ggml_type_name(tensor->type));
+    }
+}
+"""
 UPSTREAM = {
+    "src/llama-quant.cpp": QUANT,
     "common/arg.cpp": ARG,
     "ggml/src/ggml-cuda/ggml-cuda.cu": CUDA,
     "ggml/src/ggml-vulkan/ggml-vulkan.cpp": VULKAN,
@@ -418,3 +427,68 @@ def test_an_error_text_ollama_finds_in_an_answer_is_compared_like_a_log_line():
     assert draft.local_refs == (LocalRef("llm/server.go", 4),)
     kept = old.replace("is too large to process", "is too large to process now")
     assert log_line_drafts([FileChange.from_texts("tools/server/ctx.cpp", old, kept)], {}, program) == []
+
+
+QUANTIZE_GO = """package server
+
+import (
+	"bufio"
+	"os/exec"
+	"regexp"
+	"strconv"
+)
+
+var (
+	progressRegex = regexp.MustCompile(`\\[\\s*(\\d+)/\\s*(\\d+)\\]`)
+	countRegex    = regexp.MustCompile(`(\\d+)/(\\d+)`)
+)
+
+func Quantize(progress func(n, total uint64)) error {
+	cmd := exec.Command("llama-quantize", "in.gguf", "out.gguf", "Q4_K_M")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	scanner := bufio.NewScanner(stdout)
+	for scanner.Scan() {
+		line := scanner.Text()
+		if m := progressRegex.FindStringSubmatch(line); len(m) == 3 {
+			n, _ := strconv.ParseUint(m[1], 10, 64)
+			total, _ := strconv.ParseUint(m[2], 10, 64)
+			progress(n, total)
+		}
+		if m := countRegex.FindStringSubmatch(line); len(m) == 3 {
+			progress(0, 0)
+		}
+	}
+	return cmd.Wait()
+}
+"""
+
+
+def test_a_pattern_of_short_fixed_runs_is_tested_by_those_runs_in_order():
+    """`\\[\\s*(\\d+)/\\s*(\\d+)\\]` holds no run long enough to search code for; its runs in order (`[`, `/`,
+    `]`) find the format that prints it, and a format it no longer matches is high. A pattern with fewer fixed
+    characters than that is not judged."""
+    ollama = {
+        "go.mod": GO_MOD,
+        "CMakeLists.txt": "install(TARGETS llama-quantize RUNTIME DESTINATION bin)\n",
+        "server/quantize.go": QUANTIZE_GO,
+    }
+    percent = QUANT.replace('"[%4d/%4d] %-36s', '"[%5.1f%%] %-36s').replace(
+        "++idx, ml.n_tensors,", "100.0 * ++idx / ml.n_tensors,"
+    )
+    (draft,) = _drafts({"src/llama-quant.cpp": percent}, ollama)
+    assert (draft.severity, draft.path, draft.line) == ("high", "src/llama-quant.cpp", 4)
+    assert (
+        draft.title
+        == "llama-quantize output Ollama parses changed: `\\[\\s*(\\d+)/\\s*(\\d+)\\]` no longer matches"
+    )
+    assert "before `[1024/1024] CUDA0 - [CUDA0], type = CUDA0,`" in draft.detail
+    assert draft.local_refs[0] == LocalRef("server/quantize.go", 11)
+    # wider columns print what the pattern still matches
+    wider = QUANT.replace('"[%4d/%4d] %-36s', '"[%5d/%5d] %-40s')
+    assert _drafts({"src/llama-quant.cpp": wider}, ollama) == []

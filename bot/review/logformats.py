@@ -113,7 +113,7 @@ def printed_patterns(contracts: Iterable[OutputPattern]) -> list[LogPattern]:
     tested with."""
     contracts = list(contracts)
     searched = [*output_searches(contracts), *_answer_searches(contracts)]
-    return [p for p in searched if shape(p.regex).needles]
+    return [p for p in searched if shape(p.regex).needles or (shape(p.regex).skeleton and p.extracts)]
 
 
 def _answer_searches(contracts: Iterable[OutputPattern]) -> list[LogPattern]:
@@ -198,7 +198,8 @@ def _lost_lines(change: FileChange, patterns: list[LogPattern]) -> list[Printed]
 def _unsucceeded(found: list[tuple[Template, LogPattern, Sample]], new: SourceFile) -> list[Printed]:
     """Of the lines found, those the new file prints with no template in the old one's branch, or only
     with other text where the pattern captures a value (with the first template printing it)."""
-    successors = new.templates_for(_needle_texts(p for _, p, _ in found))
+    needles = Needles.of(p for _, p, _ in found)
+    successors = new.templates_for(needles.texts, needles.skeletons)
     kept: list[Printed] = []
     for t, p, s in found:
         same = [n for n in successors if _succeeds(n, t, p, s, new.branches)]
@@ -273,13 +274,17 @@ class Needles:
 
     texts: frozenset[str]
     fewest: tuple[str, ...]  # the same test: those holding a shorter one left out
+    # for the patterns without a needle: their runs of fixed text in order, within one statement
+    skeletons: tuple[re.Pattern, ...] = ()
 
     @staticmethod
     def of(patterns: Iterable[LogPattern]) -> Needles:
-        return _needles(frozenset(_needle_texts(patterns)))
+        patterns = list(patterns)
+        skeletons = frozenset(shape(p.regex).skeleton for p in patterns) - {()}
+        return _needles(frozenset(_needle_texts(patterns)), skeletons)
 
     def in_text(self, text: str) -> bool:
-        return any(n in text for n in self.fewest)
+        return any(n in text for n in self.fewest) or any(s.search(text) for s in self.skeletons)
 
     def name(self, function: str) -> bool:
         """Whether a function's name is part of a needle (printed with `__func__`, it supplies that part)."""
@@ -287,9 +292,16 @@ class Needles:
 
 
 @lru_cache(maxsize=64)
-def _needles(texts: frozenset[str]) -> Needles:
+def _needles(texts: frozenset[str], skeletons: frozenset[tuple[str, ...]] = frozenset()) -> Needles:
     ordered = sorted(texts, key=len)
-    return Needles(texts, tuple(n for i, n in enumerate(ordered) if not any(m in n for m in ordered[:i])))
+    return Needles(
+        texts,
+        tuple(n for i, n in enumerate(ordered) if not any(m in n for m in ordered[:i])),
+        tuple(re.compile(SKELETON_GAP.join(map(re.escape, runs))) for runs in sorted(skeletons)),
+    )
+
+
+SKELETON_GAP = r"[^;]{0,80}?"  # what may stand between two runs of a skeleton in code: conversions, spacing
 
 
 def _may_print(lines: list[str], lines_range: tuple[int, int], needles: Needles) -> bool:

@@ -166,10 +166,17 @@ class SourceFile:
             found += self._entries(code, first, index)
         return sorted((t for t in found if t.line <= last), key=lambda t: t.line)
 
-    def templates_for(self, needles: Collection[str]) -> list[Template]:
-        """The templates that may print a line holding one of the (lower-case) needles: those on or just
-        below a line holding one, and those in a function a needle names (`__func__` prints it)."""
-        rows = [n for n, line in enumerate(self.lines, start=1) if any(x in line.lower() for x in needles)]
+    def templates_for(
+        self, needles: Collection[str], skeletons: Collection[re.Pattern] = ()
+    ) -> list[Template]:
+        """The templates that may print a line holding one of the (lower-case) needles, or spelling one of
+        the skeletons: those on or just below such a line, and those in a function a needle names
+        (`__func__` prints it)."""
+        rows = [
+            n
+            for n, line in enumerate(self.lines, start=1)
+            if any(x in line.lower() for x in needles) or any(s.search(line.lower()) for s in skeletons)
+        ]
         def_rows, names = self._definitions
         for at, name in enumerate(names):
             if any(name.lower() in x for x in needles):

@@ -50,6 +50,9 @@ class Shape:
     fixed_groups: tuple[int, ...]
     needles: frozenset[str] | None  # one of these (lower case) is in the literal text of whatever matches
     keys: tuple[str, ...]  # words the pattern reads a captured value after: `KEY = (value)`
+    # without a needle: the runs of fixed text every match holds, in order (`[`, `/`, `]`), when they hold
+    # MIN_NEEDLE characters together
+    skeleton: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,9 @@ def shape(pattern: re.Pattern) -> Shape:
             if shortest is not None:
                 witnesses[shortest] = None
     runs = _runs(items)
-    return Shape(tuple(witnesses), tuple(fixed), _needles(runs), tuple(_keys(items)))
+    needles = _needles(runs)
+    skeleton = () if needles or len("".join(runs).replace(" ", "")) < MIN_NEEDLE else tuple(runs)
+    return Shape(tuple(witnesses), tuple(fixed), needles, tuple(_keys(items)), skeleton)
 
 
 def _groups(items) -> list[tuple[int, list]]:
