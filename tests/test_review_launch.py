@@ -333,6 +333,30 @@ def test_a_value_the_handler_no_longer_compares_with_is_high_at_the_line_that_pa
     )
 
 
+def test_a_value_the_handler_still_knows_but_handles_otherwise_is_medium_with_both_branches(tmp_path):
+    new = ARG.replace(
+        'else if (value == "dio")  { params.load_mode = 3; }',
+        'else if (value == "dio")  { params.load_mode = 1; } // an alias of auto now',
+    )
+    item = _one(_review(tmp_path, {"common/arg.cpp": new}), "What `dio` for --load-mode does changed")
+    assert (item.severity, item.area) == ("medium", "server")
+    assert "was `params.load_mode = 3;`, now `params.load_mode = 1;`" in item.detail
+    assert LocalRef("llm/server.go", _line(SERVER_GO, '"--load-mode", "dio"')) in item.local_refs
+
+
+def test_a_values_branch_reformatted_or_another_values_branch_changed_is_quiet(tmp_path):
+    spaced = ARG.replace(
+        'else if (value == "dio")  { params.load_mode = 3; }',
+        'else if (value == "dio") {\n                params.load_mode = 3;\n            }',
+    )
+    other = ARG.replace(
+        'if (value == "none") { params.load_mode = 0; }', 'if (value == "none") { params.load_mode = 5; }'
+    )
+    for i, new in enumerate((spaced, other)):
+        findings = _review(tmp_path / str(i), {"common/arg.cpp": new})
+        assert not [f for f in findings if f.title.startswith("What `")], new
+
+
 def test_the_flags_are_read_off_the_code_that_starts_the_server_wherever_it_lives(tmp_path):
     """Ollama's flags are those the code starting llama-server passes, found by following it (the contract
     inventory), not by a folder: in a package no review knows by name, a removed flag, a value the handler no

@@ -174,6 +174,85 @@ def _what_changed(item: Refused, where: str) -> str:
     )
 
 
+@dataclass(frozen=True)
+class Redirected:
+    """A named value Ollama passes whose branch in the flag's handler does something else at the new ref."""
+
+    passed: Passed
+    value: str
+    flag: Flag  # the entry at the new ref
+    before: str  # the branch's statements, as written
+    after: str
+
+
+def redirected_values(
+    settings: Sequence[Passed], old: Mapping[str, Flag], new: Mapping[str, Flag]
+) -> list[Redirected]:
+    """Each constant Ollama passes that the handler tests for at both refs (`if (value == "none") {...}`),
+    with other statements in that branch at the new ref."""
+    found = []
+    for passed in settings:
+        before, after = entry_for(passed, old), entry_for(passed, new)
+        if before is None or after is None or before.handler == after.handler:
+            continue
+        for value in constants(passed.values):
+            was, now = value_branch(before.handler, value), value_branch(after.handler, value)
+            if was and now and was.split() != now.split():
+                found.append(Redirected(passed, value, after, " ".join(was.split()), " ".join(now.split())))
+    return found
+
+
+MAX_BRANCH = 2000  # characters of a value's branch read
+
+
+def value_branch(handler: str, value: str) -> str | None:
+    """The statements a handler runs for one named value: the block (or the statement) after the condition
+    that compares the value with the name; None when no condition does, or several do."""
+    quoted = re.escape(json.dumps(value))
+    tests = list(re.finditer(rf"==\s*{quoted}|{quoted}\s*==", handler))
+    if len(tests) != 1:
+        return None
+    depth, at = 0, tests[0].end()
+    while at < len(handler) and depth >= 0:
+        depth += {"(": 1, ")": -1}.get(handler[at], 0)
+        at += 1
+    rest = handler[at : at + MAX_BRANCH].lstrip()
+    if not rest.startswith("{"):
+        end = rest.find(";")
+        return rest[: end + 1] if end > 0 else None
+    depth = 0
+    for i, ch in enumerate(rest):
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if depth == 0:
+            return rest[1:i].strip() or None
+    return None
+
+
+def redirected_draft(item: Redirected, table_path: str) -> Draft:
+    """The finding: the value, what its branch did and does, Ollama's lines."""
+    passed = item.passed
+    what = (
+        code_span(passed.name)
+        if passed.kind == "flag"
+        else f"the environment variable {code_span(passed.name)}"
+    )
+    return Draft(
+        "server",
+        "medium",
+        f"What {code_span(item.value)} for {passed.name} does changed in llama-server; Ollama passes it",
+        f"Ollama passes {code_span(item.value)} to {what} ({_where(passed.refs)})"
+        + ("" if passed.always else " on some starts")
+        + f". llama-server's handler for {code_span(item.flag.names[-1])} still knows the name, but what it does "
+        f"for it changed: was {code_span(item.before)}, now {code_span(item.after)}. Check that it still means "
+        "what Ollama passes it for.",
+        table_path,
+        item.flag.line,
+        blame=item.flag.lines,
+        local_refs=passed.refs,
+        cause=f"value:{passed.name}={item.value}",
+    )
+
+
 def _where(refs: Sequence[LocalRef], shown: int = 3) -> str:
     listed = ", ".join(f"{r.path}:{r.line}" for r in refs[:shown])
     return listed + (f" and {len(refs) - shown} more" if len(refs) > shown else "")

@@ -41,7 +41,13 @@ def launch_drafts(run: Run) -> list[Draft]:
     """Every launch-contract item of one review."""
     if not run.c_changes:
         return []
-    return [*_value_drafts(run), *_unit_drafts(run), *_env_drafts(run), *_default_drafts(run)]
+    return [
+        *_value_drafts(run),
+        *_redirect_drafts(run),
+        *_unit_drafts(run),
+        *_env_drafts(run),
+        *_default_drafts(run),
+    ]
 
 
 # ------------------------------------------------------------------------------------------ values
@@ -132,7 +138,25 @@ def _value_drafts(run: Run) -> list[Draft]:
     ]
 
 
-def _with_value_lines(run: Run, item: argvalues.Refused) -> argvalues.Passed:
+def _redirect_drafts(run: Run) -> list[Draft]:
+    """The named values Ollama passes whose branch in their flag's handler now does something else: read
+    only when the argument table changed the handler of a flag Ollama passes."""
+    old_code, new_code = run.code_at_both(run.arg_table_path)
+    if not old_code or not new_code or old_code == new_code:
+        return []
+    old, new = flag_table(old_code), flag_table(new_code)
+    if not any(
+        n in old and n in new and old[n].handler != new[n].handler for n in run.contracts.passed_flags
+    ):
+        return []
+    settings = [_passed(s) for s in run.contracts.launch]
+    return [
+        argvalues.redirected_draft(replace(r, passed=_with_value_lines(run, r)), run.arg_table_path)
+        for r in argvalues.redirected_values(settings, old, new)
+    ]
+
+
+def _with_value_lines(run: Run, item: argvalues.Refused | argvalues.Redirected) -> argvalues.Passed:
     """The setting, with the lines of the files that pass it where the Go code writes the value itself (a
     named constant)."""
     files = tuple(dict.fromkeys(r.path for r in item.passed.refs))
