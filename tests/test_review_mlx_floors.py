@@ -19,6 +19,9 @@ option(MLX_BUILD_EXTRAS "extras" OFF)
 if(CMAKE_CXX_COMPILER_VERSION VERSION_LESS {cxx})
   message(FATAL_ERROR "compiler too old")
 endif()
+if(hip_VERSION VERSION_LESS {hip})
+  message(FATAL_ERROR "At least ROCM/HIP V{hip} is required")
+endif()
 if(CUDAToolkit_VERSION VERSION_GREATER_EQUAL {band} AND CUDAToolkit_VERSION VERSION_LESS 13.2)
   message(FATAL_ERROR "this CUDA is broken")
 endif()
@@ -31,7 +34,15 @@ if(MLX_BUILD_EXTRAS)
 endif()
 add_library(mlx)
 """
-OLD = {"cmake": "3.20", "cxx": "9", "band": "13.1", "cuda": "12.0", "widget": "2.0", "gizmo": "1.0"}
+OLD = {
+    "cmake": "3.20",
+    "cxx": "9",
+    "hip": "6.1",
+    "band": "13.1",
+    "cuda": "12.0",
+    "widget": "2.0",
+    "gizmo": "1.0",
+}
 PRESETS = {
     "version": 3,
     "cmakeMinimumRequired": {"major": 3, "minor": 21, "patch": 0},
@@ -41,6 +52,7 @@ OLLAMA_CMAKE = "cmake_minimum_required(VERSION 3.24)\nproject(ollama)\n"
 DOCKERFILE = """FROM ubuntu:24.04 AS base
 ARG CMAKEVERSION=3.26.0
 ARG CUDA12VERSION=12.8
+ARG ROCMVERSION=6.3
 RUN curl -fsSL https://example.com/cmake-${CMAKEVERSION}-linux.tar.gz | tar xz
 """
 
@@ -102,7 +114,7 @@ def test_a_package_floor_raised_above_the_version_ollama_s_dockerfile_names_is_h
     (item,) = _findings(tmp_path, {"cuda": "12.9"})
     assert item.severity == "high"
     assert item.title == "Upstream now needs CUDAToolkit 12.9 (was 12.0); Ollama's build provides 12.8"
-    assert "`if(MLX_BUILD_CUDA)` (line 11)" in item.detail and "configuring stops" in item.detail
+    assert "`if(MLX_BUILD_CUDA)` (line 14)" in item.detail and "configuring stops" in item.detail
     assert _refs(item) == [("Dockerfile", 3)]
 
 
@@ -127,6 +139,17 @@ def test_a_floor_raised_where_ollama_names_no_version_is_medium(tmp_path):
         "Upstream now needs CMAKE_CXX_COMPILER_VERSION 11 (was 9) where Ollama builds it"
     )
     assert "in every configuration" in compiler.detail
+
+
+def test_a_guard_floor_is_weighed_against_what_its_message_names_when_ollama_names_none_of_the_variable(
+    tmp_path,
+):
+    """`hip_VERSION` is named in no build file of Ollama's; the guard's message says what it demands (`At
+    least ROCM/HIP V6.4 is required`), and Ollama's Dockerfile names ROCm's version."""
+    (item,) = _findings(tmp_path, {"hip": "6.4"})
+    assert item.title == "Upstream now needs hip_VERSION 6.4 (was 6.1); Ollama's build provides 6.3"
+    assert _refs(item) == [("Dockerfile", 4)]
+    assert _findings(tmp_path / "met", {"hip": "6.2"}) == []
 
 
 def test_a_version_range_a_guard_refuses_is_no_floor(tmp_path):

@@ -11,7 +11,8 @@ build declares or installs.
 
 What Ollama provides is read from its texts, never from a list of known names: an `ARG`/`ENV`/YAML key
 `<NAME>VERSION` with a number, a base image `<name>:<version>`, a download `<name>-<version>`; a CMake
-name matches it by one of its words (`CUDAToolkit`: cuda, toolkit).
+name matches it by one of its words (`CUDAToolkit`: cuda, toolkit), a guard whose variable matches nothing
+by a word of its message (`At least ROCM/HIP V6.4 is required`: rocm).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ _ASSIGNED = re.compile(
 _IMAGE = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*([\w./-]+):v?(\d+(?:\.\d+)+)", re.IGNORECASE)
 _DOWNLOAD = re.compile(r"/([A-Za-z][A-Za-z0-9]*)-v?(\d+(?:\.\d+)+)[-.]")
 _VERSION = re.compile(r"v?(\d+(?:\.\d+)*)")
+_MESSAGE_WORD = re.compile(r"[A-Za-z]{3,}")
 _FLOOR_OPS = {"LESS", "LESS_EQUAL", "VERSION_LESS", "VERSION_LESS_EQUAL"}  # the guard stops below
 _CEILING_OPS = {"GREATER", "GREATER_EQUAL", "VERSION_GREATER", "VERSION_GREATER_EQUAL"}  # ... when NOT
 
@@ -197,6 +199,9 @@ class Floor:
     shown: str
     stops: bool  # configuring stops below it (REQUIRED, a fatal guard); else the feature goes without
     versioned: bool = True  # a version (a package's, a VERSION_ comparison, a *VERSION* variable)
+    # the words of a fatal guard's message (`At least ROCM/HIP V6.4 is required`: rocm, hip, ...): what it
+    # names the demanded thing by, when Ollama's build knows it by none of the variable's words
+    said: frozenset[str] = frozenset()
 
 
 def _package_floor(path: str, c: Command) -> Floor | None:
@@ -235,9 +240,15 @@ def _guard_floors(path: str, c: Command, preset_set: Mapping[str, object]) -> li
                     shown,
                     True,
                     versioned,
+                    _said(c),
                 )
             )
     return found
+
+
+def _said(message: Command) -> frozenset[str]:
+    """The words of a message (lower case)."""
+    return frozenset(w.lower() for w in _MESSAGE_WORD.findall(" ".join(message.args[1:])))
 
 
 def floors(up: Upstream, side: str, ollama: OllamaBuild) -> dict[str, Floor]:
@@ -283,7 +294,9 @@ def floor_drafts(up: Upstream, ollama: OllamaBuild, have: list[Provided]) -> lis
 
 
 def _weighed_floor(floor: Floor, old: str | None, have: list[Provided]) -> list[Draft]:
-    matching = [p for p in have if p.subject in words(floor.name)]
+    matching = [p for p in have if p.subject in words(floor.name)] or [
+        p for p in have if p.subject in floor.said
+    ]
     below = [p for p in matching if _below(p.version, floor.version)]
     if below:
         return [_floor_draft(floor, old, below)]
