@@ -49,7 +49,6 @@ KNOWN_MISSES = {
     "fresh2-server-kv-cache-q4-0-dropped": "the accepted values of a flag come from a type list the argument table's handler searches, not from the table",
     "fresh2-server-embd-normalize-ignored-oai": "a request field still read by one handler and no longer by another is not told apart by endpoint",
     "fresh2-server-embeddings-base64-default": "a per-request default that changes the encoding of a field Ollama decodes",
-    "fresh2-server-n-predict-capped-by-context": "named by a medium item (a bound only the running server knows), at the request fields, not at boundedNumPredict where Ollama computes the value",
     "fresh2-streaming-final-chunk-full-content": "what the final chunk repeats is not compared",
     "fresh2-streaming-tool-call-id-name-repeated": "which chunks carry a field (every delta, not the first) is not compared",
     "fresh2-streaming-stop-type-context": "a new value of an enum-like string Ollama compares is written by a new case, not a changed one",
@@ -71,19 +70,13 @@ KNOWN_MISSES = {
     "fresh3-models-quantize-refuses-existing-output": "no check reads this shape yet (third fresh-eyes round, first scoring)",
     "fresh3-models-quantize-tensor-type-full-match": "no check reads this shape yet (third fresh-eyes round, first scoring)",
     # the fourth fresh-eyes round (tests/mutations/fresh4.toml), as its first scoring left them
-    "fresh4-build-moe-ffn-gate-up-bias-param-shifts-laguna-patch": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
     "fresh4-build-cuda-toolkit-12-required": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
     "fresh4-build-cuda-blackwell-family-specific-arch": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
     "fresh4-discovery-vulkan-info-physical-index": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
     "fresh4-discovery-vulkan-integrated-only-as-fallback": "first scoring: information only: info 'What environment variable GGML_VK_VISIBLE_DEVICES decides changed upstream; Ollama sets it'",
     "fresh4-discovery-vulkan-info-at-backend-init": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
     "fresh4-discovery-blas-reports-host-memory": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
-    "fresh4-server-load-mode-none-is-auto": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
     "fresh4-server-multimodal-data-requires-data-url": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
-    "fresh4-streaming-chat-timings-under-usage": "first scoring: named by high '`timings` of llama-server's POST /completion stream is no longer written by `server_task_result_cmpl_partial::to_json_oaicompat_chat`', but it points at llm/llama_server.go:1470, llm/ll",
-    "fresh4-streaming-completion-probabilities-object": "first scoring: a finding above info that does not name it: medium '`content` of llama-server's POST /completion stream is written with another value by `server_task_result_cmpl_partial::to_json_non_oaicompat`'",
-    "fresh4-models-quantize-progress-percent": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
-    "fresh4-streaming-chat-midstream-error-finish-reason": "first scoring: named by medium '`error` of llama-server's POST /v1/embeddings response is written under a new condition in `server_routes::handle_completions_impl`', but it points at llm/llama_server.go:1023, llm/ll",
     "fresh4-streaming-sse-array-one-event": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
     "fresh4-models-loader-use-mmap-resolved-late": "first scoring: information only: info 'Upstream changed src/llama-model-loader.cpp near hunks 2, 3 of 001-llama-cpp-hooks.patch'",
     "fresh4-models-quantize-tensor-type-skips-embd-output": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
@@ -96,10 +89,6 @@ KNOWN_MISSES = {
 KNOWN_FALSE_ALARMS: dict[str, str] = {
     # the third fresh-eyes round, as its first scoring left them
     "fresh3-harmless-backend-path-list": "first scoring: false alarm: high 'Backend registry loading changed in ggml-backend-reg.cpp'",
-    # the fourth fresh-eyes round, as its first scoring left them
-    "fresh4-harmless-chat-done-terminator-dropped": "first scoring: false alarm: high 'llama-server's stream frames changed in server-context.cpp: Ollama's `data: ` no longer matches'",
-    # since the version floors read the llama.cpp backends' CMake: Ollama names its HIP toolchain only as ROCm
-    "fresh4-harmless-hip-minimum-6-4": "a HIP version floor Ollama's build names no version for by that name (its Dockerfile says ROCMVERSION): asked about, medium",
 }
 
 
