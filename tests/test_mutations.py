@@ -72,7 +72,6 @@ KNOWN_MISSES = {
     # the fourth fresh-eyes round (tests/mutations/fresh4.toml), as its first scoring left them
     "fresh4-build-cuda-toolkit-12-required": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
     "fresh4-build-cuda-blackwell-family-specific-arch": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
-    "fresh4-discovery-vulkan-info-physical-index": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
     "fresh4-discovery-vulkan-integrated-only-as-fallback": "first scoring: information only: info 'What environment variable GGML_VK_VISIBLE_DEVICES decides changed upstream; Ollama sets it'",
     "fresh4-discovery-vulkan-info-at-backend-init": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",
     "fresh4-discovery-blas-reports-host-memory": "no check reads this shape yet (fourth fresh-eyes round, first scoring)",

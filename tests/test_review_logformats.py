@@ -492,3 +492,50 @@ def test_a_pattern_of_short_fixed_runs_is_tested_by_those_runs_in_order():
     # wider columns print what the pattern still matches
     wider = QUANT.replace('"[%4d/%4d] %-36s', '"[%5d/%5d] %-40s')
     assert _drafts({"src/llama-quant.cpp": wider}, ollama) == []
+
+
+def test_a_value_printed_where_ollama_captures_one_now_another_expression_is_medium():
+    """The format is the same; the slot Ollama's pattern captures the device index from is filled by another
+    value: Ollama now keys what it reads by a number that means something else."""
+    vulkan = "ggml/src/ggml-vulkan/ggml-vulkan.cpp"
+    physical = VULKAN.replace(
+        "size_t idx) {\n", "size_t idx) {\n    const size_t dev_num = device_indices[idx];\n"
+    ).replace("idx, name.c_str()", "dev_num, name.c_str()")
+    (draft,) = _drafts({vulkan: physical})
+    assert (draft.severity, draft.path) == ("medium", vulkan)
+    assert draft.title.endswith("captures another value")
+    assert "group 1: before `idx`, now `dev_num`" in draft.detail
+    assert draft.local_refs[0] == LocalRef("llm/discover.go", 16)
+    # a value Ollama does not capture, and a variable renamed all through the file, say nothing
+    assert _drafts({vulkan: VULKAN.replace("driver, uma", "driver_name, uma")}) == []
+    assert _drafts({vulkan: VULKAN.replace("idx", "dev")}) == []
+
+
+def test_a_captured_value_is_compared_as_arithmetic_through_the_files_constants():
+    """`total / MiB` with `constexpr size_t MiB = 1024 * 1024;` is `total / 1024 / 1024`; `total / 1000 /
+    1000` is another value; a name the file neither declares nor defines (another file's constant) is not
+    judged."""
+    args = "common/arg.cpp"
+    defined = ARG.replace(
+        "static void list_devices() {\n",
+        "static void list_devices() {\n    constexpr size_t MiB = 1024 * 1024;\n",
+    )
+    same = defined.replace("total / MiB, free / MiB", "total / 1024 / 1024, free / 1024 / 1024")
+    other = defined.replace("total / MiB, free / MiB", "total / 1000 / 1000, free / 1000 / 1000")
+    assert _drafts_from({args: defined}, {args: same}) == []
+    (draft,) = _drafts_from({args: defined}, {args: other})
+    assert "group 3: before `total / MiB`, now `total / 1000 / 1000`" in draft.detail
+    undeclared = ARG.replace("total / MiB, free / MiB", "total / 1024 / 1024, free / 1024 / 1024")
+    assert _drafts({args: undeclared}) == []
+
+
+def _drafts_from(base: dict[str, str], new: dict[str, str]):
+    """`_drafts` of a bump from UPSTREAM with `base` put in."""
+    changes = [FileChange.from_texts(path, base[path], text) for path, text in new.items()]
+    local = {path: code_text(text, path) for path, text in OLLAMA.items()}
+    program = Program(
+        lambda path: None,
+        lambda: printed_patterns(contract_inventory(local).output_patterns),
+        lambda needles: iter(()),
+    )
+    return log_line_drafts(changes, local, program)

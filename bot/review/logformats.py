@@ -14,11 +14,13 @@ the line are no longer the ones it expects. The pattern's contract says where Ol
 
 from __future__ import annotations
 
+import ast
 import difflib
+import operator
 import re
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from bot.cache import facts
 from bot.markup import code_span
@@ -43,7 +45,15 @@ from bot.review.producers import (
     function_above,
     windows,
 )
-from bot.review.samplelines import PLAIN_VALUES, Sample, plain_lines, rendered_lines, samples, shape
+from bot.review.samplelines import (
+    PLAIN_VALUES,
+    Sample,
+    captured_arguments,
+    plain_lines,
+    rendered_lines,
+    samples,
+    shape,
+)
 
 __all__ = [
     "Program",
@@ -148,14 +158,19 @@ def _once(lost: list[Lost]) -> list[Lost]:
 
 
 def _loses_a_string(change: FileChange, runs: Callable[[str], bool]) -> bool:
-    """Whether the change removes a line holding a string from a file of a program Ollama runs (asked last:
-    it may read the inventory)."""
-    return bool(change.old_path and any('"' in line for line in change.removed_raw) and runs(change.old_path))
+    """Whether the change removes a line holding a string, or a line of a call's arguments (what a format
+    prints), from a file of a program Ollama runs (asked last: it may read the inventory)."""
+    removed = change.removed_raw
+    printing = any('"' in line or _ARGUMENT_LINE.search(line) for line in removed)
+    return bool(change.old_path and printing and runs(change.old_path))
+
+
+_ARGUMENT_LINE = re.compile(r",\s*$|\)\s*;\s*$")  # a line a call's arguments go on from, or end on
 
 
 # What a change's templates print of Ollama's patterns depends on the change's two blobs and the patterns alone:
 # kept by those (the patterns by what they match, their lines aside), a re-check renders none of it again.
-PRINTED = facts.Extractor("log-lines-printed", 2, __name__)
+PRINTED = facts.Extractor("log-lines-printed", 3, __name__)
 
 
 Printed = tuple[Template, LogPattern, Sample, "Template | None"]  # a line, and the successor printing it anew
@@ -192,20 +207,159 @@ def _lost_lines(change: FileChange, patterns: list[LogPattern]) -> list[Printed]
     )
     if not found or not change.new_path:
         return [(t, p, s, None) for t, p, s in found]
-    return _unsucceeded(found, SourceFile(change.new_text, change.path))
+    renamed = _Renames(change.old_text, change.new_text)
+    return _unsucceeded(found, SourceFile(change.new_text, change.path), renamed)
 
 
-def _unsucceeded(found: list[tuple[Template, LogPattern, Sample]], new: SourceFile) -> list[Printed]:
+def _unsucceeded(
+    found: list[tuple[Template, LogPattern, Sample]], new: SourceFile, renamed: _Renames
+) -> list[Printed]:
     """Of the lines found, those the new file prints with no template in the old one's branch, or only
-    with other text where the pattern captures a value (with the first template printing it)."""
+    with other text (or other values) where the pattern captures a value (with the first template printing
+    it)."""
     needles = Needles.of(p for _, p, _ in found)
     successors = new.templates_for(needles.texts, needles.skeletons)
     kept: list[Printed] = []
     for t, p, s in found:
         same = [n for n in successors if _succeeds(n, t, p, s, new.branches)]
-        if not same or _recaptured(t, same, p):
+        if not same or _recaptured(t, same, p) or _reargued(t, same, p, renamed):
             kept.append((t, p, s, same[0] if same else None))
     return kept
+
+
+class _Renames:
+    """Whether two value expressions of a change are the same value: a name renamed (the old one gone from the
+    file, the new one not in it before), or a constant of the file put in for its value (`total / 1024 /
+    1024` -> `total / MiB` with `constexpr size_t MiB = 1024 * 1024;`)."""
+
+    def __init__(self, old_text: str, new_text: str):
+        self.old_words = set(_WORD.findall(old_text))
+        self.new_words = set(_WORD.findall(new_text))
+        self.constants = _constants((old_text, new_text))
+        self.old_declared = set(_DECLARED.findall(_STRING_LITERAL.sub('""', old_text)))
+        self.new_declared = set(_DECLARED.findall(_STRING_LITERAL.sub('""', new_text)))
+
+    def same(self, before: str, after: str) -> bool:
+        """The same value, or one the file does not say enough of to tell (a name it neither declares nor
+        defines: a constant of another file)."""
+        if self._only_renamed(before, after) or not self._known(before, after):
+            return True
+        return _arithmetic_equal(self._expanded(before), self._expanded(after))
+
+    def _known(self, before: str, after: str) -> bool:
+        """Whether each name only one side uses is declared or defined by the file at its side's ref."""
+        a, b = set(_WORD.findall(before)), set(_WORD.findall(after))
+        return all(n in self.constants or n in self.old_declared for n in a - b) and all(
+            n in self.constants or n in self.new_declared for n in b - a
+        )
+
+    def _only_renamed(self, before: str, after: str) -> bool:
+        a, b = _WORD.findall(before), _WORD.findall(after)
+        if len(a) != len(b) or _WORD.sub("", before).split() != _WORD.sub("", after).split():
+            return False
+        pairs = {(x, y) for x, y in zip(a, b) if x != y}
+        return all(x not in self.new_words and y not in self.old_words for x, y in pairs)
+
+    def _expanded(self, expression: str) -> str:
+        for _ in range(3):  # constants defined through constants
+            expression = _WORD.sub(
+                lambda m: f"({self.constants[m[0]]})" if m[0] in self.constants else m[0], expression
+            )
+        return expression
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_CONSTANT = re.compile(
+    r"\b(?:constexpr|const)\s+[\w:]+\s+(\w+)\s*=\s*([\w\s*+/()<>-]{1,80});"
+    r"|^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([\d \t*+/()<>-]{1,80})$",
+    re.MULTILINE,
+)
+_ARITHMETIC = re.compile(r"[\w\s+\-*/%()<>]+")
+_CALL_OPEN = re.compile(r"\w\s*\(")
+_STRING_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+# a variable or parameter a declaration names: `size_t idx)`, `auto & dev = ...`, `int n;`
+_DECLARED = re.compile(r"\b[A-Za-z_][\w:<>]*\s*[*&]*\s+[*&]?\s*([A-Za-z_]\w*)\s*(?=[=;,)\[{:])")
+_PROBES = ((1_000_003, 7_919), (998_244_353, 104_729))  # values names stand for, two ways
+_OPERATORS: dict[type, Callable[[int, int], int]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.LShift: lambda a, b: a << b if 0 <= b <= 64 else _too_big(),
+    ast.RShift: lambda a, b: a >> b if 0 <= b <= 64 else _too_big(),
+}
+LIMIT = 1 << 96  # the largest value an evaluation carries
+
+
+def _constants(texts: Iterable[str]) -> dict[str, str]:
+    return {(m[1] or m[3]): (m[2] or m[4]) for text in texts for m in _CONSTANT.finditer(text)}
+
+
+def _arithmetic_equal(before: str, after: str) -> bool:
+    """Whether two integer expressions of names and numbers (no calls, no members) give the same value for
+    the same values of their names, tried with two sets of values."""
+    calls = _CALL_OPEN.search(before) or _CALL_OPEN.search(after)
+    if calls or not (_ARITHMETIC.fullmatch(before) and _ARITHMETIC.fullmatch(after)):
+        return False
+    names = sorted({*_WORD.findall(before), *_WORD.findall(after)})
+    for base, step in _PROBES:
+        values = {name: str(base + step * i) for i, name in enumerate(names)}
+        found = [_evaluated(_WORD.sub(partial(_value_of, values), e)) for e in (before, after)]
+        if None in found or found[0] != found[1]:
+            return False
+    return True
+
+
+def _value_of(values: Mapping[str, str], m: re.Match) -> str:
+    return values[m[0]]
+
+
+def _evaluated(expression: str) -> int | None:
+    """An expression of numbers and integer operators (C's `/` as floor division of the non-negative values
+    tried), read as a syntax tree, never run; None for anything else, or a value past LIMIT."""
+    python = re.sub(r"(\d+)[uUlL]+\b", r"\1", expression).replace("/", "//")
+    if len(python) > 400:
+        return None
+    try:
+        return _value(ast.parse(python, mode="eval").body)
+    except (ArithmeticError, SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def _value(node: ast.AST) -> int:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_value(node.operand)
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        found = _OPERATORS[type(node.op)](_value(node.left), _value(node.right))
+        return found if abs(found) < LIMIT else _too_big()
+    raise ValueError("not integer arithmetic")
+
+
+def _too_big() -> int:
+    raise ValueError("past the limit")
+
+
+def _reargued(old: Template, successors: list[Template], pattern: LogPattern, renamed: _Renames) -> bool:
+    """Whether every successor printing the old line fills a slot Ollama's pattern captures with another
+    value (`dev_num` where `idx` was printed), the text around it the same; a renamed variable is the same
+    value."""
+    if not pattern.extracts:
+        return False
+    before = captured_arguments(old, pattern.regex)
+    if not before or not any(all(before_group) for before_group in before):
+        return False
+    after = [captured_arguments(n, pattern.regex) for n in successors]
+    return all(a is not None and _other_values(before, a, renamed) for a in after)
+
+
+def _other_values(
+    before: tuple[tuple[str, ...], ...], after: tuple[tuple[str, ...], ...], renamed: _Renames
+) -> bool:
+    pairs = [(" ".join(b), " ".join(a)) for b, a in zip(before, after, strict=False) if b and a]
+    return any(b != a and not renamed.same(b, a) for b, a in pairs)
 
 
 def _needle_texts(patterns: Iterable[LogPattern]) -> set[str]:
@@ -461,12 +615,16 @@ def _recaptured_draft(item: Lost, local: Mapping[str, str]) -> Draft:
     successor = item.successor or item.template
     before, after = sorted(_captures(item.template, pattern)), sorted(_captures(successor, pattern))
     changed = _changed_groups(before[0], after[0]) if before and after else []
+    what, said = "other text", "each printed value written as its conversion"
+    if not changed:  # the same text, another value printed where a group captures
+        what, said = "another value", "the code of each value printed there"
+        changed = _changed_groups(*_argument_texts(item.template, successor, pattern))
     groups = "; ".join(f"group {n}: before {code_span(b)}, now {code_span(a)}" for n, b, a in changed)
     where = code_span(f"{contract.ref.path}:{contract.ref.line}")
     at = code_span(f"{change.path}:{change.new_line(successor.line) or successor.line}")
     detail = (
         f"Ollama's pattern {code_span(pattern.source)} ({where}) still matches a line of {_read_from(contract)} "
-        f"at the new ref, but captures other text ({groups}; each printed value written as its conversion): "
+        f"at the new ref, but captures {what} ({groups}; {said}): "
         f"before {code_span(_shortened(item.sample.line.strip(), MAX_CODE_SHOWN))}, now printed by "
         f"{code_span(_shortened(successor.code.strip(), MAX_CODE_SHOWN))} "
         f"at {at}. {_reads_now(contract, local)}"
@@ -474,7 +632,7 @@ def _recaptured_draft(item: Lost, local: Mapping[str, str]) -> Draft:
     return Draft(
         "server",
         "medium",
-        f"{_output(contract)} Ollama parses changed: {code_span(_shortened(pattern.source))} captures other text",
+        f"{_output(contract)} Ollama parses changed: {code_span(_shortened(pattern.source))} captures {what}",
         detail,
         change.path,
         change.new_line(successor.line),
@@ -483,6 +641,15 @@ def _recaptured_draft(item: Lost, local: Mapping[str, str]) -> Draft:
         distinct_refs((contract.ref, *contract.used_at)),
         cause=f"output pattern {contract.ref.path}:{contract.ref.line}",
     )
+
+
+def _argument_texts(
+    old: Template, new: Template, pattern: LogPattern
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The code of the values each group of the pattern captures, in the old template and the new."""
+    before = captured_arguments(old, pattern.regex) or ()
+    after = captured_arguments(new, pattern.regex) or ()
+    return tuple(" ".join(g) for g in before), tuple(" ".join(g) for g in after)
 
 
 def _read_from(contract: OutputPattern) -> str:

@@ -313,6 +313,33 @@ def plain_lines(template: Template) -> tuple[str, ...]:
     return tuple(line[:MAX_LINE] for line in text.split("\n") if line.strip())
 
 
+def captured_arguments(template: Template, pattern: re.Pattern) -> tuple[tuple[str, ...], ...] | None:
+    """Per capture group of the pattern, the argument code of the slots its capture spans (`idx` in
+    `ggml_vulkan: %zu = ...`), for the first sample line the pattern matches; None when none matches."""
+    for fill in _fills(template.pieces, shape(pattern).witnesses):
+        text, spans = "", []
+        for i, piece in enumerate(template.pieces):
+            printed = fill[i] if i in fill else str(piece)
+            if isinstance(piece, Slot):
+                spans.append((len(text), len(text) + len(printed), " ".join(piece.expr.split())))
+            text += printed
+        start = 0
+        for line in text.split("\n"):
+            m = pattern.search(line[:MAX_LINE])
+            if m is not None:
+                return tuple(_spanned(spans, start, m, g) for g in range(1, pattern.groups + 1))
+            start += len(line) + 1
+    return None
+
+
+def _spanned(spans: list[tuple[int, int, str]], start: int, m: re.Match, group: int) -> tuple[str, ...]:
+    """The code of the slots a group's capture overlaps (none for a group that did not take part)."""
+    if m.start(group) < 0:
+        return ()
+    low, high = start + m.start(group), start + m.end(group)
+    return tuple(code for a, b, code in spans if a < high and b > low)
+
+
 def rendered_lines(template: Template, pattern: re.Pattern) -> tuple[str, ...]:
     """Every sample line of the template, filled as for `pattern`."""
     return _rendered(template.pieces, shape(pattern).witnesses)
