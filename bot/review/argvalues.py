@@ -158,11 +158,7 @@ _CONSEQUENCE = (
 def _what_changed(item: Refused, where: str) -> str:
     """Ollama's side, then the handler's before and now."""
     passed = item.passed
-    what = (
-        code_span(passed.name)
-        if passed.kind == "flag"
-        else f"the environment variable {code_span(passed.name)}"
-    )
+    what = _setting(passed)
     gained = sorted(names(set(item.after.literals)) - names(set(item.before.literals)))
     return (
         f"Ollama passes {code_span(item.value)} to {what} ({_where(passed.refs)})"
@@ -231,11 +227,7 @@ def value_branch(handler: str, value: str) -> str | None:
 def redirected_draft(item: Redirected, table_path: str) -> Draft:
     """The finding: the value, what its branch did and does, Ollama's lines."""
     passed = item.passed
-    what = (
-        code_span(passed.name)
-        if passed.kind == "flag"
-        else f"the environment variable {code_span(passed.name)}"
-    )
+    what = _setting(passed)
     return Draft(
         "server",
         "medium",
@@ -250,6 +242,15 @@ def redirected_draft(item: Redirected, table_path: str) -> Draft:
         blame=item.flag.lines,
         local_refs=passed.refs,
         cause=f"value:{passed.name}={item.value}",
+    )
+
+
+def _setting(passed: Passed) -> str:
+    """The flag, or the environment variable, as a finding names it."""
+    return (
+        code_span(passed.name)
+        if passed.kind == "flag"
+        else f"the environment variable {code_span(passed.name)}"
     )
 
 
