@@ -434,6 +434,21 @@ def test_a_changed_default_behind_a_field_ollama_leaves_out_says_both_values(con
     assert n_predict.local_refs == (_ref("NPredict    int    `json"), _ref("NPredict:    opts.NumPredict,"))
 
 
+def test_a_default_ollama_never_sends_that_decides_a_field_it_decodes_is_medium(contracts):
+    """`timings_per_token` is never sent; the handler writes `timings`, which Ollama decodes, only when the
+    value it read holds: the default now decides what every stream carries."""
+    context = "tools/server/server-context.cpp"
+    read = '    const bool per_token = json_value(data, "timings_per_token", false);\n'
+    written = '    json first = json {{"content", ""}};\n    if (per_token) {\n        first["timings"] = json::object();\n    }\n'
+    base = (read, read + written)
+    (draft,) = _review_from(
+        contracts, context, base, '"timings_per_token", false', '"timings_per_token", true'
+    )
+    assert draft.severity == "medium" and "`timings_per_token`" in draft.title
+    assert "decides what llama-server writes into `timings`" in draft.detail
+    assert _ref("Timings  struct {") in draft.local_refs
+
+
 def test_a_default_ollama_always_overrides_or_never_reaches_or_only_rewrites_is_quiet(contracts):
     """`seed` is always sent; `/metrics` is no endpoint Ollama sends a body to; `false` written as `false`
     with other spacing is the same value."""

@@ -22,7 +22,8 @@ from bot.review.consumers.contracts.model import WireField
 from bot.review.cppreach import structs
 from bot.review.paramdefaults import declared_at, same_value
 from bot.review.requests import REQUEST_REACH
-from bot.review.servercode import ServerCode
+from bot.review.servercode import ServerCode, Unit
+from bot.review.serverjson import Emission
 
 _LITERAL = re.compile(
     r'^(?:[-+]?[\d.]+[fFuUlL]*|true|false|nullptr|"(?:\\.|[^"\\])*"|(?:[\w]+::)*[A-Z][A-Z0-9_]+)$'
@@ -45,7 +46,7 @@ def default_drafts(
     old: ServerCode, new: ServerCode, fields: Sequence[WireField], ollama: Mapping[str, str]
 ) -> list[Draft]:
     """One item per field of an endpoint Ollama sends requests to, left out of them, whose default the bump
-    changes."""
+    changes; `fields` holds the request fields and the fields Ollama decodes from the answers."""
     sent: dict[str, list[WireField]] = {}
     for f in fields:
         if f.direction == "request":
@@ -55,12 +56,47 @@ def default_drafts(
     for endpoint, bodies in sent.items():
         route = endpoint.split(" ", 1)[-1]
         before, after = _defaults(old, route, members[0]), _defaults(new, route, members[1])
+        decoded = [f for f in fields if f.direction != "request" and f.endpoint == endpoint]
         for key in sorted(before.keys() & after.keys()):
             was, now = before[key], after[key]
             left_out = _left_out(key, bodies, ollama)
             if left_out is not None and not same_value(was.value, now.value):
-                drafts.append(_draft(endpoint, key, was, now, *left_out))
+                decides = _decided_field(new, route, key, decoded)
+                drafts.append(_draft(endpoint, key, was, now, *left_out, decides))
     return drafts
+
+
+def _decided_field(code: ServerCode, route: str, key: str, decoded: Sequence[WireField]) -> WireField | None:
+    """A field Ollama decodes from the endpoint whose content the key's value decides: the handler reads the
+    key into a local (`const bool with_pieces = json_value(body, "with_pieces", false);`) and writes that
+    field, or something inside it, under a condition on the local."""
+    paths = [(tuple(k for k in f.path.replace("[]", "").split(".") if k), f) for f in decoded]
+    for unit in code.reached(code.handlers(route), REQUEST_REACH):
+        local = _local_of(code, unit, key)
+        guarded = _guarded_by(unit, local) if local else []
+        found = next((f for e in guarded for keys, f in paths if _inside((*e.parents, e.key), keys)), None)
+        if found is not None:
+            return found
+    return None
+
+
+def _local_of(code: ServerCode, unit: Unit, key: str) -> str | None:
+    """The local a unit reads the key into, if the line reading it assigns one."""
+    m = _READ_INTO.search(code.line_text(unit.path, unit.reads[key])) if key in unit.reads else None
+    return m[1] if m is not None and m[2] == key else None
+
+
+def _guarded_by(unit: Unit, local: str) -> list[Emission]:
+    """The unit's keys written under a condition on the local."""
+    named = re.compile(rf"\b{re.escape(local)}\b")
+    return [e for e in unit.emissions if any(named.search(g) for g in e.guards)]
+
+
+def _inside(written: tuple[str, ...], keys: tuple[str, ...]) -> bool:
+    return bool(keys) and written[: len(keys)] == keys
+
+
+_READ_INTO = re.compile(r'\b([A-Za-z_]\w*)\s*=\s*[^;"]*"([^"]+)"')  # `name = json_value(body, "key", ...)`
 
 
 def _defaults(code: ServerCode, route: str, members: Mapping[str, list[Default]]) -> dict[str, Default]:
@@ -124,7 +160,13 @@ def _first_field(bodies: Sequence[WireField]) -> LocalRef:
 
 
 def _draft(
-    endpoint: str, key: str, was: Default, now: Default, how: str, refs: tuple[LocalRef, ...]
+    endpoint: str,
+    key: str,
+    was: Default,
+    now: Default,
+    how: str,
+    refs: tuple[LocalRef, ...],
+    decides: WireField | None = None,
 ) -> Draft:
     where = ", ".join(code_span(f"{r.path}:{r.line}") for r in refs[:REFS_SHOWN])
     sends = "never send it" if how == "never" else "leave it out on some requests"
@@ -134,9 +176,15 @@ def _draft(
         "Every such request now behaves differently: send the value Ollama wants, or check that the new "
         "default is right."
     )
+    if decides is not None:
+        detail += (
+            f" The value decides what llama-server writes into {code_span(decides.path)}, which Ollama decodes "
+            f"({code_span(f'{decides.ref.path}:{decides.ref.line}')}) as {code_span(decides.go_type)}."
+        )
+        refs = (*refs, decides.ref)
     return Draft(
         "server",
-        "info" if how == "never" else "medium",
+        "info" if how == "never" and decides is None else "medium",
         f"Default of {code_span(key)} on {code_span(endpoint)} changed; Ollama leaves it out of its requests",
         detail,
         now.path,

@@ -31,7 +31,7 @@ def server_texts(
     return old | {c.old_path: c.old_code for c in changed if c.old_path}, new
 
 
-WIRE = facts.Extractor("wire-drafts", 3, __name__)
+WIRE = facts.Extractor("wire-drafts", 4, __name__)
 
 
 def wire_drafts(old: Mapping[str, str], new: Mapping[str, str], contracts: Contracts) -> list[Draft]:
@@ -94,7 +94,7 @@ def _drafts(
     drafts = requests.request_drafts(
         old_code, new_code, request_fields, requests.Documentation(ollama).values
     )
-    drafts += requestdefaults.default_drafts(old_code, new_code, request_fields, ollama)
+    drafts += requestdefaults.default_drafts(old_code, new_code, (*request_fields, *response_fields), ollama)
     drafts = [with_field_lines(d, ollama, writing) for d in drafts]
     decoded = payloads.decoded_fields(response_fields)
     if decoded:
