@@ -92,11 +92,9 @@ KNOWN_MISSES = {
     "fresh5-models-loader-tensor-size-matches-gguf-info": "no check reads this shape yet (fifth fresh-eyes round, first scoring)",
     "fresh5-server-chat-stop-null-rejected": "no check reads this shape yet (fifth fresh-eyes round, first scoring)",
     "fresh5-server-json-schema-enforced-only-when-strict": "no check reads this shape yet (fifth fresh-eyes round, first scoring)",
-    "fresh5-server-n-keep-requires-context-shift": "no check reads this shape yet (fifth fresh-eyes round, first scoring)",
     "fresh5-server-n-ctx-rounded-down": "no check reads this shape yet (fifth fresh-eyes round, first scoring)",
     "fresh5-server-detokenize-special-default-off": "no check reads this shape yet (fifth fresh-eyes round, first scoring)",
     "fresh5-streaming-chat-finish-delta-full-message": "no check reads this shape yet (fifth fresh-eyes round, first scoring)",
-    "fresh5-streaming-tokenize-pieces-by-default": "first scoring: information only: info 'Default of `with_pieces` on `POST /tokenize` changed; Ollama leaves it out of its requests'",
     "fresh5-streaming-logprob-impossible-null": "no check reads this shape yet (fifth fresh-eyes round, first scoring)",
 }
 

@@ -157,3 +157,22 @@ def test_a_new_rejection_of_what_the_request_never_set_or_outside_the_request_pa
         "void add_fields() {\n",
     )
     assert _limits_of(STOP_OLD, counting)[1] == []  # a new reading with its check: new code, not a new limit
+
+
+def test_a_field_read_anew_to_check_it_inside_the_parsing_that_read_it_before_names_the_field():
+    """The check's own reading of `stop` is on an added line, but in a function the old code has and of a
+    field it read: a new limit on what Ollama sends (a reading in a new function is new code: above)."""
+    guarded = STOP_OLD.replace(
+        '    add((new field_json("preserved_tokens"))\n',
+        '    add((new field_json("stop_guard"))\n'
+        "        ->set_handler([&](field_eval_context & ctx, const json & data) {\n"
+        '            const auto & words = data.at("stop");\n'
+        "            if (words.is_null()) {\n"
+        '                throw std::runtime_error("\\"stop\\" must be a string or an array");\n'
+        "            }\n"
+        "        }));\n"
+        '    add((new field_json("preserved_tokens"))\n',
+    )
+    limits, (draft,) = _limits_of(STOP_OLD, guarded)
+    assert limits[0].fields == ("stop",)
+    assert '"stop" must be a string or an array' in draft.detail

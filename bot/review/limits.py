@@ -17,12 +17,14 @@ from bot.cache import facts
 from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
+from bot.review.producers import definitions, function_above
+from bot.review.source import c_unescape
 
 CONDITION_REACH = 4  # lines above a new rejection where the condition it enforces may start
 READ_REACH = 30  # lines above a condition where a local it tests may have been read from the request
 READ_DEPTH = 3  # locals followed back from a condition to the request field they were read from
 _REJECTION = re.compile(
-    r"\bthrow\s+std::\w+\s*\(\s*(?:std::string\s*\()?\s*\"([^\"]*)\"|GGML_ABORT\s*\(\s*\"([^\"]*)\""
+    r"\bthrow\s+std::\w+\s*\(\s*(?:std::string\s*\()?\s*\"((?:[^\"\\]|\\.)*)\"|GGML_ABORT\s*\(\s*\"((?:[^\"\\]|\\.)*)\""
 )
 _CONDITION = re.compile(r"\bif\s*\(")
 _THROWS = re.compile(r"\bthrow\b|\bGGML_ABORT\b")
@@ -51,7 +53,8 @@ def new_limits(change: FileChange, parser: bool) -> list[Limit]:
         for i, (line, code) in enumerate(added):
             m = _REJECTION.search(code)
             if m is not None:
-                limit = _limit(change, added[max(0, i - CONDITION_REACH) : i + 1], m[1] or m[2] or "", parser)
+                message = c_unescape(m[1] or m[2] or "")
+                limit = _limit(change, added[max(0, i - CONDITION_REACH) : i + 1], message, parser)
                 found += [limit] if limit else []
     return found
 
@@ -86,22 +89,26 @@ def _condition(above: list[tuple[int, str]]) -> tuple[list[str], str] | None:
 
 def _read_fields(change: FileChange, line: int, condition: str) -> set[str]:
     """The request fields a new condition at `line` tests, that the old code already read: read in the
-    condition itself (`data.at("stop").size()`, a field the old text names), or through the locals it
-    tests, given their values from the request on lines the change keeps (a new reading is new code, such
-    as a new route's, not a new check on what Ollama sends)."""
+    condition itself (`data.at("stop").size()`), or through the locals it tests, given their values from
+    the request in a function the old code has (a reading in a new function, or of a field the file never
+    read, is new code, such as a new route's, not a new check on what Ollama sends)."""
     direct = {f for f in _fields_in(condition) if f'"{f}"' in change.old_code}
+    _, old_functions = definitions(change.old_code)
     added = {n for span in change.significant for n, _ in change.added_code(span)}
-    return direct or _traced(change.new_code_lines, added, line, condition, READ_DEPTH)
+    lines = change.new_code_lines
+    new_code = {n for n in added if function_above(lines, n) not in old_functions}
+    traced = _traced(lines, new_code, line, condition, READ_DEPTH)
+    return direct or {f for f in traced if f'"{f}"' in change.old_code}
 
 
 def _fields_in(text: str) -> set[str]:
     return {next(g for g in m.groups() if g) for m in _FIELD_READ.finditer(text)}
 
 
-def _traced(lines: list[str], added: set[int], line: int, text: str, depth: int) -> set[str]:
+def _traced(lines: list[str], new_code: set[int], line: int, text: str, depth: int) -> set[str]:
     """The fields the locals `text` (at `line`) names were read from, followed back to the nearest line
     above that gives each its value (`auto ids = tokenize(t...)`, `for (auto & t : data.at("f"))`),
-    `depth` locals deep; a reading on an added line does not count."""
+    `depth` locals deep; a reading on a line of `new_code` does not count."""
     fields: set[str] = set()
     for name in dict.fromkeys(_LOCAL.findall(text)) if depth else ():
         given = re.compile(rf"(?<![\w.>])\b{re.escape(name)}\s*(?:=(?!=)|:(?!:)|\{{)(.*)")
@@ -110,7 +117,9 @@ def _traced(lines: list[str], added: set[int], line: int, text: str, depth: int)
             if m:
                 read = _fields_in(m[1])
                 fields |= (
-                    (set() if n in added else read) if read else _traced(lines, added, n, m[1], depth - 1)
+                    (set() if n in new_code else read)
+                    if read
+                    else _traced(lines, new_code, n, m[1], depth - 1)
                 )
                 break
     return fields
