@@ -22,6 +22,28 @@ from bot.review.changes import Draft, FileChange
 from bot.review.cppapi import Declared
 
 MAX_CALL = 4000  # characters of a call's argument list read before it is left unread
+DECLARATION_REACH = 40  # lines above a changed line where the declaration it may be a parameter of starts
+_CALLED = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+_KEYWORDS = frozenset(
+    [
+        "if",
+        "for",
+        "while",
+        "switch",
+        "return",
+        "sizeof",
+        "alignof",
+        "decltype",
+        "catch",
+        "defined",
+        "static_cast",
+        "const_cast",
+        "reinterpret_cast",
+        "dynamic_cast",
+        "noexcept",
+        "static_assert",
+    ]
+)
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 # what may stand right before a call's name: an expression starts there, not a declaration's type
@@ -93,15 +115,14 @@ def _inserted_at(old: Declared, new: Declared) -> int | None:
     return None
 
 
-def patch_calls(patches: Sequence[tuple[str, object]], names: set[str]) -> Iterator[tuple[str, Call]]:
-    """(function name, call) of every call of the names in the post-image of the carried patches' hunks."""
-    if not names:
-        return
-    pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(names))) + r")\s*\(")
+def patch_calls(patches: Sequence[tuple[str, object]]) -> Iterator[tuple[str, Call]]:
+    """(function name, call) of every call in the post-image of the carried patches' hunks that some line
+    the patch adds is part of."""
     for patch_path, patch in patches:
         for fp in getattr(patch, "files", []):
             for hunk in fp.hunks:
-                yield from _calls(patch_path, hunk, pattern)
+                found = _calls(patch_path, hunk, _CALLED)
+                yield from ((n, call) for n, call in found if call.added and n not in _KEYWORDS)
 
 
 def _calls(patch_path: str, hunk, pattern: re.Pattern) -> Iterator[tuple[str, Call]]:
@@ -168,16 +189,40 @@ def _argument_spans(text: str, start: int) -> list[tuple[int, int]] | None:
 
 
 def shift_drafts(changes: Sequence[FileChange], patches: Sequence[tuple[str, object]]) -> list[Draft]:
-    """A high item per call of a carried patch whose arguments a parameter upstream inserted shifts."""
-    by_name: dict[str, list[tuple[FileChange, Insertion]]] = {}
-    for change in (c for c in changes if c.old_path and c.new_path):
-        for insertion in insertions(change):
-            by_name.setdefault(insertion.name, []).append((change, insertion))
+    """A high item per call of a carried patch whose arguments a parameter upstream inserted shifts: only the
+    changes near a declaration of a function the patches call are read for insertions."""
+    calls = list(patch_calls(patches))
+    if not calls:
+        return []
+    by_name = _insertions_near(changes, {n for n, _ in calls})
     drafts = []
-    for name, call in patch_calls(patches, set(by_name)):
-        hit = _one_function(by_name[name], call) if call.added else None
+    for name, call in calls:
+        hit = _one_function(by_name.get(name, []), call)
         drafts += [_draft(*hit, call)] if hit else []
     return drafts
+
+
+def _insertions_near(
+    changes: Sequence[FileChange], names: set[str]
+) -> dict[str, list[tuple[FileChange, Insertion]]]:
+    """Function name -> the insertions into it of the changes near a declaration of one of the names."""
+    named = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\s*\(")
+    by_name: dict[str, list[tuple[FileChange, Insertion]]] = {}
+    for change in (c for c in changes if c.old_path and c.new_path and _near(c, named)):
+        for insertion in insertions(change):
+            by_name.setdefault(insertion.name, []).append((change, insertion))
+    return by_name
+
+
+def _near(change: FileChange, named: re.Pattern) -> bool:
+    """Whether a changed part of the old code lies within a declaration's reach below a line naming one of
+    the called functions (a parameter list runs over many lines)."""
+    lines = change.old_code_lines
+    for span in change.significant:
+        start = max(0, span.old_start - 1 - DECLARATION_REACH)
+        if any(named.search(line) for line in lines[start : span.old_start + span.old_count]):
+            return True
+    return False
 
 
 def _one_function(
