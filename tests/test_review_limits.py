@@ -176,3 +176,10 @@ def test_a_field_read_anew_to_check_it_inside_the_parsing_that_read_it_before_na
     limits, (draft,) = _limits_of(STOP_OLD, guarded)
     assert limits[0].fields == ("stop",)
     assert '"stop" must be a string or an array' in draft.detail
+
+
+def test_the_rejections_message_is_shown_as_code_on_one_line():
+    """Upstream's text, unescaped, may hold backticks, Markdown and newlines: it stays one inert code span."""
+    (draft,) = _drafts([Limit(("penalty_repeat",), "bad `x`\n# heading <b>", "common/sampling.cpp", 4)])
+    assert "\n" not in draft.detail
+    assert "(``bad `x`\\n# heading <b>``)" in draft.detail

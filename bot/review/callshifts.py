@@ -121,13 +121,13 @@ def patch_calls(patches: Sequence[tuple[str, object]]) -> Iterator[tuple[str, Ca
     for patch_path, patch in patches:
         for fp in getattr(patch, "files", []):
             for hunk in fp.hunks:
-                found = _calls(patch_path, hunk, _CALLED)
+                found = _calls(patch_path, hunk)
                 yield from ((n, call) for n, call in found if call.added and n not in _KEYWORDS)
 
 
-def _calls(patch_path: str, hunk, pattern: re.Pattern) -> Iterator[tuple[str, Call]]:
+def _calls(patch_path: str, hunk) -> Iterator[tuple[str, Call]]:
     post = _PostImage(patch_path, hunk)
-    for m in pattern.finditer(post.text):
+    for m in _CALLED.finditer(post.text):
         spans = _argument_spans(post.text, m.end())
         line_start = post.text.rfind("\n", 0, m.start()) + 1
         if spans is not None and _CALL_AFTER.search(post.text[line_start : m.start()]):
@@ -248,8 +248,8 @@ def _draft(change: FileChange, insertion: Insertion, call: Call) -> Draft:
     inserted = ", ".join(code_span(n) for n in new.parameter_names[at : at + insertion.count])
     detail = (
         f"Ollama's patch calls {code_span(old.qualified)} with {len(call.arguments)} arguments "
-        f"({call.line.path}:{call.line.line}). Upstream inserted {inserted} before "
-        f"{code_span(old.parameter_names[at])} ({change.path}:{new.line}), with a default, so the call still "
+        f"({code_span(f'{call.line.path}:{call.line.line}')}). Upstream inserted {inserted} before "
+        f"{code_span(old.parameter_names[at])} ({code_span(f'{change.path}:{new.line}')}), with a default, so the call still "
         f"compiles: {'; '.join(moved[:4])}{'; ...' if len(moved) > 4 else ''}. Pass the arguments by their new "
         "positions in the patch."
     )

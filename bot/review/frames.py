@@ -67,7 +67,7 @@ class Reader:
 
 
 def frame_drafts(
-    old: ServerCode, new: ServerCode, patterns: Sequence, skipped: Callable[[object], bool] = lambda p: False
+    old: ServerCode, new: ServerCode, patterns: Sequence, skipped: Callable[[object], bool]
 ) -> list[Draft]:
     """Per function whose frames Ollama's reader accepts at the old ref: the patterns its new frames no longer
     match, and the new lines none accepts. A function that only stops writing some frames (they moved, or a

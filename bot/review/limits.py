@@ -169,7 +169,7 @@ def limit_drafts(
 def _limit_draft(limit: Limit, sent: dict[str, tuple[LocalRef, ...]]) -> Draft:
     """The item for a new limit on the fields Ollama sends (`sent`, with where it sends them)."""
     names = ", ".join(code_span(f) for f in sent)
-    said = f' ("{limit.message}")' if limit.message else ""
+    said = f" ({code_span(limit.message)})" if limit.message else ""
     tested = (
         f"what a request's {', '.join(map(code_span, limit.fields))} holds"
         if limit.fields

@@ -207,12 +207,12 @@ def _lost_lines(change: FileChange, patterns: list[LogPattern]) -> list[Printed]
     )
     if not found or not change.new_path:
         return [(t, p, s, None) for t, p, s in found]
-    renamed = _Renames(change.old_text, change.new_text)
-    return _unsucceeded(found, SourceFile(change.new_text, change.path), renamed)
+    values = _SameValue(change.old_text, change.new_text)
+    return _unsucceeded(found, SourceFile(change.new_text, change.path), values)
 
 
 def _unsucceeded(
-    found: list[tuple[Template, LogPattern, Sample]], new: SourceFile, renamed: _Renames
+    found: list[tuple[Template, LogPattern, Sample]], new: SourceFile, values: _SameValue
 ) -> list[Printed]:
     """Of the lines found, those the new file prints with no template in the old one's branch, or only
     with other text (or other values) where the pattern captures a value (with the first template printing
@@ -222,12 +222,12 @@ def _unsucceeded(
     kept: list[Printed] = []
     for t, p, s in found:
         same = [n for n in successors if _succeeds(n, t, p, s, new.branches)]
-        if not same or _recaptured(t, same, p) or _reargued(t, same, p, renamed):
+        if not same or _recaptured(t, same, p) or _reargued(t, same, p, values):
             kept.append((t, p, s, same[0] if same else None))
     return kept
 
 
-class _Renames:
+class _SameValue:
     """Whether two value expressions of a change are the same value: a name renamed (the old one gone from the
     file, the new one not in it before), or a constant of the file put in for its value (`total / 1024 /
     1024` -> `total / MiB` with `constexpr size_t MiB = 1024 * 1024;`)."""
@@ -342,7 +342,7 @@ def _too_big() -> int:
     raise ValueError("past the limit")
 
 
-def _reargued(old: Template, successors: list[Template], pattern: LogPattern, renamed: _Renames) -> bool:
+def _reargued(old: Template, successors: list[Template], pattern: LogPattern, values: _SameValue) -> bool:
     """Whether every successor printing the old line fills a slot Ollama's pattern captures with another
     value (`dev_num` where `idx` was printed), the text around it the same; a renamed variable is the same
     value."""
@@ -352,14 +352,14 @@ def _reargued(old: Template, successors: list[Template], pattern: LogPattern, re
     if not before or not any(all(before_group) for before_group in before):
         return False
     after = [captured_arguments(n, pattern.regex) for n in successors]
-    return all(a is not None and _other_values(before, a, renamed) for a in after)
+    return all(a is not None and _other_values(before, a, values) for a in after)
 
 
 def _other_values(
-    before: tuple[tuple[str, ...], ...], after: tuple[tuple[str, ...], ...], renamed: _Renames
+    before: tuple[tuple[str, ...], ...], after: tuple[tuple[str, ...], ...], values: _SameValue
 ) -> bool:
     pairs = [(" ".join(b), " ".join(a)) for b, a in zip(before, after, strict=False) if b and a]
-    return any(b != a and not renamed.same(b, a) for b, a in pairs)
+    return any(b != a and not values.same(b, a) for b, a in pairs)
 
 
 def _needle_texts(patterns: Iterable[LogPattern]) -> set[str]:

@@ -22,9 +22,8 @@ from bot.review.changes import Draft
 from bot.review.servercode import ServerCode, Unit
 from bot.review.serverjson import Emission, unwrapped
 
-HANDLER_REACH = (
-    1  # calls followed from a route's handler to the code that writes its answer's top-level fields
-)
+# calls followed from a route's handler to the code that writes its answer's top-level fields
+HANDLER_REACH = 1
 ROUTE_REACH = 4  # calls followed from every route's handler to tell the code of endpoints Ollama never calls
 _ZERO = {"bool": "false", "string": '""', "int": "0", "float64": "0", "float32": "0"}
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlLuU]*")
@@ -404,8 +403,8 @@ def _shape_draft(
         return None
     detail = (
         f"Ollama decodes {code_span(f.name)} into {code_span(f.go_type)} from llama-server's {f.source} "
-        f"({f.ref.path}:{f.ref.line}), which takes {expected}. {code_span(qualified)} now writes "
-        f"{_shape(hit.value)} there ({now.path}:{hit.line}: {code_span(hit.value)}): Go's JSON decoder fails on "
+        f"({code_span(f'{f.ref.path}:{f.ref.line}')}), which takes {expected}. {code_span(qualified)} now writes "
+        f"{_shape(hit.value)} there ({code_span(f'{now.path}:{hit.line}')}: {code_span(hit.value)}): Go's JSON decoder fails on "
         "the whole answer, and Ollama with it."
     )
     return replace(

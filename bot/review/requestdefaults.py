@@ -21,6 +21,7 @@ from bot.review.changes import Draft
 from bot.review.consumers.contracts.model import WireField
 from bot.review.cppreach import structs
 from bot.review.paramdefaults import declared_at, same_value
+from bot.review.payloads import Decoded
 from bot.review.requests import REQUEST_REACH
 from bot.review.servercode import ServerCode, Unit
 from bot.review.serverjson import Emission
@@ -43,10 +44,14 @@ class Default:
 
 
 def default_drafts(
-    old: ServerCode, new: ServerCode, fields: Sequence[WireField], ollama: Mapping[str, str]
+    old: ServerCode,
+    new: ServerCode,
+    fields: Sequence[WireField],
+    ollama: Mapping[str, str],
+    decoded: Sequence[Decoded] = (),
 ) -> list[Draft]:
     """One item per field of an endpoint Ollama sends requests to, left out of them, whose default the bump
-    changes; `fields` holds the request fields and the fields Ollama decodes from the answers."""
+    changes; `decoded` are the fields Ollama decodes from the answers."""
     sent: dict[str, list[WireField]] = {}
     for f in fields:
         if f.direction == "request":
@@ -56,25 +61,24 @@ def default_drafts(
     for endpoint, bodies in sent.items():
         route = endpoint.split(" ", 1)[-1]
         before, after = _defaults(old, route, members[0]), _defaults(new, route, members[1])
-        decoded = [f for f in fields if f.direction != "request" and f.endpoint == endpoint]
+        answered = [f for f in decoded if f.source.startswith(f"{endpoint} ")]
         for key in sorted(before.keys() & after.keys()):
             was, now = before[key], after[key]
             left_out = _left_out(key, bodies, ollama)
             if left_out is not None and not same_value(was.value, now.value):
-                decides = _decided_field(new, route, key, decoded)
+                decides = _decided_field(new, route, key, answered)
                 drafts.append(_draft(endpoint, key, was, now, *left_out, decides))
     return drafts
 
 
-def _decided_field(code: ServerCode, route: str, key: str, decoded: Sequence[WireField]) -> WireField | None:
+def _decided_field(code: ServerCode, route: str, key: str, decoded: Sequence[Decoded]) -> Decoded | None:
     """A field Ollama decodes from the endpoint whose content the key's value decides: the handler reads the
     key into a local (`const bool with_pieces = json_value(body, "with_pieces", false);`) and writes that
     field, or something inside it, under a condition on the local."""
-    paths = [(tuple(k for k in f.path.replace("[]", "").split(".") if k), f) for f in decoded]
     for unit in code.reached(code.handlers(route), REQUEST_REACH):
         local = _local_of(code, unit, key)
         guarded = _guarded_by(unit, local) if local else []
-        found = next((f for e in guarded for keys, f in paths if _inside((*e.parents, e.key), keys)), None)
+        found = next((f for e in guarded for f in decoded if _inside((*e.parents, e.key), f.keys)), None)
         if found is not None:
             return found
     return None
@@ -166,7 +170,7 @@ def _draft(
     now: Default,
     how: str,
     refs: tuple[LocalRef, ...],
-    decides: WireField | None = None,
+    decides: Decoded | None = None,
 ) -> Draft:
     where = ", ".join(code_span(f"{r.path}:{r.line}") for r in refs[:REFS_SHOWN])
     sends = "never send it" if how == "never" else "leave it out on some requests"
@@ -178,7 +182,7 @@ def _draft(
     )
     if decides is not None:
         detail += (
-            f" The value decides what llama-server writes into {code_span(decides.path)}, which Ollama decodes "
+            f" The value decides what llama-server writes into {code_span(decides.name)}, which Ollama decodes "
             f"({code_span(f'{decides.ref.path}:{decides.ref.line}')}) as {code_span(decides.go_type)}."
         )
         refs = (*refs, decides.ref)

@@ -94,9 +94,9 @@ def _drafts(
     drafts = requests.request_drafts(
         old_code, new_code, request_fields, requests.Documentation(ollama).values
     )
-    drafts += requestdefaults.default_drafts(old_code, new_code, (*request_fields, *response_fields), ollama)
-    drafts = [with_field_lines(d, ollama, writing) for d in drafts]
     decoded = payloads.decoded_fields(response_fields)
+    drafts += requestdefaults.default_drafts(old_code, new_code, request_fields, ollama, decoded)
+    drafts = [with_field_lines(d, ollama, writing) for d in drafts]
     if decoded:
         routes = {f.endpoint.split(" ", 1)[-1] for f in (*request_fields, *response_fields)}
         before = payloads.Writers(old_code, decoded, routes)
