@@ -47,26 +47,36 @@ def package_lookups(
     """Every `find_package()` of the CMake files upstream's build reaches from the top, with whether Ollama's
     build runs it and whether it is REQUIRED."""
     return remembered_reading(
-        LOOKUPS, _walk_key(paths, options), upstream, lambda texts: _package_lookups(texts, paths, options)
+        LOOKUPS,
+        walk_key(upstream, paths, options),
+        upstream,
+        lambda texts: _package_lookups(texts, paths, options),
     )
 
 
 def _package_lookups(
     upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
 ) -> dict[str, list[Lookup]]:
-    return _walked(_PackageWalk, upstream, paths, options).lookups
+    return walked(_PackageWalk, upstream, paths, options).lookups
 
 
 # The walks of upstream's CMake files depend on the texts they read, the listing and Ollama's options alone:
-# kept with the ids of the texts read, a re-check of the same refs walks none of them again.
+# kept under the texts' id (both refs' texts are walked with one listing and one set of options) with the
+# ids of the texts read, a re-check of the same refs walks none of them again.
 UPSTREAM_BUILD = facts.Extractor("upstream-build", 1, __name__)
 UNBUILT = facts.Extractor("unbuilt-commands", 1, __name__)
 LOOKUPS = facts.Extractor("package-lookups", 1, __name__)
 LINKS = facts.Extractor("linked-libraries", 2, __name__)
 
 
-def _walk_key(paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]) -> tuple[str, str]:
-    return facts.text_id("\n".join(paths)), facts.text_id(repr(sorted(options.items())))
+def walk_key(
+    upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
+) -> tuple[str, str, str]:
+    return (
+        facts.texts_id(upstream),
+        facts.text_id("\n".join(paths)),
+        facts.text_id(repr(sorted(options.items()))),
+    )
 
 
 def unbuilt_commands(
@@ -75,20 +85,23 @@ def unbuilt_commands(
     """Per CMake file upstream's build reaches from the top, the commands (first and last line) in branches
     Ollama's option values never take: what they look for, run or name, Ollama's build never meets."""
     return remembered_reading(
-        UNBUILT, _walk_key(paths, options), upstream, lambda texts: _unbuilt_commands(texts, paths, options)
+        UNBUILT,
+        walk_key(upstream, paths, options),
+        upstream,
+        lambda texts: _unbuilt_commands(texts, paths, options),
     )
 
 
 def _unbuilt_commands(
     upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
 ) -> dict[str, list[tuple[int, int]]]:
-    return _walked(_UnbuiltWalk, upstream, paths, options).unbuilt
+    return walked(_UnbuiltWalk, upstream, paths, options).unbuilt
 
 
-W = TypeVar("W", "_PackageWalk", "_UnbuiltWalk", "_LinkWalk")
+W = TypeVar("W", bound="BuildWalk")
 
 
-def _walked(
+def walked(
     walk_of: Callable[[dict[str, bool]], W],
     upstream: Mapping[str, str],
     paths: list[str],
@@ -224,7 +237,7 @@ def upstream_build(
     script handles only when an option Ollama leaves OFF is on, and the options read only in such places."""
     return remembered_reading(
         UPSTREAM_BUILD,
-        _walk_key(paths, options),
+        walk_key(upstream, paths, options),
         upstream,
         lambda texts: _upstream_build(texts, paths, options),
     )
@@ -236,7 +249,7 @@ def _upstream_build(
     trees = _cmake_tree(upstream, paths)
     homes, defaults = _declared_options(trees)
     value = _option_values(defaults, options)
-    build = _BuildWalk(value)
+    build = BuildWalk(value)
     for path, root in trees.items():
         build.walk(root, posixpath.dirname(path), None)
     off_dirs = _switched_off(build.added)
@@ -287,12 +300,13 @@ def _branch_guard(
 
 
 @dataclass
-class _BuildWalk:
+class BuildWalk:
     """Walks upstream's CMake files with Ollama's option values: records each add_subdirectory with the
     option that switches it off for Ollama (None when nothing does) and every option name read where the
     build goes (`live`) or only where it never goes (`dead`)."""
 
     value: Mapping[str, bool]
+    path: str = ""  # the file being walked
     added: dict[str, list[str | None]] = field(default_factory=dict)
     live: set[str] = field(default_factory=set)
     dead: set[str] = field(default_factory=set)
@@ -342,8 +356,8 @@ class _BuildWalk:
 
 
 @dataclass
-class _PackageWalk(_BuildWalk):
-    """The walk of `_BuildWalk` that records only the `find_package()` calls, each with its guard."""
+class _PackageWalk(BuildWalk):
+    """The walk of `BuildWalk` that records only the `find_package()` calls, each with its guard."""
 
     path: str = ""  # the file being walked
     lookups: dict[str, list[Lookup]] = field(default_factory=dict)
@@ -358,8 +372,8 @@ class _PackageWalk(_BuildWalk):
 
 
 @dataclass
-class _UnbuiltWalk(_BuildWalk):
-    """The walk of `_BuildWalk` that records the lines of every command (and nested condition) under a
+class _UnbuiltWalk(BuildWalk):
+    """The walk of `BuildWalk` that records the lines of every command (and nested condition) under a
     guard."""
 
     path: str = ""  # the file being walked
@@ -370,7 +384,7 @@ class _UnbuiltWalk(_BuildWalk):
             self.unbuilt.setdefault(self.path, []).append((cmakelang.line(node), node.end_point[0] + 1))
 
     def condition(self, part: Node, guard: str | None, earlier_true: bool) -> tuple[str | None, bool | None]:
-        """As `_BuildWalk.condition`, recording the lines of a nested block's condition under a guard."""
+        """As `BuildWalk.condition`, recording the lines of a nested block's condition under a guard."""
         self.command(part, "", guard)
         return super().condition(part, guard, earlier_true)
 
@@ -394,7 +408,7 @@ def linked_libraries(
     """The libraries linked by name (not through a variable) to these targets by the CMake files upstream's
     build reaches, where Ollama's option values may take the build (upstream's defaults for what Ollama
     leaves unset)."""
-    key = (*_walk_key(paths, options), facts.text_id("\n".join(sorted(targets))))
+    key = (*walk_key(upstream, paths, options), facts.text_id("\n".join(sorted(targets))))
     return remembered_reading(
         LINKS, key, upstream, lambda texts: _linked_libraries(texts, paths, options, targets)
     )
@@ -408,7 +422,7 @@ def _linked_libraries(
 ) -> list[Link]:
     backends = [p for p in paths if backend_cmake(p)]
     named = tuple(t.encode() for t in sorted(targets))
-    links = _walked(_LinkWalk, upstream, paths, options, backends, named).links
+    links = walked(_LinkWalk, upstream, paths, options, backends, named).links
     return [k for k in links if k.target in targets]
 
 
@@ -422,8 +436,8 @@ def backend_cmake(path: str) -> bool:
 
 
 @dataclass
-class _LinkWalk(_BuildWalk):
-    """The walk of `_BuildWalk` that records the libraries of `target_link_libraries()` calls no option
+class _LinkWalk(BuildWalk):
+    """The walk of `BuildWalk` that records the libraries of `target_link_libraries()` calls no option
     value of Ollama's keeps out."""
 
     path: str = ""
@@ -545,8 +559,8 @@ def _backend_trees(
 
 
 @dataclass
-class _StopWalk(_BuildWalk):
-    """The walk of `_BuildWalk` that records the errors of branches a build of Ollama's surely takes (every
+class _StopWalk(BuildWalk):
+    """The walk of `BuildWalk` that records the errors of branches a build of Ollama's surely takes (every
     build, or one whose variables `strings` gives)."""
 
     path: str = ""
