@@ -183,3 +183,31 @@ def test_the_rejections_message_is_shown_as_code_on_one_line():
     (draft,) = _drafts([Limit(("penalty_repeat",), "bad `x`\n# heading <b>", "common/sampling.cpp", 4)])
     assert "\n" not in draft.detail
     assert "(``bad `x`\\n# heading <b>``)" in draft.detail
+
+
+def test_a_rejection_below_an_unchanged_else_takes_the_condition_added_above_it():
+    """The diff splits the new check: its `if` is added in one hunk, the old `} else {` stays, and the
+    rejection is the next hunk's one added line."""
+    old = (
+        "void parse(const json & body, json & out) {\n"
+        '    if (body.contains("grammar")) {\n'
+        '        out["grammar"] = body.at("grammar");\n'
+        "    } else {\n"
+        '        out["stop"] = json_value(body, "stop", json::array());\n'
+        "    }\n"
+        "}\n"
+    )
+    new = old.replace(
+        '    } else {\n        out["stop"] = json_value(body, "stop", json::array());\n',
+        '    } else if (body.at("stop").is_array()) {\n'
+        '        out["stop"] = body.at("stop");\n'
+        "    } else {\n"
+        '        throw std::invalid_argument("stop must be an array");\n',
+    )
+    change = FileChange.from_texts(SCHEMA, old, new)
+    assert len(change.significant) == 2  # the diff keeps `} else {`
+    limits, (draft,) = _limits_of(old, new)
+    assert (limits[0].fields, limits[0].line) == (("stop",), 7)
+    assert "`stop must be an array`" in draft.detail
+    apart = new.replace("    } else {\n        throw", "    } else {\n\n\n\n\n\n        throw")
+    assert _limits_of(old, apart)[0] == []  # a condition further up is not the rejection's

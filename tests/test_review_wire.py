@@ -1109,3 +1109,40 @@ def test_a_new_frame_is_compared_when_upstream_inlines_the_lambda_that_writes_th
     new = {**UPSTREAM, "tools/server/server-context.cpp": inlined}
     titles = [d.title for d in wire_drafts(_texts(old), _texts(new), blind) if d.severity == "high"]
     assert titles == ["llama-server's stream frames changed in server-context.cpp: `:\\n\\n` new"]
+
+
+def test_an_object_a_frame_wrote_empty_and_now_fills_is_medium(contracts):
+    """Ollama reads every frame alike: a closing frame whose object now carries what others carried is read
+    again."""
+    task = "tools/server/server-task.cpp"
+    written, empty = '{"timings",   timings.to_json()},', '{"timings",   json::object()},'
+    (draft,) = _review_from(contracts, task, (written, empty), empty, written)
+    assert (draft.severity, draft.title) == (
+        "medium",
+        (
+            "`timings` of llama-server's POST /completion stream is no longer written empty by "
+            "`server_task_result_cmpl_final::to_json`"
+        ),
+    )
+    assert "`json::object()`" in draft.detail and "`timings.to_json()`" in draft.detail
+    # an object written with another expression, never empty: its fields are compared each
+    assert _review(contracts, task, written, written.replace("to_json()", "to_json(true)")) == []
+
+
+def test_a_decoded_text_the_server_empties_in_fewer_places_is_medium(contracts):
+    """The final chunk's text was emptied in stream mode (the partial chunks carried it): no longer."""
+    context = "tools/server/server-context.cpp"
+    gone = '        if (per_token) {\n            result->content = "";\n        }\n'
+    read = "        auto result = res_this->rd.next();\n"
+    emptying = (read, read + gone)
+    drafts = _review_from(contracts, context, emptying, gone, "")
+    (draft,) = drafts
+    assert (draft.severity, draft.title) == (
+        "medium",
+        "`content` of llama-server's POST /completion stream is no longer emptied where it was (`content`)",
+    )
+    assert "empty: 1 at the old ref (`tools/server/server-context.cpp:38`), 0 at the new" in draft.detail
+    assert draft.local_refs[0] == _ref('`json:"content"`')
+    # emptied the other way (`.clear()`): the same place count, nothing told
+    cleared = gone.replace('result->content = "";', "result->content.clear();")
+    assert _review_from(contracts, context, emptying, gone, cleared) == []

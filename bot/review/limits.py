@@ -20,7 +20,8 @@ from bot.review.changes import Draft, FileChange
 from bot.review.producers import definitions, function_above
 from bot.review.source import c_unescape
 
-CONDITION_REACH = 4  # lines above a new rejection where the condition it enforces may start
+CONDITION_REACH = 4  # lines above a new rejection where the condition it enforces may start (added ones,
+# in one hunk or in the one above: an unchanged `} else {` may stand between them)
 READ_REACH = 30  # lines above a condition where a local it tests may have been read from the request
 READ_DEPTH = 3  # locals followed back from a condition to the request field they were read from
 _REJECTION = re.compile(
@@ -48,14 +49,16 @@ def new_limits(change: FileChange, parser: bool) -> list[Limit]:
     """Rejections the change adds, with the members their (added) condition tests, and in the request
     parsing (`parser`: the change is of a file that parses requests) the fields it reads."""
     found = []
-    for span in change.significant:
-        added = change.added_code(span)
-        for i, (line, code) in enumerate(added):
-            m = _REJECTION.search(code)
-            if m is not None:
-                message = c_unescape(m[1] or m[2] or "")
-                limit = _limit(change, added[max(0, i - CONDITION_REACH) : i + 1], message, parser)
-                found += [limit] if limit else []
+    added = [a for span in change.significant for a in change.added_code(span)]
+    for i, (line, code) in enumerate(added):
+        m = _REJECTION.search(code)
+        if m is not None:
+            message = c_unescape(m[1] or m[2] or "")
+            above = [
+                (n, c) for n, c in added[max(0, i - CONDITION_REACH) : i + 1] if n >= line - CONDITION_REACH
+            ]
+            limit = _limit(change, above, message, parser)
+            found += [limit] if limit else []
     return found
 
 

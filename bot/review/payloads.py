@@ -50,6 +50,17 @@ _ZERO_LITERALS: dict[str, Callable[[str], bool]] = {
 _NULLS = frozenset(
     {"nullptr", "NULL", "json()", "json(nullptr)", "json{}", "nlohmann::json()", "json::value_t::null"}
 )
+# an empty object or array, written as such (whitespace out)
+_EMPTY = frozenset(
+    {
+        "json::object()",
+        "json::array()",
+        "nlohmann::json::object()",
+        "nlohmann::json::array()",
+        "ordered_json::object()",
+        "json::object({})",
+    }
+)
 # the JSON a value expression writes, by its form: nlohmann::json makes an object of a braced list of pairs
 _SHAPES = (
     ("an array", re.compile(r"(?:nlohmann::(?:ordered_)?)?json::array\(")),
@@ -160,6 +171,32 @@ class Writers:
         }
 
 
+def flag_refs(
+    new: Writers, writers: Iterable[tuple[str, Emission]], f: Decoded, fields: Sequence[Decoded]
+) -> tuple[LocalRef, ...]:
+    """Where Ollama declares the boolean fields the writers' objects set true beside the field (`stop` in a
+    final chunk): what tells Ollama which answer or frame it reads."""
+    set_true = {e.key for qualified, entry in writers for e in _set_true(new, qualified, entry)}
+    return tuple(
+        g.ref
+        for g in fields
+        if g.source == f.source
+        and g.go_type == "bool"
+        and g.keys[:-1] == f.keys[:-1]
+        and g.keys[-1] in set_true
+    )
+
+
+def _set_true(new: Writers, qualified: str, entry: Emission) -> list[Emission]:
+    """The entries written `true` into the entry's object."""
+    return [
+        e
+        for u in new.by_qualified.get(qualified, [])
+        for e in u.emissions
+        if e.beside(entry) and _expression(e.value) == "true"
+    ]
+
+
 def field_drafts(old: Writers, new: Writers, fields: Sequence[Decoded]) -> list[Draft]:
     """Fields Ollama decodes that a function stopped writing, or writes under a new condition: one item per
     function and field name, with every Ollama line that decodes it."""
@@ -206,6 +243,7 @@ def _still_written_draft(
         or _kept_draft(f, new, qualified, hits, kept)
         or _nullness_draft(f, new, qualified, hits, kept)
         or _value_draft(f, old, new, qualified, hits, kept)
+        or _filled_draft(f, new, qualified, hits, kept)
     )
 
 
@@ -413,6 +451,42 @@ def _shape_draft(
         ),
         severity="high",
     )
+
+
+def _empty(entry: Emission) -> bool:
+    return "".join(_expression(entry.value).split()) in _EMPTY
+
+
+def _filled_draft(
+    f: Decoded, new: Writers, qualified: str, hits: list[Emission], kept: list[Emission]
+) -> Draft | None:
+    """The item for an object or array Ollama decodes that a function wrote empty in one entry (a closing
+    frame's `{"delta", json::object()}`) and now fills there: Ollama reads that frame as it reads the
+    others, so what it now carries is taken in again."""
+    now = new.unit(qualified)
+    filled = _filled(hits, kept)
+    if now is None or f.go_type in _ZERO_LITERALS or not filled:
+        return None  # a scalar's other value is `_value_draft`'s
+    hit = filled[0]
+    was = next(h for h in hits if _empty(h))
+    detail = (
+        f"Ollama decodes {code_span(f.name)} ({f.go_type}) from llama-server's {f.source} "
+        f"({code_span(f'{f.ref.path}:{f.ref.line}')}). {code_span(qualified)} wrote it empty in one entry "
+        f"({code_span(was.value)}) and now writes {code_span(hit.value)} there "
+        f"({code_span(f'{now.path}:{hit.line}')}). Ollama reads that answer or frame as it reads the others: what "
+        "it now carries is taken in as well, once more where it repeats what other frames said."
+    )
+    return _written_draft(
+        f, qualified, f"is no longer written empty by {code_span(qualified)}", detail, now.path, hit.line
+    )
+
+
+def _filled(hits: list[Emission], kept: list[Emission]) -> list[Emission]:
+    """The new entries of a new value, when fewer entries than before write the field empty."""
+    if sum(map(_empty, hits)) <= sum(map(_empty, kept)):
+        return []
+    before = {_tokens(h.value) for h in hits}
+    return [k for k in kept if not _empty(k) and _tokens(k.value) not in before]
 
 
 def _nil_decoded(go_type: str) -> bool:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 
 from bot.cache import facts
-from bot.review import compared, frames, payloads, requestdefaults, requests
+from bot.review import compared, emptied, frames, payloads, requestdefaults, requests
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts import WIRE_GROUPS, Contracts
 from bot.review.consumers.contracts.model import OutputPattern, WireField
@@ -31,7 +31,7 @@ def server_texts(
     return old | {c.old_path: c.old_code for c in changed if c.old_path}, new
 
 
-WIRE = facts.Extractor("wire-drafts", 4, __name__)
+WIRE = facts.Extractor("wire-drafts", 6, __name__)
 
 
 def wire_drafts(old: Mapping[str, str], new: Mapping[str, str], contracts: Contracts) -> list[Draft]:
@@ -103,6 +103,7 @@ def _drafts(
         after = payloads.Writers(new_code, decoded, routes)
         decoding = payloads.field_drafts(before, after, decoded)
         decoding += compared.value_drafts(before, after, decoded, patterns, _go_name(ollama))
+        decoding += emptied.emptied_drafts(before, after, decoded)
         drafts += [with_field_lines(d, ollama, reading) for d in decoding]
     skipped = lambda p: bool(p.used_at) and all(only_skips(ollama, ref) for ref in p.used_at)
     return drafts + frames.frame_drafts(old_code, new_code, patterns, skipped)

@@ -15,8 +15,10 @@ from bot.model import LocalRef
 from bot.review.changes import Draft
 
 LINES_SHOWN = 3  # the lines using a field an item adds after its declaration
-_DECLARED = re.compile(r"\s*([A-Za-z_]\w*)\s+[^\n]*`json:")  # a struct field with a JSON tag
+# a struct field with a JSON tag, or one of an anonymous struct type (its tag after the closing brace)
+_DECLARED = re.compile(r"\s*([A-Za-z_]\w*)\s+(?:[^\n]*`json:|(?:\[\]|\*)?struct\s*\{\s*$)")
 _TYPE = re.compile(r"type\s+(\w+)\s+struct\b")
+_FLAG = re.compile(r"\s*([A-Za-z_]\w*)\s+bool\s+`json:")  # a boolean struct field: what marks a frame
 
 
 def reading(name: str) -> re.Pattern:
@@ -30,25 +32,68 @@ def writing(name: str) -> re.Pattern:
 
 
 def with_field_lines(draft: Draft, ollama: Mapping[str, str], use: Callable[[str], re.Pattern]) -> Draft:
-    """The item with, after each struct field it cites, the lines of that file that use the field so."""
-    found = [found for ref in draft.local_refs for found in _field_lines(ref, ollama, use)]
+    """The item with, after each struct field it cites, the lines of that file that use the field so: those
+    in the branches Ollama takes on a boolean field the item also cites (the frame it is about: `stop`)
+    first."""
+    flags = _flags(draft.local_refs, ollama)
+    found = [found for ref in draft.local_refs for found in _field_lines(ref, ollama, use, flags)]
     if not found:
         return draft
     return replace(draft, local_refs=tuple(dict.fromkeys([*draft.local_refs, *found])))
 
 
+def _flags(refs: tuple[LocalRef, ...], ollama: Mapping[str, str]) -> dict[str, set[str]]:
+    """Per file, the boolean struct fields the refs cite."""
+    found: dict[str, set[str]] = {}
+    for ref in refs:
+        lines = (ollama.get(ref.path) or "").split("\n")
+        if 0 < ref.line <= len(lines) and (m := _FLAG.match(lines[ref.line - 1])):
+            found.setdefault(ref.path, set()).add(m[1])
+    return found
+
+
 def _field_lines(
-    ref: LocalRef, ollama: Mapping[str, str], use: Callable[[str], re.Pattern]
+    ref: LocalRef, ollama: Mapping[str, str], use: Callable[[str], re.Pattern], flags: dict[str, set[str]]
 ) -> list[LocalRef]:
-    """The first lines using the field declared at `ref`, in the functions naming its struct when some do."""
+    """The first lines using the field declared at `ref`, in the functions naming its struct when some do,
+    in the branches taken on one of the `flags` when some are."""
     lines = (ollama.get(ref.path) or "").split("\n")
     m = _DECLARED.match(lines[ref.line - 1]) if 0 < ref.line <= len(lines) else None
     if m is None:
         return []
-    hits = _lines_matching(lines, use(m[1]), ref.line)
-    users = _users(lines, _declaring_types(lines, ref.line))
-    hits = [n for n in hits if n in users] or hits
+    hits = _preferred(
+        _lines_matching(lines, use(m[1]), ref.line), _users(lines, _declaring_types(lines, ref.line))
+    )
+    hits = _preferred(hits, _taken_on(lines, flags.get(ref.path, set()) - {m[1]}))
     return [LocalRef(ref.path, n) for n in islice(hits, LINES_SHOWN)]
+
+
+def _preferred(hits: list[int], lines: set[int]) -> list[int]:
+    """The hits among the lines, when some are; else all of them."""
+    return [n for n in hits if n in lines] or hits
+
+
+def _taken_on(lines: list[str], flags: set[str]) -> set[int]:
+    """The lines of the blocks of `if` statements that hold when one of the flags is true (`if r.Stop {`)."""
+    if not flags:
+        return set()
+    test = re.compile(
+        rf"^\s*(?:\}}\s*else\s+)?if\b[^{{!]*\.(?:{'|'.join(map(re.escape, sorted(flags)))})\b(?!\s*\()[^{{]*\{{\s*$"
+    )
+    found: set[int] = set()
+    for n, text in enumerate(lines, start=1):
+        if test.match(text):
+            indent = len(text) - len(text.lstrip())
+            end = next(
+                (
+                    k
+                    for k in range(n, len(lines))
+                    if lines[k].strip().startswith("}") and len(lines[k]) - len(lines[k].lstrip()) <= indent
+                ),
+                len(lines),
+            )
+            found.update(range(n + 1, end + 1))
+    return found
 
 
 def _lines_matching(lines: list[str], pattern: re.Pattern, but: int) -> list[int]:
