@@ -90,7 +90,7 @@ def _drafts(
     ollama: Mapping[str, str],
 ) -> list[Draft]:
     request_fields, response_fields, patterns = groups
-    old_code, new_code = _server_code(old), _server_code(new)
+    old_code, new_code = server_code(old), server_code(new)
     drafts = requests.request_drafts(
         old_code, new_code, request_fields, requests.Documentation(ollama).values
     )
@@ -112,7 +112,7 @@ def _drafts(
 _RECENT: list[ServerCode] = []  # the last few server sources read, for consecutive reviews of one ref
 
 
-def _server_code(texts: Mapping[str, str]) -> ServerCode:
+def server_code(texts: Mapping[str, str]) -> ServerCode:
     """The server sources read, once for texts read before (the old ref of consecutive reviews)."""
     for code in _RECENT:
         if code.texts == texts:

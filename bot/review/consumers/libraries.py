@@ -15,7 +15,7 @@ from tree_sitter import Node
 from bot.cache import facts
 from bot.lang import cmakelang
 from bot.review.consumers.shared import OptionSetting, truth_of
-from bot.review.consumers.upstream_build import BuildWalk, Link, backend_cmake, walked
+from bot.review.consumers.upstream_build import BuildWalk, Link, backend_cmake, refs_walk_key, walked
 
 _KINDS = frozenset({"STATIC", "SHARED", "MODULE", "OBJECT", "INTERFACE"})
 EXECUTABLE = "EXECUTABLE"
@@ -68,11 +68,7 @@ def library_graph(
 ) -> LibraryGraph:
     """The targets and links of the CMake files upstream's build reaches where Ollama's option values may take
     it (upstream's defaults for what Ollama leaves unset)."""
-    key = (
-        facts.texts_id(upstream),
-        facts.text_id("\n".join(paths)),
-        facts.text_id(repr(sorted(options.items()))),
-    )
+    key = refs_walk_key(upstream, paths, options)
     return facts.remembered(LIBRARIES, key, lambda: _library_graph(upstream, paths, options))
 
 

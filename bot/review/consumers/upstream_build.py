@@ -48,7 +48,7 @@ def package_lookups(
     build runs it and whether it is REQUIRED."""
     return remembered_reading(
         LOOKUPS,
-        walk_key(upstream, paths, options),
+        refs_walk_key(upstream, paths, options),
         upstream,
         lambda texts: _package_lookups(texts, paths, options),
     )
@@ -61,22 +61,24 @@ def _package_lookups(
 
 
 # The walks of upstream's CMake files depend on the texts they read, the listing and Ollama's options alone:
-# kept under the texts' id (both refs' texts are walked with one listing and one set of options) with the
-# ids of the texts read, a re-check of the same refs walks none of them again.
+# kept with the ids of the texts read, a re-check of the same refs walks none of them again (a walk of both
+# refs' CMake texts is kept under their id too: `refs_walk_key`).
 UPSTREAM_BUILD = facts.Extractor("upstream-build", 1, __name__)
 UNBUILT = facts.Extractor("unbuilt-commands", 1, __name__)
 LOOKUPS = facts.Extractor("package-lookups", 1, __name__)
 LINKS = facts.Extractor("linked-libraries", 2, __name__)
 
 
-def walk_key(
+def walk_key(paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]) -> tuple[str, str]:
+    return facts.text_id("\n".join(paths)), facts.text_id(repr(sorted(options.items())))
+
+
+def refs_walk_key(
     upstream: Mapping[str, str], paths: list[str], options: Mapping[str, tuple[OptionSetting, ...]]
-) -> tuple[str, str, str]:
-    return (
-        facts.texts_id(upstream),
-        facts.text_id("\n".join(paths)),
-        facts.text_id(repr(sorted(options.items()))),
-    )
+) -> tuple[str, ...]:
+    """The key of a walk of one ref's CMake texts (path -> text, all read) that the other ref's are walked
+    with too: their id tells the two apart."""
+    return (facts.texts_id(upstream), *walk_key(paths, options))
 
 
 def unbuilt_commands(
@@ -86,7 +88,7 @@ def unbuilt_commands(
     Ollama's option values never take: what they look for, run or name, Ollama's build never meets."""
     return remembered_reading(
         UNBUILT,
-        walk_key(upstream, paths, options),
+        walk_key(paths, options),
         upstream,
         lambda texts: _unbuilt_commands(texts, paths, options),
     )
@@ -237,7 +239,7 @@ def upstream_build(
     script handles only when an option Ollama leaves OFF is on, and the options read only in such places."""
     return remembered_reading(
         UPSTREAM_BUILD,
-        walk_key(upstream, paths, options),
+        walk_key(paths, options),
         upstream,
         lambda texts: _upstream_build(texts, paths, options),
     )
@@ -408,7 +410,7 @@ def linked_libraries(
     """The libraries linked by name (not through a variable) to these targets by the CMake files upstream's
     build reaches, where Ollama's option values may take the build (upstream's defaults for what Ollama
     leaves unset)."""
-    key = (*walk_key(upstream, paths, options), facts.text_id("\n".join(sorted(targets))))
+    key = (*refs_walk_key(upstream, paths, options), facts.text_id("\n".join(sorted(targets))))
     return remembered_reading(
         LINKS, key, upstream, lambda texts: _linked_libraries(texts, paths, options, targets)
     )

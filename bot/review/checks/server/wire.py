@@ -19,7 +19,7 @@ def _kept(run: Run) -> list[Draft] | None:
     """The items as a review of the same texts kept them (a re-check); None when they are to be read."""
     if not run.server_changes:
         return None
-    return wirefields.kept_drafts(lambda: _server_texts(run), run.contracts)
+    return wirefields.kept_drafts(lambda: server_texts_of(run), run.contracts)
 
 
 @check(
@@ -32,7 +32,7 @@ def _kept(run: Run) -> list[Draft] | None:
 def wire(run: Run) -> list[Draft]:
     if run.server_lost:
         return [_not_checked(run)]
-    return wirefields.wire_drafts(*_server_texts(run), run.contracts)
+    return wirefields.wire_drafts(*server_texts_of(run), run.contracts)
 
 
 REFS_SHOWN = 3  # Ollama lines named by the item saying the wire was not checked
@@ -60,6 +60,6 @@ def _not_checked(run: Run) -> Draft:
     )
 
 
-def _server_texts(run: Run) -> tuple[dict[str, str], dict[str, str]]:
+def server_texts_of(run: Run) -> tuple[dict[str, str], dict[str, str]]:
     paths = [p for p in run.ctx.new.files() if glob_match(p, run.server_sources)]
     return wirefields.server_texts(paths, run.new_code, run.server_changes)
