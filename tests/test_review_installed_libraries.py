@@ -4,9 +4,14 @@ no longer starts."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import pytest
 
+from bot.cache import facts
+from bot.cache.facts import FactStore
 from bot.review.consumers.libraries import library_graph
+from bot.review.consumers.upstream_build import unbuilt_commands, upstream_build
 from tests.test_review_e2e import CMAKE, OLLAMA, UPSTREAM, _history, _review
 
 INSTALL = b"""set(LLAMA_CURL OFF)
@@ -104,3 +109,22 @@ def test_a_link_under_an_option_ollama_keeps_off_is_not_followed():
     graph = library_graph(upstream, list(upstream), {})
     assert graph.loaded(frozenset({"common"}), True) == {}
     assert [t.kind for t in graph.targets["t"]] == ["SHARED"]
+
+
+class _PartialTree(dict):
+    """A tree whose files other than CMake ones are not at hand (a partial clone's missing blobs)."""
+
+    def __getitem__(self, path):
+        if not path.endswith("CMakeLists.txt"):
+            raise KeyError(path)
+        return super().__getitem__(path)
+
+
+def test_the_walks_of_a_whole_tree_read_only_what_they_walk(tmp_path):
+    """The consumer model walks the whole upstream tree: a file it never reads (a missing blob) is no
+    error, with a facts store in use or not."""
+    tree = _PartialTree({**BASE, "models/vocab.gguf": "binary"})
+    for store in (None, FactStore(tmp_path / "facts")):
+        with facts.using(store) if store else nullcontext():
+            assert upstream_build(tree, list(tree), {}).off_dirs == {}
+            assert unbuilt_commands(tree, list(tree), {}) is not None
