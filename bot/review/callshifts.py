@@ -220,9 +220,17 @@ def _near(change: FileChange, named: re.Pattern) -> bool:
     lines = change.old_code_lines
     for span in change.significant:
         start = max(0, span.old_start - 1 - DECLARATION_REACH)
-        if any(named.search(line) for line in lines[start : span.old_start + span.old_count]):
+        if any(_declares(line, named) for line in lines[start : span.old_start + span.old_count]):
             return True
     return False
+
+
+def _declares(line: str, named: re.Pattern) -> bool:
+    """Whether the line names one of the functions where an expression cannot start (after a type, as a
+    declaration does), not as a call."""
+    return any(
+        line[: m.start()].strip() and not _CALL_AFTER.search(line[: m.start()]) for m in named.finditer(line)
+    )
 
 
 def _one_function(

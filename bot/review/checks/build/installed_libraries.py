@@ -43,15 +43,14 @@ def installed_libraries(run: Run) -> list[Draft]:
     options = run.consumers.options
     shipped = _Shipped(installed, _install_globs(run.local), bundlings(run.local, list(run.local)))
     old_texts, new_texts = run.cmake_texts
-    before = _unshipped(old_texts, options, shipped)
-    now = _unshipped(new_texts, options, shipped)
+    now = _unshipped(new_texts, options, shipped)  # mostly none: the old ref is read only when some are
+    before = _unshipped(old_texts, options, shipped) if now else {}
+    told = [v for name, v in sorted(now.items()) if name not in before]
+    if not told:
+        return []
     refs = {i.name: i.refs for i in build_items(run.local, list(run.local)) if i.kind == "target"}
     setting = next((s.ref for s in options.get("BUILD_SHARED_LIBS", ()) if s.value.upper() == "ON"), None)
-    return [
-        _draft(target, root, link, refs.get(root, ()), setting)
-        for name, (target, root, link) in sorted(now.items())
-        if name not in before
-    ]
+    return [_draft(target, root, link, refs.get(root, ()), setting) for target, root, link in told]
 
 
 class _Shipped:
