@@ -45,11 +45,16 @@ def installed_libraries(run: Run) -> list[Draft]:
     old_texts, new_texts = run.cmake_texts
     now = _unshipped(new_texts, options, shipped)  # mostly none: the old ref is read only when some are
     before = _unshipped(old_texts, options, shipped) if now else {}
-    told = [v for name, v in sorted(now.items()) if name not in before]
+    return _drafts(run, [v for name, v in sorted(now.items()) if name not in before])
+
+
+def _drafts(run: Run, told: list[tuple[Target, str, Link]]) -> list[Draft]:
+    """The items, with the lines where Ollama names each target that loads a library left out."""
     if not told:
         return []
     refs = {i.name: i.refs for i in build_items(run.local, list(run.local)) if i.kind == "target"}
-    setting = next((s.ref for s in options.get("BUILD_SHARED_LIBS", ()) if s.value.upper() == "ON"), None)
+    settings = run.consumers.options.get("BUILD_SHARED_LIBS", ())
+    setting = next((s.ref for s in settings if s.value.upper() == "ON"), None)
     return [_draft(target, root, link, refs.get(root, ()), setting) for target, root, link in told]
 
 
