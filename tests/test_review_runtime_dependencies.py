@@ -75,7 +75,7 @@ def test_a_link_reached_because_an_options_default_changed_counts(tmp_path):
 @pytest.mark.parametrize(
     "linked",
     [
-        "roc::hipblas roc::hipblaslt",  # the filter keeps it (`hipblas` finds `libhipblaslt.so`)
+        "roc::rocblas roc::hipblas roc::hipblaslt",  # the filter keeps it (`hipblas` finds `libhipblaslt.so`)
         "roc::rocblas roc::hipblas ggml-base",  # a library upstream builds itself
     ],
 )
@@ -170,3 +170,30 @@ def test_a_floor_ollamas_version_meets_or_a_backend_ollama_never_builds_is_quiet
     unbuilt = {**VULKAN_OLLAMA, "llama/server/CMakeLists.txt": b"set(LLAMA_CURL OFF)\n"}
     raised = VULKAN.replace("find_package(Vulkan COMPONENTS", "find_package(Vulkan 1.4.328 COMPONENTS")
     assert _floors(tmp_path / "unbuilt", raised, unbuilt) == []
+
+
+def test_a_carried_library_the_target_no_longer_loads_is_medium_at_the_filter(tmp_path):
+    """The filter keeps `hipblas`: linked statically now, the payload loses the file Ollama carried."""
+    static = BACKEND.replace("roc::hipblas)", "roc::hipblas_static)")
+    (item,) = _findings(tmp_path, {"ggml/src/ggml-hip/CMakeLists.txt": static})
+    assert (item.severity, item.title) == (
+        "medium",
+        "`ggml-hip` no longer loads `roc::hipblas`, which Ollama's install carries",
+    )
+    assert "`roc::hipblas_static` instead" in item.detail and "`hipblas`" in item.detail
+    assert [(r.path, r.line) for r in item.local_refs] == [
+        ("llama/server/CMakeLists.txt", 10),
+        ("llama/server/CMakeLists.txt", 5),
+    ]
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        BACKEND.replace("roc::hipblas)", "roc::hipblas roc::hipblaslt)"),  # still loaded, one more beside
+        BACKEND.replace("roc::rocblas roc::hipblas)", "roc::hipblas roc::rocblas)"),  # the same, reordered
+        BACKEND.replace("roc::hipblas)", "roc::hipblas2)"),  # another library the same pattern keeps
+    ],
+)
+def test_a_carried_library_still_loaded_or_replaced_by_one_the_filter_keeps_is_quiet(tmp_path, backend):
+    assert _findings(tmp_path, {"ggml/src/ggml-hip/CMakeLists.txt": backend}) == []

@@ -53,6 +53,11 @@ class Bundling:
         dropped = _matches(self.exclude, files)
         return None if dropped is None else not dropped
 
+    def kept_by(self, library: str) -> str | None:
+        """The pre-include pattern that keeps a library the target links, None when none does."""
+        files = _file_names(library)
+        return next((p for p in self.include if _matches((p,), files)), None)
+
 
 def _file_names(library: str) -> tuple[str, ...]:
     """The file names a linked library goes by on the platforms: `roc::rccl` -> librccl.so, rccl.dll."""

@@ -7,6 +7,7 @@ where Ollama sets nothing."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from bot.markup import code_span
@@ -34,17 +35,74 @@ def runtime_dependencies(run: Run) -> list[Draft]:
     old_texts, new_texts = run.cmake_texts
     options = run.consumers.options
     targets = frozenset(carried)
-    before = {(k.target, k.library) for k in linked_libraries(old_texts, list(old_texts), options, targets)}
+    old_links = linked_libraries(old_texts, list(old_texts), options, targets)
+    new_links = linked_libraries(new_texts, list(new_texts), options, targets)
+    before = {(k.target, k.library) for k in old_links}
     built = {name for text in new_texts.values() for name in _DECLARED.findall(text)}
     drafts: dict[tuple[str, str], Draft] = {}
-    for link in linked_libraries(new_texts, list(new_texts), options, targets):
+    for link in new_links:
         key = (link.target, link.library)
         bundling = carried.get(link.target)
         if bundling is None or key in before or link.library in built:
             continue
         if bundling.carries(link.library) is False:
             drafts.setdefault(key, _draft(link, bundling))
-    return list(drafts.values())
+    return [*drafts.values(), *_no_longer_loaded(old_links, new_links, carried)]
+
+
+_STATIC = re.compile(r"(?i)(?:^|[_:-])static\b|_static|\.a$")  # a library linked into the target, not loaded
+
+
+def _no_longer_loaded(old: list[Link], new: list[Link], carried: Mapping[str, Bundling]) -> list[Draft]:
+    """A library the install's filter names that a target loaded and no longer loads (linked statically now,
+    or not at all): the payload Ollama ships loses the file it carried, which what reads the payload (a
+    runtime's version taken from its file name) may rely on."""
+    loads = {(k.target, k.library) for k in _loaded(new)}
+    drafts = []
+    for link in dict.fromkeys(k for k in _loaded(old) if k.target in carried):
+        bundling = carried[link.target]
+        pattern = bundling.kept_by(link.library)
+        if pattern is not None and not _still_kept(link.target, pattern, bundling, loads):
+            now = next((k for k in new if k.target == link.target and pattern in k.library.lower()), None)
+            drafts.append(_lost_draft(link, now, bundling, pattern))
+    return drafts
+
+
+def _loaded(links: list[Link]) -> list[Link]:
+    """The links of libraries loaded at run time (not linked in statically)."""
+    return [k for k in links if not _STATIC.search(k.library)]
+
+
+def _still_kept(target: str, pattern: str, bundling: Bundling, loads: set[tuple[str, str]]) -> bool:
+    """Whether the target still loads a library the pattern keeps."""
+    return any(t == target and bundling.kept_by(library) == pattern for t, library in loads)
+
+
+def _lost_draft(link: Link, now: Link | None, bundling: Bundling, pattern: str) -> Draft:
+    instead = (
+        f"it links {code_span(now.library)} instead ({code_span(f'{now.path}:{now.line}')}), which is not loaded at run time"
+        if now is not None
+        else "it no longer links it"
+    )
+    detail = (
+        f"At the old ref {code_span(link.target)} loaded {code_span(link.library)} "
+        f"({code_span(f'{link.path}:{link.line}')}); at the new ref {instead}. Ollama's install carries that "
+        f"library beside {code_span(link.target)} on purpose (its filter keeps {code_span(pattern)}, "
+        f"{code_span(f'{bundling.filtered.path}:{bundling.filtered.line}')}): the payload no longer holds it, "
+        "and what reads the payload for it (a runtime's version taken from its file name, a library path) "
+        "finds nothing. Check what Ollama relies on that file for, and drop it from the filter or keep the "
+        "library shared."
+    )
+    return Draft(
+        "build",
+        "medium",
+        f"{code_span(link.target)} no longer loads {code_span(link.library)}, which Ollama's install carries",
+        detail,
+        now.path if now else link.path,
+        now.line if now else None,
+        local_refs=(bundling.filtered, bundling.installed),
+        cause=f"runtime-dependency-lost:{link.target}:{link.library}",
+    )
 
 
 def _draft(link: Link, bundling: Bundling) -> Draft:

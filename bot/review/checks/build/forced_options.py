@@ -1,0 +1,99 @@
+"""An option Ollama's build sets that upstream now forces to another value: `set(NAME VALUE CACHE ... FORCE)`
+added where Ollama's option values may take the build. The cache entry Ollama's preset or `-D` wrote is
+overwritten there, silently, and what Ollama asked for is not what it gets."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from bot.markup import code_span
+from bot.model import LocalRef
+from bot.review import cmake
+from bot.review.changes import Draft, FileChange
+from bot.review.checks import check
+from bot.review.consumers.shared import OptionSetting, truth_of
+from bot.review.consumers.upstream_build import unbuilt_commands
+from bot.review.source import glob_match
+
+if TYPE_CHECKING:
+    from bot.review.run import Run
+
+REFS_SHOWN = 4
+_FORCED = re.compile(r"^\s*set\s*\(\s*([A-Za-z_]\w*)\s+(\S+)\s+CACHE\b[^)]*\bFORCE\s*\)", re.IGNORECASE)
+_IF = re.compile(r"^(\s*)(?:else)?if\s*\((.*)\)\s*$", re.IGNORECASE)
+
+
+@check(
+    "build.forced-options",
+    area="build",
+    inputs=("cmake", "ollama-build"),
+    applies=lambda run: run.cmake_changed,
+)
+def forced_options(run: Run) -> list[Draft]:
+    options = run.consumers.options
+    found = [(c, line, m) for c in _cmake_changes(run) for line, m in _forced(c) if m[1] in options]
+    if not found:
+        return []
+    _, new_texts = run.cmake_texts
+    unbuilt = unbuilt_commands(new_texts, list(new_texts), options)
+    drafts = []
+    for change, line, m in found:
+        differ = [s for s in options[m[1]] if truth_of(s.value) != truth_of(m[2])]
+        if differ and not _unbuilt(unbuilt.get(change.path, ()), line):
+            drafts.append(_draft(change, line, m[1], m[2], differ))
+    return drafts
+
+
+def _cmake_changes(run: Run) -> list[FileChange]:
+    return [c for c in run.changes if glob_match(c.path, cmake.CMAKE_FILES) and c.new_path and c.significant]
+
+
+def _unbuilt(ranges: Sequence[tuple[int, int]], line: int) -> bool:
+    """Whether the line is in a branch Ollama's build never takes."""
+    return any(first <= line <= last for first, last in ranges)
+
+
+def _forced(change: FileChange) -> list[tuple[int, re.Match]]:
+    """The added `set(... CACHE ... FORCE)` lines of a change."""
+    return [
+        (line, m)
+        for span in change.significant
+        for line, code in change.added_code(span)
+        if (m := _FORCED.match(code)) is not None
+    ]
+
+
+def _condition(lines: list[str], line: int) -> str:
+    """The condition of the innermost `if`/`elseif` the line stands in (by indentation), "" at the top."""
+    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+    for n in range(line - 1, 0, -1):
+        m = _IF.match(lines[n - 1])
+        if m and len(m[1]) < indent:
+            return " ".join(m[2].split())
+    return ""
+
+
+def _draft(change: FileChange, line: int, name: str, value: str, differ: list[OptionSetting]) -> Draft:
+    condition = _condition(change.new_code_lines, line)
+    where = f" where {code_span(condition)} holds" if condition else ""
+    sets = ", ".join(f"{code_span(s.value)} ({code_span(f'{s.ref.path}:{s.ref.line}')})" for s in differ[:3])
+    detail = (
+        f"At the new ref upstream's build forces {code_span(name)} to {code_span(value)}{where} "
+        f"({code_span(f'{change.path}:{line}')}). Ollama's build sets it to {sets}: the cache entry it writes "
+        f"is overwritten there, and the build Ollama configures is not the one it asked for. Check which of "
+        "Ollama's builds meet the condition, and what they need instead."
+    )
+    refs: tuple[LocalRef, ...] = tuple(dict.fromkeys(s.ref for s in differ))[:REFS_SHOWN]
+    return Draft(
+        "build",
+        "medium",
+        f"Upstream now forces {code_span(name)} to {code_span(value)}, which Ollama's build sets otherwise",
+        detail,
+        change.path,
+        line,
+        ((line, line),),
+        local_refs=refs,
+        cause=f"forced-option:{name}",
+    )

@@ -1,0 +1,48 @@
+"""An option Ollama's build sets that upstream now forces to another value (`build.forced-options`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_review_e2e import CMAKE, OLLAMA, UPSTREAM, _history, _review
+
+PRESETS = b"""{"version": 3, "configurePresets": [
+  {"name": "default", "cacheVariables": {"BUILD_SHARED_LIBS": "ON", "GGML_CUDA": "ON"}}
+]}
+"""
+OLLAMA_PRESETS = {**OLLAMA, "llama/server/CMakePresets.json": PRESETS}
+
+
+def _findings(tmp_path, added: str):
+    top = CMAKE + 'option(BUILD_SHARED_LIBS "build shared libraries" ON)\n'
+    b = _history(
+        tmp_path,
+        [("ggml: static with MinGW (#1)", {"CMakeLists.txt": top + added})],
+        base={**UPSTREAM, "CMakeLists.txt": top},
+    )
+    findings, _ = _review(b, ollama=OLLAMA_PRESETS)
+    return [f for f in findings if f.check == "build.forced-options"]
+
+
+def test_an_option_ollama_sets_forced_to_another_value_is_medium_at_ollamas_setting(tmp_path):
+    forced = 'if (MINGW)\n    set(BUILD_SHARED_LIBS OFF CACHE BOOL "shared" FORCE)\nendif()\n'
+    (item,) = _findings(tmp_path, forced)
+    assert (item.severity, item.title) == (
+        "medium",
+        "Upstream now forces `BUILD_SHARED_LIBS` to `OFF`, which Ollama's build sets otherwise",
+    )
+    assert "where `MINGW` holds" in item.detail
+    assert [(r.path, r.line) for r in item.local_refs] == [("llama/server/CMakePresets.json", 2)]
+
+
+@pytest.mark.parametrize(
+    "added",
+    [
+        'set(BUILD_SHARED_LIBS ON CACHE BOOL "shared" FORCE)\n',  # what Ollama sets
+        'if (LLAMA_BUILD_TESTS)\n    set(BUILD_SHARED_LIBS OFF CACHE BOOL "shared" FORCE)\nendif()\n',  # never taken
+        'set(GGML_NATIVE OFF CACHE BOOL "native" FORCE)\n',  # not an option Ollama sets
+        'set(BUILD_SHARED_LIBS OFF CACHE BOOL "shared")\n',  # a default, not forced
+    ],
+)
+def test_a_forced_value_ollama_asks_for_or_never_meets_is_quiet(tmp_path, added):
+    assert _findings(tmp_path, added) == []
