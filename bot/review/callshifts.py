@@ -128,7 +128,7 @@ def patch_calls(patches: Sequence[tuple[str, object]]) -> Iterator[tuple[str, Ca
 def _calls(patch_path: str, hunk) -> Iterator[tuple[str, Call]]:
     post = _PostImage(patch_path, hunk)
     for m in _CALLED.finditer(post.text):
-        spans = _argument_spans(post.text, m.end())
+        spans = argument_spans(post.text, m.end())
         line_start = post.text.rfind("\n", 0, m.start()) + 1
         if spans is not None and _CALL_AFTER.search(post.text[line_start : m.start()]):
             last = spans[-1][1] if spans else m.end()
@@ -146,7 +146,7 @@ class _PostImage:
             for offset, line in enumerate(hunk.lines)
             if line.kind in (" ", "+")
         ]
-        self.text = "\n".join(_STRING.sub(_blank_string, text) for _, _, text in self.rows)
+        self.text = "\n".join(_STRING.sub(blank_string, text) for _, _, text in self.rows)
         self.starts = list(itertools.accumulate((len(text) + 1 for _, _, text in self.rows), initial=0))
 
     def _row(self, offset: int) -> int:
@@ -161,12 +161,12 @@ class _PostImage:
         return any(added for _, added, _ in self.rows[self._row(start) : self._row(end) + 1])
 
 
-def _blank_string(m: re.Match) -> str:
+def blank_string(m: re.Match) -> str:
     """A string literal with its text blanked (its length kept): its commas and parentheses are no code."""
     return m[0][0] + " " * (len(m[0]) - 2) + m[0][-1]
 
 
-def _argument_spans(text: str, start: int) -> list[tuple[int, int]] | None:
+def argument_spans(text: str, start: int) -> list[tuple[int, int]] | None:
     """The (start, end) offsets of each argument of the call whose `(` ends at `start` (blanks trimmed);
     None when the list does not close within MAX_CALL characters."""
     spans: list[tuple[int, int]] = []

@@ -64,10 +64,10 @@ def default_drafts(
         answered = [f for f in decoded if f.source.startswith(f"{endpoint} ")]
         for key in sorted(before.keys() & after.keys()):
             was, now = before[key], after[key]
-            left_out = _left_out(key, bodies, ollama)
-            if left_out is not None and not same_value(was.value, now.value):
+            leaving = left_out(key, bodies, ollama)
+            if leaving is not None and not same_value(was.value, now.value):
                 decides = _decided_field(new, route, key, answered)
-                drafts.append(_draft(endpoint, key, was, now, *left_out, decides))
+                drafts.append(_draft(endpoint, key, was, now, *leaving, decides))
     return drafts
 
 
@@ -140,7 +140,7 @@ def _member_defaults(texts: Mapping[str, str]) -> dict[str, list[Default]]:
     return found
 
 
-def _left_out(
+def left_out(
     key: str, bodies: Sequence[WireField], ollama: Mapping[str, str]
 ) -> tuple[str, tuple[LocalRef, ...]] | None:
     """How Ollama's requests leave a field out ("never", with where the body is declared; "only sometimes",

@@ -70,8 +70,8 @@ def status_drafts(
     of an endpoint Ollama calls reaches, at the lines where Ollama tests that endpoint's answer's status."""
     drafts = []
     for t in (t for c in changes for t in turned_to_success(c)):
-        unit = _unit_at(code, t.path, t.status_line)
-        called = _called_endpoints(code, unit, endpoints) if unit else {}
+        unit = unit_at(code, t.path, t.status_line)
+        called = called_endpoints(code, unit, endpoints) if unit else {}
         branches = [r for refs in called.values() for r in _status_tests(ollama, refs)]
         if unit and branches:
             t = replace(t, function=unit.qualified)
@@ -79,7 +79,7 @@ def status_drafts(
     return drafts
 
 
-def _called_endpoints(
+def called_endpoints(
     code: ServerCode, unit: Unit, endpoints: Mapping[str, tuple[LocalRef, ...]]
 ) -> dict[str, tuple[LocalRef, ...]]:
     """The endpoints Ollama calls whose route's handlers reach the function, with where Ollama calls them."""
@@ -134,7 +134,7 @@ def _first(pattern: re.Pattern, body: str, line: int) -> tuple[int, str] | None:
     return None
 
 
-def _unit_at(code: ServerCode, path: str, line: int) -> Unit | None:
+def unit_at(code: ServerCode, path: str, line: int) -> Unit | None:
     """The innermost unit starting above the line in the file (a route's lambda inside the function that
     registers it)."""
     above = [u for u in code.units if u.path == path and u.line <= line]
