@@ -46,3 +46,27 @@ def test_an_option_ollama_sets_forced_to_another_value_is_medium_at_ollamas_sett
 )
 def test_a_forced_value_ollama_asks_for_or_never_meets_is_quiet(tmp_path, added):
     assert _findings(tmp_path, added) == []
+
+
+RPATH = b'set(CMAKE_INSTALL_RPATH "$ORIGIN")\nset(GGML_CUDA ON)\n'
+
+
+@pytest.mark.parametrize(("value", "told"), [('"$ORIGIN/../lib"', True), ('"$ORIGIN"', False)])
+def test_a_cmake_variable_ollama_sets_that_upstream_now_sets_otherwise_is_medium(tmp_path, value, told):
+    """Upstream's files are read in a scope below Ollama's: a plain `set()` there overrides Ollama's."""
+    ollama = {**OLLAMA_PRESETS, "llama/server/CMakeLists.txt": RPATH}
+    top = CMAKE + 'option(BUILD_SHARED_LIBS "build shared libraries" ON)\n'
+    added = f"if (NOT APPLE)\n    set(CMAKE_INSTALL_RPATH {value})\nendif()\n"
+    b = _history(
+        tmp_path,
+        [("tools: rpath (#2)", {"CMakeLists.txt": top + added})],
+        base={**UPSTREAM, "CMakeLists.txt": top},
+    )
+    findings = [f for f in _review(b, ollama=ollama)[0] if f.check == "build.forced-options"]
+    assert [f.title for f in findings] == (
+        ["Upstream now sets `CMAKE_INSTALL_RPATH` to `$ORIGIN/../lib`, which Ollama's build sets otherwise"]
+        if told
+        else []
+    )
+    if told:
+        assert [(r.path, r.line) for r in findings[0].local_refs] == [("llama/server/CMakeLists.txt", 1)]

@@ -211,3 +211,23 @@ def test_a_rejection_below_an_unchanged_else_takes_the_condition_added_above_it(
     assert "`stop must be an array`" in draft.detail
     apart = new.replace("    } else {\n        throw", "    } else {\n\n\n\n\n\n        throw")
     assert _limits_of(old, apart)[0] == []  # a condition further up is not the rejection's
+
+
+def test_a_rejection_in_an_else_if_reads_the_key_the_chain_tested_above():
+    """`if (m.contains("id")) {...} else if (role == "tool") { throw }`: the branch runs where the key is
+    missing, so the limit is on the key the chain's head tests (its own condition reads no field)."""
+    old = (
+        "void parse_msg(const json & m, msg_t & msg) {\n"
+        '    if (m.contains("tool_call_id")) {\n'
+        '        msg.tool_call_id = m.at("tool_call_id");\n'
+        "    }\n"
+        "}\n"
+    )
+    new = old.replace(
+        "    }\n}",
+        '    } else if (msg.role == "tool") {\n'
+        '        throw std::invalid_argument("Missing tool_call_id");\n'
+        "    }\n}",
+    )
+    (limit,) = new_limits(FileChange.from_texts("common/chat.cpp", old, new), False)
+    assert (limit.fields, limit.members, limit.line) == (("tool_call_id",), ("role",), 5)

@@ -29,7 +29,12 @@ _REJECTION = re.compile(
 )
 _CONDITION = re.compile(r"\bif\s*\(")
 _THROWS = re.compile(r"\bthrow\b|\bGGML_ABORT\b")
-_FIELD_READ = re.compile(r'\.\s*at\s*\(\s*"(\w+)"\s*\)|\[\s*"(\w+)"\s*\]|json_value\s*\(\s*\w+\s*,\s*"(\w+)"')
+_FIELD_READ = re.compile(
+    r'\.\s*(?:at|contains)\s*\(\s*"(\w+)"\s*\)|\[\s*"(\w+)"\s*\]|json_value\s*\(\s*\w+\s*,\s*"(\w+)"'
+)
+CHAIN_REACH = 40  # lines above an `else if` where the chain's `if` may stand
+_ELSE_IF = re.compile(r"^\s*\}\s*else\s+if\s*\(")
+_BRANCH = re.compile(r"^\s*(\}\s*else\s+)?if\s*\((.*)\)\s*\{\s*$")
 _LOCAL = re.compile(r"(?<![\w.>:])([A-Za-z_]\w*)\b(?!\s*(?:\(|::|<\w))")  # a name, no member, call or scope
 _MEMBER = re.compile(
     r"\b\w+(?:\s*(?:\.|->)\s*\w+)*\s*(?:\.|->)\s*([A-Za-z_]\w*)\b(?!\s*\()"
@@ -64,29 +69,52 @@ def new_limits(change: FileChange, parser: bool) -> list[Limit]:
 
 def _limit(change: FileChange, above: list[tuple[int, str]], message: str, parser: bool) -> Limit | None:
     """The limit a rejection (the last of `above`) enforces, when a new condition guards it and tests a
-    member or (in the request parsing) a field the request sets."""
+    member or a field the request sets: read in the condition (through the locals it tests too, in the
+    request parsing: `parser`), else in the earlier conditions of its `else if` chain."""
     tested = _condition(above)
     if tested is None:
         return None
-    members, condition = tested
+    members, condition, at = tested
     line = above[-1][0]
-    fields = _read_fields(change, line, condition) if parser else set()
+    fields = _read_fields(change, line, condition) if parser else _old_fields(change, condition)
+    fields = fields or _old_fields(change, "\n".join(_chain_conditions(change.new_code_lines, at)))
     if not members and not fields:
         return None
     return Limit(tuple(dict.fromkeys(members)), message, change.path, line, tuple(sorted(fields)))
 
 
-def _condition(above: list[tuple[int, str]]) -> tuple[list[str], str] | None:
+def _old_fields(change: FileChange, condition: str) -> set[str]:
+    """The fields the condition reads that the old code read too."""
+    return {f for f in _fields_in(condition) if f'"{f}"' in change.old_code}
+
+
+def _chain_conditions(lines: list[str], line: int) -> list[str]:
+    """The conditions of the branches above an `else if (` at `line`, up to the chain's `if (`: the branch is
+    taken only where they do not hold."""
+    if not _ELSE_IF.match(lines[line - 1] if 0 < line <= len(lines) else ""):
+        return []
+    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+    found = []
+    for n in range(line - 1, max(0, line - CHAIN_REACH), -1):
+        text = lines[n - 1]
+        if len(text) - len(text.lstrip()) == indent and (m := _BRANCH.match(text)):
+            found.append(m[2])
+            if not m[1]:
+                break
+    return found
+
+
+def _condition(above: list[tuple[int, str]]) -> tuple[list[str], str, int] | None:
     """The members the condition over a rejection tests, from the nearest added `if (` down to it (the last
-    of `above`), and the condition's text; None without such a condition among them: then it is no new
-    check."""
+    of `above`), the condition's text and its line; None without such a condition among them: then it is
+    no new check."""
     members: list[str] = []
-    for n, (_, code) in enumerate(reversed(above)):
+    for n, (at, code) in enumerate(reversed(above)):
         members = _MEMBER.findall(code) + members
         m = _CONDITION.search(code)
         if m:
             text = "\n".join(c for _, c in above[len(above) - 1 - n :])[m.start() :]
-            return members, _THROWS.split(text, 1)[0]
+            return members, _THROWS.split(text, 1)[0], at
     return None
 
 
@@ -95,7 +123,7 @@ def _read_fields(change: FileChange, line: int, condition: str) -> set[str]:
     condition itself (`data.at("stop").size()`), or through the locals it tests, given their values from
     the request in a function the old code has (a reading in a new function, or of a field the file never
     read, is new code, such as a new route's, not a new check on what Ollama sends)."""
-    direct = {f for f in _fields_in(condition) if f'"{f}"' in change.old_code}
+    direct = _old_fields(change, condition)
     _, old_functions = definitions(change.old_code)
     added = {n for span in change.significant for n, _ in change.added_code(span)}
     lines = change.new_code_lines

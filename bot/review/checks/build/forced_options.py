@@ -1,11 +1,13 @@
 """An option Ollama's build sets that upstream now forces to another value: `set(NAME VALUE CACHE ... FORCE)`
 added where Ollama's option values may take the build. The cache entry Ollama's preset or `-D` wrote is
-overwritten there, silently, and what Ollama asked for is not what it gets."""
+overwritten there, silently, and what Ollama asked for is not what it gets. A CMake variable Ollama's CMake
+files set for the build (`set(CMAKE_INSTALL_RPATH "$ORIGIN")`) that upstream now sets itself, a plain `set()`,
+is overwritten the same way: upstream's files are read in a scope below Ollama's."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from bot.markup import code_span
@@ -13,7 +15,7 @@ from bot.model import LocalRef
 from bot.review import cmake
 from bot.review.changes import Draft, FileChange
 from bot.review.checks import check
-from bot.review.consumers.shared import OptionSetting, truth_of
+from bot.review.consumers.shared import OLLAMA_CMAKE, OptionSetting, truth_of
 from bot.review.consumers.upstream_build import unbuilt_commands
 from bot.review.source import glob_match
 
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
 
 REFS_SHOWN = 4
 _FORCED = re.compile(r"^\s*set\s*\(\s*([A-Za-z_]\w*)\s+(\S+)\s+CACHE\b[^)]*\bFORCE\s*\)", re.IGNORECASE)
+# a plain `set()` of one of CMake's own variables, one value (a list, a cache entry or a parent's is not read)
+_PLAIN = re.compile(r"^\s*set\s*\(\s*(CMAKE_[A-Z0-9_]+)\s+(\"[^\"\n]*\"|[^\s\")]+)\s*\)", re.IGNORECASE)
 _IF = re.compile(r"^(\s*)(?:else)?if\s*\((.*)\)\s*$", re.IGNORECASE)
 
 
@@ -32,7 +36,7 @@ _IF = re.compile(r"^(\s*)(?:else)?if\s*\((.*)\)\s*$", re.IGNORECASE)
     applies=lambda run: run.cmake_changed,
 )
 def forced_options(run: Run) -> list[Draft]:
-    options = run.consumers.options
+    options = {**_plain_sets(run.local), **run.consumers.options}
     found = [(c, line, m) for c in _cmake_changes(run) for line, m in _forced(c) if m[1] in options]
     if not found:
         return []
@@ -40,10 +44,27 @@ def forced_options(run: Run) -> list[Draft]:
     unbuilt = unbuilt_commands(new_texts, list(new_texts), options)
     drafts = []
     for change, line, m in found:
-        differ = [s for s in options[m[1]] if truth_of(s.value) != truth_of(m[2])]
+        differ = [s for s in options[m[1]] if not _same(s.value, m[2])]
         if differ and not _unbuilt(unbuilt.get(change.path, ()), line):
-            drafts.append(_draft(change, line, m[1], m[2], differ))
+            drafts.append(_draft(change, line, m, differ))
     return drafts
+
+
+def _same(value: str, other: str) -> bool:
+    """Whether two values a variable is set to are the same: as truth values, or as texts."""
+    truth = truth_of(value)
+    return truth == truth_of(other) if truth is not None else value.strip('"') == other.strip('"')
+
+
+def _plain_sets(ollama: Mapping[str, str]) -> dict[str, tuple[OptionSetting, ...]]:
+    """The plain `set()`s of CMake's own variables in Ollama's CMake files, with where."""
+    found: dict[str, list[OptionSetting]] = {}
+    for path, text in ollama.items():
+        if glob_match(path, OLLAMA_CMAKE) and "CMAKE_" in text:
+            for n, line in enumerate(text.split("\n"), start=1):
+                if (m := _PLAIN.match(line)) is not None:
+                    found.setdefault(m[1], []).append(OptionSetting(m[2].strip('"'), LocalRef(path, n)))
+    return {name: tuple(settings) for name, settings in found.items()}
 
 
 def _cmake_changes(run: Run) -> list[FileChange]:
@@ -56,12 +77,12 @@ def _unbuilt(ranges: Sequence[tuple[int, int]], line: int) -> bool:
 
 
 def _forced(change: FileChange) -> list[tuple[int, re.Match]]:
-    """The added `set(... CACHE ... FORCE)` lines of a change."""
+    """The added `set(... CACHE ... FORCE)` lines of a change, and its plain `set()`s of CMake's variables."""
     return [
         (line, m)
         for span in change.significant
         for line, code in change.added_code(span)
-        if (m := _FORCED.match(code)) is not None
+        if (m := _FORCED.match(code) or _PLAIN.match(code)) is not None
     ]
 
 
@@ -75,13 +96,17 @@ def _condition(lines: list[str], line: int) -> str:
     return ""
 
 
-def _draft(change: FileChange, line: int, name: str, value: str, differ: list[OptionSetting]) -> Draft:
+def _draft(change: FileChange, line: int, m: re.Match, differ: list[OptionSetting]) -> Draft:
+    name, value = m[1], m[2].strip('"')
+    sets = "forces" if "FORCE" in m[0].upper() else "sets"
     condition = _condition(change.new_code_lines, line)
     where = f" where {code_span(condition)} holds" if condition else ""
-    sets = ", ".join(f"{code_span(s.value)} ({code_span(f'{s.ref.path}:{s.ref.line}')})" for s in differ[:3])
+    ollamas = ", ".join(
+        f"{code_span(s.value)} ({code_span(f'{s.ref.path}:{s.ref.line}')})" for s in differ[:3]
+    )
     detail = (
-        f"At the new ref upstream's build forces {code_span(name)} to {code_span(value)}{where} "
-        f"({code_span(f'{change.path}:{line}')}). Ollama's build sets it to {sets}: the cache entry it writes "
+        f"At the new ref upstream's build {sets} {code_span(name)} to {code_span(value)}{where} "
+        f"({code_span(f'{change.path}:{line}')}). Ollama's build sets it to {ollamas}: the value it gives "
         f"is overwritten there, and the build Ollama configures is not the one it asked for. Check which of "
         "Ollama's builds meet the condition, and what they need instead."
     )
@@ -89,7 +114,7 @@ def _draft(change: FileChange, line: int, name: str, value: str, differ: list[Op
     return Draft(
         "build",
         "medium",
-        f"Upstream now forces {code_span(name)} to {code_span(value)}, which Ollama's build sets otherwise",
+        f"Upstream now {sets} {code_span(name)} to {code_span(value)}, which Ollama's build sets otherwise",
         detail,
         change.path,
         line,

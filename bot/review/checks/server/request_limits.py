@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from bot.model import LocalRef
@@ -32,14 +34,26 @@ def request_limits(run: Run) -> list[Draft]:
 
 def _sent_at(run: Run, field: str) -> tuple[LocalRef, ...]:
     """Where Ollama's code puts a JSON field of that name, at any depth, into a request to an upstream
-    program (the inventory's request fields)."""
+    program (the inventory's request fields), and for one it sends only sometimes the `if` it sends it
+    under: a rejection of the field's absence meets Ollama where that condition does not hold."""
     return tuple(
         dict.fromkeys(
-            f.ref
+            ref
             for f in run.contracts.request_fields
             if f.direction == "request" and f.path.rsplit(".", 1)[-1].removesuffix("[]") == field
+            for ref in (f.ref, *(_condition_above(run.local, f.ref) if f.optional else ()))
         )
     )
+
+
+_IF_OPENS = re.compile(r"^\s*if\b.*\{\s*$")
+
+
+def _condition_above(ollama: Mapping[str, str], ref: LocalRef) -> tuple[LocalRef, ...]:
+    """The line above, when it opens the `if` block the line stands in."""
+    lines = (ollama.get(ref.path) or "").split("\n")
+    above = lines[ref.line - 2] if 1 < ref.line <= len(lines) else ""
+    return (LocalRef(ref.path, ref.line - 1),) if _IF_OPENS.match(above) else ()
 
 
 def _may_limit(c: FileChange, limited: tuple[str, ...]) -> bool:
