@@ -70,3 +70,20 @@ def test_a_cmake_variable_ollama_sets_that_upstream_now_sets_otherwise_is_medium
     )
     if told:
         assert [(r.path, r.line) for r in findings[0].local_refs] == [("llama/server/CMakeLists.txt", 1)]
+
+
+class _PartialTree(dict):
+    """An Ollama tree whose files other than CMake ones are not at hand (a partial clone's missing blobs)."""
+
+    def __getitem__(self, path):
+        if not path.endswith(("CMakeLists.txt", ".cmake")):
+            raise KeyError(path)
+        return super().__getitem__(path)
+
+
+def test_ollamas_cmake_variables_are_read_without_reading_its_other_files():
+    from bot.review.checks.build.forced_options import _plain_sets
+
+    tree = _PartialTree({"llama/server/CMakeLists.txt": RPATH.decode(), "testdata/big.txt": "x"})
+    (setting,) = _plain_sets(tree)["CMAKE_INSTALL_RPATH"]
+    assert (setting.value, setting.ref.line) == ("$ORIGIN", 1)

@@ -15,7 +15,7 @@ from bot.model import LocalRef
 from bot.review import cmake
 from bot.review.changes import Draft, FileChange
 from bot.review.checks import check
-from bot.review.consumers.shared import OLLAMA_CMAKE, OptionSetting, truth_of
+from bot.review.consumers.shared import OLLAMA_CMAKE, OptionSetting, text_of, truth_of
 from bot.review.consumers.upstream_build import unbuilt_commands
 from bot.review.source import glob_match
 
@@ -59,8 +59,8 @@ def _same(value: str, other: str) -> bool:
 def _plain_sets(ollama: Mapping[str, str]) -> dict[str, tuple[OptionSetting, ...]]:
     """The plain `set()`s of CMake's own variables in Ollama's CMake files, with where."""
     found: dict[str, list[OptionSetting]] = {}
-    for path, text in ollama.items():
-        if glob_match(path, OLLAMA_CMAKE) and "CMAKE_" in text:
+    for path in ollama:
+        if glob_match(path, OLLAMA_CMAKE) and "CMAKE_" in (text := text_of(ollama, path) or ""):
             for n, line in enumerate(text.split("\n"), start=1):
                 if (m := _PLAIN.match(line)) is not None:
                     found.setdefault(m[1], []).append(OptionSetting(m[2].strip('"'), LocalRef(path, n)))
