@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.review.checks.build.forced_options import _plain_sets
 from tests.test_review_e2e import CMAKE, OLLAMA, UPSTREAM, _history, _review
 
 PRESETS = b"""{"version": 3, "configurePresets": [
@@ -72,6 +73,26 @@ def test_a_cmake_variable_ollama_sets_that_upstream_now_sets_otherwise_is_medium
         assert [(r.path, r.line) for r in findings[0].local_refs] == [("llama/server/CMakeLists.txt", 1)]
 
 
+@pytest.mark.parametrize(
+    ("path", "added"),
+    [
+        (
+            "CMakeLists.txt",
+            'set(CMAKE_INSTALL_RPATH "${CMAKE_INSTALL_RPATH}:$ORIGIN/../lib")\n',
+        ),  # adds to it
+        ("tools/CMakeLists.txt", 'set(CMAKE_INSTALL_RPATH "$ORIGIN/../lib")\n'),  # its own targets only
+    ],
+    ids=["appended", "subdirectory"],
+)
+def test_a_cmake_variable_added_to_or_set_for_one_directory_is_quiet(tmp_path, path, added):
+    ollama = {**OLLAMA_PRESETS, "llama/server/CMakeLists.txt": RPATH}
+    top = CMAKE + "add_subdirectory(tools)\n"
+    base = {**UPSTREAM, "CMakeLists.txt": top, "tools/CMakeLists.txt": "add_executable(t t.c)\n"}
+    changed = {path: base[path] + added}
+    b = _history(tmp_path, [("rpath (#3)", changed)], base=base)
+    assert [f for f in _review(b, ollama=ollama)[0] if f.check == "build.forced-options"] == []
+
+
 class _PartialTree(dict):
     """An Ollama tree whose files other than CMake ones are not at hand (a partial clone's missing blobs)."""
 
@@ -82,8 +103,6 @@ class _PartialTree(dict):
 
 
 def test_ollamas_cmake_variables_are_read_without_reading_its_other_files():
-    from bot.review.checks.build.forced_options import _plain_sets
-
     tree = _PartialTree({"llama/server/CMakeLists.txt": RPATH.decode(), "testdata/big.txt": "x"})
     (setting,) = _plain_sets(tree)["CMAKE_INSTALL_RPATH"]
     assert (setting.value, setting.ref.line) == ("$ORIGIN", 1)

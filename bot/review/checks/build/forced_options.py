@@ -1,8 +1,9 @@
 """An option Ollama's build sets that upstream now forces to another value: `set(NAME VALUE CACHE ... FORCE)`
 added where Ollama's option values may take the build. The cache entry Ollama's preset or `-D` wrote is
 overwritten there, silently, and what Ollama asked for is not what it gets. A CMake variable Ollama's CMake
-files set for the build (`set(CMAKE_INSTALL_RPATH "$ORIGIN")`) that upstream now sets itself, a plain `set()`,
-is overwritten the same way: upstream's files are read in a scope below Ollama's."""
+files set for the build (`set(CMAKE_INSTALL_RPATH "$ORIGIN")`) that upstream's top CMake file now sets
+itself, a plain `set()`, is overwritten the same way for every target: upstream's files are read in a scope
+below Ollama's (a subdirectory's set reaches only its own targets, a toolchain file is Ollama's choice)."""
 
 from __future__ import annotations
 
@@ -77,13 +78,21 @@ def _unbuilt(ranges: Sequence[tuple[int, int]], line: int) -> bool:
 
 
 def _forced(change: FileChange) -> list[tuple[int, re.Match]]:
-    """The added `set(... CACHE ... FORCE)` lines of a change, and its plain `set()`s of CMake's variables."""
+    """The added `set(... CACHE ... FORCE)` lines of a change, and the top file's plain `set()`s of CMake's
+    variables."""
     return [
         (line, m)
         for span in change.significant
         for line, code in change.added_code(span)
-        if (m := _FORCED.match(code) or _PLAIN.match(code)) is not None
+        if (m := _FORCED.match(code) or _plain(change.path, code)) is not None
     ]
+
+
+def _plain(path: str, code: str) -> re.Match | None:
+    """A plain `set()` of one of CMake's variables in upstream's top CMake file, whose scope every target is
+    in, to a value that does not build on the old one (`${CMAKE_HIP_FLAGS} -O3` adds to it)."""
+    m = _PLAIN.match(code) if path == "CMakeLists.txt" else None
+    return m if m is not None and f"${{{m[1]}}}" not in m[2] else None
 
 
 def _condition(lines: list[str], line: int) -> str:
