@@ -98,7 +98,6 @@ KNOWN_MISSES = {
     "fresh6-models-quantize-copy-file-type-reset": "no check reads this shape yet (sixth fresh-eyes round, first scoring)",
     "fresh6-models-gemma-embedding-swa-pattern-required": "no check reads this shape yet (sixth fresh-eyes round, first scoring)",
     "fresh6-server-parallel-tool-calls-default-off": "no check reads this shape yet (sixth fresh-eyes round, first scoring)",
-    "fresh6-server-context-shift-with-mmproj-fatal": "no check reads this shape yet (sixth fresh-eyes round, first scoring)",
     "fresh6-server-request-body-16mib-limit": "no check reads this shape yet (sixth fresh-eyes round, first scoring)",
     "fresh6-server-api-key-from-openai-env": "no check reads this shape yet (sixth fresh-eyes round, first scoring)",
     "fresh6-streaming-preserved-tokens-rendered-for-chat-only": "no check reads this shape yet (sixth fresh-eyes round, first scoring)",

@@ -94,9 +94,9 @@ def called_endpoints(
 def turned_to_success(change: FileChange) -> Iterator[Turned]:
     """The blocks of one condition in one function that answered an error at the old ref and, changed, set a
     success status at the new one with no error answer left."""
-    old = _blocks(change.old_code_lines)
+    old = blocks(change.old_code_lines)
     added = {n for span in change.significant for n, _ in change.added_code(span)}
-    for key, (line, body) in _blocks(change.new_code_lines).items():
+    for key, (line, body) in blocks(change.new_code_lines).items():
         was = old.get(key)
         if was is None or _ERROR.search(body) or not added & set(range(line, line + body.count("\n") + 2)):
             continue
@@ -105,7 +105,7 @@ def turned_to_success(change: FileChange) -> Iterator[Turned]:
             yield Turned(change.path, key[0] or "", key[1], *error, *success)
 
 
-def _blocks(lines: list[str]) -> dict[tuple[str | None, str], tuple[int, str]]:
+def blocks(lines: list[str]) -> dict[tuple[str | None, str], tuple[int, str]]:
     """Each `if (condition) {` block by (function, condition), with its first line and its body's text."""
     found: dict[tuple[str | None, str], tuple[int, str]] = {}
     for n, text in enumerate(lines, start=1):
