@@ -68,3 +68,42 @@ def test_a_warning_on_a_flag_ollama_passes_turned_into_a_failure_is_high():
 )
 def test_a_flag_ollama_never_passes_or_a_block_that_does_not_fail_is_quiet(new, settings):
     assert _drafts(new, settings) == []
+
+
+def test_a_condition_on_values_ollama_passes_is_not_judged():
+    """`-b` and `-ub` set their members to the values given: Ollama's may not meet the condition."""
+    table = TABLE.replace(
+        "    ));\n}\n",
+        "    ));\n"
+        '    add_opt(common_arg({"-b"}, "N", "batch", [](common_params & params, int value) {\n'
+        "        params.n_batch = value;\n"
+        "    }));\n"
+        "}\n",
+    )
+    new = FAILS.replace(
+        "if (params_base.ctx_shift) {", "if (params_base.ctx_shift && params_base.n_batch > 512) {"
+    )
+    old = OLD.replace(
+        "if (params_base.ctx_shift) {", "if (params_base.ctx_shift && params_base.n_batch > 512) {"
+    )
+    found = list(refusals(FileChange.from_texts("tools/server/server-context.cpp", old, new)))
+    batch = LaunchSetting("llama-server", "flag", "-b", ("integer",), True, (LocalRef("llm/server.go", 13),))
+    assert found and refusal_drafts(found, flag_table(table), (PASSED, batch)) == []
+    assert (
+        refusal_drafts(found, flag_table(table), (PASSED,)) != []
+    )  # `-b` not passed: only the switch counts
+
+
+BOOL_TABLE = TABLE.replace(
+    '{"--context-shift"},', '{"--context-shift"},\n        {"--no-context-shift"},'
+).replace(
+    "[](common_params & params) {\n            params.ctx_shift = true;",
+    "[](common_params & params, bool value) {\n            params.ctx_shift = value;",
+)
+
+
+@pytest.mark.parametrize(("passed", "told"), [("--context-shift", True), ("--no-context-shift", False)])
+def test_an_on_off_flag_counts_where_ollama_switches_it_on(passed, told):
+    found = list(refusals(FileChange.from_texts("tools/server/server-context.cpp", OLD, FAILS)))
+    setting = LaunchSetting("llama-server", "flag", passed, (), False, (LocalRef("llm/server.go", 12),))
+    assert bool(refusal_drafts(found, flag_table(BOOL_TABLE), (setting,))) is told

@@ -1,7 +1,8 @@
 """A setting Ollama starts llama-server with that the server now refuses where it went on before: a block of
-one condition in one function, testing what a flag Ollama passes sets (`if (params_base.ctx_shift) {`), that
-warned and carried on and now logs an error and fails (`return false;`, `exit(1)`, a throw). The server then
-does not start for every model that meets the rest of the condition."""
+one condition in one function, testing what a flag Ollama passes switches on (`if (params_base.ctx_shift) {`),
+that warned and carried on and now logs an error and fails (`return false;`, `exit(1)`, a throw). The server
+then does not start for every model that meets the rest of the condition. A condition on the values Ollama
+passes (`n_batch > n_ubatch`) is not judged: they may not meet it."""
 
 from __future__ import annotations
 
@@ -25,7 +26,9 @@ if TYPE_CHECKING:
 _FAILS = re.compile(r"\breturn\s+(?:false|1|-1|nullptr)\s*;|\bexit\s*\(\s*[1-9]|\bthrow\b|\bGGML_ABORT\b")
 _ERROR_LOG = re.compile(r"\b\w*ERR\w*\s*\(|\bLOG_ERR|fprintf\s*\(\s*stderr|\bthrow\b|\bGGML_ABORT\b")
 _MESSAGE = re.compile(r'"((?:[^"\\]|\\.){8,})"')
-_SETS = re.compile(r"\bparams\s*\.\s*([\w.]+)\s*=(?!=)")
+_SETS = re.compile(r"\bparams\s*\.\s*([\w.]+)\s*=(?!=)\s*([^;]*)")
+_SWITCH = re.compile(r"(?:true|false)")  # what a flag that only switches something sets its member to
+_BOOL_VALUE = re.compile(r"^\s*\[[^\]]*\]\s*\([^)]*\bbool\s+(\w+)\s*\)")  # a handler given on or off
 _MEMBER = re.compile(r"(?:\.|->)\s*([A-Za-z_]\w*)\b(?!\s*\()")
 
 
@@ -58,26 +61,41 @@ def refusal_drafts(
     found: Sequence[Refusal], table: Mapping[str, Flag], settings: Sequence[LaunchSetting]
 ) -> list[Draft]:
     """One high item per refusal whose condition tests what a flag Ollama passes sets."""
-    passed = _passed_members(table, settings)
+    passed, valued = _passed_members(table, settings)
     drafts = []
     for r in found:
         flags = [s for m in r.members for s in passed.get(m, [])]
-        if flags:
+        if flags and valued.isdisjoint(
+            r.members
+        ):  # a condition on values Ollama passes: they may not meet it
             drafts.append(_draft(r, tuple(dict.fromkeys(flags))))
     return drafts
 
 
 def _passed_members(
     table: Mapping[str, Flag], settings: Sequence[LaunchSetting]
-) -> dict[str, list[LaunchSetting]]:
-    """Each member a flag Ollama passes sets in its handler, with Ollama's settings of that flag."""
+) -> tuple[dict[str, list[LaunchSetting]], set[str]]:
+    """Each member a flag Ollama passes (its positive name: `--context-shift`, not `--no-context-shift`) sets
+    in its handler, with Ollama's settings of that flag; and the members a flag sets to the value it is given
+    (a number, a text), not switched on."""
     setting_of = {s.name: s for s in settings}
     passed: dict[str, list[LaunchSetting]] = {}
+    valued: set[str] = set()
     for flag in dict.fromkeys(table.values()):
-        given = [setting_of[n] for n in flag.names if n in setting_of]
-        for member in _SETS.findall(flag.handler) if given else ():
-            passed.setdefault(member.rsplit(".", 1)[-1], []).extend(given)
-    return passed
+        given = [setting_of[n] for n in flag.names if n in setting_of and not n.lstrip("-").startswith("no-")]
+        for name, switch in _members_set(flag) if given else ():
+            passed.setdefault(name, []).extend(given)
+            valued |= set() if switch else {name}
+    return passed, valued
+
+
+def _members_set(flag: Flag) -> Iterator[tuple[str, bool]]:
+    """Each member the flag's handler sets, and whether it is switched (to a constant, or to the handler's
+    `bool` value) rather than given the flag's value."""
+    switched = _BOOL_VALUE.match(flag.handler)
+    for member, value in _SETS.findall(flag.handler):
+        on = _SWITCH.fullmatch(value.strip()) or (switched is not None and value.strip() == switched[1])
+        yield member.rsplit(".", 1)[-1], bool(on)
 
 
 def refusals(change: FileChange) -> Iterator[Refusal]:
