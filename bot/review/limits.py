@@ -85,7 +85,7 @@ def _limit(change: FileChange, above: list[tuple[int, str]], message: str, parse
 
 def _old_fields(change: FileChange, condition: str) -> set[str]:
     """The fields the condition reads that the old code read too."""
-    return {f for f in _fields_in(condition) if f'"{f}"' in change.old_code}
+    return {f for f in fields_in(condition) if f'"{f}"' in change.old_code}
 
 
 def _chain_conditions(lines: list[str], line: int) -> list[str]:
@@ -132,7 +132,7 @@ def _read_fields(change: FileChange, line: int, condition: str) -> set[str]:
     return direct or {f for f in traced if f'"{f}"' in change.old_code}
 
 
-def _fields_in(text: str) -> set[str]:
+def fields_in(text: str) -> set[str]:
     return {next(g for g in m.groups() if g) for m in _FIELD_READ.finditer(text)}
 
 
@@ -146,7 +146,7 @@ def _traced(lines: list[str], new_code: set[int], line: int, text: str, depth: i
         for n in range(line - 1, max(0, line - READ_REACH), -1):
             m = given.search(lines[n - 1]) if n <= len(lines) else None
             if m:
-                read = _fields_in(m[1])
+                read = fields_in(m[1])
                 fields |= (
                     (set() if n in new_code else read)
                     if read

@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING
 
 from bot.markup import code_span
 from bot.model import LocalRef
-from bot.review import wire as wirefields
 from bot.review.changes import Draft, FileChange
 from bot.review.checks import check
-from bot.review.checks.server.wire import server_texts_of
+from bot.review.checks.server.wire import new_server_code
 from bot.review.payloads import ROUTE_REACH
 from bot.review.producers import function_above
 from bot.review.servercode import ServerCode, Unit
@@ -56,7 +55,7 @@ def error_status(run: Run) -> list[Draft]:
     changes = [c for c in run.server_changes if c.path.endswith(".cpp")]
     if not any(_ERROR.search(c.changed_raw[0]) for c in changes):
         return []
-    code = wirefields.server_code(server_texts_of(run)[1])
+    code = new_server_code(run)
     return status_drafts(changes, code, run.contracts.endpoints, run.local)
 
 

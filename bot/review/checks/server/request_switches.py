@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING
 
 from bot.markup import code_span
 from bot.model import LocalRef
-from bot.review import wire as wirefields
 from bot.review.callshifts import argument_spans
 from bot.review.changes import Draft, FileChange
 from bot.review.checks import check
 from bot.review.checks.server.error_status import called_endpoints, unit_at
-from bot.review.checks.server.wire import server_texts_of
+from bot.review.checks.server.wire import new_server_code
 from bot.review.consumers.contracts.model import WireField
 from bot.review.consumers.gofields import with_field_lines, writing
+from bot.review.limits import fields_in
 from bot.review.requestdefaults import left_out
 from bot.review.servercode import ServerCode
 
@@ -31,7 +31,6 @@ READ_REACH = 60  # lines above a call where the locals of its other arguments ma
 _CONSTANT = re.compile(r"^(?:true|false|nullptr|[-+]?\d+(?:\.\d+)?[fFuUlL]*)$")
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _READ = re.compile(r'json_value\s*\(\s*\w+\s*,\s*"(\w+)"\s*,\s*([^(),]+?)\s*\)')
-_KEY_READ = re.compile(r'\.\s*at\s*\(\s*"(\w+)"\s*\)|json_value\s*\(\s*\w+\s*,\s*"(\w+)"|\[\s*"(\w+)"\s*\]')
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,7 @@ def request_switches(run: Run) -> list[Draft]:
     changes = [c for c in run.server_changes if c.path.endswith(".cpp")]
     if not any("json_value" in c.changed_raw[0] for c in changes):
         return []
-    code = wirefields.server_code(server_texts_of(run)[1])
+    code = new_server_code(run)
     return switch_drafts(changes, code, run.contracts.endpoints, run.contracts.request_fields, run.local)
 
 
@@ -133,7 +132,7 @@ def _keys_read(lines: list[str], line: int, locals_: tuple[str, ...]) -> tuple[s
         for n in range(line - 1, max(0, line - READ_REACH), -1):
             m = given.search(lines[n - 1]) if n <= len(lines) else None
             if m:
-                keys += [k for g in _KEY_READ.findall(m[1]) for k in g if k]
+                keys += sorted(fields_in(m[1]))
                 break
     return tuple(dict.fromkeys(keys))
 

@@ -9,6 +9,7 @@ from bot.markup import code_span
 from bot.review import wire as wirefields
 from bot.review.changes import Draft
 from bot.review.checks import check
+from bot.review.servercode import ServerCode
 from bot.review.source import glob_match
 
 if TYPE_CHECKING:
@@ -58,6 +59,11 @@ def _not_checked(run: Run) -> Draft:
         local_refs=sent[:REFS_SHOWN],
         cause="anchor:server sources",
     )
+
+
+def new_server_code(run: Run) -> ServerCode:
+    """llama-server's sources at the new ref, read as the wire check reads them (once for both)."""
+    return wirefields.server_code(server_texts_of(run)[1])
 
 
 def server_texts_of(run: Run) -> tuple[dict[str, str], dict[str, str]]:
