@@ -449,6 +449,44 @@ def test_a_default_ollama_never_sends_that_decides_a_field_it_decodes_is_medium(
     assert _ref("Timings  struct {") in draft.local_refs
 
 
+def test_a_member_default_that_another_function_writes_a_decoded_field_by_decides_it(contracts):
+    """`return_progress` is never sent and read into a member; the partial chunk writes `timings` under a
+    condition naming the member: the default decides what the stream carries, wherever it is written."""
+    task = "tools/server/server-task.cpp"
+    base = ("    if (timings.prompt_n >= 0) {", "    if (timings.prompt_n >= 0 || return_progress) {")
+    start = {**UPSTREAM, task: UPSTREAM[task].replace(*base)}
+    header = "tools/server/server-task.h"
+    changed = {**start, header: start[header].replace("return_progress = false", "return_progress = true")}
+    (draft,) = wire_drafts(_texts(start), _texts(changed), contracts)
+    assert draft.severity == "medium" and "`return_progress`" in draft.title
+    line = start[task].split("\n").index(base[1]) + 2
+    assert f"writes into `timings` (`{task}:{line}`)" in draft.detail
+    assert _ref("Timings  struct {") in draft.local_refs
+
+
+def test_a_local_set_only_when_the_request_has_a_key_is_that_keys_default(contracts):
+    """`bool with_timings = false; if (data.contains("timings_format")) {... with_timings = true;}`: the
+    initializer is what a request without the key gets; a local also set elsewhere is no such default."""
+    context = "tools/server/server-context.cpp"
+    anchor = '    const bool per_token = json_value(data, "timings_per_token", false);\n'
+    read = (
+        "    bool with_timings = false;\n"
+        '    if (data.contains("timings_format")) {\n'
+        '        if (data.at("timings_format") == "full") {\n'
+        "            with_timings = true;\n"
+        "        }\n"
+        "    }\n"
+    )
+    written = '    json first = json {{"content", ""}};\n    if (with_timings) {\n        first["timings"] = json::object();\n    }\n'
+    flipped = ("bool with_timings = false;", "bool with_timings = true;")
+    (draft,) = _review_from(contracts, context, (anchor, anchor + read + written), *flipped)
+    assert draft.severity == "medium" and "`timings_format`" in draft.title
+    assert "before `with_timings = false`" in draft.detail and "now `with_timings = true`" in draft.detail
+    assert "decides what llama-server writes into `timings`" in draft.detail
+    also_set = anchor + read + "    with_timings = per_token;\n" + written
+    assert _review_from(contracts, context, (anchor, also_set), *flipped) == []
+
+
 def test_a_default_ollama_always_overrides_or_never_reaches_or_only_rewrites_is_quiet(contracts):
     """`seed` is always sent; `/metrics` is no endpoint Ollama sends a body to; `false` written as `false`
     with other spacing is the same value."""

@@ -106,6 +106,7 @@ class Writers:
 
     def __init__(self, code: ServerCode, fields: Sequence[Decoded], routes: Iterable[str]):
         self.code = code
+        self.fields = fields
         self.siblings: dict[tuple[str, tuple[str, ...]], set[str]] = {}
         for f in fields:
             self.siblings.setdefault((f.source, f.keys[:-1]), set()).add(f.keys[-1])
@@ -118,16 +119,27 @@ class Writers:
         for unit in code.units:
             self.by_qualified.setdefault(unit.qualified, []).append(unit)
 
+    def entries(self) -> Iterator[tuple[Unit, Emission]]:
+        """Every entry of the code that endpoints Ollama calls may reach, with its function."""
+        for unit in self.code.units:
+            if id(unit) not in self.foreign:
+                yield from ((unit, e) for e in unit.emissions)
+
     def writes(self, f: Decoded) -> dict[str, list[Emission]]:
         """Function (qualified name) -> its entries that write the field."""
         found: dict[str, list[Emission]] = {}
-        for unit in self.code.units:
-            if id(unit) in self.foreign:
-                continue
-            for e in unit.emissions:
-                if e.key == f.keys[-1] and self._writes(unit, e, f):
-                    found.setdefault(unit.qualified, []).append(e)
+        for unit, e in self.entries():
+            if e.key == f.keys[-1] and self._writes(unit, e, f):
+                found.setdefault(unit.qualified, []).append(e)
         return found
+
+    def writes_into(self, unit: Unit, e: Emission, f: Decoded) -> bool:
+        """Whether the entry writes the field, something inside it, or the whole of it at an answer's top
+        (`{"choices", json::array()}` in an object of its own)."""
+        path = (*e.parents, e.key)
+        if path[: len(f.keys)] == f.keys:
+            return True
+        return e.key == f.keys[-1] and self._writes(unit, e, f)
 
     def _writes(self, unit: Unit, e: Emission, f: Decoded) -> bool:
         local = (*e.parents, e.key)

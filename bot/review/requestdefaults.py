@@ -19,18 +19,19 @@ from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.consumers.contracts.model import WireField
+from bot.review.consumers.gofields import field_lines, reading
 from bot.review.cppreach import structs
 from bot.review.paramdefaults import declared_at, same_value
-from bot.review.payloads import Decoded
+from bot.review.payloads import Decoded, Writers
 from bot.review.requests import REQUEST_REACH
 from bot.review.servercode import ServerCode, Unit
-from bot.review.serverjson import Emission
 
 _LITERAL = re.compile(
     r'^(?:[-+]?[\d.]+[fFuUlL]*|true|false|nullptr|"(?:\\.|[^"\\])*"|(?:[\w]+::)*[A-Z][A-Z0-9_]+)$'
 )
 _MEMBER = re.compile(r"^[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)+$")
 REFS_SHOWN = 3
+MIN_NAME = 3  # a shorter name read into (`n`, `ok`) is too common to follow
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,14 @@ class Default:
     value: str
     path: str
     line: int
-    member: str = ""  # `struct::member` when the value is a member's initializer
+    member: str = (
+        ""  # `struct::member` when the value is a member's initializer, the local's name for a local's
+    )
+
+    @property
+    def shown(self) -> str:
+        """The value as an item quotes it: a local's with its name (`use_base64 = false`)."""
+        return f"{self.member} = {self.value}" if self.member and "::" not in self.member else self.value
 
 
 def default_drafts(
@@ -48,10 +56,10 @@ def default_drafts(
     new: ServerCode,
     fields: Sequence[WireField],
     ollama: Mapping[str, str],
-    decoded: Sequence[Decoded] = (),
+    writers: Writers | None = None,
 ) -> list[Draft]:
     """One item per field of an endpoint Ollama sends requests to, left out of them, whose default the bump
-    changes; `decoded` are the fields Ollama decodes from the answers."""
+    changes; `writers` of the fields Ollama decodes from the answers, at the new ref."""
     sent: dict[str, list[WireField]] = {}
     for f in fields:
         if f.direction == "request":
@@ -61,26 +69,49 @@ def default_drafts(
     for endpoint, bodies in sent.items():
         route = endpoint.split(" ", 1)[-1]
         before, after = _defaults(old, route, members[0]), _defaults(new, route, members[1])
-        answered = [f for f in decoded if f.source.startswith(f"{endpoint} ")]
         for key in sorted(before.keys() & after.keys()):
             was, now = before[key], after[key]
             leaving = left_out(key, bodies, ollama)
             if leaving is not None and not same_value(was.value, now.value):
-                decides = _decided_field(new, route, key, answered)
-                drafts.append(_draft(endpoint, key, was, now, *leaving, decides))
+                decides = (
+                    _decided_field(writers, endpoint, _read_into(new, route, key, now)) if writers else None
+                )
+                read_at = tuple(field_lines(decides.field.ref, ollama, reading)) if decides else ()
+                drafts.append(_draft(endpoint, key, was, now, *leaving, decides, read_at))
     return drafts
 
 
-def _decided_field(code: ServerCode, route: str, key: str, decoded: Sequence[Decoded]) -> Decoded | None:
-    """A field Ollama decodes from the endpoint whose content the key's value decides: the handler reads the
-    key into a local (`const bool with_pieces = json_value(body, "with_pieces", false);`) and writes that
-    field, or something inside it, under a condition on the local."""
-    for unit in code.reached(code.handlers(route), REQUEST_REACH):
-        local = _local_of(code, unit, key)
-        guarded = _guarded_by(unit, local) if local else []
-        found = next((f for e in guarded for f in decoded if _inside((*e.parents, e.key), f.keys)), None)
-        if found is not None:
-            return found
+@dataclass(frozen=True)
+class Decides:
+    """A field Ollama decodes, and the entry of the new ref that writes it under, or from, the key's value."""
+
+    field: Decoded
+    path: str
+    line: int
+
+
+def _read_into(code: ServerCode, route: str, key: str, default: Default) -> set[str]:
+    """The names the key's value is read into: the locals the endpoint's handling assigns it to
+    (`const bool with_pieces = json_value(body, "with_pieces", false);`), the member whose initializer is its
+    default (`params.post_sampling_probs`)."""
+    names = {_local_of(code, unit, key) for unit in code.reached(code.handlers(route), REQUEST_REACH)}
+    names.add(default.member.rsplit("::", 1)[-1])
+    return {n for n in names if n and len(n) >= MIN_NAME}
+
+
+def _decided_field(writers: Writers, endpoint: str, names: set[str]) -> Decides | None:
+    """A field Ollama decodes from the endpoint whose content the key's value decides: an entry that writes the
+    field, or something inside it, under a condition that names one of the names the value is read into, or
+    with a value computed from one (`post_sampling_probs ? p.prob : logarithm(p.prob)`)."""
+    if not names:
+        return None
+    named = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
+    answered = [f for f in writers.fields if f.source.startswith(f"{endpoint} ")]
+    for unit, e in writers.entries():
+        if named.search(e.value) or any(named.search(g) for g in e.guards):
+            found = next((f for f in answered if writers.writes_into(unit, e, f)), None)
+            if found is not None:
+                return Decides(found, unit.path, e.line)
     return None
 
 
@@ -88,16 +119,6 @@ def _local_of(code: ServerCode, unit: Unit, key: str) -> str | None:
     """The local a unit reads the key into, if the line reading it assigns one."""
     m = _READ_INTO.search(code.line_text(unit.path, unit.reads[key])) if key in unit.reads else None
     return m[1] if m is not None and m[2] == key else None
-
-
-def _guarded_by(unit: Unit, local: str) -> list[Emission]:
-    """The unit's keys written under a condition on the local."""
-    named = re.compile(rf"\b{re.escape(local)}\b")
-    return [e for e in unit.emissions if any(named.search(g) for g in e.guards)]
-
-
-def _inside(written: tuple[str, ...], keys: tuple[str, ...]) -> bool:
-    return bool(keys) and written[: len(keys)] == keys
 
 
 _READ_INTO = re.compile(r'\b([A-Za-z_]\w*)\s*=\s*[^;"]*"([^"]+)"')  # `name = json_value(body, "key", ...)`
@@ -119,6 +140,9 @@ def _defaults(code: ServerCode, route: str, members: Mapping[str, list[Default]]
 def _valued(written: str, path: str, line: int, members: Mapping[str, list[Default]]) -> Default | None:
     if _LITERAL.match(written):
         return Default(written, path, line)
+    local, _, value = written.partition(" = ")
+    if value and _LITERAL.match(value):
+        return Default(value, path, line, local)
     if _MEMBER.match(written):
         name = re.split(r"\.|->", written)[-1].strip()
         known = members.get(name, [])
@@ -170,22 +194,25 @@ def _draft(
     now: Default,
     how: str,
     refs: tuple[LocalRef, ...],
-    decides: Decoded | None = None,
+    decides: Decides | None = None,
+    read_at: tuple[LocalRef, ...] = (),
 ) -> Draft:
     where = ", ".join(code_span(f"{r.path}:{r.line}") for r in refs[:REFS_SHOWN])
     sends = "never send it" if how == "never" else "leave it out on some requests"
     detail = (
         f"Ollama's requests to {code_span(endpoint)} {sends} ({where}), so llama-server's default applies: "
-        f"before {code_span(was.value)} ({code_span(f'{was.path}:{was.line}')}), now {code_span(now.value)}. "
+        f"before {code_span(was.shown)} ({code_span(f'{was.path}:{was.line}')}), now {code_span(now.shown)}. "
         "Every such request now behaves differently: send the value Ollama wants, or check that the new "
         "default is right."
     )
     if decides is not None:
+        f = decides.field
         detail += (
-            f" The value decides what llama-server writes into {code_span(decides.name)}, which Ollama decodes "
-            f"({code_span(f'{decides.ref.path}:{decides.ref.line}')}) as {code_span(decides.go_type)}."
+            f" The value decides what llama-server writes into {code_span(f.name)} "
+            f"({code_span(f'{decides.path}:{decides.line}')}), which Ollama decodes "
+            f"({code_span(f'{f.ref.path}:{f.ref.line}')}) as {code_span(f.go_type)}."
         )
-        refs = (*refs, decides.ref)
+        refs = (*refs, f.ref, *read_at)
     return Draft(
         "server",
         "info" if how == "never" and decides is None else "medium",

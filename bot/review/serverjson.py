@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 _RAW = re.compile(r'\w*R"([^(]*)\((.*)\)\1"$', re.DOTALL)
 STRINGS = ("string_literal", "concatenated_string", "raw_string_literal")
 READ_METHODS = frozenset({"at", "contains", "find", "value", "count"})  # json members that read a key
+PRESENCE_METHODS = frozenset({"contains", "find", "count"})  # those that test whether the request has it
 
 _ALIAS = re.compile(r"alias", re.IGNORECASE)  # a schema method that adds another name for the field
 _BOUNDS = re.compile(r"limits?$|range$|bounds?$", re.IGNORECASE)  # ... that bounds its value
@@ -449,8 +450,70 @@ def read_defaults(unit: Unit, code: ServerReading, readers: Mapping[str, int]) -
     """Request key -> the default the unit reads it with, as written: the argument after the key of a reader
     function or of `x.value(key, default)`, and the value a schema field is declared with
     (`new field_bool("stream", params.stream)`: the member whose initializer is the default)."""
-    found = _schema_defaults(unit, code) | _call_defaults(unit, code, readers)
+    found = (
+        _presence_defaults(unit, code) | _schema_defaults(unit, code) | _call_defaults(unit, code, readers)
+    )
     return {key: text for key, text in found.items() if len(text) <= MAX_DEFAULT_CHARS}
+
+
+def _presence_defaults(unit: Unit, code: ServerReading) -> dict[str, str]:
+    """`bool use_base64 = false; if (body.count("encoding_format") != 0) { ... use_base64 = true; }`: a local
+    that the unit assigns only under a test of one key's presence keeps its initializer when the request leaves
+    the key out. That is the key's default, written `use_base64 = false`."""
+    initial: dict[str, tuple[Node, str]] = {}
+    assigned: dict[str, list[Node]] = {}
+    for node in unit.nodes.get("local", []):
+        if node.type == "init_declarator" and (value := node.child_by_field_name("value")) is not None:
+            initial.setdefault(declared_name(node), (node, squash(node_text(value))))
+        elif node.type == "assignment_expression":
+            assigned.setdefault(node_text(node.child_by_field_name("left")), []).append(node)
+    found: dict[str, str] = {}
+    for name, (declaration, value) in initial.items():
+        tested = {_presence_tested(n, unit, code) for n in assigned.get(name, [])}
+        if len(tested) == 1 and (key := tested.pop()) and declaration.end_byte < _first(assigned[name]):
+            found.setdefault(key, f"{name} = {value}")
+    return found
+
+
+def _first(nodes: list[Node]) -> int:
+    return min(n.start_byte for n in nodes)
+
+
+def _presence_tested(node: Node, unit: Unit, code: ServerReading) -> str | None:
+    """The one key whose presence (`x.count(key)`, `x.contains(key)`, `x.find(key)`) an `if` around the node
+    tests, the nearest such `if`'s."""
+    parent = node.parent
+    while parent is not None and parent != unit.node:
+        condition = parent.child_by_field_name("condition") if parent.type == "if_statement" else None
+        keys = _presence_keys(condition, unit, code) if condition is not None else set()
+        if keys:
+            return keys.pop() if len(keys) == 1 else None
+        parent = parent.parent
+    return None
+
+
+def _presence_keys(condition: Node, unit: Unit, code: ServerReading) -> set[str]:
+    calls = [
+        c for c in unit.nodes.get("call", []) if condition.start_byte <= c.start_byte < condition.end_byte
+    ]
+    return {k for c in calls if _presence_method(c) for k in code.keys(_first_argument(c), unit)}
+
+
+def _first_argument(call: Node) -> Node | None:
+    args = call.child_by_field_name("arguments")
+    return args.named_children[0] if args is not None and args.named_children else None
+
+
+def _presence_method(call: Node) -> bool:
+    function = call.child_by_field_name("function")
+    args = call.child_by_field_name("arguments")
+    return (
+        function is not None
+        and function.type == "field_expression"
+        and node_text(function.child_by_field_name("field")) in PRESENCE_METHODS
+        and args is not None
+        and bool(args.named_children)
+    )
 
 
 def _call_defaults(unit: Unit, code: ServerReading, readers: Mapping[str, int]) -> dict[str, str]:

@@ -31,7 +31,7 @@ def server_texts(
     return old | {c.old_path: c.old_code for c in changed if c.old_path}, new
 
 
-WIRE = facts.Extractor("wire-drafts", 6, __name__)
+WIRE = facts.Extractor("wire-drafts", 7, __name__)
 
 
 def wire_drafts(old: Mapping[str, str], new: Mapping[str, str], contracts: Contracts) -> list[Draft]:
@@ -95,12 +95,12 @@ def _drafts(
         old_code, new_code, request_fields, requests.Documentation(ollama).values
     )
     decoded = payloads.decoded_fields(response_fields)
-    drafts += requestdefaults.default_drafts(old_code, new_code, request_fields, ollama, decoded)
+    routes = {f.endpoint.split(" ", 1)[-1] for f in (*request_fields, *response_fields)}
+    after = payloads.Writers(new_code, decoded, routes) if decoded else None
+    drafts += requestdefaults.default_drafts(old_code, new_code, request_fields, ollama, after)
     drafts = [with_field_lines(d, ollama, writing) for d in drafts]
-    if decoded:
-        routes = {f.endpoint.split(" ", 1)[-1] for f in (*request_fields, *response_fields)}
+    if after is not None:
         before = payloads.Writers(old_code, decoded, routes)
-        after = payloads.Writers(new_code, decoded, routes)
         decoding = payloads.field_drafts(before, after, decoded)
         decoding += compared.value_drafts(before, after, decoded, patterns, _go_name(ollama))
         decoding += emptied.emptied_drafts(before, after, decoded)

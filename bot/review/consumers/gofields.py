@@ -42,6 +42,11 @@ def with_field_lines(draft: Draft, ollama: Mapping[str, str], use: Callable[[str
     return replace(draft, local_refs=tuple(dict.fromkeys([*draft.local_refs, *found])))
 
 
+def field_lines(ref: LocalRef, ollama: Mapping[str, str], use: Callable[[str], re.Pattern]) -> list[LocalRef]:
+    """The first lines using the struct field declared at `ref` so."""
+    return _field_lines(ref, ollama, use, {})
+
+
 def _flags(refs: tuple[LocalRef, ...], ollama: Mapping[str, str]) -> dict[str, set[str]]:
     """Per file, the boolean struct fields the refs cite."""
     found: dict[str, set[str]] = {}
