@@ -463,8 +463,8 @@ def _presence_defaults(unit: Unit, code: ServerReading) -> dict[str, str]:
     initial: dict[str, tuple[Node, str]] = {}
     assigned: dict[str, list[Node]] = {}
     for node in unit.nodes.get("local", []):
-        if node.type == "init_declarator" and (value := node.child_by_field_name("value")) is not None:
-            initial.setdefault(declared_name(node), (node, squash(node_text(value))))
+        if node.type == "init_declarator" and (init := node.child_by_field_name("value")) is not None:
+            initial.setdefault(declared_name(node), (node, squash(node_text(init))))
         elif node.type == "assignment_expression":
             assigned.setdefault(node_text(node.child_by_field_name("left")), []).append(node)
     found: dict[str, str] = {}
@@ -497,11 +497,6 @@ def _presence_keys(condition: Node, unit: Unit, code: ServerReading) -> set[str]
         c for c in unit.nodes.get("call", []) if condition.start_byte <= c.start_byte < condition.end_byte
     ]
     return {k for c in calls if _presence_method(c) for k in code.keys(_first_argument(c), unit)}
-
-
-def _first_argument(call: Node) -> Node | None:
-    args = call.child_by_field_name("arguments")
-    return args.named_children[0] if args is not None and args.named_children else None
 
 
 def _presence_method(call: Node) -> bool:
