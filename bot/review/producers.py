@@ -292,12 +292,18 @@ def _arguments(code: str, open_at: int) -> tuple[list[str], int]:
 def function_above(lines: list[str], line: int, limit: int = MAX_FUNCTION_LINES) -> str | None:
     """The name of the function whose definition starts nearest above `line` (1-based) of a file's lines as
     written, `limit` lines up at most: a cheap look, before the file's code is read."""
+    found = definition_above(lines, line, limit)
+    return found[1] if found else None
+
+
+def definition_above(lines: list[str], line: int, limit: int = MAX_FUNCTION_LINES) -> tuple[int, str] | None:
+    """The line (1-based) where that definition starts, and the function's name."""
     for number in range(min(line, len(lines)), max(line - limit, 0), -1):
         text = lines[number - 1]
         if text[:1] not in _INDENTED and "(" in text:
             m = _DEFINITION_LINE.match(text)
             if m:
-                return m[1]
+                return number, m[1]
     return None
 
 
