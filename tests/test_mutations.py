@@ -101,8 +101,6 @@ KNOWN_MISSES = {
     # the seventh fresh-eyes round (tests/mutations/fresh7.toml), as its first scoring left them
     "fresh7-discovery-backend-dll-safe-search-path": "first scoring: named by high 'Backend registry loading changed in ggml-backend-dl.cpp', but it points at discover/native_probe_linux.go:190, discover/native_probe_linux.go:194, discover/native_probe_linux.go:198, discover/native_probe_linux.go:202, discover/native_probe_linux.go:477, discover/native_probe_linux.go",
     "fresh7-discovery-cuda-hides-devices-without-kernels": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
-    "fresh7-discovery-backend-search-exe-subdirs": "first scoring: named by high 'Backend registry loading changed in ggml-backend-reg.cpp', but it points at discover/native_probe_linux.go:190, discover/native_probe_linux.go:194, discover/native_probe_linux.go:198, discover/native_probe_linux.go:202, discover/native_probe_linux.go:477, discover/native_probe_linux.g",
-    "fresh7-build-outputs-under-project-binary-dir": "first scoring: named by medium 'Upstream now sets `CMAKE_RUNTIME_OUTPUT_DIRECTORY` to `${PROJECT_BINARY_DIR}/bin`, which Ollama's build sets otherwise', but it points at CMakeLists.txt:54, CMakeLists.txt:57, cmake/mlx/CMakeLists.txt:39, cmake/mlx/CMakeLists.txt:42",
     "fresh7-build-internal-header-guard": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
     "fresh7-models-quantize-keeps-input-split": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
     "fresh7-models-clip-loader-rejects-non-clip-arch": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
@@ -121,9 +119,6 @@ KNOWN_FALSE_ALARMS: dict[str, str] = {
     "fresh3-harmless-backend-path-list": "first scoring: false alarm: high 'Backend registry loading changed in ggml-backend-reg.cpp'",
     # the sixth
     "fresh6-harmless-cuda-compression-balance": "first scoring: false alarm: medium 'Default of CMake option GGML_CUDA_COMPRESSION_MODE changed' (Ollama leaves it to upstream's default; the mode only trades fatbin size for load time)",
-    # the seventh
-    "fresh7-discovery-harmless-hip-devices-named-hip": "first scoring: false alarm: medium '`GGML_CUDA_NAME` no longer holds `rocm`, which Ollama looks for'",
-    "fresh7-discovery-harmless-metal-tensor-disable-truthy": "first scoring: false alarm: medium 'Upstream uses environment variable GGML_METAL_TENSOR_DISABLE differently; Ollama sets it'",
 }
 
 

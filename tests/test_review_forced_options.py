@@ -106,3 +106,27 @@ def test_ollamas_cmake_variables_are_read_without_reading_its_other_files():
     tree = _PartialTree({"llama/server/CMakeLists.txt": RPATH.decode(), "testdata/big.txt": "x"})
     (setting,) = _plain_sets(tree)["CMAKE_INSTALL_RPATH"]
     assert (setting.value, setting.ref.line) == ("$ORIGIN", 1)
+
+
+def test_an_output_directory_moved_cites_where_ollamas_build_spells_the_old_one(tmp_path):
+    """`CMAKE_RUNTIME_OUTPUT_DIRECTORY` moved from `${CMAKE_BINARY_DIR}/bin`: Ollama's glob of that directory
+    finds nothing now, so the item points there first."""
+    ollama_cmake = (
+        b"set(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/out)\n"
+        b'file(GLOB modules "${CMAKE_BINARY_DIR}/bin/libggml-*")\n'
+        b"install(FILES ${modules} DESTINATION lib)\n"
+    )
+    ollama = {**OLLAMA_PRESETS, "llama/server/CMakeLists.txt": ollama_cmake}
+    top = CMAKE + "set(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)\n"
+    moved = top.replace("${CMAKE_BINARY_DIR}/bin)", "${PROJECT_BINARY_DIR}/bin)")
+    b = _history(
+        tmp_path,
+        [("build: own bin (#4)", {"CMakeLists.txt": moved})],
+        base={**UPSTREAM, "CMakeLists.txt": top},
+    )
+    (item,) = [f for f in _review(b, ollama=ollama)[0] if f.check == "build.forced-options"]
+    assert [(r.path, r.line) for r in item.local_refs] == [
+        ("llama/server/CMakeLists.txt", 2),
+        ("llama/server/CMakeLists.txt", 1),
+    ]
+    assert "spells the old value" in item.detail

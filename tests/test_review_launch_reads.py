@@ -83,3 +83,34 @@ def test_a_flag_ollama_sets_by_its_variable_whose_handler_scales_otherwise_is_me
     # arithmetic on something else than the value parsed (a size it prints): nothing
     printing = MARGIN.replace("params.margin = std::stoull(value) * 1024*1024;", "show(total / 1024 / 1024);")
     assert drafts(printing.replace(" / 1024 / 1024", ""), old=printing) == []
+
+
+SWITCH = """void init_device(device * dev) {
+    if (getenv("LLAMA_SWITCH") != NULL) {
+        dev->enabled = false;
+    }
+}
+"""
+
+
+def _switch(new: str, values: tuple[str, ...]):
+    change = FileChange.from_texts("ggml/src/device.cpp", SWITCH, new)
+    found = reread_names([change], lambda name: True)
+    settings = {"LLAMA_SWITCH": ((LocalRef("discover/runner.go", 5),), False)}
+    return reread_drafts(found, settings, {"LLAMA_SWITCH": values})
+
+
+def test_a_set_or_unset_variable_now_compared_with_the_constants_ollama_sets_is_information():
+    """Ollama sets `1`; the new code takes `1` (and others): its value still works. A value the new code does
+    not compare with, one that is no constant, or a comparison that rejects it stays medium."""
+    compared = SWITCH.replace(
+        'if (getenv("LLAMA_SWITCH") != NULL) {',
+        'const char * v = getenv("LLAMA_SWITCH");\n    if (v != NULL && (strcmp(v, "1") == 0 || !strcmp(v, "on"))) {',
+    )
+    (draft,) = _switch(compared, ('"1"',))
+    assert draft.severity == "info" and "LLAMA_SWITCH" in draft.title
+    assert [d.severity for d in _switch(compared, ('"1"', '"on"'))] == ["info"]
+    assert [d.severity for d in _switch(compared, ('"yes"',))] == ["medium"]
+    assert [d.severity for d in _switch(compared, ("integer",))] == ["medium"]
+    rejecting = compared.replace('strcmp(v, "1") == 0', 'strcmp(v, "1") != 0')
+    assert [d.severity for d in _switch(rejecting, ('"1"',))] == ["medium"]

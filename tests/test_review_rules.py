@@ -357,3 +357,19 @@ def test_an_enum_that_only_gains_values_at_its_end_is_information():
     renumbered = explicit.replace("_CPU = 0,", "_CPU = 1,")
     change = FileChange.from_texts("ggml/include/ggml-backend.h", explicit, renumbered)
     assert [d.severity for d in rule_drafts(load_rules({}), [change], GO_COPY)] == ["high"]
+
+
+def test_a_rule_item_shows_where_ollama_configures_the_program_first_and_ten_lines_at_most():
+    """Of the lines a rule finds in Ollama's code, those where Ollama gives the program a flag or an
+    environment variable (the inventory's launch settings) come first, whatever file order found them."""
+    from bot.review.changes import Draft
+    from bot.review.checks.rules import REFS_SHOWN, _ranked
+
+    probes = tuple(LocalRef("discover/probe.go", n) for n in range(1, 40))
+    setting = LocalRef("llm/server.go", 511)
+    draft = Draft(
+        "discovery", "high", "t", "d", "ggml/src/ggml-backend-reg.cpp", 1, local_refs=(*probes, setting)
+    )
+    ranked = _ranked(draft, {setting})
+    assert ranked.local_refs == (setting, *probes[: REFS_SHOWN - 1])
+    assert _ranked(draft, set()).local_refs == probes[:REFS_SHOWN]

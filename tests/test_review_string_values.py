@@ -146,3 +146,26 @@ def test_a_keyed_value_ollama_parses_computed_otherwise_is_medium_at_its_express
 )
 def test_a_key_no_pattern_reads_or_the_same_expression_is_quiet(tmp_path, features):
     assert _pairs(tmp_path, features) == []
+
+
+def _review_with_reader(tmp_path, names: str, reader: bytes):
+    b = _history(
+        tmp_path,
+        [("device names (#1)", {"src/llama-names.cpp": names})],
+        base={**UPSTREAM, "src/llama-names.cpp": NAMES},
+    )
+    findings, _ = _review(b, ollama={**OLLAMA, "discover/devices.go": reader})
+    return [f for f in findings if f.check == "output.string-values"]
+
+
+def test_a_value_that_now_holds_another_text_ollama_accepts_on_the_same_line_is_quiet(tmp_path):
+    """`Contains(s, "vulkan") || Contains(s, "vk")`: the new value holds the other; with `&&` both are needed."""
+    either = READER.replace(
+        b'strings.Contains(strings.ToLower(line), "vulkan")',
+        b'strings.Contains(strings.ToLower(line), "vulkan") || strings.Contains(strings.ToLower(line), "vk")',
+    )
+    renamed = NAMES.replace('"Vulkan"', '"VK"')
+    assert _review_with_reader(tmp_path / "either", renamed, either) == []
+    both = either.replace(b"|| strings.Contains", b"&& strings.Contains")
+    (item,) = _review_with_reader(tmp_path / "both", renamed, both)
+    assert "`vulkan`" in item.title

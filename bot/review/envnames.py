@@ -7,6 +7,7 @@ chose with it (a backend library, a device list, a workaround, a flag's value) f
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -309,14 +310,55 @@ def _using(
 
 
 def reread_drafts(
-    reread: Sequence[Reread], settings: Mapping[str, tuple[tuple[LocalRef, ...], bool]]
+    reread: Sequence[Reread],
+    settings: Mapping[str, tuple[tuple[LocalRef, ...], bool]],
+    values: Mapping[str, tuple[str, ...]] | None = None,
 ) -> list[Draft]:
-    """A medium item for each variable Ollama sets whose value upstream now uses otherwise."""
-    return [_reread_draft(item, *settings[item.name]) for item in reread if item.name in settings]
+    """A medium item for each variable Ollama sets whose value upstream now uses otherwise; information where
+    the new code compares the value with constants that include each one Ollama sets (`values`: the
+    inventory's, constants JSON-quoted), and the old code compared it with none."""
+    return [
+        _reread_draft(item, *settings[item.name], _still_taken(item, (values or {}).get(item.name, ())))
+        for item in reread
+        if item.name in settings
+    ]
 
 
-def _reread_draft(item: Reread, refs: tuple[LocalRef, ...], always: bool) -> Draft:
+def _still_taken(item: Reread, values: tuple[str, ...]) -> bool:
+    """Whether every value Ollama sets is a constant the new lines test the value equal to (`strcmp(v, "1") ==
+    0`), where the old lines tested no constant (whether it was set at all)."""
+    constants = [json.loads(v) for v in values if v.startswith('"')]
+    strings = {m for line in item.before for m in _STRING.findall(line)} - {json.dumps(item.name)}
+    if not constants or len(constants) < len(values) or strings:
+        return False
+    return all(any(_equal_to(c).search(line) for line in item.after) for c in constants)
+
+
+_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
+
+
+def _equal_to(constant: str) -> re.Pattern[str]:
+    quoted = re.escape(json.dumps(constant))
+    return re.compile(
+        rf"(?<!!)\bstrcmp\s*\([^,()]+,\s*{quoted}\s*\)\s*==\s*0|!\s*strcmp\s*\([^,()]+,\s*{quoted}\s*\)"
+        rf"|==\s*{quoted}|{quoted}\s*=="
+    )
+
+
+def _reread_draft(item: Reread, refs: tuple[LocalRef, ...], always: bool, taken: bool = False) -> Draft:
     where = f"Ollama sets it ({_where(refs)})" + ("" if always else " on some starts")
+    if taken:
+        detail = (
+            f"{code_span(item.function)} now compares {code_span(item.name)} with constants, among them each value "
+            f"Ollama sets: before {_shown(item.before)}, now {_shown(item.after)}. {where}."
+        )
+        return _env_draft(
+            item,
+            refs,
+            "info",
+            f"Upstream now takes only some values of environment variable {item.name}",
+            detail,
+        )
     if item.governed:  # the value used alike: often a refactor, so only a pointer to look at
         detail = (
             f"{code_span(item.function)} still reads {code_span(item.name)} and uses the value as before, but the "

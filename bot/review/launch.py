@@ -252,7 +252,11 @@ def _reread_drafts(
     """The variables Ollama sets whose value the reading function now uses otherwise."""
     named = {item.name for item in reread if item.name in settings}
     refs = {n: (_with_literals(run, n, settings[n][0]), settings[n][1]) for n in named}
-    return envnames.reread_drafts(reread, refs)
+    values: dict[str, tuple[str, ...]] = {}
+    for s in run.contracts.launch:
+        if s.kind == "env" and s.name in named:
+            values[s.name] = tuple(dict.fromkeys((*values.get(s.name, ()), *s.values)))
+    return envnames.reread_drafts(reread, refs, values)
 
 
 def _settable(name: str) -> bool:

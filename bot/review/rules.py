@@ -22,6 +22,9 @@ from bot.review.needles import may_match
 from bot.review.ruleset import Rule
 from bot.review.source import LineIndex, excerpt, glob_match, local_refs, non_test_paths, split_args, squash
 
+# Ollama lines a rule reads: the check shows ten, those where Ollama configures a program first
+REFS_READ = 40
+
 
 def _title(rule: Rule, path: str) -> str:
     return rule.title.replace("{path}", path).replace("{file}", path.rsplit("/", 1)[-1])
@@ -269,7 +272,7 @@ def _weighed(rule: Rule, local: Mapping[str, str], found: list[str]) -> tuple[li
     """(the subjects to name: those Ollama's files use, else all; the severity; Ollama's lines). Without
     `local_paths`, or with a `local_pattern` naming the consumer itself, the rule's severity holds."""
     if rule.local_pattern is not None:
-        return found, rule.severity, local_refs(local, rule.local_paths, rule.local_pattern)
+        return found, rule.severity, local_refs(local, rule.local_paths, rule.local_pattern, REFS_READ)
     if not rule.local_paths:
         return found, rule.severity, ()
     return _weighed_by_use(rule, local, found)
@@ -410,14 +413,14 @@ def _block_refs(rule: Rule, change: FileChange, local: Mapping[str, str]) -> tup
     """The rule's Ollama lines; for a block, first the lines of Ollama's own copies of it: identifiers that
     spell the block's name or its enumerators in another case (`ggmlBackendDevProps` for
     `ggml_backend_dev_props`)."""
-    found = local_refs(local, rule.local_paths, rule.local_pattern)
+    found = local_refs(local, rule.local_paths, rule.local_pattern, REFS_READ)
     if rule.block is None:
         return found
     span = block_span(change.old_code, rule.block)
     body = change.old_code[span[0] : span[1]] if span else ""
     names = [rule.block.split()[-1], *(enumerators(body) if rule.block.startswith("enum ") else ())]
     copies = local_refs(local, rule.local_paths, _any_case(names))
-    return tuple(dict.fromkeys([*copies, *found]))[:10]
+    return tuple(dict.fromkeys([*copies, *found]))[:REFS_READ]
 
 
 def _any_case(names: Iterable[str]) -> re.Pattern[str]:

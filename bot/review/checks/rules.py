@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bot.model import LocalRef
@@ -21,9 +22,23 @@ if TYPE_CHECKING:
 _HTTP = re.compile(r"[A-Z]+ /")  # a source read from an HTTP exchange ("POST /completion stream")
 
 
+REFS_SHOWN = 10
+
+
 @check("rules", area="any", inputs=("diff", "ollama-code", "ollama-build", "inventory"))
 def rules(run: Run) -> list[Draft]:
-    return rule_drafts(run.rules, run.changes, run.local, run.consumers.builds, lambda name: scope(run, name))
+    drafts = rule_drafts(
+        run.rules, run.changes, run.local, run.consumers.builds, lambda name: scope(run, name)
+    )
+    settings = {r for s in run.contracts.launch for r in s.refs} if drafts else set()
+    return [_ranked(d, settings) for d in drafts]
+
+
+def _ranked(draft: Draft, first: set[LocalRef]) -> Draft:
+    """The item with its Ollama lines where Ollama gives a program a flag or variable first (the inventory's
+    launch settings: how Ollama configures what the rule's code reads), REFS_SHOWN of them."""
+    refs = sorted(draft.local_refs, key=lambda r: r not in first)[:REFS_SHOWN]
+    return draft if tuple(refs) == draft.local_refs else replace(draft, local_refs=tuple(refs))
 
 
 def scope(run: Run, name: str) -> tuple[LocalRef, ...]:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from bot.review.run import Run
 
 REFS_SHOWN = 4
+MIN_PATH = 6  # a shorter old value (`bin`, `lib`) is spelled by too many lines to point at
 _FORCED = re.compile(r"^\s*set\s*\(\s*([A-Za-z_]\w*)\s+(\S+)\s+CACHE\b[^)]*\bFORCE\s*\)", re.IGNORECASE)
 # a plain `set()` of one of CMake's own variables, one value (a list, a cache entry or a parent's is not read)
 _PLAIN = re.compile(r"^\s*set\s*\(\s*(CMAKE_[A-Z0-9_]+)\s+(\"[^\"\n]*\"|[^\s\")]+)\s*\)", re.IGNORECASE)
@@ -38,17 +39,29 @@ _IF = re.compile(r"^(\s*)(?:else)?if\s*\((.*)\)\s*$", re.IGNORECASE)
 )
 def forced_options(run: Run) -> list[Draft]:
     options = {**_plain_sets(run.local), **run.consumers.options}
-    found = [(c, line, m) for c in _cmake_changes(run) for line, m in _forced(c) if m[1] in options]
+    found = [(c, f) for c in _cmake_changes(run) for f in _forced(c) if f[1][1] in options]
     if not found:
         return []
     _, new_texts = run.cmake_texts
     unbuilt = unbuilt_commands(new_texts, list(new_texts), options)
     drafts = []
-    for change, line, m in found:
+    for change, (line, m, was) in found:
         differ = [s for s in options[m[1]] if not _same(s.value, m[2])]
         if differ and not _unbuilt(unbuilt.get(change.path, ()), line):
-            drafts.append(_draft(change, line, m, differ))
+            drafts.append(_draft(change, line, m, differ, _spelling(run.local, was)))
     return drafts
+
+
+def _spelling(ollama: Mapping[str, str], value: str | None) -> tuple[LocalRef, ...]:
+    """The lines of Ollama's CMake files that spell a path the variable held before (`${CMAKE_BINARY_DIR}/bin`
+    in a glob of the build's outputs): what Ollama finds there moves with the new value."""
+    if value is None or "/" not in value or len(value) < MIN_PATH:
+        return ()
+    found = []
+    for path in ollama:
+        if glob_match(path, OLLAMA_CMAKE) and value in (text := text_of(ollama, path) or ""):
+            found += [LocalRef(path, n) for n, line in enumerate(text.split("\n"), start=1) if value in line]
+    return tuple(found[:REFS_SHOWN])
 
 
 def _same(value: str, other: str) -> bool:
@@ -77,15 +90,19 @@ def _unbuilt(ranges: Sequence[tuple[int, int]], line: int) -> bool:
     return any(first <= line <= last for first, last in ranges)
 
 
-def _forced(change: FileChange) -> list[tuple[int, re.Match]]:
+def _forced(change: FileChange) -> list[tuple[int, re.Match, str | None]]:
     """The added `set(... CACHE ... FORCE)` lines of a change, and the top file's plain `set()`s of CMake's
-    variables."""
-    return [
-        (line, m)
-        for span in change.significant
-        for line, code in change.added_code(span)
-        if (m := _FORCED.match(code) or _plain(change.path, code)) is not None
-    ]
+    variables, each with the value a removed line of its hunk set the variable to, if one did."""
+    found = []
+    for span in change.significant:
+        removed = [
+            m for _, code in change.removed_code(span) if (m := _FORCED.match(code) or _PLAIN.match(code))
+        ]
+        was = {m[1]: m[2].strip('"') for m in removed}
+        for line, code in change.added_code(span):
+            if (m := _FORCED.match(code) or _plain(change.path, code)) is not None:
+                found.append((line, m, was.get(m[1])))
+    return found
 
 
 def _plain(path: str, code: str) -> re.Match | None:
@@ -105,7 +122,9 @@ def _condition(lines: list[str], line: int) -> str:
     return ""
 
 
-def _draft(change: FileChange, line: int, m: re.Match, differ: list[OptionSetting]) -> Draft:
+def _draft(
+    change: FileChange, line: int, m: re.Match, differ: list[OptionSetting], spelling: tuple[LocalRef, ...]
+) -> Draft:
     name, value = m[1], m[2].strip('"')
     sets = "forces" if "FORCE" in m[0].upper() else "sets"
     condition = _condition(change.new_code_lines, line)
@@ -119,7 +138,12 @@ def _draft(change: FileChange, line: int, m: re.Match, differ: list[OptionSettin
         f"is overwritten there, and the build Ollama configures is not the one it asked for. Check which of "
         "Ollama's builds meet the condition, and what they need instead."
     )
-    refs: tuple[LocalRef, ...] = tuple(dict.fromkeys(s.ref for s in differ))[:REFS_SHOWN]
+    if spelling:
+        detail += (
+            f" Ollama's build also spells the old value where it looks for what the build makes "
+            f"({', '.join(code_span(f'{r.path}:{r.line}') for r in spelling[:3])}): it is not found there now."
+        )
+    refs = tuple(dict.fromkeys([*spelling, *(s.ref for s in differ)]))[: 2 * REFS_SHOWN]
     return Draft(
         "build",
         "medium",

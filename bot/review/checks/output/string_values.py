@@ -10,11 +10,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.markup import code_span
+from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.checks import check
 from bot.review.consumers.contracts.model import OutputPattern
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 MIN_LETTERS = 3  # a pattern with fewer letters is found in too many values to say anything
 MAX_SHOWN = 80  # characters of a value shown
+_TEXT_KINDS = ("substring", "prefix", "suffix", "equals", "equals (any case)")  # compared as text
 _LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _HOLDERS = (
     ("define", re.compile(r"^\s*#\s*define\s+(\w+)")),
@@ -47,20 +49,46 @@ def string_values(run: Run) -> list[Draft]:
     patterns = run.contracts.output_patterns
     if not patterns:
         return []
+    telling = [p for p in patterns if _telling(p)]
+    alternatives = _alternatives([p for p in patterns if p.kind in _TEXT_KINDS], run.local)
     drafts: dict[tuple[str, str, int], Draft] = {}
     for change in run.built_c_changes():
-        drafts.update(_value_drafts(change, [p for p in patterns if _telling(p)]))
+        drafts.update(_value_drafts(change, telling, alternatives))
         drafts.update(_pair_drafts(change, patterns))
     return list(drafts.values())
 
 
-def _value_drafts(change: FileChange, patterns: list[OutputPattern]) -> dict[tuple[str, str, int], Draft]:
-    """The string values of one file that no longer hold what a pattern looks for, one per pattern and line."""
+def _value_drafts(
+    change: FileChange,
+    patterns: list[OutputPattern],
+    alternatives: Mapping[OutputPattern, list[OutputPattern]],
+) -> dict[tuple[str, str, int], Draft]:
+    """The string values of one file that no longer hold what a pattern looks for, nor another text Ollama
+    accepts in its place, one per pattern and line."""
     found: dict[tuple[str, str, int], Draft] = {}
     for old, new in _changed_values(change) if patterns else ():
         for pattern in patterns:
-            if _holds(pattern, old.text) and not _holds(pattern, new.text):
+            if not _holds(pattern, old.text) or _holds(pattern, new.text):
+                continue
+            if not any(_holds(other, new.text) for other in alternatives.get(pattern, ())):
                 found.setdefault((pattern.value, change.path, old.line), _draft(change, old, new, pattern))
+    return found
+
+
+def _alternatives(
+    patterns: list[OutputPattern], ollama: Mapping[str, str]
+) -> dict[OutputPattern, list[OutputPattern]]:
+    """Per pattern, the others Ollama accepts in its place: written on the same Go line, joined by `||` and
+    by no `&&` (`strings.Contains(s, "rocm") || strings.Contains(s, "hip")`)."""
+    by_line: dict[LocalRef, list[OutputPattern]] = {}
+    for pattern in patterns:
+        by_line.setdefault(pattern.ref, []).append(pattern)
+    found: dict[OutputPattern, list[OutputPattern]] = {}
+    for ref, written in by_line.items():
+        lines = (ollama.get(ref.path) or "").split("\n")
+        text = lines[ref.line - 1] if len(written) > 1 and 0 < ref.line <= len(lines) else ""
+        if "||" in text and "&&" not in text:
+            found.update((p, [q for q in written if q != p]) for p in written)
     return found
 
 
@@ -128,9 +156,12 @@ def _pair_draft(
 def _telling(pattern: OutputPattern) -> bool:
     """A pattern a value can be said to hold: text compared as such, with letters enough to be specific; not
     a stream's frame pattern (`data: `), whose frames `server.wire` compares function by function."""
-    kinds = ("substring", "prefix", "suffix", "equals", "equals (any case)")
     streamed = bool(pattern.sources) and all(s.endswith(" stream") for s in pattern.sources)
-    return pattern.kind in kinds and sum(ch.isalpha() for ch in pattern.value) >= MIN_LETTERS and not streamed
+    return (
+        pattern.kind in _TEXT_KINDS
+        and sum(ch.isalpha() for ch in pattern.value) >= MIN_LETTERS
+        and not streamed
+    )
 
 
 def _holds(pattern: OutputPattern, text: str) -> bool:
