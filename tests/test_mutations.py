@@ -31,7 +31,6 @@ KNOWN_MISSES = {
     # discovery
     "discovery-backend-search-no-exe-dir": "the backend-registry rule fires (high) but points at native_probe's dlsym calls, not at the runner layout that relies on the executable's directory",
     # the fresh-eyes round (tests/mutations/fresh.toml), as its first scoring left them
-    "fresh-health-live-before-ready": "no check reads this shape yet (fresh-eyes round, first scoring)",
     "fresh-reasoning-format-default-none": "named by a medium item on the default of reasoning_format, but it points at the request struct, not at where Ollama reads reasoning_content",
     "fresh-fit-default-off": "no check reads this shape yet (fresh-eyes round, first scoring)",
     "fresh-ctx-size-per-slot": "no check reads this shape yet (fresh-eyes round, first scoring)",
@@ -108,7 +107,6 @@ KNOWN_MISSES = {
     "fresh7-models-quantize-copy-skips-hparams": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
     "fresh7-server-apply-template-no-generation-prompt": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
     "fresh7-server-fit-shrinks-user-ctx": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
-    "fresh7-server-health-ok-while-loading": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
     "fresh7-server-load-failure-keeps-serving": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
     "fresh7-server-log-device-free-debug-level": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
 }
