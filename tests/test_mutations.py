@@ -107,7 +107,6 @@ KNOWN_MISSES = {
     "fresh7-server-apply-template-no-generation-prompt": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
     "fresh7-server-fit-shrinks-user-ctx": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
     "fresh7-server-load-failure-keeps-serving": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
-    "fresh7-server-log-device-free-debug-level": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
 }
 
 # The harmless edits the review raises a high or medium finding on today, each with why.

@@ -9,7 +9,7 @@ from bot.review.changes import FileChange
 from bot.review.consumers.contracts import contract_inventory
 from bot.review.logformats import Program, printed_patterns
 from bot.review.logsink import Sink, sink_drafts
-from bot.review.printwhen import Upstream, when_drafts
+from bot.review.printwhen import Upstream, logger_levels, when_drafts
 from bot.review.source import code_text
 from tests.test_review_logformats import DISCOVER_GO, OLLAMA
 
@@ -168,3 +168,44 @@ def test_a_library_level_mapped_above_the_verbosity_ollama_passes_is_medium_at_t
         'fprintf(fcur, "%s"', 'fputs(msg.data(), fcur); (void)"%s"'
     )
     assert _sink(harmless) == []
+
+
+LIB_H = (
+    "#define LIB_LOG_INFO(...)  lib_log(GGML_LOG_LEVEL_INFO, __VA_ARGS__)\n"
+    "#define LIB_LOG_DEBUG(...) lib_log(GGML_LOG_LEVEL_DEBUG, __VA_ARGS__)\n"
+)
+LOGGER_CPP = """#include "log.h"
+
+static int verbosity_of(enum ggml_log_level level) {
+    switch (level) {
+        case GGML_LOG_LEVEL_DEBUG: return LOG_LEVEL_DEBUG;
+        case GGML_LOG_LEVEL_INFO:  return LOG_LEVEL_TRACE;
+        default:                   return LOG_LEVEL_TRACE;
+    }
+}
+"""
+
+
+def test_a_library_line_now_logged_at_a_level_the_logger_maps_above_ollamas_verbosity_is_medium():
+    """`LIB_LOG_INFO` -> `LIB_LOG_DEBUG`: the library's levels are an enum, which the program's logger (beside
+    the `log.h` the argument table includes) maps to its verbosity: TRACE (4) before, DEBUG (5) now."""
+    lib_fit = FIT.replace('#include "log.h"', '#include "lib-impl.h"').replace("LOG_TRC(", "LIB_LOG_INFO(")
+    new = lib_fit.replace("LIB_LOG_INFO(", "LIB_LOG_DEBUG(")
+    texts = {
+        **UPSTREAM,
+        "common/arg.cpp": '#include "log.h"\n' + ARG,
+        "common/log.cpp": LOGGER_CPP,
+        "src/lib-impl.h": LIB_H,
+        "src/fit.cpp": new,
+    }
+    inventory = _inventory({**OLLAMA, "llm/discover.go": AT_4})
+    program = Program(lambda p: None, lambda: printed_patterns(inventory.output_patterns), lambda n: iter(()))
+
+    def drafts(levels):
+        upstream = Upstream(texts.get, lambda: flags.flag_table(ARG), levels)
+        change = FileChange.from_texts("src/fit.cpp", lib_fit, new)
+        return when_drafts([change], program, lambda: inventory.launch, upstream)
+
+    (draft,) = drafts(lambda: logger_levels(texts.get, "common/arg.cpp"))
+    assert "`LIB_LOG_DEBUG` (verbosity 5) instead of `LIB_LOG_INFO` (verbosity 4)" in draft.detail
+    assert drafts(dict) == []  # without the logger's mapping the levels are not known

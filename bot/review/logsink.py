@@ -18,12 +18,11 @@ from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts.model import LaunchSetting, OutputPattern
 from bot.review.gopatterns import distinct_refs, is_program_output, program_of
-from bot.review.printwhen import Upstream, call_level, verbosity_flags
+from bot.review.printwhen import MAPS_LEVEL, Upstream, call_level, verbosity_flags
 from bot.review.producers import SourceFile
 
 STREAMS = ("stdout", "stderr")
 _PICKS_STREAM = re.compile(r"\b(\w+)\s*=\s*(?:stdout|stderr)\s*;")
-_MAPS_LEVEL = re.compile(r"\bcase\s+(\w*LEVEL\w*)\s*:\s*return\s+(\w+)\s*;")
 MAX_REFS = 8  # Ollama's patterns pointed at per stream
 
 
@@ -46,7 +45,7 @@ def sink_drafts(changes: list[FileChange], sink: Sink, upstream: Upstream) -> li
         changed = change.changed_raw[0]
         if _picks_a_stream(change):
             drafts += _stream_drafts(change, sink)
-        if _MAPS_LEVEL.search(changed):
+        if MAPS_LEVEL.search(changed):
             drafts += _level_drafts(change, sink, upstream)
     return drafts
 
@@ -164,8 +163,8 @@ def _lines(lines: list[str]) -> str:
 def _level_drafts(change: FileChange, sink: Sink, upstream: Upstream) -> list[Draft]:
     """One draft per level a switch maps to another verbosity, when a verbosity Ollama passes lets the
     old one through and not the new (or the levels are not numbers the headers define)."""
-    before = dict(_MAPS_LEVEL.findall("\n".join(change.removed_raw)))
-    after = {k: (v, n) for n, line in _added_lines(change) for k, v in _MAPS_LEVEL.findall(line)}
+    before = dict(MAPS_LEVEL.findall("\n".join(change.removed_raw)))
+    after = {k: (v, n) for n, line in _added_lines(change) for k, v in MAPS_LEVEL.findall(line)}
     drafts = []
     for level, (now, line) in after.items():
         was = before.get(level)

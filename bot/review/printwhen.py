@@ -39,7 +39,13 @@ _MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(\([^)\n]*\))?[ \t]+([^\n]*
 _INTEGER = re.compile(r"^\s*\(?\s*(-?\d+)\s*\)?\s*(?://.*)?$")
 INCLUDE_DEPTH = 3  # headers included by headers followed for the macros a call expands through
 MACRO_DEPTH = 4  # macros expanded to find a call's verbosity
+# a logger's mapping of a library's level to its own verbosity: `case GGML_LOG_LEVEL_INFO: return LOG_LEVEL_TRACE;`
+MAPS_LEVEL = re.compile(r"\bcase\s+(\w*LEVEL\w*)\s*:\s*return\s+(\w+)\s*;")
 VERBOSITY = "verbosity"  # what a flag's handler sets when it sets the threshold of what is printed
+
+
+def _no_levels() -> Mapping[str, int]:
+    return {}
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,8 @@ class Upstream:
 
     read: Callable[[str], str | None]  # a file's comment-free code at the new ref
     flags: Callable[[], Mapping[str, Flag]]  # the argument table at the new ref
+    # a library's log levels (`GGML_LOG_LEVEL_INFO`) -> the verbosity the program's logger prints them at
+    levels: Callable[[], Mapping[str, int]] = _no_levels
 
 
 @dataclass(frozen=True)
@@ -256,14 +264,20 @@ def _condition(statement: Node) -> str:
 # ------------------------------------------------------------------------------------------ verbosity
 
 
-def call_level(call: str, path: str, read: Callable[[str], str | None]) -> int | None:
+def call_level(
+    call: str, path: str, read: Callable[[str], str | None], levels: Mapping[str, int] | None = None
+) -> int | None:
     """The verbosity a logging call prints at: the first name its macro's expansion passes that the file's
-    headers define as a number (`LOG_TRC` -> `LOG_TMPL(..., LOG_LEVEL_TRACE, ...)` -> 4); None if none."""
+    headers define as a number (`LOG_TRC` -> `LOG_TMPL(..., LOG_LEVEL_TRACE, ...)` -> 4), or that is a
+    library's level the program's logger maps to one (`LLAMA_LOG_INFO` -> `GGML_LOG_LEVEL_INFO`, `levels`);
+    None if none."""
     macros = _macros(path, read)
-    return _level(call, macros, MACRO_DEPTH)
+    return _level(call, macros, MACRO_DEPTH, levels or {})
 
 
-def _level(name: str, macros: Mapping[str, str], depth: int) -> int | None:
+def _level(name: str, macros: Mapping[str, str], depth: int, levels: Mapping[str, int]) -> int | None:
+    if name in levels:
+        return levels[name]
     body = macros.get(name)
     if body is None or depth == 0:
         return None
@@ -272,10 +286,28 @@ def _level(name: str, macros: Mapping[str, str], depth: int) -> int | None:
         return int(number[1])
     for word in re.findall(r"\b[A-Za-z_]\w*\b", body):
         if word != name:
-            level = _level(word, macros, depth - 1)
+            level = _level(word, macros, depth - 1, levels)
             if level is not None:
                 return level
     return None
+
+
+def logger_levels(read: Callable[[str], str | None], path: str) -> dict[str, int]:
+    """A library's log levels mapped to the verbosity of the program's logger: the `case LEVEL: return
+    VERBOSITY;` of the logger's source beside a header the file (the argument table) includes, each verbosity
+    resolved through that source's macros (`GGML_LOG_LEVEL_DEBUG` -> `LOG_LEVEL_DEBUG` -> 5)."""
+    found: dict[str, int] = {}
+    for header in _INCLUDE.findall(read(path) or ""):
+        stem = posixpath.splitext(posixpath.normpath(posixpath.join(posixpath.dirname(path), header)))[0]
+        for source in (f"{stem}.cpp", f"{stem}.c"):
+            code = read(source) or ""
+            pairs = MAPS_LEVEL.findall(code)
+            macros = _macros(source, read) if pairs else {}
+            for name, value in pairs:
+                level = _level(value, macros, MACRO_DEPTH, {})
+                if level is not None:
+                    found.setdefault(name, level)
+    return found
 
 
 def _macros(path: str, read: Callable[[str], str | None]) -> dict[str, str]:
@@ -361,8 +393,9 @@ def _level_draft(item: Reprinted, launches: Sequence[LaunchSetting], upstream: U
     """Medium when the print's new level is filtered out at a verbosity Ollama starts the program with
     that printed the old one (a start with no verbosity flag is not judged: the default is not read)."""
     path = item.change.path
-    before = call_level(item.before.call, path, upstream.read)
-    after = call_level(item.after.call, path, upstream.read)
+    levels = upstream.levels()
+    before = call_level(item.before.call, path, upstream.read, levels)
+    after = call_level(item.after.call, path, upstream.read, levels)
     if before is None or after is None or before == after:
         return None
     starts = thresholds(item.pattern, launches, upstream.flags())
