@@ -312,35 +312,36 @@ def _body_reads(lines: list[str], line: int) -> list[tuple[int, str]]:
 
 def _endpoint_draft(path: str, gate: EndpointGate, refs: tuple[LocalRef, ...]) -> Draft:
     field, endpoint = code_span(gate.field), code_span(gate.endpoint)
-    return Draft(
-        "server",
-        "high",
+    return _gated(
+        path,
+        (gate.line, gate.read_at),
         f"llama-server now reads {field} only under a condition that {endpoint}, where Ollama sends it, never meets",
         f"Upstream put the reading of {field} ({code_span(f'{path}:{gate.read_at}')}) under a new condition, "
         f"{code_span(gate.condition)} ({code_span(f'{path}:{gate.line}')}). The handler of {endpoint} passes "
         f"{code_span(gate.passed)} there, so the condition never holds for it. The old code read {field} there "
         f"without it. Ollama sends {field} to {endpoint}, so the value it sends is now ignored, silently.",
-        path,
-        gate.line,
-        ((gate.line, gate.read_at),),
-        local_refs=refs[:10],
-        cause=f"request-gate:{gate.field}:{gate.endpoint}",
+        refs,
+        f"request-gate:{gate.field}:{gate.endpoint}",
     )
 
 
 def _draft(path: str, gate: Gate, refs: tuple[LocalRef, ...]) -> Draft:
     field, key = code_span(gate.field), code_span(gate.key)
-    return Draft(
-        "server",
-        "high",
+    return _gated(
+        path,
+        (gate.line, gate.read_at),
         f"llama-server now reads {field} only when the request sets {key}, which Ollama never sends",
         f"Upstream put the reading of {field} ({code_span(f'{path}:{gate.read_at}')}) under a new condition "
         f"on {key} ({code_span(f'{path}:{gate.line}')}). The old code read {field} there without it. Ollama "
         f"sends {field} and never {key}, so the value it sends is now ignored, silently. Send {key} where "
         "Ollama sends the field, or keep upstream's old reading.",
-        path,
-        gate.line,
-        ((gate.line, gate.read_at),),
-        local_refs=refs[:10],
-        cause=f"request-gate:{gate.field}:{gate.key}",
+        refs,
+        f"request-gate:{gate.field}:{gate.key}",
     )
+
+
+def _gated(
+    path: str, lines: tuple[int, int], title: str, detail: str, refs: tuple[LocalRef, ...], cause: str
+) -> Draft:
+    """A high item at the new condition, blaming it and the reading under it."""
+    return Draft("server", "high", title, detail, path, lines[0], (lines,), local_refs=refs[:10], cause=cause)
