@@ -485,6 +485,11 @@ def test_a_local_set_only_when_the_request_has_a_key_is_that_keys_default(contra
     assert "decides what llama-server writes into `timings`" in draft.detail
     also_set = anchor + read + "    with_timings = per_token;\n" + written
     assert _review_from(contracts, context, (anchor, also_set), *flipped) == []
+    # set when the request leaves the key out: the initializer is what a request with the key gets
+    absent = anchor + read.replace(
+        'if (data.contains("timings_format"))', 'if (!data.contains("timings_format"))'
+    )
+    assert _review_from(contracts, context, (anchor, absent + written), *flipped) == []
 
 
 def test_a_default_ollama_always_overrides_or_never_reaches_or_only_rewrites_is_quiet(contracts):

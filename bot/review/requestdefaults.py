@@ -41,9 +41,8 @@ class Default:
     value: str
     path: str
     line: int
-    member: str = (
-        ""  # `struct::member` when the value is a member's initializer, the local's name for a local's
-    )
+    # `struct::member` when the value is a member's initializer; the local's name when it is a local's
+    member: str = ""
 
     @property
     def shown(self) -> str:

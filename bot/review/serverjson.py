@@ -32,6 +32,8 @@ _RAW = re.compile(r'\w*R"([^(]*)\((.*)\)\1"$', re.DOTALL)
 STRINGS = ("string_literal", "concatenated_string", "raw_string_literal")
 READ_METHODS = frozenset({"at", "contains", "find", "value", "count"})  # json members that read a key
 PRESENCE_METHODS = frozenset({"contains", "find", "count"})  # those that test whether the request has it
+# a test that the key is missing: `!x.contains(k)`, `x.count(k) == 0`, `x.find(k) == x.end()`
+_ABSENCE = re.compile(r"!\s*[\w.>-]*(?:contains|count|find)\s*\(|==\s*0\b|==\s*[\w.>-]*end\s*\(")
 
 _ALIAS = re.compile(r"alias", re.IGNORECASE)  # a schema method that adds another name for the field
 _BOUNDS = re.compile(r"limits?$|range$|bounds?$", re.IGNORECASE)  # ... that bounds its value
@@ -480,15 +482,18 @@ def _first(nodes: list[Node]) -> int:
 
 
 def _presence_tested(node: Node, unit: Unit, code: ServerReading) -> str | None:
-    """The one key whose presence (`x.count(key)`, `x.contains(key)`, `x.find(key)`) an `if` around the node
-    tests, the nearest such `if`'s."""
-    parent = node.parent
+    """The one key whose presence (`x.count(key)`, `x.contains(key)`, `x.find(key)`) the nearest `if` around
+    the node that tests one tests, the node in the branch taken when the key is there."""
+    child, parent = node, node.parent
     while parent is not None and parent != unit.node:
         condition = parent.child_by_field_name("condition") if parent.type == "if_statement" else None
         keys = _presence_keys(condition, unit, code) if condition is not None else set()
         if keys:
-            return keys.pop() if len(keys) == 1 else None
-        parent = parent.parent
+            taken = child == parent.child_by_field_name("consequence") and not _ABSENCE.search(
+                node_text(condition)
+            )
+            return keys.pop() if len(keys) == 1 and taken else None
+        child, parent = parent, parent.parent
     return None
 
 
