@@ -112,5 +112,6 @@ def test_a_set_or_unset_variable_now_compared_with_the_constants_ollama_sets_is_
     assert [d.severity for d in _switch(compared, ('"1"', '"on"'))] == ["info"]
     assert [d.severity for d in _switch(compared, ('"yes"',))] == ["medium"]
     assert [d.severity for d in _switch(compared, ("integer",))] == ["medium"]
+    assert [d.severity for d in _switch(compared, ('"1',))] == ["medium"]  # a malformed constant is none
     rejecting = compared.replace('strcmp(v, "1") == 0', 'strcmp(v, "1") != 0')
     assert [d.severity for d in _switch(rejecting, ('"1"',))] == ["medium"]

@@ -327,7 +327,7 @@ def reread_drafts(
 def _still_taken(item: Reread, values: tuple[str, ...]) -> bool:
     """Whether every value Ollama sets is a constant the new lines test the value equal to (`strcmp(v, "1") ==
     0`), where the old lines tested no constant (whether it was set at all)."""
-    constants = [json.loads(v) for v in values if v.startswith('"')]
+    constants = [c for c in map(_constant, values) if c is not None]
     strings = {m for line in item.before for m in _STRING.findall(line)} - {json.dumps(item.name)}
     if not constants or len(constants) < len(values) or strings:
         return False
@@ -335,6 +335,15 @@ def _still_taken(item: Reread, values: tuple[str, ...]) -> bool:
 
 
 _STRING = re.compile(r'"(?:\\.|[^"\\])*"')
+
+
+def _constant(value: str) -> str | None:
+    """A JSON-quoted constant's text; None for a kind of value (`integer`) or a malformed quote."""
+    try:
+        text = json.loads(value) if value.startswith('"') else None
+    except ValueError:
+        return None
+    return text if isinstance(text, str) else None
 
 
 def _equal_to(constant: str) -> re.Pattern[str]:
