@@ -25,6 +25,7 @@ from bot.review.paramdefaults import declared_at, same_value
 from bot.review.payloads import Decoded, Writers
 from bot.review.requests import REQUEST_REACH
 from bot.review.servercode import ServerCode, Unit
+from bot.review.serverjson import Emission
 
 _LITERAL = re.compile(
     r'^(?:[-+]?[\d.]+[fFuUlL]*|true|false|nullptr|"(?:\\.|[^"\\])*"|(?:[\w]+::)*[A-Z][A-Z0-9_]+)$'
@@ -107,11 +108,17 @@ def _decided_field(writers: Writers, endpoint: str, names: set[str]) -> Decides 
     named = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
     answered = [f for f in writers.fields if f.source.startswith(f"{endpoint} ")]
     for unit, e in writers.entries():
-        if named.search(e.value) or any(named.search(g) for g in e.guards):
-            found = next((f for f in answered if writers.writes_into(unit, e, f)), None)
-            if found is not None:
-                return Decides(found, unit.path, e.line)
+        found = (
+            next((f for f in answered if writers.writes_into(unit, e, f)), None) if _names(e, named) else None
+        )
+        if found is not None:
+            return Decides(found, unit.path, e.line)
     return None
+
+
+def _names(entry: Emission, named: re.Pattern[str]) -> bool:
+    """Whether the entry's value, or a condition it is written under, names one of the names."""
+    return bool(named.search(entry.value)) or any(named.search(g) for g in entry.guards)
 
 
 def _local_of(code: ServerCode, unit: Unit, key: str) -> str | None:

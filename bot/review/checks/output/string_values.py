@@ -85,11 +85,16 @@ def _alternatives(
         by_line.setdefault(pattern.ref, []).append(pattern)
     found: dict[OutputPattern, list[OutputPattern]] = {}
     for ref, written in by_line.items():
-        lines = (ollama.get(ref.path) or "").split("\n")
-        text = lines[ref.line - 1] if len(written) > 1 and 0 < ref.line <= len(lines) else ""
-        if "||" in text and "&&" not in text:
+        if len(written) > 1 and _either(ollama, ref):
             found.update((p, [q for q in written if q != p]) for p in written)
     return found
+
+
+def _either(ollama: Mapping[str, str], ref: LocalRef) -> bool:
+    """Whether the Go line joins what it compares by `||` alone."""
+    lines = (ollama.get(ref.path) or "").split("\n")
+    text = lines[ref.line - 1] if 0 < ref.line <= len(lines) else ""
+    return "||" in text and "&&" not in text
 
 
 def _pair_drafts(change: FileChange, patterns: Sequence[OutputPattern]) -> dict[tuple[str, str, int], Draft]:
