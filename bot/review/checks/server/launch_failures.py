@@ -65,9 +65,10 @@ def refusal_drafts(
     drafts = []
     for r in found:
         flags = [s for m in r.members for s in passed.get(m, [])]
-        if flags and valued.isdisjoint(
+        on_values = not valued.isdisjoint(
             r.members
-        ):  # a condition on values Ollama passes: they may not meet it
+        )  # a condition on values Ollama passes: they may not meet it
+        if flags and not on_values:
             drafts.append(_draft(r, tuple(dict.fromkeys(flags))))
     return drafts
 

@@ -316,8 +316,8 @@ def _endpoint_draft(path: str, gate: EndpointGate, refs: tuple[LocalRef, ...]) -
         path,
         (gate.line, gate.read_at),
         f"llama-server now reads {field} only under a condition that {endpoint}, where Ollama sends it, never meets",
-        f"Upstream put the reading of {field} ({code_span(f'{path}:{gate.read_at}')}) under a new condition, "
-        f"{code_span(gate.condition)} ({code_span(f'{path}:{gate.line}')}). The handler of {endpoint} passes "
+        f"{_put_under(path, field, gate.read_at)}, {code_span(gate.condition)} "
+        f"({code_span(f'{path}:{gate.line}')}). The handler of {endpoint} passes "
         f"{code_span(gate.passed)} there, so the condition never holds for it. The old code read {field} there "
         f"without it. Ollama sends {field} to {endpoint}, so the value it sends is now ignored, silently.",
         refs,
@@ -331,13 +331,16 @@ def _draft(path: str, gate: Gate, refs: tuple[LocalRef, ...]) -> Draft:
         path,
         (gate.line, gate.read_at),
         f"llama-server now reads {field} only when the request sets {key}, which Ollama never sends",
-        f"Upstream put the reading of {field} ({code_span(f'{path}:{gate.read_at}')}) under a new condition "
-        f"on {key} ({code_span(f'{path}:{gate.line}')}). The old code read {field} there without it. Ollama "
+        f"{_put_under(path, field, gate.read_at)} on {key} ({code_span(f'{path}:{gate.line}')}). The old code read {field} there without it. Ollama "
         f"sends {field} and never {key}, so the value it sends is now ignored, silently. Send {key} where "
         "Ollama sends the field, or keep upstream's old reading.",
         refs,
         f"request-gate:{gate.field}:{gate.key}",
     )
+
+
+def _put_under(path: str, field: str, read_at: int) -> str:
+    return f"Upstream put the reading of {field} ({code_span(f'{path}:{read_at}')}) under a new condition"
 
 
 def _gated(
