@@ -46,7 +46,6 @@ KNOWN_MISSES = {
     "fresh2-streaming-stop-type-context": "a new value of an enum-like string Ollama compares is written by a new case, not a changed one",
     "fresh2-models-gemma4-add-bos-override-removed": "a removed special case for an architecture Ollama ships is not read",
     "fresh2-models-sampler-chain-drops-min-p": "the order and members of the default sampler chain are not compared",
-    "fresh2-models-apply-template-no-generation-prompt": "a per-request default of an endpoint Ollama calls without the field",
     "fresh2-models-reasoning-effort-kwarg-ignored": "a nested request field (chat_template_kwargs) no longer read is not followed",
     # the third fresh-eyes round (tests/mutations/fresh3.toml), as its first scoring left them
     "fresh3-discovery-cuda-kernels-side-library": "first scoring: named by medium 'Runtime library names changed in CMakeLists.txt', but it points at discover/native_probe_linux.go:180, discover/native_probe_platform.go:78, discover/native_probe_platform.go:79, discover/native_probe_platform.go:80, discover/native_probe_plat",
@@ -104,7 +103,6 @@ KNOWN_MISSES = {
     "fresh7-models-clip-loader-rejects-non-clip-arch": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
     "fresh7-models-moe-up-scale-folded-into-router-weights": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
     "fresh7-models-quantize-copy-skips-hparams": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
-    "fresh7-server-apply-template-no-generation-prompt": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
     "fresh7-server-fit-shrinks-user-ctx": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
     "fresh7-server-load-failure-keeps-serving": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
 }

@@ -1189,3 +1189,137 @@ def test_a_decoded_text_the_server_empties_in_fewer_places_is_medium(contracts):
     # emptied the other way (`.clear()`): the same place count, nothing told
     cleared = gone.replace('result->content = "";', "result->content.clear();")
     assert _review_from(contracts, context, emptying, gone, cleared) == []
+
+
+TEMPLATE_GO = """package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+type templateResponse struct {
+	Prompt string `json:"prompt"`
+}
+
+func (s *Server) ApplyTemplate(messages []string) (string, error) {
+	body, err := json.Marshal(map[string]any{
+		"messages": messages,
+	})
+	if err != nil {
+		return "", err
+	}
+	url := fmt.Sprintf("http://127.0.0.1:%d/apply-template", s.port)
+	resp, err := http.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var out templateResponse
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return "", err
+	}
+	return out.Prompt, nil
+}
+"""
+
+TEMPLATE_ROUTE = (
+    '    ctx_http.post("/completion", ex_wrapper(routes.post_completions));\n',
+    '    ctx_http.post("/completion", ex_wrapper(routes.post_completions));\n'
+    '    ctx_http.post("/apply-template", ex_wrapper(routes.post_apply_template));\n',
+)
+TEMPLATE_HANDLER = (
+    "    this->post_anthropic_messages = ",
+    "    this->post_apply_template = [this](const server_http_req & req) {\n"
+    "        auto res = create_response();\n"
+    "        json body = json::parse(req.body);\n"
+    "        json data = chat_params_parse(body);\n"
+    '        res->ok({{"prompt", data.at("prompt")}});\n'
+    "        return res;\n"
+    "    };\n"
+    "    this->post_anthropic_messages = ",
+)
+TEMPLATE_PARSE = (
+    "std::string format_sse(",
+    "json chat_params_parse(const json & body) {\n"
+    "    json out;\n"
+    "    chat_inputs inputs;\n"
+    '    inputs.add_generation_prompt = json_value(body, "add_generation_prompt", true);\n'
+    '    inputs.messages = body.at("messages");\n'
+    '    out["prompt"] = apply_template(inputs);\n'
+    "    return out;\n"
+    "}\n\n"
+    "std::string format_sse(",
+)
+INJECTED = (
+    "        json body = json::parse(req.body);\n        json data = chat_params_parse(body);\n",
+    "        json body = json::parse(req.body);\n"
+    '        if (!body.contains("add_generation_prompt")) {\n'
+    '            body["add_generation_prompt"] = false;\n'
+    "        }\n"
+    "        json data = chat_params_parse(body);\n",
+)
+
+
+def _with_template_endpoint() -> dict[str, str]:
+    server, context, common = (
+        "tools/server/server.cpp",
+        "tools/server/server-context.cpp",
+        "tools/server/server-common.cpp",
+    )
+    return {
+        **UPSTREAM,
+        server: UPSTREAM[server].replace(*TEMPLATE_ROUTE),
+        context: UPSTREAM[context].replace(*TEMPLATE_HANDLER),
+        common: UPSTREAM[common].replace(*TEMPLATE_PARSE),
+    }
+
+
+def test_a_default_of_an_endpoint_doing_template_work_is_medium_where_ollama_calls_it():
+    """Ollama has `/apply-template` render its prompts and never sends `add_generation_prompt`: a default the
+    handler now writes into requests that lack the key, or a new default where the key is read, changes every
+    prompt Ollama renders there (medium, at the call). The same default of an endpoint that does no such work
+    is information; a value written when the request has the key is no default."""
+    ollama = {**OLLAMA, "runner/template.go": TEMPLATE_GO}
+    contracts = Contracts({path: code_text(text, path) for path, text in ollama.items()})
+    start = _with_template_endpoint()
+    context = "tools/server/server-context.cpp"
+    injected = {**start, context: start[context].replace(*INJECTED)}
+    (draft,) = wire_drafts(_texts(start), _texts(injected), contracts)
+    assert draft.severity == "medium" and "`add_generation_prompt`" in draft.title
+    assert "`POST /apply-template`" in draft.title
+    assert "before `true`" in draft.detail and "now `false`" in draft.detail
+    assert "do this template work" in draft.detail
+    call = (
+        TEMPLATE_GO.split("\n").index('\turl := fmt.Sprintf("http://127.0.0.1:%d/apply-template", s.port)')
+        + 1
+    )
+    assert LocalRef("runner/template.go", call) in draft.local_refs
+
+    common = "tools/server/server-common.cpp"
+    flipped = {
+        **start,
+        common: start[common].replace('"add_generation_prompt", true', '"add_generation_prompt", false'),
+    }
+    (draft,) = wire_drafts(_texts(start), _texts(flipped), contracts)
+    assert draft.severity == "medium" and "`POST /apply-template`" in draft.title
+
+    present = INJECTED[1].replace(
+        '!body.contains("add_generation_prompt")', 'body.contains("add_generation_prompt")'
+    )
+    only_with_key = {**start, context: start[context].replace(INJECTED[0], present)}
+    assert wire_drafts(_texts(start), _texts(only_with_key), contracts) == []
+
+    completion = (
+        "        json data = json::parse(req.body);\n",
+        '        json data = json::parse(req.body);\n        if (!data.contains("timings_per_token")) {\n'
+        '            data["timings_per_token"] = true;\n        }\n',
+    )
+    (info,) = wire_drafts(
+        _texts(start), _texts({**start, context: start[context].replace(*completion)}), contracts
+    )
+    assert (
+        info.severity == "info" and "`timings_per_token`" in info.title and "`POST /completion`" in info.title
+    )

@@ -5,8 +5,9 @@ with a struct member whose initializer is the default: `new field_bool("return_p
 params.return_progress)`). Where Ollama's requests to that endpoint leave the field out (never send it, or
 only sometimes), the default is what Ollama gets; a default that changed changes what every such request
 does, with nothing to see on Ollama's side. A field Ollama's code names and sends only sometimes is one it
-relies on the default of where it leaves it out (medium); one it never names is information: most such
-defaults switch on something Ollama does not read.
+relies on the default of where it leaves it out (medium); one it never names is information (most such
+defaults switch on something Ollama does not read), but on an endpoint that does a tokenizer's or template's
+work for Ollama, whose whole answer is what Ollama uses, and where the default decides a field Ollama decodes.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft
+from bot.review.consumers.contracts.behaviours import area_of
 from bot.review.consumers.contracts.model import WireField
 from bot.review.consumers.gofields import field_lines, reading
 from bot.review.cppreach import structs
@@ -57,9 +59,11 @@ def default_drafts(
     fields: Sequence[WireField],
     ollama: Mapping[str, str],
     writers: Writers | None = None,
+    called_at: Mapping[str, tuple[LocalRef, ...]] = {},
 ) -> list[Draft]:
     """One item per field of an endpoint Ollama sends requests to, left out of them, whose default the bump
-    changes; `writers` of the fields Ollama decodes from the answers, at the new ref."""
+    changes; `writers` of the fields Ollama decodes from the answers, at the new ref; `called_at`, where
+    Ollama calls each endpoint."""
     sent: dict[str, list[WireField]] = {}
     for f in fields:
         if f.direction == "request":
@@ -76,7 +80,13 @@ def default_drafts(
                 decides = (
                     _decided_field(writers, endpoint, _read_into(new, route, key, now)) if writers else None
                 )
-                read_at = tuple(field_lines(decides.field.ref, ollama, reading)) if decides else ()
+                read_at = (
+                    tuple(field_lines(decides.field.ref, ollama, reading))
+                    if decides
+                    else called_at.get(endpoint, ())
+                    if _does_work(route)
+                    else ()
+                )
                 drafts.append(_draft(endpoint, key, was, now, *leaving, decides, read_at))
     return drafts
 
@@ -88,6 +98,12 @@ class Decides:
     field: Decoded
     path: str
     line: int
+
+
+def _does_work(route: str) -> bool:
+    """Whether an endpoint does a tokenizer's or a template's work (`/detokenize`, `/apply-template`): its
+    answer is the result Ollama uses."""
+    return area_of(route) in ("tokenizer", "template")
 
 
 def _read_into(code: ServerCode, route: str, key: str, default: Default) -> set[str]:
@@ -203,8 +219,10 @@ def _draft(
     decides: Decides | None = None,
     read_at: tuple[LocalRef, ...] = (),
 ) -> Draft:
+    """The item; `read_at`, the Ollama lines that read the decided field, or that call an endpoint doing work."""
     where = ", ".join(code_span(f"{r.path}:{r.line}") for r in refs[:REFS_SHOWN])
     sends = "never send it" if how == "never" else "leave it out on some requests"
+    route = endpoint.split(" ", 1)[-1]
     detail = (
         f"Ollama's requests to {code_span(endpoint)} {sends} ({where}), so llama-server's default applies: "
         f"before {code_span(was.shown)} ({code_span(f'{was.path}:{was.line}')}), now {code_span(now.shown)}. "
@@ -218,10 +236,15 @@ def _draft(
             f"({code_span(f'{decides.path}:{decides.line}')}), which Ollama decodes "
             f"({code_span(f'{f.ref.path}:{f.ref.line}')}) as {code_span(f.go_type)}."
         )
-        refs = (*refs, f.ref, *read_at)
+        refs = (*refs, f.ref)
+    elif _does_work(route):
+        called = ", ".join(code_span(f"{r.path}:{r.line}") for r in read_at[:REFS_SHOWN])
+        detail += f" Ollama has llama-server do this {area_of(route)} work and uses its answer as it is"
+        detail += f" ({called})." if called else "."
+    refs = (*refs, *read_at)
     return Draft(
         "server",
-        "info" if how == "never" and decides is None else "medium",
+        "info" if how == "never" and decides is None and not _does_work(route) else "medium",
         f"Default of {code_span(key)} on {code_span(endpoint)} changed; Ollama leaves it out of its requests",
         detail,
         now.path,

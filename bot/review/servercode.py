@@ -85,7 +85,7 @@ class Unit:
 
 # What is kept of a reading of the server sources: the functions without their syntax, and each route's
 # handlers by name. It depends on the texts alone, so a re-check of the same refs finds it in the store.
-SERVER_CODE = facts.Extractor("server-code", 5, __name__)
+SERVER_CODE = facts.Extractor("server-code", 6, __name__)
 
 
 def read_server(texts: Mapping[str, str]) -> ServerCode:

@@ -451,9 +451,13 @@ MAX_DEFAULT_CHARS = 200  # a longer default argument is kept as nothing: no lite
 def read_defaults(unit: Unit, code: ServerReading, readers: Mapping[str, int]) -> dict[str, str]:
     """Request key -> the default the unit reads it with, as written: the argument after the key of a reader
     function or of `x.value(key, default)`, and the value a schema field is declared with
-    (`new field_bool("stream", params.stream)`: the member whose initializer is the default)."""
+    (`new field_bool("stream", params.stream)`: the member whose initializer is the default), and the value
+    it writes into the request where the request lacks the key."""
     found = (
-        _presence_defaults(unit, code) | _schema_defaults(unit, code) | _call_defaults(unit, code, readers)
+        _presence_defaults(unit, code)
+        | _schema_defaults(unit, code)
+        | _call_defaults(unit, code, readers)
+        | _injected_defaults(unit, code)
     )
     return {key: text for key, text in found.items() if len(text) <= MAX_DEFAULT_CHARS}
 
@@ -471,9 +475,26 @@ def _presence_defaults(unit: Unit, code: ServerReading) -> dict[str, str]:
             assigned.setdefault(node_text(node.child_by_field_name("left")), []).append(node)
     found: dict[str, str] = {}
     for name, (declaration, value) in initial.items():
-        tested = {_presence_tested(n, unit, code) for n in assigned.get(name, [])}
-        if len(tested) == 1 and (key := tested.pop()) and declaration.end_byte < _first(assigned[name]):
-            found.setdefault(key, f"{name} = {value}")
+        tested = {_branch_of(n, unit, code) for n in assigned.get(name, [])}
+        if (
+            len(tested) == 1
+            and (branch := tested.pop())
+            and branch[1]
+            and declaration.end_byte < _first(assigned[name])
+        ):
+            found.setdefault(branch[0], f"{name} = {value}")
+    return found
+
+
+def _injected_defaults(unit: Unit, code: ServerReading) -> dict[str, str]:
+    """`if (!body.contains("add_generation_prompt")) { body["add_generation_prompt"] = false; }`: a value the
+    unit writes into the request under a test of that key's absence is the key's default from there on, over
+    the default of whatever reads the request after it."""
+    found: dict[str, str] = {}
+    for node in unit.nodes.get("store", []):
+        chain, _ = _subscripts(node.child_by_field_name("left"), unit, code)
+        if len(chain) == 1 and len(chain[0]) == 1 and _branch_of(node, unit, code) == (chain[0][0], False):
+            found.setdefault(chain[0][0], squash(node_text(node.child_by_field_name("right"))))
     return found
 
 
@@ -481,18 +502,19 @@ def _first(nodes: list[Node]) -> int:
     return min(n.start_byte for n in nodes)
 
 
-def _presence_tested(node: Node, unit: Unit, code: ServerReading) -> str | None:
+def _branch_of(node: Node, unit: Unit, code: ServerReading) -> tuple[str, bool] | None:
     """The one key whose presence (`x.count(key)`, `x.contains(key)`, `x.find(key)`) the nearest `if` around
-    the node that tests one tests, the node in the branch taken when the key is there."""
+    the node that tests one tests, and whether the branch holding the node runs when the request has it."""
     child, parent = node, node.parent
     while parent is not None and parent != unit.node:
         condition = parent.child_by_field_name("condition") if parent.type == "if_statement" else None
         keys = _presence_keys(condition, unit, code) if condition is not None else set()
         if keys:
-            taken = child == parent.child_by_field_name("consequence") and not _ABSENCE.search(
-                node_text(condition)
-            )
-            return keys.pop() if len(keys) == 1 and taken else None
+            branches = parent.child_by_field_name("consequence"), parent.child_by_field_name("alternative")
+            if len(keys) != 1 or child not in branches:
+                return None
+            absent = bool(_ABSENCE.search(node_text(condition)))
+            return keys.pop(), (child == branches[0]) != absent
         child, parent = parent, parent.parent
     return None
 

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 
 from bot.cache import facts
+from bot.model import LocalRef
 from bot.review import compared, emptied, frames, payloads, requestdefaults, requests
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts import WIRE_GROUPS, Contracts
@@ -31,7 +32,7 @@ def server_texts(
     return old | {c.old_path: c.old_code for c in changed if c.old_path}, new
 
 
-WIRE = facts.Extractor("wire-drafts", 7, __name__)
+WIRE = facts.Extractor("wire-drafts", 8, __name__)
 
 
 def wire_drafts(old: Mapping[str, str], new: Mapping[str, str], contracts: Contracts) -> list[Draft]:
@@ -64,12 +65,23 @@ def kept_drafts(
     return drafts if found else None
 
 
-_Groups = tuple[tuple[WireField, ...], tuple[WireField, ...], tuple[OutputPattern, ...]]
+_Groups = tuple[
+    tuple[WireField, ...],
+    tuple[WireField, ...],
+    tuple[OutputPattern, ...],
+    tuple[tuple[str, tuple[LocalRef, ...]], ...],
+]
 
 
 def _groups(contracts: Contracts) -> _Groups:
-    """The inventory's groups the check reads: the request and response fields, the output patterns."""
-    return contracts.request_fields, contracts.response_fields, contracts.output_patterns
+    """The inventory's groups the check reads: the request and response fields, the output patterns, and
+    where Ollama calls each endpoint."""
+    return (
+        contracts.request_fields,
+        contracts.response_fields,
+        contracts.output_patterns,
+        tuple(sorted(contracts.endpoints.items())),
+    )
 
 
 def _key(
@@ -89,7 +101,7 @@ def _drafts(
     groups: _Groups,
     ollama: Mapping[str, str],
 ) -> list[Draft]:
-    request_fields, response_fields, patterns = groups
+    request_fields, response_fields, patterns, endpoints = groups
     old_code, new_code = server_code(old), server_code(new)
     drafts = requests.request_drafts(
         old_code, new_code, request_fields, requests.Documentation(ollama).values
@@ -97,7 +109,9 @@ def _drafts(
     decoded = payloads.decoded_fields(response_fields)
     routes = {f.endpoint.split(" ", 1)[-1] for f in (*request_fields, *response_fields)}
     after = payloads.Writers(new_code, decoded, routes) if decoded else None
-    drafts += requestdefaults.default_drafts(old_code, new_code, request_fields, ollama, after)
+    drafts += requestdefaults.default_drafts(
+        old_code, new_code, request_fields, ollama, after, dict(endpoints)
+    )
     drafts = [with_field_lines(d, ollama, writing) for d in drafts]
     if after is not None:
         before = payloads.Writers(old_code, decoded, routes)

@@ -40,8 +40,8 @@ __all__ = ["GROUPS", "Contracts", "Inventory", "contract_inventory", "contracts_
 # review asks for are kept with the ids of those texts: a re-check, another push that leaves them as they were,
 # or a second pull request on the same Ollama tree finds them instead of reading the Go program again.
 INVENTORY = facts.Extractor("contract-inventory", 2, __name__)
-WIRE_GROUPS = ("calls_upstream", "request_fields", "response_fields", "output_patterns")
-KEPT = ("launch", "passed_flags", "endpoints", *WIRE_GROUPS)
+WIRE_GROUPS = ("calls_upstream", "endpoints", "request_fields", "response_fields", "output_patterns")
+KEPT = ("launch", "passed_flags", *WIRE_GROUPS)
 _PROGRAM = ("resolver", "commands", "requests", "flow")  # what the groups are read from
 T = TypeVar("T")
 
