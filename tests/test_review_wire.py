@@ -11,6 +11,7 @@ import pytest
 from bot.model import LocalRef
 from bot.review.consumers.contracts import Contracts, contracts_of
 from bot.review.grouping import by_cause
+from bot.review.paramdefaults import declared_at
 from bot.review.source import code_text
 from bot.review.wire import wire_drafts
 
@@ -1225,41 +1226,47 @@ func (s *Server) ApplyTemplate(messages []string) (string, error) {
 }
 """
 
+COMPLETION_ROUTE = '    ctx_http.post("/completion", ex_wrapper(routes.post_completions));\n'
 TEMPLATE_ROUTE = (
-    '    ctx_http.post("/completion", ex_wrapper(routes.post_completions));\n',
-    '    ctx_http.post("/completion", ex_wrapper(routes.post_completions));\n'
-    '    ctx_http.post("/apply-template", ex_wrapper(routes.post_apply_template));\n',
+    COMPLETION_ROUTE,
+    COMPLETION_ROUTE + '    ctx_http.post("/apply-template", ex_wrapper(routes.post_apply_template));\n',
 )
+NEXT_HANDLER = "    this->post_anthropic_messages = "
 TEMPLATE_HANDLER = (
-    "    this->post_anthropic_messages = ",
-    "    this->post_apply_template = [this](const server_http_req & req) {\n"
-    "        auto res = create_response();\n"
-    "        json body = json::parse(req.body);\n"
-    "        json data = chat_params_parse(body);\n"
-    '        res->ok({{"prompt", data.at("prompt")}});\n'
-    "        return res;\n"
-    "    };\n"
-    "    this->post_anthropic_messages = ",
+    NEXT_HANDLER,
+    """    this->post_apply_template = [this](const server_http_req & req) {
+        auto res = create_response();
+        json body = json::parse(req.body);
+        json data = chat_params_parse(body);
+        res->ok({{"prompt", data.at("prompt")}});
+        return res;
+    };
+"""
+    + NEXT_HANDLER,
 )
+NEXT_FUNCTION = "std::string format_sse("
 TEMPLATE_PARSE = (
-    "std::string format_sse(",
-    "json chat_params_parse(const json & body) {\n"
-    "    json out;\n"
-    "    chat_inputs inputs;\n"
-    '    inputs.add_generation_prompt = json_value(body, "add_generation_prompt", true);\n'
-    '    inputs.messages = body.at("messages");\n'
-    '    out["prompt"] = apply_template(inputs);\n'
-    "    return out;\n"
-    "}\n\n"
-    "std::string format_sse(",
+    NEXT_FUNCTION,
+    """json chat_params_parse(const json & body) {
+    json out;
+    chat_inputs inputs;
+    inputs.add_generation_prompt = json_value(body, "add_generation_prompt", true);
+    inputs.messages = body.at("messages");
+    out["prompt"] = apply_template(inputs);
+    return out;
+}
+
+"""
+    + NEXT_FUNCTION,
 )
+PARSED = "        json body = json::parse(req.body);\n"
 INJECTED = (
-    "        json body = json::parse(req.body);\n        json data = chat_params_parse(body);\n",
-    "        json body = json::parse(req.body);\n"
-    '        if (!body.contains("add_generation_prompt")) {\n'
-    '            body["add_generation_prompt"] = false;\n'
-    "        }\n"
-    "        json data = chat_params_parse(body);\n",
+    PARSED,
+    PARSED
+    + """        if (!body.contains("add_generation_prompt")) {
+            body["add_generation_prompt"] = false;
+        }
+""",
 )
 
 
@@ -1306,20 +1313,52 @@ def test_a_default_of_an_endpoint_doing_template_work_is_medium_where_ollama_cal
     (draft,) = wire_drafts(_texts(start), _texts(flipped), contracts)
     assert draft.severity == "medium" and "`POST /apply-template`" in draft.title
 
-    present = INJECTED[1].replace(
-        '!body.contains("add_generation_prompt")', 'body.contains("add_generation_prompt")'
-    )
+    present = INJECTED[1].replace("!body.contains", "body.contains")
     only_with_key = {**start, context: start[context].replace(INJECTED[0], present)}
     assert wire_drafts(_texts(start), _texts(only_with_key), contracts) == []
 
-    completion = (
-        "        json data = json::parse(req.body);\n",
-        '        json data = json::parse(req.body);\n        if (!data.contains("timings_per_token")) {\n'
-        '            data["timings_per_token"] = true;\n        }\n',
-    )
+    read = "        json data = json::parse(req.body);\n"
+    defaulted = """        if (!data.contains("timings_per_token")) {
+            data["timings_per_token"] = true;
+        }
+"""
+    completion = (read, read + defaulted)
     (info,) = wire_drafts(
         _texts(start), _texts({**start, context: start[context].replace(*completion)}), contracts
     )
     assert (
         info.severity == "info" and "`timings_per_token`" in info.title and "`POST /completion`" in info.title
     )
+
+
+def test_a_body_is_declared_where_its_literal_opens_never_in_another_function():
+    """A one-line map literal is declared on its field's line; a body whose literal opens nowhere above its
+    field in the same function is shown at the field, not at a struct of the function before."""
+    go = """package runner
+
+func tokenize() {
+	var result struct {
+		Tokens []int `json:"tokens"`
+	}
+}
+
+func detokenize(tokens []int) {
+	data, _ := json.Marshal(map[string][]int{"tokens": tokens})
+}
+
+func apply(messages []string) {
+	body := map[string]any{
+		"messages": messages,
+	}
+}
+
+func build(messages []string) {
+	body["messages"] = messages
+}
+"""
+    lines = go.split("\n")
+    at = lambda needle: LocalRef("r.go", next(n for n, line in enumerate(lines, 1) if needle in line))
+    ollama = {"r.go": go}
+    assert declared_at(ollama, at('{"tokens": tokens}')) == at('{"tokens": tokens}')
+    assert declared_at(ollama, at('"messages": messages,')) == at("body := map[string]any{")
+    assert declared_at(ollama, at('body["messages"]')) == at('body["messages"]')

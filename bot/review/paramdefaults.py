@@ -22,7 +22,10 @@ from bot.review.flags import Flag
 
 _HANDLER_PARAMS = re.compile(r"^\[[^\]]*\]\s*\(\s*(?:struct\s+)?([\w:]+)\s*&\s*(\w+)")
 _KEY = re.compile(r'"([a-z_][a-z0-9_]*)"')
-_DECLARING = re.compile(r"(?:\bstruct\b|\bmap\s*\[[^\]]*\][\w.*]*)\s*\{\s*$")
+_OPENING = r"(?:\bstruct\b|\bmap\s*\[[^\]]*\][\w.*\[\]]*)\s*\{"  # `struct {`, `map[string][]int{`
+_DECLARING = re.compile(_OPENING + r"\s*$")
+_DECLARED_HERE = re.compile(_OPENING + r"\s*\"")  # a literal opened on the field's own line
+_FUNCTION = re.compile(r"^func\b")
 
 Path = tuple[str, ...]
 
@@ -245,11 +248,16 @@ def request_drafts(
 
 
 def declared_at(ollama: Mapping[str, str], first: LocalRef) -> LocalRef:
-    """The line that opens the struct type or map literal holding a request body's first field."""
+    """The line that opens the struct type or map literal holding a request body's first field, in the
+    function that holds the field (the field's own line where the literal opens there)."""
     lines = (ollama.get(first.path) or "").split("\n")
+    if 0 < first.line <= len(lines) and _DECLARED_HERE.search(lines[first.line - 1]):
+        return first
     for n in range(min(first.line, len(lines)) - 1, max(first.line - 200, 0), -1):
         if _DECLARING.search(lines[n - 1]):
             return LocalRef(first.path, n)
+        if _FUNCTION.match(lines[n - 1]):
+            break
     return first
 
 

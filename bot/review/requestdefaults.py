@@ -64,13 +64,9 @@ def default_drafts(
     """One item per field of an endpoint Ollama sends requests to, left out of them, whose default the bump
     changes; `writers` of the fields Ollama decodes from the answers, at the new ref; `called_at`, where
     Ollama calls each endpoint."""
-    sent: dict[str, list[WireField]] = {}
-    for f in fields:
-        if f.direction == "request":
-            sent.setdefault(f.endpoint, []).append(f)
     drafts = []
     members = _member_defaults(old.texts), _member_defaults(new.texts)
-    for endpoint, bodies in sent.items():
+    for endpoint, bodies in _sent(fields).items():
         route = endpoint.split(" ", 1)[-1]
         before, after = _defaults(old, route, members[0]), _defaults(new, route, members[1])
         for key in sorted(before.keys() & after.keys()):
@@ -89,6 +85,15 @@ def default_drafts(
                 )
                 drafts.append(_draft(endpoint, key, was, now, *leaving, decides, read_at))
     return drafts
+
+
+def _sent(fields: Sequence[WireField]) -> dict[str, list[WireField]]:
+    """Endpoint -> the fields of Ollama's requests to it."""
+    sent: dict[str, list[WireField]] = {}
+    for f in fields:
+        if f.direction == "request":
+            sent.setdefault(f.endpoint, []).append(f)
+    return sent
 
 
 @dataclass(frozen=True)
@@ -219,16 +224,10 @@ def _draft(
     decides: Decides | None = None,
     read_at: tuple[LocalRef, ...] = (),
 ) -> Draft:
-    """The item; `read_at`, the Ollama lines that read the decided field, or that call an endpoint doing work."""
-    where = ", ".join(code_span(f"{r.path}:{r.line}") for r in refs[:REFS_SHOWN])
-    sends = "never send it" if how == "never" else "leave it out on some requests"
+    """The item; `read_at`, the Ollama lines that read the decided field, or that call an endpoint doing
+    work."""
     route = endpoint.split(" ", 1)[-1]
-    detail = (
-        f"Ollama's requests to {code_span(endpoint)} {sends} ({where}), so llama-server's default applies: "
-        f"before {code_span(was.shown)} ({code_span(f'{was.path}:{was.line}')}), now {code_span(now.shown)}. "
-        "Every such request now behaves differently: send the value Ollama wants, or check that the new "
-        "default is right."
-    )
+    detail = _opening(endpoint, how, refs, was, now)
     if decides is not None:
         f = decides.field
         detail += (
@@ -238,9 +237,8 @@ def _draft(
         )
         refs = (*refs, f.ref)
     elif _does_work(route):
-        called = ", ".join(code_span(f"{r.path}:{r.line}") for r in read_at[:REFS_SHOWN])
         detail += f" Ollama has llama-server do this {area_of(route)} work and uses its answer as it is"
-        detail += f" ({called})." if called else "."
+        detail += f" ({_places(read_at)})." if read_at else "."
     refs = (*refs, *read_at)
     return Draft(
         "server",
@@ -252,3 +250,18 @@ def _draft(
         local_refs=refs,
         cause=f"default:{now.member}" if now.member else f"default:{endpoint} {key}",
     )
+
+
+def _opening(endpoint: str, how: str, refs: tuple[LocalRef, ...], was: Default, now: Default) -> str:
+    """What Ollama's requests leave out, and the default they get before and after."""
+    sends = "never send it" if how == "never" else "leave it out on some requests"
+    return (
+        f"Ollama's requests to {code_span(endpoint)} {sends} ({_places(refs)}), so llama-server's default "
+        f"applies: before {code_span(was.shown)} ({code_span(f'{was.path}:{was.line}')}), now "
+        f"{code_span(now.shown)}. Every such request now behaves differently: send the value Ollama wants, or "
+        "check that the new default is right."
+    )
+
+
+def _places(refs: Sequence[LocalRef]) -> str:
+    return ", ".join(code_span(f"{r.path}:{r.line}") for r in refs[:REFS_SHOWN])

@@ -475,15 +475,17 @@ def _presence_defaults(unit: Unit, code: ServerReading) -> dict[str, str]:
             assigned.setdefault(node_text(node.child_by_field_name("left")), []).append(node)
     found: dict[str, str] = {}
     for name, (declaration, value) in initial.items():
-        tested = {_branch_of(n, unit, code) for n in assigned.get(name, [])}
-        if (
-            len(tested) == 1
-            and (branch := tested.pop())
-            and branch[1]
-            and declaration.end_byte < _first(assigned[name])
-        ):
-            found.setdefault(branch[0], f"{name} = {value}")
+        key = _set_only_when_present(assigned.get(name, []), unit, code)
+        if key is not None and declaration.end_byte < _first(assigned[name]):
+            found.setdefault(key, f"{name} = {value}")
     return found
+
+
+def _set_only_when_present(assignments: list[Node], unit: Unit, code: ServerReading) -> str | None:
+    """The one key every assignment is made under a test of the request having it."""
+    tested = {_branch_of(n, unit, code) for n in assignments}
+    branch = tested.pop() if len(tested) == 1 else None
+    return branch[0] if branch is not None and branch[1] else None
 
 
 def _injected_defaults(unit: Unit, code: ServerReading) -> dict[str, str]:
