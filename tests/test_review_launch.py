@@ -8,7 +8,7 @@ import pytest
 
 from bot.cache import facts
 from bot.model import LocalRef
-from bot.review import argvalues
+from bot.review import argvalues, paramdefaults
 from tests.fixtures import review_one_commit
 
 WEB = "https://github.com/ggml-org/llama.cpp"
@@ -91,6 +91,13 @@ void add_options(common_params & params) {
         }
     ).set_env("LLAMA_ARG_THREADS_BATCH"));
     add_opt(common_arg(
+        {"--sleep-idle-seconds"}, "N",
+        "seconds of idleness after which the server unloads the model",
+        [](common_params & params, int value) {
+            params.sleep_idle_seconds = value;
+        }
+    ).set_examples({LLAMA_EXAMPLE_SERVER}));
+    add_opt(common_arg(
         { "-fitt", "--fit-target" }, "MiB",
         "target margin per device",
         [](common_params & params, const std::string & value) {
@@ -117,6 +124,7 @@ struct common_params_speculative {
 struct common_params {
     int32_t n_ctx = 4096;
     int32_t n_threads_batch = -1;
+    int32_t sleep_idle_seconds = -1; // if >0, unload the model after this many idle seconds
     bool ctx_shift = false; // context shift on infinite text generation
     int32_t flash_attn = -1;
     std::string chat_template = "";
@@ -535,6 +543,41 @@ def test_a_default_ollama_overrides_or_that_cannot_act_is_not_reported_beside_on
     assert [f.title for f in _raising(_review(tmp_path, {"common/common.h": changed}))] == [
         relied_on + "--context-shift out"
     ]
+
+
+@pytest.mark.parametrize(
+    "old, new, switched",
+    [
+        ("false", "true", True),
+        ("-1", "300", True),
+        ("0.0f", "0.1f", True),
+        ("600", "3600", False),
+        ("-1", "0", False),
+        ("LLAMA_LOAD_MODE_MMAP", "LLAMA_LOAD_MODE_AUTO", False),
+    ],
+)
+def test_a_default_is_switched_when_it_turns_what_it_sets_on_or_off(old, new, switched):
+    assert paramdefaults.switched(old, new) is switched
+
+
+def test_a_default_behind_a_flag_ollama_never_passes_is_medium_only_where_it_turns_it_on_or_off(tmp_path):
+    """`--sleep-idle-seconds` is a server flag Ollama never passes: a default that turns what it sets on
+    (-1 to 300) holds on every start Ollama makes, cited where it passes its flags; one that stays off
+    (-1 to 0) is not reported."""
+    on = COMMON_H.replace("sleep_idle_seconds = -1;", "sleep_idle_seconds = 300;")
+    item = _one(
+        _review(tmp_path / "on", {"common/common.h": on}),
+        "Default of llama-server parameter sleep_idle_seconds changed; Ollama never passes --sleep-idle-seconds",
+    )
+    assert (
+        item.severity == "medium"
+        and "from `-1` to `300`" in item.detail
+        and "now on by default" in item.detail
+    )
+    # the first line that passes a flag on every start
+    assert item.local_refs == [LocalRef("llm/server.go", _line(SERVER_GO, '"--flash-attn", "auto"'))]
+    off = COMMON_H.replace("sleep_idle_seconds = -1;", "sleep_idle_seconds = 0;")
+    assert _raising(_review(tmp_path / "off", {"common/common.h": off})) == []
 
 
 def test_a_recheck_finds_which_handlers_lose_a_value_in_the_facts_store(tmp_path, monkeypatch):

@@ -896,6 +896,27 @@ def test_a_compared_value_returned_by_a_helper_and_one_compared_in_any_case(cont
     assert _review(contracts, "tools/server/server-http.cpp", '"Loading model"', '"LOADING MODEL"') == []
 
 
+def test_a_new_word_beside_a_compared_value_is_medium_and_one_ollama_compares_or_a_text_is_not(contracts):
+    """`stop_type_to_str` gains `"context"` beside `"limit"`, which Ollama compares `stop_type` with: where
+    it is sent for what was `"limit"`, Ollama's comparison no longer holds. A new value that one of Ollama's
+    comparisons holds for, a renamed one, or a new error text beside `"Loading model"`, is no such value."""
+    task = "tools/server/server-task.cpp"
+    limit = '        case STOP_TYPE_LIMIT: return "limit";\n'
+    (draft,) = _review(contracts, task, limit, limit + '        case STOP_TYPE_CONTEXT: return "context";\n')
+    assert (draft.severity, draft.area) == ("medium", "streaming")
+    assert draft.title == (
+        "llama-server's POST /completion stream can now send `context` as `stop_type`, which Ollama does not "
+        "compare with"
+    )
+    assert "`eos`, `limit`, `none`" in draft.detail and _ref('"limit"') in draft.local_refs
+    assert _review(contracts, task, limit, limit + '        case STOP_TYPE_WORD: return "limit";\n') == []
+    assert _review(contracts, task, 'return "eos";', 'return "end_of_stream";') == []  # a rename
+
+    message = '{"message", "Loading model"},'
+    other = '{"message", is_sleeping ? "Sleeping" : "Loading model"},'
+    assert _review(contracts, "tools/server/server-http.cpp", message, other) == []
+
+
 def test_a_compared_value_moved_to_a_named_constant_is_quiet(contracts):
     moved = _review(
         contracts,

@@ -330,26 +330,38 @@ def _changed_headers(run: Run) -> list[FileChange]:
     ]
 
 
-_Links = list[tuple[paramdefaults.Path, list[Flag], set[str]]]
+_Link = tuple[
+    paramdefaults.Path, list[Flag], set[str], list[Flag]
+]  # a path, flags passed, keys, flags unpassed
+_Links = list[_Link]
 
 
 def _links(
     run: Run, item: paramdefaults.Changed, table: Mapping[str, Flag], parsers: Mapping[str, str]
 ) -> _Links:
-    """Per path to the member: the flags writing it that Ollama passes, and the request keys of a
-    behaviour area (sampling, templates, tokens) upstream reads into it. Read from the diff and the flags
+    """Per path to the member: the flags writing it that Ollama passes, the request keys of a behaviour
+    area (sampling, templates, tokens) upstream reads into it, and, where the new default turns what it
+    sets on or off, the server's flags writing it that Ollama never passes. Read from the diff and the flags
     Ollama passes alone: the launch settings are read only when one is found."""
-    links = []
-    for path in item.paths:
-        flags = [
-            f
-            for f in paramdefaults.assigning_flags(table, path)
-            if set(f.names) & run.contracts.passed_flags.keys()
-        ]
-        keys = {k for k in paramdefaults.request_keys(parsers, path) if area_of(k)}
-        if flags or keys:
-            links.append((path, flags, keys))
-    return links
+    switched = not item.switches and paramdefaults.switched(item.old_value, item.new_value)
+    return [link for path in item.paths if (link := _link(run, table, parsers, path, switched))]
+
+
+def _link(
+    run: Run, table: Mapping[str, Flag], parsers: Mapping[str, str], path: paramdefaults.Path, switched: bool
+) -> _Link | None:
+    writing = paramdefaults.assigning_flags(table, path)
+    passed = [f for f in writing if set(f.names) & run.contracts.passed_flags.keys()]
+    keys = _area_keys(parsers, path)
+    if passed or keys:
+        return path, passed, keys, []
+    unpassed = [f for f in writing if f.for_server and switched]
+    return (path, [], set(), unpassed) if unpassed else None
+
+
+def _area_keys(parsers: Mapping[str, str], path: paramdefaults.Path) -> set[str]:
+    """The request keys of a behaviour area upstream reads into the member at `path`."""
+    return {k for k in paramdefaults.request_keys(parsers, path) if area_of(k)}
 
 
 _INITIALIZER = re.compile(r"\w\s*(?:=[^=]|\{[^}]*\}\s*;)")
@@ -378,27 +390,53 @@ def _relied_on(
     run: Run, item: paramdefaults.Changed, links: _Links, parsers: Mapping[str, str]
 ) -> list[Draft]:
     """The item of one changed default: behind flags Ollama passes on some starts, else behind request fields
-    Ollama leaves out. The inventory is read only for a default something links to Ollama."""
+    Ollama leaves out, else behind flags it never passes. The inventory is read only for a default something
+    links to Ollama."""
     if not links:
         return []
-    inventory = run.contracts
     passed = {
         s.name: paramdefaults.FlagUse(s.name, s.always, s.refs)
-        for s in inventory.launch
+        for s in run.contracts.launch
         if s.kind == "flag" and s.program == "llama-server"
     }
-    for path, flags, keys in links:
-        drafts = paramdefaults.flag_drafts(item, flags, passed)
-        if not drafts and keys:
-            switches = [
-                set(paramdefaults.request_keys(parsers, (*path[:-1], switch))) for switch in item.switches
-            ]
-            drafts = paramdefaults.request_drafts(
-                item, keys, _bodies(run, inventory, area_of(min(keys))), switches
-            )
+    for link in links:
+        drafts = _link_drafts(run, item, link, passed, parsers)
         if drafts:
             return drafts[:1]
     return []
+
+
+def _link_drafts(
+    run: Run,
+    item: paramdefaults.Changed,
+    link: _Link,
+    passed: Mapping[str, paramdefaults.FlagUse],
+    parsers: Mapping[str, str],
+) -> list[Draft]:
+    path, flags, keys, unpassed = link
+    drafts = paramdefaults.flag_drafts(item, flags, passed)
+    if not drafts and keys:
+        switches = [
+            set(paramdefaults.request_keys(parsers, (*path[:-1], switch))) for switch in item.switches
+        ]
+        drafts = paramdefaults.request_drafts(
+            item, keys, _bodies(run, run.contracts, area_of(min(keys))), switches
+        )
+    if not drafts and unpassed:
+        drafts = paramdefaults.unpassed_drafts(item, unpassed, _started_at(run.contracts))
+    return drafts
+
+
+def _started_at(inventory: Contracts) -> tuple[LocalRef, ...]:
+    """Where Ollama starts llama-server: per file, the first line that passes a flag it passes on every
+    start there."""
+    first: dict[str, LocalRef] = {}
+    for s in inventory.launch:
+        if s.program == "llama-server" and s.always:
+            for ref in s.refs:
+                if ref.path not in first or ref.line < first[ref.path].line:
+                    first[ref.path] = ref
+    return tuple(first[path] for path in sorted(first))
 
 
 def _bodies(run: Run, inventory: Contracts, area: str | None) -> list[paramdefaults.Body]:

@@ -212,6 +212,31 @@ def flag_drafts(item: Changed, flags: Sequence[Flag], passed: Mapping[str, FlagU
     return drafts
 
 
+def switched(old: str, new: str) -> bool:
+    """Whether a default turns what it sets on or off: `false` and `true`, or a number at or below zero (what
+    upstream's parameters take for disabled or never) and one above it."""
+    truth = {"true": True, "false": False}
+    if old in truth and new in truth:
+        return truth[old] != truth[new]
+    before, after = _number(old), _number(new)
+    return before is not None and after is not None and (before > 0) != (after > 0)
+
+
+def unpassed_drafts(item: Changed, flags: Sequence[Flag], launch: tuple[LocalRef, ...]) -> list[Draft]:
+    """The default behind llama-server flags Ollama never passes (`launch`: where it starts the program
+    without them), where the new default turns what it sets on or off: every start now runs the other way."""
+    if not flags or item.switches or not switched(item.old_value, item.new_value):
+        return []
+    spelled = ", ".join(code_span(name) for name in flags[0].names[:2])
+    turned = "on" if item.new_value == "true" or (_number(item.new_value) or 0) > 0 else "off"
+    detail = (
+        f"Ollama never passes {spelled} among the flags it starts llama-server with ({_where(launch)}), so "
+        f"upstream's default holds on every start. {_changed_text(item)} What the parameter sets is now {turned} by default: "
+        "pass the value Ollama wants, or check that the new default is right."
+    )
+    return [_draft(item, "server", f"; Ollama never passes {flags[0].names[0]}", detail, launch)]
+
+
 @dataclass(frozen=True)
 class Body:
     """What Ollama sends to one endpoint: its top-level request fields, and where the body is built."""

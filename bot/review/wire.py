@@ -32,7 +32,7 @@ def server_texts(
     return old | {c.old_path: c.old_code for c in changed if c.old_path}, new
 
 
-WIRE = facts.Extractor("wire-drafts", 8, __name__)
+WIRE = facts.Extractor("wire-drafts", 9, __name__)
 
 
 def wire_drafts(old: Mapping[str, str], new: Mapping[str, str], contracts: Contracts) -> list[Draft]:
