@@ -9,7 +9,7 @@ from bot.review.changes import FileChange
 from bot.review.consumers.contracts import contract_inventory
 from bot.review.logformats import Program, printed_patterns
 from bot.review.logsink import Sink, sink_drafts
-from bot.review.printwhen import Upstream, logger_levels, when_drafts
+from bot.review.printwhen import Upstream, logger_levels, logger_streams, when_drafts
 from bot.review.source import code_text
 from tests.test_review_logformats import DISCOVER_GO, OLLAMA
 
@@ -209,3 +209,44 @@ def test_a_library_line_now_logged_at_a_level_the_logger_maps_above_ollamas_verb
     (draft,) = drafts(lambda: logger_levels(texts.get, "common/arg.cpp"))
     assert "`LIB_LOG_DEBUG` (verbosity 5) instead of `LIB_LOG_INFO` (verbosity 4)" in draft.detail
     assert drafts(dict) == []  # without the logger's mapping the levels are not known
+
+
+def test_a_line_now_logged_at_a_level_the_logger_writes_to_the_other_stream_is_medium():
+    """`LOG_TRC` -> `LOG`: the logger beside `log.h` writes `GGML_LOG_LEVEL_NONE` to stdout and the other
+    levels to stderr, and Ollama reads `system_info:` from stderr alone. A call of another level on the same
+    stream, or a logger that picks no stream by level, says nothing."""
+    header = (
+        LOG_H
+        + "#define LOG_LEVEL_OUTPUT 0\n#define LOG(...) LOG_TMPL(GGML_LOG_LEVEL_NONE, LOG_LEVEL_OUTPUT, __VA_ARGS__)\n"
+    )
+    inventory = _inventory({**OLLAMA, "llm/discover.go": AT_4})
+    program = Program(lambda p: None, lambda: printed_patterns(inventory.output_patterns), lambda n: iter(()))
+
+    def drafts(new: str, logger: str = LOGGER):
+        texts = {
+            **UPSTREAM,
+            "common/log.h": header,
+            "common/arg.cpp": '#include "log.h"\n' + ARG,
+            "common/log.cpp": '#include "log.h"\n' + logger,
+            "common/common.cpp": new,
+        }
+        upstream = Upstream(
+            texts.get,
+            lambda: flags.flag_table(ARG),
+            lambda: logger_levels(texts.get, "common/arg.cpp"),
+            lambda: logger_streams(texts.get, "common/arg.cpp"),
+        )
+        change = FileChange.from_texts("common/common.cpp", INFO, new)
+        return when_drafts([change], program, lambda: inventory.launch, upstream)
+
+    to_stdout = INFO.replace('LOG_TRC("%s\\n", common_params', 'LOG("%s\\n", common_params')
+    (draft,) = drafts(to_stdout)
+    assert draft.severity == "medium" and "is now written to stdout" in draft.title
+    assert "`system_info:`" in draft.title and "instead of `LOG_TRC` (stderr)" in draft.detail
+    assert draft.local_refs[0] == _line(AT_4, '"system_info:"')
+    to_debug = INFO.replace('LOG_TRC("%s\\n", common_params', 'LOG_DBG("%s\\n", common_params')
+    assert [d.title for d in drafts(to_debug) if "stdout" in d.title] == []  # stderr still
+    unpicked = LOGGER.replace(
+        "        if (level != GGML_LOG_LEVEL_NONE) {\n            fcur = stderr;\n        }\n", ""
+    )
+    assert drafts(to_stdout, unpicked) == []

@@ -18,10 +18,9 @@ from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts.model import LaunchSetting, OutputPattern
 from bot.review.gopatterns import distinct_refs, is_program_output, program_of
-from bot.review.printwhen import MAPS_LEVEL, Upstream, call_level, verbosity_flags
+from bot.review.printwhen import MAPS_LEVEL, STREAMS, Upstream, call_level, verbosity_flags
 from bot.review.producers import SourceFile
 
-STREAMS = ("stdout", "stderr")
 _PICKS_STREAM = re.compile(r"\b(\w+)\s*=\s*(?:stdout|stderr)\s*;")
 MAX_REFS = 8  # Ollama's patterns pointed at per stream
 

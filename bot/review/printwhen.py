@@ -42,10 +42,33 @@ MACRO_DEPTH = 4  # macros expanded to find a call's verbosity
 # a logger's mapping of a library's level to its own verbosity: `case GGML_LOG_LEVEL_INFO: return LOG_LEVEL_TRACE;`
 MAPS_LEVEL = re.compile(r"\bcase\s+(\w*LEVEL\w*)\s*:\s*return\s+(\w+)\s*;")
 VERBOSITY = "verbosity"  # what a flag's handler sets when it sets the threshold of what is printed
+STREAMS = ("stdout", "stderr")
+# a logger's choice of stream by level: `fcur = stdout; if (level != GGML_LOG_LEVEL_NONE) { fcur = stderr; }`
+_STREAM_BY_LEVEL = re.compile(
+    r"\b(\w+)\s*=\s*(stdout|stderr)\s*;\s*if\s*\(\s*\w+\s*(==|!=)\s*(\w+)\s*\)\s*\{?\s*\1\s*=\s*(stdout|stderr)\s*;"
+)
 
 
 def _no_levels() -> Mapping[str, int]:
     return {}
+
+
+@dataclass(frozen=True)
+class StreamRule:
+    """The stream the program's logger writes each library level to: `other` for the levels its test holds
+    for (`level != GGML_LOG_LEVEL_NONE`), `default` for the rest."""
+
+    default: str
+    test: str  # == or !=
+    level: str
+    other: str
+
+    def of(self, level: str) -> str:
+        return self.other if (level == self.level) == (self.test == "==") else self.default
+
+
+def _no_streams() -> StreamRule | None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -56,6 +79,7 @@ class Upstream:
     flags: Callable[[], Mapping[str, Flag]]  # the argument table at the new ref
     # a library's log levels (`GGML_LOG_LEVEL_INFO`) -> the verbosity the program's logger prints them at
     levels: Callable[[], Mapping[str, int]] = _no_levels
+    streams: Callable[[], StreamRule | None] = _no_streams  # the logger's stream by level
 
 
 @dataclass(frozen=True)
@@ -297,17 +321,58 @@ def logger_levels(read: Callable[[str], str | None], path: str) -> dict[str, int
     VERBOSITY;` of the logger's source beside a header the file (the argument table) includes, each verbosity
     resolved through that source's macros (`GGML_LOG_LEVEL_DEBUG` -> `LOG_LEVEL_DEBUG` -> 5)."""
     found: dict[str, int] = {}
+    for source, code in _logger_sources(read, path):
+        pairs = MAPS_LEVEL.findall(code)
+        macros = _macros(source, read) if pairs else {}
+        for name, value in pairs:
+            level = _level(value, macros, MACRO_DEPTH, {})
+            if level is not None:
+                found.setdefault(name, level)
+    return found
+
+
+def logger_streams(read: Callable[[str], str | None], path: str) -> StreamRule | None:
+    """The stream the logger beside a header the file includes writes each library level to, where its
+    source picks one by a test of the level (`fcur = stdout; if (level != GGML_LOG_LEVEL_NONE) { fcur =
+    stderr; }`)."""
+    for _source, code in _logger_sources(read, path):
+        m = _STREAM_BY_LEVEL.search(code)
+        if m is not None and m[2] != m[5]:
+            return StreamRule(m[2], m[3], m[4], m[5])
+    return None
+
+
+def _logger_sources(read: Callable[[str], str | None], path: str) -> Iterator[tuple[str, str]]:
+    """The sources beside the headers the file includes (`log.cpp` beside `log.h`), with their code."""
     for header in _INCLUDE.findall(read(path) or ""):
         stem = posixpath.splitext(posixpath.normpath(posixpath.join(posixpath.dirname(path), header)))[0]
         for source in (f"{stem}.cpp", f"{stem}.c"):
-            code = read(source) or ""
-            pairs = MAPS_LEVEL.findall(code)
-            macros = _macros(source, read) if pairs else {}
-            for name, value in pairs:
-                level = _level(value, macros, MACRO_DEPTH, {})
-                if level is not None:
-                    found.setdefault(name, level)
-    return found
+            code = read(source)
+            if code:
+                yield source, code
+
+
+def call_library_level(
+    call: str, path: str, read: Callable[[str], str | None], wanted: Callable[[str], bool]
+) -> str | None:
+    """The library level a logging call passes: the first name its macro's expansion passes that `wanted`
+    takes for one (`LOG` -> `LOG_TMPL(GGML_LOG_LEVEL_NONE, ...)`)."""
+    return _first_wanted(call, _macros(path, read), MACRO_DEPTH, wanted)
+
+
+def _first_wanted(
+    name: str, macros: Mapping[str, str], depth: int, wanted: Callable[[str], bool]
+) -> str | None:
+    body = macros.get(name)
+    if body is None or depth == 0:
+        return None
+    for word in re.findall(r"\b[A-Za-z_]\w*\b", body):
+        if wanted(word):
+            return word
+        found = _first_wanted(word, macros, depth - 1, wanted) if word != name else None
+        if found is not None:
+            return found
+    return None
 
 
 def _macros(path: str, read: Callable[[str], str | None]) -> dict[str, str]:
@@ -381,9 +446,9 @@ def _values(flag: Flag, setting: LaunchSetting) -> list[float]:
 def _drafts(item: Reprinted, launches: Sequence[LaunchSetting], upstream: Upstream) -> list[Draft]:
     drafts = []
     if item.before.call != item.after.call:
-        draft = _level_draft(item, launches, upstream)
-        if draft is not None:
-            drafts.append(draft)
+        for draft in (_level_draft(item, launches, upstream), _stream_draft(item, upstream)):
+            if draft is not None:
+                drafts.append(draft)
     if _narrowed(item.before_when, item.after_when):
         drafts.append(_when_draft(item))
     return drafts
@@ -409,6 +474,32 @@ def _level_draft(item: Reprinted, launches: Sequence[LaunchSetting], upstream: U
     )
     refs = tuple(r for t in lost for r in t.refs)
     return _draft(item, "printed at another verbosity", detail, refs)
+
+
+def _stream_draft(item: Reprinted, upstream: Upstream) -> Draft | None:
+    """Medium when the print's new call passes a level the logger writes to a stream Ollama does not read
+    the line from, where the old one went to the stream it reads."""
+    rule = upstream.streams()
+    if rule is None:
+        return None
+    levels = upstream.levels()
+    wanted = lambda word: word in levels or word == rule.level
+    before, after = (
+        call_library_level(call, item.change.path, upstream.read, wanted)
+        for call in (item.before.call, item.after.call)
+    )
+    if before is None or after is None:
+        return None
+    was, now = rule.of(before), rule.of(after)
+    read = {s.rsplit(" ", 1)[-1] for s in item.pattern.contract.sources} & set(STREAMS)
+    if was == now or was not in read or now in read:
+        return None
+    detail = (
+        f"{_printed(item)} is now printed with {code_span(item.after.call)}, a level the logger writes to "
+        f"{now}, instead of {code_span(item.before.call)} ({was}). Ollama reads the line from {was} alone: "
+        "check where it is printed now, or Ollama waits for a line that never comes."
+    )
+    return _draft(item, f"now written to {now}", detail, ())
 
 
 def _started(lost: list[Threshold]) -> str:
