@@ -1,4 +1,4 @@
-"""The mutation tables (mutations.toml, and fresh.toml to fresh7.toml: cases written by someone who had not read the review,
+"""The mutation tables (mutations.toml, and fresh.toml to fresh8.toml: cases written by someone who had not read the review,
 scored once before any fix) as typed data, checked against the texts they edit and cite."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ TABLES = (
     TABLE,
     *(
         TABLE.with_name(f"{name}.toml")
-        for name in ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7")
+        for name in ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8")
     ),
 )
 AREAS = ("build", "discovery", "server", "streaming", "models")
