@@ -330,9 +330,8 @@ def _changed_headers(run: Run) -> list[FileChange]:
     ]
 
 
-_Link = tuple[
-    paramdefaults.Path, list[Flag], set[str], list[Flag]
-]  # a path, flags passed, keys, flags unpassed
+# a path to the member: the flags writing it that Ollama passes, its request keys, the flags Ollama never passes
+_Link = tuple[paramdefaults.Path, list[Flag], set[str], list[Flag]]
 _Links = list[_Link]
 
 

@@ -231,8 +231,8 @@ def unpassed_drafts(item: Changed, flags: Sequence[Flag], launch: tuple[LocalRef
     turned = "on" if item.new_value == "true" or (_number(item.new_value) or 0) > 0 else "off"
     detail = (
         f"Ollama never passes {spelled} among the flags it starts llama-server with ({_where(launch)}), so "
-        f"upstream's default holds on every start. {_changed_text(item)} What the parameter sets is now {turned} by default: "
-        "pass the value Ollama wants, or check that the new default is right."
+        f"upstream's default holds on every start. {_changed_text(item)} What the parameter sets is now "
+        f"{turned} by default: pass the value Ollama wants, or check that the new default is right."
     )
     return [_draft(item, "server", f"; Ollama never passes {flags[0].names[0]}", detail, launch)]
 

@@ -6,8 +6,8 @@ params.return_progress)`). Where Ollama's requests to that endpoint leave the fi
 only sometimes), the default is what Ollama gets; a default that changed changes what every such request
 does, with nothing to see on Ollama's side. A field Ollama's code names and sends only sometimes is one it
 relies on the default of where it leaves it out (medium); one it never names is information (most such
-defaults switch on something Ollama does not read), but on an endpoint that does a tokenizer's or template's
-work for Ollama, whose whole answer is what Ollama uses, and where the default decides a field Ollama decodes.
+defaults switch on something Ollama does not read), except where the default decides a field Ollama decodes,
+or on an endpoint that does a tokenizer's or template's work for Ollama, whose whole answer Ollama uses: medium.
 """
 
 from __future__ import annotations
