@@ -114,7 +114,7 @@ def test_the_heavy_checks_run_in_a_forked_copy_when_none_was_kept(profile, monke
     # here after the fork and handed over (taken in the copy); the heavy checks ran in the copy
     assert run.ran == [
         "Go texts read here",
-        "calls_upstream, request_fields, response_fields, output_patterns, passed_flags read here",
+        "calls_upstream, endpoints, request_fields, response_fields, output_patterns, passed_flags read here",
         "c.program",
         "settle (wire groups: False)",
         "a.light",
