@@ -250,3 +250,69 @@ def test_a_line_now_logged_at_a_level_the_logger_writes_to_the_other_stream_is_m
         "        if (level != GGML_LOG_LEVEL_NONE) {\n            fcur = stderr;\n        }\n", ""
     )
     assert drafts(to_stdout, unpicked) == []
+
+
+DEVICES = """#include "log.h"
+
+void print_devices(const std::vector<dev> & devices) {
+    printf("Available devices:\\n");
+    for (auto & d : devices) {
+        printf("  %s: %s (%zu MiB, %zu MiB free)\\n", d.name, d.desc, d.total, d.free);
+    }
+}
+"""
+PREFIXED_LOGGER = LOGGER.replace(
+    '    fprintf(fcur, "%s", msg.data());',
+    """    if (level != GGML_LOG_LEVEL_NONE && level != GGML_LOG_LEVEL_CONT && prefix) {
+        switch (level) {
+            case GGML_LOG_LEVEL_INFO: fprintf(fcur, "I "); break;
+            default: break;
+        }
+    }
+    fprintf(fcur, "%s", msg.data());""",
+)
+
+
+def test_a_line_a_pattern_reads_from_its_start_now_logged_at_a_level_the_logger_prefixes_is_medium():
+    """`printf` -> `LOG_INF`: the logger puts `I ` before every level but `NONE` and `CONT` when its prefix is
+    on, and Ollama's device pattern starts with `^`. `LOG` (level `NONE`) writes the line as it was, a pattern
+    that matches anywhere in the line is served either way, and a logger that prefixes nothing says nothing."""
+    header = (
+        LOG_H
+        + "#define LOG_INF(...) LOG_TMPL(GGML_LOG_LEVEL_INFO, 0, __VA_ARGS__)\n"
+        + "#define LOG(...) LOG_TMPL(GGML_LOG_LEVEL_NONE, 0, __VA_ARGS__)\n"
+    )
+    program = lambda discover: Program(
+        lambda p: None,
+        lambda: printed_patterns(_inventory({**OLLAMA, "llm/discover.go": discover}).output_patterns),
+        lambda n: iter(()),
+    )
+
+    def drafts(new: str, logger: str = PREFIXED_LOGGER, discover: str = AT_4):
+        texts = {
+            **UPSTREAM,
+            "common/log.h": header,
+            "common/arg.cpp": '#include "log.h"\n' + ARG,
+            "common/log.cpp": '#include "log.h"\n' + logger,
+            "common/devices.cpp": new,
+        }
+        upstream = Upstream(
+            texts.get,
+            lambda: flags.flag_table(ARG),
+            lambda: logger_levels(texts.get, "common/arg.cpp"),
+            lambda: logger_streams(texts.get, "common/arg.cpp"),
+        )
+        change = FileChange.from_texts("common/devices.cpp", DEVICES, new)
+        inventory = _inventory({**OLLAMA, "llm/discover.go": discover})
+        return when_drafts([change], program(discover), lambda: inventory.launch, upstream)
+
+    logged = DEVICES.replace("printf(", "LOG_INF(")
+    (draft,) = [d for d in drafts(logged) if "prefix" in d.title]
+    assert draft.severity == "medium" and "`^\\s+(.+?)" in draft.title
+    assert "now printed with `LOG_INF` instead of `printf`" in draft.detail
+    assert draft.local_refs[0] == _line(AT_4, "`^\\s+(.+?):")
+    assert [d for d in drafts(DEVICES.replace("printf(", "LOG(")) if "prefix" in d.title] == []
+    assert [d for d in drafts(logged, LOGGER) if "prefix" in d.title] == []
+    unanchored = AT_4.replace("`^\\s+(.+?):", "`\\s+(.+?):")
+    assert unanchored != AT_4
+    assert [d for d in drafts(logged, discover=unanchored) if "prefix" in d.title] == []

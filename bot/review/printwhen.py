@@ -2,7 +2,8 @@
 
 A line one of Ollama's patterns matches is printed by a call (`LOG_TRC(...)`, or a print of what a helper of
 the same file builds) inside the `if`s of its function. The bump can keep the text and change either: a call
-of another level (`LOG_DBG`) is filtered out at the verbosity Ollama starts the program with, and a print
+of another level (`LOG_DBG`) is filtered out at the verbosity Ollama starts the program with, written to
+the other stream, or after the prefix the logger puts before that level's lines; and a print
 moved under an `if` it was not under is not printed when Ollama's start does not meet the condition (a test
 it already had, refined, is left alone: an error's test is refined often, and its line printed as before).
 Neither changes a line of text, so the log-line check sees nothing: this names the line, both levels or both
@@ -45,8 +46,15 @@ VERBOSITY = "verbosity"  # what a flag's handler sets when it sets the threshold
 STREAMS = ("stdout", "stderr")
 # a logger's choice of stream by level: `fcur = stdout; if (level != GGML_LOG_LEVEL_NONE) { fcur = stderr; }`
 _STREAM_BY_LEVEL = re.compile(
-    r"\b(\w+)\s*=\s*(stdout|stderr)\s*;\s*if\s*\(\s*\w+\s*(==|!=)\s*(\w+)\s*\)\s*\{?\s*\1\s*=\s*(stdout|stderr)\s*;"
+    r"\b(?P<stream>\w+)\s*=\s*(?P<default>stdout|stderr)\s*;\s*if\s*\(\s*(?P<by>\w+)\s*(?P<test>==|!=)\s*"
+    r"(?P<level>\w+)\s*\)\s*\{?\s*(?P=stream)\s*=\s*(?P<other>stdout|stderr)\s*;"
 )
+# what the logger writes to that stream before some lines: `if (level != GGML_LOG_LEVEL_NONE && prefix) {
+# ... fprintf(fcur, "%sI %s", ...)`, the first conditional write after the choice of stream
+_DECORATION = r"\bif\s*\(([^{{}};]*)\)\s*\{{[^}}]*?\b(?:fprintf|fputs)\s*\(\s*{stream}\b"
+PLAIN_PRINTS = frozenset({"printf", "fprintf", "puts", "fputs"})  # calls that write their text as it is
+# a pattern that matches at the start of a line alone: `^...`, `(?m)^...`, or a prefix test
+_ANCHORED = re.compile(r"^(?:\(\?[a-zA-Z]+\))?\^")
 
 
 def _no_levels() -> Mapping[str, int]:
@@ -62,9 +70,15 @@ class StreamRule:
     test: str  # == or !=
     level: str
     other: str
+    # the levels the logger writes without the text it puts before a line (`level != GGML_LOG_LEVEL_NONE &&
+    # prefix`), all others may get it; None where it puts none before any, or its test is not read
+    undecorated: frozenset[str] | None = None
 
     def of(self, level: str) -> str:
         return self.other if (level == self.level) == (self.test == "==") else self.default
+
+    def decorates(self, level: str) -> bool:
+        return self.undecorated is not None and level not in self.undecorated
 
 
 def _no_streams() -> StreamRule | None:
@@ -337,9 +351,26 @@ def logger_streams(read: Callable[[str], str | None], path: str) -> StreamRule |
     stderr; }`)."""
     for _source, code in _logger_sources(read, path):
         m = _STREAM_BY_LEVEL.search(code)
-        if m is not None and m[2] != m[5]:
-            return StreamRule(m[2], m[3], m[4], m[5])
+        if m is not None and m["default"] != m["other"]:
+            undecorated = _undecorated(code[m.end() :], m["stream"], m["by"])
+            return StreamRule(m["default"], m["test"], m["level"], m["other"], undecorated)
     return None
+
+
+def _undecorated(code: str, stream: str, by: str) -> frozenset[str] | None:
+    """The levels the logger's first conditional write to the stream leaves out, where its test is a
+    conjunction of `by != LEVEL` and switches that name no level (`prefix`); None otherwise."""
+    m = re.search(_DECORATION.format(stream=re.escape(stream)), code)
+    if m is None or "||" in m[1]:
+        return None
+    left_out = set()
+    for term in m[1].split("&&"):
+        test = re.fullmatch(rf"\s*{re.escape(by)}\s*!=\s*(\w+)\s*", term)
+        if test is not None:
+            left_out.add(test[1])
+        elif re.search(rf"\b{re.escape(by)}\b", term):
+            return None  # another test of the level: not read
+    return frozenset(left_out) if left_out else None
 
 
 def _logger_sources(read: Callable[[str], str | None], path: str) -> Iterator[tuple[str, str]]:
@@ -446,7 +477,11 @@ def _values(flag: Flag, setting: LaunchSetting) -> list[float]:
 def _drafts(item: Reprinted, launches: Sequence[LaunchSetting], upstream: Upstream) -> list[Draft]:
     drafts = []
     if item.before.call != item.after.call:
-        for draft in (_level_draft(item, launches, upstream), _stream_draft(item, upstream)):
+        for draft in (
+            _level_draft(item, launches, upstream),
+            _stream_draft(item, upstream),
+            _decoration_draft(item, upstream),
+        ):
             if draft is not None:
                 drafts.append(draft)
     if _narrowed(item.before_when, item.after_when):
@@ -500,6 +535,36 @@ def _stream_draft(item: Reprinted, upstream: Upstream) -> Draft | None:
         "check where it is printed now, or Ollama waits for a line that never comes."
     )
     return _draft(item, f"now written to {now}", detail, ())
+
+
+def _decoration_draft(item: Reprinted, upstream: Upstream) -> Draft | None:
+    """Medium when a line a pattern anchored at the line's start matches, written as it was (a plain print,
+    or a level the logger puts nothing before), is now logged at a level the logger may put text before."""
+    rule = upstream.streams()
+    if rule is None or not _anchored(item.pattern) or not _newly_decorated(item, upstream, rule):
+        return None
+    detail = (
+        f"{_printed(item)} is now printed with {code_span(item.after.call)} instead of "
+        f"{code_span(item.before.call)}: the logger may put text (a level letter, a time) before lines of "
+        f"that level, and Ollama's pattern matches at the start of the line: check the line Ollama reads "
+        "still starts as the pattern wants."
+    )
+    return _draft(item, "written after the logger's prefix", detail, ())
+
+
+def _newly_decorated(item: Reprinted, upstream: Upstream, rule: StreamRule) -> bool:
+    levels = upstream.levels()
+    wanted = lambda word: word in levels or word == rule.level or word in (rule.undecorated or ())
+    before, after = (
+        call_library_level(call, item.change.path, upstream.read, wanted)
+        for call in (item.before.call, item.after.call)
+    )
+    plain = item.before.call in PLAIN_PRINTS or (before is not None and not rule.decorates(before))
+    return plain and after is not None and rule.decorates(after)
+
+
+def _anchored(pattern: LogPattern) -> bool:
+    return pattern.contract.kind == "prefix" or bool(_ANCHORED.match(pattern.source))
 
 
 def _started(lost: list[Threshold]) -> str:
