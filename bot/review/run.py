@@ -219,10 +219,14 @@ class Run:
 
     @cached_property
     def arg_table_path(self) -> str:
-        """Where upstream's argument table is: its change's (old) path, else the profile's hint; "" for a
-        profile without one."""
-        found = profile_data(self.ctx.pin.review).get("arg_table")
-        change = self.arg_table
+        """Where upstream's argument table is."""
+        return self.anchor_path("arg_table")
+
+    def anchor_path(self, anchor: str) -> str:
+        """Where the file a content anchor finds is: its change's (old) path, else the profile's hint; "" for
+        a profile without one."""
+        found = profile_data(self.ctx.pin.review).get(anchor)
+        change = self.anchored(anchor)
         return (change.old_path or change.path) if change is not None else found["hint"] if found else ""
 
     def anchored(self, anchor: str) -> FileChange | None:
