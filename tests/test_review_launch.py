@@ -580,6 +580,28 @@ def test_a_default_behind_a_flag_ollama_never_passes_is_medium_only_where_it_tur
     assert _raising(_review(tmp_path / "off", {"common/common.h": off})) == []
 
 
+def test_a_default_behind_a_flag_ollama_never_passes_is_cited_where_it_passes_the_flag_upstream_sets_it_by(
+    tmp_path,
+):
+    """The server sets `sleep_idle_seconds` where it tests `n_ctx`, which Ollama passes (`--ctx-size`): what a
+    start gives one decides the other, so the item points at that flag; a member set under a test of a member
+    no flag Ollama passes writes keeps the lines that start the server."""
+    on = COMMON_H.replace("sleep_idle_seconds = -1;", "sleep_idle_seconds = 300;")
+    server = "int main(common_params & params) {\n    if (params.n_ctx == 0) {\n        params.sleep_idle_seconds = 60;\n    }\n}\n"
+    item = _one(
+        _review(tmp_path / "coupled", {"common/common.h": on, "tools/server/server.cpp": server}),
+        "Default of llama-server parameter sleep_idle_seconds changed; Ollama never passes --sleep-idle-seconds",
+    )
+    assert item.local_refs == [LocalRef("llm/server.go", _line(SERVER_GO, '"--ctx-size"'))]
+    assert "sets it by what `--ctx-size` gives, which Ollama passes" in item.detail
+    other = server.replace("params.n_ctx == 0", "params.n_predict == 0")
+    item = _one(
+        _review(tmp_path / "uncoupled", {"common/common.h": on, "tools/server/server.cpp": other}),
+        "Default of llama-server parameter sleep_idle_seconds changed; Ollama never passes --sleep-idle-seconds",
+    )
+    assert item.local_refs == [LocalRef("llm/server.go", _line(SERVER_GO, '"--flash-attn", "auto"'))]
+
+
 def test_a_recheck_finds_which_handlers_lose_a_value_in_the_facts_store(tmp_path, monkeypatch):
     lost = {"common/arg.cpp": ARG.replace('value == "dio"', 'value == "direct-io"')}
     kept = {"common/arg.cpp": ARG.replace('"model loading mode"', '"how the model is loaded"')}

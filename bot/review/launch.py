@@ -331,7 +331,8 @@ def _changed_headers(run: Run) -> list[FileChange]:
 
 
 # a path to the member: the flags writing it that Ollama passes, its request keys, the flags Ollama never passes
-_Link = tuple[paramdefaults.Path, list[Flag], set[str], list[Flag]]
+# and, for those, the flags Ollama passes whose values upstream tests where it sets the member
+_Link = tuple[paramdefaults.Path, list[Flag], set[str], list[Flag], list[str]]
 _Links = list[_Link]
 
 
@@ -353,9 +354,23 @@ def _link(
     passed = [f for f in writing if set(f.names) & run.contracts.passed_flags.keys()]
     keys = _area_keys(parsers, path)
     if passed or keys:
-        return path, passed, keys, []
+        return path, passed, keys, [], []
     unpassed = [f for f in writing if f.for_server and switched]
-    return (path, [], set(), unpassed) if unpassed else None
+    return (path, [], set(), unpassed, _coupled_flags(run, table, parsers, path)) if unpassed else None
+
+
+def _coupled_flags(
+    run: Run, table: Mapping[str, Flag], parsers: Mapping[str, str], path: paramdefaults.Path
+) -> list[str]:
+    """The flags Ollama passes that write a member the server's code tests where it sets the one at `path`."""
+    passed = run.contracts.passed_flags
+    return [
+        name
+        for other in sorted(paramdefaults.coupled_members(parsers, path[-1]))
+        for flag in paramdefaults.assigning_flags(table, (*path[:-1], other))
+        for name in flag.names
+        if name in passed
+    ]
 
 
 def _area_keys(parsers: Mapping[str, str], path: paramdefaults.Path) -> set[str]:
@@ -412,7 +427,7 @@ def _link_drafts(
     passed: Mapping[str, paramdefaults.FlagUse],
     parsers: Mapping[str, str],
 ) -> list[Draft]:
-    path, flags, keys, unpassed = link
+    path, flags, keys, unpassed, coupled = link
     drafts = paramdefaults.flag_drafts(item, flags, passed)
     if not drafts and keys:
         switches = [
@@ -422,7 +437,8 @@ def _link_drafts(
             item, keys, _bodies(run, run.contracts, area_of(min(keys))), switches
         )
     if not drafts and unpassed:
-        drafts = paramdefaults.unpassed_drafts(item, unpassed, _started_at(run.contracts))
+        refs = tuple(r for name in coupled for r in run.contracts.passed_flags[name])
+        drafts = paramdefaults.unpassed_drafts(item, unpassed, refs or _started_at(run.contracts), coupled)
     return drafts
 
 

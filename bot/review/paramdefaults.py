@@ -222,17 +222,58 @@ def switched(old: str, new: str) -> bool:
     return before is not None and after is not None and (before > 0) != (after > 0)
 
 
-def unpassed_drafts(item: Changed, flags: Sequence[Flag], launch: tuple[LocalRef, ...]) -> list[Draft]:
+COUPLING_REACH = 12  # lines above an assignment where the `if` whose block holds it may open
+_IF_OPENS = re.compile(r"^\s*(?:\}\s*else\s+)?if\s*\((.*)\)\s*\{?\s*$")
+_MEMBER_READ = re.compile(r"[.>]\s*([A-Za-z_]\w*)\b(?!\s*\()")
+
+
+def coupled_members(codes: Mapping[str, str], member: str) -> set[str]:
+    """The members the conditions of the `if`s whose block sets `member` test: `if (params.n_parallel < 0) {
+    params.kv_unified = true; }` couples `kv_unified` with `n_parallel` (what a start gives the one decides
+    the other)."""
+    sets = re.compile(rf"[.>]\s*{re.escape(member)}\s*=(?!=)")
+    found: set[str] = set()
+    for code in codes.values():
+        if member not in code:
+            continue
+        lines = code.split("\n")
+        for n, line in enumerate(lines, 1):
+            if sets.search(line):
+                found.update(_MEMBER_READ.findall(_condition_above(lines, n)))
+    return found - {member}
+
+
+def _condition_above(lines: list[str], line: int) -> str:
+    """The condition of the `if` opening the block that holds `line`: the nearest line above indented less."""
+    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+    for n in range(line - 1, max(0, line - COUPLING_REACH), -1):
+        text = lines[n - 1]
+        if text.strip() and len(text) - len(text.lstrip()) < indent:
+            m = _IF_OPENS.match(text)
+            return m[1] if m else ""
+    return ""
+
+
+def unpassed_drafts(
+    item: Changed, flags: Sequence[Flag], launch: tuple[LocalRef, ...], coupled: Sequence[str] = ()
+) -> list[Draft]:
     """The default behind llama-server flags Ollama never passes (`launch`: where it starts the program
-    without them), where the new default turns what it sets on or off: every start now runs the other way."""
+    without them, or passes the `coupled` flags upstream tests where it sets the member), where the new
+    default turns what it sets on or off: every start now runs the other way."""
     if not flags or item.switches or not switched(item.old_value, item.new_value):
         return []
     spelled = ", ".join(code_span(name) for name in flags[0].names[:2])
     turned = "on" if item.new_value == "true" or (_number(item.new_value) or 0) > 0 else "off"
+    beside = (
+        f" Upstream's server sets it by what {', '.join(map(code_span, dict.fromkeys(coupled)))} gives, which "
+        "Ollama passes."
+        if coupled
+        else ""
+    )
     detail = (
         f"Ollama never passes {spelled} among the flags it starts llama-server with ({_where(launch)}), so "
-        f"upstream's default holds on every start. {_changed_text(item)} What the parameter sets is now "
-        f"{turned} by default: pass the value Ollama wants, or check that the new default is right."
+        f"upstream's default holds on every start.{beside} {_changed_text(item)} What the parameter sets is "
+        f"now {turned} by default: pass the value Ollama wants, or check that the new default is right."
     )
     return [_draft(item, "server", f"; Ollama never passes {flags[0].names[0]}", detail, launch)]
 
