@@ -59,7 +59,7 @@ def default_drafts(
     fields: Sequence[WireField],
     ollama: Mapping[str, str],
     writers: Writers | None = None,
-    called_at: Mapping[str, tuple[LocalRef, ...]] = {},
+    called_at: Mapping[str, tuple[LocalRef, ...]] | None = None,
 ) -> list[Draft]:
     """One item per field of an endpoint Ollama sends requests to, left out of them, whose default the bump
     changes; `writers` of the fields Ollama decodes from the answers, at the new ref; `called_at`, where
@@ -79,7 +79,7 @@ def default_drafts(
                 read_at = (
                     tuple(field_lines(decides.field.ref, ollama, reading))
                     if decides
-                    else called_at.get(endpoint, ())
+                    else (called_at or {}).get(endpoint, ())
                     if _does_work(route)
                     else ()
                 )
