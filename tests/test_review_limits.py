@@ -133,6 +133,24 @@ def test_a_new_rejection_of_a_local_read_from_a_request_field_names_the_field():
         assert draft.local_refs and draft.local_refs[0].path == "llm/llama_server.go"
 
 
+def test_a_new_error_answer_is_a_rejection_like_a_throw():
+    """A handler that answers an error (`res->error(...)`) under a new condition on what it read from the
+    request rejects those values as a throw would; the message is taken when the call spells it."""
+    answered = STOP_OLD.replace(
+        "                if (ids.size() == 1) {\n                    ctx",
+        "                if (ids.size() > 1) {\n"
+        '                    res->error(format_error_response("one token", ERROR_TYPE_INVALID_REQUEST));\n'
+        "                    return;\n                }\n                if (ids.size() == 1) {\n                    ctx",
+    )
+    limits, (draft,) = _limits_of(STOP_OLD, answered)
+    assert (limits[0].fields, limits[0].message) == (("preserved_tokens",), "one token")
+    assert draft.title == "llama-server now rejects some values of `preserved_tokens`, which Ollama forwards"
+    unanswered = answered.replace(
+        'res->error(format_error_response("one token", ERROR_TYPE_INVALID_REQUEST));', ""
+    )
+    assert _limits_of(STOP_OLD, unanswered) == ([], [])
+
+
 def test_a_new_rejection_of_what_the_request_never_set_or_outside_the_request_parsing_says_nothing():
     vocab = STOP_OLD.replace(
         "            for (const auto & t",
@@ -231,3 +249,33 @@ def test_a_rejection_in_an_else_if_reads_the_key_the_chain_tested_above():
     )
     (limit,) = new_limits(FileChange.from_texts("common/chat.cpp", old, new), False)
     assert (limit.fields, limit.members, limit.line) == (("tool_call_id",), ("role",), 5)
+
+
+def test_a_limit_in_an_endpoints_handler_is_cited_at_the_field_ollama_sends_it_and_where_it_calls_it(
+    tmp_path,
+):
+    """A new error answer in `/completion`'s handler on the `prompt` it read: the item points at the `prompt`
+    Ollama sends that endpoint and at the request Ollama makes to it."""
+    from tests.fixtures import review_one_commit
+    from tests.test_review_error_status import ANCHOR, CONTEXT
+    from tests.test_review_wire import OLLAMA as WIRE_OLLAMA
+    from tests.test_review_wire import SERVER_GO, UPSTREAM
+
+    limited = UPSTREAM[CONTEXT].replace(
+        ANCHOR,
+        ANCHOR
+        + "    if (prompt.size() > 4096) {\n"
+        + '        res->error(format_error_response("prompt too long", ERROR_TYPE_INVALID_REQUEST));\n'
+        + "        return res;\n    }\n",
+    )
+    ollama = {path: text.encode() for path, text in WIRE_OLLAMA.items()}
+    findings = review_one_commit(tmp_path, UPSTREAM, {CONTEXT: limited}, ollama)
+    (item,) = [f for f in findings if f.title.startswith("llama-server now rejects some values")]
+    assert item.title == "llama-server now rejects some values of `prompt`, which Ollama forwards"
+    lines = SERVER_GO.split("\n")
+    sent = next(n for n, line in enumerate(lines, 1) if '"prompt"' in line)
+    called = next(n for n, line in enumerate(lines, 1) if "/completion" in line)
+    assert {(r.path, r.line) for r in item.local_refs} >= {
+        ("runner/server.go", sent),
+        ("runner/server.go", called),
+    }

@@ -26,9 +26,10 @@ READ_REACH = 30  # lines above a condition where a local it tests may have been 
 READ_DEPTH = 3  # locals followed back from a condition to the request field they were read from
 _REJECTION = re.compile(
     r"\bthrow\s+std::\w+\s*\(\s*(?:std::string\s*\()?\s*\"((?:[^\"\\]|\\.)*)\"|GGML_ABORT\s*\(\s*\"((?:[^\"\\]|\\.)*)\""
+    r"|(?:->|\.)\s*error\s*\((?:[^\"\n]*\"((?:[^\"\\]|\\.)*)\")?"  # an error answer: `res->error(...)`
 )
 _CONDITION = re.compile(r"\bif\s*\(")
-_THROWS = re.compile(r"\bthrow\b|\bGGML_ABORT\b")
+_THROWS = re.compile(r"\bthrow\b|\bGGML_ABORT\b|(?:->|\.)\s*error\s*\(")
 _FIELD_READ = re.compile(
     r'\.\s*(?:at|contains)\s*\(\s*"(\w+)"\s*\)|\[\s*"(\w+)"\s*\]|json_value\s*\(\s*\w+\s*,\s*"(\w+)"'
 )
@@ -58,7 +59,7 @@ def new_limits(change: FileChange, parser: bool) -> list[Limit]:
     for i, (line, code) in enumerate(added):
         m = _REJECTION.search(code)
         if m is not None:
-            message = c_unescape(m[1] or m[2] or "")
+            message = c_unescape(next((g for g in m.groups() if g), ""))
             above = [
                 (n, c) for n, c in added[max(0, i - CONDITION_REACH) : i + 1] if n >= line - CONDITION_REACH
             ]

@@ -1,23 +1,30 @@
-"""New checks upstream's request parsing makes that reject values of a field Ollama sends."""
+"""New checks upstream's request parsing makes that reject values of a field Ollama sends (a throw, or an error
+answer): in a server source, only of the endpoints Ollama calls whose handlers reach the check, cited at the
+fields Ollama sends them and where it calls them."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from functools import cache
 from typing import TYPE_CHECKING
 
 from bot.model import LocalRef
 from bot.review import limits
 from bot.review.changes import Draft, FileChange
 from bot.review.checks import check
+from bot.review.checks.server.error_status import called_endpoints, unit_at
+from bot.review.checks.server.wire import new_server_code
+from bot.review.consumers.contracts.model import WireField
 from bot.review.consumers.gofields import with_field_lines, writing
+from bot.review.servercode import ServerCode
 from bot.review.source import glob_match
 
 if TYPE_CHECKING:
     from bot.review.run import Run
 
 
-@check("server.request-limits", area="server", inputs=("diff", "inventory"))
+@check("server.request-limits", area="server", inputs=("diff", "wire-groups", "server-sources"))
 def request_limits(run: Run) -> list[Draft]:
     limited = run.profile_globs("request_limit_sources")
     found = [
@@ -28,22 +35,44 @@ def request_limits(run: Run) -> list[Draft]:
     ]
     if not found:
         return []
-    drafts = limits.limit_drafts(found, limits.fields_of(run.request_parsers()), lambda f: _sent_at(run, f))
+    fields = limits.fields_of(run.request_parsers())
+    code = cache(lambda: new_server_code(run))
+    drafts = []
+    for limit in found:
+        called = (_called(run, code, limit) if run.parses_requests(limit.path) else None) or None
+        drafts += limits.limit_drafts([limit], fields, lambda f, called=called: _sent_at(run, f, called))
     return [with_field_lines(d, run.local, writing) for d in drafts]
 
 
-def _sent_at(run: Run, field: str) -> tuple[LocalRef, ...]:
+def _called(
+    run: Run, code: Callable[[], ServerCode], limit: limits.Limit
+) -> dict[str, tuple[LocalRef, ...]] | None:
+    """The endpoints Ollama calls whose handlers reach the function of a limit in a server source, with where
+    it calls them; None where no function of the server's is found there (then, as where none reaches it,
+    the limit is cited at every field of its name Ollama sends)."""
+    unit = unit_at(code(), limit.path, limit.line)
+    return called_endpoints(code(), unit, run.contracts.endpoints) if unit is not None else None
+
+
+def _sent_at(run: Run, field: str, called: Mapping[str, tuple[LocalRef, ...]] | None) -> tuple[LocalRef, ...]:
     """Where Ollama's code puts a JSON field of that name, at any depth, into a request to an upstream
-    program (the inventory's request fields), and for one it sends only sometimes the `if` it sends it
-    under: a rejection of the field's absence meets Ollama where that condition does not hold."""
-    return tuple(
-        dict.fromkeys(
-            ref
-            for f in run.contracts.request_fields
-            if f.direction == "request" and f.path.rsplit(".", 1)[-1].removesuffix("[]") == field
-            for ref in (f.ref, *(_condition_above(run.local, f.ref) if f.optional else ()))
-        )
-    )
+    program (the inventory's request fields; to the `called` endpoints alone, then with where it calls them),
+    and for one it sends only sometimes the `if` it sends it under: a rejection of the field's absence meets
+    Ollama where that condition does not hold."""
+    fields = _named(run.contracts.request_fields, field, called)
+    sent = (r for f in fields for r in (f.ref, *(_condition_above(run.local, f.ref) if f.optional else ())))
+    calls = (r for f in fields if called for r in called[f.endpoint])
+    return tuple(dict.fromkeys((*sent, *calls)))
+
+
+def _named(fields: Iterable[WireField], name: str, endpoints: Mapping[str, object] | None) -> list[WireField]:
+    """The request fields of that name, at any depth, sent to the `endpoints` (to any: None)."""
+    return [
+        f
+        for f in fields
+        if f.direction == "request" and f.path.rsplit(".", 1)[-1].removesuffix("[]") == name
+        if endpoints is None or f.endpoint in endpoints
+    ]
 
 
 _IF_OPENS = re.compile(r"^\s*if\b.*\{\s*$")
@@ -58,9 +87,9 @@ def _condition_above(ollama: Mapping[str, str], ref: LocalRef) -> tuple[LocalRef
 
 def _may_limit(c: FileChange, limited: tuple[str, ...]) -> bool:
     """Whether a change can add a check that rejects a request's value: a limited source's new text that
-    throws or aborts near a changed line."""
+    throws, aborts or answers an error near a changed line."""
     return bool(
         c.new_path
         and glob_match(c.path, limited)
-        and ("throw" in c.changed_raw[0] or "ABORT" in c.changed_raw[0])
+        and any(word in c.changed_raw[0] for word in ("throw", "ABORT", "error("))
     )
