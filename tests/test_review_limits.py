@@ -279,3 +279,25 @@ def test_a_limit_in_an_endpoints_handler_is_cited_at_the_field_ollama_sends_it_a
         ("runner/server.go", sent),
         ("runner/server.go", called),
     }
+
+
+def test_a_limit_in_the_handler_of_an_endpoint_ollama_never_calls_says_nothing(tmp_path):
+    """The same check on `prompt` in `/v1/messages`' handler, which Ollama never calls, and in `/completion`'s,
+    which it calls: only the second is Ollama's."""
+    from tests.fixtures import review_one_commit
+    from tests.test_review_error_status import CONTEXT
+    from tests.test_review_wire import OLLAMA as WIRE_OLLAMA
+    from tests.test_review_wire import UPSTREAM
+
+    ollama = {path: text.encode() for path, text in WIRE_OLLAMA.items()}
+    check = '        if (body.at("prompt").is_null()) {\n            throw std::invalid_argument("no prompt");\n        }\n'
+    for handler, said in (("post_anthropic_messages", False), ("post_completions", True)):
+        opening = f"    this->{handler} = [this](const server_http_req & req) {{\n"
+        assert opening in UPSTREAM[CONTEXT]
+        body = "        json body = json::parse(req.body);\n" if handler == "post_completions" else ""
+        limited = UPSTREAM[CONTEXT].replace(opening, opening + body + check)
+        findings = review_one_commit(tmp_path / handler, UPSTREAM, {CONTEXT: limited}, ollama)
+        titles = [f.title for f in findings if f.title.startswith("llama-server now rejects")]
+        assert titles == (
+            ["llama-server now rejects some values of `prompt`, which Ollama forwards"] if said else []
+        )

@@ -39,8 +39,9 @@ def request_limits(run: Run) -> list[Draft]:
     code = cache(lambda: new_server_code(run))
     drafts = []
     for limit in found:
-        called = (_called(run, code, limit) if run.parses_requests(limit.path) else None) or None
-        drafts += limits.limit_drafts([limit], fields, lambda f, called=called: _sent_at(run, f, called))
+        called = _called(run, code, limit) if run.parses_requests(limit.path) else None
+        if called is None or called:  # no endpoint Ollama calls reaches it: another endpoint's check
+            drafts += limits.limit_drafts([limit], fields, lambda f, called=called: _sent_at(run, f, called))
     return [with_field_lines(d, run.local, writing) for d in drafts]
 
 
@@ -48,8 +49,8 @@ def _called(
     run: Run, code: Callable[[], ServerCode], limit: limits.Limit
 ) -> dict[str, tuple[LocalRef, ...]] | None:
     """The endpoints Ollama calls whose handlers reach the function of a limit in a server source, with where
-    it calls them; None where no function of the server's is found there (then, as where none reaches it,
-    the limit is cited at every field of its name Ollama sends)."""
+    it calls them; None where no function of the server's is found there (the limit is then cited at every
+    field of its name Ollama sends)."""
     unit = unit_at(code(), limit.path, limit.line)
     return called_endpoints(code(), unit, run.contracts.endpoints) if unit is not None else None
 
