@@ -9,7 +9,7 @@ from bot.review.changes import FileChange
 from bot.review.consumers.contracts import contract_inventory
 from bot.review.logformats import Program, printed_patterns
 from bot.review.logsink import Sink, sink_drafts
-from bot.review.printwhen import Upstream, logger_levels, logger_streams, when_drafts
+from bot.review.printwhen import Upstream, call_level, logger_levels, logger_streams, when_drafts
 from bot.review.source import code_text
 from tests.test_review_logformats import DISCOVER_GO, OLLAMA
 
@@ -318,3 +318,16 @@ def test_a_line_a_pattern_reads_from_its_start_now_logged_at_a_level_the_logger_
     unanchored = AT_4.replace("`^\\s+(.+?):", "`\\s+(.+?):")
     assert unanchored != AT_4
     assert [d for d in drafts(logged, discover=unanchored) if "prefix" in d.title] == []
+
+
+def test_a_header_included_from_another_directory_is_found_in_the_include_dirs():
+    """`tools/server/server-common.h` includes `log.h`, which lives beside the argument table (`common/`):
+    the call's verbosity is read through it only when that directory is searched."""
+    texts = {
+        "common/log.h": LOG_H,
+        "tools/server/server-common.h": '#include "log.h"\n#define SRV_TRC(fmt, ...) LOG_TRC("srv " fmt, __VA_ARGS__)\n',
+        "tools/server/server.cpp": '#include "server-common.h"\n',
+    }
+    read = lambda path: texts.get(path, "")  # a path the tree lacks reads as nothing
+    assert call_level("SRV_TRC", "tools/server/server.cpp", read) is None
+    assert call_level("SRV_TRC", "tools/server/server.cpp", read, include_dirs=("common",)) == 4

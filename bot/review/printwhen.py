@@ -303,13 +303,17 @@ def _condition(statement: Node) -> str:
 
 
 def call_level(
-    call: str, path: str, read: Callable[[str], str | None], levels: Mapping[str, int] | None = None
+    call: str,
+    path: str,
+    read: Callable[[str], str | None],
+    levels: Mapping[str, int] | None = None,
+    include_dirs: tuple[str, ...] = (),
 ) -> int | None:
     """The verbosity a logging call prints at: the first name its macro's expansion passes that the file's
     headers define as a number (`LOG_TRC` -> `LOG_TMPL(..., LOG_LEVEL_TRACE, ...)` -> 4), or that is a
     library's level the program's logger maps to one (`LLAMA_LOG_INFO` -> `GGML_LOG_LEVEL_INFO`, `levels`);
-    None if none."""
-    macros = _macros(path, read)
+    None if none. A header not beside the file including it is looked for in `include_dirs`."""
+    macros = _macros(path, read, include_dirs)
     return _level(call, macros, MACRO_DEPTH, levels or {})
 
 
@@ -406,9 +410,11 @@ def _first_wanted(
     return None
 
 
-def _macros(path: str, read: Callable[[str], str | None]) -> dict[str, str]:
-    """The macros the file and the headers it includes (by a relative path, a few levels deep) define, by
-    name: a function-like one's body, an object-like one's value."""
+def _macros(
+    path: str, read: Callable[[str], str | None], include_dirs: tuple[str, ...] = ()
+) -> dict[str, str]:
+    """The macros the file and the headers it includes (by a relative path, or in `include_dirs`, a few
+    levels deep) define, by name: a function-like one's body, an object-like one's value."""
     macros: dict[str, str] = {}
     seen, todo = set(), [(path, 0)]
     while todo:
@@ -420,11 +426,17 @@ def _macros(path: str, read: Callable[[str], str | None]) -> dict[str, str]:
         for m in _MACRO.finditer(text):
             macros.setdefault(m[1], m[3].strip())
         if depth < INCLUDE_DEPTH:
-            todo += [
-                (posixpath.normpath(posixpath.join(posixpath.dirname(at), h)), depth + 1)
-                for h in _INCLUDE.findall(text)
-            ]
+            todo += [(_header(at, h, read, include_dirs), depth + 1) for h in _INCLUDE.findall(text)]
     return macros
+
+
+def _header(at: str, name: str, read: Callable[[str], str | None], include_dirs: tuple[str, ...]) -> str:
+    """The path of a header a file includes: beside it, else the first of `include_dirs` holding it."""
+    beside = posixpath.normpath(posixpath.join(posixpath.dirname(at), name))
+    if not include_dirs or read(beside):
+        return beside
+    found = (posixpath.normpath(posixpath.join(d, name)) for d in include_dirs)
+    return next((p for p in found if read(p)), beside)
 
 
 @dataclass(frozen=True)
