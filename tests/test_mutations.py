@@ -115,7 +115,6 @@ KNOWN_MISSES = {
     "fresh8-server-tools-with-response-format-rejected": "first scoring: named by high 'llama-server now rejects some values of `grammar`, which Ollama forwards', but it points at llm/llama_server.go:1411, llm/llama_server.go:1589, llm/llama_server.go:1598",
     "fresh8-server-orphan-tool-message-rejected": "first scoring: named by high 'llama-server now rejects some values of `role`, which Ollama forwards', but it points at llm/llama_server.go:2207",
     "fresh8-server-image-decoders-png-jpeg-only": "no check reads this shape yet (eighth fresh-eyes round, first scoring)",
-    "fresh8-server-prompt-logged-at-trace": "no check reads this shape yet (eighth fresh-eyes round, first scoring)",
     "fresh8-server-prefill-assistant-default-off": "first scoring: named by medium 'Default of llama-server parameter prefill_assistant changed; Ollama never passes --prefill-assistant', but it points at discover/llama_server.go:60, llm/llama_server.go:370",
     "fresh8-server-tokenize-rejects-over-context": "no check reads this shape yet (eighth fresh-eyes round, first scoring)",
 }
