@@ -258,9 +258,10 @@ def unpassed_drafts(
     item: Changed, flags: Sequence[Flag], launch: tuple[LocalRef, ...], coupled: Sequence[str] = ()
 ) -> list[Draft]:
     """The default behind llama-server flags Ollama never passes (`launch`: where it starts the program
-    without them, or passes the `coupled` flags upstream tests where it sets the member), where the new
-    default turns what it sets on or off: every start now runs the other way."""
-    if not flags or item.switches or not switched(item.old_value, item.new_value):
+    without them, or passes the `coupled` flags upstream tests where it sets the member): every start now
+    runs the other way. The caller passes flags only for a default that turns what it sets on or off
+    (`switched`) with no group switch keeping it off."""
+    if not flags:
         return []
     spelled = ", ".join(code_span(name) for name in flags[0].names[:2])
     turned = "on" if item.new_value == "true" or (_number(item.new_value) or 0) > 0 else "off"

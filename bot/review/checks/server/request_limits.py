@@ -17,6 +17,7 @@ from bot.review.checks.server.error_status import called_endpoints, unit_at
 from bot.review.checks.server.wire import new_server_code
 from bot.review.consumers.contracts.model import WireField
 from bot.review.consumers.gofields import with_field_lines, writing
+from bot.review.payloads import ROUTE_REACH
 from bot.review.servercode import ServerCode
 from bot.review.source import glob_match
 
@@ -49,10 +50,15 @@ def _called(
     run: Run, code: Callable[[], ServerCode], limit: limits.Limit
 ) -> dict[str, tuple[LocalRef, ...]] | None:
     """The endpoints Ollama calls whose handlers reach the function of a limit in a server source, with where
-    it calls them; None where no function of the server's is found there (the limit is then cited at every
-    field of its name Ollama sends)."""
-    unit = unit_at(code(), limit.path, limit.line)
-    return called_endpoints(code(), unit, run.contracts.endpoints) if unit is not None else None
+    it calls them; None where no route's handlers reach a function of the server's there (the limit is then
+    cited at every field of its name Ollama sends)."""
+    server = code()
+    unit = unit_at(server, limit.path, limit.line)
+    if unit is None or not any(
+        any(u is unit for u in server.reached(handlers, ROUTE_REACH)) for handlers in server.routes.values()
+    ):
+        return None
+    return called_endpoints(server, unit, run.contracts.endpoints)
 
 
 def _sent_at(run: Run, field: str, called: Mapping[str, tuple[LocalRef, ...]] | None) -> tuple[LocalRef, ...]:
