@@ -116,7 +116,24 @@ KNOWN_MISSES = {
     "fresh8-server-orphan-tool-message-rejected": "first scoring: named by high 'llama-server now rejects some values of `role`, which Ollama forwards', but it points at llm/llama_server.go:2207",
     "fresh8-server-image-decoders-png-jpeg-only": "no check reads this shape yet (eighth fresh-eyes round, first scoring)",
     "fresh8-server-prefill-assistant-default-off": "first scoring: named by medium 'Default of llama-server parameter prefill_assistant changed; Ollama never passes --prefill-assistant', but it points at discover/llama_server.go:60, llm/llama_server.go:370",
-    "fresh8-server-tokenize-rejects-over-context": "no check reads this shape yet (eighth fresh-eyes round, first scoring)",
+    "fresh8-server-tokenize-rejects-over-context": "named by a high item (a new error answer on the `content` it tokenizes), cited where Ollama sends the field and makes the request, not at the callers of its tokenize",
+    # the ninth fresh-eyes round (tests/mutations/fresh9.toml), as its first scoring left them
+    "fresh9-discovery-ggml-default-logger-stdout": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
+    "fresh9-discovery-cuda-archs-sass-only": "first scoring: named by high 'llama-server output Ollama parses changed: `CUDA\\s*:\\s*ARCHS\\s*=\\s*([\\d,]+)` no longer matches', but it points at discover/llama_server.go:193, discover/llama_server.go:245",
+    "fresh9-discovery-metal-total-is-physical-memory": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
+    "fresh9-discovery-cuda-device-id-uuid": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
+    "fresh9-build-llama-limits-generated-header": "first scoring: named by medium 'New CMake option LLAMA_MAX_LAYERS: decide its value', but it points at llama/server/CMakeLists.txt:179",
+    "fresh9-models-qwenvl-gguf-min-pixels-override": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
+    "fresh9-models-gguf-set-arr-type-change-asserts": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
+    "fresh9-models-bpe-default-pretokenizer-dropped": "first scoring: named by high 'Pre-tokenizer type `default` removed or renamed upstream', but it points at app/server/server.go:260, app/server/server.go:396, app/store/database.go:502, app/tools/browser_websearch.go:71, app/tools/browser_websearch.go:72, llama/compat/llama-ollama-compat.cpp:209",
+    "fresh9-server-port-busy-falls-back-to-free-port": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
+    "fresh9-server-completion-raw-prompt-bos-opt-in": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
+    "fresh9-server-embd-normalize-default-none": "first scoring: named by medium 'Default of llama-server parameter embd_normalize changed; Ollama never passes --embd-normalize', but it points at discover/llama_server.go:60, llm/llama_server.go:370",
+    "fresh9-server-model-path-requires-gguf-extension": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
+    "fresh9-server-exits-on-stdin-eof": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
+    "fresh9-server-gpus-ordered-by-free-memory": "first scoring: information only: info 'Device ordering or selection changed in llama.cpp'",
+    "fresh9-server-env-overrides-command-line": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
+    "fresh9-server-completion-json-schema-oai-wrapper": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
 }
 
 # The harmless edits the review raises a high or medium finding on today, each with why.
@@ -125,6 +142,9 @@ KNOWN_FALSE_ALARMS: dict[str, str] = {
     "fresh3-harmless-backend-path-list": "first scoring: false alarm: high 'Backend registry loading changed in ggml-backend-reg.cpp'",
     # the sixth
     "fresh6-harmless-cuda-compression-balance": "first scoring: false alarm: medium 'Default of CMake option GGML_CUDA_COMPRESSION_MODE changed' (Ollama leaves it to upstream's default; the mode only trades fatbin size for load time)",
+    # the ninth
+    "fresh9-build-hip-drops-direct-rocblas-link": "first scoring: false alarm: medium '`ggml-hip` no longer loads `roc::rocblas`, which Ollama's install carries'",
+    "fresh9-streaming-harmless-final-chunk-flushes-held-back-text": "first scoring: false alarm: medium '`content` of llama-server's POST /completion stream is no longer emptied where it was (`content`)'",
 }
 
 

@@ -14,7 +14,7 @@ TABLES = (
     TABLE,
     *(
         TABLE.with_name(f"{name}.toml")
-        for name in ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8")
+        for name in ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9")
     ),
 )
 AREAS = ("build", "discovery", "server", "streaming", "models")
