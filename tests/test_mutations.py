@@ -142,9 +142,6 @@ KNOWN_FALSE_ALARMS: dict[str, str] = {
     "fresh3-harmless-backend-path-list": "first scoring: false alarm: high 'Backend registry loading changed in ggml-backend-reg.cpp'",
     # the sixth
     "fresh6-harmless-cuda-compression-balance": "first scoring: false alarm: medium 'Default of CMake option GGML_CUDA_COMPRESSION_MODE changed' (Ollama leaves it to upstream's default; the mode only trades fatbin size for load time)",
-    # the ninth
-    "fresh9-build-hip-drops-direct-rocblas-link": "first scoring: false alarm: medium '`ggml-hip` no longer loads `roc::rocblas`, which Ollama's install carries'",
-    "fresh9-streaming-harmless-final-chunk-flushes-held-back-text": "first scoring: false alarm: medium '`content` of llama-server's POST /completion stream is no longer emptied where it was (`content`)'",
 }
 
 

@@ -193,7 +193,17 @@ def test_a_carried_library_the_target_no_longer_loads_is_medium_at_the_filter(tm
         BACKEND.replace("roc::hipblas)", "roc::hipblas roc::hipblaslt)"),  # still loaded, one more beside
         BACKEND.replace("roc::rocblas roc::hipblas)", "roc::hipblas roc::rocblas)"),  # the same, reordered
         BACKEND.replace("roc::hipblas)", "roc::hipblas2)"),  # another library the same pattern keeps
+        # no longer linked, while a library the filter keeps, which may load it, still is
+        BACKEND.replace("roc::rocblas roc::hipblas)", "roc::hipblas)"),
     ],
 )
 def test_a_carried_library_still_loaded_or_replaced_by_one_the_filter_keeps_is_quiet(tmp_path, backend):
     assert _findings(tmp_path, {"ggml/src/ggml-hip/CMakeLists.txt": backend}) == []
+
+
+def test_a_carried_library_no_longer_linked_beside_no_other_the_filter_keeps_is_medium(tmp_path):
+    dropped = BACKEND.replace("PRIVATE roc::rocblas roc::hipblas)", "PRIVATE hip::host)")
+    (item,) = _findings(tmp_path, {"ggml/src/ggml-hip/CMakeLists.txt": dropped})  # one change, one item
+    assert item.title == "`ggml-hip` no longer loads `roc::hipblas`, which Ollama's install carries"
+    assert "it no longer links it" in item.detail
+    assert "`ggml-hip` no longer loads `roc::rocblas`, which Ollama's install carries" in item.detail

@@ -1211,6 +1211,9 @@ def test_a_decoded_text_the_server_empties_in_fewer_places_is_medium(contracts):
     # emptied the other way (`.clear()`): the same place count, nothing told
     cleared = gone.replace('result->content = "";', "result->content.clear();")
     assert _review_from(contracts, context, emptying, gone, cleared) == []
+    # emptied unless text was held back: the condition picks the empty text where the partial chunks carried it all
+    flushed = gone.replace('result->content = "";', 'result->content = held.empty() ? "" : held;')
+    assert _review_from(contracts, context, emptying, gone, flushed) == []
 
 
 TEMPLATE_GO = """package runner

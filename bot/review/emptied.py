@@ -44,10 +44,14 @@ def _writers(f: Decoded, old: Writers, new: Writers) -> dict[str, list[tuple[str
 
 
 def _emptied(texts: Mapping[str, str], member: str) -> list[tuple[str, int, str]]:
-    """Where a member is set empty (`res->content = "";`, `x.tokens = llama_tokens{};`, `.clear()`)."""
+    """Where a member is set empty (`res->content = "";`, `x.tokens = llama_tokens{};`, `.clear()`), or to
+    a value a condition picks, one of them empty (`= unsent ? rest : "";`: emptied where the condition says
+    the frames carried it all, a refinement of the emptying, not its end)."""
     m = re.escape(member)
+    empty = r"(?:\"\"|std::string\s*\(\s*\)|[\w:<>]*\s*\{\s*\})"
     pattern = re.compile(
-        rf"(?:->|\.)\s*{m}\s*(?:=\s*(?:\"\"|std::string\s*\(\s*\)|[\w:<>]*\s*\{{\s*\}})\s*;|\.\s*clear\s*\(\s*\))"
+        rf"(?:->|\.)\s*{m}\s*(?:=\s*(?:{empty}|[^;?]*\?[^;:]*:\s*{empty}|[^;?]*\?\s*{empty}\s*:[^;]*)\s*;"
+        rf"|\.\s*clear\s*\(\s*\))"
     )
     return [
         (path, text.count("\n", 0, found.start()) + 1, found[0])

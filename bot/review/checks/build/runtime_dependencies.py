@@ -56,16 +56,24 @@ _STATIC = re.compile(r"(?i)(?:^|[_:-])static\b|_static|\.a$")  # a library linke
 def _no_longer_loaded(old: list[Link], new: list[Link], carried: Mapping[str, Bundling]) -> list[Draft]:
     """A library the install's filter names that a target loaded and no longer loads (linked statically now,
     or not at all): the payload Ollama ships loses the file it carried, which what reads the payload (a
-    runtime's version taken from its file name) may rely on."""
+    runtime's version taken from its file name) may rely on. One no longer linked at all while the target
+    still loads another library the filter keeps may come in through that one (`hipblas` loads `rocblas`):
+    the walk of runtime dependencies still finds it, so that says nothing."""
     loads = {(k.target, k.library) for k in _loaded(new)}
     drafts = []
     for link in dict.fromkeys(k for k in _loaded(old) if k.target in carried):
         bundling = carried[link.target]
         pattern = bundling.kept_by(link.library)
-        if pattern is not None and not _still_kept(link.target, pattern, bundling, loads):
-            now = next((k for k in new if k.target == link.target and pattern in k.library.lower()), None)
+        if pattern is None or _still_kept(link.target, pattern, bundling, loads):
+            continue
+        now = next((k for k in new if k.target == link.target and pattern in k.library.lower()), None)
+        if now is not None or not _loads_a_kept_library(link.target, bundling, loads):
             drafts.append(_lost_draft(link, now, bundling, pattern))
     return drafts
+
+
+def _loads_a_kept_library(target: str, bundling: Bundling, loads: set[tuple[str, str]]) -> bool:
+    return any(t == target and bundling.kept_by(library) is not None for t, library in loads)
 
 
 def _loaded(links: list[Link]) -> list[Link]:
