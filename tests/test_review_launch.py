@@ -619,3 +619,74 @@ def test_a_recheck_finds_which_handlers_lose_a_value_in_the_facts_store(tmp_path
         monkeypatch.undo()
         again = _review(tmp_path / "lost-2", lost)
     assert again == first["lost"] and _one(again, "llama-server no longer accepts `dio` for --load-mode")
+
+
+EMBED_GO = """package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+func (s *server) embed(input string, raw bool) error {
+	req := map[string]any{"input": input}
+	if raw {
+		req["embd_normalize"] = -1
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	url := fmt.Sprintf("http://127.0.0.1:%d/v1/embeddings", s.port)
+	r, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+"""
+EMBEDDINGS = """#include "server-common.h"
+
+void handle_embeddings(const json & body, const common_params & params) {
+    int embd_normalize = params.embd_normalize;
+    if (body.count("embd_normalize") != 0) {
+        embd_normalize = body.at("embd_normalize");
+    }
+}
+"""
+
+
+def test_a_default_a_request_key_takes_where_ollama_sends_it_only_sometimes_is_medium_at_its_condition(
+    tmp_path,
+):
+    """The handler starts a local from the member and overwrites it from the request's `embd_normalize`, which
+    Ollama sends only for raw embeddings: elsewhere the member's default decides, so its change is told where
+    Ollama sends the key, with the `if` it sends it under."""
+    member = "    int32_t embd_normalize = 2; // -1 = none, 2 = euclidean\n"
+    base = {
+        **UPSTREAM,
+        "common/common.h": COMMON_H.replace("    bool ctx_shift", member + "    bool ctx_shift"),
+        "tools/server/server-embd.cpp": EMBEDDINGS,
+    }
+    ollama = {**OLLAMA, "llm/embed.go": EMBED_GO.encode()}
+    changed = base["common/common.h"].replace("embd_normalize = 2;", "embd_normalize = -1;")
+    item = _one(
+        review_one_commit(tmp_path / "sometimes", base, {"common/common.h": changed}, ollama),
+        "Default of llama-server parameter embd_normalize changed",
+    )
+    assert item.severity == "medium" and "leaves `embd_normalize` out of its requests" in item.title
+    lines = EMBED_GO.split("\n")
+    sent = next(n for n, line in enumerate(lines, 1) if 'req["embd_normalize"]' in line)
+    assert item.local_refs == [LocalRef("llm/embed.go", sent - 1), LocalRef("llm/embed.go", sent)]
+    always = EMBED_GO.replace("\tif raw {\n\t\treq", "\t{\n\t\treq")
+    ollama_always = {**OLLAMA, "llm/embed.go": always.encode()}
+    findings = review_one_commit(tmp_path / "always", base, {"common/common.h": changed}, ollama_always)
+    assert [
+        f for f in findings if f.title.startswith("Default of llama-server parameter embd_normalize")
+    ] == []

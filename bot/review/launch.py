@@ -24,6 +24,7 @@ from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts import Contracts
 from bot.review.consumers.contracts.behaviours import area_of
 from bot.review.consumers.contracts.model import LaunchSetting
+from bot.review.consumers.gofields import condition_above
 from bot.review.consumers.shared import SETTABLE
 from bot.review.cppreach import Index, names
 from bot.review.flags import Flag, flag_table
@@ -352,7 +353,7 @@ def _link(
 ) -> _Link | None:
     writing = paramdefaults.assigning_flags(table, path)
     passed = [f for f in writing if set(f.names) & run.contracts.passed_flags.keys()]
-    keys = _area_keys(parsers, path)
+    keys = _area_keys(parsers, path) or _sometimes_sent(run, parsers, path)
     if passed or keys:
         return path, passed, keys, [], []
     unpassed = [f for f in writing if f.for_server and switched]
@@ -376,6 +377,18 @@ def _coupled_flags(
 def _area_keys(parsers: Mapping[str, str], path: paramdefaults.Path) -> set[str]:
     """The request keys of a behaviour area upstream reads into the member at `path`."""
     return {k for k in paramdefaults.request_keys(parsers, path) if area_of(k)}
+
+
+def _sometimes_sent(run: Run, parsers: Mapping[str, str], path: paramdefaults.Path) -> set[str]:
+    """The request keys upstream reads into the member at `path` (with it as their default) that Ollama
+    sends only sometimes: where it leaves them out, the default decides."""
+    keys = paramdefaults.request_keys(parsers, path)
+    sent = (
+        [f for f in run.contracts.request_fields if f.direction == "request" and f.path in keys]
+        if keys
+        else []
+    )
+    return {f.path for f in sent} - {f.path for f in sent if not f.optional}
 
 
 _INITIALIZER = re.compile(r"\w\s*(?:=[^=]|\{[^}]*\}\s*;)")
@@ -434,8 +447,9 @@ def _link_drafts(
             set(paramdefaults.request_keys(parsers, (*path[:-1], switch))) for switch in item.switches
         ]
         drafts = paramdefaults.request_drafts(
-            item, keys, _bodies(run, run.contracts, area_of(min(keys))), switches
+            item, keys, _bodies(run, run.contracts, area_of(min(keys)), keys), switches
         )
+        drafts = [replace(d, local_refs=_with_conditions(run, d.local_refs)) for d in drafts]
     if not drafts and unpassed:
         refs = tuple(r for name in coupled for r in run.contracts.passed_flags[name])
         drafts = paramdefaults.unpassed_drafts(item, unpassed, refs or _started_at(run.contracts), coupled)
@@ -454,15 +468,20 @@ def _started_at(inventory: Contracts) -> tuple[LocalRef, ...]:
     return tuple(first[path] for path in sorted(first))
 
 
-def _bodies(run: Run, inventory: Contracts, area: str | None) -> list[paramdefaults.Body]:
-    """What Ollama sends to each endpoint that carries fields of this behaviour area."""
+def _with_conditions(run: Run, refs: tuple[LocalRef, ...]) -> tuple[LocalRef, ...]:
+    """The refs, each field Ollama sends under an `if` preceded by the `if`."""
+    return tuple(dict.fromkeys(r for ref in refs for r in (*condition_above(run.local, ref), ref)))
+
+
+def _bodies(run: Run, inventory: Contracts, area: str | None, keys: set[str]) -> list[paramdefaults.Body]:
+    """What Ollama sends to each endpoint that carries fields of this behaviour area (no area: the keys)."""
     by_endpoint: dict[str, dict[str, tuple[bool, LocalRef]]] = {}
     for field in inventory.request_fields:
         if field.direction == "request" and "." not in field.path and "[" not in field.path:
             by_endpoint.setdefault(field.endpoint, {})[field.path] = (field.optional, field.ref)
     bodies = []
     for endpoint, fields in sorted(by_endpoint.items()):
-        if any(area_of(key) == area for key in fields):
+        if any(area_of(key) == area for key in fields) if area else keys & fields.keys():
             first = min((ref for _, ref in fields.values()), key=lambda r: (r.path, r.line))
             bodies.append(paramdefaults.Body(endpoint, fields, paramdefaults.declared_at(run.local, first)))
     return bodies

@@ -168,19 +168,33 @@ def assigning_flags(table: Mapping[str, Flag], path: Path) -> list[Flag]:
     return list(found.values())
 
 
+LOCAL_REACH = 6  # lines below a local given a member's value where the request may overwrite the local
+
+
 def request_keys(sources: Mapping[str, str], path: Path) -> set[str]:
     """The JSON keys upstream's server code pairs with the member at `path` on one line (a request field it
-    reads into it, or writes from it)."""
+    reads into it, or writes from it), or reads into a local the member's value initializes (`int n =
+    params.n; if (body.count("n")) { n = body.at("n"); }`)."""
     chain = r"\s*(?:\.|->)\s*".join(map(re.escape, path))
     member = re.compile(rf"(?:\.|->)\s*{chain}\b" if len(path) == 1 else rf"\b{chain}\b")
+    local = re.compile(rf"\b(\w+)\s*=\s*\w+\s*(?:\.|->)\s*{chain}\s*;")
     keys: set[str] = set()
     for code in sources.values():
         if path[-1] not in code:
             continue
-        for line in code.split("\n"):
+        lines = code.split("\n")
+        for n, line in enumerate(lines):
             if member.search(line):
                 keys.update(_KEY.findall(line)[:1])
+                given = local.search(line)
+                keys.update(_overwritten(given[1], lines[n + 1 : n + 1 + LOCAL_REACH]) if given else ())
     return keys
+
+
+def _overwritten(name: str, below: list[str]) -> list[str]:
+    """The first key of each line below that gives the local a value from the request."""
+    assigns = re.compile(rf"(?<![\w.>]){re.escape(name)}\s*=(?!=)")
+    return [k for line in below if assigns.search(line) for k in _KEY.findall(line)[:1]]
 
 
 @dataclass(frozen=True)

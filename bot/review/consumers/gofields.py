@@ -146,3 +146,14 @@ def only_skips(ollama: Mapping[str, str], ref: LocalRef) -> bool:
         and lines[ref.line - 1].rstrip().endswith("{")
         and body == ["continue", "}"]
     )
+
+
+_IF_OPENS = re.compile(r"^\s*if\b.*\{\s*$")
+
+
+def condition_above(ollama: Mapping[str, str], ref: LocalRef) -> tuple[LocalRef, ...]:
+    """The line above a Go line, when it opens the `if` block the line stands in: the condition under which
+    Ollama does what the line does (sends a field only sometimes)."""
+    lines = (ollama.get(ref.path) or "").split("\n")
+    above = lines[ref.line - 2] if 1 < ref.line <= len(lines) else ""
+    return (LocalRef(ref.path, ref.line - 1),) if _IF_OPENS.match(above) else ()

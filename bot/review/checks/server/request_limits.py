@@ -4,7 +4,6 @@ fields Ollama sends them and where it calls them."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING
@@ -16,7 +15,7 @@ from bot.review.checks import check
 from bot.review.checks.server.error_status import called_endpoints, unit_at
 from bot.review.checks.server.wire import new_server_code
 from bot.review.consumers.contracts.model import WireField
-from bot.review.consumers.gofields import with_field_lines, writing
+from bot.review.consumers.gofields import condition_above, with_field_lines, writing
 from bot.review.payloads import ROUTE_REACH
 from bot.review.servercode import ServerCode
 from bot.review.source import glob_match
@@ -67,7 +66,7 @@ def _sent_at(run: Run, field: str, called: Mapping[str, tuple[LocalRef, ...]] | 
     and for one it sends only sometimes the `if` it sends it under: a rejection of the field's absence meets
     Ollama where that condition does not hold."""
     fields = _named(run.contracts.request_fields, field, called)
-    sent = (r for f in fields for r in (f.ref, *(_condition_above(run.local, f.ref) if f.optional else ())))
+    sent = (r for f in fields for r in (f.ref, *(condition_above(run.local, f.ref) if f.optional else ())))
     calls = (r for f in fields if called for r in called[f.endpoint])
     return tuple(dict.fromkeys((*sent, *calls)))
 
@@ -80,16 +79,6 @@ def _named(fields: Iterable[WireField], name: str, endpoints: Mapping[str, objec
         if f.direction == "request" and f.path.rsplit(".", 1)[-1].removesuffix("[]") == name
         if endpoints is None or f.endpoint in endpoints
     ]
-
-
-_IF_OPENS = re.compile(r"^\s*if\b.*\{\s*$")
-
-
-def _condition_above(ollama: Mapping[str, str], ref: LocalRef) -> tuple[LocalRef, ...]:
-    """The line above, when it opens the `if` block the line stands in."""
-    lines = (ollama.get(ref.path) or "").split("\n")
-    above = lines[ref.line - 2] if 1 < ref.line <= len(lines) else ""
-    return (LocalRef(ref.path, ref.line - 1),) if _IF_OPENS.match(above) else ()
 
 
 def _may_limit(c: FileChange, limited: tuple[str, ...]) -> bool:
