@@ -128,7 +128,6 @@ KNOWN_MISSES = {
     "fresh9-models-bpe-default-pretokenizer-dropped": "first scoring: named by high 'Pre-tokenizer type `default` removed or renamed upstream', but it points at app/server/server.go:260, app/server/server.go:396, app/store/database.go:502, app/tools/browser_websearch.go:71, app/tools/browser_websearch.go:72, llama/compat/llama-ollama-compat.cpp:209",
     "fresh9-server-port-busy-falls-back-to-free-port": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
     "fresh9-server-completion-raw-prompt-bos-opt-in": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
-    "fresh9-server-model-path-requires-gguf-extension": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
     "fresh9-server-exits-on-stdin-eof": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
     "fresh9-server-gpus-ordered-by-free-memory": "first scoring: information only: info 'Device ordering or selection changed in llama.cpp'",
     "fresh9-server-env-overrides-command-line": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",

@@ -690,3 +690,30 @@ def test_a_default_a_request_key_takes_where_ollama_sends_it_only_sometimes_is_m
     assert [
         f for f in findings if f.title.startswith("Default of llama-server parameter embd_normalize")
     ] == []
+
+
+def test_a_new_check_on_the_value_of_a_flag_ollama_passes_is_high_where_it_passes_it(tmp_path):
+    """`--ctx-size`'s handler now throws for some values: Ollama passes the flag on every start. The same check
+    in the handler of a flag Ollama never passes, or one testing no value of the handler's, says nothing."""
+    check = '            if (value < 256) {\n                throw std::invalid_argument("context too small");\n            }\n'
+    limited = ARG.replace(
+        "            params.n_ctx = value;\n", check + "            params.n_ctx = value;\n"
+    )
+    item = _one(
+        _review(tmp_path / "ctx", {"common/arg.cpp": limited}), "llama-server now rejects some values"
+    )
+    assert (item.severity, item.title) == (
+        "high",
+        "llama-server now rejects some values of --ctx-size, which Ollama passes",
+    )
+    assert "now throws when `value < 256` (`context too small`)" in item.detail
+    assert item.local_refs == [LocalRef("llm/server.go", _line(SERVER_GO, '"--ctx-size"'))]
+    unpassed = ARG.replace(
+        "            params.sleep_idle_seconds = value;\n",
+        check + "            params.sleep_idle_seconds = value;\n",
+    )
+    assert unpassed != ARG
+    untested = limited.replace("if (value < 256)", "if (params.n_predict < 256)")
+    for name, changed in (("unpassed", unpassed), ("untested", untested)):
+        findings = _review(tmp_path / name, {"common/arg.cpp": changed})
+        assert [f for f in findings if f.title.startswith("llama-server now rejects")] == []

@@ -10,7 +10,7 @@ value Ollama accepted and forwarded before now fails the request.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from bot.cache import facts
@@ -54,18 +54,34 @@ class Limit:
 def new_limits(change: FileChange, parser: bool) -> list[Limit]:
     """Rejections the change adds, with the members their (added) condition tests, and in the request
     parsing (`parser`: the change is of a file that parses requests) the fields it reads."""
-    found = []
+    found = (_limit(change, list(above), message, parser) for _, message, above in _rejections(change))
+    return [limit for limit in found if limit]
+
+
+def new_rejections(change: FileChange) -> Iterator[tuple[int, str, str]]:
+    """(line, condition, message) of each rejection the change adds under a condition it adds."""
+    for line, message, above in _rejections(change):
+        tested = _condition(list(above))
+        if tested is not None:
+            yield line, tested[1], message
+
+
+def may_reject(text: str) -> bool:
+    """Whether a text can hold a rejection: a throw, an abort or an error answer (a prefilter)."""
+    return any(word in text for word in ("throw", "ABORT", "error("))
+
+
+def _rejections(change: FileChange) -> Iterator[tuple[int, str, tuple[tuple[int, str], ...]]]:
+    """(line, message, the added lines above it where its condition may start) of each added rejection."""
     added = [a for span in change.significant for a in change.added_code(span)]
     for i, (line, code) in enumerate(added):
         m = _REJECTION.search(code)
         if m is not None:
             message = c_unescape(next((g for g in m.groups() if g), ""))
-            above = [
+            above = tuple(
                 (n, c) for n, c in added[max(0, i - CONDITION_REACH) : i + 1] if n >= line - CONDITION_REACH
-            ]
-            limit = _limit(change, above, message, parser)
-            found += [limit] if limit else []
-    return found
+            )
+            yield line, message, above
 
 
 def _limit(change: FileChange, above: list[tuple[int, str]], message: str, parser: bool) -> Limit | None:

@@ -84,8 +84,4 @@ def _named(fields: Iterable[WireField], name: str, endpoints: Mapping[str, objec
 def _may_limit(c: FileChange, limited: tuple[str, ...]) -> bool:
     """Whether a change can add a check that rejects a request's value: a limited source's new text that
     throws, aborts or answers an error near a changed line."""
-    return bool(
-        c.new_path
-        and glob_match(c.path, limited)
-        and any(word in c.changed_raw[0] for word in ("throw", "ABORT", "error("))
-    )
+    return bool(c.new_path and glob_match(c.path, limited) and limits.may_reject(c.changed_raw[0]))
