@@ -8,6 +8,7 @@ from bot.model import LocalRef
 from bot.review import echoes
 from bot.review.changes import FileChange
 from bot.review.consumers.contracts.model import OutputPattern
+from bot.review.printwhen import Threshold
 
 HANDLER = """std::unique_ptr<server_res_generator> handle_completions(const json & data) {
     const auto & prompt = data.at("prompt");
@@ -20,7 +21,7 @@ LEVELS = {"SRV_TRC": 4, "SRV_DBG": 5, "SRV_INF": 3}
 MARKER = OutputPattern(
     "substring", "error:", ("llama-server stderr",), LocalRef("llm/status.go", 7), (), ("line",)
 )
-STARTS = [echoes.Start("--log-verbosity", 4, (LocalRef("llm/server.go", 12),))]
+STARTS = [Threshold(4, "--log-verbosity", (LocalRef("llm/server.go", 12),))]
 
 
 def _echoes(new: str) -> list[echoes.Echo]:

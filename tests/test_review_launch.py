@@ -692,28 +692,34 @@ def test_a_default_a_request_key_takes_where_ollama_sends_it_only_sometimes_is_m
     ] == []
 
 
-def test_a_new_check_on_the_value_of_a_flag_ollama_passes_is_high_where_it_passes_it(tmp_path):
-    """`--ctx-size`'s handler now throws for some values: Ollama passes the flag on every start. The same check
-    in the handler of a flag Ollama never passes, or one testing no value of the handler's, says nothing."""
-    check = '            if (value < 256) {\n                throw std::invalid_argument("context too small");\n            }\n'
+def test_a_new_check_on_the_text_a_flag_ollama_passes_takes_is_high_where_it_passes_it(tmp_path):
+    """`--chat-template`'s handler now throws for some texts, and Ollama passes the flag: high, where it does.
+    A new bound on a number (`--ctx-size`), or a throw in the `else` of the names a handler accepts, says
+    nothing (Ollama's numbers are its own computations; the names are `server.launch`'s)."""
+    check = '            if (value.find("{%") != std::string::npos) {\n                throw std::invalid_argument("not a template name");\n            }\n'
     limited = ARG.replace(
-        "            params.n_ctx = value;\n", check + "            params.n_ctx = value;\n"
+        "            params.chat_template = value;\n", check + "            params.chat_template = value;\n"
     )
     item = _one(
-        _review(tmp_path / "ctx", {"common/arg.cpp": limited}), "llama-server now rejects some values"
+        _review(tmp_path / "template", {"common/arg.cpp": limited}), "llama-server now rejects some values"
     )
     assert (item.severity, item.title) == (
         "high",
-        "llama-server now rejects some values of --ctx-size, which Ollama passes",
+        "llama-server now rejects some values of --chat-template, which Ollama passes",
     )
-    assert "now throws when `value < 256` (`context too small`)" in item.detail
-    assert item.local_refs == [LocalRef("llm/server.go", _line(SERVER_GO, '"--ctx-size"'))]
-    unpassed = ARG.replace(
-        "            params.sleep_idle_seconds = value;\n",
-        check + "            params.sleep_idle_seconds = value;\n",
+    assert 'now throws when `value.find("{%") != std::string::npos` (`not a template name`)' in item.detail
+    assert item.local_refs == [LocalRef("llm/server.go", _line(SERVER_GO, '"--chat-template"'))]
+    bounded = ARG.replace(
+        "            params.n_ctx = value;\n",
+        '            if (value < 256) {\n                throw std::invalid_argument("too small");\n            }\n'
+        "            params.n_ctx = value;\n",
     )
-    assert unpassed != ARG
-    untested = limited.replace("if (value < 256)", "if (params.n_predict < 256)")
-    for name, changed in (("unpassed", unpassed), ("untested", untested)):
+    named = ARG.replace(
+        "            params.chat_template = value;\n",
+        '            if (value == "chatml") {\n                params.chat_template = value;\n            } else {\n'
+        '                throw std::invalid_argument("unknown template");\n            }\n',
+    )
+    for name, changed in (("bounded", bounded), ("named", named)):
+        assert changed != ARG
         findings = _review(tmp_path / name, {"common/arg.cpp": changed})
         assert [f for f in findings if f.title.startswith("llama-server now rejects")] == []

@@ -211,6 +211,27 @@ def test_a_library_line_now_logged_at_a_level_the_logger_maps_above_ollamas_verb
     assert drafts(dict) == []  # without the logger's mapping the levels are not known
 
 
+def _logged(path: str, old: str, new: str, header: str, logger: str = LOGGER, discover: str = AT_4) -> list:
+    """The drafts for one changed file printing through the logger beside `log.h` (its header `header`, its
+    source `logger`) that the argument table includes, against Ollama's discovery code `discover`."""
+    texts = {
+        **UPSTREAM,
+        "common/log.h": header,
+        "common/arg.cpp": '#include "log.h"\n' + ARG,
+        "common/log.cpp": '#include "log.h"\n' + logger,
+        path: new,
+    }
+    upstream = Upstream(
+        texts.get,
+        lambda: flags.flag_table(ARG),
+        lambda: logger_levels(texts.get, "common/arg.cpp"),
+        lambda: logger_streams(texts.get, "common/arg.cpp"),
+    )
+    inventory = _inventory({**OLLAMA, "llm/discover.go": discover})
+    program = Program(lambda p: None, lambda: printed_patterns(inventory.output_patterns), lambda n: iter(()))
+    return when_drafts([FileChange.from_texts(path, old, new)], program, lambda: inventory.launch, upstream)
+
+
 def test_a_line_now_logged_at_a_level_the_logger_writes_to_the_other_stream_is_medium():
     """`LOG_TRC` -> `LOG`: the logger beside `log.h` writes `GGML_LOG_LEVEL_NONE` to stdout and the other
     levels to stderr, and Ollama reads `system_info:` from stderr alone. A call of another level on the same
@@ -219,25 +240,9 @@ def test_a_line_now_logged_at_a_level_the_logger_writes_to_the_other_stream_is_m
         LOG_H
         + "#define LOG_LEVEL_OUTPUT 0\n#define LOG(...) LOG_TMPL(GGML_LOG_LEVEL_NONE, LOG_LEVEL_OUTPUT, __VA_ARGS__)\n"
     )
-    inventory = _inventory({**OLLAMA, "llm/discover.go": AT_4})
-    program = Program(lambda p: None, lambda: printed_patterns(inventory.output_patterns), lambda n: iter(()))
 
     def drafts(new: str, logger: str = LOGGER):
-        texts = {
-            **UPSTREAM,
-            "common/log.h": header,
-            "common/arg.cpp": '#include "log.h"\n' + ARG,
-            "common/log.cpp": '#include "log.h"\n' + logger,
-            "common/common.cpp": new,
-        }
-        upstream = Upstream(
-            texts.get,
-            lambda: flags.flag_table(ARG),
-            lambda: logger_levels(texts.get, "common/arg.cpp"),
-            lambda: logger_streams(texts.get, "common/arg.cpp"),
-        )
-        change = FileChange.from_texts("common/common.cpp", INFO, new)
-        return when_drafts([change], program, lambda: inventory.launch, upstream)
+        return _logged("common/common.cpp", INFO, new, header, logger)
 
     to_stdout = INFO.replace('LOG_TRC("%s\\n", common_params', 'LOG("%s\\n", common_params')
     (draft,) = drafts(to_stdout)
@@ -284,29 +289,9 @@ def test_a_line_a_pattern_reads_from_its_start_now_logged_at_a_level_the_logger_
         + "#define LOG_INF(...) LOG_TMPL(GGML_LOG_LEVEL_INFO, 0, __VA_ARGS__)\n"
         + "#define LOG(...) LOG_TMPL(GGML_LOG_LEVEL_NONE, 0, __VA_ARGS__)\n"
     )
-    program = lambda discover: Program(
-        lambda p: None,
-        lambda: printed_patterns(_inventory({**OLLAMA, "llm/discover.go": discover}).output_patterns),
-        lambda n: iter(()),
-    )
 
     def drafts(new: str, logger: str = PREFIXED_LOGGER, discover: str = AT_4):
-        texts = {
-            **UPSTREAM,
-            "common/log.h": header,
-            "common/arg.cpp": '#include "log.h"\n' + ARG,
-            "common/log.cpp": '#include "log.h"\n' + logger,
-            "common/devices.cpp": new,
-        }
-        upstream = Upstream(
-            texts.get,
-            lambda: flags.flag_table(ARG),
-            lambda: logger_levels(texts.get, "common/arg.cpp"),
-            lambda: logger_streams(texts.get, "common/arg.cpp"),
-        )
-        change = FileChange.from_texts("common/devices.cpp", DEVICES, new)
-        inventory = _inventory({**OLLAMA, "llm/discover.go": discover})
-        return when_drafts([change], program(discover), lambda: inventory.launch, upstream)
+        return _logged("common/devices.cpp", DEVICES, new, header, logger, discover)
 
     logged = DEVICES.replace("printf(", "LOG_INF(")
     (draft,) = [d for d in drafts(logged) if "prefix" in d.title]

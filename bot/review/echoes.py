@@ -14,17 +14,16 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from bot.markup import code_span
-from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
 from bot.review.consumers.contracts.model import OutputPattern
-from bot.review.limits import fields_in
+from bot.review.limits import fields_in, traced
+from bot.review.printwhen import Threshold
 from bot.review.source import c_unescape, split_args
 
 _CALL = re.compile(r"\b([A-Z][A-Z0-9_]*)\s*\(")  # a logging macro's call
 _STRING = re.compile(r'"((?:\\.|[^"\\\n])*)"|\b(PRI\w+)')
 # a printf conversion: flags, width, precision, length, conversion
 _CONVERSION = re.compile(r"%[-+ #0]*(\*|\d+)?(?:\.(\*|\d+))?(?:hh|h|ll|l|z|j|t|L)?([a-zA-Z%])")
-_NAME = re.compile(r"(?<![\w.>:])([A-Za-z_]\w*)\b(?!\s*(?:\(|::|<\w))")  # a local, not a member or call
 CALL_LINES = 6  # lines a print's arguments may span
 TRACE_REACH = 200  # lines above a print where a local it prints may be given its value, within its function
 TRACE_DEPTH = 3  # locals followed back to the request field they were read from
@@ -73,9 +72,8 @@ def _printed_fields(args: list[str], lines: list[str], line: int, start: int) ->
     for index in string_arguments(_format(args[0])):
         if index + 1 < len(args):
             value = args[index + 1]
-            found.update(
-                dict.fromkeys(sorted(fields_in(value) | _traced(lines, line, start, value, TRACE_DEPTH)))
-            )
+            read = traced(lines, set(), line, value, TRACE_DEPTH, TRACE_REACH, start)
+            found.update(dict.fromkeys(sorted(fields_in(value) | read)))
     return tuple(found)
 
 
@@ -96,32 +94,8 @@ def string_arguments(fmt: str) -> Iterator[int]:
         index += 1
 
 
-def _traced(lines: list[str], line: int, start: int, text: str, depth: int) -> set[str]:
-    """The request fields the locals `text` names were read from: the nearest line above (in the function)
-    that gives each its value, followed `depth` locals deep."""
-    fields: set[str] = set()
-    for name in dict.fromkeys(_NAME.findall(text)) if depth else ():
-        given = re.compile(rf"(?<![\w.>])\b{re.escape(name)}\s*(?:=(?!=)|\{{)(.*)")
-        for n in range(line - 1, max(start, line - TRACE_REACH) - 1, -1):
-            m = given.search(lines[n - 1]) if 0 < n <= len(lines) else None
-            if m:
-                read = fields_in(m[1])
-                fields |= read or _traced(lines, n, start, m[1], depth - 1)
-                break
-    return fields
-
-
-@dataclass(frozen=True)
-class Start:
-    """A verbosity Ollama starts the program with, and where it passes it."""
-
-    flag: str
-    value: float
-    refs: tuple[LocalRef, ...]
-
-
 def echo_drafts(
-    found: Sequence[Echo], starts: Sequence[Start], sent: set[str], patterns: Sequence[OutputPattern]
+    found: Sequence[Echo], starts: Sequence[Threshold], sent: set[str], patterns: Sequence[OutputPattern]
 ) -> list[Draft]:
     """One medium draft per print of a field Ollama sends (`sent`) at a verbosity one of Ollama's starts
     shows, where Ollama scans the program's output with patterns."""
@@ -134,7 +108,7 @@ def echo_drafts(
     return drafts
 
 
-def _draft(echo: Echo, fields: list[str], shown: list[Start], patterns: Sequence[OutputPattern]) -> Draft:
+def _draft(echo: Echo, fields: list[str], shown: list[Threshold], patterns: Sequence[OutputPattern]) -> Draft:
     names = ", ".join(map(code_span, fields))
     flags = "; ".join(
         f"{code_span(s.flag)} ({'everything' if s.value == float('inf') else int(s.value)})" for s in shown

@@ -145,29 +145,37 @@ def _read_fields(change: FileChange, line: int, condition: str) -> set[str]:
     added = {n for span in change.significant for n, _ in change.added_code(span)}
     lines = change.new_code_lines
     new_code = {n for n in added if function_above(lines, n) not in old_functions}
-    traced = _traced(lines, new_code, line, condition, READ_DEPTH)
-    return direct or {f for f in traced if f'"{f}"' in change.old_code}
+    found = traced(lines, new_code, line, condition, READ_DEPTH)
+    return direct or {f for f in found if f'"{f}"' in change.old_code}
 
 
 def fields_in(text: str) -> set[str]:
     return {next(g for g in m.groups() if g) for m in _FIELD_READ.finditer(text)}
 
 
-def _traced(lines: list[str], new_code: set[int], line: int, text: str, depth: int) -> set[str]:
+def traced(
+    lines: list[str],
+    new_code: set[int],
+    line: int,
+    text: str,
+    depth: int,
+    reach: int = READ_REACH,
+    start: int = 1,
+) -> set[str]:
     """The fields the locals `text` (at `line`) names were read from, followed back to the nearest line
-    above that gives each its value (`auto ids = tokenize(t...)`, `for (auto & t : data.at("f"))`),
-    `depth` locals deep; a reading on a line of `new_code` does not count."""
+    above that gives each its value (`auto ids = tokenize(t...)`, `for (auto & t : data.at("f"))`), `reach`
+    lines up and not above `start`, `depth` locals deep; a reading on a line of `new_code` does not count."""
     fields: set[str] = set()
     for name in dict.fromkeys(_LOCAL.findall(text)) if depth else ():
         given = re.compile(rf"(?<![\w.>])\b{re.escape(name)}\s*(?:=(?!=)|:(?!:)|\{{)(.*)")
-        for n in range(line - 1, max(0, line - READ_REACH), -1):
+        for n in range(line - 1, max(0, line - reach, start - 1), -1):
             m = given.search(lines[n - 1]) if n <= len(lines) else None
             if m:
                 read = fields_in(m[1])
                 fields |= (
                     (set() if n in new_code else read)
                     if read
-                    else _traced(lines, new_code, n, m[1], depth - 1)
+                    else traced(lines, new_code, n, m[1], depth - 1, reach, start)
                 )
                 break
     return fields

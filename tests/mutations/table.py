@@ -14,7 +14,18 @@ TABLES = (
     TABLE,
     *(
         TABLE.with_name(f"{name}.toml")
-        for name in ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9")
+        for name in (
+            "fresh",
+            "fresh2",
+            "fresh3",
+            "fresh4",
+            "fresh5",
+            "fresh6",
+            "fresh7",
+            "fresh8",
+            "fresh9",
+            "fresh10",
+        )
     ),
 )
 AREAS = ("build", "discovery", "server", "streaming", "models")

@@ -12,7 +12,7 @@ from bot.review.checks import check
 from bot.review.consumers.contracts.model import OutputPattern
 from bot.review.flags import flag_table
 from bot.review.gopatterns import is_program_output
-from bot.review.printwhen import call_level, logger_levels, verbosity_flags
+from bot.review.printwhen import Threshold, call_level, logger_levels, verbosity_flags
 from bot.review.producers import definition_above
 
 if TYPE_CHECKING:
@@ -43,11 +43,11 @@ def _found(run: Run, changes: list[FileChange]) -> list[echoes.Echo]:
     ]
 
 
-def _starts(run: Run, packages: set[str]) -> list[echoes.Start]:
+def _starts(run: Run, packages: set[str]) -> list[Threshold]:
     """The verbosity flags Ollama passes from the packages that send requests, with where."""
     flags = flag_table(run.code_at_both(run.arg_table_path)[1] or "")
     return [
-        echoes.Start(name, value, near)
+        Threshold(value, name, near)
         for name, value, refs in verbosity_flags(run.contracts.launch, flags)
         if (near := tuple(r for r in refs if posixpath.dirname(r.path) in packages))
     ]

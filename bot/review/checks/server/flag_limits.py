@@ -1,10 +1,13 @@
-"""New checks a flag's handler makes on the value Ollama passes: the handler of a flag Ollama starts the
-program with now throws under a condition on its value (`if (!string_ends_with(value, ".gguf")) throw ...`),
-so a start Ollama made before fails in the argument parsing."""
+"""New checks a flag's handler makes on the text Ollama passes: the handler of a flag Ollama starts the
+program with now throws under a condition on its string value (`if (!string_ends_with(value, ".gguf")) throw
+...`), so a start Ollama made before fails in the argument parsing. A number's new bounds are left alone (Ollama
+passes numbers it computed within their sense), and so is a throw in the `else` of a chain of the values the
+handler names (what it accepts by name is `server.launch`'s)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from bot.markup import code_span
@@ -28,20 +31,33 @@ def flag_limits(run: Run) -> list[Draft]:
     flags = flag_table(table.new_code)
     drafts = []
     for line, condition, message in limits.new_rejections(table):
-        flag = next((f for f in flags.values() if f.line <= line <= f.end_line), None)
-        if flag is None or not _tests_value(flag, condition):
-            continue
-        refs = tuple(r for name in flag.names for r in run.contracts.passed_flags.get(name, ()))
-        if refs:
+        flag = _checking(flags.values(), line, condition)
+        refs = (
+            tuple(r for name in flag.names for r in run.contracts.passed_flags.get(name, ())) if flag else ()
+        )
+        if flag and refs:
             drafts.append(_draft(table, flag, line, condition, message, refs))
     return drafts
 
 
-def _tests_value(flag: Flag, condition: str) -> bool:
-    """Whether the condition names the handler's value parameter (its last)."""
+def _checking(flags: Iterable[Flag], line: int, condition: str) -> Flag | None:
+    """The flag whose entry holds a new rejection at `line` that tests the text its handler takes (not in
+    the `else` of a chain of names)."""
+    flag = next((f for f in flags if f.line <= line <= f.end_line), None)
+    if flag is None or re.search(r"\belse\b", condition) or not _tests_text(flag, condition):
+        return None
+    return flag
+
+
+def _tests_text(flag: Flag, condition: str) -> bool:
+    """Whether the condition names the handler's value parameter (its last), a string."""
     m = _PARAMETERS.search(flag.handler)
-    names = re.findall(r"\b([A-Za-z_]\w*)\s*(?:,|$)", m[1].strip()) if m else []
-    return bool(names) and re.search(rf"\b{re.escape(names[-1])}\b", condition) is not None
+    last = m[1].rsplit(",", 1)[-1].strip() if m else ""
+    name = re.search(r"([A-Za-z_]\w*)$", last)
+    return (
+        bool(name and re.search(r"\b(?:string|char)\b", last))
+        and re.search(rf"\b{re.escape(name[1])}\b", condition) is not None
+    )
 
 
 def _draft(
