@@ -60,16 +60,20 @@ def _no_longer_loaded(old: list[Link], new: list[Link], carried: Mapping[str, Bu
     still loads another library the filter keeps may come in through that one (`hipblas` loads `rocblas`):
     the walk of runtime dependencies still finds it, so that says nothing."""
     loads = {(k.target, k.library) for k in _loaded(new)}
-    drafts = []
-    for link in dict.fromkeys(k for k in _loaded(old) if k.target in carried):
-        bundling = carried[link.target]
-        pattern = bundling.kept_by(link.library)
-        if pattern is None or _still_kept(link.target, pattern, bundling, loads):
-            continue
-        now = next((k for k in new if k.target == link.target and pattern in k.library.lower()), None)
-        if now is not None or not _loads_a_kept_library(link.target, bundling, loads):
-            drafts.append(_lost_draft(link, now, bundling, pattern))
-    return drafts
+    links = dict.fromkeys(k for k in _loaded(old) if k.target in carried)
+    lost = (_lost(link, new, carried[link.target], loads) for link in links)
+    return [draft for draft in lost if draft is not None]
+
+
+def _lost(link: Link, new: list[Link], bundling: Bundling, loads: set[tuple[str, str]]) -> Draft | None:
+    """The item for one library a carried target loaded, when the target no longer loads it."""
+    pattern = bundling.kept_by(link.library)
+    if pattern is None or _still_kept(link.target, pattern, bundling, loads):
+        return None
+    now = next((k for k in new if k.target == link.target and pattern in k.library.lower()), None)
+    if now is None and _loads_a_kept_library(link.target, bundling, loads):
+        return None
+    return _lost_draft(link, now, bundling, pattern)
 
 
 def _loads_a_kept_library(target: str, bundling: Bundling, loads: set[tuple[str, str]]) -> bool:
