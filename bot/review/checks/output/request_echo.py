@@ -32,15 +32,17 @@ def request_echo(run: Run) -> list[Draft]:
 def _found(run: Run, changes: list[FileChange]) -> list[echoes.Echo]:
     levels = logger_levels(run.new_code, run.arg_table_path)
     logging = (posixpath.dirname(run.arg_table_path),)  # where the logger's header is
-    return [
-        echo
-        for c in changes
-        for echo in echoes.echoes(
-            c,
-            lambda call, path=c.path: call_level(call, path, run.new_code, levels, logging),
-            lambda line, lines=c.new_code_lines: (definition_above(lines, line) or (1, ""))[0],
-        )
-    ]
+    found = []
+    for c in changes:
+
+        def level_of(call: str, path: str = c.path) -> int | None:
+            return call_level(call, path, run.new_code, levels, logging)
+
+        def start_of(line: int, lines: list[str] = c.new_code_lines) -> int:
+            return (definition_above(lines, line) or (1, ""))[0]
+
+        found += echoes.echoes(c, level_of, start_of)
+    return found
 
 
 def _starts(run: Run, packages: set[str]) -> list[Threshold]:

@@ -54,10 +54,9 @@ def _tests_text(flag: Flag, condition: str) -> bool:
     m = _PARAMETERS.search(flag.handler)
     last = m[1].rsplit(",", 1)[-1].strip() if m else ""
     name = re.search(r"([A-Za-z_]\w*)$", last)
-    return (
-        bool(name and re.search(r"\b(?:string|char)\b", last))
-        and re.search(rf"\b{re.escape(name[1])}\b", condition) is not None
-    )
+    if name is None or not re.search(r"\b(?:string|char)\b", last):
+        return False
+    return re.search(rf"\b{re.escape(name[1])}\b", condition) is not None
 
 
 def _draft(

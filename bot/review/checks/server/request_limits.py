@@ -5,7 +5,7 @@ fields Ollama sends them and where it calls them."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from functools import cache
+from functools import cache, partial
 from typing import TYPE_CHECKING
 
 from bot.model import LocalRef
@@ -41,7 +41,7 @@ def request_limits(run: Run) -> list[Draft]:
     for limit in found:
         called = _called(run, code, limit) if run.parses_requests(limit.path) else None
         if called is None or called:  # no endpoint Ollama calls reaches it: another endpoint's check
-            drafts += limits.limit_drafts([limit], fields, lambda f, called=called: _sent_at(run, f, called))
+            drafts += limits.limit_drafts([limit], fields, partial(_sent_at, run, called=called))
     return [with_field_lines(d, run.local, writing) for d in drafts]
 
 
