@@ -72,3 +72,16 @@ def test_a_print_ollamas_verbosity_hides_a_number_or_a_field_ollama_never_sends_
     assert echoes.echo_drafts(shown, STARTS, {"messages"}, [MARKER]) == []  # Ollama never sends `prompt`
     assert echoes.echo_drafts(shown, STARTS, {"prompt"}, []) == []  # nothing scans the output
     assert _echoes(_with('LOG_SOMETHING("prompt: %s\\n", prompt.dump().c_str());')) == []  # no known level
+
+
+def test_a_print_added_inside_a_comment_opened_above_the_hunk_is_no_print():
+    """The hunk alone cannot tell the comment; the file's own code can."""
+    commented = HANDLER.replace("    auto res", "    /* an old way:\n\n\n\n\n    auto res").replace(
+        "    return res;", "    */\n    return res;"
+    )
+    change = FileChange.from_texts(
+        "tools/server/server-context.cpp",
+        commented,
+        commented.replace("    */\n", '    SRV_TRC("prompt: %s\\n", prompt.dump().c_str());\n    */\n'),
+    )
+    assert echoes.echoes(change, LEVELS.get, lambda line: 1) == []

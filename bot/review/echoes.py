@@ -51,13 +51,14 @@ def echoes(
     lines = change.new_code_lines
     found = []
     for span in change.significant:
-        for line, code in change.added_code(span):
+        for line, _ in change.added_code(span):
+            code = lines[line - 1] if 0 < line <= len(lines) else ""  # the file's own code: offsets agree
             for m in _CALL.finditer(code):
                 level = level_of(m[1])
                 if level is None:
                     continue
                 text = "\n".join(lines[line - 1 : line - 1 + CALL_LINES])
-                args, _ = split_args(text, text.index("(", m.start()))
+                args, _ = split_args(text, m.end() - 1)
                 fields = _printed_fields(args, lines, line, start_of(line))
                 if fields:
                     found.append(Echo(change.path, line, m[1], level, fields, code.strip()))
