@@ -19,7 +19,7 @@ from bot.markup import code_span
 from bot.model import LocalRef
 from bot.review.changes import Draft, FileChange
 from bot.review.producers import function_above
-from bot.review.source import LineIndex, split_args
+from bot.review.source import LineIndex, opening_line, split_args
 
 _READ = re.compile(r"\bget_key\w*\s*(\()\s*(LLM_KV_\w+)\s*,")
 _KEY_NAME = re.compile(r'\{\s*(LLM_KV_\w+)\s*,\s*"(%s\.)?([\w.]+)"')
@@ -182,13 +182,9 @@ def _places(path: str, text: str, names: list[str]) -> Iterator[Reliance]:
 
 def _condition_above(lines: list[str], line: int) -> int | None:
     """The line opening the block that holds `line`, when it is a condition (`if`, `else`, `case`, a
-    loop): the nearest line above indented less."""
-    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
-    for n in range(line - 1, max(0, line - GO_BLOCK_REACH), -1):
-        text = lines[n - 1]
-        if text.strip() and len(text) - len(text.lstrip()) < indent:
-            return n if _OPENS_CONDITION.match(text) else None
-    return None
+    loop)."""
+    n = opening_line(lines, line, GO_BLOCK_REACH)
+    return n if n is not None and _OPENS_CONDITION.match(lines[n - 1]) else None
 
 
 # ------------------------------------------------------------------------------------------ the findings

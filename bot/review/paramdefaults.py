@@ -19,6 +19,7 @@ from bot.model import LocalRef
 from bot.review.changes import Draft
 from bot.review.cppreach import Member, defines, member_paths, resolved, structs
 from bot.review.flags import Flag
+from bot.review.source import opening_line
 
 _HANDLER_PARAMS = re.compile(r"^\[[^\]]*\]\s*\(\s*(?:struct\s+)?([\w:]+)\s*&\s*(\w+)")
 _KEY = re.compile(r'"([a-z_][a-z0-9_]*)"')
@@ -258,14 +259,10 @@ def coupled_members(codes: Mapping[str, str], member: str) -> set[str]:
 
 
 def _condition_above(lines: list[str], line: int) -> str:
-    """The condition of the `if` opening the block that holds `line`: the nearest line above indented less."""
-    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
-    for n in range(line - 1, max(0, line - COUPLING_REACH), -1):
-        text = lines[n - 1]
-        if text.strip() and len(text) - len(text.lstrip()) < indent:
-            m = _IF_OPENS.match(text)
-            return m[1] if m else ""
-    return ""
+    """The condition of the `if` opening the block that holds `line`."""
+    n = opening_line(lines, line, COUPLING_REACH)
+    m = _IF_OPENS.match(lines[n - 1]) if n is not None else None
+    return m[1] if m else ""
 
 
 def unpassed_drafts(

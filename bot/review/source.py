@@ -322,6 +322,17 @@ _ARG_TOKEN = re.compile(
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 
 
+def opening_line(lines: list[str], line: int, reach: int) -> int | None:
+    """The line opening the block that holds `line` (1-based), by indentation: the nearest non-blank line
+    above indented less, within `reach` lines."""
+    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+    for n in range(line - 1, max(0, line - reach), -1):
+        text = lines[n - 1]
+        if text.strip() and len(text) - len(text.lstrip()) < indent:
+            return n
+    return None
+
+
 def split_args(code: str, open_at: int) -> tuple[list[str], int]:
     """Top-level comma-separated arguments of the bracket at `open_at`, and the offset after its closer."""
     depth, start = 0, open_at + 1

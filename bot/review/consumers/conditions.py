@@ -160,10 +160,6 @@ class _Condition:
     def operand_follows(self) -> bool:
         return self.peek() not in (None, "AND", "OR", ")")
 
-    def skip_operand(self) -> None:
-        if self.operand_follows():
-            self.take()
-
     def truth(self, token: str) -> bool | None:
         """A lone constant or variable: its value when known."""
         if token.startswith('"') or "${" in token:
