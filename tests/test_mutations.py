@@ -133,7 +133,6 @@ KNOWN_MISSES = {
     "fresh9-server-env-overrides-command-line": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
     "fresh9-server-completion-json-schema-oai-wrapper": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
     # the tenth fresh-eyes round (tests/mutations/fresh10.toml), as its first scoring left them
-    "fresh10-server-clip-logs-using-device-free": "no check reads this shape yet (tenth fresh-eyes round, first scoring)",
     "fresh10-server-port-env-overrides-flag": "no check reads this shape yet (tenth fresh-eyes round, first scoring)",
     "fresh10-server-health-waits-for-inference-loop": "no check reads this shape yet (tenth fresh-eyes round, first scoring)",
     "fresh10-server-windows-argv-utf8-repair-dropped": "no check reads this shape yet (tenth fresh-eyes round, first scoring)",

@@ -15,7 +15,7 @@ from bot.review.changes import FileChange
 from bot.review.consumers.contracts import contract_inventory
 from bot.review.consumers.contracts.model import OutputPattern
 from bot.review.gopatterns import output_searches
-from bot.review.logformats import Program, log_line_drafts, printed_patterns
+from bot.review.logformats import Program, log_line_drafts, new_printer_drafts, printed_patterns
 from bot.review.source import code_text
 
 GO_MOD = "module example.com/ollama\n\ngo 1.22\n"
@@ -195,6 +195,7 @@ def _drafts(
     ollama: dict[str, str] = OLLAMA,
     built: dict[str, bytes] | None = None,
     writes_to=lambda path: None,
+    detector=log_line_drafts,
 ):
     """The detector's drafts for a bump that changes the given upstream files (None: deleted, a path not in
     UPSTREAM: added), with the other built files at the new ref in `built`."""
@@ -207,7 +208,7 @@ def _drafts(
         yield from (built or {}).items()
 
     program = Program(writes_to, lambda: printed_patterns(contract_inventory(local).output_patterns), sources)
-    return log_line_drafts(changes, local, program)
+    return detector(changes, local, program)
 
 
 def test_a_device_line_ollama_reads_with_a_multiline_regexp_is_high_when_its_format_changes():
@@ -539,3 +540,47 @@ def _drafts_from(base: dict[str, str], new: dict[str, str]):
         lambda needles: iter(()),
     )
     return log_line_drafts(changes, local, program)
+
+
+SECOND_DEVICE_LINE = """static void report(int i) {
+    printf("  %s: %s (%zu MiB, %zu MiB free)\\n", name(i), description(i), total(i), free_after_load(i));
+}
+"""
+
+
+def _second_printers(new: dict[str, str | None], built: dict[str, bytes] | None = None):
+    still = {"common/arg.cpp": ARG.encode()} if built is None else built
+    return _drafts(new, built=still, detector=new_printer_drafts)
+
+
+def test_a_line_ollama_reads_values_from_now_printed_by_other_code_too_is_medium():
+    (draft,) = _second_printers({"tools/mtmd/report.cpp": SECOND_DEVICE_LINE})
+    assert (draft.area, draft.severity, draft.path, draft.line) == (
+        "server",
+        "medium",
+        "tools/mtmd/report.cpp",
+        2,
+    )
+    assert draft.title.endswith("now also matches a line `tools/mtmd/report.cpp` prints")
+    assert "a line it matches too: `  CUDA0: CUDA0 (1024 MiB, 1024 MiB free)`" in draft.detail
+    assert draft.local_refs == (LocalRef("llm/discover.go", 12), LocalRef("llm/discover.go", 54))
+
+
+def test_a_line_that_moves_is_printed_twice_only_by_one_or_only_for_markers_raises_no_second_printer():
+    moved = {
+        "common/arg.cpp": ARG.replace("MiB, %zu MiB free", "MiB"),
+        "tools/mtmd/report.cpp": SECOND_DEVICE_LINE,
+    }
+    assert _second_printers(moved) == []  # the old printer stops: the line moved (the log-lines check's)
+    assert (
+        _second_printers({"tools/mtmd/report.cpp": SECOND_DEVICE_LINE}, built={}) == []
+    )  # nothing else prints it
+    again = ARG.replace(
+        "    }\n}", '    }\n    printf("  %s: %s (%zu MiB, %zu MiB free)\\n", a, b, c, d);\n}'
+    )
+    assert again != ARG and _second_printers({"common/arg.cpp": again}) == []  # the file printed it before
+    marker = 'void f() { LOG_ERR("%s: error loading model: %s\\n", __func__, e); }\n'
+    built = {"src/llama.cpp": LLAMA.encode()}
+    assert (
+        _second_printers({"tools/mtmd/report.cpp": marker}, built=built) == []
+    )  # Ollama reads no value from it

@@ -61,6 +61,7 @@ __all__ = [
     "log_line_drafts",
     "matched_templates",
     "needles_of",
+    "new_printer_drafts",
     "patterns_id",
     "printed_patterns",
 ]
@@ -115,6 +116,68 @@ def log_line_drafts(changes: list[FileChange], local: Mapping[str, str], program
     return drafts + [
         log_draft(item, local, unread) for item in _once(lost) if item.pattern.source not in printed
     ]
+
+
+def new_printer_drafts(changes: list[FileChange], local: Mapping[str, str], program: Program) -> list[Draft]:
+    """One draft per pattern Ollama reads values from that a file printing no line of it before now prints,
+    while no change stops printing one and some other file Ollama builds still does: Ollama now reads the
+    values of a second line, printed by other code at another time."""
+    adding = [
+        c for c in changes if c.new_path and any('"' in line for line in c.added_raw) and program.runs(c.path)
+    ]
+    patterns = [p for p in program.patterns() if p.extracts] if adding else []
+    added = [(c, t, p, s) for c in adding for t, p, s, _ in _added(c, patterns)] if patterns else []
+    added = [item for item in added if program.reads(item[0].path, item[2])]
+    if not added:
+        return []
+    lost = {item.pattern.source for item in _lost(changes, program)}
+    fresh = [item for item in added if item[2].source not in lost and not _printed_before(item[0], item[2])]
+    tested = {p.source: p for _, _, p, _ in fresh}
+    changed = {path for c in changes for path in (c.path, c.old_path)}
+    elsewhere = [
+        (path, data) for path, data in program.sources(_needles_of(tested.values())) if path not in changed
+    ]
+    printed = set().union(*(_printing(path, data, tested) for path, data in elsewhere)) if tested else set()
+    once = {(c.path, p.source): (c, t, p, s) for c, t, p, s in fresh if p.source in printed}
+    return [_second_printer_draft(*item, local) for item in once.values()]
+
+
+def _printed_before(change: FileChange, pattern: LogPattern) -> bool:
+    """Whether the file printed a line of the pattern before the change."""
+    old = change.old_text.encode() if change.old_path else b""
+    return bool(_printing(change.old_path or change.path, old, {pattern.source: pattern}))
+
+
+def _second_printer_draft(
+    change: FileChange, template: Template, pattern: LogPattern, sample: Sample, local: Mapping[str, str]
+) -> Draft:
+    """The finding: the new line, the file that printed it alone before, and where Ollama reads it."""
+    contract = pattern.contract
+    where = code_span(f"{contract.ref.path}:{contract.ref.line}")
+    use = contract.used_at[0] if contract.used_at else contract.ref
+    function = go_function_at(local, use)
+    reader = code_span(function) if function else code_span(f"{use.path}:{use.line}")
+    detail = (
+        f"Ollama's pattern {code_span(pattern.source)} ({where}) reads values from a line of "
+        f"{_read_from(contract)} that other code printed alone. At the new ref, "
+        f"{code_span(_shortened(template.code.strip(), MAX_CODE_SHOWN))} "
+        f"({code_span(f'{change.path}:{template.line}')}) prints a line it matches too: "
+        f"{code_span(_shortened(sample.line.rstrip(), MAX_CODE_SHOWN))}, at another point of the program's "
+        f"run. {reader} reads the values of every line it matches: it may now take this line's."
+    )
+    return Draft(
+        "server",
+        "medium",
+        f"{_output(contract)} Ollama parses: {code_span(_shortened(pattern.source))} now also matches a line "
+        f"{code_span(change.path)} prints",
+        detail,
+        change.path,
+        template.line,
+        (),
+        None,
+        distinct_refs((contract.ref, *contract.used_at)),
+        cause=f"output pattern {contract.ref.path}:{contract.ref.line}",
+    )
 
 
 def printed_patterns(contracts: Iterable[OutputPattern]) -> list[LogPattern]:
