@@ -33,7 +33,6 @@ KNOWN_MISSES = {
     # the fresh-eyes round (tests/mutations/fresh.toml), as its first scoring left them
     "fresh-reasoning-format-default-none": "named by a medium item on the default of reasoning_format, but it points at the request struct, not at where Ollama reads reasoning_content",
     "fresh-fit-default-off": "named by a medium item (a default that turns what it sets off, of a flag Ollama never passes), but it points at the lines that pass llama-server's flags, not at the comments that leave -ngl to the fit",
-    "fresh-ctx-size-per-slot": "no check reads this shape yet (fresh-eyes round, first scoring)",
     "fresh-chat-include-usage-default-on": "named by a medium item on the default of include_usage (it decides whether the chat stream writes an extra `choices` chunk), but it points at where Ollama reads `choices`, not at the timings reads the extra chunk empties",
     "fresh-return-progress-default-on": "told by an information item (a changed default of a field Ollama never sends): the value guards a call that sends progress chunks, not an entry Ollama decodes",
     "fresh-quantize-tensor-type-substring": "no check reads this shape yet (fresh-eyes round, first scoring)",
@@ -78,7 +77,6 @@ KNOWN_MISSES = {
     "fresh5-models-quantize-tensor-type-must-match": "no check reads this shape yet (fifth fresh-eyes round, first scoring)",
     "fresh5-models-quantize-atomic-output-rename": "no check reads this shape yet (fifth fresh-eyes round, first scoring)",
     "fresh5-models-loader-tensor-size-matches-gguf-info": "no check reads this shape yet (fifth fresh-eyes round, first scoring)",
-    "fresh5-server-n-ctx-rounded-down": "no check reads this shape yet (fifth fresh-eyes round, first scoring)",
     "fresh5-server-detokenize-special-default-off": "no check reads this shape yet (fifth fresh-eyes round, first scoring)",
     "fresh5-streaming-logprob-impossible-null": "no check reads this shape yet (fifth fresh-eyes round, first scoring)",
     # the sixth fresh-eyes round (tests/mutations/fresh6.toml), as its first scoring left them
@@ -100,7 +98,7 @@ KNOWN_MISSES = {
     "fresh7-models-clip-loader-rejects-non-clip-arch": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
     "fresh7-models-moe-up-scale-folded-into-router-weights": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
     "fresh7-models-quantize-copy-skips-hparams": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
-    "fresh7-server-fit-shrinks-user-ctx": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
+    "fresh7-server-fit-shrinks-user-ctx": "a bound by its shape (`if (n_ctx > n_ctx_min) { n_ctx = n_ctx_min; }`): server.flag-overrides leaves a bound on a value Ollama passes alone, as server.flag-limits does a number's new bounds (a real bump clamps the draft size so)",
     "fresh7-server-load-failure-keeps-serving": "no check reads this shape yet (seventh fresh-eyes round, first scoring)",
     # the eighth fresh-eyes round (tests/mutations/fresh8.toml), as its first scoring left them
     "fresh8-build-backend-modules-not-ggml-dependencies": "no check reads this shape yet (eighth fresh-eyes round, first scoring)",
@@ -126,14 +124,12 @@ KNOWN_MISSES = {
     "fresh9-models-qwenvl-gguf-min-pixels-override": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
     "fresh9-models-gguf-set-arr-type-change-asserts": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
     "fresh9-models-bpe-default-pretokenizer-dropped": "first scoring: named by high 'Pre-tokenizer type `default` removed or renamed upstream', but it points at app/server/server.go:260, app/server/server.go:396, app/store/database.go:502, app/tools/browser_websearch.go:71, app/tools/browser_websearch.go:72, llama/compat/llama-ollama-compat.cpp:209",
-    "fresh9-server-port-busy-falls-back-to-free-port": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
     "fresh9-server-completion-raw-prompt-bos-opt-in": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
     "fresh9-server-exits-on-stdin-eof": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
     "fresh9-server-gpus-ordered-by-free-memory": "first scoring: information only: info 'Device ordering or selection changed in llama.cpp'",
     "fresh9-server-env-overrides-command-line": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
     "fresh9-server-completion-json-schema-oai-wrapper": "no check reads this shape yet (ninth fresh-eyes round, first scoring)",
     # the tenth fresh-eyes round (tests/mutations/fresh10.toml), as its first scoring left them
-    "fresh10-server-port-env-overrides-flag": "no check reads this shape yet (tenth fresh-eyes round, first scoring)",
     "fresh10-server-health-waits-for-inference-loop": "no check reads this shape yet (tenth fresh-eyes round, first scoring)",
     "fresh10-server-windows-argv-utf8-repair-dropped": "no check reads this shape yet (tenth fresh-eyes round, first scoring)",
     "fresh10-models-load-tensors-size-check": "no check reads this shape yet (tenth fresh-eyes round, first scoring)",

@@ -723,3 +723,70 @@ def test_a_new_check_on_the_text_a_flag_ollama_passes_takes_is_high_where_it_pas
         assert changed != ARG
         findings = _review(tmp_path / name, {"common/arg.cpp": changed})
         assert [f for f in findings if f.title.startswith("llama-server now rejects")] == []
+
+
+CONTEXT = """llama_context::llama_context(const llama_context_params & params) {
+    cparams.n_ctx = params.n_ctx == 0 ? hparams.n_ctx_train : params.n_ctx;
+    cparams.n_ctx = GGML_PAD(cparams.n_ctx, 256);
+    cparams.n_seq_max = params.n_seq_max;
+}
+"""
+
+
+def _overrides(tmp_path, name: str, context: str) -> list:
+    assert context != CONTEXT
+    base = {**UPSTREAM, "src/llama-context.cpp": CONTEXT}
+    findings = review_one_commit(tmp_path / name, base, {"src/llama-context.cpp": context}, OLLAMA)
+    return [f for f in findings if f.title.startswith("llama-server may now run with another")]
+
+
+def test_a_new_assignment_to_what_a_flag_ollama_passes_fills_is_medium_where_it_passes_the_flag(tmp_path):
+    """`--ctx-size` fills `n_ctx`, and Ollama passes it: the context's copy given another value by the bump
+    (rounded down), or a name given the member's value and then another, is medium."""
+    rounded = CONTEXT.replace("GGML_PAD(cparams.n_ctx, 256)", "(cparams.n_ctx / 256) * 256")
+    (item,) = _overrides(tmp_path, "rounded", rounded)
+    assert item.title == "llama-server may now run with another `n_ctx` than the --ctx-size Ollama passes"
+    assert (item.severity, item.upstream_path, item.upstream_line, item.check) == (
+        "medium",
+        "src/llama-context.cpp",
+        3,
+        "server.flag-overrides",
+    )
+    assert item.local_refs == [LocalRef("llm/server.go", _line(SERVER_GO, '"--ctx-size"'))]
+    assert "`cparams.n_ctx = (cparams.n_ctx / 256) * 256;`" in item.detail
+    swa = "    n_ctx = cparams.n_ctx;\n    if (swa_full) { n_ctx = hparams.n_swa; }\n    cparams.n_seq_max"
+    (item,) = _overrides(tmp_path, "swa", CONTEXT.replace("    cparams.n_seq_max", swa))
+    assert (item.upstream_line, "`if (swa_full) { n_ctx = hparams.n_swa; }`" in item.detail) == (5, True)
+
+
+def test_an_assignment_to_a_member_ollama_never_passes_a_new_local_or_a_reformatted_one_is_quiet(tmp_path):
+    """Nor is a copy of the member, a bound on it (its sense, as for a flag's own checks), the member of a
+    struct not named after the handler's (`params`) or of a local copy, or a value filled only while it
+    holds one (unset, automatic)."""
+    quiet = {
+        "other-member": CONTEXT.replace("cparams.n_seq_max = params.n_seq_max;", "cparams.n_seq_max = 1;"),
+        "declared": CONTEXT.replace(
+            "    cparams.n_seq_max", "    uint32_t n_ctx = 512;\n    cparams.n_seq_max"
+        ),
+        "unrelated-local": CONTEXT.replace(
+            "    cparams.n_seq_max", "    n_ctx = 512;\n    cparams.n_seq_max"
+        ),
+        "reformatted": CONTEXT.replace("GGML_PAD(cparams.n_ctx, 256)", "GGML_PAD(cparams.n_ctx,256)"),
+        "unset-filled": CONTEXT.replace(
+            "    cparams.n_seq_max",
+            "    if (cparams.n_ctx == 0) {\n        cparams.n_ctx = 4096;\n    }\n    cparams.n_seq_max",
+        ),
+    }
+    added = {
+        "copied": "other.cparams->n_ctx = cparams.n_ctx;",
+        "bounded": "cparams.n_ctx = std::min(cparams.n_ctx, hparams.n_ctx_train);",
+        "capped": "if (cparams.n_ctx > hparams.n_ctx_train) { cparams.n_ctx = hparams.n_ctx_train; }",
+        "copy-changed": "llama_context_params cparams_probe = cparams;\n    cparams_probe.n_ctx = 256;",
+        "unset-flagged": "const bool auto_ctx = cparams.n_ctx == 0;\n    if (auto_ctx) {\n        cparams.n_ctx = 4096;\n    }",
+        "another-struct": "builder->n_ctx = imgs.size();",
+        "auto-filled": "if (cparams.n_ctx == LLAMA_CTX_AUTO) { cparams.n_ctx = hparams.n_ctx_train; }",
+    }
+    for name, line in added.items():
+        quiet[name] = CONTEXT.replace("    cparams.n_seq_max", f"    {line}\n    cparams.n_seq_max")
+    for name, context in quiet.items():
+        assert _overrides(tmp_path, name, context) == [], name

@@ -122,24 +122,53 @@ def new_printer_drafts(changes: list[FileChange], local: Mapping[str, str], prog
     """One draft per pattern Ollama reads values from that a file printing no line of it before now prints,
     while no change stops printing one and some other file Ollama builds still does: Ollama now reads the
     values of a second line, printed by other code at another time."""
-    adding = [
-        c for c in changes if c.new_path and any('"' in line for line in c.added_raw) and program.runs(c.path)
-    ]
-    patterns = [p for p in program.patterns() if p.extracts] if adding else []
-    added = [(c, t, p, s) for c in adding for t, p, s, _ in _added(c, patterns)] if patterns else []
-    added = [item for item in added if program.reads(item[0].path, item[2])]
+    added = _added_prints(changes, program)
     if not added:
         return []
     lost = {item.pattern.source for item in _lost(changes, program)}
-    fresh = [item for item in added if item[2].source not in lost and not _printed_before(item[0], item[2])]
-    tested = {p.source: p for _, _, p, _ in fresh}
-    changed = {path for c in changes for path in (c.path, c.old_path)}
-    elsewhere = [
-        (path, data) for path, data in program.sources(_needles_of(tested.values())) if path not in changed
+    fresh = [a for a in added if a.pattern.source not in lost and not _printed_before(a.change, a.pattern)]
+    printed = _printed_elsewhere({a.pattern.source: a.pattern for a in fresh}, changes, program)
+    once = {(a.change.path, a.pattern.source): a for a in fresh if a.pattern.source in printed}
+    return [_second_printer_draft(a, local) for a in once.values()]
+
+
+@dataclass(frozen=True)
+class Added:
+    """A template a change adds that prints a line of a pattern."""
+
+    change: FileChange
+    pattern: LogPattern
+    template: Template
+    sample: Sample
+
+
+def _added_prints(changes: list[FileChange], program: Program) -> list[Added]:
+    """The templates the changes add that print a line of a pattern Ollama reads values from, in code of the
+    program the pattern reads."""
+    adding = [c for c in changes if _adds_a_string(c) and program.runs(c.path)]
+    patterns = [p for p in program.patterns() if p.extracts] if adding else []
+    return [a for c in (adding if patterns else []) for a in _added_in(c, patterns, program)]
+
+
+def _added_in(change: FileChange, patterns: list[LogPattern], program: Program) -> list[Added]:
+    return [
+        Added(change, p, t, s) for t, p, s, _ in _added(change, patterns) if program.reads(change.path, p)
     ]
-    printed = set().union(*(_printing(path, data, tested) for path, data in elsewhere)) if tested else set()
-    once = {(c.path, p.source): (c, t, p, s) for c, t, p, s in fresh if p.source in printed}
-    return [_second_printer_draft(*item, local) for item in once.values()]
+
+
+def _adds_a_string(change: FileChange) -> bool:
+    return bool(change.new_path) and any('"' in line for line in change.added_raw)
+
+
+def _printed_elsewhere(
+    tested: Mapping[str, LogPattern], changes: list[FileChange], program: Program
+) -> set[str]:
+    """The patterns of `tested` a file the changes leave alone prints a line of."""
+    if not tested:
+        return set()
+    changed = {path for c in changes for path in (c.path, c.old_path)}
+    found = [(p, data) for p, data in program.sources(_needles_of(tested.values())) if p not in changed]
+    return set().union(*(_printing(path, data, tested) for path, data in found))
 
 
 def _printed_before(change: FileChange, pattern: LogPattern) -> bool:
@@ -148,10 +177,9 @@ def _printed_before(change: FileChange, pattern: LogPattern) -> bool:
     return bool(_printing(change.old_path or change.path, old, {pattern.source: pattern}))
 
 
-def _second_printer_draft(
-    change: FileChange, template: Template, pattern: LogPattern, sample: Sample, local: Mapping[str, str]
-) -> Draft:
+def _second_printer_draft(item: Added, local: Mapping[str, str]) -> Draft:
     """The finding: the new line, the file that printed it alone before, and where Ollama reads it."""
+    change, template, pattern, sample = item.change, item.template, item.pattern, item.sample
     contract = pattern.contract
     where = code_span(f"{contract.ref.path}:{contract.ref.line}")
     use = contract.used_at[0] if contract.used_at else contract.ref

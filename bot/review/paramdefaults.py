@@ -21,7 +21,7 @@ from bot.review.cppreach import Member, defines, member_paths, resolved, structs
 from bot.review.flags import Flag
 from bot.review.source import opening_line
 
-_HANDLER_PARAMS = re.compile(r"^\[[^\]]*\]\s*\(\s*(?:struct\s+)?([\w:]+)\s*&\s*(\w+)")
+HANDLER_PARAMS = re.compile(r"^\[[^\]]*\]\s*\(\s*(?:struct\s+)?([\w:]+)\s*&\s*(\w+)")
 _KEY = re.compile(r'"([a-z_][a-z0-9_]*)"')
 _OPENING = r"(?:\bstruct\b|\bmap\s*\[[^\]]*\][\w.*\[\]]*)\s*\{"  # `struct {`, `map[string][]int{`
 _DECLARING = re.compile(_OPENING + r"\s*$")
@@ -148,7 +148,7 @@ def handler_roots(table: Mapping[str, Flag]) -> dict[str, str]:
     """The struct each handler of the argument table fills, by the name its lambda gives it."""
     roots: dict[str, str] = {}
     for flag in table.values():
-        m = _HANDLER_PARAMS.match(flag.handler)
+        m = HANDLER_PARAMS.match(flag.handler)
         if m:
             roots.setdefault(m[2], m[1].split("::")[-1])
     return roots
@@ -158,7 +158,7 @@ def assigning_flags(table: Mapping[str, Flag], path: Path) -> list[Flag]:
     """The entries whose handler writes the member at `path` of the struct it fills."""
     found: dict[int, Flag] = {}
     for flag in table.values():
-        m = _HANDLER_PARAMS.match(flag.handler)
+        m = HANDLER_PARAMS.match(flag.handler)
         if m is None or id(flag) in found:
             continue
         target = r"\s*\.\s*".join(map(re.escape, (m[2], *path)))
