@@ -25,6 +25,7 @@ TABLES = (
             "fresh8",
             "fresh9",
             "fresh10",
+            "fresh11",
         )
     ),
 )
