@@ -790,3 +790,11 @@ def test_an_assignment_to_a_member_ollama_never_passes_a_new_local_or_a_reformat
         quiet[name] = CONTEXT.replace("    cparams.n_seq_max", f"    {line}\n    cparams.n_seq_max")
     for name, context in quiet.items():
         assert _overrides(tmp_path, name, context) == [], name
+
+
+def test_an_assignment_of_a_long_chain_of_members_is_read_in_bounded_time(tmp_path):
+    """A hostile line (`n_ctx = a. . . . b;`, a member chain read back on itself) must not make the copy test
+    backtrack without end: it is an assignment like any other."""
+    chain = "a" + ". " * 40 + "b"
+    (item,) = _overrides(tmp_path, "chain", CONTEXT.replace("GGML_PAD(cparams.n_ctx, 256)", chain))
+    assert item.upstream_line == 3

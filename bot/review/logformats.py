@@ -182,16 +182,14 @@ def _second_printer_draft(item: Added, local: Mapping[str, str]) -> Draft:
     change, template, pattern, sample = item.change, item.template, item.pattern, item.sample
     contract = pattern.contract
     where = code_span(f"{contract.ref.path}:{contract.ref.line}")
-    use = contract.used_at[0] if contract.used_at else contract.ref
-    function = go_function_at(local, use)
-    reader = code_span(function) if function else code_span(f"{use.path}:{use.line}")
     detail = (
         f"Ollama's pattern {code_span(pattern.source)} ({where}) reads values from a line of "
         f"{_read_from(contract)} that other code printed alone. At the new ref, "
         f"{code_span(_shortened(template.code.strip(), MAX_CODE_SHOWN))} "
         f"({code_span(f'{change.path}:{template.line}')}) prints a line it matches too: "
         f"{code_span(_shortened(sample.line.rstrip(), MAX_CODE_SHOWN))}, at another point of the program's "
-        f"run. {reader} reads the values of every line it matches: it may now take this line's."
+        f"run. {_reader(contract, local)} reads the values of every line it matches: it may now take this "
+        "line's."
     )
     return Draft(
         "server",
@@ -752,11 +750,15 @@ def _changed_groups(before: tuple[str, ...], after: tuple[str, ...]) -> list[tup
 
 
 def _reads_now(contract: OutputPattern, local: Mapping[str, str]) -> str:
+    return f"{_reader(contract, local)} now reads that text as the value: check what it does with it."
+
+
+def _reader(contract: OutputPattern, local: Mapping[str, str]) -> str:
+    """Where Ollama reads what the pattern matches: the Go function and its line, or the line alone."""
     use = contract.used_at[0] if contract.used_at else contract.ref
     function = go_function_at(local, use)
     at = code_span(f"{use.path}:{use.line}")
-    reader = f"{code_span(function)} ({at})" if function else at
-    return f"{reader} now reads that text as the value: check what it does with it."
+    return f"{code_span(function)} ({at})" if function else at
 
 
 def _printer(contract: OutputPattern) -> str:
@@ -820,10 +822,7 @@ def _in_place_of(change: FileChange, old: Template, span: Span | None) -> list[T
 
 def _consequence(contract: OutputPattern, pattern: LogPattern, local: Mapping[str, str]) -> str:
     """What Ollama will do without the line: where it reads it, and what it reads from it."""
-    use = contract.used_at[0] if contract.used_at else contract.ref
-    function = go_function_at(local, use)
-    at = code_span(f"{use.path}:{use.line}")
-    reader = f"{code_span(function)} ({at})" if function else at
+    reader = _reader(contract, local)
     streams = _read_from(contract)
     if pattern.extracts:
         count = pattern.regex.groups

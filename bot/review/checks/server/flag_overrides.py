@@ -29,6 +29,7 @@ BLOCKS_UP = 3  # enclosing blocks whose conditions are read
 BLOCK_REACH = 40  # lines above a line where the block holding it may open
 GIVEN_REACH = 60  # lines above an assignment to a local where it may be given the member's value
 FUNCTION_REACH = 400  # lines above an assignment where its function's parameters and flag locals are read
+MAX_LINE = 2000  # characters of a line read
 
 
 @dataclass(frozen=True)
@@ -96,10 +97,10 @@ def overrides(change: FileChange, members: Mapping[str, Passed]) -> Iterator[tup
     it another value: not the same member's copy, not a bound on it (`std::min(n, limit)`: the value's
     sense, as for the flag's own checks), not only while it holds one value, not as a removed line of the
     same hunk had it."""
-    lines = change.new_code_lines
+    lines = [text[:MAX_LINE] for text in change.new_code_lines]
     for span in change.significant:
         removed = {_squeezed(code) for _, code in change.removed_code(span)}
-        for line, code in change.added_code(span):
+        for line, code in ((n, text[:MAX_LINE]) for n, text in change.added_code(span)):
             for m in _ASSIGN.finditer(code):
                 passed = members.get(m[1])
                 if (
@@ -121,7 +122,7 @@ def _overrides(lines: list[str], line: int, code: str, m: re.Match, passed: Pass
     member or a bound on it."""
     name = re.escape(passed.member)
     value = _value(code, m)
-    if re.fullmatch(rf"(?:[\w\s]*(?:\.|->)\s*)*{name}", value) or _bounds(value, passed.member):
+    if re.fullmatch(rf"(?:\w+\s*(?:\.|->)\s*)*{name}", value) or _bounds(value, passed.member):
         return False
     holder = re.search(r"(\w+)\s*(?:\.|->)\s*$", code[: m.start(1)])
     if holder is not None:
@@ -188,7 +189,7 @@ def _one_value_flags(lines: list[str], line: int, one_value: re.Pattern) -> list
     0;`)."""
     found = []
     for text in lines[max(0, line - 1 - FUNCTION_REACH) : line]:
-        m = re.search(r"\b(\w+)\s*=\s*([^;]*);", text)
+        m = re.search(r"\b(\w+)\s*=\s*([^;]*);", text) if ";" in text else None
         if m and one_value.search(m[2]):
             found.append(m[1])
     return found
